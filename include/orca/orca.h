@@ -1,0 +1,9 @@
+/* SPDX-License-Identifier: MIT */
+/* orca: the whole public API. */
+#ifndef ORCA_ORCA_H
+#define ORCA_ORCA_H
+
+#include "orca/base.h"
+#include "orca/solver.h"
+
+#endif

@@ -1,0 +1,540 @@
+/* SPDX-License-Identifier: MIT */
+/* The solver half of ../shared/spec/ORCA-SPEC.txt: velocity obstacles, ORCA half-planes and
+ * the linear programs. Every expression follows the text's operand order; comments quote
+ * the sentence they implement. Readings of the text where it is silent are in
+ * docs/spec-choices.md (cited here as "choice N"). */
+#include "orca/solver.h"
+
+#include "vec.h"
+
+#include <stddef.h>
+
+double orca_halfplane_signed_distance(orca_halfplane h, orca_vec2 v)
+{
+    /* SignedDistance(v) = (v - P) . N */
+    return v2_dot(v2_sub(v, h.point), h.normal);
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Velocity obstacle, support-function form
+ * ------------------------------------------------------------------------------------- */
+
+typedef struct vo_search {
+    orca_vec2 a, b, wa, wb;
+    double r, tol_a, tol_b;
+    int admit_all; /* overlap form: no domain test */
+    int has_best;
+    double best;
+    orca_vec2 best_n;
+} vo_search;
+
+static double vo_value(const vo_search *s, orca_vec2 n)
+{
+    /* Value of a candidate: min(n.wa, n.wb). Equal values give the same number either way. */
+    double va = v2_dot(n, s->wa);
+    double vb = v2_dot(n, s->wb);
+    return vb < va ? vb : va;
+}
+
+static void vo_consider(vo_search *s, orca_vec2 n)
+{
+    /* Domain test: n.a + r <= tolA and n.b + r <= tolB (a NaN candidate fails it). */
+    if (!s->admit_all && !(v2_dot(n, s->a) + s->r <= s->tol_a && v2_dot(n, s->b) + s->r <= s->tol_b)) {
+        return;
+    }
+    double value = vo_value(s, n);
+    /* "a candidate replaces the current best only when its value is strictly greater";
+     * the first survivor is the best so far (choice 2). */
+    if (!s->has_best || value > s->best) {
+        s->has_best = 1;
+        s->best = value;
+        s->best_n = n;
+    }
+}
+
+static void vo_consider_unit(vo_search *s, orca_vec2 w)
+{
+    /* w / |w|, skipped when w = 0 (choice 1: tested on the computed length). */
+    double len = v2_len(w);
+    if (len == 0) {
+        return;
+    }
+    vo_consider(s, v2_div(w, len));
+}
+
+static void vo_consider_legs(vo_search *s, orca_vec2 p)
+{
+    /* rho2 = p.p, l = sqrt(rho2 - r*r), c = -r*p, q = (-p.y*l, p.x*l),
+     * n = (c + q) / rho2 and n = (c - q) / rho2, each component divided separately. */
+    double r = s->r;
+    double rho2 = v2_dot(p, p);
+    double l = sqrt(rho2 - r * r);
+    orca_vec2 c = v2_mul(p, -r);
+    orca_vec2 q = v2(-p.y * l, p.x * l);
+    vo_consider(s, v2_div(v2_add(c, q), rho2));
+    vo_consider(s, v2_div(v2_sub(c, q), rho2));
+}
+
+static orca_vo vo_evaluate(orca_vec2 a, orca_vec2 b, double r, double tau, orca_vec2 x, int overlap)
+{
+    vo_search s;
+    s.a = a;
+    s.b = b;
+    s.r = r;
+    /* wa = x - a/tau, wb = x - b/tau */
+    s.wa = v2_sub(x, v2_div(a, tau));
+    s.wb = v2_sub(x, v2_div(b, tau));
+    /* tolA = 1e-9 * (|a| + r), tolB = 1e-9 * (|b| + r) */
+    s.tol_a = 1e-9 * (v2_len(a) + r);
+    s.tol_b = 1e-9 * (v2_len(b) + r);
+    s.admit_all = overlap;
+    s.has_best = 0;
+    s.best = 0;
+    s.best_n = v2(0, 0);
+
+    int distinct = a.x != b.x || a.y != b.y;
+    vo_consider_unit(&s, s.wa);
+    if (distinct) {
+        vo_consider_unit(&s, s.wb);
+        /* +nn and -nn, nn = (-e.y, e.x) / |e|, e = b - a (only when |e| > 0) */
+        orca_vec2 e = v2_sub(b, a);
+        double le = v2_len(e);
+        if (le > 0) {
+            orca_vec2 nn = v2_div(v2(-e.y, e.x), le);
+            vo_consider(&s, nn);
+            vo_consider(&s, v2_neg(nn));
+        }
+    }
+    if (!overlap) {
+        /* "the two leg normals of a, then (only when a != b) of b"; not used for the
+         * overlap form (choice 3). */
+        vo_consider_legs(&s, a);
+        if (distinct) {
+            vo_consider_legs(&s, b);
+        }
+    }
+    if (!s.has_best) {
+        /* No survivor: -(a + b)/|a + b|, or (1, 0) if a + b = 0 (choice 1). */
+        orca_vec2 ab = v2_add(a, b);
+        double lab = v2_len(ab);
+        orca_vec2 n = lab == 0 ? v2(1, 0) : v2_div(v2_neg(ab), lab);
+        s.best = vo_value(&s, n);
+        s.best_n = n;
+    }
+    orca_vo out;
+    /* d = best - r/tau, n = bestN */
+    out.distance = s.best - r / tau;
+    out.normal = s.best_n;
+    return out;
+}
+
+orca_vo orca_vo_support(orca_vec2 a, orca_vec2 b, double r, double tau, orca_vec2 x)
+{
+    return vo_evaluate(a, b, r, tau, x, 0);
+}
+
+orca_vo orca_vo_overlap(orca_vec2 a, orca_vec2 b, double r, double dt, orca_vec2 x)
+{
+    return vo_evaluate(a, b, r, dt, x, 1);
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Velocity obstacle, closed case form for agents (section 4 of the paper)
+ * ------------------------------------------------------------------------------------- */
+
+orca_vo_cases orca_vo_agent_cases(orca_vec2 a, double r, double tau, orca_vec2 x)
+{
+    orca_vo_cases out;
+    /* w = x - a/tau (each component divided); dot1 = w.a */
+    orca_vec2 w = v2_sub(x, v2_div(a, tau));
+    double dot1 = v2_dot(w, a);
+    double rr = r * r;
+    if (dot1 < 0 && dot1 * dot1 > rr * v2_dot(w, w)) {
+        /* Cutoff: n = w / |w|, u = n * (r/tau - |w|). */
+        double wl = v2_len(w);
+        orca_vec2 n = v2_div(w, wl);
+        out.normal = n;
+        out.u = v2_mul(n, r / tau - wl);
+        out.kind = ORCA_CASE_CUTOFF;
+        return out;
+    }
+    double aa = v2_dot(a, a);
+    double leg = sqrt(aa - rr);
+    double cross = a.x * w.y - a.y * w.x;
+    orca_vec2 dir;
+    if (cross > 0) {
+        /* Left leg: dir = ((a.x*leg - a.y*r), (a.x*r + a.y*leg)) / a.a, n = (-dir.y, dir.x) */
+        dir = v2_div(v2(a.x * leg - a.y * r, a.x * r + a.y * leg), aa);
+        out.normal = v2(-dir.y, dir.x);
+        out.kind = ORCA_CASE_LEFT_LEG;
+    } else {
+        /* Right leg (also the cross = 0 tie): dir = ((a.x*leg + a.y*r), (a.y*leg - a.x*r)) / a.a,
+         * n = (dir.y, -dir.x) */
+        dir = v2_div(v2(a.x * leg + a.y * r, a.y * leg - a.x * r), aa);
+        out.normal = v2(dir.y, -dir.x);
+        out.kind = ORCA_CASE_RIGHT_LEG;
+    }
+    /* along = x.dir, u = dir * along - x */
+    double along = v2_dot(x, dir);
+    out.u = v2_sub(v2_mul(dir, along), x);
+    return out;
+}
+
+double orca_segment_distance_squared(orca_vec2 a, orca_vec2 b)
+{
+    /* The clamped projection of the origin on a + t e (choice 4 for e.e == 0). */
+    orca_vec2 e = v2_sub(b, a);
+    double ee = v2_dot(e, e);
+    double t = 0;
+    if (ee > 0) {
+        t = -v2_dot(a, e) / ee;
+        if (t < 0) {
+            t = 0;
+        } else if (t > 1) {
+            t = 1;
+        }
+    }
+    orca_vec2 c = v2_add(a, v2_mul(e, t));
+    return v2_dot(c, c);
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Constraint builders
+ * ------------------------------------------------------------------------------------- */
+
+orca_halfplane orca_constraint_agent(orca_vec2 rel_pos, double r, orca_vec2 va, orca_vec2 vb,
+                                     double tau, double dt, orca_form *form)
+{
+    /* a = b = pB - pA, r = rA + rB, x = vA - vB */
+    orca_vec2 x = v2_sub(va, vb);
+    orca_vec2 u, n;
+    /* Overlap when distance^2 <= r*r; for a point the squared distance is a.a. */
+    if (v2_dot(rel_pos, rel_pos) > r * r) {
+        orca_vo_cases c = orca_vo_agent_cases(rel_pos, r, tau, x);
+        u = c.u;
+        n = c.normal;
+        if (form) {
+            *form = ORCA_FORM_CASES;
+        }
+    } else {
+        orca_vo vo = orca_vo_overlap(rel_pos, rel_pos, r, dt, x);
+        /* u = -d n */
+        u = v2_mul(vo.normal, -vo.distance);
+        n = vo.normal;
+        if (form) {
+            *form = ORCA_FORM_OVERLAP;
+        }
+    }
+    /* P = vA + responsibility * u, responsibility = 1/2 */
+    orca_halfplane h;
+    h.point = v2_add(va, v2_mul(u, 0.5));
+    h.normal = n;
+    return h;
+}
+
+orca_halfplane orca_constraint_segment(orca_vec2 a, orca_vec2 b, double r, double tau, double dt,
+                                       orca_form *form)
+{
+    /* Optimization velocity zero, whole responsibility: P = u, N = n. */
+    orca_vec2 x = v2(0, 0);
+    orca_vo vo;
+    if (orca_segment_distance_squared(a, b) > r * r) {
+        vo = orca_vo_support(a, b, r, tau, x);
+        if (form) {
+            *form = ORCA_FORM_SUPPORT;
+        }
+    } else {
+        vo = orca_vo_overlap(a, b, r, dt, x);
+        if (form) {
+            *form = ORCA_FORM_OVERLAP;
+        }
+    }
+    orca_halfplane h;
+    h.point = v2_mul(vo.normal, -vo.distance);
+    h.normal = vo.normal;
+    return h;
+}
+
+int orca_constraint_boundary(orca_vec2 a, orca_vec2 b, double clearance, double tau,
+                             orca_halfplane *out)
+{
+    if (!out) {
+        return ORCA_ERR_NULL;
+    }
+    /* e = b - a; no constraint when e = 0 (choice 1: |e| == 0) */
+    orca_vec2 e = v2_sub(b, a);
+    double le = v2_len(e);
+    if (le == 0) {
+        return 0;
+    }
+    /* s = -(a.e)/(e.e), n = (-e.y, e.x)/|e|, d = -(a.n) */
+    double s = -v2_dot(a, e) / v2_dot(e, e);
+    orca_vec2 n = v2_div(v2(-e.y, e.x), le);
+    double d = -v2_dot(a, n);
+    /* m = (clearance + 1e-6)/|e|: beside the stretch when s <= m or s >= 1 - m */
+    double m = (clearance + 1e-6) / le;
+    if (s <= m || s >= 1 - m) {
+        return 0;
+    }
+    /* the stretch faces away */
+    if (d < -1e-6) {
+        return 0;
+    }
+    /* point -n * (d - clearance) / tau, read left to right (choice 8) */
+    double k = d - clearance;
+    out->point = v2_div(v2_mul(v2_neg(n), k), tau);
+    out->normal = n;
+    return 1;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * The linear programs
+ * ------------------------------------------------------------------------------------- */
+
+/* Moves *v onto line i, the best point of its interval inside the disc and the lines before
+ * it. Returns 0 when that interval is empty (the program is infeasible at i). With
+ * objective == NULL the target is the projection of goal; otherwise the objective direction
+ * chooses the end. */
+static int lp_line(const orca_halfplane *planes, int i, double max_speed, orca_vec2 goal,
+                   const orca_vec2 *objective, orca_vec2 *v)
+{
+    orca_vec2 p = planes[i].point;
+    orca_vec2 nrm = planes[i].normal;
+    /* d = (-N.y, N.x) */
+    orca_vec2 d = v2(-nrm.y, nrm.x);
+    double pd = v2_dot(p, d);
+    double disc = pd * pd + max_speed * max_speed - v2_dot(p, p);
+    if (disc < 0) {
+        return 0;
+    }
+    double s = sqrt(disc);
+    double lower = -pd - s;
+    double upper = -pd + s;
+    for (int j = 0; j < i; ++j) {
+        orca_vec2 nj = planes[j].normal;
+        double denom = v2_dot(d, nj);
+        double num = v2_dot(v2_sub(p, planes[j].point), nj);
+        if (d_abs(denom) <= 1e-12) {
+            /* parallel: infeasible when num < 0, otherwise j is ignored */
+            if (num < 0) {
+                return 0;
+            }
+            continue;
+        }
+        double t = -num / denom;
+        /* "raises the lower end" / "lowers the upper end": only a strictly tighter value
+         * replaces an end (choice 5). */
+        if (denom > 0) {
+            if (t > lower) {
+                lower = t;
+            }
+        } else if (t < upper) {
+            upper = t;
+        }
+        if (lower > upper) {
+            return 0;
+        }
+    }
+    double t;
+    if (objective) {
+        double dn = v2_dot(d, *objective);
+        if (dn > 0) {
+            *v = v2_add(p, v2_mul(d, upper));
+            return 1;
+        }
+        if (dn < 0) {
+            *v = v2_add(p, v2_mul(d, lower));
+            return 1;
+        }
+        t = v2_dot(d, v2_sub(*v, p)); /* d.N = 0: project the current v */
+    } else {
+        t = v2_dot(d, v2_sub(goal, p)); /* t = d . (p - P) */
+    }
+    if (t < lower) {
+        t = lower;
+    } else if (t > upper) {
+        t = upper;
+    }
+    *v = v2_add(p, v2_mul(d, t));
+    return 1;
+}
+
+static orca_lp_result lp_run(const orca_halfplane *planes, int count, double max_speed,
+                             orca_vec2 goal, const orca_vec2 *objective, orca_vec2 start)
+{
+    orca_lp_result res;
+    res.velocity = start;
+    res.failed = -1;
+    for (int i = 0; i < count; ++i) {
+        if (orca_halfplane_signed_distance(planes[i], res.velocity) >= 0) {
+            continue;
+        }
+        if (!lp_line(planes, i, max_speed, goal, objective, &res.velocity)) {
+            res.failed = i;
+            break;
+        }
+    }
+    return res;
+}
+
+static orca_status lp_check(const orca_halfplane *planes, int count, double max_speed,
+                            const void *out)
+{
+    if (!out || (count > 0 && !planes)) {
+        return ORCA_ERR_NULL;
+    }
+    /* max_speed >= 0 and finite (NaN fails the first test) */
+    if (count < 0 || !(max_speed >= 0) || max_speed > DBL_MAX) {
+        return ORCA_ERR_ARGUMENT;
+    }
+    return ORCA_OK;
+}
+
+static orca_vec2 lp_start_toward(orca_vec2 p, double max_speed)
+{
+    /* v = p if |p| <= R, else (p / |p|) * R */
+    double len = v2_len(p);
+    if (len <= max_speed) {
+        return p;
+    }
+    return v2_mul(v2_div(p, len), max_speed);
+}
+
+orca_status orca_lp_solve(const orca_halfplane *planes, int count, double max_speed,
+                          orca_vec2 preferred, orca_lp_result *out)
+{
+    orca_status st = lp_check(planes, count, max_speed, out);
+    if (st != ORCA_OK) {
+        return st;
+    }
+    *out = lp_run(planes, count, max_speed, preferred, NULL, lp_start_toward(preferred, max_speed));
+    return ORCA_OK;
+}
+
+static orca_lp_result lp_run_direction(const orca_halfplane *planes, int count, double max_speed,
+                                       orca_vec2 direction)
+{
+    /* start v = (N / |N|) * R */
+    orca_vec2 start = v2_mul(v2_div(direction, v2_len(direction)), max_speed);
+    return lp_run(planes, count, max_speed, direction, &direction, start);
+}
+
+orca_status orca_lp_solve_direction(const orca_halfplane *planes, int count, double max_speed,
+                                    orca_vec2 direction, orca_lp_result *out)
+{
+    orca_status st = lp_check(planes, count, max_speed, out);
+    if (st != ORCA_OK) {
+        return st;
+    }
+    *out = lp_run_direction(planes, count, max_speed, direction);
+    return ORCA_OK;
+}
+
+/* g_k(v) = (v - P_k).N_k, the signed distance */
+static double lp_g(const orca_halfplane *h, orca_vec2 v)
+{
+    return orca_halfplane_signed_distance(*h, v);
+}
+
+static orca_vec2 lp_fallback_run(const orca_halfplane *planes, int count, int hard_count,
+                                 double max_speed, orca_halfplane *scratch)
+{
+    /* The hard half-planes lead every projected list: copy them once. */
+    for (int k = 0; k < hard_count; ++k) {
+        scratch[k] = planes[k];
+    }
+    int first = hard_count;
+    /* v = the point of the disc and the hard half-planes that maximizes g of the first soft
+     * constraint; if that program fails (only possible through rounding) the velocity it
+     * held is kept (choice 6). */
+    orca_vec2 v = lp_run_direction(scratch, hard_count, max_speed, planes[first].normal).velocity;
+    double level = lp_g(&planes[first], v);
+    for (int j = first + 1; j < count; ++j) {
+        const orca_halfplane *pj = &planes[j];
+        if (lp_g(pj, v) >= level) {
+            continue;
+        }
+        int n = hard_count;
+        double pjnj = v2_dot(pj->point, pj->normal);
+        for (int k = first; k < j; ++k) {
+            const orca_halfplane *pk = &planes[k];
+            /* m = N_k - N_j (skipped when m.m <= 1e-24), len = sqrt(m.m), mh = m / len,
+             * rhs = P_k.N_k - P_j.N_j; unit normal mh, point mh * (rhs / len) */
+            orca_vec2 m = v2_sub(pk->normal, pj->normal);
+            double mm = v2_dot(m, m);
+            if (mm <= 1e-24) {
+                continue;
+            }
+            double len = sqrt(mm);
+            orca_vec2 mh = v2_div(m, len);
+            double rhs = v2_dot(pk->point, pk->normal) - pjnj;
+            scratch[n].point = v2_mul(mh, rhs / len);
+            scratch[n].normal = mh;
+            ++n;
+        }
+        orca_lp_result r = lp_run_direction(scratch, n, max_speed, pj->normal);
+        /* "if that program is feasible set v to its result and level = g_j(v)"; otherwise v
+         * and level stay (choice 6). */
+        if (r.failed < 0) {
+            v = r.velocity;
+            level = lp_g(pj, v);
+        }
+    }
+    return v;
+}
+
+static orca_vec2 lp_fallback_dispatch(const orca_halfplane *planes, int count, int hard_count,
+                                      int failed_index, double max_speed, orca_halfplane *scratch)
+{
+    if (failed_index < hard_count) {
+        /* The hard prefix alone, relaxed with no hard constraints; the rest is ignored. */
+        return lp_fallback_run(planes, hard_count, 0, max_speed, scratch);
+    }
+    return lp_fallback_run(planes, count, hard_count, max_speed, scratch);
+}
+
+orca_status orca_lp_fallback(const orca_halfplane *planes, int count, int hard_count,
+                             int failed_index, double max_speed, orca_halfplane *scratch,
+                             orca_vec2 *velocity)
+{
+    orca_status st = lp_check(planes, count, max_speed, velocity);
+    if (st != ORCA_OK) {
+        return st;
+    }
+    if (!scratch || !planes) {
+        return ORCA_ERR_NULL;
+    }
+    if (count < 1 || hard_count < 0 || hard_count > count || failed_index < 0 ||
+        failed_index >= count) {
+        return ORCA_ERR_ARGUMENT;
+    }
+    *velocity = lp_fallback_dispatch(planes, count, hard_count, failed_index, max_speed, scratch);
+    return ORCA_OK;
+}
+
+orca_status orca_solve(const orca_halfplane *planes, int count, int hard_count, double max_speed,
+                       orca_vec2 preferred, orca_halfplane *scratch, orca_solve_result *out)
+{
+    orca_status st = lp_check(planes, count, max_speed, out);
+    if (st != ORCA_OK) {
+        return st;
+    }
+    if (count > 0 && !scratch) {
+        return ORCA_ERR_NULL;
+    }
+    if (hard_count < 0 || hard_count > count) {
+        return ORCA_ERR_ARGUMENT;
+    }
+    orca_lp_result lp = lp_run(planes, count, max_speed, preferred, NULL,
+                               lp_start_toward(preferred, max_speed));
+    orca_solve_result res;
+    res.failed = lp.failed;
+    res.fallback = 0;
+    res.velocity = lp.velocity;
+    if (lp.failed >= 0) {
+        res.velocity = lp_fallback_dispatch(planes, count, hard_count, lp.failed, max_speed, scratch);
+        res.fallback = 1;
+    }
+    *out = res;
+    return ORCA_OK;
+}

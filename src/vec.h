@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: MIT */
+/* Private vector helpers. Each one is the text's definition, operands in the written order:
+ * Dot(a, b) = a.x*b.x + a.y*b.y, Length = sqrt(Dot(a, a)); v / s and v * s act on each
+ * component separately. */
+#ifndef ORCA_VEC_H
+#define ORCA_VEC_H
+
+#include "fp.h"
+#include "orca/base.h"
+
+static inline orca_vec2 v2(double x, double y)
+{
+    orca_vec2 v = {x, y};
+    return v;
+}
+static inline orca_vec2 v2_add(orca_vec2 a, orca_vec2 b) { return v2(a.x + b.x, a.y + b.y); }
+static inline orca_vec2 v2_sub(orca_vec2 a, orca_vec2 b) { return v2(a.x - b.x, a.y - b.y); }
+static inline orca_vec2 v2_neg(orca_vec2 a) { return v2(-a.x, -a.y); }
+static inline orca_vec2 v2_mul(orca_vec2 a, double s) { return v2(a.x * s, a.y * s); }
+static inline orca_vec2 v2_div(orca_vec2 a, double s) { return v2(a.x / s, a.y / s); }
+static inline double v2_dot(orca_vec2 a, orca_vec2 b) { return a.x * b.x + a.y * b.y; }
+static inline double v2_len(orca_vec2 a) { return sqrt(v2_dot(a, a)); }
+static inline double d_abs(double a) { return a < 0 ? -a : a; }
+
+#endif
