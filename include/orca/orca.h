@@ -5,5 +5,7 @@
 
 #include "orca/base.h"
 #include "orca/solver.h"
+#include "orca/sim.h"
+#include "orca/scenario.h"
 
 #endif

@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: MIT */
+/* orca simulator: agents and static segments stepped by ORCA, bit for bit as the text's
+ * "Neighbours and constraint order" and "The step" (../shared/spec/ORCA-SPEC.txt), with the
+ * same bits for any worker count or split. Built on exactly the functions of orca/solver.h.
+ *
+ * Objects are addressed by value handles (slot + generation; all zero means "none"), so a
+ * handle that outlived its object is detected (ORCA_ERR_STALE), never dereferenced.
+ *
+ * Every call that can refuse its input returns an orca_status; a refusal leaves the
+ * simulation exactly as it was and orca_sim_last_error() then names the offending value
+ * ("radius must be > 0 and finite, got -1"). */
+#ifndef ORCA_SIM_H
+#define ORCA_SIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "orca/base.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Coordinates (positions, segment ends) must have magnitude below this: 2^21 (the text). */
+#define ORCA_COORD_LIMIT 2097152.0
+/** Largest max_neighbors accepted. */
+#define ORCA_MAX_NEIGHBORS_LIMIT 1024
+/** Largest number of workers of the built-in pool. */
+#define ORCA_MAX_WORKERS 64
+
+typedef struct orca_sim orca_sim;
+
+/** Handle of an agent. */
+typedef struct orca_agent_id {
+    uint32_t slot;
+    uint32_t generation; /**< 0 only in the null handle */
+} orca_agent_id;
+
+/** Handle of a segment obstacle. */
+typedef struct orca_segment_id {
+    uint32_t slot;
+    uint32_t generation;
+} orca_segment_id;
+
+/** Everything about one agent. Fill from orca_agent_def_default() and change what you need. */
+typedef struct orca_agent_def {
+    orca_vec2 position;           /**< m, |x|,|y| < ORCA_COORD_LIMIT */
+    orca_vec2 velocity;           /**< m/s, finite */
+    orca_vec2 preferred_velocity; /**< m/s, finite; set by the caller before each step */
+    double radius;                /**< m, > 0 */
+    double max_speed;             /**< m/s, >= 0 */
+    double neighbor_dist;         /**< m, >= 0: other agents closer than this are considered */
+    int max_neighbors;            /**< 0 .. ORCA_MAX_NEIGHBORS_LIMIT */
+    double time_horizon;          /**< s, > 0: agent time horizon */
+    double obstacle_time_horizon; /**< s, > 0 */
+} orca_agent_def;
+
+/** Defaults (RVO2's examples): radius 1.5, max speed 2, neighbour distance 15, 10 neighbours,
+ * both horizons 10, everything else zero. */
+orca_agent_def orca_agent_def_default(void);
+
+/** A range task: process items [begin, end) as worker `worker` (0 <= worker < worker_count). */
+typedef void orca_task_fn(int begin, int end, int worker, void *task_context);
+
+/** Engine job system hook: run task over [0, item_count) split into ranges of at least
+ * min_range items (any split gives the same bits), each call with a distinct worker index in
+ * [0, worker_count) among the calls running at the same time. Return a handle passed to
+ * finish, or NULL after running the work synchronously. */
+typedef void *orca_enqueue_fn(orca_task_fn *task, int item_count, int min_range,
+                              void *task_context, void *user_context);
+/** Wait for a task enqueued by orca_enqueue_fn. */
+typedef void orca_finish_fn(void *user_task, void *user_context);
+
+/** Simulation definition. Fill from orca_sim_def_default(). */
+typedef struct orca_sim_def {
+    int worker_count;         /**< 1..ORCA_MAX_WORKERS: built-in threads (caller included), or
+                                   the number of worker indices the callbacks use */
+    orca_enqueue_fn *enqueue; /**< optional: both set = use the engine's job system */
+    orca_finish_fn *finish;
+    void *user_context;
+} orca_sim_def;
+
+/** One worker, no callbacks. */
+orca_sim_def orca_sim_def_default(void);
+
+/** Creates a simulation (def may be NULL for the defaults). */
+orca_status orca_sim_create(const orca_sim_def *def, orca_sim **out);
+/** Destroys it (NULL is ignored). */
+void orca_sim_destroy(orca_sim *sim);
+
+/** The message of the last refused call on sim ("" if none). Valid until the next call. */
+const char *orca_sim_last_error(const orca_sim *sim);
+
+/** Changes the worker count (1..ORCA_MAX_WORKERS) between steps. Results do not change. */
+orca_status orca_sim_set_worker_count(orca_sim *sim, int worker_count);
+int orca_sim_get_worker_count(const orca_sim *sim);
+
+/* --- agents ---------------------------------------------------------------------------- */
+
+/** Adds an agent after all existing ones (its index is the agent count before the call). */
+orca_status orca_sim_add_agent(orca_sim *sim, const orca_agent_def *def, orca_agent_id *out);
+/** Removes an agent; the others keep their relative order, so the simulation continues with
+ * the bits it would have had if the agent had never existed. */
+orca_status orca_sim_remove_agent(orca_sim *sim, orca_agent_id id);
+int orca_sim_agent_count(const orca_sim *sim);
+/** The handle of the agent at index (0 .. count-1), in index order; the null handle if out
+ * of range. */
+orca_agent_id orca_sim_agent_at(const orca_sim *sim, int index);
+/** The index of a live agent, or -1 for a stale handle. */
+int orca_sim_agent_index(const orca_sim *sim, orca_agent_id id);
+
+orca_status orca_agent_get(const orca_sim *sim, orca_agent_id id, orca_agent_def *out);
+/** Replaces every field of the agent, after validating them all. */
+orca_status orca_agent_set(orca_sim *sim, orca_agent_id id, const orca_agent_def *def);
+orca_status orca_agent_set_position(orca_sim *sim, orca_agent_id id, orca_vec2 position);
+orca_status orca_agent_set_velocity(orca_sim *sim, orca_agent_id id, orca_vec2 velocity);
+orca_status orca_agent_set_preferred_velocity(orca_sim *sim, orca_agent_id id, orca_vec2 v);
+orca_status orca_agent_get_position(const orca_sim *sim, orca_agent_id id, orca_vec2 *out);
+orca_status orca_agent_get_velocity(const orca_sim *sim, orca_agent_id id, orca_vec2 *out);
+
+/* --- segments -------------------------------------------------------------------------- */
+
+/** Adds a two-sided segment a-b (a == b is a point obstacle); index = segment count before. */
+orca_status orca_sim_add_segment(orca_sim *sim, orca_vec2 a, orca_vec2 b, orca_segment_id *out);
+/** Adds count-1 segments p[0]-p[1], ..., (plus p[count-1]-p[0] when closed, for a polygon).
+ * ids (may be NULL) receives count-1 (or count) handles. All points are validated first. */
+orca_status orca_sim_add_polyline(orca_sim *sim, const orca_vec2 *points, int count, int closed,
+                                  orca_segment_id *ids);
+orca_status orca_sim_remove_segment(orca_sim *sim, orca_segment_id id);
+int orca_sim_segment_count(const orca_sim *sim);
+orca_segment_id orca_sim_segment_at(const orca_sim *sim, int index);
+orca_status orca_segment_get(const orca_sim *sim, orca_segment_id id, orca_vec2 *a, orca_vec2 *b);
+
+/* --- stepping -------------------------------------------------------------------------- */
+
+/** One step: every new velocity from the start-of-step state, then velocity and position
+ * (position + velocity * dt). dt > 0 and finite. Zero agents is a no-op. */
+orca_status orca_sim_step(orca_sim *sim, double dt);
+/** Steps taken since creation (restored by snapshots). */
+uint64_t orca_sim_step_count(const orca_sim *sim);
+/** How many agents needed the fallback (section 5.3) in the last step. */
+int orca_sim_last_fallback_count(const orca_sim *sim);
+
+/** The constraints agent id would use in a step of length dt taken now, in the text's
+ * order: hard (obstacle) half-planes first. Writes at most capacity half-planes; *count
+ * receives the full number, *hard_count the number of obstacle half-planes (either may be
+ * NULL). For debugging and drawing. */
+orca_status orca_sim_agent_constraints(const orca_sim *sim, orca_agent_id id, double dt,
+                                       orca_halfplane *planes, int capacity, int *count,
+                                       int *hard_count);
+/** The neighbours (agent indices, in order) and obstacles (segment indices, in order) that
+ * the constraints above come from. */
+orca_status orca_sim_agent_neighbors(const orca_sim *sim, orca_agent_id id, int *agents,
+                                     int agent_capacity, int *agent_count, int *segments,
+                                     int segment_capacity, int *segment_count);
+
+/** Deepest overlaps in the current state, as fractions of radius: agent pairs
+ * (rA + rB - distance) / min(rA, rB), and agent-segment (r - distance) / r; 0 when nothing
+ * overlaps. Either pointer may be NULL. Uses the neighbour grid: linear work. */
+orca_status orca_sim_measure_overlap(const orca_sim *sim, double *agent_overlap,
+                                     double *wall_overlap);
+
+/* --- state ----------------------------------------------------------------------------- */
+
+/** 64-bit hash of the state's values (docs/determinism.md): agent count, then per agent in
+ * index order position, velocity, preferred velocity and every parameter, then segment count
+ * and ends. Each double enters as its IEEE-754 bit pattern read as an integer (so -0.0 and
+ * +0.0 differ), every NaN as 0x7ff8000000000000; integers most significant byte first. The
+ * same on every machine, whatever its byte order. Handles and the step count do not enter. */
+uint64_t orca_sim_hash(const orca_sim *sim);
+
+/** Writes the whole simulation (agents, segments, handles, step count) as a versioned,
+ * byte-order-independent snapshot. With buffer NULL or capacity too small, *size receives
+ * the size needed and ORCA_ERR_LIMIT is returned (nothing written) unless buffer is NULL
+ * (then ORCA_OK). */
+orca_status orca_sim_save(const orca_sim *sim, void *buffer, size_t capacity, size_t *size);
+/** Replaces the simulation's state with a snapshot; corrupt, truncated or foreign bytes are
+ * refused with ORCA_ERR_FORMAT and the simulation is unchanged. Handles saved with the
+ * snapshot are valid again afterwards. The worker setup is kept. */
+orca_status orca_sim_load(orca_sim *sim, const void *buffer, size_t size);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: MIT */
+#include "pool.h"
+
+#include <stdlib.h>
+
+#ifndef ORCA_NO_THREADS
+#include <pthread.h>
+
+struct orca_pool {
+    int threads;
+    pthread_t *handles;
+    pthread_mutex_t mutex;
+    pthread_cond_t start;
+    pthread_cond_t done;
+    unsigned long generation;
+    int pending;
+    int quit;
+    orca_task_fn *fn;
+    int count;
+    void *ctx;
+};
+
+typedef struct pool_arg {
+    orca_pool *pool;
+    int worker;
+} pool_arg;
+
+static void pool_range(orca_pool *p, int worker)
+{
+    long long n = p->count;
+    int begin = (int)(n * worker / p->threads);
+    int end = (int)(n * (worker + 1) / p->threads);
+    if (begin < end) {
+        p->fn(begin, end, worker, p->ctx);
+    }
+}
+
+static void *pool_main(void *arg)
+{
+    pool_arg a = *(pool_arg *)arg;
+    free(arg);
+    orca_pool *p = a.pool;
+    unsigned long seen = 0;
+    pthread_mutex_lock(&p->mutex);
+    for (;;) {
+        while (!p->quit && p->generation == seen) {
+            pthread_cond_wait(&p->start, &p->mutex);
+        }
+        if (p->quit) {
+            break;
+        }
+        seen = p->generation;
+        pthread_mutex_unlock(&p->mutex);
+        pool_range(p, a.worker);
+        pthread_mutex_lock(&p->mutex);
+        if (--p->pending == 0) {
+            pthread_cond_signal(&p->done);
+        }
+    }
+    pthread_mutex_unlock(&p->mutex);
+    return NULL;
+}
+
+orca_pool *orca_pool_create(int threads)
+{
+    if (threads < 2) {
+        return NULL;
+    }
+    orca_pool *p = calloc(1, sizeof *p);
+    if (!p) {
+        return NULL;
+    }
+    p->threads = threads;
+    p->handles = calloc((size_t)threads, sizeof *p->handles);
+    if (!p->handles || pthread_mutex_init(&p->mutex, NULL) != 0) {
+        free(p->handles);
+        free(p);
+        return NULL;
+    }
+    pthread_cond_init(&p->start, NULL);
+    pthread_cond_init(&p->done, NULL);
+    for (int w = 1; w < threads; ++w) {
+        pool_arg *arg = malloc(sizeof *arg);
+        if (!arg) {
+            p->threads = w;
+            orca_pool_destroy(p);
+            return NULL;
+        }
+        arg->pool = p;
+        arg->worker = w;
+        if (pthread_create(&p->handles[w], NULL, pool_main, arg) != 0) {
+            free(arg);
+            p->threads = w;
+            orca_pool_destroy(p);
+            return NULL;
+        }
+    }
+    return p;
+}
+
+void orca_pool_destroy(orca_pool *p)
+{
+    if (!p) {
+        return;
+    }
+    pthread_mutex_lock(&p->mutex);
+    p->quit = 1;
+    pthread_cond_broadcast(&p->start);
+    pthread_mutex_unlock(&p->mutex);
+    for (int w = 1; w < p->threads; ++w) {
+        pthread_join(p->handles[w], NULL);
+    }
+    pthread_cond_destroy(&p->start);
+    pthread_cond_destroy(&p->done);
+    pthread_mutex_destroy(&p->mutex);
+    free(p->handles);
+    free(p);
+}
+
+void orca_pool_run(orca_pool *p, orca_task_fn *fn, int count, void *ctx)
+{
+    pthread_mutex_lock(&p->mutex);
+    p->fn = fn;
+    p->count = count;
+    p->ctx = ctx;
+    p->pending = p->threads - 1;
+    ++p->generation;
+    pthread_cond_broadcast(&p->start);
+    pthread_mutex_unlock(&p->mutex);
+    pool_range(p, 0);
+    pthread_mutex_lock(&p->mutex);
+    while (p->pending > 0) {
+        pthread_cond_wait(&p->done, &p->mutex);
+    }
+    pthread_mutex_unlock(&p->mutex);
+}
+
+#else /* ORCA_NO_THREADS: a build without threads (wasm32-wasi) runs everything on the caller. */
+
+orca_pool *orca_pool_create(int threads)
+{
+    (void)threads;
+    return NULL;
+}
+void orca_pool_destroy(orca_pool *pool) { (void)pool; }
+void orca_pool_run(orca_pool *pool, orca_task_fn *fn, int count, void *ctx)
+{
+    (void)pool;
+    if (count > 0) {
+        fn(0, count, 0, ctx);
+    }
+}
+#endif

@@ -1,0 +1,1984 @@
+/* SPDX-License-Identifier: MIT */
+/* The simulator half of ../shared/spec/ORCA-SPEC.txt: "Neighbours and constraint order" and
+ * "The step". The constraints are built and solved by exactly the functions of solver.c.
+ *
+ * Layout: agents are stored structure-of-arrays in index order (the order that breaks
+ * distance ties); segments likewise. Handles map to indices through slot tables. Each step
+ * builds a uniform grid of agents (cell >= every neighbour distance and every pair of radii)
+ * and, when needed, a grid of segments; the grids only find candidates: the chosen set and
+ * its order come from the (squared distance, index) order alone. */
+#include "orca/sim.h"
+
+#include "orca/solver.h"
+#include "pool.h"
+#include "vec.h"
+
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------------------------------
+ * Slot tables: handle -> index, with generations to detect stale handles
+ * ------------------------------------------------------------------------------------- */
+
+typedef struct slot_table {
+    uint32_t *generation; /* current generation of each slot (>= 1) */
+    int32_t *index;       /* dense index of the live object, -1 when free */
+    int32_t *next_free;   /* free list link, -1 at the end */
+    int32_t free_head;
+    int32_t count;
+    int32_t capacity;
+} slot_table;
+
+static void slots_free(slot_table *t)
+{
+    free(t->generation);
+    free(t->index);
+    free(t->next_free);
+    memset(t, 0, sizeof *t);
+    t->free_head = -1;
+}
+
+static int slots_reserve(slot_table *t, int32_t need)
+{
+    if (need <= t->capacity) {
+        return 1;
+    }
+    int32_t cap = t->capacity ? t->capacity : 16;
+    while (cap < need) {
+        cap = cap > (1 << 29) ? need : cap * 2;
+    }
+    uint32_t *g = realloc(t->generation, (size_t)cap * sizeof *g);
+    if (!g) {
+        return 0;
+    }
+    t->generation = g;
+    int32_t *ix = realloc(t->index, (size_t)cap * sizeof *ix);
+    if (!ix) {
+        return 0;
+    }
+    t->index = ix;
+    int32_t *nf = realloc(t->next_free, (size_t)cap * sizeof *nf);
+    if (!nf) {
+        return 0;
+    }
+    t->next_free = nf;
+    t->capacity = cap;
+    return 1;
+}
+
+/* The slot a new object will take (reserve first). */
+static int32_t slots_peek(const slot_table *t)
+{
+    return t->free_head >= 0 ? t->free_head : t->count;
+}
+
+static void slots_take(slot_table *t, int32_t slot, int32_t index)
+{
+    if (slot == t->free_head) {
+        t->free_head = t->next_free[slot];
+    } else {
+        t->generation[slot] = 1;
+        t->count = slot + 1;
+    }
+    t->index[slot] = index;
+    t->next_free[slot] = -1;
+}
+
+static void slots_release(slot_table *t, int32_t slot)
+{
+    t->index[slot] = -1;
+    uint32_t g = t->generation[slot] + 1;
+    t->generation[slot] = g == 0 ? 1 : g;
+    t->next_free[slot] = t->free_head;
+    t->free_head = slot;
+}
+
+static int32_t slots_lookup(const slot_table *t, uint32_t slot, uint32_t generation)
+{
+    if (generation == 0 || slot >= (uint32_t)t->count || t->generation[slot] != generation) {
+        return -1;
+    }
+    return t->index[slot];
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Cell maps: grid cell key -> a range of a sorted array (open addressing, lookup only; the
+ * iteration order of the map never decides a result)
+ * ------------------------------------------------------------------------------------- */
+
+#define CELL_EMPTY UINT64_MAX
+#define CELL_LIMIT 1073741824.0 /* 2^30: cell coordinates are clamped to +-this */
+
+typedef struct cell_map {
+    uint64_t *keys;
+    int32_t *start;
+    int32_t *count;
+    uint32_t mask; /* capacity - 1 */
+} cell_map;
+
+static void cell_map_free(cell_map *m)
+{
+    free(m->keys);
+    free(m->start);
+    free(m->count);
+    memset(m, 0, sizeof *m);
+}
+
+static int cell_map_reset(cell_map *m, int entries)
+{
+    uint32_t cap = 16;
+    while (cap < (uint32_t)entries * 2u + 2u) {
+        cap *= 2;
+    }
+    if (cap != m->mask + 1 || !m->keys) {
+        cell_map_free(m);
+        m->keys = malloc(cap * sizeof *m->keys);
+        m->start = malloc(cap * sizeof *m->start);
+        m->count = malloc(cap * sizeof *m->count);
+        if (!m->keys || !m->start || !m->count) {
+            cell_map_free(m);
+            return 0;
+        }
+        m->mask = cap - 1;
+    }
+    for (uint32_t i = 0; i <= m->mask; ++i) {
+        m->keys[i] = CELL_EMPTY;
+    }
+    return 1;
+}
+
+static uint32_t cell_hash(uint64_t key, uint32_t mask)
+{
+    return (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> 32) & mask;
+}
+
+/* The map slot of key, inserting it (count 0) when absent. */
+static uint32_t cell_map_insert(cell_map *m, uint64_t key)
+{
+    uint32_t h = cell_hash(key, m->mask);
+    while (m->keys[h] != key) {
+        if (m->keys[h] == CELL_EMPTY) {
+            m->keys[h] = key;
+            m->count[h] = 0;
+            m->start[h] = 0;
+            return h;
+        }
+        h = (h + 1) & m->mask;
+    }
+    return h;
+}
+
+static int64_t cell_map_find(const cell_map *m, uint64_t key)
+{
+    uint32_t h = cell_hash(key, m->mask);
+    for (;;) {
+        uint64_t k = m->keys[h];
+        if (k == key) {
+            return h;
+        }
+        if (k == CELL_EMPTY) {
+            return -1;
+        }
+        h = (h + 1) & m->mask;
+    }
+}
+
+/* Cell coordinate of x: floor(x / cell), clamped to +-2^30 (monotone, so two points within
+ * one cell width stay in adjacent cells), NaN to the lower clamp. */
+static int32_t cell_coord(double x, double cell)
+{
+    double q = x / cell;
+    if (!(q > -CELL_LIMIT)) {
+        return -(int32_t)CELL_LIMIT;
+    }
+    if (q > CELL_LIMIT) {
+        return (int32_t)CELL_LIMIT;
+    }
+    int32_t t = (int32_t)q; /* truncation toward zero */
+    if ((double)t > q) {
+        --t;
+    }
+    return t;
+}
+
+static uint64_t cell_key(int32_t cx, int32_t cy)
+{
+    /* cx, cy in [-2^30 - 1, 2^30 + 1]: the offsets make both halves positive and below 2^32,
+     * so no key equals CELL_EMPTY */
+    return ((uint64_t)((int64_t)cx + 2 + (int64_t)CELL_LIMIT) << 32) |
+           (uint64_t)((int64_t)cy + 2 + (int64_t)CELL_LIMIT);
+}
+
+/* ---------------------------------------------------------------------------------------
+ * The simulation object
+ * ------------------------------------------------------------------------------------- */
+
+typedef struct neighbor {
+    double dist2;
+    int32_t index;
+} neighbor;
+
+typedef struct worker {
+    neighbor *agents;  /* capacity: the largest max_neighbors */
+    neighbor *obstacles; /* capacity: the segment count */
+    orca_halfplane *planes;  /* capacity: segments + largest max_neighbors */
+    orca_halfplane *scratch; /* same */
+    uint32_t *stamp;   /* per segment: the last query that saw it */
+    uint32_t query;
+    int fallbacks;
+} worker;
+
+struct orca_sim {
+    /* agents, index order */
+    int32_t agent_count, agent_capacity;
+    orca_vec2 *pos, *vel, *pref, *new_vel;
+    double *radius, *max_speed, *neighbor_dist, *tau, *tau_obst;
+    int32_t *max_neighbors;
+    uint32_t *agent_slot;
+    slot_table agent_slots;
+
+    /* segments, index order */
+    int32_t segment_count, segment_capacity;
+    orca_vec2 *seg_a, *seg_b;
+    uint32_t *segment_slot;
+    slot_table segment_slots;
+
+    /* agent grid (a cache of the current state) */
+    int grid_valid;
+    double cell;
+    int32_t *cx, *cy;       /* per agent */
+    int32_t *cell_index;    /* agents sorted by cell */
+    orca_vec2 *cell_pos;    /* their positions, in the same order */
+    cell_map agent_cells;
+
+    /* segment grid */
+    int obstacle_grid_valid;
+    double obstacle_cell;
+    int32_t *obstacle_list; /* segment indices by cell */
+    int32_t obstacle_list_len;
+    cell_map obstacle_cells;
+
+    /* workers */
+    int worker_count;
+    worker *workers;
+    int worker_agents_cap, worker_segments_cap;
+    orca_pool *pool;
+    orca_enqueue_fn *enqueue;
+    orca_finish_fn *finish;
+    void *user_context;
+    atomic_int bad_worker;
+
+    uint64_t steps;
+    int last_fallbacks;
+    char error[256];
+};
+
+static orca_status fail(const orca_sim *sim, orca_status st, const char *fmt, ...)
+{
+    orca_sim *s = (orca_sim *)sim; /* the message buffer is not part of the state */
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(s->error, sizeof s->error, fmt, ap);
+    va_end(ap);
+    return st;
+}
+
+static void clear_error(const orca_sim *sim)
+{
+    ((orca_sim *)sim)->error[0] = 0;
+}
+
+const char *orca_sim_last_error(const orca_sim *sim)
+{
+    return sim ? sim->error : "no simulation (NULL)";
+}
+
+orca_agent_def orca_agent_def_default(void)
+{
+    orca_agent_def d;
+    memset(&d, 0, sizeof d);
+    d.radius = 1.5;
+    d.max_speed = 2.0;
+    d.neighbor_dist = 15.0;
+    d.max_neighbors = 10;
+    d.time_horizon = 10.0;
+    d.obstacle_time_horizon = 10.0;
+    return d;
+}
+
+orca_sim_def orca_sim_def_default(void)
+{
+    orca_sim_def d;
+    memset(&d, 0, sizeof d);
+    d.worker_count = 1;
+    return d;
+}
+
+static void workers_free(orca_sim *s)
+{
+    if (s->workers) {
+        for (int w = 0; w < s->worker_count; ++w) {
+            worker *k = &s->workers[w];
+            free(k->agents);
+            free(k->obstacles);
+            free(k->planes);
+            free(k->scratch);
+            free(k->stamp);
+        }
+        free(s->workers);
+    }
+    s->workers = NULL;
+    s->worker_agents_cap = -1;
+    s->worker_segments_cap = -1;
+}
+
+static orca_status configure_workers(orca_sim *s, int worker_count, int use_callbacks)
+{
+    worker *ws = calloc((size_t)worker_count, sizeof *ws);
+    if (!ws) {
+        return fail(s, ORCA_ERR_MEMORY, "out of memory for %d workers", worker_count);
+    }
+    orca_pool *pool = NULL;
+    if (!use_callbacks && worker_count > 1) {
+        pool = orca_pool_create(worker_count);
+#ifndef ORCA_NO_THREADS
+        if (!pool) {
+            free(ws);
+            return fail(s, ORCA_ERR_MEMORY, "could not start %d worker threads", worker_count);
+        }
+#endif
+    }
+    workers_free(s);
+    orca_pool_destroy(s->pool);
+    s->pool = pool;
+    s->workers = ws;
+    s->worker_count = worker_count;
+    return ORCA_OK;
+}
+
+orca_status orca_sim_create(const orca_sim_def *def, orca_sim **out)
+{
+    if (!out) {
+        return ORCA_ERR_NULL;
+    }
+    orca_sim_def d = def ? *def : orca_sim_def_default();
+    if (d.worker_count < 1 || d.worker_count > ORCA_MAX_WORKERS) {
+        return ORCA_ERR_ARGUMENT;
+    }
+    if ((d.enqueue == NULL) != (d.finish == NULL)) {
+        return ORCA_ERR_ARGUMENT;
+    }
+    orca_sim *s = calloc(1, sizeof *s);
+    if (!s) {
+        return ORCA_ERR_MEMORY;
+    }
+    s->agent_slots.free_head = -1;
+    s->segment_slots.free_head = -1;
+    s->worker_agents_cap = -1;
+    s->worker_segments_cap = -1;
+    s->enqueue = d.enqueue;
+    s->finish = d.finish;
+    s->user_context = d.user_context;
+    atomic_init(&s->bad_worker, -1);
+    if (configure_workers(s, d.worker_count, d.enqueue != NULL) != ORCA_OK) {
+        free(s);
+        return ORCA_ERR_MEMORY;
+    }
+    *out = s;
+    return ORCA_OK;
+}
+
+static void free_agent_arrays(orca_sim *s)
+{
+    free(s->pos);
+    free(s->vel);
+    free(s->pref);
+    free(s->new_vel);
+    free(s->radius);
+    free(s->max_speed);
+    free(s->neighbor_dist);
+    free(s->tau);
+    free(s->tau_obst);
+    free(s->max_neighbors);
+    free(s->agent_slot);
+    free(s->cx);
+    free(s->cy);
+    free(s->cell_index);
+    free(s->cell_pos);
+}
+
+void orca_sim_destroy(orca_sim *s)
+{
+    if (!s) {
+        return;
+    }
+    orca_pool_destroy(s->pool);
+    workers_free(s);
+    free_agent_arrays(s);
+    free(s->seg_a);
+    free(s->seg_b);
+    free(s->segment_slot);
+    free(s->obstacle_list);
+    cell_map_free(&s->agent_cells);
+    cell_map_free(&s->obstacle_cells);
+    slots_free(&s->agent_slots);
+    slots_free(&s->segment_slots);
+    free(s);
+}
+
+orca_status orca_sim_set_worker_count(orca_sim *s, int worker_count)
+{
+    if (!s) {
+        return ORCA_ERR_NULL;
+    }
+    clear_error(s);
+    if (worker_count < 1 || worker_count > ORCA_MAX_WORKERS) {
+        return fail(s, ORCA_ERR_ARGUMENT, "worker count must be in 1..%d, got %d", ORCA_MAX_WORKERS,
+                    worker_count);
+    }
+    if (worker_count == s->worker_count) {
+        return ORCA_OK;
+    }
+    return configure_workers(s, worker_count, s->enqueue != NULL);
+}
+
+int orca_sim_get_worker_count(const orca_sim *s)
+{
+    return s ? s->worker_count : 0;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Validation
+ * ------------------------------------------------------------------------------------- */
+
+static int finite(double x)
+{
+    return x - x == 0;
+}
+
+static orca_status check_coord(const orca_sim *s, const char *what, orca_vec2 p)
+{
+    if (!finite(p.x) || !(d_abs(p.x) < ORCA_COORD_LIMIT)) {
+        return fail(s, ORCA_ERR_ARGUMENT, "%s.x must be finite with magnitude below 2^21, got %.17g",
+                    what, p.x);
+    }
+    if (!finite(p.y) || !(d_abs(p.y) < ORCA_COORD_LIMIT)) {
+        return fail(s, ORCA_ERR_ARGUMENT, "%s.y must be finite with magnitude below 2^21, got %.17g",
+                    what, p.y);
+    }
+    return ORCA_OK;
+}
+
+static orca_status check_vector(const orca_sim *s, const char *what, orca_vec2 v)
+{
+    if (!finite(v.x)) {
+        return fail(s, ORCA_ERR_ARGUMENT, "%s.x must be finite, got %.17g", what, v.x);
+    }
+    if (!finite(v.y)) {
+        return fail(s, ORCA_ERR_ARGUMENT, "%s.y must be finite, got %.17g", what, v.y);
+    }
+    return ORCA_OK;
+}
+
+static orca_status check_agent_def(const orca_sim *s, const orca_agent_def *d)
+{
+    orca_status st;
+    if ((st = check_coord(s, "position", d->position)) != ORCA_OK ||
+        (st = check_vector(s, "velocity", d->velocity)) != ORCA_OK ||
+        (st = check_vector(s, "preferred_velocity", d->preferred_velocity)) != ORCA_OK) {
+        return st;
+    }
+    if (!finite(d->radius) || !(d->radius > 0)) {
+        return fail(s, ORCA_ERR_ARGUMENT, "radius must be > 0 and finite, got %.17g", d->radius);
+    }
+    if (!finite(d->max_speed) || !(d->max_speed >= 0)) {
+        return fail(s, ORCA_ERR_ARGUMENT, "max_speed must be >= 0 and finite, got %.17g",
+                    d->max_speed);
+    }
+    if (!finite(d->neighbor_dist) || !(d->neighbor_dist >= 0)) {
+        return fail(s, ORCA_ERR_ARGUMENT, "neighbor_dist must be >= 0 and finite, got %.17g",
+                    d->neighbor_dist);
+    }
+    if (d->max_neighbors < 0 || d->max_neighbors > ORCA_MAX_NEIGHBORS_LIMIT) {
+        return fail(s, ORCA_ERR_ARGUMENT, "max_neighbors must be in 0..%d, got %d",
+                    ORCA_MAX_NEIGHBORS_LIMIT, d->max_neighbors);
+    }
+    if (!finite(d->time_horizon) || !(d->time_horizon > 0)) {
+        return fail(s, ORCA_ERR_ARGUMENT, "time_horizon must be > 0 and finite, got %.17g",
+                    d->time_horizon);
+    }
+    if (!finite(d->obstacle_time_horizon) || !(d->obstacle_time_horizon > 0)) {
+        return fail(s, ORCA_ERR_ARGUMENT, "obstacle_time_horizon must be > 0 and finite, got %.17g",
+                    d->obstacle_time_horizon);
+    }
+    /* The reach (horizon * speed + radius) and the cell sizes must stay finite. */
+    if (!finite(d->obstacle_time_horizon * d->max_speed + d->radius) ||
+        !finite(d->neighbor_dist * d->neighbor_dist) || !finite(d->radius * d->radius * 4)) {
+        return fail(s, ORCA_ERR_ARGUMENT,
+                    "parameters too large: obstacle_time_horizon %.17g * max_speed %.17g overflows",
+                    d->obstacle_time_horizon, d->max_speed);
+    }
+    return ORCA_OK;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Agents
+ * ------------------------------------------------------------------------------------- */
+
+#define GROW(ptr, cap)                                                                  \
+    do {                                                                                \
+        void *p_ = realloc((ptr), (size_t)(cap) * sizeof *(ptr));                       \
+        if (!p_) {                                                                      \
+            return 0;                                                                   \
+        }                                                                               \
+        (ptr) = p_;                                                                     \
+    } while (0)
+
+static int agents_reserve(orca_sim *s, int32_t need)
+{
+    if (need <= s->agent_capacity) {
+        return 1;
+    }
+    int32_t cap = s->agent_capacity ? s->agent_capacity : 64;
+    while (cap < need) {
+        cap = cap > (1 << 29) ? need : cap * 2;
+    }
+    GROW(s->pos, cap);
+    GROW(s->vel, cap);
+    GROW(s->pref, cap);
+    GROW(s->new_vel, cap);
+    GROW(s->radius, cap);
+    GROW(s->max_speed, cap);
+    GROW(s->neighbor_dist, cap);
+    GROW(s->tau, cap);
+    GROW(s->tau_obst, cap);
+    GROW(s->max_neighbors, cap);
+    GROW(s->agent_slot, cap);
+    GROW(s->cx, cap);
+    GROW(s->cy, cap);
+    GROW(s->cell_index, cap);
+    GROW(s->cell_pos, cap);
+    s->agent_capacity = cap;
+    return 1;
+}
+
+static void agent_store(orca_sim *s, int32_t i, const orca_agent_def *d)
+{
+    s->pos[i] = d->position;
+    s->vel[i] = d->velocity;
+    s->pref[i] = d->preferred_velocity;
+    s->radius[i] = d->radius;
+    s->max_speed[i] = d->max_speed;
+    s->neighbor_dist[i] = d->neighbor_dist;
+    s->max_neighbors[i] = d->max_neighbors;
+    s->tau[i] = d->time_horizon;
+    s->tau_obst[i] = d->obstacle_time_horizon;
+}
+
+static void agent_load(const orca_sim *s, int32_t i, orca_agent_def *d)
+{
+    d->position = s->pos[i];
+    d->velocity = s->vel[i];
+    d->preferred_velocity = s->pref[i];
+    d->radius = s->radius[i];
+    d->max_speed = s->max_speed[i];
+    d->neighbor_dist = s->neighbor_dist[i];
+    d->max_neighbors = s->max_neighbors[i];
+    d->time_horizon = s->tau[i];
+    d->obstacle_time_horizon = s->tau_obst[i];
+}
+
+orca_status orca_sim_add_agent(orca_sim *s, const orca_agent_def *def, orca_agent_id *out)
+{
+    if (!s) {
+        return ORCA_ERR_NULL;
+    }
+    clear_error(s);
+    if (!def) {
+        return fail(s, ORCA_ERR_NULL, "agent definition is NULL");
+    }
+    orca_status st = check_agent_def(s, def);
+    if (st != ORCA_OK) {
+        return st;
+    }
+    if (s->agent_count >= (1 << 30)) {
+        return fail(s, ORCA_ERR_LIMIT, "too many agents (%d)", s->agent_count);
+    }
+    int32_t n = s->agent_count;
+    if (!agents_reserve(s, n + 1) || !slots_reserve(&s->agent_slots, s->agent_slots.count + 1)) {
+        return fail(s, ORCA_ERR_MEMORY, "out of memory adding agent %d", n);
+    }
+    int32_t slot = slots_peek(&s->agent_slots);
+    slots_take(&s->agent_slots, slot, n);
+    agent_store(s, n, def);
+    s->agent_slot[n] = (uint32_t)slot;
+    s->agent_count = n + 1;
+    s->grid_valid = 0;
+    if (out) {
+        out->slot = (uint32_t)slot;
+        out->generation = s->agent_slots.generation[slot];
+    }
+    return ORCA_OK;
+}
+
+static int32_t agent_lookup(const orca_sim *s, orca_agent_id id)
+{
+    return slots_lookup(&s->agent_slots, id.slot, id.generation);
+}
+
+#define AGENT_OR_FAIL(s, id, i)                                                           \
+    if (!(s)) {                                                                         \
+        return ORCA_ERR_NULL;                                                           \
+    }                                                                                   \
+    clear_error(s);                                                                     \
+    int32_t i = agent_lookup((s), (id));                                                \
+    if (i < 0) {                                                                        \
+        return fail((s), ORCA_ERR_STALE, "agent handle {slot %u, generation %u} is stale", \
+                    (unsigned)(id).slot, (unsigned)(id).generation);                      \
+    }
+
+orca_status orca_sim_remove_agent(orca_sim *s, orca_agent_id id)
+{
+    AGENT_OR_FAIL(s, id, i);
+    int32_t n = s->agent_count;
+    size_t tail = (size_t)(n - i - 1);
+#define SHIFT(arr) memmove(&(arr)[i], &(arr)[i + 1], tail * sizeof *(arr))
+    SHIFT(s->pos);
+    SHIFT(s->vel);
+    SHIFT(s->pref);
+    SHIFT(s->radius);
+    SHIFT(s->max_speed);
+    SHIFT(s->neighbor_dist);
+    SHIFT(s->tau);
+    SHIFT(s->tau_obst);
+    SHIFT(s->max_neighbors);
+    SHIFT(s->agent_slot);
+#undef SHIFT
+    slots_release(&s->agent_slots, (int32_t)id.slot);
+    s->agent_count = n - 1;
+    for (int32_t k = i; k < n - 1; ++k) {
+        s->agent_slots.index[s->agent_slot[k]] = k;
+    }
+    s->grid_valid = 0;
+    return ORCA_OK;
+}
+
+int orca_sim_agent_count(const orca_sim *s)
+{
+    return s ? s->agent_count : 0;
+}
+
+orca_agent_id orca_sim_agent_at(const orca_sim *s, int index)
+{
+    orca_agent_id id = {0, 0};
+    if (s && index >= 0 && index < s->agent_count) {
+        id.slot = s->agent_slot[index];
+        id.generation = s->agent_slots.generation[id.slot];
+    }
+    return id;
+}
+
+int orca_sim_agent_index(const orca_sim *s, orca_agent_id id)
+{
+    return s ? agent_lookup(s, id) : -1;
+}
+
+orca_status orca_agent_get(const orca_sim *s, orca_agent_id id, orca_agent_def *out)
+{
+    AGENT_OR_FAIL(s, id, i);
+    if (!out) {
+        return fail(s, ORCA_ERR_NULL, "output pointer is NULL");
+    }
+    agent_load(s, i, out);
+    return ORCA_OK;
+}
+
+orca_status orca_agent_set(orca_sim *s, orca_agent_id id, const orca_agent_def *def)
+{
+    AGENT_OR_FAIL(s, id, i);
+    if (!def) {
+        return fail(s, ORCA_ERR_NULL, "agent definition is NULL");
+    }
+    orca_status st = check_agent_def(s, def);
+    if (st != ORCA_OK) {
+        return st;
+    }
+    agent_store(s, i, def);
+    s->grid_valid = 0;
+    return ORCA_OK;
+}
+
+orca_status orca_agent_set_position(orca_sim *s, orca_agent_id id, orca_vec2 position)
+{
+    AGENT_OR_FAIL(s, id, i);
+    orca_status st = check_coord(s, "position", position);
+    if (st != ORCA_OK) {
+        return st;
+    }
+    s->pos[i] = position;
+    s->grid_valid = 0;
+    return ORCA_OK;
+}
+
+orca_status orca_agent_set_velocity(orca_sim *s, orca_agent_id id, orca_vec2 velocity)
+{
+    AGENT_OR_FAIL(s, id, i);
+    orca_status st = check_vector(s, "velocity", velocity);
+    if (st != ORCA_OK) {
+        return st;
+    }
+    s->vel[i] = velocity;
+    return ORCA_OK;
+}
+
+orca_status orca_agent_set_preferred_velocity(orca_sim *s, orca_agent_id id, orca_vec2 v)
+{
+    AGENT_OR_FAIL(s, id, i);
+    orca_status st = check_vector(s, "preferred_velocity", v);
+    if (st != ORCA_OK) {
+        return st;
+    }
+    s->pref[i] = v;
+    return ORCA_OK;
+}
+
+orca_status orca_agent_get_position(const orca_sim *s, orca_agent_id id, orca_vec2 *out)
+{
+    AGENT_OR_FAIL(s, id, i);
+    if (!out) {
+        return fail(s, ORCA_ERR_NULL, "output pointer is NULL");
+    }
+    *out = s->pos[i];
+    return ORCA_OK;
+}
+
+orca_status orca_agent_get_velocity(const orca_sim *s, orca_agent_id id, orca_vec2 *out)
+{
+    AGENT_OR_FAIL(s, id, i);
+    if (!out) {
+        return fail(s, ORCA_ERR_NULL, "output pointer is NULL");
+    }
+    *out = s->vel[i];
+    return ORCA_OK;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Segments
+ * ------------------------------------------------------------------------------------- */
+
+static int segments_reserve(orca_sim *s, int32_t need)
+{
+    if (need <= s->segment_capacity) {
+        return 1;
+    }
+    int32_t cap = s->segment_capacity ? s->segment_capacity : 16;
+    while (cap < need) {
+        cap = cap > (1 << 29) ? need : cap * 2;
+    }
+    GROW(s->seg_a, cap);
+    GROW(s->seg_b, cap);
+    GROW(s->segment_slot, cap);
+    s->segment_capacity = cap;
+    return 1;
+}
+
+static orca_status segments_add(orca_sim *s, const orca_vec2 *a, const orca_vec2 *b, int n,
+                                orca_segment_id *ids)
+{
+    if (s->segment_count > (1 << 28) - n) {
+        return fail(s, ORCA_ERR_LIMIT, "too many segments (%d + %d)", s->segment_count, n);
+    }
+    if (!segments_reserve(s, s->segment_count + n) ||
+        !slots_reserve(&s->segment_slots, s->segment_slots.count + n)) {
+        return fail(s, ORCA_ERR_MEMORY, "out of memory adding %d segments", n);
+    }
+    for (int k = 0; k < n; ++k) {
+        int32_t idx = s->segment_count;
+        int32_t slot = slots_peek(&s->segment_slots);
+        slots_take(&s->segment_slots, slot, idx);
+        s->seg_a[idx] = a[k];
+        s->seg_b[idx] = b[k];
+        s->segment_slot[idx] = (uint32_t)slot;
+        s->segment_count = idx + 1;
+        if (ids) {
+            ids[k].slot = (uint32_t)slot;
+            ids[k].generation = s->segment_slots.generation[slot];
+        }
+    }
+    s->obstacle_grid_valid = 0;
+    return ORCA_OK;
+}
+
+orca_status orca_sim_add_segment(orca_sim *s, orca_vec2 a, orca_vec2 b, orca_segment_id *out)
+{
+    if (!s) {
+        return ORCA_ERR_NULL;
+    }
+    clear_error(s);
+    orca_status st;
+    if ((st = check_coord(s, "segment start", a)) != ORCA_OK ||
+        (st = check_coord(s, "segment end", b)) != ORCA_OK) {
+        return st;
+    }
+    return segments_add(s, &a, &b, 1, out);
+}
+
+orca_status orca_sim_add_polyline(orca_sim *s, const orca_vec2 *points, int count, int closed,
+                                  orca_segment_id *ids)
+{
+    if (!s) {
+        return ORCA_ERR_NULL;
+    }
+    clear_error(s);
+    if (!points) {
+        return fail(s, ORCA_ERR_NULL, "points is NULL");
+    }
+    if (count < 2 || count > (1 << 26)) {
+        return fail(s, ORCA_ERR_ARGUMENT, "a polyline needs 2..2^26 points, got %d", count);
+    }
+    for (int k = 0; k < count; ++k) {
+        char what[48];
+        snprintf(what, sizeof what, "point %d", k);
+        orca_status st = check_coord(s, what, points[k]);
+        if (st != ORCA_OK) {
+            return st;
+        }
+    }
+    int n = closed ? count : count - 1;
+    orca_vec2 *a = malloc((size_t)n * sizeof *a);
+    orca_vec2 *b = malloc((size_t)n * sizeof *b);
+    orca_status st;
+    if (!a || !b) {
+        st = fail(s, ORCA_ERR_MEMORY, "out of memory for %d segments", n);
+    } else {
+        for (int k = 0; k < n; ++k) {
+            a[k] = points[k];
+            b[k] = points[(k + 1) % count];
+        }
+        st = segments_add(s, a, b, n, ids);
+    }
+    free(a);
+    free(b);
+    return st;
+}
+
+#define SEGMENT_OR_FAIL(s, id, i)                                                         \
+    if (!(s)) {                                                                         \
+        return ORCA_ERR_NULL;                                                           \
+    }                                                                                   \
+    clear_error(s);                                                                     \
+    int32_t i = slots_lookup(&(s)->segment_slots, (id).slot, (id).generation);          \
+    if (i < 0) {                                                                        \
+        return fail((s), ORCA_ERR_STALE, "segment handle {slot %u, generation %u} is stale", \
+                    (unsigned)(id).slot, (unsigned)(id).generation);                      \
+    }
+
+orca_status orca_sim_remove_segment(orca_sim *s, orca_segment_id id)
+{
+    SEGMENT_OR_FAIL(s, id, i);
+    int32_t n = s->segment_count;
+    size_t tail = (size_t)(n - i - 1);
+    memmove(&s->seg_a[i], &s->seg_a[i + 1], tail * sizeof *s->seg_a);
+    memmove(&s->seg_b[i], &s->seg_b[i + 1], tail * sizeof *s->seg_b);
+    memmove(&s->segment_slot[i], &s->segment_slot[i + 1], tail * sizeof *s->segment_slot);
+    slots_release(&s->segment_slots, (int32_t)id.slot);
+    s->segment_count = n - 1;
+    for (int32_t k = i; k < n - 1; ++k) {
+        s->segment_slots.index[s->segment_slot[k]] = k;
+    }
+    s->obstacle_grid_valid = 0;
+    return ORCA_OK;
+}
+
+int orca_sim_segment_count(const orca_sim *s)
+{
+    return s ? s->segment_count : 0;
+}
+
+orca_segment_id orca_sim_segment_at(const orca_sim *s, int index)
+{
+    orca_segment_id id = {0, 0};
+    if (s && index >= 0 && index < s->segment_count) {
+        id.slot = s->segment_slot[index];
+        id.generation = s->segment_slots.generation[id.slot];
+    }
+    return id;
+}
+
+orca_status orca_segment_get(const orca_sim *s, orca_segment_id id, orca_vec2 *a, orca_vec2 *b)
+{
+    SEGMENT_OR_FAIL(s, id, i);
+    if (a) {
+        *a = s->seg_a[i];
+    }
+    if (b) {
+        *b = s->seg_b[i];
+    }
+    return ORCA_OK;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Grids
+ * ------------------------------------------------------------------------------------- */
+
+/* Agent grid: cell = max(largest neighbour distance, twice the largest radius), so the 3x3
+ * block around an agent holds every agent within its neighbour distance and every agent it
+ * can overlap. Agents are grouped by cell (counting sort), positions copied in that order. */
+static int build_agent_grid(orca_sim *s)
+{
+    if (s->grid_valid) {
+        return 1;
+    }
+    int32_t n = s->agent_count;
+    double cell = 0;
+    for (int32_t i = 0; i < n; ++i) {
+        double c1 = s->neighbor_dist[i];
+        double c2 = s->radius[i] * 2;
+        if (c1 > cell) {
+            cell = c1;
+        }
+        if (c2 > cell) {
+            cell = c2;
+        }
+    }
+    if (!(cell > 0)) {
+        cell = 1;
+    }
+    s->cell = cell;
+    if (!cell_map_reset(&s->agent_cells, n)) {
+        return 0;
+    }
+    cell_map *m = &s->agent_cells;
+    for (int32_t i = 0; i < n; ++i) {
+        s->cx[i] = cell_coord(s->pos[i].x, cell);
+        s->cy[i] = cell_coord(s->pos[i].y, cell);
+        uint32_t h = cell_map_insert(m, cell_key(s->cx[i], s->cy[i]));
+        m->count[h]++;
+    }
+    /* start offsets in order of first appearance (by agent index) */
+    int32_t offset = 0;
+    for (int32_t i = 0; i < n; ++i) {
+        uint32_t h = (uint32_t)cell_map_find(m, cell_key(s->cx[i], s->cy[i]));
+        if (m->start[h] == 0 && m->count[h] > 0) {
+            m->start[h] = offset + 1; /* +1: 0 marks "not placed yet" */
+            offset += m->count[h];
+        }
+    }
+    for (uint32_t h = 0; h <= m->mask; ++h) {
+        if (m->keys[h] != CELL_EMPTY) {
+            m->start[h] -= 1;
+            m->count[h] = 0;
+        }
+    }
+    for (int32_t i = 0; i < n; ++i) {
+        uint32_t h = (uint32_t)cell_map_find(m, cell_key(s->cx[i], s->cy[i]));
+        int32_t at = m->start[h] + m->count[h]++;
+        s->cell_index[at] = i;
+        s->cell_pos[at] = s->pos[i];
+    }
+    s->grid_valid = 1;
+    return 1;
+}
+
+/* Segment grid: each segment is listed in every cell it passes near (within 0.75 cell of the
+ * cell's centre, a margin over the half-diagonal 0.7071 that absorbs rounding), so the cells
+ * covering the square [p - reach, p + reach] list every segment within reach of p. */
+static double segment_cell_size(const orca_sim *s)
+{
+    double reach = 0;
+    for (int32_t i = 0; i < s->agent_count; ++i) {
+        double r = s->tau_obst[i] * s->max_speed[i] + s->radius[i];
+        if (r > reach) {
+            reach = r;
+        }
+    }
+    /* keep the number of cells a segment crosses bounded */
+    double lo = CELL_LIMIT, hi = -CELL_LIMIT;
+    for (int32_t k = 0; k < s->segment_count; ++k) {
+        double v[4] = {s->seg_a[k].x, s->seg_a[k].y, s->seg_b[k].x, s->seg_b[k].y};
+        for (int q = 0; q < 4; ++q) {
+            lo = v[q] < lo ? v[q] : lo;
+            hi = v[q] > hi ? v[q] : hi;
+        }
+    }
+    double extent = hi - lo;
+    double cell = reach;
+    if (cell < extent / 4096) {
+        cell = extent / 4096;
+    }
+    if (!(cell > 0)) {
+        cell = 1;
+    }
+    return cell;
+}
+
+typedef void cell_visit_fn(orca_sim *s, int32_t segment, int32_t cx, int32_t cy, void *ctx);
+
+static void segment_cells(orca_sim *s, int32_t k, cell_visit_fn *visit, void *ctx)
+{
+    double c = s->obstacle_cell;
+    orca_vec2 a = s->seg_a[k], b = s->seg_b[k];
+    double margin = 0.75 * c;
+    double x0 = a.x < b.x ? a.x : b.x, x1 = a.x < b.x ? b.x : a.x;
+    int32_t cx0 = cell_coord(x0 - c, c), cx1 = cell_coord(x1 + c, c);
+    for (int32_t cx = cx0; cx <= cx1; ++cx) {
+        /* The part of the segment whose x lies in this column widened by a cell. */
+        double lo = (double)cx * c - c, hi = (double)(cx + 1) * c + c;
+        double ylo, yhi;
+        double dx = b.x - a.x;
+        if (dx == 0) {
+            ylo = a.y < b.y ? a.y : b.y;
+            yhi = a.y < b.y ? b.y : a.y;
+        } else {
+            double t0 = (lo - a.x) / dx, t1 = (hi - a.x) / dx;
+            if (t0 > t1) {
+                double t = t0;
+                t0 = t1;
+                t1 = t;
+            }
+            t0 = t0 < 0 ? 0 : t0;
+            t1 = t1 > 1 ? 1 : t1;
+            if (t0 > t1) {
+                continue;
+            }
+            double ya = a.y + (b.y - a.y) * t0, yb = a.y + (b.y - a.y) * t1;
+            ylo = ya < yb ? ya : yb;
+            yhi = ya < yb ? yb : ya;
+        }
+        int32_t cy0 = cell_coord(ylo - c, c), cy1 = cell_coord(yhi + c, c);
+        for (int32_t cy = cy0; cy <= cy1; ++cy) {
+            orca_vec2 centre = v2(((double)cx + 0.5) * c, ((double)cy + 0.5) * c);
+            double d2 = orca_segment_distance_squared(v2_sub(a, centre), v2_sub(b, centre));
+            if (d2 <= margin * margin) {
+                visit(s, k, cx, cy, ctx);
+            }
+        }
+    }
+}
+
+static void visit_count(orca_sim *s, int32_t segment, int32_t cx, int32_t cy, void *ctx)
+{
+    (void)segment;
+    (void)ctx;
+    uint32_t h = cell_map_insert(&s->obstacle_cells, cell_key(cx, cy));
+    s->obstacle_cells.count[h]++;
+    s->obstacle_list_len++;
+}
+
+static void visit_place(orca_sim *s, int32_t segment, int32_t cx, int32_t cy, void *ctx)
+{
+    (void)ctx;
+    int64_t h = cell_map_find(&s->obstacle_cells, cell_key(cx, cy));
+    s->obstacle_list[s->obstacle_cells.start[h] + s->obstacle_cells.count[h]++] = segment;
+}
+
+static void visit_cells_only(orca_sim *s, int32_t segment, int32_t cx, int32_t cy, void *ctx)
+{
+    (void)s;
+    (void)segment;
+    (void)cx;
+    (void)cy;
+    ++*(int64_t *)ctx;
+}
+
+static int build_obstacle_grid(orca_sim *s)
+{
+    double want = segment_cell_size(s);
+    /* The grid is only a candidate filter: rebuild for speed when the reach moved far. */
+    if (s->obstacle_grid_valid && want <= 2 * s->obstacle_cell && want >= s->obstacle_cell / 4) {
+        return 1;
+    }
+    s->obstacle_cell = want;
+    int64_t cells = 0;
+    for (int32_t k = 0; k < s->segment_count; ++k) {
+        segment_cells(s, k, visit_cells_only, &cells);
+    }
+    if (cells > (1 << 28)) {
+        return 0;
+    }
+    if (!cell_map_reset(&s->obstacle_cells, (int)cells)) {
+        return 0;
+    }
+    s->obstacle_list_len = 0;
+    for (int32_t k = 0; k < s->segment_count; ++k) {
+        segment_cells(s, k, visit_count, NULL);
+    }
+    free(s->obstacle_list);
+    s->obstacle_list = malloc(((size_t)s->obstacle_list_len + 1) * sizeof *s->obstacle_list);
+    if (!s->obstacle_list) {
+        return 0;
+    }
+    cell_map *m = &s->obstacle_cells;
+    int32_t offset = 0;
+    for (uint32_t h = 0; h <= m->mask; ++h) {
+        if (m->keys[h] != CELL_EMPTY) {
+            m->start[h] = offset;
+            offset += m->count[h];
+            m->count[h] = 0;
+        }
+    }
+    for (int32_t k = 0; k < s->segment_count; ++k) {
+        segment_cells(s, k, visit_place, NULL);
+    }
+    s->obstacle_grid_valid = 1;
+    return 1;
+}
+
+static int workers_reserve(orca_sim *s)
+{
+    int max_nb = 0;
+    for (int32_t i = 0; i < s->agent_count; ++i) {
+        if (s->max_neighbors[i] > max_nb) {
+            max_nb = s->max_neighbors[i];
+        }
+    }
+    if (max_nb <= s->worker_agents_cap && s->segment_count <= s->worker_segments_cap) {
+        return 1;
+    }
+    int nb = max_nb > s->worker_agents_cap ? max_nb : s->worker_agents_cap;
+    int sg = s->segment_count > s->worker_segments_cap ? s->segment_count : s->worker_segments_cap;
+    size_t planes = (size_t)nb + (size_t)sg + 1;
+    for (int w = 0; w < s->worker_count; ++w) {
+        worker *k = &s->workers[w];
+        neighbor *na = realloc(k->agents, ((size_t)nb + 1) * sizeof *na);
+        if (!na) {
+            return 0;
+        }
+        k->agents = na;
+        neighbor *no = realloc(k->obstacles, ((size_t)sg + 1) * sizeof *no);
+        if (!no) {
+            return 0;
+        }
+        k->obstacles = no;
+        orca_halfplane *p = realloc(k->planes, planes * sizeof *p);
+        if (!p) {
+            return 0;
+        }
+        k->planes = p;
+        p = realloc(k->scratch, planes * sizeof *p);
+        if (!p) {
+            return 0;
+        }
+        k->scratch = p;
+        uint32_t *st = calloc((size_t)sg + 1, sizeof *st);
+        if (!st) {
+            return 0;
+        }
+        free(k->stamp);
+        k->stamp = st;
+        k->query = 0;
+    }
+    s->worker_agents_cap = nb;
+    s->worker_segments_cap = sg;
+    return 1;
+}
+
+static orca_status prepare(const orca_sim *sim)
+{
+    orca_sim *s = (orca_sim *)sim; /* the grids and worker buffers are caches */
+    if (!build_agent_grid(s) || !build_obstacle_grid(s) || !workers_reserve(s)) {
+        s->grid_valid = 0;
+        s->obstacle_grid_valid = 0;
+        return fail(s, ORCA_ERR_MEMORY, "out of memory building the neighbour grids");
+    }
+    return ORCA_OK;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Neighbours and constraint order (the text's section of that name)
+ * ------------------------------------------------------------------------------------- */
+
+static int neighbor_less(double d2, int32_t idx, const neighbor *b)
+{
+    return d2 < b->dist2 || (d2 == b->dist2 && idx < b->index);
+}
+
+/* "Agents j != i with squared centre distance < neighborDistance^2, the maxNeighbors
+ * smallest in the order (squared distance, index), listed in that order." */
+static int select_agents(const orca_sim *s, int32_t i, neighbor *out)
+{
+    int cap = s->max_neighbors[i];
+    if (cap == 0) {
+        return 0;
+    }
+    double nd = s->neighbor_dist[i];
+    double nd2 = nd * nd;
+    orca_vec2 p = s->pos[i];
+    int n = 0;
+    const cell_map *m = &s->agent_cells;
+    for (int32_t dy = -1; dy <= 1; ++dy) {
+        for (int32_t dx = -1; dx <= 1; ++dx) {
+            int64_t h = cell_map_find(m, cell_key(s->cx[i] + dx, s->cy[i] + dy));
+            if (h < 0) {
+                continue;
+            }
+            int32_t begin = m->start[h], end = begin + m->count[h];
+            for (int32_t k = begin; k < end; ++k) {
+                int32_t j = s->cell_index[k];
+                /* Squared distance is Dot(d, d) of the position difference. */
+                orca_vec2 d = v2_sub(s->cell_pos[k], p);
+                double d2 = v2_dot(d, d);
+                if (!(d2 < nd2) || j == i) {
+                    continue;
+                }
+                if (n == cap && !neighbor_less(d2, j, &out[n - 1])) {
+                    continue;
+                }
+                int at = n < cap ? n++ : cap - 1;
+                while (at > 0 && neighbor_less(d2, j, &out[at - 1])) {
+                    out[at] = out[at - 1];
+                    --at;
+                }
+                out[at].dist2 = d2;
+                out[at].index = j;
+            }
+        }
+    }
+    return n;
+}
+
+static int neighbor_cmp(const void *pa, const void *pb)
+{
+    const neighbor *a = pa, *b = pb;
+    if (a->dist2 < b->dist2) {
+        return -1;
+    }
+    if (a->dist2 > b->dist2) {
+        return 1;
+    }
+    return (a->index > b->index) - (a->index < b->index);
+}
+
+/* Segments within distance^2 <= limit2 of p, in order of (squared distance, index). */
+static int select_segments(const orca_sim *s, worker *w, orca_vec2 p, double reach,
+                           double limit2)
+{
+    if (s->segment_count == 0) {
+        return 0;
+    }
+    double c = s->obstacle_cell;
+    int32_t x0 = cell_coord(p.x - reach, c), x1 = cell_coord(p.x + reach, c);
+    int32_t y0 = cell_coord(p.y - reach, c), y1 = cell_coord(p.y + reach, c);
+    if (++w->query == 0) {
+        memset(w->stamp, 0, (size_t)s->segment_count * sizeof *w->stamp);
+        w->query = 1;
+    }
+    int n = 0;
+    const cell_map *m = &s->obstacle_cells;
+    double span = ((double)x1 - x0 + 1) * ((double)y1 - y0 + 1);
+    if (span > 4.0 * (m->mask + 1)) {
+        /* A reach far larger than the grid: test every segment (same set, same order). */
+        for (int32_t k = 0; k < s->segment_count; ++k) {
+            double d2 = orca_segment_distance_squared(v2_sub(s->seg_a[k], p), v2_sub(s->seg_b[k], p));
+            if (d2 <= limit2) {
+                w->obstacles[n].dist2 = d2;
+                w->obstacles[n].index = k;
+                ++n;
+            }
+        }
+    } else {
+        for (int32_t cy = y0; cy <= y1; ++cy) {
+            for (int32_t cx = x0; cx <= x1; ++cx) {
+                int64_t h = cell_map_find(m, cell_key(cx, cy));
+                if (h < 0) {
+                    continue;
+                }
+                int32_t begin = m->start[h], end = begin + m->count[h];
+                for (int32_t q = begin; q < end; ++q) {
+                    int32_t k = s->obstacle_list[q];
+                    if (w->stamp[k] == w->query) {
+                        continue;
+                    }
+                    w->stamp[k] = w->query;
+                    /* SegmentDistanceSquared of the ends relative to the agent */
+                    double d2 = orca_segment_distance_squared(v2_sub(s->seg_a[k], p),
+                                                              v2_sub(s->seg_b[k], p));
+                    if (d2 <= limit2) {
+                        w->obstacles[n].dist2 = d2;
+                        w->obstacles[n].index = k;
+                        ++n;
+                    }
+                }
+            }
+        }
+    }
+    if (n <= 16) {
+        for (int a = 1; a < n; ++a) {
+            neighbor t = w->obstacles[a];
+            int b = a;
+            while (b > 0 && neighbor_less(t.dist2, t.index, &w->obstacles[b - 1])) {
+                w->obstacles[b] = w->obstacles[b - 1];
+                --b;
+            }
+            w->obstacles[b] = t;
+        }
+    } else {
+        qsort(w->obstacles, (size_t)n, sizeof *w->obstacles, neighbor_cmp); /* a total order */
+    }
+    return n;
+}
+
+/* "Obstacles within reach (SegmentDistanceSquared <= (obstacleHorizon * maxSpeed + radius)^2)" */
+static int select_obstacles(const orca_sim *s, worker *w, int32_t i)
+{
+    double reach = s->tau_obst[i] * s->max_speed[i] + s->radius[i];
+    return select_segments(s, w, s->pos[i], reach, reach * reach);
+}
+
+/* Builds agent i's constraints in the text's order into w->planes; returns the count and the
+ * number of hard (obstacle) constraints. */
+static int build_constraints(const orca_sim *s, worker *w, int32_t i, double dt, int *hard)
+{
+    orca_vec2 p = s->pos[i];
+    double r = s->radius[i];
+    int no = select_obstacles(s, w, i);
+    for (int k = 0; k < no; ++k) {
+        int32_t seg = w->obstacles[k].index;
+        w->planes[k] = orca_constraint_segment(v2_sub(s->seg_a[seg], p), v2_sub(s->seg_b[seg], p), r,
+                                               s->tau_obst[i], dt, NULL);
+    }
+    int na = select_agents(s, i, w->agents);
+    for (int k = 0; k < na; ++k) {
+        int32_t j = w->agents[k].index;
+        /* a = pB - pA, r = rA + rB, x = vA - vB (inside the builder) */
+        w->planes[no + k] = orca_constraint_agent(v2_sub(s->pos[j], p), r + s->radius[j], s->vel[i],
+                                                  s->vel[j], s->tau[i], dt, NULL);
+    }
+    *hard = no;
+    return no + na;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * The step
+ * ------------------------------------------------------------------------------------- */
+
+typedef struct step_ctx {
+    orca_sim *sim;
+    double dt;
+} step_ctx;
+
+static void step_task(int begin, int end, int worker_index, void *context)
+{
+    step_ctx *c = context;
+    orca_sim *s = c->sim;
+    if (worker_index < 0 || worker_index >= s->worker_count) {
+        atomic_store(&s->bad_worker, worker_index < 0 ? 0 : worker_index);
+        return;
+    }
+    worker *w = &s->workers[worker_index];
+    for (int k = begin; k < end; ++k) {
+        int32_t i = s->cell_index[k]; /* cell order: neighbours stay in cache */
+        int hard;
+        int count = build_constraints(s, w, i, c->dt, &hard);
+        orca_solve_result res;
+        orca_solve(w->planes, count, hard, s->max_speed[i], s->pref[i], w->scratch, &res);
+        s->new_vel[i] = res.velocity;
+        w->fallbacks += res.fallback;
+    }
+}
+
+static void run_task(orca_sim *s, orca_task_fn *fn, int count, void *ctx)
+{
+    if (s->enqueue) {
+        void *t = s->enqueue(fn, count, 64, ctx, s->user_context);
+        if (t) {
+            s->finish(t, s->user_context);
+        }
+    } else if (s->pool) {
+        orca_pool_run(s->pool, fn, count, ctx);
+    } else {
+        fn(0, count, 0, ctx);
+    }
+}
+
+orca_status orca_sim_step(orca_sim *s, double dt)
+{
+    if (!s) {
+        return ORCA_ERR_NULL;
+    }
+    clear_error(s);
+    if (!finite(dt) || !(dt > 0)) {
+        return fail(s, ORCA_ERR_ARGUMENT, "dt must be > 0 and finite, got %.17g", dt);
+    }
+    if (s->agent_count == 0) {
+        return ORCA_OK;
+    }
+    orca_status st = prepare(s);
+    if (st != ORCA_OK) {
+        return st;
+    }
+    for (int w = 0; w < s->worker_count; ++w) {
+        s->workers[w].fallbacks = 0;
+    }
+    atomic_store(&s->bad_worker, -1);
+    step_ctx ctx = {s, dt};
+    /* (1) every new velocity from the start-of-step state */
+    run_task(s, step_task, s->agent_count, &ctx);
+    int bad = atomic_load(&s->bad_worker);
+    if (bad >= 0) {
+        return fail(s, ORCA_ERR_ARGUMENT,
+                    "the enqueue callback gave worker index %d, outside 0..%d; the step was not applied",
+                    bad, s->worker_count - 1);
+    }
+    /* (2) velocity = v_new, then position = position + velocity * dt (component-wise) */
+    int fallbacks = 0;
+    for (int w = 0; w < s->worker_count; ++w) {
+        fallbacks += s->workers[w].fallbacks;
+    }
+    for (int32_t i = 0; i < s->agent_count; ++i) {
+        s->vel[i] = s->new_vel[i];
+        s->pos[i] = v2_add(s->pos[i], v2_mul(s->vel[i], dt));
+    }
+    s->last_fallbacks = fallbacks;
+    s->steps++;
+    s->grid_valid = 0;
+    return ORCA_OK;
+}
+
+uint64_t orca_sim_step_count(const orca_sim *s)
+{
+    return s ? s->steps : 0;
+}
+
+int orca_sim_last_fallback_count(const orca_sim *s)
+{
+    return s ? s->last_fallbacks : 0;
+}
+
+orca_status orca_sim_agent_constraints(const orca_sim *s, orca_agent_id id, double dt,
+                                       orca_halfplane *planes, int capacity, int *count,
+                                       int *hard_count)
+{
+    AGENT_OR_FAIL(s, id, i);
+    if (!finite(dt) || !(dt > 0)) {
+        return fail(s, ORCA_ERR_ARGUMENT, "dt must be > 0 and finite, got %.17g", dt);
+    }
+    if (capacity < 0 || (capacity > 0 && !planes)) {
+        return fail(s, ORCA_ERR_ARGUMENT, "planes must hold capacity (%d) half-planes", capacity);
+    }
+    orca_status st = prepare(s);
+    if (st != ORCA_OK) {
+        return st;
+    }
+    worker *w = &s->workers[0];
+    int hard;
+    int n = build_constraints(s, w, i, dt, &hard);
+    for (int k = 0; k < n && k < capacity; ++k) {
+        planes[k] = w->planes[k];
+    }
+    if (count) {
+        *count = n;
+    }
+    if (hard_count) {
+        *hard_count = hard;
+    }
+    return ORCA_OK;
+}
+
+orca_status orca_sim_agent_neighbors(const orca_sim *s, orca_agent_id id, int *agents,
+                                     int agent_capacity, int *agent_count, int *segments,
+                                     int segment_capacity, int *segment_count)
+{
+    AGENT_OR_FAIL(s, id, i);
+    if (agent_capacity < 0 || (agent_capacity > 0 && !agents) || segment_capacity < 0 ||
+        (segment_capacity > 0 && !segments)) {
+        return fail(s, ORCA_ERR_ARGUMENT, "output arrays must hold their capacities");
+    }
+    orca_status st = prepare(s);
+    if (st != ORCA_OK) {
+        return st;
+    }
+    worker *w = &s->workers[0];
+    int no = select_obstacles(s, w, i);
+    for (int k = 0; k < no && k < segment_capacity; ++k) {
+        segments[k] = w->obstacles[k].index;
+    }
+    int na = select_agents(s, i, w->agents);
+    for (int k = 0; k < na && k < agent_capacity; ++k) {
+        agents[k] = w->agents[k].index;
+    }
+    if (agent_count) {
+        *agent_count = na;
+    }
+    if (segment_count) {
+        *segment_count = no;
+    }
+    return ORCA_OK;
+}
+
+orca_status orca_sim_measure_overlap(const orca_sim *sim, double *agent_overlap,
+                                     double *wall_overlap)
+{
+    if (!sim) {
+        return ORCA_ERR_NULL;
+    }
+    clear_error(sim);
+    orca_status st = prepare(sim);
+    if (st != ORCA_OK) {
+        return st;
+    }
+    const orca_sim *s = sim;
+    worker *w = &s->workers[0];
+    const cell_map *m = &s->agent_cells;
+    double deepest = 0, wall = 0;
+    for (int32_t i = 0; i < s->agent_count; ++i) {
+        orca_vec2 p = s->pos[i];
+        double ri = s->radius[i];
+        for (int32_t dy = -1; dy <= 1; ++dy) {
+            for (int32_t dx = -1; dx <= 1; ++dx) {
+                int64_t h = cell_map_find(m, cell_key(s->cx[i] + dx, s->cy[i] + dy));
+                if (h < 0) {
+                    continue;
+                }
+                int32_t begin = m->start[h], end = begin + m->count[h];
+                for (int32_t k = begin; k < end; ++k) {
+                    int32_t j = s->cell_index[k];
+                    if (j <= i) {
+                        continue;
+                    }
+                    double rr = ri + s->radius[j];
+                    orca_vec2 d = v2_sub(s->cell_pos[k], p);
+                    double d2 = v2_dot(d, d);
+                    if (d2 < rr * rr) {
+                        double rmin = ri < s->radius[j] ? ri : s->radius[j];
+                        double o = (rr - sqrt(d2)) / rmin;
+                        deepest = o > deepest ? o : deepest;
+                    }
+                }
+            }
+        }
+        int no = select_segments(s, w, p, ri, ri * ri);
+        if (no > 0) {
+            double o = (ri - sqrt(w->obstacles[0].dist2)) / ri;
+            wall = o > wall ? o : wall;
+        }
+    }
+    if (agent_overlap) {
+        *agent_overlap = deepest;
+    }
+    if (wall_overlap) {
+        *wall_overlap = wall;
+    }
+    return ORCA_OK;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * State hash and snapshots (docs/determinism.md)
+ * ------------------------------------------------------------------------------------- */
+
+#define FNV_OFFSET 0xcbf29ce484222325ull
+#define FNV_PRIME 0x100000001b3ull
+
+/* FNV-1a over the value's bytes, most significant first: independent of byte order. */
+static uint64_t hash_u64(uint64_t h, uint64_t v)
+{
+    for (int b = 56; b >= 0; b -= 8) {
+        h ^= (v >> b) & 0xffu;
+        h *= FNV_PRIME;
+    }
+    return h;
+}
+
+static uint64_t f64_bits(double x)
+{
+    uint64_t v;
+    memcpy(&v, &x, sizeof v);
+    return v;
+}
+
+static double bits_f64(uint64_t v)
+{
+    double x;
+    memcpy(&x, &v, sizeof x);
+    return x;
+}
+
+static uint64_t hash_f64(uint64_t h, double x)
+{
+    return hash_u64(h, x != x ? 0x7ff8000000000000ull : f64_bits(x));
+}
+
+static uint64_t hash_vec(uint64_t h, orca_vec2 v)
+{
+    return hash_f64(hash_f64(h, v.x), v.y);
+}
+
+uint64_t orca_sim_hash(const orca_sim *s)
+{
+    uint64_t h = FNV_OFFSET;
+    if (!s) {
+        return h;
+    }
+    h = hash_u64(h, (uint64_t)s->agent_count);
+    for (int32_t i = 0; i < s->agent_count; ++i) {
+        h = hash_vec(h, s->pos[i]);
+        h = hash_vec(h, s->vel[i]);
+        h = hash_vec(h, s->pref[i]);
+        h = hash_f64(h, s->radius[i]);
+        h = hash_f64(h, s->max_speed[i]);
+        h = hash_f64(h, s->neighbor_dist[i]);
+        h = hash_u64(h, (uint64_t)s->max_neighbors[i]);
+        h = hash_f64(h, s->tau[i]);
+        h = hash_f64(h, s->tau_obst[i]);
+    }
+    h = hash_u64(h, (uint64_t)s->segment_count);
+    for (int32_t k = 0; k < s->segment_count; ++k) {
+        h = hash_vec(h, s->seg_a[k]);
+        h = hash_vec(h, s->seg_b[k]);
+    }
+    return h;
+}
+
+#define SNAP_MAGIC "ORCASNAP"
+#define SNAP_VERSION 1u
+#define SNAP_HEADER 48        /* magic 8, version 4, steps 8, 2 x (count, slots, free head) 24, pad 4 */
+#define SNAP_AGENT (4 + 11 * 8 + 4)
+#define SNAP_SEGMENT (4 + 4 * 8)
+#define SNAP_SLOT 12
+
+typedef struct snap_writer {
+    unsigned char *p;
+} snap_writer;
+
+static void put_u32(snap_writer *w, uint32_t v)
+{
+    for (int b = 0; b < 4; ++b) {
+        *w->p++ = (unsigned char)(v >> (8 * b));
+    }
+}
+
+static void put_u64(snap_writer *w, uint64_t v)
+{
+    for (int b = 0; b < 8; ++b) {
+        *w->p++ = (unsigned char)(v >> (8 * b));
+    }
+}
+
+static void put_f64(snap_writer *w, double x)
+{
+    put_u64(w, f64_bits(x));
+}
+
+static void put_vec(snap_writer *w, orca_vec2 v)
+{
+    put_f64(w, v.x);
+    put_f64(w, v.y);
+}
+
+static void put_slots(snap_writer *w, const slot_table *t)
+{
+    for (int32_t k = 0; k < t->count; ++k) {
+        put_u32(w, t->generation[k]);
+        put_u32(w, (uint32_t)t->index[k]);
+        put_u32(w, (uint32_t)t->next_free[k]);
+    }
+}
+
+static uint64_t checksum(const unsigned char *p, size_t n)
+{
+    uint64_t h = FNV_OFFSET;
+    for (size_t k = 0; k < n; ++k) {
+        h ^= p[k];
+        h *= FNV_PRIME;
+    }
+    return h;
+}
+
+static size_t snapshot_size(const orca_sim *s)
+{
+    return SNAP_HEADER + (size_t)s->agent_slots.count * SNAP_SLOT + (size_t)s->agent_count * SNAP_AGENT +
+           (size_t)s->segment_slots.count * SNAP_SLOT + (size_t)s->segment_count * SNAP_SEGMENT + 8;
+}
+
+orca_status orca_sim_save(const orca_sim *s, void *buffer, size_t capacity, size_t *size)
+{
+    if (!s) {
+        return ORCA_ERR_NULL;
+    }
+    clear_error(s);
+    if (!size) {
+        return fail(s, ORCA_ERR_NULL, "size pointer is NULL");
+    }
+    size_t need = snapshot_size(s);
+    *size = need;
+    if (!buffer) {
+        return ORCA_OK;
+    }
+    if (capacity < need) {
+        return fail(s, ORCA_ERR_LIMIT, "snapshot needs %zu bytes, buffer holds %zu", need, capacity);
+    }
+    snap_writer w = {buffer};
+    memcpy(w.p, SNAP_MAGIC, 8);
+    w.p += 8;
+    put_u32(&w, SNAP_VERSION);
+    put_u64(&w, s->steps);
+    put_u32(&w, (uint32_t)s->agent_count);
+    put_u32(&w, (uint32_t)s->agent_slots.count);
+    put_u32(&w, (uint32_t)s->agent_slots.free_head);
+    put_u32(&w, (uint32_t)s->segment_count);
+    put_u32(&w, (uint32_t)s->segment_slots.count);
+    put_u32(&w, (uint32_t)s->segment_slots.free_head);
+    put_u32(&w, 0);
+    put_slots(&w, &s->agent_slots);
+    for (int32_t i = 0; i < s->agent_count; ++i) {
+        put_u32(&w, s->agent_slot[i]);
+        put_vec(&w, s->pos[i]);
+        put_vec(&w, s->vel[i]);
+        put_vec(&w, s->pref[i]);
+        put_f64(&w, s->radius[i]);
+        put_f64(&w, s->max_speed[i]);
+        put_f64(&w, s->neighbor_dist[i]);
+        put_f64(&w, s->tau[i]);
+        put_f64(&w, s->tau_obst[i]);
+        put_u32(&w, (uint32_t)s->max_neighbors[i]);
+    }
+    put_slots(&w, &s->segment_slots);
+    for (int32_t k = 0; k < s->segment_count; ++k) {
+        put_u32(&w, s->segment_slot[k]);
+        put_vec(&w, s->seg_a[k]);
+        put_vec(&w, s->seg_b[k]);
+    }
+    put_u64(&w, checksum(buffer, need - 8));
+    return ORCA_OK;
+}
+
+typedef struct snap_reader {
+    const unsigned char *p;
+} snap_reader;
+
+static uint32_t get_u32(snap_reader *r)
+{
+    uint32_t v = 0;
+    for (int b = 0; b < 4; ++b) {
+        v |= (uint32_t)*r->p++ << (8 * b);
+    }
+    return v;
+}
+
+static uint64_t get_u64(snap_reader *r)
+{
+    uint64_t v = 0;
+    for (int b = 0; b < 8; ++b) {
+        v |= (uint64_t)*r->p++ << (8 * b);
+    }
+    return v;
+}
+
+static orca_vec2 get_vec(snap_reader *r)
+{
+    orca_vec2 v;
+    v.x = bits_f64(get_u64(r));
+    v.y = bits_f64(get_u64(r));
+    return v;
+}
+
+/* Reads and checks a slot table against the dense array's slots (n objects). */
+static orca_status get_slots(orca_sim *err, snap_reader *r, slot_table *t, int32_t slots,
+                             int32_t free_head, const char *what)
+{
+    if (!slots_reserve(t, slots > 0 ? slots : 1)) {
+        return fail(err, ORCA_ERR_MEMORY, "out of memory reading %s slots", what);
+    }
+    t->count = slots;
+    t->free_head = free_head;
+    for (int32_t k = 0; k < slots; ++k) {
+        t->generation[k] = get_u32(r);
+        t->index[k] = (int32_t)get_u32(r);
+        t->next_free[k] = (int32_t)get_u32(r);
+        if (t->generation[k] == 0) {
+            return fail(err, ORCA_ERR_FORMAT, "snapshot: %s slot %d has generation 0", what, k);
+        }
+    }
+    /* the free list: every free slot exactly once, no cycle */
+    int32_t walked = 0, free_slots = 0;
+    for (int32_t k = 0; k < slots; ++k) {
+        free_slots += t->index[k] == -1;
+    }
+    for (int32_t k = free_head; k != -1; k = t->next_free[k]) {
+        if (k < 0 || k >= slots || t->index[k] != -1 || ++walked > free_slots) {
+            return fail(err, ORCA_ERR_FORMAT, "snapshot: %s free list is corrupt", what);
+        }
+    }
+    if (walked != free_slots) {
+        return fail(err, ORCA_ERR_FORMAT, "snapshot: %s free list misses %d free slots", what,
+                    free_slots - walked);
+    }
+    return ORCA_OK;
+}
+
+static orca_status check_slot_links(orca_sim *err, const slot_table *t, const uint32_t *dense,
+                                    int32_t n, const char *what)
+{
+    int32_t live = 0;
+    for (int32_t k = 0; k < t->count; ++k) {
+        int32_t ix = t->index[k];
+        if (ix == -1) {
+            continue;
+        }
+        if (ix < 0 || ix >= n || dense[ix] != (uint32_t)k) {
+            return fail(err, ORCA_ERR_FORMAT, "snapshot: %s slot %d points to a wrong index %d", what,
+                        k, ix);
+        }
+        ++live;
+    }
+    if (live != n) {
+        return fail(err, ORCA_ERR_FORMAT, "snapshot: %d %s slots for %d %ss", live, what, n, what);
+    }
+    return ORCA_OK;
+}
+
+/* Swaps the state (not the workers, callbacks or caches) of two simulations. */
+static void swap_state(orca_sim *a, orca_sim *b)
+{
+    orca_sim t = *a;
+#define SW(f) (a->f = b->f, b->f = t.f)
+    SW(agent_count);
+    SW(agent_capacity);
+    SW(pos);
+    SW(vel);
+    SW(pref);
+    SW(new_vel);
+    SW(radius);
+    SW(max_speed);
+    SW(neighbor_dist);
+    SW(tau);
+    SW(tau_obst);
+    SW(max_neighbors);
+    SW(agent_slot);
+    SW(agent_slots);
+    SW(cx);
+    SW(cy);
+    SW(cell_index);
+    SW(cell_pos);
+    SW(segment_count);
+    SW(segment_capacity);
+    SW(seg_a);
+    SW(seg_b);
+    SW(segment_slot);
+    SW(segment_slots);
+    SW(steps);
+#undef SW
+    a->grid_valid = 0;
+    a->obstacle_grid_valid = 0;
+}
+
+static orca_status load_into(orca_sim *s, orca_sim *t, const unsigned char *bytes, size_t size)
+{
+    if (size < SNAP_HEADER + 8 || memcmp(bytes, SNAP_MAGIC, 8) != 0) {
+        return fail(s, ORCA_ERR_FORMAT, "not an orca snapshot (%zu bytes, bad magic)", size);
+    }
+    snap_reader r = {bytes + 8};
+    uint32_t version = get_u32(&r);
+    if (version != SNAP_VERSION) {
+        return fail(s, ORCA_ERR_FORMAT, "snapshot version %u, this library reads version %u",
+                    (unsigned)version, SNAP_VERSION);
+    }
+    uint64_t steps = get_u64(&r);
+    uint32_t na = get_u32(&r), nas = get_u32(&r);
+    int32_t afree = (int32_t)get_u32(&r);
+    uint32_t ns = get_u32(&r), nss = get_u32(&r);
+    int32_t sfree = (int32_t)get_u32(&r);
+    (void)get_u32(&r);
+    if (na > (1u << 30) || nas > (1u << 30) || ns > (1u << 28) || nss > (1u << 28) || na > nas ||
+        ns > nss) {
+        return fail(s, ORCA_ERR_FORMAT, "snapshot counts out of range (%u agents, %u segments)",
+                    (unsigned)na, (unsigned)ns);
+    }
+    size_t need = SNAP_HEADER + (size_t)nas * SNAP_SLOT + (size_t)na * SNAP_AGENT +
+                  (size_t)nss * SNAP_SLOT + (size_t)ns * SNAP_SEGMENT + 8;
+    if (size != need) {
+        return fail(s, ORCA_ERR_FORMAT, "snapshot is %zu bytes, its header says %zu (truncated?)",
+                    size, need);
+    }
+    snap_reader tail = {bytes + size - 8};
+    if (get_u64(&tail) != checksum(bytes, size - 8)) {
+        return fail(s, ORCA_ERR_FORMAT, "snapshot checksum mismatch (corrupt bytes)");
+    }
+    orca_status st = get_slots(s, &r, &t->agent_slots, (int32_t)nas, afree, "agent");
+    if (st != ORCA_OK) {
+        return st;
+    }
+    if (!agents_reserve(t, (int32_t)na > 0 ? (int32_t)na : 1)) {
+        return fail(s, ORCA_ERR_MEMORY, "out of memory reading %u agents", (unsigned)na);
+    }
+    for (int32_t i = 0; i < (int32_t)na; ++i) {
+        orca_agent_def d;
+        t->agent_slot[i] = get_u32(&r);
+        d.position = get_vec(&r);
+        d.velocity = get_vec(&r);
+        d.preferred_velocity = get_vec(&r);
+        d.radius = bits_f64(get_u64(&r));
+        d.max_speed = bits_f64(get_u64(&r));
+        d.neighbor_dist = bits_f64(get_u64(&r));
+        d.time_horizon = bits_f64(get_u64(&r));
+        d.obstacle_time_horizon = bits_f64(get_u64(&r));
+        d.max_neighbors = (int32_t)get_u32(&r);
+        st = check_agent_def(s, &d);
+        if (st != ORCA_OK) {
+            char msg[256];
+            snprintf(msg, sizeof msg, "%s", s->error);
+            return fail(s, ORCA_ERR_FORMAT, "snapshot agent %d: %s", i, msg);
+        }
+        agent_store(t, i, &d);
+    }
+    t->agent_count = (int32_t)na;
+    if ((st = check_slot_links(s, &t->agent_slots, t->agent_slot, t->agent_count, "agent")) != ORCA_OK) {
+        return st;
+    }
+    st = get_slots(s, &r, &t->segment_slots, (int32_t)nss, sfree, "segment");
+    if (st != ORCA_OK) {
+        return st;
+    }
+    if (!segments_reserve(t, (int32_t)ns > 0 ? (int32_t)ns : 1)) {
+        return fail(s, ORCA_ERR_MEMORY, "out of memory reading %u segments", (unsigned)ns);
+    }
+    for (int32_t k = 0; k < (int32_t)ns; ++k) {
+        t->segment_slot[k] = get_u32(&r);
+        t->seg_a[k] = get_vec(&r);
+        t->seg_b[k] = get_vec(&r);
+        if ((st = check_coord(s, "snapshot segment start", t->seg_a[k])) != ORCA_OK ||
+            (st = check_coord(s, "snapshot segment end", t->seg_b[k])) != ORCA_OK) {
+            return ORCA_ERR_FORMAT;
+        }
+    }
+    t->segment_count = (int32_t)ns;
+    if ((st = check_slot_links(s, &t->segment_slots, t->segment_slot, t->segment_count, "segment")) !=
+        ORCA_OK) {
+        return st;
+    }
+    t->steps = steps;
+    return ORCA_OK;
+}
+
+orca_status orca_sim_load(orca_sim *s, const void *buffer, size_t size)
+{
+    if (!s) {
+        return ORCA_ERR_NULL;
+    }
+    clear_error(s);
+    if (!buffer) {
+        return fail(s, ORCA_ERR_NULL, "snapshot buffer is NULL");
+    }
+    orca_sim *t = calloc(1, sizeof *t);
+    if (!t) {
+        return fail(s, ORCA_ERR_MEMORY, "out of memory reading a snapshot");
+    }
+    t->agent_slots.free_head = -1;
+    t->segment_slots.free_head = -1;
+    orca_status st = load_into(s, t, buffer, size);
+    if (st == ORCA_OK) {
+        swap_state(s, t);
+    }
+    /* t now holds whichever state is discarded */
+    free_agent_arrays(t);
+    free(t->seg_a);
+    free(t->seg_b);
+    free(t->segment_slot);
+    slots_free(&t->agent_slots);
+    slots_free(&t->segment_slots);
+    free(t);
+    return st;
+}
