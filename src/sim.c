@@ -218,7 +218,8 @@ static uint64_t cell_key(int32_t cx, int32_t cy)
 
 typedef struct neighbor {
     double dist2;
-    int32_t index;
+    int32_t index; /* agent or segment index: breaks distance ties */
+    int32_t at;    /* agents: position in the sorted grid order */
 } neighbor;
 
 typedef struct worker {
@@ -229,6 +230,7 @@ typedef struct worker {
     uint32_t *stamp;   /* per segment: the last query that saw it */
     uint32_t query;
     int fallbacks;
+    char pad[64]; /* workers write their own counters: keep them off each other's cache lines */
 } worker;
 
 struct orca_sim {
@@ -246,13 +248,20 @@ struct orca_sim {
     uint32_t *segment_slot;
     slot_table segment_slots;
 
-    /* agent grid (a cache of the current state) */
+    /* agent grid (a cache of the current state): agents sorted by cell, with copies of what
+     * the neighbour loops read, in that order, so that they stream through memory */
     int grid_valid;
-    double cell;
-    int32_t *cx, *cy;       /* per agent */
-    int32_t *cell_index;    /* agents sorted by cell */
-    orca_vec2 *cell_pos;    /* their positions, in the same order */
-    cell_map agent_cells;
+    int grid_dense;         /* 1: dense row-major cells of size cell; 0: hashed cells */
+    double cell, origin_x, origin_y;
+    int32_t grid_w, grid_h;
+    int32_t *cell_start;    /* dense: w*h + 1 prefix sums */
+    size_t cell_start_cap;
+    int32_t *cx, *cy;       /* per agent (index order) */
+    int32_t *rank;          /* per agent: its position in the sorted order */
+    int32_t *cell_index;    /* sorted position -> agent index */
+    orca_vec2 *cell_pos, *cell_vel;
+    double *cell_radius;
+    cell_map agent_cells;   /* hashed: cell -> range */
 
     /* segment grid */
     int obstacle_grid_valid;
@@ -408,6 +417,9 @@ static void free_agent_arrays(orca_sim *s)
     free(s->cy);
     free(s->cell_index);
     free(s->cell_pos);
+    free(s->cell_vel);
+    free(s->cell_radius);
+    free(s->rank);
 }
 
 void orca_sim_destroy(orca_sim *s)
@@ -424,6 +436,7 @@ void orca_sim_destroy(orca_sim *s)
     free(s->obstacle_list);
     cell_map_free(&s->agent_cells);
     cell_map_free(&s->obstacle_cells);
+    free(s->cell_start);
     slots_free(&s->agent_slots);
     slots_free(&s->segment_slots);
     free(s);
@@ -561,6 +574,9 @@ static int agents_reserve(orca_sim *s, int32_t need)
     GROW(s->cy, cap);
     GROW(s->cell_index, cap);
     GROW(s->cell_pos, cap);
+    GROW(s->cell_vel, cap);
+    GROW(s->cell_radius, cap);
+    GROW(s->rank, cap);
     s->agent_capacity = cap;
     return 1;
 }
@@ -924,63 +940,181 @@ orca_status orca_segment_get(const orca_sim *s, orca_segment_id id, orca_vec2 *a
  * Grids
  * ------------------------------------------------------------------------------------- */
 
-/* Agent grid: cell = max(largest neighbour distance, twice the largest radius), so the 3x3
- * block around an agent holds every agent within its neighbour distance and every agent it
- * can overlap. Agents are grouped by cell (counting sort), positions copied in that order. */
+/* Agent grid. cmax = max(largest neighbour distance, twice the largest radius) bounds every
+ * query radius (neighbours: the agent's own neighbour distance; overlaps: rA + rB). Normally
+ * the cells are dense, row-major, of size cmax/2 over the agents' bounding box, sorted by a
+ * counting sort: the cells of one row within a query are then one contiguous range. When the
+ * box is too sparse for a dense array (agents spread over a huge area), cells of size cmax
+ * are hashed and a query visits the 3x3 block. Either way the grid only finds candidates. */
 static int build_agent_grid(orca_sim *s)
 {
     if (s->grid_valid) {
         return 1;
     }
     int32_t n = s->agent_count;
-    double cell = 0;
+    double cmax = 0, lox = 0, loy = 0, hix = 0, hiy = 0;
     for (int32_t i = 0; i < n; ++i) {
         double c1 = s->neighbor_dist[i];
         double c2 = s->radius[i] * 2;
-        if (c1 > cell) {
-            cell = c1;
+        cmax = c1 > cmax ? c1 : cmax;
+        cmax = c2 > cmax ? c2 : cmax;
+        orca_vec2 p = s->pos[i];
+        if (i == 0 || p.x < lox) {
+            lox = p.x;
         }
-        if (c2 > cell) {
-            cell = c2;
+        if (i == 0 || p.y < loy) {
+            loy = p.y;
         }
-    }
-    if (!(cell > 0)) {
-        cell = 1;
-    }
-    s->cell = cell;
-    if (!cell_map_reset(&s->agent_cells, n)) {
-        return 0;
-    }
-    cell_map *m = &s->agent_cells;
-    for (int32_t i = 0; i < n; ++i) {
-        s->cx[i] = cell_coord(s->pos[i].x, cell);
-        s->cy[i] = cell_coord(s->pos[i].y, cell);
-        uint32_t h = cell_map_insert(m, cell_key(s->cx[i], s->cy[i]));
-        m->count[h]++;
-    }
-    /* start offsets in order of first appearance (by agent index) */
-    int32_t offset = 0;
-    for (int32_t i = 0; i < n; ++i) {
-        uint32_t h = (uint32_t)cell_map_find(m, cell_key(s->cx[i], s->cy[i]));
-        if (m->start[h] == 0 && m->count[h] > 0) {
-            m->start[h] = offset + 1; /* +1: 0 marks "not placed yet" */
-            offset += m->count[h];
+        if (i == 0 || p.x > hix) {
+            hix = p.x;
+        }
+        if (i == 0 || p.y > hiy) {
+            hiy = p.y;
         }
     }
-    for (uint32_t h = 0; h <= m->mask; ++h) {
-        if (m->keys[h] != CELL_EMPTY) {
-            m->start[h] -= 1;
-            m->count[h] = 0;
+    if (!(cmax > 0)) {
+        cmax = 1;
+    }
+    double c = cmax / 2;
+    int64_t w = (int64_t)cell_coord(hix - lox, c) + 1;
+    int64_t h = (int64_t)cell_coord(hiy - loy, c) + 1;
+    s->grid_dense = finite(lox) && finite(loy) && finite(hix) && finite(hiy) && w > 0 && h > 0 &&
+                    w * h <= 4 * (int64_t)n + 4096;
+    if (s->grid_dense) {
+        size_t cells = (size_t)(w * h) + 1;
+        if (cells > s->cell_start_cap) {
+            int32_t *cs = realloc(s->cell_start, cells * sizeof *cs);
+            if (!cs) {
+                return 0;
+            }
+            s->cell_start = cs;
+            s->cell_start_cap = cells;
+        }
+        s->cell = c;
+        s->origin_x = lox;
+        s->origin_y = loy;
+        s->grid_w = (int32_t)w;
+        s->grid_h = (int32_t)h;
+        int32_t *start = s->cell_start;
+        memset(start, 0, cells * sizeof *start);
+        for (int32_t i = 0; i < n; ++i) {
+            s->cx[i] = cell_coord(s->pos[i].x - lox, c);
+            s->cy[i] = cell_coord(s->pos[i].y - loy, c);
+            start[(int64_t)s->cy[i] * w + s->cx[i] + 1]++;
+        }
+        for (size_t k = 1; k < cells; ++k) {
+            start[k] += start[k - 1];
+        }
+        for (int32_t i = 0; i < n; ++i) {
+            int32_t at = start[(int64_t)s->cy[i] * w + s->cx[i]]++;
+            s->cell_index[at] = i;
+        }
+        /* the placement advanced each start to the next cell's: shift back */
+        memmove(start + 1, start, (cells - 1) * sizeof *start);
+        start[0] = 0;
+    } else {
+        s->cell = cmax;
+        if (!cell_map_reset(&s->agent_cells, n)) {
+            return 0;
+        }
+        cell_map *m = &s->agent_cells;
+        for (int32_t i = 0; i < n; ++i) {
+            s->cx[i] = cell_coord(s->pos[i].x, cmax);
+            s->cy[i] = cell_coord(s->pos[i].y, cmax);
+            uint32_t hh = cell_map_insert(m, cell_key(s->cx[i], s->cy[i]));
+            m->count[hh]++;
+        }
+        /* ranges in order of first appearance (by agent index) */
+        int32_t offset = 0;
+        for (int32_t i = 0; i < n; ++i) {
+            uint32_t hh = (uint32_t)cell_map_find(m, cell_key(s->cx[i], s->cy[i]));
+            if (m->start[hh] == 0 && m->count[hh] > 0) {
+                m->start[hh] = offset + 1; /* +1: 0 marks "not placed yet" */
+                offset += m->count[hh];
+            }
+        }
+        for (uint32_t k = 0; k <= m->mask; ++k) {
+            if (m->keys[k] != CELL_EMPTY) {
+                m->start[k] -= 1;
+                m->count[k] = 0;
+            }
+        }
+        for (int32_t i = 0; i < n; ++i) {
+            uint32_t hh = (uint32_t)cell_map_find(m, cell_key(s->cx[i], s->cy[i]));
+            s->cell_index[m->start[hh] + m->count[hh]++] = i;
         }
     }
-    for (int32_t i = 0; i < n; ++i) {
-        uint32_t h = (uint32_t)cell_map_find(m, cell_key(s->cx[i], s->cy[i]));
-        int32_t at = m->start[h] + m->count[h]++;
-        s->cell_index[at] = i;
+    for (int32_t at = 0; at < n; ++at) {
+        int32_t i = s->cell_index[at];
+        s->rank[i] = at;
         s->cell_pos[at] = s->pos[i];
+        s->cell_vel[at] = s->vel[i];
+        s->cell_radius[at] = s->radius[i];
     }
     s->grid_valid = 1;
     return 1;
+}
+
+typedef struct grid_range {
+    int32_t begin, end;
+} grid_range;
+
+#define GRID_RANGES 16
+
+/* The ranges of the sorted order that hold every agent within distance q of p (q <= cmax).
+ * The rounding of the cell arithmetic is covered by a margin far above it. */
+static int grid_query(const orca_sim *s, orca_vec2 p, double q, grid_range *out)
+{
+    int n = 0;
+    if (s->grid_dense) {
+        double c = s->cell, ox = s->origin_x, oy = s->origin_y;
+        double m = 1e-9 * (d_abs(p.x) + d_abs(p.y) + d_abs(ox) + d_abs(oy) + q + c);
+        double qq = q + m;
+        int32_t r0 = cell_coord(p.y - qq - oy, c), r1 = cell_coord(p.y + qq - oy, c);
+        r0 = r0 < 0 ? 0 : r0;
+        r1 = r1 >= s->grid_h ? s->grid_h - 1 : r1;
+        /* Rows nearest to p first (r_p, r_p - 1, r_p + 1, ...): a neighbour list fills with
+         * near agents early and then rejects most of the rest without inserting them. */
+        int32_t rp = cell_coord(p.y - oy, c);
+        for (int32_t step = 0; step <= 2 * (r1 - r0 + 1) + 2 && n < GRID_RANGES; ++step) {
+            int32_t r = rp + ((step & 1) ? -(step + 1) / 2 : step / 2);
+            if (r < r0 || r > r1) {
+                continue;
+            }
+            double ylo = oy + (double)r * c, yhi = oy + (double)(r + 1) * c;
+            double gap = p.y < ylo ? ylo - p.y : (p.y > yhi ? p.y - yhi : 0);
+            gap -= m;
+            gap = gap < 0 ? 0 : gap;
+            if (gap >= qq) {
+                continue;
+            }
+            double hw = sqrt(qq * qq - gap * gap) + m;
+            int32_t c0 = cell_coord(p.x - hw - ox, c), c1 = cell_coord(p.x + hw - ox, c);
+            c0 = c0 < 0 ? 0 : c0;
+            c1 = c1 >= s->grid_w ? s->grid_w - 1 : c1;
+            if (c0 > c1) {
+                continue;
+            }
+            int64_t row = (int64_t)r * s->grid_w;
+            out[n].begin = s->cell_start[row + c0];
+            out[n].end = s->cell_start[row + c1 + 1];
+            n += out[n].begin < out[n].end;
+        }
+    } else {
+        double c = s->cell;
+        int32_t x = cell_coord(p.x, c), y = cell_coord(p.y, c);
+        for (int32_t dy = -1; dy <= 1; ++dy) {
+            for (int32_t dx = -1; dx <= 1; ++dx) {
+                int64_t h = cell_map_find(&s->agent_cells, cell_key(x + dx, y + dy));
+                if (h >= 0) {
+                    out[n].begin = s->agent_cells.start[h];
+                    out[n].end = out[n].begin + s->agent_cells.count[h];
+                    ++n;
+                }
+            }
+        }
+    }
+    return n;
 }
 
 /* Segment grid: each segment is listed in every cell it passes near (within 0.75 cell of the
@@ -1197,44 +1331,41 @@ static int neighbor_less(double d2, int32_t idx, const neighbor *b)
 }
 
 /* "Agents j != i with squared centre distance < neighborDistance^2, the maxNeighbors
- * smallest in the order (squared distance, index), listed in that order." */
-static int select_agents(const orca_sim *s, int32_t i, neighbor *out)
+ * smallest in the order (squared distance, index), listed in that order." The agent sits at
+ * sorted position self. */
+static int select_agents(const orca_sim *s, int32_t self, neighbor *out)
 {
+    int32_t i = s->cell_index[self];
     int cap = s->max_neighbors[i];
     if (cap == 0) {
         return 0;
     }
     double nd = s->neighbor_dist[i];
     double nd2 = nd * nd;
-    orca_vec2 p = s->pos[i];
+    orca_vec2 p = s->cell_pos[self];
+    grid_range ranges[GRID_RANGES];
+    int nr = grid_query(s, p, nd, ranges);
     int n = 0;
-    const cell_map *m = &s->agent_cells;
-    for (int32_t dy = -1; dy <= 1; ++dy) {
-        for (int32_t dx = -1; dx <= 1; ++dx) {
-            int64_t h = cell_map_find(m, cell_key(s->cx[i] + dx, s->cy[i] + dy));
-            if (h < 0) {
+    for (int r = 0; r < nr; ++r) {
+        for (int32_t k = ranges[r].begin; k < ranges[r].end; ++k) {
+            /* Squared distance is Dot(d, d) of the position difference. */
+            orca_vec2 d = v2_sub(s->cell_pos[k], p);
+            double d2 = v2_dot(d, d);
+            if (!(d2 < nd2) || k == self) {
                 continue;
             }
-            int32_t begin = m->start[h], end = begin + m->count[h];
-            for (int32_t k = begin; k < end; ++k) {
-                int32_t j = s->cell_index[k];
-                /* Squared distance is Dot(d, d) of the position difference. */
-                orca_vec2 d = v2_sub(s->cell_pos[k], p);
-                double d2 = v2_dot(d, d);
-                if (!(d2 < nd2) || j == i) {
-                    continue;
-                }
-                if (n == cap && !neighbor_less(d2, j, &out[n - 1])) {
-                    continue;
-                }
-                int at = n < cap ? n++ : cap - 1;
-                while (at > 0 && neighbor_less(d2, j, &out[at - 1])) {
-                    out[at] = out[at - 1];
-                    --at;
-                }
-                out[at].dist2 = d2;
-                out[at].index = j;
+            int32_t j = s->cell_index[k];
+            if (n == cap && !neighbor_less(d2, j, &out[n - 1])) {
+                continue;
             }
+            int at = n < cap ? n++ : cap - 1;
+            while (at > 0 && neighbor_less(d2, j, &out[at - 1])) {
+                out[at] = out[at - 1];
+                --at;
+            }
+            out[at].dist2 = d2;
+            out[at].index = j;
+            out[at].at = k;
         }
     }
     return n;
@@ -1322,30 +1453,33 @@ static int select_segments(const orca_sim *s, worker *w, orca_vec2 p, double rea
 }
 
 /* "Obstacles within reach (SegmentDistanceSquared <= (obstacleHorizon * maxSpeed + radius)^2)" */
-static int select_obstacles(const orca_sim *s, worker *w, int32_t i)
+static int select_obstacles(const orca_sim *s, worker *w, int32_t i, orca_vec2 p)
 {
     double reach = s->tau_obst[i] * s->max_speed[i] + s->radius[i];
-    return select_segments(s, w, s->pos[i], reach, reach * reach);
+    return select_segments(s, w, p, reach, reach * reach);
 }
 
-/* Builds agent i's constraints in the text's order into w->planes; returns the count and the
- * number of hard (obstacle) constraints. */
-static int build_constraints(const orca_sim *s, worker *w, int32_t i, double dt, int *hard)
+/* Builds the constraints of the agent at sorted position self in the text's order into
+ * w->planes; returns the count and the number of hard (obstacle) constraints. */
+static int build_constraints(const orca_sim *s, worker *w, int32_t self, double dt, int *hard)
 {
-    orca_vec2 p = s->pos[i];
-    double r = s->radius[i];
-    int no = select_obstacles(s, w, i);
+    int32_t i = s->cell_index[self];
+    orca_vec2 p = s->cell_pos[self];
+    orca_vec2 v = s->cell_vel[self];
+    double r = s->cell_radius[self];
+    double tau = s->tau[i];
+    int no = select_obstacles(s, w, i, p);
     for (int k = 0; k < no; ++k) {
         int32_t seg = w->obstacles[k].index;
         w->planes[k] = orca_constraint_segment(v2_sub(s->seg_a[seg], p), v2_sub(s->seg_b[seg], p), r,
                                                s->tau_obst[i], dt, NULL);
     }
-    int na = select_agents(s, i, w->agents);
+    int na = select_agents(s, self, w->agents);
     for (int k = 0; k < na; ++k) {
-        int32_t j = w->agents[k].index;
+        int32_t at = w->agents[k].at;
         /* a = pB - pA, r = rA + rB, x = vA - vB (inside the builder) */
-        w->planes[no + k] = orca_constraint_agent(v2_sub(s->pos[j], p), r + s->radius[j], s->vel[i],
-                                                  s->vel[j], s->tau[i], dt, NULL);
+        w->planes[no + k] = orca_constraint_agent(v2_sub(s->cell_pos[at], p), r + s->cell_radius[at], v,
+                                                  s->cell_vel[at], tau, dt, NULL);
     }
     *hard = no;
     return no + na;
@@ -1369,15 +1503,17 @@ static void step_task(int begin, int end, int worker_index, void *context)
         return;
     }
     worker *w = &s->workers[worker_index];
+    int fallbacks = 0;
     for (int k = begin; k < end; ++k) {
         int32_t i = s->cell_index[k]; /* cell order: neighbours stay in cache */
         int hard;
-        int count = build_constraints(s, w, i, c->dt, &hard);
+        int count = build_constraints(s, w, k, c->dt, &hard);
         orca_solve_result res;
         orca_solve(w->planes, count, hard, s->max_speed[i], s->pref[i], w->scratch, &res);
         s->new_vel[i] = res.velocity;
-        w->fallbacks += res.fallback;
+        fallbacks += res.fallback;
     }
+    w->fallbacks += fallbacks;
 }
 
 static void run_task(orca_sim *s, orca_task_fn *fn, int count, void *ctx)
@@ -1465,7 +1601,7 @@ orca_status orca_sim_agent_constraints(const orca_sim *s, orca_agent_id id, doub
     }
     worker *w = &s->workers[0];
     int hard;
-    int n = build_constraints(s, w, i, dt, &hard);
+    int n = build_constraints(s, w, s->rank[i], dt, &hard);
     for (int k = 0; k < n && k < capacity; ++k) {
         planes[k] = w->planes[k];
     }
@@ -1492,11 +1628,11 @@ orca_status orca_sim_agent_neighbors(const orca_sim *s, orca_agent_id id, int *a
         return st;
     }
     worker *w = &s->workers[0];
-    int no = select_obstacles(s, w, i);
+    int no = select_obstacles(s, w, i, s->pos[i]);
     for (int k = 0; k < no && k < segment_capacity; ++k) {
         segments[k] = w->obstacles[k].index;
     }
-    int na = select_agents(s, i, w->agents);
+    int na = select_agents(s, s->rank[i], w->agents);
     for (int k = 0; k < na && k < agent_capacity; ++k) {
         agents[k] = w->agents[k].index;
     }
@@ -1522,31 +1658,28 @@ orca_status orca_sim_measure_overlap(const orca_sim *sim, double *agent_overlap,
     }
     const orca_sim *s = sim;
     worker *w = &s->workers[0];
-    const cell_map *m = &s->agent_cells;
-    double deepest = 0, wall = 0;
+    double deepest = 0, wall = 0, rmax = 0;
+    for (int32_t i = 0; i < s->agent_count; ++i) {
+        rmax = s->radius[i] > rmax ? s->radius[i] : rmax;
+    }
     for (int32_t i = 0; i < s->agent_count; ++i) {
         orca_vec2 p = s->pos[i];
         double ri = s->radius[i];
-        for (int32_t dy = -1; dy <= 1; ++dy) {
-            for (int32_t dx = -1; dx <= 1; ++dx) {
-                int64_t h = cell_map_find(m, cell_key(s->cx[i] + dx, s->cy[i] + dy));
-                if (h < 0) {
+        grid_range ranges[GRID_RANGES];
+        int nr = grid_query(s, p, ri + rmax, ranges);
+        for (int q = 0; q < nr; ++q) {
+            for (int32_t k = ranges[q].begin; k < ranges[q].end; ++k) {
+                int32_t j = s->cell_index[k];
+                if (j <= i) {
                     continue;
                 }
-                int32_t begin = m->start[h], end = begin + m->count[h];
-                for (int32_t k = begin; k < end; ++k) {
-                    int32_t j = s->cell_index[k];
-                    if (j <= i) {
-                        continue;
-                    }
-                    double rr = ri + s->radius[j];
-                    orca_vec2 d = v2_sub(s->cell_pos[k], p);
-                    double d2 = v2_dot(d, d);
-                    if (d2 < rr * rr) {
-                        double rmin = ri < s->radius[j] ? ri : s->radius[j];
-                        double o = (rr - sqrt(d2)) / rmin;
-                        deepest = o > deepest ? o : deepest;
-                    }
+                double rr = ri + s->cell_radius[k];
+                orca_vec2 d = v2_sub(s->cell_pos[k], p);
+                double d2 = v2_dot(d, d);
+                if (d2 < rr * rr) {
+                    double rmin = ri < s->cell_radius[k] ? ri : s->cell_radius[k];
+                    double o = (rr - sqrt(d2)) / rmin;
+                    deepest = o > deepest ? o : deepest;
                 }
             }
         }
@@ -1853,6 +1986,9 @@ static void swap_state(orca_sim *a, orca_sim *b)
     SW(cy);
     SW(cell_index);
     SW(cell_pos);
+    SW(cell_vel);
+    SW(cell_radius);
+    SW(rank);
     SW(segment_count);
     SW(segment_capacity);
     SW(seg_a);
