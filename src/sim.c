@@ -942,7 +942,8 @@ orca_status orca_segment_get(const orca_sim *s, orca_segment_id id, orca_vec2 *a
 
 /* Agent grid. cmax = max(largest neighbour distance, twice the largest radius) bounds every
  * query radius (neighbours: the agent's own neighbour distance; overlaps: rA + rB). Normally
- * the cells are dense, row-major, of size cmax/2 over the agents' bounding box, sorted by a
+ * the cells are dense, row-major, of size cmax/4 (or cmax/2, cmax: the finest that keeps the
+ * array small) over the agents' bounding box, sorted by a
  * counting sort: the cells of one row within a query are then one contiguous range. When the
  * box is too sparse for a dense array (agents spread over a huge area), cells of size cmax
  * are hashed and a query visits the 3x3 block. Either way the grid only finds candidates. */
@@ -975,11 +976,18 @@ static int build_agent_grid(orca_sim *s)
     if (!(cmax > 0)) {
         cmax = 1;
     }
-    double c = cmax / 2;
-    int64_t w = (int64_t)cell_coord(hix - lox, c) + 1;
-    int64_t h = (int64_t)cell_coord(hiy - loy, c) + 1;
-    s->grid_dense = finite(lox) && finite(loy) && finite(hix) && finite(hiy) && w > 0 && h > 0 &&
-                    w * h <= 4 * (int64_t)n + 4096;
+    /* The finest of cmax/4, cmax/2, cmax whose dense array stays within 4n + 4096 cells. */
+    double c = cmax / 4;
+    int64_t w = 0, h = 0;
+    s->grid_dense = 0;
+    if (finite(lox) && finite(loy) && finite(hix) && finite(hiy)) {
+        for (int attempt = 0; attempt < 3 && !s->grid_dense; ++attempt, c *= 2) {
+            w = (int64_t)cell_coord(hix - lox, c) + 1;
+            h = (int64_t)cell_coord(hiy - loy, c) + 1;
+            s->grid_dense = w > 0 && h > 0 && w * h <= 4 * (int64_t)n + 4096;
+        }
+        c /= 2; /* undo the loop's last doubling */
+    }
     if (s->grid_dense) {
         size_t cells = (size_t)(w * h) + 1;
         if (cells > s->cell_start_cap) {
@@ -1138,10 +1146,16 @@ static double segment_cell_size(const orca_sim *s)
             hi = v[q] > hi ? v[q] : hi;
         }
     }
+    /* At most about 4096 cells along a segment, and no cell coordinate of a segment near the
+     * clamp of cell_coord (a clamped cell's centre is not where its segments are). */
     double extent = hi - lo;
+    double maxabs = d_abs(lo) > d_abs(hi) ? d_abs(lo) : d_abs(hi);
     double cell = reach;
     if (cell < extent / 4096) {
         cell = extent / 4096;
+    }
+    if (cell < maxabs / 268435456.0) {
+        cell = maxabs / 268435456.0;
     }
     if (!(cell > 0)) {
         cell = 1;
@@ -1330,6 +1344,34 @@ static int neighbor_less(double d2, int32_t idx, const neighbor *b)
     return d2 < b->dist2 || (d2 == b->dist2 && idx < b->index);
 }
 
+/* Offers the agents at sorted positions [begin, end) to the sorted list out (n entries,
+ * capacity cap); returns the new n. */
+static int scan_agents(const orca_sim *s, int32_t self, orca_vec2 p, double nd2, int32_t begin,
+                       int32_t end, neighbor *out, int n, int cap)
+{
+    for (int32_t k = begin; k < end; ++k) {
+        /* Squared distance is Dot(d, d) of the position difference. */
+        orca_vec2 d = v2_sub(s->cell_pos[k], p);
+        double d2 = v2_dot(d, d);
+        if (!(d2 < nd2) || k == self) {
+            continue;
+        }
+        int32_t j = s->cell_index[k];
+        if (n == cap && !neighbor_less(d2, j, &out[n - 1])) {
+            continue;
+        }
+        int at = n < cap ? n++ : cap - 1;
+        while (at > 0 && neighbor_less(d2, j, &out[at - 1])) {
+            out[at] = out[at - 1];
+            --at;
+        }
+        out[at].dist2 = d2;
+        out[at].index = j;
+        out[at].at = k;
+    }
+    return n;
+}
+
 /* "Agents j != i with squared centre distance < neighborDistance^2, the maxNeighbors
  * smallest in the order (squared distance, index), listed in that order." The agent sits at
  * sorted position self. */
@@ -1343,30 +1385,61 @@ static int select_agents(const orca_sim *s, int32_t self, neighbor *out)
     double nd = s->neighbor_dist[i];
     double nd2 = nd * nd;
     orca_vec2 p = s->cell_pos[self];
-    grid_range ranges[GRID_RANGES];
-    int nr = grid_query(s, p, nd, ranges);
     int n = 0;
-    for (int r = 0; r < nr; ++r) {
-        for (int32_t k = ranges[r].begin; k < ranges[r].end; ++k) {
-            /* Squared distance is Dot(d, d) of the position difference. */
-            orca_vec2 d = v2_sub(s->cell_pos[k], p);
-            double d2 = v2_dot(d, d);
-            if (!(d2 < nd2) || k == self) {
-                continue;
-            }
-            int32_t j = s->cell_index[k];
-            if (n == cap && !neighbor_less(d2, j, &out[n - 1])) {
-                continue;
-            }
-            int at = n < cap ? n++ : cap - 1;
-            while (at > 0 && neighbor_less(d2, j, &out[at - 1])) {
-                out[at] = out[at - 1];
-                --at;
-            }
-            out[at].dist2 = d2;
-            out[at].index = j;
-            out[at].at = k;
+    if (!s->grid_dense) {
+        grid_range ranges[GRID_RANGES];
+        int nr = grid_query(s, p, nd, ranges);
+        for (int r = 0; r < nr; ++r) {
+            n = scan_agents(s, self, p, nd2, ranges[r].begin, ranges[r].end, out, n, cap);
         }
+        return n;
+    }
+    /* Dense grid: rows outward from the agent's row; once the list is full, the search radius
+     * shrinks to the current last entry, and a row (and every row beyond it in that
+     * direction) whose gap exceeds that radius is skipped. The margin m covers the rounding
+     * of the cell arithmetic; pruning is only ever by strictly greater distances. */
+    double c = s->cell, ox = s->origin_x, oy = s->origin_y;
+    double m = 1e-9 * (d_abs(p.x) + d_abs(p.y) + d_abs(ox) + d_abs(oy) + nd + c);
+    int32_t rp = cell_coord(p.y - oy, c);
+    int done_down = 0, done_up = 0;
+    for (int32_t step = 0; !(done_down && done_up); ++step) {
+        int up = step & 1;
+        int32_t r = up ? rp + (step + 1) / 2 : rp - step / 2;
+        if (up ? done_up : done_down) {
+            continue;
+        }
+        if (r < 0 || r >= s->grid_h) {
+            if (up) {
+                done_up = 1;
+            } else {
+                done_down = 1;
+            }
+            continue;
+        }
+        double bound2 = n == cap ? out[cap - 1].dist2 : nd2;
+        double bound = sqrt(bound2) + m;
+        double ylo = oy + (double)r * c, yhi = oy + (double)(r + 1) * c;
+        double gap = p.y < ylo ? ylo - p.y : (p.y > yhi ? p.y - yhi : 0);
+        gap -= m;
+        gap = gap < 0 ? 0 : gap;
+        if (gap > bound) {
+            if (up) {
+                done_up = 1;
+            } else {
+                done_down = 1;
+            }
+            continue;
+        }
+        double hw = sqrt(bound * bound - gap * gap) + m;
+        int32_t c0 = cell_coord(p.x - hw - ox, c), c1 = cell_coord(p.x + hw - ox, c);
+        c0 = c0 < 0 ? 0 : c0;
+        c1 = c1 >= s->grid_w ? s->grid_w - 1 : c1;
+        if (c0 > c1) {
+            continue;
+        }
+        int64_t row = (int64_t)r * s->grid_w;
+        n = scan_agents(s, self, p, nd2, s->cell_start[row + c0], s->cell_start[row + c1 + 1], out, n,
+                        cap);
     }
     return n;
 }

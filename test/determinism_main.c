@@ -1,0 +1,10 @@
+/* SPDX-License-Identifier: MIT */
+/* The determinism program of the cross-target matrix (scripts/matrix.sh): prints the hash of
+ * every built-in scenario after a fixed number of steps (test/determinism.c). The matrix
+ * compares the output with test/golden/determinism.txt, which test_determinism also checks. */
+#include "determinism.c"
+
+int main(void)
+{
+    return det_write(stdout) == 0 ? 0 : 1;
+}
