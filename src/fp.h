@@ -7,11 +7,13 @@
 #include <float.h>
 #include <math.h>
 
-/* Expressions must be evaluated in their own type: binary64 stays binary64. x87 extended
- * precision (FLT_EVAL_METHOD 2) or an unknown method would change the bits. On 32-bit x86,
- * build with -msse2 -mfpmath=sse. */
-#if !defined(FLT_EVAL_METHOD) || FLT_EVAL_METHOD != 0
-#error "orca needs FLT_EVAL_METHOD == 0 (on 32-bit x86 build with -msse2 -mfpmath=sse)"
+/* Double expressions must be evaluated in double: binary64 stays binary64. That is
+ * FLT_EVAL_METHOD 0, or 1 (float is widened to double, double stays double: gcc on s390x in
+ * ISO C mode; the library computes nothing in float). x87 extended precision
+ * (FLT_EVAL_METHOD 2) or an unknown method would change the bits. On 32-bit x86, build with
+ * -msse2 -mfpmath=sse. */
+#if !defined(FLT_EVAL_METHOD) || (FLT_EVAL_METHOD != 0 && FLT_EVAL_METHOD != 1)
+#error "orca needs FLT_EVAL_METHOD 0 or 1 (on 32-bit x86 build with -msse2 -mfpmath=sse)"
 #endif
 
 #if defined(__FAST_MATH__)

@@ -10,10 +10,13 @@
  * velocities in metres per second, times in seconds. Any consistent units work.
  *
  * Numbers: the functions follow the text's arithmetic literally (binary64, operands in the
- * written order, no fused multiply-add). They do not check their floating-point inputs: a
- * NaN or infinite input gives a NaN or infinite result (never a crash, never a hang, never
- * an out-of-bounds access). Pointers and counts are checked by the functions that take
- * them. Where the text is silent, docs/spec-choices.md records the reading chosen. */
+ * written order, no fused multiply-add). They do not check their floating-point inputs. A
+ * NaN or infinite input never causes a crash, a hang or an out-of-bounds access; its result
+ * is whatever the literal arithmetic gives: usually NaN, but a branch that does not use the
+ * value, or a comparison with NaN that selects another branch, can give a finite result
+ * (docs/spec-choices.md, choice 10, lists the known cases). The simulator refuses non-finite
+ * input before it reaches these functions. Pointers and counts are checked by the functions
+ * that take them. Where the text is silent, docs/spec-choices.md records the reading chosen. */
 #ifndef ORCA_SOLVER_H
 #define ORCA_SOLVER_H
 

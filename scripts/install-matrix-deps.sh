@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Installs the toolchains and emulators scripts/matrix.sh needs (Debian/Ubuntu, apt).
+# Idempotent: packages already installed (dpkg -s) are not asked for again, and when nothing
+# is missing apt-get is not run at all. Runs apt-get through sudo when not root.
+#
+# Usage: scripts/install-matrix-deps.sh          install what is missing
+#        scripts/install-matrix-deps.sh --check  only list what is missing (exit 1 if any)
+set -euo pipefail
+
+# The multilib and wasm runtime packages carry the compiler's major version; follow the
+# installed gcc and clang (Debian 12: gcc 12, clang 14).
+gcc_major=12
+if command -v gcc >/dev/null 2>&1; then
+    gcc_major=$(gcc -dumpversion | cut -d. -f1)
+fi
+clang_major=14
+if command -v clang >/dev/null 2>&1; then
+    clang_major=$(clang -dumpversion | cut -d. -f1)
+fi
+
+PACKAGES=(
+    "gcc-$gcc_major-multilib"                               # i686 (-m32)
+    qemu-user                                               # qemu-aarch64, -s390x, -riscv64, -i386
+    gcc-aarch64-linux-gnu libc6-dev-arm64-cross             # aarch64
+    gcc-s390x-linux-gnu libc6-dev-s390x-cross               # s390x (big-endian)
+    gcc-riscv64-linux-gnu libc6-dev-riscv64-cross           # riscv64
+    musl-tools                                              # musl, static
+    lld wasi-libc "libclang-rt-$clang_major-dev-wasm32"     # wasm32-wasi (wasm-ld, libc, builtins)
+)
+# Compilers and Node.js are usually there already (maybe not from apt: nodesource, nvm);
+# ask apt for them only when the command is missing (scripts/wasi-run.mjs needs node:wasi
+# with version 'preview1': Node 18.17 or later; tested with Node 20).
+command -v gcc >/dev/null 2>&1 || PACKAGES+=(gcc)
+command -v clang >/dev/null 2>&1 || PACKAGES+=(clang)
+command -v node >/dev/null 2>&1 || PACKAGES+=(nodejs)
+command -v timeout >/dev/null 2>&1 || PACKAGES+=(coreutils)
+command -v diff >/dev/null 2>&1 || PACKAGES+=(diffutils)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+    if ! dpkg -s "$p" 2>/dev/null | grep -q '^Status: install ok installed'; then
+        missing+=("$p")
+    fi
+done
+
+if [[ ${#missing[@]} -eq 0 ]]; then
+    echo "install-matrix-deps: all ${#PACKAGES[@]} packages already installed"
+    exit 0
+fi
+echo "install-matrix-deps: missing: ${missing[*]}"
+if [[ ${1:-} == --check ]]; then
+    exit 1
+fi
+
+SUDO=()
+if [[ $(id -u) != 0 ]]; then
+    SUDO=(sudo)
+fi
+# Wait for another apt/dpkg run instead of failing on its lock. (env: sudo drops variables.)
+APT=("${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 -y)
+"${APT[@]}" update
+"${APT[@]}" install --no-install-recommends "${missing[@]}"
