@@ -1581,7 +1581,7 @@ static void step_task(int begin, int end, int worker_index, void *context)
         int32_t i = s->cell_index[k]; /* cell order: neighbours stay in cache */
         int hard;
         int count = build_constraints(s, w, k, c->dt, &hard);
-        orca_solve_result res;
+        orca_solve_result res = {s->pref[i], -1, 0}; /* orca_solve cannot refuse: inputs are validated */
         orca_solve(w->planes, count, hard, s->max_speed[i], s->pref[i], w->scratch, &res);
         s->new_vel[i] = res.velocity;
         fallbacks += res.fallback;

@@ -1,0 +1,1034 @@
+/* SPDX-License-Identifier: MIT */
+/* Scenarios: a simulation plus goals, the preferred-velocity rule and the built-in scenes.
+ * docs/scenarios.md is the normative description of everything computed here (the rule, the
+ * perturbation hash, the placement generator, every scene's geometry); keep the two in step.
+ * Only + - * / and sqrt on binary64, and integer operations: the same bits everywhere. */
+#include "fp.h"
+
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "orca/scenario.h"
+#include "vec.h"
+
+#define SC_ERROR_SIZE 256
+#define SC_NAME_MAX 63 /* longest name accepted by orca_scenario_set_name */
+/* Largest agent_count accepted by orca_scenario_create_builtin. */
+#define SC_BUILTIN_MAX_AGENTS 4000000
+
+/* Built-in agent parameters (docs/scenarios.md, "Agent parameters"). */
+#define SC_DT 0.25
+#define SC_RADIUS 1.5
+#define SC_MAX_SPEED 2.0
+#define SC_PREF_SPEED 1.0
+#define SC_NEIGHBOR_DIST 15.0
+#define SC_MAX_NEIGHBORS 10
+#define SC_TIME_HORIZON 10.0
+#define SC_OBSTACLE_HORIZON 10.0
+
+/* Perturbation amplitude per unit of preferred speed (docs/scenarios.md, "The rule"). */
+#define SC_PERTURB 0x1.a36e2eb1c432dp-14 /* 1e-4 rounded to nearest (an exact hex literal) */
+
+/* The splitmix64 increment (golden ratio), shared by the hash and the generator. */
+#define SC_GOLDEN UINT64_C(0x9E3779B97F4A7C15)
+
+/* One agent added through the scenario. Its index in sc->agents is its key (creation
+ * ordinal); entries are never removed, so keys stay stable when agents are removed. */
+typedef struct sc_agent {
+    orca_agent_id id;
+    orca_goal goal;
+    orca_vec2 start;
+} sc_agent;
+
+struct orca_scenario {
+    orca_sim *sim;
+    double dt;
+    uint64_t seed;
+    char name[SC_NAME_MAX + 1];
+    char error[SC_ERROR_SIZE];
+
+    sc_agent *agents; /* every agent ever added through the scenario, by key */
+    int agent_count;
+    int agent_capacity;
+
+    int32_t *map;      /* open addressing: handle -> key, -1 empty */
+    uint32_t map_size; /* power of two, 0 when none */
+
+    orca_vec2 *saved_pref; /* per-step scratch: preferred velocities before the rule ran */
+    int saved_capacity;
+
+    int measured_initial;
+    int64_t all_arrived_step;
+    double max_agent_overlap;
+    double max_wall_overlap;
+    uint64_t fallback_total;
+};
+
+/* Message of the last refused orca_scenario_create / _create_builtin on this thread (there is
+ * no scenario to hold it); orca_scenario_last_error(NULL) returns it. */
+static _Thread_local char g_create_error[SC_ERROR_SIZE];
+
+/* ------------------------------------------------------------------------------------------
+ * Small helpers
+ * ---------------------------------------------------------------------------------------- */
+
+static int is_finite(double x)
+{
+    return x - x == 0.0; /* false for +-inf and NaN (fast-math is refused by fp.h) */
+}
+
+static orca_status fail(orca_scenario *sc, orca_status status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(sc ? sc->error : g_create_error, SC_ERROR_SIZE, fmt, ap);
+    va_end(ap);
+    return status;
+}
+
+static orca_status fail_sim(orca_scenario *sc, orca_status status, const char *what)
+{
+    return fail(sc, status, "%s: %s", what, orca_sim_last_error(sc->sim));
+}
+
+/* The splitmix64 output function (Steele, Lea, Flood 2014): a bijection of 64-bit integers. */
+static uint64_t sc_mix64(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+    return z ^ (z >> 31);
+}
+
+/* Uniform in [0, 1): the top 53 bits times 2^-53 (exact: the integer is below 2^53). */
+static double sc_unit(uint64_t h)
+{
+    return (double)(h >> 11) * 0x1.0p-53;
+}
+
+/* The placement generator of the random scene: splitmix64 with state = seed. */
+typedef struct sc_rng {
+    uint64_t state;
+} sc_rng;
+
+static uint64_t sc_rng_next(sc_rng *r)
+{
+    r->state += SC_GOLDEN;
+    return sc_mix64(r->state);
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Deterministic sine and cosine of 2*pi*turns
+ * ---------------------------------------------------------------------------------------- */
+
+/* 2*pi and 1/n! rounded to nearest binary64, as exact hexadecimal literals (a decimal literal
+ * may be converted to either neighbour of the nearest value by the C standard). */
+#define SC_TWO_PI 0x1.921fb54442d18p+2
+
+void orca_sincos_turns(double turns, double *sine, double *cosine)
+{
+    double s, c;
+    if (!is_finite(turns)) {
+        s = turns - turns; /* NaN */
+        c = s;
+    } else {
+        /* Reduce to t in [0, 1): subtracting the integer part is exact. Beyond 2^52 every
+         * double is an integer (and the int64 conversion would overflow beyond 2^63). */
+        double t;
+        double mag = d_abs(turns);
+        if (mag >= 0x1.0p52) {
+            t = 0.0;
+        } else {
+            t = turns - (double)(int64_t)turns;
+            if (t < 0.0) {
+                t = t + 1.0; /* may round up to 1.0 for tiny negative t */
+            }
+            if (t >= 1.0) {
+                t = t - 1.0;
+            }
+        }
+        /* Nearest quarter turn k (0..4) and the remainder r = t - k/4, |r| <= 1/8 (up to one
+         * rounding of q + 0.5); r is exact (Sterbenz: t and k/4 are within a factor 2). */
+        double q = t * 4.0;
+        int k = (int)(q + 0.5);
+        double r = t - (double)k * 0.25;
+        double x = r * SC_TWO_PI; /* |x| <= pi/4 (plus a rounding) */
+        double x2 = x * x;
+        /* Taylor series: sine to x^17 (remainder below x^19/19! < 1e-19), cosine to x^18
+         * (remainder below x^20/20! < 1e-20), Horner in x^2. */
+        double ps = 0x1.952c77030ad4ap-49;      /* 1/17! (signs alternate) */
+        ps = ps * x2 - 0x1.ae7f3e733b81fp-41;   /* 1/15! */
+        ps = ps * x2 + 0x1.6124613a86d09p-33;   /* 1/13! */
+        ps = ps * x2 - 0x1.ae64567f544e4p-26;   /* 1/11! */
+        ps = ps * x2 + 0x1.71de3a556c734p-19;   /* 1/9! */
+        ps = ps * x2 - 0x1.a01a01a01a01ap-13;   /* 1/7! */
+        ps = ps * x2 + 0x1.1111111111111p-7;    /* 1/5! */
+        ps = ps * x2 - 0x1.5555555555555p-3;    /* 1/3! */
+        double sr = x + (x * x2) * ps;
+        double pc = -0x1.6827863b97d97p-53;     /* -1/18! */
+        pc = pc * x2 + 0x1.ae7f3e733b81fp-45;   /* 1/16! */
+        pc = pc * x2 - 0x1.93974a8c07c9dp-37;   /* 1/14! */
+        pc = pc * x2 + 0x1.1eed8eff8d898p-29;   /* 1/12! */
+        pc = pc * x2 - 0x1.27e4fb7789f5cp-22;   /* 1/10! */
+        pc = pc * x2 + 0x1.a01a01a01a01ap-16;   /* 1/8! */
+        pc = pc * x2 - 0x1.6c16c16c16c17p-10;   /* 1/6! */
+        pc = pc * x2 + 0x1.5555555555555p-5;    /* 1/4! */
+        double cr = (1.0 - 0.5 * x2) + (x2 * x2) * pc;
+        switch (k & 3) {
+        case 0: s = sr; c = cr; break;
+        case 1: s = cr; c = -sr; break;
+        case 2: s = -sr; c = -cr; break;
+        default: s = -cr; c = sr; break;
+        }
+        /* Exact zeros come out as +0 (at 0, 1/4, 1/2, 3/4 turns; -0 + 0 is +0). */
+        s = s + 0.0;
+        c = c + 0.0;
+    }
+    if (sine) {
+        *sine = s;
+    }
+    if (cosine) {
+        *cosine = c;
+    }
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Names
+ * ---------------------------------------------------------------------------------------- */
+
+static const char *const k_scene_names[ORCA_SCENE_COUNT] = {"circle", "crossing", "wallgap",
+                                                             "corridor", "random"};
+
+const char *orca_scene_name(orca_scene_kind kind)
+{
+    if ((int)kind < 0 || (int)kind >= ORCA_SCENE_COUNT) {
+        return NULL;
+    }
+    return k_scene_names[kind];
+}
+
+int orca_scene_from_name(const char *name)
+{
+    if (!name) {
+        return -1;
+    }
+    for (int i = 0; i < ORCA_SCENE_COUNT; ++i) {
+        if (strcmp(name, k_scene_names[i]) == 0) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Handle -> key map (open addressing, linear probing; entries are only ever added)
+ * ---------------------------------------------------------------------------------------- */
+
+static uint64_t handle_key(orca_agent_id id)
+{
+    return ((uint64_t)id.slot << 32) | (uint64_t)id.generation;
+}
+
+static uint32_t map_home(uint64_t key, uint32_t size)
+{
+    return (uint32_t)(sc_mix64(key) & (uint64_t)(size - 1u));
+}
+
+/* The key of a handle added through the scenario, or -1. */
+static int map_find(const orca_scenario *sc, orca_agent_id id)
+{
+    if (sc->map_size == 0 || id.generation == 0) {
+        return -1;
+    }
+    uint64_t key = handle_key(id);
+    uint32_t mask = sc->map_size - 1u;
+    for (uint32_t i = map_home(key, sc->map_size);; i = (i + 1u) & mask) {
+        int32_t e = sc->map[i];
+        if (e < 0) {
+            return -1;
+        }
+        if (handle_key(sc->agents[e].id) == key) {
+            return e;
+        }
+    }
+}
+
+/* Inserts (or re-points) id -> e; the map must have room (load below one half). */
+static void map_put(int32_t *map, uint32_t size, const sc_agent *agents, orca_agent_id id,
+                    int32_t e)
+{
+    uint64_t key = handle_key(id);
+    uint32_t mask = size - 1u;
+    for (uint32_t i = map_home(key, size);; i = (i + 1u) & mask) {
+        if (map[i] < 0 || handle_key(agents[map[i]].id) == key) {
+            map[i] = e;
+            return;
+        }
+    }
+}
+
+/* Makes room for one more agent in the entry array, the map and the step scratch. Nothing
+ * observable changes; on failure the old arrays stay as they were. */
+static orca_status reserve_one(orca_scenario *sc)
+{
+    if (sc->agent_count >= INT_MAX / 4) {
+        return fail(sc, ORCA_ERR_LIMIT, "scenario agent count limit (%d) reached",
+                    INT_MAX / 4);
+    }
+    int need = sc->agent_count + 1;
+    if (need > sc->agent_capacity) {
+        int cap = sc->agent_capacity ? sc->agent_capacity * 2 : 16;
+        sc_agent *a = realloc(sc->agents, (size_t)cap * sizeof *a);
+        if (!a) {
+            return fail(sc, ORCA_ERR_MEMORY, "out of memory growing the agent table to %d", cap);
+        }
+        sc->agents = a;
+        sc->agent_capacity = cap;
+    }
+    if ((uint64_t)need * 2u > sc->map_size) {
+        uint32_t size = sc->map_size ? sc->map_size * 2u : 32u;
+        while ((uint64_t)need * 2u > size) {
+            size *= 2u;
+        }
+        int32_t *m = malloc((size_t)size * sizeof *m);
+        if (!m) {
+            return fail(sc, ORCA_ERR_MEMORY, "out of memory growing the handle map to %u",
+                        (unsigned)size);
+        }
+        for (uint32_t i = 0; i < size; ++i) {
+            m[i] = -1;
+        }
+        for (int e = 0; e < sc->agent_count; ++e) {
+            map_put(m, size, sc->agents, sc->agents[e].id, e);
+        }
+        free(sc->map);
+        sc->map = m;
+        sc->map_size = size;
+    }
+    return ORCA_OK;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Creation and accessors
+ * ---------------------------------------------------------------------------------------- */
+
+orca_status orca_scenario_create(const orca_sim_def *sim_def, double dt, uint64_t seed,
+                                 orca_scenario **out)
+{
+    if (!out) {
+        return fail(NULL, ORCA_ERR_NULL, "out must not be NULL");
+    }
+    if (!(dt > 0.0) || !is_finite(dt)) {
+        return fail(NULL, ORCA_ERR_ARGUMENT, "dt must be > 0 and finite, got %.17g", dt);
+    }
+    orca_scenario *sc = calloc(1, sizeof *sc);
+    if (!sc) {
+        return fail(NULL, ORCA_ERR_MEMORY, "out of memory allocating a scenario");
+    }
+    orca_sim *sim = NULL;
+    orca_status st = orca_sim_create(sim_def, &sim);
+    if (st != ORCA_OK) {
+        free(sc);
+        return fail(NULL, st, "orca_sim_create refused the simulation definition (%s)",
+                    orca_status_name(st));
+    }
+    sc->sim = sim;
+    sc->dt = dt;
+    sc->seed = seed;
+    strcpy(sc->name, "custom");
+    sc->error[0] = '\0';
+    sc->all_arrived_step = -1;
+    *out = sc;
+    return ORCA_OK;
+}
+
+void orca_scenario_destroy(orca_scenario *sc)
+{
+    if (!sc) {
+        return;
+    }
+    orca_sim_destroy(sc->sim);
+    free(sc->agents);
+    free(sc->map);
+    free(sc->saved_pref);
+    free(sc);
+}
+
+orca_sim *orca_scenario_sim(orca_scenario *sc)
+{
+    return sc ? sc->sim : NULL;
+}
+
+const char *orca_scenario_last_error(const orca_scenario *sc)
+{
+    return sc ? sc->error : g_create_error;
+}
+
+const char *orca_scenario_name(const orca_scenario *sc)
+{
+    return sc ? sc->name : "";
+}
+
+orca_status orca_scenario_set_name(orca_scenario *sc, const char *name)
+{
+    if (!sc) {
+        return ORCA_ERR_NULL;
+    }
+    if (!name) {
+        return fail(sc, ORCA_ERR_NULL, "name must not be NULL");
+    }
+    size_t len = strlen(name);
+    if (len == 0 || len > SC_NAME_MAX) {
+        return fail(sc, ORCA_ERR_ARGUMENT, "name must have 1 to %d characters, got %zu",
+                    SC_NAME_MAX, len);
+    }
+    memcpy(sc->name, name, len + 1);
+    return ORCA_OK;
+}
+
+double orca_scenario_dt(const orca_scenario *sc)
+{
+    return sc ? sc->dt : 0.0;
+}
+
+uint64_t orca_scenario_seed(const orca_scenario *sc)
+{
+    return sc ? sc->seed : 0;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Agents and goals
+ * ---------------------------------------------------------------------------------------- */
+
+static orca_status check_goal(orca_scenario *sc, const orca_goal *goal)
+{
+    switch (goal->kind) {
+    case ORCA_GOAL_POINT:
+        if (!is_finite(goal->target.x) || !is_finite(goal->target.y) ||
+            !(d_abs(goal->target.x) < ORCA_COORD_LIMIT) ||
+            !(d_abs(goal->target.y) < ORCA_COORD_LIMIT)) {
+            return fail(sc, ORCA_ERR_ARGUMENT,
+                        "goal point must have finite coordinates of magnitude below 2^21, got "
+                        "(%.17g, %.17g)",
+                        goal->target.x, goal->target.y);
+        }
+        if (!(goal->preferred_speed >= 0.0) || !is_finite(goal->preferred_speed)) {
+            return fail(sc, ORCA_ERR_ARGUMENT,
+                        "goal preferred_speed must be >= 0 and finite, got %.17g",
+                        goal->preferred_speed);
+        }
+        return ORCA_OK;
+    case ORCA_GOAL_VELOCITY:
+        if (!is_finite(goal->target.x) || !is_finite(goal->target.y)) {
+            return fail(sc, ORCA_ERR_ARGUMENT,
+                        "goal velocity must be finite, got (%.17g, %.17g)", goal->target.x,
+                        goal->target.y);
+        }
+        return ORCA_OK;
+    case ORCA_GOAL_NONE:
+        return ORCA_OK;
+    default:
+        return fail(sc, ORCA_ERR_ARGUMENT, "goal kind must be 0, 1 or 2, got %d",
+                    (int)goal->kind);
+    }
+}
+
+orca_status orca_scenario_add_agent(orca_scenario *sc, const orca_agent_def *def,
+                                    const orca_goal *goal, orca_agent_id *out)
+{
+    if (!sc) {
+        return ORCA_ERR_NULL;
+    }
+    if (!def) {
+        return fail(sc, ORCA_ERR_NULL, "def must not be NULL");
+    }
+    if (!goal) {
+        return fail(sc, ORCA_ERR_NULL, "goal must not be NULL");
+    }
+    orca_status st = check_goal(sc, goal);
+    if (st != ORCA_OK) {
+        return st;
+    }
+    st = reserve_one(sc);
+    if (st != ORCA_OK) {
+        return st;
+    }
+    orca_agent_id id;
+    st = orca_sim_add_agent(sc->sim, def, &id);
+    if (st != ORCA_OK) {
+        return fail_sim(sc, st, "agent refused by the simulation");
+    }
+    int e = sc->agent_count++;
+    sc->agents[e].id = id;
+    sc->agents[e].goal = *goal;
+    sc->agents[e].start = def->position;
+    map_put(sc->map, sc->map_size, sc->agents, id, e);
+    if (out) {
+        *out = id;
+    }
+    return ORCA_OK;
+}
+
+orca_status orca_scenario_agent_goal(const orca_scenario *sc_in, int index, orca_goal *goal,
+                                     orca_vec2 *start)
+{
+    orca_scenario *sc = (orca_scenario *)sc_in; /* only the error message is written */
+    if (!sc) {
+        return ORCA_ERR_NULL;
+    }
+    int count = orca_sim_agent_count(sc->sim);
+    if (index < 0 || index >= count) {
+        return fail(sc, ORCA_ERR_ARGUMENT, "index must be in [0, %d), got %d", count, index);
+    }
+    int e = map_find(sc, orca_sim_agent_at(sc->sim, index));
+    if (e < 0) {
+        return fail(sc, ORCA_ERR_ARGUMENT,
+                    "agent at index %d was not added through the scenario (it has no goal)",
+                    index);
+    }
+    if (goal) {
+        *goal = sc->agents[e].goal;
+    }
+    if (start) {
+        *start = sc->agents[e].start;
+    }
+    return ORCA_OK;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * The preferred-velocity rule (docs/scenarios.md, "The rule")
+ * ---------------------------------------------------------------------------------------- */
+
+static orca_vec2 preferred_velocity(const orca_goal *goal, orca_vec2 position, double dt,
+                                    uint64_t seed, uint64_t step, uint64_t key)
+{
+    if (goal->kind == ORCA_GOAL_VELOCITY) {
+        return goal->target;
+    }
+    if (goal->kind != ORCA_GOAL_POINT) {
+        return v2(0.0, 0.0);
+    }
+    double speed = goal->preferred_speed;
+    orca_vec2 to = v2_sub(goal->target, position);
+    double dist = sqrt(v2_dot(to, to));
+    orca_vec2 pref;
+    if (dist > speed * dt) {
+        pref = v2_mul(v2_div(to, dist), speed);
+    } else {
+        pref = v2_div(to, dt);
+    }
+    /* The perturbation: h1 = mix(mix(mix(seed + G) + step) + key), h2 = mix(h1 + G). */
+    uint64_t h1 = sc_mix64(sc_mix64(sc_mix64(seed + SC_GOLDEN) + step) + key);
+    uint64_t h2 = sc_mix64(h1 + SC_GOLDEN);
+    double amplitude = SC_PERTURB * speed;
+    pref.x = pref.x + (2.0 * sc_unit(h1) - 1.0) * amplitude;
+    pref.y = pref.y + (2.0 * sc_unit(h2) - 1.0) * amplitude;
+    return pref;
+}
+
+static int agent_arrived(const sc_agent *a, const orca_agent_def *def)
+{
+    if (a->goal.kind != ORCA_GOAL_POINT) {
+        return 1;
+    }
+    return v2_len(v2_sub(a->goal.target, def->position)) <= def->radius;
+}
+
+/* Arrived agents in the current state; agents added to the simulation directly count as
+ * arrived. Returns -1 if the simulation refused a read (cannot happen for live handles). */
+static int count_arrived(const orca_scenario *sc)
+{
+    int n = orca_sim_agent_count(sc->sim);
+    int arrived = 0;
+    for (int i = 0; i < n; ++i) {
+        orca_agent_id id = orca_sim_agent_at(sc->sim, i);
+        int e = map_find(sc, id);
+        if (e < 0) {
+            ++arrived;
+            continue;
+        }
+        orca_agent_def def;
+        if (orca_agent_get(sc->sim, id, &def) != ORCA_OK) {
+            return -1;
+        }
+        arrived += agent_arrived(&sc->agents[e], &def);
+    }
+    return arrived;
+}
+
+orca_status orca_scenario_step(orca_scenario *sc)
+{
+    if (!sc) {
+        return ORCA_ERR_NULL;
+    }
+    orca_sim *sim = sc->sim;
+    int n = orca_sim_agent_count(sim);
+    if (n > sc->saved_capacity) {
+        orca_vec2 *p = realloc(sc->saved_pref, (size_t)n * sizeof *p);
+        if (!p) {
+            return fail(sc, ORCA_ERR_MEMORY, "out of memory for %d agents' scratch", n);
+        }
+        sc->saved_pref = p;
+        sc->saved_capacity = n;
+    }
+
+    /* The initial state (before the first step) enters the record too. */
+    double init_agent = 0.0, init_wall = 0.0;
+    int init_all_arrived = 0;
+    uint64_t k = orca_sim_step_count(sim);
+    if (!sc->measured_initial) {
+        orca_status st = orca_sim_measure_overlap(sim, &init_agent, &init_wall);
+        if (st != ORCA_OK) {
+            return fail_sim(sc, st, "measuring the initial overlaps");
+        }
+        int arrived = count_arrived(sc);
+        if (arrived < 0) {
+            return fail(sc, ORCA_ERR_STALE, "an agent could not be read");
+        }
+        init_all_arrived = arrived == n;
+    }
+
+    /* The rule, on this thread, in index order. Agents the scenario does not know keep the
+     * preferred velocity their owner set. */
+    for (int i = 0; i < n; ++i) {
+        orca_agent_id id = orca_sim_agent_at(sim, i);
+        orca_agent_def def;
+        orca_status st = orca_agent_get(sim, id, &def);
+        if (st != ORCA_OK) {
+            for (int j = 0; j < i; ++j) {
+                orca_agent_set_preferred_velocity(sim, orca_sim_agent_at(sim, j),
+                                                  sc->saved_pref[j]);
+            }
+            return fail_sim(sc, st, "reading an agent");
+        }
+        sc->saved_pref[i] = def.preferred_velocity;
+        int e = map_find(sc, id);
+        if (e < 0) {
+            continue;
+        }
+        orca_vec2 pref = preferred_velocity(&sc->agents[e].goal, def.position, sc->dt,
+                                            sc->seed, k, (uint64_t)e);
+        st = orca_agent_set_preferred_velocity(sim, id, pref);
+        if (st != ORCA_OK) {
+            for (int j = 0; j < i; ++j) {
+                orca_agent_set_preferred_velocity(sim, orca_sim_agent_at(sim, j),
+                                                  sc->saved_pref[j]);
+            }
+            return fail_sim(sc, st, "setting a preferred velocity");
+        }
+    }
+
+    orca_status st = orca_sim_step(sim, sc->dt);
+    if (st != ORCA_OK) {
+        for (int j = 0; j < n; ++j) {
+            orca_agent_set_preferred_velocity(sim, orca_sim_agent_at(sim, j), sc->saved_pref[j]);
+        }
+        return fail_sim(sc, st, "the simulation step failed");
+    }
+
+    if (!sc->measured_initial) {
+        sc->measured_initial = 1;
+        if (init_agent > sc->max_agent_overlap) {
+            sc->max_agent_overlap = init_agent;
+        }
+        if (init_wall > sc->max_wall_overlap) {
+            sc->max_wall_overlap = init_wall;
+        }
+        if (init_all_arrived && sc->all_arrived_step < 0) {
+            sc->all_arrived_step = (int64_t)k;
+        }
+    }
+    sc->fallback_total += (uint64_t)orca_sim_last_fallback_count(sim);
+    double ao = 0.0, wo = 0.0;
+    st = orca_sim_measure_overlap(sim, &ao, &wo);
+    if (st != ORCA_OK) {
+        /* The step happened; only the record could not be updated. */
+        return fail_sim(sc, st, "measuring the overlaps after the step");
+    }
+    if (ao > sc->max_agent_overlap) {
+        sc->max_agent_overlap = ao;
+    }
+    if (wo > sc->max_wall_overlap) {
+        sc->max_wall_overlap = wo;
+    }
+    if (sc->all_arrived_step < 0 && count_arrived(sc) == n) {
+        sc->all_arrived_step = (int64_t)orca_sim_step_count(sim);
+    }
+    return ORCA_OK;
+}
+
+int orca_scenario_arrived_count(const orca_scenario *sc)
+{
+    if (!sc) {
+        return 0;
+    }
+    int a = count_arrived(sc);
+    return a < 0 ? 0 : a;
+}
+
+int64_t orca_scenario_all_arrived_step(const orca_scenario *sc)
+{
+    return sc ? sc->all_arrived_step : -1;
+}
+
+double orca_scenario_max_agent_overlap(const orca_scenario *sc)
+{
+    return sc ? sc->max_agent_overlap : 0.0;
+}
+
+double orca_scenario_max_wall_overlap(const orca_scenario *sc)
+{
+    return sc ? sc->max_wall_overlap : 0.0;
+}
+
+uint64_t orca_scenario_fallback_total(const orca_scenario *sc)
+{
+    return sc ? sc->fallback_total : 0;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Built-in scenes (docs/scenarios.md, "Scenes")
+ * ---------------------------------------------------------------------------------------- */
+
+static orca_agent_def scene_agent(orca_vec2 position)
+{
+    orca_agent_def d;
+    memset(&d, 0, sizeof d);
+    d.position = position;
+    d.velocity = v2(0.0, 0.0);
+    d.preferred_velocity = v2(0.0, 0.0);
+    d.radius = SC_RADIUS;
+    d.max_speed = SC_MAX_SPEED;
+    d.neighbor_dist = SC_NEIGHBOR_DIST;
+    d.max_neighbors = SC_MAX_NEIGHBORS;
+    d.time_horizon = SC_TIME_HORIZON;
+    d.obstacle_time_horizon = SC_OBSTACLE_HORIZON;
+    return d;
+}
+
+static orca_status scene_add_speed(orca_scenario *sc, orca_vec2 start, orca_vec2 goal_point,
+                                   double preferred_speed)
+{
+    orca_agent_def d = scene_agent(start);
+    orca_goal g;
+    g.kind = ORCA_GOAL_POINT;
+    g.target = goal_point;
+    g.preferred_speed = preferred_speed;
+    return orca_scenario_add_agent(sc, &d, &g, NULL);
+}
+
+static orca_status scene_add(orca_scenario *sc, orca_vec2 start, orca_vec2 goal_point)
+{
+    return scene_add_speed(sc, start, goal_point, SC_PREF_SPEED);
+}
+
+static orca_status scene_wall(orca_scenario *sc, double ax, double ay, double bx, double by)
+{
+    orca_status st = orca_sim_add_segment(sc->sim, v2(ax, ay), v2(bx, by), NULL);
+    if (st != ORCA_OK) {
+        return fail_sim(sc, st, "wall refused by the simulation");
+    }
+    return ORCA_OK;
+}
+
+/* circle: n agents on a circle of radius n * 6 / (2 pi) (arc spacing 6 m = 4 radii), agent k
+ * at R * (cos, sin)(k / n turns), goal the antipodal point. Preferred speed 0.75 m/s instead
+ * of 1: at 1 the deepest overlap of the 300-agent circle spreads over 0.38..0.52 radius with
+ * the seed (the text's bound is 0.5); at 0.75 it stays near 0.35 (docs/scenarios.md). */
+#define SC_CIRCLE_SPACING 6.0
+#define SC_CIRCLE_PREF_SPEED 0.75
+
+static orca_status build_circle(orca_scenario *sc, int n)
+{
+    double radius = ((double)n * SC_CIRCLE_SPACING) / SC_TWO_PI;
+    for (int k = 0; k < n; ++k) {
+        double s, c;
+        orca_sincos_turns((double)k / (double)n, &s, &c);
+        orca_vec2 p = v2(radius * c, radius * s);
+        orca_status st = scene_add_speed(sc, p, v2_neg(p), SC_CIRCLE_PREF_SPEED);
+        if (st != ORCA_OK) {
+            return st;
+        }
+    }
+    return ORCA_OK;
+}
+
+/* crossing: two m x m blocks (2 m^2 agents, m the largest integer with 2 m^2 <= n, at least
+ * 1), grid spacing 5 m (2 m between neighbours). Block A is centred at (-D, 0) and walks +x by
+ * 2D; block B is centred at (0, -D) and walks +y by 2D; D = 5 m + 10. Each agent keeps its
+ * place in the block: goal = start + (2D, 0) or start + (0, 2D). */
+#define SC_BLOCK_SPACING 5.0
+
+static orca_status build_crossing(orca_scenario *sc, int n)
+{
+    int m = 1;
+    while (2 * (int64_t)(m + 1) * (m + 1) <= n) {
+        ++m;
+    }
+    double d = SC_BLOCK_SPACING * (double)m + 10.0;
+    double half = SC_BLOCK_SPACING * (double)(m - 1) * 0.5;
+    for (int i = 0; i < m; ++i) {
+        for (int j = 0; j < m; ++j) {
+            /* offsets along and across the direction of travel */
+            double u = SC_BLOCK_SPACING * (double)i - half;
+            double w = SC_BLOCK_SPACING * (double)j - half;
+            orca_status st = scene_add(sc, v2(u - d, w), v2(u + d, w));
+            if (st != ORCA_OK) {
+                return st;
+            }
+        }
+    }
+    for (int i = 0; i < m; ++i) {
+        for (int j = 0; j < m; ++j) {
+            double u = SC_BLOCK_SPACING * (double)i - half;
+            double w = SC_BLOCK_SPACING * (double)j - half;
+            orca_status st = scene_add(sc, v2(w, u - d), v2(w, u + d));
+            if (st != ORCA_OK) {
+                return st;
+            }
+        }
+    }
+    return ORCA_OK;
+}
+
+/* wallgap: a wall on the line x = 0 with a gap |y| < G/2, G = 12 m (4 diameters): segments
+ * (0, G/2)-(0, L) and (0, -L)-(0, -G/2), L = 60 + 5 c (c start columns). The crowd is 5 rows
+ * wide (16 m plus the radii, wider than the gap): agent i starts in column c = i / 5, row
+ * r = i % 5 at (-(10 + 5c), 4(r - 2)). The goals lie in 3 rows inside the gap's band,
+ * |y| <= 4 < G/2, so that an agent pressed against the wall always has a preferred velocity
+ * with a component along the wall toward the gap (a goal straight behind the wall would be a
+ * local minimum for ORCA, which plans no path): agent i's goal is column j = i / 3, row
+ * i % 3 at (10 + 5j, 4((i % 3) - 1)), so the front of the crowd stops nearest the wall. */
+#define SC_GAP_WIDTH 12.0
+#define SC_GAP_ROWS 5
+#define SC_GAP_ROW_SPACING 4.0
+#define SC_GAP_GOAL_ROWS 3
+#define SC_GAP_GOAL_ROW_SPACING 4.0
+
+static orca_status build_wallgap(orca_scenario *sc, int n)
+{
+    int columns = (n + SC_GAP_ROWS - 1) / SC_GAP_ROWS;
+    double wall_end = 60.0 + SC_BLOCK_SPACING * (double)columns;
+    orca_status st = scene_wall(sc, 0.0, SC_GAP_WIDTH * 0.5, 0.0, wall_end);
+    if (st == ORCA_OK) {
+        st = scene_wall(sc, 0.0, -wall_end, 0.0, -(SC_GAP_WIDTH * 0.5));
+    }
+    for (int i = 0; i < n && st == ORCA_OK; ++i) {
+        int c = i / SC_GAP_ROWS;
+        int r = i % SC_GAP_ROWS;
+        int j = i / SC_GAP_GOAL_ROWS;
+        int gr = i % SC_GAP_GOAL_ROWS;
+        orca_vec2 p = v2(-(10.0 + SC_BLOCK_SPACING * (double)c),
+                         SC_GAP_ROW_SPACING * (double)(r - SC_GAP_ROWS / 2));
+        orca_vec2 g = v2(10.0 + SC_BLOCK_SPACING * (double)j,
+                         SC_GAP_GOAL_ROW_SPACING * (double)(gr - SC_GAP_GOAL_ROWS / 2));
+        st = scene_add(sc, p, g);
+    }
+    return st;
+}
+
+/* corridor: walls y = -H and y = +H (H = 7.5) from x = -X to X, X = 20 + 5c + 40, with
+ * c = n / 4 columns (at least 1; each group is 2 rows of c agents, so n rounds down to a
+ * multiple of 4, at least 4). Group A agent (column j, row r) starts at (-(20 + 5j), -3 + 6r)
+ * and walks +x by T = 40 + 5(c - 1) (its goal is the start of group B's agent in column c-1-j);
+ * group B is the mirror image x -> -x and walks -x by T. Both groups use the same two rows,
+ * so the agents meet exactly head on. */
+#define SC_CORRIDOR_HALF_WIDTH 7.5
+#define SC_CORRIDOR_ROW 3.0
+
+static orca_status build_corridor(orca_scenario *sc, int n)
+{
+    int columns = n / 4;
+    if (columns < 1) {
+        columns = 1;
+    }
+    double x_end = 20.0 + SC_BLOCK_SPACING * (double)columns + 40.0;
+    double travel = 40.0 + SC_BLOCK_SPACING * (double)(columns - 1);
+    orca_status st = scene_wall(sc, -x_end, -SC_CORRIDOR_HALF_WIDTH, x_end,
+                                -SC_CORRIDOR_HALF_WIDTH);
+    if (st == ORCA_OK) {
+        st = scene_wall(sc, -x_end, SC_CORRIDOR_HALF_WIDTH, x_end, SC_CORRIDOR_HALF_WIDTH);
+    }
+    for (int group = 0; group < 2 && st == ORCA_OK; ++group) {
+        double dir = group == 0 ? 1.0 : -1.0;
+        for (int j = 0; j < columns && st == ORCA_OK; ++j) {
+            for (int r = 0; r < 2 && st == ORCA_OK; ++r) {
+                double x = -(20.0 + SC_BLOCK_SPACING * (double)j) * dir;
+                double y = -SC_CORRIDOR_ROW + 2.0 * SC_CORRIDOR_ROW * (double)r;
+                st = scene_add(sc, v2(x, y), v2(x + travel * dir, y));
+            }
+        }
+    }
+    return st;
+}
+
+/* random: n agents uniform in the square [-L/2, L/2)^2, L = 4 sqrt(n); goals likewise. A
+ * candidate point is (u1 * L - L/2, u2 * L - L/2) from two successive outputs of the placement
+ * generator (splitmix64, state = seed). Starts are drawn first (agent 0, 1, ...), then goals;
+ * a candidate closer than 2 radii (squared distance <= 9) to an accepted start (resp. goal) is
+ * drawn again. A uniform grid of 4 m cells makes each test constant time. */
+typedef struct sc_grid {
+    int cells_per_side;
+    double cell;
+    double origin;
+    int *head; /* per cell: first point, -1 */
+    int *next; /* per point: next in its cell */
+    orca_vec2 *points;
+    int count;
+} sc_grid;
+
+static int grid_cell(const sc_grid *g, double v)
+{
+    int c = (int)((v - g->origin) / g->cell); /* v - origin >= 0: truncation is floor */
+    if (c < 0) {
+        c = 0;
+    }
+    if (c >= g->cells_per_side) {
+        c = g->cells_per_side - 1;
+    }
+    return c;
+}
+
+static int grid_clear(const sc_grid *g, orca_vec2 p, double min_dist_sq)
+{
+    int cx = grid_cell(g, p.x), cy = grid_cell(g, p.y);
+    for (int y = cy - 1; y <= cy + 1; ++y) {
+        if (y < 0 || y >= g->cells_per_side) {
+            continue;
+        }
+        for (int x = cx - 1; x <= cx + 1; ++x) {
+            if (x < 0 || x >= g->cells_per_side) {
+                continue;
+            }
+            for (int i = g->head[y * g->cells_per_side + x]; i >= 0; i = g->next[i]) {
+                orca_vec2 d = v2_sub(g->points[i], p);
+                if (v2_dot(d, d) <= min_dist_sq) {
+                    return 0;
+                }
+            }
+        }
+    }
+    return 1;
+}
+
+static void grid_insert(sc_grid *g, orca_vec2 p)
+{
+    int cell = grid_cell(g, p.y) * g->cells_per_side + grid_cell(g, p.x);
+    int i = g->count++;
+    g->points[i] = p;
+    g->next[i] = g->head[cell];
+    g->head[cell] = i;
+}
+
+#define SC_RANDOM_MAX_TRIES 100000
+
+static orca_status random_points(orca_scenario *sc, sc_rng *rng, int n, double side,
+                                 sc_grid *g, const char *what)
+{
+    double half = side * 0.5;
+    double min_dist = 2.0 * SC_RADIUS;
+    double min_dist_sq = min_dist * min_dist;
+    for (int c = 0; c < g->cells_per_side * g->cells_per_side; ++c) {
+        g->head[c] = -1;
+    }
+    g->count = 0;
+    for (int i = 0; i < n; ++i) {
+        int placed = 0;
+        for (int t = 0; t < SC_RANDOM_MAX_TRIES && !placed; ++t) {
+            double u1 = sc_unit(sc_rng_next(rng));
+            double u2 = sc_unit(sc_rng_next(rng));
+            orca_vec2 p = v2(u1 * side - half, u2 * side - half);
+            if (grid_clear(g, p, min_dist_sq)) {
+                grid_insert(g, p);
+                placed = 1;
+            }
+        }
+        if (!placed) {
+            return fail(sc, ORCA_ERR_LIMIT, "random scene: could not place %s %d after %d tries",
+                        what, i, SC_RANDOM_MAX_TRIES);
+        }
+    }
+    return ORCA_OK;
+}
+
+static orca_status build_random(orca_scenario *sc, int n, uint64_t seed)
+{
+    double side = 4.0 * sqrt((double)n);
+    sc_grid g;
+    memset(&g, 0, sizeof g);
+    /* Cells wider than the 3 m test distance (by a margin far above any rounding of the cell
+     * index), so every point within 3 m of a candidate is in the 3 x 3 block around it. */
+    g.cell = 2.0 * SC_RADIUS + 1.0;
+    g.cells_per_side = (int)(side / g.cell) + 1;
+    g.origin = -(side * 0.5);
+    size_t cells = (size_t)g.cells_per_side * (size_t)g.cells_per_side;
+    g.head = malloc(cells * sizeof *g.head);
+    g.next = malloc((size_t)n * sizeof *g.next);
+    g.points = malloc((size_t)n * sizeof *g.points);
+    orca_vec2 *starts = malloc((size_t)n * sizeof *starts);
+    orca_status st = ORCA_OK;
+    if (!g.head || !g.next || !g.points || !starts) {
+        st = fail(sc, ORCA_ERR_MEMORY, "out of memory placing %d random agents", n);
+    }
+    sc_rng rng = {seed};
+    if (st == ORCA_OK) {
+        st = random_points(sc, &rng, n, side, &g, "start");
+    }
+    if (st == ORCA_OK) {
+        memcpy(starts, g.points, (size_t)n * sizeof *starts);
+        st = random_points(sc, &rng, n, side, &g, "goal");
+    }
+    for (int i = 0; i < n && st == ORCA_OK; ++i) {
+        st = scene_add(sc, starts[i], g.points[i]);
+    }
+    free(g.head);
+    free(g.next);
+    free(g.points);
+    free(starts);
+    return st;
+}
+
+static const int k_default_counts[ORCA_SCENE_COUNT] = {100, 98, 40, 40, 1000};
+
+orca_status orca_scenario_create_builtin(orca_scene_kind kind, int agent_count, uint64_t seed,
+                                         const orca_sim_def *sim_def, orca_scenario **out)
+{
+    if (!out) {
+        return fail(NULL, ORCA_ERR_NULL, "out must not be NULL");
+    }
+    if ((int)kind < 0 || (int)kind >= ORCA_SCENE_COUNT) {
+        return fail(NULL, ORCA_ERR_ARGUMENT, "scene kind must be in [0, %d), got %d",
+                    ORCA_SCENE_COUNT, (int)kind);
+    }
+    if (agent_count < 0) {
+        return fail(NULL, ORCA_ERR_ARGUMENT, "agent_count must be >= 0, got %d", agent_count);
+    }
+    if (agent_count > SC_BUILTIN_MAX_AGENTS) {
+        return fail(NULL, ORCA_ERR_LIMIT, "agent_count must be at most %d, got %d",
+                    SC_BUILTIN_MAX_AGENTS, agent_count);
+    }
+    int n = agent_count ? agent_count : k_default_counts[kind];
+    orca_scenario *sc = NULL;
+    orca_status st = orca_scenario_create(sim_def, SC_DT, seed, &sc);
+    if (st != ORCA_OK) {
+        return st; /* message already in g_create_error */
+    }
+    strcpy(sc->name, k_scene_names[kind]);
+    switch (kind) {
+    case ORCA_SCENE_CIRCLE: st = build_circle(sc, n); break;
+    case ORCA_SCENE_CROSSING: st = build_crossing(sc, n); break;
+    case ORCA_SCENE_WALL_GAP: st = build_wallgap(sc, n); break;
+    case ORCA_SCENE_CORRIDOR: st = build_corridor(sc, n); break;
+    default: st = build_random(sc, n, seed); break;
+    }
+    if (st != ORCA_OK) {
+        fail(NULL, st, "building scene %s with %d agents: %s", k_scene_names[kind], n,
+             sc->error);
+        orca_scenario_destroy(sc);
+        return st;
+    }
+    *out = sc;
+    return ORCA_OK;
+}
