@@ -109,6 +109,11 @@ static int32_t slots_lookup(const slot_table *t, uint32_t slot, uint32_t generat
  * iteration order of the map never decides a result)
  * ------------------------------------------------------------------------------------- */
 
+/* Grid queries widen their radius by a relative margin far above the rounding of the cell
+ * arithmetic, plus this absolute one: a squared distance that underflows (|d| < 2^-537)
+ * says nothing about the distance, so agents and segments that close must still be found. */
+#define MARGIN_ABS 0x1p-530
+
 #define CELL_EMPTY UINT64_MAX
 #define CELL_LIMIT 1073741824.0 /* 2^30: cell coordinates are clamped to +-this */
 
@@ -747,6 +752,7 @@ orca_status orca_agent_set_velocity(orca_sim *s, orca_agent_id id, orca_vec2 vel
         return st;
     }
     s->vel[i] = velocity;
+    s->grid_valid = 0; /* the grid holds a copy of the velocities */
     return ORCA_OK;
 }
 
@@ -1021,7 +1027,7 @@ static int build_agent_grid(orca_sim *s)
         memmove(start + 1, start, (cells - 1) * sizeof *start);
         start[0] = 0;
     } else {
-        s->cell = cmax;
+        s->cell = cmax * (1 + 0x1p-20) + MARGIN_ABS; /* a little over every query radius */
         if (!cell_map_reset(&s->agent_cells, n)) {
             return 0;
         }
@@ -1076,7 +1082,7 @@ static int grid_query(const orca_sim *s, orca_vec2 p, double q, grid_range *out)
     int n = 0;
     if (s->grid_dense) {
         double c = s->cell, ox = s->origin_x, oy = s->origin_y;
-        double m = 1e-9 * (d_abs(p.x) + d_abs(p.y) + d_abs(ox) + d_abs(oy) + q + c);
+        double m = 1e-9 * (d_abs(p.x) + d_abs(p.y) + d_abs(ox) + d_abs(oy) + q + c) + MARGIN_ABS;
         double qq = q + m;
         int32_t r0 = cell_coord(p.y - qq - oy, c), r1 = cell_coord(p.y + qq - oy, c);
         r0 = r0 < 0 ? 0 : r0;
@@ -1399,7 +1405,7 @@ static int select_agents(const orca_sim *s, int32_t self, neighbor *out)
      * direction) whose gap exceeds that radius is skipped. The margin m covers the rounding
      * of the cell arithmetic; pruning is only ever by strictly greater distances. */
     double c = s->cell, ox = s->origin_x, oy = s->origin_y;
-    double m = 1e-9 * (d_abs(p.x) + d_abs(p.y) + d_abs(ox) + d_abs(oy) + nd + c);
+    double m = 1e-9 * (d_abs(p.x) + d_abs(p.y) + d_abs(ox) + d_abs(oy) + nd + c) + MARGIN_ABS;
     int32_t rp = cell_coord(p.y - oy, c);
     int done_down = 0, done_up = 0;
     for (int32_t step = 0; !(done_down && done_up); ++step) {
@@ -1464,8 +1470,9 @@ static int select_segments(const orca_sim *s, worker *w, orca_vec2 p, double rea
         return 0;
     }
     double c = s->obstacle_cell;
-    int32_t x0 = cell_coord(p.x - reach, c), x1 = cell_coord(p.x + reach, c);
-    int32_t y0 = cell_coord(p.y - reach, c), y1 = cell_coord(p.y + reach, c);
+    double mg = 1e-9 * (d_abs(p.x) + d_abs(p.y) + reach) + MARGIN_ABS;
+    int32_t x0 = cell_coord(p.x - reach - mg, c), x1 = cell_coord(p.x + reach + mg, c);
+    int32_t y0 = cell_coord(p.y - reach - mg, c), y1 = cell_coord(p.y + reach + mg, c);
     if (++w->query == 0) {
         memset(w->stamp, 0, (size_t)s->segment_count * sizeof *w->stamp);
         w->query = 1;
