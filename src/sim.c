@@ -246,6 +246,7 @@ struct orca_sim {
     int32_t *max_neighbors;
     uint32_t *agent_slot;
     slot_table agent_slots;
+    double *nb_guess; /* per agent: a search-radius hint (select_agents); not state */
 
     /* segments, index order */
     int32_t segment_count, segment_capacity;
@@ -418,6 +419,7 @@ static void free_agent_arrays(orca_sim *s)
     free(s->tau_obst);
     free(s->max_neighbors);
     free(s->agent_slot);
+    free(s->nb_guess);
     free(s->cx);
     free(s->cy);
     free(s->cell_index);
@@ -575,6 +577,7 @@ static int agents_reserve(orca_sim *s, int32_t need)
     GROW(s->tau_obst, cap);
     GROW(s->max_neighbors, cap);
     GROW(s->agent_slot, cap);
+    GROW(s->nb_guess, cap);
     GROW(s->cx, cap);
     GROW(s->cy, cap);
     GROW(s->cell_index, cap);
@@ -636,6 +639,7 @@ orca_status orca_sim_add_agent(orca_sim *s, const orca_agent_def *def, orca_agen
     slots_take(&s->agent_slots, slot, n);
     agent_store(s, n, def);
     s->agent_slot[n] = (uint32_t)slot;
+    s->nb_guess[n] = 0;
     s->agent_count = n + 1;
     s->grid_valid = 0;
     if (out) {
@@ -677,6 +681,7 @@ orca_status orca_sim_remove_agent(orca_sim *s, orca_agent_id id)
     SHIFT(s->tau_obst);
     SHIFT(s->max_neighbors);
     SHIFT(s->agent_slot);
+    SHIFT(s->nb_guess);
 #undef SHIFT
     slots_release(&s->agent_slots, (int32_t)id.slot);
     s->agent_count = n - 1;
@@ -1381,33 +1386,19 @@ static int scan_agents(const orca_sim *s, int32_t self, orca_vec2 p, double nd2,
 /* "Agents j != i with squared centre distance < neighborDistance^2, the maxNeighbors
  * smallest in the order (squared distance, index), listed in that order." The agent sits at
  * sorted position self. */
-static int select_agents(const orca_sim *s, int32_t self, neighbor *out)
+/* Dense grid search within radius `limit` (<= nd): rows outward from the agent's row; once
+ * the list is full, the search radius shrinks to its last entry, and a row (and every row
+ * beyond it in that direction) whose gap exceeds the radius is skipped. The margin m covers
+ * the rounding of the cell arithmetic; pruning is only ever by strictly greater distances, so
+ * every agent whose squared distance is <= limit^2 (and below the last entry) is offered. */
+static int dense_search(const orca_sim *s, int32_t self, orca_vec2 p, double nd2, double limit,
+                        neighbor *out, int cap)
 {
-    int32_t i = s->cell_index[self];
-    int cap = s->max_neighbors[i];
-    if (cap == 0) {
-        return 0;
-    }
-    double nd = s->neighbor_dist[i];
-    double nd2 = nd * nd;
-    orca_vec2 p = s->cell_pos[self];
-    int n = 0;
-    if (!s->grid_dense) {
-        grid_range ranges[GRID_RANGES];
-        int nr = grid_query(s, p, nd, ranges);
-        for (int r = 0; r < nr; ++r) {
-            n = scan_agents(s, self, p, nd2, ranges[r].begin, ranges[r].end, out, n, cap);
-        }
-        return n;
-    }
-    /* Dense grid: rows outward from the agent's row; once the list is full, the search radius
-     * shrinks to the current last entry, and a row (and every row beyond it in that
-     * direction) whose gap exceeds that radius is skipped. The margin m covers the rounding
-     * of the cell arithmetic; pruning is only ever by strictly greater distances. */
     double c = s->cell, ox = s->origin_x, oy = s->origin_y;
-    double m = 1e-9 * (d_abs(p.x) + d_abs(p.y) + d_abs(ox) + d_abs(oy) + nd + c) + MARGIN_ABS;
+    double m = 1e-9 * (d_abs(p.x) + d_abs(p.y) + d_abs(ox) + d_abs(oy) + limit + c) + MARGIN_ABS;
+    double limit2 = limit * limit;
     int32_t rp = cell_coord(p.y - oy, c);
-    int done_down = 0, done_up = 0;
+    int done_down = 0, done_up = 0, n = 0;
     for (int32_t step = 0; !(done_down && done_up); ++step) {
         int up = step & 1;
         int32_t r = up ? rp + (step + 1) / 2 : rp - step / 2;
@@ -1422,7 +1413,7 @@ static int select_agents(const orca_sim *s, int32_t self, neighbor *out)
             }
             continue;
         }
-        double bound2 = n == cap ? out[cap - 1].dist2 : nd2;
+        double bound2 = n == cap && out[cap - 1].dist2 < limit2 ? out[cap - 1].dist2 : limit2;
         double bound = sqrt(bound2) + m;
         double ylo = oy + (double)r * c, yhi = oy + (double)(r + 1) * c;
         double gap = p.y < ylo ? ylo - p.y : (p.y > yhi ? p.y - yhi : 0);
@@ -1446,6 +1437,48 @@ static int select_agents(const orca_sim *s, int32_t self, neighbor *out)
         int64_t row = (int64_t)r * s->grid_w;
         n = scan_agents(s, self, p, nd2, s->cell_start[row + c0], s->cell_start[row + c1 + 1], out, n,
                         cap);
+    }
+    return n;
+}
+
+/* "Agents j != i with squared centre distance < neighborDistance^2, the maxNeighbors
+ * smallest in the order (squared distance, index), listed in that order." The agent sits at
+ * sorted position self. guess (may be NULL) is a hint per agent, the distance of its last
+ * neighbour in the previous step widened by a quarter: a search within it that fills the
+ * list with entries no farther than it has found the same list as a full search (every
+ * agent outside the radius is farther than the list's last entry); otherwise the full search
+ * runs. The hint only saves work; it never changes the result. With update set, the new
+ * hint is stored (each agent's own slot). */
+static int select_agents(const orca_sim *s, int32_t self, neighbor *out, double *guess)
+{
+    int32_t i = s->cell_index[self];
+    int cap = s->max_neighbors[i];
+    if (cap == 0) {
+        return 0;
+    }
+    double nd = s->neighbor_dist[i];
+    double nd2 = nd * nd;
+    orca_vec2 p = s->cell_pos[self];
+    int n = 0;
+    if (!s->grid_dense) {
+        grid_range ranges[GRID_RANGES];
+        int nr = grid_query(s, p, nd, ranges);
+        for (int r = 0; r < nr; ++r) {
+            n = scan_agents(s, self, p, nd2, ranges[r].begin, ranges[r].end, out, n, cap);
+        }
+        return n;
+    }
+    double g = guess ? guess[i] : 0;
+    int found = 0;
+    if (g > 0 && g < nd) {
+        n = dense_search(s, self, p, nd2, g, out, cap);
+        found = n == cap && out[cap - 1].dist2 <= g * g;
+    }
+    if (!found) {
+        n = dense_search(s, self, p, nd2, nd, out, cap);
+    }
+    if (guess) {
+        guess[i] = n == cap ? sqrt(out[cap - 1].dist2) * 1.25 : 0;
     }
     return n;
 }
@@ -1541,7 +1574,8 @@ static int select_obstacles(const orca_sim *s, worker *w, int32_t i, orca_vec2 p
 
 /* Builds the constraints of the agent at sorted position self in the text's order into
  * w->planes; returns the count and the number of hard (obstacle) constraints. */
-static int build_constraints(const orca_sim *s, worker *w, int32_t self, double dt, int *hard)
+static int build_constraints(const orca_sim *s, worker *w, int32_t self, double dt, int *hard,
+                             double *guess)
 {
     int32_t i = s->cell_index[self];
     orca_vec2 p = s->cell_pos[self];
@@ -1554,7 +1588,7 @@ static int build_constraints(const orca_sim *s, worker *w, int32_t self, double 
         w->planes[k] = orca_constraint_segment(v2_sub(s->seg_a[seg], p), v2_sub(s->seg_b[seg], p), r,
                                                s->tau_obst[i], dt, NULL);
     }
-    int na = select_agents(s, self, w->agents);
+    int na = select_agents(s, self, w->agents, guess);
     for (int k = 0; k < na; ++k) {
         int32_t at = w->agents[k].at;
         /* a = pB - pA, r = rA + rB, x = vA - vB (inside the builder) */
@@ -1587,7 +1621,7 @@ static void step_task(int begin, int end, int worker_index, void *context)
     for (int k = begin; k < end; ++k) {
         int32_t i = s->cell_index[k]; /* cell order: neighbours stay in cache */
         int hard;
-        int count = build_constraints(s, w, k, c->dt, &hard);
+        int count = build_constraints(s, w, k, c->dt, &hard, s->nb_guess);
         orca_solve_result res = {s->pref[i], -1, 0}; /* orca_solve cannot refuse: inputs are validated */
         orca_solve(w->planes, count, hard, s->max_speed[i], s->pref[i], w->scratch, &res);
         s->new_vel[i] = res.velocity;
@@ -1681,7 +1715,7 @@ orca_status orca_sim_agent_constraints(const orca_sim *s, orca_agent_id id, doub
     }
     worker *w = &s->workers[0];
     int hard;
-    int n = build_constraints(s, w, s->rank[i], dt, &hard);
+    int n = build_constraints(s, w, s->rank[i], dt, &hard, NULL);
     for (int k = 0; k < n && k < capacity; ++k) {
         planes[k] = w->planes[k];
     }
@@ -1712,7 +1746,7 @@ orca_status orca_sim_agent_neighbors(const orca_sim *s, orca_agent_id id, int *a
     for (int k = 0; k < no && k < segment_capacity; ++k) {
         segments[k] = w->obstacles[k].index;
     }
-    int na = select_agents(s, s->rank[i], w->agents);
+    int na = select_agents(s, s->rank[i], w->agents, NULL);
     for (int k = 0; k < na && k < agent_capacity; ++k) {
         agents[k] = w->agents[k].index;
     }
@@ -2061,6 +2095,7 @@ static void swap_state(orca_sim *a, orca_sim *b)
     SW(tau_obst);
     SW(max_neighbors);
     SW(agent_slot);
+    SW(nb_guess);
     SW(agent_slots);
     SW(cx);
     SW(cy);
@@ -2139,6 +2174,7 @@ static orca_status load_into(orca_sim *s, orca_sim *t, const unsigned char *byte
             return fail(s, ORCA_ERR_FORMAT, "snapshot agent %d: %s", i, msg);
         }
         agent_store(t, i, &d);
+        t->nb_guess[i] = 0;
     }
     t->agent_count = (int32_t)na;
     if ((st = check_slot_links(s, &t->agent_slots, t->agent_slot, t->agent_count, "agent")) != ORCA_OK) {
