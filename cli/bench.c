@@ -1,0 +1,491 @@
+/* SPDX-License-Identifier: MIT */
+/* `orca bench`: throughput and memory of the standard scenes. Prints figures; never judges. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+#define BENCH_MAX_LIST 64
+#define BENCH_DEFAULT_RUNS 3
+#define BENCH_DEFAULT_WARMUP 20
+
+void help_bench(FILE *f)
+{
+    fputs(
+        "Usage: orca bench [options]\n"
+        "\n"
+        "Measures agent-steps per second of a standard scene at several sizes and worker\n"
+        "counts, and the peak memory per agent. It prints figures; it never fails on speed.\n"
+        "\n"
+        "  --scene NAME        random (default) or circle (any built-in scene works)\n"
+        "  --sizes LIST        agent counts, comma separated (default 1000,10000,100000,1000000)\n"
+        "  --workers LIST      worker counts (default 1..online CPUs; above 8 CPUs the powers\n"
+        "                      of two and the CPU count)\n"
+        "  --runs R            timed runs per size and worker count (default 3)\n"
+        "  --steps S           steps per timed run (default 2000000/agents, clamped to\n"
+        "                      10..200)\n"
+        "  --warmup W          steps run before timing, to reach a steady state (default 20)\n"
+        "  --seed S            scene seed (default 1)\n"
+        "  --csv FILE          also write the table as CSV\n"
+        "  -h, --help          this text\n"
+        "\n"
+        "Method: for each size the scene is built and warmed up once (W steps, with the largest\n"
+        "worker count) and its state saved with orca_sim_save. Every timed run restores that\n"
+        "state (orca_sim_load, not timed), then times S calls of orca_scenario_step (the\n"
+        "preferred-velocity rule, the ORCA step, the overlap and arrival bookkeeping) with a\n"
+        "monotonic clock. A row gives the median and the range (min..max) over the runs of\n"
+        "agents*S/seconds. The state hash after each run is compared across runs and worker\n"
+        "counts ('same bits' column).\n"
+        "\n"
+        "Memory: each size runs in a child process (fork). The child resets its peak RSS\n"
+        "(writing 5 to /proc/self/clear_refs, Linux), reads VmRSS, builds the scene and runs\n"
+        "the warm-up, then reads VmHWM: mem/agent = (VmHWM - VmRSS before) / agents. It\n"
+        "includes the scenario, the simulator, its neighbour grid and per-worker scratch, but\n"
+        "not the saved snapshot (taken afterwards). Where /proc is missing it falls back to\n"
+        "getrusage ru_maxrss growth.\n",
+        f);
+}
+
+/* --- memory ----------------------------------------------------------------------------------- */
+
+/* A "VmXXX:   1234 kB" field of /proc/self/status in bytes, or -1. */
+static long long proc_status_kb(const char *field)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    if (!f) {
+        return -1;
+    }
+    char line[256];
+    size_t len = strlen(field);
+    long long v = -1;
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, field, len) == 0 && line[len] == ':') {
+            v = strtoll(line + len + 1, NULL, 10) * 1024;
+            break;
+        }
+    }
+    fclose(f);
+    return v;
+}
+
+static int reset_peak(void)
+{
+    FILE *f = fopen("/proc/self/clear_refs", "w");
+    if (!f) {
+        return -1;
+    }
+    int ok = fputs("5", f) >= 0;
+    if (fclose(f) != 0) {
+        ok = 0;
+    }
+    return ok ? 0 : -1;
+}
+
+static long long maxrss_bytes(void)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) != 0) {
+        return -1;
+    }
+#if defined(__APPLE__)
+    return (long long)ru.ru_maxrss; /* bytes on macOS */
+#else
+    return (long long)ru.ru_maxrss * 1024; /* kilobytes elsewhere */
+#endif
+}
+
+/* --- one size ------------------------------------------------------------------------------- */
+
+typedef struct bench_row {
+    int agents;
+    int workers;
+    int steps;
+    int runs;
+    double median, min, max;
+    double mem_per_agent; /* bytes; < 0 unknown */
+    int same_bits;        /* hash equal across all runs and worker counts of this size */
+    uint64_t hash;
+    int status;           /* 0 ok; else an error (message printed by the child) */
+} bench_row;
+
+typedef struct bench_cfg {
+    int scene;
+    long long sizes[BENCH_MAX_LIST];
+    int size_count;
+    long long workers[BENCH_MAX_LIST];
+    int worker_count;
+    long long runs, steps, warmup;
+    int have_steps;
+    uint64_t seed;
+    int progress;
+} bench_cfg;
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void progress(const bench_cfg *c, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+static void progress(const bench_cfg *c, const char *fmt, ...)
+{
+    if (c->progress) {
+        va_list ap;
+        va_start(ap, fmt);
+        fputs("\r\033[K", stderr);
+        vfprintf(stderr, fmt, ap);
+        fflush(stderr);
+        va_end(ap);
+    }
+}
+
+/* Runs every worker count for one size; writes worker_count rows. Returns 0 or -1. */
+static int bench_size(const bench_cfg *c, int agents, bench_row *rows)
+{
+    int max_workers = 1;
+    for (int w = 0; w < c->worker_count; ++w) {
+        if (c->workers[w] > max_workers) {
+            max_workers = (int)c->workers[w];
+        }
+    }
+    int steps = (int)c->steps;
+    if (!c->have_steps) {
+        long long s = 2000000LL / agents;
+        steps = (int)(s < 10 ? 10 : s > 200 ? 200 : s);
+    }
+
+    int have_proc = reset_peak() == 0;
+    long long before = have_proc ? proc_status_kb("VmRSS") : maxrss_bytes();
+    orca_sim_def def = orca_sim_def_default();
+    def.worker_count = max_workers;
+    orca_scenario *sc = NULL;
+    progress(c, "orca bench: %d agents: building the scene", agents);
+    orca_status st = orca_scenario_create_builtin((orca_scene_kind)c->scene, agents, c->seed,
+                                                  &def, &sc);
+    if (st != ORCA_OK) {
+        cli_error("bench: %d agents: %s", agents, orca_scenario_last_error(NULL));
+        return -1;
+    }
+    orca_sim *sim = orca_scenario_sim(sc);
+    int n = orca_sim_agent_count(sim);
+    for (long long i = 0; i < c->warmup; ++i) {
+        progress(c, "orca bench: %d agents: warm-up step %lld", agents, i + 1);
+        if (orca_scenario_step(sc) != ORCA_OK) {
+            cli_error("bench: warm-up: %s", orca_scenario_last_error(sc));
+            orca_scenario_destroy(sc);
+            return -1;
+        }
+    }
+    long long peak = have_proc ? proc_status_kb("VmHWM") : maxrss_bytes();
+    double mem = before >= 0 && peak >= 0 ? (double)(peak - before) / (double)n : -1.0;
+
+    size_t size = 0;
+    orca_sim_save(sim, NULL, 0, &size);
+    unsigned char *snap = malloc(size ? size : 1);
+    double *rates = malloc((size_t)c->runs * sizeof *rates);
+    if (!snap || !rates || orca_sim_save(sim, snap, size, &size) != ORCA_OK) {
+        cli_error("bench: %d agents: could not save the warmed-up state", agents);
+        free(snap);
+        free(rates);
+        orca_scenario_destroy(sc);
+        return -1;
+    }
+    uint64_t first_hash = 0;
+    int same = 1;
+    for (int w = 0; w < c->worker_count; ++w) {
+        bench_row *row = &rows[w];
+        memset(row, 0, sizeof *row);
+        row->agents = n;
+        row->workers = (int)c->workers[w];
+        row->steps = steps;
+        row->runs = (int)c->runs;
+        row->mem_per_agent = mem;
+        if (orca_sim_set_worker_count(sim, row->workers) != ORCA_OK) {
+            cli_error("bench: %s", orca_sim_last_error(sim));
+            row->status = -1;
+            continue;
+        }
+        for (int r = 0; r < row->runs; ++r) {
+            progress(c, "orca bench: %d agents, %d workers, run %d", n, row->workers, r + 1);
+            if (orca_sim_load(sim, snap, size) != ORCA_OK) {
+                cli_error("bench: %s", orca_sim_last_error(sim));
+                row->status = -1;
+                break;
+            }
+            double t0 = cli_now();
+            for (int s = 0; s < steps; ++s) {
+                if (orca_scenario_step(sc) != ORCA_OK) {
+                    cli_error("bench: %s", orca_scenario_last_error(sc));
+                    row->status = -1;
+                    break;
+                }
+            }
+            double t = cli_now() - t0;
+            if (row->status != 0) {
+                break;
+            }
+            rates[r] = t > 0 ? (double)n * (double)steps / t : 0.0;
+            uint64_t h = orca_sim_hash(sim);
+            if (w == 0 && r == 0) {
+                first_hash = h;
+            } else if (h != first_hash) {
+                same = 0;
+            }
+            row->hash = h;
+        }
+        if (row->status == 0) {
+            qsort(rates, (size_t)row->runs, sizeof *rates, cmp_double);
+            int m = row->runs;
+            row->median = m % 2 ? rates[m / 2] : (rates[m / 2 - 1] + rates[m / 2]) / 2.0;
+            row->min = rates[0];
+            row->max = rates[m - 1];
+        }
+    }
+    for (int w = 0; w < c->worker_count; ++w) {
+        rows[w].same_bits = same;
+    }
+    free(snap);
+    free(rates);
+    orca_scenario_destroy(sc);
+    return 0;
+}
+
+/* Runs one size in a child process (clean memory figures); falls back to this process. */
+static int bench_size_isolated(const bench_cfg *c, int agents, bench_row *rows)
+{
+    int fd[2];
+    if (pipe(fd) != 0) {
+        return bench_size(c, agents, rows);
+    }
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fd[0]);
+        close(fd[1]);
+        return bench_size(c, agents, rows);
+    }
+    if (pid == 0) {
+        close(fd[0]);
+        int rc = bench_size(c, agents, rows);
+        size_t bytes = (size_t)c->worker_count * sizeof *rows;
+        const char *p = (const char *)rows;
+        while (rc == 0 && bytes > 0) {
+            ssize_t put = write(fd[1], p, bytes);
+            if (put <= 0) {
+                if (put < 0 && errno == EINTR) {
+                    continue;
+                }
+                rc = -1;
+                break;
+            }
+            p += put;
+            bytes -= (size_t)put;
+        }
+        close(fd[1]);
+        fflush(NULL);
+        _exit(rc == 0 ? 0 : 1);
+    }
+    close(fd[1]);
+    size_t want = (size_t)c->worker_count * sizeof *rows, got = 0;
+    char *p = (char *)rows;
+    while (got < want) {
+        ssize_t r = read(fd[0], p + got, want - got);
+        if (r < 0 && errno == EINTR) {
+            continue;
+        }
+        if (r <= 0) {
+            break;
+        }
+        got += (size_t)r;
+    }
+    close(fd[0]);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (got != want || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        if (WIFSIGNALED(status)) {
+            cli_error("bench: %d agents: the measuring process died (signal %d; out of memory?)",
+                      agents, WTERMSIG(status));
+        }
+        return -1;
+    }
+    return 0;
+}
+
+static void format_mem(char *buf, size_t size, double bytes)
+{
+    if (bytes < 0) {
+        snprintf(buf, size, "n/a");
+    } else {
+        snprintf(buf, size, "%.0f B", bytes);
+    }
+}
+
+int cmd_bench(int argc, char **argv)
+{
+    enum { B_SCENE, B_SIZES, B_WORKERS, B_RUNS, B_STEPS, B_WARMUP, B_SEED, B_CSV, B_HELP };
+    static const cli_opt opts[] = {{"scene", 0, 1}, {"sizes", 0, 1}, {"workers", 'j', 1},
+                                   {"runs", 0, 1},  {"steps", 0, 1}, {"warmup", 0, 1},
+                                   {"seed", 0, 1},  {"csv", 0, 1},   {"help", 'h', 0},
+                                   {NULL, 0, 0}};
+    bench_cfg c;
+    memset(&c, 0, sizeof c);
+    c.scene = ORCA_SCENE_RANDOM;
+    c.sizes[0] = 1000;
+    c.sizes[1] = 10000;
+    c.sizes[2] = 100000;
+    c.sizes[3] = 1000000;
+    c.size_count = 4;
+    c.runs = BENCH_DEFAULT_RUNS;
+    c.warmup = BENCH_DEFAULT_WARMUP;
+    c.seed = CLI_DEFAULT_SEED;
+    int cpus = cli_cpu_count();
+    {
+        int limit = cpus > ORCA_MAX_WORKERS ? ORCA_MAX_WORKERS : cpus;
+        if (limit <= 8) {
+            for (int w = 1; w <= limit; ++w) {
+                c.workers[c.worker_count++] = w;
+            }
+        } else {
+            for (int w = 1; w < limit; w *= 2) {
+                c.workers[c.worker_count++] = w;
+            }
+            c.workers[c.worker_count++] = limit;
+        }
+    }
+    const char *csv_path = NULL;
+    cli_args a = {argc, argv, 1, "bench", 0};
+    const char *value, *name;
+    char why[200];
+    int k;
+    while ((k = cli_next(&a, opts, &value, &name)) != CLI_END) {
+        if (k == CLI_ERROR) {
+            return EXIT_USAGE;
+        }
+        int bad = 0;
+        switch (k) {
+        case CLI_POSITIONAL:
+            cli_usage_error("bench", "bench: unexpected argument '%s'", value);
+            return EXIT_USAGE;
+        case B_SCENE:
+            c.scene = orca_scene_from_name(value);
+            if (c.scene < 0) {
+                cli_error("%s: unknown scene '%s' (built-in scenes: circle, crossing, wallgap, "
+                          "corridor, random)",
+                          name, value);
+                bad = 1;
+            }
+            break;
+        case B_SIZES:
+            if (cli_parse_list(value, 1, 4000000, c.sizes, BENCH_MAX_LIST, &c.size_count, why,
+                               sizeof why) != 0) {
+                cli_error("%s: %s", name, why);
+                bad = 1;
+            }
+            break;
+        case B_WORKERS:
+            if (cli_parse_list(value, 1, ORCA_MAX_WORKERS, c.workers, BENCH_MAX_LIST,
+                               &c.worker_count, why, sizeof why) != 0) {
+                cli_error("%s: %s", name, why);
+                bad = 1;
+            }
+            break;
+        case B_RUNS: bad = cli_opt_long(name, value, 1, 1000, &c.runs) != 0; break;
+        case B_STEPS:
+            bad = cli_opt_long(name, value, 1, 1000000, &c.steps) != 0;
+            c.have_steps = 1;
+            break;
+        case B_WARMUP: bad = cli_opt_long(name, value, 0, 1000000, &c.warmup) != 0; break;
+        case B_SEED: bad = cli_opt_u64(name, value, &c.seed) != 0; break;
+        case B_CSV: csv_path = value; break;
+        case B_HELP: help_bench(stdout); return EXIT_OK;
+        default: break;
+        }
+        if (bad) {
+            return EXIT_USAGE;
+        }
+    }
+    c.progress = isatty(STDERR_FILENO);
+
+    FILE *csv = NULL;
+    if (csv_path) {
+        csv = fopen(csv_path, "w");
+        if (!csv) {
+            cli_error("--csv: %s: cannot write: %s", csv_path, strerror(errno));
+            return EXIT_RUNTIME;
+        }
+        fputs("scene,agents,workers,steps,warmup,runs,median_agent_steps_per_s,"
+              "min_agent_steps_per_s,max_agent_steps_per_s,peak_bytes_per_agent,same_bits,"
+              "hash\n",
+              csv);
+    }
+
+    printf("orca bench: scene %s, seed %llu, %d CPU%s online, orca %s\n",
+           orca_scene_name((orca_scene_kind)c.scene), (unsigned long long)c.seed, cpus,
+           cpus == 1 ? "" : "s", orca_version());
+    printf("each row: %lld timed run%s of S steps after a %lld-step warm-up; agent-steps/s "
+           "median and min..max over the runs\n",
+           c.runs, c.runs == 1 ? "" : "s", c.warmup);
+    printf("mem/agent: peak RSS growth (VmHWM) while building the scene and warming up, per "
+           "agent\n\n");
+    printf("%10s %8s %6s %14s %27s %9s %12s %10s\n", "agents", "workers", "S", "median/s",
+           "min..max /s", "spread", "mem/agent", "same bits");
+    fflush(stdout);
+
+    int rc = EXIT_OK;
+    bench_row rows[BENCH_MAX_LIST];
+    for (int s = 0; s < c.size_count; ++s) {
+        if (bench_size_isolated(&c, (int)c.sizes[s], rows) != 0) {
+            if (c.progress) {
+                fputs("\r\033[K", stderr);
+            }
+            printf("%10lld  failed (see the message above)\n", c.sizes[s]);
+            rc = EXIT_RUNTIME;
+            continue;
+        }
+        if (c.progress) {
+            fputs("\r\033[K", stderr);
+        }
+        for (int w = 0; w < c.worker_count; ++w) {
+            const bench_row *r = &rows[w];
+            char mem[32], range[64];
+            format_mem(mem, sizeof mem, r->mem_per_agent);
+            if (r->status != 0) {
+                printf("%10d %8d  failed\n", r->agents, r->workers);
+                rc = EXIT_RUNTIME;
+                continue;
+            }
+            snprintf(range, sizeof range, "%.4g..%.4g", r->min, r->max);
+            double spread = r->median > 0 ? 100.0 * (r->max - r->min) / r->median : 0.0;
+            char spread_s[16];
+            snprintf(spread_s, sizeof spread_s, "%.1f%%", spread);
+            printf("%10d %8d %6d %14.4g %27s %9s %12s %10s\n", r->agents, r->workers, r->steps,
+                   r->median, range, spread_s, w == 0 ? mem : "", r->same_bits ? "yes" : "NO");
+            if (csv) {
+                fprintf(csv, "%s,%d,%d,%d,%lld,%d,%.6g,%.6g,%.6g,%.1f,%d,%016llx\n",
+                        orca_scene_name((orca_scene_kind)c.scene), r->agents, r->workers,
+                        r->steps, c.warmup, r->runs, r->median, r->min, r->max, r->mem_per_agent,
+                        r->same_bits, (unsigned long long)r->hash);
+            }
+        }
+        fflush(stdout);
+    }
+    if (csv && fclose(csv) != 0) {
+        cli_error("--csv: %s: write failed", csv_path);
+        rc = EXIT_RUNTIME;
+    }
+    return rc;
+}

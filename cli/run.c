@@ -1,0 +1,883 @@
+/* SPDX-License-Identifier: MIT */
+/* `orca run` and `orca scene`. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "scene_file.h"
+#include "svg.h"
+
+void help_run(FILE *f)
+{
+    fputs(
+        "Usage: orca run SCENE_FILE [options]\n"
+        "       orca run --scene NAME [-n N] [--seed S] [options]\n"
+        "\n"
+        "Runs a scene file (docs/scene-format.md; '-' reads standard input) or a built-in\n"
+        "scene, then prints a summary: agents, segments, steps, simulated time, arrival,\n"
+        "deepest overlaps, mean speed, fallback count, wall time, throughput, state hash.\n"
+        "\n"
+        "Scene:\n"
+        "  --scene NAME        built-in scene: circle, crossing, wallgap, corridor, random\n"
+        "  -n, --agents N      agents of the built-in scene (the scene may round N; default:\n"
+        "                      the scene's own size, see docs/scenarios.md)\n"
+        "  --seed S            seed, 0..2^64-1 (default 1): places the random scene and seeds\n"
+        "                      the preferred-velocity perturbation; with a scene file it\n"
+        "                      replaces the file's seed\n"
+        "  --dt SECONDS        step length (default: the scene's, 0.25 for built-in scenes)\n"
+        "\n"
+        "Length of the run:\n"
+        "  --steps N           run exactly N steps (0 is allowed)\n"
+        "  --max-steps CAP     without --steps: run until every agent has arrived (is within\n"
+        "                      its radius of its goal point), at most CAP steps (default 20000)\n"
+        "\n"
+        "Execution:\n"
+        "  -j, --workers N     worker threads, 1..64, or 0 for one per online CPU (default 1).\n"
+        "                      The results are the same bits for any N.\n"
+        "\n"
+        "Output:\n"
+        "  --json              print the summary as one JSON object (stdout)\n"
+        "  -q, --quiet         print no summary and no progress (--json still prints)\n"
+        "  --csv FILE          trajectories: step,time,agent,x,y,vx,vy (numbers as %.17g);\n"
+        "                      '-' is standard output (then no summary is printed)\n"
+        "  --every K           CSV rows every K steps (default 1); the first and the last\n"
+        "                      state are always written\n"
+        "  --svg FILE          picture: walls, starts, goals, trajectories, final discs at the\n"
+        "                      true radius, scale bar and a caption with the key figures\n"
+        "  --save FILE         write the simulator snapshot (orca_sim_save) after the run\n"
+        "  --load FILE         restore the simulator state from a snapshot before the run.\n"
+        "                      The scene must be given too (same file or built-in scene and\n"
+        "                      options as when the snapshot was saved): the snapshot holds the\n"
+        "                      agents, segments and step count but not the goals, dt or seed.\n"
+        "                      --steps then counts the additional steps. Overlaps, arrival\n"
+        "                      and fallbacks in the summary cover this run only.\n"
+        "  -h, --help          this text\n"
+        "\n"
+        "Progress is shown on stderr when stderr is a terminal.\n"
+        "Exit status: 0 success (also when the step cap stopped a run before every agent\n"
+        "arrived), 2 bad usage, scene file or snapshot, 1 runtime failure (a refused step,\n"
+        "an output file that cannot be written, out of memory).\n"
+        "\n"
+        "Examples:\n"
+        "  orca run --scene circle -n 100 --svg demo.svg\n"
+        "  orca scene crossing -o cross.txt && orca run cross.txt --json\n"
+        "  orca run --scene random -n 10000 -j 0 --steps 200\n"
+        "  orca run --scene corridor --steps 50 --save half.snap\n"
+        "  orca run --scene corridor --load half.snap --steps 50\n",
+        f);
+}
+
+void help_scene(FILE *f)
+{
+    fputs("Usage: orca scene NAME [-n N] [--seed S] [--dt SECONDS] [-o FILE]\n"
+          "\n"
+          "Writes the built-in scene NAME (circle, crossing, wallgap, corridor, random) as a\n"
+          "scene file (docs/scene-format.md) to FILE or standard output, to start your own\n"
+          "scene from. Numbers are written with 17 significant digits, so\n"
+          "  orca scene circle -o c.txt && orca run c.txt\n"
+          "gives the same state hash as 'orca run --scene circle'.\n"
+          "\n"
+          "  -n, --agents N      agents (the scene may round N; default: the scene's size)\n"
+          "  --seed S            seed (default 1)\n"
+          "  --dt SECONDS        step length written to the file (default 0.25)\n"
+          "  -o, --output FILE   output file (default: standard output)\n"
+          "  -h, --help          this text\n",
+          f);
+}
+
+/* --- common scene setup ------------------------------------------------------------------- */
+
+typedef struct scene_opts {
+    const char *file;
+    int builtin; /* -1: none */
+    long long agents;
+    int have_agents;
+    uint64_t seed;
+    int have_seed;
+    double dt;
+    int have_dt;
+} scene_opts;
+
+/* Builds the scenario. Returns an exit status (0 on success). */
+static int make_scenario(const scene_opts *o, const orca_sim_def *sim_def, orca_scenario **out,
+                         char *source, size_t source_size)
+{
+    if (o->file) {
+        scene_desc d;
+        char err[1024];
+        if (scene_read(o->file, &d, err, sizeof err) != 0) {
+            scene_free(&d);
+            fprintf(stderr, "%s\n", err);
+            return EXIT_USAGE;
+        }
+        int rc = scene_build(&d, sim_def, o->have_dt ? &o->dt : NULL,
+                             o->have_seed ? &o->seed : NULL, out, err, sizeof err);
+        snprintf(source, source_size, "scene file %s", d.path);
+        scene_free(&d);
+        if (rc != 0) {
+            fprintf(stderr, "%s\n", err);
+            return rc == -2 ? EXIT_RUNTIME : EXIT_USAGE;
+        }
+        return EXIT_OK;
+    }
+    uint64_t seed = o->have_seed ? o->seed : CLI_DEFAULT_SEED;
+    orca_scenario *sc = NULL;
+    orca_status st = orca_scenario_create_builtin((orca_scene_kind)o->builtin,
+                                                  o->have_agents ? (int)o->agents : 0, seed,
+                                                  sim_def, &sc);
+    if (st != ORCA_OK) {
+        cli_error("scene %s: %s", orca_scene_name((orca_scene_kind)o->builtin),
+                  orca_scenario_last_error(NULL));
+        return st == ORCA_ERR_MEMORY ? EXIT_RUNTIME : EXIT_USAGE;
+    }
+    if (o->have_dt) {
+        /* The built-in scenes use dt 0.25 and the scenario has no setter: rebuild with the
+         * same agents (same order, so the same perturbation) and the requested dt. */
+        orca_scenario *c = NULL;
+        st = scene_clone(sc, sim_def, o->dt, seed, &c);
+        orca_scenario_destroy(sc);
+        if (st != ORCA_OK) {
+            cli_error("--dt: %s", orca_scenario_last_error(NULL));
+            return st == ORCA_ERR_MEMORY ? EXIT_RUNTIME : EXIT_USAGE;
+        }
+        sc = c;
+    }
+    snprintf(source, source_size, "built-in scene, seed %llu", (unsigned long long)seed);
+    *out = sc;
+    return EXIT_OK;
+}
+
+/* Handles the scene options shared by run and scene. Returns 1 if consumed, 0 if not this
+ * option, -1 on a bad value (message printed). */
+enum { O_SCENE, O_AGENTS, O_SEED, O_DT };
+static int scene_option(scene_opts *o, int which, const char *name, const char *value)
+{
+    long long v;
+    switch (which) {
+    case O_SCENE:
+        o->builtin = orca_scene_from_name(value);
+        if (o->builtin < 0) {
+            cli_error("%s: unknown scene '%s' (built-in scenes: circle, crossing, wallgap, "
+                      "corridor, random)",
+                      name, value);
+            return -1;
+        }
+        return 1;
+    case O_AGENTS:
+        if (cli_opt_long(name, value, 1, 2147483647, &v) != 0) {
+            return -1;
+        }
+        o->agents = v;
+        o->have_agents = 1;
+        return 1;
+    case O_SEED:
+        if (cli_opt_u64(name, value, &o->seed) != 0) {
+            return -1;
+        }
+        o->have_seed = 1;
+        return 1;
+    case O_DT:
+        if (cli_opt_double(name, value, &o->dt) != 0) {
+            return -1;
+        }
+        if (!(o->dt > 0.0)) {
+            cli_error("%s: must be > 0, got '%s'", name, value);
+            return -1;
+        }
+        o->have_dt = 1;
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* --- orca scene ------------------------------------------------------------------------------ */
+
+int cmd_scene(int argc, char **argv)
+{
+    static const cli_opt opts[] = {{"scene", 0, 1},  {"agents", 'n', 1}, {"seed", 0, 1},
+                                   {"dt", 0, 1},     {"output", 'o', 1}, {"help", 'h', 0},
+                                   {NULL, 0, 0}};
+    cli_args a = {argc, argv, 1, "scene", 0};
+    scene_opts so;
+    memset(&so, 0, sizeof so);
+    so.builtin = -1;
+    const char *output = NULL;
+    const char *value, *name;
+    int k;
+    while ((k = cli_next(&a, opts, &value, &name)) != CLI_END) {
+        if (k == CLI_ERROR) {
+            return EXIT_USAGE;
+        }
+        if (k == CLI_POSITIONAL) {
+            if (so.builtin >= 0) {
+                cli_usage_error("scene", "scene: one scene name only (got '%s' too)", value);
+                return EXIT_USAGE;
+            }
+            if (scene_option(&so, O_SCENE, "scene", value) < 0) {
+                return EXIT_USAGE;
+            }
+            continue;
+        }
+        if (k <= O_DT) {
+            if (scene_option(&so, k, name, value) < 0) {
+                return EXIT_USAGE;
+            }
+        } else if (k == 4) {
+            output = value;
+        } else {
+            help_scene(stdout);
+            return EXIT_OK;
+        }
+    }
+    if (so.builtin < 0) {
+        cli_usage_error("scene", "scene: which scene? (circle, crossing, wallgap, corridor, "
+                                 "random)");
+        return EXIT_USAGE;
+    }
+    orca_scenario *sc = NULL;
+    char source[600];
+    int rc = make_scenario(&so, NULL, &sc, source, sizeof source);
+    if (rc != EXIT_OK) {
+        return rc;
+    }
+    FILE *f = stdout;
+    if (output && strcmp(output, "-") != 0) {
+        f = fopen(output, "w");
+        if (!f) {
+            cli_error("%s: cannot write: %s", output, strerror(errno));
+            orca_scenario_destroy(sc);
+            return EXIT_RUNTIME;
+        }
+    }
+    char comment[256];
+    snprintf(comment, sizeof comment, "written by orca %s: built-in scene %s, %d agents, seed %llu",
+             orca_version(), orca_scenario_name(sc), orca_sim_agent_count(orca_scenario_sim(sc)),
+             (unsigned long long)orca_scenario_seed(sc));
+    int wrc = scene_write(f, sc, comment);
+    if (f != stdout) {
+        if (fclose(f) != 0) {
+            wrc = -1;
+        }
+    } else if (fflush(f) != 0) {
+        wrc = -1;
+    }
+    orca_scenario_destroy(sc);
+    if (wrc != 0) {
+        cli_error("%s: write failed", output ? output : "standard output");
+        return EXIT_RUNTIME;
+    }
+    return EXIT_OK;
+}
+
+/* --- orca run -------------------------------------------------------------------------------- */
+
+typedef struct run_opts {
+    scene_opts scene;
+    long long steps;
+    int have_steps;
+    long long max_steps;
+    long long workers;
+    int json, quiet;
+    const char *csv, *svg, *save, *load;
+    long long every;
+} run_opts;
+
+static int write_csv_rows(FILE *f, orca_sim *sim, double dt)
+{
+    int n = orca_sim_agent_count(sim);
+    uint64_t step = orca_sim_step_count(sim);
+    double t = (double)step * dt;
+    for (int i = 0; i < n; ++i) {
+        orca_agent_id id = orca_sim_agent_at(sim, i);
+        orca_vec2 p, v;
+        if (orca_agent_get_position(sim, id, &p) != ORCA_OK ||
+            orca_agent_get_velocity(sim, id, &v) != ORCA_OK) {
+            return -1;
+        }
+        fprintf(f, "%llu,%.17g,%d,%.17g,%.17g,%.17g,%.17g\n", (unsigned long long)step, t, i,
+                p.x, p.y, v.x, v.y);
+    }
+    return ferror(f) ? -1 : 0;
+}
+
+/* Sum of |v| over the agents (the CLI's own statistic; libm is fine here). */
+static double speed_sum(orca_sim *sim)
+{
+    int n = orca_sim_agent_count(sim);
+    double s = 0.0;
+    for (int i = 0; i < n; ++i) {
+        orca_vec2 v;
+        if (orca_agent_get_velocity(sim, orca_sim_agent_at(sim, i), &v) == ORCA_OK) {
+            s += hypot(v.x, v.y);
+        }
+    }
+    return s;
+}
+
+static int load_snapshot(const char *path, orca_scenario *sc)
+{
+    unsigned char *data = NULL;
+    size_t size = 0;
+    if (cli_read_file(path, &data, &size) != 0) {
+        cli_error("--load: %s: cannot read: %s", path, strerror(errno));
+        return EXIT_USAGE;
+    }
+    orca_sim *sim = orca_scenario_sim(sc);
+    int scene_agents = orca_sim_agent_count(sim);
+    orca_status st = orca_sim_load(sim, data, size);
+    free(data);
+    if (st != ORCA_OK) {
+        cli_error("--load: %s: %s", path, orca_sim_last_error(sim));
+        return st == ORCA_ERR_MEMORY ? EXIT_RUNTIME : EXIT_USAGE;
+    }
+    int n = orca_sim_agent_count(sim);
+    if (n != scene_agents) {
+        cli_error("--load: %s: the snapshot has %d agents but the scene has %d (give the scene "
+                  "the snapshot was saved from)",
+                  path, n, scene_agents);
+        return EXIT_USAGE;
+    }
+    for (int i = 0; i < n; ++i) {
+        if (orca_scenario_agent_goal(sc, i, NULL, NULL) != ORCA_OK) {
+            cli_error("--load: %s: agent %d of the snapshot is not an agent of the scene (give "
+                      "the scene the snapshot was saved from)",
+                      path, i);
+            return EXIT_USAGE;
+        }
+    }
+    return EXIT_OK;
+}
+
+static int save_snapshot(const char *path, orca_sim *sim)
+{
+    size_t size = 0;
+    if (orca_sim_save(sim, NULL, 0, &size) != ORCA_OK) {
+        cli_error("--save: %s", orca_sim_last_error(sim));
+        return EXIT_RUNTIME;
+    }
+    unsigned char *buf = malloc(size ? size : 1);
+    if (!buf) {
+        cli_error("--save: out of memory (%zu bytes)", size);
+        return EXIT_RUNTIME;
+    }
+    if (orca_sim_save(sim, buf, size, &size) != ORCA_OK) {
+        cli_error("--save: %s", orca_sim_last_error(sim));
+        free(buf);
+        return EXIT_RUNTIME;
+    }
+    FILE *f = fopen(path, "wb");
+    if (!f) {
+        cli_error("--save: %s: cannot write: %s", path, strerror(errno));
+        free(buf);
+        return EXIT_RUNTIME;
+    }
+    size_t put = fwrite(buf, 1, size, f);
+    int bad = put != size;
+    if (fclose(f) != 0) {
+        bad = 1;
+    }
+    free(buf);
+    if (bad) {
+        cli_error("--save: %s: write failed", path);
+        return EXIT_RUNTIME;
+    }
+    return EXIT_OK;
+}
+
+static void print_json_double(FILE *f, double v)
+{
+    if (isfinite(v)) {
+        fprintf(f, "%.17g", v);
+    } else {
+        fputs("null", f);
+    }
+}
+
+typedef struct run_result {
+    const char *name;
+    const char *source;
+    int agents, segments, workers;
+    double dt;
+    uint64_t seed;
+    uint64_t first_step, last_step, steps;
+    int until_arrived;
+    long long max_steps;
+    int arrived;
+    int64_t all_arrived_step;
+    double max_agent_overlap, max_wall_overlap;
+    double mean_speed;
+    uint64_t fallback_total;
+    double wall_time, step_time;
+    double rate;
+    char hash[17];
+} run_result;
+
+static void format_arrival(const run_result *r, char *buf, size_t size)
+{
+    if (r->all_arrived_step >= 0) {
+        snprintf(buf, size, "all %d agents arrived at step %lld (t = %.6g s)", r->agents,
+                 (long long)r->all_arrived_step, (double)r->all_arrived_step * r->dt);
+    } else {
+        snprintf(buf, size, "%d of %d agents arrived, %d did not%s", r->arrived, r->agents,
+                 r->agents - r->arrived,
+                 r->until_arrived ? " (stopped by --max-steps)" : "");
+    }
+}
+
+static void print_text(const run_result *r, const run_opts *o)
+{
+    char arrival[200];
+    format_arrival(r, arrival, sizeof arrival);
+    printf("orca run: %s (%s)\n", r->name, r->source);
+    printf("  agents            %d\n", r->agents);
+    printf("  segments          %d\n", r->segments);
+    if (r->first_step > 0) {
+        printf("  steps             %llu (step %llu to %llu, continued from --load), dt %g s\n",
+               (unsigned long long)r->steps, (unsigned long long)r->first_step,
+               (unsigned long long)r->last_step, r->dt);
+    } else {
+        printf("  steps             %llu%s, dt %g s\n", (unsigned long long)r->steps,
+               r->until_arrived ? " (until all arrived)" : "", r->dt);
+    }
+    printf("  simulated time    %.6g s\n", (double)r->last_step * r->dt);
+    printf("  arrival           %s\n", arrival);
+    printf("  deepest overlap   agent-agent %.4g, agent-wall %.4g (fraction of radius; 0 = none)\n",
+           r->max_agent_overlap, r->max_wall_overlap);
+    printf("  mean speed        %.4g m/s (all agents, all steps)\n", r->mean_speed);
+    double agent_steps = (double)r->agents * (double)r->steps;
+    printf("  fallback          %llu agent-steps (%.3g%%)\n",
+           (unsigned long long)r->fallback_total,
+           agent_steps > 0 ? 100.0 * (double)r->fallback_total / agent_steps : 0.0);
+    printf("  wall time         %.3f s (stepping %.3f s, %d worker%s)\n", r->wall_time,
+           r->step_time, r->workers, r->workers == 1 ? "" : "s");
+    printf("  throughput        %.4g agent-steps/s\n", r->rate);
+    printf("  state hash        %s\n", r->hash);
+    if (o->csv) {
+        printf("  trajectories      %s\n", o->csv);
+    }
+    if (o->svg) {
+        printf("  picture           %s\n", o->svg);
+    }
+    if (o->save) {
+        printf("  snapshot          %s\n", o->save);
+    }
+}
+
+static void print_json(const run_result *r, const run_opts *o)
+{
+    FILE *f = stdout;
+    fputs("{\"scene\":", f);
+    cli_json_string(f, r->name);
+    fputs(",\"source\":", f);
+    cli_json_string(f, r->source);
+    fprintf(f, ",\"agents\":%d,\"segments\":%d,\"workers\":%d,\"dt\":", r->agents, r->segments,
+            r->workers);
+    print_json_double(f, r->dt);
+    fprintf(f, ",\"seed\":%llu,\"first_step\":%llu,\"last_step\":%llu,\"steps\":%llu",
+            (unsigned long long)r->seed, (unsigned long long)r->first_step,
+            (unsigned long long)r->last_step, (unsigned long long)r->steps);
+    fprintf(f, ",\"until_arrived\":%s", r->until_arrived ? "true" : "false");
+    fputs(",\"simulated_time\":", f);
+    print_json_double(f, (double)r->last_step * r->dt);
+    fprintf(f, ",\"arrived\":%d,\"not_arrived\":%d,\"all_arrived\":%s", r->arrived,
+            r->agents - r->arrived, r->all_arrived_step >= 0 ? "true" : "false");
+    if (r->all_arrived_step >= 0) {
+        fprintf(f, ",\"all_arrived_step\":%lld,\"all_arrived_time\":",
+                (long long)r->all_arrived_step);
+        print_json_double(f, (double)r->all_arrived_step * r->dt);
+    } else {
+        fputs(",\"all_arrived_step\":null,\"all_arrived_time\":null", f);
+    }
+    fputs(",\"max_agent_overlap\":", f);
+    print_json_double(f, r->max_agent_overlap);
+    fputs(",\"max_wall_overlap\":", f);
+    print_json_double(f, r->max_wall_overlap);
+    fputs(",\"mean_speed\":", f);
+    print_json_double(f, r->mean_speed);
+    fprintf(f, ",\"fallback_total\":%llu", (unsigned long long)r->fallback_total);
+    fputs(",\"wall_time\":", f);
+    print_json_double(f, r->wall_time);
+    fputs(",\"step_time\":", f);
+    print_json_double(f, r->step_time);
+    fputs(",\"agent_steps_per_second\":", f);
+    print_json_double(f, r->rate);
+    fprintf(f, ",\"hash\":\"%s\"", r->hash);
+    const char *files[3] = {o->csv, o->svg, o->save};
+    const char *keys[3] = {"csv", "svg", "snapshot"};
+    for (int i = 0; i < 3; ++i) {
+        if (files[i]) {
+            fprintf(f, ",\"%s\":", keys[i]);
+            cli_json_string(f, files[i]);
+        }
+    }
+    fputs("}\n", f);
+}
+
+/* One line about a built-in scene, for the picture's caption. */
+static const char *scene_description(int kind)
+{
+    switch (kind) {
+    case ORCA_SCENE_CIRCLE: return "agents on a circle walk to the opposite point";
+    case ORCA_SCENE_CROSSING: return "two blocks of agents cross at right angles";
+    case ORCA_SCENE_WALL_GAP: return "a crowd passes through a gap in a wall";
+    case ORCA_SCENE_CORRIDOR: return "two groups pass each other in a corridor";
+    case ORCA_SCENE_RANDOM: return "random starts and goals in a square";
+    default: return NULL;
+    }
+}
+
+static int has_goal_point(orca_scenario *sc)
+{
+    int n = orca_sim_agent_count(orca_scenario_sim(sc));
+    for (int i = 0; i < n; ++i) {
+        orca_goal g;
+        if (orca_scenario_agent_goal(sc, i, &g, NULL) == ORCA_OK && g.kind == ORCA_GOAL_POINT) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+enum {
+    R_SCENE = O_SCENE,
+    R_AGENTS = O_AGENTS,
+    R_SEED = O_SEED,
+    R_DT = O_DT,
+    R_STEPS,
+    R_MAX_STEPS,
+    R_WORKERS,
+    R_JSON,
+    R_QUIET,
+    R_CSV,
+    R_EVERY,
+    R_SVG,
+    R_SAVE,
+    R_LOAD,
+    R_HELP
+};
+
+int cmd_run(int argc, char **argv)
+{
+    static const cli_opt opts[] = {
+        {"scene", 0, 1},     {"agents", 'n', 1}, {"seed", 0, 1},    {"dt", 0, 1},
+        {"steps", 0, 1},     {"max-steps", 0, 1}, {"workers", 'j', 1}, {"json", 0, 0},
+        {"quiet", 'q', 0},   {"csv", 0, 1},      {"every", 0, 1},   {"svg", 0, 1},
+        {"save", 0, 1},      {"load", 0, 1},     {"help", 'h', 0},  {NULL, 0, 0}};
+    run_opts o;
+    memset(&o, 0, sizeof o);
+    o.scene.builtin = -1;
+    o.max_steps = CLI_DEFAULT_MAX_STEPS;
+    o.workers = 1;
+    o.every = 1;
+    int have_every = 0, have_max = 0;
+    cli_args a = {argc, argv, 1, "run", 0};
+    const char *value, *name;
+    int k;
+    while ((k = cli_next(&a, opts, &value, &name)) != CLI_END) {
+        if (k == CLI_ERROR) {
+            return EXIT_USAGE;
+        }
+        if (k == CLI_POSITIONAL) {
+            if (o.scene.file) {
+                cli_usage_error("run", "run: one scene file only (got '%s' and '%s')",
+                                o.scene.file, value);
+                return EXIT_USAGE;
+            }
+            o.scene.file = value;
+            continue;
+        }
+        int bad = 0;
+        switch (k) {
+        case R_SCENE:
+        case R_AGENTS:
+        case R_SEED:
+        case R_DT: bad = scene_option(&o.scene, k, name, value) < 0; break;
+        case R_STEPS:
+            bad = cli_opt_long(name, value, 0, 1000000000000LL, &o.steps) != 0;
+            o.have_steps = 1;
+            break;
+        case R_MAX_STEPS:
+            bad = cli_opt_long(name, value, 1, 1000000000000LL, &o.max_steps) != 0;
+            have_max = 1;
+            break;
+        case R_WORKERS:
+            bad = cli_opt_long(name, value, 0, ORCA_MAX_WORKERS, &o.workers) != 0;
+            break;
+        case R_JSON: o.json = 1; break;
+        case R_QUIET: o.quiet = 1; break;
+        case R_CSV: o.csv = value; break;
+        case R_EVERY:
+            bad = cli_opt_long(name, value, 1, 1000000000000LL, &o.every) != 0;
+            have_every = 1;
+            break;
+        case R_SVG: o.svg = value; break;
+        case R_SAVE: o.save = value; break;
+        case R_LOAD: o.load = value; break;
+        case R_HELP: help_run(stdout); return EXIT_OK;
+        default: break;
+        }
+        if (bad) {
+            return EXIT_USAGE;
+        }
+    }
+    if (o.scene.file && o.scene.builtin >= 0) {
+        cli_usage_error("run", "run: give a scene file or --scene, not both");
+        return EXIT_USAGE;
+    }
+    if (!o.scene.file && o.scene.builtin < 0) {
+        cli_usage_error("run", "run: which scene? Give a scene file or --scene NAME");
+        return EXIT_USAGE;
+    }
+    if (o.scene.file && o.scene.have_agents) {
+        cli_usage_error("run", "run: --agents applies to built-in scenes only");
+        return EXIT_USAGE;
+    }
+    if (o.have_steps && have_max) {
+        cli_usage_error("run", "run: --steps and --max-steps exclude each other");
+        return EXIT_USAGE;
+    }
+    if (o.csv && strcmp(o.csv, "-") == 0) {
+        if (o.json) {
+            cli_usage_error("run", "run: --csv - (standard output) and --json exclude each other");
+            return EXIT_USAGE;
+        }
+        o.quiet = 1; /* standard output carries the CSV only */
+    }
+    if (have_every && !o.csv) {
+        cli_usage_error("run", "run: --every needs --csv");
+        return EXIT_USAGE;
+    }
+    if (o.workers == 0) {
+        o.workers = cli_cpu_count();
+        if (o.workers > ORCA_MAX_WORKERS) {
+            o.workers = ORCA_MAX_WORKERS;
+        }
+    }
+
+    double t_begin = cli_now();
+    orca_sim_def sim_def = orca_sim_def_default();
+    sim_def.worker_count = (int)o.workers;
+    orca_scenario *sc = NULL;
+    char source[600];
+    int rc = make_scenario(&o.scene, &sim_def, &sc, source, sizeof source);
+    if (rc != EXIT_OK) {
+        return rc;
+    }
+    orca_sim *sim = orca_scenario_sim(sc);
+    FILE *csv = NULL;
+    svg_rec *svg = NULL;
+    char *csv_buf = NULL;
+
+    if (o.load) {
+        rc = load_snapshot(o.load, sc);
+        if (rc != EXIT_OK) {
+            goto done;
+        }
+    }
+    if (!o.have_steps && !has_goal_point(sc)) {
+        cli_usage_error("run", "run: no agent has a goal point, so 'until all arrived' would "
+                               "stop at once; give --steps N");
+        rc = EXIT_USAGE;
+        goto done;
+    }
+    if (o.csv) {
+        csv = strcmp(o.csv, "-") == 0 ? stdout : fopen(o.csv, "w");
+        if (!csv) {
+            cli_error("--csv: %s: cannot write: %s", o.csv, strerror(errno));
+            rc = EXIT_RUNTIME;
+            goto done;
+        }
+        csv_buf = csv == stdout ? NULL : malloc(1 << 20);
+        if (csv_buf) {
+            setvbuf(csv, csv_buf, _IOFBF, 1 << 20);
+        }
+        fputs("step,time,agent,x,y,vx,vy\n", csv);
+        if (write_csv_rows(csv, sim, orca_scenario_dt(sc)) != 0) {
+            cli_error("--csv: %s: write failed", o.csv);
+            rc = EXIT_RUNTIME;
+            goto done;
+        }
+    }
+    if (o.svg) {
+        /* Fail early if the picture cannot be written. */
+        FILE *probe = fopen(o.svg, "w");
+        if (!probe) {
+            cli_error("--svg: %s: cannot write: %s", o.svg, strerror(errno));
+            rc = EXIT_RUNTIME;
+            goto done;
+        }
+        fclose(probe);
+        svg = svg_create(sc);
+        if (!svg) {
+            cli_error("--svg: out of memory recording trajectories");
+            rc = EXIT_RUNTIME;
+            goto done;
+        }
+    }
+
+    int n = orca_sim_agent_count(sim);
+    double dt = orca_scenario_dt(sc);
+    int progress = !o.quiet && isatty(STDERR_FILENO);
+    uint64_t first_step = orca_sim_step_count(sim);
+    uint64_t limit = (uint64_t)(o.have_steps ? o.steps : o.max_steps);
+    uint64_t done_steps = 0;
+    double speed_total = 0.0, step_time = 0.0;
+    double next_progress = cli_now() + 0.2;
+    uint64_t last_csv_step = 0;
+    while (done_steps < limit) {
+        if (!o.have_steps && orca_scenario_all_arrived_step(sc) >= 0) {
+            break;
+        }
+        double t0 = cli_now();
+        orca_status st = orca_scenario_step(sc);
+        double t1 = cli_now();
+        step_time += t1 - t0;
+        if (st != ORCA_OK) {
+            if (progress) {
+                fputs("\r\033[K", stderr);
+            }
+            cli_error("step %llu: %s", (unsigned long long)orca_sim_step_count(sim),
+                      orca_scenario_last_error(sc));
+            rc = EXIT_RUNTIME;
+            goto done;
+        }
+        ++done_steps;
+        speed_total += speed_sum(sim);
+        if (csv && done_steps % (uint64_t)o.every == 0) {
+            if (write_csv_rows(csv, sim, dt) != 0) {
+                cli_error("--csv: %s: write failed", o.csv);
+                rc = EXIT_RUNTIME;
+                goto done;
+            }
+            last_csv_step = done_steps;
+        }
+        if (svg && svg_sample(svg, sc, done_steps) != 0) {
+            cli_error("--svg: could not read the agents");
+            rc = EXIT_RUNTIME;
+            goto done;
+        }
+        if (progress && t1 >= next_progress) {
+            next_progress = t1 + 0.2;
+            fprintf(stderr, "\rorca: step %llu, %d/%d arrived, %.3g agent-steps/s\033[K",
+                    (unsigned long long)orca_sim_step_count(sim), orca_scenario_arrived_count(sc),
+                    n, step_time > 0 ? (double)n * (double)done_steps / step_time : 0.0);
+            fflush(stderr);
+        }
+    }
+    if (progress) {
+        fputs("\r\033[K", stderr);
+        fflush(stderr);
+    }
+    if (csv) {
+        if (last_csv_step != done_steps && write_csv_rows(csv, sim, dt) != 0) {
+            cli_error("--csv: %s: write failed", o.csv);
+            rc = EXIT_RUNTIME;
+            goto done;
+        }
+        int bad = csv == stdout ? fflush(csv) != 0 : fclose(csv) != 0;
+        csv = NULL;
+        if (bad) {
+            cli_error("--csv: %s: write failed", o.csv);
+            rc = EXIT_RUNTIME;
+            goto done;
+        }
+    }
+
+    run_result r;
+    memset(&r, 0, sizeof r);
+    r.name = orca_scenario_name(sc);
+    r.source = source;
+    r.agents = n;
+    r.segments = orca_sim_segment_count(sim);
+    r.workers = orca_sim_get_worker_count(sim);
+    r.dt = dt;
+    r.seed = orca_scenario_seed(sc);
+    r.first_step = first_step;
+    r.last_step = orca_sim_step_count(sim);
+    r.steps = done_steps;
+    r.until_arrived = !o.have_steps;
+    r.max_steps = o.max_steps;
+    r.arrived = orca_scenario_arrived_count(sc);
+    r.all_arrived_step = orca_scenario_all_arrived_step(sc);
+    r.max_agent_overlap = orca_scenario_max_agent_overlap(sc);
+    r.max_wall_overlap = orca_scenario_max_wall_overlap(sc);
+    if (done_steps == 0) {
+        /* No step ran: measure the current state directly. */
+        orca_sim_measure_overlap(sim, &r.max_agent_overlap, &r.max_wall_overlap);
+        if (r.arrived == n) {
+            r.all_arrived_step = (int64_t)r.last_step;
+        }
+    }
+    r.mean_speed = done_steps > 0 && n > 0 ? speed_total / ((double)n * (double)done_steps) : 0.0;
+    r.fallback_total = orca_scenario_fallback_total(sc);
+    r.step_time = step_time;
+    r.rate = step_time > 0 ? (double)n * (double)done_steps / step_time : 0.0;
+    cli_hex64(orca_sim_hash(sim), r.hash);
+
+    if (o.save) {
+        rc = save_snapshot(o.save, sim);
+        if (rc != EXIT_OK) {
+            goto done;
+        }
+    }
+    if (svg) {
+        char title[200], l1[600], l2[300], l3[700], arrival[200];
+        format_arrival(&r, arrival, sizeof arrival);
+        const char *what = o.scene.file ? NULL : scene_description(o.scene.builtin);
+        snprintf(title, sizeof title, "orca · %s%s%s", r.name, what ? " — " : "",
+                 what ? what : "");
+        char walls[48];
+        if (r.segments == 0) {
+            snprintf(walls, sizeof walls, "no walls");
+        } else {
+            snprintf(walls, sizeof walls, "%d wall segment%s", r.segments,
+                     r.segments == 1 ? "" : "s");
+        }
+        snprintf(l1, sizeof l1, "%d agents, %s · %llu steps of %g s = %.6g s simulated · %s", n,
+                 walls, (unsigned long long)r.last_step, dt, (double)r.last_step * dt, arrival);
+        snprintf(l2, sizeof l2,
+                 "deepest overlap (fraction of radius): agent–agent %.3g, agent–wall %.3g · "
+                 "fallback solves %llu",
+                 r.max_agent_overlap, r.max_wall_overlap, (unsigned long long)r.fallback_total);
+        snprintf(l3, sizeof l3, "state hash %s · %s · orca %s", r.hash, source, orca_version());
+        svg_caption cap;
+        memset(&cap, 0, sizeof cap);
+        cap.title = title;
+        cap.lines[0] = l1;
+        cap.lines[1] = l2;
+        cap.lines[2] = l3;
+        FILE *f = fopen(o.svg, "w");
+        int bad = !f || svg_write(svg, sc, f, &cap) != 0;
+        if (f && fclose(f) != 0) {
+            bad = 1;
+        }
+        if (bad) {
+            cli_error("--svg: %s: write failed", o.svg);
+            rc = EXIT_RUNTIME;
+            goto done;
+        }
+    }
+    r.wall_time = cli_now() - t_begin;
+    if (o.json) {
+        print_json(&r, &o);
+    } else if (!o.quiet) {
+        print_text(&r, &o);
+    }
+    if (fflush(stdout) != 0) {
+        rc = EXIT_RUNTIME;
+    }
+
+done:
+    if (csv && csv != stdout) {
+        fclose(csv);
+    }
+    free(csv_buf);
+    svg_destroy(svg);
+    orca_scenario_destroy(sc);
+    return rc;
+}

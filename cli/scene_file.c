@@ -1,0 +1,840 @@
+/* SPDX-License-Identifier: MIT */
+/* Scene files: reader, builder and writer. The format is documented in docs/scene-format.md;
+ * keep the two in step. */
+#define _POSIX_C_SOURCE 200809L
+#include "scene_file.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+/* Built-in default of preferred_speed (the built-in scenes' walking speed). */
+#define SCENE_DEFAULT_PREFERRED_SPEED 1.0
+#define SCENE_DEFAULT_DT 0.25
+
+/* --- reader state -------------------------------------------------------------------------- */
+
+typedef struct reader {
+    scene_desc *d;
+    char *err;
+    size_t err_size;
+    int line;
+    orca_agent_def defaults;
+    double default_pref_speed;
+    int version_line;
+    /* open polyline/polygon block: index of the obstacle, or -1 */
+    int block;
+} reader;
+
+static int rfail(reader *r, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+static int rfail(reader *r, const char *fmt, ...)
+{
+    int n = snprintf(r->err, r->err_size, "%s:%d: ", r->d->path, r->line);
+    if (n < 0 || (size_t)n >= r->err_size) {
+        return -1;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->err + n, r->err_size - (size_t)n, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+static int grow(void **ptr, int *capacity, int need, size_t elem)
+{
+    if (need <= *capacity) {
+        return 0;
+    }
+    int cap = *capacity ? *capacity : 64;
+    while (cap < need) {
+        if (cap > (1 << 29)) {
+            return -1;
+        }
+        cap *= 2;
+    }
+    void *p = realloc(*ptr, (size_t)cap * elem);
+    if (!p) {
+        return -1;
+    }
+    *ptr = p;
+    *capacity = cap;
+    return 0;
+}
+
+/* A number for `field`. */
+static int num(reader *r, const char *field, const char *tok, double *out)
+{
+    char why[160];
+    if (cli_parse_double(tok, out, why, sizeof why) != 0) {
+        return rfail(r, "%s: %s", field, why);
+    }
+    return 0;
+}
+
+/* A coordinate: finite with magnitude below 2^21 (ORCA_COORD_LIMIT). */
+static int coord(reader *r, const char *field, const char *tok, double *out)
+{
+    if (num(r, field, tok, out) != 0) {
+        return -1;
+    }
+    if (!(*out < ORCA_COORD_LIMIT && *out > -ORCA_COORD_LIMIT)) {
+        return rfail(r, "%s must have magnitude below 2^21 (2097152), got '%s'", field, tok);
+    }
+    return 0;
+}
+
+/* The agent parameters that `default` and key=value accept. */
+typedef enum param_kind {
+    P_RADIUS,
+    P_MAX_SPEED,
+    P_NEIGHBOR_DIST,
+    P_MAX_NEIGHBORS,
+    P_TIME_HORIZON,
+    P_OBSTACLE_TIME_HORIZON,
+    P_PREFERRED_SPEED,
+    P_VELOCITY, /* key=value only */
+    P_UNKNOWN
+} param_kind;
+
+static const char *const k_param_names[] = {
+    "radius",       "max_speed",           "neighbor_dist",   "max_neighbors",
+    "time_horizon", "obstacle_time_horizon", "preferred_speed", "velocity"};
+
+static param_kind param_from_name(const char *name, size_t len)
+{
+    for (int i = 0; i < (int)P_UNKNOWN; ++i) {
+        if (strlen(k_param_names[i]) == len && strncmp(k_param_names[i], name, len) == 0) {
+            return (param_kind)i;
+        }
+    }
+    return P_UNKNOWN;
+}
+
+/* Parses and range-checks one parameter value into def / *pref_speed. */
+static int set_param(reader *r, param_kind k, const char *tok, orca_agent_def *def,
+                     double *pref_speed)
+{
+    const char *name = k_param_names[k];
+    double v = 0.0;
+    if (k == P_MAX_NEIGHBORS) {
+        long long n;
+        char why[160];
+        int rc = cli_parse_long(tok, 0, ORCA_MAX_NEIGHBORS_LIMIT, &n, why, sizeof why);
+        if (rc == -1) {
+            return rfail(r, "%s: %s", name, why);
+        }
+        if (rc != 0) {
+            return rfail(r, "max_neighbors must be between 0 and %d, got '%s'",
+                         ORCA_MAX_NEIGHBORS_LIMIT, tok);
+        }
+        def->max_neighbors = (int)n;
+        return 0;
+    }
+    if (k == P_VELOCITY) {
+        const char *comma = strchr(tok, ',');
+        if (!comma || strchr(comma + 1, ',')) {
+            return rfail(r, "velocity: expected VX,VY (two numbers and a comma), got '%s'", tok);
+        }
+        char x[128];
+        size_t len = (size_t)(comma - tok);
+        if (len >= sizeof x) {
+            return rfail(r, "velocity: number too long in '%s'", tok);
+        }
+        memcpy(x, tok, len);
+        x[len] = '\0';
+        double vx, vy;
+        if (num(r, "velocity x", x, &vx) != 0 || num(r, "velocity y", comma + 1, &vy) != 0) {
+            return -1;
+        }
+        def->velocity.x = vx;
+        def->velocity.y = vy;
+        return 0;
+    }
+    if (num(r, name, tok, &v) != 0) {
+        return -1;
+    }
+    switch (k) {
+    case P_RADIUS:
+        if (!(v > 0.0)) {
+            return rfail(r, "radius must be > 0, got '%s'", tok);
+        }
+        def->radius = v;
+        break;
+    case P_MAX_SPEED:
+        if (!(v >= 0.0)) {
+            return rfail(r, "max_speed must be >= 0, got '%s'", tok);
+        }
+        def->max_speed = v;
+        break;
+    case P_NEIGHBOR_DIST:
+        if (!(v >= 0.0)) {
+            return rfail(r, "neighbor_dist must be >= 0, got '%s'", tok);
+        }
+        def->neighbor_dist = v;
+        break;
+    case P_TIME_HORIZON:
+        if (!(v > 0.0)) {
+            return rfail(r, "time_horizon must be > 0, got '%s'", tok);
+        }
+        def->time_horizon = v;
+        break;
+    case P_OBSTACLE_TIME_HORIZON:
+        if (!(v > 0.0)) {
+            return rfail(r, "obstacle_time_horizon must be > 0, got '%s'", tok);
+        }
+        def->obstacle_time_horizon = v;
+        break;
+    case P_PREFERRED_SPEED:
+        if (!(v >= 0.0)) {
+            return rfail(r, "preferred_speed must be >= 0, got '%s'", tok);
+        }
+        *pref_speed = v;
+        break;
+    default:
+        break;
+    }
+    return 0;
+}
+
+/* --- statements ---------------------------------------------------------------------------- */
+
+static int add_point(reader *r, double x, double y)
+{
+    scene_desc *d = r->d;
+    if (grow((void **)&d->points, &d->point_capacity, d->point_count + 1, sizeof *d->points)) {
+        return rfail(r, "out of memory");
+    }
+    d->points[d->point_count].x = x;
+    d->points[d->point_count].y = y;
+    d->point_count++;
+    return 0;
+}
+
+static int add_obstacle(reader *r, scene_obstacle_kind kind)
+{
+    scene_desc *d = r->d;
+    if (grow((void **)&d->obstacles, &d->obstacle_capacity, d->obstacle_count + 1,
+             sizeof *d->obstacles)) {
+        return rfail(r, "out of memory");
+    }
+    scene_obstacle *o = &d->obstacles[d->obstacle_count++];
+    o->kind = kind;
+    o->first = d->point_count;
+    o->count = 0;
+    o->line = r->line;
+    return 0;
+}
+
+/* "x y" pairs of tokens into the last obstacle. */
+static int obstacle_points(reader *r, char **tok, int ntok, int first_index)
+{
+    scene_obstacle *o = &r->d->obstacles[r->d->obstacle_count - 1];
+    if (ntok % 2 != 0) {
+        return rfail(r, "%s: coordinates come in x y pairs, got %d numbers",
+                     o->kind == SCENE_SEGMENT    ? "segment"
+                     : o->kind == SCENE_POLYLINE ? "polyline"
+                                                 : "polygon",
+                     ntok);
+    }
+    for (int i = 0; i + 1 < ntok; i += 2) {
+        char fx[48], fy[48];
+        int k = first_index + i / 2 + 1;
+        snprintf(fx, sizeof fx, "point %d x", k);
+        snprintf(fy, sizeof fy, "point %d y", k);
+        double x, y;
+        if (coord(r, fx, tok[i], &x) != 0 || coord(r, fy, tok[i + 1], &y) != 0 ||
+            add_point(r, x, y) != 0) {
+            return -1;
+        }
+        o->count++;
+    }
+    return 0;
+}
+
+static int finish_obstacle(reader *r, const scene_obstacle *o)
+{
+    int save = r->line;
+    r->line = o->line;
+    int rc = 0;
+    if (o->kind == SCENE_POLYLINE && o->count < 2) {
+        rc = rfail(r, "polyline needs at least 2 points, got %d", o->count);
+    } else if (o->kind == SCENE_POLYGON && o->count < 3) {
+        rc = rfail(r, "polygon needs at least 3 points, got %d", o->count);
+    }
+    r->line = save;
+    return rc;
+}
+
+static int st_agent(reader *r, char **tok, int ntok)
+{
+    scene_desc *d = r->d;
+    if (ntok < 2) {
+        return rfail(r, "agent needs a position: agent X Y [goal GX GY | prefvel VX VY | none] "
+                        "[key=value ...]");
+    }
+    orca_agent_def def = r->defaults;
+    double pref_speed = r->default_pref_speed;
+    if (coord(r, "x", tok[0], &def.position.x) != 0 ||
+        coord(r, "y", tok[1], &def.position.y) != 0) {
+        return -1;
+    }
+    orca_goal goal;
+    memset(&goal, 0, sizeof goal);
+    goal.kind = ORCA_GOAL_NONE;
+    int i = 2;
+    if (i < ntok && strchr(tok[i], '=') == NULL) {
+        if (strcmp(tok[i], "goal") == 0) {
+            if (ntok < i + 3) {
+                return rfail(r, "goal needs two coordinates: goal GX GY");
+            }
+            if (coord(r, "goal x", tok[i + 1], &goal.target.x) != 0 ||
+                coord(r, "goal y", tok[i + 2], &goal.target.y) != 0) {
+                return -1;
+            }
+            goal.kind = ORCA_GOAL_POINT;
+            i += 3;
+        } else if (strcmp(tok[i], "prefvel") == 0) {
+            if (ntok < i + 3) {
+                return rfail(r, "prefvel needs two components: prefvel VX VY");
+            }
+            if (num(r, "prefvel x", tok[i + 1], &goal.target.x) != 0 ||
+                num(r, "prefvel y", tok[i + 2], &goal.target.y) != 0) {
+                return -1;
+            }
+            goal.kind = ORCA_GOAL_VELOCITY;
+            i += 3;
+        } else if (strcmp(tok[i], "none") == 0) {
+            i += 1;
+        } else {
+            return rfail(r, "agent: expected 'goal', 'prefvel', 'none' or key=value after the "
+                            "position, got '%s'",
+                         tok[i]);
+        }
+    }
+    unsigned seen = 0;
+    for (; i < ntok; ++i) {
+        const char *eq = strchr(tok[i], '=');
+        if (!eq) {
+            return rfail(r, "agent: expected key=value, got '%s' (goal, prefvel or none must "
+                            "come right after the position)",
+                         tok[i]);
+        }
+        param_kind k = param_from_name(tok[i], (size_t)(eq - tok[i]));
+        if (k == P_UNKNOWN) {
+            return rfail(r,
+                         "unknown agent parameter '%.*s' (known: radius, max_speed, "
+                         "neighbor_dist, max_neighbors, time_horizon, obstacle_time_horizon, "
+                         "preferred_speed, velocity)",
+                         (int)(eq - tok[i]), tok[i]);
+        }
+        if (seen & (1u << k)) {
+            return rfail(r, "agent parameter '%s' given twice", k_param_names[k]);
+        }
+        seen |= 1u << k;
+        if (set_param(r, k, eq + 1, &def, &pref_speed) != 0) {
+            return -1;
+        }
+    }
+    if (goal.kind == ORCA_GOAL_POINT) {
+        goal.preferred_speed = pref_speed;
+    }
+    if (grow((void **)&d->agents, &d->agent_capacity, d->agent_count + 1, sizeof *d->agents)) {
+        return rfail(r, "out of memory");
+    }
+    scene_agent *a = &d->agents[d->agent_count++];
+    a->def = def;
+    a->goal = goal;
+    a->line = r->line;
+    return 0;
+}
+
+/* Trims blanks at both ends in place. */
+static char *trim(char *s)
+{
+    while (*s == ' ' || *s == '\t' || *s == '\r' || *s == '\v' || *s == '\f') {
+        ++s;
+    }
+    size_t n = strlen(s);
+    while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r' ||
+                     s[n - 1] == '\v' || s[n - 1] == '\f' || s[n - 1] == '\n')) {
+        s[--n] = '\0';
+    }
+    return s;
+}
+
+static int once(reader *r, int *line, const char *what)
+{
+    if (*line) {
+        return rfail(r, "%s given twice (first on line %d)", what, *line);
+    }
+    *line = r->line;
+    return 0;
+}
+
+static int statement(reader *r, char *text, char ***tokbuf, int *tokcap)
+{
+    /* Comments: from the first '#' to the end of the line. */
+    char *hash = strchr(text, '#');
+    if (hash) {
+        *hash = '\0';
+    }
+    text = trim(text);
+    if (*text == '\0') {
+        return 0;
+    }
+    /* The keyword, then the rest. */
+    char *kw = text;
+    char *rest = text;
+    while (*rest && *rest != ' ' && *rest != '\t' && *rest != '\v' && *rest != '\f') {
+        ++rest;
+    }
+    if (*rest) {
+        *rest++ = '\0';
+    }
+    rest = trim(rest);
+    scene_desc *d = r->d;
+
+    if (strcmp(kw, "name") == 0) {
+        if (r->block >= 0) {
+            const scene_obstacle *o = &d->obstacles[r->block];
+            return rfail(r, "'name' inside the %s block started on line %d (missing 'end'?)",
+                         o->kind == SCENE_POLYGON ? "polygon" : "polyline", o->line);
+        }
+        if (once(r, &d->name_line, "name") != 0) {
+            return -1;
+        }
+        size_t len = strlen(rest);
+        if (len == 0 || len > SCENE_NAME_MAX) {
+            return rfail(r, "name must have 1 to %d characters, got %zu", SCENE_NAME_MAX, len);
+        }
+        for (size_t i = 0; i < len; ++i) {
+            if ((unsigned char)rest[i] < 0x20) {
+                return rfail(r, "name must not contain control characters");
+            }
+        }
+        memcpy(d->name, rest, len + 1);
+        return 0;
+    }
+
+    /* Tokenize the rest on blanks. */
+    int ntok = 0;
+    for (char *p = rest; *p;) {
+        while (*p == ' ' || *p == '\t' || *p == '\v' || *p == '\f') {
+            ++p;
+        }
+        if (!*p) {
+            break;
+        }
+        if (grow((void **)tokbuf, tokcap, ntok + 1, sizeof **tokbuf)) {
+            return rfail(r, "out of memory");
+        }
+        (*tokbuf)[ntok++] = p;
+        while (*p && *p != ' ' && *p != '\t' && *p != '\v' && *p != '\f') {
+            ++p;
+        }
+        if (*p) {
+            *p++ = '\0';
+        }
+    }
+    char **tok = *tokbuf;
+
+    if (r->block >= 0) {
+        scene_obstacle *o = &d->obstacles[r->block];
+        if (strcmp(kw, "end") == 0) {
+            if (ntok != 0) {
+                return rfail(r, "'end' takes nothing after it");
+            }
+            r->block = -1;
+            return finish_obstacle(r, o);
+        }
+        /* A point line: "X Y". kw is the first number. */
+        static const char *const keywords[] = {"agent", "segment", "polyline", "polygon",
+                                               "default", "dt", "seed", "orca-scene"};
+        for (size_t i = 0; i < sizeof keywords / sizeof keywords[0]; ++i) {
+            if (strcmp(kw, keywords[i]) == 0) {
+                return rfail(r, "'%s' inside the %s block started on line %d (missing 'end'?)",
+                             kw, o->kind == SCENE_POLYGON ? "polygon" : "polyline", o->line);
+            }
+        }
+        if (ntok != 1) {
+            return rfail(r, "inside the %s block started on line %d: expected 'X Y' or 'end', "
+                            "got %d fields",
+                         o->kind == SCENE_POLYGON ? "polygon" : "polyline", o->line, ntok + 1);
+        }
+        char fx[48], fy[48];
+        snprintf(fx, sizeof fx, "point %d x", o->count + 1);
+        snprintf(fy, sizeof fy, "point %d y", o->count + 1);
+        double x, y;
+        if (coord(r, fx, kw, &x) != 0 || coord(r, fy, tok[0], &y) != 0 || add_point(r, x, y)) {
+            return -1;
+        }
+        d->obstacles[r->block].count++;
+        return 0;
+    }
+
+    if (strcmp(kw, "orca-scene") == 0) {
+        if (once(r, &r->version_line, "orca-scene") != 0) {
+            return -1;
+        }
+        if (ntok != 1 || strcmp(tok[0], "1") != 0) {
+            return rfail(r, "orca-scene: this orca reads format version 1, got '%s'",
+                         ntok ? tok[0] : "");
+        }
+        return 0;
+    }
+    if (strcmp(kw, "dt") == 0) {
+        if (once(r, &d->dt_line, "dt") != 0) {
+            return -1;
+        }
+        if (ntok != 1) {
+            return rfail(r, "dt takes one number (seconds), got %d fields", ntok);
+        }
+        if (num(r, "dt", tok[0], &d->dt) != 0) {
+            return -1;
+        }
+        if (!(d->dt > 0.0)) {
+            return rfail(r, "dt must be > 0, got '%s'", tok[0]);
+        }
+        return 0;
+    }
+    if (strcmp(kw, "seed") == 0) {
+        if (once(r, &d->seed_line, "seed") != 0) {
+            return -1;
+        }
+        if (ntok != 1) {
+            return rfail(r, "seed takes one whole number, got %d fields", ntok);
+        }
+        char why[160];
+        if (cli_parse_u64(tok[0], &d->seed, why, sizeof why) != 0) {
+            return rfail(r, "seed: %s", why);
+        }
+        return 0;
+    }
+    if (strcmp(kw, "default") == 0) {
+        if (ntok != 2) {
+            return rfail(r, "default takes a parameter name and a value (default radius 1.5), "
+                            "got %d fields",
+                         ntok);
+        }
+        param_kind k = param_from_name(tok[0], strlen(tok[0]));
+        if (k == P_UNKNOWN || k == P_VELOCITY) {
+            return rfail(r,
+                         "unknown default '%s' (known: radius, max_speed, neighbor_dist, "
+                         "max_neighbors, time_horizon, obstacle_time_horizon, preferred_speed)",
+                         tok[0]);
+        }
+        return set_param(r, k, tok[1], &r->defaults, &r->default_pref_speed);
+    }
+    if (strcmp(kw, "agent") == 0) {
+        return st_agent(r, tok, ntok);
+    }
+    if (strcmp(kw, "segment") == 0) {
+        if (ntok != 4) {
+            return rfail(r, "segment takes 4 numbers (segment AX AY BX BY), got %d", ntok);
+        }
+        if (add_obstacle(r, SCENE_SEGMENT) != 0) {
+            return -1;
+        }
+        return obstacle_points(r, tok, ntok, 0);
+    }
+    if (strcmp(kw, "polyline") == 0 || strcmp(kw, "polygon") == 0) {
+        scene_obstacle_kind kind = kw[4] == 'l' ? SCENE_POLYLINE : SCENE_POLYGON;
+        if (add_obstacle(r, kind) != 0) {
+            return -1;
+        }
+        if (ntok == 0) {
+            r->block = r->d->obstacle_count - 1; /* points follow, one per line, until 'end' */
+            return 0;
+        }
+        if (obstacle_points(r, tok, ntok, 0) != 0) {
+            return -1;
+        }
+        return finish_obstacle(r, &d->obstacles[d->obstacle_count - 1]);
+    }
+    if (strcmp(kw, "end") == 0) {
+        return rfail(r, "'end' without a polyline or polygon block");
+    }
+    return rfail(r, "unknown statement '%s' (expected orca-scene, name, dt, seed, default, "
+                    "agent, segment, polyline, polygon)",
+                 kw);
+}
+
+int scene_read(const char *path, scene_desc *d, char *err, size_t err_size)
+{
+    memset(d, 0, sizeof *d);
+    int is_stdin = strcmp(path, "-") == 0;
+    snprintf(d->path, sizeof d->path, "%s", is_stdin ? "<stdin>" : path);
+    d->dt = SCENE_DEFAULT_DT;
+    d->seed = CLI_DEFAULT_SEED;
+    snprintf(d->name, sizeof d->name, "custom");
+
+    FILE *f = is_stdin ? stdin : fopen(path, "r");
+    if (!f) {
+        snprintf(err, err_size, "%s: cannot open: %s", path, strerror(errno));
+        return -1;
+    }
+    reader r;
+    memset(&r, 0, sizeof r);
+    r.d = d;
+    r.err = err;
+    r.err_size = err_size;
+    r.defaults = orca_agent_def_default();
+    r.default_pref_speed = SCENE_DEFAULT_PREFERRED_SPEED;
+    r.block = -1;
+
+    char *line = NULL;
+    size_t cap = 0;
+    char **tokbuf = NULL;
+    int tokcap = 0;
+    int rc = 0;
+    ssize_t got;
+    while ((got = getline(&line, &cap, f)) >= 0) {
+        r.line++;
+        if (memchr(line, '\0', (size_t)got)) {
+            rc = rfail(&r, "NUL byte in the line (is this a text file?)");
+            break;
+        }
+        if (statement(&r, line, &tokbuf, &tokcap) != 0) {
+            rc = -1;
+            break;
+        }
+    }
+    if (rc == 0 && ferror(f)) {
+        snprintf(err, err_size, "%s: read error: %s", d->path, strerror(errno));
+        rc = -1;
+    }
+    if (rc == 0 && r.block >= 0) {
+        r.line = d->obstacles[r.block].line;
+        rc = rfail(&r, "%s block has no 'end'",
+                   d->obstacles[r.block].kind == SCENE_POLYGON ? "polygon" : "polyline");
+    }
+    if (rc == 0 && d->agent_count == 0) {
+        snprintf(err, err_size, "%s: the scene has no agents (add 'agent X Y ...' lines)",
+                 d->path);
+        rc = -1;
+    }
+    free(line);
+    free(tokbuf);
+    if (!is_stdin) {
+        fclose(f);
+    }
+    return rc;
+}
+
+void scene_free(scene_desc *d)
+{
+    free(d->agents);
+    free(d->obstacles);
+    free(d->points);
+    d->agents = NULL;
+    d->obstacles = NULL;
+    d->points = NULL;
+}
+
+/* --- building ------------------------------------------------------------------------------ */
+
+static int runtime_status(orca_status st)
+{
+    return st == ORCA_ERR_MEMORY ? -2 : -1;
+}
+
+int scene_build(const scene_desc *d, const orca_sim_def *sim_def, const double *dt_override,
+                const uint64_t *seed_override, orca_scenario **out, char *err, size_t err_size)
+{
+    double dt = dt_override ? *dt_override : d->dt;
+    uint64_t seed = seed_override ? *seed_override : d->seed;
+    orca_scenario *sc = NULL;
+    orca_status st = orca_scenario_create(sim_def, dt, seed, &sc);
+    if (st != ORCA_OK) {
+        if (dt_override || !d->dt_line) {
+            snprintf(err, err_size, "%s: %s", d->path, orca_scenario_last_error(NULL));
+        } else {
+            snprintf(err, err_size, "%s:%d: %s", d->path, d->dt_line,
+                     orca_scenario_last_error(NULL));
+        }
+        return runtime_status(st);
+    }
+    if (d->name_line) {
+        st = orca_scenario_set_name(sc, d->name);
+        if (st != ORCA_OK) {
+            snprintf(err, err_size, "%s:%d: %s", d->path, d->name_line,
+                     orca_scenario_last_error(sc));
+            orca_scenario_destroy(sc);
+            return runtime_status(st);
+        }
+    }
+    orca_sim *sim = orca_scenario_sim(sc);
+    for (int i = 0; i < d->obstacle_count; ++i) {
+        const scene_obstacle *o = &d->obstacles[i];
+        if (o->kind == SCENE_SEGMENT) {
+            st = orca_sim_add_segment(sim, d->points[o->first], d->points[o->first + 1], NULL);
+        } else {
+            st = orca_sim_add_polyline(sim, d->points + o->first, o->count,
+                                       o->kind == SCENE_POLYGON, NULL);
+        }
+        if (st != ORCA_OK) {
+            snprintf(err, err_size, "%s:%d: %s", d->path, o->line, orca_sim_last_error(sim));
+            orca_scenario_destroy(sc);
+            return runtime_status(st);
+        }
+    }
+    for (int i = 0; i < d->agent_count; ++i) {
+        const scene_agent *a = &d->agents[i];
+        st = orca_scenario_add_agent(sc, &a->def, &a->goal, NULL);
+        if (st != ORCA_OK) {
+            snprintf(err, err_size, "%s:%d: agent %d: %s", d->path, a->line, i,
+                     orca_scenario_last_error(sc));
+            orca_scenario_destroy(sc);
+            return runtime_status(st);
+        }
+    }
+    *out = sc;
+    return 0;
+}
+
+orca_status scene_clone(orca_scenario *src, const orca_sim_def *sim_def, double dt, uint64_t seed,
+                        orca_scenario **out)
+{
+    orca_scenario *sc = NULL;
+    orca_status st = orca_scenario_create(sim_def, dt, seed, &sc);
+    if (st != ORCA_OK) {
+        return st;
+    }
+    orca_sim *from = orca_scenario_sim(src);
+    orca_sim *to = orca_scenario_sim(sc);
+    st = orca_scenario_set_name(sc, orca_scenario_name(src));
+    int ns = orca_sim_segment_count(from);
+    for (int i = 0; i < ns && st == ORCA_OK; ++i) {
+        orca_vec2 a, b;
+        st = orca_segment_get(from, orca_sim_segment_at(from, i), &a, &b);
+        if (st == ORCA_OK) {
+            st = orca_sim_add_segment(to, a, b, NULL);
+        }
+    }
+    int na = orca_sim_agent_count(from);
+    for (int i = 0; i < na && st == ORCA_OK; ++i) {
+        orca_agent_def def;
+        orca_goal goal;
+        st = orca_agent_get(from, orca_sim_agent_at(from, i), &def);
+        if (st == ORCA_OK) {
+            st = orca_scenario_agent_goal(src, i, &goal, NULL);
+        }
+        if (st == ORCA_OK) {
+            st = orca_scenario_add_agent(sc, &def, &goal, NULL);
+        }
+    }
+    if (st != ORCA_OK) {
+        orca_scenario_destroy(sc);
+        return st;
+    }
+    *out = sc;
+    return ORCA_OK;
+}
+
+/* --- writing ------------------------------------------------------------------------------- */
+
+static int same_bits(double a, double b)
+{
+    return memcmp(&a, &b, sizeof a) == 0;
+}
+
+static int is_plus_zero(double a)
+{
+    return same_bits(a, 0.0);
+}
+
+int scene_write(FILE *f, orca_scenario *sc, const char *comment)
+{
+    orca_sim *sim = orca_scenario_sim(sc);
+    int na = orca_sim_agent_count(sim);
+    int ns = orca_sim_segment_count(sim);
+    orca_agent_def base = orca_agent_def_default();
+    double base_pref = SCENE_DEFAULT_PREFERRED_SPEED;
+    /* Defaults from the first agent: built-in scenes give every agent the same parameters. */
+    if (na > 0) {
+        orca_goal g;
+        if (orca_agent_get(sim, orca_sim_agent_at(sim, 0), &base) != ORCA_OK ||
+            orca_scenario_agent_goal(sc, 0, &g, NULL) != ORCA_OK) {
+            return -1;
+        }
+        if (g.kind == ORCA_GOAL_POINT) {
+            base_pref = g.preferred_speed;
+        }
+    }
+    fprintf(f, "# orca scene file (format: docs/scene-format.md)\n");
+    if (comment) {
+        fprintf(f, "# %s\n", comment);
+    }
+    fprintf(f, "orca-scene 1\n");
+    fprintf(f, "name %s\n", orca_scenario_name(sc));
+    fprintf(f, "dt %.17g\n", orca_scenario_dt(sc));
+    fprintf(f, "seed %llu\n", (unsigned long long)orca_scenario_seed(sc));
+    fprintf(f, "\n# defaults for the agent lines below\n");
+    fprintf(f, "default radius %.17g\n", base.radius);
+    fprintf(f, "default max_speed %.17g\n", base.max_speed);
+    fprintf(f, "default neighbor_dist %.17g\n", base.neighbor_dist);
+    fprintf(f, "default max_neighbors %d\n", base.max_neighbors);
+    fprintf(f, "default time_horizon %.17g\n", base.time_horizon);
+    fprintf(f, "default obstacle_time_horizon %.17g\n", base.obstacle_time_horizon);
+    fprintf(f, "default preferred_speed %.17g\n", base_pref);
+
+    fprintf(f, "\n# %d segment%s: segment AX AY BX BY\n", ns, ns == 1 ? "" : "s");
+    for (int i = 0; i < ns; ++i) {
+        orca_vec2 a, b;
+        if (orca_segment_get(sim, orca_sim_segment_at(sim, i), &a, &b) != ORCA_OK) {
+            return -1;
+        }
+        fprintf(f, "segment %.17g %.17g %.17g %.17g\n", a.x, a.y, b.x, b.y);
+    }
+
+    fprintf(f, "\n# %d agent%s: agent X Y [goal GX GY | prefvel VX VY | none] [key=value ...]\n",
+            na, na == 1 ? "" : "s");
+    for (int i = 0; i < na; ++i) {
+        orca_agent_def def;
+        orca_goal g;
+        if (orca_agent_get(sim, orca_sim_agent_at(sim, i), &def) != ORCA_OK ||
+            orca_scenario_agent_goal(sc, i, &g, NULL) != ORCA_OK) {
+            return -1;
+        }
+        fprintf(f, "agent %.17g %.17g", def.position.x, def.position.y);
+        switch (g.kind) {
+        case ORCA_GOAL_POINT: fprintf(f, " goal %.17g %.17g", g.target.x, g.target.y); break;
+        case ORCA_GOAL_VELOCITY: fprintf(f, " prefvel %.17g %.17g", g.target.x, g.target.y); break;
+        default: fprintf(f, " none"); break;
+        }
+        if (!same_bits(def.radius, base.radius)) {
+            fprintf(f, " radius=%.17g", def.radius);
+        }
+        if (!same_bits(def.max_speed, base.max_speed)) {
+            fprintf(f, " max_speed=%.17g", def.max_speed);
+        }
+        if (!same_bits(def.neighbor_dist, base.neighbor_dist)) {
+            fprintf(f, " neighbor_dist=%.17g", def.neighbor_dist);
+        }
+        if (def.max_neighbors != base.max_neighbors) {
+            fprintf(f, " max_neighbors=%d", def.max_neighbors);
+        }
+        if (!same_bits(def.time_horizon, base.time_horizon)) {
+            fprintf(f, " time_horizon=%.17g", def.time_horizon);
+        }
+        if (!same_bits(def.obstacle_time_horizon, base.obstacle_time_horizon)) {
+            fprintf(f, " obstacle_time_horizon=%.17g", def.obstacle_time_horizon);
+        }
+        if (g.kind == ORCA_GOAL_POINT && !same_bits(g.preferred_speed, base_pref)) {
+            fprintf(f, " preferred_speed=%.17g", g.preferred_speed);
+        }
+        if (!is_plus_zero(def.velocity.x) || !is_plus_zero(def.velocity.y)) {
+            fprintf(f, " velocity=%.17g,%.17g", def.velocity.x, def.velocity.y);
+        }
+        fputc('\n', f);
+    }
+    return ferror(f) ? -1 : 0;
+}

@@ -1,0 +1,444 @@
+/* SPDX-License-Identifier: MIT */
+/* SVG picture of a run. Coordinates are metres in the simulation (y up); the picture maps
+ * them to pixels with y flipped so that text stays upright. */
+#define _POSIX_C_SOURCE 200809L
+#include "svg.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SVG_MAX_TRACKED 20000    /* trajectories drawn for at most this many agents */
+#define SVG_POINT_BUDGET 100000  /* total trajectory points kept (before the last one) */
+#define SVG_MIN_POINTS 16
+#define SVG_MAX_POINTS 256
+#define SVG_PLOT_PX 1000.0       /* the longer side of the plot, pixels */
+#define SVG_MIN_WIDTH 820.0      /* room for the caption */
+#define SVG_MARGIN 24.0
+#define SVG_CAPTION_H 96.0
+#define SVG_FOOTER_H 56.0
+
+typedef struct fpoint {
+    float x, y;
+} fpoint;
+
+struct svg_rec {
+    int agent_count;
+    int stride;      /* trajectory of agent i is kept when i % stride == 0 */
+    int tracked;     /* agents with a trajectory */
+    int half;        /* C: points kept after a compaction; the buffer holds 2C */
+    int count;       /* samples per tracked agent so far */
+    uint64_t interval;
+    fpoint *samples; /* tracked x 2C */
+};
+
+static int read_position(orca_sim *sim, int i, orca_vec2 *p)
+{
+    return orca_agent_get_position(sim, orca_sim_agent_at(sim, i), p) == ORCA_OK ? 0 : -1;
+}
+
+static int record(svg_rec *r, orca_sim *sim)
+{
+    int cap = 2 * r->half;
+    if (r->count == cap) {
+        /* Keep every other sample and halve the sampling rate. */
+        for (int t = 0; t < r->tracked; ++t) {
+            fpoint *s = r->samples + (size_t)t * (size_t)cap;
+            for (int j = 0; j < r->half; ++j) {
+                s[j] = s[2 * j];
+            }
+        }
+        r->count = r->half;
+        r->interval *= 2;
+        return 1; /* the caller checks the new interval */
+    }
+    for (int t = 0; t < r->tracked; ++t) {
+        orca_vec2 p;
+        if (read_position(sim, t * r->stride, &p) != 0) {
+            return -1;
+        }
+        fpoint *s = r->samples + (size_t)t * (size_t)cap;
+        s[r->count].x = (float)p.x;
+        s[r->count].y = (float)p.y;
+    }
+    r->count++;
+    return 0;
+}
+
+svg_rec *svg_create(orca_scenario *sc)
+{
+    orca_sim *sim = orca_scenario_sim(sc);
+    svg_rec *r = calloc(1, sizeof *r);
+    if (!r) {
+        return NULL;
+    }
+    r->agent_count = orca_sim_agent_count(sim);
+    r->stride = (r->agent_count + SVG_MAX_TRACKED - 1) / SVG_MAX_TRACKED;
+    if (r->stride < 1) {
+        r->stride = 1;
+    }
+    r->tracked = (r->agent_count + r->stride - 1) / r->stride;
+    int per = r->tracked > 0 ? SVG_POINT_BUDGET / (2 * r->tracked) : SVG_MAX_POINTS;
+    if (per < SVG_MIN_POINTS / 2) {
+        per = SVG_MIN_POINTS / 2;
+    }
+    if (per > SVG_MAX_POINTS / 2) {
+        per = SVG_MAX_POINTS / 2;
+    }
+    r->half = per;
+    r->interval = 1;
+    size_t n = (size_t)r->tracked * (size_t)(2 * r->half);
+    r->samples = malloc((n ? n : 1) * sizeof *r->samples);
+    if (!r->samples || record(r, sim) < 0) {
+        svg_destroy(r);
+        return NULL;
+    }
+    return r;
+}
+
+int svg_sample(svg_rec *r, orca_scenario *sc, uint64_t run_step)
+{
+    if (run_step % r->interval != 0) {
+        return 0;
+    }
+    int rc = record(r, orca_scenario_sim(sc));
+    if (rc == 1) {
+        if (run_step % r->interval != 0) {
+            return 0;
+        }
+        rc = record(r, orca_scenario_sim(sc));
+    }
+    return rc < 0 ? -1 : 0;
+}
+
+void svg_destroy(svg_rec *r)
+{
+    if (r) {
+        free(r->samples);
+        free(r);
+    }
+}
+
+/* --- drawing -------------------------------------------------------------------------------- */
+
+typedef struct view {
+    double xmin, xmax, ymin, ymax; /* metres */
+    double scale;                  /* pixels per metre */
+    double left, top;              /* pixel position of (xmin, ymax) */
+} view;
+
+static double px(const view *v, double x)
+{
+    return v->left + (x - v->xmin) * v->scale;
+}
+
+static double py(const view *v, double y)
+{
+    return v->top + (v->ymax - y) * v->scale;
+}
+
+static void grow_box(double *box, double x, double y, double pad)
+{
+    if (x - pad < box[0]) box[0] = x - pad;
+    if (x + pad > box[1]) box[1] = x + pad;
+    if (y - pad < box[2]) box[2] = y - pad;
+    if (y + pad > box[3]) box[3] = y + pad;
+}
+
+/* A distinct colour per agent: hues spaced by the golden angle. */
+static void agent_colour(int i, char out[8])
+{
+    double h = fmod((double)i * 137.50776405, 360.0) / 60.0;
+    double s = 0.72, l = 0.42;
+    double c = (1.0 - fabs(2.0 * l - 1.0)) * s;
+    double x = c * (1.0 - fabs(fmod(h, 2.0) - 1.0));
+    double m = l - c / 2.0;
+    double r = 0, g = 0, b = 0;
+    switch ((int)h) {
+    case 0: r = c; g = x; break;
+    case 1: r = x; g = c; break;
+    case 2: g = c; b = x; break;
+    case 3: g = x; b = c; break;
+    case 4: r = x; b = c; break;
+    default: r = c; b = x; break;
+    }
+    snprintf(out, 8, "#%02x%02x%02x", (int)lround((r + m) * 255.0), (int)lround((g + m) * 255.0),
+             (int)lround((b + m) * 255.0));
+}
+
+static void xml_text(FILE *f, const char *s)
+{
+    for (; *s; ++s) {
+        switch (*s) {
+        case '&': fputs("&amp;", f); break;
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '"': fputs("&quot;", f); break;
+        default: fputc(*s, f);
+        }
+    }
+}
+
+/* A round length near `target` metres: 1, 2 or 5 times a power of ten. */
+static double nice_length(double target)
+{
+    double p = pow(10.0, floor(log10(target)));
+    double m = target / p;
+    return (m >= 5.0 ? 5.0 : m >= 2.0 ? 2.0 : 1.0) * p;
+}
+
+static void format_length(char *buf, size_t size, double metres)
+{
+    if (metres >= 1000.0) {
+        snprintf(buf, size, "%g km", metres / 1000.0);
+    } else if (metres >= 1.0) {
+        snprintf(buf, size, "%g m", metres);
+    } else {
+        snprintf(buf, size, "%g cm", metres * 100.0);
+    }
+}
+
+int svg_write(svg_rec *r, orca_scenario *sc, FILE *f, const svg_caption *cap)
+{
+    orca_sim *sim = orca_scenario_sim(sc);
+    int n = orca_sim_agent_count(sim);
+    int ns = orca_sim_segment_count(sim);
+    if (n != r->agent_count) {
+        return -1;
+    }
+
+    /* The box: every start, goal point, trajectory point, final disc and segment. */
+    double box[4] = {INFINITY, -INFINITY, INFINITY, -INFINITY};
+    orca_vec2 *final_pos = malloc((size_t)(n ? n : 1) * sizeof *final_pos);
+    double *radius = malloc((size_t)(n ? n : 1) * sizeof *radius);
+    if (!final_pos || !radius) {
+        free(final_pos);
+        free(radius);
+        return -1;
+    }
+    for (int i = 0; i < n; ++i) {
+        orca_agent_def def;
+        orca_goal g;
+        orca_vec2 start;
+        if (orca_agent_get(sim, orca_sim_agent_at(sim, i), &def) != ORCA_OK ||
+            orca_scenario_agent_goal(sc, i, &g, &start) != ORCA_OK) {
+            free(final_pos);
+            free(radius);
+            return -1;
+        }
+        final_pos[i] = def.position;
+        radius[i] = def.radius;
+        grow_box(box, def.position.x, def.position.y, def.radius);
+        grow_box(box, start.x, start.y, 0.0);
+        if (g.kind == ORCA_GOAL_POINT) {
+            grow_box(box, g.target.x, g.target.y, 0.0);
+        }
+    }
+    for (int t = 0; t < r->tracked; ++t) {
+        const fpoint *s = r->samples + (size_t)t * (size_t)(2 * r->half);
+        for (int j = 0; j < r->count; ++j) {
+            grow_box(box, s[j].x, s[j].y, 0.0);
+        }
+    }
+    if (!(box[0] <= box[1])) {
+        box[0] = -1.0; box[1] = 1.0; box[2] = -1.0; box[3] = 1.0;
+    }
+    /* Walls may reach far beyond the agents (a wall with a gap, a long corridor): include
+     * them only up to 15% of the agents' extent on each side; the plot is clipped. */
+    if (ns > 0) {
+        double ext = 0.15 * fmax(box[1] - box[0], box[3] - box[2]) + 2.0;
+        double lim[4] = {box[0] - ext, box[1] + ext, box[2] - ext, box[3] + ext};
+        double wall[4] = {INFINITY, -INFINITY, INFINITY, -INFINITY};
+        for (int i = 0; i < ns; ++i) {
+            orca_vec2 a, b;
+            if (orca_segment_get(sim, orca_sim_segment_at(sim, i), &a, &b) == ORCA_OK) {
+                grow_box(wall, a.x, a.y, 0.0);
+                grow_box(wall, b.x, b.y, 0.0);
+            }
+        }
+        box[0] = fmin(box[0], fmax(wall[0], lim[0]));
+        box[1] = fmax(box[1], fmin(wall[1], lim[1]));
+        box[2] = fmin(box[2], fmax(wall[2], lim[2]));
+        box[3] = fmax(box[3], fmin(wall[3], lim[3]));
+    }
+    double wx = box[1] - box[0], wy = box[3] - box[2];
+    double pad = 0.03 * (wx > wy ? wx : wy) + 1.0;
+    view v;
+    v.xmin = box[0] - pad;
+    v.xmax = box[1] + pad;
+    v.ymin = box[2] - pad;
+    v.ymax = box[3] + pad;
+    wx = v.xmax - v.xmin;
+    wy = v.ymax - v.ymin;
+    v.scale = SVG_PLOT_PX / (wx > wy ? wx : wy);
+    double plot_w = wx * v.scale, plot_h = wy * v.scale;
+    if (plot_h < 240.0 && plot_w >= plot_h) {
+        /* A long thin scene (a corridor): make the plot at least 240 px high. */
+        double extra = (240.0 - plot_h) / v.scale / 2.0;
+        v.ymin -= extra;
+        v.ymax += extra;
+        plot_h = 240.0;
+    }
+    double width = plot_w + 2.0 * SVG_MARGIN;
+    if (width < SVG_MIN_WIDTH) {
+        width = SVG_MIN_WIDTH;
+    }
+    v.left = (width - plot_w) / 2.0;
+    v.top = SVG_CAPTION_H;
+    double height = SVG_CAPTION_H + plot_h + SVG_FOOTER_H;
+    double unit = v.scale; /* pixels per metre */
+    double stroke = 1.3;
+    double marker = 3.0;
+
+    fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    fprintf(f,
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+            "viewBox=\"0 0 %.0f %.0f\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\">\n",
+            width, height, width, height);
+    fprintf(f, "<title>orca run: ");
+    xml_text(f, cap->title);
+    fprintf(f, "</title>\n");
+    fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"#ffffff\"/>\n");
+    fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#f6f6f3\" "
+               "stroke=\"#d0d0c8\"/>\n",
+            v.left, v.top, plot_w, plot_h);
+
+    /* Caption. */
+    fprintf(f, "<g fill=\"#222\">\n<text x=\"%.0f\" y=\"30\" font-size=\"20\" "
+               "font-weight=\"bold\">",
+            SVG_MARGIN);
+    xml_text(f, cap->title);
+    fprintf(f, "</text>\n");
+    for (int i = 0; i < SVG_CAPTION_LINES && cap->lines[i]; ++i) {
+        fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" font-size=\"13\">", SVG_MARGIN,
+                52.0 + 18.0 * (double)i);
+        xml_text(f, cap->lines[i]);
+        fprintf(f, "</text>\n");
+    }
+    fprintf(f, "</g>\n");
+
+    /* Everything drawn in metres is clipped to the plot. */
+    fprintf(f, "<clipPath id=\"plot\"><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+               "height=\"%.1f\"/></clipPath>\n<g clip-path=\"url(#plot)\">\n",
+            v.left, v.top, plot_w, plot_h);
+
+    /* Trajectories (sampled), then the last point: the final position. */
+    fprintf(f, "<g fill=\"none\" stroke-width=\"%.1f\" stroke-opacity=\"0.75\" "
+               "stroke-linejoin=\"round\" stroke-linecap=\"round\">\n",
+            stroke);
+    for (int t = 0; t < r->tracked; ++t) {
+        int i = t * r->stride;
+        char col[8];
+        agent_colour(i, col);
+        const fpoint *s = r->samples + (size_t)t * (size_t)(2 * r->half);
+        fprintf(f, "<polyline stroke=\"%s\" points=\"", col);
+        double lx = 1e300, ly = 1e300;
+        for (int j = 0; j < r->count; ++j) {
+            double x = px(&v, s[j].x), y = py(&v, s[j].y);
+            if (j > 0 && fabs(x - lx) < 0.4 && fabs(y - ly) < 0.4) {
+                continue; /* standing still: skip repeated points */
+            }
+            fprintf(f, "%s%.1f,%.1f", j ? " " : "", x, y);
+            lx = x;
+            ly = y;
+        }
+        fprintf(f, " %.1f,%.1f\"/>\n", px(&v, final_pos[i].x), py(&v, final_pos[i].y));
+    }
+    fprintf(f, "</g>\n");
+
+    /* Obstacles. */
+    if (ns > 0) {
+        fprintf(f, "<g stroke=\"#333\" stroke-width=\"%.1f\" stroke-linecap=\"round\">\n",
+                unit * 0.3 > 3.0 ? unit * 0.3 : 3.0);
+        for (int i = 0; i < ns; ++i) {
+            orca_vec2 a, b;
+            if (orca_segment_get(sim, orca_sim_segment_at(sim, i), &a, &b) == ORCA_OK) {
+                fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n",
+                        px(&v, a.x), py(&v, a.y), px(&v, b.x), py(&v, b.y));
+            }
+        }
+        fprintf(f, "</g>\n");
+    }
+
+    /* Starts (small rings) and goals (small crosses) of the agents with a trajectory. */
+    fprintf(f, "<g fill=\"none\" stroke-width=\"1.2\">\n");
+    for (int t = 0; t < r->tracked; ++t) {
+        int i = t * r->stride;
+        orca_goal g;
+        orca_vec2 start;
+        if (orca_scenario_agent_goal(sc, i, &g, &start) != ORCA_OK) {
+            continue;
+        }
+        char col[8];
+        agent_colour(i, col);
+        fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" stroke=\"%s\"/>", px(&v, start.x),
+                py(&v, start.y), marker, col);
+        if (g.kind == ORCA_GOAL_POINT) {
+            double gx = px(&v, g.target.x), gy = py(&v, g.target.y);
+            fprintf(f, "<path d=\"M%.1f %.1fl%.1f %.1fm0 %.1fl%.1f %.1f\" stroke=\"%s\"/>",
+                    gx - marker, gy - marker, 2 * marker, 2 * marker, -2 * marker, -2 * marker,
+                    2 * marker, col);
+        }
+        fputc('\n', f);
+    }
+    fprintf(f, "</g>\n");
+
+    /* Final positions: discs of the true radius. */
+    fprintf(f, "<g fill-opacity=\"0.55\" stroke-width=\"1\">\n");
+    for (int i = 0; i < n; ++i) {
+        char col[8];
+        agent_colour(i, col);
+        fprintf(f, "<circle cx=\"%.2f\" cy=\"%.2f\" r=\"%.2f\" fill=\"%s\" stroke=\"%s\"/>\n",
+                px(&v, final_pos[i].x), py(&v, final_pos[i].y), radius[i] * unit, col, col);
+    }
+    fprintf(f, "</g>\n");
+
+    fprintf(f, "</g>\n");
+
+    /* Scale bar at the bottom left, under the plot. */
+    double bar_m = nice_length((v.xmax - v.xmin) / 5.0);
+    double bar_px = bar_m * unit;
+    double bx = v.left, by = v.top + plot_h + 22.0;
+    char len[32];
+    format_length(len, sizeof len, bar_m);
+    fprintf(f, "<g stroke=\"#222\" stroke-width=\"2\" fill=\"none\">"
+               "<path d=\"M%.1f %.1fv-8M%.1f %.1fh%.1fM%.1f %.1fv-8\"/></g>\n",
+            bx, by, bx, by - 4.0, bar_px, bx + bar_px, by);
+    fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"13\" fill=\"#222\">%s</text>\n",
+            bx + bar_px + 8.0, by, len);
+
+    /* Legend at the bottom right. */
+    double lx = v.left + plot_w - 520.0;
+    if (lx < bx + bar_px + 90.0) {
+        lx = bx + bar_px + 90.0;
+    }
+    double ly = by;
+    fprintf(f, "<g font-size=\"12\" fill=\"#222\">\n");
+    fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"none\" stroke=\"#444\" "
+               "stroke-width=\"1.2\"/><text x=\"%.1f\" y=\"%.1f\">start</text>\n",
+            lx, ly - 4.0, lx + 8.0, ly);
+    lx += 50.0;
+    fprintf(f, "<path d=\"M%.1f %.1fl6 6m0 -6l-6 6\" stroke=\"#444\" stroke-width=\"1.2\"/>"
+               "<text x=\"%.1f\" y=\"%.1f\">goal</text>\n",
+            lx - 3.0, ly - 7.0, lx + 8.0, ly);
+    lx += 46.0;
+    fprintf(f, "<path d=\"M%.1f %.1fh18\" stroke=\"#c44\" stroke-width=\"1.5\"/>"
+               "<text x=\"%.1f\" y=\"%.1f\">%s</text>\n",
+            lx - 3.0, ly - 4.0, lx + 20.0, ly,
+            r->stride > 1 ? "trajectory (a sample of agents)" : "trajectory");
+    lx += r->stride > 1 ? 210.0 : 90.0;
+    fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"6\" fill=\"#c44\" fill-opacity=\"0.55\" "
+               "stroke=\"#c44\"/><text x=\"%.1f\" y=\"%.1f\">final position (disc = true "
+               "radius)</text>\n",
+            lx + 3.0, ly - 4.0, lx + 14.0, ly);
+    if (ns > 0) {
+        lx += 230.0;
+        fprintf(f, "<path d=\"M%.1f %.1fh18\" stroke=\"#333\" stroke-width=\"3\"/>"
+                   "<text x=\"%.1f\" y=\"%.1f\">wall</text>\n",
+                lx, ly - 4.0, lx + 22.0, ly);
+    }
+    fprintf(f, "</g>\n</svg>\n");
+    free(final_pos);
+    free(radius);
+    return ferror(f) ? -1 : 0;
+}

@@ -1,0 +1,424 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Tests of the orca command (issue 4), run against the built binary:
+#   bash test/cli_tests.sh path/to/orca
+# Needs python3 or node (JSON), and xmllint or python3 (SVG). The last line of output is
+# "N passed, N failed"; the exit status is non-zero when anything failed.
+set -u
+
+ORCA=${1:-}
+if [[ -z "$ORCA" || ! -x "$ORCA" ]]; then
+    echo "usage: $0 path/to/orca" >&2
+    echo "0 passed, 1 failed"
+    exit 2
+fi
+ORCA=$(cd "$(dirname "$ORCA")" && pwd)/$(basename "$ORCA")
+
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/orca-cli-tests.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+cd "$TMP" || exit 2
+
+PASSED=0
+FAILED=0
+pass() { PASSED=$((PASSED + 1)); }
+fail() {
+    FAILED=$((FAILED + 1))
+    echo "FAIL: $*"
+}
+# check NAME COMMAND...: passes when the command succeeds.
+check() {
+    local name=$1
+    shift
+    if "$@"; then pass; else fail "$name"; fi
+}
+
+# --- helpers ---------------------------------------------------------------------------------
+
+if command -v python3 > /dev/null 2>&1; then
+    JSON_TOOL=python3
+elif command -v node > /dev/null 2>&1; then
+    JSON_TOOL=node
+else
+    echo "cli_tests.sh needs python3 or node to parse JSON" >&2
+    echo "0 passed, 1 failed"
+    exit 2
+fi
+
+# json_get FILE KEY: prints the value of a top-level key ("null" for null, true/false).
+json_get() {
+    if [[ $JSON_TOOL == python3 ]]; then
+        python3 -c '
+import json, sys
+v = json.load(open(sys.argv[1]))[sys.argv[2]]
+print("null" if v is None else ("true" if v is True else ("false" if v is False else v)))' "$1" "$2"
+    else
+        node -e '
+const v = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"))[process.argv[2]];
+console.log(v === null ? "null" : String(v));' "$1" "$2"
+    fi
+}
+
+# json_valid FILE: the file is exactly one JSON object.
+json_valid() {
+    if [[ $JSON_TOOL == python3 ]]; then
+        python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert isinstance(d, dict)' "$1" 2> /dev/null
+    else
+        node -e 'const d = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")); if (typeof d !== "object" || Array.isArray(d)) process.exit(1);' "$1" 2> /dev/null
+    fi
+}
+
+# xml_valid FILE
+xml_valid() {
+    if command -v xmllint > /dev/null 2>&1; then
+        xmllint --noout "$1" 2> /dev/null
+    elif command -v python3 > /dev/null 2>&1; then
+        python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' "$1" 2> /dev/null
+    else
+        echo "(no xmllint or python3: SVG well-formedness not checked)" >&2
+        return 0
+    fi
+}
+
+# hash_of ARGS...: runs orca with --json and prints the state hash (empty on failure).
+hash_of() {
+    "$ORCA" "$@" --json > hash.json 2> hash.err || { cat hash.err >&2; return 1; }
+    json_get hash.json hash
+}
+
+is_hex16() { [[ $1 =~ ^[0-9a-f]{16}$ ]]; }
+
+# expect_status WANT NAME COMMAND...: runs the command (output to out.txt/err.txt).
+expect_status() {
+    local want=$1 name=$2
+    shift 2
+    "$@" > out.txt 2> err.txt
+    local got=$?
+    if [[ $got -eq $want ]]; then
+        pass
+    else
+        fail "$name: exit status $got, expected $want (stderr: $(head -c 300 err.txt))"
+    fi
+}
+
+# err_matches NAME REGEX: err.txt matches the extended regular expression.
+err_matches() {
+    if grep -Eq -- "$2" err.txt; then
+        pass
+    else
+        fail "$1: stderr '$(head -c 300 err.txt)' does not match /$2/"
+    fi
+}
+
+# --- version and help ------------------------------------------------------------------------
+
+expect_status 0 "--version" "$ORCA" --version
+check "--version text" grep -Eq '^orca [0-9]+\.[0-9]+\.[0-9]+$' out.txt
+expect_status 0 "--help" "$ORCA" --help
+check "--help lists the commands" grep -q "bench" out.txt
+expect_status 0 "help" "$ORCA" help
+for c in run scene bench; do
+    expect_status 0 "help $c" "$ORCA" help "$c"
+    expect_status 0 "$c --help" "$ORCA" "$c" --help
+    check "$c --help starts with Usage" grep -q "^Usage: orca $c" out.txt
+done
+"$ORCA" run --help > runhelp.txt
+for opt in --scene --agents --seed --steps --max-steps --dt --workers --json --csv --every --svg \
+    --save --load --quiet; do
+    check "run --help documents $opt" grep -q -- "$opt" runhelp.txt
+done
+"$ORCA" bench --help > benchhelp.txt
+for opt in --sizes --workers --runs --steps --warmup --csv; do
+    check "bench --help documents $opt" grep -q -- "$opt" benchhelp.txt
+done
+expect_status 2 "no command" "$ORCA"
+expect_status 2 "unknown command" "$ORCA" frobnicate
+err_matches "unknown command message" "unknown command 'frobnicate'"
+expect_status 2 "help of an unknown command" "$ORCA" help frobnicate
+
+# --- every built-in scene, briefly -------------------------------------------------------------
+
+declare -A DEFAULT_AGENTS=([circle]=100 [crossing]=98 [wallgap]=40 [corridor]=40)
+for s in circle crossing wallgap corridor random; do
+    extra=()
+    [[ $s == random ]] && extra=(-n 200)
+    expect_status 0 "run --scene $s" "$ORCA" run --scene "$s" "${extra[@]}" --steps 20
+    cp out.txt "summary-$s.txt"
+    for field in "agents" "segments" "steps" "simulated time" "arrival" "deepest overlap" \
+        "mean speed" "fallback" "wall time" "throughput" "state hash"; do
+        check "$s summary has '$field'" grep -q "^  $field " "summary-$s.txt"
+    done
+    check "$s summary hash is 16 hex digits" grep -Eq '^  state hash +[0-9a-f]{16}$' "summary-$s.txt"
+    check "$s summary names the scene" grep -q "^orca run: $s " "summary-$s.txt"
+    check "$s: no progress on a non-terminal stderr" test ! -s err.txt
+
+    expect_status 0 "run --scene $s --json" "$ORCA" run --scene "$s" "${extra[@]}" --steps 20 --json
+    cp out.txt "$s.json"
+    check "$s --json is one JSON object" json_valid "$s.json"
+    check "$s --json scene" test "$(json_get "$s.json" scene)" = "$s"
+    check "$s --json steps" test "$(json_get "$s.json" steps)" = 20
+    check "$s --json last_step" test "$(json_get "$s.json" last_step)" = 20
+    want=${DEFAULT_AGENTS[$s]:-200}
+    check "$s --json agents = $want" test "$(json_get "$s.json" agents)" = "$want"
+    check "$s --json hash" is_hex16 "$(json_get "$s.json" hash)"
+    check "$s json hash = text hash" grep -q "$(json_get "$s.json" hash)" "summary-$s.txt"
+    for key in segments dt seed simulated_time arrived not_arrived all_arrived \
+        all_arrived_step max_agent_overlap max_wall_overlap mean_speed fallback_total \
+        wall_time agent_steps_per_second workers; do
+        check "$s --json has $key" json_get "$s.json" "$key" > /dev/null
+    done
+done
+check "wallgap has 2 segments" test "$(json_get wallgap.json segments)" = 2
+check "circle has 0 segments" test "$(json_get circle.json segments)" = 0
+
+# Until all arrived (the default) and the step cap.
+expect_status 0 "corridor until all arrived" "$ORCA" run --scene corridor --json
+cp out.txt arrive.json
+check "corridor: all arrived" test "$(json_get arrive.json all_arrived)" = true
+check "corridor: stopped at the arrival step" \
+    test "$(json_get arrive.json all_arrived_step)" = "$(json_get arrive.json last_step)"
+check "corridor: not_arrived 0" test "$(json_get arrive.json not_arrived)" = 0
+expect_status 0 "circle with --max-steps 10" "$ORCA" run --scene circle --max-steps 10 --json
+cp out.txt capped.json
+check "capped: not all arrived" test "$(json_get capped.json all_arrived)" = false
+check "capped: 10 steps" test "$(json_get capped.json steps)" = 10
+check "capped: arrival step null" test "$(json_get capped.json all_arrived_step)" = null
+expect_status 0 "circle with --max-steps 10 (text)" "$ORCA" run --scene circle --max-steps 10
+check "capped text says how many did not arrive" grep -Eq "arrival +[0-9]+ of 100 agents arrived, [0-9]+ did not" out.txt
+
+# Quiet, and JSON still printed with --quiet.
+expect_status 0 "--quiet" "$ORCA" run --scene corridor --steps 5 --quiet
+check "--quiet prints nothing" test ! -s out.txt
+expect_status 0 "--quiet --json" "$ORCA" run --scene corridor --steps 5 --quiet --json
+check "--quiet --json prints JSON" json_valid out.txt
+
+# The same bits for any worker count.
+h1=$(hash_of run --scene random -n 300 --steps 30 -j 1)
+h2=$(hash_of run --scene random -n 300 --steps 30 -j 2)
+h3=$(hash_of run --scene random -n 300 --steps 30 -j 3)
+check "random -j 1 hash" is_hex16 "$h1"
+check "random: -j 2 = -j 1" test "$h1" = "$h2"
+check "random: -j 3 = -j 1" test "$h1" = "$h3"
+check "-j 0 (one per CPU) works" test "$(hash_of run --scene random -n 300 --steps 30 -j 0)" = "$h1"
+
+# Seeds and dt change the run.
+hs1=$(hash_of run --scene random -n 100 --steps 5 --seed 1)
+hs2=$(hash_of run --scene random -n 100 --steps 5 --seed 2)
+check "another seed gives another random scene" test "$hs1" != "$hs2"
+expect_status 0 "--dt" "$ORCA" run --scene corridor --steps 3 --dt 0.1 --json
+check "--dt is used" test "$(json_get out.txt dt)" = 0.1
+
+# --- CSV ---------------------------------------------------------------------------------------
+
+expect_status 0 "--csv --every" "$ORCA" run --scene corridor --steps 23 --csv traj.csv --every 5 --quiet
+check "CSV header" test "$(head -n 1 traj.csv)" = "step,time,agent,x,y,vx,vy"
+# Steps 0, 5, 10, 15, 20 and the last, 23: 6 x 40 rows + the header.
+check "CSV row count" test "$(wc -l < traj.csv)" -eq 241
+check "CSV steps" test "$(tail -n +2 traj.csv | cut -d, -f1 | uniq | tr '\n' ' ')" = "0 5 10 15 20 23 "
+check "CSV last row is agent 39 at step 23" grep -q "^23,5.75,39," traj.csv
+if command -v python3 > /dev/null 2>&1; then
+    check "CSV numbers parse, 7 columns" python3 -c '
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1])))
+assert rows[0] == ["step", "time", "agent", "x", "y", "vx", "vy"]
+for r in rows[1:]:
+    assert len(r) == 7
+    int(r[0]); int(r[2]); [float(x) for x in r[1:2] + r[3:]]
+' traj.csv
+fi
+expect_status 0 "--csv default every step" "$ORCA" run --scene corridor --steps 4 --csv all.csv --quiet
+check "CSV every step: 5 x 40 rows + header" test "$(wc -l < all.csv)" -eq 201
+expect_status 2 "--every without --csv" "$ORCA" run --scene corridor --steps 4 --every 2
+expect_status 0 "--csv - (standard output)" "$ORCA" run --scene corridor --steps 2 --csv -
+check "--csv - prints only the CSV" test "$(head -n 1 out.txt),$(wc -l < out.txt)" = "step,time,agent,x,y,vx,vy,121"
+expect_status 2 "--csv - with --json" "$ORCA" run --scene corridor --steps 2 --csv - --json
+
+# --- SVG ---------------------------------------------------------------------------------------
+
+expect_status 0 "--svg" "$ORCA" run --scene wallgap --steps 60 --svg pic.svg
+check "SVG is well-formed XML" xml_valid pic.svg
+check "SVG root element" grep -q "<svg xmlns=\"http://www.w3.org/2000/svg\"" pic.svg
+check "SVG caption names the scene" grep -q "wallgap" pic.svg
+check "SVG caption has the hash" grep -q "$(grep -Eo '[0-9a-f]{16}' out.txt | head -n 1)" pic.svg
+check "SVG has a scale bar label" grep -Eq '>[0-9.]+ (m|km|cm)</text>' pic.svg
+check "SVG has one trajectory per agent" test "$(grep -c '<polyline' pic.svg)" -eq 40
+check "SVG draws the 2 walls" test "$(grep -c '<line ' pic.svg)" -eq 2
+check "SVG final discs: true radius 1.5 m scaled" grep -q 'fill-opacity="0.55"' pic.svg
+expect_status 0 "--svg with 1000 agents" "$ORCA" run --scene random -n 1000 --steps 300 --svg big.svg --quiet
+check "SVG of 1000 agents x 300 steps stays below 3 MB" test "$(wc -c < big.svg)" -lt 3000000
+check "big SVG well-formed" xml_valid big.svg
+
+# --- scene files: write, read, round trip ------------------------------------------------------
+
+for s in circle crossing wallgap corridor random; do
+    expect_status 0 "scene $s -o" "$ORCA" scene "$s" -o "$s.txt"
+    check "scene $s file header" grep -q "^orca-scene 1$" "$s.txt"
+    a=$(hash_of run --scene "$s" --steps 25)
+    b=$(hash_of run "$s.txt" --steps 25)
+    check "$s: built-in hash after 25 steps" is_hex16 "$a"
+    check "$s: scene file gives the built-in's hash" test "$a" = "$b"
+    a0=$(hash_of run --scene "$s" --steps 0)
+    b0=$(hash_of run "$s.txt" --steps 0)
+    check "$s: same initial hash" test "$a0" = "$b0"
+done
+"$ORCA" scene random -n 150 --seed 7 > r7.txt
+check "scene to stdout, -n and --seed" test "$(grep -c '^agent ' r7.txt)" -eq 150
+check "random -n 150 --seed 7 round trip" \
+    test "$(hash_of run --scene random -n 150 --seed 7 --steps 10)" = "$(hash_of run r7.txt --steps 10)"
+"$ORCA" scene corridor --dt 0.125 > c125.txt
+check "scene --dt round trip" \
+    test "$(hash_of run --scene corridor --dt 0.125 --steps 10)" = "$(hash_of run c125.txt --steps 10)"
+check "--seed overrides the file's seed" \
+    test "$(hash_of run --scene circle --seed 9 --steps 10)" = "$(hash_of run circle.txt --seed 9 --steps 10)"
+check "scene file from standard input" \
+    test "$(hash_of run - --steps 10 < corridor.txt)" = "$(hash_of run --scene corridor --steps 10)"
+
+# Hexadecimal floats read as the same bits as decimals; obstacles in all three forms.
+cat > dec.txt << 'EOF'
+# decimal
+name forms
+dt 0.25
+seed 3
+default radius 0.5
+segment -10 -3 10 -3
+polyline -10 3 0 4 10 3
+polygon 20 20 22 20 22 22
+polygon
+  -20 -20   # block form
+  -22 -20
+  -22 -22
+end
+agent -5 0 goal 5 0.75
+agent 5 0 goal -5 0 radius=0.625 velocity=-0.5,0
+agent 0 1 prefvel 0.25 0
+agent 0 -1 none max_neighbors=3
+agent 0 -2
+EOF
+cat > hex.txt << 'EOF'
+name forms
+dt 0x1p-2
+seed 0x3
+default radius 0x1p-1
+segment -0xAp0 -3 10 -0x1.8p1
+polyline -10 3 0 4 10 3
+polygon 20 20 22 20 22 22
+polygon -20 -20 -22 -20 -22 -22
+agent -5 0 goal 5 0x1.8p-1
+agent 5 0 goal -5 0 radius=0x1.4p-1 velocity=-0x1p-1,0
+agent 0 1 prefvel 0x1p-2 0
+agent 0 -1 none max_neighbors=0x3
+agent 0 -2 none
+EOF
+hd=$(hash_of run dec.txt --steps 12)
+hh=$(hash_of run hex.txt --steps 12)
+check "hand-written scene runs" is_hex16 "$hd"
+check "hex floats give the same bits as decimals" test "$hd" = "$hh"
+check "segments of segment + polyline + 2 polygons = 1 + 2 + 3 + 3" test "$(json_get hash.json segments)" = 9
+check "scene name from the file" test "$(json_get hash.json scene)" = forms
+expect_status 2 "no goal point and no --steps" "$ORCA" run - <<< 'agent 0 0'
+err_matches "no goal point message" "give --steps"
+
+# --- scene file errors: exit 2, file:line: message, no run ---------------------------------------
+
+# bad_scene NAME LINE REGEX CONTENT: the file is refused with "bad.txt:LINE: ...REGEX".
+bad_scene() {
+    local name=$1 line=$2 regex=$3
+    printf '%b' "$4" > bad.txt
+    expect_status 2 "bad scene ($name)" "$ORCA" run bad.txt --steps 5
+    err_matches "bad scene ($name) message" "^bad\.txt:$line: .*$regex"
+    check "bad scene ($name): nothing on stdout" test ! -s out.txt
+}
+bad_scene "negative radius" 3 "radius must be > 0, got '-1'" 'dt 0.25\nagent 0 0 goal 1 1\nagent 5 5 goal 1 1 radius=-1\n'
+bad_scene "zero default radius" 1 "radius must be > 0" 'default radius 0\nagent 0 0\n'
+bad_scene "not a number" 2 "goal x: expected a number, got '1O'" '# c\nagent 0 0 goal 1O 1\n'
+bad_scene "trailing garbage" 1 "x: expected a number, got '1.5m'" 'agent 1.5m 0\n'
+bad_scene "NaN" 1 "expected a finite number, got 'nan'" 'agent nan 0\n'
+bad_scene "infinity" 1 "expected a finite number" 'agent 0 0 goal inf 0\n'
+bad_scene "overflow" 1 "out of range" 'agent 0 0 max_speed=1e999\n'
+bad_scene "coordinate limit" 1 "magnitude below 2\\^21" 'agent 3e6 0\n'
+bad_scene "unknown statement" 2 "unknown statement 'agnet'" 'agent 0 0\nagnet 1 1\n'
+bad_scene "unknown parameter" 1 "unknown agent parameter 'radus'" 'agent 0 0 radus=1\n'
+bad_scene "max_neighbors range" 1 "max_neighbors must be between 0 and 1024" 'agent 0 0 max_neighbors=5000\n'
+bad_scene "max_neighbors fraction" 1 "max_neighbors: expected a whole number" 'agent 0 0 max_neighbors=2.5\n'
+bad_scene "negative seed" 1 "seed: expected a whole number" 'seed -1\nagent 0 0\n'
+bad_scene "dt twice" 3 "dt given twice \\(first on line 1\\)" 'dt 0.25\nagent 0 0\ndt 0.5\n'
+bad_scene "dt zero" 1 "dt must be > 0" 'dt 0\nagent 0 0\n'
+bad_scene "short segment" 2 "segment takes 4 numbers" 'agent 0 0\nsegment 0 0 1\n'
+bad_scene "short polygon" 1 "polygon needs at least 3 points, got 2" 'polygon 0 0 1 1\nagent 5 5\n'
+bad_scene "unterminated block" 2 "polygon block has no 'end'" 'agent 5 5\npolygon\n0 0\n1 0\n2 2\n'
+bad_scene "statement inside a block" 3 "'agent' inside the polygon block started on line 1 \\(missing 'end'\\?\\)" 'polygon\n0 0\nagent 1 1\n'
+bad_scene "bad velocity" 1 "velocity: expected VX,VY" 'agent 0 0 velocity=1\n'
+bad_scene "parameter twice" 1 "given twice" 'agent 0 0 radius=1 radius=2\n'
+bad_scene "library refusal" 1 "agent 0: .*parameters too large" 'agent 0 0 max_speed=1e300 obstacle_time_horizon=1e300\n'
+bad_scene "format version" 1 "format version 1" 'orca-scene 2\nagent 0 0\n'
+printf '# only a comment\n' > empty.txt
+expect_status 2 "scene without agents" "$ORCA" run empty.txt --steps 1
+err_matches "scene without agents message" "^empty\.txt: the scene has no agents"
+expect_status 2 "missing scene file" "$ORCA" run does-not-exist.txt
+err_matches "missing scene file message" "does-not-exist\.txt: cannot open"
+
+# --- command-line errors -------------------------------------------------------------------------
+
+expect_status 2 "--agents abc" "$ORCA" run --scene circle --agents abc
+err_matches "--agents abc message" "^orca: --agents: expected a whole number, got 'abc'$"
+expect_status 2 "-n trailing garbage" "$ORCA" run --scene circle -n 10x
+err_matches "-n 10x message" "expected a whole number, got '10x'"
+expect_status 2 "-n 0" "$ORCA" run --scene circle -n 0
+expect_status 2 "--dt nan" "$ORCA" run --scene circle --dt nan
+err_matches "--dt nan message" "^orca: --dt: expected a finite number, got 'nan'$"
+expect_status 2 "--dt -1" "$ORCA" run --scene circle --dt -1
+expect_status 2 "--dt 1e999" "$ORCA" run --scene circle --dt 1e999
+expect_status 2 "--steps -1" "$ORCA" run --scene circle --steps -1
+expect_status 2 "--seed too big" "$ORCA" run --scene circle --seed 18446744073709551616
+expect_status 2 "--workers 65" "$ORCA" run --scene circle -j 65
+expect_status 2 "unknown option" "$ORCA" run --scene circle --frobnicate
+err_matches "unknown option message" "unknown option '--frobnicate'"
+expect_status 2 "unknown scene" "$ORCA" run --scene blob
+expect_status 2 "missing option value" "$ORCA" run --scene circle --steps
+expect_status 2 "no scene" "$ORCA" run
+expect_status 2 "scene file and --scene" "$ORCA" run circle.txt --scene circle
+expect_status 2 "--agents with a scene file" "$ORCA" run circle.txt -n 10
+expect_status 2 "too many agents (library limit)" "$ORCA" run --scene circle -n 5000000
+err_matches "library limit message" "agent_count must be at most"
+expect_status 2 "scene: unknown name" "$ORCA" scene blob
+expect_status 2 "bench: bad size" "$ORCA" bench --sizes 1000,abc
+expect_status 2 "bench: bad workers" "$ORCA" bench --workers 0
+
+# --- runtime failures: exit 1 ----------------------------------------------------------------------
+
+expect_status 1 "unwritable --csv" "$ORCA" run --scene corridor --steps 1 --csv "$TMP/no/such/dir/x.csv"
+expect_status 1 "unwritable --save" "$ORCA" run --scene corridor --steps 1 --save "$TMP/no/such/dir/x.snap"
+
+# --- snapshots ------------------------------------------------------------------------------------
+
+expect_status 0 "50 steps + --save" "$ORCA" run --scene corridor --steps 50 --save half.snap --quiet
+check "snapshot written" test -s half.snap
+hfull=$(hash_of run --scene corridor --steps 100)
+hcont=$(hash_of run --scene corridor --load half.snap --steps 50)
+check "load + 50 steps = 100 steps" test "$hfull" = "$hcont"
+check "continued run reports first_step 50" test "$(json_get hash.json first_step)" = 50
+check "continued run reports last_step 100" test "$(json_get hash.json last_step)" = 100
+check "load with a scene file and 2 workers = 100 steps" \
+    test "$(hash_of run corridor.txt --load half.snap --steps 50 -j 2)" = "$hfull"
+expect_status 0 "random: 50 steps + --save" "$ORCA" run --scene random -n 300 --steps 50 --save r.snap -j 2 --quiet
+check "random: load + 50 = 100" \
+    test "$(hash_of run --scene random -n 300 --load r.snap --steps 50)" = "$(hash_of run --scene random -n 300 --steps 100)"
+expect_status 2 "--load of another scene's snapshot" "$ORCA" run --scene circle --load half.snap --steps 1
+err_matches "mismatched snapshot message" "--load: half\.snap: the snapshot has 40 agents but the scene has 100"
+head -c 64 half.snap > trunc.snap
+expect_status 2 "--load of a truncated snapshot" "$ORCA" run --scene corridor --load trunc.snap --steps 1
+err_matches "truncated snapshot message" "^orca: --load: trunc\.snap: "
+printf 'not a snapshot at all' > junk.snap
+expect_status 2 "--load of junk" "$ORCA" run --scene corridor --load junk.snap --steps 1
+expect_status 2 "--load of a missing file" "$ORCA" run --scene corridor --load nope.snap --steps 1
+
+# --- bench (tiny: it prints figures, it never judges speed) -----------------------------------------
+
+expect_status 0 "bench, tiny" "$ORCA" bench --sizes 200,400 --workers 1,2 --runs 2 --steps 3 --warmup 2 --csv bench.csv
+check "bench prints a row per size and worker count" test "$(grep -Ec '^ +(200|400) +[12] ' out.txt)" -eq 4
+check "bench reports the same bits" test "$(grep -c ' yes$' out.txt)" -eq 4
+check "bench CSV header" grep -q "^scene,agents,workers,steps,warmup,runs,median_agent_steps_per_s" bench.csv
+check "bench CSV rows" test "$(wc -l < bench.csv)" -eq 5
+expect_status 0 "bench --scene circle" "$ORCA" bench --scene circle --sizes 100 --workers 1 --runs 1 --steps 2 --warmup 0
+
+echo "$PASSED passed, $FAILED failed"
+[[ $FAILED -eq 0 ]]
