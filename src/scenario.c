@@ -61,6 +61,7 @@ struct orca_scenario {
     int saved_capacity;
 
     int measured_initial;
+    int recording; /* 0: no overlap or arrival record (orca_scenario_set_recording) */
     int64_t all_arrived_step;
     double max_agent_overlap;
     double max_wall_overlap;
@@ -340,6 +341,7 @@ orca_status orca_scenario_create(const orca_sim_def *sim_def, double dt, uint64_
     strcpy(sc->name, "custom");
     sc->error[0] = '\0';
     sc->all_arrived_step = -1;
+    sc->recording = 1;
     *out = sc;
     return ORCA_OK;
 }
@@ -578,7 +580,7 @@ orca_status orca_scenario_step(orca_scenario *sc)
     double init_agent = 0.0, init_wall = 0.0;
     int init_all_arrived = 0;
     uint64_t k = orca_sim_step_count(sim);
-    if (!sc->measured_initial) {
+    if (!sc->measured_initial && sc->recording) {
         orca_status st = orca_sim_measure_overlap(sim, &init_agent, &init_wall);
         if (st != ORCA_OK) {
             return fail_sim(sc, st, "measuring the initial overlaps");
@@ -628,6 +630,10 @@ orca_status orca_scenario_step(orca_scenario *sc)
         return fail_sim(sc, st, "the simulation step failed");
     }
 
+    sc->fallback_total += (uint64_t)orca_sim_last_fallback_count(sim);
+    if (!sc->recording) {
+        return ORCA_OK;
+    }
     if (!sc->measured_initial) {
         sc->measured_initial = 1;
         if (init_agent > sc->max_agent_overlap) {
@@ -640,7 +646,6 @@ orca_status orca_scenario_step(orca_scenario *sc)
             sc->all_arrived_step = (int64_t)k;
         }
     }
-    sc->fallback_total += (uint64_t)orca_sim_last_fallback_count(sim);
     double ao = 0.0, wo = 0.0;
     st = orca_sim_measure_overlap(sim, &ao, &wo);
     if (st != ORCA_OK) {
@@ -681,6 +686,15 @@ double orca_scenario_max_agent_overlap(const orca_scenario *sc)
 double orca_scenario_max_wall_overlap(const orca_scenario *sc)
 {
     return sc ? sc->max_wall_overlap : 0.0;
+}
+
+orca_status orca_scenario_set_recording(orca_scenario *sc, int on)
+{
+    if (!sc) {
+        return ORCA_ERR_NULL;
+    }
+    sc->recording = on != 0;
+    return ORCA_OK;
 }
 
 uint64_t orca_scenario_fallback_total(const orca_scenario *sc)

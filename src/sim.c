@@ -191,11 +191,12 @@ static int64_t cell_map_find(const cell_map *m, uint64_t key)
     }
 }
 
-/* Cell coordinate of x: floor(x / cell), clamped to +-2^30 (monotone, so two points within
- * one cell width stay in adjacent cells), NaN to the lower clamp. */
-static int32_t cell_coord(double x, double cell)
+/* Cell coordinate of x: floor(x * inv), inv = 1 / cell, clamped to +-2^30 (monotone, so
+ * two points within one cell width stay in adjacent cells), NaN to the lower clamp. Every
+ * grid computes its cells with this one function and its own inv, at build and at query. */
+static int32_t cell_coord(double x, double inv)
 {
-    double q = x / cell;
+    double q = x * inv;
     if (!(q > -CELL_LIMIT)) {
         return -(int32_t)CELL_LIMIT;
     }
@@ -258,7 +259,7 @@ struct orca_sim {
      * the neighbour loops read, in that order, so that they stream through memory */
     int grid_valid;
     int grid_dense;         /* 1: dense row-major cells of size cell; 0: hashed cells */
-    double cell, origin_x, origin_y;
+    double cell, inv_cell, origin_x, origin_y;
     int32_t grid_w, grid_h;
     int32_t *cell_start;    /* dense: w*h + 1 prefix sums */
     size_t cell_start_cap;
@@ -271,7 +272,7 @@ struct orca_sim {
 
     /* segment grid */
     int obstacle_grid_valid;
-    double obstacle_cell;
+    double obstacle_cell, inv_obstacle_cell;
     int32_t *obstacle_list; /* segment indices by cell */
     int32_t obstacle_list_len;
     cell_map obstacle_cells;
@@ -992,9 +993,9 @@ static int build_agent_grid(orca_sim *s)
     int64_t w = 0, h = 0;
     s->grid_dense = 0;
     if (finite(lox) && finite(loy) && finite(hix) && finite(hiy)) {
-        for (int attempt = 0; attempt < 3 && !s->grid_dense; ++attempt, c *= 2) {
-            w = (int64_t)cell_coord(hix - lox, c) + 1;
-            h = (int64_t)cell_coord(hiy - loy, c) + 1;
+        for (int attempt = 0; attempt < 3 && !s->grid_dense && c >= 0x1p-1000; ++attempt, c *= 2) {
+            w = (int64_t)cell_coord(hix - lox, 1 / c) + 1;
+            h = (int64_t)cell_coord(hiy - loy, 1 / c) + 1;
             s->grid_dense = w > 0 && h > 0 && w * h <= 4 * (int64_t)n + 4096;
         }
         c /= 2; /* undo the loop's last doubling */
@@ -1010,6 +1011,7 @@ static int build_agent_grid(orca_sim *s)
             s->cell_start_cap = cells;
         }
         s->cell = c;
+        s->inv_cell = 1 / c;
         s->origin_x = lox;
         s->origin_y = loy;
         s->grid_w = (int32_t)w;
@@ -1017,8 +1019,8 @@ static int build_agent_grid(orca_sim *s)
         int32_t *start = s->cell_start;
         memset(start, 0, cells * sizeof *start);
         for (int32_t i = 0; i < n; ++i) {
-            s->cx[i] = cell_coord(s->pos[i].x - lox, c);
-            s->cy[i] = cell_coord(s->pos[i].y - loy, c);
+            s->cx[i] = cell_coord(s->pos[i].x - lox, s->inv_cell);
+            s->cy[i] = cell_coord(s->pos[i].y - loy, s->inv_cell);
             start[(int64_t)s->cy[i] * w + s->cx[i] + 1]++;
         }
         for (size_t k = 1; k < cells; ++k) {
@@ -1033,13 +1035,14 @@ static int build_agent_grid(orca_sim *s)
         start[0] = 0;
     } else {
         s->cell = cmax * (1 + 0x1p-20) + MARGIN_ABS; /* a little over every query radius */
+        s->inv_cell = 1 / s->cell;
         if (!cell_map_reset(&s->agent_cells, n)) {
             return 0;
         }
         cell_map *m = &s->agent_cells;
         for (int32_t i = 0; i < n; ++i) {
-            s->cx[i] = cell_coord(s->pos[i].x, cmax);
-            s->cy[i] = cell_coord(s->pos[i].y, cmax);
+            s->cx[i] = cell_coord(s->pos[i].x, s->inv_cell);
+            s->cy[i] = cell_coord(s->pos[i].y, s->inv_cell);
             uint32_t hh = cell_map_insert(m, cell_key(s->cx[i], s->cy[i]));
             m->count[hh]++;
         }
@@ -1089,12 +1092,13 @@ static int grid_query(const orca_sim *s, orca_vec2 p, double q, grid_range *out)
         double c = s->cell, ox = s->origin_x, oy = s->origin_y;
         double m = 1e-9 * (d_abs(p.x) + d_abs(p.y) + d_abs(ox) + d_abs(oy) + q + c) + MARGIN_ABS;
         double qq = q + m;
-        int32_t r0 = cell_coord(p.y - qq - oy, c), r1 = cell_coord(p.y + qq - oy, c);
+        double inv = s->inv_cell;
+        int32_t r0 = cell_coord(p.y - qq - oy, inv), r1 = cell_coord(p.y + qq - oy, inv);
         r0 = r0 < 0 ? 0 : r0;
         r1 = r1 >= s->grid_h ? s->grid_h - 1 : r1;
         /* Rows nearest to p first (r_p, r_p - 1, r_p + 1, ...): a neighbour list fills with
          * near agents early and then rejects most of the rest without inserting them. */
-        int32_t rp = cell_coord(p.y - oy, c);
+        int32_t rp = cell_coord(p.y - oy, inv);
         for (int32_t step = 0; step <= 2 * (r1 - r0 + 1) + 2 && n < GRID_RANGES; ++step) {
             int32_t r = rp + ((step & 1) ? -(step + 1) / 2 : step / 2);
             if (r < r0 || r > r1) {
@@ -1108,7 +1112,7 @@ static int grid_query(const orca_sim *s, orca_vec2 p, double q, grid_range *out)
                 continue;
             }
             double hw = sqrt(qq * qq - gap * gap) + m;
-            int32_t c0 = cell_coord(p.x - hw - ox, c), c1 = cell_coord(p.x + hw - ox, c);
+            int32_t c0 = cell_coord(p.x - hw - ox, inv), c1 = cell_coord(p.x + hw - ox, inv);
             c0 = c0 < 0 ? 0 : c0;
             c1 = c1 >= s->grid_w ? s->grid_w - 1 : c1;
             if (c0 > c1) {
@@ -1120,8 +1124,7 @@ static int grid_query(const orca_sim *s, orca_vec2 p, double q, grid_range *out)
             n += out[n].begin < out[n].end;
         }
     } else {
-        double c = s->cell;
-        int32_t x = cell_coord(p.x, c), y = cell_coord(p.y, c);
+        int32_t x = cell_coord(p.x, s->inv_cell), y = cell_coord(p.y, s->inv_cell);
         for (int32_t dy = -1; dy <= 1; ++dy) {
             for (int32_t dx = -1; dx <= 1; ++dx) {
                 int64_t h = cell_map_find(&s->agent_cells, cell_key(x + dx, y + dy));
@@ -1168,6 +1171,9 @@ static double segment_cell_size(const orca_sim *s)
     if (cell < maxabs / 268435456.0) {
         cell = maxabs / 268435456.0;
     }
+    if (cell < 0x1p-1000) {
+        cell = 0x1p-1000; /* its inverse must be finite */
+    }
     if (!(cell > 0)) {
         cell = 1;
     }
@@ -1182,7 +1188,8 @@ static void segment_cells(orca_sim *s, int32_t k, cell_visit_fn *visit, void *ct
     orca_vec2 a = s->seg_a[k], b = s->seg_b[k];
     double margin = 0.75 * c;
     double x0 = a.x < b.x ? a.x : b.x, x1 = a.x < b.x ? b.x : a.x;
-    int32_t cx0 = cell_coord(x0 - c, c), cx1 = cell_coord(x1 + c, c);
+    double inv = s->inv_obstacle_cell;
+    int32_t cx0 = cell_coord(x0 - c, inv), cx1 = cell_coord(x1 + c, inv);
     for (int32_t cx = cx0; cx <= cx1; ++cx) {
         /* The part of the segment whose x lies in this column widened by a cell. */
         double lo = (double)cx * c - c, hi = (double)(cx + 1) * c + c;
@@ -1207,7 +1214,7 @@ static void segment_cells(orca_sim *s, int32_t k, cell_visit_fn *visit, void *ct
             ylo = ya < yb ? ya : yb;
             yhi = ya < yb ? yb : ya;
         }
-        int32_t cy0 = cell_coord(ylo - c, c), cy1 = cell_coord(yhi + c, c);
+        int32_t cy0 = cell_coord(ylo - c, inv), cy1 = cell_coord(yhi + c, inv);
         for (int32_t cy = cy0; cy <= cy1; ++cy) {
             orca_vec2 centre = v2(((double)cx + 0.5) * c, ((double)cy + 0.5) * c);
             double d2 = orca_segment_distance_squared(v2_sub(a, centre), v2_sub(b, centre));
@@ -1251,6 +1258,7 @@ static int build_obstacle_grid(orca_sim *s)
         return 1;
     }
     s->obstacle_cell = want;
+    s->inv_obstacle_cell = 1 / want;
     int64_t cells = 0;
     for (int32_t k = 0; k < s->segment_count; ++k) {
         segment_cells(s, k, visit_cells_only, &cells);
@@ -1396,9 +1404,10 @@ static int dense_search(const orca_sim *s, int32_t self, orca_vec2 p, double nd2
 {
     double c = s->cell, ox = s->origin_x, oy = s->origin_y;
     double m = 1e-9 * (d_abs(p.x) + d_abs(p.y) + d_abs(ox) + d_abs(oy) + limit + c) + MARGIN_ABS;
-    double limit2 = limit * limit;
-    int32_t rp = cell_coord(p.y - oy, c);
+    double limit2 = limit * limit, inv = s->inv_cell;
+    int32_t rp = cell_coord(p.y - oy, inv);
     int done_down = 0, done_up = 0, n = 0;
+    double last2 = -1, bound = 0;
     for (int32_t step = 0; !(done_down && done_up); ++step) {
         int up = step & 1;
         int32_t r = up ? rp + (step + 1) / 2 : rp - step / 2;
@@ -1414,7 +1423,10 @@ static int dense_search(const orca_sim *s, int32_t self, orca_vec2 p, double nd2
             continue;
         }
         double bound2 = n == cap && out[cap - 1].dist2 < limit2 ? out[cap - 1].dist2 : limit2;
-        double bound = sqrt(bound2) + m;
+        if (bound2 != last2) { /* the square roots are on the critical path: only when needed */
+            last2 = bound2;
+            bound = sqrt(bound2) + m;
+        }
         double ylo = oy + (double)r * c, yhi = oy + (double)(r + 1) * c;
         double gap = p.y < ylo ? ylo - p.y : (p.y > yhi ? p.y - yhi : 0);
         gap -= m;
@@ -1427,8 +1439,8 @@ static int dense_search(const orca_sim *s, int32_t self, orca_vec2 p, double nd2
             }
             continue;
         }
-        double hw = sqrt(bound * bound - gap * gap) + m;
-        int32_t c0 = cell_coord(p.x - hw - ox, c), c1 = cell_coord(p.x + hw - ox, c);
+        double hw = gap == 0 ? bound + m : sqrt(bound * bound - gap * gap) + m;
+        int32_t c0 = cell_coord(p.x - hw - ox, inv), c1 = cell_coord(p.x + hw - ox, inv);
         c0 = c0 < 0 ? 0 : c0;
         c1 = c1 >= s->grid_w ? s->grid_w - 1 : c1;
         if (c0 > c1) {
@@ -1502,10 +1514,10 @@ static int select_segments(const orca_sim *s, worker *w, orca_vec2 p, double rea
     if (s->segment_count == 0) {
         return 0;
     }
-    double c = s->obstacle_cell;
     double mg = 1e-9 * (d_abs(p.x) + d_abs(p.y) + reach) + MARGIN_ABS;
-    int32_t x0 = cell_coord(p.x - reach - mg, c), x1 = cell_coord(p.x + reach + mg, c);
-    int32_t y0 = cell_coord(p.y - reach - mg, c), y1 = cell_coord(p.y + reach + mg, c);
+    double inv = s->inv_obstacle_cell;
+    int32_t x0 = cell_coord(p.x - reach - mg, inv), x1 = cell_coord(p.x + reach + mg, inv);
+    int32_t y0 = cell_coord(p.y - reach - mg, inv), y1 = cell_coord(p.y + reach + mg, inv);
     if (++w->query == 0) {
         memset(w->stamp, 0, (size_t)s->segment_count * sizeof *w->stamp);
         w->query = 1;

@@ -84,6 +84,12 @@ int64_t orca_scenario_all_arrived_step(const orca_scenario *sc);
  * radius: agents (rA + rB - distance) / min(rA, rB), walls (r - distance) / r; 0 when none. */
 double orca_scenario_max_agent_overlap(const orca_scenario *sc);
 double orca_scenario_max_wall_overlap(const orca_scenario *sc);
+/** Recording (on by default): after each step, measure the deepest overlaps and the
+ * arrival record above (linear work on the calling thread). Off, orca_scenario_step only sets
+ * the preferred velocities and steps (the fallback total is still kept): what a benchmark
+ * times. The simulation's bits are the same either way. */
+orca_status orca_scenario_set_recording(orca_scenario *sc, int on);
+
 /** How many agent solves used the fallback, summed over all steps. */
 uint64_t orca_scenario_fallback_total(const orca_scenario *sc);
 
