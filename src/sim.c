@@ -242,7 +242,7 @@ typedef struct worker {
 struct orca_sim {
     /* agents, index order */
     int32_t agent_count, agent_capacity;
-    orca_vec2 *pos, *vel, *pref, *new_vel;
+    orca_vec2 *pos, *vel, *pref;
     double *radius, *max_speed, *neighbor_dist, *tau, *tau_obst;
     int32_t *max_neighbors;
     uint32_t *agent_slot;
@@ -266,8 +266,9 @@ struct orca_sim {
     int32_t *cx, *cy;       /* per agent (index order) */
     int32_t *rank;          /* per agent: its position in the sorted order */
     int32_t *cell_index;    /* sorted position -> agent index */
-    orca_vec2 *cell_pos, *cell_vel;
+    orca_vec2 *cell_pos, *cell_vel, *cell_pref;
     double *cell_radius;
+    orca_vec2 *cell_new_vel; /* step part (1) writes here, in cell order */
     cell_map agent_cells;   /* hashed: cell -> range */
 
     /* segment grid */
@@ -412,7 +413,6 @@ static void free_agent_arrays(orca_sim *s)
     free(s->pos);
     free(s->vel);
     free(s->pref);
-    free(s->new_vel);
     free(s->radius);
     free(s->max_speed);
     free(s->neighbor_dist);
@@ -427,6 +427,8 @@ static void free_agent_arrays(orca_sim *s)
     free(s->cell_pos);
     free(s->cell_vel);
     free(s->cell_radius);
+    free(s->cell_pref);
+    free(s->cell_new_vel);
     free(s->rank);
 }
 
@@ -570,7 +572,6 @@ static int agents_reserve(orca_sim *s, int32_t need)
     GROW(s->pos, cap);
     GROW(s->vel, cap);
     GROW(s->pref, cap);
-    GROW(s->new_vel, cap);
     GROW(s->radius, cap);
     GROW(s->max_speed, cap);
     GROW(s->neighbor_dist, cap);
@@ -585,6 +586,8 @@ static int agents_reserve(orca_sim *s, int32_t need)
     GROW(s->cell_pos, cap);
     GROW(s->cell_vel, cap);
     GROW(s->cell_radius, cap);
+    GROW(s->cell_pref, cap);
+    GROW(s->cell_new_vel, cap);
     GROW(s->rank, cap);
     s->agent_capacity = cap;
     return 1;
@@ -758,7 +761,9 @@ orca_status orca_agent_set_velocity(orca_sim *s, orca_agent_id id, orca_vec2 vel
         return st;
     }
     s->vel[i] = velocity;
-    s->grid_valid = 0; /* the grid holds a copy of the velocities */
+    if (s->grid_valid) {
+        s->cell_vel[s->rank[i]] = velocity; /* keep the grid's copy */
+    }
     return ORCA_OK;
 }
 
@@ -770,6 +775,9 @@ orca_status orca_agent_set_preferred_velocity(orca_sim *s, orca_agent_id id, orc
         return st;
     }
     s->pref[i] = v;
+    if (s->grid_valid) {
+        s->cell_pref[s->rank[i]] = v; /* keep the grid's copy (the rule runs after a query) */
+    }
     return ORCA_OK;
 }
 
@@ -1072,6 +1080,7 @@ static int build_agent_grid(orca_sim *s)
         s->cell_pos[at] = s->pos[i];
         s->cell_vel[at] = s->vel[i];
         s->cell_radius[at] = s->radius[i];
+        s->cell_pref[at] = s->pref[i];
     }
     s->grid_valid = 1;
     return 1;
@@ -1634,9 +1643,10 @@ static void step_task(int begin, int end, int worker_index, void *context)
         int32_t i = s->cell_index[k]; /* cell order: neighbours stay in cache */
         int hard;
         int count = build_constraints(s, w, k, c->dt, &hard, s->nb_guess);
-        orca_solve_result res = {s->pref[i], -1, 0}; /* orca_solve cannot refuse: inputs are validated */
-        orca_solve(w->planes, count, hard, s->max_speed[i], s->pref[i], w->scratch, &res);
-        s->new_vel[i] = res.velocity;
+        orca_vec2 pref = s->cell_pref[k];
+        orca_solve_result res = {pref, -1, 0}; /* orca_solve cannot refuse: inputs are validated */
+        orca_solve(w->planes, count, hard, s->max_speed[i], pref, w->scratch, &res);
+        s->cell_new_vel[k] = res.velocity;
         fallbacks += res.fallback;
     }
     w->fallbacks += fallbacks;
@@ -1690,8 +1700,9 @@ orca_status orca_sim_step(orca_sim *s, double dt)
     for (int w = 0; w < s->worker_count; ++w) {
         fallbacks += s->workers[w].fallbacks;
     }
-    for (int32_t i = 0; i < s->agent_count; ++i) {
-        s->vel[i] = s->new_vel[i];
+    for (int32_t k = 0; k < s->agent_count; ++k) {
+        int32_t i = s->cell_index[k];
+        s->vel[i] = s->cell_new_vel[k];
         s->pos[i] = v2_add(s->pos[i], v2_mul(s->vel[i], dt));
     }
     s->last_fallbacks = fallbacks;
@@ -2099,7 +2110,6 @@ static void swap_state(orca_sim *a, orca_sim *b)
     SW(pos);
     SW(vel);
     SW(pref);
-    SW(new_vel);
     SW(radius);
     SW(max_speed);
     SW(neighbor_dist);
@@ -2115,6 +2125,8 @@ static void swap_state(orca_sim *a, orca_sim *b)
     SW(cell_pos);
     SW(cell_vel);
     SW(cell_radius);
+    SW(cell_pref);
+    SW(cell_new_vel);
     SW(rank);
     SW(segment_count);
     SW(segment_capacity);
