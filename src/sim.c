@@ -247,7 +247,7 @@ struct orca_sim {
     int32_t *max_neighbors;
     uint32_t *agent_slot;
     slot_table agent_slots;
-    double *nb_guess; /* per agent: a search-radius hint (select_agents); not state */
+    float *nb_guess; /* per agent: a search-radius hint (select_agents); not state */
 
     /* segments, index order */
     int32_t segment_count, segment_capacity;
@@ -263,12 +263,10 @@ struct orca_sim {
     int32_t grid_w, grid_h;
     int32_t *cell_start;    /* dense: w*h + 1 prefix sums */
     size_t cell_start_cap;
-    int32_t *cx, *cy;       /* per agent (index order) */
     int32_t *rank;          /* per agent: its position in the sorted order */
     int32_t *cell_index;    /* sorted position -> agent index */
     orca_vec2 *cell_pos, *cell_vel, *cell_pref;
     double *cell_radius;
-    orca_vec2 *cell_new_vel; /* step part (1) writes here, in cell order */
     cell_map agent_cells;   /* hashed: cell -> range */
 
     /* segment grid */
@@ -421,14 +419,11 @@ static void free_agent_arrays(orca_sim *s)
     free(s->max_neighbors);
     free(s->agent_slot);
     free(s->nb_guess);
-    free(s->cx);
-    free(s->cy);
     free(s->cell_index);
     free(s->cell_pos);
     free(s->cell_vel);
     free(s->cell_radius);
     free(s->cell_pref);
-    free(s->cell_new_vel);
     free(s->rank);
 }
 
@@ -580,14 +575,11 @@ static int agents_reserve(orca_sim *s, int32_t need)
     GROW(s->max_neighbors, cap);
     GROW(s->agent_slot, cap);
     GROW(s->nb_guess, cap);
-    GROW(s->cx, cap);
-    GROW(s->cy, cap);
     GROW(s->cell_index, cap);
     GROW(s->cell_pos, cap);
     GROW(s->cell_vel, cap);
     GROW(s->cell_radius, cap);
     GROW(s->cell_pref, cap);
-    GROW(s->cell_new_vel, cap);
     GROW(s->rank, cap);
     s->agent_capacity = cap;
     return 1;
@@ -1026,16 +1018,18 @@ static int build_agent_grid(orca_sim *s)
         s->grid_h = (int32_t)h;
         int32_t *start = s->cell_start;
         memset(start, 0, cells * sizeof *start);
+        /* rank holds each agent's cell until the end of the build */
         for (int32_t i = 0; i < n; ++i) {
-            s->cx[i] = cell_coord(s->pos[i].x - lox, s->inv_cell);
-            s->cy[i] = cell_coord(s->pos[i].y - loy, s->inv_cell);
-            start[(int64_t)s->cy[i] * w + s->cx[i] + 1]++;
+            int32_t cx = cell_coord(s->pos[i].x - lox, s->inv_cell);
+            int32_t cy = cell_coord(s->pos[i].y - loy, s->inv_cell);
+            s->rank[i] = (int32_t)((int64_t)cy * w + cx);
+            start[s->rank[i] + 1]++;
         }
         for (size_t k = 1; k < cells; ++k) {
             start[k] += start[k - 1];
         }
         for (int32_t i = 0; i < n; ++i) {
-            int32_t at = start[(int64_t)s->cy[i] * w + s->cx[i]]++;
+            int32_t at = start[s->rank[i]]++;
             s->cell_index[at] = i;
         }
         /* the placement advanced each start to the next cell's: shift back */
@@ -1048,16 +1042,19 @@ static int build_agent_grid(orca_sim *s)
             return 0;
         }
         cell_map *m = &s->agent_cells;
+        /* rank holds each agent's map slot until the end of the build (no slot moves: the
+         * map only grows by insertion into a table sized for n cells) */
         for (int32_t i = 0; i < n; ++i) {
-            s->cx[i] = cell_coord(s->pos[i].x, s->inv_cell);
-            s->cy[i] = cell_coord(s->pos[i].y, s->inv_cell);
-            uint32_t hh = cell_map_insert(m, cell_key(s->cx[i], s->cy[i]));
+            int32_t cx = cell_coord(s->pos[i].x, s->inv_cell);
+            int32_t cy = cell_coord(s->pos[i].y, s->inv_cell);
+            uint32_t hh = cell_map_insert(m, cell_key(cx, cy));
+            s->rank[i] = (int32_t)hh;
             m->count[hh]++;
         }
         /* ranges in order of first appearance (by agent index) */
         int32_t offset = 0;
         for (int32_t i = 0; i < n; ++i) {
-            uint32_t hh = (uint32_t)cell_map_find(m, cell_key(s->cx[i], s->cy[i]));
+            uint32_t hh = (uint32_t)s->rank[i];
             if (m->start[hh] == 0 && m->count[hh] > 0) {
                 m->start[hh] = offset + 1; /* +1: 0 marks "not placed yet" */
                 offset += m->count[hh];
@@ -1070,7 +1067,7 @@ static int build_agent_grid(orca_sim *s)
             }
         }
         for (int32_t i = 0; i < n; ++i) {
-            uint32_t hh = (uint32_t)cell_map_find(m, cell_key(s->cx[i], s->cy[i]));
+            uint32_t hh = (uint32_t)s->rank[i];
             s->cell_index[m->start[hh] + m->count[hh]++] = i;
         }
     }
@@ -1470,7 +1467,7 @@ static int dense_search(const orca_sim *s, int32_t self, orca_vec2 p, double nd2
  * agent outside the radius is farther than the list's last entry); otherwise the full search
  * runs. The hint only saves work; it never changes the result. With update set, the new
  * hint is stored (each agent's own slot). */
-static int select_agents(const orca_sim *s, int32_t self, neighbor *out, double *guess)
+static int select_agents(const orca_sim *s, int32_t self, neighbor *out, float *guess)
 {
     int32_t i = s->cell_index[self];
     int cap = s->max_neighbors[i];
@@ -1489,7 +1486,7 @@ static int select_agents(const orca_sim *s, int32_t self, neighbor *out, double 
         }
         return n;
     }
-    double g = guess ? guess[i] : 0;
+    double g = guess ? (double)guess[i] : 0;
     int found = 0;
     if (g > 0 && g < nd) {
         n = dense_search(s, self, p, nd2, g, out, cap);
@@ -1499,7 +1496,9 @@ static int select_agents(const orca_sim *s, int32_t self, neighbor *out, double 
         n = dense_search(s, self, p, nd2, nd, out, cap);
     }
     if (guess) {
-        guess[i] = n == cap ? sqrt(out[cap - 1].dist2) * 1.25 : 0;
+        /* a float is plenty for a hint (rounded up: it stays above 1.25 times the distance) */
+        double ng = n == cap ? sqrt(out[cap - 1].dist2) * 1.25 : 0;
+        guess[i] = ng < 3e38 ? (float)ng * (1 + 0x1p-20f) : 0;
     }
     return n;
 }
@@ -1596,7 +1595,7 @@ static int select_obstacles(const orca_sim *s, worker *w, int32_t i, orca_vec2 p
 /* Builds the constraints of the agent at sorted position self in the text's order into
  * w->planes; returns the count and the number of hard (obstacle) constraints. */
 static int build_constraints(const orca_sim *s, worker *w, int32_t self, double dt, int *hard,
-                             double *guess)
+                             float *guess)
 {
     int32_t i = s->cell_index[self];
     orca_vec2 p = s->cell_pos[self];
@@ -1646,7 +1645,9 @@ static void step_task(int begin, int end, int worker_index, void *context)
         orca_vec2 pref = s->cell_pref[k];
         orca_solve_result res = {pref, -1, 0}; /* orca_solve cannot refuse: inputs are validated */
         orca_solve(w->planes, count, hard, s->max_speed[i], pref, w->scratch, &res);
-        s->cell_new_vel[k] = res.velocity;
+        /* Every agent reads velocities from the grid's start-of-step copy (cell_vel), so the
+         * new one can go straight into the agent's own slot. */
+        s->vel[i] = res.velocity;
         fallbacks += res.fallback;
     }
     w->fallbacks += fallbacks;
@@ -1691,6 +1692,10 @@ orca_status orca_sim_step(orca_sim *s, double dt)
     run_task(s, step_task, s->agent_count, &ctx);
     int bad = atomic_load(&s->bad_worker);
     if (bad >= 0) {
+        /* Put the start-of-step velocities back from the grid's copy. */
+        for (int32_t k = 0; k < s->agent_count; ++k) {
+            s->vel[s->cell_index[k]] = s->cell_vel[k];
+        }
         return fail(s, ORCA_ERR_ARGUMENT,
                     "the enqueue callback gave worker index %d, outside 0..%d; the step was not applied",
                     bad, s->worker_count - 1);
@@ -1700,9 +1705,7 @@ orca_status orca_sim_step(orca_sim *s, double dt)
     for (int w = 0; w < s->worker_count; ++w) {
         fallbacks += s->workers[w].fallbacks;
     }
-    for (int32_t k = 0; k < s->agent_count; ++k) {
-        int32_t i = s->cell_index[k];
-        s->vel[i] = s->cell_new_vel[k];
+    for (int32_t i = 0; i < s->agent_count; ++i) {
         s->pos[i] = v2_add(s->pos[i], v2_mul(s->vel[i], dt));
     }
     s->last_fallbacks = fallbacks;
@@ -2119,14 +2122,11 @@ static void swap_state(orca_sim *a, orca_sim *b)
     SW(agent_slot);
     SW(nb_guess);
     SW(agent_slots);
-    SW(cx);
-    SW(cy);
     SW(cell_index);
     SW(cell_pos);
     SW(cell_vel);
     SW(cell_radius);
     SW(cell_pref);
-    SW(cell_new_vel);
     SW(rank);
     SW(segment_count);
     SW(segment_capacity);
