@@ -265,7 +265,7 @@ struct orca_sim {
     size_t cell_start_cap;
     int32_t *rank;          /* per agent: its position in the sorted order */
     int32_t *cell_index;    /* sorted position -> agent index */
-    orca_vec2 *cell_pos, *cell_vel, *cell_pref;
+    orca_vec2 *cell_pos, *cell_vel;
     double *cell_radius;
     cell_map agent_cells;   /* hashed: cell -> range */
 
@@ -423,7 +423,6 @@ static void free_agent_arrays(orca_sim *s)
     free(s->cell_pos);
     free(s->cell_vel);
     free(s->cell_radius);
-    free(s->cell_pref);
     free(s->rank);
 }
 
@@ -579,7 +578,6 @@ static int agents_reserve(orca_sim *s, int32_t need)
     GROW(s->cell_pos, cap);
     GROW(s->cell_vel, cap);
     GROW(s->cell_radius, cap);
-    GROW(s->cell_pref, cap);
     GROW(s->rank, cap);
     s->agent_capacity = cap;
     return 1;
@@ -767,9 +765,6 @@ orca_status orca_agent_set_preferred_velocity(orca_sim *s, orca_agent_id id, orc
         return st;
     }
     s->pref[i] = v;
-    if (s->grid_valid) {
-        s->cell_pref[s->rank[i]] = v; /* keep the grid's copy (the rule runs after a query) */
-    }
     return ORCA_OK;
 }
 
@@ -1077,7 +1072,6 @@ static int build_agent_grid(orca_sim *s)
         s->cell_pos[at] = s->pos[i];
         s->cell_vel[at] = s->vel[i];
         s->cell_radius[at] = s->radius[i];
-        s->cell_pref[at] = s->pref[i];
     }
     s->grid_valid = 1;
     return 1;
@@ -1623,6 +1617,13 @@ static int build_constraints(const orca_sim *s, worker *w, int32_t self, double 
  * The step
  * ------------------------------------------------------------------------------------- */
 
+#if defined(__GNUC__) || defined(__clang__)
+#define PREFETCH(p) __builtin_prefetch(p)
+#else
+#define PREFETCH(p) ((void)(p))
+#endif
+#define PREFETCH_AHEAD 8
+
 typedef struct step_ctx {
     orca_sim *sim;
     double dt;
@@ -1640,9 +1641,21 @@ static void step_task(int begin, int end, int worker_index, void *context)
     int fallbacks = 0;
     for (int k = begin; k < end; ++k) {
         int32_t i = s->cell_index[k]; /* cell order: neighbours stay in cache */
+        if (k + PREFETCH_AHEAD < end) {
+            /* The agent's own parameters are in index order: fetch them ahead. */
+            int32_t ia = s->cell_index[k + PREFETCH_AHEAD];
+            PREFETCH(&s->pref[ia]);
+            PREFETCH(&s->vel[ia]);
+            PREFETCH(&s->max_speed[ia]);
+            PREFETCH(&s->tau[ia]);
+            PREFETCH(&s->tau_obst[ia]);
+            PREFETCH(&s->neighbor_dist[ia]);
+            PREFETCH(&s->max_neighbors[ia]);
+            PREFETCH(&s->nb_guess[ia]);
+        }
         int hard;
         int count = build_constraints(s, w, k, c->dt, &hard, s->nb_guess);
-        orca_vec2 pref = s->cell_pref[k];
+        orca_vec2 pref = s->pref[i];
         orca_solve_result res = {pref, -1, 0}; /* orca_solve cannot refuse: inputs are validated */
         orca_solve(w->planes, count, hard, s->max_speed[i], pref, w->scratch, &res);
         /* Every agent reads velocities from the grid's start-of-step copy (cell_vel), so the
@@ -2126,7 +2139,6 @@ static void swap_state(orca_sim *a, orca_sim *b)
     SW(cell_pos);
     SW(cell_vel);
     SW(cell_radius);
-    SW(cell_pref);
     SW(rank);
     SW(segment_count);
     SW(segment_capacity);
