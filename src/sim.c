@@ -268,6 +268,8 @@ struct orca_sim {
     orca_vec2 *cell_pos, *cell_vel;
     double *cell_radius;
     cell_map agent_cells;   /* hashed: cell -> range */
+    double max_reach;       /* largest obstacle reach (horizon * speed + radius) */
+    int max_nb;             /* largest max_neighbors */
 
     /* segment grid */
     int obstacle_grid_valid;
@@ -947,6 +949,35 @@ orca_status orca_segment_get(const orca_sim *s, orca_segment_id id, orca_vec2 *a
  * Grids
  * ------------------------------------------------------------------------------------- */
 
+/* Runs fn over [0, count): on the engine's job system, the built-in pool or the caller. */
+static void run_task(orca_sim *s, orca_task_fn *fn, int count, void *ctx)
+{
+    if (s->enqueue) {
+        void *t = s->enqueue(fn, count, 64, ctx, s->user_context);
+        if (t) {
+            s->finish(t, s->user_context);
+        }
+    } else if (s->pool) {
+        orca_pool_run(s->pool, fn, count, ctx);
+    } else {
+        fn(0, count, 0, ctx);
+    }
+}
+
+/* The grid's copies in sorted order (each position of the order is one task item). */
+static void gather_task(int begin, int end, int worker_index, void *context)
+{
+    (void)worker_index;
+    orca_sim *s = context;
+    for (int32_t at = begin; at < end; ++at) {
+        int32_t i = s->cell_index[at];
+        s->rank[i] = at;
+        s->cell_pos[at] = s->pos[i];
+        s->cell_vel[at] = s->vel[i];
+        s->cell_radius[at] = s->radius[i];
+    }
+}
+
 /* Agent grid. cmax = max(largest neighbour distance, twice the largest radius) bounds every
  * query radius (neighbours: the agent's own neighbour distance; overlaps: rA + rB). Normally
  * the cells are dense, row-major, of size cmax/4 (or cmax/2, cmax: the finest that keeps the
@@ -960,12 +991,16 @@ static int build_agent_grid(orca_sim *s)
         return 1;
     }
     int32_t n = s->agent_count;
-    double cmax = 0, lox = 0, loy = 0, hix = 0, hiy = 0;
+    double cmax = 0, lox = 0, loy = 0, hix = 0, hiy = 0, reach = 0;
+    int max_nb = 0;
     for (int32_t i = 0; i < n; ++i) {
         double c1 = s->neighbor_dist[i];
         double c2 = s->radius[i] * 2;
+        double r = s->tau_obst[i] * s->max_speed[i] + s->radius[i];
         cmax = c1 > cmax ? c1 : cmax;
         cmax = c2 > cmax ? c2 : cmax;
+        reach = r > reach ? r : reach;
+        max_nb = s->max_neighbors[i] > max_nb ? s->max_neighbors[i] : max_nb;
         orca_vec2 p = s->pos[i];
         if (i == 0 || p.x < lox) {
             lox = p.x;
@@ -983,6 +1018,8 @@ static int build_agent_grid(orca_sim *s)
     if (!(cmax > 0)) {
         cmax = 1;
     }
+    s->max_reach = reach;
+    s->max_nb = max_nb;
     /* The finest of cmax/4, cmax/2, cmax whose dense array stays within 4n + 4096 cells. */
     double c = cmax / 4;
     int64_t w = 0, h = 0;
@@ -1066,13 +1103,7 @@ static int build_agent_grid(orca_sim *s)
             s->cell_index[m->start[hh] + m->count[hh]++] = i;
         }
     }
-    for (int32_t at = 0; at < n; ++at) {
-        int32_t i = s->cell_index[at];
-        s->rank[i] = at;
-        s->cell_pos[at] = s->pos[i];
-        s->cell_vel[at] = s->vel[i];
-        s->cell_radius[at] = s->radius[i];
-    }
+    run_task(s, gather_task, n, s);
     s->grid_valid = 1;
     return 1;
 }
@@ -1144,13 +1175,7 @@ static int grid_query(const orca_sim *s, orca_vec2 p, double q, grid_range *out)
  * covering the square [p - reach, p + reach] list every segment within reach of p. */
 static double segment_cell_size(const orca_sim *s)
 {
-    double reach = 0;
-    for (int32_t i = 0; i < s->agent_count; ++i) {
-        double r = s->tau_obst[i] * s->max_speed[i] + s->radius[i];
-        if (r > reach) {
-            reach = r;
-        }
-    }
+    double reach = s->max_reach; /* from the agent grid's build */
     /* keep the number of cells a segment crosses bounded */
     double lo = CELL_LIMIT, hi = -CELL_LIMIT;
     for (int32_t k = 0; k < s->segment_count; ++k) {
@@ -1252,6 +1277,9 @@ static void visit_cells_only(orca_sim *s, int32_t segment, int32_t cx, int32_t c
 
 static int build_obstacle_grid(orca_sim *s)
 {
+    if (s->segment_count == 0) {
+        return 1; /* select_segments returns before touching the grid */
+    }
     double want = segment_cell_size(s);
     /* The grid is only a candidate filter: rebuild for speed when the reach moved far. */
     if (s->obstacle_grid_valid && want <= 2 * s->obstacle_cell && want >= s->obstacle_cell / 4) {
@@ -1296,12 +1324,7 @@ static int build_obstacle_grid(orca_sim *s)
 
 static int workers_reserve(orca_sim *s)
 {
-    int max_nb = 0;
-    for (int32_t i = 0; i < s->agent_count; ++i) {
-        if (s->max_neighbors[i] > max_nb) {
-            max_nb = s->max_neighbors[i];
-        }
-    }
+    int max_nb = s->max_nb; /* from the agent grid's build */
     if (max_nb <= s->worker_agents_cap && s->segment_count <= s->worker_segments_cap) {
         return 1;
     }
@@ -1629,6 +1652,18 @@ typedef struct step_ctx {
     double dt;
 } step_ctx;
 
+/* Step part (2), after every new velocity is in place: position + velocity * dt. */
+static void move_task(int begin, int end, int worker_index, void *context)
+{
+    (void)worker_index;
+    step_ctx *c = context;
+    orca_sim *s = c->sim;
+    for (int32_t i = begin; i < end; ++i) {
+        s->pos[i] = v2_add(s->pos[i], v2_mul(s->vel[i], c->dt));
+    }
+}
+
+
 static void step_task(int begin, int end, int worker_index, void *context)
 {
     step_ctx *c = context;
@@ -1664,20 +1699,6 @@ static void step_task(int begin, int end, int worker_index, void *context)
         fallbacks += res.fallback;
     }
     w->fallbacks += fallbacks;
-}
-
-static void run_task(orca_sim *s, orca_task_fn *fn, int count, void *ctx)
-{
-    if (s->enqueue) {
-        void *t = s->enqueue(fn, count, 64, ctx, s->user_context);
-        if (t) {
-            s->finish(t, s->user_context);
-        }
-    } else if (s->pool) {
-        orca_pool_run(s->pool, fn, count, ctx);
-    } else {
-        fn(0, count, 0, ctx);
-    }
 }
 
 orca_status orca_sim_step(orca_sim *s, double dt)
@@ -1718,9 +1739,7 @@ orca_status orca_sim_step(orca_sim *s, double dt)
     for (int w = 0; w < s->worker_count; ++w) {
         fallbacks += s->workers[w].fallbacks;
     }
-    for (int32_t i = 0; i < s->agent_count; ++i) {
-        s->pos[i] = v2_add(s->pos[i], v2_mul(s->vel[i], dt));
-    }
+    run_task(s, move_task, s->agent_count, &ctx);
     s->last_fallbacks = fallbacks;
     s->steps++;
     s->grid_valid = 0;
