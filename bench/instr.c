@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/* Counts instructions per agent-step with callgrind (scripts/count-instructions.sh): builds a
+ * built-in scene, runs W warm-up steps uninstrumented, then S steps with callgrind's
+ * collection on (the preferred-velocity rule and the ORCA step, no overlap bookkeeping).
+ * Without valgrind it just runs. Usage: instr SCENE N WARMUP STEPS */
+#include <orca/orca.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#if defined(__has_include)
+#if __has_include(<valgrind/callgrind.h>)
+#include <valgrind/callgrind.h>
+#endif
+#endif
+#ifndef CALLGRIND_TOGGLE_COLLECT
+#define CALLGRIND_TOGGLE_COLLECT
+#endif
+
+int main(int argc, char **argv)
+{
+    if (argc != 5) {
+        fprintf(stderr, "usage: instr SCENE N WARMUP STEPS\n");
+        return 2;
+    }
+    int kind = orca_scene_from_name(argv[1]);
+    int n = atoi(argv[2]), warmup = atoi(argv[3]), steps = atoi(argv[4]);
+    orca_scenario *sc;
+    if (kind < 0 || orca_scenario_create_builtin((orca_scene_kind)kind, n, 1, NULL, &sc) != ORCA_OK) {
+        fprintf(stderr, "instr: cannot build scene %s with %d agents\n", argv[1], n);
+        return 2;
+    }
+    orca_scenario_set_recording(sc, 0);
+    for (int k = 0; k < warmup; ++k) {
+        orca_scenario_step(sc);
+    }
+    CALLGRIND_TOGGLE_COLLECT;
+    for (int k = 0; k < steps; ++k) {
+        orca_scenario_step(sc);
+    }
+    CALLGRIND_TOGGLE_COLLECT;
+    printf("%d\n", orca_sim_agent_count(orca_scenario_sim(sc)));
+    orca_scenario_destroy(sc);
+    return 0;
+}
