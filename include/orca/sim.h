@@ -8,7 +8,12 @@
  *
  * Every call that can refuse its input returns an orca_status; a refusal leaves the
  * simulation exactly as it was and orca_sim_last_error() then names the offending value
- * ("radius must be > 0 and finite, got -1"). */
+ * ("radius must be > 0 and finite, got -1").
+ *
+ * Threads: a simulation is used from one thread at a time (its own workers aside). The
+ * queries (orca_sim_agent_constraints, orca_sim_agent_neighbors, orca_sim_measure_overlap)
+ * take a const pointer but refresh internal caches (the neighbour grids), so they too must
+ * not run concurrently with any other call on the same simulation. */
 #ifndef ORCA_SIM_H
 #define ORCA_SIM_H
 
