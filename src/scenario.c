@@ -7,6 +7,7 @@
 
 #include <limits.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -560,6 +561,32 @@ static int count_arrived(const orca_scenario *sc)
     return arrived;
 }
 
+typedef struct rule_ctx {
+    orca_scenario *sc;
+    const orca_vec2 *positions;
+    uint64_t step;
+    atomic_int unknown; /* agents the scenario did not add (rare) */
+} rule_ctx;
+
+/* The preferred-velocity rule for agents [begin, end) into sc->saved_pref (each item its own
+ * slot; only reads of the simulation, which does not change during the task). */
+static void rule_task(int begin, int end, int worker, void *context)
+{
+    (void)worker;
+    rule_ctx *c = context;
+    orca_scenario *sc = c->sc;
+    for (int i = begin; i < end; ++i) {
+        int e = map_find(sc, orca_sim_agent_at(sc->sim, i));
+        if (e < 0) {
+            sc->saved_pref[i] = v2(0.0, 0.0); /* put back after the exchange */
+            atomic_fetch_add(&c->unknown, 1);
+            continue;
+        }
+        sc->saved_pref[i] = preferred_velocity(&sc->agents[e].goal, c->positions[i], sc->dt,
+                                               sc->seed, c->step, (uint64_t)e);
+    }
+}
+
 orca_status orca_scenario_step(orca_scenario *sc)
 {
     if (!sc) {
@@ -592,41 +619,37 @@ orca_status orca_scenario_step(orca_scenario *sc)
         init_all_arrived = arrived == n;
     }
 
-    /* The rule, on this thread, in index order. Agents the scenario does not know keep the
+    /* The rule, on the simulation's workers (each agent's value depends only on the state,
+     * the step count, the seed and its key), into saved_pref; then one exchange with the
+     * simulation's preferred velocities, after which saved_pref holds the previous values
+     * (to put back if the step is refused). Agents the scenario does not know keep the
      * preferred velocity their owner set. */
-    for (int i = 0; i < n; ++i) {
-        orca_agent_id id = orca_sim_agent_at(sim, i);
-        orca_agent_def def;
-        orca_status st = orca_agent_get(sim, id, &def);
-        if (st != ORCA_OK) {
-            for (int j = 0; j < i; ++j) {
-                orca_agent_set_preferred_velocity(sim, orca_sim_agent_at(sim, j),
-                                                  sc->saved_pref[j]);
+    rule_ctx ctx;
+    ctx.sc = sc;
+    atomic_init(&ctx.unknown, 0);
+    ctx.positions = orca_sim_positions(sim);
+    ctx.step = k;
+    orca_status st = orca_sim_run_task(sim, rule_task, n, &ctx);
+    if (st != ORCA_OK) {
+        return fail_sim(sc, st, "computing the preferred velocities");
+    }
+    int unknown = atomic_load(&ctx.unknown);
+    st = orca_sim_swap_preferred_velocities(sim, sc->saved_pref, n);
+    if (st != ORCA_OK) {
+        return fail_sim(sc, st, "setting the preferred velocities");
+    }
+    if (unknown > 0) {
+        for (int i = 0; i < n; ++i) {
+            orca_agent_id id = orca_sim_agent_at(sim, i);
+            if (map_find(sc, id) < 0) {
+                orca_agent_set_preferred_velocity(sim, id, sc->saved_pref[i]);
             }
-            return fail_sim(sc, st, "reading an agent");
-        }
-        sc->saved_pref[i] = def.preferred_velocity;
-        int e = map_find(sc, id);
-        if (e < 0) {
-            continue;
-        }
-        orca_vec2 pref = preferred_velocity(&sc->agents[e].goal, def.position, sc->dt,
-                                            sc->seed, k, (uint64_t)e);
-        st = orca_agent_set_preferred_velocity(sim, id, pref);
-        if (st != ORCA_OK) {
-            for (int j = 0; j < i; ++j) {
-                orca_agent_set_preferred_velocity(sim, orca_sim_agent_at(sim, j),
-                                                  sc->saved_pref[j]);
-            }
-            return fail_sim(sc, st, "setting a preferred velocity");
         }
     }
 
-    orca_status st = orca_sim_step(sim, sc->dt);
+    st = orca_sim_step(sim, sc->dt);
     if (st != ORCA_OK) {
-        for (int j = 0; j < n; ++j) {
-            orca_agent_set_preferred_velocity(sim, orca_sim_agent_at(sim, j), sc->saved_pref[j]);
-        }
+        orca_sim_swap_preferred_velocities(sim, sc->saved_pref, n);
         return fail_sim(sc, st, "the simulation step failed");
     }
 

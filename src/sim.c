@@ -790,6 +790,39 @@ orca_status orca_agent_get_velocity(const orca_sim *s, orca_agent_id id, orca_ve
     return ORCA_OK;
 }
 
+const orca_vec2 *orca_sim_positions(const orca_sim *s)
+{
+    return s ? s->pos : NULL;
+}
+
+orca_status orca_sim_swap_preferred_velocities(orca_sim *s, orca_vec2 *v, int count)
+{
+    if (!s) {
+        return ORCA_ERR_NULL;
+    }
+    clear_error(s);
+    if (!v && count > 0) {
+        return fail(s, ORCA_ERR_NULL, "preferred velocities pointer is NULL");
+    }
+    if (count != s->agent_count) {
+        return fail(s, ORCA_ERR_ARGUMENT, "%d preferred velocities for %d agents", count,
+                    s->agent_count);
+    }
+    for (int i = 0; i < count; ++i) {
+        if (!finite(v[i].x) || !finite(v[i].y)) {
+            return fail(s, ORCA_ERR_ARGUMENT,
+                        "preferred velocity of agent %d must be finite, got (%.17g, %.17g)", i,
+                        v[i].x, v[i].y);
+        }
+    }
+    for (int i = 0; i < count; ++i) {
+        orca_vec2 t = s->pref[i];
+        s->pref[i] = v[i];
+        v[i] = t;
+    }
+    return ORCA_OK;
+}
+
 /* ---------------------------------------------------------------------------------------
  * Segments
  * ------------------------------------------------------------------------------------- */
@@ -962,6 +995,24 @@ static void run_task(orca_sim *s, orca_task_fn *fn, int count, void *ctx)
     } else {
         fn(0, count, 0, ctx);
     }
+}
+
+orca_status orca_sim_run_task(orca_sim *s, orca_task_fn *fn, int count, void *context)
+{
+    if (!s) {
+        return ORCA_ERR_NULL;
+    }
+    clear_error(s);
+    if (!fn) {
+        return fail(s, ORCA_ERR_NULL, "task function is NULL");
+    }
+    if (count < 0) {
+        return fail(s, ORCA_ERR_ARGUMENT, "task item count must be >= 0, got %d", count);
+    }
+    if (count > 0) {
+        run_task(s, fn, count, context);
+    }
+    return ORCA_OK;
 }
 
 /* The grid's copies in sorted order (each position of the order is one task item). */

@@ -2797,7 +2797,81 @@ static int test_polylines(void)
     return 0;
 }
 
+/* orca_sim_positions, orca_sim_swap_preferred_velocities and orca_sim_run_task: the bulk
+ * access an engine (and the scenario module) uses. */
+typedef struct mark_ctx {
+    int *hits;
+    int workers;
+    int bad_worker;
+} mark_ctx;
+
+static void mark_task(int begin, int end, int worker, void *context)
+{
+    mark_ctx *c = context;
+    if (worker < 0 || worker >= c->workers) {
+        c->bad_worker = 1;
+    }
+    for (int i = begin; i < end; ++i) {
+        c->hits[i] += 1;
+    }
+}
+
+static int test_bulk_access(void)
+{
+    for (int workers = 1; workers <= 4; ++workers) {
+        orca_sim *s = sim_new(workers);
+        int n = 37;
+        for (int i = 0; i < n; ++i) {
+            orca_agent_def d = orca_agent_def_default();
+            d.position = (orca_vec2){3.0 * i, -2.0 * i};
+            d.preferred_velocity = (orca_vec2){i, 0};
+            ENSURE(orca_sim_add_agent(s, &d, NULL) == ORCA_OK);
+        }
+        const orca_vec2 *pos = orca_sim_positions(s);
+        for (int i = 0; i < n; ++i) {
+            orca_vec2 p;
+            ENSURE(orca_agent_get_position(s, orca_sim_agent_at(s, i), &p) == ORCA_OK);
+            ENSURE_BITS(pos[i].x, p.x);
+            ENSURE_BITS(pos[i].y, p.y);
+        }
+        /* the exchange: all or nothing */
+        orca_vec2 v[37];
+        for (int i = 0; i < n; ++i) {
+            v[i] = (orca_vec2){0, i};
+        }
+        uint64_t h0 = orca_sim_hash(s);
+        ENSURE(orca_sim_swap_preferred_velocities(s, v, n - 1) == ORCA_ERR_ARGUMENT);
+        v[20].x = NAN;
+        ENSURE(orca_sim_swap_preferred_velocities(s, v, n) == ORCA_ERR_ARGUMENT);
+        ENSURE(strstr(orca_sim_last_error(s), "agent 20") != NULL);
+        ENSURE(orca_sim_hash(s) == h0 && isnan(v[20].x));
+        v[20].x = 0;
+        ENSURE(orca_sim_swap_preferred_velocities(s, v, n) == ORCA_OK);
+        for (int i = 0; i < n; ++i) {
+            orca_agent_def d;
+            ENSURE(orca_agent_get(s, orca_sim_agent_at(s, i), &d) == ORCA_OK);
+            ENSURE(d.preferred_velocity.x == 0 && d.preferred_velocity.y == i);
+            ENSURE(v[i].x == i && v[i].y == 0); /* the previous values came back */
+        }
+        /* every item exactly once, worker indices in range */
+        int hits[1000] = {0};
+        mark_ctx c = {hits, workers, 0};
+        ENSURE(orca_sim_run_task(s, mark_task, 1000, &c) == ORCA_OK);
+        for (int i = 0; i < 1000; ++i) {
+            ENSURE(hits[i] == 1);
+        }
+        ENSURE(!c.bad_worker);
+        ENSURE(orca_sim_run_task(s, NULL, 10, &c) == ORCA_ERR_NULL);
+        ENSURE(orca_sim_run_task(s, mark_task, -1, &c) == ORCA_ERR_ARGUMENT);
+        ENSURE(orca_sim_run_task(s, mark_task, 0, &c) == ORCA_OK);
+        orca_sim_destroy(s);
+    }
+    ENSURE(orca_sim_positions(NULL) == NULL);
+    return 0;
+}
+
 const orca_test ORCA_TESTS[] = {
+    {"bulk_access", test_bulk_access},
     {"neighbors_random", test_neighbors_random},
     {"neighbors_ties", test_neighbors_ties},
     {"neighbors_cell_borders", test_neighbors_cell_borders},

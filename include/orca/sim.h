@@ -123,6 +123,23 @@ orca_status orca_agent_set_preferred_velocity(orca_sim *sim, orca_agent_id id, o
 orca_status orca_agent_get_position(const orca_sim *sim, orca_agent_id id, orca_vec2 *out);
 orca_status orca_agent_get_velocity(const orca_sim *sim, orca_agent_id id, orca_vec2 *out);
 
+/** The positions of all agents in index order (orca_sim_agent_count entries), read-only.
+ * Valid until the next call that adds, removes or moves agents, steps or loads (a pointer
+ * into the simulation, for engines that read every agent each frame). NULL when sim is
+ * NULL. */
+const orca_vec2 *orca_sim_positions(const orca_sim *sim);
+
+/** Exchanges the preferred velocities of all agents (index order) with v[0 .. count-1]:
+ * afterwards the simulation has the values v held, and v holds the previous ones. count must
+ * equal the agent count and every value must be finite; otherwise nothing changes. */
+orca_status orca_sim_swap_preferred_velocities(orca_sim *sim, orca_vec2 *v, int count);
+
+/** Runs fn over [0, count) on the simulation's workers (the built-in pool, the engine's
+ * callbacks, or the caller), split as for a step, with worker indices in
+ * [0, worker count). For per-agent work of the caller's own, such as preferred velocities:
+ * fn must write only its own items. Returns when all items are done. */
+orca_status orca_sim_run_task(orca_sim *sim, orca_task_fn *fn, int count, void *context);
+
 /* --- segments -------------------------------------------------------------------------- */
 
 /** Adds a two-sided segment a-b (a == b is a point obstacle); index = segment count before. */
