@@ -1513,7 +1513,9 @@ static int dense_search(const orca_sim *s, int32_t self, orca_vec2 p, double nd2
             }
             continue;
         }
-        double hw = gap == 0 ? bound + m : sqrt(bound * bound - gap * gap) + m;
+        /* The row's half-width within the radius. Near rows (gap <= bound/2) take the whole
+         * radius, at most 16% wider, to keep a square root off the critical path. */
+        double hw = gap <= 0.5 * bound ? bound + m : sqrt(bound * bound - gap * gap) + m;
         int32_t c0 = cell_coord(p.x - hw - ox, inv), c1 = cell_coord(p.x + hw - ox, inv);
         c0 = c0 < 0 ? 0 : c0;
         c1 = c1 >= s->grid_w ? s->grid_w - 1 : c1;
