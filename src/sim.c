@@ -1658,6 +1658,9 @@ static int select_segments(const orca_sim *s, worker *w, orca_vec2 p, double rea
 /* "Obstacles within reach (SegmentDistanceSquared <= (obstacleHorizon * maxSpeed + radius)^2)" */
 static int select_obstacles(const orca_sim *s, worker *w, int32_t i, orca_vec2 p)
 {
+    if (s->segment_count == 0) {
+        return 0; /* without reading the agent's parameters */
+    }
     double reach = s->tau_obst[i] * s->max_speed[i] + s->radius[i];
     return select_segments(s, w, p, reach, reach * reach);
 }
@@ -1740,6 +1743,7 @@ static void step_task(int begin, int end, int worker_index, void *context)
             PREFETCH(&s->neighbor_dist[ia]);
             PREFETCH(&s->max_neighbors[ia]);
             PREFETCH(&s->nb_guess[ia]);
+            PREFETCH(&s->radius[ia]);
         }
         int hard;
         int count = build_constraints(s, w, k, c->dt, &hard, s->nb_guess);
