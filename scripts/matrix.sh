@@ -284,7 +284,7 @@ execute_target() {
     done
     if [[ ${#missing[@]} -gt 0 ]]; then
         echo missing >"$dir/state"
-        echo "toolchain missing: ${missing[*]} (scripts/install-matrix-deps.sh)" >"$dir/note"
+        echo "toolchain missing: ${missing[*]} (scripts/install-deps.sh)" >"$dir/note"
         echo "0 0" >"$dir/time"
         touch "$dir/done"
         return 0

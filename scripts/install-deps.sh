@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Installs the toolchains and emulators scripts/matrix.sh needs (Debian/Ubuntu, apt).
+# Installs what scripts/test needs (Debian/Ubuntu, apt): the build tools, clang's sanitizer
+# runtime, and the toolchains and emulators of the cross-target matrix (scripts/matrix.sh).
 # Idempotent: packages already installed (dpkg -s) are not asked for again, and when nothing
 # is missing apt-get is not run at all. Runs apt-get through sudo when not root.
 #
-# Usage: scripts/install-matrix-deps.sh          install what is missing
-#        scripts/install-matrix-deps.sh --check  only list what is missing (exit 1 if any)
+# Usage: scripts/install-deps.sh          install what is missing
+#        scripts/install-deps.sh --check  only list what is missing (exit 1 if any)
 set -euo pipefail
 
 # The multilib and wasm runtime packages carry the compiler's major version; follow the
@@ -20,6 +21,8 @@ if command -v clang >/dev/null 2>&1; then
 fi
 
 PACKAGES=(
+    cmake ninja-build python3                               # the build and the CLI tests
+    "libclang-rt-$clang_major-dev"                          # ASan, UBSan, TSan with clang
     "gcc-$gcc_major-multilib"                               # i686 (-m32)
     qemu-user                                               # qemu-aarch64, -s390x, -riscv64, -i386
     gcc-aarch64-linux-gnu libc6-dev-arm64-cross             # aarch64
@@ -45,10 +48,10 @@ for p in "${PACKAGES[@]}"; do
 done
 
 if [[ ${#missing[@]} -eq 0 ]]; then
-    echo "install-matrix-deps: all ${#PACKAGES[@]} packages already installed"
+    echo "install-deps: all ${#PACKAGES[@]} packages already installed"
     exit 0
 fi
-echo "install-matrix-deps: missing: ${missing[*]}"
+echo "install-deps: missing: ${missing[*]}"
 if [[ ${1:-} == --check ]]; then
     exit 1
 fi
