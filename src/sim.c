@@ -96,6 +96,17 @@ static void slots_release(slot_table *t, int32_t slot)
     t->free_head = slot;
 }
 
+/* After the dense object at index i of n was removed and the arrays shifted down: frees its
+ * slot and points the slots of the objects that moved at their new indices. */
+static void slots_after_removal(slot_table *t, uint32_t slot, const uint32_t *dense, int32_t i,
+                                int32_t n)
+{
+    slots_release(t, (int32_t)slot);
+    for (int32_t k = i; k < n - 1; ++k) {
+        t->index[dense[k]] = k;
+    }
+}
+
 static int32_t slots_lookup(const slot_table *t, uint32_t slot, uint32_t generation)
 {
     if (generation == 0 || slot >= (uint32_t)t->count || t->generation[slot] != generation) {
@@ -679,11 +690,8 @@ orca_status orca_sim_remove_agent(orca_sim *s, orca_agent_id id)
     SHIFT(s->agent_slot);
     SHIFT(s->nb_guess);
 #undef SHIFT
-    slots_release(&s->agent_slots, (int32_t)id.slot);
+    slots_after_removal(&s->agent_slots, id.slot, s->agent_slot, i, n);
     s->agent_count = n - 1;
-    for (int32_t k = i; k < n - 1; ++k) {
-        s->agent_slots.index[s->agent_slot[k]] = k;
-    }
     s->grid_valid = 0;
     return ORCA_OK;
 }
@@ -942,11 +950,8 @@ orca_status orca_sim_remove_segment(orca_sim *s, orca_segment_id id)
     memmove(&s->seg_a[i], &s->seg_a[i + 1], tail * sizeof *s->seg_a);
     memmove(&s->seg_b[i], &s->seg_b[i + 1], tail * sizeof *s->seg_b);
     memmove(&s->segment_slot[i], &s->segment_slot[i + 1], tail * sizeof *s->segment_slot);
-    slots_release(&s->segment_slots, (int32_t)id.slot);
+    slots_after_removal(&s->segment_slots, id.slot, s->segment_slot, i, n);
     s->segment_count = n - 1;
-    for (int32_t k = i; k < n - 1; ++k) {
-        s->segment_slots.index[s->segment_slot[k]] = k;
-    }
     s->obstacle_grid_valid = 0;
     return ORCA_OK;
 }
