@@ -1444,8 +1444,15 @@ static int neighbor_less(double d2, int32_t idx, const neighbor *b)
 
 /* Offers the agents at sorted positions [begin, end) to the sorted list out (n entries,
  * capacity cap); returns the new n. */
-static int scan_agents(const orca_sim *s, int32_t self, orca_vec2 p, double nd2, int32_t begin,
-                       int32_t end, neighbor *out, int n, int cap)
+#if defined(__GNUC__) || defined(__clang__)
+#define ORCA_ALWAYS_INLINE __attribute__((always_inline)) inline
+#else
+#define ORCA_ALWAYS_INLINE inline
+#endif
+
+static ORCA_ALWAYS_INLINE int scan_agents(const orca_sim *s, int32_t self, orca_vec2 p, double nd2,
+                                          int32_t begin, int32_t end, neighbor *out, int n,
+                                          int cap)
 {
     for (int32_t k = begin; k < end; ++k) {
         /* Squared distance is Dot(d, d) of the position difference. */
