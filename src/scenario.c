@@ -58,7 +58,8 @@ struct orca_scenario {
     int32_t *map;      /* open addressing: handle -> key, -1 empty */
     uint32_t map_size; /* power of two, 0 when none */
 
-    orca_vec2 *saved_pref; /* per-step scratch: preferred velocities before the rule ran */
+    orca_vec2 *saved_pref; /* per-step scratch: the rule's values, then (after the exchange
+                              with the simulation) the previous ones, to put back on failure */
     int saved_capacity;
 
     int measured_initial;

@@ -4,9 +4,10 @@
  *
  * Layout: agents are stored structure-of-arrays in index order (the order that breaks
  * distance ties); segments likewise. Handles map to indices through slot tables. Each step
- * builds a uniform grid of agents (cell >= every neighbour distance and every pair of radii)
- * and, when needed, a grid of segments; the grids only find candidates: the chosen set and
- * its order come from the (squared distance, index) order alone. */
+ * builds a uniform grid of agents (dense cells of a quarter of the largest neighbour distance
+ * or pair of radii, or hashed cells of the whole of it for sparse scenes; see
+ * build_agent_grid) and, when needed, a grid of segments; the grids only find candidates: the
+ * chosen set and its order come from the (squared distance, index) order alone. */
 #include "orca/sim.h"
 
 #include "orca/solver.h"
