@@ -1492,6 +1492,9 @@ static int dense_search(const orca_sim *s, int32_t self, orca_vec2 p, double nd2
     double c = s->cell, ox = s->origin_x, oy = s->origin_y;
     double m = 1e-9 * (d_abs(p.x) + d_abs(p.y) + d_abs(ox) + d_abs(oy) + limit + c) + MARGIN_ABS;
     double limit2 = limit * limit, inv = s->inv_cell;
+    /* Agents at limit or beyond never enter the list: a search within limit < nd that does
+     * not fill it is redone in full (select_agents). */
+    double filt2 = limit2 < nd2 ? limit2 : nd2;
     int32_t rp = cell_coord(p.y - oy, inv);
     int done_down = 0, done_up = 0, n = 0;
     double last2 = -1, bound = 0;
@@ -1536,8 +1539,8 @@ static int dense_search(const orca_sim *s, int32_t self, orca_vec2 p, double nd2
             continue;
         }
         int64_t row = (int64_t)r * s->grid_w;
-        n = scan_agents(s, self, p, nd2, s->cell_start[row + c0], s->cell_start[row + c1 + 1], out, n,
-                        cap);
+        n = scan_agents(s, self, p, filt2, s->cell_start[row + c0], s->cell_start[row + c1 + 1], out,
+                        n, cap);
     }
     return n;
 }
@@ -1569,18 +1572,24 @@ static int select_agents(const orca_sim *s, int32_t self, neighbor *out, float *
         }
         return n;
     }
+    /* The hint is the last step's distance to the list's last entry; from one step to the
+     * next it rarely grows by more than a few percent. */
     double g = guess ? (double)guess[i] : 0;
     int found = 0;
-    if (g > 0 && g < nd) {
-        n = dense_search(s, self, p, nd2, g, out, cap);
-        found = n == cap && out[cap - 1].dist2 <= g * g;
+    for (int attempt = 0; attempt < 2 && !found; ++attempt) {
+        double lim = g * (attempt == 0 ? 1.0625 : 1.25);
+        if (!(lim > 0 && lim < nd)) {
+            break;
+        }
+        n = dense_search(s, self, p, nd2, lim, out, cap);
+        found = n == cap && out[cap - 1].dist2 <= lim * lim;
     }
     if (!found) {
         n = dense_search(s, self, p, nd2, nd, out, cap);
     }
     if (guess) {
-        /* a float is plenty for a hint (rounded up: it stays above 1.25 times the distance) */
-        double ng = n == cap ? sqrt(out[cap - 1].dist2) * 1.25 : 0;
+        /* a float is plenty for a hint (rounded up) */
+        double ng = n == cap ? sqrt(out[cap - 1].dist2) : 0;
         guess[i] = ng < 3e38 ? (float)ng * (1 + 0x1p-20f) : 0;
     }
     return n;
