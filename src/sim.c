@@ -16,6 +16,7 @@
 
 #include <stdarg.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1451,96 +1452,150 @@ static int neighbor_less(double d2, int32_t idx, const neighbor *b)
 #define ORCA_ALWAYS_INLINE inline
 #endif
 
-static ORCA_ALWAYS_INLINE int scan_agents(const orca_sim *s, int32_t self, orca_vec2 p, double nd2,
-                                          int32_t begin, int32_t end, neighbor *out, int n,
-                                          int cap)
+static ORCA_ALWAYS_INLINE int offer_agent(const orca_sim *s, double d2, int32_t k, neighbor *out,
+                                          int n, int cap)
 {
-    for (int32_t k = begin; k < end; ++k) {
-        /* Squared distance is Dot(d, d) of the position difference. */
-        orca_vec2 d = v2_sub(s->cell_pos[k], p);
+    int32_t j = s->cell_index[k];
+    if (n == cap && !neighbor_less(d2, j, &out[n - 1])) {
+        return n;
+    }
+    int at = n < cap ? n++ : cap - 1;
+    while (at > 0 && neighbor_less(d2, j, &out[at - 1])) {
+        out[at] = out[at - 1];
+        --at;
+    }
+    out[at].dist2 = d2;
+    out[at].index = j;
+    out[at].at = k;
+    return n;
+}
+
+#define SCAN_CHUNK 32
+
+/* Index of the lowest set bit of m != 0. */
+static ORCA_ALWAYS_INLINE int lowest_bit(uint32_t m)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    return __builtin_ctz(m);
+#else
+    int i = 0;
+    while (!(m & 1u)) {
+        m >>= 1;
+        ++i;
+    }
+    return i;
+#endif
+}
+
+/* The squared distances Dot(d, d), d = pos[q] - p, of len <= SCAN_CHUNK positions into dist;
+ * returns the mask of those < filt2 (bit q for pos[q]), without branches. */
+static ORCA_ALWAYS_INLINE uint32_t filter_chunk(const orca_vec2 *pos, int len, orca_vec2 p,
+                                                double filt2, double *dist)
+{
+    uint32_t mask = 0;
+    for (int q = 0; q < len; ++q) {
+        orca_vec2 d = v2_sub(pos[q], p);
         double d2 = v2_dot(d, d);
-        if (!(d2 < nd2) || k == self) {
-            continue;
+        dist[q] = d2;
+        mask |= (uint32_t)(d2 < filt2) << q;
+    }
+    return mask;
+}
+
+/* Offers the agents at sorted positions [begin, end) with squared distance < filt2, other
+ * than self, to the sorted list out (n entries, capacity cap); returns the new n. The
+ * distance filter runs without branches over chunks of the range (about half the agents in
+ * a row pass it, which a branch would mispredict); the survivors are offered in order. */
+static ORCA_ALWAYS_INLINE int scan_agents(const orca_sim *s, int32_t self, orca_vec2 p,
+                                          double filt2, int32_t begin, int32_t end,
+                                          neighbor *out, int n, int cap)
+{
+    double dist[SCAN_CHUNK];
+    for (int32_t k0 = begin; k0 < end; k0 += SCAN_CHUNK) {
+        int len = end - k0 > SCAN_CHUNK ? SCAN_CHUNK : (int)(end - k0);
+        uint32_t mask = filter_chunk(s->cell_pos + k0, len, p, filt2, dist);
+        while (mask) {
+            int q = lowest_bit(mask);
+            mask &= mask - 1;
+            if (k0 + q != self) {
+                n = offer_agent(s, dist[q], k0 + q, out, n, cap);
+            }
         }
-        int32_t j = s->cell_index[k];
-        if (n == cap && !neighbor_less(d2, j, &out[n - 1])) {
-            continue;
-        }
-        int at = n < cap ? n++ : cap - 1;
-        while (at > 0 && neighbor_less(d2, j, &out[at - 1])) {
-            out[at] = out[at - 1];
-            --at;
-        }
-        out[at].dist2 = d2;
-        out[at].index = j;
-        out[at].at = k;
     }
     return n;
 }
 
-/* "Agents j != i with squared centre distance < neighborDistance^2, the maxNeighbors
- * smallest in the order (squared distance, index), listed in that order." The agent sits at
- * sorted position self. */
-/* Dense grid search within radius `limit` (<= nd): rows outward from the agent's row; once
- * the list is full, the search radius shrinks to its last entry, and a row (and every row
- * beyond it in that direction) whose gap exceeds the radius is skipped. The margin m covers
- * the rounding of the cell arithmetic; pruning is only ever by strictly greater distances, so
- * every agent whose squared distance is <= limit^2 (and below the last entry) is offered. */
+/* Column of the dense grid holding x (relative to the origin): floor(x * inv) clamped to
+ * 0..w-1, the same cell as cell_coord gives wherever that is inside the grid. */
+static ORCA_ALWAYS_INLINE int32_t dense_column(double x, double inv, double wmax, int32_t w)
+{
+    double q = x * inv;
+    return q < 0 ? 0 : (q >= wmax ? w - 1 : (int32_t)q);
+}
+
+/* Offers the agents of row r within half-width hw of p.x. */
+static ORCA_ALWAYS_INLINE int scan_row(const orca_sim *s, int32_t self, orca_vec2 p, double filt2,
+                                       int32_t r, double hw, double m, neighbor *out, int n,
+                                       int cap)
+{
+    double inv = s->inv_cell, wmax = (double)s->grid_w;
+    int32_t c0 = dense_column(p.x - hw - m - s->origin_x, inv, wmax, s->grid_w);
+    int32_t c1 = dense_column(p.x + hw + m - s->origin_x, inv, wmax, s->grid_w);
+    const int32_t *row = s->cell_start + (int64_t)r * s->grid_w;
+    return scan_agents(s, self, p, filt2, row[c0], row[c1 + 1], out, n, cap);
+}
+
+/* Dense grid search within radius `limit` (<= nd): the agent's row, then the rows below and
+ * above it, outward; once the list is full, the search radius shrinks to its last entry, and
+ * the rows of a side end at the first whose gap exceeds the radius. The margin m covers the
+ * rounding of the cell arithmetic; pruning is only ever by strictly greater distances, so
+ * every agent whose squared distance is below limit^2 (and the last entry) is offered. */
 static int dense_search(const orca_sim *s, int32_t self, orca_vec2 p, double nd2, double limit,
                         neighbor *out, int cap)
 {
     double c = s->cell, ox = s->origin_x, oy = s->origin_y;
     double m = 1e-9 * (d_abs(p.x) + d_abs(p.y) + d_abs(ox) + d_abs(oy) + limit + c) + MARGIN_ABS;
-    double limit2 = limit * limit, inv = s->inv_cell;
+    double limit2 = limit * limit;
     /* Agents at limit or beyond never enter the list: a search within limit < nd that does
-     * not fill it is redone in full (select_agents). */
+     * not fill it is redone (select_agents). */
     double filt2 = limit2 < nd2 ? limit2 : nd2;
-    int32_t rp = cell_coord(p.y - oy, inv);
-    int done_down = 0, done_up = 0, n = 0;
-    double last2 = -1, bound = 0;
-    for (int32_t step = 0; !(done_down && done_up); ++step) {
-        int up = step & 1;
-        int32_t r = up ? rp + (step + 1) / 2 : rp - step / 2;
-        if (up ? done_up : done_down) {
-            continue;
+    int32_t rp = cell_coord(p.y - oy, s->inv_cell);
+    rp = rp < 0 ? 0 : (rp >= s->grid_h ? s->grid_h - 1 : rp);
+    double last2 = limit2, bound = limit + m;
+    /* the agent's own row: the whole radius */
+    int n = scan_row(s, self, p, filt2, rp, bound, m, out, 0, cap);
+    int down = rp > 0, up = rp + 1 < s->grid_h;
+    for (int32_t d = 1; down | up; ++d) {
+        if (n == cap && out[cap - 1].dist2 < last2) {
+            last2 = out[cap - 1].dist2; /* square roots only when the radius shrinks */
+            bound = sqrt(last2) + m;
         }
-        if (r < 0 || r >= s->grid_h) {
-            if (up) {
-                done_up = 1;
+        if (down) {
+            /* row rp - d ends at oy + (rp - d + 1) * c, below p.y */
+            double gap = p.y - (oy + (double)(rp - d + 1) * c) - m;
+            gap = gap < 0 ? 0 : gap;
+            if (gap > bound) {
+                down = 0;
             } else {
-                done_down = 1;
+                /* Near rows (gap <= bound/2) take the whole radius, at most 16% wider, to
+                 * keep a square root off the critical path. */
+                double hw = gap <= 0.5 * bound ? bound : sqrt(bound * bound - gap * gap);
+                n = scan_row(s, self, p, filt2, rp - d, hw, m, out, n, cap);
+                down = rp - d > 0;
             }
-            continue;
         }
-        double bound2 = n == cap && out[cap - 1].dist2 < limit2 ? out[cap - 1].dist2 : limit2;
-        if (bound2 != last2) { /* the square roots are on the critical path: only when needed */
-            last2 = bound2;
-            bound = sqrt(bound2) + m;
-        }
-        double ylo = oy + (double)r * c, yhi = oy + (double)(r + 1) * c;
-        double gap = p.y < ylo ? ylo - p.y : (p.y > yhi ? p.y - yhi : 0);
-        gap -= m;
-        gap = gap < 0 ? 0 : gap;
-        if (gap > bound) {
-            if (up) {
-                done_up = 1;
+        if (up) {
+            /* row rp + d starts at oy + (rp + d) * c, above p.y */
+            double gap = (oy + (double)(rp + d) * c) - p.y - m;
+            gap = gap < 0 ? 0 : gap;
+            if (gap > bound) {
+                up = 0;
             } else {
-                done_down = 1;
+                double hw = gap <= 0.5 * bound ? bound : sqrt(bound * bound - gap * gap);
+                n = scan_row(s, self, p, filt2, rp + d, hw, m, out, n, cap);
+                up = rp + d + 1 < s->grid_h;
             }
-            continue;
         }
-        /* The row's half-width within the radius. Near rows (gap <= bound/2) take the whole
-         * radius, at most 16% wider, to keep a square root off the critical path. */
-        double hw = gap <= 0.5 * bound ? bound + m : sqrt(bound * bound - gap * gap) + m;
-        int32_t c0 = cell_coord(p.x - hw - ox, inv), c1 = cell_coord(p.x + hw - ox, inv);
-        c0 = c0 < 0 ? 0 : c0;
-        c1 = c1 >= s->grid_w ? s->grid_w - 1 : c1;
-        if (c0 > c1) {
-            continue;
-        }
-        int64_t row = (int64_t)r * s->grid_w;
-        n = scan_agents(s, self, p, filt2, s->cell_start[row + c0], s->cell_start[row + c1 + 1], out,
-                        n, cap);
     }
     return n;
 }
