@@ -1632,7 +1632,7 @@ static int select_agents(const orca_sim *s, int32_t self, neighbor *out, float *
     double g = guess ? (double)guess[i] : 0;
     int found = 0;
     for (int attempt = 0; attempt < 2 && !found; ++attempt) {
-        double lim = g * (attempt == 0 ? 1.0625 : 1.25);
+        double lim = g * (attempt == 0 ? 1.03 : 1.25);
         if (!(lim > 0 && lim < nd)) {
             break;
         }
