@@ -241,6 +241,13 @@ typedef struct neighbor {
     int32_t at;    /* agents: position in the sorted grid order */
 } neighbor;
 
+/* Per agent, index order. */
+typedef struct agent_params {
+    double radius, max_speed, neighbor_dist, tau, tau_obst;
+    int32_t max_neighbors;
+    float nb_guess; /* a search-radius hint (select_agents); not state */
+} agent_params;
+
 typedef struct worker {
     neighbor *agents;  /* capacity: the largest max_neighbors */
     neighbor *obstacles; /* capacity: the segment count */
@@ -256,11 +263,10 @@ struct orca_sim {
     /* agents, index order */
     int32_t agent_count, agent_capacity;
     orca_vec2 *pos, *vel, *pref;
-    double *radius, *max_speed, *neighbor_dist, *tau, *tau_obst;
-    int32_t *max_neighbors;
+    agent_params *par; /* the rest of each agent's parameters, together: the step reads
+                          them in one or two cache lines */
     uint32_t *agent_slot;
     slot_table agent_slots;
-    float *nb_guess; /* per agent: a search-radius hint (select_agents); not state */
 
     /* segments, index order */
     int32_t segment_count, segment_capacity;
@@ -426,14 +432,8 @@ static void free_agent_arrays(orca_sim *s)
     free(s->pos);
     free(s->vel);
     free(s->pref);
-    free(s->radius);
-    free(s->max_speed);
-    free(s->neighbor_dist);
-    free(s->tau);
-    free(s->tau_obst);
-    free(s->max_neighbors);
+    free(s->par);
     free(s->agent_slot);
-    free(s->nb_guess);
     free(s->cell_index);
     free(s->cell_pos);
     free(s->cell_vel);
@@ -581,14 +581,8 @@ static int agents_reserve(orca_sim *s, int32_t need)
     GROW(s->pos, cap);
     GROW(s->vel, cap);
     GROW(s->pref, cap);
-    GROW(s->radius, cap);
-    GROW(s->max_speed, cap);
-    GROW(s->neighbor_dist, cap);
-    GROW(s->tau, cap);
-    GROW(s->tau_obst, cap);
-    GROW(s->max_neighbors, cap);
+    GROW(s->par, cap);
     GROW(s->agent_slot, cap);
-    GROW(s->nb_guess, cap);
     GROW(s->cell_index, cap);
     GROW(s->cell_pos, cap);
     GROW(s->cell_vel, cap);
@@ -603,12 +597,12 @@ static void agent_store(orca_sim *s, int32_t i, const orca_agent_def *d)
     s->pos[i] = d->position;
     s->vel[i] = d->velocity;
     s->pref[i] = d->preferred_velocity;
-    s->radius[i] = d->radius;
-    s->max_speed[i] = d->max_speed;
-    s->neighbor_dist[i] = d->neighbor_dist;
-    s->max_neighbors[i] = d->max_neighbors;
-    s->tau[i] = d->time_horizon;
-    s->tau_obst[i] = d->obstacle_time_horizon;
+    s->par[i].radius = d->radius;
+    s->par[i].max_speed = d->max_speed;
+    s->par[i].neighbor_dist = d->neighbor_dist;
+    s->par[i].max_neighbors = d->max_neighbors;
+    s->par[i].tau = d->time_horizon;
+    s->par[i].tau_obst = d->obstacle_time_horizon;
 }
 
 static void agent_load(const orca_sim *s, int32_t i, orca_agent_def *d)
@@ -616,12 +610,12 @@ static void agent_load(const orca_sim *s, int32_t i, orca_agent_def *d)
     d->position = s->pos[i];
     d->velocity = s->vel[i];
     d->preferred_velocity = s->pref[i];
-    d->radius = s->radius[i];
-    d->max_speed = s->max_speed[i];
-    d->neighbor_dist = s->neighbor_dist[i];
-    d->max_neighbors = s->max_neighbors[i];
-    d->time_horizon = s->tau[i];
-    d->obstacle_time_horizon = s->tau_obst[i];
+    d->radius = s->par[i].radius;
+    d->max_speed = s->par[i].max_speed;
+    d->neighbor_dist = s->par[i].neighbor_dist;
+    d->max_neighbors = s->par[i].max_neighbors;
+    d->time_horizon = s->par[i].tau;
+    d->obstacle_time_horizon = s->par[i].tau_obst;
 }
 
 orca_status orca_sim_add_agent(orca_sim *s, const orca_agent_def *def, orca_agent_id *out)
@@ -648,7 +642,7 @@ orca_status orca_sim_add_agent(orca_sim *s, const orca_agent_def *def, orca_agen
     slots_take(&s->agent_slots, slot, n);
     agent_store(s, n, def);
     s->agent_slot[n] = (uint32_t)slot;
-    s->nb_guess[n] = 0;
+    s->par[n].nb_guess = 0;
     s->agent_count = n + 1;
     s->grid_valid = 0;
     if (out) {
@@ -683,14 +677,8 @@ orca_status orca_sim_remove_agent(orca_sim *s, orca_agent_id id)
     SHIFT(s->pos);
     SHIFT(s->vel);
     SHIFT(s->pref);
-    SHIFT(s->radius);
-    SHIFT(s->max_speed);
-    SHIFT(s->neighbor_dist);
-    SHIFT(s->tau);
-    SHIFT(s->tau_obst);
-    SHIFT(s->max_neighbors);
+    SHIFT(s->par);
     SHIFT(s->agent_slot);
-    SHIFT(s->nb_guess);
 #undef SHIFT
     slots_after_removal(&s->agent_slots, id.slot, s->agent_slot, i, n);
     s->agent_count = n - 1;
@@ -1032,7 +1020,7 @@ static void gather_task(int begin, int end, int worker_index, void *context)
         s->rank[i] = at;
         s->cell_pos[at] = s->pos[i];
         s->cell_vel[at] = s->vel[i];
-        s->cell_radius[at] = s->radius[i];
+        s->cell_radius[at] = s->par[i].radius;
     }
 }
 
@@ -1052,13 +1040,13 @@ static int build_agent_grid(orca_sim *s)
     double cmax = 0, lox = 0, loy = 0, hix = 0, hiy = 0, reach = 0;
     int max_nb = 0;
     for (int32_t i = 0; i < n; ++i) {
-        double c1 = s->neighbor_dist[i];
-        double c2 = s->radius[i] * 2;
-        double r = s->tau_obst[i] * s->max_speed[i] + s->radius[i];
+        double c1 = s->par[i].neighbor_dist;
+        double c2 = s->par[i].radius * 2;
+        double r = s->par[i].tau_obst * s->par[i].max_speed + s->par[i].radius;
         cmax = c1 > cmax ? c1 : cmax;
         cmax = c2 > cmax ? c2 : cmax;
         reach = r > reach ? r : reach;
-        max_nb = s->max_neighbors[i] > max_nb ? s->max_neighbors[i] : max_nb;
+        max_nb = s->par[i].max_neighbors > max_nb ? s->par[i].max_neighbors : max_nb;
         orca_vec2 p = s->pos[i];
         if (i == 0 || p.x < lox) {
             lox = p.x;
@@ -1602,20 +1590,20 @@ static int dense_search(const orca_sim *s, int32_t self, orca_vec2 p, double nd2
 
 /* "Agents j != i with squared centre distance < neighborDistance^2, the maxNeighbors
  * smallest in the order (squared distance, index), listed in that order." The agent sits at
- * sorted position self. guess (may be NULL) is a hint per agent, the distance of its last
- * neighbour in the previous step widened by a quarter: a search within it that fills the
- * list with entries no farther than it has found the same list as a full search (every
- * agent outside the radius is farther than the list's last entry); otherwise the full search
- * runs. The hint only saves work; it never changes the result. With update set, the new
- * hint is stored (each agent's own slot). */
-static int select_agents(const orca_sim *s, int32_t self, neighbor *out, float *guess)
+ * sorted position self. With update set (the step), the agent's hint is used and renewed:
+ * the distance of its list's last entry in the previous step. A search within a radius a
+ * little above it (1.03 times, then 1.25 times) that fills the list has found the same list
+ * as a full search (every agent outside the radius is farther than the list's last entry);
+ * otherwise the full search runs. The hint only saves work; it never changes the result.
+ * Queries (update 0) always search in full. */
+static int select_agents(const orca_sim *s, int32_t self, neighbor *out, int update)
 {
     int32_t i = s->cell_index[self];
-    int cap = s->max_neighbors[i];
+    int cap = s->par[i].max_neighbors;
     if (cap == 0) {
         return 0;
     }
-    double nd = s->neighbor_dist[i];
+    double nd = s->par[i].neighbor_dist;
     double nd2 = nd * nd;
     orca_vec2 p = s->cell_pos[self];
     int n = 0;
@@ -1629,7 +1617,7 @@ static int select_agents(const orca_sim *s, int32_t self, neighbor *out, float *
     }
     /* The hint is the last step's distance to the list's last entry; from one step to the
      * next it rarely grows by more than a few percent. */
-    double g = guess ? (double)guess[i] : 0;
+    double g = update ? (double)s->par[i].nb_guess : 0;
     int found = 0;
     for (int attempt = 0; attempt < 2 && !found; ++attempt) {
         double lim = g * (attempt == 0 ? 1.03 : 1.25);
@@ -1642,10 +1630,10 @@ static int select_agents(const orca_sim *s, int32_t self, neighbor *out, float *
     if (!found) {
         n = dense_search(s, self, p, nd2, nd, out, cap);
     }
-    if (guess) {
-        /* a float is plenty for a hint (rounded up) */
+    if (update) {
+        /* a float is plenty for a hint (rounded up); each agent's own slot */
         double ng = n == cap ? sqrt(out[cap - 1].dist2) : 0;
-        guess[i] = ng < 3e38 ? (float)ng * (1 + 0x1p-20f) : 0;
+        ((orca_sim *)s)->par[i].nb_guess = ng < 3e38 ? (float)ng * (1 + 0x1p-20f) : 0;
     }
     return n;
 }
@@ -1738,27 +1726,27 @@ static int select_obstacles(const orca_sim *s, worker *w, int32_t i, orca_vec2 p
     if (s->segment_count == 0) {
         return 0; /* without reading the agent's parameters */
     }
-    double reach = s->tau_obst[i] * s->max_speed[i] + s->radius[i];
+    double reach = s->par[i].tau_obst * s->par[i].max_speed + s->par[i].radius;
     return select_segments(s, w, p, reach, reach * reach);
 }
 
 /* Builds the constraints of the agent at sorted position self in the text's order into
  * w->planes; returns the count and the number of hard (obstacle) constraints. */
 static int build_constraints(const orca_sim *s, worker *w, int32_t self, double dt, int *hard,
-                             float *guess)
+                             int update)
 {
     int32_t i = s->cell_index[self];
     orca_vec2 p = s->cell_pos[self];
     orca_vec2 v = s->cell_vel[self];
     double r = s->cell_radius[self];
-    double tau = s->tau[i];
+    double tau = s->par[i].tau;
     int no = select_obstacles(s, w, i, p);
     for (int k = 0; k < no; ++k) {
         int32_t seg = w->obstacles[k].index;
         w->planes[k] = orca_constraint_segment(v2_sub(s->seg_a[seg], p), v2_sub(s->seg_b[seg], p), r,
-                                               s->tau_obst[i], dt, NULL);
+                                               s->par[i].tau_obst, dt, NULL);
     }
-    int na = select_agents(s, self, w->agents, guess);
+    int na = select_agents(s, self, w->agents, update);
     for (int k = 0; k < na; ++k) {
         int32_t at = w->agents[k].at;
         /* a = pB - pA, r = rA + rB, x = vA - vB (inside the builder) */
@@ -1814,19 +1802,14 @@ static void step_task(int begin, int end, int worker_index, void *context)
             int32_t ia = s->cell_index[k + PREFETCH_AHEAD];
             PREFETCH(&s->pref[ia]);
             PREFETCH(&s->vel[ia]);
-            PREFETCH(&s->max_speed[ia]);
-            PREFETCH(&s->tau[ia]);
-            PREFETCH(&s->tau_obst[ia]);
-            PREFETCH(&s->neighbor_dist[ia]);
-            PREFETCH(&s->max_neighbors[ia]);
-            PREFETCH(&s->nb_guess[ia]);
-            PREFETCH(&s->radius[ia]);
+            PREFETCH(&s->par[ia]);
+            PREFETCH((const char *)&s->par[ia] + sizeof(agent_params) - 1);
         }
         int hard;
-        int count = build_constraints(s, w, k, c->dt, &hard, s->nb_guess);
+        int count = build_constraints(s, w, k, c->dt, &hard, 1);
         orca_vec2 pref = s->pref[i];
         orca_solve_result res = {pref, -1, 0}; /* orca_solve cannot refuse: inputs are validated */
-        orca_solve(w->planes, count, hard, s->max_speed[i], pref, w->scratch, &res);
+        orca_solve(w->planes, count, hard, s->par[i].max_speed, pref, w->scratch, &res);
         /* Every agent reads velocities from the grid's start-of-step copy (cell_vel), so the
          * new one can go straight into the agent's own slot. */
         s->vel[i] = res.velocity;
@@ -1907,7 +1890,7 @@ orca_status orca_sim_agent_constraints(const orca_sim *s, orca_agent_id id, doub
     }
     worker *w = &s->workers[0];
     int hard;
-    int n = build_constraints(s, w, s->rank[i], dt, &hard, NULL);
+    int n = build_constraints(s, w, s->rank[i], dt, &hard, 0);
     for (int k = 0; k < n && k < capacity; ++k) {
         planes[k] = w->planes[k];
     }
@@ -1938,7 +1921,7 @@ orca_status orca_sim_agent_neighbors(const orca_sim *s, orca_agent_id id, int *a
     for (int k = 0; k < no && k < segment_capacity; ++k) {
         segments[k] = w->obstacles[k].index;
     }
-    int na = select_agents(s, s->rank[i], w->agents, NULL);
+    int na = select_agents(s, s->rank[i], w->agents, 0);
     for (int k = 0; k < na && k < agent_capacity; ++k) {
         agents[k] = w->agents[k].index;
     }
@@ -1966,11 +1949,11 @@ orca_status orca_sim_measure_overlap(const orca_sim *sim, double *agent_overlap,
     worker *w = &s->workers[0];
     double deepest = 0, wall = 0, rmax = 0;
     for (int32_t i = 0; i < s->agent_count; ++i) {
-        rmax = s->radius[i] > rmax ? s->radius[i] : rmax;
+        rmax = s->par[i].radius > rmax ? s->par[i].radius : rmax;
     }
     for (int32_t i = 0; i < s->agent_count; ++i) {
         orca_vec2 p = s->pos[i];
-        double ri = s->radius[i];
+        double ri = s->par[i].radius;
         grid_range ranges[GRID_RANGES];
         int nr = grid_query(s, p, ri + rmax, ranges);
         for (int q = 0; q < nr; ++q) {
@@ -2056,12 +2039,12 @@ uint64_t orca_sim_hash(const orca_sim *s)
         h = hash_vec(h, s->pos[i]);
         h = hash_vec(h, s->vel[i]);
         h = hash_vec(h, s->pref[i]);
-        h = hash_f64(h, s->radius[i]);
-        h = hash_f64(h, s->max_speed[i]);
-        h = hash_f64(h, s->neighbor_dist[i]);
-        h = hash_u64(h, (uint64_t)s->max_neighbors[i]);
-        h = hash_f64(h, s->tau[i]);
-        h = hash_f64(h, s->tau_obst[i]);
+        h = hash_f64(h, s->par[i].radius);
+        h = hash_f64(h, s->par[i].max_speed);
+        h = hash_f64(h, s->par[i].neighbor_dist);
+        h = hash_u64(h, (uint64_t)s->par[i].max_neighbors);
+        h = hash_f64(h, s->par[i].tau);
+        h = hash_f64(h, s->par[i].tau_obst);
     }
     h = hash_u64(h, (uint64_t)s->segment_count);
     for (int32_t k = 0; k < s->segment_count; ++k) {
@@ -2167,12 +2150,12 @@ orca_status orca_sim_save(const orca_sim *s, void *buffer, size_t capacity, size
         put_vec(&w, s->pos[i]);
         put_vec(&w, s->vel[i]);
         put_vec(&w, s->pref[i]);
-        put_f64(&w, s->radius[i]);
-        put_f64(&w, s->max_speed[i]);
-        put_f64(&w, s->neighbor_dist[i]);
-        put_f64(&w, s->tau[i]);
-        put_f64(&w, s->tau_obst[i]);
-        put_u32(&w, (uint32_t)s->max_neighbors[i]);
+        put_f64(&w, s->par[i].radius);
+        put_f64(&w, s->par[i].max_speed);
+        put_f64(&w, s->par[i].neighbor_dist);
+        put_f64(&w, s->par[i].tau);
+        put_f64(&w, s->par[i].tau_obst);
+        put_u32(&w, (uint32_t)s->par[i].max_neighbors);
     }
     put_slots(&w, &s->segment_slots);
     for (int32_t k = 0; k < s->segment_count; ++k) {
@@ -2279,14 +2262,8 @@ static void swap_state(orca_sim *a, orca_sim *b)
     SW(pos);
     SW(vel);
     SW(pref);
-    SW(radius);
-    SW(max_speed);
-    SW(neighbor_dist);
-    SW(tau);
-    SW(tau_obst);
-    SW(max_neighbors);
+    SW(par);
     SW(agent_slot);
-    SW(nb_guess);
     SW(agent_slots);
     SW(cell_index);
     SW(cell_pos);
@@ -2363,7 +2340,7 @@ static orca_status load_into(orca_sim *s, orca_sim *t, const unsigned char *byte
             return fail(s, ORCA_ERR_FORMAT, "snapshot agent %d: %s", i, msg);
         }
         agent_store(t, i, &d);
-        t->nb_guess[i] = 0;
+        t->par[i].nb_guess = 0;
     }
     t->agent_count = (int32_t)na;
     if ((st = check_slot_links(s, &t->agent_slots, t->agent_slot, t->agent_count, "agent")) != ORCA_OK) {
