@@ -248,6 +248,14 @@ typedef struct agent_params {
     float nb_guess; /* a search-radius hint (select_agents); not state */
 } agent_params;
 
+/* What the agent grid is sized by: the agents' bounding box, the largest cell need
+ * (neighbour distance or twice the radius), obstacle reach and list capacity. */
+typedef struct grid_bounds {
+    double cmax, lox, loy, hix, hiy, reach;
+    int max_nb;
+    int any; /* 0 until the first agent */
+} grid_bounds;
+
 typedef struct worker {
     neighbor *agents;  /* capacity: the largest max_neighbors */
     neighbor *obstacles; /* capacity: the segment count */
@@ -256,6 +264,7 @@ typedef struct worker {
     uint32_t *stamp;   /* per segment: the last query that saw it */
     uint32_t query;
     int fallbacks;
+    grid_bounds bounds; /* this worker's part of the grid's bounds (bounds_task) */
     char pad[64]; /* workers write their own counters: keep them off each other's cache lines */
 } worker;
 
@@ -1031,35 +1040,91 @@ static void gather_task(int begin, int end, int worker_index, void *context)
  * counting sort: the cells of one row within a query are then one contiguous range. When the
  * box is too sparse for a dense array (agents spread over a huge area), cells of size cmax
  * are hashed and a query visits the 3x3 block. Either way the grid only finds candidates. */
+static int bad_worker_index(orca_sim *s, int worker_index)
+{
+    if (worker_index < 0 || worker_index >= s->worker_count) {
+        atomic_store(&s->bad_worker, worker_index < 0 ? 0 : worker_index);
+        return 1;
+    }
+    return 0;
+}
+
+/* Each worker's part of the bounds (min and max are exact, so the parts combine to the same
+ * values in any split). */
+static void bounds_task(int begin, int end, int worker_index, void *context)
+{
+    orca_sim *s = context;
+    if (bad_worker_index(s, worker_index)) {
+        return;
+    }
+    grid_bounds b = s->workers[worker_index].bounds;
+    for (int32_t i = begin; i < end; ++i) {
+        const agent_params *a = &s->par[i];
+        double c1 = a->neighbor_dist;
+        double c2 = a->radius * 2;
+        double r = a->tau_obst * a->max_speed + a->radius;
+        b.cmax = c1 > b.cmax ? c1 : b.cmax;
+        b.cmax = c2 > b.cmax ? c2 : b.cmax;
+        b.reach = r > b.reach ? r : b.reach;
+        b.max_nb = a->max_neighbors > b.max_nb ? a->max_neighbors : b.max_nb;
+        orca_vec2 p = s->pos[i];
+        if (!b.any) {
+            b.lox = b.hix = p.x;
+            b.loy = b.hiy = p.y;
+            b.any = 1;
+        }
+        b.lox = p.x < b.lox ? p.x : b.lox;
+        b.loy = p.y < b.loy ? p.y : b.loy;
+        b.hix = p.x > b.hix ? p.x : b.hix;
+        b.hiy = p.y > b.hiy ? p.y : b.hiy;
+    }
+    s->workers[worker_index].bounds = b;
+}
+
+/* Dense grid: each agent's cell, into rank (each agent's own slot). */
+static void cells_task(int begin, int end, int worker_index, void *context)
+{
+    (void)worker_index;
+    orca_sim *s = context;
+    double lox = s->origin_x, loy = s->origin_y, inv = s->inv_cell;
+    int64_t w = s->grid_w;
+    for (int32_t i = begin; i < end; ++i) {
+        int32_t cx = cell_coord(s->pos[i].x - lox, inv);
+        int32_t cy = cell_coord(s->pos[i].y - loy, inv);
+        s->rank[i] = (int32_t)((int64_t)cy * w + cx);
+    }
+}
+
+/* Returns 1, 0 (out of memory) or -1 (a task got a bad worker index: s->bad_worker). */
 static int build_agent_grid(orca_sim *s)
 {
     if (s->grid_valid) {
         return 1;
     }
     int32_t n = s->agent_count;
+    for (int w = 0; w < s->worker_count; ++w) {
+        memset(&s->workers[w].bounds, 0, sizeof s->workers[w].bounds);
+    }
+    atomic_store(&s->bad_worker, -1);
+    run_task(s, bounds_task, n, s);
+    if (atomic_load(&s->bad_worker) >= 0) {
+        return -1;
+    }
     double cmax = 0, lox = 0, loy = 0, hix = 0, hiy = 0, reach = 0;
-    int max_nb = 0;
-    for (int32_t i = 0; i < n; ++i) {
-        double c1 = s->par[i].neighbor_dist;
-        double c2 = s->par[i].radius * 2;
-        double r = s->par[i].tau_obst * s->par[i].max_speed + s->par[i].radius;
-        cmax = c1 > cmax ? c1 : cmax;
-        cmax = c2 > cmax ? c2 : cmax;
-        reach = r > reach ? r : reach;
-        max_nb = s->par[i].max_neighbors > max_nb ? s->par[i].max_neighbors : max_nb;
-        orca_vec2 p = s->pos[i];
-        if (i == 0 || p.x < lox) {
-            lox = p.x;
+    int max_nb = 0, any = 0;
+    for (int w = 0; w < s->worker_count; ++w) {
+        const grid_bounds *b = &s->workers[w].bounds;
+        if (!b->any) {
+            continue;
         }
-        if (i == 0 || p.y < loy) {
-            loy = p.y;
-        }
-        if (i == 0 || p.x > hix) {
-            hix = p.x;
-        }
-        if (i == 0 || p.y > hiy) {
-            hiy = p.y;
-        }
+        cmax = b->cmax > cmax ? b->cmax : cmax;
+        reach = b->reach > reach ? b->reach : reach;
+        max_nb = b->max_nb > max_nb ? b->max_nb : max_nb;
+        lox = !any || b->lox < lox ? b->lox : lox;
+        loy = !any || b->loy < loy ? b->loy : loy;
+        hix = !any || b->hix > hix ? b->hix : hix;
+        hiy = !any || b->hiy > hiy ? b->hiy : hiy;
+        any = 1;
     }
     if (!(cmax > 0)) {
         cmax = 1;
@@ -1097,10 +1162,8 @@ static int build_agent_grid(orca_sim *s)
         int32_t *start = s->cell_start;
         memset(start, 0, cells * sizeof *start);
         /* rank holds each agent's cell until the end of the build */
+        run_task(s, cells_task, n, s);
         for (int32_t i = 0; i < n; ++i) {
-            int32_t cx = cell_coord(s->pos[i].x - lox, s->inv_cell);
-            int32_t cy = cell_coord(s->pos[i].y - loy, s->inv_cell);
-            s->rank[i] = (int32_t)((int64_t)cy * w + cx);
             start[s->rank[i] + 1]++;
         }
         for (size_t k = 1; k < cells; ++k) {
@@ -1415,7 +1478,14 @@ static int workers_reserve(orca_sim *s)
 static orca_status prepare(const orca_sim *sim)
 {
     orca_sim *s = (orca_sim *)sim; /* the grids and worker buffers are caches */
-    if (!build_agent_grid(s) || !build_obstacle_grid(s) || !workers_reserve(s)) {
+    int built = build_agent_grid(s);
+    if (built < 0) {
+        s->grid_valid = 0;
+        return fail(s, ORCA_ERR_ARGUMENT,
+                    "the enqueue callback gave worker index %d, outside 0..%d; the step was not applied",
+                    atomic_load(&s->bad_worker), s->worker_count - 1);
+    }
+    if (!built || !build_obstacle_grid(s) || !workers_reserve(s)) {
         s->grid_valid = 0;
         s->obstacle_grid_valid = 0;
         return fail(s, ORCA_ERR_MEMORY, "out of memory building the neighbour grids");
