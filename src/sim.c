@@ -2,8 +2,9 @@
 /* The simulator half of ../shared/spec/ORCA-SPEC.txt: "Neighbours and constraint order" and
  * "The step". The constraints are built and solved by exactly the functions of solver.c.
  *
- * Layout: agents are stored structure-of-arrays in index order (the order that breaks
- * distance ties); segments likewise. Handles map to indices through slot tables. Each step
+ * Layout: agents are stored in index order (the order that breaks distance ties): positions,
+ * velocities and preferred velocities as arrays (the bulk accessors hand them out), the other
+ * parameters as one record per agent; segments likewise. Handles map to indices through slot tables. Each step
  * builds a uniform grid of agents (dense cells of a quarter of the largest neighbour distance
  * or pair of radii, or hashed cells of the whole of it for sparse scenes; see
  * build_agent_grid) and, when needed, a grid of segments; the grids only find candidates: the
@@ -1001,6 +1002,20 @@ static void run_task(orca_sim *s, orca_task_fn *fn, int count, void *ctx)
     }
 }
 
+/* Light per-agent passes (a few nanoseconds an agent): below this many agents the caller runs
+ * them itself, since waking the workers would cost more. Each pass writes its own slots or
+ * exact minima and maxima, so the split never changes a result. */
+#define LIGHT_TASK_MIN 16384
+
+static void run_light_task(orca_sim *s, orca_task_fn *fn, int count, void *ctx)
+{
+    if (count < LIGHT_TASK_MIN) {
+        fn(0, count, 0, ctx);
+    } else {
+        run_task(s, fn, count, ctx);
+    }
+}
+
 orca_status orca_sim_run_task(orca_sim *s, orca_task_fn *fn, int count, void *context)
 {
     if (!s) {
@@ -1106,7 +1121,7 @@ static int build_agent_grid(orca_sim *s)
         memset(&s->workers[w].bounds, 0, sizeof s->workers[w].bounds);
     }
     atomic_store(&s->bad_worker, -1);
-    run_task(s, bounds_task, n, s);
+    run_light_task(s, bounds_task, n, s);
     if (atomic_load(&s->bad_worker) >= 0) {
         return -1;
     }
@@ -1162,7 +1177,7 @@ static int build_agent_grid(orca_sim *s)
         int32_t *start = s->cell_start;
         memset(start, 0, cells * sizeof *start);
         /* rank holds each agent's cell until the end of the build */
-        run_task(s, cells_task, n, s);
+        run_light_task(s, cells_task, n, s);
         for (int32_t i = 0; i < n; ++i) {
             start[s->rank[i] + 1]++;
         }
@@ -1212,7 +1227,7 @@ static int build_agent_grid(orca_sim *s)
             s->cell_index[m->start[hh] + m->count[hh]++] = i;
         }
     }
-    run_task(s, gather_task, n, s);
+    run_light_task(s, gather_task, n, s);
     s->grid_valid = 1;
     return 1;
 }
@@ -1502,14 +1517,14 @@ static int neighbor_less(double d2, int32_t idx, const neighbor *b)
     return d2 < b->dist2 || (d2 == b->dist2 && idx < b->index);
 }
 
-/* Offers the agents at sorted positions [begin, end) to the sorted list out (n entries,
- * capacity cap); returns the new n. */
 #if defined(__GNUC__) || defined(__clang__)
 #define ORCA_ALWAYS_INLINE __attribute__((always_inline)) inline
 #else
 #define ORCA_ALWAYS_INLINE inline
 #endif
 
+/* Offers the agent at sorted position k (squared distance d2) to the sorted list out (n
+ * entries, capacity cap); returns the new n. */
 static ORCA_ALWAYS_INLINE int offer_agent(const orca_sim *s, double d2, int32_t k, neighbor *out,
                                           int n, int cap)
 {
@@ -1926,7 +1941,7 @@ orca_status orca_sim_step(orca_sim *s, double dt)
     for (int w = 0; w < s->worker_count; ++w) {
         fallbacks += s->workers[w].fallbacks;
     }
-    run_task(s, move_task, s->agent_count, &ctx);
+    run_light_task(s, move_task, s->agent_count, &ctx);
     s->last_fallbacks = fallbacks;
     s->steps++;
     s->grid_valid = 0;
