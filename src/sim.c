@@ -263,6 +263,7 @@ typedef struct worker {
     orca_halfplane *planes;  /* capacity: segments + largest max_neighbors */
     orca_halfplane *scratch; /* same */
     uint32_t *stamp;   /* per segment: the last query that saw it */
+    void *raw[5];      /* the allocations behind the five buffers above (line_alloc) */
     uint32_t query;
     int fallbacks;
     grid_bounds bounds; /* this worker's part of the grid's bounds (bounds_task) */
@@ -368,11 +369,9 @@ static void workers_free(orca_sim *s)
     if (s->workers) {
         for (int w = 0; w < s->worker_count; ++w) {
             worker *k = &s->workers[w];
-            free(k->agents);
-            free(k->obstacles);
-            free(k->planes);
-            free(k->scratch);
-            free(k->stamp);
+            for (int b = 0; b < 5; ++b) {
+                free(k->raw[b]);
+            }
         }
         free(s->workers);
     }
@@ -1446,6 +1445,21 @@ static int build_obstacle_grid(orca_sim *s)
     return 1;
 }
 
+/* A worker's scratch buffer on cache lines of its own (start and end on 64-byte boundaries),
+ * so that two workers never write to the same line. Replaces *raw (freed); contents are not
+ * kept; zeroed when zero is set. */
+static void *line_alloc(void **raw, size_t size, int zero)
+{
+    size_t bytes = (size + 63) / 64 * 64 + 64;
+    void *r = zero ? calloc(1, bytes) : malloc(bytes);
+    if (!r) {
+        return NULL;
+    }
+    free(*raw);
+    *raw = r;
+    return (void *)(((uintptr_t)r + 63) & ~(uintptr_t)63);
+}
+
 static int workers_reserve(orca_sim *s)
 {
     int max_nb = s->max_nb; /* from the agent grid's build */
@@ -1457,31 +1471,30 @@ static int workers_reserve(orca_sim *s)
     size_t planes = (size_t)nb + (size_t)sg + 1;
     for (int w = 0; w < s->worker_count; ++w) {
         worker *k = &s->workers[w];
-        neighbor *na = realloc(k->agents, ((size_t)nb + 1) * sizeof *na);
+        neighbor *na = line_alloc(&k->raw[0], ((size_t)nb + 1) * sizeof *na, 0);
         if (!na) {
             return 0;
         }
         k->agents = na;
-        neighbor *no = realloc(k->obstacles, ((size_t)sg + 1) * sizeof *no);
+        neighbor *no = line_alloc(&k->raw[1], ((size_t)sg + 1) * sizeof *no, 0);
         if (!no) {
             return 0;
         }
         k->obstacles = no;
-        orca_halfplane *p = realloc(k->planes, planes * sizeof *p);
+        orca_halfplane *p = line_alloc(&k->raw[2], planes * sizeof *p, 0);
         if (!p) {
             return 0;
         }
         k->planes = p;
-        p = realloc(k->scratch, planes * sizeof *p);
+        p = line_alloc(&k->raw[3], planes * sizeof *p, 0);
         if (!p) {
             return 0;
         }
         k->scratch = p;
-        uint32_t *st = calloc((size_t)sg + 1, sizeof *st);
+        uint32_t *st = line_alloc(&k->raw[4], ((size_t)sg + 1) * sizeof *st, 1);
         if (!st) {
             return 0;
         }
-        free(k->stamp);
         k->stamp = st;
         k->query = 0;
     }
