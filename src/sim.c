@@ -22,6 +22,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#if defined(__GNUC__) || defined(__clang__)
+#define PREFETCH(p) __builtin_prefetch(p)
+#else
+#define PREFETCH(p) ((void)(p))
+#endif
+
 /* ---------------------------------------------------------------------------------------
  * Slot tables: handle -> index, with generations to detect stale handles
  * ------------------------------------------------------------------------------------- */
@@ -1039,6 +1045,13 @@ static void gather_task(int begin, int end, int worker_index, void *context)
     (void)worker_index;
     orca_sim *s = context;
     for (int32_t at = begin; at < end; ++at) {
+        if (at + 16 < end) {
+            /* index order is scattered over the sorted order: fetch ahead */
+            int32_t ia = s->cell_index[at + 16];
+            PREFETCH(&s->pos[ia]);
+            PREFETCH(&s->vel[ia]);
+            PREFETCH(&s->par[ia].radius);
+        }
         int32_t i = s->cell_index[at];
         s->rank[i] = at;
         s->cell_pos[at] = s->pos[i];
@@ -1859,11 +1872,6 @@ static int build_constraints(const orca_sim *s, worker *w, int32_t self, double 
  * The step
  * ------------------------------------------------------------------------------------- */
 
-#if defined(__GNUC__) || defined(__clang__)
-#define PREFETCH(p) __builtin_prefetch(p)
-#else
-#define PREFETCH(p) ((void)(p))
-#endif
 #define PREFETCH_AHEAD 8
 
 typedef struct step_ctx {
