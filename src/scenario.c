@@ -56,6 +56,7 @@ struct orca_scenario {
     int agent_capacity;
 
     int32_t *map;      /* open addressing: handle -> key, -1 empty */
+    int shared_keys;   /* 1 once two keys had the same handle (a generation wrapped) */
     uint32_t map_size; /* power of two, 0 when none */
 
     orca_vec2 *saved_pref; /* per-step scratch: the rule's values, then (after the exchange
@@ -258,16 +259,30 @@ static int map_find(const orca_scenario *sc, orca_agent_id id)
     }
 }
 
-/* Inserts (or re-points) id -> e; the map must have room (load below one half). */
-static void map_put(int32_t *map, uint32_t size, const sc_agent *agents, orca_agent_id id,
-                    int32_t e)
+/* The key of the simulation's agent at index i (handle id), or -1. While handles are unique,
+ * an agent added through the scenario and not moved in the index order since is key i itself:
+ * the map's answer without the map (its random accesses are most of the rule's time). */
+static int key_at(const orca_scenario *sc, int i, orca_agent_id id)
+{
+    if (!sc->shared_keys && i < sc->agent_count && sc->agents[i].id.slot == id.slot &&
+        sc->agents[i].id.generation == id.generation) {
+        return i;
+    }
+    return map_find(sc, id);
+}
+
+/* Inserts (or re-points) id -> e; the map must have room (load below one half). Returns 1
+ * when it re-pointed a key already in the map. */
+static int map_put(int32_t *map, uint32_t size, const sc_agent *agents, orca_agent_id id,
+                   int32_t e)
 {
     uint64_t key = handle_key(id);
     uint32_t mask = size - 1u;
     for (uint32_t i = map_home(key, size);; i = (i + 1u) & mask) {
         if (map[i] < 0 || handle_key(agents[map[i]].id) == key) {
+            int repointed = map[i] >= 0;
             map[i] = e;
-            return;
+            return repointed;
         }
     }
 }
@@ -468,7 +483,9 @@ orca_status orca_scenario_add_agent(orca_scenario *sc, const orca_agent_def *def
     sc->agents[e].id = id;
     sc->agents[e].goal = *goal;
     sc->agents[e].start = def->position;
-    map_put(sc->map, sc->map_size, sc->agents, id, e);
+    if (map_put(sc->map, sc->map_size, sc->agents, id, e)) {
+        sc->shared_keys = 1;
+    }
     if (out) {
         *out = id;
     }
@@ -486,7 +503,7 @@ orca_status orca_scenario_agent_goal(const orca_scenario *sc_in, int index, orca
     if (index < 0 || index >= count) {
         return fail(sc, ORCA_ERR_ARGUMENT, "index must be in [0, %d), got %d", count, index);
     }
-    int e = map_find(sc, orca_sim_agent_at(sc->sim, index));
+    int e = key_at(sc, index, orca_sim_agent_at(sc->sim, index));
     if (e < 0) {
         return fail(sc, ORCA_ERR_ARGUMENT,
                     "agent at index %d was not added through the scenario (it has no goal)",
@@ -548,7 +565,7 @@ static int count_arrived(const orca_scenario *sc)
     int arrived = 0;
     for (int i = 0; i < n; ++i) {
         orca_agent_id id = orca_sim_agent_at(sc->sim, i);
-        int e = map_find(sc, id);
+        int e = key_at(sc, i, id);
         if (e < 0) {
             ++arrived;
             continue;
@@ -577,7 +594,7 @@ static void rule_task(int begin, int end, int worker, void *context)
     rule_ctx *c = context;
     orca_scenario *sc = c->sc;
     for (int i = begin; i < end; ++i) {
-        int e = map_find(sc, orca_sim_agent_at(sc->sim, i));
+        int e = key_at(sc, i, orca_sim_agent_at(sc->sim, i));
         if (e < 0) {
             sc->saved_pref[i] = v2(0.0, 0.0); /* put back after the exchange */
             atomic_fetch_add(&c->unknown, 1);
@@ -642,7 +659,7 @@ orca_status orca_scenario_step(orca_scenario *sc)
     if (unknown > 0) {
         for (int i = 0; i < n; ++i) {
             orca_agent_id id = orca_sim_agent_at(sim, i);
-            if (map_find(sc, id) < 0) {
+            if (key_at(sc, i, id) < 0) {
                 orca_agent_set_preferred_velocity(sim, id, sc->saved_pref[i]);
             }
         }
