@@ -5,6 +5,7 @@
 
 #ifndef ORCA_NO_THREADS
 #include <pthread.h>
+#include <stdatomic.h>
 
 struct orca_pool {
     int threads;
@@ -17,6 +18,8 @@ struct orca_pool {
     int quit;
     orca_task_fn *fn;
     int count;
+    int chunk;
+    atomic_llong next; /* the first item no worker has taken yet */
     void *ctx;
 };
 
@@ -25,13 +28,18 @@ typedef struct pool_arg {
     int worker;
 } pool_arg;
 
+/* Workers take chunks of the items in order until none is left: a worker that the machine
+ * slows down (or that got the harder items) takes fewer. */
 static void pool_range(orca_pool *p, int worker)
 {
-    long long n = p->count;
-    int begin = (int)(n * worker / p->threads);
-    int end = (int)(n * (worker + 1) / p->threads);
-    if (begin < end) {
-        p->fn(begin, end, worker, p->ctx);
+    long long n = p->count, chunk = p->chunk;
+    for (;;) {
+        long long begin = atomic_fetch_add(&p->next, chunk);
+        if (begin >= n) {
+            break;
+        }
+        long long end = n - begin > chunk ? begin + chunk : n;
+        p->fn((int)begin, (int)end, worker, p->ctx);
     }
 }
 
@@ -71,6 +79,7 @@ orca_pool *orca_pool_create(int threads)
         return NULL;
     }
     p->threads = threads;
+    atomic_init(&p->next, 0);
     p->handles = calloc((size_t)threads, sizeof *p->handles);
     if (!p->handles || pthread_mutex_init(&p->mutex, NULL) != 0) {
         free(p->handles);
@@ -123,6 +132,10 @@ void orca_pool_run(orca_pool *p, orca_task_fn *fn, int count, void *ctx)
     p->fn = fn;
     p->count = count;
     p->ctx = ctx;
+    /* about 16 chunks per thread, at least 64 items each */
+    long long chunk = (long long)count / ((long long)p->threads * 16);
+    p->chunk = (int)(chunk < 64 ? 64 : chunk);
+    atomic_store(&p->next, 0);
     p->pending = p->threads - 1;
     ++p->generation;
     pthread_cond_broadcast(&p->start);

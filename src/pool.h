@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* Private: the built-in worker pool. Ranges are a fixed split of [0, count) by worker, and
- * each worker writes only its own slots, so results never depend on the pool. */
+/* Private: the built-in worker pool. Workers take chunks of [0, count) in order as they
+ * finish the previous one, and each writes only its own slots, so results never depend on
+ * which worker ran which chunk. */
 #ifndef ORCA_POOL_H
 #define ORCA_POOL_H
 
@@ -12,7 +13,8 @@ typedef struct orca_pool orca_pool;
  * == 1 needs no pool. */
 orca_pool *orca_pool_create(int threads);
 void orca_pool_destroy(orca_pool *pool);
-/* Runs fn over [0, count) split into one contiguous range per worker; returns when done. */
+/* Runs fn over [0, count) in chunks (about 16 per thread, at least 64 items), each call with
+ * the index of the worker running it; returns when all are done. */
 void orca_pool_run(orca_pool *pool, orca_task_fn *fn, int count, void *ctx);
 
 #endif
