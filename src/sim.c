@@ -4,8 +4,8 @@
  *
  * Layout: agents are stored in index order (the order that breaks distance ties): positions,
  * velocities and preferred velocities as arrays (the bulk accessors hand them out), the other
- * parameters as one record per agent; segments likewise. Handles map to indices through slot tables. Each step
- * builds a uniform grid of agents (dense cells of a quarter of the largest neighbour distance
+ * parameters as one record per agent; segments likewise. Handles map to indices through
+ * slot tables. Each step builds a uniform grid of agents (dense cells of a quarter of the largest neighbour distance
  * or pair of radii, or hashed cells of the whole of it for sparse scenes; see
  * build_agent_grid) and, when needed, a grid of segments; the grids only find candidates: the
  * chosen set and its order come from the (squared distance, index) order alone. */
@@ -1060,13 +1060,6 @@ static void gather_task(int begin, int end, int worker_index, void *context)
     }
 }
 
-/* Agent grid. cmax = max(largest neighbour distance, twice the largest radius) bounds every
- * query radius (neighbours: the agent's own neighbour distance; overlaps: rA + rB). Normally
- * the cells are dense, row-major, of size cmax/4 (or cmax/2, cmax: the finest that keeps the
- * array small) over the agents' bounding box, sorted by a
- * counting sort: the cells of one row within a query are then one contiguous range. When the
- * box is too sparse for a dense array (agents spread over a huge area), cells of size cmax
- * are hashed and a query visits the 3x3 block. Either way the grid only finds candidates. */
 static int bad_worker_index(orca_sim *s, int worker_index)
 {
     if (worker_index < 0 || worker_index >= s->worker_count) {
@@ -1122,7 +1115,14 @@ static void cells_task(int begin, int end, int worker_index, void *context)
     }
 }
 
-/* Returns 1, 0 (out of memory) or -1 (a task got a bad worker index: s->bad_worker). */
+/* Agent grid. cmax = max(largest neighbour distance, twice the largest radius) bounds every
+ * query radius (neighbours: the agent's own neighbour distance; overlaps: rA + rB). Normally
+ * the cells are dense, row-major, of size cmax/4 (or cmax/2, cmax: the finest that keeps the
+ * array small) over the agents' bounding box, sorted by a
+ * counting sort: the cells of one row within a query are then one contiguous range. When the
+ * box is too sparse for a dense array (agents spread over a huge area), cells of size cmax
+ * are hashed and a query visits the 3x3 block. Either way the grid only finds candidates.
+ * Returns 1, 0 (out of memory) or -1 (a task got a bad worker index: s->bad_worker). */
 static int build_agent_grid(orca_sim *s)
 {
     if (s->grid_valid) {
