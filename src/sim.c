@@ -808,6 +808,41 @@ const orca_vec2 *orca_sim_positions(const orca_sim *s)
     return s ? s->pos : NULL;
 }
 
+static void run_light_task(orca_sim *s, orca_task_fn *fn, int count, void *ctx);
+
+typedef struct swap_ctx {
+    orca_sim *sim;
+    orca_vec2 *v;
+    atomic_int first_bad; /* the lowest index with a non-finite value, or count */
+} swap_ctx;
+
+static void swap_check_task(int begin, int end, int worker_index, void *context)
+{
+    (void)worker_index;
+    swap_ctx *c = context;
+    for (int i = begin; i < end; ++i) {
+        if (!finite(c->v[i].x) || !finite(c->v[i].y)) {
+            /* the minimum over all workers: the same index in any split */
+            int cur = atomic_load(&c->first_bad);
+            while (i < cur && !atomic_compare_exchange_weak(&c->first_bad, &cur, i)) {
+            }
+            return;
+        }
+    }
+}
+
+static void swap_task(int begin, int end, int worker_index, void *context)
+{
+    (void)worker_index;
+    swap_ctx *c = context;
+    orca_sim *s = c->sim;
+    for (int i = begin; i < end; ++i) {
+        orca_vec2 t = s->pref[i];
+        s->pref[i] = c->v[i];
+        c->v[i] = t;
+    }
+}
+
 orca_status orca_sim_swap_preferred_velocities(orca_sim *s, orca_vec2 *v, int count)
 {
     if (!s) {
@@ -821,18 +856,18 @@ orca_status orca_sim_swap_preferred_velocities(orca_sim *s, orca_vec2 *v, int co
         return fail(s, ORCA_ERR_ARGUMENT, "%d preferred velocities for %d agents", count,
                     s->agent_count);
     }
-    for (int i = 0; i < count; ++i) {
-        if (!finite(v[i].x) || !finite(v[i].y)) {
-            return fail(s, ORCA_ERR_ARGUMENT,
-                        "preferred velocity of agent %d must be finite, got (%.17g, %.17g)", i,
-                        v[i].x, v[i].y);
-        }
+    swap_ctx c;
+    c.sim = s;
+    c.v = v;
+    atomic_init(&c.first_bad, count);
+    run_light_task(s, swap_check_task, count, &c);
+    int bad = atomic_load(&c.first_bad);
+    if (bad < count) {
+        return fail(s, ORCA_ERR_ARGUMENT,
+                    "preferred velocity of agent %d must be finite, got (%.17g, %.17g)", bad,
+                    v[bad].x, v[bad].y);
     }
-    for (int i = 0; i < count; ++i) {
-        orca_vec2 t = s->pref[i];
-        s->pref[i] = v[i];
-        v[i] = t;
-    }
+    run_light_task(s, swap_task, count, &c);
     return ORCA_OK;
 }
 
@@ -1039,7 +1074,8 @@ orca_status orca_sim_run_task(orca_sim *s, orca_task_fn *fn, int count, void *co
     return ORCA_OK;
 }
 
-/* The grid's copies in sorted order (each position of the order is one task item). */
+/* The grid's copies in sorted order (each position of the order is one task item; the
+ * scattered index-order data is only read). */
 static void gather_task(int begin, int end, int worker_index, void *context)
 {
     (void)worker_index;
@@ -1053,7 +1089,6 @@ static void gather_task(int begin, int end, int worker_index, void *context)
             PREFETCH(&s->par[ia].radius);
         }
         int32_t i = s->cell_index[at];
-        s->rank[i] = at;
         s->cell_pos[at] = s->pos[i];
         s->cell_vel[at] = s->vel[i];
         s->cell_radius[at] = s->par[i].radius;
@@ -1188,7 +1223,7 @@ static int build_agent_grid(orca_sim *s)
         s->grid_h = (int32_t)h;
         int32_t *start = s->cell_start;
         memset(start, 0, cells * sizeof *start);
-        /* rank holds each agent's cell until the end of the build */
+        /* rank holds each agent's cell until the placement, then its sorted position */
         run_light_task(s, cells_task, n, s);
         for (int32_t i = 0; i < n; ++i) {
             start[s->rank[i] + 1]++;
@@ -1199,6 +1234,7 @@ static int build_agent_grid(orca_sim *s)
         for (int32_t i = 0; i < n; ++i) {
             int32_t at = start[s->rank[i]]++;
             s->cell_index[at] = i;
+            s->rank[i] = at;
         }
         /* the placement advanced each start to the next cell's: shift back */
         memmove(start + 1, start, (cells - 1) * sizeof *start);
@@ -1210,7 +1246,7 @@ static int build_agent_grid(orca_sim *s)
             return 0;
         }
         cell_map *m = &s->agent_cells;
-        /* rank holds each agent's map slot until the end of the build (no slot moves: the
+        /* rank holds each agent's map slot until the placement (no slot moves: the
          * map only grows by insertion into a table sized for n cells) */
         for (int32_t i = 0; i < n; ++i) {
             int32_t cx = cell_coord(s->pos[i].x, s->inv_cell);
@@ -1236,7 +1272,9 @@ static int build_agent_grid(orca_sim *s)
         }
         for (int32_t i = 0; i < n; ++i) {
             uint32_t hh = (uint32_t)s->rank[i];
-            s->cell_index[m->start[hh] + m->count[hh]++] = i;
+            int32_t at = m->start[hh] + m->count[hh]++;
+            s->cell_index[at] = i;
+            s->rank[i] = at;
         }
     }
     run_light_task(s, gather_task, n, s);

@@ -1758,6 +1758,68 @@ static int test_workers_bad_index(void)
     return 0;
 }
 
+/* From 16384 agents up the light per-agent passes (the grid's bounds, cells and copies, the
+ * position update, the preferred-velocity exchange) run on the workers too: the same bits
+ * there, a bad worker index refused before anything changes, and the exchange's check
+ * naming the lowest bad index in any split. */
+static int test_workers_large(void)
+{
+    run_scene r;
+    run_scene_make(&r, 20000, 0x1a76eu);
+    uint64_t ref[3], got[3];
+    orca_sim *s = sim_new(1);
+    ENSURE(world_to_sim(&r.w, s) == 0);
+    ENSURE(run_steps(s, &r, 0, 3, ref) == 0);
+    orca_sim_destroy(s);
+    for (int workers = 2; workers <= 3; ++workers) {
+        s = sim_new(workers);
+        ENSURE(world_to_sim(&r.w, s) == 0);
+        ENSURE(run_steps(s, &r, 0, 3, got) == 0);
+        for (int k = 0; k < 3; ++k) {
+            ENSURE_MSG(got[k] == ref[k], "%d workers: hash differs at step %d", workers, k);
+        }
+        /* the exchange: two bad values, the lower index is reported, nothing changes */
+        int n = orca_sim_agent_count(s);
+        orca_vec2 *v = calloc((size_t)n, sizeof *v);
+        ENSURE(v != NULL);
+        v[19000].y = INFINITY;
+        v[17000].x = NAN;
+        uint64_t h0 = orca_sim_hash(s);
+        ENSURE(orca_sim_swap_preferred_velocities(s, v, n) == ORCA_ERR_ARGUMENT);
+        ENSURE_MSG(strstr(orca_sim_last_error(s), "agent 17000") != NULL, "%s",
+                   orca_sim_last_error(s));
+        ENSURE(orca_sim_hash(s) == h0 && v[0].x == 0 && v[0].y == 0);
+        free(v);
+        orca_sim_destroy(s);
+    }
+    static const struct {
+        int mode, workers, tiny;
+    } cfg[] = {{CB_THREADS, 2, 0}, {CB_DEFERRED, 3, 1}, {CB_REVERSE, 4, 0}};
+    for (int c = 0; c < 3; ++c) {
+        engine e;
+        s = sim_with_engine(&e, cfg[c].mode, cfg[c].workers, 0x77u + (unsigned)c);
+        e.tiny = cfg[c].tiny;
+        ENSURE(world_to_sim(&r.w, s) == 0);
+        ENSURE(run_steps(s, &r, 0, 3, got) == 0);
+        for (int k = 0; k < 3; ++k) {
+            ENSURE_MSG(got[k] == ref[k], "callbacks mode %d: hash differs at step %d",
+                       cfg[c].mode, k);
+        }
+        /* the light passes went through the engine too: five tasks a step, not one */
+        ENSURE_MSG(e.tasks >= 15, "the enqueue callback was used %ld times in 3 steps", e.tasks);
+        /* a bad worker index: refused, nothing changed */
+        uint64_t before = orca_sim_hash(s);
+        e.mode = CB_BAD_INDEX;
+        ENSURE(orca_sim_step(s, 0.1) != ORCA_OK);
+        ENSURE(orca_sim_hash(s) == before);
+        ENSURE(strstr(orca_sim_last_error(s), "worker index") != NULL);
+        orca_sim_destroy(s);
+        free(e.ranges);
+    }
+    run_scene_free(&r);
+    return 0;
+}
+
 /* ---------------------------------------------------------------------------------------
  * 4. Removal
  * ------------------------------------------------------------------------------------- */
@@ -2892,6 +2954,7 @@ const orca_test ORCA_TESTS[] = {
     {"workers_builtin", test_workers_builtin},
     {"workers_callbacks", test_workers_callbacks},
     {"workers_bad_index", test_workers_bad_index},
+    {"workers_large", test_workers_large},
     {"remove_before_first_step", test_remove_before_first_step},
     {"remove_mid_run", test_remove_mid_run},
     {"hash_definition", test_hash_definition},
