@@ -132,9 +132,9 @@ void orca_pool_run(orca_pool *p, orca_task_fn *fn, int count, void *ctx)
     p->fn = fn;
     p->count = count;
     p->ctx = ctx;
-    /* about 16 chunks per thread, at least 64 items each */
+    /* about 16 chunks per thread (one item each when there are fewer items) */
     long long chunk = (long long)count / ((long long)p->threads * 16);
-    p->chunk = (int)(chunk < 64 ? 64 : chunk);
+    p->chunk = (int)(chunk < 1 ? 1 : chunk);
     atomic_store(&p->next, 0);
     p->pending = p->threads - 1;
     ++p->generation;

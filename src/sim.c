@@ -1027,11 +1027,12 @@ orca_status orca_segment_get(const orca_sim *s, orca_segment_id id, orca_vec2 *a
  * Grids
  * ------------------------------------------------------------------------------------- */
 
-/* Runs fn over [0, count): on the engine's job system, the built-in pool or the caller. */
-static void run_task(orca_sim *s, orca_task_fn *fn, int count, void *ctx)
+/* Runs fn over [0, count): on the engine's job system (in ranges of at least min_range
+ * items), the built-in pool or the caller. */
+static void run_task_ranged(orca_sim *s, orca_task_fn *fn, int count, int min_range, void *ctx)
 {
     if (s->enqueue) {
-        void *t = s->enqueue(fn, count, 64, ctx, s->user_context);
+        void *t = s->enqueue(fn, count, min_range, ctx, s->user_context);
         if (t) {
             s->finish(t, s->user_context);
         }
@@ -1040,6 +1041,12 @@ static void run_task(orca_sim *s, orca_task_fn *fn, int count, void *ctx)
     } else {
         fn(0, count, 0, ctx);
     }
+}
+
+/* Per-agent work: ranges of at least 64 agents. */
+static void run_task(orca_sim *s, orca_task_fn *fn, int count, void *ctx)
+{
+    run_task_ranged(s, fn, count, 64, ctx);
 }
 
 /* Light per-agent passes (a few nanoseconds an agent): below this many agents the caller runs
@@ -1150,6 +1157,97 @@ static void cells_task(int begin, int end, int worker_index, void *context)
     }
 }
 
+/* The dense grid's counting sort in blocks of consecutive agents, on the workers: each block
+ * counts its agents per cell, one pass over the cells turns the counts into each block's
+ * first position per cell (the cell's start plus the agents of earlier blocks in it), and
+ * each block places its agents from there. An agent's position is then its cell's start plus
+ * the number of agents of lower index in the cell, exactly as in the one-thread sort. The
+ * block counts live in cell_pos and cell_vel, which the gather fills only afterwards. */
+#define SORT_BLOCKS_MAX 16
+
+typedef struct sort_ctx {
+    orca_sim *sim;
+    int32_t *count[SORT_BLOCKS_MAX]; /* per block: cells entries */
+    int blocks;
+    size_t cells;
+} sort_ctx;
+
+static int32_t sort_block_begin(const sort_ctx *c, int b)
+{
+    return (int32_t)((int64_t)c->sim->agent_count * b / c->blocks);
+}
+
+static void sort_count_task(int begin, int end, int worker_index, void *context)
+{
+    (void)worker_index;
+    sort_ctx *c = context;
+    const int32_t *cell = c->sim->rank;
+    for (int b = begin; b < end; ++b) {
+        int32_t *count = c->count[b];
+        memset(count, 0, c->cells * sizeof *count);
+        for (int32_t i = sort_block_begin(c, b), e = sort_block_begin(c, b + 1); i < e; ++i) {
+            count[cell[i]]++;
+        }
+    }
+}
+
+static void sort_place_task(int begin, int end, int worker_index, void *context)
+{
+    (void)worker_index;
+    sort_ctx *c = context;
+    orca_sim *s = c->sim;
+    for (int b = begin; b < end; ++b) {
+        int32_t *next = c->count[b];
+        for (int32_t i = sort_block_begin(c, b), e = sort_block_begin(c, b + 1); i < e; ++i) {
+            int32_t at = next[s->rank[i]]++;
+            s->cell_index[at] = i;
+            s->rank[i] = at;
+        }
+    }
+}
+
+/* Sorts by the cells in rank (cells of them) in blocks when there are workers, agents enough
+ * and room for two or more blocks; returns 0 (nothing done) otherwise. */
+static int sort_in_blocks(orca_sim *s, size_t cells)
+{
+    int32_t n = s->agent_count;
+    if (s->worker_count < 2 || n < LIGHT_TASK_MIN) {
+        return 0;
+    }
+    /* each of cell_pos and cell_vel holds 4 * capacity counts */
+    size_t per_array = cells ? 4 * (size_t)s->agent_capacity / cells : 0;
+    size_t room = 2 * per_array;
+    int blocks = 2 * s->worker_count;
+    blocks = blocks > SORT_BLOCKS_MAX ? SORT_BLOCKS_MAX : blocks;
+    blocks = (size_t)blocks > room ? (int)room : blocks;
+    if (blocks < 2) {
+        return 0;
+    }
+    sort_ctx c;
+    c.sim = s;
+    c.blocks = blocks;
+    c.cells = cells;
+    int32_t *pos_room = (int32_t *)(void *)s->cell_pos, *vel_room = (int32_t *)(void *)s->cell_vel;
+    for (int b = 0; b < blocks; ++b) {
+        size_t slot = (size_t)b < per_array ? (size_t)b : (size_t)b - per_array;
+        c.count[b] = ((size_t)b < per_array ? pos_room : vel_room) + slot * cells;
+    }
+    run_task_ranged(s, sort_count_task, blocks, 1, &c);
+    int32_t *start = s->cell_start;
+    int32_t at = 0;
+    for (size_t k = 0; k < cells; ++k) {
+        start[k] = at;
+        for (int b = 0; b < blocks; ++b) {
+            int32_t t = c.count[b][k];
+            c.count[b][k] = at;
+            at += t;
+        }
+    }
+    start[cells] = at;
+    run_task_ranged(s, sort_place_task, blocks, 1, &c);
+    return 1;
+}
+
 /* Agent grid. cmax = max(largest neighbour distance, twice the largest radius) bounds every
  * query radius (neighbours: the agent's own neighbour distance; overlaps: rA + rB). Normally
  * the cells are dense, row-major, of size cmax/4 (or cmax/2, cmax: the finest that keeps the
@@ -1222,23 +1320,25 @@ static int build_agent_grid(orca_sim *s)
         s->grid_w = (int32_t)w;
         s->grid_h = (int32_t)h;
         int32_t *start = s->cell_start;
-        memset(start, 0, cells * sizeof *start);
         /* rank holds each agent's cell until the placement, then its sorted position */
         run_light_task(s, cells_task, n, s);
-        for (int32_t i = 0; i < n; ++i) {
-            start[s->rank[i] + 1]++;
+        if (!sort_in_blocks(s, cells - 1)) {
+            memset(start, 0, cells * sizeof *start);
+            for (int32_t i = 0; i < n; ++i) {
+                start[s->rank[i] + 1]++;
+            }
+            for (size_t k = 1; k < cells; ++k) {
+                start[k] += start[k - 1];
+            }
+            for (int32_t i = 0; i < n; ++i) {
+                int32_t at = start[s->rank[i]]++;
+                s->cell_index[at] = i;
+                s->rank[i] = at;
+            }
+            /* the placement advanced each start to the next cell's: shift back */
+            memmove(start + 1, start, (cells - 1) * sizeof *start);
+            start[0] = 0;
         }
-        for (size_t k = 1; k < cells; ++k) {
-            start[k] += start[k - 1];
-        }
-        for (int32_t i = 0; i < n; ++i) {
-            int32_t at = start[s->rank[i]]++;
-            s->cell_index[at] = i;
-            s->rank[i] = at;
-        }
-        /* the placement advanced each start to the next cell's: shift back */
-        memmove(start + 1, start, (cells - 1) * sizeof *start);
-        start[0] = 0;
     } else {
         s->cell = cmax * (1 + 0x1p-20) + MARGIN_ABS; /* a little over every query radius */
         s->inv_cell = 1 / s->cell;
