@@ -24,8 +24,10 @@
 
 #if defined(__GNUC__) || defined(__clang__)
 #define PREFETCH(p) __builtin_prefetch(p)
+#define PREFETCH_WRITE(p) __builtin_prefetch((p), 1)
 #else
 #define PREFETCH(p) ((void)(p))
+#define PREFETCH_WRITE(p) ((void)(p))
 #endif
 
 /* ---------------------------------------------------------------------------------------
@@ -2045,9 +2047,9 @@ static void step_task(int begin, int end, int worker_index, void *context)
             /* The agent's own parameters are in index order: fetch them ahead. */
             int32_t ia = s->cell_index[k + PREFETCH_AHEAD];
             PREFETCH(&s->pref[ia]);
-            PREFETCH(&s->vel[ia]);
-            PREFETCH(&s->par[ia]);
-            PREFETCH((const char *)&s->par[ia] + sizeof(agent_params) - 1);
+            PREFETCH_WRITE(&s->vel[ia]); /* written at the end, as is the hint in par */
+            PREFETCH_WRITE(&s->par[ia]);
+            PREFETCH_WRITE((const char *)&s->par[ia] + sizeof(agent_params) - 1);
         }
         int hard;
         int count = build_constraints(s, w, k, c->dt, &hard, 1);
