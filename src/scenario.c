@@ -56,7 +56,9 @@ struct orca_scenario {
     int agent_capacity;
 
     int32_t *map;      /* open addressing: handle -> key, -1 empty */
-    int shared_keys;   /* 1 once two keys had the same handle (a generation wrapped) */
+    int shared_keys;   /* 1 once two keys had the same handle (after a generation wrapped, or
+                          a loaded snapshot handed out a handle again): key_at then asks the
+                          map every time */
     uint32_t map_size; /* power of two, 0 when none */
 
     orca_vec2 *saved_pref; /* per-step scratch: the rule's values, then (after the exchange
