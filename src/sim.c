@@ -5,10 +5,11 @@
  * Layout: agents are stored in index order (the order that breaks distance ties): positions,
  * velocities and preferred velocities as arrays (the bulk accessors hand them out), the other
  * parameters as one record per agent; segments likewise. Handles map to indices through
- * slot tables. Each step builds a uniform grid of agents (dense cells of a quarter of the largest neighbour distance
- * or pair of radii, or hashed cells of the whole of it for sparse scenes; see
- * build_agent_grid) and, when needed, a grid of segments; the grids only find candidates: the
- * chosen set and its order come from the (squared distance, index) order alone. */
+ * slot tables. Each step builds a uniform grid of agents (dense cells of a quarter of the
+ * largest neighbour distance or pair of radii, or hashed cells of the whole of it for sparse
+ * scenes; see build_agent_grid) and, when needed, a grid of segments; the grids only find
+ * candidates: the chosen set and its order come from the (squared distance, index) order
+ * alone. */
 #include "orca/sim.h"
 
 #include "orca/solver.h"
@@ -271,7 +272,7 @@ typedef struct worker {
     orca_halfplane *planes;  /* capacity: segments + largest max_neighbors */
     orca_halfplane *scratch; /* same */
     uint32_t *stamp;   /* per segment: the last query that saw it */
-    void *raw[5];      /* the allocations behind the five buffers above (line_alloc) */
+    void *block;       /* the one allocation behind the five buffers above */
     uint32_t query;
     int fallbacks;
     grid_bounds bounds; /* this worker's part of the grid's bounds (bounds_task) */
@@ -377,9 +378,7 @@ static void workers_free(orca_sim *s)
     if (s->workers) {
         for (int w = 0; w < s->worker_count; ++w) {
             worker *k = &s->workers[w];
-            for (int b = 0; b < 5; ++b) {
-                free(k->raw[b]);
-            }
+            free(k->block);
         }
         free(s->workers);
     }
@@ -1113,6 +1112,14 @@ static int bad_worker_index(orca_sim *s, int worker_index)
     return 0;
 }
 
+/* The refusal after a task got a bad worker index (nothing was applied). */
+static orca_status fail_bad_worker(const orca_sim *s, int bad)
+{
+    return fail(s, ORCA_ERR_ARGUMENT,
+                "the enqueue callback gave worker index %d, outside 0..%d; the step was not applied",
+                bad, s->worker_count - 1);
+}
+
 /* Each worker's part of the bounds (min and max are exact, so the parts combine to the same
  * values in any split). */
 static void bounds_task(int begin, int end, int worker_index, void *context)
@@ -1598,21 +1605,14 @@ static int build_obstacle_grid(orca_sim *s)
     return 1;
 }
 
-/* A worker's scratch buffer on cache lines of its own (start and end on 64-byte boundaries),
- * so that two workers never write to the same line. Replaces *raw (freed); contents are not
- * kept; zeroed when zero is set. */
-static void *line_alloc(void **raw, size_t size, int zero)
+/* Bytes rounded up to whole 64-byte cache lines. */
+static size_t line_bytes(size_t bytes)
 {
-    size_t bytes = (size + 63) / 64 * 64 + 64;
-    void *r = zero ? calloc(1, bytes) : malloc(bytes);
-    if (!r) {
-        return NULL;
-    }
-    free(*raw);
-    *raw = r;
-    return (void *)(((uintptr_t)r + 63) & ~(uintptr_t)63);
+    return (bytes + 63) / 64 * 64;
 }
 
+/* Each worker's scratch is one zeroed allocation, its five buffers on cache lines of their
+ * own (starts and ends on 64-byte boundaries), so two workers never write to the same line. */
 static int workers_reserve(orca_sim *s)
 {
     int max_nb = s->max_nb; /* from the agent grid's build */
@@ -1622,33 +1622,28 @@ static int workers_reserve(orca_sim *s)
     int nb = max_nb > s->worker_agents_cap ? max_nb : s->worker_agents_cap;
     int sg = s->segment_count > s->worker_segments_cap ? s->segment_count : s->worker_segments_cap;
     size_t planes = (size_t)nb + (size_t)sg + 1;
+    size_t agents_b = line_bytes(((size_t)nb + 1) * sizeof(neighbor));
+    size_t obstacles_b = line_bytes(((size_t)sg + 1) * sizeof(neighbor));
+    size_t planes_b = line_bytes(planes * sizeof(orca_halfplane));
+    size_t stamp_b = line_bytes(((size_t)sg + 1) * sizeof(uint32_t));
     for (int w = 0; w < s->worker_count; ++w) {
         worker *k = &s->workers[w];
-        neighbor *na = line_alloc(&k->raw[0], ((size_t)nb + 1) * sizeof *na, 0);
-        if (!na) {
+        char *block = calloc(1, 64 + agents_b + obstacles_b + 2 * planes_b + stamp_b);
+        if (!block) {
             return 0;
         }
-        k->agents = na;
-        neighbor *no = line_alloc(&k->raw[1], ((size_t)sg + 1) * sizeof *no, 0);
-        if (!no) {
-            return 0;
-        }
-        k->obstacles = no;
-        orca_halfplane *p = line_alloc(&k->raw[2], planes * sizeof *p, 0);
-        if (!p) {
-            return 0;
-        }
-        k->planes = p;
-        p = line_alloc(&k->raw[3], planes * sizeof *p, 0);
-        if (!p) {
-            return 0;
-        }
-        k->scratch = p;
-        uint32_t *st = line_alloc(&k->raw[4], ((size_t)sg + 1) * sizeof *st, 1);
-        if (!st) {
-            return 0;
-        }
-        k->stamp = st;
+        free(k->block);
+        k->block = block;
+        char *at = (char *)(((uintptr_t)block + 63) & ~(uintptr_t)63);
+        k->agents = (neighbor *)(void *)at;
+        at += agents_b;
+        k->obstacles = (neighbor *)(void *)at;
+        at += obstacles_b;
+        k->planes = (orca_halfplane *)(void *)at;
+        at += planes_b;
+        k->scratch = (orca_halfplane *)(void *)at;
+        at += planes_b;
+        k->stamp = (uint32_t *)(void *)at;
         k->query = 0;
     }
     s->worker_agents_cap = nb;
@@ -1662,9 +1657,7 @@ static orca_status prepare(const orca_sim *sim)
     int built = build_agent_grid(s);
     if (built < 0) {
         s->grid_valid = 0;
-        return fail(s, ORCA_ERR_ARGUMENT,
-                    "the enqueue callback gave worker index %d, outside 0..%d; the step was not applied",
-                    atomic_load(&s->bad_worker), s->worker_count - 1);
+        return fail_bad_worker(s, atomic_load(&s->bad_worker));
     }
     if (!built || !build_obstacle_grid(s) || !workers_reserve(s)) {
         s->grid_valid = 0;
@@ -2035,8 +2028,7 @@ static void step_task(int begin, int end, int worker_index, void *context)
 {
     step_ctx *c = context;
     orca_sim *s = c->sim;
-    if (worker_index < 0 || worker_index >= s->worker_count) {
-        atomic_store(&s->bad_worker, worker_index < 0 ? 0 : worker_index);
+    if (bad_worker_index(s, worker_index)) {
         return;
     }
     worker *w = &s->workers[worker_index];
@@ -2093,9 +2085,7 @@ orca_status orca_sim_step(orca_sim *s, double dt)
         for (int32_t k = 0; k < s->agent_count; ++k) {
             s->vel[s->cell_index[k]] = s->cell_vel[k];
         }
-        return fail(s, ORCA_ERR_ARGUMENT,
-                    "the enqueue callback gave worker index %d, outside 0..%d; the step was not applied",
-                    bad, s->worker_count - 1);
+        return fail_bad_worker(s, bad);
     }
     /* (2) velocity = v_new, then position = position + velocity * dt (component-wise) */
     int fallbacks = 0;
