@@ -13,6 +13,7 @@
 #include "orca/sim.h"
 
 #include "orca/solver.h"
+#include "kernels.h"
 #include "pool.h"
 #include "vec.h"
 
@@ -245,12 +246,6 @@ static uint64_t cell_key(int32_t cx, int32_t cy)
  * The simulation object
  * ------------------------------------------------------------------------------------- */
 
-typedef struct neighbor {
-    double dist2;
-    int32_t index; /* agent or segment index: breaks distance ties */
-    int32_t at;    /* agents: position in the sorted grid order */
-} neighbor;
-
 /* Per agent, index order. */
 typedef struct agent_params {
     double radius, max_speed, neighbor_dist, tau, tau_obst;
@@ -326,6 +321,8 @@ struct orca_sim {
     orca_finish_fn *finish;
     void *user_context;
     atomic_int bad_worker;
+
+    int vector; /* 1: the vector kernels (kernels.h) build the agent constraints */
 
     uint64_t steps;
     int last_fallbacks;
@@ -435,6 +432,7 @@ orca_status orca_sim_create(const orca_sim_def *def, orca_sim **out)
     s->finish = d.finish;
     s->user_context = d.user_context;
     atomic_init(&s->bad_worker, -1);
+    s->vector = orca_kernels_available();
     if (configure_workers(s, d.worker_count, d.enqueue != NULL) != ORCA_OK) {
         free(s);
         return ORCA_ERR_MEMORY;
@@ -496,6 +494,20 @@ orca_status orca_sim_set_worker_count(orca_sim *s, int worker_count)
 int orca_sim_get_worker_count(const orca_sim *s)
 {
     return s ? s->worker_count : 0;
+}
+
+int orca_sim_set_vector_kernels(orca_sim *s, int on)
+{
+    if (!s) {
+        return 0;
+    }
+    s->vector = on && orca_kernels_available();
+    return s->vector;
+}
+
+int orca_sim_get_vector_kernels(const orca_sim *s)
+{
+    return s ? s->vector : 0;
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -1991,6 +2003,12 @@ static int build_constraints(const orca_sim *s, worker *w, int32_t self, double 
                                                s->par[i].tau_obst, dt, NULL);
     }
     int na = select_agents(s, self, w->agents, update);
+    if (s->vector) {
+        orca_agent_planes_vector(p, v, r, tau, dt, s->cell_pos, s->cell_vel, s->cell_radius,
+                                 w->agents, na, w->planes + no);
+        *hard = no;
+        return no + na;
+    }
     for (int k = 0; k < na; ++k) {
         int32_t at = w->agents[k].at;
         /* a = pB - pA, r = rA + rB, x = vA - vB (inside the builder) */

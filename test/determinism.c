@@ -22,21 +22,29 @@ static const det_case DET_CASES[] = {
     {ORCA_SCENE_RANDOM, 1000, 60},
 };
 
+/* Worker counts, each with the vector kernels where the CPU has them (1) or with the scalar
+ * code only (0): both must give the same bits. */
+typedef struct det_variant {
+    int workers;
+    int vector;
+} det_variant;
+
 #ifdef ORCA_NO_THREADS
-static const int DET_WORKERS[] = {1};
+static const det_variant DET_VARIANTS[] = {{1, 1}, {1, 0}};
 #else
-static const int DET_WORKERS[] = {1, 2, 3, 4, 8};
+static const det_variant DET_VARIANTS[] = {{1, 1}, {1, 0}, {2, 1}, {2, 0}, {3, 1}, {4, 1}, {8, 1}};
 #endif
 
-/* Runs one case with the given worker count; returns 0 and the hash, or -1 on an error. */
-static int det_run(const det_case *c, int workers, uint64_t *hash, int *agents)
+/* Runs one case in one variant; returns 0 and the hash, or -1 on an error. */
+static int det_run(const det_case *c, const det_variant *v, uint64_t *hash, int *agents)
 {
     orca_sim_def def = orca_sim_def_default();
-    def.worker_count = workers;
+    def.worker_count = v->workers;
     orca_scenario *sc = NULL;
     if (orca_scenario_create_builtin(c->kind, c->agents, 1, &def, &sc) != ORCA_OK) {
         return -1;
     }
+    orca_sim_set_vector_kernels(orca_scenario_sim(sc), v->vector);
     for (int k = 0; k < c->steps; ++k) {
         if (orca_scenario_step(sc) != ORCA_OK) {
             orca_scenario_destroy(sc);
@@ -57,11 +65,13 @@ static int det_write(FILE *out)
         const det_case *c = &DET_CASES[i];
         uint64_t first = 0;
         int agents = 0;
-        for (size_t w = 0; w < sizeof DET_WORKERS / sizeof DET_WORKERS[0]; ++w) {
+        for (size_t w = 0; w < sizeof DET_VARIANTS / sizeof DET_VARIANTS[0]; ++w) {
+            const det_variant *v = &DET_VARIANTS[w];
             uint64_t h;
             int n;
-            if (det_run(c, DET_WORKERS[w], &h, &n) != 0) {
-                fprintf(out, "ERROR %s workers=%d\n", orca_scene_name(c->kind), DET_WORKERS[w]);
+            if (det_run(c, v, &h, &n) != 0) {
+                fprintf(out, "ERROR %s workers=%d%s\n", orca_scene_name(c->kind), v->workers,
+                        v->vector ? "" : " scalar");
                 ++failures;
                 break;
             }
@@ -69,8 +79,8 @@ static int det_write(FILE *out)
                 first = h;
                 agents = n;
             } else if (h != first) {
-                fprintf(out, "MISMATCH %s workers=%d hash=%016" PRIx64 "\n", orca_scene_name(c->kind),
-                        DET_WORKERS[w], h);
+                fprintf(out, "MISMATCH %s workers=%d%s hash=%016" PRIx64 "\n",
+                        orca_scene_name(c->kind), v->workers, v->vector ? "" : " scalar", h);
                 ++failures;
             }
         }

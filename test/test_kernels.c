@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: MIT */
+/* The vector kernels (src/kernels.h) against the scalar code they stand for, bit for bit:
+ * orca_agent_planes_vector against orca_constraint_agent, lane by lane, over random and
+ * deliberately awkward inputs (every branch of the agent case form, its ties and boundaries,
+ * the overlap form, short last groups, huge, tiny, subnormal, infinite and NaN values); then
+ * whole simulations with the kernels on and off. Where the CPU has no vector kernels the
+ * kernel comparisons are skipped (and say so); the simulation comparisons still run. */
+#include "test.h"
+
+#include <math.h>
+#include <orca/orca.h>
+#include <string.h>
+
+#include "kernels.h"
+
+#define MAX_NB 13
+
+typedef struct kcase {
+    orca_vec2 p, v;
+    double r, tau, dt;
+    int count;
+    orca_vec2 pos[MAX_NB + 1], vel[MAX_NB + 1]; /* entry 0 is the agent itself */
+    double radius[MAX_NB + 1];
+} kcase;
+
+static orca_vec2 vec(double x, double y)
+{
+    orca_vec2 v = {x, y};
+    return v;
+}
+
+static int same_plane(orca_halfplane a, orca_halfplane b)
+{
+    return test_same_bits(a.point.x, b.point.x) && test_same_bits(a.point.y, b.point.y) &&
+           test_same_bits(a.normal.x, b.normal.x) && test_same_bits(a.normal.y, b.normal.y);
+}
+
+/* Runs the kernel on c (neighbours at sorted positions 1..count, listed in a shuffled order)
+ * and compares every plane with the scalar builder; returns 0 when all agree. */
+static int check_case(const kcase *c, test_rng *g, long long *planes)
+{
+    neighbor nb[MAX_NB];
+    for (int k = 0; k < c->count; ++k) {
+        nb[k].dist2 = 0;
+        nb[k].index = k;
+        nb[k].at = k + 1;
+    }
+    for (int k = c->count - 1; k > 0; --k) {
+        int j = (int)(test_rng_next(g) % (unsigned long long)(k + 1));
+        neighbor t = nb[k];
+        nb[k] = nb[j];
+        nb[j] = t;
+    }
+    orca_halfplane out[MAX_NB + 1];
+    memset(out, 0x5a, sizeof out);
+    orca_agent_planes_vector(c->p, c->v, c->r, c->tau, c->dt, c->pos, c->vel, c->radius, nb,
+                             c->count, out);
+    for (int k = 0; k < c->count; ++k) {
+        int32_t at = nb[k].at;
+        orca_vec2 rel = vec(c->pos[at].x - c->p.x, c->pos[at].y - c->p.y);
+        orca_halfplane want =
+            orca_constraint_agent(rel, c->r + c->radius[at], c->v, c->vel[at], c->tau, c->dt, NULL);
+        ENSURE_MSG(same_plane(out[k], want),
+                   "lane %d of %d: a = (%a, %a), r = %a, va = (%a, %a), vb = (%a, %a), tau = %a: "
+                   "kernel (%a, %a; %a, %a), scalar (%a, %a; %a, %a)",
+                   k, c->count, rel.x, rel.y, c->r + c->radius[at], c->v.x, c->v.y, c->vel[at].x,
+                   c->vel[at].y, c->tau, out[k].point.x, out[k].point.y, out[k].normal.x,
+                   out[k].normal.y, want.point.x, want.point.y, want.normal.x, want.normal.y);
+        ++*planes;
+    }
+    /* nothing written past the list */
+    unsigned char guard[sizeof out[0]];
+    memset(guard, 0x5a, sizeof guard);
+    ENSURE(memcmp(&out[c->count], guard, sizeof guard) == 0);
+    return 0;
+}
+
+/* A neighbour of kind `kind` relative to the agent: each kind aims at one branch or
+ * boundary of the agent case form. */
+static void make_neighbor(kcase *c, int at, int kind, test_rng *g) /* kind 0: anything */
+{
+    double s = test_rng_uniform(g, 0.5, 4);
+    double rb = test_rng_uniform(g, 0.1, 2);
+    double R = c->r + rb;
+    orca_vec2 a = vec(test_rng_uniform(g, -15, 15), test_rng_uniform(g, -15, 15));
+    orca_vec2 vb = vec(test_rng_uniform(g, -2, 2), test_rng_uniform(g, -2, 2));
+    switch (kind) {
+    case 1: /* overlapping (distance < r) */
+        a = vec(test_rng_uniform(g, -R, R) * 0.7, test_rng_uniform(g, -R, R) * 0.7);
+        break;
+    case 2: /* exactly touching: a = (3, 4) * s, r = 5 * s (a.a == r*r in doubles for these) */
+        s = (double)(1 + test_rng_next(g) % 8);
+        a = vec(3 * s, 4 * s);
+        rb = 5 * s - c->r;
+        break;
+    case 3: /* the same velocity: x = 0 */
+        vb = c->v;
+        break;
+    case 4: /* w parallel to a (cross = 0): x = a/tau + k*a, exact for these small integers */
+        a = vec((double)(int)test_rng_uniform(g, -9, 9), (double)(int)test_rng_uniform(g, -9, 9));
+        if (a.x == 0 && a.y == 0) {
+            a.x = 7;
+        }
+        vb = vec(c->v.x - (a.x / c->tau + s * a.x), c->v.y - (a.y / c->tau + s * a.y));
+        break;
+    case 5: /* heading straight in: the cutoff circle */
+        vb = vec(c->v.x - a.x * 0.5, c->v.y - a.y * 0.5);
+        break;
+    case 6: /* huge and tiny scales */
+        s = ldexp(1, (int)(test_rng_next(g) % 1200) - 600);
+        a = vec(a.x * s, a.y * s);
+        vb = vec(vb.x * s, vb.y * s);
+        rb = rb * s;
+        break;
+    case 7: /* subnormal offsets */
+        a = vec(a.x * 0x1p-1060, a.y * 0x1p-1060);
+        break;
+    case 8: /* infinite and NaN values */
+    {
+        static const double odd[] = {INFINITY, -INFINITY, NAN, 0x1p1023, -0.0};
+        int which = (int)(test_rng_next(g) % 4);
+        double val = odd[test_rng_next(g) % 5];
+        if (which == 0) {
+            a.x = val;
+        } else if (which == 1) {
+            a.y = val;
+        } else if (which == 2) {
+            vb.x = val;
+        } else {
+            rb = val;
+        }
+        break;
+    }
+    default:
+        break;
+    }
+    c->pos[at] = vec(c->p.x + a.x, c->p.y + a.y);
+    c->vel[at] = vb;
+    c->radius[at] = rb;
+}
+
+static int test_kernel_matches_scalar(void)
+{
+    if (!orca_kernels_available()) {
+        printf("  (no vector kernels on this CPU or build: kernel comparisons skipped)\n");
+        return 0;
+    }
+    test_rng g = {0x6b65726e656c73ull};
+    long long planes = 0;
+    for (int round = 0; round < 40000; ++round) {
+        kcase c;
+        memset(&c, 0, sizeof c);
+        c.p = vec(test_rng_uniform(&g, -100, 100), test_rng_uniform(&g, -100, 100));
+        if (round % 7 == 0) {
+            c.p = vec(0, 0);
+        }
+        c.v = vec(test_rng_uniform(&g, -2, 2), test_rng_uniform(&g, -2, 2));
+        c.r = test_rng_uniform(&g, 0.1, 2);
+        c.tau = round % 5 == 0 ? 1 : test_rng_uniform(&g, 0.1, 20);
+        c.dt = round % 3 == 0 ? 0.25 : test_rng_uniform(&g, 0.01, 1);
+        c.count = 1 + round % MAX_NB;
+        c.pos[0] = c.p;
+        c.vel[0] = c.v;
+        c.radius[0] = c.r;
+        int kinds = round < 20000 ? 9 : 6; /* the second half without non-finite values */
+        for (int k = 1; k <= c.count; ++k) {
+            make_neighbor(&c, k, (int)(test_rng_next(&g) % (unsigned long long)kinds), &g);
+        }
+        if (check_case(&c, &g, &planes)) {
+            return 1;
+        }
+    }
+    printf("  %lld planes compared\n", planes);
+    return 0;
+}
+
+/* Whole runs: every built-in scene with the kernels on and off, hashes compared after every
+ * step, and the constraint query of every agent compared at the end. */
+static int test_sim_vector_off_on(void)
+{
+    for (int kind = 0; kind < ORCA_SCENE_COUNT; ++kind) {
+        orca_scenario *a = NULL, *b = NULL;
+        ENSURE(orca_scenario_create_builtin((orca_scene_kind)kind, 300, 7, NULL, &a) == ORCA_OK);
+        ENSURE(orca_scenario_create_builtin((orca_scene_kind)kind, 300, 7, NULL, &b) == ORCA_OK);
+        orca_sim *sa = orca_scenario_sim(a), *sb = orca_scenario_sim(b);
+        ENSURE(orca_sim_set_vector_kernels(sb, 0) == 0);
+        ENSURE(orca_sim_get_vector_kernels(sb) == 0);
+        ENSURE(orca_sim_get_vector_kernels(sa) == orca_kernels_available());
+        for (int step = 0; step < 120; ++step) {
+            ENSURE(orca_scenario_step(a) == ORCA_OK);
+            ENSURE(orca_scenario_step(b) == ORCA_OK);
+            ENSURE_MSG(orca_sim_hash(sa) == orca_sim_hash(sb), "%s, step %d",
+                       orca_scene_name((orca_scene_kind)kind), step);
+        }
+        int n = orca_sim_agent_count(sa);
+        for (int i = 0; i < n; ++i) {
+            orca_halfplane pa[64], pb[64];
+            int ca = 0, cb = 0;
+            ENSURE(orca_sim_agent_constraints(sa, orca_sim_agent_at(sa, i), 0.25, pa, 64, &ca,
+                                              NULL) == ORCA_OK);
+            ENSURE(orca_sim_agent_constraints(sb, orca_sim_agent_at(sb, i), 0.25, pb, 64, &cb,
+                                              NULL) == ORCA_OK);
+            ENSURE(ca == cb);
+            for (int k = 0; k < ca && k < 64; ++k) {
+                ENSURE(same_plane(pa[k], pb[k]));
+            }
+        }
+        /* and back on: the answer says whether the CPU has them */
+        ENSURE(orca_sim_set_vector_kernels(sb, 1) == orca_kernels_available());
+        orca_scenario_destroy(a);
+        orca_scenario_destroy(b);
+    }
+    ENSURE(orca_sim_set_vector_kernels(NULL, 1) == 0);
+    ENSURE(orca_sim_get_vector_kernels(NULL) == 0);
+    return 0;
+}
+
+const orca_test ORCA_TESTS[] = {
+    {"kernel_matches_scalar", test_kernel_matches_scalar},
+    {"sim_vector_off_on", test_sim_vector_off_on},
+    {0, 0},
+};
