@@ -35,6 +35,8 @@ void help_bench(FILE *f)
         "  --warmup W          steps run before timing, to reach a steady state (default 20)\n"
         "  --seed S            scene seed (default 1)\n"
         "  --csv FILE          also write the table as CSV\n"
+        "  --scalar            the scalar code only: no vector kernels (the same bits; this\n"
+        "                      times what CPUs without AVX2 run)\n"
         "  -h, --help          this text\n"
         "\n"
         "Method: for each size the scene is built and warmed up once (W steps, with the largest\n"
@@ -125,6 +127,7 @@ typedef struct bench_cfg {
     long long runs, steps, warmup;
     int have_steps;
     uint64_t seed;
+    int scalar; /* --scalar: vector kernels off */
     int progress;
 } bench_cfg;
 
@@ -180,6 +183,9 @@ static int bench_size(const bench_cfg *c, int agents, bench_row *rows)
         return -1;
     }
     orca_sim *sim = orca_scenario_sim(sc);
+    if (c->scalar) {
+        orca_sim_set_vector_kernels(sim, 0);
+    }
     int n = orca_sim_agent_count(sim);
     /* The figures are the simulation's: no overlap or arrival bookkeeping in the loop. */
     orca_scenario_set_recording(sc, 0);
@@ -338,11 +344,12 @@ static void format_mem(char *buf, size_t size, double bytes)
 
 int cmd_bench(int argc, char **argv)
 {
-    enum { B_SCENE, B_SIZES, B_WORKERS, B_RUNS, B_STEPS, B_WARMUP, B_SEED, B_CSV, B_HELP };
-    static const cli_opt opts[] = {{"scene", 0, 1}, {"sizes", 0, 1}, {"workers", 'j', 1},
-                                   {"runs", 0, 1},  {"steps", 0, 1}, {"warmup", 0, 1},
-                                   {"seed", 0, 1},  {"csv", 0, 1},   {"help", 'h', 0},
-                                   {NULL, 0, 0}};
+    enum { B_SCENE, B_SIZES, B_WORKERS, B_RUNS, B_STEPS, B_WARMUP, B_SEED, B_CSV, B_SCALAR,
+           B_HELP };
+    static const cli_opt opts[] = {{"scene", 0, 1},  {"sizes", 0, 1}, {"workers", 'j', 1},
+                                   {"runs", 0, 1},   {"steps", 0, 1}, {"warmup", 0, 1},
+                                   {"seed", 0, 1},   {"csv", 0, 1},   {"scalar", 0, 0},
+                                   {"help", 'h', 0}, {NULL, 0, 0}};
     bench_cfg c;
     memset(&c, 0, sizeof c);
     c.scene = ORCA_SCENE_RANDOM;
@@ -413,6 +420,7 @@ int cmd_bench(int argc, char **argv)
         case B_WARMUP: bad = cli_opt_long(name, value, 0, 1000000, &c.warmup) != 0; break;
         case B_SEED: bad = cli_opt_u64(name, value, &c.seed) != 0; break;
         case B_CSV: csv_path = value; break;
+        case B_SCALAR: c.scalar = 1; break;
         case B_HELP: help_bench(stdout); return EXIT_OK;
         default: break;
         }
@@ -435,9 +443,9 @@ int cmd_bench(int argc, char **argv)
               csv);
     }
 
-    printf("orca bench: scene %s, seed %llu, %d CPU%s online, orca %s\n",
+    printf("orca bench: scene %s, seed %llu, %d CPU%s online, orca %s, %s\n",
            orca_scene_name((orca_scene_kind)c.scene), (unsigned long long)c.seed, cpus,
-           cpus == 1 ? "" : "s", orca_version());
+           cpus == 1 ? "" : "s", orca_version(), cli_kernels_text(c.scalar));
     printf("each row: %lld timed run%s of S steps after a %lld-step warm-up; agent-steps/s "
            "median and min..max over the runs\n",
            c.runs, c.runs == 1 ? "" : "s", c.warmup);

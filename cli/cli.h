@@ -81,6 +81,8 @@ int cli_opt_u64(const char *name, const char *value, uint64_t *out);
 /* --- misc ---------------------------------------------------------------------------------- */
 double cli_now(void);          /* monotonic seconds */
 int cli_cpu_count(void);       /* online CPUs, at least 1 */
+/* "AVX2 vector kernels" or why the scalar code runs (scalar: --scalar was given) */
+const char *cli_kernels_text(int scalar);
 void cli_hex64(uint64_t v, char out[17]);
 /* Writes s as a JSON string literal (with quotes). */
 void cli_json_string(FILE *f, const char *s);

@@ -38,6 +38,8 @@ void help_run(FILE *f)
         "Execution:\n"
         "  -j, --workers N     worker threads, 1..64, or 0 for one per online CPU (default 1).\n"
         "                      The results are the same bits for any N.\n"
+        "  --scalar            the scalar code only, no vector kernels (they run on x86-64\n"
+        "                      CPUs with AVX2; the results are the same bits either way)\n"
         "\n"
         "Output:\n"
         "  --json              print the summary as one JSON object (stdout)\n"
@@ -285,6 +287,7 @@ typedef struct run_opts {
     int json, quiet;
     const char *csv, *svg, *save, *load;
     long long every;
+    int scalar; /* --scalar: vector kernels off */
 } run_opts;
 
 static int write_csv_rows(FILE *f, orca_sim *sim, double dt)
@@ -402,6 +405,7 @@ typedef struct run_result {
     const char *name;
     const char *source;
     int agents, segments, workers;
+    int vector; /* the vector kernels were used */
     double dt;
     uint64_t seed;
     uint64_t first_step, last_step, steps;
@@ -453,8 +457,9 @@ static void print_text(const run_result *r, const run_opts *o)
     printf("  fallback          %llu agent-steps (%.3g%%)\n",
            (unsigned long long)r->fallback_total,
            agent_steps > 0 ? 100.0 * (double)r->fallback_total / agent_steps : 0.0);
-    printf("  wall time         %.3f s (stepping %.3f s, %d worker%s)\n", r->wall_time,
-           r->step_time, r->workers, r->workers == 1 ? "" : "s");
+    printf("  wall time         %.3f s (stepping %.3f s, %d worker%s, %s)\n", r->wall_time,
+           r->step_time, r->workers, r->workers == 1 ? "" : "s",
+           r->vector ? "AVX2 kernels" : "scalar code");
     printf("  throughput        %.4g agent-steps/s\n", r->rate);
     printf("  state hash        %s\n", r->hash);
     if (o->csv) {
@@ -497,6 +502,7 @@ static void print_json(const run_result *r, const run_opts *o)
     print_json_double(f, r->max_agent_overlap);
     fputs(",\"max_wall_overlap\":", f);
     print_json_double(f, r->max_wall_overlap);
+    fprintf(f, ",\"vector_kernels\":%s", r->vector ? "true" : "false");
     fputs(",\"mean_speed\":", f);
     print_json_double(f, r->mean_speed);
     fprintf(f, ",\"fallback_total\":%llu", (unsigned long long)r->fallback_total);
@@ -558,6 +564,7 @@ enum {
     R_SVG,
     R_SAVE,
     R_LOAD,
+    R_SCALAR,
     R_HELP
 };
 
@@ -567,7 +574,8 @@ int cmd_run(int argc, char **argv)
         {"scene", 0, 1},     {"agents", 'n', 1}, {"seed", 0, 1},    {"dt", 0, 1},
         {"steps", 0, 1},     {"max-steps", 0, 1}, {"workers", 'j', 1}, {"json", 0, 0},
         {"quiet", 'q', 0},   {"csv", 0, 1},      {"every", 0, 1},   {"svg", 0, 1},
-        {"save", 0, 1},      {"load", 0, 1},     {"help", 'h', 0},  {NULL, 0, 0}};
+        {"save", 0, 1},      {"load", 0, 1},     {"scalar", 0, 0},  {"help", 'h', 0},
+        {NULL, 0, 0}};
     run_opts o;
     memset(&o, 0, sizeof o);
     o.scene.builtin = -1;
@@ -618,6 +626,7 @@ int cmd_run(int argc, char **argv)
         case R_SVG: o.svg = value; break;
         case R_SAVE: o.save = value; break;
         case R_LOAD: o.load = value; break;
+        case R_SCALAR: o.scalar = 1; break;
         case R_HELP: help_run(stdout); return EXIT_OK;
         default: break;
         }
@@ -669,6 +678,9 @@ int cmd_run(int argc, char **argv)
         return rc;
     }
     orca_sim *sim = orca_scenario_sim(sc);
+    if (o.scalar) {
+        orca_sim_set_vector_kernels(sim, 0);
+    }
     FILE *csv = NULL;
     svg_rec *svg = NULL;
     char *csv_buf = NULL;
@@ -795,6 +807,7 @@ int cmd_run(int argc, char **argv)
     r.agents = n;
     r.segments = orca_sim_segment_count(sim);
     r.workers = orca_sim_get_worker_count(sim);
+    r.vector = orca_sim_get_vector_kernels(sim);
     r.dt = dt;
     r.seed = orca_scenario_seed(sc);
     r.first_step = first_step;

@@ -324,6 +324,20 @@ double cli_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+const char *cli_kernels_text(int scalar)
+{
+    if (scalar) {
+        return "scalar code (--scalar)";
+    }
+    orca_sim *sim = NULL;
+    int on = 0;
+    if (orca_sim_create(NULL, &sim) == ORCA_OK) {
+        on = orca_sim_get_vector_kernels(sim);
+        orca_sim_destroy(sim);
+    }
+    return on ? "AVX2 vector kernels" : "scalar code (no vector kernels for this CPU)";
+}
+
 int cli_cpu_count(void)
 {
     long n = sysconf(_SC_NPROCESSORS_ONLN);

@@ -7,6 +7,8 @@
 
 #include "orca/solver.h"
 
+#include <stddef.h>
+
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(ORCA_NO_VECTOR)
 #define ORCA_HAVE_AVX 1
 #include <immintrin.h>

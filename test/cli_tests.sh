@@ -200,6 +200,18 @@ check "random: -j 2 = -j 1" test "$h1" = "$h2"
 check "random: -j 3 = -j 1" test "$h1" = "$h3"
 check "-j 0 (one per CPU) works" test "$(hash_of run --scene random -n 300 --steps 30 -j 0)" = "$h1"
 
+# And with the scalar code only (--scalar): the vector kernels give the same bits.
+check "random: --scalar = default" test "$(hash_of run --scene random -n 300 --steps 30 --scalar)" = "$h1"
+check "random: --scalar -j 2 = default" \
+    test "$(hash_of run --scene random -n 300 --steps 30 --scalar -j 2)" = "$h1"
+expect_status 0 "run --scalar --json" "$ORCA" run --scene circle -n 20 --steps 3 --scalar --json
+check "--scalar: vector_kernels false" test "$(json_get out.txt vector_kernels)" = false
+expect_status 0 "run --scalar text" "$ORCA" run --scene circle -n 20 --steps 3 --scalar
+check "--scalar: the summary says scalar code" grep -q "1 worker, scalar code)" out.txt
+expect_status 0 "bench --scalar" "$ORCA" bench --sizes 200 --runs 1 --steps 2 --workers 1 --scalar
+check "bench --scalar: the header says so" grep -q "scalar code (--scalar)" out.txt
+expect_status 2 "run --scalar=1 (takes no value)" "$ORCA" run --scene circle --scalar=1
+
 # Seeds and dt change the run.
 hs1=$(hash_of run --scene random -n 100 --steps 5 --seed 1)
 hs2=$(hash_of run --scene random -n 100 --steps 5 --seed 2)
