@@ -1844,6 +1844,31 @@ static int dense_search(const orca_sim *s, int32_t self, orca_vec2 p, double nd2
     return n;
 }
 
+/* The hinted search within radius `limit` (< nd): every agent of the square block of cells
+ * around p that covers the disc of that radius (with the margin m of dense_search), through
+ * the filter d^2 < limit^2. Cheaper per row than dense_search's trimmed rows; the few extra
+ * candidates of the corners go through the same branch-free filter. */
+static int box_search(const orca_sim *s, int32_t self, orca_vec2 p, double limit, neighbor *out,
+                      int cap)
+{
+    double ox = s->origin_x, oy = s->origin_y, inv = s->inv_cell;
+    double m = 1e-9 * (d_abs(p.x) + d_abs(p.y) + d_abs(ox) + d_abs(oy) + limit + s->cell) +
+               MARGIN_ABS;
+    double bound = limit + m;
+    int32_t w = s->grid_w, h = s->grid_h;
+    int32_t c0 = dense_column(p.x - bound - m - ox, inv, (double)w, w);
+    int32_t c1 = dense_column(p.x + bound + m - ox, inv, (double)w, w);
+    int32_t r0 = dense_column(p.y - bound - m - oy, inv, (double)h, h);
+    int32_t r1 = dense_column(p.y + bound + m - oy, inv, (double)h, h);
+    double filt2 = limit * limit;
+    const int32_t *row = s->cell_start + (int64_t)r0 * w;
+    int n = 0;
+    for (int32_t r = r0; r <= r1; ++r, row += w) {
+        n = scan_agents(s, self, p, filt2, row[c0], row[c1 + 1], out, n, cap);
+    }
+    return n;
+}
+
 /* "Agents j != i with squared centre distance < neighborDistance^2, the maxNeighbors
  * smallest in the order (squared distance, index), listed in that order." The agent sits at
  * sorted position self. With update set (the step), the agent's hint is used and renewed:
@@ -1880,7 +1905,7 @@ static int select_agents(const orca_sim *s, int32_t self, neighbor *out, int upd
         if (!(lim > 0 && lim < nd)) {
             break;
         }
-        n = dense_search(s, self, p, nd2, lim, out, cap);
+        n = box_search(s, self, p, lim, out, cap);
         found = n == cap && out[cap - 1].dist2 <= lim * lim;
     }
     if (!found) {
