@@ -612,7 +612,10 @@ static int agents_reserve(orca_sim *s, int32_t need)
     GROW(s->par, cap);
     GROW(s->agent_slot, cap);
     GROW(s->cell_index, cap);
-    GROW(s->cell_pos, cap);
+    /* the vector search reads up to three positions past the last agent: zeroed padding */
+    GROW(s->cell_pos, (size_t)cap + CELL_POS_PAD);
+    memset(s->cell_pos + s->agent_capacity, 0,
+           ((size_t)cap + CELL_POS_PAD - (size_t)s->agent_capacity) * sizeof *s->cell_pos);
     GROW(s->cell_vel, cap);
     GROW(s->cell_radius, cap);
     GROW(s->rank, cap);
@@ -1683,36 +1686,6 @@ static orca_status prepare(const orca_sim *sim)
  * Neighbours and constraint order (the text's section of that name)
  * ------------------------------------------------------------------------------------- */
 
-static int neighbor_less(double d2, int32_t idx, const neighbor *b)
-{
-    return d2 < b->dist2 || (d2 == b->dist2 && idx < b->index);
-}
-
-#if defined(__GNUC__) || defined(__clang__)
-#define ORCA_ALWAYS_INLINE __attribute__((always_inline)) inline
-#else
-#define ORCA_ALWAYS_INLINE inline
-#endif
-
-/* Offers the agent at sorted position k (squared distance d2) to the sorted list out (n
- * entries, capacity cap); returns the new n. */
-static ORCA_ALWAYS_INLINE int offer_agent(const orca_sim *s, double d2, int32_t k, neighbor *out,
-                                          int n, int cap)
-{
-    int32_t j = s->cell_index[k];
-    if (n == cap && !neighbor_less(d2, j, &out[n - 1])) {
-        return n;
-    }
-    int at = n < cap ? n++ : cap - 1;
-    while (at > 0 && neighbor_less(d2, j, &out[at - 1])) {
-        out[at] = out[at - 1];
-        --at;
-    }
-    out[at].dist2 = d2;
-    out[at].index = j;
-    out[at].at = k;
-    return n;
-}
 
 #define SCAN_CHUNK 32
 
@@ -1762,7 +1735,7 @@ static ORCA_ALWAYS_INLINE int scan_agents(const orca_sim *s, int32_t self, orca_
             int q = lowest_bit(mask);
             mask &= mask - 1;
             if (k0 + q != self) {
-                n = offer_agent(s, dist[q], k0 + q, out, n, cap);
+                n = neighbor_offer(s->cell_index, dist[q], k0 + q, out, n, cap);
             }
         }
     }
@@ -1862,6 +1835,10 @@ static int box_search(const orca_sim *s, int32_t self, orca_vec2 p, double limit
     int32_t r1 = dense_column(p.y + bound + m - oy, inv, (double)h, h);
     double filt2 = limit * limit;
     const int32_t *row = s->cell_start + (int64_t)r0 * w;
+    if (s->vector) {
+        return orca_box_scan_vector(row, w, r1 - r0 + 1, c0, c1, s->cell_pos, s->cell_index,
+                                    self, p, filt2, out, cap);
+    }
     int n = 0;
     for (int32_t r = r0; r <= r1; ++r, row += w) {
         n = scan_agents(s, self, p, filt2, row[c0], row[c1 + 1], out, n, cap);

@@ -2,8 +2,9 @@
 /* The vector kernels (src/kernels.h) against the scalar code they stand for, bit for bit:
  * orca_agent_planes_vector against orca_constraint_agent, lane by lane, over random and
  * deliberately awkward inputs (every branch of the agent case form, its ties and boundaries,
- * the overlap form, short last groups, huge, tiny, subnormal, infinite and NaN values); then
- * whole simulations with the kernels on and off. Where the CPU has no vector kernels the
+ * the overlap form, short last groups, huge, tiny, subnormal, infinite and NaN values);
+ * orca_box_scan_vector against a brute-force neighbour list; then whole simulations with the
+ * kernels on and off. Where the CPU has no vector kernels the
  * kernel comparisons are skipped (and say so); the simulation comparisons still run. */
 #include "test.h"
 
@@ -174,6 +175,117 @@ static int test_kernel_matches_scalar(void)
     return 0;
 }
 
+/* The vector scan of the hinted search against brute force: random grids (rows of cells
+ * with random prefix sums over a random position array), random query points, radii, list
+ * capacities and the agent itself somewhere in the block or not; ties in distance broken by
+ * index. */
+static int test_box_scan_matches_brute_force(void)
+{
+    if (!orca_kernels_available()) {
+        printf("  (no vector kernels on this CPU or build: skipped)\n");
+        return 0;
+    }
+    enum { W = 9, H = 7, NMAX = 400 };
+    test_rng g = {0x626f78ull};
+    long long lists = 0, offered = 0;
+    for (int round = 0; round < 20000; ++round) {
+        int32_t start[W * H + 1];
+        orca_vec2 pos[NMAX + CELL_POS_PAD];
+        int32_t index[NMAX];
+        int n = 0;
+        start[0] = 0;
+        int per_cell = 1 + round % 6;
+        for (int c = 0; c < W * H; ++c) {
+            int k = (int)(test_rng_next(&g) % (unsigned long long)(per_cell + 1));
+            n = n + k > NMAX ? NMAX : n + k;
+            start[c + 1] = n;
+        }
+        double scale = round % 5 == 0 ? 1e-3 : (round % 5 == 1 ? 1e6 : 1);
+        for (int k = 0; k < n + CELL_POS_PAD; ++k) {
+            /* coarse coordinates in some rounds: equal distances, ties broken by index */
+            double x = test_rng_uniform(&g, -10, 10), y = test_rng_uniform(&g, -10, 10);
+            if (round % 3 == 0) {
+                x = (double)(int)x;
+                y = (double)(int)y;
+            }
+            pos[k] = vec(x * scale, y * scale);
+        }
+        for (int k = 0; k < n; ++k) {
+            index[k] = k;
+        }
+        for (int k = n - 1; k > 0; --k) { /* agent indices in a shuffled order */
+            int j = (int)(test_rng_next(&g) % (unsigned long long)(k + 1));
+            int32_t t = index[k];
+            index[k] = index[j];
+            index[j] = t;
+        }
+        int32_t r0 = (int32_t)(test_rng_next(&g) % H), r1 = (int32_t)(test_rng_next(&g) % H);
+        int32_t c0 = (int32_t)(test_rng_next(&g) % W), c1 = (int32_t)(test_rng_next(&g) % W);
+        if (r0 > r1) {
+            int32_t t = r0;
+            r0 = r1;
+            r1 = t;
+        }
+        if (c0 > c1) {
+            int32_t t = c0;
+            c0 = c1;
+            c1 = t;
+        }
+        orca_vec2 p = vec(test_rng_uniform(&g, -10, 10) * scale, test_rng_uniform(&g, -10, 10) * scale);
+        int32_t self = n > 0 && round % 2 ? (int32_t)(test_rng_next(&g) % (unsigned)n) : -1;
+        if (self >= 0) {
+            p = pos[self];
+        }
+        double rad = test_rng_uniform(&g, 0, 15) * scale;
+        double filt2 = rad * rad;
+        if (round % 4 == 3 && n > 0) { /* exactly some candidate's squared distance */
+            int32_t k = (int32_t)(test_rng_next(&g) % (unsigned)n);
+            double dx = pos[k].x - p.x, dy = pos[k].y - p.y;
+            filt2 = dx * dx + dy * dy;
+        }
+        int cap = 1 + (int)(test_rng_next(&g) % 16);
+
+        neighbor got[16], want[16];
+        int ng = orca_box_scan_vector(start + r0 * W, W, r1 - r0 + 1, c0, c1, pos, index, self, p,
+                                      filt2, got, cap);
+        int nw = 0;
+        for (int32_t r = r0; r <= r1; ++r) {
+            for (int32_t k = start[r * W + c0]; k < start[r * W + c1 + 1]; ++k) {
+                double dx = pos[k].x - p.x, dy = pos[k].y - p.y;
+                double d2 = dx * dx + dy * dy;
+                if (k == self || !(d2 < filt2)) {
+                    continue;
+                }
+                ++offered;
+                /* brute force: insert into a sorted list, keep the cap smallest */
+                neighbor e = {d2, index[k], k};
+                int at = nw < cap ? nw++ : cap;
+                while (at > 0 && (e.dist2 < want[at - 1].dist2 ||
+                                  (e.dist2 == want[at - 1].dist2 && e.index < want[at - 1].index))) {
+                    if (at < cap) {
+                        want[at] = want[at - 1];
+                    }
+                    --at;
+                }
+                if (at < cap) {
+                    want[at] = e;
+                }
+            }
+        }
+        ENSURE_MSG(ng == nw, "round %d: %d entries, brute force %d", round, ng, nw);
+        for (int k = 0; k < nw; ++k) {
+            ENSURE_MSG(test_same_bits(got[k].dist2, want[k].dist2) && got[k].index == want[k].index &&
+                           got[k].at == want[k].at,
+                       "round %d, entry %d: (%a, %d, %d), brute force (%a, %d, %d)", round, k,
+                       got[k].dist2, got[k].index, got[k].at, want[k].dist2, want[k].index,
+                       want[k].at);
+        }
+        ++lists;
+    }
+    printf("  %lld lists, %lld candidates within the radius\n", lists, offered);
+    return 0;
+}
+
 /* Whole runs: every built-in scene with the kernels on and off, hashes compared after every
  * step, and the constraint query of every agent compared at the end. */
 static int test_sim_vector_off_on(void)
@@ -217,6 +329,7 @@ static int test_sim_vector_off_on(void)
 
 const orca_test ORCA_TESTS[] = {
     {"kernel_matches_scalar", test_kernel_matches_scalar},
+    {"box_scan_matches_brute_force", test_box_scan_matches_brute_force},
     {"sim_vector_off_on", test_sim_vector_off_on},
     {0, 0},
 };
