@@ -2,10 +2,12 @@
 /* Counts instructions per agent-step with callgrind (scripts/count-instructions.sh): builds a
  * built-in scene, runs W warm-up steps uninstrumented, then S steps with callgrind's
  * collection on (the preferred-velocity rule and the ORCA step, no overlap bookkeeping).
- * Without valgrind it just runs. Usage: instr SCENE N WARMUP STEPS */
+ * Without valgrind it just runs. Usage: instr SCENE N WARMUP STEPS [scalar]; "scalar" turns
+ * the vector kernels off (the code other CPUs run). */
 #include <orca/orca.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #if defined(__has_include)
 #if __has_include(<valgrind/callgrind.h>)
@@ -18,8 +20,8 @@
 
 int main(int argc, char **argv)
 {
-    if (argc != 5) {
-        fprintf(stderr, "usage: instr SCENE N WARMUP STEPS\n");
+    if (argc != 5 && !(argc == 6 && strcmp(argv[5], "scalar") == 0)) {
+        fprintf(stderr, "usage: instr SCENE N WARMUP STEPS [scalar]\n");
         return 2;
     }
     int kind = orca_scene_from_name(argv[1]);
@@ -30,6 +32,9 @@ int main(int argc, char **argv)
         return 2;
     }
     orca_scenario_set_recording(sc, 0);
+    if (argc == 6) {
+        orca_sim_set_vector_kernels(orca_scenario_sim(sc), 0);
+    }
     for (int k = 0; k < warmup; ++k) {
         orca_scenario_step(sc);
     }
