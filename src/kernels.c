@@ -134,82 +134,26 @@ ORCA_AVX void orca_agent_planes_vector(orca_vec2 p, orca_vec2 v, double r, doubl
     }
 }
 
-#define SCAN_BUF 64   /* candidates held before ranking (a chunk adds at most 32) */
-#define RANK_CAP_MAX 16 /* lists up to this capacity are ranked; longer ones inserted */
-#define RANK_PAD 12     /* zeroed entries past the candidates: whole groups of twelve */
-
-/* The list of the candidates bd/bk[0..nb) (squared distances, sorted positions; bd readable
- * and zero RANK_PAD entries past nb): each one's rank is the number of candidates at a
- * smaller squared distance, and those of rank < cap go to out[rank]. Without ties in distance
- * the ranks are the sorted order, and they add up to nb(nb-1)/2; ties (equal ranks) make the
- * sum smaller, and then the list is built by insertion instead, which orders them by index.
- * Returns the list's length. */
-static ORCA_AVX inline void clear_pad(double *p)
-{
-    _mm256_storeu_pd(p, _mm256_setzero_pd());
-    _mm256_storeu_pd(p + 4, _mm256_setzero_pd());
-    _mm256_storeu_pd(p + 8, _mm256_setzero_pd());
-}
-
-static ORCA_AVX int rank_candidates(const double *bd, const int32_t *bk, int nb,
-                                    const int32_t *cell_index, neighbor *out, int cap)
-{
-    int64_t rank[SCAN_BUF + RANK_PAD];
-    for (int i = 0; i < nb; i += 12) {
-        __m256d d0 = _mm256_loadu_pd(bd + i), d1 = _mm256_loadu_pd(bd + i + 4);
-        __m256d d2 = _mm256_loadu_pd(bd + i + 8);
-        __m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0;
-        for (int j = 0; j < nb; ++j) {
-            /* all ones (-1) in the lanes where bd[j] < bd[i] */
-            __m256d b = _mm256_broadcast_sd(bd + j);
-            a0 = _mm256_sub_epi64(a0, _mm256_castpd_si256(_mm256_cmp_pd(b, d0, _CMP_LT_OQ)));
-            a1 = _mm256_sub_epi64(a1, _mm256_castpd_si256(_mm256_cmp_pd(b, d1, _CMP_LT_OQ)));
-            a2 = _mm256_sub_epi64(a2, _mm256_castpd_si256(_mm256_cmp_pd(b, d2, _CMP_LT_OQ)));
-        }
-        _mm256_storeu_si256((__m256i *)(void *)(rank + i), a0);
-        _mm256_storeu_si256((__m256i *)(void *)(rank + i + 4), a1);
-        _mm256_storeu_si256((__m256i *)(void *)(rank + i + 8), a2);
-    }
-    int64_t sum = 0;
-    for (int i = 0; i < nb; ++i) {
-        int64_t r = rank[i];
-        sum += r;
-        if (r < cap) {
-            out[r].dist2 = bd[i];
-            out[r].index = cell_index[bk[i]];
-            out[r].at = bk[i];
-        }
-    }
-    if (sum != (int64_t)nb * (nb - 1) / 2) {
-        int n = 0;
-        for (int i = 0; i < nb; ++i) {
-            n = neighbor_offer(cell_index, bd[i], bk[i], out, n, cap);
-        }
-        return n;
-    }
-    return nb < cap ? nb : cap;
-}
+CAND_DEFINE_COUNT_RANKS(cand_count_ranks, 4)
 
 /* Two lanes here, not four: measured, the 256-bit version of this short loop ran 2% slower
- * than scalar code on this project's machine, the 128-bit one 2% faster. The survivors of
- * the filter are collected and ranked (rank_candidates) rather than inserted one by one,
- * which mispredicts a branch per step of the insertion. */
+ * than scalar code on this project's machine, the 128-bit one 2% faster. */
 ORCA_AVX int orca_box_scan_vector(const int32_t *row, int32_t w, int32_t rows, int32_t c0,
                                   int32_t c1, const orca_vec2 *pos, const int32_t *cell_index,
                                   int32_t self, orca_vec2 p, double filt2, neighbor *out, int cap)
 {
     const __m128d px = _mm_set1_pd(p.x), py = _mm_set1_pd(p.y), f2 = _mm_set1_pd(filt2);
-    double dist[32];
-    double bd[SCAN_BUF + RANK_PAD];
-    int32_t bk[SCAN_BUF + 1];
-    int nb = 0, n = 0, rank = cap <= RANK_CAP_MAX;
+    double dist[CAND_CHUNK];
+    cand_buf c;
+    c.n = 0;
+    int n = 0, rank = cap <= RANK_CAP_MAX;
     for (int32_t r = 0; r < rows; ++r, row += w) {
         int32_t end = row[c1 + 1];
-        for (int32_t k0 = row[c0]; k0 < end; k0 += 32) {
+        for (int32_t k0 = row[c0]; k0 < end; k0 += CAND_CHUNK) {
             /* up to 32 positions without branches: their squared distances into dist and the
              * mask of those below filt2 (an odd count reads one position more, masked off);
              * then the survivors in order */
-            int len = end - k0 > 32 ? 32 : (int)(end - k0);
+            int len = end - k0 > CAND_CHUNK ? CAND_CHUNK : (int)(end - k0);
             uint64_t mask = 0;
             for (int q = 0; q < len; q += 2) {
                 __m128d a = _mm_loadu_pd(&pos[k0 + q].x);     /* x0 y0 */
@@ -232,27 +176,22 @@ ORCA_AVX int orca_box_scan_vector(const int32_t *row, int32_t w, int32_t rows, i
                 }
                 continue;
             }
-            if (nb > SCAN_BUF - 32) {
-                /* room for the next chunk: keep only the cap best so far */
-                clear_pad(bd + nb);
-                nb = rank_candidates(bd, bk, nb, cell_index, out, cap);
-                for (int i = 0; i < nb; ++i) {
-                    bd[i] = out[i].dist2;
-                    bk[i] = out[i].at;
-                }
+            if (c.n > CAND_MAX - CAND_CHUNK) {
+                cand_count_ranks(&c);
+                cand_keep(&c, out, cand_place(&c, cell_index, out, cap));
             }
             while (mask) {
                 int q = __builtin_ctzll(mask);
                 mask &= mask - 1;
-                bd[nb] = dist[q];
-                bk[nb] = k0 + q;
-                nb += k0 + q != self;
+                c.d2[c.n] = dist[q];
+                c.at[c.n] = k0 + q;
+                c.n += k0 + q != self;
             }
         }
     }
     if (rank) {
-        clear_pad(bd + nb);
-        n = rank_candidates(bd, bk, nb, cell_index, out, cap);
+        cand_count_ranks(&c);
+        n = cand_place(&c, cell_index, out, cap);
     }
     return n;
 }

@@ -9,6 +9,7 @@
 #define ORCA_KERNELS_H
 
 #include <stdint.h>
+#include <string.h>
 
 #include "orca/base.h"
 
@@ -50,6 +51,104 @@ static ORCA_ALWAYS_INLINE int neighbor_offer(const int32_t *cell_index, double d
     out[at].index = j;
     out[at].at = k;
     return n;
+}
+
+/* The hinted search collects the agents that pass its distance filter and then orders them
+ * at once: each one's rank is the number of candidates at a smaller squared distance. Without
+ * ties in distance the ranks are the sorted order; with ties (two candidates of one rank)
+ * the list is built by insertion instead, which orders them by index. Ranking replaces a
+ * mispredicted branch per step of an insertion with counting that runs without branches. */
+#define RANK_CAP_MAX 16 /* lists up to this capacity are ranked; longer ones inserted */
+#define CAND_MAX 64     /* candidates held before ranking */
+#define CAND_CHUNK 32   /* candidates a scan adds between checks for room */
+#define CAND_PAD 12     /* zeroed entries past the candidates (whole groups of twelve) */
+
+typedef struct cand_buf {
+    double d2[CAND_MAX + CAND_PAD]; /* squared distances */
+    int32_t at[CAND_MAX];           /* sorted positions */
+    int64_t rank[CAND_MAX + CAND_PAD];
+    int n;
+} cand_buf;
+
+/* Defines NAME(cand_buf *c): rank[i] = the number of candidates j with d2[j] < d2[i], twelve
+ * i at a time. With gcc and clang in vectors of LANES doubles: sim.c uses two lanes (SSE2,
+ * NEON, or lane by lane where there is no vector unit), the AVX2 kernel four. Comparisons
+ * only: nothing is rounded. */
+#if defined(__GNUC__) || defined(__clang__)
+#define CAND_DEFINE_COUNT_RANKS(NAME, LANES)                                                  \
+    static ORCA_ALWAYS_INLINE void NAME(cand_buf *c)                                          \
+    {                                                                                         \
+        typedef double vd __attribute__((vector_size(8 * (LANES))));                          \
+        typedef long long vi __attribute__((vector_size(8 * (LANES))));                       \
+        enum { G = 12 / (LANES) }; /* vectors per twelve: 3 or 6 (named, to stay in registers) */ \
+        memset(c->d2 + c->n, 0, CAND_PAD * sizeof c->d2[0]);                                  \
+        for (int i = 0; i < c->n; i += 12) {                                                  \
+            vd d[6];                                                                          \
+            memcpy(d, c->d2 + i, G * sizeof d[0]);                                            \
+            vi a0 = {0}, a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0;                         \
+            for (int j = 0; j < c->n; ++j) {                                                  \
+                vd b = c->d2[j] - (vd){0}; /* broadcast: x - 0 is x */                        \
+                /* -1 in the lanes where d2[j] < d2[i] */                                     \
+                a0 -= (vi)(b < d[0]);                                                         \
+                a1 -= (vi)(b < d[1]);                                                         \
+                a2 -= (vi)(b < d[2]);                                                         \
+                if (G > 3) {                                                                  \
+                    a3 -= (vi)(b < d[3]);                                                     \
+                    a4 -= (vi)(b < d[4]);                                                     \
+                    a5 -= (vi)(b < d[5]);                                                     \
+                }                                                                             \
+            }                                                                                 \
+            vi a[6] = {a0, a1, a2, a3, a4, a5};                                               \
+            memcpy(c->rank + i, a, G * sizeof a[0]);                                          \
+        }                                                                                     \
+    }
+#else
+#define CAND_DEFINE_COUNT_RANKS(NAME, LANES)                                                  \
+    static void NAME(cand_buf *c)                                                             \
+    {                                                                                         \
+        for (int i = 0; i < c->n; ++i) {                                                      \
+            int64_t r = 0;                                                                    \
+            for (int j = 0; j < c->n; ++j) {                                                  \
+                r += c->d2[j] < c->d2[i];                                                     \
+            }                                                                                 \
+            c->rank[i] = r;                                                                   \
+        }                                                                                     \
+    }
+#endif
+
+/* The sorted list of the ranked candidates: those of rank < cap go to out[rank] (ranks add up
+ * to n(n-1)/2 exactly when there are no ties; otherwise insertion decides). Returns its
+ * length. */
+static inline int cand_place(const cand_buf *c, const int32_t *cell_index, neighbor *out, int cap)
+{
+    int64_t sum = 0;
+    for (int i = 0; i < c->n; ++i) {
+        int64_t r = c->rank[i];
+        sum += r;
+        if (r < cap) {
+            out[r].dist2 = c->d2[i];
+            out[r].index = cell_index[c->at[i]];
+            out[r].at = c->at[i];
+        }
+    }
+    if (sum != (int64_t)c->n * (c->n - 1) / 2) {
+        int n = 0;
+        for (int i = 0; i < c->n; ++i) {
+            n = neighbor_offer(cell_index, c->d2[i], c->at[i], out, n, cap);
+        }
+        return n;
+    }
+    return c->n < cap ? c->n : cap;
+}
+
+/* Keeps the cap best candidates (already placed in out, length n): room for another chunk. */
+static inline void cand_keep(cand_buf *c, const neighbor *out, int n)
+{
+    for (int i = 0; i < n; ++i) {
+        c->d2[i] = out[i].dist2;
+        c->at[i] = out[i].at;
+    }
+    c->n = n;
 }
 
 /* Positions readable past the last agent of the sorted copy (the vector scan reads pairs). */

@@ -1687,7 +1687,7 @@ static orca_status prepare(const orca_sim *sim)
  * ------------------------------------------------------------------------------------- */
 
 
-#define SCAN_CHUNK 32
+#define SCAN_CHUNK CAND_CHUNK
 
 /* Index of the lowest set bit of m != 0. */
 static ORCA_ALWAYS_INLINE int lowest_bit(uint32_t m)
@@ -1817,6 +1817,8 @@ static int dense_search(const orca_sim *s, int32_t self, orca_vec2 p, double nd2
     return n;
 }
 
+CAND_DEFINE_COUNT_RANKS(cand_count_ranks, 2)
+
 /* The hinted search within radius `limit` (< nd): every agent of the square block of cells
  * around p that covers the disc of that radius (with the margin m of dense_search), through
  * the filter d^2 < limit^2. Cheaper per row than dense_search's trimmed rows; the few extra
@@ -1839,11 +1841,37 @@ static int box_search(const orca_sim *s, int32_t self, orca_vec2 p, double limit
         return orca_box_scan_vector(row, w, r1 - r0 + 1, c0, c1, s->cell_pos, s->cell_index,
                                     self, p, filt2, out, cap);
     }
-    int n = 0;
-    for (int32_t r = r0; r <= r1; ++r, row += w) {
-        n = scan_agents(s, self, p, filt2, row[c0], row[c1 + 1], out, n, cap);
+    if (cap > RANK_CAP_MAX) {
+        int n = 0;
+        for (int32_t r = r0; r <= r1; ++r, row += w) {
+            n = scan_agents(s, self, p, filt2, row[c0], row[c1 + 1], out, n, cap);
+        }
+        return n;
     }
-    return n;
+    /* the survivors of the filter are collected and ranked (kernels.h) */
+    cand_buf c;
+    c.n = 0;
+    double dist[SCAN_CHUNK];
+    for (int32_t r = r0; r <= r1; ++r, row += w) {
+        int32_t end = row[c1 + 1];
+        for (int32_t k0 = row[c0]; k0 < end; k0 += SCAN_CHUNK) {
+            int len = end - k0 > SCAN_CHUNK ? SCAN_CHUNK : (int)(end - k0);
+            uint32_t mask = filter_chunk(s->cell_pos + k0, len, p, filt2, dist);
+            if (c.n > CAND_MAX - SCAN_CHUNK) {
+                cand_count_ranks(&c);
+                cand_keep(&c, out, cand_place(&c, s->cell_index, out, cap));
+            }
+            while (mask) {
+                int q = lowest_bit(mask);
+                mask &= mask - 1;
+                c.d2[c.n] = dist[q];
+                c.at[c.n] = k0 + q;
+                c.n += k0 + q != self;
+            }
+        }
+    }
+    cand_count_ranks(&c);
+    return cand_place(&c, s->cell_index, out, cap);
 }
 
 /* "Agents j != i with squared centre distance < neighborDistance^2, the maxNeighbors
