@@ -1238,6 +1238,8 @@ static int reference_run(world *w, const goals *gl, int steps, double dt, int wo
         }
         int fb = ref_step(w, dt);
         *fallbacks += fb;
+        /* the vector kernels (where the CPU has them) and the scalar code, step by step */
+        orca_sim_set_vector_kernels(s, step % 2);
         orca_status st = orca_sim_step(s, dt);
         ENSURE_MSG(st == ORCA_OK, "%s step %d: %s", what, step, orca_sim_last_error(s));
         ENSURE(sim_matches_world(s, w, what, step) == 0);
