@@ -101,11 +101,12 @@ orca_status orca_sim_set_worker_count(orca_sim *sim, int worker_count);
 int orca_sim_get_worker_count(const orca_sim *sim);
 
 /** Vector kernels: on x86-64 CPUs with AVX2 the step builds the agent constraints four at a
- * time (chosen when the simulation is created). They compute the same operations as the
- * scalar code and give the same bits (docs/determinism.md); turning them off is a way to
- * check that, or to time the scalar code that other CPUs run. on = 0 turns them off, 1 turns
- * them on where the CPU has them. Returns 1 if the step uses them afterwards, 0 if not
- * (also for sim == NULL). Results do not change. */
+ * time and filters neighbour candidates two at a time (chosen when the simulation is
+ * created). They compute the same operations as the scalar code and give the same bits
+ * (docs/determinism.md); turning them off is a way to check that, or to time the scalar code
+ * that other CPUs run. on = 0 turns them off, 1 turns them on where the CPU has them.
+ * Returns 1 if the step uses them afterwards, 0 if not (also for sim == NULL). Results do
+ * not change. */
 int orca_sim_set_vector_kernels(orca_sim *sim, int on);
 /** 1 if the step uses the vector kernels, 0 if not (also for sim == NULL). */
 int orca_sim_get_vector_kernels(const orca_sim *sim);
