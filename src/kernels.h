@@ -80,11 +80,12 @@ typedef struct cand_buf {
     {                                                                                         \
         typedef double vd __attribute__((vector_size(8 * (LANES))));                          \
         typedef long long vi __attribute__((vector_size(8 * (LANES))));                       \
-        enum { G = 12 / (LANES) }; /* vectors per twelve: 3 or 6 (named, to stay in registers) */ \
+        enum { G = 12 / (LANES) }; /* vectors per twelve: 3 or 6 */                         \
         memset(c->d2 + c->n, 0, CAND_PAD * sizeof c->d2[0]);                                  \
         for (int i = 0; i < c->n; i += 12) {                                                  \
             vd d[6];                                                                          \
             memcpy(d, c->d2 + i, G * sizeof d[0]);                                            \
+            /* named accumulators, which stay in registers (an array would not) */           \
             vi a0 = {0}, a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0;                         \
             for (int j = 0; j < c->n; ++j) {                                                  \
                 vd b = c->d2[j] - (vd){0}; /* broadcast: x - 0 is x */                        \
@@ -154,7 +155,7 @@ static inline void cand_keep(cand_buf *c, const neighbor *out, int n)
 /* Positions readable past the last agent of the sorted copy (the vector scan reads pairs). */
 #define CELL_POS_PAD 2
 
-/* Whether this build has vector kernels and this CPU runs them (x86-64 with AVX). */
+/* Whether this build has vector kernels and this CPU runs them (x86-64 with AVX2). */
 int orca_kernels_available(void);
 
 /* The agent constraints of one agent (position p, velocity v, radius r, horizon tau) against
@@ -166,10 +167,10 @@ void orca_agent_planes_vector(orca_vec2 p, orca_vec2 v, double r, double tau, do
                               const neighbor *nb, int count, orca_halfplane *out);
 
 /* The hinted search's scan (sim.c, box_search): rows row, row + w, ... (`rows` of them) of
- * the dense grid's prefix sums, columns c0..c1 of each; offers every agent other than the one
- * at sorted position self whose squared distance Dot(d, d), d = pos[k] - p, is below filt2 to
- * the empty list out, and returns its length. pos must be readable CELL_POS_PAD entries past
- * the last agent. */
+ * the dense grid's prefix sums, columns c0..c1 of each; writes to out the list of the agents
+ * other than the one at sorted position self whose squared distance Dot(d, d), d = pos[k] -
+ * p, is below filt2 (the cap first in the text's order) and returns its length. pos must be
+ * readable CELL_POS_PAD entries past the last agent. */
 int orca_box_scan_vector(const int32_t *row, int32_t w, int32_t rows, int32_t c0, int32_t c1,
                          const orca_vec2 *pos, const int32_t *cell_index, int32_t self,
                          orca_vec2 p, double filt2, neighbor *out, int cap);

@@ -322,7 +322,7 @@ struct orca_sim {
     void *user_context;
     atomic_int bad_worker;
 
-    int vector; /* 1: the vector kernels (kernels.h) build the agent constraints */
+    int vector; /* 1: the vector kernels (kernels.h) run in the step */
 
     uint64_t steps;
     int last_fallbacks;
@@ -612,7 +612,7 @@ static int agents_reserve(orca_sim *s, int32_t need)
     GROW(s->par, cap);
     GROW(s->agent_slot, cap);
     GROW(s->cell_index, cap);
-    /* the vector search reads up to three positions past the last agent: zeroed padding */
+    /* the vector filter reads positions in pairs, one past the last agent: zeroed padding */
     GROW(s->cell_pos, (size_t)cap + CELL_POS_PAD);
     memset(s->cell_pos + s->agent_capacity, 0,
            ((size_t)cap + CELL_POS_PAD - (size_t)s->agent_capacity) * sizeof *s->cell_pos);
@@ -1685,7 +1685,6 @@ static orca_status prepare(const orca_sim *sim)
 /* ---------------------------------------------------------------------------------------
  * Neighbours and constraint order (the text's section of that name)
  * ------------------------------------------------------------------------------------- */
-
 
 #define SCAN_CHUNK CAND_CHUNK
 
