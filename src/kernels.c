@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The step's batched kernels (kernels.h): x86-64 with AVX, chosen at run time. Every lane
+/* The step's batched kernels (kernels.h): x86-64 with AVX2, chosen at run time. Every lane
  * computes the scalar code's operations in its order; both sides of a branch are computed
  * and the lane's side is selected, which copies bits. Elsewhere the scalar code runs. */
 #include "fp.h"
@@ -180,13 +180,7 @@ ORCA_AVX int orca_box_scan_vector(const int32_t *row, int32_t w, int32_t rows, i
                 cand_count_ranks(&c);
                 cand_keep(&c, out, cand_place(&c, cell_index, out, cap));
             }
-            while (mask) {
-                int q = __builtin_ctzll(mask);
-                mask &= mask - 1;
-                c.d2[c.n] = dist[q];
-                c.at[c.n] = k0 + q;
-                c.n += k0 + q != self;
-            }
+            cand_add(&c, mask, dist, k0, self);
         }
     }
     if (rank) {

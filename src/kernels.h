@@ -142,6 +142,27 @@ static inline int cand_place(const cand_buf *c, const int32_t *cell_index, neigh
     return c->n < cap ? c->n : cap;
 }
 
+/* Adds the candidates of one scanned chunk: bit q of mask is the agent at sorted position
+ * k0 + q, at squared distance dist[q]; all but the agent at self. No branch per candidate. */
+static ORCA_ALWAYS_INLINE void cand_add(cand_buf *c, uint64_t mask, const double *dist,
+                                        int32_t k0, int32_t self)
+{
+    while (mask) {
+#if defined(__GNUC__) || defined(__clang__)
+        int q = __builtin_ctzll(mask);
+#else
+        int q = 0;
+        while (!((mask >> q) & 1)) {
+            ++q;
+        }
+#endif
+        mask &= mask - 1;
+        c->d2[c->n] = dist[q];
+        c->at[c->n] = k0 + q;
+        c->n += k0 + q != self;
+    }
+}
+
 /* Keeps the cap best candidates (already placed in out, length n): room for another chunk. */
 static inline void cand_keep(cand_buf *c, const neighbor *out, int n)
 {

@@ -1860,13 +1860,7 @@ static int box_search(const orca_sim *s, int32_t self, orca_vec2 p, double limit
                 cand_count_ranks(&c);
                 cand_keep(&c, out, cand_place(&c, s->cell_index, out, cap));
             }
-            while (mask) {
-                int q = lowest_bit(mask);
-                mask &= mask - 1;
-                c.d2[c.n] = dist[q];
-                c.at[c.n] = k0 + q;
-                c.n += k0 + q != self;
-            }
+            cand_add(&c, mask, dist, k0, self);
         }
     }
     cand_count_ranks(&c);
