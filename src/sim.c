@@ -1315,8 +1315,10 @@ static int build_agent_grid(orca_sim *s)
     }
     s->max_reach = reach;
     s->max_nb = max_nb;
-    /* The finest of cmax/4, cmax/2, cmax whose dense array stays within 4n + 4096 cells. */
-    double c = cmax / 4;
+    /* The finest of cmax/2, cmax, 2 cmax whose dense array stays within 4n + 4096 cells. With
+     * cmax/2 the step's hinted search scans about 3 by 3 cells (measured at 100k on the random
+     * scene: 5% faster than cmax/4, which scans 5 by 5 smaller ones, and fewer cells). */
+    double c = cmax / 2;
     int64_t w = 0, h = 0;
     s->grid_dense = 0;
     if (finite(lox) && finite(loy) && finite(hix) && finite(hiy)) {
