@@ -5,7 +5,7 @@
  * Layout: agents are stored in index order (the order that breaks distance ties): positions,
  * velocities and preferred velocities as arrays (the bulk accessors hand them out), the other
  * parameters as one record per agent; segments likewise. Handles map to indices through
- * slot tables. Each step builds a uniform grid of agents (dense cells of a quarter of the
+ * slot tables. Each step builds a uniform grid of agents (dense cells of half the
  * largest neighbour distance or pair of radii, or hashed cells of the whole of it for sparse
  * scenes; see build_agent_grid) and, when needed, a grid of segments; the grids only find
  * candidates: the chosen set and its order come from the (squared distance, index) order
@@ -1274,11 +1274,11 @@ static int sort_in_blocks(orca_sim *s, size_t cells)
 
 /* Agent grid. cmax = max(largest neighbour distance, twice the largest radius) bounds every
  * query radius (neighbours: the agent's own neighbour distance; overlaps: rA + rB). Normally
- * the cells are dense, row-major, of size cmax/4 (or cmax/2, cmax: the finest that keeps the
- * array small) over the agents' bounding box, sorted by a
- * counting sort: the cells of one row within a query are then one contiguous range. When the
- * box is too sparse for a dense array (agents spread over a huge area), cells of size cmax
- * are hashed and a query visits the 3x3 block. Either way the grid only finds candidates.
+ * the cells are dense, row-major, of size cmax/2 (or cmax, 2 cmax: the finest that keeps the
+ * array small) over the agents' bounding box, sorted by a counting sort: the cells of one row
+ * within a query are then one contiguous range. When the box is too sparse for a dense array
+ * (agents spread over a huge area), cells of size cmax are hashed and a query visits the 3x3
+ * block. Either way the grid only finds candidates.
  * Returns 1, 0 (out of memory) or -1 (a task got a bad worker index: s->bad_worker). */
 static int build_agent_grid(orca_sim *s)
 {
@@ -2065,7 +2065,6 @@ static void move_task(int begin, int end, int worker_index, void *context)
         s->pos[i] = v2_add(s->pos[i], v2_mul(s->vel[i], c->dt));
     }
 }
-
 
 static void step_task(int begin, int end, int worker_index, void *context)
 {
