@@ -136,58 +136,65 @@ ORCA_AVX void orca_agent_planes_vector(orca_vec2 p, orca_vec2 v, double r, doubl
 
 CAND_DEFINE_COUNT_RANKS(cand_count_ranks, 4)
 
-/* Two lanes here, not four: measured, the 256-bit version of this short loop ran 2% slower
- * than scalar code on this project's machine, the 128-bit one 2% faster. */
+/* Row m: the 32-bit halves of the 64-bit lanes selected by the four bits of m, in order,
+ * then filler: _mm256_permutevar8x32 with it moves the selected lanes to the front. */
+static const int32_t pack_lanes[16][8] __attribute__((aligned(32))) = {
+    {0, 1, 0, 1, 0, 1, 0, 1}, {0, 1, 0, 1, 0, 1, 0, 1},
+    {2, 3, 0, 1, 0, 1, 0, 1}, {0, 1, 2, 3, 0, 1, 0, 1},
+    {4, 5, 0, 1, 0, 1, 0, 1}, {0, 1, 4, 5, 0, 1, 0, 1},
+    {2, 3, 4, 5, 0, 1, 0, 1}, {0, 1, 2, 3, 4, 5, 0, 1},
+    {6, 7, 0, 1, 0, 1, 0, 1}, {0, 1, 6, 7, 0, 1, 0, 1},
+    {2, 3, 6, 7, 0, 1, 0, 1}, {0, 1, 2, 3, 6, 7, 0, 1},
+    {4, 5, 6, 7, 0, 1, 0, 1}, {0, 1, 4, 5, 6, 7, 0, 1},
+    {2, 3, 4, 5, 6, 7, 0, 1}, {0, 1, 2, 3, 4, 5, 6, 7},
+};
+/* the number of bits set in m */
+static const uint8_t pack_count[16] = {0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4};
+
 ORCA_AVX int orca_box_scan_vector(const int32_t *row, int32_t w, int32_t rows, int32_t c0,
                                   int32_t c1, const orca_vec2 *pos, const int32_t *cell_index,
                                   int32_t self, orca_vec2 p, double filt2, neighbor *out, int cap)
 {
-    const __m128d px = _mm_set1_pd(p.x), py = _mm_set1_pd(p.y), f2 = _mm_set1_pd(filt2);
-    double dist[CAND_CHUNK];
+    const __m256d px = _mm256_set1_pd(p.x), py = _mm256_set1_pd(p.y), f2 = _mm256_set1_pd(filt2);
+    /* after the unpacks below, lanes 0..3 hold the agents at k, k + 2, k + 1, k + 3 */
+    const __m256i lane = _mm256_setr_epi64x(0, 2, 1, 3), four = _mm256_set1_epi64x(4);
+    const __m256i selfv = _mm256_set1_epi64x(self);
     cand_buf c;
     c.n = 0;
-    int n = 0, rank = cap <= RANK_CAP_MAX;
+    int n = 0;
     for (int32_t r = 0; r < rows; ++r, row += w) {
         int32_t end = row[c1 + 1];
+        const __m256i endv = _mm256_set1_epi64x(end);
         for (int32_t k0 = row[c0]; k0 < end; k0 += CAND_CHUNK) {
-            /* up to 32 positions without branches: their squared distances into dist and the
-             * mask of those below filt2 (an odd count reads one position more, masked off);
-             * then the survivors in order */
-            int len = end - k0 > CAND_CHUNK ? CAND_CHUNK : (int)(end - k0);
-            uint64_t mask = 0;
-            for (int q = 0; q < len; q += 2) {
-                __m128d a = _mm_loadu_pd(&pos[k0 + q].x);     /* x0 y0 */
-                __m128d b = _mm_loadu_pd(&pos[k0 + q + 1].x); /* x1 y1 */
-                /* d = pos - p, Dot(d, d) = d.x*d.x + d.y*d.y */
-                __m128d dx = _mm_sub_pd(_mm_unpacklo_pd(a, b), px);
-                __m128d dy = _mm_sub_pd(_mm_unpackhi_pd(a, b), py);
-                __m128d d2 = _mm_add_pd(_mm_mul_pd(dx, dx), _mm_mul_pd(dy, dy));
-                _mm_storeu_pd(dist + q, d2);
-                mask |= (uint64_t)_mm_movemask_pd(_mm_cmp_pd(d2, f2, _CMP_LT_OQ)) << q;
-            }
-            mask &= ((uint64_t)1 << len) - 1;
-            if (!rank) {
-                while (mask) {
-                    int q = __builtin_ctzll(mask);
-                    mask &= mask - 1;
-                    if (k0 + q != self) {
-                        n = neighbor_offer(cell_index, dist[q], k0 + q, out, n, cap);
-                    }
-                }
-                continue;
-            }
             if (c.n > CAND_MAX - CAND_CHUNK) {
-                cand_count_ranks(&c);
-                cand_keep(&c, out, cand_place(&c, cell_index, out, cap));
+                n = cand_flush(&c, cand_count_ranks, cell_index, out, n, cap);
             }
-            cand_add(&c, mask, dist, k0, self);
+            /* up to 32 agents, four at a time without branches: each group's squared
+             * distances, those below filt2 (of agents before end, other than self) packed
+             * to the front and stored at the end of the candidates with their positions */
+            int32_t k1 = end - k0 > CAND_CHUNK ? k0 + CAND_CHUNK : end;
+            __m256i at = _mm256_add_epi64(_mm256_set1_epi64x(k0), lane);
+            for (int32_t k = k0; k < k1; k += 4) {
+                __m256d a = _mm256_loadu_pd(&pos[k].x);     /* x0 y0 x1 y1 */
+                __m256d b = _mm256_loadu_pd(&pos[k + 2].x); /* x2 y2 x3 y3 */
+                /* d = pos - p, Dot(d, d) = d.x*d.x + d.y*d.y */
+                __m256d dx = _mm256_sub_pd(_mm256_unpacklo_pd(a, b), px);
+                __m256d dy = _mm256_sub_pd(_mm256_unpackhi_pd(a, b), py);
+                __m256d d2 = _mm256_add_pd(_mm256_mul_pd(dx, dx), _mm256_mul_pd(dy, dy));
+                __m256i in = _mm256_and_si256(_mm256_castpd_si256(_mm256_cmp_pd(d2, f2, _CMP_LT_OQ)),
+                                              _mm256_cmpgt_epi64(endv, at));
+                in = _mm256_andnot_si256(_mm256_cmpeq_epi64(at, selfv), in);
+                int m = _mm256_movemask_pd(_mm256_castsi256_pd(in));
+                __m256i perm = _mm256_load_si256((const __m256i *)pack_lanes[m]);
+                _mm256_storeu_pd(c.d2 + c.n, _mm256_castps_pd(_mm256_permutevar8x32_ps(
+                                                 _mm256_castpd_ps(d2), perm)));
+                _mm256_storeu_si256((__m256i *)(c.at + c.n), _mm256_permutevar8x32_epi32(at, perm));
+                c.n += pack_count[m];
+                at = _mm256_add_epi64(at, four);
+            }
         }
     }
-    if (rank) {
-        cand_count_ranks(&c);
-        n = cand_place(&c, cell_index, out, cap);
-    }
-    return n;
+    return cand_finish(&c, cand_count_ranks, cell_index, out, n, cap);
 }
 
 #else

@@ -63,9 +63,11 @@ static ORCA_ALWAYS_INLINE int neighbor_offer(const int32_t *cell_index, double d
 #define CAND_CHUNK 32   /* candidates a scan adds between checks for room */
 #define CAND_PAD 12     /* zeroed entries past the candidates (whole groups of twelve) */
 
+/* Candidates in any order (the list built from them does not depend on it). A scan may
+ * store whole groups of four past n: the arrays hold CAND_PAD more entries. */
 typedef struct cand_buf {
     double d2[CAND_MAX + CAND_PAD]; /* squared distances */
-    int32_t at[CAND_MAX];           /* sorted positions */
+    int64_t at[CAND_MAX + CAND_PAD]; /* sorted positions */
     int64_t rank[CAND_MAX + CAND_PAD];
     int n;
 } cand_buf;
@@ -129,13 +131,13 @@ static inline int cand_place(const cand_buf *c, const int32_t *cell_index, neigh
         if (r < cap) {
             out[r].dist2 = c->d2[i];
             out[r].index = cell_index[c->at[i]];
-            out[r].at = c->at[i];
+            out[r].at = (int32_t)c->at[i];
         }
     }
     if (sum != (int64_t)c->n * (c->n - 1) / 2) {
         int n = 0;
         for (int i = 0; i < c->n; ++i) {
-            n = neighbor_offer(cell_index, c->d2[i], c->at[i], out, n, cap);
+            n = neighbor_offer(cell_index, c->d2[i], (int32_t)c->at[i], out, n, cap);
         }
         return n;
     }
@@ -173,8 +175,40 @@ static inline void cand_keep(cand_buf *c, const neighbor *out, int n)
     c->n = n;
 }
 
-/* Positions readable past the last agent of the sorted copy (the vector scan reads pairs). */
-#define CELL_POS_PAD 2
+/* Makes room in c (called when fewer than CAND_CHUNK entries are free) and returns the new
+ * length of the list out: lists up to RANK_CAP_MAX are ranked (count_ranks: the file's
+ * CAND_DEFINE_COUNT_RANKS) and their entries kept as the only candidates; longer ones take
+ * every candidate by insertion and empty c. */
+static ORCA_ALWAYS_INLINE int cand_flush(cand_buf *c, void (*count_ranks)(cand_buf *),
+                                         const int32_t *cell_index, neighbor *out, int n, int cap)
+{
+    if (cap <= RANK_CAP_MAX) {
+        count_ranks(c);
+        n = cand_place(c, cell_index, out, cap);
+        cand_keep(c, out, n);
+        return n;
+    }
+    for (int i = 0; i < c->n; ++i) {
+        n = neighbor_offer(cell_index, c->d2[i], (int32_t)c->at[i], out, n, cap);
+    }
+    c->n = 0;
+    return n;
+}
+
+/* The list of the candidates left in c (after the last scan), with n entries taken before. */
+static ORCA_ALWAYS_INLINE int cand_finish(cand_buf *c, void (*count_ranks)(cand_buf *),
+                                          const int32_t *cell_index, neighbor *out, int n, int cap)
+{
+    if (cap <= RANK_CAP_MAX) {
+        count_ranks(c);
+        return cand_place(c, cell_index, out, cap);
+    }
+    return cand_flush(c, count_ranks, cell_index, out, n, cap);
+}
+
+/* Positions readable past the last agent of the sorted copy (the vector scan reads groups
+ * of four). */
+#define CELL_POS_PAD 3
 
 /* Whether this build has vector kernels and this CPU runs them (x86-64 with AVX2). */
 int orca_kernels_available(void);

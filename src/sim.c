@@ -1842,16 +1842,10 @@ static int box_search(const orca_sim *s, int32_t self, orca_vec2 p, double limit
         return orca_box_scan_vector(row, w, r1 - r0 + 1, c0, c1, s->cell_pos, s->cell_index,
                                     self, p, filt2, out, cap);
     }
-    if (cap > RANK_CAP_MAX) {
-        int n = 0;
-        for (int32_t r = r0; r <= r1; ++r, row += w) {
-            n = scan_agents(s, self, p, filt2, row[c0], row[c1 + 1], out, n, cap);
-        }
-        return n;
-    }
-    /* the survivors of the filter are collected and ranked (kernels.h) */
+    /* the survivors of the filter are collected, then ranked or inserted (kernels.h) */
     cand_buf c;
     c.n = 0;
+    int n = 0;
     double dist[SCAN_CHUNK];
     for (int32_t r = r0; r <= r1; ++r, row += w) {
         int32_t end = row[c1 + 1];
@@ -1859,14 +1853,12 @@ static int box_search(const orca_sim *s, int32_t self, orca_vec2 p, double limit
             int len = end - k0 > SCAN_CHUNK ? SCAN_CHUNK : (int)(end - k0);
             uint32_t mask = filter_chunk(s->cell_pos + k0, len, p, filt2, dist);
             if (c.n > CAND_MAX - SCAN_CHUNK) {
-                cand_count_ranks(&c);
-                cand_keep(&c, out, cand_place(&c, s->cell_index, out, cap));
+                n = cand_flush(&c, cand_count_ranks, s->cell_index, out, n, cap);
             }
             cand_add(&c, mask, dist, k0, self);
         }
     }
-    cand_count_ranks(&c);
-    return cand_place(&c, s->cell_index, out, cap);
+    return cand_finish(&c, cand_count_ranks, s->cell_index, out, n, cap);
 }
 
 /* "Agents j != i with squared centre distance < neighborDistance^2, the maxNeighbors
