@@ -40,97 +40,123 @@ static ORCA_AVX inline void load_xy(const orca_vec2 *a, int32_t i0, int32_t i1, 
     *y = _mm256_unpackhi_pd(lo, hi);
 }
 
+/* The constants of one agent's kernel call. */
+typedef struct agent_consts {
+    __m256d px, py, vx, vy, ra, tv, half, zero, sign;
+} agent_consts;
+
+/* Neighbours k .. k + m - 1 (m <= 4; the m lanes of the sorted positions i0..i3 that count),
+ * their half-planes into out[k ..]. */
+static ORCA_AVX ORCA_ALWAYS_INLINE void agent_group(const agent_consts *q, orca_vec2 p, orca_vec2 v,
+                                                    double r, double tau, double dt,
+                                                    const orca_vec2 *pos, const orca_vec2 *vel,
+                                                    const double *radius, const neighbor *nb,
+                                                    int k, int m, int32_t i0, int32_t i1,
+                                                    int32_t i2, int32_t i3, orca_halfplane *out)
+{
+    const __m256d px = q->px, py = q->py, vx = q->vx, vy = q->vy, ra = q->ra, tv = q->tv;
+    const __m256d half = q->half, zero = q->zero, sign = q->sign;
+    __m256d bx, by, ux, uy;
+    load_xy(pos, i0, i1, i2, i3, &bx, &by);
+    load_xy(vel, i0, i1, i2, i3, &ux, &uy);
+    __m256d rb = _mm256_set_pd(radius[i3], radius[i2], radius[i1], radius[i0]);
+    /* orca_constraint_agent: a = pB - pA, r = rA + rB, x = vA - vB */
+    __m256d ax = _mm256_sub_pd(bx, px), ay = _mm256_sub_pd(by, py);
+    __m256d rr_ = _mm256_add_pd(ra, rb);
+    __m256d xx = _mm256_sub_pd(vx, ux), xy = _mm256_sub_pd(vy, uy);
+    __m256d aa = _mm256_add_pd(_mm256_mul_pd(ax, ax), _mm256_mul_pd(ay, ay));
+    __m256d rr = _mm256_mul_pd(rr_, rr_);
+    /* not a.a > r*r: the overlap form, lane by lane below */
+    int overlap = _mm256_movemask_pd(_mm256_cmp_pd(aa, rr, _CMP_NGT_UQ)) & ((1 << m) - 1);
+
+    /* orca_vo_agent_cases: w = x - a/tau, dot1 = w.a */
+    __m256d wx = _mm256_sub_pd(xx, _mm256_div_pd(ax, tv));
+    __m256d wy = _mm256_sub_pd(xy, _mm256_div_pd(ay, tv));
+    __m256d dot1 = _mm256_add_pd(_mm256_mul_pd(wx, ax), _mm256_mul_pd(wy, ay));
+    __m256d ww = _mm256_add_pd(_mm256_mul_pd(wx, wx), _mm256_mul_pd(wy, wy));
+    __m256d cut = _mm256_and_pd(_mm256_cmp_pd(dot1, zero, _CMP_LT_OQ),
+                                _mm256_cmp_pd(_mm256_mul_pd(dot1, dot1),
+                                              _mm256_mul_pd(rr, ww), _CMP_GT_OQ));
+    /* cutoff: n = w / |w|, u = n * (r/tau - |w|) */
+    __m256d wl = _mm256_sqrt_pd(ww);
+    __m256d cnx = _mm256_div_pd(wx, wl), cny = _mm256_div_pd(wy, wl);
+    __m256d f = _mm256_sub_pd(_mm256_div_pd(rr_, tv), wl);
+    __m256d cux = _mm256_mul_pd(cnx, f), cuy = _mm256_mul_pd(cny, f);
+    /* legs: leg = sqrt(a.a - r*r), cross = a.x*w.y - a.y*w.x, left when cross > 0 */
+    __m256d leg = _mm256_sqrt_pd(_mm256_sub_pd(aa, rr));
+    __m256d cross = _mm256_sub_pd(_mm256_mul_pd(ax, wy), _mm256_mul_pd(ay, wx));
+    __m256d left = _mm256_cmp_pd(cross, zero, _CMP_GT_OQ);
+    __m256d axl = _mm256_mul_pd(ax, leg), ayl = _mm256_mul_pd(ay, leg);
+    __m256d axr = _mm256_mul_pd(ax, rr_), ayr = _mm256_mul_pd(ay, rr_);
+    /* left: (a.x*leg - a.y*r, a.x*r + a.y*leg); right: (a.x*leg + a.y*r, a.y*leg - a.x*r);
+     * the selected numerators divided by a.a */
+    __m256d dx = _mm256_div_pd(
+        _mm256_blendv_pd(_mm256_add_pd(axl, ayr), _mm256_sub_pd(axl, ayr), left), aa);
+    __m256d dy = _mm256_div_pd(
+        _mm256_blendv_pd(_mm256_sub_pd(ayl, axr), _mm256_add_pd(axr, ayl), left), aa);
+    /* left n = (-dir.y, dir.x), right n = (dir.y, -dir.x) */
+    __m256d lnx = _mm256_blendv_pd(dy, _mm256_xor_pd(dy, sign), left);
+    __m256d lny = _mm256_blendv_pd(_mm256_xor_pd(dx, sign), dx, left);
+    /* along = x.dir, u = dir * along - x */
+    __m256d along = _mm256_add_pd(_mm256_mul_pd(xx, dx), _mm256_mul_pd(xy, dy));
+    __m256d lux = _mm256_sub_pd(_mm256_mul_pd(dx, along), xx);
+    __m256d luy = _mm256_sub_pd(_mm256_mul_pd(dy, along), xy);
+
+    __m256d nx = _mm256_blendv_pd(lnx, cnx, cut), ny = _mm256_blendv_pd(lny, cny, cut);
+    __m256d fx = _mm256_blendv_pd(lux, cux, cut), fy = _mm256_blendv_pd(luy, cuy, cut);
+    /* P = vA + u * 0.5 */
+    __m256d qx = _mm256_add_pd(vx, _mm256_mul_pd(fx, half));
+    __m256d qy = _mm256_add_pd(vy, _mm256_mul_pd(fy, half));
+
+    /* lanes to half-planes (point.x, point.y, normal.x, normal.y) */
+    __m256d t0 = _mm256_unpacklo_pd(qx, qy), t1 = _mm256_unpackhi_pd(qx, qy);
+    __m256d t2 = _mm256_unpacklo_pd(nx, ny), t3 = _mm256_unpackhi_pd(nx, ny);
+    double *o = (double *)(out + k);
+    _mm256_storeu_pd(o, _mm256_permute2f128_pd(t0, t2, 0x20));
+    if (m > 1) {
+        _mm256_storeu_pd(o + 4, _mm256_permute2f128_pd(t1, t3, 0x20));
+    }
+    if (m > 2) {
+        _mm256_storeu_pd(o + 8, _mm256_permute2f128_pd(t0, t2, 0x31));
+    }
+    if (m > 3) {
+        _mm256_storeu_pd(o + 12, _mm256_permute2f128_pd(t1, t3, 0x31));
+    }
+    while (overlap) {
+        int l = __builtin_ctz((unsigned)overlap);
+        overlap &= overlap - 1;
+        int32_t at = nb[k + l].at;
+        orca_vec2 rel = {pos[at].x - p.x, pos[at].y - p.y};
+        out[k + l] = orca_constraint_agent(rel, r + radius[at], v, vel[at], tau, dt, NULL);
+    }
+}
+
 ORCA_AVX void orca_agent_planes_vector(orca_vec2 p, orca_vec2 v, double r, double tau, double dt,
                                        const orca_vec2 *pos, const orca_vec2 *vel,
                                        const double *radius, const neighbor *nb, int count,
                                        orca_halfplane *out)
 {
-    const __m256d px = _mm256_set1_pd(p.x), py = _mm256_set1_pd(p.y);
-    const __m256d vx = _mm256_set1_pd(v.x), vy = _mm256_set1_pd(v.y);
-    const __m256d ra = _mm256_set1_pd(r), tv = _mm256_set1_pd(tau);
-    const __m256d half = _mm256_set1_pd(0.5), zero = _mm256_setzero_pd();
-    const __m256d sign = _mm256_set1_pd(-0.0);
-    for (int k = 0; k < count; k += 4) {
-        int m = count - k < 4 ? count - k : 4;
-        /* a short last group repeats its first lane; only m lanes are stored */
+    agent_consts q;
+    q.px = _mm256_set1_pd(p.x);
+    q.py = _mm256_set1_pd(p.y);
+    q.vx = _mm256_set1_pd(v.x);
+    q.vy = _mm256_set1_pd(v.y);
+    q.ra = _mm256_set1_pd(r);
+    q.tv = _mm256_set1_pd(tau);
+    q.half = _mm256_set1_pd(0.5);
+    q.zero = _mm256_setzero_pd();
+    q.sign = _mm256_set1_pd(-0.0);
+    int k = 0;
+    for (; k + 4 <= count; k += 4) {
+        agent_group(&q, p, v, r, tau, dt, pos, vel, radius, nb, k, 4, nb[k].at, nb[k + 1].at,
+                    nb[k + 2].at, nb[k + 3].at, out);
+    }
+    if (k < count) {
+        /* a short last group repeats its first lane; only its m lanes are stored */
+        int m = count - k;
         int32_t i0 = nb[k].at;
-        int32_t i1 = m > 1 ? nb[k + 1].at : i0;
-        int32_t i2 = m > 2 ? nb[k + 2].at : i0;
-        int32_t i3 = m > 3 ? nb[k + 3].at : i0;
-        __m256d bx, by, ux, uy;
-        load_xy(pos, i0, i1, i2, i3, &bx, &by);
-        load_xy(vel, i0, i1, i2, i3, &ux, &uy);
-        __m256d rb = _mm256_set_pd(radius[i3], radius[i2], radius[i1], radius[i0]);
-
-        /* orca_constraint_agent: a = pB - pA, r = rA + rB, x = vA - vB */
-        __m256d ax = _mm256_sub_pd(bx, px), ay = _mm256_sub_pd(by, py);
-        __m256d rr_ = _mm256_add_pd(ra, rb);
-        __m256d xx = _mm256_sub_pd(vx, ux), xy = _mm256_sub_pd(vy, uy);
-        __m256d aa = _mm256_add_pd(_mm256_mul_pd(ax, ax), _mm256_mul_pd(ay, ay));
-        __m256d rr = _mm256_mul_pd(rr_, rr_);
-        /* not a.a > r*r: the overlap form, lane by lane below */
-        int overlap = _mm256_movemask_pd(_mm256_cmp_pd(aa, rr, _CMP_NGT_UQ)) & ((1 << m) - 1);
-
-        /* orca_vo_agent_cases: w = x - a/tau, dot1 = w.a */
-        __m256d wx = _mm256_sub_pd(xx, _mm256_div_pd(ax, tv));
-        __m256d wy = _mm256_sub_pd(xy, _mm256_div_pd(ay, tv));
-        __m256d dot1 = _mm256_add_pd(_mm256_mul_pd(wx, ax), _mm256_mul_pd(wy, ay));
-        __m256d ww = _mm256_add_pd(_mm256_mul_pd(wx, wx), _mm256_mul_pd(wy, wy));
-        __m256d cut = _mm256_and_pd(_mm256_cmp_pd(dot1, zero, _CMP_LT_OQ),
-                                    _mm256_cmp_pd(_mm256_mul_pd(dot1, dot1),
-                                                  _mm256_mul_pd(rr, ww), _CMP_GT_OQ));
-        /* cutoff: n = w / |w|, u = n * (r/tau - |w|) */
-        __m256d wl = _mm256_sqrt_pd(ww);
-        __m256d cnx = _mm256_div_pd(wx, wl), cny = _mm256_div_pd(wy, wl);
-        __m256d f = _mm256_sub_pd(_mm256_div_pd(rr_, tv), wl);
-        __m256d cux = _mm256_mul_pd(cnx, f), cuy = _mm256_mul_pd(cny, f);
-        /* legs: leg = sqrt(a.a - r*r), cross = a.x*w.y - a.y*w.x, left when cross > 0 */
-        __m256d leg = _mm256_sqrt_pd(_mm256_sub_pd(aa, rr));
-        __m256d cross = _mm256_sub_pd(_mm256_mul_pd(ax, wy), _mm256_mul_pd(ay, wx));
-        __m256d left = _mm256_cmp_pd(cross, zero, _CMP_GT_OQ);
-        __m256d axl = _mm256_mul_pd(ax, leg), ayl = _mm256_mul_pd(ay, leg);
-        __m256d axr = _mm256_mul_pd(ax, rr_), ayr = _mm256_mul_pd(ay, rr_);
-        /* left: (a.x*leg - a.y*r, a.x*r + a.y*leg); right: (a.x*leg + a.y*r, a.y*leg - a.x*r);
-         * the selected numerators divided by a.a */
-        __m256d dx = _mm256_div_pd(
-            _mm256_blendv_pd(_mm256_add_pd(axl, ayr), _mm256_sub_pd(axl, ayr), left), aa);
-        __m256d dy = _mm256_div_pd(
-            _mm256_blendv_pd(_mm256_sub_pd(ayl, axr), _mm256_add_pd(axr, ayl), left), aa);
-        /* left n = (-dir.y, dir.x), right n = (dir.y, -dir.x) */
-        __m256d lnx = _mm256_blendv_pd(dy, _mm256_xor_pd(dy, sign), left);
-        __m256d lny = _mm256_blendv_pd(_mm256_xor_pd(dx, sign), dx, left);
-        /* along = x.dir, u = dir * along - x */
-        __m256d along = _mm256_add_pd(_mm256_mul_pd(xx, dx), _mm256_mul_pd(xy, dy));
-        __m256d lux = _mm256_sub_pd(_mm256_mul_pd(dx, along), xx);
-        __m256d luy = _mm256_sub_pd(_mm256_mul_pd(dy, along), xy);
-
-        __m256d nx = _mm256_blendv_pd(lnx, cnx, cut), ny = _mm256_blendv_pd(lny, cny, cut);
-        __m256d fx = _mm256_blendv_pd(lux, cux, cut), fy = _mm256_blendv_pd(luy, cuy, cut);
-        /* P = vA + u * 0.5 */
-        __m256d qx = _mm256_add_pd(vx, _mm256_mul_pd(fx, half));
-        __m256d qy = _mm256_add_pd(vy, _mm256_mul_pd(fy, half));
-
-        /* lanes to half-planes (point.x, point.y, normal.x, normal.y) */
-        __m256d t0 = _mm256_unpacklo_pd(qx, qy), t1 = _mm256_unpackhi_pd(qx, qy);
-        __m256d t2 = _mm256_unpacklo_pd(nx, ny), t3 = _mm256_unpackhi_pd(nx, ny);
-        double *o = (double *)(out + k);
-        _mm256_storeu_pd(o, _mm256_permute2f128_pd(t0, t2, 0x20));
-        if (m > 1) {
-            _mm256_storeu_pd(o + 4, _mm256_permute2f128_pd(t1, t3, 0x20));
-        }
-        if (m > 2) {
-            _mm256_storeu_pd(o + 8, _mm256_permute2f128_pd(t0, t2, 0x31));
-        }
-        if (m > 3) {
-            _mm256_storeu_pd(o + 12, _mm256_permute2f128_pd(t1, t3, 0x31));
-        }
-        while (overlap) {
-            int l = __builtin_ctz((unsigned)overlap);
-            overlap &= overlap - 1;
-            int32_t at = nb[k + l].at;
-            orca_vec2 rel = {pos[at].x - p.x, pos[at].y - p.y};
-            out[k + l] = orca_constraint_agent(rel, r + radius[at], v, vel[at], tau, dt, NULL);
-        }
+        agent_group(&q, p, v, r, tau, dt, pos, vel, radius, nb, k, m, i0, m > 1 ? nb[k + 1].at : i0,
+                    m > 2 ? nb[k + 2].at : i0, i0, out);
     }
 }
 
