@@ -16,7 +16,9 @@
 /* One entry of a neighbour list. */
 typedef struct neighbor {
     double dist2;
-    int32_t index; /* agent or segment index: breaks distance ties */
+    int32_t index; /* agent or segment index: breaks distance ties. Lists of the hinted
+                    * search (box_search, the step's) leave it unset when they are ranked:
+                    * the agent's index is cell_index[at] */
     int32_t at;    /* agents: position in the sorted grid order */
 } neighbor;
 
@@ -121,7 +123,7 @@ typedef struct cand_buf {
 
 /* The sorted list of the ranked candidates: those of rank < cap go to out[rank] (ranks add up
  * to n(n-1)/2 exactly when there are no ties; otherwise insertion decides). Returns its
- * length. */
+ * length. Ranked entries get dist2 and at, not index (nothing reads it: the step uses at). */
 static inline int cand_place(const cand_buf *c, const int32_t *cell_index, neighbor *out, int cap)
 {
     int64_t sum = 0;
@@ -130,7 +132,6 @@ static inline int cand_place(const cand_buf *c, const int32_t *cell_index, neigh
         sum += r;
         if (r < cap) {
             out[r].dist2 = c->d2[i];
-            out[r].index = cell_index[c->at[i]];
             out[r].at = (int32_t)c->at[i];
         }
     }
