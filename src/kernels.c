@@ -9,8 +9,7 @@
 
 #include <stddef.h>
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(ORCA_NO_VECTOR)
-#define ORCA_HAVE_AVX 1
+#ifdef ORCA_HAVE_AVX
 #include <immintrin.h>
 #endif
 
@@ -26,8 +25,6 @@ int orca_kernels_available(void)
 
 #ifdef ORCA_HAVE_AVX
 
-#define ORCA_AVX __attribute__((target("avx2")))
-
 /* The x and y components of a[i0], a[i1], a[i2], a[i3], one vector each. */
 static ORCA_AVX inline void load_xy(const orca_vec2 *a, int32_t i0, int32_t i1, int32_t i2,
                                     int32_t i3, __m256d *x, __m256d *y)
@@ -38,6 +35,19 @@ static ORCA_AVX inline void load_xy(const orca_vec2 *a, int32_t i0, int32_t i1, 
                                       _mm_loadu_pd(&a[i3].x), 1);
     *x = _mm256_unpacklo_pd(lo, hi); /* a0.x a1.x a2.x a3.x */
     *y = _mm256_unpackhi_pd(lo, hi);
+}
+
+/* A lane in the overlap form: orca_constraint_agent itself. Out of line (rare), so that the
+ * kernel's two groups do not make two more call sites of orca_constraint_agent: with them,
+ * the link-time inliner stopped inlining it into the scalar step (+350 instructions per
+ * agent-step there). */
+static __attribute__((noinline)) void overlap_plane(orca_vec2 p, orca_vec2 v, double r, double tau,
+                                                    double dt, const orca_vec2 *pos,
+                                                    const orca_vec2 *vel, const double *radius,
+                                                    int32_t at, orca_halfplane *out)
+{
+    orca_vec2 rel = {pos[at].x - p.x, pos[at].y - p.y};
+    *out = orca_constraint_agent(rel, r + radius[at], v, vel[at], tau, dt, NULL);
 }
 
 /* The constants of one agent's kernel call. */
@@ -125,9 +135,7 @@ static ORCA_AVX ORCA_ALWAYS_INLINE void agent_group(const agent_consts *q, orca_
     while (overlap) {
         int l = __builtin_ctz((unsigned)overlap);
         overlap &= overlap - 1;
-        int32_t at = nb[k + l].at;
-        orca_vec2 rel = {pos[at].x - p.x, pos[at].y - p.y};
-        out[k + l] = orca_constraint_agent(rel, r + radius[at], v, vel[at], tau, dt, NULL);
+        overlap_plane(p, v, r, tau, dt, pos, vel, radius, nb[k + l].at, out + k + l);
     }
 }
 
@@ -179,27 +187,28 @@ static const uint8_t pack_count[16] = {0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3,
 
 ORCA_AVX int orca_box_scan_vector(const int32_t *row, int32_t w, int32_t rows, int32_t c0,
                                   int32_t c1, const orca_vec2 *pos, const int32_t *cell_index,
-                                  int32_t self, orca_vec2 p, double filt2, neighbor *out, int cap)
+                                  int32_t self, orca_vec2 p, double filt2, neighbor *out,
+                                  cand_buf *c, int cap)
 {
     const __m256d px = _mm256_set1_pd(p.x), py = _mm256_set1_pd(p.y), f2 = _mm256_set1_pd(filt2);
     /* after the unpacks below, lanes 0..3 hold the agents at k, k + 2, k + 1, k + 3 */
     const __m256i lane = _mm256_setr_epi64x(0, 2, 1, 3), four = _mm256_set1_epi64x(4);
     const __m256i selfv = _mm256_set1_epi64x(self);
-    cand_buf c;
-    c.n = 0;
+    c->n = 0;
     int n = 0;
     for (int32_t r = 0; r < rows; ++r, row += w) {
         int32_t end = row[c1 + 1];
         const __m256i endv = _mm256_set1_epi64x(end);
         for (int32_t k0 = row[c0]; k0 < end; k0 += CAND_CHUNK) {
-            if (c.n > CAND_MAX - CAND_CHUNK) {
-                n = cand_flush(&c, cand_count_ranks, cell_index, out, n, cap);
+            if (c->n > CAND_MAX - CAND_CHUNK) {
+                n = cand_flush(c, cand_count_ranks, cell_index, out, n, cap);
             }
             /* up to 32 agents, four at a time without branches: each group's squared
              * distances, those below filt2 (of agents before end, other than self) packed
              * to the front and stored at the end of the candidates with their positions */
             int32_t k1 = end - k0 > CAND_CHUNK ? k0 + CAND_CHUNK : end;
             __m256i at = _mm256_add_epi64(_mm256_set1_epi64x(k0), lane);
+            int cn = c->n; /* in a register through the chunk */
             for (int32_t k = k0; k < k1; k += 4) {
                 __m256d a = _mm256_loadu_pd(&pos[k].x);     /* x0 y0 x1 y1 */
                 __m256d b = _mm256_loadu_pd(&pos[k + 2].x); /* x2 y2 x3 y3 */
@@ -212,23 +221,25 @@ ORCA_AVX int orca_box_scan_vector(const int32_t *row, int32_t w, int32_t rows, i
                 in = _mm256_andnot_si256(_mm256_cmpeq_epi64(at, selfv), in);
                 int m = _mm256_movemask_pd(_mm256_castsi256_pd(in));
                 __m256i perm = _mm256_load_si256((const __m256i *)pack_lanes[m]);
-                _mm256_storeu_pd(c.d2 + c.n, _mm256_castps_pd(_mm256_permutevar8x32_ps(
-                                                 _mm256_castpd_ps(d2), perm)));
-                _mm256_storeu_si256((__m256i *)(c.at + c.n), _mm256_permutevar8x32_epi32(at, perm));
-                c.n += pack_count[m];
+                _mm256_storeu_pd(c->d2 + cn, _mm256_castps_pd(_mm256_permutevar8x32_ps(
+                                                _mm256_castpd_ps(d2), perm)));
+                _mm256_storeu_si256((__m256i *)(c->at + cn), _mm256_permutevar8x32_epi32(at, perm));
+                cn += pack_count[m];
                 at = _mm256_add_epi64(at, four);
             }
+            c->n = cn;
         }
     }
-    return cand_finish(&c, cand_count_ranks, cell_index, out, n, cap);
+    return cand_finish(c, cand_count_ranks, cell_index, out, n, cap);
 }
 
 #else
 
 int orca_box_scan_vector(const int32_t *row, int32_t w, int32_t rows, int32_t c0, int32_t c1,
                          const orca_vec2 *pos, const int32_t *cell_index, int32_t self,
-                         orca_vec2 p, double filt2, neighbor *out, int cap)
+                         orca_vec2 p, double filt2, neighbor *out, cand_buf *c, int cap)
 {
+    (void)c;
     /* never called without vector kernels: the scalar scan, for completeness */
     int n = 0;
     for (int32_t r = 0; r < rows; ++r, row += w) {

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "orca/base.h"
+#include "orca/solver.h"
 
 /* One entry of a neighbour list. */
 typedef struct neighbor {
@@ -26,6 +27,14 @@ typedef struct neighbor {
 #define ORCA_ALWAYS_INLINE __attribute__((always_inline)) inline
 #else
 #define ORCA_ALWAYS_INLINE inline
+#endif
+
+/* x86-64 with gcc or clang: the kernels, and AVX2 copies of the step's code, are built and
+ * chosen at run time (orca_kernels_available). ORCA_AVX marks a function compiled for AVX2:
+ * VEX encodings of the same IEEE operations; AVX2 does not include FMA. */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(ORCA_NO_VECTOR)
+#define ORCA_HAVE_AVX 1
+#define ORCA_AVX __attribute__((target("avx2")))
 #endif
 
 /* The order of neighbour lists: (squared distance, index). */
@@ -226,9 +235,19 @@ void orca_agent_planes_vector(orca_vec2 p, orca_vec2 v, double r, double tau, do
  * the dense grid's prefix sums, columns c0..c1 of each; writes to out the list of the agents
  * other than the one at sorted position self whose squared distance Dot(d, d), d = pos[k] -
  * p, is below filt2 (the cap first in the text's order) and returns its length. pos must be
- * readable CELL_POS_PAD entries past the last agent. */
+ * readable CELL_POS_PAD entries past the last agent; c is scratch for the candidates. */
 int orca_box_scan_vector(const int32_t *row, int32_t w, int32_t rows, int32_t c0, int32_t c1,
                          const orca_vec2 *pos, const int32_t *cell_index, int32_t self,
-                         orca_vec2 p, double filt2, neighbor *out, int cap);
+                         orca_vec2 p, double filt2, neighbor *out, cand_buf *c, int cap);
+
+/* The step's solve: orca_solve without the checks of its arguments (the simulator has
+ * validated them); lp.inc. The _avx2 copy runs only when orca_kernels_available(). */
+orca_solve_result orca_solve_step(const orca_halfplane *planes, int count, int hard_count,
+                                  double max_speed, orca_vec2 preferred, orca_halfplane *scratch);
+#ifdef ORCA_HAVE_AVX
+orca_solve_result orca_solve_step_avx2(const orca_halfplane *planes, int count, int hard_count,
+                                       double max_speed, orca_vec2 preferred,
+                                       orca_halfplane *scratch);
+#endif
 
 #endif

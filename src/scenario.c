@@ -573,6 +573,7 @@ static int count_arrived(const orca_scenario *sc)
             continue;
         }
         orca_agent_def def;
+        memset(&def, 0, sizeof def); /* set by orca_agent_get; gcc's LTO cannot see that */
         if (orca_agent_get(sc->sim, id, &def) != ORCA_OK) {
             return -1;
         }

@@ -267,7 +267,8 @@ typedef struct worker {
     orca_halfplane *planes;  /* capacity: segments + largest max_neighbors */
     orca_halfplane *scratch; /* same */
     uint32_t *stamp;   /* per segment: the last query that saw it */
-    void *block;       /* the one allocation behind the five buffers above */
+    cand_buf *cand;    /* the hinted search's candidates (next to agents: see workers_reserve) */
+    void *block;       /* the one allocation behind the six buffers above */
     uint32_t query;
     int fallbacks;
     grid_bounds bounds; /* this worker's part of the grid's bounds (bounds_task) */
@@ -1640,12 +1641,13 @@ static int workers_reserve(orca_sim *s)
     int sg = s->segment_count > s->worker_segments_cap ? s->segment_count : s->worker_segments_cap;
     size_t planes = (size_t)nb + (size_t)sg + 1;
     size_t agents_b = line_bytes(((size_t)nb + 1) * sizeof(neighbor));
+    size_t cand_b = line_bytes(sizeof(cand_buf));
     size_t obstacles_b = line_bytes(((size_t)sg + 1) * sizeof(neighbor));
     size_t planes_b = line_bytes(planes * sizeof(orca_halfplane));
     size_t stamp_b = line_bytes(((size_t)sg + 1) * sizeof(uint32_t));
     for (int w = 0; w < s->worker_count; ++w) {
         worker *k = &s->workers[w];
-        char *block = calloc(1, 64 + agents_b + obstacles_b + 2 * planes_b + stamp_b);
+        char *block = calloc(1, 64 + agents_b + cand_b + obstacles_b + 2 * planes_b + stamp_b);
         if (!block) {
             return 0;
         }
@@ -1654,6 +1656,11 @@ static int workers_reserve(orca_sim *s)
         char *at = (char *)(((uintptr_t)block + 63) & ~(uintptr_t)63);
         k->agents = (neighbor *)(void *)at;
         at += agents_b;
+        /* The candidates right after the list they are ranked into: within a few KiB of each
+         * other, their stores and loads never share an address's low 12 bits (a stack buffer
+         * can, and then loads wait for unrelated stores: measured, a few % of the step). */
+        k->cand = (cand_buf *)(void *)at;
+        at += cand_b;
         k->obstacles = (neighbor *)(void *)at;
         at += obstacles_b;
         k->planes = (orca_halfplane *)(void *)at;
@@ -1763,153 +1770,7 @@ static ORCA_ALWAYS_INLINE int scan_row(const orca_sim *s, int32_t self, orca_vec
     return scan_agents(s, self, p, filt2, row[c0], row[c1 + 1], out, n, cap);
 }
 
-/* Dense grid search within radius `limit` (<= nd): the agent's row, then the rows below and
- * above it, outward; once the list is full, the search radius shrinks to its last entry, and
- * the rows of a side end at the first whose gap exceeds the radius. The margin m covers the
- * rounding of the cell arithmetic; pruning is only ever by strictly greater distances, so
- * every agent whose squared distance is below limit^2 (and the last entry) is offered. */
-static int dense_search(const orca_sim *s, int32_t self, orca_vec2 p, double nd2, double limit,
-                        neighbor *out, int cap)
-{
-    double c = s->cell, ox = s->origin_x, oy = s->origin_y;
-    double m = 1e-9 * (d_abs(p.x) + d_abs(p.y) + d_abs(ox) + d_abs(oy) + limit + c) + MARGIN_ABS;
-    double limit2 = limit * limit;
-    /* Agents at limit or beyond never enter the list: a search within limit < nd that does
-     * not fill it is redone (select_agents). */
-    double filt2 = limit2 < nd2 ? limit2 : nd2;
-    int32_t rp = cell_coord(p.y - oy, s->inv_cell);
-    rp = rp < 0 ? 0 : (rp >= s->grid_h ? s->grid_h - 1 : rp);
-    double last2 = limit2, bound = limit + m;
-    /* the agent's own row: the whole radius */
-    int n = scan_row(s, self, p, filt2, rp, bound, m, out, 0, cap);
-    int down = rp > 0, up = rp + 1 < s->grid_h;
-    for (int32_t d = 1; down | up; ++d) {
-        if (n == cap && out[cap - 1].dist2 < last2) {
-            last2 = out[cap - 1].dist2; /* square roots only when the radius shrinks */
-            bound = sqrt(last2) + m;
-        }
-        if (down) {
-            /* row rp - d ends at oy + (rp - d + 1) * c, below p.y */
-            double gap = p.y - (oy + (double)(rp - d + 1) * c) - m;
-            gap = gap < 0 ? 0 : gap;
-            if (gap > bound) {
-                down = 0;
-            } else {
-                /* Near rows (gap <= bound/2) take the whole radius, at most 16% wider, to
-                 * keep a square root off the critical path. */
-                double hw = gap <= 0.5 * bound ? bound : sqrt(bound * bound - gap * gap);
-                n = scan_row(s, self, p, filt2, rp - d, hw, m, out, n, cap);
-                down = rp - d > 0;
-            }
-        }
-        if (up) {
-            /* row rp + d starts at oy + (rp + d) * c, above p.y */
-            double gap = (oy + (double)(rp + d) * c) - p.y - m;
-            gap = gap < 0 ? 0 : gap;
-            if (gap > bound) {
-                up = 0;
-            } else {
-                double hw = gap <= 0.5 * bound ? bound : sqrt(bound * bound - gap * gap);
-                n = scan_row(s, self, p, filt2, rp + d, hw, m, out, n, cap);
-                up = rp + d + 1 < s->grid_h;
-            }
-        }
-    }
-    return n;
-}
-
 CAND_DEFINE_COUNT_RANKS(cand_count_ranks, 2)
-
-/* The hinted search within radius `limit` (< nd): every agent of the square block of cells
- * around p that covers the disc of that radius (with the margin m of dense_search), through
- * the filter d^2 < limit^2. Cheaper per row than dense_search's trimmed rows; the few extra
- * candidates of the corners go through the same branch-free filter. */
-static int box_search(const orca_sim *s, int32_t self, orca_vec2 p, double limit, neighbor *out,
-                      int cap)
-{
-    double ox = s->origin_x, oy = s->origin_y, inv = s->inv_cell;
-    double m = 1e-9 * (d_abs(p.x) + d_abs(p.y) + d_abs(ox) + d_abs(oy) + limit + s->cell) +
-               MARGIN_ABS;
-    double bound = limit + m;
-    int32_t w = s->grid_w, h = s->grid_h;
-    int32_t c0 = dense_column(p.x - bound - m - ox, inv, (double)w, w);
-    int32_t c1 = dense_column(p.x + bound + m - ox, inv, (double)w, w);
-    int32_t r0 = dense_column(p.y - bound - m - oy, inv, (double)h, h);
-    int32_t r1 = dense_column(p.y + bound + m - oy, inv, (double)h, h);
-    double filt2 = limit * limit;
-    const int32_t *row = s->cell_start + (int64_t)r0 * w;
-    if (s->vector) {
-        return orca_box_scan_vector(row, w, r1 - r0 + 1, c0, c1, s->cell_pos, s->cell_index,
-                                    self, p, filt2, out, cap);
-    }
-    /* the survivors of the filter are collected, then ranked or inserted (kernels.h) */
-    cand_buf c;
-    c.n = 0;
-    int n = 0;
-    double dist[SCAN_CHUNK];
-    for (int32_t r = r0; r <= r1; ++r, row += w) {
-        int32_t end = row[c1 + 1];
-        for (int32_t k0 = row[c0]; k0 < end; k0 += SCAN_CHUNK) {
-            int len = end - k0 > SCAN_CHUNK ? SCAN_CHUNK : (int)(end - k0);
-            uint32_t mask = filter_chunk(s->cell_pos + k0, len, p, filt2, dist);
-            if (c.n > CAND_MAX - SCAN_CHUNK) {
-                n = cand_flush(&c, cand_count_ranks, s->cell_index, out, n, cap);
-            }
-            cand_add(&c, mask, dist, k0, self);
-        }
-    }
-    return cand_finish(&c, cand_count_ranks, s->cell_index, out, n, cap);
-}
-
-/* "Agents j != i with squared centre distance < neighborDistance^2, the maxNeighbors
- * smallest in the order (squared distance, index), listed in that order." The agent sits at
- * sorted position self. With update set (the step), the agent's hint is used and renewed:
- * the distance of its list's last entry in the previous step. A search within a radius a
- * little above it (1.03 times, then 1.25 times) that fills the list has found the same list
- * as a full search (every agent outside the radius is farther than the list's last entry);
- * otherwise the full search runs. The hint only saves work; it never changes the result.
- * Queries (update 0) always search in full. */
-static int select_agents(const orca_sim *s, int32_t self, neighbor *out, int update)
-{
-    int32_t i = s->cell_index[self];
-    int cap = s->par[i].max_neighbors;
-    if (cap == 0) {
-        return 0;
-    }
-    double nd = s->par[i].neighbor_dist;
-    double nd2 = nd * nd;
-    orca_vec2 p = s->cell_pos[self];
-    int n = 0;
-    if (!s->grid_dense) {
-        grid_range ranges[GRID_RANGES];
-        int nr = grid_query(s, p, nd, ranges);
-        for (int r = 0; r < nr; ++r) {
-            n = scan_agents(s, self, p, nd2, ranges[r].begin, ranges[r].end, out, n, cap);
-        }
-        return n;
-    }
-    /* The hint is the last step's distance to the list's last entry; from one step to the
-     * next it rarely grows by more than a few percent. */
-    double g = update ? (double)s->par[i].nb_guess : 0;
-    int found = 0;
-    for (int attempt = 0; attempt < 2 && !found; ++attempt) {
-        double lim = g * (attempt == 0 ? 1.03 : 1.25);
-        if (!(lim > 0 && lim < nd)) {
-            break;
-        }
-        n = box_search(s, self, p, lim, out, cap);
-        found = n == cap && out[cap - 1].dist2 <= lim * lim;
-    }
-    if (!found) {
-        n = dense_search(s, self, p, nd2, nd, out, cap);
-    }
-    if (update) {
-        /* a float is plenty for a hint (rounded up); each agent's own slot */
-        double ng = n == cap ? sqrt(out[cap - 1].dist2) : 0;
-        ((orca_sim *)s)->par[i].nb_guess = ng < 3e38 ? (float)ng * (1 + 0x1p-20f) : 0;
-    }
-    return n;
-}
 
 static int neighbor_cmp(const void *pa, const void *pb)
 {
@@ -2003,44 +1864,29 @@ static int select_obstacles(const orca_sim *s, worker *w, int32_t i, orca_vec2 p
     return select_segments(s, w, p, reach, reach * reach);
 }
 
-/* Builds the constraints of the agent at sorted position self in the text's order into
- * w->planes; returns the count and the number of hard (obstacle) constraints. */
-static int build_constraints(const orca_sim *s, worker *w, int32_t self, double dt, int *hard,
-                             int update)
-{
-    int32_t i = s->cell_index[self];
-    orca_vec2 p = s->cell_pos[self];
-    orca_vec2 v = s->cell_vel[self];
-    double r = s->cell_radius[self];
-    double tau = s->par[i].tau;
-    int no = select_obstacles(s, w, i, p);
-    for (int k = 0; k < no; ++k) {
-        int32_t seg = w->obstacles[k].index;
-        w->planes[k] = orca_constraint_segment(v2_sub(s->seg_a[seg], p), v2_sub(s->seg_b[seg], p), r,
-                                               s->par[i].tau_obst, dt, NULL);
-    }
-    int na = select_agents(s, self, w->agents, update);
-    if (s->vector) {
-        orca_agent_planes_vector(p, v, r, tau, dt, s->cell_pos, s->cell_vel, s->cell_radius,
-                                 w->agents, na, w->planes + no);
-        *hard = no;
-        return no + na;
-    }
-    for (int k = 0; k < na; ++k) {
-        int32_t at = w->agents[k].at;
-        /* a = pB - pA, r = rA + rB, x = vA - vB (inside the builder) */
-        w->planes[no + k] = orca_constraint_agent(v2_sub(s->cell_pos[at], p), r + s->cell_radius[at], v,
-                                                  s->cell_vel[at], tau, dt, NULL);
-    }
-    *hard = no;
-    return no + na;
-}
+#define PREFETCH_AHEAD 8 /* agents ahead whose own data the step fetches */
+
+#define STEP_FN(name) name
+#define STEP_TARGET
+#define STEP_KERNELS 0
+#include "sim_step.inc"
+#undef STEP_FN
+#undef STEP_TARGET
+#undef STEP_KERNELS
+
+#ifdef ORCA_HAVE_AVX
+#define STEP_FN(name) name##_avx2
+#define STEP_TARGET ORCA_AVX
+#define STEP_KERNELS 1
+#include "sim_step.inc"
+#undef STEP_FN
+#undef STEP_TARGET
+#undef STEP_KERNELS
+#endif
 
 /* ---------------------------------------------------------------------------------------
  * The step
  * ------------------------------------------------------------------------------------- */
-
-#define PREFETCH_AHEAD 8
 
 typedef struct step_ctx {
     orca_sim *sim;
@@ -2066,28 +1912,13 @@ static void step_task(int begin, int end, int worker_index, void *context)
         return;
     }
     worker *w = &s->workers[worker_index];
-    int fallbacks = 0;
-    for (int k = begin; k < end; ++k) {
-        int32_t i = s->cell_index[k]; /* cell order: neighbours stay in cache */
-        if (k + PREFETCH_AHEAD < end) {
-            /* The agent's own parameters are in index order: fetch them ahead. */
-            int32_t ia = s->cell_index[k + PREFETCH_AHEAD];
-            PREFETCH(&s->pref[ia]);
-            PREFETCH_WRITE(&s->vel[ia]); /* written at the end, as is the hint in par */
-            PREFETCH_WRITE(&s->par[ia]);
-            PREFETCH_WRITE((const char *)&s->par[ia] + sizeof(agent_params) - 1);
-        }
-        int hard;
-        int count = build_constraints(s, w, k, c->dt, &hard, 1);
-        orca_vec2 pref = s->pref[i];
-        orca_solve_result res = {pref, -1, 0}; /* orca_solve cannot refuse: inputs are validated */
-        orca_solve(w->planes, count, hard, s->par[i].max_speed, pref, w->scratch, &res);
-        /* Every agent reads velocities from the grid's start-of-step copy (cell_vel), so the
-         * new one can go straight into the agent's own slot. */
-        s->vel[i] = res.velocity;
-        fallbacks += res.fallback;
+#ifdef ORCA_HAVE_AVX
+    if (s->vector) {
+        w->fallbacks += step_agents_avx2(s, w, begin, end, c->dt);
+        return;
     }
-    w->fallbacks += fallbacks;
+#endif
+    w->fallbacks += step_agents(s, w, begin, end, c->dt);
 }
 
 orca_status orca_sim_step(orca_sim *s, double dt)
@@ -2191,7 +2022,7 @@ orca_status orca_sim_agent_neighbors(const orca_sim *s, orca_agent_id id, int *a
     for (int k = 0; k < no && k < segment_capacity; ++k) {
         segments[k] = w->obstacles[k].index;
     }
-    int na = select_agents(s, s->rank[i], w->agents, 0);
+    int na = select_agents(s, s->rank[i], w->agents, w->cand, 0);
     for (int k = 0; k < na && k < agent_capacity; ++k) {
         agents[k] = w->agents[k].index;
     }

@@ -5,6 +5,7 @@
  * docs/spec-choices.md (cited here as "choice N"). */
 #include "orca/solver.h"
 
+#include "kernels.h"
 #include "vec.h"
 
 #include <stddef.h>
@@ -291,91 +292,19 @@ int orca_constraint_boundary(orca_vec2 a, orca_vec2 b, double clearance, double 
  * The linear programs
  * ------------------------------------------------------------------------------------- */
 
-/* Moves *v onto line i, the best point of its interval inside the disc and the lines before
- * it. Returns 0 when that interval is empty (the program is infeasible at i). With
- * objective == NULL the target is the projection of goal; otherwise the objective direction
- * chooses the end. */
-static int lp_line(const orca_halfplane *planes, int i, double max_speed, orca_vec2 goal,
-                   const orca_vec2 *objective, orca_vec2 *v)
-{
-    orca_vec2 p = planes[i].point;
-    orca_vec2 nrm = planes[i].normal;
-    /* d = (-N.y, N.x) */
-    orca_vec2 d = v2(-nrm.y, nrm.x);
-    double pd = v2_dot(p, d);
-    double disc = pd * pd + max_speed * max_speed - v2_dot(p, p);
-    if (disc < 0) {
-        return 0;
-    }
-    double s = sqrt(disc);
-    double lower = -pd - s;
-    double upper = -pd + s;
-    for (int j = 0; j < i; ++j) {
-        orca_vec2 nj = planes[j].normal;
-        double denom = v2_dot(d, nj);
-        double num = v2_dot(v2_sub(p, planes[j].point), nj);
-        if (d_abs(denom) <= 1e-12) {
-            /* parallel: infeasible when num < 0, otherwise j is ignored */
-            if (num < 0) {
-                return 0;
-            }
-            continue;
-        }
-        double t = -num / denom;
-        /* "raises the lower end" / "lowers the upper end": only a strictly tighter value
-         * replaces an end (choice 5). */
-        if (denom > 0) {
-            if (t > lower) {
-                lower = t;
-            }
-        } else if (t < upper) {
-            upper = t;
-        }
-        if (lower > upper) {
-            return 0;
-        }
-    }
-    double t;
-    if (objective) {
-        double dn = v2_dot(d, *objective);
-        if (dn > 0) {
-            *v = v2_add(p, v2_mul(d, upper));
-            return 1;
-        }
-        if (dn < 0) {
-            *v = v2_add(p, v2_mul(d, lower));
-            return 1;
-        }
-        t = v2_dot(d, v2_sub(*v, p)); /* d.N = 0: project the current v */
-    } else {
-        t = v2_dot(d, v2_sub(goal, p)); /* t = d . (p - P) */
-    }
-    if (t < lower) {
-        t = lower;
-    } else if (t > upper) {
-        t = upper;
-    }
-    *v = v2_add(p, v2_mul(d, t));
-    return 1;
-}
+#define LP_FN(name) name
+#define LP_TARGET
+#include "lp.inc"
+#undef LP_FN
+#undef LP_TARGET
 
-static orca_lp_result lp_run(const orca_halfplane *planes, int count, double max_speed,
-                             orca_vec2 goal, const orca_vec2 *objective, orca_vec2 start)
-{
-    orca_lp_result res;
-    res.velocity = start;
-    res.failed = -1;
-    for (int i = 0; i < count; ++i) {
-        if (orca_halfplane_signed_distance(planes[i], res.velocity) >= 0) {
-            continue;
-        }
-        if (!lp_line(planes, i, max_speed, goal, objective, &res.velocity)) {
-            res.failed = i;
-            break;
-        }
-    }
-    return res;
-}
+#ifdef ORCA_HAVE_AVX
+#define LP_FN(name) name##_avx2
+#define LP_TARGET ORCA_AVX
+#include "lp.inc"
+#undef LP_FN
+#undef LP_TARGET
+#endif
 
 static orca_status lp_check(const orca_halfplane *planes, int count, double max_speed,
                             const void *out)
@@ -390,16 +319,6 @@ static orca_status lp_check(const orca_halfplane *planes, int count, double max_
     return ORCA_OK;
 }
 
-static orca_vec2 lp_start_toward(orca_vec2 p, double max_speed)
-{
-    /* v = p if |p| <= R, else (p / |p|) * R */
-    double len = v2_len(p);
-    if (len <= max_speed) {
-        return p;
-    }
-    return v2_mul(v2_div(p, len), max_speed);
-}
-
 orca_status orca_lp_solve(const orca_halfplane *planes, int count, double max_speed,
                           orca_vec2 preferred, orca_lp_result *out)
 {
@@ -411,14 +330,6 @@ orca_status orca_lp_solve(const orca_halfplane *planes, int count, double max_sp
     return ORCA_OK;
 }
 
-static orca_lp_result lp_run_direction(const orca_halfplane *planes, int count, double max_speed,
-                                       orca_vec2 direction)
-{
-    /* start v = (N / |N|) * R */
-    orca_vec2 start = v2_mul(v2_div(direction, v2_len(direction)), max_speed);
-    return lp_run(planes, count, max_speed, direction, &direction, start);
-}
-
 orca_status orca_lp_solve_direction(const orca_halfplane *planes, int count, double max_speed,
                                     orca_vec2 direction, orca_lp_result *out)
 {
@@ -428,69 +339,6 @@ orca_status orca_lp_solve_direction(const orca_halfplane *planes, int count, dou
     }
     *out = lp_run_direction(planes, count, max_speed, direction);
     return ORCA_OK;
-}
-
-/* g_k(v) = (v - P_k).N_k, the signed distance */
-static double lp_g(const orca_halfplane *h, orca_vec2 v)
-{
-    return orca_halfplane_signed_distance(*h, v);
-}
-
-static orca_vec2 lp_fallback_run(const orca_halfplane *planes, int count, int hard_count,
-                                 double max_speed, orca_halfplane *scratch)
-{
-    /* The hard half-planes lead every projected list: copy them once. */
-    for (int k = 0; k < hard_count; ++k) {
-        scratch[k] = planes[k];
-    }
-    int first = hard_count;
-    /* v = the point of the disc and the hard half-planes that maximizes g of the first soft
-     * constraint; if that program fails (only possible through rounding) the velocity it
-     * held is kept (choice 6). */
-    orca_vec2 v = lp_run_direction(scratch, hard_count, max_speed, planes[first].normal).velocity;
-    double level = lp_g(&planes[first], v);
-    for (int j = first + 1; j < count; ++j) {
-        const orca_halfplane *pj = &planes[j];
-        if (lp_g(pj, v) >= level) {
-            continue;
-        }
-        int n = hard_count;
-        double pjnj = v2_dot(pj->point, pj->normal);
-        for (int k = first; k < j; ++k) {
-            const orca_halfplane *pk = &planes[k];
-            /* m = N_k - N_j (skipped when m.m <= 1e-24), len = sqrt(m.m), mh = m / len,
-             * rhs = P_k.N_k - P_j.N_j; unit normal mh, point mh * (rhs / len) */
-            orca_vec2 m = v2_sub(pk->normal, pj->normal);
-            double mm = v2_dot(m, m);
-            if (mm <= 1e-24) {
-                continue;
-            }
-            double len = sqrt(mm);
-            orca_vec2 mh = v2_div(m, len);
-            double rhs = v2_dot(pk->point, pk->normal) - pjnj;
-            scratch[n].point = v2_mul(mh, rhs / len);
-            scratch[n].normal = mh;
-            ++n;
-        }
-        orca_lp_result r = lp_run_direction(scratch, n, max_speed, pj->normal);
-        /* "if that program is feasible set v to its result and level = g_j(v)"; otherwise v
-         * and level stay (choice 6). */
-        if (r.failed < 0) {
-            v = r.velocity;
-            level = lp_g(pj, v);
-        }
-    }
-    return v;
-}
-
-static orca_vec2 lp_fallback_dispatch(const orca_halfplane *planes, int count, int hard_count,
-                                      int failed_index, double max_speed, orca_halfplane *scratch)
-{
-    if (failed_index < hard_count) {
-        /* The hard prefix alone, relaxed with no hard constraints; the rest is ignored. */
-        return lp_fallback_run(planes, hard_count, 0, max_speed, scratch);
-    }
-    return lp_fallback_run(planes, count, hard_count, max_speed, scratch);
 }
 
 orca_status orca_lp_fallback(const orca_halfplane *planes, int count, int hard_count,
@@ -525,16 +373,7 @@ orca_status orca_solve(const orca_halfplane *planes, int count, int hard_count, 
     if (hard_count < 0 || hard_count > count) {
         return ORCA_ERR_ARGUMENT;
     }
-    orca_lp_result lp = lp_run(planes, count, max_speed, preferred, NULL,
-                               lp_start_toward(preferred, max_speed));
-    orca_solve_result res;
-    res.failed = lp.failed;
-    res.fallback = 0;
-    res.velocity = lp.velocity;
-    if (lp.failed >= 0) {
-        res.velocity = lp_fallback_dispatch(planes, count, hard_count, lp.failed, max_speed, scratch);
-        res.fallback = 1;
-    }
+    orca_solve_result res = orca_solve_step(planes, count, hard_count, max_speed, preferred, scratch);
     *out = res;
     return ORCA_OK;
 }

@@ -21,5 +21,16 @@ static inline orca_vec2 v2_div(orca_vec2 a, double s) { return v2(a.x / s, a.y /
 static inline double v2_dot(orca_vec2 a, orca_vec2 b) { return a.x * b.x + a.y * b.y; }
 static inline double v2_len(orca_vec2 a) { return sqrt(v2_dot(a, a)); }
 static inline double d_abs(double a) { return a < 0 ? -a : a; }
+/* |a| by clearing the sign bit: d_abs but for -0 (+0 here) and the sign of NaN. Only where
+ * that cannot show: compared (|d| <= 1e-12), or summed with a positive term. One bitwise
+ * and, where d_abs is a compare and a select. */
+static inline double d_mag(double a)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    return __builtin_fabs(a);
+#else
+    return a < 0 ? -a : (a == 0 ? 0.0 : a);
+#endif
+}
 
 #endif

@@ -246,8 +246,9 @@ static int test_box_scan_matches_brute_force(void)
         int cap = 1 + (int)(test_rng_next(&g) % 24); /* over 16: insertion */
 
         neighbor got[24], want[24];
+        cand_buf cand;
         int ng = orca_box_scan_vector(start + r0 * W, W, r1 - r0 + 1, c0, c1, pos, index, self, p,
-                                      filt2, got, cap);
+                                      filt2, got, &cand, cap);
         int nw = 0;
         for (int32_t r = r0; r <= r1; ++r) {
             for (int32_t k = start[r * W + c0]; k < start[r * W + c1 + 1]; ++k) {
