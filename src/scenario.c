@@ -524,8 +524,16 @@ orca_status orca_scenario_agent_goal(const orca_scenario *sc_in, int index, orca
  * The preferred-velocity rule (docs/scenarios.md, "The rule")
  * ---------------------------------------------------------------------------------------- */
 
+/* The step's part of the perturbation's hash, the same for every agent: mix(mix(seed + G) +
+ * step). */
+static uint64_t perturb_step_hash(uint64_t seed, uint64_t step)
+{
+    return sc_mix64(sc_mix64(seed + SC_GOLDEN) + step);
+}
+
+/* step_hash = perturb_step_hash(seed, step) */
 static orca_vec2 preferred_velocity(const orca_goal *goal, orca_vec2 position, double dt,
-                                    uint64_t seed, uint64_t step, uint64_t key)
+                                    uint64_t step_hash, uint64_t key)
 {
     if (goal->kind == ORCA_GOAL_VELOCITY) {
         return goal->target;
@@ -543,7 +551,7 @@ static orca_vec2 preferred_velocity(const orca_goal *goal, orca_vec2 position, d
         pref = v2_div(to, dt);
     }
     /* The perturbation: h1 = mix(mix(mix(seed + G) + step) + key), h2 = mix(h1 + G). */
-    uint64_t h1 = sc_mix64(sc_mix64(sc_mix64(seed + SC_GOLDEN) + step) + key);
+    uint64_t h1 = sc_mix64(step_hash + key);
     uint64_t h2 = sc_mix64(h1 + SC_GOLDEN);
     double amplitude = SC_PERTURB * speed;
     pref.x = pref.x + (2.0 * sc_unit(h1) - 1.0) * amplitude;
@@ -596,6 +604,7 @@ static void rule_task(int begin, int end, int worker, void *context)
     (void)worker;
     rule_ctx *c = context;
     orca_scenario *sc = c->sc;
+    uint64_t step_hash = perturb_step_hash(sc->seed, c->step);
     for (int i = begin; i < end; ++i) {
         int e = key_at(sc, i, orca_sim_agent_at(sc->sim, i));
         if (e < 0) {
@@ -604,7 +613,7 @@ static void rule_task(int begin, int end, int worker, void *context)
             continue;
         }
         sc->saved_pref[i] = preferred_velocity(&sc->agents[e].goal, c->positions[i], sc->dt,
-                                               sc->seed, c->step, (uint64_t)e);
+                                               step_hash, (uint64_t)e);
     }
 }
 
