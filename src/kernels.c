@@ -17,7 +17,7 @@ int orca_kernels_available(void)
 {
 #ifdef ORCA_HAVE_AVX
     __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") != 0;
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt");
 #else
     return 0;
 #endif
@@ -170,6 +170,46 @@ ORCA_AVX void orca_agent_planes_vector(orca_vec2 p, orca_vec2 v, double r, doubl
 
 CAND_DEFINE_COUNT_RANKS(cand_count_ranks, 4)
 
+/* cand_rank_fn of the vector scan. Up to 16 candidates (nearly always) each one's rank is
+ * counted against all at once: its squared distance compared with four vectors of them
+ * (+inf past the last: never smaller), the lane masks packed to bytes, two bits a lane, and
+ * counted; the list entry is written at once. Otherwise cand_count_ranks and cand_place. */
+static ORCA_AVX ORCA_ALWAYS_INLINE int cand_rank(cand_buf *c, const int32_t *cell_index,
+                                                 neighbor *out, int cap)
+{
+    int n = c->n;
+    if (n > 16) {
+        cand_count_ranks(c);
+        return cand_place(c, cell_index, out, cap);
+    }
+    const __m256d inf = _mm256_set1_pd(HUGE_VAL);
+    for (int q = 0; q < 16; q += 4) {
+        _mm256_storeu_pd(c->d2 + n + q, inf);
+    }
+    const __m256d d0 = _mm256_loadu_pd(c->d2), d1 = _mm256_loadu_pd(c->d2 + 4);
+    const __m256d d2 = _mm256_loadu_pd(c->d2 + 8), d3 = _mm256_loadu_pd(c->d2 + 12);
+    int sum = 0;
+    for (int i = 0; i < n; ++i) {
+        __m256d b = _mm256_broadcast_sd(c->d2 + i);
+        /* -1 in the lanes j where d2[j] < d2[i] */
+        __m256i m01 = _mm256_packs_epi32(_mm256_castpd_si256(_mm256_cmp_pd(d0, b, _CMP_LT_OQ)),
+                                         _mm256_castpd_si256(_mm256_cmp_pd(d1, b, _CMP_LT_OQ)));
+        __m256i m23 = _mm256_packs_epi32(_mm256_castpd_si256(_mm256_cmp_pd(d2, b, _CMP_LT_OQ)),
+                                         _mm256_castpd_si256(_mm256_cmp_pd(d3, b, _CMP_LT_OQ)));
+        unsigned bits = (unsigned)_mm256_movemask_epi8(_mm256_packs_epi16(m01, m23));
+        int r = __builtin_popcount(bits) >> 1;
+        sum += r;
+        if (r < cap) {
+            out[r].dist2 = c->d2[i];
+            out[r].at = (int32_t)c->at[i];
+        }
+    }
+    if (sum != n * (n - 1) / 2) {
+        return cand_insert(c, cell_index, out, cap);
+    }
+    return n < cap ? n : cap;
+}
+
 /* Row m: the 32-bit halves of the 64-bit lanes selected by the four bits of m, in order,
  * then filler: _mm256_permutevar8x32 with it moves the selected lanes to the front. */
 static const int32_t pack_lanes[16][8] __attribute__((aligned(32))) = {
@@ -201,7 +241,7 @@ ORCA_AVX int orca_box_scan_vector(const int32_t *row, int32_t w, int32_t rows, i
         const __m256i endv = _mm256_set1_epi64x(end);
         for (int32_t k0 = row[c0]; k0 < end; k0 += CAND_CHUNK) {
             if (c->n > CAND_MAX - CAND_CHUNK) {
-                n = cand_flush(c, cand_count_ranks, cell_index, out, n, cap);
+                n = cand_flush(c, cand_rank, cell_index, out, n, cap);
             }
             /* up to 32 agents, four at a time without branches: each group's squared
              * distances, those below filt2 (of agents before end, other than self) packed
@@ -230,7 +270,7 @@ ORCA_AVX int orca_box_scan_vector(const int32_t *row, int32_t w, int32_t rows, i
             c->n = cn;
         }
     }
-    return cand_finish(c, cand_count_ranks, cell_index, out, n, cap);
+    return cand_finish(c, cand_rank, cell_index, out, n, cap);
 }
 
 #else

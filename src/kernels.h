@@ -30,11 +30,12 @@ typedef struct neighbor {
 #endif
 
 /* x86-64 with gcc or clang: the kernels, and AVX2 copies of the step's code, are built and
- * chosen at run time (orca_kernels_available). ORCA_AVX marks a function compiled for AVX2:
- * VEX encodings of the same IEEE operations; AVX2 does not include FMA. */
+ * chosen at run time (orca_kernels_available). ORCA_AVX marks a function compiled for AVX2
+ * (and POPCNT, which every AVX2 CPU has): VEX encodings of the same IEEE operations; AVX2
+ * does not include FMA. */
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(ORCA_NO_VECTOR)
 #define ORCA_HAVE_AVX 1
-#define ORCA_AVX __attribute__((target("avx2")))
+#define ORCA_AVX __attribute__((target("avx2,popcnt")))
 #endif
 
 /* The order of neighbour lists: (squared distance, index). */
@@ -130,6 +131,16 @@ typedef struct cand_buf {
     }
 #endif
 
+/* The sorted list of the candidates by insertion (after a tie in ranks: ties go by index). */
+static inline int cand_insert(const cand_buf *c, const int32_t *cell_index, neighbor *out, int cap)
+{
+    int n = 0;
+    for (int i = 0; i < c->n; ++i) {
+        n = neighbor_offer(cell_index, c->d2[i], (int32_t)c->at[i], out, n, cap);
+    }
+    return n;
+}
+
 /* The sorted list of the ranked candidates: those of rank < cap go to out[rank] (ranks add up
  * to n(n-1)/2 exactly when there are no ties; otherwise insertion decides). Returns its
  * length. Ranked entries get dist2 and at, not index (nothing reads it: the step uses at). */
@@ -145,11 +156,7 @@ static inline int cand_place(const cand_buf *c, const int32_t *cell_index, neigh
         }
     }
     if (sum != (int64_t)c->n * (c->n - 1) / 2) {
-        int n = 0;
-        for (int i = 0; i < c->n; ++i) {
-            n = neighbor_offer(cell_index, c->d2[i], (int32_t)c->at[i], out, n, cap);
-        }
-        return n;
+        return cand_insert(c, cell_index, out, cap);
     }
     return c->n < cap ? c->n : cap;
 }
@@ -185,16 +192,18 @@ static inline void cand_keep(cand_buf *c, const neighbor *out, int n)
     c->n = n;
 }
 
+/* Ranks the candidates of c into the sorted list out (capacity cap <= RANK_CAP_MAX) and
+ * returns its length: the file's count of ranks and cand_place, or a fused version. */
+typedef int (*cand_rank_fn)(cand_buf *c, const int32_t *cell_index, neighbor *out, int cap);
+
 /* Makes room in c (called when fewer than CAND_CHUNK entries are free) and returns the new
- * length of the list out: lists up to RANK_CAP_MAX are ranked (count_ranks: the file's
- * CAND_DEFINE_COUNT_RANKS) and their entries kept as the only candidates; longer ones take
- * every candidate by insertion and empty c. */
-static ORCA_ALWAYS_INLINE int cand_flush(cand_buf *c, void (*count_ranks)(cand_buf *),
+ * length of the list out: lists up to RANK_CAP_MAX are ranked and their entries kept as the
+ * only candidates; longer ones take every candidate by insertion and empty c. */
+static ORCA_ALWAYS_INLINE int cand_flush(cand_buf *c, cand_rank_fn rank,
                                          const int32_t *cell_index, neighbor *out, int n, int cap)
 {
     if (cap <= RANK_CAP_MAX) {
-        count_ranks(c);
-        n = cand_place(c, cell_index, out, cap);
+        n = rank(c, cell_index, out, cap);
         cand_keep(c, out, n);
         return n;
     }
@@ -206,14 +215,13 @@ static ORCA_ALWAYS_INLINE int cand_flush(cand_buf *c, void (*count_ranks)(cand_b
 }
 
 /* The list of the candidates left in c (after the last scan), with n entries taken before. */
-static ORCA_ALWAYS_INLINE int cand_finish(cand_buf *c, void (*count_ranks)(cand_buf *),
+static ORCA_ALWAYS_INLINE int cand_finish(cand_buf *c, cand_rank_fn rank,
                                           const int32_t *cell_index, neighbor *out, int n, int cap)
 {
     if (cap <= RANK_CAP_MAX) {
-        count_ranks(c);
-        return cand_place(c, cell_index, out, cap);
+        return rank(c, cell_index, out, cap);
     }
-    return cand_flush(c, count_ranks, cell_index, out, n, cap);
+    return cand_flush(c, rank, cell_index, out, n, cap);
 }
 
 /* Positions readable past the last agent of the sorted copy (the vector scan reads groups

@@ -1772,6 +1772,14 @@ static ORCA_ALWAYS_INLINE int scan_row(const orca_sim *s, int32_t self, orca_vec
 
 CAND_DEFINE_COUNT_RANKS(cand_count_ranks, 2)
 
+/* cand_rank_fn of the scalar scan */
+static ORCA_ALWAYS_INLINE int cand_rank(cand_buf *c, const int32_t *cell_index, neighbor *out,
+                                        int cap)
+{
+    cand_count_ranks(c);
+    return cand_place(c, cell_index, out, cap);
+}
+
 static int neighbor_cmp(const void *pa, const void *pb)
 {
     const neighbor *a = pa, *b = pb;
