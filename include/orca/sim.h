@@ -101,8 +101,9 @@ orca_status orca_sim_set_worker_count(orca_sim *sim, int worker_count);
 int orca_sim_get_worker_count(const orca_sim *sim);
 
 /** Vector kernels: on x86-64 CPUs with AVX2 the step builds the agent constraints four at a
- * time and filters neighbour candidates two at a time (chosen when the simulation is
- * created). They compute the same operations as the scalar code and give the same bits
+ * time and filters neighbour candidates four at a time, and the rest of its per-agent code
+ * runs a copy compiled for AVX2 (chosen when the simulation is created). They compute the
+ * same operations as the scalar code and give the same bits
  * (docs/determinism.md); turning them off is a way to check that, or to time the scalar code
  * that other CPUs run. on = 0 turns them off, 1 turns them on where the CPU has them.
  * Returns 1 if the step uses them afterwards, 0 if not (also for sim == NULL). Results do
