@@ -205,7 +205,7 @@ static ORCA_AVX ORCA_ALWAYS_INLINE int cand_rank(cand_buf *c, const int32_t *cel
         }
     }
     if (sum != n * (n - 1) / 2) {
-        return cand_insert(c, cell_index, out, cap);
+        return cand_insert(c, cell_index, out, 0, cap);
     }
     return n < cap ? n : cap;
 }

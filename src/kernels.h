@@ -131,10 +131,11 @@ typedef struct cand_buf {
     }
 #endif
 
-/* The sorted list of the candidates by insertion (after a tie in ranks: ties go by index). */
-static inline int cand_insert(const cand_buf *c, const int32_t *cell_index, neighbor *out, int cap)
+/* Inserts every candidate into the sorted list out of n entries (after a tie in ranks, with
+ * n = 0: ties go by index; lists longer than RANK_CAP_MAX); returns its new length. */
+static inline int cand_insert(const cand_buf *c, const int32_t *cell_index, neighbor *out, int n,
+                              int cap)
 {
-    int n = 0;
     for (int i = 0; i < c->n; ++i) {
         n = neighbor_offer(cell_index, c->d2[i], (int32_t)c->at[i], out, n, cap);
     }
@@ -156,7 +157,7 @@ static inline int cand_place(const cand_buf *c, const int32_t *cell_index, neigh
         }
     }
     if (sum != (int64_t)c->n * (c->n - 1) / 2) {
-        return cand_insert(c, cell_index, out, cap);
+        return cand_insert(c, cell_index, out, 0, cap);
     }
     return c->n < cap ? c->n : cap;
 }
@@ -207,9 +208,7 @@ static ORCA_ALWAYS_INLINE int cand_flush(cand_buf *c, cand_rank_fn rank,
         cand_keep(c, out, n);
         return n;
     }
-    for (int i = 0; i < c->n; ++i) {
-        n = neighbor_offer(cell_index, c->d2[i], (int32_t)c->at[i], out, n, cap);
-    }
+    n = cand_insert(c, cell_index, out, n, cap);
     c->n = 0;
     return n;
 }
