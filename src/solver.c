@@ -292,6 +292,8 @@ int orca_constraint_boundary(orca_vec2 a, orca_vec2 b, double clearance, double 
  * The linear programs
  * ------------------------------------------------------------------------------------- */
 
+/* The programs themselves are in lp.inc: the copy every CPU runs (and the functions below
+ * use), and the AVX2 copy of the step (kernels.h, orca_solve_step_avx2). */
 #define LP_FN(name) name
 #define LP_TARGET
 #include "lp.inc"
