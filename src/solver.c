@@ -9,6 +9,9 @@
 #include "vec.h"
 
 #include <stddef.h>
+#ifdef ORCA_HAVE_AVX
+#include <immintrin.h>
+#endif
 
 double orca_halfplane_signed_distance(orca_halfplane h, orca_vec2 v)
 {
@@ -296,16 +299,20 @@ int orca_constraint_boundary(orca_vec2 a, orca_vec2 b, double clearance, double 
  * use), and the AVX2 copy of the step (kernels.h, orca_solve_step_avx2). */
 #define LP_FN(name) name
 #define LP_TARGET
+#define LP_VECTOR 0
 #include "lp.inc"
 #undef LP_FN
 #undef LP_TARGET
+#undef LP_VECTOR
 
 #ifdef ORCA_HAVE_AVX
 #define LP_FN(name) name##_avx2
 #define LP_TARGET ORCA_AVX
+#define LP_VECTOR 1
 #include "lp.inc"
 #undef LP_FN
 #undef LP_TARGET
+#undef LP_VECTOR
 #endif
 
 static orca_status lp_check(const orca_halfplane *planes, int count, double max_speed,

@@ -286,6 +286,65 @@ static int test_box_scan_matches_brute_force(void)
     return 0;
 }
 
+/* The step's solve, its AVX2 copy (lp.inc, with the four-lane projections of the fallback)
+ * against the copy every CPU runs, bit for bit: random constraint sets, most of them
+ * infeasible (the fallback), with repeated and opposite normals (parallel lines, skipped
+ * projections), hard prefixes, and huge, tiny and zero values. */
+static int test_solve_copies_agree(void)
+{
+#ifdef ORCA_HAVE_AVX
+    if (!orca_kernels_available()) {
+        printf("  (no vector kernels on this CPU: skipped)\n");
+        return 0;
+    }
+    enum { NMAX = 24 };
+    test_rng g = {0x6c70ull};
+    long long fallbacks = 0, sets = 0;
+    for (int round = 0; round < 100000; ++round) {
+        orca_halfplane planes[NMAX], sa[NMAX], sb[NMAX];
+        int count = 1 + (int)(test_rng_next(&g) % NMAX);
+        int hard = (int)(test_rng_next(&g) % 4);
+        hard = hard > count ? count : hard;
+        double scale = round % 7 == 0 ? 1e-6 : (round % 7 == 1 ? 1e6 : 1);
+        for (int k = 0; k < count; ++k) {
+            double a = test_rng_uniform(&g, -3.2, 3.2);
+            orca_vec2 n = vec(a, test_rng_uniform(&g, -1, 1));
+            double len = sqrt(n.x * n.x + n.y * n.y);
+            n = len > 0 ? vec(n.x / len, n.y / len) : vec(1, 0);
+            int kind = (int)(test_rng_next(&g) % 8);
+            if (k > 0 && kind == 0) {
+                n = planes[test_rng_next(&g) % (unsigned)k].normal; /* parallel, same side */
+            } else if (k > 0 && kind == 1) {
+                orca_vec2 o = planes[test_rng_next(&g) % (unsigned)k].normal;
+                n = vec(-o.x, -o.y); /* opposite */
+            }
+            orca_vec2 pt = vec(test_rng_uniform(&g, -2, 2) * scale, test_rng_uniform(&g, -2, 2) * scale);
+            if (kind == 2) {
+                pt = vec(0, 0);
+            }
+            planes[k].point = pt;
+            planes[k].normal = n;
+        }
+        double max_speed = round % 11 == 0 ? 0 : test_rng_uniform(&g, 0.1, 3) * scale;
+        orca_vec2 pref = vec(test_rng_uniform(&g, -3, 3) * scale, test_rng_uniform(&g, -3, 3) * scale);
+        orca_solve_result ra = orca_solve_step(planes, count, hard, max_speed, pref, sa);
+        orca_solve_result rb = orca_solve_step_avx2(planes, count, hard, max_speed, pref, sb);
+        ENSURE_MSG(test_same_bits(ra.velocity.x, rb.velocity.x) &&
+                       test_same_bits(ra.velocity.y, rb.velocity.y) && ra.failed == rb.failed &&
+                       ra.fallback == rb.fallback,
+                   "round %d: (%a, %a) failed %d, AVX2 copy (%a, %a) failed %d", round,
+                   ra.velocity.x, ra.velocity.y, ra.failed, rb.velocity.x, rb.velocity.y,
+                   rb.failed);
+        fallbacks += ra.fallback;
+        ++sets;
+    }
+    printf("  %lld constraint sets, %lld through the fallback\n", sets, fallbacks);
+#else
+    printf("  (no AVX2 copy in this build: skipped)\n");
+#endif
+    return 0;
+}
+
 /* Whole runs: every built-in scene with the kernels on and off, hashes compared after every
  * step, and the constraint query of every agent compared at the end. */
 static int test_sim_vector_off_on(void)
@@ -330,6 +389,7 @@ static int test_sim_vector_off_on(void)
 const orca_test ORCA_TESTS[] = {
     {"kernel_matches_scalar", test_kernel_matches_scalar},
     {"box_scan_matches_brute_force", test_box_scan_matches_brute_force},
+    {"solve_copies_agree", test_solve_copies_agree},
     {"sim_vector_off_on", test_sim_vector_off_on},
     {0, 0},
 };
