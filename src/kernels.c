@@ -256,8 +256,9 @@ ORCA_AVX int orca_box_scan_vector(const int32_t *row, int32_t w, int32_t rows, i
                 __m256d dx = _mm256_sub_pd(_mm256_unpacklo_pd(a, b), px);
                 __m256d dy = _mm256_sub_pd(_mm256_unpackhi_pd(a, b), py);
                 __m256d d2 = _mm256_add_pd(_mm256_mul_pd(dx, dx), _mm256_mul_pd(dy, dy));
-                __m256i in = _mm256_and_si256(_mm256_castpd_si256(_mm256_cmp_pd(d2, f2, _CMP_LT_OQ)),
-                                              _mm256_cmpgt_epi64(endv, at));
+                __m256i in =
+                    _mm256_and_si256(_mm256_castpd_si256(_mm256_cmp_pd(d2, f2, _CMP_LT_OQ)),
+                                     _mm256_cmpgt_epi64(endv, at));
                 in = _mm256_andnot_si256(_mm256_cmpeq_epi64(at, selfv), in);
                 int m = _mm256_movemask_pd(_mm256_castsi256_pd(in));
                 __m256i perm = _mm256_load_si256((const __m256i *)pack_lanes[m]);

@@ -382,7 +382,8 @@ orca_status orca_solve(const orca_halfplane *planes, int count, int hard_count, 
     if (hard_count < 0 || hard_count > count) {
         return ORCA_ERR_ARGUMENT;
     }
-    orca_solve_result res = orca_solve_step(planes, count, hard_count, max_speed, preferred, scratch);
+    orca_solve_result res =
+        orca_solve_step(planes, count, hard_count, max_speed, preferred, scratch);
     *out = res;
     return ORCA_OK;
 }

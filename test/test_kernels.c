@@ -318,7 +318,8 @@ static int test_solve_copies_agree(void)
                 orca_vec2 o = planes[test_rng_next(&g) % (unsigned)k].normal;
                 n = vec(-o.x, -o.y); /* opposite */
             }
-            orca_vec2 pt = vec(test_rng_uniform(&g, -2, 2) * scale, test_rng_uniform(&g, -2, 2) * scale);
+            orca_vec2 pt =
+                vec(test_rng_uniform(&g, -2, 2) * scale, test_rng_uniform(&g, -2, 2) * scale);
             if (kind == 2) {
                 pt = vec(0, 0);
             }
@@ -326,7 +327,8 @@ static int test_solve_copies_agree(void)
             planes[k].normal = n;
         }
         double max_speed = round % 11 == 0 ? 0 : test_rng_uniform(&g, 0.1, 3) * scale;
-        orca_vec2 pref = vec(test_rng_uniform(&g, -3, 3) * scale, test_rng_uniform(&g, -3, 3) * scale);
+        orca_vec2 pref =
+            vec(test_rng_uniform(&g, -3, 3) * scale, test_rng_uniform(&g, -3, 3) * scale);
         orca_solve_result ra = orca_solve_step(planes, count, hard, max_speed, pref, sa);
         orca_solve_result rb = orca_solve_step_avx2(planes, count, hard, max_speed, pref, sb);
         ENSURE_MSG(test_same_bits(ra.velocity.x, rb.velocity.x) &&
