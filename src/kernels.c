@@ -274,37 +274,4 @@ ORCA_AVX int orca_box_scan_vector(const int32_t *row, int32_t w, int32_t rows, i
     return cand_finish(c, cand_rank, cell_index, out, n, cap);
 }
 
-#else
-
-int orca_box_scan_vector(const int32_t *row, int32_t w, int32_t rows, int32_t c0, int32_t c1,
-                         const orca_vec2 *pos, const int32_t *cell_index, int32_t self,
-                         orca_vec2 p, double filt2, neighbor *out, cand_buf *c, int cap)
-{
-    (void)c;
-    /* never called without vector kernels: the scalar scan, for completeness */
-    int n = 0;
-    for (int32_t r = 0; r < rows; ++r, row += w) {
-        for (int32_t k = row[c0]; k < row[c1 + 1]; ++k) {
-            double dx = pos[k].x - p.x, dy = pos[k].y - p.y;
-            double d2 = dx * dx + dy * dy;
-            if (d2 < filt2 && k != self) {
-                n = neighbor_offer(cell_index, d2, k, out, n, cap);
-            }
-        }
-    }
-    return n;
-}
-
-void orca_agent_planes_vector(orca_vec2 p, orca_vec2 v, double r, double tau, double dt,
-                              const orca_vec2 *pos, const orca_vec2 *vel, const double *radius,
-                              const neighbor *nb, int count, orca_halfplane *out)
-{
-    /* never called without vector kernels: the scalar loop, for completeness */
-    for (int k = 0; k < count; ++k) {
-        int32_t at = nb[k].at;
-        orca_vec2 rel = {pos[at].x - p.x, pos[at].y - p.y};
-        out[k] = orca_constraint_agent(rel, r + radius[at], v, vel[at], tau, dt, NULL);
-    }
-}
-
 #endif

@@ -230,6 +230,7 @@ static ORCA_ALWAYS_INLINE int cand_finish(cand_buf *c, cand_rank_fn rank,
 /* Whether this build has vector kernels and this CPU runs them (x86-64 with AVX2). */
 int orca_kernels_available(void);
 
+#ifdef ORCA_HAVE_AVX
 /* The agent constraints of one agent (position p, velocity v, radius r, horizon tau) against
  * the agents nb[0..count) of a neighbour list, read at their sorted positions from pos, vel
  * and radius: out[k] = orca_constraint_agent(pos[at] - p, r + radius[at], v, vel[at], tau,
@@ -246,6 +247,7 @@ void orca_agent_planes_vector(orca_vec2 p, orca_vec2 v, double r, double tau, do
 int orca_box_scan_vector(const int32_t *row, int32_t w, int32_t rows, int32_t c0, int32_t c1,
                          const orca_vec2 *pos, const int32_t *cell_index, int32_t self,
                          orca_vec2 p, double filt2, neighbor *out, cand_buf *c, int cap);
+#endif
 
 /* The step's solve: orca_solve without the checks of its arguments (the simulator has
  * validated them); lp.inc. The _avx2 copy runs only when orca_kernels_available(). */

@@ -613,7 +613,8 @@ static int agents_reserve(orca_sim *s, int32_t need)
     GROW(s->par, cap);
     GROW(s->agent_slot, cap);
     GROW(s->cell_index, cap);
-    /* the vector filter reads positions in pairs, one past the last agent: zeroed padding */
+    /* the vector filter reads positions in groups of four, up to CELL_POS_PAD past the last
+     * agent: zeroed padding */
     GROW(s->cell_pos, (size_t)cap + CELL_POS_PAD);
     memset(s->cell_pos + s->agent_capacity, 0,
            ((size_t)cap + CELL_POS_PAD - (size_t)s->agent_capacity) * sizeof *s->cell_pos);
@@ -1629,7 +1630,7 @@ static size_t line_bytes(size_t bytes)
     return (bytes + 63) / 64 * 64;
 }
 
-/* Each worker's scratch is one zeroed allocation, its five buffers on cache lines of their
+/* Each worker's scratch is one zeroed allocation, its six buffers on cache lines of their
  * own (starts and ends on 64-byte boundaries), so two workers never write to the same line. */
 static int workers_reserve(orca_sim *s)
 {
