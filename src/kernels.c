@@ -222,8 +222,6 @@ static const int32_t pack_lanes[16][8] __attribute__((aligned(32))) = {
     {4, 5, 6, 7, 0, 1, 0, 1}, {0, 1, 4, 5, 6, 7, 0, 1},
     {2, 3, 4, 5, 6, 7, 0, 1}, {0, 1, 2, 3, 4, 5, 6, 7},
 };
-/* the number of bits set in m */
-static const uint8_t pack_count[16] = {0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4};
 
 ORCA_AVX int orca_box_scan_vector(const int32_t *row, int32_t w, int32_t rows, int32_t c0,
                                   int32_t c1, const orca_vec2 *pos, const int32_t *cell_index,
@@ -265,7 +263,7 @@ ORCA_AVX int orca_box_scan_vector(const int32_t *row, int32_t w, int32_t rows, i
                 _mm256_storeu_pd(c->d2 + cn, _mm256_castps_pd(_mm256_permutevar8x32_ps(
                                                 _mm256_castpd_ps(d2), perm)));
                 _mm256_storeu_si256((__m256i *)(c->at + cn), _mm256_permutevar8x32_epi32(at, perm));
-                cn += pack_count[m];
+                cn += __builtin_popcount((unsigned)m);
                 at = _mm256_add_epi64(at, four);
             }
             c->n = cn;
