@@ -1416,6 +1416,15 @@ typedef struct grid_range {
 
 #define GRID_RANGES 16
 
+/* The margin a dense-grid search within `radius` of p adds for the rounding of the cell
+ * arithmetic: far above it, so pruning never drops an agent inside the radius. */
+static ORCA_ALWAYS_INLINE double dense_margin(const orca_sim *s, orca_vec2 p, double radius)
+{
+    return 1e-9 * (d_mag(p.x) + d_mag(p.y) + d_mag(s->origin_x) + d_mag(s->origin_y) + radius +
+                   s->cell) +
+           MARGIN_ABS;
+}
+
 /* The ranges of the sorted order that hold every agent within distance q of p (q <= cmax).
  * The rounding of the cell arithmetic is covered by a margin far above it. */
 static int grid_query(const orca_sim *s, orca_vec2 p, double q, grid_range *out)
@@ -1423,7 +1432,7 @@ static int grid_query(const orca_sim *s, orca_vec2 p, double q, grid_range *out)
     int n = 0;
     if (s->grid_dense) {
         double c = s->cell, ox = s->origin_x, oy = s->origin_y;
-        double m = 1e-9 * (d_abs(p.x) + d_abs(p.y) + d_abs(ox) + d_abs(oy) + q + c) + MARGIN_ABS;
+        double m = dense_margin(s, p, q);
         double qq = q + m;
         double inv = s->inv_cell;
         int32_t r0 = cell_coord(p.y - qq - oy, inv), r1 = cell_coord(p.y + qq - oy, inv);
