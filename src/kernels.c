@@ -173,10 +173,12 @@ CAND_DEFINE_COUNT_RANKS(cand_count_ranks, 4)
 /* cand_rank_fn of the vector scan. Up to 16 candidates (nearly always) each one's rank is
  * counted against all at once: its squared distance compared with four vectors of them
  * (+inf past the last: never smaller), the lane masks packed to bytes, two bits a lane, and
- * counted; the list entry is written at once. Otherwise cand_count_ranks and cand_place. */
+ * counted; the entry is written at once, at out[rank] even when rank >= cap (out has room
+ * for RANK_ROOM entries). Otherwise cand_count_ranks and cand_place. */
 static ORCA_AVX ORCA_ALWAYS_INLINE int cand_rank(cand_buf *c, const int32_t *cell_index,
                                                  neighbor *out, int cap)
 {
+    _Static_assert(sizeof(neighbor) == 16 && RANK_ROOM >= 16, "cand_rank's placement");
     int n = c->n;
     if (n > 16) {
         cand_count_ranks(c);
@@ -188,7 +190,7 @@ static ORCA_AVX ORCA_ALWAYS_INLINE int cand_rank(cand_buf *c, const int32_t *cel
     }
     const __m256d d0 = _mm256_loadu_pd(c->d2), d1 = _mm256_loadu_pd(c->d2 + 4);
     const __m256d d2 = _mm256_loadu_pd(c->d2 + 8), d3 = _mm256_loadu_pd(c->d2 + 12);
-    int sum = 0;
+    int64_t sum = 0; /* twice the sum of the ranks */
     for (int i = 0; i < n; ++i) {
         __m256d b = _mm256_broadcast_sd(c->d2 + i);
         /* -1 in the lanes j where d2[j] < d2[i] */
@@ -196,15 +198,14 @@ static ORCA_AVX ORCA_ALWAYS_INLINE int cand_rank(cand_buf *c, const int32_t *cel
                                          _mm256_castpd_si256(_mm256_cmp_pd(d1, b, _CMP_LT_OQ)));
         __m256i m23 = _mm256_packs_epi32(_mm256_castpd_si256(_mm256_cmp_pd(d2, b, _CMP_LT_OQ)),
                                          _mm256_castpd_si256(_mm256_cmp_pd(d3, b, _CMP_LT_OQ)));
-        unsigned bits = (unsigned)_mm256_movemask_epi8(_mm256_packs_epi16(m01, m23));
-        int r = __builtin_popcount(bits) >> 1;
-        sum += r;
-        if (r < cap) {
-            out[r].dist2 = c->d2[i];
-            out[r].at = (int32_t)c->at[i];
-        }
+        uint32_t bits = (uint32_t)_mm256_movemask_epi8(_mm256_packs_epi16(m01, m23));
+        int64_t r2 = __builtin_popcountll(bits); /* twice the rank: its entry's offset / 8 */
+        sum += r2;
+        neighbor *e = (neighbor *)(void *)((char *)out + r2 * 8);
+        e->dist2 = c->d2[i];
+        e->at = (int32_t)c->at[i];
     }
-    if (sum != n * (n - 1) / 2) {
+    if (sum != (int64_t)n * (n - 1)) {
         return cand_insert(c, cell_index, out, 0, cap);
     }
     return n < cap ? n : cap;
@@ -223,33 +224,35 @@ static const int32_t pack_lanes[16][8] __attribute__((aligned(32))) = {
     {2, 3, 4, 5, 6, 7, 0, 1}, {0, 1, 2, 3, 4, 5, 6, 7},
 };
 
-ORCA_AVX int orca_box_scan_vector(const int32_t *row, int32_t w, int32_t rows, int32_t c0,
-                                  int32_t c1, const orca_vec2 *pos, const int32_t *cell_index,
-                                  int32_t self, orca_vec2 p, double filt2, neighbor *out,
-                                  cand_buf *c, int cap)
+/* Out of line: inlined into select_agents, its loops shared registers with the caller's
+ * values and reloaded or moved them on every row (measured: 18 instructions an agent-step). */
+ORCA_AVX __attribute__((noinline)) int
+orca_box_scan_vector(const int32_t *row, int32_t w, int32_t rows, int32_t c0, int32_t c1,
+                     const orca_vec2 *pos, const int32_t *cell_index, int32_t self, orca_vec2 p,
+                     double filt2, neighbor *out, cand_buf *c, int cap)
 {
     const __m256d px = _mm256_set1_pd(p.x), py = _mm256_set1_pd(p.y), f2 = _mm256_set1_pd(filt2);
     /* after the unpacks below, lanes 0..3 hold the agents at k, k + 2, k + 1, k + 3 */
     const __m256i lane = _mm256_setr_epi64x(0, 2, 1, 3), four = _mm256_set1_epi64x(4);
     const __m256i selfv = _mm256_set1_epi64x(self);
-    c->n = 0;
     int n = 0;
-    for (int32_t r = 0; r < rows; ++r, row += w) {
-        int32_t end = row[c1 + 1];
+    int64_t cn = 0; /* the candidates' count in a register through the scan */
+    const int32_t *first = row + c0, *last = first + (int64_t)(rows - 1) * w;
+    const int64_t span = (int64_t)c1 + 1 - c0;
+    for (const int32_t *lo = first;; lo += w) {
+        int32_t k0 = lo[0], end = lo[span];
         const __m256i endv = _mm256_set1_epi64x(end);
-        for (int32_t k0 = row[c0]; k0 < end; k0 += CAND_CHUNK) {
-            if (c->n > CAND_MAX - CAND_CHUNK) {
-                n = cand_flush(c, cand_rank, cell_index, out, n, cap);
-            }
-            /* up to 32 agents, four at a time without branches: each group's squared
+        __m256i at = _mm256_add_epi64(_mm256_set1_epi64x(k0), lane);
+        /* a row that fits into the buffer in one go (nearly always); otherwise chunks with
+         * room made before each */
+        int32_t k1 = end - k0 > CAND_MAX - cn ? k0 : end;
+        for (;;) {
+            /* agents k0 .. k1 - 1, four at a time without branches: each group's squared
              * distances, those below filt2 (of agents before end, other than self) packed
              * to the front and stored at the end of the candidates with their positions */
-            int32_t k1 = end - k0 > CAND_CHUNK ? k0 + CAND_CHUNK : end;
-            __m256i at = _mm256_add_epi64(_mm256_set1_epi64x(k0), lane);
-            int cn = c->n; /* in a register through the chunk */
-            for (int32_t k = k0; k < k1; k += 4) {
-                __m256d a = _mm256_loadu_pd(&pos[k].x);     /* x0 y0 x1 y1 */
-                __m256d b = _mm256_loadu_pd(&pos[k + 2].x); /* x2 y2 x3 y3 */
+            for (const orca_vec2 *q = pos + k0, *qe = pos + k1; q < qe; q += 4) {
+                __m256d a = _mm256_loadu_pd(&q[0].x); /* x0 y0 x1 y1 */
+                __m256d b = _mm256_loadu_pd(&q[2].x); /* x2 y2 x3 y3 */
                 /* d = pos - p, Dot(d, d) = d.x*d.x + d.y*d.y */
                 __m256d dx = _mm256_sub_pd(_mm256_unpacklo_pd(a, b), px);
                 __m256d dy = _mm256_sub_pd(_mm256_unpackhi_pd(a, b), py);
@@ -266,9 +269,23 @@ ORCA_AVX int orca_box_scan_vector(const int32_t *row, int32_t w, int32_t rows, i
                 cn += __builtin_popcount((unsigned)m);
                 at = _mm256_add_epi64(at, four);
             }
-            c->n = cn;
+            if (__builtin_expect(k1 >= end, 1)) {
+                break;
+            }
+            /* the chunked path: k1 is a multiple of four past the row's start */
+            k0 = k1;
+            if (cn > CAND_MAX - CAND_CHUNK) {
+                c->n = (int)cn;
+                n = cand_flush(c, cand_rank, cell_index, out, n, cap);
+                cn = c->n;
+            }
+            k1 = end - k0 > CAND_CHUNK ? k0 + CAND_CHUNK : end;
+        }
+        if (lo == last) {
+            break;
         }
     }
+    c->n = (int)cn;
     return cand_finish(c, cand_rank, cell_index, out, n, cap);
 }
 

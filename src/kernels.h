@@ -71,6 +71,7 @@ static ORCA_ALWAYS_INLINE int neighbor_offer(const int32_t *cell_index, double d
  * the list is built by insertion instead, which orders them by index. Ranking replaces a
  * mispredicted branch per step of an insertion with counting that runs without branches. */
 #define RANK_CAP_MAX 16 /* lists up to this capacity are ranked; longer ones inserted */
+#define RANK_ROOM 16    /* entries a ranked list has room for, whatever its capacity */
 #define CAND_MAX 64     /* candidates held before ranking */
 #define CAND_CHUNK 32   /* candidates a scan adds between checks for room */
 #define CAND_PAD 12     /* zeroed entries past the candidates (whole groups of twelve) */
@@ -242,8 +243,9 @@ void orca_agent_planes_vector(orca_vec2 p, orca_vec2 v, double r, double tau, do
 /* The hinted search's scan (sim.c, box_search): rows row, row + w, ... (`rows` of them) of
  * the dense grid's prefix sums, columns c0..c1 of each; writes to out the list of the agents
  * other than the one at sorted position self whose squared distance Dot(d, d), d = pos[k] -
- * p, is below filt2 (the cap first in the text's order) and returns its length. pos must be
- * readable CELL_POS_PAD entries past the last agent; c is scratch for the candidates. */
+ * p, is below filt2 (the cap first in the text's order) and returns its length. rows >= 1;
+ * out has room for cap and for RANK_ROOM entries (placement may write past the list); pos must
+ * be readable CELL_POS_PAD entries past the last agent; c is scratch for the candidates. */
 int orca_box_scan_vector(const int32_t *row, int32_t w, int32_t rows, int32_t c0, int32_t c1,
                          const orca_vec2 *pos, const int32_t *cell_index, int32_t self,
                          orca_vec2 p, double filt2, neighbor *out, cand_buf *c, int cap);

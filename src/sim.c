@@ -1650,7 +1650,8 @@ static int workers_reserve(orca_sim *s)
     int nb = max_nb > s->worker_agents_cap ? max_nb : s->worker_agents_cap;
     int sg = s->segment_count > s->worker_segments_cap ? s->segment_count : s->worker_segments_cap;
     size_t planes = (size_t)nb + (size_t)sg + 1;
-    size_t agents_b = line_bytes(((size_t)nb + 1) * sizeof(neighbor));
+    /* the ranked list of the vector scan has room for RANK_ROOM entries (kernels.c) */
+    size_t agents_b = line_bytes(((size_t)(nb > RANK_ROOM ? nb : RANK_ROOM) + 1) * sizeof(neighbor));
     size_t cand_b = line_bytes(sizeof(cand_buf));
     size_t obstacles_b = line_bytes(((size_t)sg + 1) * sizeof(neighbor));
     size_t planes_b = line_bytes(planes * sizeof(orca_halfplane));
