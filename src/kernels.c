@@ -224,12 +224,10 @@ static const int32_t pack_lanes[16][8] __attribute__((aligned(32))) = {
     {2, 3, 4, 5, 6, 7, 0, 1}, {0, 1, 2, 3, 4, 5, 6, 7},
 };
 
-/* Out of line: inlined into select_agents, its loops shared registers with the caller's
- * values and reloaded or moved them on every row (measured: 18 instructions an agent-step). */
-ORCA_AVX __attribute__((noinline)) int
-orca_box_scan_vector(const int32_t *row, int32_t w, int32_t rows, int32_t c0, int32_t c1,
-                     const orca_vec2 *pos, const int32_t *cell_index, int32_t self, orca_vec2 p,
-                     double filt2, neighbor *out, cand_buf *c, int cap)
+static ORCA_AVX ORCA_ALWAYS_INLINE int
+box_scan(const int32_t *row, int32_t w, int32_t rows, int32_t c0, int32_t c1,
+         const orca_vec2 *pos, const int32_t *cell_index, int32_t self, orca_vec2 p,
+         double filt2, neighbor *out, cand_buf *c, int cap)
 {
     const __m256d px = _mm256_set1_pd(p.x), py = _mm256_set1_pd(p.y), f2 = _mm256_set1_pd(filt2);
     /* after the unpacks below, lanes 0..3 hold the agents at k, k + 2, k + 1, k + 3 */
@@ -253,6 +251,8 @@ orca_box_scan_vector(const int32_t *row, int32_t w, int32_t rows, int32_t c0, in
             for (const orca_vec2 *q = pos + k0, *qe = pos + k1; q < qe; q += 4) {
                 __m256d a = _mm256_loadu_pd(&q[0].x); /* x0 y0 x1 y1 */
                 __m256d b = _mm256_loadu_pd(&q[2].x); /* x2 y2 x3 y3 */
+                /* a in a register once (gcc 12 loaded it twice, once for each unpack) */
+                __asm__("" : "+x"(a));
                 /* d = pos - p, Dot(d, d) = d.x*d.x + d.y*d.y */
                 __m256d dx = _mm256_sub_pd(_mm256_unpacklo_pd(a, b), px);
                 __m256d dy = _mm256_sub_pd(_mm256_unpackhi_pd(a, b), py);
@@ -287,6 +287,51 @@ orca_box_scan_vector(const int32_t *row, int32_t w, int32_t rows, int32_t c0, in
     }
     c->n = (int)cn;
     return cand_finish(c, cand_rank, cell_index, out, n, cap);
+}
+
+ORCA_AVX int orca_box_scan_vector(const int32_t *row, int32_t w, int32_t rows, int32_t c0,
+                                  int32_t c1, const orca_vec2 *pos, const int32_t *cell_index,
+                                  int32_t self, orca_vec2 p, double filt2, neighbor *out,
+                                  cand_buf *c, int cap)
+{
+    return box_scan(row, w, rows, c0, c1, pos, cell_index, self, p, filt2, out, c, cap);
+}
+
+/* dense_column four times at once: q = x * inv with x = ((p + -bound) + -m) - origin for
+ * the low ends (p + -b is p - b) and ((p + bound) + m) - origin for the high ends; then 0
+ * for q < 0, w - 1 for q >= w and (int)q otherwise, which is truncation of q clamped to
+ * [0, w - 0.5]. */
+static ORCA_AVX ORCA_ALWAYS_INLINE __m128i box_cells(const box_grid *g, orca_vec2 p, double bound,
+                                                     double m)
+{
+    const __m256d sign = _mm256_setr_pd(-0.0, 0.0, -0.0, 0.0);
+    __m256d t = _mm256_setr_pd(p.x, p.x, p.y, p.y);
+    t = _mm256_add_pd(t, _mm256_xor_pd(_mm256_set1_pd(bound), sign));
+    t = _mm256_add_pd(t, _mm256_xor_pd(_mm256_set1_pd(m), sign));
+    t = _mm256_sub_pd(t, _mm256_loadu_pd(g->origin));
+    t = _mm256_mul_pd(t, _mm256_set1_pd(g->inv_cell));
+    t = _mm256_min_pd(_mm256_max_pd(t, _mm256_setzero_pd()), _mm256_loadu_pd(g->top));
+    return _mm256_cvttpd_epi32(t);
+}
+
+ORCA_AVX void orca_box_cells_vector(const box_grid *g, orca_vec2 p, double bound, double m,
+                                    int32_t c[4])
+{
+    _mm_storeu_si128((__m128i *)(void *)c, box_cells(g, p, bound, m));
+}
+
+/* Out of line: inlined into select_agents, its loops shared registers with the caller's
+ * values and reloaded or moved them on every row (measured: 18 instructions an agent-step). */
+ORCA_AVX __attribute__((noinline)) int orca_box_search_vector(const box_grid *g, int32_t self,
+                                                             orca_vec2 p, double bound, double m,
+                                                             double filt2, neighbor *out,
+                                                             cand_buf *c, int cap)
+{
+    __m128i cr = box_cells(g, p, bound, m);
+    int32_t c0 = _mm_cvtsi128_si32(cr), c1 = _mm_extract_epi32(cr, 1);
+    int32_t r0 = _mm_extract_epi32(cr, 2), r1 = _mm_extract_epi32(cr, 3);
+    return box_scan(g->cell_start + (int64_t)r0 * g->w, g->w, r1 - r0 + 1, c0, c1, g->pos,
+                    g->cell_index, self, p, filt2, out, c, cap);
 }
 
 #endif

@@ -240,6 +240,27 @@ void orca_agent_planes_vector(orca_vec2 p, orca_vec2 v, double r, double tau, do
                               const orca_vec2 *pos, const orca_vec2 *vel, const double *radius,
                               const neighbor *nb, int count, orca_halfplane *out);
 
+/* The dense agent grid as the vector box search reads it (sim.c fills it with the grid). */
+typedef struct box_grid {
+    const int32_t *cell_start; /* prefix sums of the cells, row by row */
+    const orca_vec2 *pos;      /* positions in the sorted order */
+    const int32_t *cell_index; /* agent index of each sorted position */
+    double origin[4];          /* origin x, origin x, origin y, origin y */
+    double top[4];             /* w - 0.5, w - 0.5, h - 0.5, h - 0.5 */
+    double inv_cell;
+    int32_t w, h;
+} box_grid;
+
+/* The cells of the box around p that box_search scans: c[0], c[1] = dense_column(p.x -
+ * bound - m - origin_x), dense_column(p.x + bound + m - origin_x), c[2], c[3] the same
+ * rows with p.y and origin_y (sim.c; the same operations, the same integers). */
+void orca_box_cells_vector(const box_grid *g, orca_vec2 p, double bound, double m, int32_t c[4]);
+
+/* box_search (sim.c) on CPUs with the kernels: the block of orca_box_cells_vector scanned
+ * by orca_box_scan_vector. */
+int orca_box_search_vector(const box_grid *g, int32_t self, orca_vec2 p, double bound, double m,
+                           double filt2, neighbor *out, cand_buf *c, int cap);
+
 /* The hinted search's scan (sim.c, box_search): rows row, row + w, ... (`rows` of them) of
  * the dense grid's prefix sums, columns c0..c1 of each; writes to out the list of the agents
  * other than the one at sorted position self whose squared distance Dot(d, d), d = pos[k] -

@@ -302,6 +302,7 @@ struct orca_sim {
     int32_t *cell_index;    /* sorted position -> agent index */
     orca_vec2 *cell_pos, *cell_vel;
     double *cell_radius;
+    box_grid box;           /* dense: the grid as the vector box search reads it */
     cell_map agent_cells;   /* hashed: cell -> range */
     double max_reach;       /* largest obstacle reach (horizon * speed + radius) */
     int max_nb;             /* largest max_neighbors */
@@ -1698,6 +1699,19 @@ static orca_status prepare(const orca_sim *sim)
         s->grid_valid = 0;
         s->obstacle_grid_valid = 0;
         return fail(s, ORCA_ERR_MEMORY, "out of memory building the neighbour grids");
+    }
+    if (s->grid_dense) {
+        box_grid *g = &s->box;
+        g->cell_start = s->cell_start;
+        g->pos = s->cell_pos;
+        g->cell_index = s->cell_index;
+        g->origin[0] = g->origin[1] = s->origin_x;
+        g->origin[2] = g->origin[3] = s->origin_y;
+        g->top[0] = g->top[1] = (double)s->grid_w - 0.5;
+        g->top[2] = g->top[3] = (double)s->grid_h - 0.5;
+        g->inv_cell = s->inv_cell;
+        g->w = s->grid_w;
+        g->h = s->grid_h;
     }
     return ORCA_OK;
 }

@@ -286,6 +286,72 @@ static int test_box_scan_matches_brute_force(void)
     printf("  %lld lists, %lld candidates within the radius\n", lists, offered);
     return 0;
 }
+
+/* The scalar search's column of x (sim.c, dense_column): 0 below the grid, w - 1 at or past
+ * its end, the truncated quotient otherwise. */
+static int32_t column_of(double x, double inv, int32_t w)
+{
+    double q = x * inv;
+    return q < 0 ? 0 : (q >= (double)w ? w - 1 : (int32_t)q);
+}
+
+/* orca_box_cells_vector against the scalar formula: random grids and points inside, near
+ * and far outside them, radii from tiny to huge, values at cell boundaries. */
+static int test_box_cells_match_scalar(void)
+{
+    if (!orca_kernels_available()) {
+        printf("  (no vector kernels on this CPU: skipped)\n");
+        return 0;
+    }
+    test_rng g = {0x63656c6cull};
+    long long boxes = 0;
+    for (int round = 0; round < 200000; ++round) {
+        box_grid grid;
+        memset(&grid, 0, sizeof grid);
+        double scale = round % 4 == 0 ? 1e-6 : (round % 4 == 1 ? 1e9 : 1);
+        double cell = test_rng_uniform(&g, 0.5, 20) * scale;
+        grid.w = 1 + (int32_t)(test_rng_next(&g) % 3000);
+        grid.h = 1 + (int32_t)(test_rng_next(&g) % 3000);
+        double ox = test_rng_uniform(&g, -1000, 1000) * scale;
+        double oy = test_rng_uniform(&g, -1000, 1000) * scale;
+        grid.origin[0] = grid.origin[1] = ox;
+        grid.origin[2] = grid.origin[3] = oy;
+        grid.top[0] = grid.top[1] = (double)grid.w - 0.5;
+        grid.top[2] = grid.top[3] = (double)grid.h - 0.5;
+        grid.inv_cell = 1 / cell;
+        /* points over the grid and a margin of its size around it, some on cell edges */
+        double x = ox + test_rng_uniform(&g, -1, 2) * grid.w * cell;
+        double y = oy + test_rng_uniform(&g, -1, 2) * grid.h * cell;
+        if (round % 5 == 0) {
+            x = ox + (double)(int64_t)test_rng_uniform(&g, -10, grid.w + 10) * cell;
+        }
+        if (round % 7 == 0) {
+            x = round % 2 ? 1e300 : -1e300; /* far outside: clamped ends */
+        }
+        double bound = test_rng_uniform(&g, 0, 30) * scale;
+        if (round % 11 == 0) {
+            bound = round % 2 ? 0 : 1e308; /* a radius over the largest double's half */
+        }
+        double m = 1e-9 * test_rng_uniform(&g, 0, 1e4) * scale;
+        orca_vec2 p = vec(x, y);
+        int32_t got[4];
+        orca_box_cells_vector(&grid, p, bound, m, got);
+        int32_t want[4] = {column_of(p.x - bound - m - ox, grid.inv_cell, grid.w),
+                           column_of(p.x + bound + m - ox, grid.inv_cell, grid.w),
+                           column_of(p.y - bound - m - oy, grid.inv_cell, grid.h),
+                           column_of(p.y + bound + m - oy, grid.inv_cell, grid.h)};
+        for (int k = 0; k < 4; ++k) {
+            ENSURE_MSG(got[k] == want[k],
+                       "round %d, end %d: %d, scalar %d (p = (%a, %a), bound %a, m %a, w %d, h %d, "
+                       "origin (%a, %a), inv %a)",
+                       round, k, got[k], want[k], p.x, p.y, bound, m, grid.w, grid.h, ox, oy,
+                       grid.inv_cell);
+        }
+        ++boxes;
+    }
+    printf("  %lld boxes\n", boxes);
+    return 0;
+}
 #else
 static int test_kernel_matches_scalar(void)
 {
@@ -294,6 +360,12 @@ static int test_kernel_matches_scalar(void)
 }
 
 static int test_box_scan_matches_brute_force(void)
+{
+    printf("  (no vector kernels in this build: skipped)\n");
+    return 0;
+}
+
+static int test_box_cells_match_scalar(void)
 {
     printf("  (no vector kernels in this build: skipped)\n");
     return 0;
@@ -406,6 +478,7 @@ static int test_sim_vector_off_on(void)
 const orca_test ORCA_TESTS[] = {
     {"kernel_matches_scalar", test_kernel_matches_scalar},
     {"box_scan_matches_brute_force", test_box_scan_matches_brute_force},
+    {"box_cells_match_scalar", test_box_cells_match_scalar},
     {"solve_copies_agree", test_solve_copies_agree},
     {"sim_vector_off_on", test_sim_vector_off_on},
     {0, 0},
