@@ -264,7 +264,7 @@ static int map_find(const orca_scenario *sc, orca_agent_id id)
 /* The key of the simulation's agent at index i (handle id), or -1. While handles are unique,
  * an agent added through the scenario and not moved in the index order since is key i itself:
  * the map's answer without the map (its random accesses are most of the rule's time). */
-static int key_at(const orca_scenario *sc, int i, orca_agent_id id)
+static inline int key_at(const orca_scenario *sc, int i, orca_agent_id id)
 {
     if (!sc->shared_keys && i < sc->agent_count && sc->agents[i].id.slot == id.slot &&
         sc->agents[i].id.generation == id.generation) {

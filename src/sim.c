@@ -835,13 +835,30 @@ typedef struct swap_ctx {
     atomic_int first_bad; /* the lowest index with a non-finite value, or count */
 } swap_ctx;
 
+/* Exchanges the two arrays' entries [begin, end) and checks the new preferred velocities
+ * on the way: x - x is +0 for a finite x and NaN otherwise, and a sum of them stays +0 only
+ * while every value is finite. A range with a non-finite value is searched again for its
+ * first one (the minimum over all ranges: the same index in any split). The exchange is
+ * done in full either way; the caller undoes it (exchange_task again) when any value was
+ * not finite, which restores both arrays whatever the split. */
 static void swap_check_task(int begin, int end, int worker_index, void *context)
 {
     (void)worker_index;
     swap_ctx *c = context;
+    orca_sim *s = c->sim;
+    double sx = 0, sy = 0;
     for (int i = begin; i < end; ++i) {
-        if (!finite(c->v[i].x) || !finite(c->v[i].y)) {
-            /* the minimum over all workers: the same index in any split */
+        orca_vec2 t = s->pref[i], u = c->v[i];
+        sx += u.x - u.x;
+        sy += u.y - u.y;
+        s->pref[i] = u;
+        c->v[i] = t;
+    }
+    if (sx == 0 && sy == 0) {
+        return;
+    }
+    for (int i = begin; i < end; ++i) {
+        if (!finite(s->pref[i].x) || !finite(s->pref[i].y)) {
             int cur = atomic_load(&c->first_bad);
             while (i < cur && !atomic_compare_exchange_weak(&c->first_bad, &cur, i)) {
             }
@@ -850,6 +867,7 @@ static void swap_check_task(int begin, int end, int worker_index, void *context)
     }
 }
 
+/* Exchanges the two arrays' entries [begin, end). */
 static void swap_task(int begin, int end, int worker_index, void *context)
 {
     (void)worker_index;
@@ -882,11 +900,11 @@ orca_status orca_sim_swap_preferred_velocities(orca_sim *s, orca_vec2 *v, int co
     run_light_task(s, swap_check_task, count, &c);
     int bad = atomic_load(&c.first_bad);
     if (bad < count) {
+        run_light_task(s, swap_task, count, &c); /* back as they were */
         return fail(s, ORCA_ERR_ARGUMENT,
                     "preferred velocity of agent %d must be finite, got (%.17g, %.17g)", bad,
                     v[bad].x, v[bad].y);
     }
-    run_light_task(s, swap_task, count, &c);
     return ORCA_OK;
 }
 
