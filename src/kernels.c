@@ -175,13 +175,15 @@ CAND_DEFINE_COUNT_RANKS(cand_count_ranks, 4)
  * the rank. */
 static ORCA_AVX ORCA_ALWAYS_INLINE int64_t rank_place(const cand_buf *c, int i, __m256d d0,
                                                       __m256d d1, __m256d d2, __m256d d3,
-                                                      neighbor *out)
+                                                      int three, neighbor *out)
 {
     __m256d b = _mm256_broadcast_sd(c->d2 + i);
     __m256i m01 = _mm256_packs_epi32(_mm256_castpd_si256(_mm256_cmp_pd(d0, b, _CMP_LT_OQ)),
                                      _mm256_castpd_si256(_mm256_cmp_pd(d1, b, _CMP_LT_OQ)));
+    /* up to twelve candidates: three vectors (d3 is not read) */
     __m256i m23 = _mm256_packs_epi32(_mm256_castpd_si256(_mm256_cmp_pd(d2, b, _CMP_LT_OQ)),
-                                     _mm256_castpd_si256(_mm256_cmp_pd(d3, b, _CMP_LT_OQ)));
+                                     three ? _mm256_setzero_si256()
+                                           : _mm256_castpd_si256(_mm256_cmp_pd(d3, b, _CMP_LT_OQ)));
     uint32_t bits = (uint32_t)_mm256_movemask_epi8(_mm256_packs_epi16(m01, m23));
     int64_t r2 = __builtin_popcountll(bits); /* twice the rank: its entry's offset / 8 */
     neighbor *e = (neighbor *)(void *)((char *)out + r2 * 8);
@@ -213,12 +215,19 @@ static ORCA_AVX ORCA_ALWAYS_INLINE int cand_rank(cand_buf *c, const int32_t *cel
     int64_t sum = 0; /* twice the sum of the ranks */
     /* two at a time (half the loop's own instructions), then the odd one */
     int i = 0;
-    for (; i + 2 <= n; i += 2) {
-        sum += rank_place(c, i, d0, d1, d2, d3, out);
-        sum += rank_place(c, i + 1, d0, d1, d2, d3, out);
+    if (n <= 12) {
+        for (; i + 2 <= n; i += 2) {
+            sum += rank_place(c, i, d0, d1, d2, d3, 1, out);
+            sum += rank_place(c, i + 1, d0, d1, d2, d3, 1, out);
+        }
+    } else {
+        for (; i + 2 <= n; i += 2) {
+            sum += rank_place(c, i, d0, d1, d2, d3, 0, out);
+            sum += rank_place(c, i + 1, d0, d1, d2, d3, 0, out);
+        }
     }
     if (i < n) {
-        sum += rank_place(c, i, d0, d1, d2, d3, out);
+        sum += rank_place(c, i, d0, d1, d2, d3, 0, out);
     }
     if (sum != (int64_t)n * (n - 1)) {
         return cand_insert(c, cell_index, out, 0, cap);
