@@ -1188,7 +1188,10 @@ static void bounds_task(int begin, int end, int worker_index, void *context)
     s->workers[worker_index].bounds = b;
 }
 
-/* Dense grid: each agent's cell, into rank (each agent's own slot). */
+/* Dense grid: each agent's cell, into rank (each agent's own slot). The origin is the
+ * positions' minimum and the grid's size came from their maximum (build_agent_grid, the same
+ * positions), so q = (x - origin) * inv lies in [0, w) (subtraction and multiplication are
+ * monotone): cell_coord's floor is its truncation, and no clamp applies. */
 static void cells_task(int begin, int end, int worker_index, void *context)
 {
     (void)worker_index;
@@ -1196,8 +1199,8 @@ static void cells_task(int begin, int end, int worker_index, void *context)
     double lox = s->origin_x, loy = s->origin_y, inv = s->inv_cell;
     int64_t w = s->grid_w;
     for (int32_t i = begin; i < end; ++i) {
-        int32_t cx = cell_coord(s->pos[i].x - lox, inv);
-        int32_t cy = cell_coord(s->pos[i].y - loy, inv);
+        int32_t cx = (int32_t)((s->pos[i].x - lox) * inv);
+        int32_t cy = (int32_t)((s->pos[i].y - loy) * inv);
         s->rank[i] = (int32_t)((int64_t)cy * w + cx);
     }
 }
