@@ -839,8 +839,8 @@ typedef struct swap_ctx {
  * on the way: x - x is +0 for a finite x and NaN otherwise, and a sum of them stays +0 only
  * while every value is finite. A range with a non-finite value is searched again for its
  * first one (the minimum over all ranges: the same index in any split). The exchange is
- * done in full either way; the caller undoes it (exchange_task again) when any value was
- * not finite, which restores both arrays whatever the split. */
+ * done in full either way; the caller undoes it (swap_task) when any value was not
+ * finite, which restores both arrays whatever the split. */
 static void swap_check_task(int begin, int end, int worker_index, void *context)
 {
     (void)worker_index;
@@ -1673,7 +1673,8 @@ static int workers_reserve(orca_sim *s)
     int sg = s->segment_count > s->worker_segments_cap ? s->segment_count : s->worker_segments_cap;
     size_t planes = (size_t)nb + (size_t)sg + 1;
     /* the ranked list of the vector scan has room for RANK_ROOM entries (kernels.c) */
-    size_t agents_b = line_bytes(((size_t)(nb > RANK_ROOM ? nb : RANK_ROOM) + 1) * sizeof(neighbor));
+    size_t list = (size_t)(nb > RANK_ROOM ? nb : RANK_ROOM);
+    size_t agents_b = line_bytes((list + 1) * sizeof(neighbor));
     size_t cand_b = line_bytes(sizeof(cand_buf));
     size_t obstacles_b = line_bytes(((size_t)sg + 1) * sizeof(neighbor));
     size_t planes_b = line_bytes(planes * sizeof(orca_halfplane));
