@@ -302,7 +302,9 @@ struct orca_sim {
     int32_t *cell_index;    /* sorted position -> agent index */
     orca_vec2 *cell_pos, *cell_vel;
     double *cell_radius;
+#ifdef ORCA_HAVE_AVX
     box_grid box;           /* dense: the grid as the vector box search reads it */
+#endif
     cell_map agent_cells;   /* hashed: cell -> range */
     double max_reach;       /* largest obstacle reach (horizon * speed + radius) */
     int max_nb;             /* largest max_neighbors */
@@ -1722,6 +1724,7 @@ static orca_status prepare(const orca_sim *sim)
         s->obstacle_grid_valid = 0;
         return fail(s, ORCA_ERR_MEMORY, "out of memory building the neighbour grids");
     }
+#ifdef ORCA_HAVE_AVX
     if (s->grid_dense) {
         box_grid *g = &s->box;
         g->cell_start = s->cell_start;
@@ -1735,6 +1738,7 @@ static orca_status prepare(const orca_sim *sim)
         g->w = s->grid_w;
         g->h = s->grid_h;
     }
+#endif
     return ORCA_OK;
 }
 
