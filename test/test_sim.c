@@ -696,6 +696,43 @@ static int test_neighbors_cell_borders(void)
     return 0;
 }
 
+/* Pairs across the grid's row and column edges (cells of 1.5 from the corner agent at the
+ * origin): agent A a hair (1e-6) inside a cell, agent B straight out from it at just under
+ * the neighbour distance (3 - 1e-7), so that B's search ends exactly at A's row or column
+ * (its margin is far below the hair). An agent filed one cell off by a rounding slip is
+ * then missed. Pairs lie 7 apart, so each agent's list holds its partner. */
+static void scene_edges(world *w)
+{
+    const double ox = -9.0, oy = -6.0, c = 1.5, hair = 1e-6, gap = 3.0 - 1e-7;
+    orca_agent_def d = orca_agent_def_default();
+    d.radius = 0.5;
+    d.neighbor_dist = 3.0;
+    d.max_neighbors = 4;
+    d.time_horizon = 2.0;
+    d.obstacle_time_horizon = 1.0;
+    d.max_speed = 1.0;
+    d.position = vec(ox, oy);
+    world_add_agent(w, d);
+    for (int k = 1; k <= 12; ++k) {
+        for (int side = 0; side < 2; ++side) {
+            double edge = (double)(k + 4 * side); /* edges 1..12 and 5..16 cells out */
+            double along = 0.25 + 7.0 * (double)(2 * k + side);
+            /* row edge oy + edge*c: A just above it with B above A, or just below with B below */
+            orca_vec2 a = vec(ox + along, oy + edge * c + (side ? -hair : hair));
+            d.position = a;
+            world_add_agent(w, d);
+            d.position = vec(a.x, a.y + (side ? -gap : gap));
+            world_add_agent(w, d);
+            /* column edge ox + edge*c: the same across x */
+            a = vec(ox + edge * c + (side ? -hair : hair), oy + along);
+            d.position = a;
+            world_add_agent(w, d);
+            d.position = vec(a.x + (side ? -gap : gap), a.y);
+            world_add_agent(w, d);
+        }
+    }
+}
+
 static int test_neighbors_far_coordinates(void)
 {
     const double lim = nextafter(ORCA_COORD_LIMIT, 0);
@@ -1249,6 +1286,23 @@ static int reference_run(world *w, const goals *gl, int steps, double dt, int wo
         ENSURE(orca_sim_hash(s) == doc_hash(w));
     }
     orca_sim_destroy(s);
+    return 0;
+}
+
+/* scene_edges: the queries against brute force on both grids, and a few steps against the
+ * reference step. */
+static int test_neighbors_cell_edges(void)
+{
+    bf_stats st;
+    memset(&st, 0, sizeof st);
+    world w;
+    memset(&w, 0, sizeof w);
+    scene_edges(&w);
+    ENSURE(check_world_both_grids(&w, 0.1, &st, "cell edges", vec(1.25e6, 1.25e6)) == 0);
+    int fallbacks = 0, overlaps = 0;
+    ENSURE(reference_run(&w, NULL, 5, 0.1, 1, "cell edges", &fallbacks, &overlaps) == 0);
+    world_free(&w);
+    ENSURE(st.agents_listed >= 96);
     return 0;
 }
 
@@ -2939,6 +2993,7 @@ const orca_test ORCA_TESTS[] = {
     {"neighbors_random", test_neighbors_random},
     {"neighbors_ties", test_neighbors_ties},
     {"neighbors_cell_borders", test_neighbors_cell_borders},
+    {"neighbors_cell_edges", test_neighbors_cell_edges},
     {"neighbors_far_coordinates", test_neighbors_far_coordinates},
     {"neighbors_extreme_parameters", test_neighbors_extreme_parameters},
     {"query_capacities", test_query_capacities},
