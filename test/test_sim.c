@@ -519,16 +519,24 @@ static void scene_lattice(world *w, test_rng *g, int side)
  * every other one) and at odd multiples of 0.75 (borders of cmax/4). The hashed grid (cell 3,
  * origin 0) has borders at the even multiples of 1.5 from (-9, -6). Some agents sit one ulp
  * beside a border. */
+/* The agents of the cell-border scenes: neighbour distance 3 (the cells are 1.5), obstacle
+ * horizon 1, max speed 1. */
+static orca_agent_def border_agent(double radius, int max_neighbors, double horizon)
+{
+    orca_agent_def d = orca_agent_def_default();
+    d.radius = radius;
+    d.neighbor_dist = 3.0;
+    d.max_neighbors = max_neighbors;
+    d.time_horizon = horizon;
+    d.obstacle_time_horizon = 1.0;
+    d.max_speed = 1.0;
+    return d;
+}
+
 static void scene_borders(world *w, test_rng *g, int n)
 {
     const double ox = -9.0, oy = -6.0, c = 1.5;
-    orca_agent_def d = orca_agent_def_default();
-    d.radius = 1.0;
-    d.neighbor_dist = 3.0;
-    d.max_neighbors = 12;
-    d.time_horizon = 3.0;
-    d.obstacle_time_horizon = 1.0;
-    d.max_speed = 1.0;
+    orca_agent_def d = border_agent(1.0, 12, 3.0);
     d.position = vec(ox, oy);
     world_add_agent(w, d);
     for (int i = 1; i < n; ++i) {
@@ -704,13 +712,7 @@ static int test_neighbors_cell_borders(void)
 static void scene_edges(world *w)
 {
     const double ox = -9.0, oy = -6.0, c = 1.5, hair = 1e-6, gap = 3.0 - 1e-7;
-    orca_agent_def d = orca_agent_def_default();
-    d.radius = 0.5;
-    d.neighbor_dist = 3.0;
-    d.max_neighbors = 4;
-    d.time_horizon = 2.0;
-    d.obstacle_time_horizon = 1.0;
-    d.max_speed = 1.0;
+    orca_agent_def d = border_agent(0.5, 4, 2.0);
     d.position = vec(ox, oy);
     world_add_agent(w, d);
     for (int k = 1; k <= 12; ++k) {
