@@ -6,13 +6,16 @@
 #ifndef ORCA_NO_THREADS
 #include <pthread.h>
 #include <stdatomic.h>
+#include <unistd.h>
 
 /* A thread that waits for the next run or for the workers first spins this many times
  * (checking an atomic, with the CPU's pause hint: 50 us on this project's machine, up to
  * 0.2 ms where a pause takes longer) before it sleeps on the condition variable. Waking a
  * sleeping thread costs tens of microseconds (more under a hypervisor), which small crowds
  * pay on every parallel pass: measured at 1,000 agents on two workers, 2.5 M agent-steps/s
- * with sleeping alone, 3.2 M with the spin. */
+ * with sleeping alone, 3.2 M with the spin. Only while the pool has no more threads than the
+ * machine has online CPUs: with more, spinning threads take the CPUs from working ones (the
+ * determinism test's eight workers on two CPUs took four times the CPU time). */
 #define POOL_SPIN 4000
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -25,6 +28,7 @@
 
 struct orca_pool {
     int threads;
+    int spin; /* POOL_SPIN, or 0 when there are more threads than online CPUs */
     pthread_t *handles;
     pthread_mutex_t mutex;
     pthread_cond_t start;
@@ -68,7 +72,7 @@ static void *pool_main(void *arg)
     for (;;) {
         /* the next run: spin a while, then sleep (the run's fields were written before its
          * generation was stored, so seeing the new generation makes them visible) */
-        for (int k = 0; k < POOL_SPIN && atomic_load(&p->generation) == seen &&
+        for (int k = 0; k < p->spin && atomic_load(&p->generation) == seen &&
                         !atomic_load(&p->quit);
              ++k) {
             POOL_RELAX();
@@ -106,6 +110,11 @@ orca_pool *orca_pool_create(int threads)
         return NULL;
     }
     p->threads = threads;
+    p->spin = 0;
+#ifdef _SC_NPROCESSORS_ONLN
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    p->spin = cpus >= threads ? POOL_SPIN : 0;
+#endif
     atomic_init(&p->next, 0);
     atomic_init(&p->generation, 0);
     atomic_init(&p->pending, 0);
@@ -171,7 +180,7 @@ void orca_pool_run(orca_pool *p, orca_task_fn *fn, int count, void *ctx)
     pthread_cond_broadcast(&p->start);
     pthread_mutex_unlock(&p->mutex);
     pool_range(p, 0);
-    for (int k = 0; k < POOL_SPIN && atomic_load(&p->pending) > 0; ++k) {
+    for (int k = 0; k < p->spin && atomic_load(&p->pending) > 0; ++k) {
         POOL_RELAX();
     }
     if (atomic_load(&p->pending) > 0) {

@@ -79,9 +79,10 @@ typedef void orca_finish_fn(void *user_task, void *user_context);
 /** Simulation definition. Fill from orca_sim_def_default(). */
 typedef struct orca_sim_def {
     int worker_count;         /**< 1..ORCA_MAX_WORKERS: built-in threads (caller included), or
-                                   the number of worker indices the callbacks use. The built-in
-                                   threads spin for about 0.05-0.2 ms after each parallel pass
-                                   before they sleep, so that the next pass starts at once */
+                                   the number of worker indices the callbacks use. Built-in
+                                   threads no more than the online CPUs spin for about
+                                   0.05-0.2 ms after each parallel pass before they sleep, so
+                                   that the next pass starts at once */
     orca_enqueue_fn *enqueue; /**< optional: both set = use the engine's job system */
     orca_finish_fn *finish;
     void *user_context;
