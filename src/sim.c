@@ -1823,13 +1823,70 @@ static ORCA_ALWAYS_INLINE int scan_row(const orca_sim *s, int32_t self, orca_vec
 
 CAND_DEFINE_COUNT_RANKS(cand_count_ranks, 2)
 
-/* cand_rank_fn of the scalar scan */
+#if defined(__GNUC__) || defined(__clang__)
+typedef double rank_vd __attribute__((vector_size(16)));
+typedef long long rank_vi __attribute__((vector_size(16)));
+
+/* Candidate i's rank against the first 2 * nv candidates (d, +inf past the last): the lanes
+ * where d2[j] < d2[i], summed as -1 each; its entry goes to out[rank]. Returns the rank. */
+static ORCA_ALWAYS_INLINE int64_t rank_place_2(const cand_buf *c, int i, const rank_vd *d,
+                                               int nv, neighbor *out)
+{
+    rank_vd b = c->d2[i] - (rank_vd){0}; /* broadcast: x - 0 is x */
+    rank_vi a = (rank_vi)(d[0] < b) + (rank_vi)(d[1] < b);
+    for (int k = 2; k < nv; k += 2) {
+        a += (rank_vi)(d[k] < b) + (rank_vi)(d[k + 1] < b);
+    }
+    int64_t r = -(a[0] + a[1]);
+    out[r].dist2 = c->d2[i];
+    out[r].at = (int32_t)c->at[i];
+    return r;
+}
+
+/* cand_rank_fn of the scalar scan: as the vector scan's (kernels.c), in vectors of two
+ * lanes (SSE2, NEON, or lane by lane where there is no vector unit). Up to 16 candidates
+ * each one's rank is counted against all at once and its entry written at out[rank] (out has
+ * room for RANK_ROOM entries); otherwise cand_count_ranks and cand_place. */
 static ORCA_ALWAYS_INLINE int cand_rank(cand_buf *c, const int32_t *cell_index, neighbor *out,
                                         int cap)
+{
+    int n = c->n;
+    if (n > 16) {
+        cand_count_ranks(c);
+        return cand_place(c, cell_index, out, cap);
+    }
+    for (int q = 0; q < 16; ++q) {
+        c->d2[n + q] = HUGE_VAL; /* never smaller */
+    }
+    rank_vd d[8];
+    memcpy(d, c->d2, sizeof d);
+    int64_t sum = 0;
+    if (n <= 8) {
+        for (int i = 0; i < n; ++i) {
+            sum += rank_place_2(c, i, d, 4, out);
+        }
+    } else if (n <= 12) {
+        for (int i = 0; i < n; ++i) {
+            sum += rank_place_2(c, i, d, 6, out);
+        }
+    } else {
+        for (int i = 0; i < n; ++i) {
+            sum += rank_place_2(c, i, d, 8, out);
+        }
+    }
+    if (sum != (int64_t)n * (n - 1) / 2) {
+        return cand_insert(c, cell_index, out, 0, cap);
+    }
+    return n < cap ? n : cap;
+}
+#else
+/* cand_rank_fn of the scalar scan */
+static int cand_rank(cand_buf *c, const int32_t *cell_index, neighbor *out, int cap)
 {
     cand_count_ranks(c);
     return cand_place(c, cell_index, out, cap);
 }
+#endif
 
 static int neighbor_cmp(const void *pa, const void *pb)
 {
