@@ -261,12 +261,13 @@ void orca_box_cells_vector(const box_grid *g, orca_vec2 p, double bound, double 
 int orca_box_search_vector(const box_grid *g, int32_t self, orca_vec2 p, double bound, double m,
                            double filt2, neighbor *out, cand_buf *c, int cap);
 
-/* The hinted search's scan (sim.c, box_search): rows row, row + w, ... (`rows` of them) of
- * the dense grid's prefix sums, columns c0..c1 of each; writes to out the list of the agents
- * other than the one at sorted position self whose squared distance Dot(d, d), d = pos[k] -
- * p, is below filt2 (the cap first in the text's order) and returns its length. rows >= 1;
- * out has room for cap and for RANK_ROOM entries (placement may write past the list); pos must
- * be readable CELL_POS_PAD entries past the last agent; c is scratch for the candidates. */
+/* The scan of orca_box_search_vector on given cells (the tests call it directly): rows row,
+ * row + w, ... (`rows` of them) of the dense grid's prefix sums, columns c0..c1 of each;
+ * writes to out the list of the agents other than the one at sorted position self whose
+ * squared distance Dot(d, d), d = pos[k] - p, is below filt2 (the cap first in the text's
+ * order) and returns its length. rows >= 1; out has room for cap and for RANK_ROOM entries
+ * (placement may write past the list); pos must be readable CELL_POS_PAD entries past the
+ * last agent; c is scratch for the candidates. */
 int orca_box_scan_vector(const int32_t *row, int32_t w, int32_t rows, int32_t c0, int32_t c1,
                          const orca_vec2 *pos, const int32_t *cell_index, int32_t self,
                          orca_vec2 p, double filt2, neighbor *out, cand_buf *c, int cap);
