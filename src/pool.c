@@ -15,7 +15,8 @@
  * pay on every parallel pass: measured at 1,000 agents on two workers, 2.5 M agent-steps/s
  * with sleeping alone, 3.2 M with the spin. Only while the pool has no more threads than the
  * machine has online CPUs: with more, spinning threads take the CPUs from working ones (the
- * determinism test's eight workers on two CPUs took four times the CPU time). */
+ * determinism test, which runs up to eight workers on two CPUs, took four times the CPU
+ * time). */
 #define POOL_SPIN 4000
 
 #if defined(__x86_64__) || defined(__i386__)
