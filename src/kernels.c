@@ -229,10 +229,7 @@ static ORCA_AVX ORCA_ALWAYS_INLINE int cand_rank(cand_buf *c, const int32_t *cel
     if (i < n) {
         sum += rank_place(c, i, d0, d1, d2, d3, 0, out);
     }
-    if (sum != (int64_t)n * (n - 1)) {
-        return cand_insert(c, cell_index, out, 0, cap);
-    }
-    return n < cap ? n : cap;
+    return cand_ranked(c, n, cell_index, out, cap, sum);
 }
 
 /* Row m: the 32-bit halves of the 64-bit lanes selected by the four bits of m, in order,

@@ -143,9 +143,22 @@ static inline int cand_insert(const cand_buf *c, const int32_t *cell_index, neig
     return n;
 }
 
-/* The sorted list of the ranked candidates: those of rank < cap go to out[rank] (ranks add up
- * to n(n-1)/2 exactly when there are no ties; otherwise insertion decides). Returns its
- * length. Ranked entries get dist2 and at, not index (nothing reads it: the step uses at). */
+/* The length of the list out once each of the n = c->n candidates has been placed at
+ * out[its rank] and twice_sum is twice the sum of the ranks (the vector scan counts two bits
+ * a rank): the ranks add up to n(n-1)/2 exactly when there are no ties; otherwise insertion
+ * decides (and rebuilds the list). */
+static inline int cand_ranked(const cand_buf *c, int n, const int32_t *cell_index,
+                              neighbor *out, int cap, int64_t twice_sum)
+{
+    if (twice_sum != (int64_t)n * (n - 1)) {
+        return cand_insert(c, cell_index, out, 0, cap);
+    }
+    return n < cap ? n : cap;
+}
+
+/* The sorted list of the ranked candidates: those of rank < cap go to out[rank], then
+ * cand_ranked. Returns its length. Ranked entries get dist2 and at, not index (nothing
+ * reads it: the step uses at). */
 static inline int cand_place(const cand_buf *c, const int32_t *cell_index, neighbor *out, int cap)
 {
     int64_t sum = 0;
@@ -157,10 +170,7 @@ static inline int cand_place(const cand_buf *c, const int32_t *cell_index, neigh
             out[r].at = (int32_t)c->at[i];
         }
     }
-    if (sum != (int64_t)c->n * (c->n - 1) / 2) {
-        return cand_insert(c, cell_index, out, 0, cap);
-    }
-    return c->n < cap ? c->n : cap;
+    return cand_ranked(c, c->n, cell_index, out, cap, 2 * sum);
 }
 
 /* Adds the candidates of one scanned chunk: bit q of mask is the agent at sorted position

@@ -1874,10 +1874,7 @@ static ORCA_ALWAYS_INLINE int cand_rank(cand_buf *c, const int32_t *cell_index, 
             sum += rank_place_2(c, i, d, 8, out);
         }
     }
-    if (sum != (int64_t)n * (n - 1) / 2) {
-        return cand_insert(c, cell_index, out, 0, cap);
-    }
-    return n < cap ? n : cap;
+    return cand_ranked(c, n, cell_index, out, cap, 2 * sum);
 }
 #else
 /* cand_rank_fn of the scalar scan */
