@@ -31,6 +31,16 @@ static int same_plane(orca_halfplane a, orca_halfplane b)
 }
 
 #ifdef ORCA_HAVE_AVX
+/* Whether this CPU lacks the kernels (the comparison is then skipped, and says so). */
+static int kernels_missing(void)
+{
+    if (orca_kernels_available()) {
+        return 0;
+    }
+    printf("  (no vector kernels on this CPU: skipped)\n");
+    return 1;
+}
+
 static orca_vec2 vec(double x, double y)
 {
     orca_vec2 v = {x, y};
@@ -143,8 +153,7 @@ static void make_neighbor(kcase *c, int at, int kind, test_rng *g) /* kind 0: an
 
 static int test_kernel_matches_scalar(void)
 {
-    if (!orca_kernels_available()) {
-        printf("  (no vector kernels on this CPU: kernel comparisons skipped)\n");
+    if (kernels_missing()) {
         return 0;
     }
     test_rng g = {0x6b65726e656c73ull};
@@ -182,8 +191,7 @@ static int test_kernel_matches_scalar(void)
  * index. */
 static int test_box_scan_matches_brute_force(void)
 {
-    if (!orca_kernels_available()) {
-        printf("  (no vector kernels on this CPU: skipped)\n");
+    if (kernels_missing()) {
         return 0;
     }
     enum { W = 9, H = 7, NMAX = 400 };
@@ -299,8 +307,7 @@ static int32_t column_of(double x, double inv, int32_t w)
  * and far outside them, radii from tiny to huge, values at cell boundaries. */
 static int test_box_cells_match_scalar(void)
 {
-    if (!orca_kernels_available()) {
-        printf("  (no vector kernels on this CPU: skipped)\n");
+    if (kernels_missing()) {
         return 0;
     }
     test_rng g = {0x63656c6cull};
@@ -379,8 +386,7 @@ static int test_box_cells_match_scalar(void)
 static int test_solve_copies_agree(void)
 {
 #ifdef ORCA_HAVE_AVX
-    if (!orca_kernels_available()) {
-        printf("  (no vector kernels on this CPU: skipped)\n");
+    if (kernels_missing()) {
         return 0;
     }
     enum { NMAX = 24 };
