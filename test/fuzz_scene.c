@@ -1,30 +1,408 @@
 /* SPDX-License-Identifier: MIT */
+/* Scene-file fuzzer (issue 12): the input is a scene file (docs/scene-format.md) for the
+ * reader and builder of the orca command (cli/scene_file.c). Built as a libFuzzer target
+ * (cmake -DORCA_FUZZ=ON, clang: build/fuzz/cli/fuzz_scene CORPUS_DIR) or with
+ * test/fuzz_driver.c as a seeded random driver (test/fuzz.h), whose inputs are built-in scenes
+ * written as files and synthetic scenes, with edge-value numbers and line mutations.
+ *
+ * Checked: no crash, sanitizer report or hang; a refused file has a message; a built scene
+ * written back (scene_write) reads and builds to the same hash, goals, dt and seed; three
+ * steps either succeed with every position finite within |x|,|y| < 2^21 and every velocity
+ * finite, or are refused with a message. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
+
+#include "fuzz.h"
 #include "scene_file.h"
 
-/* libFuzzer harness for the scene-file reader and builder (cmake -DORCA_FUZZ=ON with clang;
- * run build/cli/fuzz_scene CORPUS_DIR). Any crash, sanitizer report or hang is a bug: bad
- * files must be refused with a message. */
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+static void violation(const char *fmt, ...)
 {
-    static char path[64];
-    if (!path[0]) snprintf(path, sizeof path, "/tmp/orca-fuzz-scene.%d.txt", (int)getpid());
-    FILE *f = fopen(path, "wb");
-    if (!f) return 0;
-    fwrite(data, 1, size, f);
-    fclose(f);
+    va_list ap;
+    fprintf(stderr, "fuzz_scene: invariant violated: ");
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\n");
+    fflush(stderr);
+    abort();
+}
+
+static char path[2][512];
+
+static void remove_files(void)
+{
+    unlink(path[0]);
+    unlink(path[1]);
+}
+
+static int write_file(const char *p, const void *data, size_t size)
+{
+    FILE *f = fopen(p, "wb");
+    if (!f) {
+        return -1;
+    }
+    size_t w = fwrite(data, 1, size, f);
+    return fclose(f) == 0 && w == size ? 0 : -1;
+}
+
+static int same_bits(double a, double b)
+{
+    return memcmp(&a, &b, sizeof a) == 0;
+}
+
+static int same_goal(const orca_goal *a, const orca_goal *b)
+{
+    return a->kind == b->kind && same_bits(a->target.x, b->target.x) &&
+           same_bits(a->target.y, b->target.y) &&
+           (a->kind != ORCA_GOAL_POINT || same_bits(a->preferred_speed, b->preferred_speed));
+}
+
+/* The built scene written as a file, read and built again: the same scenario. */
+static void check_rewrite(orca_scenario *sc)
+{
+    FILE *f = fopen(path[1], "wb");
+    if (!f) {
+        return;
+    }
+    int w = scene_write(f, sc, "fuzz_scene");
+    if (fclose(f) != 0 || w != 0) {
+        violation("scene_write failed on a scene that was built");
+    }
     scene_desc d;
     char err[512];
-    if (scene_read(path, &d, err, sizeof err) == 0) {
-        orca_scenario *sc = NULL;
-        if (scene_build(&d, NULL, NULL, NULL, &sc, err, sizeof err) == 0 && sc) {
-            for (int k = 0; k < 3; ++k) orca_scenario_step(sc);
-            orca_scenario_destroy(sc);
+    if (scene_read(path[1], &d, err, sizeof err) != 0) {
+        violation("a written scene is refused: %s", err);
+    }
+    orca_scenario *again = NULL;
+    if (scene_build(&d, NULL, NULL, NULL, &again, err, sizeof err) != 0 || !again) {
+        violation("a written scene does not build: %s", err);
+    }
+    scene_free(&d);
+    orca_sim *a = orca_scenario_sim(sc), *b = orca_scenario_sim(again);
+    if (orca_sim_hash(a) != orca_sim_hash(b) || !same_bits(orca_scenario_dt(sc), orca_scenario_dt(again)) ||
+        orca_scenario_seed(sc) != orca_scenario_seed(again) ||
+        strcmp(orca_scenario_name(sc), orca_scenario_name(again)) != 0) {
+        violation("a written scene reads back as another scenario (hash %016llx -> %016llx)",
+                  (unsigned long long)orca_sim_hash(a), (unsigned long long)orca_sim_hash(b));
+    }
+    for (int i = 0; i < orca_sim_agent_count(a); ++i) {
+        orca_goal ga, gb;
+        orca_scenario_agent_goal(sc, i, &ga, NULL);
+        orca_scenario_agent_goal(again, i, &gb, NULL);
+        if (!same_goal(&ga, &gb)) {
+            violation("agent %d's goal changes when the scene is written and read", i);
         }
+    }
+    orca_scenario_destroy(again);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (!path[0][0]) {
+        const char *dir = getenv("TMPDIR");
+        dir = dir && dir[0] ? dir : "/tmp";
+        for (int k = 0; k < 2; ++k) {
+            snprintf(path[k], sizeof path[k], "%s/orca-fuzz-scene.%d.%d.txt", dir, (int)getpid(), k);
+        }
+        atexit(remove_files);
+    }
+    if (write_file(path[0], data, size) != 0) {
+        return 0;
+    }
+    scene_desc d;
+    char err[512];
+    err[0] = 0;
+    if (scene_read(path[0], &d, err, sizeof err) == 0) {
+        orca_scenario *sc = NULL;
+        err[0] = 0;
+        int rc = scene_build(&d, NULL, NULL, NULL, &sc, err, sizeof err);
+        if (rc == 0 && sc) {
+            check_rewrite(sc);
+            orca_sim *sim = orca_scenario_sim(sc);
+            for (int k = 0; k < 3; ++k) {
+                if (orca_scenario_step(sc) != ORCA_OK) {
+                    if (!orca_scenario_last_error(sc)[0]) {
+                        violation("a refused step gave no message");
+                    }
+                    break;
+                }
+                for (int i = 0; i < orca_sim_agent_count(sim); ++i) {
+                    orca_vec2 p, v;
+                    orca_agent_get_position(sim, orca_sim_agent_at(sim, i), &p);
+                    orca_agent_get_velocity(sim, orca_sim_agent_at(sim, i), &v);
+                    if (!(p.x - p.x == 0 && p.y - p.y == 0 && fabs(p.x) < ORCA_COORD_LIMIT &&
+                          fabs(p.y) < ORCA_COORD_LIMIT && v.x - v.x == 0 && v.y - v.y == 0)) {
+                        violation("after step %d agent %d is at (%.17g, %.17g), velocity (%.17g, %.17g)",
+                                  k + 1, i, p.x, p.y, v.x, v.y);
+                    }
+                }
+            }
+            orca_scenario_destroy(sc);
+        } else if (rc == 0 || !err[0]) {
+            violation("scene_build failed (%d) without a message or a scenario", rc);
+        }
+    } else if (!err[0]) {
+        violation("scene_read refused the file without a message");
     }
     scene_free(&d);
     return 0;
 }
+
+#ifndef ORCA_LIBFUZZER
+/* The driver's inputs: a built-in scene written by scene_write, or a synthetic scene, then a
+ * few line mutations with edge-value numbers. */
+
+typedef struct text {
+    char *p;
+    size_t n, cap;
+} text;
+
+static void add(text *t, const char *s, size_t n)
+{
+    if (n == 0) {
+        return;
+    }
+    if (n > ((size_t)1 << 24)) {
+        abort();
+    }
+    if (t->n + n + 1 > t->cap) {
+        size_t cap = t->cap ? t->cap : 256;
+        while (cap < t->n + n + 1) {
+            cap *= 2;
+        }
+        char *q = realloc(t->p, cap);
+        if (!q) {
+            abort();
+        }
+        t->p = q;
+        t->cap = cap;
+    }
+    memcpy(t->p + t->n, s, n);
+    t->n += n;
+    t->p[t->n] = 0;
+}
+
+static void adds(text *t, const char *s)
+{
+    add(t, s, strlen(s));
+}
+
+static uint64_t below(uint64_t n)
+{
+    return fuzz_rand() % n;
+}
+
+static const char *const NUMBERS[] = {
+    "0", "-0", "1", "-1", "0.5", "1.5", "2", "10", "15", "0.25", "-3.5", "100",
+    "1e-300", "4.9406564584124654e-324", "2.2250738585072014e-308", "0x1p-1074", "0x1p-1022",
+    "0x1p-537", "1e-9", "2097152", "2097151.9999999998", "-2097152", "2097152.0000000005",
+    "0x1.fffffffffffffp20", "-0x1.fffffffffffffp20", "0x1p30", "1073741824", "0x1p31", "3e38",
+    "1e150", "1.44e163", "1e300", "1.7976931348623157e308", "1e309", "1e999", "-1e999", "inf",
+    "-inf", "nan", "0x", "1.5m", "1,5", "--1", "+2", ".5", "5.", "1e", "0x1p", "",
+    "18446744073709551615", "18446744073709551616", "-9223372036854775808", "1024", "1025",
+    "2147483648", "0x7fffffff", "0xffffffffffffffff",
+};
+#define NUMBER_COUNT (sizeof NUMBERS / sizeof NUMBERS[0])
+
+static const char *const KEYS[] = {"radius", "max_speed", "neighbor_dist", "max_neighbors",
+                                   "time_horizon", "obstacle_time_horizon", "preferred_speed",
+                                   "velocity", "radus"};
+#define KEY_COUNT (sizeof KEYS / sizeof KEYS[0])
+
+static const char *number(void)
+{
+    static char buf[64];
+    if (below(3) == 0) {
+        snprintf(buf, sizeof buf, "%.17g", (double)(int64_t)below(200) * 0.5 - 50.0);
+        return buf;
+    }
+    return NUMBERS[below(NUMBER_COUNT)];
+}
+
+static void add_number(text *t)
+{
+    adds(t, " ");
+    adds(t, number());
+}
+
+/* One synthetic statement (a line, or a polygon block). */
+static void statement(text *t)
+{
+    switch (below(12)) {
+    case 0:
+    case 1:
+    case 2:
+    case 3: {
+        adds(t, "agent");
+        add_number(t);
+        add_number(t);
+        unsigned g = (unsigned)below(4);
+        if (g == 1) {
+            adds(t, " goal");
+            add_number(t);
+            add_number(t);
+        } else if (g == 2) {
+            adds(t, " prefvel");
+            add_number(t);
+            add_number(t);
+        } else if (g == 3) {
+            adds(t, " none");
+        }
+        for (int k = (int)below(3); k > 0; --k) {
+            const char *key = KEYS[below(KEY_COUNT)];
+            adds(t, " ");
+            adds(t, key);
+            adds(t, "=");
+            adds(t, number());
+            if (!strcmp(key, "velocity")) {
+                adds(t, ",");
+                adds(t, number());
+            }
+        }
+        break;
+    }
+    case 4:
+        adds(t, "default ");
+        adds(t, KEYS[below(KEY_COUNT)]);
+        add_number(t);
+        break;
+    case 5:
+    case 6:
+        adds(t, "segment");
+        for (int k = 0; k < 4; ++k) {
+            add_number(t);
+        }
+        break;
+    case 7:
+        adds(t, below(2) ? "polyline" : "polygon");
+        for (int k = 2 * (int)below(6); k > 0; --k) {
+            add_number(t);
+        }
+        break;
+    case 8:
+        adds(t, below(2) ? "polygon\n" : "polyline\n");
+        for (int k = (int)below(6); k > 0; --k) {
+            add_number(t);
+            add_number(t);
+            adds(t, "\n");
+        }
+        if (below(4)) {
+            adds(t, "end");
+        }
+        break;
+    case 9:
+        adds(t, "dt");
+        add_number(t);
+        break;
+    case 10:
+        adds(t, "seed");
+        add_number(t);
+        break;
+    default:
+        adds(t, below(2) ? "orca-scene 1" : "name fuzzed scene");
+        break;
+    }
+    adds(t, below(8) ? "\n" : "  # comment\r\n");
+}
+
+/* Replaces one blank-separated field of the text with a number, or deletes, duplicates or
+ * inserts a line, or inserts a byte. */
+static void mutate(text *t)
+{
+    if (t->n == 0) {
+        statement(t);
+        return;
+    }
+    size_t at = (size_t)below(t->n);
+    size_t ls = at, le = at;
+    while (ls > 0 && t->p[ls - 1] != '\n') {
+        --ls;
+    }
+    while (le < t->n && t->p[le] != '\n') {
+        ++le;
+    }
+    text out = {0};
+    switch (below(6)) {
+    case 0: { /* a field -> a number */
+        size_t fs = at, fe = at;
+        while (fs > ls && t->p[fs - 1] != ' ' && t->p[fs - 1] != '=' && t->p[fs - 1] != ',') {
+            --fs;
+        }
+        while (fe < le && t->p[fe] != ' ' && t->p[fe] != ',') {
+            ++fe;
+        }
+        add(&out, t->p, fs);
+        adds(&out, number());
+        add(&out, t->p + fe, t->n - fe);
+        break;
+    }
+    case 1: /* delete the line */
+        add(&out, t->p, ls);
+        add(&out, t->p + le, t->n - le);
+        break;
+    case 2: /* duplicate it */
+        add(&out, t->p, le);
+        adds(&out, "\n");
+        add(&out, t->p + ls, t->n - ls);
+        break;
+    case 3: { /* a new statement before it */
+        add(&out, t->p, ls);
+        statement(&out);
+        add(&out, t->p + ls, t->n - ls);
+        break;
+    }
+    case 4: { /* a byte */
+        static const char BYTES[] = {'\0', '\r', '#', '=', ',', ' ', '\t', 'x', '\n', '\xff', '-'};
+        add(&out, t->p, at);
+        add(&out, &BYTES[below(sizeof BYTES)], 1);
+        add(&out, t->p + at, t->n - at);
+        break;
+    }
+    default: /* truncate */
+        add(&out, t->p, at);
+        break;
+    }
+    free(t->p);
+    *t = out;
+}
+
+size_t fuzz_generate(uint8_t *buf, size_t cap)
+{
+    text t = {0};
+    if (below(2)) {
+        orca_scenario *sc = NULL;
+        orca_scene_kind kind = (orca_scene_kind)below(ORCA_SCENE_COUNT);
+        if (orca_scenario_create_builtin(kind, 2 + (int)below(12), fuzz_rand(), NULL, &sc) == ORCA_OK) {
+            char *mem = NULL;
+            size_t len = 0;
+            FILE *f = open_memstream(&mem, &len);
+            if (f) {
+                scene_write(f, sc, NULL);
+                fclose(f);
+                add(&t, mem, len);
+                free(mem);
+            }
+            orca_scenario_destroy(sc);
+        }
+    } else {
+        for (int k = 1 + (int)below(12); k > 0; --k) {
+            statement(&t);
+        }
+    }
+    for (int k = (int)below(5); k > 0; --k) {
+        mutate(&t);
+    }
+    size_t n = t.n < cap ? t.n : cap;
+    if (n) {
+        memcpy(buf, t.p, n);
+    }
+    free(t.p);
+    return n;
+}
+#endif

@@ -1,0 +1,1855 @@
+/* SPDX-License-Identifier: MIT */
+/* API-sequence fuzzer (issue 12): the input bytes are a program of calls of the public API
+ * (orca/sim.h), with doubles drawn over the whole binary64 range, and every call is followed
+ * by invariant checks. A violated invariant prints what and where, then abort()s, so libFuzzer
+ * keeps the input. Built as a libFuzzer target (cmake -DORCA_FUZZ=ON, clang) or, without
+ * libFuzzer, linked with test/fuzz_driver.c into a seeded random driver (a ctest test).
+ *
+ * Three simulations run the same program:
+ *   main  the configuration the input chooses: 1..4 workers, the built-in pool or an engine
+ *         job system (synchronous, split, split in reverse, tiny ranges, deferred to finish,
+ *         or a bad worker index), vector kernels on or off; worker count and kernels change
+ *         during the program;
+ *   ref   one worker, no callbacks, scalar code: every mirrored call must give the same
+ *         status and afterwards the same orca_sim_hash (1 worker = N workers, kernels on =
+ *         off). After each removal ref is rebuilt from scratch by adding main's remaining
+ *         agents and segments in index order, so from then on it is a simulation that never
+ *         had the removed object (removal = never added);
+ *   alt   another configuration from the input: before each step it loads main's snapshot
+ *         and steps too (snapshot continuation, a third worker setup).
+ * Checked after every call:
+ *   - no crash and no sanitizer report (the fuzz build has ASan + UBSan on the library too);
+ *   - a refused call (status != ORCA_OK) leaves orca_sim_hash unchanged and sets a non-empty
+ *     orca_sim_last_error; a query leaves the hash unchanged either way; documented-invalid
+ *     input (NaN, a radius <= 0, dt <= 0, a coordinate at 2^21, a stale handle, ...) is refused;
+ *   - load(save(x)) has x's hash (and saves to the same bytes) in a fresh simulation;
+ *   - handles: every live handle maps to its index and back, every removed one is stale;
+ *   - after each successful step: every position finite with |x|,|y| < 2^21, every velocity
+ *     finite with |v|^2 <= R^2 + 2^-40 (R^2 + |v0|^2) (R the agent's max_speed, v0 its velocity
+ *     before the step), and every new velocity and position equal, bit for bit, to a reference
+ *     step computed here from the state before it with the building blocks of orca/solver.h
+ *     and brute-force neighbour lists (sim.h: "Built on exactly the functions of
+ *     orca/solver.h");
+ *   - the queries against the same brute force: neighbour lists, constraints, overlaps. */
+#include <orca/orca.h>
+
+#include "fuzz.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_AGENTS 64
+#define MAX_SEGS 40 /* adds stop at 32; one polyline may pass that by up to 8 */
+#define SEG_ADD_LIMIT 32
+#define MAX_OPS 200
+#define MAX_RECS 512
+#define MAX_PLANES (MAX_SEGS + MAX_AGENTS)
+
+/* ---------------------------------------------------------------------------------------
+ * Failure report
+ * ------------------------------------------------------------------------------------- */
+
+static int g_op;            /* index of the operation being run */
+static const char *g_opname = "setup";
+
+static void violation(const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "fuzz_api: invariant violated at operation %d (%s): ", g_op, g_opname);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\n");
+    fflush(stderr);
+    abort();
+}
+
+static uint64_t bits(double x)
+{
+    uint64_t u;
+    memcpy(&u, &x, sizeof u);
+    return u;
+}
+
+static int same(double a, double b)
+{
+    return bits(a) == bits(b);
+}
+
+static int same_vec(orca_vec2 a, orca_vec2 b)
+{
+    return same(a.x, b.x) && same(a.y, b.y);
+}
+
+static int same_def(const orca_agent_def *a, const orca_agent_def *b)
+{
+    return same_vec(a->position, b->position) && same_vec(a->velocity, b->velocity) &&
+           same_vec(a->preferred_velocity, b->preferred_velocity) && same(a->radius, b->radius) &&
+           same(a->max_speed, b->max_speed) && same(a->neighbor_dist, b->neighbor_dist) &&
+           a->max_neighbors == b->max_neighbors && same(a->time_horizon, b->time_horizon) &&
+           same(a->obstacle_time_horizon, b->obstacle_time_horizon);
+}
+
+static int is_finite(double x)
+{
+    return x - x == 0;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Input reader: bytes past the end read as zero
+ * ------------------------------------------------------------------------------------- */
+
+typedef struct reader {
+    const uint8_t *p;
+    size_t n, at;
+} reader;
+
+static unsigned rd_u8(reader *r)
+{
+    return r->at < r->n ? r->p[r->at++] : 0u;
+}
+
+static uint32_t rd_u32(reader *r)
+{
+    uint32_t v = 0;
+    for (int k = 0; k < 4; ++k) {
+        v |= (uint32_t)rd_u8(r) << (8 * k);
+    }
+    return v;
+}
+
+static uint64_t rd_u64(reader *r)
+{
+    uint64_t v = 0;
+    for (int k = 0; k < 8; ++k) {
+        v |= (uint64_t)rd_u8(r) << (8 * k);
+    }
+    return v;
+}
+
+static unsigned rd_below(reader *r, unsigned n)
+{
+    return rd_u8(r) % n;
+}
+
+/* Edge values of binary64 (a sign is added on use). */
+static const double EDGE[] = {
+    0.0,
+    0x1p-1074,                /* smallest subnormal */
+    0x0.fffffffffffffp-1022,  /* largest subnormal */
+    0x1p-1022,                /* DBL_MIN */
+    1e-300,
+    0x1p-537,                 /* squares underflow below this */
+    0x1p-30,
+    1e-9,
+    1e-6,
+    0x1p20,
+    0x1.fffffffffffffp20,     /* 2^21 and its neighbours */
+    0x1p21,
+    0x1.0000000000001p21,
+    2097151.5,
+    0x1p30,
+    0x1p31,
+    3e38,
+    1e150,
+    1.44e163,
+    0x1p511,
+    1e300,
+    DBL_MAX,
+    INFINITY,
+    NAN,
+    0.5,
+    1.5,
+    2.0,
+    10.0,
+};
+#define EDGE_COUNT (sizeof EDGE / sizeof EDGE[0])
+
+static const double ORDINARY[] = {0.0, 0.1, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0, 10.0, 15.0, 20.0, 100.0};
+#define ORDINARY_COUNT (sizeof ORDINARY / sizeof ORDINARY[0])
+
+/* Any double: raw bits (1 in 8), an edge value with a sign (3 in 16), else an ordinary one
+ * (a table value with a sign, or a multiple of 1/4 in [-32, 32)). */
+static double rd_double(reader *r)
+{
+    unsigned m = rd_u8(r);
+    if (m < 32) {
+        uint64_t u = rd_u64(r);
+        double x;
+        memcpy(&x, &u, sizeof x);
+        return x;
+    }
+    if (m < 80) {
+        double x = EDGE[rd_below(r, (unsigned)EDGE_COUNT)];
+        return (m & 1) ? -x : x;
+    }
+    if (m < 160) {
+        double x = ORDINARY[rd_below(r, (unsigned)ORDINARY_COUNT)];
+        return (m & 1) ? -x : x;
+    }
+    return (double)(int8_t)rd_u8(r) * 0.25;
+}
+
+/* A coordinate: mostly within a few tens of metres (multiples of 1/2), sometimes anything. */
+static double rd_coord(reader *r)
+{
+    unsigned m = rd_u8(r);
+    if (m < 48) {
+        return rd_double(r);
+    }
+    return (double)(int8_t)rd_u8(r) * 0.5 + (double)(m & 3) * 0.125;
+}
+
+/* A step length: mostly ordinary steps, sometimes anything. */
+static double rd_dt(reader *r)
+{
+    static const double DT[] = {0.25, 0.1, 0.5, 1.0, 0.05, 2.0, 0.01, 0.3};
+    unsigned m = rd_u8(r);
+    if (m < 40) {
+        return rd_double(r);
+    }
+    return DT[m % 8];
+}
+
+static int rd_int(reader *r)
+{
+    static const int INTS[] = {-1, 0, 1, 2, 3, 5, 10, 63, 64, 1024, 1025, INT32_MIN, INT32_MAX, 4};
+    unsigned m = rd_u8(r);
+    if (m < 24) {
+        return (int)rd_u32(r);
+    }
+    return INTS[m % (sizeof INTS / sizeof INTS[0])];
+}
+
+static orca_vec2 rd_vec(reader *r)
+{
+    orca_vec2 v;
+    v.x = rd_double(r);
+    v.y = rd_double(r);
+    return v;
+}
+
+static orca_vec2 rd_point(reader *r)
+{
+    orca_vec2 v;
+    v.x = rd_coord(r);
+    v.y = rd_coord(r);
+    return v;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * The engine job system stand-in (orca_sim_def.enqueue / finish), run on the caller
+ * ------------------------------------------------------------------------------------- */
+
+enum {
+    JOB_SYNC,    /* the whole range at once, worker 0, returns NULL */
+    JOB_SPLIT,   /* ranges of >= min_range in order, worker indices round robin */
+    JOB_REVERSE, /* the same, last range first, returns a handle (finish does nothing) */
+    JOB_TINY,    /* ranges of 1..7 items, last first */
+    JOB_DEFER,   /* nothing until finish, which runs the split ranges */
+    JOB_BAD,     /* split, one range with worker index -1 or worker_count: must be refused */
+    JOB_MODES
+};
+
+typedef struct jobs {
+    int mode;
+    int workers; /* the simulation's worker count */
+    unsigned shape; /* varies range lengths and worker numbering */
+    int bad_emitted; /* bad indices given out (JOB_BAD) */
+    int enqueued, finished;
+    /* the deferred task */
+    orca_task_fn *task;
+    int count, min_range;
+    void *task_context;
+    int pending;
+} jobs;
+
+static void jobs_run(jobs *j, orca_task_fn *task, int count, int min_range, void *tctx)
+{
+    int starts[1024];
+    int n = 0, at = 0;
+    int minr = min_range > 0 ? min_range : 1;
+    while (at < count && n < 1023) {
+        int len;
+        if (j->mode == JOB_TINY) {
+            len = 1 + (int)((j->shape + (unsigned)n * 5u) % 7u);
+        } else {
+            len = minr * (1 + (int)((j->shape + (unsigned)n) % 3u));
+        }
+        starts[n++] = at;
+        at = count - at > len ? at + len : count;
+        if (j->mode != JOB_TINY && count - at < minr) {
+            at = count; /* the rest joins this range: every range >= min_range */
+        }
+    }
+    starts[n] = count;
+    int reverse = j->mode == JOB_REVERSE || j->mode == JOB_TINY || (j->mode == JOB_DEFER && (j->shape & 1));
+    int bad_at = j->mode == JOB_BAD ? (int)(j->shape % (unsigned)n) : -1;
+    for (int q = 0; q < n; ++q) {
+        int k = reverse ? n - 1 - q : q;
+        int worker = (int)(((unsigned)q + j->shape) % (unsigned)j->workers);
+        if (k == bad_at) {
+            worker = (j->shape & 2) ? j->workers : -1;
+            j->bad_emitted++;
+        }
+        task(starts[k], starts[k + 1], worker, tctx);
+    }
+}
+
+static void *jobs_enqueue(orca_task_fn *task, int item_count, int min_range, void *task_context,
+                          void *user_context)
+{
+    jobs *j = user_context;
+    j->enqueued++;
+    if (j->pending) {
+        violation("enqueue called while an earlier task was not finished");
+    }
+    if (item_count <= 0) {
+        violation("enqueue with %d items", item_count);
+    }
+    j->shape = j->shape * 1103515245u + 12345u;
+    switch (j->mode) {
+    case JOB_SYNC:
+        task(0, item_count, 0, task_context);
+        return NULL;
+    case JOB_DEFER:
+        j->task = task;
+        j->count = item_count;
+        j->min_range = min_range;
+        j->task_context = task_context;
+        j->pending = 1;
+        return j;
+    case JOB_REVERSE:
+        jobs_run(j, task, item_count, min_range, task_context);
+        return j;
+    default:
+        jobs_run(j, task, item_count, min_range, task_context);
+        return NULL;
+    }
+}
+
+static void jobs_finish(void *user_task, void *user_context)
+{
+    jobs *j = user_context;
+    if (user_task != j) {
+        violation("finish got a handle enqueue did not return");
+    }
+    j->finished++;
+    if (j->pending) {
+        j->pending = 0;
+        jobs_run(j, j->task, j->count, j->min_range, j->task_context);
+    }
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Simulation setups
+ * ------------------------------------------------------------------------------------- */
+
+typedef struct setup {
+    int workers;   /* 1..4 */
+    int callbacks; /* 0: the built-in pool; 1: the job system */
+    int kernels;   /* vector kernels requested */
+} setup;
+
+static setup rd_setup(reader *r)
+{
+    unsigned b = rd_u8(r);
+    setup s;
+    s.workers = 1 + (int)(b & 3);
+    s.callbacks = (b >> 2) & 1;
+    s.kernels = !((b >> 3) & 1);
+    return s;
+}
+
+static orca_sim *make_sim(setup st, jobs *j)
+{
+    orca_sim_def d = orca_sim_def_default();
+    d.worker_count = st.workers;
+    if (st.callbacks) {
+        d.enqueue = jobs_enqueue;
+        d.finish = jobs_finish;
+        d.user_context = j;
+        j->workers = st.workers;
+    }
+    orca_sim *s = NULL;
+    if (orca_sim_create(&d, &s) != ORCA_OK || !s) {
+        violation("orca_sim_create refused a valid definition (%d workers)", st.workers);
+    }
+    orca_sim_set_vector_kernels(s, st.kernels);
+    return s;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Plain copies of the state (through the getters) and the brute-force truth
+ * ------------------------------------------------------------------------------------- */
+
+typedef struct state {
+    int n, m;
+    orca_agent_def a[MAX_AGENTS];
+    orca_vec2 sa[MAX_SEGS], sb[MAX_SEGS];
+} state;
+
+static void read_state(const orca_sim *s, state *st)
+{
+    st->n = orca_sim_agent_count(s);
+    st->m = orca_sim_segment_count(s);
+    if (st->n < 0 || st->n > MAX_AGENTS || st->m < 0 || st->m > MAX_SEGS) {
+        violation("counts out of range: %d agents, %d segments", st->n, st->m);
+    }
+    for (int i = 0; i < st->n; ++i) {
+        orca_agent_id id = orca_sim_agent_at(s, i);
+        if (orca_agent_get(s, id, &st->a[i]) != ORCA_OK) {
+            violation("orca_agent_get refused the handle of agent %d", i);
+        }
+    }
+    for (int k = 0; k < st->m; ++k) {
+        orca_segment_id id = orca_sim_segment_at(s, k);
+        if (orca_segment_get(s, id, &st->sa[k], &st->sb[k]) != ORCA_OK) {
+            violation("orca_segment_get refused the handle of segment %d", k);
+        }
+    }
+}
+
+typedef struct near {
+    double d2;
+    int index;
+} near;
+
+static int near_less(near a, near b)
+{
+    return a.d2 < b.d2 || (a.d2 == b.d2 && a.index < b.index);
+}
+
+static void near_sort(near *v, int n)
+{
+    for (int a = 1; a < n; ++a) {
+        near t = v[a];
+        int b = a;
+        while (b > 0 && near_less(t, v[b - 1])) {
+            v[b] = v[b - 1];
+            --b;
+        }
+        v[b] = t;
+    }
+}
+
+static orca_vec2 sub(orca_vec2 a, orca_vec2 b)
+{
+    orca_vec2 v = {a.x - b.x, a.y - b.y};
+    return v;
+}
+
+/* Agents j != i with Dot(d, d) < neighbor_dist^2, the max_neighbors first by (d2, j). */
+static int brute_agents(const state *st, int i, near *out)
+{
+    const orca_agent_def *a = &st->a[i];
+    double nd2 = a->neighbor_dist * a->neighbor_dist;
+    int n = 0;
+    for (int j = 0; j < st->n; ++j) {
+        if (j == i) {
+            continue;
+        }
+        orca_vec2 d = sub(st->a[j].position, a->position);
+        double d2 = d.x * d.x + d.y * d.y;
+        if (d2 < nd2) {
+            out[n].d2 = d2;
+            out[n].index = j;
+            ++n;
+        }
+    }
+    near_sort(out, n);
+    return n < a->max_neighbors ? n : a->max_neighbors;
+}
+
+/* Segments with SegmentDistanceSquared <= (obstacle_time_horizon*max_speed + radius)^2, by
+ * (d2, k). */
+static int brute_segments(const state *st, int i, near *out)
+{
+    const orca_agent_def *a = &st->a[i];
+    double reach = a->obstacle_time_horizon * a->max_speed + a->radius;
+    double reach2 = reach * reach;
+    int n = 0;
+    for (int k = 0; k < st->m; ++k) {
+        double d2 = orca_segment_distance_squared(sub(st->sa[k], a->position), sub(st->sb[k], a->position));
+        if (d2 <= reach2) {
+            out[n].d2 = d2;
+            out[n].index = k;
+            ++n;
+        }
+    }
+    near_sort(out, n);
+    return n;
+}
+
+/* The constraints of agent i for a step of dt, in the text's order; returns the count. */
+static int brute_planes(const state *st, int i, double dt, orca_halfplane *planes, int *hard)
+{
+    near nb[MAX_AGENTS + MAX_SEGS];
+    const orca_agent_def *a = &st->a[i];
+    int no = brute_segments(st, i, nb);
+    for (int k = 0; k < no; ++k) {
+        int s = nb[k].index;
+        planes[k] = orca_constraint_segment(sub(st->sa[s], a->position), sub(st->sb[s], a->position),
+                                            a->radius, a->obstacle_time_horizon, dt, NULL);
+    }
+    int na = brute_agents(st, i, nb);
+    for (int k = 0; k < na; ++k) {
+        const orca_agent_def *b = &st->a[nb[k].index];
+        planes[no + k] = orca_constraint_agent(sub(b->position, a->position), a->radius + b->radius,
+                                               a->velocity, b->velocity, a->time_horizon, dt, NULL);
+    }
+    *hard = no;
+    return no + na;
+}
+
+/* The text's step from st: every new velocity, then position + velocity * dt. */
+static void reference_step(const state *st, double dt, orca_vec2 *vel, orca_vec2 *pos)
+{
+    orca_halfplane planes[MAX_PLANES], scratch[MAX_PLANES];
+    for (int i = 0; i < st->n; ++i) {
+        int hard;
+        int count = brute_planes(st, i, dt, planes, &hard);
+        orca_solve_result res;
+        if (orca_solve(planes, count, hard, st->a[i].max_speed, st->a[i].preferred_velocity, scratch,
+                       &res) != ORCA_OK) {
+            violation("orca_solve refused agent %d's program (%d planes)", i, count);
+        }
+        vel[i] = res.velocity;
+    }
+    for (int i = 0; i < st->n; ++i) {
+        pos[i].x = st->a[i].position.x + vel[i].x * dt;
+        pos[i].y = st->a[i].position.y + vel[i].y * dt;
+    }
+}
+
+/* The documented ranges (sim.h): a definition outside them must be refused. */
+static int def_documented_invalid(const orca_agent_def *d)
+{
+    return !(is_finite(d->position.x) && fabs(d->position.x) < ORCA_COORD_LIMIT &&
+             is_finite(d->position.y) && fabs(d->position.y) < ORCA_COORD_LIMIT &&
+             is_finite(d->velocity.x) && is_finite(d->velocity.y) &&
+             is_finite(d->preferred_velocity.x) && is_finite(d->preferred_velocity.y) &&
+             is_finite(d->radius) && d->radius > 0 && is_finite(d->max_speed) && d->max_speed >= 0 &&
+             is_finite(d->neighbor_dist) && d->neighbor_dist >= 0 && d->max_neighbors >= 0 &&
+             d->max_neighbors <= ORCA_MAX_NEIGHBORS_LIMIT && is_finite(d->time_horizon) &&
+             d->time_horizon > 0 && is_finite(d->obstacle_time_horizon) &&
+             d->obstacle_time_horizon > 0);
+}
+
+static int coord_invalid(orca_vec2 p)
+{
+    return !(is_finite(p.x) && fabs(p.x) < ORCA_COORD_LIMIT && is_finite(p.y) &&
+             fabs(p.y) < ORCA_COORD_LIMIT);
+}
+
+static int vector_invalid(orca_vec2 v)
+{
+    return !(is_finite(v.x) && is_finite(v.y));
+}
+
+/* ---------------------------------------------------------------------------------------
+ * The world: the simulations, the handles ever given out, a checkpoint
+ * ------------------------------------------------------------------------------------- */
+
+enum { LIVE_NO = 0, LIVE_YES = 1, LIVE_UNKNOWN = 2 };
+
+typedef struct rec {
+    int segment; /* 0 agent, 1 segment */
+    uint32_t slot, generation;
+    int live;
+} rec;
+
+typedef struct world {
+    orca_sim *main, *ref, *alt;
+    setup main_setup, alt_setup;
+    jobs main_jobs, alt_jobs;
+    rec recs[MAX_RECS];
+    int nrecs;
+    /* a checkpoint for rollbacks */
+    unsigned char *cp_bytes;
+    size_t cp_size;
+    uint64_t cp_hash;
+    rec cp_recs[MAX_RECS];
+    int cp_nrecs;
+} world;
+
+static void rec_add(world *w, int segment, uint32_t slot, uint32_t generation)
+{
+    if (w->nrecs < MAX_RECS) {
+        rec r = {segment, slot, generation, LIVE_YES};
+        w->recs[w->nrecs++] = r;
+    }
+}
+
+static void rec_kill(world *w, int segment, uint32_t slot, uint32_t generation)
+{
+    for (int k = 0; k < w->nrecs; ++k) {
+        rec *r = &w->recs[k];
+        if (r->segment == segment && r->slot == slot && r->generation == generation) {
+            r->live = LIVE_NO;
+        }
+    }
+}
+
+/* A handle for an agent operation: a live one by index, a recorded (maybe removed) one, or
+ * a made-up one. */
+static orca_agent_id pick_agent(world *w, reader *r)
+{
+    unsigned m = rd_u8(r);
+    int n = orca_sim_agent_count(w->main);
+    orca_agent_id id = {0, 0};
+    if (m < 200 && n > 0) {
+        return orca_sim_agent_at(w->main, (int)(rd_u8(r) % (unsigned)n));
+    }
+    if (m < 236 && w->nrecs > 0) {
+        const rec *q = &w->recs[rd_u8(r) % (unsigned)w->nrecs];
+        id.slot = q->slot;
+        id.generation = q->generation;
+        return id;
+    }
+    id.slot = rd_u8(r) % 80u;
+    id.generation = rd_u8(r) % 4u;
+    if (m == 255) {
+        id.slot = rd_u32(r);
+        id.generation = rd_u32(r);
+    }
+    return id;
+}
+
+static orca_segment_id pick_segment(world *w, reader *r)
+{
+    unsigned m = rd_u8(r);
+    int n = orca_sim_segment_count(w->main);
+    orca_segment_id id = {0, 0};
+    if (m < 200 && n > 0) {
+        return orca_sim_segment_at(w->main, (int)(rd_u8(r) % (unsigned)n));
+    }
+    if (m < 236 && w->nrecs > 0) {
+        const rec *q = &w->recs[rd_u8(r) % (unsigned)w->nrecs];
+        id.slot = q->slot;
+        id.generation = q->generation;
+        return id;
+    }
+    id.slot = rd_u8(r) % 48u;
+    id.generation = rd_u8(r) % 4u;
+    return id;
+}
+
+/* The ref handle of the object a main handle names (the same index), or the null handle. */
+static orca_agent_id ref_agent(const world *w, orca_agent_id id)
+{
+    int i = orca_sim_agent_index(w->main, id);
+    orca_agent_id none = {0, 0};
+    return i < 0 ? none : orca_sim_agent_at(w->ref, i);
+}
+
+static orca_segment_id ref_segment(const world *w, orca_segment_id id)
+{
+    orca_segment_id none = {0, 0};
+    for (int k = 0; k < orca_sim_segment_count(w->main); ++k) {
+        orca_segment_id h = orca_sim_segment_at(w->main, k);
+        if (h.slot == id.slot && h.generation == id.generation) {
+            return orca_sim_segment_at(w->ref, k);
+        }
+    }
+    return none;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Checks shared by the operations
+ * ------------------------------------------------------------------------------------- */
+
+/* After a call on s that began with hash h0. */
+static void after_call(const orca_sim *s, const char *which, uint64_t h0, orca_status st)
+{
+    if (st == ORCA_OK) {
+        return;
+    }
+    if (st > 0 || st < ORCA_ERR_IO) {
+        violation("%s: status %d is not an orca_status", which, (int)st);
+    }
+    uint64_t h1 = orca_sim_hash(s);
+    if (h1 != h0) {
+        violation("%s: refused (%s: %s) but the hash changed %016llx -> %016llx", which,
+                  orca_status_name(st), orca_sim_last_error(s), (unsigned long long)h0,
+                  (unsigned long long)h1);
+    }
+    const char *e = orca_sim_last_error(s);
+    if (!e || !e[0]) {
+        violation("%s: refused (%s) with an empty orca_sim_last_error", which, orca_status_name(st));
+    }
+}
+
+static void same_status(orca_status a, orca_status b, const world *w)
+{
+    if (a != b) {
+        violation("main gave %s (%s), ref gave %s (%s)", orca_status_name(a),
+                  orca_sim_last_error(w->main), orca_status_name(b), orca_sim_last_error(w->ref));
+    }
+}
+
+static void check_mirror(const world *w)
+{
+    uint64_t a = orca_sim_hash(w->main), b = orca_sim_hash(w->ref);
+    if (a != b) {
+        violation("main (%d workers, %s, kernels %d) and ref (1 worker, scalar) differ: hash %016llx vs "
+                  "%016llx",
+                  orca_sim_get_worker_count(w->main), w->main_setup.callbacks ? "job system" : "pool",
+                  orca_sim_get_vector_kernels(w->main), (unsigned long long)a, (unsigned long long)b);
+    }
+}
+
+/* Handles and indices agree; recorded handles are live or stale as recorded. */
+static void check_tables(const world *w)
+{
+    const orca_sim *s = w->main;
+    int n = orca_sim_agent_count(s), m = orca_sim_segment_count(s);
+    const orca_vec2 *pos = orca_sim_positions(s);
+    if (n > 0 && !pos) {
+        violation("orca_sim_positions is NULL with %d agents", n);
+    }
+    for (int i = 0; i < n; ++i) {
+        orca_agent_id id = orca_sim_agent_at(s, i);
+        if (id.generation == 0 || orca_sim_agent_index(s, id) != i) {
+            violation("agent %d: handle {%u, %u} maps to index %d", i, (unsigned)id.slot,
+                      (unsigned)id.generation, orca_sim_agent_index(s, id));
+        }
+        orca_vec2 p;
+        if (orca_agent_get_position(s, id, &p) != ORCA_OK || !same_vec(p, pos[i])) {
+            violation("agent %d: orca_agent_get_position disagrees with orca_sim_positions", i);
+        }
+    }
+    orca_agent_id none = orca_sim_agent_at(s, n), neg = orca_sim_agent_at(s, -1);
+    if (none.generation != 0 || none.slot != 0 || neg.generation != 0 || neg.slot != 0) {
+        violation("orca_sim_agent_at out of range is not the null handle");
+    }
+    for (int k = 0; k < m; ++k) {
+        orca_segment_id id = orca_sim_segment_at(s, k);
+        if (id.generation == 0) {
+            violation("segment %d has a null handle", k);
+        }
+    }
+    orca_segment_id snone = orca_sim_segment_at(s, m);
+    if (snone.generation != 0) {
+        violation("orca_sim_segment_at out of range is not the null handle");
+    }
+    for (int k = 0; k < w->nrecs; ++k) {
+        const rec *q = &w->recs[k];
+        if (q->live == LIVE_UNKNOWN) {
+            continue;
+        }
+        int live;
+        if (q->segment) {
+            orca_segment_id id = {q->slot, q->generation};
+            live = orca_segment_get(s, id, NULL, NULL) == ORCA_OK;
+        } else {
+            orca_agent_id id = {q->slot, q->generation};
+            live = orca_sim_agent_index(s, id) >= 0;
+        }
+        if (live != (q->live == LIVE_YES)) {
+            violation("%s handle {%u, %u} is %s but should be %s", q->segment ? "segment" : "agent",
+                      (unsigned)q->slot, (unsigned)q->generation, live ? "live" : "stale",
+                      q->live == LIVE_YES ? "live" : "stale");
+        }
+    }
+}
+
+/* Saves s into a new buffer (checked: the size query, a short buffer, the save). */
+static unsigned char *save_sim(const orca_sim *s, size_t *size)
+{
+    size_t need = 0;
+    uint64_t h0 = orca_sim_hash(s);
+    if (orca_sim_save(s, NULL, 0, &need) != ORCA_OK || need < 16) {
+        violation("orca_sim_save size query failed (%zu)", need);
+    }
+    unsigned char *buf = malloc(need);
+    if (!buf) {
+        abort();
+    }
+    size_t got = 0;
+    orca_status st = orca_sim_save(s, buf, need - 1, &got);
+    if (st != ORCA_ERR_LIMIT || got != need) {
+        violation("orca_sim_save into %zu of %zu bytes gave %s, size %zu", need - 1, need,
+                  orca_status_name(st), got);
+    }
+    after_call(s, "orca_sim_save (short buffer)", h0, st);
+    st = orca_sim_save(s, buf, need, &got);
+    if (st != ORCA_OK || got != need) {
+        violation("orca_sim_save gave %s, size %zu of %zu", orca_status_name(st), got, need);
+    }
+    *size = need;
+    return buf;
+}
+
+/* load(save(s)) in a fresh simulation: the same hash and the same bytes again. */
+static void check_roundtrip(const orca_sim *s)
+{
+    size_t size;
+    unsigned char *buf = save_sim(s, &size);
+    orca_sim *t = NULL;
+    if (orca_sim_create(NULL, &t) != ORCA_OK) {
+        violation("orca_sim_create(NULL) failed");
+    }
+    orca_status st = orca_sim_load(t, buf, size);
+    if (st != ORCA_OK) {
+        violation("a fresh simulation refused a snapshot just saved: %s", orca_sim_last_error(t));
+    }
+    if (orca_sim_hash(t) != orca_sim_hash(s) || orca_sim_step_count(t) != orca_sim_step_count(s)) {
+        violation("load(save(x)) has another hash or step count than x");
+    }
+    size_t size2;
+    unsigned char *buf2 = save_sim(t, &size2);
+    if (size2 != size || memcmp(buf, buf2, size) != 0) {
+        violation("save(load(save(x))) differs from save(x)");
+    }
+    free(buf2);
+    orca_sim_destroy(t);
+    free(buf);
+}
+
+/* A fresh ref: main's agents and segments added in index order (one worker, scalar). */
+static void rebuild_ref(world *w)
+{
+    state *st = malloc(sizeof *st);
+    if (!st) {
+        abort();
+    }
+    read_state(w->main, st);
+    orca_sim *r = NULL;
+    if (orca_sim_create(NULL, &r) != ORCA_OK) {
+        violation("orca_sim_create(NULL) failed");
+    }
+    orca_sim_set_vector_kernels(r, 0);
+    for (int i = 0; i < st->n; ++i) {
+        if (orca_sim_add_agent(r, &st->a[i], NULL) != ORCA_OK) {
+            violation("agent %d of main, added again, is refused: %s", i, orca_sim_last_error(r));
+        }
+    }
+    for (int k = 0; k < st->m; ++k) {
+        if (orca_sim_add_segment(r, st->sa[k], st->sb[k], NULL) != ORCA_OK) {
+            violation("segment %d of main, added again, is refused: %s", k, orca_sim_last_error(r));
+        }
+    }
+    orca_sim_destroy(w->ref);
+    w->ref = r;
+    free(st);
+    check_mirror(w);
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Operations
+ * ------------------------------------------------------------------------------------- */
+
+/* Overrides one field of d with a value from the input. */
+static void override_field(reader *r, orca_agent_def *d)
+{
+    switch (rd_below(r, 10)) {
+    case 0: d->position = rd_point(r); break;
+    case 1: d->velocity = rd_vec(r); break;
+    case 2: d->preferred_velocity = rd_vec(r); break;
+    case 3: d->radius = rd_double(r); break;
+    case 4: d->max_speed = rd_double(r); break;
+    case 5: d->neighbor_dist = rd_double(r); break;
+    case 6: d->max_neighbors = rd_int(r); break;
+    case 7: d->time_horizon = rd_double(r); break;
+    case 8: d->obstacle_time_horizon = rd_double(r); break;
+    default: /* an ordinary positive value into one of the scalars */
+        {
+            double v = ORDINARY[rd_below(r, (unsigned)ORDINARY_COUNT)];
+            switch (rd_below(r, 5)) {
+            case 0: d->radius = v; break;
+            case 1: d->max_speed = v; break;
+            case 2: d->neighbor_dist = v; break;
+            case 3: d->time_horizon = v; break;
+            default: d->obstacle_time_horizon = v; break;
+            }
+        }
+    }
+}
+
+static void op_add_agent(world *w, reader *r)
+{
+    orca_agent_def d = orca_agent_def_default();
+    d.position = rd_point(r);
+    d.preferred_velocity.x = (double)(int8_t)rd_u8(r) / 64.0;
+    d.preferred_velocity.y = (double)(int8_t)rd_u8(r) / 64.0;
+    for (unsigned k = rd_below(r, 5); k > 0; --k) {
+        override_field(r, &d);
+    }
+    int null_def = rd_u8(r) == 0;
+    if (orca_sim_agent_count(w->main) >= MAX_AGENTS) {
+        return;
+    }
+    orca_agent_id a, b;
+    uint64_t h0 = orca_sim_hash(w->main), r0 = orca_sim_hash(w->ref);
+    orca_status st = orca_sim_add_agent(w->main, null_def ? NULL : &d, &a);
+    after_call(w->main, "orca_sim_add_agent", h0, st);
+    orca_status sr = orca_sim_add_agent(w->ref, null_def ? NULL : &d, &b);
+    after_call(w->ref, "orca_sim_add_agent (ref)", r0, sr);
+    same_status(st, sr, w);
+    if (st == ORCA_OK && (null_def || def_documented_invalid(&d))) {
+        violation("orca_sim_add_agent accepted an invalid definition (radius %.17g, max_speed %.17g, "
+                  "neighbor_dist %.17g, max_neighbors %d, horizons %.17g %.17g)",
+                  d.radius, d.max_speed, d.neighbor_dist, d.max_neighbors, d.time_horizon,
+                  d.obstacle_time_horizon);
+    }
+    if (st == ORCA_OK) {
+        if (a.generation == 0 || orca_sim_agent_index(w->main, a) != orca_sim_agent_count(w->main) - 1) {
+            violation("the new agent's handle does not name the last index");
+        }
+        orca_agent_def back;
+        if (orca_agent_get(w->main, a, &back) != ORCA_OK || !same_def(&back, &d)) {
+            violation("orca_agent_get does not give back the added definition");
+        }
+        rec_add(w, 0, a.slot, a.generation);
+    }
+}
+
+/* Several ordinary agents at once, on a square lattice (to reach crowded scenes quickly). */
+static void op_add_block(world *w, reader *r)
+{
+    int k = 1 + (int)rd_below(r, 24);
+    orca_vec2 base = rd_point(r);
+    double spacing = 0.5 * (double)(1 + rd_below(r, 8));
+    orca_agent_def d = orca_agent_def_default();
+    unsigned variant = rd_u8(r);
+    if (variant & 1) {
+        override_field(r, &d);
+    }
+    orca_vec2 goal = rd_point(r);
+    int cols = 1;
+    while (cols * cols < k) {
+        ++cols;
+    }
+    for (int q = 0; q < k && orca_sim_agent_count(w->main) < MAX_AGENTS; ++q) {
+        orca_agent_def e = d;
+        e.position.x = base.x + spacing * (double)(q % cols);
+        e.position.y = base.y + spacing * (double)(q / cols);
+        e.preferred_velocity.x = (goal.x - e.position.x) * 0.125;
+        e.preferred_velocity.y = (goal.y - e.position.y) * 0.125;
+        if (variant & 2) {
+            e.velocity = e.preferred_velocity;
+        }
+        orca_agent_id a, b;
+        uint64_t h0 = orca_sim_hash(w->main), r0 = orca_sim_hash(w->ref);
+        orca_status st = orca_sim_add_agent(w->main, &e, &a);
+        after_call(w->main, "orca_sim_add_agent", h0, st);
+        orca_status sr = orca_sim_add_agent(w->ref, &e, &b);
+        after_call(w->ref, "orca_sim_add_agent (ref)", r0, sr);
+        same_status(st, sr, w);
+        if (st == ORCA_OK && def_documented_invalid(&e)) {
+            violation("orca_sim_add_agent accepted an invalid definition");
+        }
+        if (st == ORCA_OK) {
+            rec_add(w, 0, a.slot, a.generation);
+        }
+    }
+}
+
+static void op_remove_agent(world *w, reader *r)
+{
+    orca_agent_id id = pick_agent(w, r);
+    orca_agent_id rid = ref_agent(w, id);
+    int was = orca_sim_agent_index(w->main, id);
+    uint64_t h0 = orca_sim_hash(w->main), r0 = orca_sim_hash(w->ref);
+    orca_status st = orca_sim_remove_agent(w->main, id);
+    after_call(w->main, "orca_sim_remove_agent", h0, st);
+    orca_status sr = orca_sim_remove_agent(w->ref, rid);
+    after_call(w->ref, "orca_sim_remove_agent (ref)", r0, sr);
+    same_status(st, sr, w);
+    if ((st == ORCA_OK) != (was >= 0)) {
+        violation("orca_sim_remove_agent of a handle at index %d gave %s", was, orca_status_name(st));
+    }
+    if (st == ORCA_OK) {
+        if (orca_sim_agent_index(w->main, id) != -1) {
+            violation("a removed agent's handle is still live");
+        }
+        rec_kill(w, 0, id.slot, id.generation);
+        check_mirror(w);
+        rebuild_ref(w);
+    }
+}
+
+static void op_remove_segment(world *w, reader *r)
+{
+    orca_segment_id id = pick_segment(w, r);
+    orca_segment_id rid = ref_segment(w, id);
+    int was = orca_segment_get(w->main, id, NULL, NULL) == ORCA_OK;
+    uint64_t h0 = orca_sim_hash(w->main), r0 = orca_sim_hash(w->ref);
+    orca_status st = orca_sim_remove_segment(w->main, id);
+    after_call(w->main, "orca_sim_remove_segment", h0, st);
+    orca_status sr = orca_sim_remove_segment(w->ref, rid);
+    after_call(w->ref, "orca_sim_remove_segment (ref)", r0, sr);
+    same_status(st, sr, w);
+    if ((st == ORCA_OK) != was) {
+        violation("orca_sim_remove_segment of a %s handle gave %s", was ? "live" : "stale",
+                  orca_status_name(st));
+    }
+    if (st == ORCA_OK) {
+        rec_kill(w, 1, id.slot, id.generation);
+        check_mirror(w);
+        rebuild_ref(w);
+    }
+}
+
+static void op_agent_set(world *w, reader *r)
+{
+    orca_agent_id id = pick_agent(w, r);
+    orca_agent_def d = orca_agent_def_default();
+    orca_agent_get(w->main, id, &d); /* may be stale: then the defaults */
+    for (unsigned k = 1 + rd_below(r, 3); k > 0; --k) {
+        override_field(r, &d);
+    }
+    int null_def = rd_u8(r) == 0;
+    orca_agent_id rid = ref_agent(w, id);
+    uint64_t h0 = orca_sim_hash(w->main), r0 = orca_sim_hash(w->ref);
+    orca_status st = orca_agent_set(w->main, id, null_def ? NULL : &d);
+    after_call(w->main, "orca_agent_set", h0, st);
+    orca_status sr = orca_agent_set(w->ref, rid, null_def ? NULL : &d);
+    after_call(w->ref, "orca_agent_set (ref)", r0, sr);
+    same_status(st, sr, w);
+    if (st == ORCA_OK && (null_def || def_documented_invalid(&d) || orca_sim_agent_index(w->main, id) < 0)) {
+        violation("orca_agent_set accepted an invalid definition or handle");
+    }
+}
+
+static void op_set_vector(world *w, reader *r, int which)
+{
+    orca_agent_id id = pick_agent(w, r);
+    orca_vec2 v = which == 0 ? rd_point(r) : rd_vec(r);
+    if (which != 0 && rd_u8(r) < 128) {
+        v.x = (double)(int8_t)rd_u8(r) / 32.0; /* mostly ordinary velocities */
+        v.y = (double)(int8_t)rd_u8(r) / 32.0;
+    }
+    orca_agent_id rid = ref_agent(w, id);
+    uint64_t h0 = orca_sim_hash(w->main), r0 = orca_sim_hash(w->ref);
+    orca_status st, sr;
+    const char *name;
+    int invalid;
+    if (which == 0) {
+        name = "orca_agent_set_position";
+        st = orca_agent_set_position(w->main, id, v);
+        sr = orca_agent_set_position(w->ref, rid, v);
+        invalid = coord_invalid(v);
+    } else if (which == 1) {
+        name = "orca_agent_set_velocity";
+        st = orca_agent_set_velocity(w->main, id, v);
+        sr = orca_agent_set_velocity(w->ref, rid, v);
+        invalid = vector_invalid(v);
+    } else {
+        name = "orca_agent_set_preferred_velocity";
+        st = orca_agent_set_preferred_velocity(w->main, id, v);
+        sr = orca_agent_set_preferred_velocity(w->ref, rid, v);
+        invalid = vector_invalid(v);
+    }
+    after_call(w->main, name, h0, st);
+    after_call(w->ref, name, r0, sr);
+    same_status(st, sr, w);
+    if (st == ORCA_OK && (invalid || orca_sim_agent_index(w->main, id) < 0)) {
+        violation("%s accepted (%.17g, %.17g) or a stale handle", name, v.x, v.y);
+    }
+    if (st == ORCA_OK) {
+        orca_vec2 back;
+        orca_status sg = which == 0 ? orca_agent_get_position(w->main, id, &back)
+                                    : which == 1 ? orca_agent_get_velocity(w->main, id, &back)
+                                                 : ORCA_OK;
+        if (which == 2) {
+            orca_agent_def d;
+            sg = orca_agent_get(w->main, id, &d);
+            back = d.preferred_velocity;
+        }
+        if (sg != ORCA_OK || !same_vec(back, v)) {
+            violation("%s: the getter does not give back the value", name);
+        }
+    }
+}
+
+static void op_add_segment(world *w, reader *r)
+{
+    orca_vec2 a = rd_point(r), b = rd_point(r);
+    if (rd_u8(r) < 64) {
+        b = a; /* a point obstacle */
+    }
+    if (orca_sim_segment_count(w->main) >= SEG_ADD_LIMIT) {
+        return;
+    }
+    orca_segment_id ia, ib;
+    uint64_t h0 = orca_sim_hash(w->main), r0 = orca_sim_hash(w->ref);
+    orca_status st = orca_sim_add_segment(w->main, a, b, &ia);
+    after_call(w->main, "orca_sim_add_segment", h0, st);
+    orca_status sr = orca_sim_add_segment(w->ref, a, b, &ib);
+    after_call(w->ref, "orca_sim_add_segment (ref)", r0, sr);
+    same_status(st, sr, w);
+    if (st == ORCA_OK && (coord_invalid(a) || coord_invalid(b))) {
+        violation("orca_sim_add_segment accepted (%.17g, %.17g)-(%.17g, %.17g)", a.x, a.y, b.x, b.y);
+    }
+    if (st == ORCA_OK) {
+        orca_vec2 ga, gb;
+        if (orca_segment_get(w->main, ia, &ga, &gb) != ORCA_OK || !same_vec(ga, a) || !same_vec(gb, b)) {
+            violation("orca_segment_get does not give back the segment");
+        }
+        rec_add(w, 1, ia.slot, ia.generation);
+    }
+}
+
+static void op_add_polyline(world *w, reader *r)
+{
+    orca_vec2 pts[8];
+    int count = (int)rd_below(r, 9);
+    int closed = rd_u8(r) & 1;
+    for (int k = 0; k < count; ++k) {
+        pts[k] = rd_point(r);
+    }
+    unsigned how = rd_u8(r);
+    int null_points = how == 0;
+    int null_ids = how == 1;
+    if (how == 2) {
+        count = -count;
+    }
+    int n = count < 2 ? 0 : (closed ? count : count - 1);
+    if (orca_sim_segment_count(w->main) >= SEG_ADD_LIMIT) {
+        return;
+    }
+    orca_segment_id ids[8], rids[8];
+    uint64_t h0 = orca_sim_hash(w->main), r0 = orca_sim_hash(w->ref);
+    orca_status st = orca_sim_add_polyline(w->main, null_points ? NULL : pts, count, closed,
+                                           null_ids ? NULL : ids);
+    after_call(w->main, "orca_sim_add_polyline", h0, st);
+    orca_status sr = orca_sim_add_polyline(w->ref, null_points ? NULL : pts, count, closed, rids);
+    after_call(w->ref, "orca_sim_add_polyline (ref)", r0, sr);
+    same_status(st, sr, w);
+    int invalid = null_points || count < 2;
+    for (int k = 0; k < count && !invalid; ++k) {
+        invalid = coord_invalid(pts[k]);
+    }
+    if (st == ORCA_OK && invalid) {
+        violation("orca_sim_add_polyline accepted invalid points (count %d)", count);
+    }
+    if (st == ORCA_OK) {
+        int m = orca_sim_segment_count(w->main);
+        for (int k = 0; k < n; ++k) {
+            orca_segment_id h = orca_sim_segment_at(w->main, m - n + k);
+            if (!null_ids && (h.slot != ids[k].slot || h.generation != ids[k].generation)) {
+                violation("orca_sim_add_polyline's handle %d is not segment %d's", k, m - n + k);
+            }
+            orca_vec2 ga, gb;
+            orca_segment_get(w->main, h, &ga, &gb);
+            if (!same_vec(ga, pts[k]) || !same_vec(gb, pts[(k + 1) % count])) {
+                violation("polyline segment %d has other ends than its points", k);
+            }
+            rec_add(w, 1, h.slot, h.generation);
+        }
+    }
+}
+
+static void op_swap(world *w, reader *r)
+{
+    int n = orca_sim_agent_count(w->main);
+    orca_vec2 v[MAX_AGENTS + 1], v0[MAX_AGENTS + 1], rv[MAX_AGENTS + 1];
+    unsigned how = rd_u8(r);
+    for (int i = 0; i <= n && i <= MAX_AGENTS; ++i) {
+        if (rd_u8(r) < 16) {
+            v[i] = rd_vec(r);
+        } else {
+            v[i].x = (double)(int8_t)rd_u8(r) / 64.0;
+            v[i].y = (double)(int8_t)rd_u8(r) / 64.0;
+        }
+    }
+    int count = n;
+    if (how == 1) {
+        count = n + 1;
+    } else if (how == 2) {
+        count = n - 1;
+    }
+    int null_v = how == 3 && n > 0;
+    memcpy(v0, v, sizeof v);
+    memcpy(rv, v, sizeof v);
+    state *before = malloc(sizeof *before);
+    if (!before) {
+        abort();
+    }
+    read_state(w->main, before);
+    uint64_t h0 = orca_sim_hash(w->main), r0 = orca_sim_hash(w->ref);
+    orca_status st = orca_sim_swap_preferred_velocities(w->main, null_v ? NULL : v, count);
+    after_call(w->main, "orca_sim_swap_preferred_velocities", h0, st);
+    orca_status sr = orca_sim_swap_preferred_velocities(w->ref, null_v ? NULL : rv, count);
+    after_call(w->ref, "orca_sim_swap_preferred_velocities (ref)", r0, sr);
+    same_status(st, sr, w);
+    int invalid = count != n || null_v;
+    for (int i = 0; i < count && !invalid; ++i) {
+        invalid = vector_invalid(v0[i]);
+    }
+    if (st == ORCA_OK && invalid) {
+        violation("orca_sim_swap_preferred_velocities accepted invalid input (count %d of %d)", count, n);
+    }
+    if (st != ORCA_OK && memcmp(v, v0, sizeof v) != 0) {
+        violation("a refused orca_sim_swap_preferred_velocities changed the caller's array");
+    }
+    if (st == ORCA_OK) {
+        for (int i = 0; i < n; ++i) {
+            orca_agent_def d;
+            orca_agent_get(w->main, orca_sim_agent_at(w->main, i), &d);
+            if (!same_vec(v[i], before->a[i].preferred_velocity) || !same_vec(d.preferred_velocity, v0[i])) {
+                violation("orca_sim_swap_preferred_velocities did not exchange agent %d's values", i);
+            }
+        }
+    }
+    free(before);
+}
+
+static void check_step_result(const state *pre, const orca_sim *s, double dt)
+{
+    orca_vec2 vel[MAX_AGENTS], pos[MAX_AGENTS];
+    reference_step(pre, dt, vel, pos);
+    for (int i = 0; i < pre->n; ++i) {
+        orca_agent_id id = orca_sim_agent_at(s, i);
+        orca_vec2 p, v;
+        orca_agent_get_position(s, id, &p);
+        orca_agent_get_velocity(s, id, &v);
+        if (!(is_finite(p.x) && is_finite(p.y) && fabs(p.x) < ORCA_COORD_LIMIT &&
+              fabs(p.y) < ORCA_COORD_LIMIT)) {
+            violation("after the step (dt %.17g) agent %d is at (%.17g, %.17g): outside |x|,|y| < 2^21",
+                      dt, i, p.x, p.y);
+        }
+        double R = pre->a[i].max_speed;
+        orca_vec2 v0 = pre->a[i].velocity;
+        double lhs = v.x * v.x + v.y * v.y;
+        double rhs = R * R + 0x1p-40 * (R * R + v0.x * v0.x + v0.y * v0.y);
+        if (!(is_finite(v.x) && is_finite(v.y) && lhs <= rhs)) {
+            violation("after the step (dt %.17g) agent %d has velocity (%.17g, %.17g): |v|^2 = %.17g, "
+                      "max_speed %.17g, velocity before (%.17g, %.17g)",
+                      dt, i, v.x, v.y, lhs, R, v0.x, v0.y);
+        }
+        if (!same_vec(v, vel[i]) || !same_vec(p, pos[i])) {
+            violation("agent %d after the step (dt %.17g): velocity (%a, %a) position (%a, %a); the "
+                      "reference step from orca/solver.h gives velocity (%a, %a) position (%a, %a)",
+                      i, dt, v.x, v.y, p.x, p.y, vel[i].x, vel[i].y, pos[i].x, pos[i].y);
+        }
+    }
+}
+
+static void op_step(world *w, reader *r)
+{
+    double dt = rd_dt(r);
+    state *pre = malloc(sizeof *pre);
+    if (!pre) {
+        abort();
+    }
+    read_state(w->main, pre);
+    size_t size;
+    unsigned char *snap = save_sim(w->main, &size);
+    uint64_t h0 = orca_sim_hash(w->main), r0 = orca_sim_hash(w->ref);
+    uint64_t steps0 = orca_sim_step_count(w->main);
+    w->main_jobs.bad_emitted = 0;
+    orca_status st = orca_sim_step(w->main, dt);
+    after_call(w->main, "orca_sim_step", h0, st);
+    int bad_worker = w->main_jobs.bad_emitted > 0;
+    if (bad_worker && st == ORCA_OK) {
+        violation("orca_sim_step accepted a worker index outside 0..%d from the job system",
+                  orca_sim_get_worker_count(w->main) - 1);
+    }
+    if (!(is_finite(dt) && dt > 0) && st == ORCA_OK) {
+        violation("orca_sim_step accepted dt %.17g", dt);
+    }
+    if (orca_sim_step_count(w->main) != steps0 + (st == ORCA_OK && pre->n > 0)) {
+        /* zero agents: "a no-op" (the count may or may not advance) */
+        if (!(pre->n == 0 && st == ORCA_OK && orca_sim_step_count(w->main) == steps0 + 1)) {
+            violation("the step count went %llu -> %llu (status %s)", (unsigned long long)steps0,
+                      (unsigned long long)orca_sim_step_count(w->main), orca_status_name(st));
+        }
+    }
+    if (!bad_worker) {
+        orca_status sr = orca_sim_step(w->ref, dt);
+        after_call(w->ref, "orca_sim_step (ref)", r0, sr);
+        same_status(st, sr, w);
+        check_mirror(w);
+        /* alt continues main's snapshot */
+        orca_status sl = orca_sim_load(w->alt, snap, size);
+        if (sl != ORCA_OK) {
+            violation("alt refused main's snapshot: %s", orca_sim_last_error(w->alt));
+        }
+        uint64_t a0 = orca_sim_hash(w->alt);
+        orca_status sa = orca_sim_step(w->alt, dt);
+        after_call(w->alt, "orca_sim_step (alt)", a0, sa);
+        if (sa != st || orca_sim_hash(w->alt) != orca_sim_hash(w->main)) {
+            violation("alt (%d workers, %s, kernels %d) stepped from main's snapshot gives %s, hash "
+                      "%016llx; main gave %s, %016llx",
+                      orca_sim_get_worker_count(w->alt), w->alt_setup.callbacks ? "job system" : "pool",
+                      orca_sim_get_vector_kernels(w->alt), orca_status_name(sa),
+                      (unsigned long long)orca_sim_hash(w->alt), orca_status_name(st),
+                      (unsigned long long)orca_sim_hash(w->main));
+        }
+    }
+    if (st == ORCA_OK && pre->n > 0) {
+        check_step_result(pre, w->main, dt);
+    }
+    free(snap);
+    free(pre);
+}
+
+static void op_roundtrip(world *w, reader *r)
+{
+    (void)r;
+    check_roundtrip(w->main);
+    /* loading a sim's own snapshot changes nothing */
+    size_t size;
+    unsigned char *buf = save_sim(w->main, &size);
+    uint64_t h0 = orca_sim_hash(w->main);
+    orca_status st = orca_sim_load(w->main, buf, size);
+    if (st != ORCA_OK || orca_sim_hash(w->main) != h0) {
+        violation("loading main's own snapshot gave %s and hash change", orca_status_name(st));
+    }
+    free(buf);
+}
+
+static void op_checkpoint(world *w, reader *r)
+{
+    (void)r;
+    free(w->cp_bytes);
+    w->cp_bytes = save_sim(w->main, &w->cp_size);
+    w->cp_hash = orca_sim_hash(w->main);
+    memcpy(w->cp_recs, w->recs, sizeof w->recs);
+    w->cp_nrecs = w->nrecs;
+}
+
+static void op_rollback(world *w, reader *r)
+{
+    (void)r;
+    if (!w->cp_bytes) {
+        return;
+    }
+    orca_status st = orca_sim_load(w->main, w->cp_bytes, w->cp_size);
+    orca_status sr = orca_sim_load(w->ref, w->cp_bytes, w->cp_size);
+    if (st != ORCA_OK || sr != ORCA_OK) {
+        violation("a checkpoint's snapshot was refused: %s", orca_sim_last_error(st ? w->main : w->ref));
+    }
+    if (orca_sim_hash(w->main) != w->cp_hash) {
+        violation("the rollback did not restore the checkpoint's hash");
+    }
+    check_mirror(w);
+    memcpy(w->recs, w->cp_recs, sizeof w->recs);
+    w->nrecs = w->cp_nrecs;
+}
+
+/* A damaged snapshot: a truncation or a changed byte must be refused (the checksum); with
+ * the checksum fixed up it may be accepted, and then ref loads it too. */
+static void op_bad_load(world *w, reader *r)
+{
+    size_t size;
+    unsigned char *buf = save_sim(w->main, &size);
+    unsigned how = rd_u8(r);
+    size_t at = (size_t)rd_u32(r) % size;
+    unsigned char x = (unsigned char)(1 + rd_below(r, 255));
+    size_t len = size;
+    int must_refuse = 1;
+    if (how < 64) {
+        len = at; /* truncated */
+    } else {
+        buf[at] ^= x;
+        if (how >= 128 && size >= 8) {
+            /* FNV-1a 64 of all bytes but the last 8, little-endian (orca_sim_save) */
+            uint64_t h = 0xcbf29ce484222325ull;
+            for (size_t k = 0; k + 8 < size; ++k) {
+                h ^= buf[k];
+                h *= 0x100000001b3ull;
+            }
+            for (int k = 0; k < 8; ++k) {
+                buf[size - 8 + (size_t)k] = (unsigned char)(h >> (8 * k));
+            }
+            must_refuse = 0;
+        }
+    }
+    uint64_t h0 = orca_sim_hash(w->main);
+    orca_status st = orca_sim_load(w->main, buf, len);
+    after_call(w->main, "orca_sim_load (damaged)", h0, st);
+    if (must_refuse && st == ORCA_OK) {
+        violation("orca_sim_load accepted a %s snapshot", how < 64 ? "truncated" : "corrupt");
+    }
+    if (st != ORCA_OK && st != ORCA_ERR_FORMAT && st != ORCA_ERR_MEMORY) {
+        violation("orca_sim_load refused damaged bytes with %s, not ORCA_ERR_FORMAT", orca_status_name(st));
+    }
+    if (st == ORCA_OK) {
+        orca_status sr = orca_sim_load(w->ref, buf, len);
+        if (sr != ORCA_OK) {
+            violation("ref refused a snapshot main accepted");
+        }
+        check_mirror(w);
+        check_roundtrip(w->main);
+        /* which handles live now is whatever the bytes say */
+        for (int k = 0; k < w->nrecs; ++k) {
+            w->recs[k].live = LIVE_UNKNOWN;
+        }
+    }
+    free(buf);
+}
+
+static void op_set_workers(world *w, reader *r)
+{
+    static const int COUNTS[] = {1, 2, 3, 4, 0, -1, 65, INT32_MIN, INT32_MAX, 64};
+    int c = COUNTS[rd_below(r, 10)];
+    if (c == 64 && !w->main_setup.callbacks) {
+        c = 2; /* no 64 threads */
+    }
+    uint64_t h0 = orca_sim_hash(w->main);
+    int before = orca_sim_get_worker_count(w->main);
+    orca_status st = orca_sim_set_worker_count(w->main, c);
+    after_call(w->main, "orca_sim_set_worker_count", h0, st);
+    int valid = c >= 1 && c <= ORCA_MAX_WORKERS;
+    if ((st == ORCA_OK) != valid) {
+        violation("orca_sim_set_worker_count(%d) gave %s", c, orca_status_name(st));
+    }
+    if (orca_sim_get_worker_count(w->main) != (st == ORCA_OK ? c : before)) {
+        violation("the worker count is %d after orca_sim_set_worker_count(%d) gave %s",
+                  orca_sim_get_worker_count(w->main), c, orca_status_name(st));
+    }
+    if (orca_sim_hash(w->main) != h0) {
+        violation("orca_sim_set_worker_count changed the state");
+    }
+    w->main_jobs.workers = orca_sim_get_worker_count(w->main);
+}
+
+static void op_set_kernels(world *w, reader *r)
+{
+    int on = (int)rd_below(r, 3);
+    uint64_t h0 = orca_sim_hash(w->main);
+    int got = orca_sim_set_vector_kernels(w->main, on);
+    if (got != orca_sim_get_vector_kernels(w->main) || (on == 0 && got != 0) || (got != 0 && got != 1)) {
+        violation("orca_sim_set_vector_kernels(%d) returned %d, get says %d", on, got,
+                  orca_sim_get_vector_kernels(w->main));
+    }
+    if (orca_sim_hash(w->main) != h0) {
+        violation("orca_sim_set_vector_kernels changed the state");
+    }
+}
+
+static void op_job_mode(world *w, reader *r)
+{
+    w->main_jobs.mode = (int)rd_below(r, JOB_MODES);
+    w->main_jobs.shape = rd_u8(r);
+}
+
+/* A new main with another setup (or a refused definition), continuing from a snapshot. */
+static void op_recreate(world *w, reader *r)
+{
+    setup su = rd_setup(r);
+    unsigned bad = rd_u8(r);
+    orca_sim_def d = orca_sim_def_default();
+    d.worker_count = su.workers;
+    if (su.callbacks) {
+        d.enqueue = jobs_enqueue;
+        d.finish = jobs_finish;
+        d.user_context = &w->main_jobs;
+    }
+    int invalid = 0;
+    if (bad < 8) {
+        static const int BAD[] = {0, -1, 65, INT32_MIN};
+        d.worker_count = BAD[bad & 3];
+        invalid = 1;
+    } else if (bad < 12) {
+        d.enqueue = jobs_enqueue; /* one callback without the other */
+        d.finish = NULL;
+        invalid = 1;
+    } else if (bad < 16) {
+        d.enqueue = NULL;
+        d.finish = jobs_finish;
+        invalid = 1;
+    }
+    orca_sim *sentinel = (orca_sim *)(void *)&d;
+    orca_sim *s = sentinel;
+    orca_status st = orca_sim_create(&d, &s);
+    if (invalid) {
+        if (st == ORCA_OK || s != sentinel) {
+            violation("orca_sim_create accepted an invalid definition (workers %d) or wrote *out",
+                      d.worker_count);
+        }
+        if (st == ORCA_OK && s) {
+            orca_sim_destroy(s);
+        }
+        return;
+    }
+    if (st != ORCA_OK || !s) {
+        violation("orca_sim_create refused %d workers", d.worker_count);
+    }
+    orca_sim_set_vector_kernels(s, su.kernels);
+    size_t size;
+    unsigned char *buf = save_sim(w->main, &size);
+    if (orca_sim_load(s, buf, size) != ORCA_OK || orca_sim_hash(s) != orca_sim_hash(w->main)) {
+        violation("a new simulation did not load main's snapshot to the same hash");
+    }
+    free(buf);
+    orca_sim_destroy(w->main);
+    w->main = s;
+    w->main_setup = su;
+    w->main_jobs.workers = su.workers;
+    w->main_jobs.pending = 0;
+}
+
+/* orca_sim_run_task: every item once, worker indices in range. */
+typedef struct cover {
+    unsigned char seen[256];
+    int workers, bad;
+} cover;
+
+static void cover_task(int begin, int end, int worker, void *context)
+{
+    cover *c = context;
+    if (worker < 0 || worker >= c->workers) {
+        c->bad = 1;
+    }
+    for (int k = begin; k < end; ++k) {
+        if (k < 0 || k >= 256) {
+            c->bad = 2;
+            return;
+        }
+        c->seen[k]++;
+    }
+}
+
+static void op_run_task(world *w, reader *r)
+{
+    int count = (int)rd_below(r, 201) - 1;
+    int null_fn = rd_u8(r) == 0;
+    cover c;
+    memset(&c, 0, sizeof c);
+    c.workers = orca_sim_get_worker_count(w->main);
+    w->main_jobs.bad_emitted = 0;
+    uint64_t h0 = orca_sim_hash(w->main);
+    orca_status st = orca_sim_run_task(w->main, null_fn ? NULL : cover_task, count, &c);
+    after_call(w->main, "orca_sim_run_task", h0, st);
+    if ((st == ORCA_OK) != (!null_fn && count >= 0)) {
+        violation("orca_sim_run_task(count %d, fn %s) gave %s", count, null_fn ? "NULL" : "set",
+                  orca_status_name(st));
+    }
+    if (st == ORCA_OK) {
+        if (c.bad == 2 || (c.bad == 1 && w->main_jobs.bad_emitted == 0)) {
+            violation("orca_sim_run_task gave a range outside [0, %d) or a bad worker index", count);
+        }
+        for (int k = 0; k < count; ++k) {
+            if (c.seen[k] != 1) {
+                violation("orca_sim_run_task ran item %d of %d %d times", k, count, c.seen[k]);
+            }
+        }
+    }
+    if (orca_sim_hash(w->main) != h0) {
+        violation("orca_sim_run_task changed the state");
+    }
+}
+
+static void op_query_neighbors(world *w, reader *r)
+{
+    orca_agent_id id = pick_agent(w, r);
+    int acap = (int)rd_below(r, MAX_AGENTS + 2) - 1;
+    int scap = (int)rd_below(r, MAX_SEGS + 2) - 1;
+    int agents[MAX_AGENTS + 1], segs[MAX_SEGS + 1];
+    int ragents[MAX_AGENTS + 1], rsegs[MAX_SEGS + 1];
+    int na = -7, ns = -7, rna = -7, rns = -7;
+    orca_agent_id rid = ref_agent(w, id);
+    uint64_t h0 = orca_sim_hash(w->main), r0 = orca_sim_hash(w->ref);
+    orca_status st = orca_sim_agent_neighbors(w->main, id, agents, acap, &na, segs, scap, &ns);
+    if (orca_sim_hash(w->main) != h0) {
+        violation("orca_sim_agent_neighbors changed the state");
+    }
+    after_call(w->main, "orca_sim_agent_neighbors", h0, st);
+    orca_status sr = orca_sim_agent_neighbors(w->ref, rid, ragents, acap, &rna, rsegs, scap, &rns);
+    after_call(w->ref, "orca_sim_agent_neighbors (ref)", r0, sr);
+    same_status(st, sr, w);
+    int i = orca_sim_agent_index(w->main, id);
+    if (st == ORCA_OK && (i < 0 || acap < 0 || scap < 0)) {
+        violation("orca_sim_agent_neighbors accepted a stale handle or a negative capacity");
+    }
+    if (st != ORCA_OK) {
+        return;
+    }
+    state *s = malloc(sizeof *s);
+    if (!s) {
+        abort();
+    }
+    read_state(w->main, s);
+    near ba[MAX_AGENTS], bs[MAX_SEGS];
+    int bna = brute_agents(s, i, ba), bns = brute_segments(s, i, bs);
+    if (na != bna || ns != bns || rna != na || rns != ns) {
+        violation("agent %d has %d neighbours and %d obstacles (ref %d, %d); brute force %d, %d", i, na,
+                  ns, rna, rns, bna, bns);
+    }
+    for (int k = 0; k < na && k < acap; ++k) {
+        if (agents[k] != ba[k].index || ragents[k] != agents[k]) {
+            violation("agent %d: neighbour %d is %d (ref %d), brute force %d", i, k, agents[k],
+                      ragents[k], ba[k].index);
+        }
+    }
+    for (int k = 0; k < ns && k < scap; ++k) {
+        if (segs[k] != bs[k].index || rsegs[k] != segs[k]) {
+            violation("agent %d: obstacle %d is %d (ref %d), brute force %d", i, k, segs[k], rsegs[k],
+                      bs[k].index);
+        }
+    }
+    free(s);
+}
+
+static void op_query_constraints(world *w, reader *r)
+{
+    orca_agent_id id = pick_agent(w, r);
+    double dt = rd_dt(r);
+    int cap = (int)rd_below(r, MAX_PLANES + 2) - 1;
+    orca_halfplane planes[MAX_PLANES + 1], rplanes[MAX_PLANES + 1];
+    int count = -7, hard = -7, rcount = -7, rhard = -7;
+    orca_agent_id rid = ref_agent(w, id);
+    uint64_t h0 = orca_sim_hash(w->main), r0 = orca_sim_hash(w->ref);
+    orca_status st = orca_sim_agent_constraints(w->main, id, dt, planes, cap, &count, &hard);
+    if (orca_sim_hash(w->main) != h0) {
+        violation("orca_sim_agent_constraints changed the state");
+    }
+    after_call(w->main, "orca_sim_agent_constraints", h0, st);
+    orca_status sr = orca_sim_agent_constraints(w->ref, rid, dt, rplanes, cap, &rcount, &rhard);
+    after_call(w->ref, "orca_sim_agent_constraints (ref)", r0, sr);
+    same_status(st, sr, w);
+    int i = orca_sim_agent_index(w->main, id);
+    if (st == ORCA_OK && (i < 0 || cap < 0 || !(is_finite(dt) && dt > 0))) {
+        violation("orca_sim_agent_constraints accepted a stale handle, capacity %d or dt %.17g", cap, dt);
+    }
+    if (st != ORCA_OK) {
+        return;
+    }
+    state *s = malloc(sizeof *s);
+    if (!s) {
+        abort();
+    }
+    read_state(w->main, s);
+    orca_halfplane bp[MAX_PLANES];
+    int bhard;
+    int bcount = brute_planes(s, i, dt, bp, &bhard);
+    if (count != bcount || hard != bhard || rcount != count || rhard != hard) {
+        violation("agent %d: %d constraints (%d hard), ref %d (%d); brute force %d (%d)", i, count, hard,
+                  rcount, rhard, bcount, bhard);
+    }
+    for (int k = 0; k < count && k < cap; ++k) {
+        if (!same_vec(planes[k].point, bp[k].point) || !same_vec(planes[k].normal, bp[k].normal) ||
+            memcmp(&planes[k], &rplanes[k], sizeof planes[k]) != 0) {
+            violation("agent %d: constraint %d differs from orca/solver.h's on the brute-force lists", i, k);
+        }
+    }
+    free(s);
+}
+
+static void op_query_overlap(world *w, reader *r)
+{
+    unsigned how = rd_u8(r);
+    double ao = -1, wo = -1, rao = -1, rwo = -1;
+    uint64_t h0 = orca_sim_hash(w->main), r0 = orca_sim_hash(w->ref);
+    orca_status st = orca_sim_measure_overlap(w->main, (how & 1) ? NULL : &ao, (how & 2) ? NULL : &wo);
+    if (orca_sim_hash(w->main) != h0) {
+        violation("orca_sim_measure_overlap changed the state");
+    }
+    after_call(w->main, "orca_sim_measure_overlap", h0, st);
+    orca_status sr = orca_sim_measure_overlap(w->ref, (how & 1) ? NULL : &rao, (how & 2) ? NULL : &rwo);
+    after_call(w->ref, "orca_sim_measure_overlap (ref)", r0, sr);
+    same_status(st, sr, w);
+    if (st != ORCA_OK) {
+        return;
+    }
+    state *s = malloc(sizeof *s);
+    if (!s) {
+        abort();
+    }
+    read_state(w->main, s);
+    double deepest = 0, wall = 0;
+    for (int i = 0; i < s->n; ++i) {
+        const orca_agent_def *a = &s->a[i];
+        for (int j = i + 1; j < s->n; ++j) {
+            double rr = a->radius + s->a[j].radius;
+            orca_vec2 d = sub(s->a[j].position, a->position);
+            double d2 = d.x * d.x + d.y * d.y;
+            if (d2 < rr * rr) {
+                double rmin = a->radius < s->a[j].radius ? a->radius : s->a[j].radius;
+                double o = (rr - sqrt(d2)) / rmin;
+                deepest = o > deepest ? o : deepest;
+            }
+        }
+        double best = INFINITY;
+        for (int k = 0; k < s->m; ++k) {
+            double d2 = orca_segment_distance_squared(sub(s->sa[k], a->position), sub(s->sb[k], a->position));
+            if (d2 <= a->radius * a->radius && d2 < best) {
+                best = d2;
+            }
+        }
+        if (best != INFINITY) {
+            double o = (a->radius - sqrt(best)) / a->radius;
+            wall = o > wall ? o : wall;
+        }
+    }
+    if (!(how & 1) && (!same(ao, deepest) || !same(rao, ao))) {
+        violation("agent overlap %.17g (ref %.17g), brute force %.17g", ao, rao, deepest);
+    }
+    if (!(how & 2) && (!same(wo, wall) || !same(rwo, wo))) {
+        violation("wall overlap %.17g (ref %.17g), brute force %.17g", wo, rwo, wall);
+    }
+    free(s);
+}
+
+/* Getters with stale handles and NULL outputs. */
+static void op_getters(world *w, reader *r)
+{
+    orca_agent_id id = pick_agent(w, r);
+    orca_segment_id sid = pick_segment(w, r);
+    unsigned how = rd_u8(r);
+    int live = orca_sim_agent_index(w->main, id) >= 0;
+    uint64_t h0 = orca_sim_hash(w->main);
+    orca_agent_def d;
+    orca_vec2 v;
+    orca_status st = orca_agent_get(w->main, id, (how & 1) ? NULL : &d);
+    after_call(w->main, "orca_agent_get", h0, st);
+    if ((st == ORCA_OK) != (live && !(how & 1))) {
+        violation("orca_agent_get (live %d, out %s) gave %s", live, (how & 1) ? "NULL" : "set",
+                  orca_status_name(st));
+    }
+    st = orca_agent_get_position(w->main, id, (how & 2) ? NULL : &v);
+    after_call(w->main, "orca_agent_get_position", h0, st);
+    if ((st == ORCA_OK) != (live && !(how & 2))) {
+        violation("orca_agent_get_position gave %s", orca_status_name(st));
+    }
+    st = orca_agent_get_velocity(w->main, id, (how & 4) ? NULL : &v);
+    after_call(w->main, "orca_agent_get_velocity", h0, st);
+    if ((st == ORCA_OK) != (live && !(how & 4))) {
+        violation("orca_agent_get_velocity gave %s", orca_status_name(st));
+    }
+    orca_vec2 a, b;
+    st = orca_segment_get(w->main, sid, &a, &b);
+    after_call(w->main, "orca_segment_get", h0, st);
+    if (st == ORCA_OK && ref_segment(w, sid).generation == 0) {
+        violation("orca_segment_get accepted a handle that is not in the segment list");
+    }
+    size_t size = 0;
+    st = orca_sim_save(w->main, NULL, 0, (how & 8) ? NULL : &size);
+    after_call(w->main, "orca_sim_save (NULL size)", h0, st);
+    if ((st == ORCA_OK) != !(how & 8)) {
+        violation("orca_sim_save with a NULL size pointer gave %s", orca_status_name(st));
+    }
+    st = orca_sim_load(w->main, NULL, 100);
+    after_call(w->main, "orca_sim_load (NULL)", h0, st);
+    if (st == ORCA_OK) {
+        violation("orca_sim_load accepted a NULL buffer");
+    }
+}
+
+typedef void op_fn(world *w, reader *r);
+
+typedef struct op {
+    const char *name;
+    op_fn *fn;
+    int weight;
+} op;
+
+static void op_set_position(world *w, reader *r) { op_set_vector(w, r, 0); }
+static void op_set_velocity(world *w, reader *r) { op_set_vector(w, r, 1); }
+static void op_set_pref(world *w, reader *r) { op_set_vector(w, r, 2); }
+
+static const op OPS[] = {
+    {"add_agent", op_add_agent, 28},
+    {"add_block", op_add_block, 6},
+    {"remove_agent", op_remove_agent, 12},
+    {"agent_set", op_agent_set, 12},
+    {"set_position", op_set_position, 10},
+    {"set_velocity", op_set_velocity, 10},
+    {"set_preferred_velocity", op_set_pref, 12},
+    {"add_segment", op_add_segment, 10},
+    {"add_polyline", op_add_polyline, 6},
+    {"remove_segment", op_remove_segment, 6},
+    {"swap_preferred_velocities", op_swap, 8},
+    {"step", op_step, 56},
+    {"save_load", op_roundtrip, 5},
+    {"checkpoint", op_checkpoint, 4},
+    {"rollback", op_rollback, 4},
+    {"bad_load", op_bad_load, 5},
+    {"set_worker_count", op_set_workers, 5},
+    {"set_vector_kernels", op_set_kernels, 5},
+    {"job_mode", op_job_mode, 4},
+    {"recreate", op_recreate, 4},
+    {"run_task", op_run_task, 3},
+    {"neighbors", op_query_neighbors, 8},
+    {"constraints", op_query_constraints, 8},
+    {"overlap", op_query_overlap, 5},
+    {"getters", op_getters, 4},
+};
+#define OP_COUNT (sizeof OPS / sizeof OPS[0])
+
+static const op *op_of(unsigned byte)
+{
+    static unsigned char table[256];
+    static int ready;
+    if (!ready) {
+        int total = 0;
+        for (size_t k = 0; k < OP_COUNT; ++k) {
+            total += OPS[k].weight;
+        }
+        /* byte b -> the op whose cumulative weight range holds b * total / 256 */
+        for (unsigned b = 0; b < 256; ++b) {
+            int x = (int)(b * (unsigned)total / 256u), acc = 0;
+            size_t k = 0;
+            while (acc + OPS[k].weight <= x) {
+                acc += OPS[k].weight;
+                ++k;
+            }
+            table[b] = (unsigned char)k;
+        }
+        ready = 1;
+    }
+    return &OPS[table[byte]];
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    reader r = {data, size, 0};
+    world *w = calloc(1, sizeof *w);
+    if (!w) {
+        return 0;
+    }
+    g_op = -1;
+    g_opname = "setup";
+    w->main_setup = rd_setup(&r);
+    w->main_jobs.mode = (int)rd_below(&r, JOB_MODES - 1); /* JOB_BAD only later (job_mode) */
+    w->main_jobs.shape = rd_u8(&r);
+    w->alt_setup = rd_setup(&r);
+    w->alt_jobs.mode = (int)rd_below(&r, JOB_MODES - 1);
+    w->alt_jobs.shape = rd_u8(&r);
+    w->main = make_sim(w->main_setup, &w->main_jobs);
+    w->ref = make_sim((setup){1, 0, 0}, NULL);
+    w->alt = make_sim(w->alt_setup, &w->alt_jobs);
+    for (g_op = 0; g_op < MAX_OPS && r.at < r.n; ++g_op) {
+        const op *o = op_of(rd_u8(&r));
+        g_opname = o->name;
+        o->fn(w, &r);
+        if (w->main_jobs.pending || w->alt_jobs.pending) {
+            violation("a deferred task was never finished");
+        }
+        check_mirror(w);
+        check_tables(w);
+    }
+    g_opname = "end";
+    check_roundtrip(w->main);
+    orca_sim_destroy(w->main);
+    orca_sim_destroy(w->ref);
+    orca_sim_destroy(w->alt);
+    free(w->cp_bytes);
+    free(w);
+    return 0;
+}
+
+#ifndef ORCA_LIBFUZZER
+/* The seeded driver's inputs (test/fuzz_driver.c): uniform random bytes (the reader's
+ * tables turn them into mostly ordinary values with edge values mixed in). */
+size_t fuzz_generate(uint8_t *buf, size_t cap)
+{
+    size_t n = 64 + (size_t)(fuzz_rand() % 2048u);
+    n = n > cap ? cap : n;
+    for (size_t k = 0; k < n; ++k) {
+        buf[k] = (uint8_t)fuzz_rand();
+    }
+    return n;
+}
+#endif
+
