@@ -101,8 +101,11 @@ static void *pool_main(void *arg)
     return NULL;
 }
 
-orca_pool *orca_pool_create(int threads)
+orca_pool *orca_pool_create(int threads, int *error)
 {
+    if (error) {
+        *error = 0;
+    }
     if (threads < 2) {
         return NULL;
     }
@@ -134,7 +137,11 @@ orca_pool *orca_pool_create(int threads)
         pool_arg *arg = &p->args[w];
         arg->pool = p;
         arg->worker = w;
-        if (pthread_create(&p->handles[w], NULL, pool_main, arg) != 0) {
+        int rc = pthread_create(&p->handles[w], NULL, pool_main, arg);
+        if (rc != 0) {
+            if (error) {
+                *error = rc;
+            }
             p->threads = w;
             orca_pool_destroy(p);
             return NULL;
@@ -192,9 +199,12 @@ void orca_pool_run(orca_pool *p, orca_task_fn *fn, int count, void *ctx)
 
 #else /* ORCA_NO_THREADS: a build without threads (wasm32-wasi) runs everything on the caller. */
 
-orca_pool *orca_pool_create(int threads)
+orca_pool *orca_pool_create(int threads, int *error)
 {
     (void)threads;
+    if (error) {
+        *error = 0;
+    }
     return NULL;
 }
 void orca_pool_destroy(orca_pool *pool) { (void)pool; }

@@ -354,7 +354,7 @@ orca_status orca_scenario_create(const orca_sim_def *sim_def, double dt, uint64_
     orca_status st = orca_sim_create(sim_def, &sim);
     if (st != ORCA_OK) {
         orca_mem_free(sc);
-        return fail(NULL, st, "orca_sim_create refused the simulation definition (%s)",
+        return fail(NULL, st, "creating the simulation: %s (%s)", orca_sim_last_error(NULL),
                     orca_status_name(st));
     }
     sc->sim = sim;

@@ -355,9 +355,22 @@ static void clear_error(const orca_sim *sim)
     ((orca_sim *)sim)->error[0] = 0;
 }
 
+/* The message of the last refused orca_sim_create on this thread (there is no simulation to
+ * hold it). */
+static _Thread_local char g_create_error[256];
+
+static orca_status create_fail(orca_status st, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(g_create_error, sizeof g_create_error, fmt, ap);
+    va_end(ap);
+    return st;
+}
+
 const char *orca_sim_last_error(const orca_sim *sim)
 {
-    return sim ? sim->error : "no simulation (NULL)";
+    return sim ? sim->error : g_create_error;
 }
 
 orca_agent_def orca_agent_def_default(void)
@@ -403,11 +416,19 @@ static orca_status configure_workers(orca_sim *s, int worker_count, int use_call
     }
     orca_pool *pool = NULL;
     if (!use_callbacks && worker_count > 1) {
-        pool = orca_pool_create(worker_count);
+        int error = 0;
+        pool = orca_pool_create(worker_count, &error);
 #ifndef ORCA_NO_THREADS
         if (!pool) {
             orca_mem_free(ws);
-            return fail(s, ORCA_ERR_MEMORY, "could not start %d worker threads", worker_count);
+            if (error) {
+                return fail(s, ORCA_ERR_MEMORY,
+                            "the system refused a thread (out of memory or threads?) starting %d "
+                            "workers: pthread_create error %d",
+                            worker_count, error);
+            }
+            return fail(s, ORCA_ERR_MEMORY, "out of memory starting %d worker threads",
+                        worker_count);
         }
 #endif
     }
@@ -422,18 +443,21 @@ static orca_status configure_workers(orca_sim *s, int worker_count, int use_call
 orca_status orca_sim_create(const orca_sim_def *def, orca_sim **out)
 {
     if (!out) {
-        return ORCA_ERR_NULL;
+        return create_fail(ORCA_ERR_NULL, "orca_sim_create: out is NULL");
     }
     orca_sim_def d = def ? *def : orca_sim_def_default();
     if (d.worker_count < 1 || d.worker_count > ORCA_MAX_WORKERS) {
-        return ORCA_ERR_ARGUMENT;
+        return create_fail(ORCA_ERR_ARGUMENT, "worker_count must be in 1..%d, got %d",
+                           ORCA_MAX_WORKERS, d.worker_count);
     }
     if ((d.enqueue == NULL) != (d.finish == NULL)) {
-        return ORCA_ERR_ARGUMENT;
+        return create_fail(ORCA_ERR_ARGUMENT,
+                           "enqueue and finish must be both set or both NULL, got %s",
+                           d.enqueue ? "enqueue without finish" : "finish without enqueue");
     }
     orca_sim *s = orca_mem_zalloc(1, sizeof *s);
     if (!s) {
-        return ORCA_ERR_MEMORY;
+        return create_fail(ORCA_ERR_MEMORY, "out of memory for a simulation");
     }
     s->agent_slots.free_head = -1;
     s->segment_slots.free_head = -1;
@@ -446,9 +470,11 @@ orca_status orca_sim_create(const orca_sim_def *def, orca_sim **out)
     atomic_init(&s->bad_agent, 0);
     s->vector = orca_kernels_available();
     if (configure_workers(s, d.worker_count, d.enqueue != NULL) != ORCA_OK) {
+        create_fail(ORCA_ERR_MEMORY, "%s", s->error);
         orca_mem_free(s);
         return ORCA_ERR_MEMORY;
     }
+    g_create_error[0] = 0;
     *out = s;
     return ORCA_OK;
 }
@@ -863,7 +889,7 @@ static void swap_check_task(int begin, int end, int worker_index, void *context)
     int ok = 1;
     for (int i = begin; i < end; ++i) {
         orca_vec2 t = s->pref[i], u = c->v[i];
-        ok &= (d_mag(u.x) <= ORCA_VELOCITY_LIMIT) & (d_mag(u.y) <= ORCA_VELOCITY_LIMIT);
+        ok &= (int)(d_mag(u.x) <= ORCA_VELOCITY_LIMIT) & (int)(d_mag(u.y) <= ORCA_VELOCITY_LIMIT);
         s->pref[i] = u;
         c->v[i] = t;
     }

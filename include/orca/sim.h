@@ -108,12 +108,15 @@ typedef struct orca_sim_def {
 /** One worker, no callbacks. */
 orca_sim_def orca_sim_def_default(void);
 
-/** Creates a simulation (def may be NULL for the defaults). */
+/** Creates a simulation (def may be NULL for the defaults). On a refusal *out is untouched
+ * and orca_sim_last_error(NULL) gives the message. */
 orca_status orca_sim_create(const orca_sim_def *def, orca_sim **out);
 /** Destroys it (NULL is ignored). */
 void orca_sim_destroy(orca_sim *sim);
 
-/** The message of the last refused call on sim ("" if none). Valid until the next call. */
+/** The message of the last refused call on sim ("" if none). Valid until the next call.
+ * With sim NULL: the message of the last refused orca_sim_create on the calling thread ("" if
+ * the last one succeeded). */
 const char *orca_sim_last_error(const orca_sim *sim);
 
 /** Changes the worker count (1..ORCA_MAX_WORKERS) between steps. Results do not change. */
