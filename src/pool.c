@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "pool.h"
 
-#include <stdlib.h>
+#include "alloc.h"
 
 #ifndef ORCA_NO_THREADS
 #include <pthread.h>
@@ -37,6 +37,7 @@ struct orca_pool {
     atomic_ulong generation; /* changed under the mutex; read by spinning threads too */
     atomic_int pending;      /* workers not done with the current run */
     atomic_int quit;
+    struct pool_arg *args; /* per thread: what pool_main is started with */
     orca_task_fn *fn;
     int count;
     int chunk;
@@ -67,7 +68,6 @@ static void pool_range(orca_pool *p, int worker)
 static void *pool_main(void *arg)
 {
     pool_arg a = *(pool_arg *)arg;
-    free(arg);
     orca_pool *p = a.pool;
     unsigned long seen = 0;
     for (;;) {
@@ -101,12 +101,15 @@ static void *pool_main(void *arg)
     return NULL;
 }
 
-orca_pool *orca_pool_create(int threads)
+orca_pool *orca_pool_create(int threads, int *error)
 {
+    if (error) {
+        *error = 0;
+    }
     if (threads < 2) {
         return NULL;
     }
-    orca_pool *p = calloc(1, sizeof *p);
+    orca_pool *p = orca_mem_zalloc(1, sizeof *p);
     if (!p) {
         return NULL;
     }
@@ -120,25 +123,25 @@ orca_pool *orca_pool_create(int threads)
     atomic_init(&p->generation, 0);
     atomic_init(&p->pending, 0);
     atomic_init(&p->quit, 0);
-    p->handles = calloc((size_t)threads, sizeof *p->handles);
-    if (!p->handles || pthread_mutex_init(&p->mutex, NULL) != 0) {
-        free(p->handles);
-        free(p);
+    p->handles = orca_mem_zalloc((size_t)threads, sizeof *p->handles);
+    p->args = orca_mem_zalloc((size_t)threads, sizeof *p->args);
+    if (!p->handles || !p->args || pthread_mutex_init(&p->mutex, NULL) != 0) {
+        orca_mem_free(p->handles);
+        orca_mem_free(p->args);
+        orca_mem_free(p);
         return NULL;
     }
     pthread_cond_init(&p->start, NULL);
     pthread_cond_init(&p->done, NULL);
     for (int w = 1; w < threads; ++w) {
-        pool_arg *arg = malloc(sizeof *arg);
-        if (!arg) {
-            p->threads = w;
-            orca_pool_destroy(p);
-            return NULL;
-        }
+        pool_arg *arg = &p->args[w];
         arg->pool = p;
         arg->worker = w;
-        if (pthread_create(&p->handles[w], NULL, pool_main, arg) != 0) {
-            free(arg);
+        int rc = pthread_create(&p->handles[w], NULL, pool_main, arg);
+        if (rc != 0) {
+            if (error) {
+                *error = rc;
+            }
             p->threads = w;
             orca_pool_destroy(p);
             return NULL;
@@ -162,8 +165,9 @@ void orca_pool_destroy(orca_pool *p)
     pthread_cond_destroy(&p->start);
     pthread_cond_destroy(&p->done);
     pthread_mutex_destroy(&p->mutex);
-    free(p->handles);
-    free(p);
+    orca_mem_free(p->handles);
+    orca_mem_free(p->args);
+    orca_mem_free(p);
 }
 
 void orca_pool_run(orca_pool *p, orca_task_fn *fn, int count, void *ctx)
@@ -195,9 +199,12 @@ void orca_pool_run(orca_pool *p, orca_task_fn *fn, int count, void *ctx)
 
 #else /* ORCA_NO_THREADS: a build without threads (wasm32-wasi) runs everything on the caller. */
 
-orca_pool *orca_pool_create(int threads)
+orca_pool *orca_pool_create(int threads, int *error)
 {
     (void)threads;
+    if (error) {
+        *error = 0;
+    }
     return NULL;
 }
 void orca_pool_destroy(orca_pool *pool) { (void)pool; }

@@ -9,9 +9,10 @@
 
 typedef struct orca_pool orca_pool;
 
-/* A pool of threads - 1 extra threads (the caller is worker 0). NULL on failure; threads
+/* A pool of threads - 1 extra threads (the caller is worker 0). NULL on failure, with *error
+ * (may be NULL) 0 when memory ran out, else the error number of pthread_create; threads
  * == 1 needs no pool. */
-orca_pool *orca_pool_create(int threads);
+orca_pool *orca_pool_create(int threads, int *error);
 void orca_pool_destroy(orca_pool *pool);
 /* Runs fn over [0, count) in chunks (about 16 per thread, at least one item), each call with
  * the index of the worker running it; returns when all are done. */

@@ -12,13 +12,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "orca/scenario.h"
 #include "vec.h"
 
 #define SC_ERROR_SIZE 256
 #define SC_NAME_MAX 63 /* longest name accepted by orca_scenario_set_name */
-/* Largest agent_count accepted by orca_scenario_create_builtin. */
-#define SC_BUILTIN_MAX_AGENTS 4000000
+/* Largest agent_count accepted by orca_scenario_create_builtin for each scene: the largest
+ * whose every start, goal and wall end lies within the coordinate limit 2^21 (found by building
+ * the scenes; docs/scenarios.md gives the geometry), at most 4,000,000. */
+static const int k_max_counts[ORCA_SCENE_COUNT] = {2196132, 4000000, 1258287, 1677675, 4000000};
 
 /* Built-in agent parameters (docs/scenarios.md, "Agent parameters"). */
 #define SC_DT 0.25
@@ -300,7 +303,7 @@ static orca_status reserve_one(orca_scenario *sc)
     int need = sc->agent_count + 1;
     if (need > sc->agent_capacity) {
         int cap = sc->agent_capacity ? sc->agent_capacity * 2 : 16;
-        sc_agent *a = realloc(sc->agents, (size_t)cap * sizeof *a);
+        sc_agent *a = orca_mem_resize(sc->agents, (size_t)cap, sizeof *a);
         if (!a) {
             return fail(sc, ORCA_ERR_MEMORY, "out of memory growing the agent table to %d", cap);
         }
@@ -312,7 +315,7 @@ static orca_status reserve_one(orca_scenario *sc)
         while ((uint64_t)need * 2u > size) {
             size *= 2u;
         }
-        int32_t *m = malloc((size_t)size * sizeof *m);
+        int32_t *m = orca_mem_alloc((size_t)size, sizeof *m);
         if (!m) {
             return fail(sc, ORCA_ERR_MEMORY, "out of memory growing the handle map to %u",
                         (unsigned)size);
@@ -323,7 +326,7 @@ static orca_status reserve_one(orca_scenario *sc)
         for (int e = 0; e < sc->agent_count; ++e) {
             map_put(m, size, sc->agents, sc->agents[e].id, e);
         }
-        free(sc->map);
+        orca_mem_free(sc->map);
         sc->map = m;
         sc->map_size = size;
     }
@@ -340,18 +343,18 @@ orca_status orca_scenario_create(const orca_sim_def *sim_def, double dt, uint64_
     if (!out) {
         return fail(NULL, ORCA_ERR_NULL, "out must not be NULL");
     }
-    if (!(dt > 0.0) || !is_finite(dt)) {
-        return fail(NULL, ORCA_ERR_ARGUMENT, "dt must be > 0 and finite, got %.17g", dt);
+    if (!(dt >= ORCA_TIME_MIN && dt <= ORCA_TIME_MAX)) {
+        return fail(NULL, ORCA_ERR_ARGUMENT, "dt must be in [2^-30, 2^30] s, got %.17g", dt);
     }
-    orca_scenario *sc = calloc(1, sizeof *sc);
+    orca_scenario *sc = orca_mem_zalloc(1, sizeof *sc);
     if (!sc) {
         return fail(NULL, ORCA_ERR_MEMORY, "out of memory allocating a scenario");
     }
     orca_sim *sim = NULL;
     orca_status st = orca_sim_create(sim_def, &sim);
     if (st != ORCA_OK) {
-        free(sc);
-        return fail(NULL, st, "orca_sim_create refused the simulation definition (%s)",
+        orca_mem_free(sc);
+        return fail(NULL, st, "creating the simulation: %s (%s)", orca_sim_last_error(NULL),
                     orca_status_name(st));
     }
     sc->sim = sim;
@@ -371,10 +374,10 @@ void orca_scenario_destroy(orca_scenario *sc)
         return;
     }
     orca_sim_destroy(sc->sim);
-    free(sc->agents);
-    free(sc->map);
-    free(sc->saved_pref);
-    free(sc);
+    orca_mem_free(sc->agents);
+    orca_mem_free(sc->map);
+    orca_mem_free(sc->saved_pref);
+    orca_mem_free(sc);
 }
 
 orca_sim *orca_scenario_sim(orca_scenario *sc)
@@ -435,17 +438,19 @@ static orca_status check_goal(orca_scenario *sc, const orca_goal *goal)
                         "(%.17g, %.17g)",
                         goal->target.x, goal->target.y);
         }
-        if (!(goal->preferred_speed >= 0.0) || !is_finite(goal->preferred_speed)) {
+        if (!(goal->preferred_speed >= 0.0 && goal->preferred_speed <= ORCA_SPEED_MAX)) {
             return fail(sc, ORCA_ERR_ARGUMENT,
-                        "goal preferred_speed must be >= 0 and finite, got %.17g",
+                        "goal preferred_speed must be in [0, 2^30] m/s, got %.17g",
                         goal->preferred_speed);
         }
         return ORCA_OK;
     case ORCA_GOAL_VELOCITY:
-        if (!is_finite(goal->target.x) || !is_finite(goal->target.y)) {
+        if (!(d_abs(goal->target.x) <= ORCA_VELOCITY_LIMIT) ||
+            !(d_abs(goal->target.y) <= ORCA_VELOCITY_LIMIT)) {
             return fail(sc, ORCA_ERR_ARGUMENT,
-                        "goal velocity must be finite, got (%.17g, %.17g)", goal->target.x,
-                        goal->target.y);
+                        "goal velocity must be finite with components of magnitude at most "
+                        "2^31, got (%.17g, %.17g)",
+                        goal->target.x, goal->target.y);
         }
         return ORCA_OK;
     case ORCA_GOAL_NONE:
@@ -625,7 +630,7 @@ orca_status orca_scenario_step(orca_scenario *sc)
     orca_sim *sim = sc->sim;
     int n = orca_sim_agent_count(sim);
     if (n > sc->saved_capacity) {
-        orca_vec2 *p = realloc(sc->saved_pref, (size_t)n * sizeof *p);
+        orca_vec2 *p = orca_mem_resize(sc->saved_pref, (size_t)n, sizeof *p);
         if (!p) {
             return fail(sc, ORCA_ERR_MEMORY, "out of memory for %d agents' scratch", n);
         }
@@ -1031,10 +1036,10 @@ static orca_status build_random(orca_scenario *sc, int n, uint64_t seed)
     g.cells_per_side = (int)(side / g.cell) + 1;
     g.origin = -(side * 0.5);
     size_t cells = (size_t)g.cells_per_side * (size_t)g.cells_per_side;
-    g.head = malloc(cells * sizeof *g.head);
-    g.next = malloc((size_t)n * sizeof *g.next);
-    g.points = malloc((size_t)n * sizeof *g.points);
-    orca_vec2 *starts = malloc((size_t)n * sizeof *starts);
+    g.head = orca_mem_alloc(cells, sizeof *g.head);
+    g.next = orca_mem_alloc((size_t)n, sizeof *g.next);
+    g.points = orca_mem_alloc((size_t)n, sizeof *g.points);
+    orca_vec2 *starts = orca_mem_alloc((size_t)n, sizeof *starts);
     orca_status st = ORCA_OK;
     if (!g.head || !g.next || !g.points || !starts) {
         st = fail(sc, ORCA_ERR_MEMORY, "out of memory placing %d random agents", n);
@@ -1050,10 +1055,10 @@ static orca_status build_random(orca_scenario *sc, int n, uint64_t seed)
     for (int i = 0; i < n && st == ORCA_OK; ++i) {
         st = scene_add(sc, starts[i], g.points[i]);
     }
-    free(g.head);
-    free(g.next);
-    free(g.points);
-    free(starts);
+    orca_mem_free(g.head);
+    orca_mem_free(g.next);
+    orca_mem_free(g.points);
+    orca_mem_free(starts);
     return st;
 }
 
@@ -1072,9 +1077,11 @@ orca_status orca_scenario_create_builtin(orca_scene_kind kind, int agent_count, 
     if (agent_count < 0) {
         return fail(NULL, ORCA_ERR_ARGUMENT, "agent_count must be >= 0, got %d", agent_count);
     }
-    if (agent_count > SC_BUILTIN_MAX_AGENTS) {
-        return fail(NULL, ORCA_ERR_LIMIT, "agent_count must be at most %d, got %d",
-                    SC_BUILTIN_MAX_AGENTS, agent_count);
+    if (agent_count > k_max_counts[kind]) {
+        return fail(NULL, ORCA_ERR_LIMIT,
+                    "agent_count must be at most %d for scene %s (the largest whose starts, "
+                    "goals and walls lie within 2^21 of the origin), got %d",
+                    k_max_counts[kind], k_scene_names[kind], agent_count);
     }
     int n = agent_count ? agent_count : k_default_counts[kind];
     orca_scenario *sc = NULL;

@@ -13,8 +13,10 @@
 #include "orca/sim.h"
 
 #include "orca/solver.h"
+#include "alloc.h"
 #include "kernels.h"
 #include "pool.h"
+#include "sim_check.h"
 #include "vec.h"
 
 #include <stdarg.h>
@@ -47,9 +49,9 @@ typedef struct slot_table {
 
 static void slots_free(slot_table *t)
 {
-    free(t->generation);
-    free(t->index);
-    free(t->next_free);
+    orca_mem_free(t->generation);
+    orca_mem_free(t->index);
+    orca_mem_free(t->next_free);
     memset(t, 0, sizeof *t);
     t->free_head = -1;
 }
@@ -63,17 +65,17 @@ static int slots_reserve(slot_table *t, int32_t need)
     while (cap < need) {
         cap = cap > (1 << 29) ? need : cap * 2;
     }
-    uint32_t *g = realloc(t->generation, (size_t)cap * sizeof *g);
+    uint32_t *g = orca_mem_resize(t->generation, (size_t)cap, sizeof *g);
     if (!g) {
         return 0;
     }
     t->generation = g;
-    int32_t *ix = realloc(t->index, (size_t)cap * sizeof *ix);
+    int32_t *ix = orca_mem_resize(t->index, (size_t)cap, sizeof *ix);
     if (!ix) {
         return 0;
     }
     t->index = ix;
-    int32_t *nf = realloc(t->next_free, (size_t)cap * sizeof *nf);
+    int32_t *nf = orca_mem_resize(t->next_free, (size_t)cap, sizeof *nf);
     if (!nf) {
         return 0;
     }
@@ -150,28 +152,32 @@ typedef struct cell_map {
 
 static void cell_map_free(cell_map *m)
 {
-    free(m->keys);
-    free(m->start);
-    free(m->count);
+    orca_mem_free(m->keys);
+    orca_mem_free(m->start);
+    orca_mem_free(m->count);
     memset(m, 0, sizeof *m);
 }
 
+/* Empties the map and sizes it for `entries` cells (at most 2^30); 0 when out of memory. */
 static int cell_map_reset(cell_map *m, int entries)
 {
-    uint32_t cap = 16;
-    while (cap < (uint32_t)entries * 2u + 2u) {
+    uint64_t need = (uint64_t)entries * 2u + 2u, cap = 16;
+    while (cap < need) {
         cap *= 2;
     }
-    if (cap != m->mask + 1 || !m->keys) {
+    if (cap > ((uint64_t)1 << 31)) {
+        return 0; /* the mask is 32 bits and the loops below count up to it */
+    }
+    if (cap != (uint64_t)m->mask + 1 || !m->keys) {
         cell_map_free(m);
-        m->keys = malloc(cap * sizeof *m->keys);
-        m->start = malloc(cap * sizeof *m->start);
-        m->count = malloc(cap * sizeof *m->count);
+        m->keys = orca_mem_alloc((size_t)cap, sizeof *m->keys);
+        m->start = orca_mem_alloc((size_t)cap, sizeof *m->start);
+        m->count = orca_mem_alloc((size_t)cap, sizeof *m->count);
         if (!m->keys || !m->start || !m->count) {
             cell_map_free(m);
             return 0;
         }
-        m->mask = cap - 1;
+        m->mask = (uint32_t)(cap - 1);
     }
     for (uint32_t i = 0; i <= m->mask; ++i) {
         m->keys[i] = CELL_EMPTY;
@@ -325,12 +331,13 @@ struct orca_sim {
     orca_finish_fn *finish;
     void *user_context;
     atomic_int bad_worker;
+    atomic_int bad_agent; /* the lowest index whose new velocity failed the step's check */
 
     int vector; /* 1: the vector kernels (kernels.h) run in the step */
 
     uint64_t steps;
     int last_fallbacks;
-    char error[256];
+    char error[512];
 };
 
 static orca_status fail(const orca_sim *sim, orca_status st, const char *fmt, ...)
@@ -348,9 +355,22 @@ static void clear_error(const orca_sim *sim)
     ((orca_sim *)sim)->error[0] = 0;
 }
 
+/* The message of the last refused orca_sim_create on this thread (there is no simulation to
+ * hold it). */
+static _Thread_local char g_create_error[256];
+
+static orca_status create_fail(orca_status st, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(g_create_error, sizeof g_create_error, fmt, ap);
+    va_end(ap);
+    return st;
+}
+
 const char *orca_sim_last_error(const orca_sim *sim)
 {
-    return sim ? sim->error : "no simulation (NULL)";
+    return sim ? sim->error : g_create_error;
 }
 
 orca_agent_def orca_agent_def_default(void)
@@ -379,9 +399,9 @@ static void workers_free(orca_sim *s)
     if (s->workers) {
         for (int w = 0; w < s->worker_count; ++w) {
             worker *k = &s->workers[w];
-            free(k->block);
+            orca_mem_free(k->block);
         }
-        free(s->workers);
+        orca_mem_free(s->workers);
     }
     s->workers = NULL;
     s->worker_agents_cap = -1;
@@ -390,17 +410,25 @@ static void workers_free(orca_sim *s)
 
 static orca_status configure_workers(orca_sim *s, int worker_count, int use_callbacks)
 {
-    worker *ws = calloc((size_t)worker_count, sizeof *ws);
+    worker *ws = orca_mem_zalloc((size_t)worker_count, sizeof *ws);
     if (!ws) {
         return fail(s, ORCA_ERR_MEMORY, "out of memory for %d workers", worker_count);
     }
     orca_pool *pool = NULL;
     if (!use_callbacks && worker_count > 1) {
-        pool = orca_pool_create(worker_count);
+        int error = 0;
+        pool = orca_pool_create(worker_count, &error);
 #ifndef ORCA_NO_THREADS
         if (!pool) {
-            free(ws);
-            return fail(s, ORCA_ERR_MEMORY, "could not start %d worker threads", worker_count);
+            orca_mem_free(ws);
+            if (error) {
+                return fail(s, ORCA_ERR_MEMORY,
+                            "the system refused a thread (out of memory or threads?) starting %d "
+                            "workers: pthread_create error %d",
+                            worker_count, error);
+            }
+            return fail(s, ORCA_ERR_MEMORY, "out of memory starting %d worker threads",
+                        worker_count);
         }
 #endif
     }
@@ -415,18 +443,21 @@ static orca_status configure_workers(orca_sim *s, int worker_count, int use_call
 orca_status orca_sim_create(const orca_sim_def *def, orca_sim **out)
 {
     if (!out) {
-        return ORCA_ERR_NULL;
+        return create_fail(ORCA_ERR_NULL, "orca_sim_create: out is NULL");
     }
     orca_sim_def d = def ? *def : orca_sim_def_default();
     if (d.worker_count < 1 || d.worker_count > ORCA_MAX_WORKERS) {
-        return ORCA_ERR_ARGUMENT;
+        return create_fail(ORCA_ERR_ARGUMENT, "worker_count must be in 1..%d, got %d",
+                           ORCA_MAX_WORKERS, d.worker_count);
     }
     if ((d.enqueue == NULL) != (d.finish == NULL)) {
-        return ORCA_ERR_ARGUMENT;
+        return create_fail(ORCA_ERR_ARGUMENT,
+                           "enqueue and finish must be both set or both NULL, got %s",
+                           d.enqueue ? "enqueue without finish" : "finish without enqueue");
     }
-    orca_sim *s = calloc(1, sizeof *s);
+    orca_sim *s = orca_mem_zalloc(1, sizeof *s);
     if (!s) {
-        return ORCA_ERR_MEMORY;
+        return create_fail(ORCA_ERR_MEMORY, "out of memory for a simulation");
     }
     s->agent_slots.free_head = -1;
     s->segment_slots.free_head = -1;
@@ -436,27 +467,30 @@ orca_status orca_sim_create(const orca_sim_def *def, orca_sim **out)
     s->finish = d.finish;
     s->user_context = d.user_context;
     atomic_init(&s->bad_worker, -1);
+    atomic_init(&s->bad_agent, 0);
     s->vector = orca_kernels_available();
     if (configure_workers(s, d.worker_count, d.enqueue != NULL) != ORCA_OK) {
-        free(s);
+        create_fail(ORCA_ERR_MEMORY, "%s", s->error);
+        orca_mem_free(s);
         return ORCA_ERR_MEMORY;
     }
+    g_create_error[0] = 0;
     *out = s;
     return ORCA_OK;
 }
 
 static void free_agent_arrays(orca_sim *s)
 {
-    free(s->pos);
-    free(s->vel);
-    free(s->pref);
-    free(s->par);
-    free(s->agent_slot);
-    free(s->cell_index);
-    free(s->cell_pos);
-    free(s->cell_vel);
-    free(s->cell_radius);
-    free(s->rank);
+    orca_mem_free(s->pos);
+    orca_mem_free(s->vel);
+    orca_mem_free(s->pref);
+    orca_mem_free(s->par);
+    orca_mem_free(s->agent_slot);
+    orca_mem_free(s->cell_index);
+    orca_mem_free(s->cell_pos);
+    orca_mem_free(s->cell_vel);
+    orca_mem_free(s->cell_radius);
+    orca_mem_free(s->rank);
 }
 
 void orca_sim_destroy(orca_sim *s)
@@ -467,16 +501,16 @@ void orca_sim_destroy(orca_sim *s)
     orca_pool_destroy(s->pool);
     workers_free(s);
     free_agent_arrays(s);
-    free(s->seg_a);
-    free(s->seg_b);
-    free(s->segment_slot);
-    free(s->obstacle_list);
+    orca_mem_free(s->seg_a);
+    orca_mem_free(s->seg_b);
+    orca_mem_free(s->segment_slot);
+    orca_mem_free(s->obstacle_list);
     cell_map_free(&s->agent_cells);
     cell_map_free(&s->obstacle_cells);
-    free(s->cell_start);
+    orca_mem_free(s->cell_start);
     slots_free(&s->agent_slots);
     slots_free(&s->segment_slots);
-    free(s);
+    orca_mem_free(s);
 }
 
 orca_status orca_sim_set_worker_count(orca_sim *s, int worker_count)
@@ -523,13 +557,15 @@ static int finite(double x)
     return x - x == 0;
 }
 
+/* The accepted ranges (sim.h; docs/limits.md derives them). Each comparison is false for
+ * NaN, so NaN is refused with the range; infinities are outside every range. */
 static orca_status check_coord(const orca_sim *s, const char *what, orca_vec2 p)
 {
-    if (!finite(p.x) || !(d_abs(p.x) < ORCA_COORD_LIMIT)) {
+    if (!(d_abs(p.x) < ORCA_COORD_LIMIT)) {
         return fail(s, ORCA_ERR_ARGUMENT, "%s.x must be finite with magnitude below 2^21, got %.17g",
                     what, p.x);
     }
-    if (!finite(p.y) || !(d_abs(p.y) < ORCA_COORD_LIMIT)) {
+    if (!(d_abs(p.y) < ORCA_COORD_LIMIT)) {
         return fail(s, ORCA_ERR_ARGUMENT, "%s.y must be finite with magnitude below 2^21, got %.17g",
                     what, p.y);
     }
@@ -538,13 +574,30 @@ static orca_status check_coord(const orca_sim *s, const char *what, orca_vec2 p)
 
 static orca_status check_vector(const orca_sim *s, const char *what, orca_vec2 v)
 {
-    if (!finite(v.x)) {
-        return fail(s, ORCA_ERR_ARGUMENT, "%s.x must be finite, got %.17g", what, v.x);
+    if (!(d_abs(v.x) <= ORCA_VELOCITY_LIMIT)) {
+        return fail(s, ORCA_ERR_ARGUMENT, "%s.x must be finite with magnitude at most 2^31, got %.17g",
+                    what, v.x);
     }
-    if (!finite(v.y)) {
-        return fail(s, ORCA_ERR_ARGUMENT, "%s.y must be finite, got %.17g", what, v.y);
+    if (!(d_abs(v.y) <= ORCA_VELOCITY_LIMIT)) {
+        return fail(s, ORCA_ERR_ARGUMENT, "%s.y must be finite with magnitude at most 2^31, got %.17g",
+                    what, v.y);
     }
     return ORCA_OK;
+}
+
+/* lo <= x <= hi; range is the interval as the message gives it ("[2^-30, 2^30]"). */
+static orca_status check_range(const orca_sim *s, const char *what, double x, double lo,
+                               double hi, const char *range)
+{
+    if (!(x >= lo && x <= hi)) {
+        return fail(s, ORCA_ERR_ARGUMENT, "%s must be in %s, got %.17g", what, range, x);
+    }
+    return ORCA_OK;
+}
+
+static orca_status check_dt(const orca_sim *s, double dt)
+{
+    return check_range(s, "dt", dt, ORCA_TIME_MIN, ORCA_TIME_MAX, "[2^-30, 2^30] s");
 }
 
 static orca_status check_agent_def(const orca_sim *s, const orca_agent_def *d)
@@ -552,38 +605,24 @@ static orca_status check_agent_def(const orca_sim *s, const orca_agent_def *d)
     orca_status st;
     if ((st = check_coord(s, "position", d->position)) != ORCA_OK ||
         (st = check_vector(s, "velocity", d->velocity)) != ORCA_OK ||
-        (st = check_vector(s, "preferred_velocity", d->preferred_velocity)) != ORCA_OK) {
+        (st = check_vector(s, "preferred_velocity", d->preferred_velocity)) != ORCA_OK ||
+        (st = check_range(s, "radius", d->radius, ORCA_RADIUS_MIN, ORCA_RADIUS_MAX,
+                          "[2^-30, 2^21] m")) != ORCA_OK ||
+        (st = check_range(s, "max_speed", d->max_speed, 0, ORCA_SPEED_MAX, "[0, 2^30] m/s")) !=
+            ORCA_OK ||
+        (st = check_range(s, "neighbor_dist", d->neighbor_dist, 0, ORCA_NEIGHBOR_DIST_MAX,
+                          "[0, 2^23] m")) != ORCA_OK) {
         return st;
-    }
-    if (!finite(d->radius) || !(d->radius > 0)) {
-        return fail(s, ORCA_ERR_ARGUMENT, "radius must be > 0 and finite, got %.17g", d->radius);
-    }
-    if (!finite(d->max_speed) || !(d->max_speed >= 0)) {
-        return fail(s, ORCA_ERR_ARGUMENT, "max_speed must be >= 0 and finite, got %.17g",
-                    d->max_speed);
-    }
-    if (!finite(d->neighbor_dist) || !(d->neighbor_dist >= 0)) {
-        return fail(s, ORCA_ERR_ARGUMENT, "neighbor_dist must be >= 0 and finite, got %.17g",
-                    d->neighbor_dist);
     }
     if (d->max_neighbors < 0 || d->max_neighbors > ORCA_MAX_NEIGHBORS_LIMIT) {
         return fail(s, ORCA_ERR_ARGUMENT, "max_neighbors must be in 0..%d, got %d",
                     ORCA_MAX_NEIGHBORS_LIMIT, d->max_neighbors);
     }
-    if (!finite(d->time_horizon) || !(d->time_horizon > 0)) {
-        return fail(s, ORCA_ERR_ARGUMENT, "time_horizon must be > 0 and finite, got %.17g",
-                    d->time_horizon);
-    }
-    if (!finite(d->obstacle_time_horizon) || !(d->obstacle_time_horizon > 0)) {
-        return fail(s, ORCA_ERR_ARGUMENT, "obstacle_time_horizon must be > 0 and finite, got %.17g",
-                    d->obstacle_time_horizon);
-    }
-    /* The reach (horizon * speed + radius) and the cell sizes must stay finite. */
-    if (!finite(d->obstacle_time_horizon * d->max_speed + d->radius) ||
-        !finite(d->neighbor_dist * d->neighbor_dist) || !finite(d->radius * d->radius * 4)) {
-        return fail(s, ORCA_ERR_ARGUMENT,
-                    "parameters too large: obstacle_time_horizon %.17g * max_speed %.17g overflows",
-                    d->obstacle_time_horizon, d->max_speed);
+    if ((st = check_range(s, "time_horizon", d->time_horizon, ORCA_TIME_MIN, ORCA_TIME_MAX,
+                          "[2^-30, 2^30] s")) != ORCA_OK ||
+        (st = check_range(s, "obstacle_time_horizon", d->obstacle_time_horizon, ORCA_TIME_MIN,
+                          ORCA_TIME_MAX, "[2^-30, 2^30] s")) != ORCA_OK) {
+        return st;
     }
     return ORCA_OK;
 }
@@ -594,7 +633,7 @@ static orca_status check_agent_def(const orca_sim *s, const orca_agent_def *d)
 
 #define GROW(ptr, cap)                                                                  \
     do {                                                                                \
-        void *p_ = realloc((ptr), (size_t)(cap) * sizeof *(ptr));                       \
+        void *p_ = orca_mem_resize((ptr), (size_t)(cap), sizeof *(ptr));                 \
         if (!p_) {                                                                      \
             return 0;                                                                   \
         }                                                                               \
@@ -834,33 +873,32 @@ static void run_light_task(orca_sim *s, orca_task_fn *fn, int count, void *ctx);
 typedef struct swap_ctx {
     orca_sim *sim;
     orca_vec2 *v;
-    atomic_int first_bad; /* the lowest index with a non-finite value, or count */
+    atomic_int first_bad; /* the lowest index with a value out of range, or count */
 } swap_ctx;
 
 /* Exchanges the two arrays' entries [begin, end) and checks the new preferred velocities
- * on the way: x - x is +0 for a finite x and NaN otherwise, and a sum of them stays +0 only
- * while every value is finite. A range with a non-finite value is searched again for its
- * first one (the minimum over all ranges: the same index in any split). The exchange is
- * done in full either way; the caller undoes it (swap_task) when any value was not
- * finite, which restores both arrays whatever the split. */
+ * on the way (|x|, |y| <= 2^31, false for NaN), without branches. A range with a bad value is
+ * searched again for its first one (the minimum over all ranges: the same index in any
+ * split). The exchange is done in full either way; the caller undoes it (swap_task) when any
+ * value was bad, which restores both arrays whatever the split. */
 static void swap_check_task(int begin, int end, int worker_index, void *context)
 {
     (void)worker_index;
     swap_ctx *c = context;
     orca_sim *s = c->sim;
-    double sx = 0, sy = 0;
+    int ok = 1;
     for (int i = begin; i < end; ++i) {
         orca_vec2 t = s->pref[i], u = c->v[i];
-        sx += u.x - u.x;
-        sy += u.y - u.y;
+        ok &= (int)(d_mag(u.x) <= ORCA_VELOCITY_LIMIT) & (int)(d_mag(u.y) <= ORCA_VELOCITY_LIMIT);
         s->pref[i] = u;
         c->v[i] = t;
     }
-    if (sx == 0 && sy == 0) {
+    if (ok) {
         return;
     }
     for (int i = begin; i < end; ++i) {
-        if (!finite(s->pref[i].x) || !finite(s->pref[i].y)) {
+        if (!(d_mag(s->pref[i].x) <= ORCA_VELOCITY_LIMIT) ||
+            !(d_mag(s->pref[i].y) <= ORCA_VELOCITY_LIMIT)) {
             int cur = atomic_load(&c->first_bad);
             while (i < cur && !atomic_compare_exchange_weak(&c->first_bad, &cur, i)) {
             }
@@ -904,8 +942,9 @@ orca_status orca_sim_swap_preferred_velocities(orca_sim *s, orca_vec2 *v, int co
     if (bad < count) {
         run_light_task(s, swap_task, count, &c); /* back as they were */
         return fail(s, ORCA_ERR_ARGUMENT,
-                    "preferred velocity of agent %d must be finite, got (%.17g, %.17g)", bad,
-                    v[bad].x, v[bad].y);
+                    "preferred velocity of agent %d must be finite with components of magnitude "
+                    "at most 2^31, got (%.17g, %.17g)",
+                    bad, v[bad].x, v[bad].y);
     }
     return ORCA_OK;
 }
@@ -993,8 +1032,8 @@ orca_status orca_sim_add_polyline(orca_sim *s, const orca_vec2 *points, int coun
         }
     }
     int n = closed ? count : count - 1;
-    orca_vec2 *a = malloc((size_t)n * sizeof *a);
-    orca_vec2 *b = malloc((size_t)n * sizeof *b);
+    orca_vec2 *a = orca_mem_alloc((size_t)n, sizeof *a);
+    orca_vec2 *b = orca_mem_alloc((size_t)n, sizeof *b);
     orca_status st;
     if (!a || !b) {
         st = fail(s, ORCA_ERR_MEMORY, "out of memory for %d segments", n);
@@ -1005,8 +1044,8 @@ orca_status orca_sim_add_polyline(orca_sim *s, const orca_vec2 *points, int coun
         }
         st = segments_add(s, a, b, n, ids);
     }
-    free(a);
-    free(b);
+    orca_mem_free(a);
+    orca_mem_free(b);
     return st;
 }
 
@@ -1358,7 +1397,7 @@ static int build_agent_grid(orca_sim *s)
     if (s->grid_dense) {
         size_t cells = (size_t)(w * h) + 1;
         if (cells > s->cell_start_cap) {
-            int32_t *cs = realloc(s->cell_start, cells * sizeof *cs);
+            int32_t *cs = orca_mem_resize(s->cell_start, cells, sizeof *cs);
             if (!cs) {
                 return 0;
             }
@@ -1636,8 +1675,8 @@ static int build_obstacle_grid(orca_sim *s)
     for (int32_t k = 0; k < s->segment_count; ++k) {
         segment_cells(s, k, visit_count, NULL);
     }
-    free(s->obstacle_list);
-    s->obstacle_list = malloc(((size_t)s->obstacle_list_len + 1) * sizeof *s->obstacle_list);
+    orca_mem_free(s->obstacle_list);
+    s->obstacle_list = orca_mem_alloc((size_t)s->obstacle_list_len + 1, sizeof *s->obstacle_list);
     if (!s->obstacle_list) {
         return 0;
     }
@@ -1657,10 +1696,11 @@ static int build_obstacle_grid(orca_sim *s)
     return 1;
 }
 
-/* Bytes rounded up to whole 64-byte cache lines. */
-static size_t line_bytes(size_t bytes)
+/* count * size bytes rounded up to whole 64-byte cache lines (64-bit arithmetic: with up to
+ * 2^28 segments no term overflows; the sum is checked against SIZE_MAX by the caller). */
+static uint64_t line_bytes(uint64_t count, uint64_t size)
 {
-    return (bytes + 63) / 64 * 64;
+    return (count * size + 63) / 64 * 64;
 }
 
 /* Each worker's scratch is one zeroed allocation, its six buffers on cache lines of their
@@ -1673,36 +1713,40 @@ static int workers_reserve(orca_sim *s)
     }
     int nb = max_nb > s->worker_agents_cap ? max_nb : s->worker_agents_cap;
     int sg = s->segment_count > s->worker_segments_cap ? s->segment_count : s->worker_segments_cap;
-    size_t planes = (size_t)nb + (size_t)sg + 1;
+    uint64_t planes = (uint64_t)nb + (uint64_t)sg + 1;
     /* the ranked list of the vector scan has room for RANK_ROOM entries (kernels.c) */
-    size_t list = (size_t)(nb > RANK_ROOM ? nb : RANK_ROOM);
-    size_t agents_b = line_bytes((list + 1) * sizeof(neighbor));
-    size_t cand_b = line_bytes(sizeof(cand_buf));
-    size_t obstacles_b = line_bytes(((size_t)sg + 1) * sizeof(neighbor));
-    size_t planes_b = line_bytes(planes * sizeof(orca_halfplane));
-    size_t stamp_b = line_bytes(((size_t)sg + 1) * sizeof(uint32_t));
+    uint64_t list = (uint64_t)(nb > RANK_ROOM ? nb : RANK_ROOM);
+    uint64_t agents_b = line_bytes(list + 1, sizeof(neighbor));
+    uint64_t cand_b = line_bytes(1, sizeof(cand_buf));
+    uint64_t obstacles_b = line_bytes((uint64_t)sg + 1, sizeof(neighbor));
+    uint64_t planes_b = line_bytes(planes, sizeof(orca_halfplane));
+    uint64_t stamp_b = line_bytes((uint64_t)sg + 1, sizeof(uint32_t));
+    uint64_t total = 64 + agents_b + cand_b + obstacles_b + 2 * planes_b + stamp_b;
+    if (total > SIZE_MAX) {
+        return 0;
+    }
     for (int w = 0; w < s->worker_count; ++w) {
         worker *k = &s->workers[w];
-        char *block = calloc(1, 64 + agents_b + cand_b + obstacles_b + 2 * planes_b + stamp_b);
+        char *block = orca_mem_zalloc(1, (size_t)total);
         if (!block) {
             return 0;
         }
-        free(k->block);
+        orca_mem_free(k->block);
         k->block = block;
         char *at = (char *)(((uintptr_t)block + 63) & ~(uintptr_t)63);
         k->agents = (neighbor *)(void *)at;
-        at += agents_b;
+        at += (size_t)agents_b;
         /* The candidates right after the list they are ranked into: within a few KiB of each
          * other, their stores and loads never share an address's low 12 bits (a stack buffer
          * can, and then loads wait for unrelated stores: measured, a few % of the step). */
         k->cand = (cand_buf *)(void *)at;
-        at += cand_b;
+        at += (size_t)cand_b;
         k->obstacles = (neighbor *)(void *)at;
-        at += obstacles_b;
+        at += (size_t)obstacles_b;
         k->planes = (orca_halfplane *)(void *)at;
-        at += planes_b;
+        at += (size_t)planes_b;
         k->scratch = (orca_halfplane *)(void *)at;
-        at += planes_b;
+        at += (size_t)planes_b;
         k->stamp = (uint32_t *)(void *)at;
         k->query = 0;
     }
@@ -1977,6 +2021,67 @@ static int select_obstacles(const orca_sim *s, worker *w, int32_t i, orca_vec2 p
     return select_segments(s, w, p, reach, reach * reach);
 }
 
+/* The step's last line (docs/limits.md): the new velocity v of an agent at p with max speed
+ * R and start-of-step velocity v0 is finite, within R up to the rounding of its program,
+ * and takes the agent to a position within the coordinate limit, computed as the step's
+ * part (2) computes it. Every comparison is false for NaN. */
+static ORCA_ALWAYS_INLINE int step_result_ok(orca_vec2 v, orca_vec2 v0, orca_vec2 p, double R,
+                                             double dt)
+{
+    double rr = R * R;
+    orca_vec2 q = v2_add(p, v2_mul(v, dt));
+    return v2_dot(v, v) <= rr + 0x1p-40 * (rr + v2_dot(v0, v0)) &&
+           d_mag(q.x) < ORCA_COORD_LIMIT && d_mag(q.y) < ORCA_COORD_LIMIT;
+}
+
+/* Records agent i as failing the check: the lowest such index wins (the same in any split). */
+static __attribute__((noinline, cold)) void note_bad_agent(orca_sim *s, int32_t i)
+{
+    int cur = atomic_load(&s->bad_agent);
+    while (i < cur && !atomic_compare_exchange_weak(&s->bad_agent, &cur, i)) {
+    }
+}
+
+int orca_step_result_kind(orca_vec2 v, orca_vec2 v0, orca_vec2 p, double max_speed, double dt)
+{
+    if (step_result_ok(v, v0, p, max_speed, dt)) {
+        return ORCA_STEP_RESULT_OK;
+    }
+    if (!finite(v.x) || !finite(v.y)) {
+        return ORCA_STEP_RESULT_NOT_FINITE;
+    }
+    orca_vec2 q = v2_add(p, v2_mul(v, dt));
+    if (!(d_mag(q.x) < ORCA_COORD_LIMIT && d_mag(q.y) < ORCA_COORD_LIMIT)) {
+        return ORCA_STEP_RESULT_LEAVES;
+    }
+    return ORCA_STEP_RESULT_TOO_FAST;
+}
+
+/* The refusal of a step whose new velocity v of agent i (start-of-step velocity v0) failed
+ * step_result_ok (nothing was applied; the message says which part failed). */
+static orca_status fail_step_result(const orca_sim *s, int32_t i, orca_vec2 v, orca_vec2 v0,
+                                    double dt)
+{
+    double R = s->par[i].max_speed;
+    orca_vec2 q = v2_add(s->pos[i], v2_mul(v, dt));
+    const char *why = "is not finite";
+    int kind = orca_step_result_kind(v, v0, s->pos[i], R, dt);
+    if (kind == ORCA_STEP_RESULT_LEAVES) {
+        return fail(s, ORCA_ERR_LIMIT,
+                    "step refused: agent %d (slot %u) would move to (%.17g, %.17g), beyond the "
+                    "coordinate limit 2^21 (velocity (%.17g, %.17g), dt %.17g); nothing was "
+                    "applied",
+                    (int)i, (unsigned)s->agent_slot[i], q.x, q.y, v.x, v.y, dt);
+    }
+    if (kind == ORCA_STEP_RESULT_TOO_FAST) {
+        why = "is faster than its max_speed beyond rounding";
+    }
+    return fail(s, ORCA_ERR_LIMIT,
+                "step refused: the new velocity (%.17g, %.17g) of agent %d (slot %u, max_speed "
+                "%.17g) %s; nothing was applied",
+                v.x, v.y, (int)i, (unsigned)s->agent_slot[i], R, why);
+}
+
 #define PREFETCH_AHEAD 8 /* agents ahead whose own data the step fetches */
 
 #define STEP_FN(name) name
@@ -2040,13 +2145,14 @@ orca_status orca_sim_step(orca_sim *s, double dt)
         return ORCA_ERR_NULL;
     }
     clear_error(s);
-    if (!finite(dt) || !(dt > 0)) {
-        return fail(s, ORCA_ERR_ARGUMENT, "dt must be > 0 and finite, got %.17g", dt);
+    orca_status st = check_dt(s, dt);
+    if (st != ORCA_OK) {
+        return st;
     }
     if (s->agent_count == 0) {
         return ORCA_OK;
     }
-    orca_status st = prepare(s);
+    st = prepare(s);
     if (st != ORCA_OK) {
         return st;
     }
@@ -2054,16 +2160,22 @@ orca_status orca_sim_step(orca_sim *s, double dt)
         s->workers[w].fallbacks = 0;
     }
     atomic_store(&s->bad_worker, -1);
+    atomic_store(&s->bad_agent, s->agent_count);
     step_ctx ctx = {s, dt};
     /* (1) every new velocity from the start-of-step state */
     run_task(s, step_task, s->agent_count, &ctx);
     int bad = atomic_load(&s->bad_worker);
-    if (bad >= 0) {
+    int bad_agent = atomic_load(&s->bad_agent);
+    if (bad >= 0 || bad_agent < s->agent_count) {
+        orca_vec2 v = bad >= 0 ? v2(0, 0) : s->vel[bad_agent];
         /* Put the start-of-step velocities back from the grid's copy. */
         for (int32_t k = 0; k < s->agent_count; ++k) {
             s->vel[s->cell_index[k]] = s->cell_vel[k];
         }
-        return fail_bad_worker(s, bad);
+        if (bad >= 0) {
+            return fail_bad_worker(s, bad);
+        }
+        return fail_step_result(s, bad_agent, v, s->vel[bad_agent], dt);
     }
     /* (2) velocity = v_new, then position = position + velocity * dt (component-wise) */
     int fallbacks = 0;
@@ -2092,13 +2204,14 @@ orca_status orca_sim_agent_constraints(const orca_sim *s, orca_agent_id id, doub
                                        int *hard_count)
 {
     AGENT_OR_FAIL(s, id, i);
-    if (!finite(dt) || !(dt > 0)) {
-        return fail(s, ORCA_ERR_ARGUMENT, "dt must be > 0 and finite, got %.17g", dt);
+    orca_status st = check_dt(s, dt);
+    if (st != ORCA_OK) {
+        return st;
     }
     if (capacity < 0 || (capacity > 0 && !planes)) {
         return fail(s, ORCA_ERR_ARGUMENT, "planes must hold capacity (%d) half-planes", capacity);
     }
-    orca_status st = prepare(s);
+    st = prepare(s);
     if (st != ORCA_OK) {
         return st;
     }
@@ -2323,10 +2436,13 @@ static uint64_t checksum(const unsigned char *p, size_t n)
     return h;
 }
 
-static size_t snapshot_size(const orca_sim *s)
+/* The bytes of a snapshot with these counts (64-bit arithmetic: at most about 1.1e11 for
+ * the largest counts, which a 32-bit size_t does not hold; callers compare with SIZE_MAX). */
+static uint64_t snapshot_bytes(uint64_t agents, uint64_t agent_slots, uint64_t segments,
+                               uint64_t segment_slots)
 {
-    return SNAP_HEADER + (size_t)s->agent_slots.count * SNAP_SLOT + (size_t)s->agent_count * SNAP_AGENT +
-           (size_t)s->segment_slots.count * SNAP_SLOT + (size_t)s->segment_count * SNAP_SEGMENT + 8;
+    return SNAP_HEADER + agent_slots * SNAP_SLOT + agents * SNAP_AGENT +
+           segment_slots * SNAP_SLOT + segments * SNAP_SEGMENT + 8;
 }
 
 orca_status orca_sim_save(const orca_sim *s, void *buffer, size_t capacity, size_t *size)
@@ -2338,7 +2454,13 @@ orca_status orca_sim_save(const orca_sim *s, void *buffer, size_t capacity, size
     if (!size) {
         return fail(s, ORCA_ERR_NULL, "size pointer is NULL");
     }
-    size_t need = snapshot_size(s);
+    uint64_t bytes = snapshot_bytes((uint64_t)s->agent_count, (uint64_t)s->agent_slots.count,
+                                    (uint64_t)s->segment_count, (uint64_t)s->segment_slots.count);
+    if (bytes > SIZE_MAX) {
+        return fail(s, ORCA_ERR_LIMIT, "the snapshot would need %llu bytes, more than a size_t holds",
+                    (unsigned long long)bytes);
+    }
+    size_t need = (size_t)bytes;
     *size = need;
     if (!buffer) {
         return ORCA_OK;
@@ -2518,11 +2640,10 @@ static orca_status load_into(orca_sim *s, orca_sim *t, const unsigned char *byte
         return fail(s, ORCA_ERR_FORMAT, "snapshot counts out of range (%u agents, %u segments)",
                     (unsigned)na, (unsigned)ns);
     }
-    size_t need = SNAP_HEADER + (size_t)nas * SNAP_SLOT + (size_t)na * SNAP_AGENT +
-                  (size_t)nss * SNAP_SLOT + (size_t)ns * SNAP_SEGMENT + 8;
-    if (size != need) {
-        return fail(s, ORCA_ERR_FORMAT, "snapshot is %zu bytes, its header says %zu (truncated?)",
-                    size, need);
+    uint64_t need = snapshot_bytes(na, nas, ns, nss);
+    if ((uint64_t)size != need) {
+        return fail(s, ORCA_ERR_FORMAT, "snapshot is %zu bytes, its header says %llu (truncated?)",
+                    size, (unsigned long long)need);
     }
     snap_reader tail = {bytes + size - 8};
     if (get_u64(&tail) != checksum(bytes, size - 8)) {
@@ -2594,7 +2715,7 @@ orca_status orca_sim_load(orca_sim *s, const void *buffer, size_t size)
     if (!buffer) {
         return fail(s, ORCA_ERR_NULL, "snapshot buffer is NULL");
     }
-    orca_sim *t = calloc(1, sizeof *t);
+    orca_sim *t = orca_mem_zalloc(1, sizeof *t);
     if (!t) {
         return fail(s, ORCA_ERR_MEMORY, "out of memory reading a snapshot");
     }
@@ -2606,11 +2727,11 @@ orca_status orca_sim_load(orca_sim *s, const void *buffer, size_t size)
     }
     /* t now holds whichever state is discarded */
     free_agent_arrays(t);
-    free(t->seg_a);
-    free(t->seg_b);
-    free(t->segment_slot);
+    orca_mem_free(t->seg_a);
+    orca_mem_free(t->seg_b);
+    orca_mem_free(t->segment_slot);
     slots_free(&t->agent_slots);
     slots_free(&t->segment_slots);
-    free(t);
+    orca_mem_free(t);
     return st;
 }

@@ -360,7 +360,7 @@ bad_scene "unterminated block" 2 "polygon block has no 'end'" 'agent 5 5\npolygo
 bad_scene "statement inside a block" 3 "'agent' inside the polygon block started on line 1 \\(missing 'end'\\?\\)" 'polygon\n0 0\nagent 1 1\n'
 bad_scene "bad velocity" 1 "velocity: expected VX,VY" 'agent 0 0 velocity=1\n'
 bad_scene "parameter twice" 1 "given twice" 'agent 0 0 radius=1 radius=2\n'
-bad_scene "library refusal" 1 "agent 0: .*parameters too large" 'agent 0 0 max_speed=1e300 obstacle_time_horizon=1e300\n'
+bad_scene "library refusal" 1 "agent 0: .*max_speed must be in \\[0, 2\\^30\\] m/s, got 1(\\.0*1)?e\\+300" 'agent 0 0 max_speed=1e300 obstacle_time_horizon=1e300\n'
 bad_scene "format version" 1 "format version 1" 'orca-scene 2\nagent 0 0\n'
 printf '# only a comment\n' > empty.txt
 expect_status 2 "scene without agents" "$ORCA" run empty.txt --steps 1
@@ -391,6 +391,8 @@ expect_status 2 "scene file and --scene" "$ORCA" run circle.txt --scene circle
 expect_status 2 "--agents with a scene file" "$ORCA" run circle.txt -n 10
 expect_status 2 "too many agents (library limit)" "$ORCA" run --scene circle -n 5000000
 err_matches "library limit message" "agent_count must be at most"
+expect_status 2 "circle beyond 2^21 (library limit)" "$ORCA" run --scene circle -n 2196133
+err_matches "circle limit message" "agent_count must be at most 2196132 for scene circle"
 expect_status 2 "scene: unknown name" "$ORCA" scene blob
 expect_status 2 "bench: bad size" "$ORCA" bench --sizes 1000,abc
 expect_status 2 "bench: bad workers" "$ORCA" bench --workers 0

@@ -746,7 +746,7 @@ static int test_neighbors_far_coordinates(void)
     } cases[] = {
         {{2097000.0, -2096000.5}, 1e-4},
         {{-2097100.25, 2097100.125}, 1e-6},
-        {{-0.0, 1.5e6}, 1e-9},
+        {{-0.0, 1.5e6}, 4e-9}, /* radii 1e-9 and 2e-9, near ORCA_RADIUS_MIN */
         {{lim - 1e-3, -lim + 1e-3}, 1e-5},
     };
     for (int t = 0; t < 4; ++t) {
@@ -776,9 +776,10 @@ static int test_neighbors_far_coordinates(void)
     return 0;
 }
 
-/* Extreme but valid parameters: a neighbour distance of 1e150 (the whole scene is one cell),
- * max_neighbors at its limit, radii down to subnormal, a reach whose square overflows to
- * infinity (every segment is within reach), zero neighbour distance. */
+/* Extreme but valid parameters, at the edges of the accepted ranges: the largest neighbour
+ * distance (the whole scene is one cell), max_neighbors at its limit, the smallest and the
+ * largest radius, the largest reach (horizon 2^30 times speed 2^30: every segment is within
+ * reach), zero neighbour distance. */
 static int test_neighbors_extreme_parameters(void)
 {
     test_rng g = {0xe87eu};
@@ -786,17 +787,17 @@ static int test_neighbors_extreme_parameters(void)
     memset(&w, 0, sizeof w);
     scene_random(&w, &g, 300);
     segments_random(&w, &g, 60, 20);
-    w.ag[0].neighbor_dist = 1e150;
+    w.ag[0].neighbor_dist = ORCA_NEIGHBOR_DIST_MAX;
     w.ag[0].max_neighbors = ORCA_MAX_NEIGHBORS_LIMIT;
-    w.ag[1].neighbor_dist = 1e150;
+    w.ag[1].neighbor_dist = ORCA_NEIGHBOR_DIST_MAX;
     w.ag[1].max_neighbors = 17;
-    w.ag[2].radius = 4.9406564584124654e-324; /* the smallest subnormal */
-    w.ag[3].radius = 1e-300;
-    w.ag[4].max_speed = 1e200;
-    w.ag[4].obstacle_time_horizon = 1e100; /* reach 1e300, reach^2 = inf */
+    w.ag[2].radius = ORCA_RADIUS_MIN;
+    w.ag[3].radius = 1e-9;
+    w.ag[4].max_speed = ORCA_SPEED_MAX;
+    w.ag[4].obstacle_time_horizon = ORCA_TIME_MAX; /* reach 2^60 */
     w.ag[5].neighbor_dist = 0.0;
     w.ag[5].max_neighbors = ORCA_MAX_NEIGHBORS_LIMIT;
-    w.ag[6].radius = 1e100;
+    w.ag[6].radius = ORCA_RADIUS_MAX;
     w.ag[7].position = w.ag[8].position; /* coincident */
     bf_stats st;
     memset(&st, 0, sizeof st);
@@ -809,13 +810,13 @@ static int test_neighbors_extreme_parameters(void)
  * subnormal, a large fraction of itself, so sqrt(d2) is no longer the distance to within a
  * margin relative to the coordinates. The rule still reads only d2: with max_neighbors 1,
  * two candidates whose d2 round to the same smallest subnormal tie, and the smaller index
- * wins, wherever the grid put them. */
+ * wins. (Radii are at least 2^-30, so the grid's cells are far wider than these distances.) */
 static int test_neighbors_subnormal_tie(void)
 {
     world w;
     memset(&w, 0, sizeof w);
     orca_agent_def d = orca_agent_def_default();
-    d.radius = 1e-170;
+    d.radius = ORCA_RADIUS_MIN;
     d.neighbor_dist = 1e-161; /* neighbor_dist^2 = 1e-322, a subnormal */
     d.max_neighbors = 1;
     d.position = vec(0, 2.65e-162); /* index 0: C, straight above S */
@@ -824,9 +825,7 @@ static int test_neighbors_subnormal_tie(void)
     world_add_agent(&w, d);
     d.position = vec(2.2e-162, 0); /* index 2: B, beside S */
     world_add_agent(&w, d);
-    /* index 3: D sets the grid origin's y so that a cell border (at a multiple of cmax =
-     * 1e-161 from it, hence a border for cmax/1, /2, /4, /8) lies between S and C */
-    d.position = vec(0, 2.4e-162 - 1e-161);
+    d.position = vec(0, 2.4e-162 - 1e-161); /* index 3: D, farther below S */
     world_add_agent(&w, d);
     /* both squares round to the smallest subnormal: a tie, so C (index 0) is S's neighbour */
     ENSURE(2.65e-162 * 2.65e-162 == 4.9406564584124654e-324);
@@ -842,18 +841,19 @@ static int test_segments_subnormal_reach(void)
     world w;
     memset(&w, 0, sizeof w);
     orca_agent_def d = orca_agent_def_default();
-    d.radius = 1e-170;
+    d.radius = ORCA_RADIUS_MIN;
     d.neighbor_dist = 1e-161;
     d.max_neighbors = 1;
-    /* the same for obstacles: reach 1e-170 (radius, zero speed) squares to 0, and a point
-     * obstacle 1e-163 away squares to 0 as well, so SegmentDistanceSquared <= reach^2 holds */
+    /* the same for obstacles: point obstacles 1e-163 and 1e-300 away both have
+     * SegmentDistanceSquared 0 (within the reach 2^-30 of radius and zero speed): a tie, listed
+     * by index */
     memset(&w, 0, sizeof w);
     d.position = vec(0, 0);
     d.max_speed = 0;
     world_add_agent(&w, d);
     world_add_segment(&w, vec(1e-163, 0), vec(1e-163, 0));
     world_add_segment(&w, vec(-1e-300, 0), vec(-1e-300, 0));
-    ENSURE(1e-163 * 1e-163 == 0 && 1e-170 * 1e-170 == 0);
+    ENSURE(1e-163 * 1e-163 == 0);
     int rc = check_world(&w, 1, 0.1, NULL, "subnormal reach (minimal)");
     world_free(&w);
     ENSURE(rc == 0);
@@ -870,7 +870,7 @@ static int test_neighbors_subnormal_random(void)
         for (int i = 0; i < 200; ++i) {
             orca_agent_def a = orca_agent_def_default();
             a.position = vec(uni(&g, -1, 1) * 4e-161, uni(&g, -1, 1) * 4e-161);
-            a.radius = 1e-170;
+            a.radius = ORCA_RADIUS_MIN;
             a.neighbor_dist = uni(&g, 1, 3) * 1e-161;
             a.max_neighbors = 1 + irand(&g, 4);
             world_add_agent(&w, a);
@@ -1373,11 +1373,11 @@ static int test_step_matches_reference_special(void)
     memset(&w, 0, sizeof w);
     scene_random(&w, &g, 200);
     segments_random(&w, &g, 100, 20);
-    w.ag[0].neighbor_dist = 1e150;
+    w.ag[0].neighbor_dist = ORCA_NEIGHBOR_DIST_MAX;
     w.ag[0].max_neighbors = ORCA_MAX_NEIGHBORS_LIMIT;
-    w.ag[1].max_speed = 1e200;
-    w.ag[1].obstacle_time_horizon = 1e100;
-    w.ag[2].radius = 1e-300;
+    w.ag[1].max_speed = ORCA_SPEED_MAX;
+    w.ag[1].obstacle_time_horizon = ORCA_TIME_MAX;
+    w.ag[2].radius = ORCA_RADIUS_MIN;
     ENSURE(reference_run(&w, NULL, 10, 0.1, 4, "extreme parameters", &fallbacks, &overlaps) == 0);
     world_free(&w);
     ENSURE_MSG(fallbacks > 0 && overlaps > 0, "fallbacks %d, overlaps %d", fallbacks, overlaps);
@@ -2140,7 +2140,7 @@ static int test_hash_definition(void)
     orca_agent_def d = orca_agent_def_default();
     d.position = vec(1.25, -3.0e-7);
     d.velocity = vec(-0.0, 0.1);
-    d.preferred_velocity = vec(1e300, -2.5);
+    d.preferred_velocity = vec(1.9876543210987654e9, -2.5);
     d.radius = 0.3;
     d.max_speed = 1.75;
     d.neighbor_dist = 12.5;
@@ -2150,7 +2150,7 @@ static int test_hash_definition(void)
     world_add_agent(&w, d);
     d.position = vec(-2097151.0, 5.0);
     d.max_neighbors = 0;
-    d.radius = 4.9406564584124654e-324;
+    d.radius = 1.2345678901234567e-9;
     world_add_agent(&w, d);
     world_add_segment(&w, vec(-1, 2), vec(3.5, -0.0));
     ENSURE(world_to_sim(&w, s) == 0);
@@ -2641,6 +2641,25 @@ static int test_bad_agent_values(void)
         {"time_horizon", "-2", 10, -2.0},   {"time_horizon", "nan", 10, nan},
         {"obstacle_time_horizon", "-3", 11, -3.0}, {"obstacle_time_horizon", "0", 11, 0.0},
         {"obstacle_time_horizon", "inf", 11, inf},
+        /* just outside the accepted ranges (the value's text is its %.17g) */
+        {"velocity", NULL, 2, nextafter(ORCA_VELOCITY_LIMIT, inf)},
+        {"velocity", NULL, 3, -nextafter(ORCA_VELOCITY_LIMIT, inf)},
+        {"preferred_velocity", NULL, 4, nextafter(ORCA_VELOCITY_LIMIT, inf)},
+        {"preferred_velocity", "1e+300", 5, -1e300},
+        {"radius", NULL, 6, nextafter(ORCA_RADIUS_MIN, 0)},
+        {"radius", NULL, 6, nextafter(ORCA_RADIUS_MAX, inf)},
+        {"radius", "1e+308", 6, 1e308},
+        {"radius", NULL, 6, 4.9406564584124654e-324},
+        {"max_speed", NULL, 7, nextafter(ORCA_SPEED_MAX, inf)},
+        {"max_speed", NULL, 7, 1.76e159},
+        {"neighbor_dist", NULL, 8, nextafter(ORCA_NEIGHBOR_DIST_MAX, inf)},
+        {"neighbor_dist", NULL, 8, 1e150},
+        {"time_horizon", NULL, 10, nextafter(ORCA_TIME_MIN, 0)},
+        {"time_horizon", NULL, 10, nextafter(ORCA_TIME_MAX, inf)},
+        {"time_horizon", NULL, 10, 1.44e163},
+        {"obstacle_time_horizon", NULL, 11, nextafter(ORCA_TIME_MIN, 0)},
+        {"obstacle_time_horizon", NULL, 11, nextafter(ORCA_TIME_MAX, inf)},
+        {"obstacle_time_horizon", NULL, 11, 4.9406564584124654e-324},
     };
     const int ncases = (int)(sizeof cases / sizeof cases[0]);
     run_scene r;
@@ -2655,31 +2674,34 @@ static int test_bad_agent_values(void)
     sim_state st = state_of(s);
     for (int c = 0; c < ncases; ++c) {
         orca_agent_def d = apply_bad(orig, &cases[c]);
+        char text[32];
+        snprintf(text, sizeof text, "%.17g", cases[c].x);
+        const char *value = cases[c].value ? cases[c].value : text;
         orca_agent_id out = {77, 77};
         orca_status rc = orca_sim_add_agent(s, &d, &out);
         ENSURE_MSG(rc == ORCA_ERR_ARGUMENT, "case %d (%s = %s): add gave %s", c, cases[c].field,
-                   cases[c].value, orca_status_name(rc));
-        ENSURE(error_names(s, cases[c].field, cases[c].value) == 0);
+                   value, orca_status_name(rc));
+        ENSURE(error_names(s, cases[c].field, value) == 0);
         ENSURE(state_same(s, st));
         ENSURE(out.slot == 77 && out.generation == 77); /* not written */
         rc = orca_agent_set(s, id, &d);
         ENSURE_MSG(rc == ORCA_ERR_ARGUMENT, "case %d (%s = %s): set gave %s", c, cases[c].field,
-                   cases[c].value, orca_status_name(rc));
-        ENSURE(error_names(s, cases[c].field, cases[c].value) == 0);
+                   value, orca_status_name(rc));
+        ENSURE(error_names(s, cases[c].field, value) == 0);
         ENSURE(state_same(s, st));
         orca_agent_def now;
         ENSURE(orca_agent_get(s, id, &now) == ORCA_OK && same_def(&now, &orig));
         /* the single-field setters */
         if (cases[c].which <= 1) {
             ENSURE(orca_agent_set_position(s, id, d.position) == ORCA_ERR_ARGUMENT);
-            ENSURE(error_names(s, "position", cases[c].value) == 0);
+            ENSURE(error_names(s, "position", value) == 0);
         } else if (cases[c].which <= 3) {
             ENSURE(orca_agent_set_velocity(s, id, d.velocity) == ORCA_ERR_ARGUMENT);
-            ENSURE(error_names(s, "velocity", cases[c].value) == 0);
+            ENSURE(error_names(s, "velocity", value) == 0);
         } else if (cases[c].which <= 5) {
             ENSURE(orca_agent_set_preferred_velocity(s, id, d.preferred_velocity) ==
                    ORCA_ERR_ARGUMENT);
-            ENSURE(error_names(s, "preferred_velocity", cases[c].value) == 0);
+            ENSURE(error_names(s, "preferred_velocity", value) == 0);
         }
         ENSURE(state_same(s, st));
     }
@@ -2687,10 +2709,28 @@ static int test_bad_agent_values(void)
     const double below = nextafter(ORCA_COORD_LIMIT, 0);
     ENSURE(below < 2097152.0);
     const bad_case good[] = {
-        {"", "", 0, below}, {"", "", 1, -below}, {"", "", 0, -0.0}, {"", "", 7, 0.0},
-        {"", "", 8, 0.0},   {"", "", 9, 0.0},    {"", "", 9, 1024.0}, {"", "", 6, 1e-300},
+        {"", "", 0, below},
+        {"", "", 1, -below},
+        {"", "", 0, -0.0},
+        {"", "", 7, 0.0},
+        {"", "", 8, 0.0},
+        {"", "", 9, 0.0},
+        {"", "", 9, 1024.0},
+        {"", "", 2, ORCA_VELOCITY_LIMIT},
+        {"", "", 3, -ORCA_VELOCITY_LIMIT},
+        {"", "", 4, -ORCA_VELOCITY_LIMIT},
+        {"", "", 5, ORCA_VELOCITY_LIMIT},
+        {"", "", 2, 4.9406564584124654e-324},
+        {"", "", 6, ORCA_RADIUS_MIN},
+        {"", "", 6, ORCA_RADIUS_MAX},
+        {"", "", 7, ORCA_SPEED_MAX},
+        {"", "", 8, ORCA_NEIGHBOR_DIST_MAX},
+        {"", "", 10, ORCA_TIME_MIN},
+        {"", "", 10, ORCA_TIME_MAX},
+        {"", "", 11, ORCA_TIME_MIN},
+        {"", "", 11, ORCA_TIME_MAX},
     };
-    for (int c = 0; c < 8; ++c) {
+    for (int c = 0; c < (int)(sizeof good / sizeof good[0]); ++c) {
         orca_agent_def d = apply_bad(orig, &good[c]);
         orca_agent_id out;
         orca_status rc = orca_sim_add_agent(s, &d, &out);

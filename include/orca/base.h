@@ -6,6 +6,8 @@
 #ifndef ORCA_BASE_H
 #define ORCA_BASE_H
 
+#include <stddef.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -31,7 +33,8 @@ typedef enum orca_status {
     ORCA_ERR_MEMORY = -3,     /**< the allocator returned NULL */
     ORCA_ERR_STALE = -4,      /**< a handle that does not name a live object */
     ORCA_ERR_FORMAT = -5,     /**< corrupt, truncated or foreign bytes (snapshots, files) */
-    ORCA_ERR_LIMIT = -6,      /**< a count beyond what the library supports */
+    ORCA_ERR_LIMIT = -6,      /**< a count beyond what the library supports, or a step that
+                                   would take an agent beyond the coordinate limit */
     ORCA_ERR_IO = -7          /**< a file could not be read or written */
 } orca_status;
 
@@ -40,6 +43,26 @@ const char *orca_status_name(int status);
 
 /** The library version as "MAJOR.MINOR.PATCH". */
 const char *orca_version(void);
+
+/** Memory hooks: every allocation the library makes goes through them (in the style of
+ * Box2D's b2SetAllocator and stb's STB*_MALLOC macros). alloc and resize behave as malloc and
+ * realloc (resize is never given NULL or a size of 0) and return NULL on failure, which the
+ * library reports as ORCA_ERR_MEMORY with the state unchanged; release behaves as free (never
+ * given NULL). context is passed to each call. The library calls them from the thread that
+ * called it, never from its worker threads. */
+typedef struct orca_allocator {
+    void *(*alloc)(size_t size, void *context);
+    void *(*resize)(void *ptr, size_t size, void *context);
+    void (*release)(void *ptr, void *context);
+    void *context;
+} orca_allocator;
+
+/** Installs the hooks (NULL: the C library's malloc, realloc and free). Process-wide and not
+ * thread-safe: call it while no orca object exists (a block is released by the hooks current
+ * at that time). ORCA_ERR_NULL when one of the three functions is NULL (nothing changes). */
+orca_status orca_set_allocator(const orca_allocator *allocator);
+/** The hooks in use. */
+orca_allocator orca_get_allocator(void);
 
 #ifdef __cplusplus
 }

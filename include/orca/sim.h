@@ -26,8 +26,23 @@
 extern "C" {
 #endif
 
-/** Coordinates (positions, segment ends) must have magnitude below this: 2^21 (the text). */
+/* Accepted ranges (docs/limits.md derives them): within them no intermediate of a step can
+ * overflow or become NaN, and a step's results stay within them. Values outside are refused
+ * with ORCA_ERR_ARGUMENT and a message naming the value. */
+/** Coordinates (positions, segment ends, goals) must have magnitude below this: 2^21. */
 #define ORCA_COORD_LIMIT 2097152.0
+/** radius in [ORCA_RADIUS_MIN, ORCA_RADIUS_MAX] = [2^-30, 2^21] m. */
+#define ORCA_RADIUS_MIN 9.31322574615478515625e-10
+#define ORCA_RADIUS_MAX 2097152.0
+/** neighbor_dist in [0, 2^23] m (beyond any distance between two agents). */
+#define ORCA_NEIGHBOR_DIST_MAX 8388608.0
+/** max_speed (and a scenario goal's preferred_speed) in [0, 2^30] m/s. */
+#define ORCA_SPEED_MAX 1073741824.0
+/** Each component of a velocity or preferred velocity has magnitude at most 2^31 m/s. */
+#define ORCA_VELOCITY_LIMIT 2147483648.0
+/** time_horizon, obstacle_time_horizon and a step's dt in [2^-30, 2^30] s. */
+#define ORCA_TIME_MIN 9.31322574615478515625e-10
+#define ORCA_TIME_MAX 1073741824.0
 /** Largest max_neighbors accepted. */
 #define ORCA_MAX_NEIGHBORS_LIMIT 1024
 /** Largest number of workers of the built-in pool. */
@@ -50,14 +65,16 @@ typedef struct orca_segment_id {
 /** Everything about one agent. Fill from orca_agent_def_default() and change what you need. */
 typedef struct orca_agent_def {
     orca_vec2 position;           /**< m, |x|,|y| < ORCA_COORD_LIMIT */
-    orca_vec2 velocity;           /**< m/s, finite */
-    orca_vec2 preferred_velocity; /**< m/s, finite; set by the caller before each step */
-    double radius;                /**< m, > 0 */
-    double max_speed;             /**< m/s, >= 0 */
-    double neighbor_dist;         /**< m, >= 0: other agents closer than this are considered */
+    orca_vec2 velocity;           /**< m/s, |x|,|y| <= ORCA_VELOCITY_LIMIT */
+    orca_vec2 preferred_velocity; /**< m/s, |x|,|y| <= ORCA_VELOCITY_LIMIT; set by the caller
+                                       before each step */
+    double radius;                /**< m, ORCA_RADIUS_MIN .. ORCA_RADIUS_MAX */
+    double max_speed;             /**< m/s, 0 .. ORCA_SPEED_MAX */
+    double neighbor_dist;         /**< m, 0 .. ORCA_NEIGHBOR_DIST_MAX: other agents closer
+                                       than this are considered */
     int max_neighbors;            /**< 0 .. ORCA_MAX_NEIGHBORS_LIMIT */
-    double time_horizon;          /**< s, > 0: agent time horizon */
-    double obstacle_time_horizon; /**< s, > 0 */
+    double time_horizon;          /**< s, ORCA_TIME_MIN .. ORCA_TIME_MAX: agent time horizon */
+    double obstacle_time_horizon; /**< s, ORCA_TIME_MIN .. ORCA_TIME_MAX */
 } orca_agent_def;
 
 /** Defaults (RVO2's examples): radius 1.5, max speed 2, neighbour distance 15, 10 neighbours,
@@ -91,12 +108,15 @@ typedef struct orca_sim_def {
 /** One worker, no callbacks. */
 orca_sim_def orca_sim_def_default(void);
 
-/** Creates a simulation (def may be NULL for the defaults). */
+/** Creates a simulation (def may be NULL for the defaults). On a refusal *out is untouched
+ * and orca_sim_last_error(NULL) gives the message. */
 orca_status orca_sim_create(const orca_sim_def *def, orca_sim **out);
 /** Destroys it (NULL is ignored). */
 void orca_sim_destroy(orca_sim *sim);
 
-/** The message of the last refused call on sim ("" if none). Valid until the next call. */
+/** The message of the last refused call on sim ("" if none). Valid until the next call.
+ * With sim NULL: the message of the last refused orca_sim_create on the calling thread ("" if
+ * the last one succeeded). */
 const char *orca_sim_last_error(const orca_sim *sim);
 
 /** Changes the worker count (1..ORCA_MAX_WORKERS) between steps. Results do not change. */
@@ -146,7 +166,8 @@ const orca_vec2 *orca_sim_positions(const orca_sim *sim);
 
 /** Exchanges the preferred velocities of all agents (index order) with v[0 .. count-1]:
  * afterwards the simulation has the values v held, and v holds the previous ones. count must
- * equal the agent count and every value must be finite; otherwise nothing changes. */
+ * equal the agent count and every component must have magnitude at most ORCA_VELOCITY_LIMIT;
+ * otherwise nothing changes. */
 orca_status orca_sim_swap_preferred_velocities(orca_sim *sim, orca_vec2 *v, int count);
 
 /** Runs fn over [0, count) on the simulation's workers (the built-in pool, the engine's
@@ -171,7 +192,14 @@ orca_status orca_segment_get(const orca_sim *sim, orca_segment_id id, orca_vec2 
 /* --- stepping -------------------------------------------------------------------------- */
 
 /** One step: every new velocity from the start-of-step state, then velocity and position
- * (position + velocity * dt). dt > 0 and finite. Zero agents is a no-op. */
+ * (position + velocity * dt). dt in [ORCA_TIME_MIN, ORCA_TIME_MAX]. Zero agents is a no-op.
+ * Before anything is applied, every new velocity v is checked (docs/limits.md): it must be
+ * finite, within the agent's max speed R up to the rounding of its program,
+ * v.v <= R*R + 2^-40 * (R*R + v0.v0) with v0 the agent's velocity at the start of the step,
+ * and move the agent to a position within ORCA_COORD_LIMIT. Otherwise the whole step is
+ * refused (ORCA_ERR_LIMIT, the lowest such agent index named in the message) and the
+ * simulation is unchanged. Within the accepted ranges only the position check can fire (an
+ * agent walking off the 2^21 square). */
 orca_status orca_sim_step(orca_sim *sim, double dt);
 /** Steps taken since creation (restored by snapshots). */
 uint64_t orca_sim_step_count(const orca_sim *sim);

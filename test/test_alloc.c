@@ -1,0 +1,457 @@
+/* SPDX-License-Identifier: MIT */
+/* Allocation failures (docs/limits.md, "Sizes"): through orca_set_allocator's hooks, the 1st,
+ * 2nd, ... allocation of every public call that allocates is made to fail, until the call
+ * runs without a failure. Each failure must give the documented status with a message, leave
+ * the state's hash as it was, leak nothing, and the same call must then succeed and give the
+ * bits it gives when nothing ever failed. The hooks also count blocks, so a leak fails the
+ * test in every build (ASan finds it too), and they check that the library allocates only on
+ * the calling thread. */
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <orca/orca.h>
+
+#include "alloc.h"
+#include "test.h"
+
+/* --- the failing allocator ---------------------------------------------------------------- */
+
+typedef struct fail_alloc {
+    long calls;   /* allocations and resizes since arming */
+    long fail_at; /* this one (1-based) fails; 0: none */
+    long failed;  /* how many failed */
+    long live;    /* blocks allocated and not released */
+    long total;   /* allocations and resizes ever */
+    pthread_t owner;
+    int wrong_thread;
+} fail_alloc;
+
+static fail_alloc g_fa;
+
+static int should_fail(void)
+{
+    if (!pthread_equal(pthread_self(), g_fa.owner)) {
+        g_fa.wrong_thread = 1;
+    }
+    ++g_fa.total;
+    if (g_fa.fail_at > 0 && ++g_fa.calls == g_fa.fail_at) {
+        ++g_fa.failed;
+        return 1;
+    }
+    return 0;
+}
+
+static void *fa_alloc(size_t size, void *context)
+{
+    (void)context;
+    if (should_fail()) {
+        return NULL;
+    }
+    void *p = malloc(size);
+    g_fa.live += p != NULL;
+    return p;
+}
+
+static void *fa_resize(void *p, size_t size, void *context)
+{
+    (void)context;
+    return should_fail() ? NULL : realloc(p, size);
+}
+
+static void fa_release(void *p, void *context)
+{
+    (void)context;
+    --g_fa.live;
+    free(p);
+}
+
+static int install(void)
+{
+    g_fa.owner = pthread_self();
+    orca_allocator a = {fa_alloc, fa_resize, fa_release, NULL};
+    return orca_set_allocator(&a) == ORCA_OK ? 0 : 1;
+}
+
+static void arm(long n)
+{
+    g_fa.calls = 0;
+    g_fa.failed = 0;
+    g_fa.fail_at = n;
+}
+
+static void disarm(void)
+{
+    g_fa.fail_at = 0;
+}
+
+/* --- fixtures ----------------------------------------------------------------------------- */
+
+static orca_vec2 vec(double x, double y)
+{
+    orca_vec2 v = {x, y};
+    return v;
+}
+
+static orca_sim *new_sim(int workers)
+{
+    orca_sim_def def = orca_sim_def_default();
+    def.worker_count = workers;
+    orca_sim *s = NULL;
+    return orca_sim_create(&def, &s) == ORCA_OK ? s : NULL;
+}
+
+/* n agents on a jittered lattice of spacing `spacing` (a sparse one, with a huge spacing,
+ * takes the hashed grid), walking to the other side, and segments a few walls. */
+static int populate(orca_sim *s, int n, double spacing, int segments)
+{
+    test_rng g = {0xa110cull + (unsigned)n};
+    int side = 1;
+    while (side * side < n) {
+        ++side;
+    }
+    for (int i = 0; i < n; ++i) {
+        orca_agent_def d = orca_agent_def_default();
+        d.position = vec(spacing * (i % side) + test_rng_uniform(&g, 0, 0.1),
+                         spacing * (i / side) + test_rng_uniform(&g, 0, 0.1));
+        d.preferred_velocity = vec(test_rng_uniform(&g, -1, 1), test_rng_uniform(&g, -1, 1));
+        d.max_neighbors = 1 + i % 12;
+        ENSURE(orca_sim_add_agent(s, &d, NULL) == ORCA_OK);
+    }
+    for (int k = 0; k < segments; ++k) {
+        double y = spacing * side * test_rng_uniform(&g, 0, 1);
+        ENSURE(orca_sim_add_segment(s, vec(-5, y), vec(spacing * side * 0.5, y + 1), NULL) ==
+               ORCA_OK);
+    }
+    return 0;
+}
+
+/* The checks after a call that failed at injection n: the status, a message, the hash. */
+static int check_failure(const char *what, long n, orca_status st, orca_status expect,
+                         const char *message, uint64_t h0, uint64_t h)
+{
+    ENSURE_MSG(st == expect, "%s, allocation %ld failing: %s, expected %s", what, n,
+               orca_status_name(st), orca_status_name(expect));
+    ENSURE_MSG(message && strstr(message, "memory") != NULL,
+               "%s, allocation %ld failing: message '%s' does not say memory", what, n,
+               message ? message : "(null)");
+    ENSURE_MSG(h == h0, "%s, allocation %ld failing: the state changed", what, n);
+    return 0;
+}
+
+/* --- the calls ---------------------------------------------------------------------------- */
+
+/* A call on an existing simulation. setup builds the state (without failures); call makes the
+ * call under test and returns its status. The reference is the same call with nothing
+ * failing: after each failure, the call is repeated without failures and must give the
+ * reference's status and hash. */
+typedef struct sim_case {
+    const char *name;
+    int workers;
+    int (*setup)(orca_sim *s);
+    orca_status (*call)(orca_sim *s);
+} sim_case;
+
+static int setup_dense(orca_sim *s) { return populate(s, 300, 3.0, 6); }
+static int setup_sparse(orca_sim *s) { return populate(s, 200, 20000.0, 0); }
+static int setup_full(orca_sim *s) { return populate(s, 64, 3.0, 16); } /* capacities full */
+
+static orca_status call_step(orca_sim *s) { return orca_sim_step(s, 0.25); }
+static orca_status call_add_agent(orca_sim *s)
+{
+    orca_agent_def d = orca_agent_def_default();
+    d.position = vec(-30, -30);
+    return orca_sim_add_agent(s, &d, NULL);
+}
+static orca_status call_add_segment(orca_sim *s)
+{
+    return orca_sim_add_segment(s, vec(-40, 0), vec(-40, 10), NULL);
+}
+static orca_status call_add_polyline(orca_sim *s)
+{
+    orca_vec2 p[40];
+    for (int k = 0; k < 40; ++k) {
+        p[k] = vec(-50 - k, (k % 2) * 3.0);
+    }
+    return orca_sim_add_polyline(s, p, 40, 1, NULL);
+}
+static orca_status call_workers(orca_sim *s) { return orca_sim_set_worker_count(s, 3); }
+static orca_status call_constraints(orca_sim *s)
+{
+    orca_halfplane hp[8];
+    int count = 0;
+    return orca_sim_agent_constraints(s, orca_sim_agent_at(s, 5), 0.25, hp, 8, &count, NULL);
+}
+static orca_status call_neighbors(orca_sim *s)
+{
+    int a[8], g[8], na = 0, ng = 0;
+    return orca_sim_agent_neighbors(s, orca_sim_agent_at(s, 7), a, 8, &na, g, 8, &ng);
+}
+static orca_status call_overlap(orca_sim *s)
+{
+    double a = 0, w = 0;
+    return orca_sim_measure_overlap(s, &a, &w);
+}
+
+static unsigned char *g_snapshot;
+static size_t g_snapshot_size;
+static orca_status call_load(orca_sim *s) { return orca_sim_load(s, g_snapshot, g_snapshot_size); }
+
+/* Runs one case: returns the number of injected failures, or -1. */
+static long run_sim_case(const sim_case *c)
+{
+    /* the reference: nothing fails */
+    orca_sim *ref = new_sim(c->workers);
+    ENSURE(ref && c->setup(ref) == 0);
+    orca_status want = c->call(ref);
+    uint64_t want_hash = orca_sim_hash(ref);
+    ENSURE_MSG(want == ORCA_OK, "%s: the reference call failed: %s", c->name,
+               orca_sim_last_error(ref));
+    orca_sim_destroy(ref);
+    long n = 1;
+    for (;; ++n) {
+        orca_sim *s = new_sim(c->workers);
+        ENSURE(s && c->setup(s) == 0);
+        uint64_t h0 = orca_sim_hash(s);
+        arm(n);
+        orca_status st = c->call(s);
+        long failed = g_fa.failed;
+        disarm();
+        if (failed == 0) {
+            ENSURE_MSG(st == want && orca_sim_hash(s) == want_hash, "%s: %s", c->name,
+                       orca_status_name(st));
+            orca_sim_destroy(s);
+            break;
+        }
+        if (check_failure(c->name, n, st, ORCA_ERR_MEMORY, orca_sim_last_error(s), h0,
+                          orca_sim_hash(s)) != 0) {
+            return -1;
+        }
+        /* the next call succeeds, with the reference's bits */
+        st = c->call(s);
+        ENSURE_MSG(st == want && orca_sim_hash(s) == want_hash,
+                   "%s, after allocation %ld failed: %s (%s)", c->name, n, orca_status_name(st),
+                   orca_sim_last_error(s));
+        /* and the simulation goes on as the reference would */
+        ENSURE(orca_sim_step(s, 0.25) == ORCA_OK);
+        orca_sim_destroy(s);
+    }
+    return n - 1;
+}
+
+static int test_sim_calls(void)
+{
+    ENSURE(install() == 0);
+    /* a snapshot of a state with free slots (removed agents and segments) */
+    orca_sim *src = new_sim(1);
+    ENSURE(src && populate(src, 120, 3.0, 12) == 0);
+    ENSURE(orca_sim_remove_agent(src, orca_sim_agent_at(src, 17)) == ORCA_OK);
+    ENSURE(orca_sim_remove_segment(src, orca_sim_segment_at(src, 3)) == ORCA_OK);
+    ENSURE(orca_sim_step(src, 0.25) == ORCA_OK);
+    ENSURE(orca_sim_save(src, NULL, 0, &g_snapshot_size) == ORCA_OK);
+    g_snapshot = malloc(g_snapshot_size);
+    ENSURE(g_snapshot && orca_sim_save(src, g_snapshot, g_snapshot_size, &g_snapshot_size) ==
+                             ORCA_OK);
+    orca_sim_destroy(src);
+
+    const sim_case cases[] = {
+        {"step (dense grid, walls)", 1, setup_dense, call_step},
+        {"step (dense grid, 2 workers)", 2, setup_dense, call_step},
+        {"step (hashed grid)", 1, setup_sparse, call_step},
+        {"add_agent (growing)", 1, setup_full, call_add_agent},
+        {"add_segment (growing)", 1, setup_full, call_add_segment},
+        {"add_polyline", 1, setup_full, call_add_polyline},
+        {"set_worker_count", 1, setup_dense, call_workers},
+        {"agent_constraints", 1, setup_dense, call_constraints},
+        {"agent_neighbors", 2, setup_sparse, call_neighbors},
+        {"measure_overlap", 1, setup_dense, call_overlap},
+        {"load", 1, setup_dense, call_load},
+        {"load (2 workers)", 2, setup_sparse, call_load},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+        long injected = run_sim_case(&cases[k]);
+        ENSURE_MSG(injected >= 1, "%s: no allocation to fail", cases[k].name);
+        printf("  %-30s %ld allocations failed one at a time\n", cases[k].name, injected);
+    }
+    free(g_snapshot);
+    ENSURE_MSG(g_fa.live == 0, "%ld blocks leaked", g_fa.live);
+    return orca_set_allocator(NULL);
+}
+
+/* orca_sim_create, with and without the worker pool: the message comes from
+ * orca_sim_last_error(NULL). */
+static int test_create(void)
+{
+    ENSURE(install() == 0);
+    for (int workers = 1; workers <= 4; workers += 3) {
+        long n = 1;
+        for (;; ++n) {
+            orca_sim_def def = orca_sim_def_default();
+            def.worker_count = workers;
+            orca_sim *s = (orca_sim *)&g_fa; /* must stay untouched */
+            arm(n);
+            orca_status st = orca_sim_create(&def, &s);
+            long failed = g_fa.failed;
+            disarm();
+            if (failed == 0) {
+                ENSURE(st == ORCA_OK && s != (orca_sim *)&g_fa);
+                ENSURE(strcmp(orca_sim_last_error(NULL), "") == 0);
+                orca_sim_destroy(s);
+                break;
+            }
+            ENSURE(s == (orca_sim *)&g_fa);
+            ENSURE(check_failure("create", n, st, ORCA_ERR_MEMORY, orca_sim_last_error(NULL), 0,
+                                 0) == 0);
+        }
+        printf("  create (%d workers)             %ld allocations failed one at a time\n",
+               workers, n - 1);
+        ENSURE(n > 1);
+    }
+    ENSURE_MSG(g_fa.live == 0, "%ld blocks leaked", g_fa.live);
+    return orca_set_allocator(NULL);
+}
+
+/* The scenario layer: creation (every built-in scene), adding agents, stepping. */
+static int test_scenario_calls(void)
+{
+    ENSURE(install() == 0);
+    for (int kind = 0; kind <= ORCA_SCENE_COUNT; ++kind) {
+        /* kind == ORCA_SCENE_COUNT: orca_scenario_create, then adding agents (growing its
+         * tables) and stepping */
+        uint64_t want = 0;
+        long n = 0;
+        for (;; ++n) {
+            orca_scenario *sc = NULL;
+            arm(n);
+            orca_status st = kind < ORCA_SCENE_COUNT
+                                 ? orca_scenario_create_builtin((orca_scene_kind)kind, 60, 3,
+                                                                NULL, &sc)
+                                 : orca_scenario_create(NULL, 0.25, 3, &sc);
+            const char *what = kind < ORCA_SCENE_COUNT ? orca_scene_name(kind) : "custom";
+            int stage = 0; /* 0 create, 1 add, 2 step */
+            for (int i = 0; st == ORCA_OK && kind == ORCA_SCENE_COUNT && i < 40; ++i) {
+                orca_agent_def d = orca_agent_def_default();
+                d.position = vec(4.0 * i, 0.5 * (i % 3));
+                orca_goal goal = {ORCA_GOAL_POINT, {-4.0 * i, 0}, 1.0};
+                stage = 1;
+                st = orca_scenario_add_agent(sc, &d, &goal, NULL);
+            }
+            for (int k = 0; st == ORCA_OK && k < 3; ++k) {
+                stage = 2;
+                st = orca_scenario_step(sc);
+            }
+            long failed = g_fa.failed;
+            disarm();
+            if (n == 0) {
+                ENSURE_MSG(st == ORCA_OK, "%s: %s", what, orca_scenario_last_error(sc));
+                want = orca_sim_hash(orca_scenario_sim(sc));
+                orca_scenario_destroy(sc);
+                continue;
+            }
+            if (failed == 0) {
+                ENSURE(st == ORCA_OK && orca_sim_hash(orca_scenario_sim(sc)) == want);
+                orca_scenario_destroy(sc);
+                break;
+            }
+            const char *msg = orca_scenario_last_error(stage == 0 ? NULL : sc);
+            ENSURE_MSG(st == ORCA_ERR_MEMORY && strstr(msg, "memory") != NULL,
+                       "%s, allocation %ld failing (stage %d): %s, '%s'", what, n, stage,
+                       orca_status_name(st), msg);
+            if (stage == 0) {
+                ENSURE(sc == NULL);
+                continue;
+            }
+            orca_scenario_destroy(sc); /* test_scenario_step_retry goes on after a failure */
+        }
+        printf("  scenario %-21s %ld allocations failed one at a time\n",
+               kind < ORCA_SCENE_COUNT ? orca_scene_name(kind) : "custom", n - 1);
+        ENSURE(n > 1);
+    }
+    ENSURE_MSG(g_fa.live == 0, "%ld blocks leaked", g_fa.live);
+    return orca_set_allocator(NULL);
+}
+
+/* A scenario's first step (the one that sizes the grids and scratch; later steps of the same
+ * scene allocate nothing) that fails allocating leaves the scenario as it was: the same step
+ * again, nothing failing, and the run gives the reference's bits and records. */
+static int test_scenario_step_retry(void)
+{
+    ENSURE(install() == 0);
+    orca_scenario *ref = NULL;
+    ENSURE(orca_scenario_create_builtin(ORCA_SCENE_WALL_GAP, 30, 5, NULL, &ref) == ORCA_OK);
+    for (int k = 0; k < 4; ++k) {
+        ENSURE(orca_scenario_step(ref) == ORCA_OK);
+    }
+    uint64_t want = orca_sim_hash(orca_scenario_sim(ref));
+    double want_overlap = orca_scenario_max_agent_overlap(ref);
+    orca_scenario_destroy(ref);
+    long n = 1;
+    for (;; ++n) {
+        orca_scenario *sc = NULL;
+        ENSURE(orca_scenario_create_builtin(ORCA_SCENE_WALL_GAP, 30, 5, NULL, &sc) == ORCA_OK);
+        uint64_t h0 = orca_sim_hash(orca_scenario_sim(sc));
+        uint64_t steps0 = orca_sim_step_count(orca_scenario_sim(sc));
+        arm(n);
+        orca_status st = orca_scenario_step(sc);
+        long failed = g_fa.failed;
+        disarm();
+        if (failed == 0) {
+            orca_scenario_destroy(sc);
+            break;
+        }
+        ENSURE(check_failure("scenario step", n, st, ORCA_ERR_MEMORY,
+                             orca_scenario_last_error(sc), h0,
+                             orca_sim_hash(orca_scenario_sim(sc))) == 0);
+        ENSURE(orca_sim_step_count(orca_scenario_sim(sc)) == steps0);
+        for (int k = 0; k < 4; ++k) {
+            ENSURE(orca_scenario_step(sc) == ORCA_OK);
+        }
+        ENSURE(orca_sim_hash(orca_scenario_sim(sc)) == want);
+        ENSURE(orca_scenario_max_agent_overlap(sc) == want_overlap);
+        orca_scenario_destroy(sc);
+    }
+    printf("  scenario step (retried)        %ld allocations failed one at a time\n", n - 1);
+    ENSURE(n > 1);
+    ENSURE_MSG(g_fa.live == 0, "%ld blocks leaked", g_fa.live);
+    return orca_set_allocator(NULL);
+}
+
+/* The hooks themselves: a NULL function is refused and changes nothing, NULL restores the C
+ * library's functions, a count * size that overflows never reaches the hook, and every
+ * allocation of the tests above came from the calling thread (workers included). */
+static int test_hooks(void)
+{
+    ENSURE(install() == 0);
+    orca_allocator bad = orca_get_allocator();
+    bad.resize = NULL;
+    ENSURE(orca_set_allocator(&bad) == ORCA_ERR_NULL);
+    ENSURE(orca_get_allocator().alloc == fa_alloc);
+    long before = g_fa.total;
+    ENSURE(orca_mem_alloc(SIZE_MAX / 8, 16) == NULL);
+    ENSURE(orca_mem_zalloc(3, SIZE_MAX / 2) == NULL);
+    ENSURE(orca_mem_resize(NULL, SIZE_MAX, 2) == NULL);
+    ENSURE(g_fa.total == before);
+    void *p = orca_mem_alloc(0, 16); /* zero bytes: a block of one */
+    ENSURE(p && g_fa.total == before + 1);
+    orca_mem_free(p);
+    orca_mem_free(NULL);
+    ENSURE(g_fa.live == 0);
+    ENSURE(!g_fa.wrong_thread);
+    ENSURE(orca_set_allocator(NULL) == ORCA_OK);
+    ENSURE(orca_get_allocator().alloc != fa_alloc);
+    orca_sim *s = new_sim(2);
+    ENSURE(s && populate(s, 50, 3.0, 2) == 0 && orca_sim_step(s, 0.25) == ORCA_OK);
+    orca_sim_destroy(s);
+    return 0;
+}
+
+const orca_test ORCA_TESTS[] = {
+    {"create", test_create},
+    {"sim_calls", test_sim_calls},
+    {"scenario_calls", test_scenario_calls},
+    {"scenario_step_retry", test_scenario_step_retry},
+    {"hooks", test_hooks},
+    {0, 0},
+};

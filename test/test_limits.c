@@ -1,0 +1,640 @@
+/* SPDX-License-Identifier: MIT */
+/* The accepted ranges and the total step (docs/limits.md): values just outside every range are
+ * refused and the edges themselves accepted; scenes drawn over the whole accepted ranges
+ * (edges included) step without a NaN, an overflow or a broken limit, and the only step the
+ * library refuses there is one that would take an agent beyond the coordinate limit, with the
+ * state unchanged. The issue's reproducers are here too. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <orca/orca.h>
+
+#include "sim_check.h"
+#include "test.h"
+
+static orca_vec2 vec(double x, double y)
+{
+    orca_vec2 v = {x, y};
+    return v;
+}
+
+static int irand(test_rng *g, int n)
+{
+    return (int)(test_rng_next(g) % (unsigned long long)n);
+}
+
+static int chance(test_rng *g, double p)
+{
+    return test_rng_uniform(g, 0, 1) < p;
+}
+
+/* 2^e for integer e (exact; no libm). */
+static double pow2(int e)
+{
+    double x = 1;
+    for (; e > 0; --e) {
+        x *= 2;
+    }
+    for (; e < 0; ++e) {
+        x *= 0.5;
+    }
+    return x;
+}
+
+/* A magnitude in [lo, hi] (lo > 0): an edge (lo, hi or a neighbour inside) one time in four,
+ * otherwise log-uniform (a uniform mantissa times a power of two). */
+static double magnitude(test_rng *g, double lo, double hi)
+{
+    switch (irand(g, 8)) {
+    case 0: return lo;
+    case 1: return hi;
+    case 2: return nextafter(hi, 0);
+    default: break;
+    }
+    int elo = 0, ehi = 0;
+    frexp(lo, &elo);
+    frexp(hi, &ehi);
+    for (int tries = 0; tries < 100; ++tries) {
+        double x = test_rng_uniform(g, 0.5, 1.0) * pow2(elo + irand(g, ehi - elo + 1));
+        if (x >= lo && x <= hi) {
+            return x;
+        }
+    }
+    return lo;
+}
+
+/* A value in [0, hi] with 0, the edges and tiny values (down to subnormal) well represented. */
+static double nonneg(test_rng *g, double hi)
+{
+    switch (irand(g, 10)) {
+    case 0: return 0.0;
+    case 1: return 4.9406564584124654e-324;
+    case 2: return magnitude(g, 0x1p-1022, 0x1p-900);
+    default: return magnitude(g, 0x1p-60, hi);
+    }
+}
+
+static double sign(test_rng *g, double x)
+{
+    return chance(g, 0.5) ? -x : x;
+}
+
+/* A coordinate strictly inside (-2^21, 2^21). */
+static double coord(test_rng *g, double centre, double spread)
+{
+    double x = centre + sign(g, nonneg(g, spread));
+    double lim = nextafter(ORCA_COORD_LIMIT, 0);
+    return x > lim ? lim : (x < -lim ? -lim : x);
+}
+
+/* An agent drawn over the accepted ranges around centre, with offsets up to spread. */
+static orca_agent_def edge_agent(test_rng *g, orca_vec2 centre, double spread)
+{
+    orca_agent_def d = orca_agent_def_default();
+    d.position = vec(coord(g, centre.x, spread), coord(g, centre.y, spread));
+    double vmax = chance(g, 0.5) ? ORCA_VELOCITY_LIMIT : 4.0;
+    d.velocity = vec(sign(g, nonneg(g, vmax)), sign(g, nonneg(g, vmax)));
+    d.preferred_velocity = vec(sign(g, nonneg(g, vmax)), sign(g, nonneg(g, vmax)));
+    d.radius = chance(g, 0.5) ? magnitude(g, ORCA_RADIUS_MIN, ORCA_RADIUS_MAX)
+                              : magnitude(g, 0.1, 2.0);
+    d.max_speed = chance(g, 0.5) ? nonneg(g, ORCA_SPEED_MAX) : magnitude(g, 0.5, 2.0);
+    d.neighbor_dist = chance(g, 0.5) ? nonneg(g, ORCA_NEIGHBOR_DIST_MAX) : 15.0;
+    d.max_neighbors = irand(g, 3) == 0 ? ORCA_MAX_NEIGHBORS_LIMIT : irand(g, 12);
+    d.time_horizon = chance(g, 0.5) ? magnitude(g, ORCA_TIME_MIN, ORCA_TIME_MAX) : 10.0;
+    d.obstacle_time_horizon =
+        chance(g, 0.5) ? magnitude(g, ORCA_TIME_MIN, ORCA_TIME_MAX) : 10.0;
+    return d;
+}
+
+typedef struct agent_state {
+    orca_vec2 pos, vel;
+    double max_speed;
+} agent_state;
+
+/* The invariants of an accepted state after a step, computed here from the values alone:
+ * positions finite and within the coordinate limit, velocities finite and within max speed
+ * up to the documented rounding (v.v <= R*R + 2^-40 (R*R + v0.v0)). */
+/* The largest (v.v - R*R) / (R*R + v0.v0) seen: how close the sweep came to the bound 2^-40. */
+static double g_worst;
+
+static int check_stepped(const orca_sim *s, const agent_state *before, const char *what)
+{
+    int n = orca_sim_agent_count(s);
+    for (int i = 0; i < n; ++i) {
+        orca_agent_def d;
+        ENSURE(orca_agent_get(s, orca_sim_agent_at(s, i), &d) == ORCA_OK);
+        orca_vec2 p = d.position, v = d.velocity, v0 = before[i].vel;
+        double R = d.max_speed;
+        ENSURE_MSG(fabs(p.x) < ORCA_COORD_LIMIT && fabs(p.y) < ORCA_COORD_LIMIT,
+                   "%s: agent %d at (%.17g, %.17g)", what, i, p.x, p.y);
+        double vv = v.x * v.x + v.y * v.y;
+        double lim = R * R + 0x1p-40 * (R * R + (v0.x * v0.x + v0.y * v0.y));
+        if (R * R + (v0.x * v0.x + v0.y * v0.y) > 0) {
+            double excess = (vv - R * R) / (R * R + (v0.x * v0.x + v0.y * v0.y));
+            g_worst = excess > g_worst ? excess : g_worst;
+        }
+        ENSURE_MSG(isfinite(v.x) && isfinite(v.y) && vv <= lim,
+                   "%s: agent %d velocity (%.17g, %.17g), max speed %.17g, was (%.17g, %.17g)",
+                   what, i, v.x, v.y, R, v0.x, v0.y);
+        /* the next state is accepted again, as the snapshot loader will check */
+        ENSURE(fabs(v.x) <= ORCA_VELOCITY_LIMIT && fabs(v.y) <= ORCA_VELOCITY_LIMIT);
+    }
+    return 0;
+}
+
+static void state_of(const orca_sim *s, agent_state *out)
+{
+    int n = orca_sim_agent_count(s);
+    for (int i = 0; i < n; ++i) {
+        orca_agent_def d;
+        orca_agent_get(s, orca_sim_agent_at(s, i), &d);
+        out[i].pos = d.position;
+        out[i].vel = d.velocity;
+        out[i].max_speed = d.max_speed;
+    }
+}
+
+/* An engine job system that runs a task at once, in three ranges (worker indices 0..2). */
+static void *split3(orca_task_fn *task, int count, int min_range, void *task_context,
+                    void *user_context)
+{
+    (void)min_range;
+    (void)user_context;
+    for (int w = 0; w < 3; ++w) {
+        int b = (int)((long long)count * w / 3), e = (int)((long long)count * (w + 1) / 3);
+        if (b < e) {
+            task(b, e, 2 - w, task_context);
+        }
+    }
+    return NULL;
+}
+
+static void finish_none(void *user_task, void *user_context)
+{
+    (void)user_task;
+    (void)user_context;
+}
+
+typedef struct sweep_stats {
+    long steps, refused, fallbacks;
+} sweep_stats;
+
+/* One scene of the sweep, stepped `steps` times with the scalar code on one worker and with
+ * the vector kernels on three (a job system's, without threads: this runs thousands of scenes
+ * under the sanitizers): the same status, message and hash each step. */
+static int sweep_scene(unsigned long long seed, int steps, sweep_stats *st)
+{
+    test_rng g = {seed};
+    int n = 2 + irand(&g, 30);
+    orca_vec2 centre = vec(coord(&g, 0, ORCA_COORD_LIMIT), coord(&g, 0, ORCA_COORD_LIMIT));
+    double spread = magnitude(&g, 0x1p-40, 0x1p22);
+    orca_sim_def def = orca_sim_def_default();
+    orca_sim *a = NULL, *b = NULL;
+    ENSURE(orca_sim_create(&def, &a) == ORCA_OK);
+    def.worker_count = 3;
+    def.enqueue = split3;
+    def.finish = finish_none;
+    ENSURE(orca_sim_create(&def, &b) == ORCA_OK);
+    orca_sim_set_vector_kernels(a, 0);
+    orca_sim_set_vector_kernels(b, 1);
+    for (int i = 0; i < n; ++i) {
+        orca_agent_def d = edge_agent(&g, centre, spread);
+        orca_status ra = orca_sim_add_agent(a, &d, NULL), rb = orca_sim_add_agent(b, &d, NULL);
+        ENSURE_MSG(ra == ORCA_OK && rb == ORCA_OK, "seed %llu agent %d: %s", seed, i,
+                   orca_sim_last_error(a));
+    }
+    int m = irand(&g, 4);
+    for (int k = 0; k < m; ++k) {
+        orca_vec2 p = vec(coord(&g, centre.x, spread), coord(&g, centre.y, spread));
+        orca_vec2 q = chance(&g, 0.3) ? p : vec(coord(&g, p.x, spread), coord(&g, p.y, spread));
+        ENSURE(orca_sim_add_segment(a, p, q, NULL) == ORCA_OK);
+        ENSURE(orca_sim_add_segment(b, p, q, NULL) == ORCA_OK);
+    }
+    agent_state *before = malloc((size_t)n * sizeof *before);
+    ENSURE(before);
+    for (int k = 0; k < steps; ++k) {
+        double dt = chance(&g, 0.2) ? magnitude(&g, ORCA_TIME_MIN, ORCA_TIME_MAX)
+                                    : magnitude(&g, 0.01, 1.0);
+        state_of(a, before);
+        uint64_t h0 = orca_sim_hash(a);
+        uint64_t count0 = orca_sim_step_count(a);
+        orca_status ra = orca_sim_step(a, dt), rb = orca_sim_step(b, dt);
+        char what[96];
+        snprintf(what, sizeof what, "seed %llu step %d dt %.17g", seed, k, dt);
+        ENSURE_MSG(ra == rb, "%s: statuses %s and %s", what, orca_status_name(ra),
+                   orca_status_name(rb));
+        ENSURE_MSG(strcmp(orca_sim_last_error(a), orca_sim_last_error(b)) == 0,
+                   "%s: messages '%s' and '%s'", what, orca_sim_last_error(a),
+                   orca_sim_last_error(b));
+        ENSURE_MSG(orca_sim_hash(a) == orca_sim_hash(b), "%s: hashes differ", what);
+        ++st->steps;
+        if (ra == ORCA_OK) {
+            ENSURE(orca_sim_step_count(a) == count0 + 1);
+            st->fallbacks += orca_sim_last_fallback_count(a);
+            if (check_stepped(a, before, what) != 0) {
+                free(before);
+                return 1;
+            }
+            continue;
+        }
+        /* Within the ranges the only refusal is an agent leaving the coordinate square. */
+        ENSURE_MSG(ra == ORCA_ERR_LIMIT, "%s: %s (%s)", what, orca_status_name(ra),
+                   orca_sim_last_error(a));
+        ENSURE_MSG(strstr(orca_sim_last_error(a), "beyond the coordinate limit") != NULL,
+                   "%s: %s", what, orca_sim_last_error(a));
+        ENSURE(orca_sim_hash(a) == h0 && orca_sim_step_count(a) == count0);
+        ++st->refused;
+        break;
+    }
+    free(before);
+    orca_sim_destroy(a);
+    orca_sim_destroy(b);
+    return 0;
+}
+
+static int test_sweep_accepted_ranges(void)
+{
+    sweep_stats st;
+    memset(&st, 0, sizeof st);
+    for (unsigned long long seed = 1; seed <= 20000; ++seed) {
+        ENSURE(sweep_scene(seed, 4, &st) == 0);
+    }
+    printf("  sweep: %ld steps, %ld refused (an agent leaving the square), %ld fallbacks; "
+           "largest speed excess (v.v - R^2) / (R^2 + v0.v0) = %.3g (the bound: 2^-40 = %.3g)\n",
+           st.steps, st.refused, st.fallbacks, g_worst, 0x1p-40);
+    ENSURE(st.steps - st.refused > 20000 && st.refused > 1000 && st.fallbacks > 10000);
+    return 0;
+}
+
+
+/* ---------------------------------------------------------------------------------------
+ * The issue's reproducers, and the same scenes at the edges of the ranges
+ * ------------------------------------------------------------------------------------- */
+
+static orca_agent_def at(double x, double y)
+{
+    orca_agent_def d = orca_agent_def_default();
+    d.position = vec(x, y);
+    return d;
+}
+
+static orca_status add(orca_sim *s, orca_agent_def d)
+{
+    return orca_sim_add_agent(s, &d, NULL);
+}
+
+/* Adds d, expecting a refusal that names field and the value's %.17g text, with the state
+ * unchanged. */
+static int refused(orca_sim *s, orca_agent_def d, const char *field, double value)
+{
+    uint64_t h = orca_sim_hash(s);
+    int n = orca_sim_agent_count(s);
+    char text[32];
+    snprintf(text, sizeof text, "%.17g", value);
+    ENSURE(orca_sim_add_agent(s, &d, NULL) == ORCA_ERR_ARGUMENT);
+    const char *e = orca_sim_last_error(s);
+    ENSURE_MSG(strstr(e, field) == e && strstr(e, text) != NULL, "'%s' does not name %s = %s", e,
+               field, text);
+    ENSURE(orca_sim_hash(s) == h && orca_sim_agent_count(s) == n);
+    return 0;
+}
+
+/* Steps s k times, each step checked as in the sweep; returns the number of steps taken. */
+static int step_checked(orca_sim *s, double dt, int k, const char *what)
+{
+    int n = orca_sim_agent_count(s);
+    agent_state *before = malloc((size_t)(n > 0 ? n : 1) * sizeof *before);
+    int taken = 0;
+    for (; taken < k; ++taken) {
+        state_of(s, before);
+        orca_status st = orca_sim_step(s, dt);
+        if (st != ORCA_OK) {
+            fprintf(stderr, "%s: step %d: %s (%s)\n", what, taken, orca_status_name(st),
+                    orca_sim_last_error(s));
+            break;
+        }
+        if (check_stepped(s, before, what) != 0) {
+            break;
+        }
+    }
+    free(before);
+    return taken;
+}
+
+static int test_reproducer_huge_horizon(void)
+{
+    orca_sim *s = NULL;
+    ENSURE(orca_sim_create(NULL, &s) == ORCA_OK);
+    orca_agent_def b = at(3.2, 0);
+    b.time_horizon = 1.44e163;
+    ENSURE(add(s, at(0, 0)) == ORCA_OK);
+    ENSURE(refused(s, b, "time_horizon", 1.44e163) == 0);
+    b.time_horizon = 1e162;
+    ENSURE(refused(s, b, "time_horizon", 1e162) == 0);
+    /* the largest accepted horizon, on one agent and on all */
+    b.time_horizon = ORCA_TIME_MAX;
+    ENSURE(orca_sim_add_agent(s, &b, NULL) == ORCA_OK);
+    orca_agent_def c = at(16, 0);
+    c.time_horizon = ORCA_TIME_MAX;
+    c.obstacle_time_horizon = ORCA_TIME_MAX;
+    ENSURE(orca_sim_add_agent(s, &c, NULL) == ORCA_OK);
+    ENSURE(step_checked(s, 0.25, 3, "horizon 2^30") == 3);
+    ENSURE(step_checked(s, ORCA_TIME_MIN, 3, "horizon 2^30, dt 2^-30") == 3);
+    orca_sim_destroy(s);
+    return 0;
+}
+
+static int test_reproducer_huge_values(void)
+{
+    orca_sim *s = NULL;
+    ENSURE(orca_sim_create(NULL, &s) == ORCA_OK);
+    orca_agent_def a = at(0, 0), b = at(6.4, 7.29e-304), e = at(1.5, 0);
+    a.velocity = vec(1e299, 0);
+    b.max_speed = 1.76e159;
+    e.radius = 1.74e77;
+    ENSURE(refused(s, a, "velocity.x", 1e299) == 0);
+    ENSURE(refused(s, b, "max_speed", 1.76e159) == 0);
+    ENSURE(refused(s, e, "radius", 1.74e77) == 0);
+    /* the same scene at the edges: velocity 2^31, max speed 2^30, radius 2^21 */
+    a.velocity = vec(ORCA_VELOCITY_LIMIT, 0);
+    b.max_speed = ORCA_SPEED_MAX;
+    e.radius = ORCA_RADIUS_MAX;
+    ENSURE(orca_sim_add_agent(s, &a, NULL) == ORCA_OK);
+    ENSURE(orca_sim_add_agent(s, &b, NULL) == ORCA_OK);
+    ENSURE(add(s, at(9.61, 0)) == ORCA_OK);
+    ENSURE(add(s, at(12.8, 0)) == ORCA_OK);
+    ENSURE(orca_sim_add_agent(s, &e, NULL) == ORCA_OK);
+    ENSURE(step_checked(s, 0x1p-12, 3, "huge values at the edges") == 3); /* 2^30 m/s */
+    orca_sim_destroy(s);
+    return 0;
+}
+
+/* A neighbour's huge velocity must not break an agent's speed limit (the issue: max speed 2,
+ * speed 3e299). */
+static int test_reproducer_speed_limit(void)
+{
+    orca_sim *s = NULL;
+    ENSURE(orca_sim_create(NULL, &s) == ORCA_OK);
+    orca_agent_def a = at(0, 0), b = at(5, 0);
+    a.preferred_velocity = vec(1, 0);
+    a.velocity = vec(1e300, 0);
+    ENSURE(refused(s, a, "velocity.x", 1e300) == 0);
+    b.preferred_velocity = vec(-1, 0);
+    for (int k = 0; k < 3; ++k) {
+        double v = k == 0 ? ORCA_VELOCITY_LIMIT : (k == 1 ? -ORCA_VELOCITY_LIMIT : 1e6);
+        orca_sim_destroy(s);
+        ENSURE(orca_sim_create(NULL, &s) == ORCA_OK);
+        a.velocity = vec(v, 0);
+        ENSURE(orca_sim_add_agent(s, &a, NULL) == ORCA_OK);
+        ENSURE(orca_sim_add_agent(s, &b, NULL) == ORCA_OK);
+        ENSURE(step_checked(s, 0.25, 1, "a neighbour at 2^31") == 1);
+        orca_vec2 vb;
+        ENSURE(orca_agent_get_velocity(s, orca_sim_agent_at(s, 1), &vb) == ORCA_OK);
+        ENSURE_MSG(vb.x * vb.x + vb.y * vb.y <= 4.0 * (1 + 0x1p-40),
+                   "agent 1 (max speed 2) got (%.17g, %.17g)", vb.x, vb.y);
+    }
+    orca_sim_destroy(s);
+    return 0;
+}
+
+/* Stepping refuses to take an agent beyond 2^21 (the issue: an agent at x = 2097000 walking
+ * right, or dt 1e300), names it, and changes nothing; a snapshot of any state the library
+ * reached loads again. */
+static int test_reproducer_coordinate_limit(void)
+{
+    orca_sim *s = NULL;
+    ENSURE(orca_sim_create(NULL, &s) == ORCA_OK);
+    orca_agent_def a = at(2097000, 0), b = at(0, 0);
+    a.preferred_velocity = vec(2, 0);
+    b.preferred_velocity = vec(-1, 0.5);
+    ENSURE(orca_sim_add_agent(s, &b, NULL) == ORCA_OK);
+    ENSURE(orca_sim_add_agent(s, &a, NULL) == ORCA_OK);
+    /* dt 1e300 is outside the range */
+    uint64_t h = orca_sim_hash(s);
+    ENSURE(orca_sim_step(s, 1e300) == ORCA_ERR_ARGUMENT);
+    ENSURE(strstr(orca_sim_last_error(s), "dt must be in") != NULL);
+    ENSURE(orca_sim_hash(s) == h);
+    int steps = 0;
+    orca_status st = ORCA_OK;
+    unsigned char *snap = NULL;
+    while (steps < 1000) {
+        size_t size = 0;
+        ENSURE(orca_sim_save(s, NULL, 0, &size) == ORCA_OK);
+        free(snap);
+        snap = malloc(size);
+        ENSURE(snap && orca_sim_save(s, snap, size, &size) == ORCA_OK);
+        h = orca_sim_hash(s);
+        st = orca_sim_step(s, 0.25);
+        if (st != ORCA_OK) {
+            break;
+        }
+        ++steps;
+    }
+    ENSURE_MSG(st == ORCA_ERR_LIMIT, "%d steps, %s", steps, orca_status_name(st));
+    const char *e = orca_sim_last_error(s);
+    ENSURE_MSG(strstr(e, "agent 1 (slot 1) would move to (2097152") != NULL &&
+                   strstr(e, "beyond the coordinate limit") != NULL,
+               "%s", e);
+    ENSURE(orca_sim_hash(s) == h);
+    ENSURE(steps > 50); /* 152 m at 2 m/s and dt 0.25: about 300 steps */
+    /* the last state loads again, into a fresh simulation */
+    orca_sim *t = NULL;
+    size_t size = 0;
+    ENSURE(orca_sim_save(s, NULL, 0, &size) == ORCA_OK);
+    ENSURE(orca_sim_create(NULL, &t) == ORCA_OK);
+    ENSURE(orca_sim_load(t, snap, size) == ORCA_OK && orca_sim_hash(t) == h);
+    /* without the agent at the edge the step goes on */
+    ENSURE(orca_sim_remove_agent(s, orca_sim_agent_at(s, 1)) == ORCA_OK);
+    ENSURE(orca_sim_step(s, 0.25) == ORCA_OK);
+    /* the largest dt: everyone moving leaves, the lowest index is named */
+    ENSURE(orca_sim_step(t, ORCA_TIME_MAX) == ORCA_ERR_LIMIT);
+    ENSURE(strstr(orca_sim_last_error(t), "agent 0 (slot 0) would move") != NULL);
+    ENSURE(orca_sim_hash(t) == h);
+    /* agents that do not move may take any step */
+    for (int i = 0; i < 2; ++i) {
+        ENSURE(orca_agent_set_velocity(t, orca_sim_agent_at(t, i), vec(0, 0)) == ORCA_OK);
+        ENSURE(orca_agent_set_preferred_velocity(t, orca_sim_agent_at(t, i), vec(0, 0)) ==
+               ORCA_OK);
+    }
+    ENSURE(orca_sim_step(t, ORCA_TIME_MAX) == ORCA_OK);
+    free(snap);
+    orca_sim_destroy(s);
+    orca_sim_destroy(t);
+    return 0;
+}
+
+/* Little-endian fields and the FNV-1a checksum of a snapshot (docs/determinism.md). */
+static void put32(unsigned char *p, uint32_t v)
+{
+    for (int b = 0; b < 4; ++b) {
+        p[b] = (unsigned char)(v >> (8 * b));
+    }
+}
+
+static void seal(unsigned char *p, size_t size)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t k = 0; k + 8 < size + 0 && k < size - 8; ++k) {
+        h ^= p[k];
+        h *= 0x100000001b3ull;
+    }
+    for (int b = 0; b < 8; ++b) {
+        p[size - 8 + (size_t)b] = (unsigned char)(h >> (8 * b));
+    }
+}
+
+/* A 56-byte snapshot whose header claims 2^30 agents (or 2^28 segments) with a valid
+ * checksum: the size computation would wrap on a 32-bit machine; it is refused everywhere. */
+static int test_reproducer_snapshot_counts(void)
+{
+    orca_sim *s = NULL;
+    ENSURE(orca_sim_create(NULL, &s) == ORCA_OK);
+    ENSURE(add(s, at(1, 2)) == ORCA_OK);
+    uint64_t h = orca_sim_hash(s);
+    static const uint32_t counts[][4] = {
+        {1u << 30, 1u << 30, 0, 0},          {0, 0, 1u << 28, 1u << 28},
+        {1u << 30, 1u << 30, 1u << 28, 1u << 28}, {0, 0x2aaaaaabu, 0, 0},
+        {0, 1u << 30, 0, 1u << 28},
+    };
+    for (size_t c = 0; c < sizeof counts / sizeof counts[0]; ++c) {
+        unsigned char b[56];
+        memset(b, 0, sizeof b);
+        memcpy(b, "ORCASNAP", 8);
+        put32(b + 8, 1);                 /* version */
+        put32(b + 20, counts[c][0]);     /* agents */
+        put32(b + 24, counts[c][1]);     /* agent slots */
+        put32(b + 28, 0xffffffffu);      /* free head -1 */
+        put32(b + 32, counts[c][2]);     /* segments */
+        put32(b + 36, counts[c][3]);     /* segment slots */
+        put32(b + 40, 0xffffffffu);
+        seal(b, sizeof b);
+        orca_status st = orca_sim_load(s, b, sizeof b);
+        ENSURE_MSG(st == ORCA_ERR_FORMAT, "case %zu: %s (%s)", c, orca_status_name(st),
+                   orca_sim_last_error(s));
+        ENSURE(orca_sim_hash(s) == h);
+    }
+    orca_sim_destroy(s);
+    return 0;
+}
+
+/* The step's check itself (the step evaluates the same predicate): each failing part is
+ * classified, at the edges of each comparison. */
+static int test_step_check_kinds(void)
+{
+    const double nan = NAN, inf = INFINITY, lim = ORCA_COORD_LIMIT;
+    const orca_vec2 o = vec(0, 0);
+    ENSURE(orca_step_result_kind(vec(2, 0), o, o, 2, 1) == ORCA_STEP_RESULT_OK);
+    ENSURE(orca_step_result_kind(vec(nan, 0), o, o, 2, 1) == ORCA_STEP_RESULT_NOT_FINITE);
+    ENSURE(orca_step_result_kind(vec(0, inf), o, o, 2, 1) == ORCA_STEP_RESULT_NOT_FINITE);
+    ENSURE(orca_step_result_kind(vec(-inf, nan), o, o, 2, 1) == ORCA_STEP_RESULT_NOT_FINITE);
+    /* speed: R = 2, v0 = 0: v.v may exceed 4 by 4 * 2^-40 */
+    double edge = sqrt(4 + 4 * 0x1p-40);
+    ENSURE(edge * edge <= 4 + 4 * 0x1p-40);
+    ENSURE(orca_step_result_kind(vec(edge, 0), o, o, 2, 1) == ORCA_STEP_RESULT_OK);
+    ENSURE(orca_step_result_kind(vec(nextafter(edge, 3), 0), o, o, 2, 1) ==
+           ORCA_STEP_RESULT_TOO_FAST);
+    ENSURE(orca_step_result_kind(vec(1e-300, 0), o, o, 0, 1) == ORCA_STEP_RESULT_OK);
+    ENSURE(orca_step_result_kind(vec(1e-150, 0), o, o, 0, 1) == ORCA_STEP_RESULT_TOO_FAST);
+    /* the start-of-step speed widens the rounding: v0 = 2^20 allows v.v up to 4 + 2^-40 (4 + 2^40) */
+    ENSURE(orca_step_result_kind(vec(1.4, 0), vec(0x1p20, 0), o, 1, 1) == ORCA_STEP_RESULT_OK);
+    ENSURE(orca_step_result_kind(vec(1.5, 0), vec(0x1p20, 0), o, 1, 1) ==
+           ORCA_STEP_RESULT_TOO_FAST);
+    /* position: p + v*dt must stay below 2^21 in magnitude */
+    ENSURE(orca_step_result_kind(vec(1, 0), o, vec(nextafter(lim, 0) - 1, 0), 2, 1) ==
+           ORCA_STEP_RESULT_OK);
+    ENSURE(orca_step_result_kind(vec(1, 0), o, vec(lim - 1, 0), 2, 1) ==
+           ORCA_STEP_RESULT_LEAVES);
+    ENSURE(orca_step_result_kind(vec(0, -2), o, vec(0, 1 - lim), 2, 1) ==
+           ORCA_STEP_RESULT_LEAVES);
+    ENSURE(orca_step_result_kind(vec(0, -2), o, vec(0, 1 - lim), 2, 0.25) ==
+           ORCA_STEP_RESULT_OK);
+    /* too fast and leaving: the position is named (it is what a user can act on) */
+    ENSURE(orca_step_result_kind(vec(1e9, 0), o, o, 2, 1) == ORCA_STEP_RESULT_LEAVES);
+    ENSURE(orca_step_result_kind(vec(1e5, 0), o, o, 2, 1) == ORCA_STEP_RESULT_TOO_FAST);
+    return 0;
+}
+
+/* The built-in scenes' largest agent counts (docs/scenarios.md): the geometry at the maximum
+ * stays below 2^21 and one more agent would not; one more is refused before anything is
+ * built. */
+static int test_builtin_maxima(void)
+{
+    const double two_pi = 0x1.921fb54442d18p+2, lim = ORCA_COORD_LIMIT;
+    const int circle = 2196132, wallgap = 1258287, corridor = 1677675;
+    /* circle: agent 0 starts at (R, 0), R = (n * 6) / 2 pi */
+    ENSURE(((double)circle * 6.0) / two_pi < lim);
+    ENSURE(((double)(circle + 1) * 6.0) / two_pi >= lim);
+    /* wallgap: the last goal column is at 10 + 5 * floor((n - 1) / 3) */
+    ENSURE(10.0 + 5.0 * (double)((wallgap - 1) / 3) < lim);
+    ENSURE(10.0 + 5.0 * (double)(wallgap / 3) >= lim);
+    /* corridor: the walls end at 20 + 5 * floor(n / 4) + 40 (n = 4 columns + 3 rounds down) */
+    ENSURE(60.0 + 5.0 * (double)(corridor / 4) < lim);
+    ENSURE(60.0 + 5.0 * (double)((corridor + 1) / 4) >= lim);
+    const int maxima[ORCA_SCENE_COUNT] = {circle, 4000000, wallgap, corridor, 4000000};
+    for (int k = 0; k < ORCA_SCENE_COUNT; ++k) {
+        orca_scenario *sc = NULL;
+        orca_status st = orca_scenario_create_builtin((orca_scene_kind)k, maxima[k] + 1, 1, NULL,
+                                                      &sc);
+        ENSURE_MSG(st == ORCA_ERR_LIMIT && sc == NULL, "%s: %s", orca_scene_name(k),
+                   orca_status_name(st));
+        char text[96];
+        snprintf(text, sizeof text, "at most %d for scene %s", maxima[k], orca_scene_name(k));
+        ENSURE_MSG(strstr(orca_scenario_last_error(NULL), text) != NULL, "%s",
+                   orca_scenario_last_error(NULL));
+    }
+    return 0;
+}
+
+/* The scenario layer's own values: its dt, a goal's preferred speed and a fixed velocity. */
+static int test_scenario_ranges(void)
+{
+    orca_scenario *sc = NULL;
+    const double bad_dt[] = {nextafter(ORCA_TIME_MIN, 0), nextafter(ORCA_TIME_MAX, INFINITY),
+                             0.0, 1e300, NAN};
+    for (int k = 0; k < 5; ++k) {
+        ENSURE(orca_scenario_create(NULL, bad_dt[k], 1, &sc) == ORCA_ERR_ARGUMENT && !sc);
+        ENSURE(strstr(orca_scenario_last_error(NULL), "dt must be in [2^-30, 2^30] s") != NULL);
+    }
+    ENSURE(orca_scenario_create(NULL, ORCA_TIME_MAX, 1, &sc) == ORCA_OK);
+    orca_scenario_destroy(sc);
+    ENSURE(orca_scenario_create(NULL, ORCA_TIME_MIN, 1, &sc) == ORCA_OK);
+    orca_agent_def d = at(0, 0);
+    orca_goal g = {ORCA_GOAL_POINT, {10, 0}, nextafter(ORCA_SPEED_MAX, INFINITY)};
+    ENSURE(orca_scenario_add_agent(sc, &d, &g, NULL) == ORCA_ERR_ARGUMENT);
+    ENSURE(strstr(orca_scenario_last_error(sc), "preferred_speed must be in [0, 2^30]") != NULL);
+    g.preferred_speed = -0.5;
+    ENSURE(orca_scenario_add_agent(sc, &d, &g, NULL) == ORCA_ERR_ARGUMENT);
+    g.kind = ORCA_GOAL_VELOCITY;
+    g.target = vec(0, -nextafter(ORCA_VELOCITY_LIMIT, INFINITY));
+    ENSURE(orca_scenario_add_agent(sc, &d, &g, NULL) == ORCA_ERR_ARGUMENT);
+    ENSURE(strstr(orca_scenario_last_error(sc), "goal velocity must be finite") != NULL);
+    ENSURE(orca_sim_agent_count(orca_scenario_sim(sc)) == 0);
+    /* the edges are accepted, and the rule's preferred velocities stay within the range */
+    g.target = vec(ORCA_VELOCITY_LIMIT, -ORCA_VELOCITY_LIMIT);
+    ENSURE(orca_scenario_add_agent(sc, &d, &g, NULL) == ORCA_OK);
+    g.kind = ORCA_GOAL_POINT;
+    g.target = vec(-nextafter(ORCA_COORD_LIMIT, 0), 5);
+    g.preferred_speed = ORCA_SPEED_MAX;
+    d.position = vec(1e6, 2e6);
+    d.max_speed = ORCA_SPEED_MAX;
+    ENSURE(orca_scenario_add_agent(sc, &d, &g, NULL) == ORCA_OK);
+    ENSURE(orca_scenario_step(sc) == ORCA_OK);
+    orca_scenario_destroy(sc);
+    return 0;
+}
+
+const orca_test ORCA_TESTS[] = {
+    {"scenario_ranges", test_scenario_ranges},
+    {"builtin_maxima", test_builtin_maxima},
+    {"reproducer_huge_horizon", test_reproducer_huge_horizon},
+    {"reproducer_huge_values", test_reproducer_huge_values},
+    {"reproducer_speed_limit", test_reproducer_speed_limit},
+    {"reproducer_coordinate_limit", test_reproducer_coordinate_limit},
+    {"reproducer_snapshot_counts", test_reproducer_snapshot_counts},
+    {"step_check_kinds", test_step_check_kinds},
+    {"sweep_accepted_ranges", test_sweep_accepted_ranges},
+    {0, 0},
+};
