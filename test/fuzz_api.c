@@ -145,7 +145,9 @@ static const double EDGE[] = {
     0x1p-1022,                /* DBL_MIN */
     1e-300,
     0x1p-537,                 /* squares underflow below this */
-    0x1p-30,
+    0x1p-30,                  /* ORCA_RADIUS_MIN, ORCA_TIME_MIN and neighbours */
+    0x1.fffffffffffffp-31,
+    0x1.0000000000001p-30,
     1e-9,
     1e-6,
     0x1p20,
@@ -153,8 +155,12 @@ static const double EDGE[] = {
     0x1p21,
     0x1.0000000000001p21,
     2097151.5,
-    0x1p30,
-    0x1p31,
+    0x1p23,                   /* ORCA_NEIGHBOR_DIST_MAX */
+    0x1.0000000000001p23,
+    0x1p30,                   /* ORCA_SPEED_MAX, ORCA_TIME_MAX */
+    0x1.0000000000001p30,
+    0x1p31,                   /* ORCA_VELOCITY_LIMIT */
+    0x1.0000000000001p31,
     3e38,
     1e150,
     1.44e163,
@@ -527,29 +533,37 @@ static void reference_step(const state *st, double dt, orca_vec2 *vel, orca_vec2
     }
 }
 
-/* The documented ranges (sim.h): a definition outside them must be refused. */
-static int def_documented_invalid(const orca_agent_def *d)
+/* The documented ranges (sim.h, docs/limits.md): a value outside them must be refused. */
+static int in_range(double x, double lo, double hi)
 {
-    return !(is_finite(d->position.x) && fabs(d->position.x) < ORCA_COORD_LIMIT &&
-             is_finite(d->position.y) && fabs(d->position.y) < ORCA_COORD_LIMIT &&
-             is_finite(d->velocity.x) && is_finite(d->velocity.y) &&
-             is_finite(d->preferred_velocity.x) && is_finite(d->preferred_velocity.y) &&
-             is_finite(d->radius) && d->radius > 0 && is_finite(d->max_speed) && d->max_speed >= 0 &&
-             is_finite(d->neighbor_dist) && d->neighbor_dist >= 0 && d->max_neighbors >= 0 &&
-             d->max_neighbors <= ORCA_MAX_NEIGHBORS_LIMIT && is_finite(d->time_horizon) &&
-             d->time_horizon > 0 && is_finite(d->obstacle_time_horizon) &&
-             d->obstacle_time_horizon > 0);
+    return x >= lo && x <= hi; /* false for NaN */
 }
 
 static int coord_invalid(orca_vec2 p)
 {
-    return !(is_finite(p.x) && fabs(p.x) < ORCA_COORD_LIMIT && is_finite(p.y) &&
-             fabs(p.y) < ORCA_COORD_LIMIT);
+    return !(fabs(p.x) < ORCA_COORD_LIMIT && fabs(p.y) < ORCA_COORD_LIMIT);
 }
 
 static int vector_invalid(orca_vec2 v)
 {
-    return !(is_finite(v.x) && is_finite(v.y));
+    return !(fabs(v.x) <= ORCA_VELOCITY_LIMIT && fabs(v.y) <= ORCA_VELOCITY_LIMIT);
+}
+
+static int dt_invalid(double dt)
+{
+    return !in_range(dt, ORCA_TIME_MIN, ORCA_TIME_MAX);
+}
+
+static int def_documented_invalid(const orca_agent_def *d)
+{
+    return coord_invalid(d->position) || vector_invalid(d->velocity) ||
+           vector_invalid(d->preferred_velocity) ||
+           !in_range(d->radius, ORCA_RADIUS_MIN, ORCA_RADIUS_MAX) ||
+           !in_range(d->max_speed, 0, ORCA_SPEED_MAX) ||
+           !in_range(d->neighbor_dist, 0, ORCA_NEIGHBOR_DIST_MAX) || d->max_neighbors < 0 ||
+           d->max_neighbors > ORCA_MAX_NEIGHBORS_LIMIT ||
+           !in_range(d->time_horizon, ORCA_TIME_MIN, ORCA_TIME_MAX) ||
+           !in_range(d->obstacle_time_horizon, ORCA_TIME_MIN, ORCA_TIME_MAX);
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -566,6 +580,7 @@ typedef struct rec {
 
 typedef struct world {
     orca_sim *main, *ref, *alt;
+    uint64_t hm, hr; /* their hashes after the last check_mirror */
     setup main_setup, alt_setup;
     jobs main_jobs, alt_jobs;
     rec recs[MAX_RECS];
@@ -693,9 +708,12 @@ static void same_status(orca_status a, orca_status b, const world *w)
     }
 }
 
-static void check_mirror(const world *w)
+/* main and ref have the same hash; it is kept (w->hm, w->hr) for the next operation. */
+static void check_mirror(world *w)
 {
     uint64_t a = orca_sim_hash(w->main), b = orca_sim_hash(w->ref);
+    w->hm = a;
+    w->hr = b;
     if (a != b) {
         violation("main (%d workers, %s, kernels %d) and ref (1 worker, scalar) differ: hash %016llx vs "
                   "%016llx",
@@ -734,6 +752,18 @@ static void check_tables(const world *w)
             violation("segment %d has a null handle", k);
         }
     }
+    /* every value stays in its accepted range (docs/limits.md), so any state saves, loads and
+     * steps again */
+    for (int i = 0; i < n; ++i) {
+        orca_agent_def d;
+        orca_agent_get(s, orca_sim_agent_at(s, i), &d);
+        if (def_documented_invalid(&d)) {
+            violation("agent %d holds a value outside the accepted ranges (position (%.17g, %.17g), "
+                      "velocity (%.17g, %.17g), preferred (%.17g, %.17g))",
+                      i, d.position.x, d.position.y, d.velocity.x, d.velocity.y,
+                      d.preferred_velocity.x, d.preferred_velocity.y);
+        }
+    }
     orca_segment_id snone = orca_sim_segment_at(s, m);
     if (snone.generation != 0) {
         violation("orca_sim_segment_at out of range is not the null handle");
@@ -760,10 +790,9 @@ static void check_tables(const world *w)
 }
 
 /* Saves s into a new buffer (checked: the size query, a short buffer, the save). */
-static unsigned char *save_sim(const orca_sim *s, size_t *size)
+static unsigned char *save_sim_hashed(const orca_sim *s, uint64_t h0, size_t *size)
 {
     size_t need = 0;
-    uint64_t h0 = orca_sim_hash(s);
     if (orca_sim_save(s, NULL, 0, &need) != ORCA_OK || need < 16) {
         violation("orca_sim_save size query failed (%zu)", need);
     }
@@ -784,6 +813,11 @@ static unsigned char *save_sim(const orca_sim *s, size_t *size)
     }
     *size = need;
     return buf;
+}
+
+static unsigned char *save_sim(const orca_sim *s, size_t *size)
+{
+    return save_sim_hashed(s, orca_sim_hash(s), size);
 }
 
 /* load(save(s)) in a fresh simulation: the same hash and the same bytes again. */
@@ -886,7 +920,7 @@ static void op_add_agent(world *w, reader *r)
         return;
     }
     orca_agent_id a, b;
-    uint64_t h0 = orca_sim_hash(w->main), r0 = orca_sim_hash(w->ref);
+    uint64_t h0 = w->hm, r0 = w->hr; /* both as at the start of the operation */
     orca_status st = orca_sim_add_agent(w->main, null_def ? NULL : &d, &a);
     after_call(w->main, "orca_sim_add_agent", h0, st);
     orca_status sr = orca_sim_add_agent(w->ref, null_def ? NULL : &d, &b);
@@ -956,7 +990,7 @@ static void op_remove_agent(world *w, reader *r)
     orca_agent_id id = pick_agent(w, r);
     orca_agent_id rid = ref_agent(w, id);
     int was = orca_sim_agent_index(w->main, id);
-    uint64_t h0 = orca_sim_hash(w->main), r0 = orca_sim_hash(w->ref);
+    uint64_t h0 = w->hm, r0 = w->hr; /* both as at the start of the operation */
     orca_status st = orca_sim_remove_agent(w->main, id);
     after_call(w->main, "orca_sim_remove_agent", h0, st);
     orca_status sr = orca_sim_remove_agent(w->ref, rid);
@@ -980,7 +1014,7 @@ static void op_remove_segment(world *w, reader *r)
     orca_segment_id id = pick_segment(w, r);
     orca_segment_id rid = ref_segment(w, id);
     int was = orca_segment_get(w->main, id, NULL, NULL) == ORCA_OK;
-    uint64_t h0 = orca_sim_hash(w->main), r0 = orca_sim_hash(w->ref);
+    uint64_t h0 = w->hm, r0 = w->hr; /* both as at the start of the operation */
     orca_status st = orca_sim_remove_segment(w->main, id);
     after_call(w->main, "orca_sim_remove_segment", h0, st);
     orca_status sr = orca_sim_remove_segment(w->ref, rid);
@@ -1007,7 +1041,7 @@ static void op_agent_set(world *w, reader *r)
     }
     int null_def = rd_u8(r) == 0;
     orca_agent_id rid = ref_agent(w, id);
-    uint64_t h0 = orca_sim_hash(w->main), r0 = orca_sim_hash(w->ref);
+    uint64_t h0 = w->hm, r0 = w->hr; /* both as at the start of the operation */
     orca_status st = orca_agent_set(w->main, id, null_def ? NULL : &d);
     after_call(w->main, "orca_agent_set", h0, st);
     orca_status sr = orca_agent_set(w->ref, rid, null_def ? NULL : &d);
@@ -1027,7 +1061,7 @@ static void op_set_vector(world *w, reader *r, int which)
         v.y = (double)(int8_t)rd_u8(r) / 32.0;
     }
     orca_agent_id rid = ref_agent(w, id);
-    uint64_t h0 = orca_sim_hash(w->main), r0 = orca_sim_hash(w->ref);
+    uint64_t h0 = w->hm, r0 = w->hr; /* both as at the start of the operation */
     orca_status st, sr;
     const char *name;
     int invalid;
@@ -1079,7 +1113,7 @@ static void op_add_segment(world *w, reader *r)
         return;
     }
     orca_segment_id ia, ib;
-    uint64_t h0 = orca_sim_hash(w->main), r0 = orca_sim_hash(w->ref);
+    uint64_t h0 = w->hm, r0 = w->hr; /* both as at the start of the operation */
     orca_status st = orca_sim_add_segment(w->main, a, b, &ia);
     after_call(w->main, "orca_sim_add_segment", h0, st);
     orca_status sr = orca_sim_add_segment(w->ref, a, b, &ib);
@@ -1116,7 +1150,7 @@ static void op_add_polyline(world *w, reader *r)
         return;
     }
     orca_segment_id ids[8], rids[8];
-    uint64_t h0 = orca_sim_hash(w->main), r0 = orca_sim_hash(w->ref);
+    uint64_t h0 = w->hm, r0 = w->hr; /* both as at the start of the operation */
     orca_status st = orca_sim_add_polyline(w->main, null_points ? NULL : pts, count, closed,
                                            null_ids ? NULL : ids);
     after_call(w->main, "orca_sim_add_polyline", h0, st);
@@ -1174,7 +1208,7 @@ static void op_swap(world *w, reader *r)
         abort();
     }
     read_state(w->main, before);
-    uint64_t h0 = orca_sim_hash(w->main), r0 = orca_sim_hash(w->ref);
+    uint64_t h0 = w->hm, r0 = w->hr; /* both as at the start of the operation */
     orca_status st = orca_sim_swap_preferred_velocities(w->main, null_v ? NULL : v, count);
     after_call(w->main, "orca_sim_swap_preferred_velocities", h0, st);
     orca_status sr = orca_sim_swap_preferred_velocities(w->ref, null_v ? NULL : rv, count);
@@ -1202,28 +1236,77 @@ static void op_swap(world *w, reader *r)
     free(before);
 }
 
-static void check_step_result(const state *pre, const orca_sim *s, double dt)
+/* Which part of the step's check (docs/limits.md, "The step's last line") the new velocity v
+ * of agent i fails, computed here: 1 not finite, 2 faster than the bound, 3 leaves the
+ * coordinate square; 0 when it passes. */
+static int step_check(const state *pre, int i, orca_vec2 v, orca_vec2 p)
+{
+    double R = pre->a[i].max_speed;
+    orca_vec2 v0 = pre->a[i].velocity;
+    if (!(is_finite(v.x) && is_finite(v.y))) {
+        return 1;
+    }
+    if (!(v.x * v.x + v.y * v.y <= R * R + 0x1p-40 * (R * R + v0.x * v0.x + v0.y * v0.y))) {
+        return 2;
+    }
+    if (!(fabs(p.x) < ORCA_COORD_LIMIT && fabs(p.y) < ORCA_COORD_LIMIT)) {
+        return 3;
+    }
+    return 0;
+}
+
+/* After a step of dt from pre (valid dt, at least one agent) that gave status st: with vel and
+ * pos the reference step's results, either the step was applied and main holds exactly them,
+ * each passing the check, or it was refused and the reference has an agent that fails the
+ * check, the lowest of them named. Inside the accepted ranges only the coordinate part may
+ * fail. */
+static void check_step_result(const state *pre, const orca_sim *s, double dt, orca_status st)
 {
     orca_vec2 vel[MAX_AGENTS], pos[MAX_AGENTS];
     reference_step(pre, dt, vel, pos);
+    int first = -1;
+    for (int i = 0; i < pre->n; ++i) {
+        int kind = step_check(pre, i, vel[i], pos[i]);
+        if (kind == 1 || kind == 2) {
+            double R = pre->a[i].max_speed;
+            violation("inside the accepted ranges the reference step gives agent %d the velocity "
+                      "(%.17g, %.17g) (max_speed %.17g, velocity before (%.17g, %.17g), dt %.17g): "
+                      "%s, which docs/limits.md rules out",
+                      i, vel[i].x, vel[i].y, R, pre->a[i].velocity.x, pre->a[i].velocity.y, dt,
+                      kind == 1 ? "not finite" : "above the speed bound");
+        }
+        if (kind != 0 && first < 0) {
+            first = i;
+        }
+    }
+    if (st != ORCA_OK) {
+        const char *msg = orca_sim_last_error(s);
+        char name[32];
+        snprintf(name, sizeof name, "agent %d ", first);
+        if (first < 0) {
+            violation("the step (dt %.17g) was refused (%s: %s) but the reference step moves every "
+                      "agent within the limits",
+                      dt, orca_status_name(st), msg);
+        }
+        if (st != ORCA_ERR_LIMIT || !strstr(msg, name)) {
+            violation("the step (dt %.17g) was refused with %s (%s); agent %d is the lowest that "
+                      "leaves the coordinate square (ORCA_ERR_LIMIT)",
+                      dt, orca_status_name(st), msg, first);
+        }
+        return;
+    }
     for (int i = 0; i < pre->n; ++i) {
         orca_agent_id id = orca_sim_agent_at(s, i);
         orca_vec2 p, v;
         orca_agent_get_position(s, id, &p);
         orca_agent_get_velocity(s, id, &v);
-        if (!(is_finite(p.x) && is_finite(p.y) && fabs(p.x) < ORCA_COORD_LIMIT &&
-              fabs(p.y) < ORCA_COORD_LIMIT)) {
-            violation("after the step (dt %.17g) agent %d is at (%.17g, %.17g): outside |x|,|y| < 2^21",
-                      dt, i, p.x, p.y);
-        }
-        double R = pre->a[i].max_speed;
-        orca_vec2 v0 = pre->a[i].velocity;
-        double lhs = v.x * v.x + v.y * v.y;
-        double rhs = R * R + 0x1p-40 * (R * R + v0.x * v0.x + v0.y * v0.y);
-        if (!(is_finite(v.x) && is_finite(v.y) && lhs <= rhs)) {
-            violation("after the step (dt %.17g) agent %d has velocity (%.17g, %.17g): |v|^2 = %.17g, "
-                      "max_speed %.17g, velocity before (%.17g, %.17g)",
-                      dt, i, v.x, v.y, lhs, R, v0.x, v0.y);
+        int kind = step_check(pre, i, v, p);
+        if (kind != 0) {
+            violation("after the step (dt %.17g) agent %d has position (%.17g, %.17g), velocity "
+                      "(%.17g, %.17g): %s (max_speed %.17g, velocity before (%.17g, %.17g))",
+                      dt, i, p.x, p.y, v.x, v.y,
+                      kind == 1 ? "not finite" : kind == 2 ? "above the speed bound" : "outside |x|,|y| < 2^21",
+                      pre->a[i].max_speed, pre->a[i].velocity.x, pre->a[i].velocity.y);
         }
         if (!same_vec(v, vel[i]) || !same_vec(p, pos[i])) {
             violation("agent %d after the step (dt %.17g): velocity (%a, %a) position (%a, %a); the "
@@ -1241,9 +1324,9 @@ static void op_step(world *w, reader *r)
         abort();
     }
     read_state(w->main, pre);
+    uint64_t h0 = w->hm, r0 = w->hr; /* both as at the start of the operation */
     size_t size;
-    unsigned char *snap = save_sim(w->main, &size);
-    uint64_t h0 = orca_sim_hash(w->main), r0 = orca_sim_hash(w->ref);
+    unsigned char *snap = save_sim_hashed(w->main, h0, &size);
     uint64_t steps0 = orca_sim_step_count(w->main);
     w->main_jobs.bad_emitted = 0;
     orca_status st = orca_sim_step(w->main, dt);
@@ -1253,7 +1336,7 @@ static void op_step(world *w, reader *r)
         violation("orca_sim_step accepted a worker index outside 0..%d from the job system",
                   orca_sim_get_worker_count(w->main) - 1);
     }
-    if (!(is_finite(dt) && dt > 0) && st == ORCA_OK) {
+    if (dt_invalid(dt) && st == ORCA_OK && pre->n > 0) {
         violation("orca_sim_step accepted dt %.17g", dt);
     }
     if (orca_sim_step_count(w->main) != steps0 + (st == ORCA_OK && pre->n > 0)) {
@@ -1273,9 +1356,8 @@ static void op_step(world *w, reader *r)
         if (sl != ORCA_OK) {
             violation("alt refused main's snapshot: %s", orca_sim_last_error(w->alt));
         }
-        uint64_t a0 = orca_sim_hash(w->alt);
-        orca_status sa = orca_sim_step(w->alt, dt);
-        after_call(w->alt, "orca_sim_step (alt)", a0, sa);
+        orca_status sa = orca_sim_step(w->alt, dt); /* from main's state: hash h0 */
+        after_call(w->alt, "orca_sim_step (alt)", h0, sa);
         if (sa != st || orca_sim_hash(w->alt) != orca_sim_hash(w->main)) {
             violation("alt (%d workers, %s, kernels %d) stepped from main's snapshot gives %s, hash "
                       "%016llx; main gave %s, %016llx",
@@ -1285,8 +1367,8 @@ static void op_step(world *w, reader *r)
                       (unsigned long long)orca_sim_hash(w->main));
         }
     }
-    if (st == ORCA_OK && pre->n > 0) {
-        check_step_result(pre, w->main, dt);
+    if (pre->n > 0 && !dt_invalid(dt) && !bad_worker) {
+        check_step_result(pre, w->main, dt, st);
     }
     free(snap);
     free(pre);
@@ -1549,7 +1631,7 @@ static void op_query_neighbors(world *w, reader *r)
     int ragents[MAX_AGENTS + 1], rsegs[MAX_SEGS + 1];
     int na = -7, ns = -7, rna = -7, rns = -7;
     orca_agent_id rid = ref_agent(w, id);
-    uint64_t h0 = orca_sim_hash(w->main), r0 = orca_sim_hash(w->ref);
+    uint64_t h0 = w->hm, r0 = w->hr; /* both as at the start of the operation */
     orca_status st = orca_sim_agent_neighbors(w->main, id, agents, acap, &na, segs, scap, &ns);
     if (orca_sim_hash(w->main) != h0) {
         violation("orca_sim_agent_neighbors changed the state");
@@ -1599,7 +1681,7 @@ static void op_query_constraints(world *w, reader *r)
     orca_halfplane planes[MAX_PLANES + 1], rplanes[MAX_PLANES + 1];
     int count = -7, hard = -7, rcount = -7, rhard = -7;
     orca_agent_id rid = ref_agent(w, id);
-    uint64_t h0 = orca_sim_hash(w->main), r0 = orca_sim_hash(w->ref);
+    uint64_t h0 = w->hm, r0 = w->hr; /* both as at the start of the operation */
     orca_status st = orca_sim_agent_constraints(w->main, id, dt, planes, cap, &count, &hard);
     if (orca_sim_hash(w->main) != h0) {
         violation("orca_sim_agent_constraints changed the state");
@@ -1609,7 +1691,7 @@ static void op_query_constraints(world *w, reader *r)
     after_call(w->ref, "orca_sim_agent_constraints (ref)", r0, sr);
     same_status(st, sr, w);
     int i = orca_sim_agent_index(w->main, id);
-    if (st == ORCA_OK && (i < 0 || cap < 0 || !(is_finite(dt) && dt > 0))) {
+    if (st == ORCA_OK && (i < 0 || cap < 0 || dt_invalid(dt))) {
         violation("orca_sim_agent_constraints accepted a stale handle, capacity %d or dt %.17g", cap, dt);
     }
     if (st != ORCA_OK) {
@@ -1640,7 +1722,7 @@ static void op_query_overlap(world *w, reader *r)
 {
     unsigned how = rd_u8(r);
     double ao = -1, wo = -1, rao = -1, rwo = -1;
-    uint64_t h0 = orca_sim_hash(w->main), r0 = orca_sim_hash(w->ref);
+    uint64_t h0 = w->hm, r0 = w->hr; /* both as at the start of the operation */
     orca_status st = orca_sim_measure_overlap(w->main, (how & 1) ? NULL : &ao, (how & 2) ? NULL : &wo);
     if (orca_sim_hash(w->main) != h0) {
         violation("orca_sim_measure_overlap changed the state");
@@ -1742,6 +1824,7 @@ typedef struct op {
     const char *name;
     op_fn *fn;
     int weight;
+    int keeps_positions; /* orca_sim_positions stays valid across it (sim.h) */
 } op;
 
 static void op_set_position(world *w, reader *r) { op_set_vector(w, r, 0); }
@@ -1749,31 +1832,31 @@ static void op_set_velocity(world *w, reader *r) { op_set_vector(w, r, 1); }
 static void op_set_pref(world *w, reader *r) { op_set_vector(w, r, 2); }
 
 static const op OPS[] = {
-    {"add_agent", op_add_agent, 28},
-    {"add_block", op_add_block, 6},
-    {"remove_agent", op_remove_agent, 12},
-    {"agent_set", op_agent_set, 12},
-    {"set_position", op_set_position, 10},
-    {"set_velocity", op_set_velocity, 10},
-    {"set_preferred_velocity", op_set_pref, 12},
-    {"add_segment", op_add_segment, 10},
-    {"add_polyline", op_add_polyline, 6},
-    {"remove_segment", op_remove_segment, 6},
-    {"swap_preferred_velocities", op_swap, 8},
-    {"step", op_step, 56},
-    {"save_load", op_roundtrip, 5},
-    {"checkpoint", op_checkpoint, 4},
-    {"rollback", op_rollback, 4},
-    {"bad_load", op_bad_load, 5},
-    {"set_worker_count", op_set_workers, 5},
-    {"set_vector_kernels", op_set_kernels, 5},
-    {"job_mode", op_job_mode, 4},
-    {"recreate", op_recreate, 4},
-    {"run_task", op_run_task, 3},
-    {"neighbors", op_query_neighbors, 8},
-    {"constraints", op_query_constraints, 8},
-    {"overlap", op_query_overlap, 5},
-    {"getters", op_getters, 4},
+    {"add_agent", op_add_agent, 28, 0},
+    {"add_block", op_add_block, 6, 0},
+    {"remove_agent", op_remove_agent, 12, 0},
+    {"agent_set", op_agent_set, 12, 0},
+    {"set_position", op_set_position, 10, 0},
+    {"set_velocity", op_set_velocity, 10, 1},
+    {"set_preferred_velocity", op_set_pref, 12, 1},
+    {"add_segment", op_add_segment, 10, 0},
+    {"add_polyline", op_add_polyline, 6, 0},
+    {"remove_segment", op_remove_segment, 6, 0},
+    {"swap_preferred_velocities", op_swap, 8, 1},
+    {"step", op_step, 56, 0},
+    {"save_load", op_roundtrip, 5, 0},
+    {"checkpoint", op_checkpoint, 4, 1},
+    {"rollback", op_rollback, 4, 0},
+    {"bad_load", op_bad_load, 5, 0},
+    {"set_worker_count", op_set_workers, 5, 1},
+    {"set_vector_kernels", op_set_kernels, 5, 1},
+    {"job_mode", op_job_mode, 4, 1},
+    {"recreate", op_recreate, 4, 0},
+    {"run_task", op_run_task, 3, 1},
+    {"neighbors", op_query_neighbors, 8, 1},
+    {"constraints", op_query_constraints, 8, 1},
+    {"overlap", op_query_overlap, 5, 1},
+    {"getters", op_getters, 4, 0},
 };
 #define OP_COUNT (sizeof OPS / sizeof OPS[0])
 
@@ -1819,10 +1902,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     w->main = make_sim(w->main_setup, &w->main_jobs);
     w->ref = make_sim((setup){1, 0, 0}, NULL);
     w->alt = make_sim(w->alt_setup, &w->alt_jobs);
+    check_mirror(w);
     for (g_op = 0; g_op < MAX_OPS && r.at < r.n; ++g_op) {
         const op *o = op_of(rd_u8(&r));
         g_opname = o->name;
+        const orca_sim *before = w->main;
+        const orca_vec2 *pos = orca_sim_positions(w->main);
+        int n = orca_sim_agent_count(w->main);
+        orca_vec2 copy[MAX_AGENTS];
+        if (n > 0) {
+            memcpy(copy, pos, (size_t)n * sizeof *pos);
+        }
         o->fn(w, &r);
+        if (o->keeps_positions && w->main == before && n > 0) {
+            /* read through the old pointer (ASan: still allocated) */
+            if (memcmp(copy, pos, (size_t)n * sizeof *pos) != 0) {
+                violation("orca_sim_positions' array changed across %s", o->name);
+            }
+        }
         if (w->main_jobs.pending || w->alt_jobs.pending) {
             violation("a deferred task was never finished");
         }

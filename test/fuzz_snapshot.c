@@ -11,7 +11,8 @@
  * to the same bytes (but the header's unused word and the checksum) which load again to the same
  * hash in a fresh simulation, and it can be changed (agents and segments added and removed
  * through the loaded slot tables), queried and stepped (one worker and three the same; after a
- * successful step every position within |x|,|y| < 2^21 and every velocity finite).
+ * successful step every position within |x|,|y| < 2^21 and every velocity component within
+ * ORCA_VELOCITY_LIMIT).
  * Built as a libFuzzer target or with test/fuzz_driver.c (test/fuzz.h); the driver's inputs
  * are snapshots of small built-in scenes with mutations aimed at the format's fields. */
 #include <orca/orca.h>
@@ -50,6 +51,16 @@ static int coord_ok(orca_vec2 p)
 {
     return is_finite(p.x) && fabs(p.x) < ORCA_COORD_LIMIT && is_finite(p.y) &&
            fabs(p.y) < ORCA_COORD_LIMIT;
+}
+
+static int in_range(double x, double lo, double hi)
+{
+    return x >= lo && x <= hi; /* false for NaN */
+}
+
+static int vel_ok(orca_vec2 v)
+{
+    return fabs(v.x) <= ORCA_VELOCITY_LIMIT && fabs(v.y) <= ORCA_VELOCITY_LIMIT;
 }
 
 static uint64_t fnv1a(const unsigned char *p, size_t n)
@@ -129,13 +140,13 @@ static void check_values(const orca_sim *s)
         if (orca_agent_get(s, orca_sim_agent_at(s, i), &d) != ORCA_OK) {
             violation("orca_agent_get of agent %d failed", i);
         }
-        if (!(coord_ok(d.position) && is_finite(d.velocity.x) && is_finite(d.velocity.y) &&
-              is_finite(d.preferred_velocity.x) && is_finite(d.preferred_velocity.y) &&
-              is_finite(d.radius) && d.radius > 0 && is_finite(d.max_speed) && d.max_speed >= 0 &&
-              is_finite(d.neighbor_dist) && d.neighbor_dist >= 0 && d.max_neighbors >= 0 &&
-              d.max_neighbors <= ORCA_MAX_NEIGHBORS_LIMIT && is_finite(d.time_horizon) &&
-              d.time_horizon > 0 && is_finite(d.obstacle_time_horizon) &&
-              d.obstacle_time_horizon > 0)) {
+        if (!(coord_ok(d.position) && vel_ok(d.velocity) && vel_ok(d.preferred_velocity) &&
+              in_range(d.radius, ORCA_RADIUS_MIN, ORCA_RADIUS_MAX) &&
+              in_range(d.max_speed, 0, ORCA_SPEED_MAX) &&
+              in_range(d.neighbor_dist, 0, ORCA_NEIGHBOR_DIST_MAX) && d.max_neighbors >= 0 &&
+              d.max_neighbors <= ORCA_MAX_NEIGHBORS_LIMIT &&
+              in_range(d.time_horizon, ORCA_TIME_MIN, ORCA_TIME_MAX) &&
+              in_range(d.obstacle_time_horizon, ORCA_TIME_MIN, ORCA_TIME_MAX))) {
             violation("agent %d holds an invalid value (position %.17g %.17g, radius %.17g, "
                       "max_speed %.17g, neighbor_dist %.17g, max_neighbors %d, horizons %.17g %.17g)",
                       i, d.position.x, d.position.y, d.radius, d.max_speed, d.neighbor_dist,
@@ -170,7 +181,7 @@ static void check_step(orca_sim *s, orca_sim *t, double dt)
     for (int i = 0; i < orca_sim_agent_count(s); ++i) {
         orca_agent_def d;
         orca_agent_get(s, orca_sim_agent_at(s, i), &d);
-        if (!coord_ok(d.position) || !is_finite(d.velocity.x) || !is_finite(d.velocity.y)) {
+        if (!coord_ok(d.position) || !vel_ok(d.velocity)) {
             violation("after a step agent %d is at (%.17g, %.17g) with velocity (%.17g, %.17g)", i,
                       d.position.x, d.position.y, d.velocity.x, d.velocity.y);
         }
@@ -324,7 +335,9 @@ static uint32_t get32(const unsigned char *p)
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-static const double EDGE[] = {0.0, -0.0, 0x1p-1074, 0x1p-1022, 1e-300, 0x1p-30, 0x1p20,
+static const double EDGE[] = {0.0, -0.0, 0x1p-1074, 0x1p-1022, 1e-300, 0x1p-30,
+                              0x1.fffffffffffffp-31, 0x1p23, 0x1.0000000000001p23,
+                              0x1.0000000000001p30, 0x1p31, 0x1.0000000000001p31, 0x1p20,
                               0x1.fffffffffffffp20, 0x1p21, 0x1.0000000000001p21, -0x1p21, 0x1p30,
                               1e150, 1.44e163, 1e300, 1.7976931348623157e308, INFINITY, -INFINITY,
                               NAN, -1.0, 0.5, 2.0, 10.0};
