@@ -30,7 +30,9 @@
  *     step computed here from the state before it with the building blocks of orca/solver.h
  *     and brute-force neighbour lists (sim.h: "Built on exactly the functions of
  *     orca/solver.h");
- *   - the queries against the same brute force: neighbour lists, constraints, overlaps. */
+ *   - the queries against the same brute force: neighbour lists, constraints, overlaps.
+ * With the environment variable ORCA_FUZZ_TRACE set, each operation and each call's status
+ * are printed on stderr (to read what an input does). */
 #include <orca/orca.h>
 
 #include "fuzz.h"
@@ -55,6 +57,7 @@
  * ------------------------------------------------------------------------------------- */
 
 static int g_op;            /* index of the operation being run */
+static int g_trace = -1;    /* ORCA_FUZZ_TRACE set: each operation and refusal on stderr */
 static const char *g_opname = "setup";
 
 static void violation(const char *fmt, ...)
@@ -107,6 +110,7 @@ static int is_finite(double x)
 typedef struct reader {
     const uint8_t *p;
     size_t n, at;
+    double scale; /* of ordinary lengths and speeds (op "scale"): tiny and huge worlds */
 } reader;
 
 static unsigned rd_u8(reader *r)
@@ -208,7 +212,7 @@ static double rd_coord(reader *r)
     if (m < 48) {
         return rd_double(r);
     }
-    return (double)(int8_t)rd_u8(r) * 0.5 + (double)(m & 3) * 0.125;
+    return ((double)(int8_t)rd_u8(r) * 0.5 + (double)(m & 3) * 0.125) * r->scale;
 }
 
 /* A step length: mostly ordinary steps, sometimes anything. */
@@ -682,6 +686,10 @@ static orca_segment_id ref_segment(const world *w, orca_segment_id id)
 /* After a call on s that began with hash h0. */
 static void after_call(const orca_sim *s, const char *which, uint64_t h0, orca_status st)
 {
+    if (g_trace > 0) {
+        fprintf(stderr, "    %s: %s%s%s\n", which, orca_status_name(st), st ? ": " : "",
+                st ? orca_sim_last_error(s) : "");
+    }
     if (st == ORCA_OK) {
         return;
     }
@@ -906,12 +914,22 @@ static void override_field(reader *r, orca_agent_def *d)
     }
 }
 
-static void op_add_agent(world *w, reader *r)
+/* The default agent in the world's scale (lengths and speeds; times stay). */
+static orca_agent_def scaled_default(const reader *r)
 {
     orca_agent_def d = orca_agent_def_default();
+    d.radius *= r->scale;
+    d.max_speed *= r->scale;
+    d.neighbor_dist *= r->scale;
+    return d;
+}
+
+static void op_add_agent(world *w, reader *r)
+{
+    orca_agent_def d = scaled_default(r);
     d.position = rd_point(r);
-    d.preferred_velocity.x = (double)(int8_t)rd_u8(r) / 64.0;
-    d.preferred_velocity.y = (double)(int8_t)rd_u8(r) / 64.0;
+    d.preferred_velocity.x = (double)(int8_t)rd_u8(r) / 64.0 * r->scale;
+    d.preferred_velocity.y = (double)(int8_t)rd_u8(r) / 64.0 * r->scale;
     for (unsigned k = rd_below(r, 5); k > 0; --k) {
         override_field(r, &d);
     }
@@ -949,8 +967,8 @@ static void op_add_block(world *w, reader *r)
 {
     int k = 1 + (int)rd_below(r, 24);
     orca_vec2 base = rd_point(r);
-    double spacing = 0.5 * (double)(1 + rd_below(r, 8));
-    orca_agent_def d = orca_agent_def_default();
+    double spacing = 0.5 * (double)(1 + rd_below(r, 8)) * r->scale;
+    orca_agent_def d = scaled_default(r);
     unsigned variant = rd_u8(r);
     if (variant & 1) {
         override_field(r, &d);
@@ -1057,8 +1075,8 @@ static void op_set_vector(world *w, reader *r, int which)
     orca_agent_id id = pick_agent(w, r);
     orca_vec2 v = which == 0 ? rd_point(r) : rd_vec(r);
     if (which != 0 && rd_u8(r) < 128) {
-        v.x = (double)(int8_t)rd_u8(r) / 32.0; /* mostly ordinary velocities */
-        v.y = (double)(int8_t)rd_u8(r) / 32.0;
+        v.x = (double)(int8_t)rd_u8(r) / 32.0 * r->scale; /* mostly ordinary velocities */
+        v.y = (double)(int8_t)rd_u8(r) / 32.0 * r->scale;
     }
     orca_agent_id rid = ref_agent(w, id);
     uint64_t h0 = w->hm, r0 = w->hr; /* both as at the start of the operation */
@@ -1818,6 +1836,150 @@ static void op_getters(world *w, reader *r)
     }
 }
 
+/* Lengths and speeds of the values that follow: the same scenes in a tiny or a huge world. */
+static void op_scale(world *w, reader *r)
+{
+    static const double SCALE[] = {1.0, 0x1p-29, 0x1p-12, 0x1p8, 0x1p14, 1.0};
+    (void)w;
+    r->scale = SCALE[rd_below(r, 6)];
+}
+
+/* Allocation failure: the hooks (orca_set_allocator, installed before the first simulation
+ * exists) fail the k-th allocation of one call on main (or every one from the k-th on). The call
+ * must then be refused with ORCA_ERR_MEMORY and change nothing; if no allocation failed it
+ * must behave as always (and ref then mirrors it). */
+typedef struct injector {
+    int armed, persistent, fired;
+    unsigned countdown;
+} injector;
+
+static injector g_inj;
+
+static int inj_fail(injector *j)
+{
+    if (!j->armed) {
+        return 0;
+    }
+    if (j->countdown > 0) {
+        j->countdown--;
+        return 0;
+    }
+    j->armed = j->persistent;
+    j->fired++;
+    return 1;
+}
+
+static void *inj_alloc(size_t size, void *context)
+{
+    return inj_fail(context) ? NULL : malloc(size);
+}
+
+static void *inj_resize(void *p, size_t size, void *context)
+{
+    return inj_fail(context) ? NULL : realloc(p, size);
+}
+
+static void inj_release(void *p, void *context)
+{
+    (void)context;
+    free(p);
+}
+
+static void op_alloc_fail(world *w, reader *r)
+{
+    unsigned which = rd_below(r, 8);
+    unsigned countdown = rd_below(r, 6);
+    int persistent = (int)(rd_u8(r) & 1);
+    orca_agent_def d = scaled_default(r);
+    d.position = rd_point(r);
+    orca_vec2 pts[4] = {rd_point(r), rd_point(r), rd_point(r), rd_point(r)};
+    double dt = rd_dt(r);
+    setup su = rd_setup(r);
+    if ((which == 0 && orca_sim_agent_count(w->main) >= MAX_AGENTS) ||
+        (which <= 2 && which >= 1 && orca_sim_segment_count(w->main) >= SEG_ADD_LIMIT)) {
+        return;
+    }
+    size_t size = 0;
+    unsigned char *snap = which == 4 ? save_sim_hashed(w->main, w->hm, &size) : NULL;
+    int workers = 1 + (orca_sim_get_worker_count(w->main) % 4);
+    uint64_t h0 = w->hm;
+    orca_agent_id a = {0, 0};
+    orca_segment_id sid[4];
+    orca_sim *created = NULL, *sentinel = (orca_sim *)(void *)&d;
+    orca_status st;
+    const char *name;
+    w->main_jobs.bad_emitted = 0;
+    g_inj.armed = 1;
+    g_inj.persistent = persistent;
+    g_inj.countdown = countdown;
+    g_inj.fired = 0;
+    switch (which) {
+    case 0: name = "orca_sim_add_agent"; st = orca_sim_add_agent(w->main, &d, &a); break;
+    case 1: name = "orca_sim_add_segment"; st = orca_sim_add_segment(w->main, pts[0], pts[1], sid); break;
+    case 2: name = "orca_sim_add_polyline"; st = orca_sim_add_polyline(w->main, pts, 4, 1, sid); break;
+    case 3: name = "orca_sim_step"; st = orca_sim_step(w->main, dt); break;
+    case 4: name = "orca_sim_load"; st = orca_sim_load(w->main, snap, size); break;
+    case 5: name = "orca_sim_set_worker_count"; st = orca_sim_set_worker_count(w->main, workers); break;
+    case 6: name = "orca_sim_measure_overlap"; st = orca_sim_measure_overlap(w->main, NULL, NULL); break;
+    default: {
+        orca_sim_def def = orca_sim_def_default();
+        def.worker_count = su.workers;
+        created = sentinel;
+        name = "orca_sim_create";
+        st = orca_sim_create(&def, &created);
+        break;
+    }
+    }
+    int fired = g_inj.fired;
+    g_inj.armed = 0;
+    w->main_jobs.workers = orca_sim_get_worker_count(w->main);
+    if (which == 7) {
+        if (st == ORCA_OK) {
+            orca_sim_destroy(created);
+        } else if (created != sentinel) {
+            violation("a refused orca_sim_create wrote *out");
+        }
+    } else {
+        after_call(w->main, name, h0, st);
+    }
+    if (fired && st != ORCA_ERR_MEMORY) {
+        violation("%s: an allocation failed (the %u-th%s) but the call gave %s", name, countdown + 1,
+                  persistent ? " and all after it" : "", orca_status_name(st));
+    }
+    if (!fired && st == ORCA_ERR_MEMORY) {
+        violation("%s gave ORCA_ERR_MEMORY though no allocation failed", name);
+    }
+    if (fired || which == 7 || which == 5 || w->main_jobs.bad_emitted > 0) {
+        /* nothing to mirror (the worker count is main's alone; a bad worker index from the
+         * job system refuses main's step, op_step checks that) */
+        free(snap);
+        return;
+    }
+    /* no allocation failed: the call as usual, mirrored on ref */
+    orca_status sr;
+    uint64_t r0 = w->hr;
+    switch (which) {
+    case 0: sr = orca_sim_add_agent(w->ref, &d, NULL); break;
+    case 1: sr = orca_sim_add_segment(w->ref, pts[0], pts[1], NULL); break;
+    case 2: sr = orca_sim_add_polyline(w->ref, pts, 4, 1, NULL); break;
+    case 3: sr = orca_sim_step(w->ref, dt); break;
+    case 4: sr = orca_sim_load(w->ref, snap, size); break;
+    default: sr = orca_sim_measure_overlap(w->ref, NULL, NULL); break;
+    }
+    after_call(w->ref, name, r0, sr);
+    same_status(st, sr, w);
+    if (st == ORCA_OK && which == 0) {
+        rec_add(w, 0, a.slot, a.generation);
+    } else if (st == ORCA_OK && which == 1) {
+        rec_add(w, 1, sid[0].slot, sid[0].generation);
+    } else if (st == ORCA_OK && which == 2) {
+        for (int k = 0; k < 4; ++k) {
+            rec_add(w, 1, sid[k].slot, sid[k].generation);
+        }
+    }
+    free(snap);
+}
+
 typedef void op_fn(world *w, reader *r);
 
 typedef struct op {
@@ -1857,6 +2019,8 @@ static const op OPS[] = {
     {"constraints", op_query_constraints, 8, 1},
     {"overlap", op_query_overlap, 5, 1},
     {"getters", op_getters, 4, 0},
+    {"scale", op_scale, 3, 1},
+    {"alloc_fail", op_alloc_fail, 6, 0},
 };
 #define OP_COUNT (sizeof OPS / sizeof OPS[0])
 
@@ -1886,7 +2050,20 @@ static const op *op_of(unsigned byte)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    reader r = {data, size, 0};
+    reader r = {data, size, 0, 1.0};
+    if (g_trace < 0) {
+        g_trace = getenv("ORCA_FUZZ_TRACE") != NULL;
+    }
+    static int hooks;
+    if (!hooks) {
+        /* before the first simulation exists (orca_set_allocator's rule) */
+        orca_allocator a = {inj_alloc, inj_resize, inj_release, &g_inj};
+        if (orca_set_allocator(&a) != ORCA_OK) {
+            violation("orca_set_allocator refused the hooks");
+        }
+        hooks = 1;
+    }
+    g_inj.armed = 0;
     world *w = calloc(1, sizeof *w);
     if (!w) {
         return 0;
@@ -1906,6 +2083,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (g_op = 0; g_op < MAX_OPS && r.at < r.n; ++g_op) {
         const op *o = op_of(rd_u8(&r));
         g_opname = o->name;
+        if (g_trace > 0) {
+            fprintf(stderr, "op %d: %s (%d agents, %d segments)\n", g_op, o->name,
+                    orca_sim_agent_count(w->main), orca_sim_segment_count(w->main));
+        }
         const orca_sim *before = w->main;
         const orca_vec2 *pos = orca_sim_positions(w->main);
         int n = orca_sim_agent_count(w->main);

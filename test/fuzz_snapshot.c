@@ -5,8 +5,12 @@
  * 4 inputs (control byte & 3 != 0) the harness first writes the right checksum over the last
  * 8 bytes, so the parser's deeper checks are reached.
  *
+ * On inputs whose control byte has bit 7 set, an allocation of the load fails (the k-th, k from
+ * bits 4..6; bit 2: every one from it on), through orca_set_allocator's hooks.
+ *
  * Checked: no crash or sanitizer report; a refused load leaves the simulation (which holds a
- * small scene) as it was (hash, handles) with a non-empty message and ORCA_ERR_FORMAT; an
+ * small scene) as it was (hash, handles) with a non-empty message and ORCA_ERR_FORMAT (or
+ * ORCA_ERR_MEMORY when an allocation failed, and only then); an
  * accepted load holds only documented-valid values, its handles map to their indices, it saves
  * to the same bytes (but the header's unused word and the checksum) which load again to the same
  * hash in a fresh simulation, and it can be changed (agents and segments added and removed
@@ -188,6 +192,45 @@ static void check_step(orca_sim *s, orca_sim *t, double dt)
     }
 }
 
+/* Allocation failure during the load (control byte bit 7): the hooks fail the k-th allocation
+ * (k = bits 4..6), or every one from it on (bit 2). */
+typedef struct injector {
+    int armed, persistent, fired;
+    unsigned countdown;
+} injector;
+
+static injector g_inj;
+
+static int inj_fail(injector *j)
+{
+    if (!j->armed) {
+        return 0;
+    }
+    if (j->countdown > 0) {
+        j->countdown--;
+        return 0;
+    }
+    j->armed = j->persistent;
+    j->fired++;
+    return 1;
+}
+
+static void *inj_alloc(size_t size, void *context)
+{
+    return inj_fail(context) ? NULL : malloc(size);
+}
+
+static void *inj_resize(void *p, size_t size, void *context)
+{
+    return inj_fail(context) ? NULL : realloc(p, size);
+}
+
+static void inj_release(void *p, void *context)
+{
+    (void)context;
+    free(p);
+}
+
 /* The simulation that receives the bytes holds this scene first. */
 static void prior_scene(orca_sim *s)
 {
@@ -204,6 +247,15 @@ static void prior_scene(orca_sim *s)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+    static int hooks;
+    if (!hooks) {
+        /* before the first simulation exists (orca_set_allocator's rule) */
+        orca_allocator a = {inj_alloc, inj_resize, inj_release, &g_inj};
+        if (orca_set_allocator(&a) != ORCA_OK) {
+            violation("orca_set_allocator refused the hooks");
+        }
+        hooks = 1;
+    }
     if (size < 1) {
         return 0;
     }
@@ -221,7 +273,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     prior_scene(s);
     uint64_t h0 = orca_sim_hash(s);
     orca_agent_id first = orca_sim_agent_at(s, 0);
+    g_inj.armed = (control & 0x80) != 0;
+    g_inj.countdown = (control >> 4) & 7;
+    g_inj.persistent = (control & 4) != 0;
+    g_inj.fired = 0;
     orca_status st = orca_sim_load(s, buf, n);
+    g_inj.armed = 0;
+    if (g_inj.fired && st != ORCA_ERR_MEMORY) {
+        violation("an allocation failed during the load, which gave %s", orca_status_name(st));
+    }
+    if (!g_inj.fired && st == ORCA_ERR_MEMORY) {
+        violation("the load gave ORCA_ERR_MEMORY though no allocation failed");
+    }
     if (st != ORCA_OK) {
         if (orca_sim_hash(s) != h0 || orca_sim_agent_index(s, first) != 0 ||
             orca_sim_agent_count(s) != 2 || orca_sim_segment_count(s) != 1) {
@@ -368,10 +431,12 @@ size_t fuzz_generate(uint8_t *out, size_t cap)
     unsigned char *p = out + 1;
     orca_sim_save(s, p, n, &n);
     orca_scenario_destroy(sc);
-    uint32_t na = get32(p + 20), nas = get32(p + 24);
+    uint32_t na = get32(p + 20), nas = get32(p + 24), ns = get32(p + 32), nss = get32(p + 36);
     size_t agents_at = HEADER + (size_t)nas * SLOT;
+    size_t segs_at = agents_at + (size_t)na * AGENT + (size_t)nss * SLOT;
+    int segs_fit = ns > 0 && segs_at + (size_t)ns * SEGMENT + 8 <= n;
     for (int m = (int)below(4); m >= 0; --m) {
-        switch (below(8)) {
+        switch (below(10)) {
         case 0: /* a byte */
             p[below(n)] ^= (unsigned char)(1 + below(255));
             break;
@@ -417,6 +482,26 @@ size_t fuzz_generate(uint8_t *out, size_t cap)
                     p[n + k] = (unsigned char)fuzz_rand();
                 }
                 n += more;
+            }
+            break;
+        case 8: /* an agent's or a segment's slot: another's, one past the table, anything */
+            if (na > 0 && agents_at + (size_t)na * AGENT <= n && below(2)) {
+                size_t at = agents_at + (size_t)below(na) * AGENT;
+                uint32_t v[3] = {get32(p + agents_at + (size_t)below(na) * AGENT), nas, (uint32_t)below(4)};
+                put32(p + at, v[below(3)]);
+            } else if (segs_fit) {
+                size_t at = segs_at + (size_t)below(ns) * SEGMENT;
+                uint32_t v[3] = {get32(p + segs_at + (size_t)below(ns) * SEGMENT), nss, (uint32_t)below(4)};
+                put32(p + at, v[below(3)]);
+            }
+            break;
+        case 9: /* a segment coordinate */
+            if (segs_fit) {
+                size_t at = segs_at + (size_t)below(ns) * SEGMENT + 4 + 8 * (size_t)below(4);
+                double x = EDGE[below(sizeof EDGE / sizeof EDGE[0])];
+                uint64_t u;
+                memcpy(&u, &x, sizeof u);
+                put64(p + at, u);
             }
             break;
         default: /* a word anywhere */
