@@ -626,7 +626,30 @@ static int test_scenario_ranges(void)
     return 0;
 }
 
+/* Every status has its enumerator's name. */
+static int test_status_names(void)
+{
+    static const struct {
+        orca_status st;
+        const char *name;
+    } names[] = {{ORCA_OK, "ORCA_OK"},
+                 {ORCA_ERR_ARGUMENT, "ORCA_ERR_ARGUMENT"},
+                 {ORCA_ERR_NULL, "ORCA_ERR_NULL"},
+                 {ORCA_ERR_MEMORY, "ORCA_ERR_MEMORY"},
+                 {ORCA_ERR_STALE, "ORCA_ERR_STALE"},
+                 {ORCA_ERR_FORMAT, "ORCA_ERR_FORMAT"},
+                 {ORCA_ERR_LIMIT, "ORCA_ERR_LIMIT"},
+                 {ORCA_ERR_IO, "ORCA_ERR_IO"}};
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; ++k) {
+        ENSURE(strcmp(orca_status_name(names[k].st), names[k].name) == 0);
+    }
+    ENSURE(strcmp(orca_status_name(-99), "unknown status") == 0);
+    ENSURE(strcmp(orca_status_name(1), "unknown status") == 0);
+    return 0;
+}
+
 const orca_test ORCA_TESTS[] = {
+    {"status_names", test_status_names},
     {"scenario_ranges", test_scenario_ranges},
     {"builtin_maxima", test_builtin_maxima},
     {"reproducer_huge_horizon", test_reproducer_huge_horizon},
