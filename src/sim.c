@@ -877,7 +877,7 @@ typedef struct swap_ctx {
 } swap_ctx;
 
 /* Exchanges the two arrays' entries [begin, end) and checks the new preferred velocities
- * on the way (|x|, |y| <= 2^31, false for NaN), without branches. A range with a bad value is
+ * on the way (|x|, |y| <= 2^31, NaN refused), without branches. A range with a bad value is
  * searched again for its first one (the minimum over all ranges: the same index in any
  * split). The exchange is done in full either way; the caller undoes it (swap_task) when any
  * value was bad, which restores both arrays whatever the split. */
@@ -886,14 +886,22 @@ static void swap_check_task(int begin, int end, int worker_index, void *context)
     (void)worker_index;
     swap_ctx *c = context;
     orca_sim *s = c->sim;
-    int ok = 1;
+    /* Non-negative doubles are ordered as their bit patterns, with infinities and NaNs above
+     * every finite value: |x| > 2^31 or NaN exactly when bits(|x|) > bits(2^31), and then
+     * adding 2^63 - 1 - bits(2^31) carries into bit 63. Integer and, add and or: the loop
+     * vectorizes. */
+    const uint64_t abs_mask = 0x7fffffffffffffffull, carry = abs_mask - 0x41e0000000000000ull;
+    uint64_t acc = 0;
     for (int i = begin; i < end; ++i) {
         orca_vec2 t = s->pref[i], u = c->v[i];
-        ok &= (int)(d_mag(u.x) <= ORCA_VELOCITY_LIMIT) & (int)(d_mag(u.y) <= ORCA_VELOCITY_LIMIT);
+        uint64_t bx, by;
+        memcpy(&bx, &u.x, sizeof bx);
+        memcpy(&by, &u.y, sizeof by);
+        acc |= ((bx & abs_mask) + carry) | ((by & abs_mask) + carry);
         s->pref[i] = u;
         c->v[i] = t;
     }
-    if (ok) {
+    if (!(acc >> 63)) {
         return;
     }
     for (int i = begin; i < end; ++i) {
