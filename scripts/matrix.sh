@@ -318,7 +318,12 @@ execute_target() {
     t1=$(now_us)
 
     local rc=0 runner=("${T_RUN[@]}") note=
-    timeout "$MATRIX_TIMEOUT" "${runner[@]}" "$dir/$T_EXE" "${PROGRAM_ARGS[@]}" \
+    # A native run goes through bash's exec: a binary the kernel cannot load (ENOEXEC: a
+    # 32-bit program without the kernel's IA-32 support) then exits 126, where timeout's
+    # execvp would hand it to /bin/sh as a script.
+    local native=()
+    [[ ${#runner[@]} -eq 0 ]] && native=(bash -c 'exec "$0" "$@"')
+    timeout "$MATRIX_TIMEOUT" "${runner[@]}" "${native[@]}" "$dir/$T_EXE" "${PROGRAM_ARGS[@]}" \
         >"$dir/stdout" 2>"$dir/stderr" || rc=$?
     if [[ $rc == 126 && ${#T_ALT_RUN[@]} -gt 0 ]]; then
         # The kernel refused the binary (e.g. no 32-bit x86 support): emulate it.

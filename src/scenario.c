@@ -684,8 +684,9 @@ orca_status orca_scenario_step(orca_scenario *sc)
 
     st = orca_sim_step(sim, sc->dt);
     if (st != ORCA_OK) {
+        fail_sim(sc, st, "the simulation step failed"); /* before the exchange clears it */
         orca_sim_swap_preferred_velocities(sim, sc->saved_pref, n);
-        return fail_sim(sc, st, "the simulation step failed");
+        return st;
     }
 
     sc->fallback_total += (uint64_t)orca_sim_last_fallback_count(sim);

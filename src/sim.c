@@ -877,7 +877,7 @@ typedef struct swap_ctx {
 } swap_ctx;
 
 /* Exchanges the two arrays' entries [begin, end) and checks the new preferred velocities
- * on the way (|x|, |y| <= 2^31, false for NaN), without branches. A range with a bad value is
+ * on the way (|x|, |y| <= 2^31, NaN refused), without branches. A range with a bad value is
  * searched again for its first one (the minimum over all ranges: the same index in any
  * split). The exchange is done in full either way; the caller undoes it (swap_task) when any
  * value was bad, which restores both arrays whatever the split. */
@@ -886,14 +886,22 @@ static void swap_check_task(int begin, int end, int worker_index, void *context)
     (void)worker_index;
     swap_ctx *c = context;
     orca_sim *s = c->sim;
-    int ok = 1;
+    /* Non-negative doubles are ordered as their bit patterns, with infinities and NaNs above
+     * every finite value: |x| > 2^31 or NaN exactly when bits(|x|) > bits(2^31), and then
+     * adding 2^63 - 1 - bits(2^31) carries into bit 63. Integer and, add and or: the loop
+     * vectorizes. */
+    const uint64_t abs_mask = 0x7fffffffffffffffull, carry = abs_mask - 0x41e0000000000000ull;
+    uint64_t acc = 0;
     for (int i = begin; i < end; ++i) {
         orca_vec2 t = s->pref[i], u = c->v[i];
-        ok &= (int)(d_mag(u.x) <= ORCA_VELOCITY_LIMIT) & (int)(d_mag(u.y) <= ORCA_VELOCITY_LIMIT);
+        uint64_t bx, by;
+        memcpy(&bx, &u.x, sizeof bx);
+        memcpy(&by, &u.y, sizeof by);
+        acc |= ((bx & abs_mask) + carry) | ((by & abs_mask) + carry);
         s->pref[i] = u;
         c->v[i] = t;
     }
-    if (ok) {
+    if (!(acc >> 63)) {
         return;
     }
     for (int i = begin; i < end; ++i) {
@@ -1570,13 +1578,7 @@ static double segment_cell_size(const orca_sim *s)
     if (cell < maxabs / 268435456.0) {
         cell = maxabs / 268435456.0;
     }
-    if (cell < 0x1p-1000) {
-        cell = 0x1p-1000; /* its inverse must be finite */
-    }
-    if (!(cell > 0)) {
-        cell = 1;
-    }
-    return cell;
+    return cell; /* at least the smallest radius, 2^-30: its inverse is finite */
 }
 
 typedef void cell_visit_fn(orca_sim *s, int32_t segment, int32_t cx, int32_t cy, void *ctx);
@@ -1958,39 +1960,28 @@ static int select_segments(const orca_sim *s, worker *w, orca_vec2 p, double rea
     }
     int n = 0;
     const cell_map *m = &s->obstacle_cells;
-    double span = ((double)x1 - x0 + 1) * ((double)y1 - y0 + 1);
-    if (span > 4.0 * (m->mask + 1)) {
-        /* A reach far larger than the grid: test every segment (same set, same order). */
-        for (int32_t k = 0; k < s->segment_count; ++k) {
-            double d2 = orca_segment_distance_squared(v2_sub(s->seg_a[k], p), v2_sub(s->seg_b[k], p));
-            if (d2 <= limit2) {
-                w->obstacles[n].dist2 = d2;
-                w->obstacles[n].index = k;
-                ++n;
+    /* The grid's cell is at least half the largest reach (build_obstacle_grid), so the block
+     * is at most 6 by 6 cells. */
+    for (int32_t cy = y0; cy <= y1; ++cy) {
+        for (int32_t cx = x0; cx <= x1; ++cx) {
+            int64_t h = cell_map_find(m, cell_key(cx, cy));
+            if (h < 0) {
+                continue;
             }
-        }
-    } else {
-        for (int32_t cy = y0; cy <= y1; ++cy) {
-            for (int32_t cx = x0; cx <= x1; ++cx) {
-                int64_t h = cell_map_find(m, cell_key(cx, cy));
-                if (h < 0) {
+            int32_t begin = m->start[h], end = begin + m->count[h];
+            for (int32_t q = begin; q < end; ++q) {
+                int32_t k = s->obstacle_list[q];
+                if (w->stamp[k] == w->query) {
                     continue;
                 }
-                int32_t begin = m->start[h], end = begin + m->count[h];
-                for (int32_t q = begin; q < end; ++q) {
-                    int32_t k = s->obstacle_list[q];
-                    if (w->stamp[k] == w->query) {
-                        continue;
-                    }
-                    w->stamp[k] = w->query;
-                    /* SegmentDistanceSquared of the ends relative to the agent */
-                    double d2 = orca_segment_distance_squared(v2_sub(s->seg_a[k], p),
-                                                              v2_sub(s->seg_b[k], p));
-                    if (d2 <= limit2) {
-                        w->obstacles[n].dist2 = d2;
-                        w->obstacles[n].index = k;
-                        ++n;
-                    }
+                w->stamp[k] = w->query;
+                /* SegmentDistanceSquared of the ends relative to the agent */
+                double d2 = orca_segment_distance_squared(v2_sub(s->seg_a[k], p),
+                                                          v2_sub(s->seg_b[k], p));
+                if (d2 <= limit2) {
+                    w->obstacles[n].dist2 = d2;
+                    w->obstacles[n].index = k;
+                    ++n;
                 }
             }
         }
@@ -2670,7 +2661,7 @@ static orca_status load_into(orca_sim *s, orca_sim *t, const unsigned char *byte
         d.max_neighbors = (int32_t)get_u32(&r);
         st = check_agent_def(s, &d);
         if (st != ORCA_OK) {
-            char msg[256];
+            char msg[sizeof s->error];
             snprintf(msg, sizeof msg, "%s", s->error);
             return fail(s, ORCA_ERR_FORMAT, "snapshot agent %d: %s", i, msg);
         }

@@ -626,7 +626,99 @@ static int test_scenario_ranges(void)
     return 0;
 }
 
+/* Every status has its enumerator's name. */
+static int test_status_names(void)
+{
+    static const struct {
+        orca_status st;
+        const char *name;
+    } names[] = {{ORCA_OK, "ORCA_OK"},
+                 {ORCA_ERR_ARGUMENT, "ORCA_ERR_ARGUMENT"},
+                 {ORCA_ERR_NULL, "ORCA_ERR_NULL"},
+                 {ORCA_ERR_MEMORY, "ORCA_ERR_MEMORY"},
+                 {ORCA_ERR_STALE, "ORCA_ERR_STALE"},
+                 {ORCA_ERR_FORMAT, "ORCA_ERR_FORMAT"},
+                 {ORCA_ERR_LIMIT, "ORCA_ERR_LIMIT"},
+                 {ORCA_ERR_IO, "ORCA_ERR_IO"}};
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; ++k) {
+        ENSURE(strcmp(orca_status_name(names[k].st), names[k].name) == 0);
+    }
+    ENSURE(strcmp(orca_status_name(-99), "unknown status") == 0);
+    ENSURE(strcmp(orca_status_name(1), "unknown status") == 0);
+    return 0;
+}
+
+/* orca_sim_swap_preferred_velocities checks its values with a bit-pattern test: each edge of
+ * the range, NaNs of both signs and the infinities, at several indices (the lowest bad one is
+ * named; 20,000 agents split the pass over two workers); a refusal restores both arrays. */
+static int test_swap_edges(void)
+{
+    const double L = ORCA_VELOCITY_LIMIT;
+    const struct {
+        double x;
+        int ok;
+    } values[] = {{L, 1},          {-L, 1},        {nextafter(L, INFINITY), 0},
+                  {-nextafter(L, INFINITY), 0}, {NAN, 0}, {-NAN, 0},
+                  {INFINITY, 0},   {-INFINITY, 0}, {1.7976931348623157e308, 0},
+                  {0.0, 1},        {-0.0, 1},      {4.9406564584124654e-324, 1},
+                  {nextafter(L, 0), 1}};
+    orca_sim_def def = orca_sim_def_default();
+    def.worker_count = 2;
+    orca_sim *s = NULL;
+    ENSURE(orca_sim_create(&def, &s) == ORCA_OK);
+    const int n = 20000;
+    for (int i = 0; i < n; ++i) {
+        ENSURE(add(s, at((double)(i % 200) * 4.0, (double)(i / 200) * 4.0)) == ORCA_OK);
+    }
+    orca_vec2 *v = malloc((size_t)n * sizeof *v), *orig = malloc((size_t)n * sizeof *orig);
+    orca_vec2 *passed = malloc((size_t)n * sizeof *passed);
+    ENSURE(v && orig && passed);
+    for (int i = 0; i < n; ++i) {
+        orig[i] = vec(0.5 * (i % 7), -0.25 * (i % 5));
+    }
+    const int where[] = {0, 3, 9999, 10000, n - 1};
+    for (size_t c = 0; c < sizeof values / sizeof values[0]; ++c) {
+        for (size_t w = 0; w < sizeof where / sizeof where[0]; ++w) {
+            for (int comp = 0; comp < 2; ++comp) {
+                memcpy(v, orig, (size_t)n * sizeof *v);
+                if (comp) {
+                    v[where[w]].y = values[c].x;
+                } else {
+                    v[where[w]].x = values[c].x;
+                }
+                if (!values[c].ok && w + 1 < sizeof where / sizeof where[0]) {
+                    v[n - 1].y = NAN; /* a later bad value: the lowest index is named */
+                }
+                uint64_t h = orca_sim_hash(s);
+                memcpy(passed, v, (size_t)n * sizeof *v);
+                orca_status st = orca_sim_swap_preferred_velocities(s, v, n);
+                if (values[c].ok) {
+                    ENSURE_MSG(st == ORCA_OK, "%.17g refused", values[c].x);
+                    /* put the previous values back */
+                    ENSURE(orca_sim_swap_preferred_velocities(s, v, n) == ORCA_OK);
+                    ENSURE(orca_sim_hash(s) == h);
+                    continue;
+                }
+                ENSURE_MSG(st == ORCA_ERR_ARGUMENT, "%.17g accepted", values[c].x);
+                char text[48];
+                snprintf(text, sizeof text, "of agent %d must be", where[w]);
+                ENSURE_MSG(strstr(orca_sim_last_error(s), text) != NULL, "%s",
+                           orca_sim_last_error(s));
+                ENSURE(orca_sim_hash(s) == h);
+                ENSURE(memcmp(v, passed, (size_t)n * sizeof *v) == 0); /* as they were */
+            }
+        }
+    }
+    free(v);
+    free(orig);
+    free(passed);
+    orca_sim_destroy(s);
+    return 0;
+}
+
 const orca_test ORCA_TESTS[] = {
+    {"status_names", test_status_names},
+    {"swap_edges", test_swap_edges},
     {"scenario_ranges", test_scenario_ranges},
     {"builtin_maxima", test_builtin_maxima},
     {"reproducer_huge_horizon", test_reproducer_huge_horizon},

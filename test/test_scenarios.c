@@ -784,6 +784,88 @@ static int test_small_circle(void)
     return 0;
 }
 
+
+static orca_vec2 vec2(double x, double y)
+{
+    orca_vec2 v = {x, y};
+    return v;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Refused steps and the records
+ * ---------------------------------------------------------------------------------------- */
+
+/* A scenario whose step the simulation refuses (an agent walking off the 2^21 square) is
+ * left exactly as it was: preferred velocities, state, step count and records. */
+static int test_step_refused(void)
+{
+    orca_scenario *sc = NULL;
+    ENSURE(orca_scenario_create(NULL, 0.5, 3, &sc) == ORCA_OK);
+    orca_agent_def d = far_agent(2097140.0, 0.0);
+    orca_goal g = {ORCA_GOAL_VELOCITY, {2.0, 0.0}, 0.0};
+    ENSURE(orca_scenario_add_agent(sc, &d, &g, NULL) == ORCA_OK);
+    d = far_agent(0.0, 0.0);
+    d.preferred_velocity = vec2(0.125, -0.5); /* kept by an agent without a goal rule */
+    orca_goal none = {ORCA_GOAL_NONE, {0.0, 0.0}, 0.0};
+    ENSURE(orca_scenario_add_agent(sc, &d, &none, NULL) == ORCA_OK);
+    orca_sim *sim = orca_scenario_sim(sc);
+    orca_status st = ORCA_OK;
+    int steps = 0;
+    for (; steps < 100 && st == ORCA_OK; ++steps) {
+        uint64_t h = orca_sim_hash(sim);
+        uint64_t k = orca_sim_step_count(sim);
+        st = orca_scenario_step(sc);
+        if (st != ORCA_OK) {
+            ENSURE(st == ORCA_ERR_LIMIT);
+            ENSURE(strstr(orca_scenario_last_error(sc), "step refused: agent 0") != NULL);
+            ENSURE(orca_sim_hash(sim) == h && orca_sim_step_count(sim) == k);
+        }
+    }
+    ENSURE(st == ORCA_ERR_LIMIT && steps > 5);
+    /* the refusal is repeatable, and removing the agent lets the scenario go on */
+    ENSURE(orca_scenario_step(sc) == ORCA_ERR_LIMIT);
+    ENSURE(orca_sim_remove_agent(sim, orca_sim_agent_at(sim, 0)) == ORCA_OK);
+    ENSURE(orca_scenario_step(sc) == ORCA_OK);
+    orca_scenario_destroy(sc);
+    return 0;
+}
+
+/* Recording off: no overlap or arrival record (the simulation's bits are the same). Agents
+ * that overlap each other and a wall from the start enter the record at the first step. */
+static int test_recording(void)
+{
+    uint64_t h[2];
+    for (int on = 0; on <= 1; ++on) {
+        orca_scenario *sc = NULL;
+        ENSURE(orca_scenario_create(NULL, 0.25, 9, &sc) == ORCA_OK);
+        ENSURE(orca_scenario_set_recording(sc, on) == ORCA_OK);
+        orca_agent_def d = far_agent(0.0, 0.0);
+        orca_goal g = {ORCA_GOAL_POINT, {10.0, 0.0}, 1.0};
+        ENSURE(orca_scenario_add_agent(sc, &d, &g, NULL) == ORCA_OK);
+        d.position = vec2(1.0, 0.5); /* overlaps the first by 2 m of 3 */
+        ENSURE(orca_scenario_add_agent(sc, &d, &g, NULL) == ORCA_OK);
+        ENSURE(orca_sim_add_segment(orca_scenario_sim(sc), vec2(-5.0, -1.0), vec2(5.0, -1.0),
+                                    NULL) == ORCA_OK);
+        for (int k = 0; k < 30; ++k) {
+            ENSURE(orca_scenario_step(sc) == ORCA_OK);
+        }
+        h[on] = orca_sim_hash(orca_scenario_sim(sc));
+        if (on) {
+            ENSURE(orca_scenario_max_agent_overlap(sc) > 0.5);
+            ENSURE(orca_scenario_max_wall_overlap(sc) > 0.25);
+        } else {
+            ENSURE(orca_scenario_max_agent_overlap(sc) == 0 &&
+                   orca_scenario_max_wall_overlap(sc) == 0);
+            ENSURE(orca_scenario_all_arrived_step(sc) == -1);
+        }
+        ENSURE(orca_scenario_fallback_total(sc) > 0);
+        orca_scenario_destroy(sc);
+    }
+    ENSURE(h[0] == h[1]);
+    ENSURE(orca_scenario_set_recording(NULL, 1) == ORCA_ERR_NULL);
+    return 0;
+}
+
 const orca_test ORCA_TESTS[] = {
     {"sincos_exact", test_sincos_exact},
     {"sincos_accuracy", test_sincos_accuracy},
@@ -794,6 +876,8 @@ const orca_test ORCA_TESTS[] = {
     {"rule_perturbation_spread", test_rule_perturbation_spread},
     {"foreign_agents", test_foreign_agents},
     {"errors", test_errors},
+    {"step_refused", test_step_refused},
+    {"recording", test_recording},
     {"names", test_names},
     {"scene_sizes", test_scene_sizes},
     {"scene_geometry", test_scene_geometry},

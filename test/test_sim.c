@@ -2765,6 +2765,168 @@ static int test_bad_agent_values(void)
     return 0;
 }
 
+
+/* Forged slot tables with a valid checksum: a generation of 0, a free list that misses a free
+ * slot, and a live slot turned into a free one (a consistent free list, one slot short of the
+ * agents). Each is refused with a message naming the fault, the target unchanged. */
+static void put_u32_le(unsigned char *p, uint32_t v)
+{
+    for (int b = 0; b < 4; ++b) {
+        p[b] = (unsigned char)(v >> (8 * b));
+    }
+}
+
+static uint32_t get_u32_le(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static int test_snapshot_forged_slots(void)
+{
+    run_scene r;
+    run_scene_make(&r, 12, 0x5107u);
+    orca_sim *s = sim_with_history(&r, 1, 2);
+    size_t size;
+    unsigned char *snap = save_all(s, &size);
+    orca_sim *t = sim_new(1);
+    ENSURE(world_to_sim(&r.w, t) == 0);
+    target_state ts = target_get(t);
+    unsigned char *bad = xmalloc(size);
+    /* agent slots start at 48, 12 bytes each: generation, index, next free */
+    uint32_t slots = get_u32_le(snap + 24), head = get_u32_le(snap + 28);
+    ENSURE(head != 0xffffffffu && slots > 2); /* sim_with_history left free slots */
+    uint32_t live = 0;
+    while (get_u32_le(snap + 48 + 12 * live + 4) == 0xffffffffu) {
+        ++live;
+    }
+    struct {
+        const char *message;
+        int kind;
+    } cases[] = {{"has generation 0", 0}, {"free list misses", 1}, {"slots for", 2}};
+    for (int c = 0; c < 3; ++c) {
+        memcpy(bad, snap, size);
+        if (cases[c].kind == 0) {
+            put_u32_le(bad + 48 + 12 * 1, 0);
+        } else if (cases[c].kind == 1) {
+            put_u32_le(bad + 28, 0xffffffffu);
+        } else {
+            /* live slot `live` becomes the head of the free list */
+            put_u32_le(bad + 48 + 12 * live + 4, 0xffffffffu);
+            put_u32_le(bad + 48 + 12 * live + 8, head);
+            put_u32_le(bad + 28, live);
+        }
+        fix_checksum(bad, size);
+        ENSURE(orca_sim_load(t, bad, size) == ORCA_ERR_FORMAT);
+        ENSURE_MSG(strstr(orca_sim_last_error(t), cases[c].message) != NULL, "case %d: %s", c,
+                   orca_sim_last_error(t));
+        ENSURE(target_same(t, &ts));
+    }
+    free(bad);
+    free(snap);
+    orca_sim_destroy(s);
+    orca_sim_destroy(t);
+    run_scene_free(&r);
+    return 0;
+}
+
+/* More than 16 obstacles in one list (sorted by qsort) with equal distances: 20 copies of a
+ * point obstacle and of a segment around each of a few agents tie, and the index decides. */
+static int test_segments_many_ties(void)
+{
+    world w;
+    memset(&w, 0, sizeof w);
+    for (int i = 0; i < 6; ++i) {
+        orca_agent_def d = orca_agent_def_default();
+        d.position = vec(40.0 * i, 0);
+        d.max_speed = 1.0;
+        d.obstacle_time_horizon = 5.0;
+        world_add_agent(&w, d);
+        for (int k = 0; k < 20; ++k) {
+            world_add_segment(&w, vec(40.0 * i + 3, 1), vec(40.0 * i + 3, 1));
+            world_add_segment(&w, vec(40.0 * i - 2, -4), vec(40.0 * i + 2, -4));
+        }
+    }
+    bf_stats st;
+    memset(&st, 0, sizeof st);
+    ENSURE(check_world(&w, 2, 0.1, &st, "many obstacle ties") == 0);
+    world_free(&w);
+    return 0;
+}
+
+/* The dense grid's counting sort in blocks needs room for two blocks' counts in the grid's
+ * scratch (4 counts per agent of capacity per array); a grid of more cells than that sorts on
+ * one thread. 16,384 agents (the light-pass threshold) over 260 x 260 cells of 7.5 m: the
+ * same bits on one and two workers. */
+static int test_grid_sort_one_thread(void)
+{
+    uint64_t h[2];
+    for (int workers = 1; workers <= 2; ++workers) {
+        orca_sim *s = sim_new(workers);
+        test_rng g = {0x50f7u};
+        for (int i = 0; i < 16384; ++i) {
+            orca_agent_def d = orca_agent_def_default();
+            d.position = vec(i == 0 ? 0 : uni(&g, 0, 1942.5), i == 1 ? 1942.5 : uni(&g, 0, 1942.5));
+            if (i == 0) {
+                d.position.y = 0;
+            }
+            if (i == 1) {
+                d.position.x = 1942.5;
+            }
+            d.preferred_velocity = vec(uni(&g, -1, 1), uni(&g, -1, 1));
+            ENSURE(orca_sim_add_agent(s, &d, NULL) == ORCA_OK);
+        }
+        for (int k = 0; k < 3; ++k) {
+            ENSURE(orca_sim_step(s, 0.25) == ORCA_OK);
+        }
+        h[workers - 1] = orca_sim_hash(s);
+        orca_sim_destroy(s);
+    }
+    ENSURE(h[0] == h[1]);
+    return 0;
+}
+
+/* Long neighbour lists in a dense crowd: the hinted search collects more candidates than its
+ * buffer holds at once (it ranks them in batches); the steps against the reference. */
+static int test_step_long_lists(void)
+{
+    world w;
+    memset(&w, 0, sizeof w);
+    for (int i = 0; i < 400; ++i) {
+        orca_agent_def d = orca_agent_def_default();
+        d.position = vec(1.1 * (i % 20), 1.1 * (i / 20));
+        d.radius = 0.5;
+        d.max_neighbors = 100 + i % 40;
+        d.neighbor_dist = 12;
+        d.preferred_velocity = vec(i % 2 ? 1.0 : -1.0, 0.25);
+        world_add_agent(&w, d);
+    }
+    int fallbacks = 0, overlaps = 0;
+    ENSURE(reference_run(&w, NULL, 6, 0.1, 1, "long lists", &fallbacks, &overlaps) == 0);
+    world_free(&w);
+    return 0;
+}
+
+/* NULL simulations and pointers in the calls test_bad_calls does not reach. */
+static int test_null_arguments(void)
+{
+    orca_vec2 v[2] = {{0, 0}, {0, 0}};
+    ENSURE(orca_sim_swap_preferred_velocities(NULL, v, 2) == ORCA_ERR_NULL);
+    ENSURE(orca_sim_add_polyline(NULL, v, 2, 0, NULL) == ORCA_ERR_NULL);
+    ENSURE(orca_sim_run_task(NULL, NULL, 1, NULL) == ORCA_ERR_NULL);
+    ENSURE(orca_sim_hash(NULL) == 0xcbf29ce484222325ull);
+    ENSURE(orca_sim_positions(NULL) == NULL);
+    ENSURE(orca_sim_step_count(NULL) == 0 && orca_sim_last_fallback_count(NULL) == 0);
+    orca_sim *s = sim_new(1);
+    ENSURE(orca_sim_swap_preferred_velocities(s, NULL, 0) == ORCA_OK);
+    ENSURE(orca_sim_add_agent(s, &(orca_agent_def){.radius = 1, .time_horizon = 1,
+                                                   .obstacle_time_horizon = 1},
+                              NULL) == ORCA_OK);
+    ENSURE(orca_sim_swap_preferred_velocities(s, NULL, 1) == ORCA_ERR_NULL);
+    ENSURE(strstr(orca_sim_last_error(s), "NULL") != NULL);
+    orca_sim_destroy(s);
+    return 0;
+}
+
 static int test_bad_calls(void)
 {
     run_scene r;
@@ -3061,6 +3223,11 @@ const orca_test ORCA_TESTS[] = {
     {"snapshot_refusals", test_snapshot_refusals},
     {"bad_agent_values", test_bad_agent_values},
     {"bad_calls", test_bad_calls},
+    {"snapshot_forged_slots", test_snapshot_forged_slots},
+    {"segments_many_ties", test_segments_many_ties},
+    {"grid_sort_one_thread", test_grid_sort_one_thread},
+    {"step_long_lists", test_step_long_lists},
+    {"null_arguments", test_null_arguments},
     {"zero_agents", test_zero_agents},
     {"polylines", test_polylines},
     {0, 0},
