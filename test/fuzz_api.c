@@ -1791,6 +1791,60 @@ static void op_query_overlap(world *w, reader *r)
     free(s);
 }
 
+/* Every function given a NULL simulation: ORCA_ERR_NULL, or the documented neutral value. */
+static void check_null_sim(orca_agent_id id, orca_segment_id sid)
+{
+    orca_agent_def d = orca_agent_def_default();
+    orca_vec2 v = {0, 0}, pts[2] = {{0, 0}, {1, 1}};
+    orca_halfplane planes[2];
+    int ints[2], count = 0;
+    double o = 0;
+    size_t size = 0;
+    orca_status st[] = {
+        orca_sim_set_worker_count(NULL, 2),
+        orca_sim_add_agent(NULL, &d, NULL),
+        orca_sim_remove_agent(NULL, id),
+        orca_agent_get(NULL, id, &d),
+        orca_agent_set(NULL, id, &d),
+        orca_agent_set_position(NULL, id, v),
+        orca_agent_set_velocity(NULL, id, v),
+        orca_agent_set_preferred_velocity(NULL, id, v),
+        orca_agent_get_position(NULL, id, &v),
+        orca_agent_get_velocity(NULL, id, &v),
+        orca_sim_swap_preferred_velocities(NULL, pts, 2),
+        orca_sim_run_task(NULL, cover_task, 1, NULL),
+        orca_sim_add_segment(NULL, pts[0], pts[1], NULL),
+        orca_sim_add_polyline(NULL, pts, 2, 0, NULL),
+        orca_sim_remove_segment(NULL, sid),
+        orca_segment_get(NULL, sid, &v, &v),
+        orca_sim_step(NULL, 0.25),
+        orca_sim_agent_constraints(NULL, id, 0.25, planes, 2, &count, &count),
+        orca_sim_agent_neighbors(NULL, id, ints, 2, &count, ints, 2, &count),
+        orca_sim_measure_overlap(NULL, &o, &o),
+        orca_sim_save(NULL, NULL, 0, &size),
+        orca_sim_load(NULL, pts, sizeof pts),
+        orca_sim_create(NULL, NULL),
+    };
+    for (size_t k = 0; k < sizeof st / sizeof st[0]; ++k) {
+        if (st[k] != ORCA_ERR_NULL) {
+            violation("call %zu of check_null_sim gave %s, not ORCA_ERR_NULL", k, orca_status_name(st[k]));
+        }
+    }
+    orca_agent_id na = orca_sim_agent_at(NULL, 0);
+    orca_segment_id ns = orca_sim_segment_at(NULL, 0);
+    const char *e = orca_sim_last_error(NULL);
+    if (orca_sim_agent_count(NULL) != 0 || orca_sim_segment_count(NULL) != 0 ||
+        orca_sim_agent_index(NULL, id) != -1 || na.generation != 0 || ns.generation != 0 ||
+        orca_sim_positions(NULL) != NULL || orca_sim_step_count(NULL) != 0 ||
+        orca_sim_last_fallback_count(NULL) != 0 || orca_sim_get_worker_count(NULL) != 0 ||
+        orca_sim_set_vector_kernels(NULL, 1) != 0 || orca_sim_get_vector_kernels(NULL) != 0 ||
+        !e || !e[0]) {
+        violation("a query of a NULL simulation did not give its neutral value");
+    }
+    orca_sim_destroy(NULL);
+    (void)orca_sim_hash(NULL);
+}
+
 /* Getters with stale handles and NULL outputs. */
 static void op_getters(world *w, reader *r)
 {
@@ -1833,6 +1887,9 @@ static void op_getters(world *w, reader *r)
     after_call(w->main, "orca_sim_load (NULL)", h0, st);
     if (st == ORCA_OK) {
         violation("orca_sim_load accepted a NULL buffer");
+    }
+    if (how & 16) {
+        check_null_sim(id, sid);
     }
 }
 
