@@ -89,6 +89,9 @@ void cli_lib_error(orca_status status, const char *message, const char *fmt, ...
 /* Prints a complete message ("scene.txt:3: ...") and a newline to stderr with control
  * characters and bytes that are not UTF-8 shown as \xNN. cli_error does the same. */
 void cli_print_message(const char *text);
+/* Copies text into buf (size > 4) for a terminal: control characters, U+FEFF and bytes that
+ * are not UTF-8 as \xNN; "..." when it does not fit. Returns buf. */
+const char *cli_printable(char *buf, size_t size, const char *text);
 /* Copies s into buf for a message: in quotes, shortened to about 40 characters ("'abc...'"),
  * cut at a character boundary. Returns buf. */
 const char *cli_quote(char *buf, size_t size, const char *s);

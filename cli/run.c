@@ -69,7 +69,9 @@ void help_run(FILE *f)
         "cannot be written fails at once. A file is written to a temporary file next to it\n"
         "(FILE.tmp.XXXXXX) that replaces FILE only when the run succeeded and everything was\n"
         "written: a failed or interrupted run leaves FILE as it was and no partial file.\n"
-        "Devices and pipes (/dev/null, a FIFO) are written directly.\n"
+        "Devices and pipes (/dev/null, a FIFO) are written directly. Two outputs may not\n"
+        "name one file, nor an output the scene file; --save may replace the --load\n"
+        "snapshot (a run continued in place).\n"
         "\n"
         "Input limits: scene files up to 1 GiB, lines up to 1 MiB; snapshots up to 1 GiB\n"
         "(docs/scene-format.md). A directory or a larger input is refused with exit status 2.\n"
@@ -507,7 +509,8 @@ static void print_text(const run_result *r, const run_opts *o)
 {
     char arrival[200];
     format_arrival(r, arrival, sizeof arrival);
-    printf("orca run: %s (%s)\n", r->name, r->source);
+    char shown[1200];
+    printf("orca run: %s (%s)\n", r->name, cli_printable(shown, sizeof shown, r->source));
     printf("  agents            %d\n", r->agents);
     printf("  segments          %d\n", r->segments);
     char stop[120];
@@ -536,13 +539,13 @@ static void print_text(const run_result *r, const run_opts *o)
     printf("  throughput        %.4g agent-steps/s\n", r->rate);
     printf("  state hash        %s\n", r->hash);
     if (o->csv) {
-        printf("  trajectories      %s\n", o->csv);
+        printf("  trajectories      %s\n", cli_printable(shown, sizeof shown, o->csv));
     }
     if (o->svg) {
-        printf("  picture           %s\n", o->svg);
+        printf("  picture           %s\n", cli_printable(shown, sizeof shown, o->svg));
     }
     if (o->save) {
-        printf("  snapshot          %s\n", o->save);
+        printf("  snapshot          %s\n", cli_printable(shown, sizeof shown, o->save));
     }
 }
 
@@ -791,6 +794,20 @@ int cmd_run(int argc, char **argv)
                                 out_names[i], out_paths[i]);
                 return EXIT_USAGE;
             }
+        }
+        /* An output over an input is a slip (--csv scene.txt), except --save over the
+         * snapshot --load read: continuing a run in place, safe as the file is replaced
+         * only at the end. */
+        if (o.scene.file && strcmp(o.scene.file, "-") != 0 &&
+            cli_same_output(out_paths[i], o.scene.file)) {
+            cli_usage_error("run", "run: %s '%s' would replace the scene file", out_names[i],
+                            out_paths[i]);
+            return EXIT_USAGE;
+        }
+        if (o.load && i != 2 && strcmp(o.load, "-") != 0 && cli_same_output(out_paths[i], o.load)) {
+            cli_usage_error("run", "run: %s '%s' would replace the snapshot --load reads",
+                            out_names[i], out_paths[i]);
+            return EXIT_USAGE;
         }
     }
     if (on_stdout >= 0) {

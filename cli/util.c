@@ -195,30 +195,43 @@ int cli_parse_list(const char *s, long long min, long long max, long long *out, 
 
 /* --- messages ----------------------------------------------------------------------------- */
 
-void cli_print_message(const char *text)
+const char *cli_printable(char *buf, size_t size, const char *text)
 {
     /* Control characters, the invisible U+FEFF and bytes that are not UTF-8 (from file
      * contents or file names) as \xNN, so that a message is one readable line. */
-    char out[4096 + 64];
     size_t n = 0;
     const unsigned char *p = (const unsigned char *)text;
-    while (*p && n < 4096) {
+    while (*p) {
         uint32_t cp = 0;
         int len = cli_utf8_next(p, &cp);
-        if (len == 0 || cp < 0x20 || (cp >= 0x7F && cp <= 0x9F) || cp == 0xFEFF) {
-            int bytes = len ? len : 1;
-            for (int i = 0; i < bytes; ++i) {
-                n += (size_t)snprintf(out + n, sizeof out - n, "\\x%02x", p[i]);
-            }
-            p += bytes;
-        } else {
-            memcpy(out + n, p, (size_t)len);
-            n += (size_t)len;
-            p += len;
+        int escape = len == 0 || cp < 0x20 || (cp >= 0x7F && cp <= 0x9F) || cp == 0xFEFF;
+        int bytes = len ? len : 1;
+        size_t need = escape ? 4 * (size_t)bytes : (size_t)bytes;
+        if (n + need + 4 > size) {
+            break; /* no room: "..." below */
         }
+        for (int i = 0; i < bytes; ++i) {
+            if (escape) {
+                snprintf(buf + n, size - n, "\\x%02x", p[i]);
+                n += 4;
+            } else {
+                buf[n++] = (char)p[i];
+            }
+        }
+        p += bytes;
     }
-    out[n] = '\0';
-    fprintf(stderr, "%s%s\n", out, *p ? "..." : "");
+    if (*p && size >= 4) {
+        memcpy(buf + (n + 4 <= size ? n : size - 4), "...", 4);
+    } else if (size > 0) {
+        buf[n < size ? n : size - 1] = '\0';
+    }
+    return buf;
+}
+
+void cli_print_message(const char *text)
+{
+    char out[4096];
+    fprintf(stderr, "%s\n", cli_printable(out, sizeof out, text));
 }
 
 static void vmessage(const char *fmt, va_list ap)

@@ -506,6 +506,14 @@ err_matches "empty scene file name message" "empty scene file name"
 expect_status 2 "empty --svg name" "$ORCA" run --scene corridor --svg ''
 expect_status 2 "two outputs on one file" "$ORCA" run --scene corridor --steps 1 --csv same.out --svg same.out
 err_matches "two outputs message" "--csv and --svg name the same file"
+cp corridor.txt own.txt
+expect_status 2 "--csv over the scene file" "$ORCA" run own.txt --steps 1 --csv own.txt
+err_matches "--csv over the scene file message" "--csv 'own\.txt' would replace the scene file"
+check "--csv over the scene file: the scene is kept" cmp -s own.txt corridor.txt
+cp half.snap own.snap
+expect_status 2 "--svg over the --load snapshot" "$ORCA" run --scene corridor --load own.snap --steps 1 --svg own.snap
+expect_status 0 "--save over the --load snapshot (in place)" "$ORCA" run --scene corridor --load own.snap --steps 50 --save own.snap --quiet
+check "--save in place: 50 + 50 steps" test "$(hash_of run --scene corridor --load own.snap --steps 0)" = "$hfull"
 expect_status 0 "two outputs on /dev/null" "$ORCA" run --scene corridor --steps 1 --csv /dev/null --svg /dev/null --quiet
 
 # Snapshots through standard input and output.
@@ -615,6 +623,9 @@ check "odd file name: the SVG parses" xml_valid "$weird.svg"
 check "odd file name: JSON source with U+FFFD for the byte" test "$(json_get weird.json source)" = $'scene file s\x01\xef\xbf\xbd\t.txt'
 "$ORCA" run "nope$weird" 2> err.txt
 err_matches "odd file name in a message: bytes shown as \\xNN" "^nopes\\\\x01\\\\xff\\\\x09\\.txt: cannot open"
+"$ORCA" run "$weird" --steps 1 > out.txt 2> err.txt
+check "odd file name in the text summary: bytes shown as \\xNN" \
+    grep -q '^orca run: corridor (scene file s\\x01\\xff\\x09\.txt)$' out.txt
 # Long fields are shortened in messages.
 printf 'agent 0 0 goal %s 0\n' "$(head -c 5000 /dev/zero | tr '\0' '7')x" > bad.txt
 expect_status 2 "a 5000-character field" "$ORCA" run bad.txt --steps 1
