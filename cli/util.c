@@ -671,7 +671,8 @@ int cli_read_file(const char *path, size_t limit, const char *kind, const char *
                     goto out;
                 }
                 if (n < 0) {
-                    snprintf(err, err_size, "%s: read error: %s", shown, strerror(errno));
+                    int e = errno;
+                    snprintf(err, err_size, "%s: read error: %s", shown, strerror(e));
                     rc = CLI_READ_RUNTIME;
                     goto out;
                 }
@@ -695,9 +696,10 @@ int cli_read_file(const char *path, size_t limit, const char *kind, const char *
         }
         long n = cli_read_some(fd, buf + len, want);
         if (n < 0) {
+            int e = errno;
             snprintf(err, err_size, "%s: read error: %s", shown,
-                     errno == EISDIR ? "is a directory" : strerror(errno));
-            rc = errno == EISDIR ? CLI_READ_BAD : CLI_READ_RUNTIME;
+                     e == EISDIR ? "is a directory" : strerror(e));
+            rc = e == EISDIR ? CLI_READ_BAD : CLI_READ_RUNTIME;
             goto out;
         }
         if (n == 0) {
