@@ -25,6 +25,9 @@
  * returns 0 on success. On failure it returns -1 and writes a message without the subject
  * into why (e.g. "expected a whole number, got 'abc'"). */
 int cli_parse_double(const char *s, double *out, char *why, size_t why_size);
+/* " (it rounds to 0)" when s, parsed as v, is a nonzero number too small for binary64
+ * ("1e-400"), else "": for "must be > 0" messages. */
+const char *cli_rounds_to_zero(const char *s, double v);
 /* A whole number in [min, max] (decimal; 0x hexadecimal also accepted). */
 int cli_parse_long(const char *s, long long min, long long max, long long *out, char *why,
                    size_t why_size);

@@ -217,7 +217,8 @@ static int scene_option(scene_opts *o, int which, const char *name, const char *
             return -1;
         }
         if (!(o->dt > 0.0)) {
-            cli_error("%s: must be > 0, got '%s'", name, value);
+            cli_error("%s: must be > 0, got '%s'%s", name, value,
+                      cli_rounds_to_zero(value, o->dt));
             return -1;
         }
         o->have_dt = 1;

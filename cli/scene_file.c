@@ -183,7 +183,8 @@ static int set_param(reader *r, param_kind k, const char *tok, orca_agent_def *d
     switch (k) {
     case P_RADIUS:
         if (!(v > 0.0)) {
-            return rfail(r, "radius must be > 0, got %s", q(r, tok));
+            return rfail(r, "radius must be > 0, got %s%s", q(r, tok),
+                         cli_rounds_to_zero(tok, v));
         }
         def->radius = v;
         break;
@@ -201,13 +202,15 @@ static int set_param(reader *r, param_kind k, const char *tok, orca_agent_def *d
         break;
     case P_TIME_HORIZON:
         if (!(v > 0.0)) {
-            return rfail(r, "time_horizon must be > 0, got %s", q(r, tok));
+            return rfail(r, "time_horizon must be > 0, got %s%s", q(r, tok),
+                         cli_rounds_to_zero(tok, v));
         }
         def->time_horizon = v;
         break;
     case P_OBSTACLE_TIME_HORIZON:
         if (!(v > 0.0)) {
-            return rfail(r, "obstacle_time_horizon must be > 0, got %s", q(r, tok));
+            return rfail(r, "obstacle_time_horizon must be > 0, got %s%s", q(r, tok),
+                         cli_rounds_to_zero(tok, v));
         }
         def->obstacle_time_horizon = v;
         break;
@@ -522,7 +525,8 @@ static int statement(reader *r, char *text, char ***tokbuf, int *tokcap)
             return -1;
         }
         if (!(d->dt > 0.0)) {
-            return rfail(r, "dt must be > 0, got %s", q(r, tok[0]));
+            return rfail(r, "dt must be > 0, got %s%s", q(r, tok[0]),
+                         cli_rounds_to_zero(tok[0], d->dt));
         }
         return 0;
     }
@@ -744,8 +748,8 @@ int scene_read(const char *path, scene_desc *d, char *err, size_t err_size)
                    d->obstacles[r.block].kind == SCENE_POLYGON ? "polygon" : "polyline");
     }
     if (rc == 0 && d->agent_count == 0) {
-        snprintf(err, err_size, "%s: the scene has no agents (add 'agent X Y ...' lines)",
-                 d->path);
+        snprintf(err, err_size, "%s: %s (add 'agent X Y ...' lines)", d->path,
+                 lr.total == 0 ? "the file is empty" : "the scene has no agents");
         rc = -1;
     }
     free(lr.buf);

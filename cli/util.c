@@ -70,6 +70,26 @@ int cli_parse_double(const char *s, double *out, char *why, size_t why_size)
     return 0;
 }
 
+const char *cli_rounds_to_zero(const char *s, double v)
+{
+    if (v != 0.0) {
+        return "";
+    }
+    const char *p = s + (*s == '+' || *s == '-');
+    int hex = p[0] == '0' && (p[1] == 'x' || p[1] == 'X');
+    if (hex) {
+        p += 2;
+    }
+    /* A nonzero digit before the exponent: the number is not zero, it underflowed. */
+    for (; *p && *p != (hex ? 'p' : 'e') && *p != (hex ? 'P' : 'E'); ++p) {
+        int letter = hex && isxdigit((unsigned char)*p) && !isdigit((unsigned char)*p);
+        if ((*p >= '1' && *p <= '9') || letter) {
+            return " (it rounds to 0)";
+        }
+    }
+    return "";
+}
+
 /* Parses an unsigned magnitude in base 10 or (with 0x) 16 into *mag; -1 on syntax error,
  * -2 on overflow of uint64. */
 static int parse_magnitude(const char *s, uint64_t *mag)

@@ -632,6 +632,14 @@ expect_status 2 "a 5000-character field" "$ORCA" run bad.txt --steps 1
 check "a 5000-character field: a short message" test "$(wc -c < err.txt)" -lt 200
 err_matches "a 5000-character field message" "^bad\.txt:1: goal x: expected a number, got '7{37}\.\.\.'$"
 
+# Numbers that round to 0 and empty files say so.
+expect_status 2 "--dt 1e-400" "$ORCA" run --scene circle --dt 1e-400
+err_matches "--dt 1e-400 message" "^orca: --dt: must be > 0, got '1e-400' \(it rounds to 0\)$"
+bad_scene "radius underflow" 1 "radius must be > 0, got '0x1p-1100' \(it rounds to 0\)" 'agent 0 0 radius=0x1p-1100\n'
+: > empty0.txt
+expect_status 2 "an empty scene file" "$ORCA" run empty0.txt --steps 1
+err_matches "an empty scene file message" "^empty0\.txt: the file is empty \(add 'agent X Y \.\.\.' lines\)$"
+
 # Library failures without a simulation to ask name the status.
 expect_status 2 "built-in scene refused" "$ORCA" run --scene circle -n 5000000
 err_matches "built-in scene refused: status name" "^orca: building scene circle with 5000000 agents: agent_count must be at most 4000000, got 5000000 \(ORCA_ERR_LIMIT\)$"
