@@ -918,13 +918,18 @@ int cli_out_close(cli_out *o)
     }
     o->closed = 1;
     if (o->to_stdout) {
+        errno = 0;
         if (fflush(stdout) != 0 || ferror(stdout)) {
-            cli_error("%s: standard output: write failed: %s", o->option, strerror(errno));
+            /* (errno is 0 when the error was an earlier write's and this flush had nothing
+             * left to write) */
+            cli_error("%s: standard output: write failed: %s", o->option,
+                      errno ? strerror(errno) : "write error");
             clearerr(stdout); /* reported: main need not say it again */
             return -1;
         }
         return 0;
     }
+    errno = 0;
     int bad = fflush(o->f) != 0 || ferror(o->f);
     int err = bad ? errno : 0;
     if (!bad && o->tmp && fsync(fileno(o->f)) != 0 && errno != EINVAL && errno != EROFS) {
@@ -937,8 +942,9 @@ int cli_out_close(cli_out *o)
     }
     o->f = NULL;
     if (bad) {
-        cli_error("%s: %s: write failed: %s%s", o->option, o->path, strerror(err),
-                  o->tmp ? " (the file was not changed)" : "");
+        cli_error("%s: %s: write failed: %s%s", o->option, o->path,
+                  err ? strerror(err) : "write error",
+                  o->tmp ? " (the file was left as it was)" : "");
         if (o->tmp) {
             unlink(o->tmp);
         }
