@@ -441,15 +441,23 @@ VMEM_OK=0
 if (ulimit -v 400000 && "$ORCA" --version) > /dev/null 2>&1; then
     VMEM_OK=1
 fi
+TIMEOUT=()
+if command -v timeout > /dev/null 2>&1; then
+    TIMEOUT=(timeout)
+fi
 in_time() {
     local secs=$1
     shift
+    local t=()
+    [[ ${#TIMEOUT[@]} -gt 0 ]] && t=(timeout "$secs")
     if [[ $VMEM_OK == 1 ]]; then
-        (ulimit -v 1000000 && timeout "$secs" "$ORCA" "$@")
+        (ulimit -v 1000000 && "${t[@]}" "$ORCA" "$@")
     else
-        timeout "$secs" "$ORCA" "$@"
+        "${t[@]}" "$ORCA" "$@"
     fi
 }
+# file_mode FILE: permission bits in octal (GNU or BSD stat).
+file_mode() { stat -c %a "$1" 2> /dev/null || stat -f %Lp "$1"; }
 # no_temporaries: no FILE.tmp.XXXXXX left in the test directory.
 no_temporaries() { ! compgen -G "*.tmp.*" > /dev/null; }
 # same_text FILE TEXT
@@ -461,7 +469,7 @@ err_matches "run /dev/zero names the NUL byte" "^/dev/zero:1: NUL byte"
 expect_status 2 "--load /dev/zero" in_time 20 run --scene circle --load /dev/zero
 err_matches "--load /dev/zero: not a snapshot" "^orca: --load: /dev/zero: not a snapshot \(it does not begin with ORCASNAP\)$"
 # A regular file larger than the limit is refused before it is read (sparse: no disk used).
-truncate -s 1073741825 huge.bin
+dd if=/dev/null of=huge.bin bs=1 count=0 seek=1073741825 2> /dev/null
 expect_status 2 "scene file over 1 GiB" in_time 20 run huge.bin
 err_matches "scene file over 1 GiB message" "^huge\.bin: 1\.0 GiB \(1073741825 bytes\) is more than the limit of 1 GiB for a scene file$"
 expect_status 2 "snapshot over 1 GiB" in_time 20 run --scene circle --load huge.bin
@@ -486,7 +494,7 @@ if [[ $VMEM_OK == 1 ]]; then
     (ulimit -v 300000 && "$ORCA" run --scene circle --load <(printf ORCASNAP; head -c 600000000 /dev/zero 2> /dev/null)) > out.txt 2> err.txt
     check "snapshot pipe under ulimit -v: exit 1" test "$?" -eq 1
     err_matches "snapshot pipe under ulimit -v message" "^orca: --load: out of memory reading /dev/fd/[0-9]+ \(after [0-9.]+ MiB"
-    yes 'agent 0 0' 2> /dev/null | (ulimit -v 150000 && timeout 60 "$ORCA" run - --steps 1) > out.txt 2> err.txt
+    yes 'agent 0 0' 2> /dev/null | (ulimit -v 150000 && "$ORCA" run - --steps 1) > out.txt 2> err.txt
     check "endless scene under ulimit -v: exit 1" test "$?" -eq 1
     err_matches "endless scene under ulimit -v message" "^out of memory reading <stdin> \(at line [0-9]+\)$"
 else
@@ -541,24 +549,29 @@ check "write error: no temporary file left" no_temporaries
 check "killed by SIGXFSZ: status 128+25" test "$?" -eq 153
 check "killed by SIGXFSZ: old CSV kept" same_text a.csv OLD
 check "killed by SIGXFSZ: no temporary file left" no_temporaries
-timeout -s TERM 1 "$ORCA" run --scene random -n 20000 --steps 1000000 --csv a.csv --svg a.svg --save a.snap > out.txt 2> err.txt
+"$ORCA" run --scene random -n 20000 --steps 1000000 --csv a.csv --svg a.svg --save a.snap > out.txt 2> err.txt &
+run_pid=$!
+sleep 1
+kill -TERM "$run_pid"
+wait "$run_pid"
+check "SIGTERM: status 128+15" test "$?" -eq 143
 check "SIGTERM: old files kept" test "$(cat a.csv a.svg a.snap)" = "$(printf 'OLD\nOLD\nOLD')"
 check "SIGTERM: no temporary file left" no_temporaries
 # A path that cannot be written fails before the first step (also --save, written last).
 echo x > plainfile
-expect_status 1 "unwritable --save fails at once" timeout 20 "$ORCA" run --scene random -n 2000 --steps 1000000 --save plainfile/x.snap
+expect_status 1 "unwritable --save fails at once" in_time 20 run --scene random -n 2000 --steps 1000000 --save plainfile/x.snap
 err_matches "unwritable --save message" "^orca: --save: plainfile/x\.snap: cannot write: Not a directory$"
 check "unwritable --save: no summary" test ! -s out.txt
-expect_status 1 "unwritable --svg fails at once" timeout 20 "$ORCA" run --scene random -n 2000 --steps 1000000 --svg plainfile/x.svg
+expect_status 1 "unwritable --svg fails at once" in_time 20 run --scene random -n 2000 --steps 1000000 --svg plainfile/x.svg
 # Success replaces the file, keeps its mode; a new file gets 0666 less the umask; a symbolic
 # link stays a link to the new contents.
 chmod 600 a.csv
 expect_status 0 "--csv over an existing file" "$ORCA" run --scene corridor --steps 2 --csv a.csv --quiet
 check "--csv replaced the file" test "$(head -n 1 a.csv)" = "step,time,agent,x,y,vx,vy"
-check "--csv kept the file's mode 600" test "$(stat -c %a a.csv)" = 600
+check "--csv kept the file's mode 600" test "$(file_mode a.csv)" = 600
 rm -f new.csv
 (umask 022 && "$ORCA" run --scene corridor --steps 2 --csv new.csv --quiet)
-check "a new --csv file has mode 644 under umask 022" test "$(stat -c %a new.csv)" = 644
+check "a new --csv file has mode 644 under umask 022" test "$(file_mode new.csv)" = 644
 echo OLD > real.svg
 ln -sf real.svg link.svg
 expect_status 0 "--svg through a symbolic link" "$ORCA" run --scene corridor --steps 2 --svg link.svg --quiet
