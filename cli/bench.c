@@ -34,7 +34,8 @@ void help_bench(FILE *f)
         "                      10..200)\n"
         "  --warmup W          steps run before timing, to reach a steady state (default 20)\n"
         "  --seed S            scene seed (default 1)\n"
-        "  --csv FILE          also write the table as CSV\n"
+        "  --csv FILE          also write the table as CSV (through FILE.tmp.XXXXXX, which\n"
+        "                      replaces FILE only when every size was measured)\n"
         "  --scalar            the scalar code only: no vector kernels or AVX2 code (the same\n"
         "                      bits; this times what CPUs without AVX2 run)\n"
         "  -h, --help          this text\n"
@@ -179,7 +180,8 @@ static int bench_size(const bench_cfg *c, int agents, bench_row *rows)
     orca_status st = orca_scenario_create_builtin((orca_scene_kind)c->scene, agents, c->seed,
                                                   &def, &sc);
     if (st != ORCA_OK) {
-        cli_error("bench: %d agents: %s", agents, orca_scenario_last_error(NULL));
+        cli_lib_error(st, orca_scenario_last_error(NULL), "bench: building scene %s with %d agents",
+                      orca_scene_name((orca_scene_kind)c->scene), agents);
         return -1;
     }
     orca_sim *sim = orca_scenario_sim(sc);
@@ -201,11 +203,15 @@ static int bench_size(const bench_cfg *c, int agents, bench_row *rows)
     double mem = before >= 0 && peak >= 0 ? (double)(peak - before) / (double)n : -1.0;
 
     size_t size = 0;
-    orca_sim_save(sim, NULL, 0, &size);
-    unsigned char *snap = malloc(size ? size : 1);
+    st = orca_sim_save(sim, NULL, 0, &size);
+    unsigned char *snap = st == ORCA_OK ? malloc(size ? size : 1) : NULL;
     double *rates = malloc((size_t)c->runs * sizeof *rates);
-    if (!snap || !rates || orca_sim_save(sim, snap, size, &size) != ORCA_OK) {
-        cli_error("bench: %d agents: could not save the warmed-up state", agents);
+    if (st == ORCA_OK && snap && rates) {
+        st = orca_sim_save(sim, snap, size, &size);
+    }
+    if (st != ORCA_OK || !snap || !rates) {
+        cli_error("bench: %d agents: could not save the warmed-up state (%zu bytes): %s", agents,
+                  size, st != ORCA_OK ? orca_sim_last_error(sim) : "out of memory");
         free(snap);
         free(rates);
         orca_scenario_destroy(sc);
@@ -419,7 +425,15 @@ int cmd_bench(int argc, char **argv)
             break;
         case B_WARMUP: bad = cli_opt_long(name, value, 0, 1000000, &c.warmup) != 0; break;
         case B_SEED: bad = cli_opt_u64(name, value, &c.seed) != 0; break;
-        case B_CSV: csv_path = value; break;
+        case B_CSV:
+            if (value[0] == '\0' || strcmp(value, "-") == 0) {
+                cli_usage_error("bench", "%s: give a file name (the table goes to standard "
+                                         "output), got '%s'",
+                                name, value);
+                bad = 1;
+            }
+            csv_path = value;
+            break;
         case B_SCALAR: c.scalar = 1; break;
         case B_HELP: help_bench(stdout); return EXIT_OK;
         default: break;
@@ -430,13 +444,16 @@ int cmd_bench(int argc, char **argv)
     }
     c.progress = isatty(STDERR_FILENO);
 
+    /* The CSV goes to a temporary file (created now: an unwritable path fails before any
+     * measurement) that replaces csv_path only when every size was measured. */
+    cli_out csv_out;
+    memset(&csv_out, 0, sizeof csv_out);
     FILE *csv = NULL;
     if (csv_path) {
-        csv = fopen(csv_path, "w");
-        if (!csv) {
-            cli_error("--csv: %s: cannot write: %s", csv_path, strerror(errno));
+        if (cli_out_open(&csv_out, "--csv", csv_path, 0) != 0) {
             return EXIT_RUNTIME;
         }
+        csv = csv_out.f;
         fputs("scene,agents,workers,steps,warmup,runs,median_agent_steps_per_s,"
               "min_agent_steps_per_s,max_agent_steps_per_s,peak_bytes_per_agent,same_bits,"
               "hash\n",
@@ -493,8 +510,11 @@ int cmd_bench(int argc, char **argv)
         }
         fflush(stdout);
     }
-    if (csv && fclose(csv) != 0) {
-        cli_error("--csv: %s: write failed", csv_path);
+    if (csv && rc != EXIT_OK) {
+        cli_error("--csv: %s not written: a measurement failed (the file was not changed)",
+                  csv_path);
+        cli_out_abort(&csv_out);
+    } else if (csv && cli_out_commit(&csv_out) != 0) {
         rc = EXIT_RUNTIME;
     }
     return rc;

@@ -25,6 +25,9 @@
  * returns 0 on success. On failure it returns -1 and writes a message without the subject
  * into why (e.g. "expected a whole number, got 'abc'"). */
 int cli_parse_double(const char *s, double *out, char *why, size_t why_size);
+/* " (it rounds to 0)" when s, parsed as v, is a nonzero number too small for binary64
+ * ("1e-400"), else "": for "must be > 0" messages. */
+const char *cli_rounds_to_zero(const char *s, double v);
 /* A whole number in [min, max] (decimal; 0x hexadecimal also accepted). */
 int cli_parse_long(const char *s, long long min, long long max, long long *out, char *why,
                    size_t why_size);
@@ -78,16 +81,111 @@ int cli_opt_long(const char *name, const char *value, long long min, long long m
 int cli_opt_double(const char *name, const char *value, double *out);
 int cli_opt_u64(const char *name, const char *value, uint64_t *out);
 
+/* Prints "orca: <what>: <message> (ORCA_ERR_...)" for a library call that failed where no
+ * simulation holds the message (orca_scenario_create*, orca_sim_create): message is the
+ * library's text (orca_scenario_last_error(NULL)), which may be empty. */
+void cli_lib_error(orca_status status, const char *message, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+/* Prints a complete message ("scene.txt:3: ...") and a newline to stderr with control
+ * characters and bytes that are not UTF-8 shown as \xNN. cli_error does the same. */
+void cli_print_message(const char *text);
+/* Copies text into buf (size > 4) for a terminal: control characters, U+FEFF and bytes that
+ * are not UTF-8 as \xNN; "..." when it does not fit. Returns buf. */
+const char *cli_printable(char *buf, size_t size, const char *text);
+/* Copies s into buf for a message: in quotes, shortened to about 40 characters ("'abc...'"),
+ * cut at a character boundary. Returns buf. */
+const char *cli_quote(char *buf, size_t size, const char *s);
+
+/* --- UTF-8 ---------------------------------------------------------------------------------- */
+/* The length (1-4) of the well-formed UTF-8 sequence at s, with its code point in *cp, or 0
+ * when s does not start one (a stray continuation byte, an overlong form, a surrogate, a code
+ * point beyond U+10FFFF, a truncated sequence). s[0] must not be NUL. */
+int cli_utf8_next(const unsigned char *s, uint32_t *cp);
+/* Checks text from a scene file that ends up in outputs (the name): well-formed UTF-8 with no
+ * control character (U+0000-U+001F, U+007F-U+009F) and no U+FFFE or U+FFFF. Returns 0, or -1
+ * with the reason in why ("invalid UTF-8 at byte 4 (\xff)"). */
+int cli_check_text(const char *s, char *why, size_t why_size);
+/* Writes s as a JSON string literal (with quotes): control characters as \u00XX, bytes that
+ * are not UTF-8 (a file name from the command line may have any) as \ufffd. */
+void cli_json_string(FILE *f, const char *s);
+/* Writes s as XML 1.0 character data or attribute text: &<>"' as entities, characters XML
+ * does not allow (most C0 controls, U+FFFE, U+FFFF) and bytes that are not UTF-8 as
+ * &#xFFFD;. */
+void cli_xml_text(FILE *f, const char *s);
+
+/* --- input files ----------------------------------------------------------------------------
+ * Limits on what the command reads (README, docs/scene-format.md). */
+#define CLI_SCENE_FILE_MAX ((uint64_t)1 << 30) /* bytes of a scene file: 1 GiB */
+#define CLI_SCENE_LINE_MAX ((size_t)1 << 20)   /* bytes of one scene-file line: 1 MiB */
+#define CLI_SNAPSHOT_MAX ((size_t)1 << 30)     /* bytes of a snapshot: 1 GiB */
+
+/* Result of the readers: */
+#define CLI_READ_OK 0
+#define CLI_READ_BAD (-1)     /* bad input: missing, unreadable, a directory, too large (exit 2) */
+#define CLI_READ_RUNTIME (-2) /* out of memory or a read error (exit 1) */
+
+/* Opens path for reading ("-" is standard input, named "<stdin>" in messages). Refuses a
+ * directory. *regular_size is the size of a regular file, or -1 for anything else (a pipe, a
+ * terminal, a device: read until the end). Returns CLI_READ_OK or CLI_READ_BAD with a complete
+ * message in err ("scene.txt: cannot open: No such file or directory", "DIR: is a directory"). */
+int cli_open_input(const char *path, int *fd, long long *regular_size, char *err,
+                   size_t err_size);
+/* read(2) that retries on EINTR. */
+long cli_read_some(int fd, void *buf, size_t size);
+/* Reads a whole file ("-": standard input) into a malloc'd buffer of at most limit bytes;
+ * `kind` names what is read in messages ("snapshot"). A regular file larger than limit is
+ * refused before reading; anything else is read in chunks and refused as soon as it passes
+ * the limit. With magic non-NULL, the data must begin with those bytes (checked as soon as
+ * they have been read). Returns CLI_READ_OK, CLI_READ_BAD or CLI_READ_RUNTIME with a complete
+ * message in err ("out of memory reading FILE (after 200 MiB)"). */
+int cli_read_file(const char *path, size_t limit, const char *kind, const char *magic,
+                  unsigned char **data, size_t *size, char *err, size_t err_size);
+/* "1 GiB", "1 MiB", "300 bytes": a limit or a size for messages. */
+void cli_format_bytes(char *buf, size_t size, unsigned long long bytes);
+
+/* --- output files ---------------------------------------------------------------------------
+ * Every file the command writes goes to a temporary file NAME.tmp.XXXXXX in the target's
+ * directory, which replaces the target (rename) only when it is completely written, synced and
+ * closed: a failed or interrupted run leaves the old file as it was and no partial file.
+ * Devices and pipes (/dev/null, a FIFO) are written directly; "-" is standard output when the
+ * option allows it. A symbolic link to a file is followed (the file it names is replaced). */
+typedef struct cli_out {
+    FILE *f;
+    const char *option; /* for messages: "--csv", "-o" */
+    const char *path;   /* as given */
+    char *target;       /* the file the rename replaces (malloc'd) */
+    char *tmp;          /* the temporary file (malloc'd), NULL when writing directly */
+    int to_stdout;
+    int slot;           /* in the registry the signal handler cleans up, -1 if none */
+    int closed;
+} cli_out;
+
+/* Opens an output: creates the temporary file now, so that an unwritable path fails before
+ * any work. Returns 0, or -1 with a message printed ("orca: --csv: x/y.csv: cannot write:
+ * No such file or directory"). */
+int cli_out_open(cli_out *o, const char *option, const char *path, int allow_stdout);
+/* Flushes, syncs and closes the temporary file (or flushes standard output). Returns 0, or
+ * -1 with a message printed and the temporary removed. */
+int cli_out_close(cli_out *o);
+/* Renames the closed temporary file over the target. Returns 0, or -1 with a message printed
+ * and the temporary removed. */
+int cli_out_commit(cli_out *o);
+/* Abandons the output: closes and removes the temporary file; the target is untouched.
+ * Does nothing after a commit or on a zeroed cli_out. */
+void cli_out_abort(cli_out *o);
+/* 1 when the two paths name the same output file (the same string, or the same existing
+ * regular file); 0 for devices and pipes, which are written, not replaced. */
+int cli_same_output(const char *a, const char *b);
+
 /* --- misc ---------------------------------------------------------------------------------- */
 double cli_now(void);          /* monotonic seconds */
 int cli_cpu_count(void);       /* online CPUs, at least 1 */
 /* "AVX2 vector kernels" or why the scalar code runs (scalar: --scalar was given) */
 const char *cli_kernels_text(int scalar);
 void cli_hex64(uint64_t v, char out[17]);
-/* Writes s as a JSON string literal (with quotes). */
-void cli_json_string(FILE *f, const char *s);
-/* Reads a whole file into a malloc'd buffer; returns 0, or -1 with errno set. */
-int cli_read_file(const char *path, unsigned char **data, size_t *size);
 
 /* --- commands ------------------------------------------------------------------------------ */
 int cmd_run(int argc, char **argv);

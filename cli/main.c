@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The orca command: run scenes, write scene files, benchmark. */
+#include <errno.h>
 #include <string.h>
 
 #include "cli.h"
@@ -52,7 +53,27 @@ static int help_command(const char *cmd, FILE *f)
     return EXIT_OK;
 }
 
+/* Standard output (summaries, help, tables) that could not be written is a failure too:
+ * `orca run ... > /dev/full` must not exit 0. */
+static int finish(int rc)
+{
+    errno = 0;
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        cli_error("standard output: write failed%s%s", errno ? ": " : "",
+                  errno ? strerror(errno) : "");
+        return rc == EXIT_OK ? EXIT_RUNTIME : rc;
+    }
+    return rc;
+}
+
+static int dispatch(int argc, char **argv);
+
 int main(int argc, char **argv)
+{
+    return finish(dispatch(argc, argv));
+}
+
+static int dispatch(int argc, char **argv)
 {
     if (argc < 2) {
         help_main(stderr);

@@ -45,21 +45,40 @@ void help_run(FILE *f)
         "Output:\n"
         "  --json              print the summary as one JSON object (stdout)\n"
         "  -q, --quiet         print no summary and no progress (--json still prints)\n"
-        "  --csv FILE          trajectories: step,time,agent,x,y,vx,vy (numbers as %.17g);\n"
-        "                      '-' is standard output (then no summary is printed)\n"
+        "  --csv FILE          trajectories: step,time,agent,x,y,vx,vy (numbers as %.17g)\n"
         "  --every K           CSV rows every K steps (default 1); the first and the last\n"
         "                      state are always written\n"
         "  --svg FILE          picture: walls, starts, goals, trajectories, final discs at the\n"
         "                      true radius, scale bar and a caption with the key figures\n"
-        "  --save FILE         write the simulator snapshot (orca_sim_save) after the run\n"
-        "  --load FILE         restore the simulator state from a snapshot before the run.\n"
+        "  --save FILE         write the simulator snapshot (orca_sim_save) after the run; one\n"
+        "                      larger than 1 GiB (what --load reads; about 9.9 million agents)\n"
+        "                      is refused before the first step\n"
+        "  --load FILE         restore the simulator state from a snapshot before the run\n"
+        "                      ('-' reads standard input; at most 1 GiB).\n"
         "                      The scene must be given too (same file or built-in scene and\n"
         "                      options as when the snapshot was saved): the snapshot holds the\n"
         "                      agents, segments and step count but not the goals, dt or seed.\n"
         "                      --steps then counts the additional steps. Overlaps, arrival\n"
         "                      and fallbacks in the summary cover this run only.\n"
         "  -h, --help          this text\n"
+        "\n",
+        f);
+    fputs(
+        "Output files: '-' is standard output for one of --csv, --svg and --save (then no\n"
+        "summary is printed). Every output is opened before the first step, so a path that\n"
+        "cannot be written fails at once. A file is written to a temporary file next to it\n"
+        "(FILE.tmp.XXXXXX, so the directory must be writable) that replaces FILE only when\n"
+        "the run succeeded and everything was written: a failed or interrupted run leaves\n"
+        "FILE as it was and no partial file.\n"
+        "Devices and pipes (/dev/null, a FIFO) are written directly. Two outputs may not\n"
+        "name one file, nor an output the scene file; --save may replace the --load\n"
+        "snapshot (a run continued in place).\n"
         "\n"
+        "Input limits: scene files up to 1 GiB, lines up to 1 MiB; snapshots up to 1 GiB\n"
+        "(docs/scene-format.md). A directory or a larger input is refused with exit status 2.\n"
+        "\n"
+        "The summary says why the run stopped: every agent arrived, the step cap\n"
+        "(--max-steps) was reached, or the --steps were done (JSON: stop_reason).\n"
         "Progress is shown on stderr when stderr is a terminal.\n"
         "Exit status: 0 success (also when the step cap stopped a run before every agent\n"
         "arrived), 2 bad usage, scene file or snapshot, 1 runtime failure (a refused step,\n"
@@ -87,7 +106,9 @@ void help_scene(FILE *f)
           "  -n, --agents N      agents (the scene may round N; default: the scene's size)\n"
           "  --seed S            seed (default 1)\n"
           "  --dt SECONDS        step length written to the file (default 0.25)\n"
-          "  -o, --output FILE   output file (default: standard output)\n"
+          "  -o, --output FILE   output file (default: standard output; '-' too). It is\n"
+          "                      written to FILE.tmp.XXXXXX and renamed to FILE when complete,\n"
+          "                      so a failure leaves an existing FILE as it was\n"
           "  -h, --help          this text\n",
           f);
 }
@@ -112,39 +133,47 @@ static int make_scenario(const scene_opts *o, const orca_sim_def *sim_def, orca_
     if (o->file) {
         scene_desc d;
         char err[1024];
-        if (scene_read(o->file, &d, err, sizeof err) != 0) {
+        int rc = scene_read(o->file, &d, err, sizeof err);
+        if (rc != 0) {
             scene_free(&d);
-            fprintf(stderr, "%s\n", err);
-            return EXIT_USAGE;
+            cli_print_message(err);
+            return rc == -2 ? EXIT_RUNTIME : EXIT_USAGE;
         }
-        int rc = scene_build(&d, sim_def, o->have_dt ? &o->dt : NULL,
-                             o->have_seed ? &o->seed : NULL, out, err, sizeof err);
+        rc = scene_build(&d, sim_def, o->have_dt ? &o->dt : NULL, o->have_seed ? &o->seed : NULL,
+                         out, err, sizeof err);
         snprintf(source, source_size, "scene file %s", d.path);
         scene_free(&d);
         if (rc != 0) {
-            fprintf(stderr, "%s\n", err);
+            cli_print_message(err);
             return rc == -2 ? EXIT_RUNTIME : EXIT_USAGE;
         }
         return EXIT_OK;
     }
     uint64_t seed = o->have_seed ? o->seed : CLI_DEFAULT_SEED;
+    const char *scene_name = orca_scene_name((orca_scene_kind)o->builtin);
     orca_scenario *sc = NULL;
     orca_status st = orca_scenario_create_builtin((orca_scene_kind)o->builtin,
                                                   o->have_agents ? (int)o->agents : 0, seed,
                                                   sim_def, &sc);
     if (st != ORCA_OK) {
-        cli_error("scene %s: %s", orca_scene_name((orca_scene_kind)o->builtin),
-                  orca_scenario_last_error(NULL));
+        /* No scenario to ask: the library's message is orca_scenario_last_error(NULL). */
+        if (o->have_agents) {
+            cli_lib_error(st, orca_scenario_last_error(NULL), "building scene %s with %lld agents",
+                          scene_name, o->agents);
+        } else {
+            cli_lib_error(st, orca_scenario_last_error(NULL), "building scene %s", scene_name);
+        }
         return st == ORCA_ERR_MEMORY ? EXIT_RUNTIME : EXIT_USAGE;
     }
     if (o->have_dt) {
         /* The built-in scenes use dt 0.25 and the scenario has no setter: rebuild with the
          * same agents (same order, so the same perturbation) and the requested dt. */
         orca_scenario *c = NULL;
-        st = scene_clone(sc, sim_def, o->dt, seed, &c);
+        char err[600];
+        st = scene_clone(sc, sim_def, o->dt, seed, &c, err, sizeof err);
         orca_scenario_destroy(sc);
         if (st != ORCA_OK) {
-            cli_error("--dt: %s", orca_scenario_last_error(NULL));
+            cli_error("--dt %.17g: scene %s: %s", o->dt, scene_name, err);
             return st == ORCA_ERR_MEMORY ? EXIT_RUNTIME : EXIT_USAGE;
         }
         sc = c;
@@ -188,7 +217,8 @@ static int scene_option(scene_opts *o, int which, const char *name, const char *
             return -1;
         }
         if (!(o->dt > 0.0)) {
-            cli_error("%s: must be > 0, got '%s'", name, value);
+            cli_error("%s: must be > 0, got '%s'%s", name, value,
+                      cli_rounds_to_zero(value, o->dt));
             return -1;
         }
         o->have_dt = 1;
@@ -231,6 +261,10 @@ int cmd_scene(int argc, char **argv)
                 return EXIT_USAGE;
             }
         } else if (k == 4) {
+            if (value[0] == '\0') {
+                cli_usage_error("scene", "%s: empty file name", name);
+                return EXIT_USAGE;
+            }
             output = value;
         } else {
             help_scene(stdout);
@@ -248,30 +282,24 @@ int cmd_scene(int argc, char **argv)
     if (rc != EXIT_OK) {
         return rc;
     }
-    FILE *f = stdout;
-    if (output && strcmp(output, "-") != 0) {
-        f = fopen(output, "w");
-        if (!f) {
-            cli_error("%s: cannot write: %s", output, strerror(errno));
-            orca_scenario_destroy(sc);
-            return EXIT_RUNTIME;
-        }
+    cli_out out;
+    if (cli_out_open(&out, "-o", output ? output : "-", 1) != 0) {
+        orca_scenario_destroy(sc);
+        return EXIT_RUNTIME;
     }
     char comment[256];
     snprintf(comment, sizeof comment, "written by orca %s: built-in scene %s, %d agents, seed %llu",
              orca_version(), orca_scenario_name(sc), orca_sim_agent_count(orca_scenario_sim(sc)),
              (unsigned long long)orca_scenario_seed(sc));
-    int wrc = scene_write(f, sc, comment);
-    if (f != stdout) {
-        if (fclose(f) != 0) {
-            wrc = -1;
-        }
-    } else if (fflush(f) != 0) {
-        wrc = -1;
-    }
+    int wrc = scene_write(out.f, sc, comment);
     orca_scenario_destroy(sc);
     if (wrc != 0) {
-        cli_error("%s: write failed", output ? output : "standard output");
+        cli_error("%s: could not write the scene (%s)", output ? output : "standard output",
+                  ferror(out.f) ? strerror(errno) : "could not read the scenario");
+        cli_out_abort(&out);
+        return EXIT_RUNTIME;
+    }
+    if (cli_out_commit(&out) != 0) {
         return EXIT_RUNTIME;
     }
     return EXIT_OK;
@@ -323,45 +351,76 @@ static double speed_sum(orca_sim *sim)
     return s;
 }
 
+/* The snapshot's first bytes (docs/determinism.md): a stream that does not begin with them is
+ * refused as soon as they have been read, not after a gigabyte. */
+#define SNAPSHOT_MAGIC "ORCASNAP"
+
 static int load_snapshot(const char *path, orca_scenario *sc)
 {
     unsigned char *data = NULL;
     size_t size = 0;
-    if (cli_read_file(path, &data, &size) != 0) {
-        cli_error("--load: %s: cannot read: %s", path, strerror(errno));
-        return EXIT_USAGE;
+    char err[1024];
+    int rc = cli_read_file(path, CLI_SNAPSHOT_MAX, "snapshot", SNAPSHOT_MAGIC, &data, &size,
+                           err, sizeof err);
+    if (rc != CLI_READ_OK) {
+        cli_error("--load: %s", err);
+        return rc == CLI_READ_RUNTIME ? EXIT_RUNTIME : EXIT_USAGE;
     }
+    const char *shown = strcmp(path, "-") == 0 ? "<stdin>" : path;
     orca_sim *sim = orca_scenario_sim(sc);
     int scene_agents = orca_sim_agent_count(sim);
     orca_status st = orca_sim_load(sim, data, size);
     free(data);
     if (st != ORCA_OK) {
-        cli_error("--load: %s: %s", path, orca_sim_last_error(sim));
+        cli_error("--load: %s: %s", shown, orca_sim_last_error(sim));
         return st == ORCA_ERR_MEMORY ? EXIT_RUNTIME : EXIT_USAGE;
     }
     int n = orca_sim_agent_count(sim);
     if (n != scene_agents) {
         cli_error("--load: %s: the snapshot has %d agents but the scene has %d (give the scene "
                   "the snapshot was saved from)",
-                  path, n, scene_agents);
+                  shown, n, scene_agents);
         return EXIT_USAGE;
     }
     for (int i = 0; i < n; ++i) {
         if (orca_scenario_agent_goal(sc, i, NULL, NULL) != ORCA_OK) {
             cli_error("--load: %s: agent %d of the snapshot is not an agent of the scene (give "
                       "the scene the snapshot was saved from)",
-                      path, i);
+                      shown, i);
             return EXIT_USAGE;
         }
     }
     return EXIT_OK;
 }
 
-static int save_snapshot(const char *path, orca_sim *sim)
+/* The size of the snapshot --save will write; refused before the run when --load could not
+ * read it back. The agents and segments do not change during a run, so neither does it. */
+static int check_snapshot_size(orca_sim *sim)
 {
     size_t size = 0;
-    if (orca_sim_save(sim, NULL, 0, &size) != ORCA_OK) {
-        cli_error("--save: %s", orca_sim_last_error(sim));
+    orca_status st = orca_sim_save(sim, NULL, 0, &size);
+    if (st != ORCA_OK) {
+        cli_error("--save: %s (%s)", orca_sim_last_error(sim), orca_status_name(st));
+        return EXIT_RUNTIME;
+    }
+    if (size > CLI_SNAPSHOT_MAX) {
+        char lim[64], got[64];
+        cli_format_bytes(lim, sizeof lim, CLI_SNAPSHOT_MAX);
+        cli_format_bytes(got, sizeof got, size);
+        cli_error("--save: the snapshot would be %s, more than the limit of %s that --load "
+                  "reads (%d agents)",
+                  got, lim, orca_sim_agent_count(sim));
+        return EXIT_USAGE;
+    }
+    return EXIT_OK;
+}
+
+static int save_snapshot(cli_out *out, orca_sim *sim)
+{
+    size_t size = 0;
+    orca_status st = orca_sim_save(sim, NULL, 0, &size);
+    if (st != ORCA_OK) {
+        cli_error("--save: %s (%s)", orca_sim_last_error(sim), orca_status_name(st));
         return EXIT_RUNTIME;
     }
     unsigned char *buf = malloc(size ? size : 1);
@@ -369,25 +428,16 @@ static int save_snapshot(const char *path, orca_sim *sim)
         cli_error("--save: out of memory (%zu bytes)", size);
         return EXIT_RUNTIME;
     }
-    if (orca_sim_save(sim, buf, size, &size) != ORCA_OK) {
-        cli_error("--save: %s", orca_sim_last_error(sim));
+    st = orca_sim_save(sim, buf, size, &size);
+    if (st != ORCA_OK) {
+        cli_error("--save: %s (%s)", orca_sim_last_error(sim), orca_status_name(st));
         free(buf);
         return EXIT_RUNTIME;
     }
-    FILE *f = fopen(path, "wb");
-    if (!f) {
-        cli_error("--save: %s: cannot write: %s", path, strerror(errno));
-        free(buf);
-        return EXIT_RUNTIME;
-    }
-    size_t put = fwrite(buf, 1, size, f);
-    int bad = put != size;
-    if (fclose(f) != 0) {
-        bad = 1;
-    }
+    size_t put = fwrite(buf, 1, size, out->f);
     free(buf);
-    if (bad) {
-        cli_error("--save: %s: write failed", path);
+    if (put != size) {
+        cli_error("--save: %s: write failed: %s", out->path, strerror(errno));
         return EXIT_RUNTIME;
     }
     return EXIT_OK;
@@ -412,6 +462,8 @@ typedef struct run_result {
     uint64_t first_step, last_step, steps;
     int until_arrived;
     long long max_steps;
+    int max_steps_given; /* --max-steps on the command line (else the default cap) */
+    int stop;            /* why the run stopped: STOP_* */
     int arrived;
     int64_t all_arrived_step;
     double max_agent_overlap, max_wall_overlap;
@@ -422,6 +474,27 @@ typedef struct run_result {
     char hash[17];
 } run_result;
 
+/* Why a run stopped (the summary says it; JSON stop_reason). */
+enum { STOP_STEPS, STOP_ARRIVED, STOP_CAP };
+static const char *const k_stop_names[] = {"steps", "all_arrived", "step_cap"};
+
+/* "(until all arrived)", "(the step cap: --max-steps 10)", "(--steps)" */
+static void format_stop(const run_result *r, char *buf, size_t size)
+{
+    switch (r->stop) {
+    case STOP_ARRIVED: snprintf(buf, size, "until all arrived"); break;
+    case STOP_CAP:
+        if (r->max_steps_given) {
+            snprintf(buf, size, "stopped by the step cap, --max-steps %lld", r->max_steps);
+        } else {
+            snprintf(buf, size, "stopped by the default step cap %lld (--max-steps)",
+                     r->max_steps);
+        }
+        break;
+    default: snprintf(buf, size, "as asked by --steps"); break;
+    }
+}
+
 static void format_arrival(const run_result *r, char *buf, size_t size)
 {
     if (r->all_arrived_step >= 0) {
@@ -430,7 +503,7 @@ static void format_arrival(const run_result *r, char *buf, size_t size)
     } else {
         snprintf(buf, size, "%d of %d agents arrived, %d did not%s", r->arrived, r->agents,
                  r->agents - r->arrived,
-                 r->until_arrived ? " (stopped by --max-steps)" : "");
+                 r->stop == STOP_CAP ? " (the step cap stopped the run)" : "");
     }
 }
 
@@ -438,16 +511,20 @@ static void print_text(const run_result *r, const run_opts *o)
 {
     char arrival[200];
     format_arrival(r, arrival, sizeof arrival);
-    printf("orca run: %s (%s)\n", r->name, r->source);
+    char shown[1200];
+    printf("orca run: %s (%s)\n", r->name, cli_printable(shown, sizeof shown, r->source));
     printf("  agents            %d\n", r->agents);
     printf("  segments          %d\n", r->segments);
+    char stop[120];
+    format_stop(r, stop, sizeof stop);
     if (r->first_step > 0) {
-        printf("  steps             %llu (step %llu to %llu, continued from --load), dt %g s\n",
-               (unsigned long long)r->steps, (unsigned long long)r->first_step,
+        printf("  steps             %llu (%s; step %llu to %llu, continued from --load), dt %g "
+               "s\n",
+               (unsigned long long)r->steps, stop, (unsigned long long)r->first_step,
                (unsigned long long)r->last_step, r->dt);
     } else {
-        printf("  steps             %llu%s, dt %g s\n", (unsigned long long)r->steps,
-               r->until_arrived ? " (until all arrived)" : "", r->dt);
+        printf("  steps             %llu (%s), dt %g s\n", (unsigned long long)r->steps, stop,
+               r->dt);
     }
     printf("  simulated time    %.6g s\n", (double)r->last_step * r->dt);
     printf("  arrival           %s\n", arrival);
@@ -464,13 +541,13 @@ static void print_text(const run_result *r, const run_opts *o)
     printf("  throughput        %.4g agent-steps/s\n", r->rate);
     printf("  state hash        %s\n", r->hash);
     if (o->csv) {
-        printf("  trajectories      %s\n", o->csv);
+        printf("  trajectories      %s\n", cli_printable(shown, sizeof shown, o->csv));
     }
     if (o->svg) {
-        printf("  picture           %s\n", o->svg);
+        printf("  picture           %s\n", cli_printable(shown, sizeof shown, o->svg));
     }
     if (o->save) {
-        printf("  snapshot          %s\n", o->save);
+        printf("  snapshot          %s\n", cli_printable(shown, sizeof shown, o->save));
     }
 }
 
@@ -487,7 +564,11 @@ static void print_json(const run_result *r, const run_opts *o)
     fprintf(f, ",\"seed\":%llu,\"first_step\":%llu,\"last_step\":%llu,\"steps\":%llu",
             (unsigned long long)r->seed, (unsigned long long)r->first_step,
             (unsigned long long)r->last_step, (unsigned long long)r->steps);
-    fprintf(f, ",\"until_arrived\":%s", r->until_arrived ? "true" : "false");
+    fprintf(f, ",\"until_arrived\":%s,\"stop_reason\":\"%s\"",
+            r->until_arrived ? "true" : "false", k_stop_names[r->stop]);
+    if (r->until_arrived) {
+        fprintf(f, ",\"max_steps\":%lld", r->max_steps);
+    }
     fputs(",\"simulated_time\":", f);
     print_json_double(f, (double)r->last_step * r->dt);
     fprintf(f, ",\"arrived\":%d,\"not_arrived\":%d,\"all_arrived\":%s", r->arrived,
@@ -569,6 +650,16 @@ enum {
     R_HELP
 };
 
+/* An output path for --csv, --svg, --save, -o: not empty. */
+static int check_path(const char *name, const char *value)
+{
+    if (value[0] == '\0') {
+        cli_usage_error("run", "%s: empty file name", name);
+        return -1;
+    }
+    return 0;
+}
+
 int cmd_run(int argc, char **argv)
 {
     static const cli_opt opts[] = {
@@ -597,6 +688,10 @@ int cmd_run(int argc, char **argv)
                                 o.scene.file, value);
                 return EXIT_USAGE;
             }
+            if (value[0] == '\0') {
+                cli_usage_error("run", "run: empty scene file name");
+                return EXIT_USAGE;
+            }
             o.scene.file = value;
             continue;
         }
@@ -619,14 +714,26 @@ int cmd_run(int argc, char **argv)
             break;
         case R_JSON: o.json = 1; break;
         case R_QUIET: o.quiet = 1; break;
-        case R_CSV: o.csv = value; break;
+        case R_CSV:
+            bad = check_path(name, value) != 0;
+            o.csv = value;
+            break;
         case R_EVERY:
             bad = cli_opt_long(name, value, 1, 1000000000000LL, &o.every) != 0;
             have_every = 1;
             break;
-        case R_SVG: o.svg = value; break;
-        case R_SAVE: o.save = value; break;
-        case R_LOAD: o.load = value; break;
+        case R_SVG:
+            bad = check_path(name, value) != 0;
+            o.svg = value;
+            break;
+        case R_SAVE:
+            bad = check_path(name, value) != 0;
+            o.save = value;
+            break;
+        case R_LOAD:
+            bad = check_path(name, value) != 0;
+            o.load = value;
+            break;
         case R_SCALAR: o.scalar = 1; break;
         case R_HELP: help_run(stdout); return EXIT_OK;
         default: break;
@@ -651,16 +758,62 @@ int cmd_run(int argc, char **argv)
         cli_usage_error("run", "run: --steps and --max-steps exclude each other");
         return EXIT_USAGE;
     }
-    if (o.csv && strcmp(o.csv, "-") == 0) {
-        if (o.json) {
-            cli_usage_error("run", "run: --csv - (standard output) and --json exclude each other");
-            return EXIT_USAGE;
-        }
-        o.quiet = 1; /* standard output carries the CSV only */
-    }
     if (have_every && !o.csv) {
         cli_usage_error("run", "run: --every needs --csv");
         return EXIT_USAGE;
+    }
+    if (o.load && o.scene.file && strcmp(o.load, "-") == 0 && strcmp(o.scene.file, "-") == 0) {
+        cli_usage_error("run", "run: the scene file and --load cannot both be '-' (standard "
+                               "input)");
+        return EXIT_USAGE;
+    }
+    /* Outputs: at most one on standard output (then it carries nothing else), and no two on
+     * the same file (the second would replace the first). */
+    const char *out_paths[3] = {o.csv, o.svg, o.save};
+    const char *out_names[3] = {"--csv", "--svg", "--save"};
+    int on_stdout = -1;
+    for (int i = 0; i < 3; ++i) {
+        if (!out_paths[i]) {
+            continue;
+        }
+        if (strcmp(out_paths[i], "-") == 0) {
+            if (on_stdout >= 0) {
+                cli_usage_error("run", "run: %s - and %s - both ask for standard output",
+                                out_names[on_stdout], out_names[i]);
+                return EXIT_USAGE;
+            }
+            if (o.json) {
+                cli_usage_error("run", "run: %s - (standard output) and --json exclude each other",
+                                out_names[i]);
+                return EXIT_USAGE;
+            }
+            on_stdout = i;
+            continue;
+        }
+        for (int j = 0; j < i; ++j) {
+            if (out_paths[j] && cli_same_output(out_paths[i], out_paths[j])) {
+                cli_usage_error("run", "run: %s and %s name the same file '%s'", out_names[j],
+                                out_names[i], out_paths[i]);
+                return EXIT_USAGE;
+            }
+        }
+        /* An output over an input is a slip (--csv scene.txt), except --save over the
+         * snapshot --load read: continuing a run in place, safe as the file is replaced
+         * only at the end. */
+        if (o.scene.file && strcmp(o.scene.file, "-") != 0 &&
+            cli_same_output(out_paths[i], o.scene.file)) {
+            cli_usage_error("run", "run: %s '%s' would replace the scene file", out_names[i],
+                            out_paths[i]);
+            return EXIT_USAGE;
+        }
+        if (o.load && i != 2 && strcmp(o.load, "-") != 0 && cli_same_output(out_paths[i], o.load)) {
+            cli_usage_error("run", "run: %s '%s' would replace the snapshot --load reads",
+                            out_names[i], out_paths[i]);
+            return EXIT_USAGE;
+        }
+    }
+    if (on_stdout >= 0) {
+        o.quiet = 1; /* standard output carries that output only */
     }
     if (o.workers == 0) {
         o.workers = cli_cpu_count();
@@ -682,6 +835,12 @@ int cmd_run(int argc, char **argv)
     if (o.scalar) {
         orca_sim_set_vector_kernels(sim, 0);
     }
+    /* Every output is opened (its temporary file created) before the first step, so that an
+     * unwritable path fails at once; none replaces its file before the run has succeeded. */
+    cli_out csv_out, svg_out, save_out;
+    memset(&csv_out, 0, sizeof csv_out);
+    memset(&svg_out, 0, sizeof svg_out);
+    memset(&save_out, 0, sizeof save_out);
     FILE *csv = NULL;
     svg_rec *svg = NULL;
     char *csv_buf = NULL;
@@ -698,36 +857,42 @@ int cmd_run(int argc, char **argv)
         rc = EXIT_USAGE;
         goto done;
     }
-    if (o.csv) {
-        csv = strcmp(o.csv, "-") == 0 ? stdout : fopen(o.csv, "w");
-        if (!csv) {
-            cli_error("--csv: %s: cannot write: %s", o.csv, strerror(errno));
+    if (o.save) {
+        rc = check_snapshot_size(sim);
+        if (rc != EXIT_OK) {
+            goto done;
+        }
+        if (cli_out_open(&save_out, "--save", o.save, 1) != 0) {
             rc = EXIT_RUNTIME;
             goto done;
         }
+    }
+    if (o.svg) {
+        if (cli_out_open(&svg_out, "--svg", o.svg, 1) != 0) {
+            rc = EXIT_RUNTIME;
+            goto done;
+        }
+        svg = svg_create(sc);
+        if (!svg) {
+            cli_error("--svg: out of memory recording trajectories (or the agents could not be "
+                      "read)");
+            rc = EXIT_RUNTIME;
+            goto done;
+        }
+    }
+    if (o.csv) {
+        if (cli_out_open(&csv_out, "--csv", o.csv, 1) != 0) {
+            rc = EXIT_RUNTIME;
+            goto done;
+        }
+        csv = csv_out.f;
         csv_buf = csv == stdout ? NULL : malloc(1 << 20);
         if (csv_buf) {
             setvbuf(csv, csv_buf, _IOFBF, 1 << 20);
         }
         fputs("step,time,agent,x,y,vx,vy\n", csv);
         if (write_csv_rows(csv, sim, orca_scenario_dt(sc)) != 0) {
-            cli_error("--csv: %s: write failed", o.csv);
-            rc = EXIT_RUNTIME;
-            goto done;
-        }
-    }
-    if (o.svg) {
-        /* Fail early if the picture cannot be written. */
-        FILE *probe = fopen(o.svg, "w");
-        if (!probe) {
-            cli_error("--svg: %s: cannot write: %s", o.svg, strerror(errno));
-            rc = EXIT_RUNTIME;
-            goto done;
-        }
-        fclose(probe);
-        svg = svg_create(sc);
-        if (!svg) {
-            cli_error("--svg: out of memory recording trajectories");
+            cli_error("--csv: %s: write failed: %s", o.csv, strerror(errno));
             rc = EXIT_RUNTIME;
             goto done;
         }
@@ -763,7 +928,7 @@ int cmd_run(int argc, char **argv)
         speed_total += speed_sum(sim);
         if (csv && done_steps % (uint64_t)o.every == 0) {
             if (write_csv_rows(csv, sim, dt) != 0) {
-                cli_error("--csv: %s: write failed", o.csv);
+                cli_error("--csv: %s: write failed: %s", o.csv, strerror(errno));
                 rc = EXIT_RUNTIME;
                 goto done;
             }
@@ -786,19 +951,10 @@ int cmd_run(int argc, char **argv)
         fputs("\r\033[K", stderr);
         fflush(stderr);
     }
-    if (csv) {
-        if (last_csv_step != done_steps && write_csv_rows(csv, sim, dt) != 0) {
-            cli_error("--csv: %s: write failed", o.csv);
-            rc = EXIT_RUNTIME;
-            goto done;
-        }
-        int bad = csv == stdout ? fflush(csv) != 0 : fclose(csv) != 0;
-        csv = NULL;
-        if (bad) {
-            cli_error("--csv: %s: write failed", o.csv);
-            rc = EXIT_RUNTIME;
-            goto done;
-        }
+    if (csv && last_csv_step != done_steps && write_csv_rows(csv, sim, dt) != 0) {
+        cli_error("--csv: %s: write failed: %s", o.csv, strerror(errno));
+        rc = EXIT_RUNTIME;
+        goto done;
     }
 
     run_result r;
@@ -816,16 +972,29 @@ int cmd_run(int argc, char **argv)
     r.steps = done_steps;
     r.until_arrived = !o.have_steps;
     r.max_steps = o.max_steps;
+    r.max_steps_given = have_max;
     r.arrived = orca_scenario_arrived_count(sc);
     r.all_arrived_step = orca_scenario_all_arrived_step(sc);
     r.max_agent_overlap = orca_scenario_max_agent_overlap(sc);
     r.max_wall_overlap = orca_scenario_max_wall_overlap(sc);
     if (done_steps == 0) {
         /* No step ran: measure the current state directly. */
-        orca_sim_measure_overlap(sim, &r.max_agent_overlap, &r.max_wall_overlap);
+        if (orca_sim_measure_overlap(sim, &r.max_agent_overlap, &r.max_wall_overlap) !=
+            ORCA_OK) {
+            cli_error("measuring the overlaps: %s", orca_sim_last_error(sim));
+            rc = EXIT_RUNTIME;
+            goto done;
+        }
         if (r.arrived == n) {
             r.all_arrived_step = (int64_t)r.last_step;
         }
+    }
+    /* Why the run stopped: the loop ends at the step limit or (until all arrived) at the
+     * arrival; arrival on the very last allowed step counts as arrival. */
+    if (o.have_steps) {
+        r.stop = STOP_STEPS;
+    } else {
+        r.stop = r.all_arrived_step >= 0 ? STOP_ARRIVED : STOP_CAP;
     }
     r.mean_speed = done_steps > 0 && n > 0 ? speed_total / ((double)n * (double)done_steps) : 0.0;
     r.fallback_total = orca_scenario_fallback_total(sc);
@@ -834,13 +1003,13 @@ int cmd_run(int argc, char **argv)
     cli_hex64(orca_sim_hash(sim), r.hash);
 
     if (o.save) {
-        rc = save_snapshot(o.save, sim);
+        rc = save_snapshot(&save_out, sim);
         if (rc != EXIT_OK) {
             goto done;
         }
     }
     if (svg) {
-        char title[200], l1[600], l2[300], l3[700], arrival[200];
+        char title[300], l1[700], l2[300], l3[1200], arrival[300];
         format_arrival(&r, arrival, sizeof arrival);
         const char *what = o.scene.file ? NULL : scene_description(o.scene.builtin);
         snprintf(title, sizeof title, "orca · %s%s%s", r.name, what ? " — " : "",
@@ -865,13 +1034,24 @@ int cmd_run(int argc, char **argv)
         cap.lines[0] = l1;
         cap.lines[1] = l2;
         cap.lines[2] = l3;
-        FILE *f = fopen(o.svg, "w");
-        int bad = !f || svg_write(svg, sc, f, &cap) != 0;
-        if (f && fclose(f) != 0) {
-            bad = 1;
+        if (svg_write(svg, sc, svg_out.f, &cap) != 0) {
+            cli_error("--svg: %s: write failed: %s", o.svg,
+                      ferror(svg_out.f) ? strerror(errno) : "could not read the agents");
+            rc = EXIT_RUNTIME;
+            goto done;
         }
-        if (bad) {
-            cli_error("--svg: %s: write failed", o.svg);
+    }
+    /* Everything written: close (flush, sync) every output, then replace the files. A
+     * failure before this point leaves every target as it was. */
+    cli_out *outs[3] = {&csv_out, &svg_out, &save_out};
+    for (int i = 0; i < 3; ++i) {
+        if (cli_out_close(outs[i]) != 0) {
+            rc = EXIT_RUNTIME;
+            goto done;
+        }
+    }
+    for (int i = 0; i < 3; ++i) {
+        if (cli_out_commit(outs[i]) != 0) {
             rc = EXIT_RUNTIME;
             goto done;
         }
@@ -882,14 +1062,11 @@ int cmd_run(int argc, char **argv)
     } else if (!o.quiet) {
         print_text(&r, &o);
     }
-    if (fflush(stdout) != 0) {
-        rc = EXIT_RUNTIME;
-    }
 
 done:
-    if (csv && csv != stdout) {
-        fclose(csv);
-    }
+    cli_out_abort(&csv_out);
+    cli_out_abort(&svg_out);
+    cli_out_abort(&save_out);
     free(csv_buf);
     svg_destroy(svg);
     orca_scenario_destroy(sc);

@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -27,7 +28,24 @@ typedef struct reader {
     int version_line;
     /* open polyline/polygon block: index of the obstacle, or -1 */
     int block;
+    int runtime;       /* the failure is not the file's fault (out of memory, read error) */
+    char qbuf[4][64];  /* quoted fields for messages (q) */
+    int qnext;
 } reader;
+
+/* A field quoted for a message, shortened when long ("'abc...'"). */
+static const char *q(reader *r, const char *s)
+{
+    char *b = r->qbuf[r->qnext++ & 3];
+    return cli_quote(b, sizeof r->qbuf[0], s);
+}
+
+static int out_of_memory(reader *r)
+{
+    r->runtime = 1;
+    snprintf(r->err, r->err_size, "out of memory reading %s (at line %d)", r->d->path, r->line);
+    return -1;
+}
 
 static int rfail(reader *r, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -86,7 +104,7 @@ static int coord(reader *r, const char *field, const char *tok, double *out)
         return -1;
     }
     if (!(*out < ORCA_COORD_LIMIT && *out > -ORCA_COORD_LIMIT)) {
-        return rfail(r, "%s must have magnitude below 2^21 (2097152), got '%s'", field, tok);
+        return rfail(r, "%s must have magnitude below 2^21 (2097152), got %s", field, q(r, tok));
     }
     return 0;
 }
@@ -132,8 +150,8 @@ static int set_param(reader *r, param_kind k, const char *tok, orca_agent_def *d
             return rfail(r, "%s: %s", name, why);
         }
         if (rc != 0) {
-            return rfail(r, "max_neighbors must be between 0 and %d, got '%s'",
-                         ORCA_MAX_NEIGHBORS_LIMIT, tok);
+            return rfail(r, "max_neighbors must be between 0 and %d, got %s",
+                         ORCA_MAX_NEIGHBORS_LIMIT, q(r, tok));
         }
         def->max_neighbors = (int)n;
         return 0;
@@ -141,12 +159,13 @@ static int set_param(reader *r, param_kind k, const char *tok, orca_agent_def *d
     if (k == P_VELOCITY) {
         const char *comma = strchr(tok, ',');
         if (!comma || strchr(comma + 1, ',')) {
-            return rfail(r, "velocity: expected VX,VY (two numbers and a comma), got '%s'", tok);
+            return rfail(r, "velocity: expected VX,VY (two numbers and a comma), got %s",
+                         q(r, tok));
         }
         char x[128];
         size_t len = (size_t)(comma - tok);
         if (len >= sizeof x) {
-            return rfail(r, "velocity: number too long in '%s'", tok);
+            return rfail(r, "velocity: number too long in %s", q(r, tok));
         }
         memcpy(x, tok, len);
         x[len] = '\0';
@@ -164,37 +183,40 @@ static int set_param(reader *r, param_kind k, const char *tok, orca_agent_def *d
     switch (k) {
     case P_RADIUS:
         if (!(v > 0.0)) {
-            return rfail(r, "radius must be > 0, got '%s'", tok);
+            return rfail(r, "radius must be > 0, got %s%s", q(r, tok),
+                         cli_rounds_to_zero(tok, v));
         }
         def->radius = v;
         break;
     case P_MAX_SPEED:
         if (!(v >= 0.0)) {
-            return rfail(r, "max_speed must be >= 0, got '%s'", tok);
+            return rfail(r, "max_speed must be >= 0, got %s", q(r, tok));
         }
         def->max_speed = v;
         break;
     case P_NEIGHBOR_DIST:
         if (!(v >= 0.0)) {
-            return rfail(r, "neighbor_dist must be >= 0, got '%s'", tok);
+            return rfail(r, "neighbor_dist must be >= 0, got %s", q(r, tok));
         }
         def->neighbor_dist = v;
         break;
     case P_TIME_HORIZON:
         if (!(v > 0.0)) {
-            return rfail(r, "time_horizon must be > 0, got '%s'", tok);
+            return rfail(r, "time_horizon must be > 0, got %s%s", q(r, tok),
+                         cli_rounds_to_zero(tok, v));
         }
         def->time_horizon = v;
         break;
     case P_OBSTACLE_TIME_HORIZON:
         if (!(v > 0.0)) {
-            return rfail(r, "obstacle_time_horizon must be > 0, got '%s'", tok);
+            return rfail(r, "obstacle_time_horizon must be > 0, got %s%s", q(r, tok),
+                         cli_rounds_to_zero(tok, v));
         }
         def->obstacle_time_horizon = v;
         break;
     case P_PREFERRED_SPEED:
         if (!(v >= 0.0)) {
-            return rfail(r, "preferred_speed must be >= 0, got '%s'", tok);
+            return rfail(r, "preferred_speed must be >= 0, got %s", q(r, tok));
         }
         *pref_speed = v;
         break;
@@ -210,7 +232,7 @@ static int add_point(reader *r, double x, double y)
 {
     scene_desc *d = r->d;
     if (grow((void **)&d->points, &d->point_capacity, d->point_count + 1, sizeof *d->points)) {
-        return rfail(r, "out of memory");
+        return out_of_memory(r);
     }
     d->points[d->point_count].x = x;
     d->points[d->point_count].y = y;
@@ -223,7 +245,7 @@ static int add_obstacle(reader *r, scene_obstacle_kind kind)
     scene_desc *d = r->d;
     if (grow((void **)&d->obstacles, &d->obstacle_capacity, d->obstacle_count + 1,
              sizeof *d->obstacles)) {
-        return rfail(r, "out of memory");
+        return out_of_memory(r);
     }
     scene_obstacle *o = &d->obstacles[d->obstacle_count++];
     o->kind = kind;
@@ -315,25 +337,26 @@ static int st_agent(reader *r, char **tok, int ntok)
             i += 1;
         } else {
             return rfail(r, "agent: expected 'goal', 'prefvel', 'none' or key=value after the "
-                            "position, got '%s'",
-                         tok[i]);
+                            "position, got %s",
+                         q(r, tok[i]));
         }
     }
     unsigned seen = 0;
     for (; i < ntok; ++i) {
         const char *eq = strchr(tok[i], '=');
         if (!eq) {
-            return rfail(r, "agent: expected key=value, got '%s' (goal, prefvel or none must "
+            return rfail(r, "agent: expected key=value, got %s (goal, prefvel or none must "
                             "come right after the position)",
-                         tok[i]);
+                         q(r, tok[i]));
         }
         param_kind k = param_from_name(tok[i], (size_t)(eq - tok[i]));
         if (k == P_UNKNOWN) {
+            *(char *)eq = '\0'; /* the key alone, for the message */
             return rfail(r,
-                         "unknown agent parameter '%.*s' (known: radius, max_speed, "
+                         "unknown agent parameter %s (known: radius, max_speed, "
                          "neighbor_dist, max_neighbors, time_horizon, obstacle_time_horizon, "
                          "preferred_speed, velocity)",
-                         (int)(eq - tok[i]), tok[i]);
+                         q(r, tok[i]));
         }
         if (seen & (1u << k)) {
             return rfail(r, "agent parameter '%s' given twice", k_param_names[k]);
@@ -347,7 +370,7 @@ static int st_agent(reader *r, char **tok, int ntok)
         goal.preferred_speed = pref_speed;
     }
     if (grow((void **)&d->agents, &d->agent_capacity, d->agent_count + 1, sizeof *d->agents)) {
-        return rfail(r, "out of memory");
+        return out_of_memory(r);
     }
     scene_agent *a = &d->agents[d->agent_count++];
     a->def = def;
@@ -413,12 +436,13 @@ static int statement(reader *r, char *text, char ***tokbuf, int *tokcap)
         }
         size_t len = strlen(rest);
         if (len == 0 || len > SCENE_NAME_MAX) {
-            return rfail(r, "name must have 1 to %d characters, got %zu", SCENE_NAME_MAX, len);
+            return rfail(r, "name must have 1 to %d bytes, got %zu", SCENE_NAME_MAX, len);
         }
-        for (size_t i = 0; i < len; ++i) {
-            if ((unsigned char)rest[i] < 0x20) {
-                return rfail(r, "name must not contain control characters");
-            }
+        char why[96];
+        if (cli_check_text(rest, why, sizeof why) != 0) {
+            return rfail(r, "name: %s (the name must be UTF-8 text without control "
+                            "characters)",
+                         why);
         }
         memcpy(d->name, rest, len + 1);
         return 0;
@@ -434,7 +458,7 @@ static int statement(reader *r, char *text, char ***tokbuf, int *tokcap)
             break;
         }
         if (grow((void **)tokbuf, tokcap, ntok + 1, sizeof **tokbuf)) {
-            return rfail(r, "out of memory");
+            return out_of_memory(r);
         }
         (*tokbuf)[ntok++] = p;
         while (*p && *p != ' ' && *p != '\t' && *p != '\v' && *p != '\f') {
@@ -485,8 +509,8 @@ static int statement(reader *r, char *text, char ***tokbuf, int *tokcap)
             return -1;
         }
         if (ntok != 1 || strcmp(tok[0], "1") != 0) {
-            return rfail(r, "orca-scene: this orca reads format version 1, got '%s'",
-                         ntok ? tok[0] : "");
+            return rfail(r, "orca-scene: this orca reads format version 1, got %s",
+                         q(r, ntok ? tok[0] : ""));
         }
         return 0;
     }
@@ -501,7 +525,8 @@ static int statement(reader *r, char *text, char ***tokbuf, int *tokcap)
             return -1;
         }
         if (!(d->dt > 0.0)) {
-            return rfail(r, "dt must be > 0, got '%s'", tok[0]);
+            return rfail(r, "dt must be > 0, got %s%s", q(r, tok[0]),
+                         cli_rounds_to_zero(tok[0], d->dt));
         }
         return 0;
     }
@@ -527,9 +552,9 @@ static int statement(reader *r, char *text, char ***tokbuf, int *tokcap)
         param_kind k = param_from_name(tok[0], strlen(tok[0]));
         if (k == P_UNKNOWN || k == P_VELOCITY) {
             return rfail(r,
-                         "unknown default '%s' (known: radius, max_speed, neighbor_dist, "
+                         "unknown default %s (known: radius, max_speed, neighbor_dist, "
                          "max_neighbors, time_horizon, obstacle_time_horizon, preferred_speed)",
-                         tok[0]);
+                         q(r, tok[0]));
         }
         return set_param(r, k, tok[1], &r->defaults, &r->default_pref_speed);
     }
@@ -562,9 +587,109 @@ static int statement(reader *r, char *text, char ***tokbuf, int *tokcap)
     if (strcmp(kw, "end") == 0) {
         return rfail(r, "'end' without a polyline or polygon block");
     }
-    return rfail(r, "unknown statement '%s' (expected orca-scene, name, dt, seed, default, "
+    return rfail(r, "unknown statement %s (expected orca-scene, name, dt, seed, default, "
                     "agent, segment, polyline, polygon)",
-                 kw);
+                 q(r, kw));
+}
+
+/* Lines of a file descriptor, read in chunks: at most CLI_SCENE_LINE_MAX bytes a line and
+ * CLI_SCENE_FILE_MAX bytes in all, no NUL byte. */
+typedef struct line_reader {
+    int fd;
+    char *buf;
+    size_t cap, start, end; /* unread bytes: buf[start, end) */
+    uint64_t total;         /* bytes read so far */
+    int eof;
+} line_reader;
+
+#define LR_CHUNK ((size_t)1 << 16)
+
+/* The next line without its '\n', NUL-terminated in place. Returns 1, 0 at the end, -1 on a
+ * failure (message written; r->runtime set when it is not the file's fault). */
+static int next_line(reader *r, line_reader *lr, char **line, size_t *len)
+{
+    size_t scanned = lr->start; /* bytes before this have no '\n' */
+    for (;;) {
+        char *nl = lr->end > scanned ? memchr(lr->buf + scanned, '\n', lr->end - scanned) : NULL;
+        if (nl || (lr->eof && lr->end > lr->start)) {
+            size_t n = nl ? (size_t)(nl - (lr->buf + lr->start)) : lr->end - lr->start;
+            if (n > CLI_SCENE_LINE_MAX) {
+                break; /* reported below */
+            }
+            *line = lr->buf + lr->start;
+            *len = n;
+            (*line)[n] = '\0'; /* over the '\n', or the spare byte after the data */
+            lr->start += nl ? n + 1 : n;
+            return 1;
+        }
+        if (lr->eof) {
+            return 0;
+        }
+        if (lr->end - lr->start > CLI_SCENE_LINE_MAX) {
+            break;
+        }
+        scanned = lr->end;
+        /* Room for another chunk and the terminating NUL: move the unread bytes to the front,
+         * then grow the buffer (up to a line and a chunk). */
+        if (lr->start > 0) {
+            memmove(lr->buf, lr->buf + lr->start, lr->end - lr->start);
+            lr->end -= lr->start;
+            scanned -= lr->start;
+            lr->start = 0;
+        }
+        if (lr->cap - lr->end < LR_CHUNK + 1) {
+            size_t ncap = lr->cap ? lr->cap * 2 : LR_CHUNK + 1;
+            if (ncap < lr->end + LR_CHUNK + 1) {
+                ncap = lr->end + LR_CHUNK + 1;
+            }
+            char *nb = realloc(lr->buf, ncap);
+            if (!nb) {
+                return out_of_memory(r);
+            }
+            lr->buf = nb;
+            lr->cap = ncap;
+        }
+        long got = cli_read_some(lr->fd, lr->buf + lr->end, LR_CHUNK);
+        if (got < 0) {
+            int e = errno;
+            if (e != EISDIR) {
+                r->runtime = 1;
+            }
+            snprintf(r->err, r->err_size, "%s: read error: %s", r->d->path,
+                     e == EISDIR ? "is a directory" : strerror(e));
+            return -1;
+        }
+        if (got == 0) {
+            lr->eof = 1;
+            continue;
+        }
+        lr->total += (uint64_t)got;
+        if (lr->total > CLI_SCENE_FILE_MAX) {
+            char lim[64];
+            cli_format_bytes(lim, sizeof lim, CLI_SCENE_FILE_MAX);
+            snprintf(r->err, r->err_size,
+                     "%s: more than the limit of %s for a scene file (stopped reading at line %d)",
+                     r->d->path, lim, r->line + 1);
+            return -1;
+        }
+        /* A NUL byte: not a text file (report it now, not after a megabyte of them). */
+        char *nul = memchr(lr->buf + lr->end, '\0', (size_t)got);
+        lr->end += (size_t)got;
+        if (nul) {
+            int at = r->line + 1;
+            for (char *p = lr->buf + lr->start; p < nul; ++p) {
+                at += *p == '\n';
+            }
+            r->line = at;
+            return rfail(r, "NUL byte in the line (is this a text file?)");
+        }
+    }
+    char lim[64];
+    cli_format_bytes(lim, sizeof lim, CLI_SCENE_LINE_MAX);
+    r->line++;
+    return rfail(r, "the line is longer than the limit of %s (a long polyline or polygon "
+                    "can take its points one per line, up to 'end')",
+                 lim);
 }
 
 int scene_read(const char *path, scene_desc *d, char *err, size_t err_size)
@@ -576,9 +701,21 @@ int scene_read(const char *path, scene_desc *d, char *err, size_t err_size)
     d->seed = CLI_DEFAULT_SEED;
     snprintf(d->name, sizeof d->name, "custom");
 
-    FILE *f = is_stdin ? stdin : fopen(path, "r");
-    if (!f) {
-        snprintf(err, err_size, "%s: cannot open: %s", path, strerror(errno));
+    line_reader lr;
+    memset(&lr, 0, sizeof lr);
+    long long regular = -1;
+    if (cli_open_input(path, &lr.fd, &regular, err, err_size) != CLI_READ_OK) {
+        return -1;
+    }
+    if (regular >= 0 && (unsigned long long)regular > CLI_SCENE_FILE_MAX) {
+        char lim[64], got[64];
+        cli_format_bytes(lim, sizeof lim, CLI_SCENE_FILE_MAX);
+        cli_format_bytes(got, sizeof got, (unsigned long long)regular);
+        snprintf(err, err_size, "%s: %s is more than the limit of %s for a scene file", d->path,
+                 got, lim);
+        if (!is_stdin) {
+            close(lr.fd);
+        }
         return -1;
     }
     reader r;
@@ -590,26 +727,20 @@ int scene_read(const char *path, scene_desc *d, char *err, size_t err_size)
     r.default_pref_speed = SCENE_DEFAULT_PREFERRED_SPEED;
     r.block = -1;
 
-    char *line = NULL;
-    size_t cap = 0;
     char **tokbuf = NULL;
     int tokcap = 0;
     int rc = 0;
-    ssize_t got;
-    while ((got = getline(&line, &cap, f)) >= 0) {
+    char *line = NULL;
+    size_t len = 0;
+    while ((rc = next_line(&r, &lr, &line, &len)) == 1) {
         r.line++;
-        if (memchr(line, '\0', (size_t)got)) {
-            rc = rfail(&r, "NUL byte in the line (is this a text file?)");
-            break;
+        if (r.line == 1 && len >= 3 && memcmp(line, "\xEF\xBB\xBF", 3) == 0) {
+            line += 3; /* a UTF-8 byte-order mark (editors on Windows write one): skipped */
         }
         if (statement(&r, line, &tokbuf, &tokcap) != 0) {
             rc = -1;
             break;
         }
-    }
-    if (rc == 0 && ferror(f)) {
-        snprintf(err, err_size, "%s: read error: %s", d->path, strerror(errno));
-        rc = -1;
     }
     if (rc == 0 && r.block >= 0) {
         r.line = d->obstacles[r.block].line;
@@ -617,16 +748,16 @@ int scene_read(const char *path, scene_desc *d, char *err, size_t err_size)
                    d->obstacles[r.block].kind == SCENE_POLYGON ? "polygon" : "polyline");
     }
     if (rc == 0 && d->agent_count == 0) {
-        snprintf(err, err_size, "%s: the scene has no agents (add 'agent X Y ...' lines)",
-                 d->path);
+        snprintf(err, err_size, "%s: %s (add 'agent X Y ...' lines)", d->path,
+                 lr.total == 0 ? "the file is empty" : "the scene has no agents");
         rc = -1;
     }
-    free(line);
+    free(lr.buf);
     free(tokbuf);
     if (!is_stdin) {
-        fclose(f);
+        close(lr.fd);
     }
-    return rc;
+    return rc == 0 ? 0 : r.runtime ? -2 : -1;
 }
 
 void scene_free(scene_desc *d)
@@ -654,12 +785,17 @@ int scene_build(const scene_desc *d, const orca_sim_def *sim_def, const double *
     orca_scenario *sc = NULL;
     orca_status st = orca_scenario_create(sim_def, dt, seed, &sc);
     if (st != ORCA_OK) {
+        /* No scenario holds the message: the library keeps it for orca_scenario_last_error
+         * (NULL); it may be empty (out of memory), so the status is named too. */
+        const char *msg = orca_scenario_last_error(NULL);
+        char where[600];
         if (dt_override || !d->dt_line) {
-            snprintf(err, err_size, "%s: %s", d->path, orca_scenario_last_error(NULL));
+            snprintf(where, sizeof where, "%s", d->path);
         } else {
-            snprintf(err, err_size, "%s:%d: %s", d->path, d->dt_line,
-                     orca_scenario_last_error(NULL));
+            snprintf(where, sizeof where, "%s:%d", d->path, d->dt_line);
         }
+        snprintf(err, err_size, "%s: creating the scenario (orca_scenario_create): %s (%s)",
+                 where, msg && msg[0] ? msg : "failed", orca_status_name(st));
         return runtime_status(st);
     }
     if (d->name_line) {
@@ -701,11 +837,14 @@ int scene_build(const scene_desc *d, const orca_sim_def *sim_def, const double *
 }
 
 orca_status scene_clone(orca_scenario *src, const orca_sim_def *sim_def, double dt, uint64_t seed,
-                        orca_scenario **out)
+                        orca_scenario **out, char *err, size_t err_size)
 {
     orca_scenario *sc = NULL;
     orca_status st = orca_scenario_create(sim_def, dt, seed, &sc);
     if (st != ORCA_OK) {
+        const char *msg = orca_scenario_last_error(NULL);
+        snprintf(err, err_size, "creating the scenario (orca_scenario_create): %s (%s)",
+                 msg && msg[0] ? msg : "failed", orca_status_name(st));
         return st;
     }
     orca_sim *from = orca_scenario_sim(src);
@@ -732,6 +871,14 @@ orca_status scene_clone(orca_scenario *src, const orca_sim_def *sim_def, double 
         }
     }
     if (st != ORCA_OK) {
+        /* The message is the new scenario's (or its simulation's): copy it before the
+         * scenario goes. */
+        const char *msg = orca_scenario_last_error(sc);
+        if (!msg[0]) {
+            msg = orca_sim_last_error(to);
+        }
+        snprintf(err, err_size, "copying the scene: %s (%s)", msg[0] ? msg : "failed",
+                 orca_status_name(st));
         orca_scenario_destroy(sc);
         return st;
     }

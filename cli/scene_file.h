@@ -48,9 +48,11 @@ typedef struct scene_desc {
     int point_count, point_capacity;
 } scene_desc;
 
-/* Reads a scene file ("-" is standard input). Returns 0, or -1 with a complete message
- * ("scene.txt:12: radius must be > 0, got '-1'") in err. *desc must be freed with
- * scene_free in both cases. */
+/* Reads a scene file ("-" is standard input): at most CLI_SCENE_FILE_MAX bytes, lines of at
+ * most CLI_SCENE_LINE_MAX bytes, a leading UTF-8 byte-order mark skipped. Returns 0; -1 when
+ * the file is bad (exit 2) or -2 when reading failed for another reason (out of memory, a
+ * read error: exit 1), with a complete message ("scene.txt:12: radius must be > 0, got '-1'")
+ * in err. *desc must be freed with scene_free in every case. */
 int scene_read(const char *path, scene_desc *desc, char *err, size_t err_size);
 void scene_free(scene_desc *desc);
 
@@ -68,8 +70,9 @@ int scene_build(const scene_desc *desc, const orca_sim_def *sim_def, const doubl
 int scene_write(FILE *f, orca_scenario *sc, const char *comment);
 
 /* Rebuilds sc into a new scenario with another dt (and sim definition): the same agents in the
- * same order (so the same perturbation keys), goals and segments. Returns an orca_status. */
+ * same order (so the same perturbation keys), goals and segments. Returns an orca_status; on
+ * a failure err receives what failed, the library's message and the status name. */
 orca_status scene_clone(orca_scenario *sc, const orca_sim_def *sim_def, double dt, uint64_t seed,
-                        orca_scenario **out);
+                        orca_scenario **out, char *err, size_t err_size);
 
 #endif

@@ -4,6 +4,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "svg.h"
 
+#include "cli.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,8 +60,10 @@ static int record(svg_rec *r, orca_sim *sim)
             return -1;
         }
         fpoint *s = r->samples + (size_t)t * (size_t)cap;
-        s[r->count].x = (float)p.x;
-        s[r->count].y = (float)p.y;
+        /* Beyond float's range: infinity, left out of the picture (no overflowing
+         * conversion). */
+        s[r->count].x = fabs(p.x) < 3e38 ? (float)p.x : INFINITY;
+        s[r->count].y = fabs(p.y) < 3e38 ? (float)p.y : INFINITY;
     }
     r->count++;
     return 0;
@@ -137,8 +141,21 @@ static double py(const view *v, double y)
     return v->top + (v->ymax - y) * v->scale;
 }
 
+/* Coordinates beyond this are left out of the box (the library keeps positions below 2^21
+ * when agents are added, but a step may carry them much further): the box's width and the
+ * pixel arithmetic then stay finite, and the far-away agents are clipped. */
+#define SVG_BOX_LIMIT 1e300
+
+static int drawable(double x, double y)
+{
+    return fabs(x) < SVG_BOX_LIMIT && fabs(y) < SVG_BOX_LIMIT; /* false for inf and NaN */
+}
+
 static void grow_box(double *box, double x, double y, double pad)
 {
+    if (!drawable(x, y) || !(pad < SVG_BOX_LIMIT)) {
+        return;
+    }
     if (x - pad < box[0]) box[0] = x - pad;
     if (x + pad > box[1]) box[1] = x + pad;
     if (y - pad < box[2]) box[2] = y - pad;
@@ -164,19 +181,6 @@ static void agent_colour(int i, char out[8])
     }
     snprintf(out, 8, "#%02x%02x%02x", (int)lround((r + m) * 255.0), (int)lround((g + m) * 255.0),
              (int)lround((b + m) * 255.0));
-}
-
-static void xml_text(FILE *f, const char *s)
-{
-    for (; *s; ++s) {
-        switch (*s) {
-        case '&': fputs("&amp;", f); break;
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '"': fputs("&quot;", f); break;
-        default: fputc(*s, f);
-        }
-    }
 }
 
 /* A round length near `target` metres: 1, 2 or 5 times a power of ten. */
@@ -296,7 +300,7 @@ int svg_write(svg_rec *r, orca_scenario *sc, FILE *f, const svg_caption *cap)
             "viewBox=\"0 0 %.0f %.0f\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\">\n",
             width, height, width, height);
     fprintf(f, "<title>orca run: ");
-    xml_text(f, cap->title);
+    cli_xml_text(f, cap->title);
     fprintf(f, "</title>\n");
     fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"#ffffff\"/>\n");
     fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#f6f6f3\" "
@@ -307,12 +311,12 @@ int svg_write(svg_rec *r, orca_scenario *sc, FILE *f, const svg_caption *cap)
     fprintf(f, "<g fill=\"#222\">\n<text x=\"%.0f\" y=\"30\" font-size=\"20\" "
                "font-weight=\"bold\">",
             SVG_MARGIN);
-    xml_text(f, cap->title);
+    cli_xml_text(f, cap->title);
     fprintf(f, "</text>\n");
     for (int i = 0; i < SVG_CAPTION_LINES && cap->lines[i]; ++i) {
         fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" font-size=\"13\">", SVG_MARGIN,
                 52.0 + 18.0 * (double)i);
-        xml_text(f, cap->lines[i]);
+        cli_xml_text(f, cap->lines[i]);
         fprintf(f, "</text>\n");
     }
     fprintf(f, "</g>\n");
@@ -333,16 +337,25 @@ int svg_write(svg_rec *r, orca_scenario *sc, FILE *f, const svg_caption *cap)
         const fpoint *s = r->samples + (size_t)t * (size_t)(2 * r->half);
         fprintf(f, "<polyline stroke=\"%s\" points=\"", col);
         double lx = 1e300, ly = 1e300;
+        int drawn = 0;
         for (int j = 0; j < r->count; ++j) {
+            if (!drawable(s[j].x, s[j].y)) {
+                continue; /* beyond any picture (or beyond float) */
+            }
             double x = px(&v, s[j].x), y = py(&v, s[j].y);
-            if (j > 0 && fabs(x - lx) < 0.4 && fabs(y - ly) < 0.4) {
+            if (drawn > 0 && fabs(x - lx) < 0.4 && fabs(y - ly) < 0.4) {
                 continue; /* standing still: skip repeated points */
             }
-            fprintf(f, "%s%.1f,%.1f", j ? " " : "", x, y);
+            fprintf(f, "%s%.1f,%.1f", drawn ? " " : "", x, y);
             lx = x;
             ly = y;
+            ++drawn;
         }
-        fprintf(f, " %.1f,%.1f\"/>\n", px(&v, final_pos[i].x), py(&v, final_pos[i].y));
+        if (drawable(final_pos[i].x, final_pos[i].y)) {
+            fprintf(f, "%s%.1f,%.1f", drawn ? " " : "", px(&v, final_pos[i].x),
+                    py(&v, final_pos[i].y));
+        }
+        fprintf(f, "\"/>\n");
     }
     fprintf(f, "</g>\n");
 
@@ -352,7 +365,8 @@ int svg_write(svg_rec *r, orca_scenario *sc, FILE *f, const svg_caption *cap)
                 unit * 0.3 > 3.0 ? unit * 0.3 : 3.0);
         for (int i = 0; i < ns; ++i) {
             orca_vec2 a, b;
-            if (orca_segment_get(sim, orca_sim_segment_at(sim, i), &a, &b) == ORCA_OK) {
+            if (orca_segment_get(sim, orca_sim_segment_at(sim, i), &a, &b) == ORCA_OK &&
+                drawable(a.x, a.y) && drawable(b.x, b.y)) {
                 fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n",
                         px(&v, a.x), py(&v, a.y), px(&v, b.x), py(&v, b.y));
             }
@@ -373,7 +387,7 @@ int svg_write(svg_rec *r, orca_scenario *sc, FILE *f, const svg_caption *cap)
         agent_colour(i, col);
         fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" stroke=\"%s\"/>", px(&v, start.x),
                 py(&v, start.y), marker, col);
-        if (g.kind == ORCA_GOAL_POINT) {
+        if (g.kind == ORCA_GOAL_POINT && drawable(g.target.x, g.target.y)) {
             double gx = px(&v, g.target.x), gy = py(&v, g.target.y);
             fprintf(f, "<path d=\"M%.1f %.1fl%.1f %.1fm0 %.1fl%.1f %.1f\" stroke=\"%s\"/>",
                     gx - marker, gy - marker, 2 * marker, 2 * marker, -2 * marker, -2 * marker,
@@ -386,6 +400,9 @@ int svg_write(svg_rec *r, orca_scenario *sc, FILE *f, const svg_caption *cap)
     /* Final positions: discs of the true radius. */
     fprintf(f, "<g fill-opacity=\"0.55\" stroke-width=\"1\">\n");
     for (int i = 0; i < n; ++i) {
+        if (!drawable(final_pos[i].x, final_pos[i].y)) {
+            continue;
+        }
         char col[8];
         agent_colour(i, col);
         fprintf(f, "<circle cx=\"%.2f\" cy=\"%.2f\" r=\"%.2f\" fill=\"%s\" stroke=\"%s\"/>\n",

@@ -1,15 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /* The orca command: number parsing, option scanning and small helpers. */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700 /* POSIX 2008 with realpath */
 #include "cli.h"
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -18,12 +22,23 @@
 /* Quotes s for a message, shortened when very long. */
 static void quote(char *buf, size_t size, const char *s)
 {
+    cli_quote(buf, size, s);
+}
+
+const char *cli_quote(char *buf, size_t size, const char *s)
+{
     size_t len = strlen(s);
-    if (len > 40) {
-        snprintf(buf, size, "'%.37s...'", s);
-    } else {
+    if (len <= 40) {
         snprintf(buf, size, "'%s'", s);
+        return buf;
     }
+    /* Cut before byte 37, at the start of a character (not inside a UTF-8 sequence). */
+    size_t cut = 37;
+    while (cut > 0 && ((unsigned char)s[cut] & 0xC0) == 0x80) {
+        --cut;
+    }
+    snprintf(buf, size, "'%.*s...'", (int)cut, s);
+    return buf;
 }
 
 int cli_parse_double(const char *s, double *out, char *why, size_t why_size)
@@ -53,6 +68,26 @@ int cli_parse_double(const char *s, double *out, char *why, size_t why_size)
      * rounded one. */
     *out = v;
     return 0;
+}
+
+const char *cli_rounds_to_zero(const char *s, double v)
+{
+    if (v != 0.0) {
+        return "";
+    }
+    const char *p = s + (*s == '+' || *s == '-');
+    int hex = p[0] == '0' && (p[1] == 'x' || p[1] == 'X');
+    if (hex) {
+        p += 2;
+    }
+    /* A nonzero digit before the exponent: the number is not zero, it underflowed. */
+    for (; *p && *p != (hex ? 'p' : 'e') && *p != (hex ? 'P' : 'E'); ++p) {
+        int letter = hex && isxdigit((unsigned char)*p) && !isdigit((unsigned char)*p);
+        if ((*p >= '1' && *p <= '9') || letter) {
+            return " (it rounds to 0)";
+        }
+    }
+    return "";
 }
 
 /* Parses an unsigned magnitude in base 10 or (with 0x) 16 into *mag; -1 on syntax error,
@@ -180,23 +215,81 @@ int cli_parse_list(const char *s, long long min, long long max, long long *out, 
 
 /* --- messages ----------------------------------------------------------------------------- */
 
+const char *cli_printable(char *buf, size_t size, const char *text)
+{
+    /* Control characters, the invisible U+FEFF and bytes that are not UTF-8 (from file
+     * contents or file names) as \xNN, so that a message is one readable line. */
+    size_t n = 0;
+    const unsigned char *p = (const unsigned char *)text;
+    while (*p) {
+        uint32_t cp = 0;
+        int len = cli_utf8_next(p, &cp);
+        int escape = len == 0 || cp < 0x20 || (cp >= 0x7F && cp <= 0x9F) || cp == 0xFEFF;
+        int bytes = len ? len : 1;
+        size_t need = escape ? 4 * (size_t)bytes : (size_t)bytes;
+        if (n + need + 4 > size) {
+            break; /* no room: "..." below */
+        }
+        for (int i = 0; i < bytes; ++i) {
+            if (escape) {
+                snprintf(buf + n, size - n, "\\x%02x", p[i]);
+                n += 4;
+            } else {
+                buf[n++] = (char)p[i];
+            }
+        }
+        p += bytes;
+    }
+    if (*p && size >= 4) {
+        memcpy(buf + (n + 4 <= size ? n : size - 4), "...", 4);
+    } else if (size > 0) {
+        buf[n < size ? n : size - 1] = '\0';
+    }
+    return buf;
+}
+
+void cli_print_message(const char *text)
+{
+    char out[4096];
+    fprintf(stderr, "%s\n", cli_printable(out, sizeof out, text));
+}
+
+static void vmessage(const char *fmt, va_list ap)
+{
+    char buf[4096];
+    int n = snprintf(buf, sizeof buf, "orca: ");
+    vsnprintf(buf + n, sizeof buf - (size_t)n, fmt, ap);
+    cli_print_message(buf);
+}
+
 void cli_error(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fputs("orca: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    vmessage(fmt, ap);
     va_end(ap);
+}
+
+void cli_lib_error(orca_status status, const char *message, const char *fmt, ...)
+{
+    char what[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    if (message && message[0]) {
+        cli_error("%s: %s (%s)", what, message, orca_status_name(status));
+    } else {
+        cli_error("%s: failed (%s)%s", what, orca_status_name(status),
+                  status == ORCA_ERR_MEMORY ? ": out of memory" : "");
+    }
 }
 
 void cli_usage_error(const char *command, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fputs("orca: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    vmessage(fmt, ap);
     va_end(ap);
     if (command) {
         fprintf(stderr, "Try 'orca %s --help'.\n", command);
@@ -330,11 +423,14 @@ const char *cli_kernels_text(int scalar)
         return "scalar code (--scalar)";
     }
     orca_sim *sim = NULL;
-    int on = 0;
-    if (orca_sim_create(NULL, &sim) == ORCA_OK) {
-        on = orca_sim_get_vector_kernels(sim);
-        orca_sim_destroy(sim);
+    orca_status st = orca_sim_create(NULL, &sim);
+    if (st != ORCA_OK) {
+        /* Not knowing is not the same as "no vector kernels": say why. */
+        return st == ORCA_ERR_MEMORY ? "kernels unknown (orca_sim_create: ORCA_ERR_MEMORY)"
+                                     : "kernels unknown (orca_sim_create failed)";
     }
+    int on = orca_sim_get_vector_kernels(sim);
+    orca_sim_destroy(sim);
     return on ? "AVX2 vector kernels" : "scalar code (no vector kernels for this CPU)";
 }
 
@@ -357,66 +453,534 @@ void cli_hex64(uint64_t v, char out[17])
     out[16] = '\0';
 }
 
+/* --- UTF-8 and escaping ---------------------------------------------------------------------- */
+
+int cli_utf8_next(const unsigned char *s, uint32_t *cp)
+{
+    unsigned char c = s[0];
+    if (c < 0x80) {
+        *cp = c;
+        return 1;
+    }
+    int len;
+    uint32_t v, min;
+    if (c >= 0xC2 && c <= 0xDF) {
+        len = 2;
+        v = c & 0x1Fu;
+        min = 0x80;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+        len = 3;
+        v = c & 0x0Fu;
+        min = 0x800;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        len = 4;
+        v = c & 0x07u;
+        min = 0x10000;
+    } else {
+        return 0; /* a continuation byte, C0/C1 (overlong) or F5..FF */
+    }
+    for (int i = 1; i < len; ++i) {
+        if ((s[i] & 0xC0) != 0x80) {
+            return 0; /* also stops at the terminating NUL */
+        }
+        v = (v << 6) | (s[i] & 0x3Fu);
+    }
+    if (v < min || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF)) {
+        return 0;
+    }
+    *cp = v;
+    return len;
+}
+
+int cli_check_text(const char *s, char *why, size_t why_size)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p) {
+        uint32_t cp = 0;
+        int len = cli_utf8_next(p, &cp);
+        size_t at = (size_t)(p - (const unsigned char *)s) + 1;
+        if (len == 0) {
+            snprintf(why, why_size, "invalid UTF-8 at byte %zu (\\x%02x)", at, *p);
+            return -1;
+        }
+        if (cp < 0x20 || (cp >= 0x7F && cp <= 0x9F)) {
+            snprintf(why, why_size, "control character U+%04X at byte %zu", (unsigned)cp, at);
+            return -1;
+        }
+        if (cp == 0xFFFE || cp == 0xFFFF) {
+            snprintf(why, why_size, "noncharacter U+%04X at byte %zu", (unsigned)cp, at);
+            return -1;
+        }
+        p += len;
+    }
+    return 0;
+}
+
 void cli_json_string(FILE *f, const char *s)
 {
     fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)s; *p; ++p) {
-        switch (*p) {
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p) {
+        uint32_t cp = 0;
+        int len = cli_utf8_next(p, &cp);
+        if (len == 0) {
+            fputs("\\ufffd", f); /* not UTF-8: JSON text cannot carry the byte */
+            ++p;
+            continue;
+        }
+        switch (cp) {
         case '"': fputs("\\\"", f); break;
         case '\\': fputs("\\\\", f); break;
         case '\n': fputs("\\n", f); break;
         case '\r': fputs("\\r", f); break;
         case '\t': fputs("\\t", f); break;
         default:
-            if (*p < 0x20) {
-                fprintf(f, "\\u%04x", *p);
+            if (cp < 0x20 || cp == 0x7F) {
+                fprintf(f, "\\u%04x", (unsigned)cp);
             } else {
-                fputc(*p, f);
+                fwrite(p, 1, (size_t)len, f);
             }
         }
+        p += len;
     }
     fputc('"', f);
 }
 
-int cli_read_file(const char *path, unsigned char **data, size_t *size)
+void cli_xml_text(FILE *f, const char *s)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        return -1;
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p) {
+        uint32_t cp = 0;
+        int len = cli_utf8_next(p, &cp);
+        if (len == 0) {
+            fputs("&#xFFFD;", f);
+            ++p;
+            continue;
+        }
+        switch (cp) {
+        case '&': fputs("&amp;", f); break;
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '"': fputs("&quot;", f); break;
+        case '\'': fputs("&apos;", f); break;
+        case '\t':
+        case '\n':
+        case '\r': fprintf(f, "&#x%X;", (unsigned)cp); break;
+        default:
+            /* XML 1.0 Char: #x9 | #xA | #xD | [#x20-#xD7FF] | [#xE000-#xFFFD] | [#x10000-]. */
+            if (cp < 0x20 || cp == 0xFFFE || cp == 0xFFFF) {
+                fputs("&#xFFFD;", f);
+            } else {
+                fwrite(p, 1, (size_t)len, f);
+            }
+        }
+        p += len;
     }
-    size_t cap = 1 << 16, len = 0;
-    unsigned char *buf = malloc(cap);
+}
+
+/* --- input files ------------------------------------------------------------------------------ */
+
+void cli_format_bytes(char *buf, size_t size, unsigned long long bytes)
+{
+    static const char *const units[] = {"KiB", "MiB", "GiB", "TiB"};
+    for (int u = 3; u >= 0; --u) {
+        unsigned long long one = 1ull << (10 * (u + 1));
+        if (bytes >= one && bytes % one == 0) {
+            snprintf(buf, size, "%llu %s", bytes / one, units[u]);
+            return;
+        }
+        if (bytes >= one) {
+            snprintf(buf, size, "%.1f %s (%llu bytes)", (double)bytes / (double)one, units[u],
+                     bytes);
+            return;
+        }
+    }
+    snprintf(buf, size, "%llu byte%s", bytes, bytes == 1 ? "" : "s");
+}
+
+long cli_read_some(int fd, void *buf, size_t size)
+{
+    for (;;) {
+        ssize_t n = read(fd, buf, size);
+        if (n >= 0 || errno != EINTR) {
+            return (long)n;
+        }
+    }
+}
+
+int cli_open_input(const char *path, int *fd, long long *regular_size, char *err,
+                   size_t err_size)
+{
+    int is_stdin = strcmp(path, "-") == 0;
+    const char *shown = is_stdin ? "<stdin>" : path;
+    int d = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+    if (d < 0) {
+        snprintf(err, err_size, "%s: cannot open: %s", shown,
+                 errno == EISDIR ? "is a directory" : strerror(errno));
+        return CLI_READ_BAD;
+    }
+    struct stat st;
+    if (fstat(d, &st) != 0) {
+        snprintf(err, err_size, "%s: cannot open: %s", shown, strerror(errno));
+        if (!is_stdin) {
+            close(d);
+        }
+        return CLI_READ_BAD;
+    }
+    if (S_ISDIR(st.st_mode)) {
+        snprintf(err, err_size, "%s: is a directory", shown);
+        if (!is_stdin) {
+            close(d);
+        }
+        return CLI_READ_BAD;
+    }
+    *regular_size = S_ISREG(st.st_mode) ? (long long)st.st_size : -1;
+    *fd = d;
+    return CLI_READ_OK;
+}
+
+int cli_read_file(const char *path, size_t limit, const char *kind, const char *magic,
+                  unsigned char **data, size_t *size, char *err, size_t err_size)
+{
+    int is_stdin = strcmp(path, "-") == 0;
+    const char *shown = is_stdin ? "<stdin>" : path;
+    int fd = -1;
+    long long regular = -1;
+    int rc = cli_open_input(path, &fd, &regular, err, err_size);
+    if (rc != CLI_READ_OK) {
+        return rc;
+    }
+    char lim[64];
+    cli_format_bytes(lim, sizeof lim, limit);
+    size_t magic_len = magic ? strlen(magic) : 0;
+    unsigned char *buf = NULL;
+    size_t cap = 0, len = 0;
+    if (regular >= 0 && (unsigned long long)regular > limit) {
+        char got[64];
+        cli_format_bytes(got, sizeof got, (unsigned long long)regular);
+        snprintf(err, err_size, "%s: %s is more than the limit of %s for a %s", shown, got, lim,
+                 kind);
+        rc = CLI_READ_BAD;
+        goto out;
+    }
+    /* A regular file: its size (+1 to see the end at once); anything else: 64 KiB, doubled. */
+    cap = regular >= 0 ? (size_t)regular + 1 : (size_t)1 << 16;
+    if (cap > limit) {
+        cap = limit;
+    }
+    if (cap == 0) {
+        cap = 1;
+    }
+    buf = malloc(cap);
     if (!buf) {
-        fclose(f);
-        errno = ENOMEM;
-        return -1;
+        snprintf(err, err_size, "out of memory reading %s", shown);
+        rc = CLI_READ_RUNTIME;
+        goto out;
     }
     for (;;) {
         if (len == cap) {
-            unsigned char *nb = realloc(buf, cap * 2);
+            if (cap >= limit) {
+                /* Full: one more byte means the file is larger than the limit. */
+                unsigned char extra;
+                long n = cli_read_some(fd, &extra, 1);
+                if (n > 0) {
+                    snprintf(err, err_size,
+                             "%s: more than the limit of %s for a %s (stopped reading there)",
+                             shown, lim, kind);
+                    rc = CLI_READ_BAD;
+                    goto out;
+                }
+                if (n < 0) {
+                    int e = errno;
+                    snprintf(err, err_size, "%s: read error: %s", shown, strerror(e));
+                    rc = CLI_READ_RUNTIME;
+                    goto out;
+                }
+                break;
+            }
+            size_t ncap = cap > limit / 2 ? limit : cap * 2;
+            unsigned char *nb = realloc(buf, ncap);
             if (!nb) {
-                free(buf);
-                fclose(f);
-                errno = ENOMEM;
-                return -1;
+                char got[64];
+                cli_format_bytes(got, sizeof got, len);
+                snprintf(err, err_size, "out of memory reading %s (after %s)", shown, got);
+                rc = CLI_READ_RUNTIME;
+                goto out;
             }
             buf = nb;
-            cap *= 2;
+            cap = ncap;
         }
-        size_t got = fread(buf + len, 1, cap - len, f);
-        len += got;
-        if (got == 0) {
+        size_t want = cap - len;
+        if (want > ((size_t)1 << 24)) {
+            want = (size_t)1 << 24; /* read(2) in pieces of at most 16 MiB */
+        }
+        long n = cli_read_some(fd, buf + len, want);
+        if (n < 0) {
+            int e = errno;
+            snprintf(err, err_size, "%s: read error: %s", shown,
+                     e == EISDIR ? "is a directory" : strerror(e));
+            rc = e == EISDIR ? CLI_READ_BAD : CLI_READ_RUNTIME;
+            goto out;
+        }
+        if (n == 0) {
             break;
         }
-    }
-    int err = ferror(f);
-    fclose(f);
-    if (err) {
-        free(buf);
-        errno = EIO;
-        return -1;
+        size_t before = len;
+        len += (size_t)n;
+        if (magic_len && before < magic_len && len >= magic_len &&
+            memcmp(buf, magic, magic_len) != 0) {
+            snprintf(err, err_size, "%s: not a %s (it does not begin with %s)", shown, kind,
+                     magic);
+            rc = CLI_READ_BAD;
+            goto out;
+        }
     }
     *data = buf;
     *size = len;
+    buf = NULL;
+    rc = CLI_READ_OK;
+out:
+    free(buf);
+    if (!is_stdin) {
+        close(fd);
+    }
+    return rc;
+}
+
+/* --- output files ------------------------------------------------------------------------------
+ * Temporary files in progress are listed here so that SIGINT, SIGTERM, SIGHUP, SIGPIPE and
+ * SIGXFSZ remove them before the process ends (unlink is async-signal-safe). */
+
+#define OUT_SLOTS 8
+static char *volatile g_tmp_paths[OUT_SLOTS];
+static int g_handlers_installed;
+
+static void remove_temporaries(int sig)
+{
+    for (int i = 0; i < OUT_SLOTS; ++i) {
+        char *p = g_tmp_paths[i];
+        if (p) {
+            unlink(p);
+        }
+    }
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void install_handlers(void)
+{
+    if (g_handlers_installed) {
+        return;
+    }
+    g_handlers_installed = 1;
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGXFSZ};
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; ++i) {
+        struct sigaction old;
+        if (sigaction(sigs[i], NULL, &old) != 0 || old.sa_handler == SIG_IGN) {
+            continue; /* keep an ignored signal ignored (nohup, a shell's trap '') */
+        }
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = remove_temporaries;
+        sigemptyset(&sa.sa_mask);
+        sa.sa_flags = SA_RESETHAND | SA_NODEFER;
+        sigaction(sigs[i], &sa, NULL);
+    }
+}
+
+static int register_tmp(char *path)
+{
+    for (int i = 0; i < OUT_SLOTS; ++i) {
+        if (!g_tmp_paths[i]) {
+            g_tmp_paths[i] = path;
+            return i;
+        }
+    }
+    return -1;
+}
+
+static void unregister_tmp(cli_out *o)
+{
+    /* (A zeroed cli_out has slot 0 and no temporary: it must not clear another's entry.) */
+    if (o->tmp && o->slot >= 0 && o->slot < OUT_SLOTS && g_tmp_paths[o->slot] == o->tmp) {
+        g_tmp_paths[o->slot] = NULL;
+    }
+    o->slot = -1;
+}
+
+static void out_release(cli_out *o)
+{
+    unregister_tmp(o);
+    free(o->tmp);
+    free(o->target);
+    o->tmp = NULL;
+    o->target = NULL;
+}
+
+int cli_same_output(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    int ea = stat(a, &sa) == 0, eb = stat(b, &sb) == 0;
+    if ((ea && !S_ISREG(sa.st_mode)) || (eb && !S_ISREG(sb.st_mode))) {
+        return 0; /* a device or a pipe (/dev/null twice is fine): nothing is replaced */
+    }
+    if (strcmp(a, b) == 0) {
+        return 1;
+    }
+    return ea && eb && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+int cli_out_open(cli_out *o, const char *option, const char *path, int allow_stdout)
+{
+    memset(o, 0, sizeof *o);
+    o->option = option;
+    o->path = path;
+    o->slot = -1;
+    if (allow_stdout && strcmp(path, "-") == 0) {
+        o->f = stdout;
+        o->to_stdout = 1;
+        return 0;
+    }
+    struct stat st;
+    int exists = stat(path, &st) == 0;
+    if (exists && S_ISDIR(st.st_mode)) {
+        cli_error("%s: %s: is a directory", option, path);
+        return -1;
+    }
+    if (exists && !S_ISREG(st.st_mode)) {
+        /* A device or a pipe: nothing to replace, write to it. */
+        o->f = fopen(path, "wb");
+        if (!o->f) {
+            cli_error("%s: %s: cannot write: %s", option, path, strerror(errno));
+            return -1;
+        }
+        return 0;
+    }
+    /* The file to replace: a symbolic link's file, else the path itself. */
+    struct stat lst;
+    char *resolved = NULL;
+    if (exists && lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode)) {
+        resolved = realpath(path, NULL);
+    }
+    o->target = resolved ? resolved : strdup(path);
+    size_t tlen = o->target ? strlen(o->target) : 0;
+    o->tmp = o->target ? malloc(tlen + 32) : NULL;
+    if (!o->tmp) {
+        cli_error("%s: %s: out of memory", option, path);
+        out_release(o);
+        return -1;
+    }
+    install_handlers();
+    snprintf(o->tmp, tlen + 32, "%s.tmp.XXXXXX", o->target);
+    o->slot = register_tmp(o->tmp);
+    int fd = mkstemp(o->tmp);
+    if (fd < 0 && errno == ENAMETOOLONG) {
+        /* The name plus ".tmp.XXXXXX" is too long for the file system: a shorter name in the
+         * same directory. */
+        const char *slash = strrchr(o->target, '/');
+        int dir = slash ? (int)(slash - o->target) + 1 : 0;
+        snprintf(o->tmp, tlen + 32, "%.*sorca.tmp.XXXXXX", dir, o->target);
+        fd = mkstemp(o->tmp);
+    }
+    if (fd < 0) {
+        cli_error("%s: %s: cannot write: %s", option, path, strerror(errno));
+        out_release(o);
+        return -1;
+    }
+    /* mkstemp makes the file 0600: give it the mode the target has, or the one a new file
+     * would get (0666 less the umask). */
+    mode_t mode;
+    if (exists) {
+        mode = st.st_mode & 07777;
+    } else {
+        mode_t mask = umask(0);
+        umask(mask);
+        mode = 0666 & ~mask;
+    }
+    if (fchmod(fd, mode) != 0) {
+        /* not fatal: the file is written all the same */
+    }
+    o->f = fdopen(fd, "wb");
+    if (!o->f) {
+        cli_error("%s: %s: cannot write: %s", option, path, strerror(errno));
+        close(fd);
+        unlink(o->tmp);
+        out_release(o);
+        return -1;
+    }
     return 0;
+}
+
+int cli_out_close(cli_out *o)
+{
+    if (o->closed || !o->f) {
+        return 0;
+    }
+    o->closed = 1;
+    if (o->to_stdout) {
+        errno = 0;
+        if (fflush(stdout) != 0 || ferror(stdout)) {
+            /* (errno is 0 when the error was an earlier write's and this flush had nothing
+             * left to write) */
+            cli_error("%s: standard output: write failed: %s", o->option,
+                      errno ? strerror(errno) : "write error");
+            clearerr(stdout); /* reported: main need not say it again */
+            return -1;
+        }
+        return 0;
+    }
+    errno = 0;
+    int bad = fflush(o->f) != 0 || ferror(o->f);
+    int err = bad ? errno : 0;
+    if (!bad && o->tmp && fsync(fileno(o->f)) != 0 && errno != EINVAL && errno != EROFS) {
+        bad = 1;
+        err = errno;
+    }
+    if (fclose(o->f) != 0 && !bad) {
+        bad = 1;
+        err = errno;
+    }
+    o->f = NULL;
+    if (bad) {
+        cli_error("%s: %s: write failed: %s%s", o->option, o->path,
+                  err ? strerror(err) : "write error",
+                  o->tmp ? " (the file was left as it was)" : "");
+        if (o->tmp) {
+            unlink(o->tmp);
+        }
+        out_release(o);
+        return -1;
+    }
+    return 0;
+}
+
+int cli_out_commit(cli_out *o)
+{
+    if (cli_out_close(o) != 0) {
+        return -1;
+    }
+    if (!o->tmp) {
+        return 0;
+    }
+    if (rename(o->tmp, o->target) != 0) {
+        cli_error("%s: %s: cannot replace the file: %s", o->option, o->path, strerror(errno));
+        unlink(o->tmp);
+        out_release(o);
+        return -1;
+    }
+    out_release(o);
+    return 0;
+}
+
+void cli_out_abort(cli_out *o)
+{
+    if (o->f && !o->to_stdout) {
+        fclose(o->f);
+    }
+    o->f = NULL;
+    o->closed = 1;
+    if (o->tmp) {
+        unlink(o->tmp);
+    }
+    out_release(o);
 }

@@ -434,5 +434,252 @@ check "bench CSV header" grep -q "^scene,agents,workers,steps,warmup,runs,median
 check "bench CSV rows" test "$(wc -l < bench.csv)" -eq 5
 expect_status 0 "bench --scene circle" "$ORCA" bench --scene circle --sizes 100 --workers 1 --runs 1 --steps 2 --warmup 0
 
+# --- issue 12: inputs, outputs and messages of the command (hostile input) ---------------------
+
+# in_time SECONDS ARGS...: runs orca with a time limit and, where the binary runs under one
+# (not with AddressSanitizer, which reserves terabytes of address space), a 1 GB address-space
+# limit: a command that reads without bound fails these tests instead of the machine.
+VMEM_OK=0
+if (ulimit -v 400000 && "$ORCA" --version) > /dev/null 2>&1; then
+    VMEM_OK=1
+fi
+TIMEOUT=()
+if command -v timeout > /dev/null 2>&1; then
+    TIMEOUT=(timeout)
+fi
+in_time() {
+    local secs=$1
+    shift
+    local t=()
+    [[ ${#TIMEOUT[@]} -gt 0 ]] && t=(timeout "$secs")
+    if [[ $VMEM_OK == 1 ]]; then
+        (ulimit -v 1000000 && "${t[@]}" "$ORCA" "$@")
+    else
+        "${t[@]}" "$ORCA" "$@"
+    fi
+}
+# file_mode FILE: permission bits in octal (GNU or BSD stat).
+file_mode() { stat -c %a "$1" 2> /dev/null || stat -f %Lp "$1"; }
+# no_temporaries: no FILE.tmp.XXXXXX left in the test directory.
+no_temporaries() { ! compgen -G "*.tmp.*" > /dev/null; }
+# same_text FILE TEXT
+same_text() { [[ "$(cat "$1")" == "$2" ]]; }
+
+# Bounded reads: /dev/zero is refused at once, as a scene file and as a snapshot.
+expect_status 2 "run /dev/zero" in_time 20 run /dev/zero
+err_matches "run /dev/zero names the NUL byte" "^/dev/zero:1: NUL byte"
+expect_status 2 "--load /dev/zero" in_time 20 run --scene circle --load /dev/zero
+err_matches "--load /dev/zero: not a snapshot" "^orca: --load: /dev/zero: not a snapshot \(it does not begin with ORCASNAP\)$"
+# A regular file larger than the limit is refused before it is read (sparse: no disk used).
+dd if=/dev/null of=huge.bin bs=1 count=0 seek=1073741825 2> /dev/null
+expect_status 2 "scene file over 1 GiB" in_time 20 run huge.bin
+err_matches "scene file over 1 GiB message" "^huge\.bin: 1\.0 GiB \(1073741825 bytes\) is more than the limit of 1 GiB for a scene file$"
+expect_status 2 "snapshot over 1 GiB" in_time 20 run --scene circle --load huge.bin
+err_matches "snapshot over 1 GiB message" "^orca: --load: huge\.bin: .* is more than the limit of 1 GiB for a snapshot$"
+rm -f huge.bin
+# A pipe is counted as it is read: 1 GiB of comment lines, then the refusal.
+comment_line=$(printf '#%.0s' $(seq 1000))
+{ echo 'agent 0 0'; yes "$comment_line"; } 2> /dev/null | in_time 60 run - --steps 1 > out.txt 2> err.txt
+check "scene from a pipe over 1 GiB: exit 2" test "$?" -eq 2
+err_matches "scene from a pipe over 1 GiB message" "^<stdin>: more than the limit of 1 GiB for a scene file \(stopped reading at line [0-9]+\)$"
+# Lines: up to 1 MiB (1048576 bytes before the newline).
+{ head -c 1048576 /dev/zero | tr '\0' '#'; printf '\nagent 0 0\n'; } > longline.txt
+expect_status 0 "a line of exactly 1 MiB" in_time 20 run longline.txt --steps 1
+{ head -c 1048577 /dev/zero | tr '\0' '#'; printf '\nagent 0 0\n'; } > longline.txt
+expect_status 2 "a line over 1 MiB" in_time 20 run longline.txt --steps 1
+err_matches "a line over 1 MiB message" "^longline\.txt:1: the line is longer than the limit of 1 MiB"
+head -c 3000000 /dev/zero | tr '\0' 'a' > longline.txt
+expect_status 2 "one 3 MB line without a newline" in_time 20 run longline.txt --steps 1
+err_matches "one 3 MB line message" "^longline\.txt:1: the line is longer than the limit of 1 MiB"
+# Out of memory while reading says so (exit 1), never "no agents".
+if [[ $VMEM_OK == 1 ]]; then
+    (ulimit -v 300000 && "$ORCA" run --scene circle --load <(printf ORCASNAP; head -c 600000000 /dev/zero 2> /dev/null)) > out.txt 2> err.txt
+    check "snapshot pipe under ulimit -v: exit 1" test "$?" -eq 1
+    err_matches "snapshot pipe under ulimit -v message" "^orca: --load: out of memory reading /dev/fd/[0-9]+ \(after [0-9.]+ MiB"
+    yes 'agent 0 0' 2> /dev/null | (ulimit -v 150000 && "$ORCA" run - --steps 1) > out.txt 2> err.txt
+    check "endless scene under ulimit -v: exit 1" test "$?" -eq 1
+    err_matches "endless scene under ulimit -v message" "^out of memory reading <stdin> \(at line [0-9]+\)$"
+else
+    echo "(ulimit -v does not work with this binary: out-of-memory tests skipped)"
+fi
+
+# Directories, empty names.
+mkdir -p adir
+expect_status 2 "scene file is a directory" "$ORCA" run adir
+err_matches "scene file directory message" "^adir: is a directory$"
+expect_status 2 "--load of a directory" "$ORCA" run --scene corridor --load adir
+err_matches "--load directory message" "^orca: --load: adir: is a directory$"
+expect_status 1 "--csv to a directory" "$ORCA" run --scene corridor --steps 1 --csv adir
+err_matches "--csv directory message" "^orca: --csv: adir: is a directory$"
+expect_status 2 "empty scene file name" "$ORCA" run ''
+err_matches "empty scene file name message" "empty scene file name"
+expect_status 2 "empty --svg name" "$ORCA" run --scene corridor --svg ''
+expect_status 2 "two outputs on one file" "$ORCA" run --scene corridor --steps 1 --csv same.out --svg same.out
+err_matches "two outputs message" "--csv and --svg name the same file"
+cp corridor.txt own.txt
+expect_status 2 "--csv over the scene file" "$ORCA" run own.txt --steps 1 --csv own.txt
+err_matches "--csv over the scene file message" "--csv 'own\.txt' would replace the scene file"
+check "--csv over the scene file: the scene is kept" cmp -s own.txt corridor.txt
+cp half.snap own.snap
+expect_status 2 "--svg over the --load snapshot" "$ORCA" run --scene corridor --load own.snap --steps 1 --svg own.snap
+expect_status 0 "--save over the --load snapshot (in place)" "$ORCA" run --scene corridor --load own.snap --steps 50 --save own.snap --quiet
+check "--save in place: 50 + 50 steps" test "$(hash_of run --scene corridor --load own.snap --steps 0)" = "$hfull"
+expect_status 0 "two outputs on /dev/null" "$ORCA" run --scene corridor --steps 1 --csv /dev/null --svg /dev/null --quiet
+
+# Snapshots through standard input and output.
+expect_status 0 "--save - (standard output)" "$ORCA" run --scene corridor --steps 50 --save -
+cp out.txt piped.snap
+check "--save -: the snapshot only" cmp -s piped.snap half.snap
+check "--load - (standard input) continues with the same bits" \
+    test "$(hash_of run --scene corridor --load - --steps 50 < piped.snap)" = "$hfull"
+expect_status 2 "scene and snapshot both from standard input" "$ORCA" run - --load - --steps 1
+expect_status 0 "--svg - (standard output)" "$ORCA" run --scene corridor --steps 5 --svg -
+cp out.txt piped.svg
+check "--svg -: a well-formed picture" xml_valid piped.svg
+expect_status 2 "--svg - with --csv -" "$ORCA" run --scene corridor --steps 5 --svg - --csv -
+
+# Atomic outputs: a run that fails partway leaves the old files and no temporary.
+for f in a.csv a.svg a.snap; do echo OLD > "$f"; done
+(trap '' XFSZ; ulimit -f 40; "$ORCA" run --scene corridor --steps 200 --csv a.csv --svg a.svg --save a.snap) > out.txt 2> err.txt
+check "write error (file size limit): exit 1" test "$?" -eq 1
+err_matches "write error message" "^orca: --(csv|svg|save): a\.(csv|svg|snap): write failed: File too large"
+check "write error: old CSV kept" same_text a.csv OLD
+check "write error: old SVG kept (not truncated at the start)" same_text a.svg OLD
+check "write error: old snapshot kept" same_text a.snap OLD
+check "write error: no temporary file left" no_temporaries
+(ulimit -f 40; "$ORCA" run --scene corridor --steps 200 --csv a.csv --svg a.svg --save a.snap) > out.txt 2> err.txt
+check "killed by SIGXFSZ: status 128+25" test "$?" -eq 153
+check "killed by SIGXFSZ: old CSV kept" same_text a.csv OLD
+check "killed by SIGXFSZ: no temporary file left" no_temporaries
+"$ORCA" run --scene random -n 20000 --steps 1000000 --csv a.csv --svg a.svg --save a.snap > out.txt 2> err.txt &
+run_pid=$!
+sleep 1
+kill -TERM "$run_pid"
+wait "$run_pid"
+check "SIGTERM: status 128+15" test "$?" -eq 143
+check "SIGTERM: old files kept" test "$(cat a.csv a.svg a.snap)" = "$(printf 'OLD\nOLD\nOLD')"
+check "SIGTERM: no temporary file left" no_temporaries
+# A path that cannot be written fails before the first step (also --save, written last).
+echo x > plainfile
+expect_status 1 "unwritable --save fails at once" in_time 20 run --scene random -n 2000 --steps 1000000 --save plainfile/x.snap
+err_matches "unwritable --save message" "^orca: --save: plainfile/x\.snap: cannot write: Not a directory$"
+check "unwritable --save: no summary" test ! -s out.txt
+expect_status 1 "unwritable --svg fails at once" in_time 20 run --scene random -n 2000 --steps 1000000 --svg plainfile/x.svg
+# Success replaces the file, keeps its mode; a new file gets 0666 less the umask; a symbolic
+# link stays a link to the new contents.
+chmod 600 a.csv
+expect_status 0 "--csv over an existing file" "$ORCA" run --scene corridor --steps 2 --csv a.csv --quiet
+check "--csv replaced the file" test "$(head -n 1 a.csv)" = "step,time,agent,x,y,vx,vy"
+check "--csv kept the file's mode 600" test "$(file_mode a.csv)" = 600
+rm -f new.csv
+(umask 022 && "$ORCA" run --scene corridor --steps 2 --csv new.csv --quiet)
+check "a new --csv file has mode 644 under umask 022" test "$(file_mode new.csv)" = 644
+echo OLD > real.svg
+ln -sf real.svg link.svg
+expect_status 0 "--svg through a symbolic link" "$ORCA" run --scene corridor --steps 2 --svg link.svg --quiet
+check "the link is still a link" test -L link.svg
+check "the linked file was replaced" xml_valid real.svg
+check "atomic outputs: no temporary file left" no_temporaries
+# orca scene -o and bench --csv the same way.
+echo OLD > s.txt
+(trap '' XFSZ; ulimit -f 8; "$ORCA" scene random -n 2000 -o s.txt) > out.txt 2> err.txt
+check "scene -o write error: exit 1" test "$?" -eq 1
+check "scene -o write error: old file kept" same_text s.txt OLD
+expect_status 1 "scene -o into a missing directory" "$ORCA" scene circle -o no/such/dir/c.txt
+echo OLD > b.csv
+expect_status 1 "bench with a size that fails" "$ORCA" bench --scene circle --sizes 100,4000000 --workers 1 --runs 1 --steps 1 --warmup 0 --csv b.csv
+check "bench failure: old CSV kept" same_text b.csv OLD
+err_matches "bench failure: says the CSV was not written" "--csv: b\.csv not written"
+expect_status 2 "bench --csv -" "$ORCA" bench --csv -
+check "scene -o, bench: no temporary file left" no_temporaries
+# Standard output that cannot be written is a failure with a message.
+if [[ -w /dev/full ]]; then
+    "$ORCA" run --scene corridor --steps 1 > /dev/full 2> err.txt
+    check "summary to /dev/full: exit 1" test "$?" -eq 1
+    err_matches "summary to /dev/full message" "^orca: standard output: write failed"
+    "$ORCA" --help > /dev/full 2> err.txt
+    check "--help to /dev/full: exit 1" test "$?" -eq 1
+    "$ORCA" run --scene corridor --steps 1 --csv /dev/full > out.txt 2> err.txt
+    check "--csv /dev/full: exit 1" test "$?" -eq 1
+    err_matches "--csv /dev/full message" "^orca: --csv: /dev/full: write failed: No space left on device$"
+fi
+
+# A UTF-8 byte-order mark at the start of a scene file is skipped; elsewhere it is shown.
+printf '\xef\xbb\xbforca-scene 1\r\n' > bom.txt
+grep -v '^orca-scene' corridor.txt >> bom.txt
+check "a byte-order mark is skipped" test "$(hash_of run bom.txt --steps 3)" = "$(hash_of run corridor.txt --steps 3)"
+printf 'agent 0 0\n\xef\xbb\xbfagent 1 1\n' > bad.txt
+expect_status 2 "a byte-order mark on line 2" "$ORCA" run bad.txt --steps 1
+err_matches "a byte-order mark on line 2 is shown" "^bad\.txt:2: unknown statement '\\\\xef\\\\xbb\\\\xbfagent'"
+
+# Names: UTF-8 text only; the JSON and the SVG carry any name and any file name.
+bad_scene "name not UTF-8" 1 "name: invalid UTF-8 at byte 3 \\(\\\\xff\\)" 'name ab\xffc\nagent 0 0\n'
+bad_scene "name overlong UTF-8" 1 "name: invalid UTF-8 at byte 1" 'name \xc0\xafx\nagent 0 0\n'
+bad_scene "name with a C1 control" 1 "name: control character U\\+0085 at byte 2" 'name a\xc2\x85\nagent 0 0\n'
+bad_scene "name with a control character" 1 "name: control character U\\+001B" 'name a\x1b[31m\nagent 0 0\n'
+printf 'name <&"x'"'"'> é ✓ 𝄞\ndt 0.25\nagent -5 0 goal 5 0\nagent 5 0 goal -5 0\n' > names.txt
+expect_status 0 "a name with XML and JSON specials" "$ORCA" run names.txt --steps 3 --json --svg names.svg
+cp out.txt names.json
+check "name: the JSON parses" json_valid names.json
+check "name: the JSON keeps the name" test "$(json_get names.json scene)" = "<&\"x'> é ✓ 𝄞"
+check "name: the SVG parses" xml_valid names.svg
+if command -v python3 > /dev/null 2>&1; then
+    check "name: the SVG title keeps the name" python3 -c '
+import sys, xml.etree.ElementTree as E
+t = E.parse(sys.argv[1]).getroot().find("{http://www.w3.org/2000/svg}title").text
+assert "<&\"x'"'"'> é ✓ 𝄞" in t, t' names.svg
+fi
+weird=$'s\x01\xff\t.txt'
+cp corridor.txt "$weird"
+expect_status 0 "a file name with control and non-UTF-8 bytes" "$ORCA" run "$weird" --steps 3 --json --svg "$weird.svg" --csv "$weird.csv"
+cp out.txt weird.json
+check "odd file name: the JSON parses" json_valid weird.json
+check "odd file name: the SVG parses" xml_valid "$weird.svg"
+check "odd file name: JSON source with U+FFFD for the byte" test "$(json_get weird.json source)" = $'scene file s\x01\xef\xbf\xbd\t.txt'
+"$ORCA" run "nope$weird" 2> err.txt
+err_matches "odd file name in a message: bytes shown as \\xNN" "^nopes\\\\x01\\\\xff\\\\x09\\.txt: cannot open"
+"$ORCA" run "$weird" --steps 1 > out.txt 2> err.txt
+check "odd file name in the text summary: bytes shown as \\xNN" \
+    grep -q '^orca run: corridor (scene file s\\x01\\xff\\x09\.txt)$' out.txt
+# Long fields are shortened in messages.
+printf 'agent 0 0 goal %s 0\n' "$(head -c 5000 /dev/zero | tr '\0' '7')x" > bad.txt
+expect_status 2 "a 5000-character field" "$ORCA" run bad.txt --steps 1
+check "a 5000-character field: a short message" test "$(wc -c < err.txt)" -lt 200
+err_matches "a 5000-character field message" "^bad\.txt:1: goal x: expected a number, got '7{37}\.\.\.'$"
+
+# Numbers that round to 0 and empty files say so.
+expect_status 2 "--dt 1e-400" "$ORCA" run --scene circle --dt 1e-400
+err_matches "--dt 1e-400 message" "^orca: --dt: must be > 0, got '1e-400' \(it rounds to 0\)$"
+bad_scene "radius underflow" 1 "radius must be > 0, got '0x1p-1100' \(it rounds to 0\)" 'agent 0 0 radius=0x1p-1100\n'
+: > empty0.txt
+expect_status 2 "an empty scene file" "$ORCA" run empty0.txt --steps 1
+err_matches "an empty scene file message" "^empty0\.txt: the file is empty \(add 'agent X Y \.\.\.' lines\)$"
+
+# Library failures without a simulation to ask name the status.
+expect_status 2 "built-in scene refused" "$ORCA" run --scene circle -n 5000000
+err_matches "built-in scene refused: status name" "^orca: building scene circle with 5000000 agents: agent_count must be at most 2196132 for scene circle \(the largest whose starts, goals and walls lie within 2\^21 of the origin\), got 5000000 \(ORCA_ERR_LIMIT\)$"
+
+# The summary says why the run stopped.
+expect_status 0 "step cap (text)" "$ORCA" run --scene circle --max-steps 3
+check "step cap: not 'until all arrived'" eval '! grep -q "until all arrived" out.txt'
+check "step cap: the steps line says the cap stopped it" grep -Eq "^  steps +3 \(stopped by the step cap, --max-steps 3\)" out.txt
+check "step cap: the arrival line says so" grep -q "did not (the step cap stopped the run)" out.txt
+expect_status 0 "step cap (JSON)" "$ORCA" run --scene circle --max-steps 3 --json
+check "step cap: stop_reason step_cap" test "$(json_get out.txt stop_reason)" = step_cap
+check "step cap: max_steps 3" test "$(json_get out.txt max_steps)" = 3
+check "all arrived: stop_reason all_arrived" test "$(json_get arrive.json stop_reason)" = all_arrived
+expect_status 0 "all arrived (text)" "$ORCA" run --scene corridor
+check "all arrived: the steps line says so" grep -Eq "^  steps +[0-9]+ \(until all arrived\)" out.txt
+expect_status 0 "--steps (JSON)" "$ORCA" run --scene circle --steps 3 --json
+check "--steps: stop_reason steps" test "$(json_get out.txt stop_reason)" = steps
+
+# A step that would carry an agent beyond the coordinate limit is refused (docs/limits.md):
+# exit 1, the agent named, and the outputs' old files left as they were.
+printf 'dt 1e6\nagent 0 0 prefvel 2 0\nagent 0 5 goal 1e6 0 preferred_speed=2\n' > far.txt
+echo 'an older picture' > far.svg
+expect_status 1 "an agent walking off the map" "$ORCA" run far.txt --steps 3 --svg far.svg --json
+err_matches "walking off the map: the step is refused, naming the agent" "step refused: agent 0 \\(slot 0\\) would move to \\(4000000, 0\\), beyond the coordinate limit 2\\^21"
+check "walking off the map: the older picture is kept" grep -q 'an older picture' far.svg
+
 echo "$PASSED passed, $FAILED failed"
 [[ $FAILED -eq 0 ]]
