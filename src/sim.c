@@ -2683,8 +2683,13 @@ static orca_status load_into(orca_sim *s, orca_sim *t, const unsigned char *byte
         t->segment_slot[k] = get_u32(&r);
         t->seg_a[k] = get_vec(&r);
         t->seg_b[k] = get_vec(&r);
-        if ((st = check_coord(s, "snapshot segment start", t->seg_a[k])) != ORCA_OK ||
-            (st = check_coord(s, "snapshot segment end", t->seg_b[k])) != ORCA_OK) {
+        char what[48];
+        snprintf(what, sizeof what, "snapshot segment %d start", (int)k);
+        if ((st = check_coord(s, what, t->seg_a[k])) != ORCA_OK) {
+            return ORCA_ERR_FORMAT;
+        }
+        snprintf(what, sizeof what, "snapshot segment %d end", (int)k);
+        if ((st = check_coord(s, what, t->seg_b[k])) != ORCA_OK) {
             return ORCA_ERR_FORMAT;
         }
     }

@@ -2766,9 +2766,10 @@ static int test_bad_agent_values(void)
 }
 
 
-/* Forged slot tables with a valid checksum: a generation of 0, a free list that misses a free
+/* Forged snapshots with a valid checksum: a generation of 0, a free list that misses a free
  * slot, and a live slot turned into a free one (a consistent free list, one slot short of the
- * agents). Each is refused with a message naming the fault, the target unchanged. */
+ * agents), a segment end beyond 2^21. Each is refused with a message naming the fault, the
+ * target unchanged. */
 static void put_u32_le(unsigned char *p, uint32_t v)
 {
     for (int b = 0; b < 4; ++b) {
@@ -2821,6 +2822,22 @@ static int test_snapshot_forged_slots(void)
                    orca_sim_last_error(t));
         ENSURE(target_same(t, &ts));
     }
+    /* a segment end beyond 2^21: the segment is named */
+    uint32_t agents = get_u32_le(snap + 20), seg_slots = get_u32_le(snap + 36);
+    size_t seg0 = 48 + 12 * (size_t)slots + 96 * (size_t)agents + 12 * (size_t)seg_slots;
+    ENSURE(get_u32_le(snap + 32) > 0 && seg0 + 36 <= size - 8);
+    memcpy(bad, snap, size);
+    double far = 3e6;
+    uint64_t fb;
+    memcpy(&fb, &far, sizeof fb);
+    put_u32_le(bad + seg0 + 4 + 16, (uint32_t)fb); /* b.x, little-endian */
+    put_u32_le(bad + seg0 + 4 + 20, (uint32_t)(fb >> 32));
+    fix_checksum(bad, size);
+    ENSURE(orca_sim_load(t, bad, size) == ORCA_ERR_FORMAT);
+    ENSURE_MSG(strstr(orca_sim_last_error(t), "snapshot segment 0 end.x") != NULL &&
+                   strstr(orca_sim_last_error(t), "3000000") != NULL,
+               "%s", orca_sim_last_error(t));
+    ENSURE(target_same(t, &ts));
     free(bad);
     free(snap);
     orca_sim_destroy(s);
