@@ -62,14 +62,11 @@ static const char *g_opname = "setup";
 
 static void violation(const char *fmt, ...)
 {
+    char prefix[96];
+    snprintf(prefix, sizeof prefix, "fuzz_api at operation %d (%s)", g_op, g_opname);
     va_list ap;
-    fprintf(stderr, "fuzz_api: invariant violated at operation %d (%s): ", g_op, g_opname);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "\n");
-    fflush(stderr);
-    abort();
+    fuzz_vviolation(prefix, fmt, ap);
 }
 
 static uint64_t bits(double x)
@@ -1905,42 +1902,7 @@ static void op_scale(world *w, reader *r)
  * exists) fail the k-th allocation of one call on main (or every one from the k-th on). The call
  * must then be refused with ORCA_ERR_MEMORY and change nothing; if no allocation failed it
  * must behave as always (and ref then mirrors it). */
-typedef struct injector {
-    int armed, persistent, fired;
-    unsigned countdown;
-} injector;
-
-static injector g_inj;
-
-static int inj_fail(injector *j)
-{
-    if (!j->armed) {
-        return 0;
-    }
-    if (j->countdown > 0) {
-        j->countdown--;
-        return 0;
-    }
-    j->armed = j->persistent;
-    j->fired++;
-    return 1;
-}
-
-static void *inj_alloc(size_t size, void *context)
-{
-    return inj_fail(context) ? NULL : malloc(size);
-}
-
-static void *inj_resize(void *p, size_t size, void *context)
-{
-    return inj_fail(context) ? NULL : realloc(p, size);
-}
-
-static void inj_release(void *p, void *context)
-{
-    (void)context;
-    free(p);
-}
+static fuzz_injector g_inj;
 
 static void op_alloc_fail(world *w, reader *r)
 {
@@ -2114,7 +2076,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static int hooks;
     if (!hooks) {
         /* before the first simulation exists (orca_set_allocator's rule) */
-        orca_allocator a = {inj_alloc, inj_resize, inj_release, &g_inj};
+        orca_allocator a = {fuzz_inj_alloc, fuzz_inj_resize, fuzz_inj_release, &g_inj};
         if (orca_set_allocator(&a) != ORCA_OK) {
             violation("orca_set_allocator refused the hooks");
         }

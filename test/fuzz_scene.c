@@ -24,13 +24,8 @@
 static void violation(const char *fmt, ...)
 {
     va_list ap;
-    fprintf(stderr, "fuzz_scene: invariant violated: ");
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "\n");
-    fflush(stderr);
-    abort();
+    fuzz_vviolation("fuzz_scene", fmt, ap);
 }
 
 static char path[2][512];

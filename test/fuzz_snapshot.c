@@ -37,13 +37,8 @@
 static void violation(const char *fmt, ...)
 {
     va_list ap;
-    fprintf(stderr, "fuzz_snapshot: invariant violated: ");
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "\n");
-    fflush(stderr);
-    abort();
+    fuzz_vviolation("fuzz_snapshot", fmt, ap);
 }
 
 static int is_finite(double x)
@@ -194,42 +189,7 @@ static void check_step(orca_sim *s, orca_sim *t, double dt)
 
 /* Allocation failure during the load (control byte bit 7): the hooks fail the k-th allocation
  * (k = bits 4..6), or every one from it on (bit 2). */
-typedef struct injector {
-    int armed, persistent, fired;
-    unsigned countdown;
-} injector;
-
-static injector g_inj;
-
-static int inj_fail(injector *j)
-{
-    if (!j->armed) {
-        return 0;
-    }
-    if (j->countdown > 0) {
-        j->countdown--;
-        return 0;
-    }
-    j->armed = j->persistent;
-    j->fired++;
-    return 1;
-}
-
-static void *inj_alloc(size_t size, void *context)
-{
-    return inj_fail(context) ? NULL : malloc(size);
-}
-
-static void *inj_resize(void *p, size_t size, void *context)
-{
-    return inj_fail(context) ? NULL : realloc(p, size);
-}
-
-static void inj_release(void *p, void *context)
-{
-    (void)context;
-    free(p);
-}
+static fuzz_injector g_inj;
 
 /* The simulation that receives the bytes holds this scene first. */
 static void prior_scene(orca_sim *s)
@@ -250,7 +210,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static int hooks;
     if (!hooks) {
         /* before the first simulation exists (orca_set_allocator's rule) */
-        orca_allocator a = {inj_alloc, inj_resize, inj_release, &g_inj};
+        orca_allocator a = {fuzz_inj_alloc, fuzz_inj_resize, fuzz_inj_release, &g_inj};
         if (orca_set_allocator(&a) != ORCA_OK) {
             violation("orca_set_allocator refused the hooks");
         }
