@@ -626,7 +626,7 @@ static int test_scenario_ranges(void)
     return 0;
 }
 
-/* Every status has its enumerator's name. */
+/* Every status has its enumerator's name; the version; two neutral calls. */
 static int test_status_names(void)
 {
     static const struct {
@@ -645,6 +645,12 @@ static int test_status_names(void)
     }
     ENSURE(strcmp(orca_status_name(-99), "unknown status") == 0);
     ENSURE(strcmp(orca_status_name(1), "unknown status") == 0);
+    ENSURE(strcmp(orca_version(), "0.1.0") == 0);
+    /* a tiny negative turn rounds up to a whole turn and is reduced to 0: sine +0, cosine 1 */
+    double sn = -1, cs = -1;
+    orca_sincos_turns(-1e-20, &sn, &cs);
+    ENSURE(sn == 0 && !signbit(sn) && cs == 1);
+    ENSURE(orca_scenario_agent_goal(NULL, 0, NULL, NULL) == ORCA_ERR_NULL);
     return 0;
 }
 
