@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Private: the step's batched kernels. Each one computes exactly the operations of the
- * scalar code it stands for (the text's operations, in the written order), several lanes at
+ * scalar code it stands for (the operations of docs/algorithm.md, in their order), several lanes at
  * a time: IEEE addition, subtraction, multiplication, division and square root are correctly
  * rounded whatever the register width, selections copy bits, and no multiply-add is ever
  * formed. So the results are the same bits with or without them (docs/determinism.md); the
@@ -274,7 +274,7 @@ int orca_box_search_vector(const box_grid *g, int32_t self, orca_vec2 p, double 
 /* The scan of orca_box_search_vector on given cells (the tests call it directly): rows row,
  * row + w, ... (`rows` of them) of the dense grid's prefix sums, columns c0..c1 of each;
  * writes to out the list of the agents other than the one at sorted position self whose
- * squared distance Dot(d, d), d = pos[k] - p, is below filt2 (the cap first in the text's
+ * squared distance Dot(d, d), d = pos[k] - p, is below filt2 (the cap first in algorithm.md's
  * order) and returns its length. rows >= 1; out has room for cap and for RANK_ROOM entries
  * (placement may write past the list); pos must be readable CELL_POS_PAD entries past the
  * last agent; c is scratch for the candidates. */

@@ -809,7 +809,7 @@ static orca_status scene_wall(orca_scenario *sc, double ax, double ay, double bx
 /* circle: n agents on a circle of radius n * 6 / (2 pi) (arc spacing 6 m = 4 radii), agent k
  * at R * (cos, sin)(k / n turns), goal the antipodal point. Preferred speed 0.75 m/s instead
  * of 1: at 1 the deepest overlap of the 300-agent circle spreads over 0.38..0.52 radius with
- * the seed (the text's bound is 0.5); at 0.75 it stays near 0.35 (docs/scenarios.md). */
+ * the seed (the checks' bound is 0.5, docs/scenarios.md); at 0.75 it stays near 0.35 (docs/scenarios.md). */
 #define SC_CIRCLE_SPACING 6.0
 #define SC_CIRCLE_PREF_SPEED 0.75
 

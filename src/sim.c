@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* The simulator half of ../shared/spec/ORCA-SPEC.txt: "Neighbours and constraint order" and
- * "The step". The constraints are built and solved by exactly the functions of solver.c.
+/* The simulator: neighbours and constraint order, and the step (docs/algorithm.md §11 and
+ * §12). The constraints are built and solved by exactly the functions of solver.c.
  *
  * Layout: agents are stored in index order (the order that breaks distance ties): positions,
  * velocities and preferred velocities as arrays (the bulk accessors hand them out), the other
@@ -1789,7 +1789,7 @@ static orca_status prepare(const orca_sim *sim)
 }
 
 /* ---------------------------------------------------------------------------------------
- * Neighbours and constraint order (the text's section of that name)
+ * Neighbours and constraint order (algorithm.md §11)
  * ------------------------------------------------------------------------------------- */
 
 #define SCAN_CHUNK CAND_CHUNK
@@ -2002,7 +2002,8 @@ static int select_segments(const orca_sim *s, worker *w, orca_vec2 p, double rea
     return n;
 }
 
-/* "Obstacles within reach (SegmentDistanceSquared <= (obstacleHorizon * maxSpeed + radius)^2)" */
+/* Obstacles within reach: squared segment distance <= (obstacle horizon * max speed +
+ * radius)^2 (algorithm.md §11.1). */
 static int select_obstacles(const orca_sim *s, worker *w, int32_t i, orca_vec2 p)
 {
     if (s->segment_count == 0) {

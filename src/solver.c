@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* The solver half of ../shared/spec/ORCA-SPEC.txt: velocity obstacles, ORCA half-planes and
- * the linear programs. Every expression follows the text's operand order; comments quote
- * the sentence they implement. Readings of the text where it is silent are in
- * docs/spec-choices.md (cited here as "choice N"). */
+/* The solver: velocity obstacles, ORCA half-planes and the linear programs of
+ * docs/algorithm.md sections 2 to 10. Every expression follows that page's operand order;
+ * comments cite its sections (as "algorithm.md §N") and the readings of docs/spec-choices.md
+ * (as "choice N"). */
 #include "orca/solver.h"
 
 #include "kernels.h"
@@ -47,8 +47,8 @@ static void vo_consider(vo_search *s, orca_vec2 n)
         return;
     }
     double value = vo_value(s, n);
-    /* "a candidate replaces the current best only when its value is strictly greater";
-     * the first survivor is the best so far (choice 2). */
+    /* A later candidate replaces the best only with a strictly greater value; the first
+     * survivor is the best so far (algorithm.md §3.6, choice 2). */
     if (!s->has_best || value > s->best) {
         s->has_best = 1;
         s->best = value;
@@ -110,8 +110,8 @@ static orca_vo vo_evaluate(orca_vec2 a, orca_vec2 b, double r, double tau, orca_
         }
     }
     if (!overlap) {
-        /* "the two leg normals of a, then (only when a != b) of b"; not used for the
-         * overlap form (choice 3). */
+        /* The leg normals of a, then of b when a != b (algorithm.md §3.4); not used for the
+         * overlap form (§5, choice 3). */
         vo_consider_legs(&s, a);
         if (distinct) {
             vo_consider_legs(&s, b);

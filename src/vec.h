@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Private vector helpers. Each one is the text's definition, operands in the written order:
+/* Private vector helpers. Each one is docs/algorithm.md §1.3's definition, operands in order:
  * Dot(a, b) = a.x*b.x + a.y*b.y, Length = sqrt(Dot(a, a)); v / s and v * s act on each
  * component separately. */
 #ifndef ORCA_VEC_H

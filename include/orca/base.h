@@ -17,7 +17,7 @@ typedef struct orca_vec2 {
     double x, y;
 } orca_vec2;
 
-/** A half-plane { v : (v - point) . normal >= 0 } (spec "Half-planes").
+/** A half-plane { v : (v - point) . normal >= 0 } (docs/algorithm.md §2).
  * normal is a unit vector for every half-plane the library builds. */
 typedef struct orca_halfplane {
     orca_vec2 point;

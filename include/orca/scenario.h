@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* orca scenarios: a simulation plus goals and the preferred-velocity rule, and the built-in
- * scenes of the text's checks (antipodal circle, crossing blocks, a gap in a wall, a two-way
+ * scenes of the algorithm's checks (antipodal circle, crossing blocks, a gap in a wall, a two-way
  * corridor) and a random scene for benchmarks. Shared by the tests, the orca command and the
  * benchmark. Everything here uses no libm function but sqrt: the results are the same bits
  * everywhere. The rule and the scenes are documented exactly in docs/scenarios.md. */

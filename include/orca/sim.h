@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* orca simulator: agents and static segments stepped by ORCA, bit for bit as the text's
- * "Neighbours and constraint order" and "The step" (../shared/spec/ORCA-SPEC.txt), with the
+/* orca simulator: agents and static segments stepped by ORCA, bit for bit as docs/algorithm.md
+ * §11 (neighbours and constraint order) and §12 (the step) describe, with the
  * same bits for any worker count or split. Built on exactly the functions of orca/solver.h.
  *
  * Objects are addressed by value handles (slot + generation; all zero means "none"), so a
@@ -206,7 +206,7 @@ uint64_t orca_sim_step_count(const orca_sim *sim);
 /** How many agents needed the fallback (section 5.3) in the last step. */
 int orca_sim_last_fallback_count(const orca_sim *sim);
 
-/** The constraints agent id would use in a step of length dt taken now, in the text's
+/** The constraints agent id would use in a step of length dt taken now, in algorithm.md §11's
  * order: hard (obstacle) half-planes first. Writes at most capacity half-planes; *count
  * receives the full number, *hard_count the number of obstacle half-planes (either may be
  * NULL). For debugging and drawing. */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* orca solver building blocks: the velocity obstacle, the ORCA half-planes and the linear
- * programs of ../shared/spec/ORCA-SPEC.txt ("the text"), as pure functions.
+ * programs of docs/algorithm.md (sections 2 to 10), as pure functions.
  *
  * Every function here is pure: no allocation, no global state, bounded time (every loop is
  * bounded by the constraint count, at most count^2 steps for a program and count^3 for the
@@ -9,14 +9,15 @@
  * Units: positions in metres relative to the steered agent (it sits at the origin),
  * velocities in metres per second, times in seconds. Any consistent units work.
  *
- * Numbers: the functions follow the text's arithmetic literally (binary64, operands in the
- * written order, no fused multiply-add). They do not check their floating-point inputs. A
+ * Numbers: the functions follow docs/algorithm.md's arithmetic literally (binary64, operands
+ * in the written order, no fused multiply-add). They do not check their floating-point inputs. A
  * NaN or infinite input never causes a crash, a hang or an out-of-bounds access; its result
  * is whatever the literal arithmetic gives: usually NaN, but a branch that does not use the
  * value, or a comparison with NaN that selects another branch, can give a finite result
  * (docs/spec-choices.md, choice 10, lists the known cases). The simulator refuses non-finite
  * input before it reaches these functions. Pointers and counts are checked by the functions
- * that take them. Where the text is silent, docs/spec-choices.md records the reading chosen. */
+ * that take them. Where the method leaves a choice open, docs/spec-choices.md records the
+ * reading chosen. */
 #ifndef ORCA_SOLVER_H
 #define ORCA_SOLVER_H
 
@@ -27,7 +28,7 @@ extern "C" {
 #endif
 
 /* ---------------------------------------------------------------------------------------
- * Half-planes (text: "Half-planes")
+ * Half-planes (algorithm.md §2)
  * ------------------------------------------------------------------------------------- */
 
 /** SignedDistance(v) = (v - h.point) . h.normal. Negative when v violates h; its magnitude
@@ -35,7 +36,7 @@ extern "C" {
 double orca_halfplane_signed_distance(orca_halfplane h, orca_vec2 v);
 
 /* ---------------------------------------------------------------------------------------
- * The velocity obstacle (text: "The obstacle shape", "Overlap (collision) case")
+ * The velocity obstacle (algorithm.md §3 to §5)
  * ------------------------------------------------------------------------------------- */
 
 /** Signed distance of a velocity from a velocity obstacle, and the outward normal there.
@@ -47,7 +48,7 @@ typedef struct orca_vo {
 
 /** Support-function form: the velocity obstacle S = { s*k : k in K, s >= 1/tau } of the
  * segment a-b grown by r (the capsule K), at velocity x. a == b is a point obstacle (another
- * agent). Candidates in the text's order (wa/|wa|, wb/|wb|, +nn, -nn, the legs of a, the
+ * agent). Candidates in algorithm.md §3.4's order (wa/|wa|, wb/|wb|, +nn, -nn, the legs of a, the
  * legs of b), each tested against the domain n.a + r <= 1e-9*(|a|+r), n.b + r <= 1e-9*(|b|+r);
  * the first surviving candidate is the best, a later one replaces it only when its value
  * min(n.wa, n.wb) is strictly greater. With no survivor the normal is -(a+b)/|a+b| ((1,0)
@@ -78,7 +79,7 @@ typedef struct orca_vo_cases {
     orca_vo_case_kind kind;
 } orca_vo_cases;
 
-/** Case form for another agent (text: "The agent construction in cases"): the truncated
+/** Case form for another agent (algorithm.md §4): the truncated
  * cone around the point a (the other agent's relative position) with combined radius r and
  * horizon tau, at relative velocity x. Valid input: a.a > r*r, r > 0, tau > 0. It finds the
  * same boundary point as orca_vo_support(a, a, r, tau, x) up to rounding. */
@@ -89,8 +90,7 @@ orca_vo_cases orca_vo_agent_cases(orca_vec2 a, double r, double tau, orca_vec2 x
 double orca_segment_distance_squared(orca_vec2 a, orca_vec2 b);
 
 /* ---------------------------------------------------------------------------------------
- * Constraint builders (text: "Agents (equation 6)", "Static obstacles (section 5.4)",
- * "One-sided boundary constraint (ForBoundary)")
+ * Constraint builders (algorithm.md §6 and §7)
  * ------------------------------------------------------------------------------------- */
 
 /** Which construction a builder used. */
@@ -118,7 +118,7 @@ orca_halfplane orca_constraint_agent(orca_vec2 rel_pos, double r, orca_vec2 va, 
 orca_halfplane orca_constraint_segment(orca_vec2 a, orca_vec2 b, double r, double tau, double dt,
                                        orca_form *form);
 
-/** One-sided boundary constraint (ForBoundary) for the stretch a -> b of a walkable area
+/** One-sided boundary constraint (algorithm.md §7) for the stretch a -> b of a walkable area
  * already shrunk by the agent radius (relative to the agent; walkable side to the left of
  * a -> b). Returns 1 and writes *out when there is a constraint: normal n = (-e.y, e.x)/|e|,
  * point (-n * (d - clearance)) / tau, i.e. v.n >= -(d - clearance)/tau. Returns 0 and leaves
@@ -130,7 +130,7 @@ int orca_constraint_boundary(orca_vec2 a, orca_vec2 b, double clearance, double 
                              orca_halfplane *out);
 
 /* ---------------------------------------------------------------------------------------
- * The linear programs (text: "The linear program (section 5.1)", "The fallback (5.3)")
+ * The linear programs (algorithm.md §8 to §10)
  * ------------------------------------------------------------------------------------- */
 
 /** Result of a linear program. */
