@@ -86,7 +86,7 @@ typedef struct cand_buf {
 } cand_buf;
 
 /* Defines NAME(cand_buf *c): rank[i] = the number of candidates j with d2[j] < d2[i], twelve
- * i at a time. With gcc and clang in vectors of LANES doubles: sim.c uses two lanes (SSE2,
+ * i at a time. With gcc and clang in vectors of LANES doubles: step.c uses two lanes (SSE2,
  * NEON, or lane by lane where there is no vector unit), the AVX2 kernel four. Comparisons
  * only: nothing is rounded. */
 #if defined(__GNUC__) || defined(__clang__)
@@ -250,7 +250,7 @@ void orca_agent_planes_vector(orca_vec2 p, orca_vec2 v, double r, double tau, do
                               const orca_vec2 *pos, const orca_vec2 *vel, const double *radius,
                               const neighbor *nb, int count, orca_halfplane *out);
 
-/* The dense agent grid as the vector box search reads it (sim.c fills it with the grid). */
+/* The dense agent grid as the vector box search reads it (grid.c fills it with the grid). */
 typedef struct box_grid {
     const int32_t *cell_start; /* prefix sums of the cells, row by row */
     const orca_vec2 *pos;      /* positions in the sorted order */
@@ -263,10 +263,10 @@ typedef struct box_grid {
 
 /* The cells of the box around p that box_search scans: c[0], c[1] = dense_column(p.x -
  * bound - m - origin_x), dense_column(p.x + bound + m - origin_x), c[2], c[3] the same
- * rows with p.y and origin_y (sim.c; the same operations, the same integers). */
+ * rows with p.y and origin_y (step.c; the same operations, the same integers). */
 void orca_box_cells_vector(const box_grid *g, orca_vec2 p, double bound, double m, int32_t c[4]);
 
-/* box_search (sim.c) on CPUs with the kernels: the block of orca_box_cells_vector scanned
+/* box_search (sim_step.inc) on CPUs with the kernels: the block of orca_box_cells_vector scanned
  * by orca_box_scan_vector. */
 int orca_box_search_vector(const box_grid *g, int32_t self, orca_vec2 p, double bound, double m,
                            double filt2, neighbor *out, cand_buf *c, int cap);

@@ -295,7 +295,7 @@ static int test_box_scan_matches_brute_force(void)
     return 0;
 }
 
-/* The scalar search's column of x (sim.c, dense_column): 0 below the grid, w - 1 at or past
+/* The scalar search's column of x (step.c, dense_column): 0 below the grid, w - 1 at or past
  * its end, the truncated quotient otherwise. */
 static int32_t column_of(double x, double inv, int32_t w)
 {

@@ -2,7 +2,7 @@
 /* The simulator (orca/sim.h) against independent truth.
  *
  * Truth used here, all written in this file from the text (../shared/spec/ORCA-SPEC.txt),
- * sim.h's doc comments and docs/determinism.md, never from src/sim.c:
+ * sim.h's doc comments and docs/determinism.md, never from the simulator's sources:
  *   - neighbours: brute force over every agent / segment, "Neighbours and constraint order":
  *     obstacles with SegmentDistanceSquared <= (obstacle_time_horizon*max_speed + radius)^2
  *     sorted by (squared distance, index); agents j != i with Dot(d, d) < neighbor_dist^2,
@@ -408,7 +408,7 @@ static int check_world(const world *w, int workers, double dt, bf_stats *st, con
 }
 
 /* The same world, and the world plus one agent about 1e6 m away: the bounding box is then far
- * too sparse for the dense grid, so the hashed 3x3 grid is used (sim.c's grid comment). */
+ * too sparse for the dense grid, so the hashed 3x3 grid is used (grid.c's comment). */
 static int check_world_both_grids(const world *w, double dt, bf_stats *st, const char *what,
                                   orca_vec2 far)
 {
@@ -514,7 +514,7 @@ static void scene_lattice(world *w, test_rng *g, int side)
 
 /* Agents on the grids' cell borders. The largest neighbor_dist is 3 and the largest radius 1,
  * so cmax = max(3, 2) = 3 and the dense cell is cmax/2 = 1.5 (or cmax/4 = 0.75, or cmax, the
- * finer sizes sim.c may pick) with origin at (min x, min y) = (-9, -6): agents sit at
+ * finer sizes grid.c may pick) with origin at (min x, min y) = (-9, -6): agents sit at
  * multiples of 1.5 from there (borders for every one of those sizes but cmax, which gets
  * every other one) and at odd multiples of 0.75 (borders of cmax/4). The hashed grid (cell 3,
  * origin 0) has borders at the even multiples of 1.5 from (-9, -6). Some agents sit one ulp

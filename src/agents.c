@@ -1,0 +1,469 @@
+/* SPDX-License-Identifier: MIT */
+/* The agent and segment API: agents and segments stored in index order (the order that
+ * breaks distance ties), their handles, adding, removing (later objects keep their relative
+ * order), getting and setting, and the exchange of all preferred velocities. */
+#include "sim_internal.h"
+
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define GROW(ptr, cap)                                                                  \
+    do {                                                                                \
+        void *p_ = orca_mem_resize((ptr), (size_t)(cap), sizeof *(ptr));                 \
+        if (!p_) {                                                                      \
+            return 0;                                                                   \
+        }                                                                               \
+        (ptr) = p_;                                                                     \
+    } while (0)
+
+int orca_agents_reserve(orca_sim *s, int32_t need)
+{
+    if (need <= s->agent_capacity) {
+        return 1;
+    }
+    int32_t cap = s->agent_capacity ? s->agent_capacity : 64;
+    while (cap < need) {
+        cap = cap > (1 << 29) ? need : cap * 2;
+    }
+    GROW(s->pos, cap);
+    GROW(s->vel, cap);
+    GROW(s->pref, cap);
+    GROW(s->par, cap);
+    GROW(s->agent_slot, cap);
+    GROW(s->cell_index, cap);
+    /* the vector filter reads positions in groups of four, up to CELL_POS_PAD past the last
+     * agent: zeroed padding */
+    GROW(s->cell_pos, (size_t)cap + CELL_POS_PAD);
+    memset(s->cell_pos + s->agent_capacity, 0,
+           ((size_t)cap + CELL_POS_PAD - (size_t)s->agent_capacity) * sizeof *s->cell_pos);
+    GROW(s->cell_vel, cap);
+    GROW(s->cell_radius, cap);
+    GROW(s->rank, cap);
+    s->agent_capacity = cap;
+    return 1;
+}
+
+void orca_agent_store(orca_sim *s, int32_t i, const orca_agent_def *d)
+{
+    s->pos[i] = d->position;
+    s->vel[i] = d->velocity;
+    s->pref[i] = d->preferred_velocity;
+    s->par[i].radius = d->radius;
+    s->par[i].max_speed = d->max_speed;
+    s->par[i].neighbor_dist = d->neighbor_dist;
+    s->par[i].max_neighbors = d->max_neighbors;
+    s->par[i].tau = d->time_horizon;
+    s->par[i].tau_obst = d->obstacle_time_horizon;
+}
+
+static void agent_load(const orca_sim *s, int32_t i, orca_agent_def *d)
+{
+    d->position = s->pos[i];
+    d->velocity = s->vel[i];
+    d->preferred_velocity = s->pref[i];
+    d->radius = s->par[i].radius;
+    d->max_speed = s->par[i].max_speed;
+    d->neighbor_dist = s->par[i].neighbor_dist;
+    d->max_neighbors = s->par[i].max_neighbors;
+    d->time_horizon = s->par[i].tau;
+    d->obstacle_time_horizon = s->par[i].tau_obst;
+}
+
+orca_status orca_sim_add_agent(orca_sim *s, const orca_agent_def *def, orca_agent_id *out)
+{
+    if (!s) {
+        return ORCA_ERR_NULL;
+    }
+    orca_clear_error(s);
+    if (!def) {
+        return orca_fail(s, ORCA_ERR_NULL, "agent definition is NULL");
+    }
+    orca_status st = orca_check_agent_def(s, def);
+    if (st != ORCA_OK) {
+        return st;
+    }
+    if (s->agent_count >= (1 << 30)) {
+        return orca_fail(s, ORCA_ERR_LIMIT, "too many agents (%d)", s->agent_count);
+    }
+    int32_t n = s->agent_count;
+    if (!orca_agents_reserve(s, n + 1) || !orca_slots_reserve(&s->agent_slots, s->agent_slots.count + 1)) {
+        return orca_fail(s, ORCA_ERR_MEMORY, "out of memory adding agent %d", n);
+    }
+    int32_t slot = orca_slots_peek(&s->agent_slots);
+    orca_slots_take(&s->agent_slots, slot, n);
+    orca_agent_store(s, n, def);
+    s->agent_slot[n] = (uint32_t)slot;
+    s->par[n].nb_guess = 0;
+    s->agent_count = n + 1;
+    s->grid_valid = 0;
+    if (out) {
+        out->slot = (uint32_t)slot;
+        out->generation = s->agent_slots.generation[slot];
+    }
+    return ORCA_OK;
+}
+
+
+orca_status orca_sim_remove_agent(orca_sim *s, orca_agent_id id)
+{
+    AGENT_OR_FAIL(s, id, i);
+    int32_t n = s->agent_count;
+    size_t tail = (size_t)(n - i - 1);
+#define SHIFT(arr) memmove(&(arr)[i], &(arr)[i + 1], tail * sizeof *(arr))
+    SHIFT(s->pos);
+    SHIFT(s->vel);
+    SHIFT(s->pref);
+    SHIFT(s->par);
+    SHIFT(s->agent_slot);
+#undef SHIFT
+    orca_slots_after_removal(&s->agent_slots, id.slot, s->agent_slot, i, n);
+    s->agent_count = n - 1;
+    s->grid_valid = 0;
+    return ORCA_OK;
+}
+
+int orca_sim_agent_count(const orca_sim *s)
+{
+    return s ? s->agent_count : 0;
+}
+
+orca_agent_id orca_sim_agent_at(const orca_sim *s, int index)
+{
+    orca_agent_id id = {0, 0};
+    if (s && index >= 0 && index < s->agent_count) {
+        id.slot = s->agent_slot[index];
+        id.generation = s->agent_slots.generation[id.slot];
+    }
+    return id;
+}
+
+int orca_sim_agent_index(const orca_sim *s, orca_agent_id id)
+{
+    return s ? agent_lookup(s, id) : -1;
+}
+
+orca_status orca_agent_get(const orca_sim *s, orca_agent_id id, orca_agent_def *out)
+{
+    AGENT_OR_FAIL(s, id, i);
+    if (!out) {
+        return orca_fail(s, ORCA_ERR_NULL, "output pointer is NULL");
+    }
+    agent_load(s, i, out);
+    return ORCA_OK;
+}
+
+orca_status orca_agent_set(orca_sim *s, orca_agent_id id, const orca_agent_def *def)
+{
+    AGENT_OR_FAIL(s, id, i);
+    if (!def) {
+        return orca_fail(s, ORCA_ERR_NULL, "agent definition is NULL");
+    }
+    orca_status st = orca_check_agent_def(s, def);
+    if (st != ORCA_OK) {
+        return st;
+    }
+    orca_agent_store(s, i, def);
+    s->grid_valid = 0;
+    return ORCA_OK;
+}
+
+orca_status orca_agent_set_position(orca_sim *s, orca_agent_id id, orca_vec2 position)
+{
+    AGENT_OR_FAIL(s, id, i);
+    orca_status st = orca_check_coord(s, "position", position);
+    if (st != ORCA_OK) {
+        return st;
+    }
+    s->pos[i] = position;
+    s->grid_valid = 0;
+    return ORCA_OK;
+}
+
+orca_status orca_agent_set_velocity(orca_sim *s, orca_agent_id id, orca_vec2 velocity)
+{
+    AGENT_OR_FAIL(s, id, i);
+    orca_status st = orca_check_vector(s, "velocity", velocity);
+    if (st != ORCA_OK) {
+        return st;
+    }
+    s->vel[i] = velocity;
+    if (s->grid_valid) {
+        s->cell_vel[s->rank[i]] = velocity; /* keep the grid's copy */
+    }
+    return ORCA_OK;
+}
+
+orca_status orca_agent_set_preferred_velocity(orca_sim *s, orca_agent_id id, orca_vec2 v)
+{
+    AGENT_OR_FAIL(s, id, i);
+    orca_status st = orca_check_vector(s, "preferred_velocity", v);
+    if (st != ORCA_OK) {
+        return st;
+    }
+    s->pref[i] = v;
+    return ORCA_OK;
+}
+
+orca_status orca_agent_get_position(const orca_sim *s, orca_agent_id id, orca_vec2 *out)
+{
+    AGENT_OR_FAIL(s, id, i);
+    if (!out) {
+        return orca_fail(s, ORCA_ERR_NULL, "output pointer is NULL");
+    }
+    *out = s->pos[i];
+    return ORCA_OK;
+}
+
+orca_status orca_agent_get_velocity(const orca_sim *s, orca_agent_id id, orca_vec2 *out)
+{
+    AGENT_OR_FAIL(s, id, i);
+    if (!out) {
+        return orca_fail(s, ORCA_ERR_NULL, "output pointer is NULL");
+    }
+    *out = s->vel[i];
+    return ORCA_OK;
+}
+
+const orca_vec2 *orca_sim_positions(const orca_sim *s)
+{
+    return s ? s->pos : NULL;
+}
+
+typedef struct swap_ctx {
+    orca_sim *sim;
+    orca_vec2 *v;
+    atomic_int first_bad; /* the lowest index with a value out of range, or count */
+} swap_ctx;
+
+/* Exchanges the two arrays' entries [begin, end) and checks the new preferred velocities
+ * on the way (|x|, |y| <= 2^31, NaN refused), without branches. A range with a bad value is
+ * searched again for its first one (the minimum over all ranges: the same index in any
+ * split). The exchange is done in full either way; the caller undoes it (swap_task) when any
+ * value was bad, which restores both arrays whatever the split. */
+static void swap_check_task(int begin, int end, int worker_index, void *context)
+{
+    (void)worker_index;
+    swap_ctx *c = context;
+    orca_sim *s = c->sim;
+    /* Non-negative doubles are ordered as their bit patterns, with infinities and NaNs above
+     * every finite value: |x| > 2^31 or NaN exactly when bits(|x|) > bits(2^31), and then
+     * adding 2^63 - 1 - bits(2^31) carries into bit 63. Integer and, add and or: the loop
+     * vectorizes. */
+    const uint64_t abs_mask = 0x7fffffffffffffffull, carry = abs_mask - 0x41e0000000000000ull;
+    uint64_t acc = 0;
+    for (int i = begin; i < end; ++i) {
+        orca_vec2 t = s->pref[i], u = c->v[i];
+        uint64_t bx, by;
+        memcpy(&bx, &u.x, sizeof bx);
+        memcpy(&by, &u.y, sizeof by);
+        acc |= ((bx & abs_mask) + carry) | ((by & abs_mask) + carry);
+        s->pref[i] = u;
+        c->v[i] = t;
+    }
+    if (!(acc >> 63)) {
+        return;
+    }
+    for (int i = begin; i < end; ++i) {
+        if (!(d_mag(s->pref[i].x) <= ORCA_VELOCITY_LIMIT) ||
+            !(d_mag(s->pref[i].y) <= ORCA_VELOCITY_LIMIT)) {
+            int cur = atomic_load(&c->first_bad);
+            while (i < cur && !atomic_compare_exchange_weak(&c->first_bad, &cur, i)) {
+            }
+            return;
+        }
+    }
+}
+
+/* Exchanges the two arrays' entries [begin, end). */
+static void swap_task(int begin, int end, int worker_index, void *context)
+{
+    (void)worker_index;
+    swap_ctx *c = context;
+    orca_sim *s = c->sim;
+    for (int i = begin; i < end; ++i) {
+        orca_vec2 t = s->pref[i];
+        s->pref[i] = c->v[i];
+        c->v[i] = t;
+    }
+}
+
+orca_status orca_sim_swap_preferred_velocities(orca_sim *s, orca_vec2 *v, int count)
+{
+    if (!s) {
+        return ORCA_ERR_NULL;
+    }
+    orca_clear_error(s);
+    if (!v && count > 0) {
+        return orca_fail(s, ORCA_ERR_NULL, "preferred velocities pointer is NULL");
+    }
+    if (count != s->agent_count) {
+        return orca_fail(s, ORCA_ERR_ARGUMENT, "%d preferred velocities for %d agents", count,
+                    s->agent_count);
+    }
+    swap_ctx c;
+    c.sim = s;
+    c.v = v;
+    atomic_init(&c.first_bad, count);
+    orca_run_light_task(s, swap_check_task, count, &c);
+    int bad = atomic_load(&c.first_bad);
+    if (bad < count) {
+        orca_run_light_task(s, swap_task, count, &c); /* back as they were */
+        return orca_fail(s, ORCA_ERR_ARGUMENT,
+                    "preferred velocity of agent %d must be finite with components of magnitude "
+                    "at most 2^31, got (%.17g, %.17g)",
+                    bad, v[bad].x, v[bad].y);
+    }
+    return ORCA_OK;
+}
+
+int orca_segments_reserve(orca_sim *s, int32_t need)
+{
+    if (need <= s->segment_capacity) {
+        return 1;
+    }
+    int32_t cap = s->segment_capacity ? s->segment_capacity : 16;
+    while (cap < need) {
+        cap = cap > (1 << 29) ? need : cap * 2;
+    }
+    GROW(s->seg_a, cap);
+    GROW(s->seg_b, cap);
+    GROW(s->segment_slot, cap);
+    s->segment_capacity = cap;
+    return 1;
+}
+
+static orca_status segments_add(orca_sim *s, const orca_vec2 *a, const orca_vec2 *b, int n,
+                                orca_segment_id *ids)
+{
+    if (s->segment_count > (1 << 28) - n) {
+        return orca_fail(s, ORCA_ERR_LIMIT, "too many segments (%d + %d)", s->segment_count, n);
+    }
+    if (!orca_segments_reserve(s, s->segment_count + n) ||
+        !orca_slots_reserve(&s->segment_slots, s->segment_slots.count + n)) {
+        return orca_fail(s, ORCA_ERR_MEMORY, "out of memory adding %d segments", n);
+    }
+    for (int k = 0; k < n; ++k) {
+        int32_t idx = s->segment_count;
+        int32_t slot = orca_slots_peek(&s->segment_slots);
+        orca_slots_take(&s->segment_slots, slot, idx);
+        s->seg_a[idx] = a[k];
+        s->seg_b[idx] = b[k];
+        s->segment_slot[idx] = (uint32_t)slot;
+        s->segment_count = idx + 1;
+        if (ids) {
+            ids[k].slot = (uint32_t)slot;
+            ids[k].generation = s->segment_slots.generation[slot];
+        }
+    }
+    s->obstacle_grid_valid = 0;
+    return ORCA_OK;
+}
+
+orca_status orca_sim_add_segment(orca_sim *s, orca_vec2 a, orca_vec2 b, orca_segment_id *out)
+{
+    if (!s) {
+        return ORCA_ERR_NULL;
+    }
+    orca_clear_error(s);
+    orca_status st;
+    if ((st = orca_check_coord(s, "segment start", a)) != ORCA_OK ||
+        (st = orca_check_coord(s, "segment end", b)) != ORCA_OK) {
+        return st;
+    }
+    return segments_add(s, &a, &b, 1, out);
+}
+
+orca_status orca_sim_add_polyline(orca_sim *s, const orca_vec2 *points, int count, int closed,
+                                  orca_segment_id *ids)
+{
+    if (!s) {
+        return ORCA_ERR_NULL;
+    }
+    orca_clear_error(s);
+    if (!points) {
+        return orca_fail(s, ORCA_ERR_NULL, "points is NULL");
+    }
+    if (count < 2 || count > (1 << 26)) {
+        return orca_fail(s, ORCA_ERR_ARGUMENT, "a polyline needs 2..2^26 points, got %d", count);
+    }
+    for (int k = 0; k < count; ++k) {
+        char what[48];
+        snprintf(what, sizeof what, "point %d", k);
+        orca_status st = orca_check_coord(s, what, points[k]);
+        if (st != ORCA_OK) {
+            return st;
+        }
+    }
+    int n = closed ? count : count - 1;
+    orca_vec2 *a = orca_mem_alloc((size_t)n, sizeof *a);
+    orca_vec2 *b = orca_mem_alloc((size_t)n, sizeof *b);
+    orca_status st;
+    if (!a || !b) {
+        st = orca_fail(s, ORCA_ERR_MEMORY, "out of memory for %d segments", n);
+    } else {
+        for (int k = 0; k < n; ++k) {
+            a[k] = points[k];
+            b[k] = points[(k + 1) % count];
+        }
+        st = segments_add(s, a, b, n, ids);
+    }
+    orca_mem_free(a);
+    orca_mem_free(b);
+    return st;
+}
+
+#define SEGMENT_OR_FAIL(s, id, i)                                                         \
+    if (!(s)) {                                                                         \
+        return ORCA_ERR_NULL;                                                           \
+    }                                                                                   \
+    orca_clear_error(s);                                                                     \
+    int32_t i = orca_slots_lookup(&(s)->segment_slots, (id).slot, (id).generation);          \
+    if (i < 0) {                                                                        \
+        return orca_fail((s), ORCA_ERR_STALE, "segment handle {slot %u, generation %u} is stale", \
+                    (unsigned)(id).slot, (unsigned)(id).generation);                      \
+    }
+
+orca_status orca_sim_remove_segment(orca_sim *s, orca_segment_id id)
+{
+    SEGMENT_OR_FAIL(s, id, i);
+    int32_t n = s->segment_count;
+    size_t tail = (size_t)(n - i - 1);
+    memmove(&s->seg_a[i], &s->seg_a[i + 1], tail * sizeof *s->seg_a);
+    memmove(&s->seg_b[i], &s->seg_b[i + 1], tail * sizeof *s->seg_b);
+    memmove(&s->segment_slot[i], &s->segment_slot[i + 1], tail * sizeof *s->segment_slot);
+    orca_slots_after_removal(&s->segment_slots, id.slot, s->segment_slot, i, n);
+    s->segment_count = n - 1;
+    s->obstacle_grid_valid = 0;
+    return ORCA_OK;
+}
+
+int orca_sim_segment_count(const orca_sim *s)
+{
+    return s ? s->segment_count : 0;
+}
+
+orca_segment_id orca_sim_segment_at(const orca_sim *s, int index)
+{
+    orca_segment_id id = {0, 0};
+    if (s && index >= 0 && index < s->segment_count) {
+        id.slot = s->segment_slot[index];
+        id.generation = s->segment_slots.generation[id.slot];
+    }
+    return id;
+}
+
+orca_status orca_segment_get(const orca_sim *s, orca_segment_id id, orca_vec2 *a, orca_vec2 *b)
+{
+    SEGMENT_OR_FAIL(s, id, i);
+    if (a) {
+        *a = s->seg_a[i];
+    }
+    if (b) {
+        *b = s->seg_b[i];
+    }
+    return ORCA_OK;
+}

@@ -1,0 +1,672 @@
+/* SPDX-License-Identifier: MIT */
+/* The neighbour grids. Agents: a uniform grid (dense row-major cells of half the largest
+ * neighbour distance or diameter, sorted by a counting sort, or hashed cells for sparse
+ * scenes), with copies of positions, velocities and radii in the sorted order. Segments: a
+ * hashed grid listing each segment in every cell it passes near. And the workers' scratch.
+ * The grids only find candidates: which neighbours and in which order is decided by
+ * (squared distance, index) alone (docs/algorithm.md §11.4). */
+#include "sim_internal.h"
+
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void orca_cell_map_free(cell_map *m)
+{
+    orca_mem_free(m->keys);
+    orca_mem_free(m->start);
+    orca_mem_free(m->count);
+    memset(m, 0, sizeof *m);
+}
+
+/* Empties the map and sizes it for `entries` cells (at most 2^30); 0 when out of memory. */
+static int cell_map_reset(cell_map *m, int entries)
+{
+    uint64_t need = (uint64_t)entries * 2u + 2u, cap = 16;
+    while (cap < need) {
+        cap *= 2;
+    }
+    if (cap > ((uint64_t)1 << 31)) {
+        return 0; /* the mask is 32 bits and the loops below count up to it */
+    }
+    if (cap != (uint64_t)m->mask + 1 || !m->keys) {
+        orca_cell_map_free(m);
+        m->keys = orca_mem_alloc((size_t)cap, sizeof *m->keys);
+        m->start = orca_mem_alloc((size_t)cap, sizeof *m->start);
+        m->count = orca_mem_alloc((size_t)cap, sizeof *m->count);
+        if (!m->keys || !m->start || !m->count) {
+            orca_cell_map_free(m);
+            return 0;
+        }
+        m->mask = (uint32_t)(cap - 1);
+    }
+    for (uint32_t i = 0; i <= m->mask; ++i) {
+        m->keys[i] = CELL_EMPTY;
+    }
+    return 1;
+}
+
+/* The map slot of key, inserting it (count 0) when absent. */
+static uint32_t cell_map_insert(cell_map *m, uint64_t key)
+{
+    uint32_t h = cell_hash(key, m->mask);
+    while (m->keys[h] != key) {
+        if (m->keys[h] == CELL_EMPTY) {
+            m->keys[h] = key;
+            m->count[h] = 0;
+            m->start[h] = 0;
+            return h;
+        }
+        h = (h + 1) & m->mask;
+    }
+    return h;
+}
+
+/* The grid's copies in sorted order (each position of the order is one task item; the
+ * scattered index-order data is only read). */
+static void gather_task(int begin, int end, int worker_index, void *context)
+{
+    (void)worker_index;
+    orca_sim *s = context;
+    for (int32_t at = begin; at < end; ++at) {
+        if (at + 16 < end) {
+            /* index order is scattered over the sorted order: fetch ahead */
+            int32_t ia = s->cell_index[at + 16];
+            PREFETCH(&s->pos[ia]);
+            PREFETCH(&s->vel[ia]);
+            PREFETCH(&s->par[ia].radius);
+        }
+        int32_t i = s->cell_index[at];
+        s->cell_pos[at] = s->pos[i];
+        s->cell_vel[at] = s->vel[i];
+        s->cell_radius[at] = s->par[i].radius;
+    }
+}
+
+int orca_bad_worker_index(orca_sim *s, int worker_index)
+{
+    if (worker_index < 0 || worker_index >= s->worker_count) {
+        atomic_store(&s->bad_worker, worker_index < 0 ? 0 : worker_index);
+        return 1;
+    }
+    return 0;
+}
+
+/* The refusal after a task got a bad worker index (nothing was applied). */
+orca_status orca_fail_bad_worker(const orca_sim *s, int bad)
+{
+    return orca_fail(s, ORCA_ERR_ARGUMENT,
+                "the enqueue callback gave worker index %d, outside 0..%d; the step was not applied",
+                bad, s->worker_count - 1);
+}
+
+/* Each worker's part of the bounds (min and max are exact, so the parts combine to the same
+ * values in any split). */
+static void bounds_task(int begin, int end, int worker_index, void *context)
+{
+    orca_sim *s = context;
+    if (orca_bad_worker_index(s, worker_index)) {
+        return;
+    }
+    grid_bounds b = s->workers[worker_index].bounds;
+    for (int32_t i = begin; i < end; ++i) {
+        const agent_params *a = &s->par[i];
+        double c1 = a->neighbor_dist;
+        double c2 = a->radius * 2;
+        double r = a->tau_obst * a->max_speed + a->radius;
+        b.cmax = c1 > b.cmax ? c1 : b.cmax;
+        b.cmax = c2 > b.cmax ? c2 : b.cmax;
+        b.reach = r > b.reach ? r : b.reach;
+        b.max_nb = a->max_neighbors > b.max_nb ? a->max_neighbors : b.max_nb;
+        orca_vec2 p = s->pos[i];
+        if (!b.any) {
+            b.lox = b.hix = p.x;
+            b.loy = b.hiy = p.y;
+            b.any = 1;
+        }
+        b.lox = p.x < b.lox ? p.x : b.lox;
+        b.loy = p.y < b.loy ? p.y : b.loy;
+        b.hix = p.x > b.hix ? p.x : b.hix;
+        b.hiy = p.y > b.hiy ? p.y : b.hiy;
+    }
+    s->workers[worker_index].bounds = b;
+}
+
+/* Dense grid: each agent's cell, into rank (each agent's own slot). The origin is the
+ * positions' minimum and the grid's size came from their maximum (build_agent_grid, the same
+ * positions), so q = (x - origin) * inv lies in [0, w) (subtraction and multiplication are
+ * monotone): cell_coord's floor is its truncation, and no clamp applies. */
+static void cells_task(int begin, int end, int worker_index, void *context)
+{
+    (void)worker_index;
+    orca_sim *s = context;
+    double lox = s->origin_x, loy = s->origin_y, inv = s->inv_cell;
+    int64_t w = s->grid_w;
+    for (int32_t i = begin; i < end; ++i) {
+        int32_t cx = (int32_t)((s->pos[i].x - lox) * inv);
+        int32_t cy = (int32_t)((s->pos[i].y - loy) * inv);
+        s->rank[i] = (int32_t)((int64_t)cy * w + cx);
+    }
+}
+
+/* The dense grid's counting sort in blocks of consecutive agents, on the workers: each block
+ * counts its agents per cell, one pass over the cells turns the counts into each block's
+ * first position per cell (the cell's start plus the agents of earlier blocks in it), and
+ * each block places its agents from there. An agent's position is then its cell's start plus
+ * the number of agents of lower index in the cell, exactly as in the one-thread sort. The
+ * block counts live in cell_pos and cell_vel, which the gather fills only afterwards. */
+#define SORT_BLOCKS_MAX 16
+
+typedef struct sort_ctx {
+    orca_sim *sim;
+    int32_t *count[SORT_BLOCKS_MAX]; /* per block: cells entries */
+    int blocks;
+    size_t cells;
+} sort_ctx;
+
+static int32_t sort_block_begin(const sort_ctx *c, int b)
+{
+    return (int32_t)((int64_t)c->sim->agent_count * b / c->blocks);
+}
+
+static void sort_count_task(int begin, int end, int worker_index, void *context)
+{
+    (void)worker_index;
+    sort_ctx *c = context;
+    const int32_t *cell = c->sim->rank;
+    for (int b = begin; b < end; ++b) {
+        int32_t *count = c->count[b];
+        memset(count, 0, c->cells * sizeof *count);
+        for (int32_t i = sort_block_begin(c, b), e = sort_block_begin(c, b + 1); i < e; ++i) {
+            count[cell[i]]++;
+        }
+    }
+}
+
+static void sort_place_task(int begin, int end, int worker_index, void *context)
+{
+    (void)worker_index;
+    sort_ctx *c = context;
+    orca_sim *s = c->sim;
+    for (int b = begin; b < end; ++b) {
+        int32_t *next = c->count[b];
+        for (int32_t i = sort_block_begin(c, b), e = sort_block_begin(c, b + 1); i < e; ++i) {
+            int32_t at = next[s->rank[i]]++;
+            s->cell_index[at] = i;
+            s->rank[i] = at;
+        }
+    }
+}
+
+/* Sorts by the cells in rank (cells of them) in blocks when there are workers, agents enough
+ * and room for two or more blocks; returns 0 (nothing done) otherwise. */
+static int sort_in_blocks(orca_sim *s, size_t cells)
+{
+    int32_t n = s->agent_count;
+    if (s->worker_count < 2 || n < LIGHT_TASK_MIN) {
+        return 0;
+    }
+    /* each of cell_pos and cell_vel holds 4 * capacity counts */
+    size_t per_array = cells ? 4 * (size_t)s->agent_capacity / cells : 0;
+    size_t room = 2 * per_array;
+    int blocks = 2 * s->worker_count;
+    blocks = blocks > SORT_BLOCKS_MAX ? SORT_BLOCKS_MAX : blocks;
+    blocks = (size_t)blocks > room ? (int)room : blocks;
+    if (blocks < 2) {
+        return 0;
+    }
+    sort_ctx c;
+    c.sim = s;
+    c.blocks = blocks;
+    c.cells = cells;
+    int32_t *pos_room = (int32_t *)(void *)s->cell_pos, *vel_room = (int32_t *)(void *)s->cell_vel;
+    for (int b = 0; b < blocks; ++b) {
+        size_t slot = (size_t)b < per_array ? (size_t)b : (size_t)b - per_array;
+        c.count[b] = ((size_t)b < per_array ? pos_room : vel_room) + slot * cells;
+    }
+    orca_run_task_ranged(s, sort_count_task, blocks, 1, &c);
+    int32_t *start = s->cell_start;
+    int32_t at = 0;
+    for (size_t k = 0; k < cells; ++k) {
+        start[k] = at;
+        for (int b = 0; b < blocks; ++b) {
+            int32_t t = c.count[b][k];
+            c.count[b][k] = at;
+            at += t;
+        }
+    }
+    start[cells] = at;
+    orca_run_task_ranged(s, sort_place_task, blocks, 1, &c);
+    return 1;
+}
+
+/* Agent grid. cmax = max(largest neighbour distance, twice the largest radius) bounds every
+ * query radius (neighbours: the agent's own neighbour distance; overlaps: rA + rB). Normally
+ * the cells are dense, row-major, of size cmax/2 (or cmax, 2 cmax: the finest that keeps the
+ * array small) over the agents' bounding box, sorted by a counting sort: the cells of one row
+ * within a query are then one contiguous range. When the box is too sparse for a dense array
+ * (agents spread over a huge area), cells of size cmax are hashed and a query visits the 3x3
+ * block. Either way the grid only finds candidates.
+ * Returns 1, 0 (out of memory) or -1 (a task got a bad worker index: s->bad_worker). */
+static int build_agent_grid(orca_sim *s)
+{
+    if (s->grid_valid) {
+        return 1;
+    }
+    int32_t n = s->agent_count;
+    for (int w = 0; w < s->worker_count; ++w) {
+        memset(&s->workers[w].bounds, 0, sizeof s->workers[w].bounds);
+    }
+    atomic_store(&s->bad_worker, -1);
+    orca_run_light_task(s, bounds_task, n, s);
+    if (atomic_load(&s->bad_worker) >= 0) {
+        return -1;
+    }
+    double cmax = 0, lox = 0, loy = 0, hix = 0, hiy = 0, reach = 0;
+    int max_nb = 0, any = 0;
+    for (int w = 0; w < s->worker_count; ++w) {
+        const grid_bounds *b = &s->workers[w].bounds;
+        if (!b->any) {
+            continue;
+        }
+        cmax = b->cmax > cmax ? b->cmax : cmax;
+        reach = b->reach > reach ? b->reach : reach;
+        max_nb = b->max_nb > max_nb ? b->max_nb : max_nb;
+        lox = !any || b->lox < lox ? b->lox : lox;
+        loy = !any || b->loy < loy ? b->loy : loy;
+        hix = !any || b->hix > hix ? b->hix : hix;
+        hiy = !any || b->hiy > hiy ? b->hiy : hiy;
+        any = 1;
+    }
+    if (!(cmax > 0)) {
+        cmax = 1;
+    }
+    s->max_reach = reach;
+    s->max_nb = max_nb;
+    /* The finest of cmax/2, cmax, 2 cmax whose dense array stays within 4n + 4096 cells. With
+     * cmax/2 the step's hinted search scans about 3 by 3 cells (measured at 100k on the random
+     * scene: 5% faster than cmax/4, which scans 5 by 5 smaller ones, and fewer cells). */
+    double c = cmax / 2;
+    int64_t w = 0, h = 0;
+    s->grid_dense = 0;
+    if (sim_finite(lox) && sim_finite(loy) && sim_finite(hix) && sim_finite(hiy)) {
+        for (int attempt = 0; attempt < 3 && !s->grid_dense && c >= 0x1p-1000; ++attempt, c *= 2) {
+            w = (int64_t)cell_coord(hix - lox, 1 / c) + 1;
+            h = (int64_t)cell_coord(hiy - loy, 1 / c) + 1;
+            s->grid_dense = w > 0 && h > 0 && w * h <= 4 * (int64_t)n + 4096;
+        }
+        c /= 2; /* undo the loop's last doubling */
+    }
+    if (s->grid_dense) {
+        size_t cells = (size_t)(w * h) + 1;
+        if (cells > s->cell_start_cap) {
+            int32_t *cs = orca_mem_resize(s->cell_start, cells, sizeof *cs);
+            if (!cs) {
+                return 0;
+            }
+            s->cell_start = cs;
+            s->cell_start_cap = cells;
+        }
+        s->cell = c;
+        s->inv_cell = 1 / c;
+        s->origin_x = lox;
+        s->origin_y = loy;
+        s->grid_w = (int32_t)w;
+        s->grid_h = (int32_t)h;
+        int32_t *start = s->cell_start;
+        /* rank holds each agent's cell until the placement, then its sorted position */
+        orca_run_light_task(s, cells_task, n, s);
+        if (!sort_in_blocks(s, cells - 1)) {
+            memset(start, 0, cells * sizeof *start);
+            for (int32_t i = 0; i < n; ++i) {
+                start[s->rank[i] + 1]++;
+            }
+            for (size_t k = 1; k < cells; ++k) {
+                start[k] += start[k - 1];
+            }
+            for (int32_t i = 0; i < n; ++i) {
+                int32_t at = start[s->rank[i]]++;
+                s->cell_index[at] = i;
+                s->rank[i] = at;
+            }
+            /* the placement advanced each start to the next cell's: shift back */
+            memmove(start + 1, start, (cells - 1) * sizeof *start);
+            start[0] = 0;
+        }
+    } else {
+        s->cell = cmax * (1 + 0x1p-20) + MARGIN_ABS; /* a little over every query radius */
+        s->inv_cell = 1 / s->cell;
+        if (!cell_map_reset(&s->agent_cells, n)) {
+            return 0;
+        }
+        cell_map *m = &s->agent_cells;
+        /* rank holds each agent's map slot until the placement (no slot moves: the
+         * map only grows by insertion into a table sized for n cells) */
+        for (int32_t i = 0; i < n; ++i) {
+            int32_t cx = cell_coord(s->pos[i].x, s->inv_cell);
+            int32_t cy = cell_coord(s->pos[i].y, s->inv_cell);
+            uint32_t hh = cell_map_insert(m, cell_key(cx, cy));
+            s->rank[i] = (int32_t)hh;
+            m->count[hh]++;
+        }
+        /* ranges in order of first appearance (by agent index) */
+        int32_t offset = 0;
+        for (int32_t i = 0; i < n; ++i) {
+            uint32_t hh = (uint32_t)s->rank[i];
+            if (m->start[hh] == 0 && m->count[hh] > 0) {
+                m->start[hh] = offset + 1; /* +1: 0 marks "not placed yet" */
+                offset += m->count[hh];
+            }
+        }
+        for (uint32_t k = 0; k <= m->mask; ++k) {
+            if (m->keys[k] != CELL_EMPTY) {
+                m->start[k] -= 1;
+                m->count[k] = 0;
+            }
+        }
+        for (int32_t i = 0; i < n; ++i) {
+            uint32_t hh = (uint32_t)s->rank[i];
+            int32_t at = m->start[hh] + m->count[hh]++;
+            s->cell_index[at] = i;
+            s->rank[i] = at;
+        }
+    }
+    orca_run_light_task(s, gather_task, n, s);
+    s->grid_valid = 1;
+    return 1;
+}
+
+/* The ranges of the sorted order that hold every agent within distance q of p (q <= cmax).
+ * The rounding of the cell arithmetic is covered by a margin far above it. */
+int orca_grid_query(const orca_sim *s, orca_vec2 p, double q, grid_range *out)
+{
+    int n = 0;
+    if (s->grid_dense) {
+        double c = s->cell, ox = s->origin_x, oy = s->origin_y;
+        double m = dense_margin(s, p, q);
+        double qq = q + m;
+        double inv = s->inv_cell;
+        int32_t r0 = cell_coord(p.y - qq - oy, inv), r1 = cell_coord(p.y + qq - oy, inv);
+        r0 = r0 < 0 ? 0 : r0;
+        r1 = r1 >= s->grid_h ? s->grid_h - 1 : r1;
+        /* Rows nearest to p first (r_p, r_p - 1, r_p + 1, ...): a neighbour list fills with
+         * near agents early and then rejects most of the rest without inserting them. */
+        int32_t rp = cell_coord(p.y - oy, inv);
+        for (int32_t step = 0; step <= 2 * (r1 - r0 + 1) + 2 && n < GRID_RANGES; ++step) {
+            int32_t r = rp + ((step & 1) ? -(step + 1) / 2 : step / 2);
+            if (r < r0 || r > r1) {
+                continue;
+            }
+            double ylo = oy + (double)r * c, yhi = oy + (double)(r + 1) * c;
+            double gap = p.y < ylo ? ylo - p.y : (p.y > yhi ? p.y - yhi : 0);
+            gap -= m;
+            gap = gap < 0 ? 0 : gap;
+            if (gap >= qq) {
+                continue;
+            }
+            double hw = sqrt(qq * qq - gap * gap) + m;
+            int32_t c0 = cell_coord(p.x - hw - ox, inv), c1 = cell_coord(p.x + hw - ox, inv);
+            c0 = c0 < 0 ? 0 : c0;
+            c1 = c1 >= s->grid_w ? s->grid_w - 1 : c1;
+            if (c0 > c1) {
+                continue;
+            }
+            int64_t row = (int64_t)r * s->grid_w;
+            out[n].begin = s->cell_start[row + c0];
+            out[n].end = s->cell_start[row + c1 + 1];
+            n += out[n].begin < out[n].end;
+        }
+    } else {
+        int32_t x = cell_coord(p.x, s->inv_cell), y = cell_coord(p.y, s->inv_cell);
+        for (int32_t dy = -1; dy <= 1; ++dy) {
+            for (int32_t dx = -1; dx <= 1; ++dx) {
+                int64_t h = cell_map_find(&s->agent_cells, cell_key(x + dx, y + dy));
+                if (h >= 0) {
+                    out[n].begin = s->agent_cells.start[h];
+                    out[n].end = out[n].begin + s->agent_cells.count[h];
+                    ++n;
+                }
+            }
+        }
+    }
+    return n;
+}
+
+/* Segment grid: each segment is listed in every cell it passes near (within 0.75 cell of the
+ * cell's centre, a margin over the half-diagonal 0.7071 that absorbs rounding), so the cells
+ * covering the square [p - reach, p + reach] list every segment within reach of p. */
+static double segment_cell_size(const orca_sim *s)
+{
+    double reach = s->max_reach; /* from the agent grid's build */
+    /* keep the number of cells a segment crosses bounded */
+    double lo = CELL_LIMIT, hi = -CELL_LIMIT;
+    for (int32_t k = 0; k < s->segment_count; ++k) {
+        double v[4] = {s->seg_a[k].x, s->seg_a[k].y, s->seg_b[k].x, s->seg_b[k].y};
+        for (int q = 0; q < 4; ++q) {
+            lo = v[q] < lo ? v[q] : lo;
+            hi = v[q] > hi ? v[q] : hi;
+        }
+    }
+    /* At most about 4096 cells along a segment, and no cell coordinate of a segment near the
+     * clamp of cell_coord (a clamped cell's centre is not where its segments are). */
+    double extent = hi - lo;
+    double maxabs = d_abs(lo) > d_abs(hi) ? d_abs(lo) : d_abs(hi);
+    double cell = reach;
+    if (cell < extent / 4096) {
+        cell = extent / 4096;
+    }
+    if (cell < maxabs / 268435456.0) {
+        cell = maxabs / 268435456.0;
+    }
+    return cell; /* at least the smallest radius, 2^-30: its inverse is finite */
+}
+
+typedef void cell_visit_fn(orca_sim *s, int32_t segment, int32_t cx, int32_t cy, void *ctx);
+
+static void segment_cells(orca_sim *s, int32_t k, cell_visit_fn *visit, void *ctx)
+{
+    double c = s->obstacle_cell;
+    orca_vec2 a = s->seg_a[k], b = s->seg_b[k];
+    double margin = 0.75 * c;
+    double x0 = a.x < b.x ? a.x : b.x, x1 = a.x < b.x ? b.x : a.x;
+    double inv = s->inv_obstacle_cell;
+    int32_t cx0 = cell_coord(x0 - c, inv), cx1 = cell_coord(x1 + c, inv);
+    for (int32_t cx = cx0; cx <= cx1; ++cx) {
+        /* The part of the segment whose x lies in this column widened by a cell. */
+        double lo = (double)cx * c - c, hi = (double)(cx + 1) * c + c;
+        double ylo, yhi;
+        double dx = b.x - a.x;
+        if (dx == 0) {
+            ylo = a.y < b.y ? a.y : b.y;
+            yhi = a.y < b.y ? b.y : a.y;
+        } else {
+            double t0 = (lo - a.x) / dx, t1 = (hi - a.x) / dx;
+            if (t0 > t1) {
+                double t = t0;
+                t0 = t1;
+                t1 = t;
+            }
+            t0 = t0 < 0 ? 0 : t0;
+            t1 = t1 > 1 ? 1 : t1;
+            if (t0 > t1) {
+                continue;
+            }
+            double ya = a.y + (b.y - a.y) * t0, yb = a.y + (b.y - a.y) * t1;
+            ylo = ya < yb ? ya : yb;
+            yhi = ya < yb ? yb : ya;
+        }
+        int32_t cy0 = cell_coord(ylo - c, inv), cy1 = cell_coord(yhi + c, inv);
+        for (int32_t cy = cy0; cy <= cy1; ++cy) {
+            orca_vec2 centre = v2(((double)cx + 0.5) * c, ((double)cy + 0.5) * c);
+            double d2 = orca_segment_distance_squared(v2_sub(a, centre), v2_sub(b, centre));
+            if (d2 <= margin * margin) {
+                visit(s, k, cx, cy, ctx);
+            }
+        }
+    }
+}
+
+static void visit_count(orca_sim *s, int32_t segment, int32_t cx, int32_t cy, void *ctx)
+{
+    (void)segment;
+    (void)ctx;
+    uint32_t h = cell_map_insert(&s->obstacle_cells, cell_key(cx, cy));
+    s->obstacle_cells.count[h]++;
+    s->obstacle_list_len++;
+}
+
+static void visit_place(orca_sim *s, int32_t segment, int32_t cx, int32_t cy, void *ctx)
+{
+    (void)ctx;
+    int64_t h = cell_map_find(&s->obstacle_cells, cell_key(cx, cy));
+    s->obstacle_list[s->obstacle_cells.start[h] + s->obstacle_cells.count[h]++] = segment;
+}
+
+static void visit_cells_only(orca_sim *s, int32_t segment, int32_t cx, int32_t cy, void *ctx)
+{
+    (void)s;
+    (void)segment;
+    (void)cx;
+    (void)cy;
+    ++*(int64_t *)ctx;
+}
+
+static int build_obstacle_grid(orca_sim *s)
+{
+    if (s->segment_count == 0) {
+        return 1; /* select_segments returns before touching the grid */
+    }
+    double want = segment_cell_size(s);
+    /* The grid is only a candidate filter: rebuild for speed when the reach moved far. */
+    if (s->obstacle_grid_valid && want <= 2 * s->obstacle_cell && want >= s->obstacle_cell / 4) {
+        return 1;
+    }
+    s->obstacle_cell = want;
+    s->inv_obstacle_cell = 1 / want;
+    int64_t cells = 0;
+    for (int32_t k = 0; k < s->segment_count; ++k) {
+        segment_cells(s, k, visit_cells_only, &cells);
+    }
+    if (cells > (1 << 28)) {
+        return 0;
+    }
+    if (!cell_map_reset(&s->obstacle_cells, (int)cells)) {
+        return 0;
+    }
+    s->obstacle_list_len = 0;
+    for (int32_t k = 0; k < s->segment_count; ++k) {
+        segment_cells(s, k, visit_count, NULL);
+    }
+    orca_mem_free(s->obstacle_list);
+    s->obstacle_list = orca_mem_alloc((size_t)s->obstacle_list_len + 1, sizeof *s->obstacle_list);
+    if (!s->obstacle_list) {
+        return 0;
+    }
+    cell_map *m = &s->obstacle_cells;
+    int32_t offset = 0;
+    for (uint32_t h = 0; h <= m->mask; ++h) {
+        if (m->keys[h] != CELL_EMPTY) {
+            m->start[h] = offset;
+            offset += m->count[h];
+            m->count[h] = 0;
+        }
+    }
+    for (int32_t k = 0; k < s->segment_count; ++k) {
+        segment_cells(s, k, visit_place, NULL);
+    }
+    s->obstacle_grid_valid = 1;
+    return 1;
+}
+
+/* count * size bytes rounded up to whole 64-byte cache lines (64-bit arithmetic: with up to
+ * 2^28 segments no term overflows; the sum is checked against SIZE_MAX by the caller). */
+static uint64_t line_bytes(uint64_t count, uint64_t size)
+{
+    return (count * size + 63) / 64 * 64;
+}
+
+/* Each worker's scratch is one zeroed allocation, its six buffers on cache lines of their
+ * own (starts and ends on 64-byte boundaries), so two workers never write to the same line. */
+static int workers_reserve(orca_sim *s)
+{
+    int max_nb = s->max_nb; /* from the agent grid's build */
+    if (max_nb <= s->worker_agents_cap && s->segment_count <= s->worker_segments_cap) {
+        return 1;
+    }
+    int nb = max_nb > s->worker_agents_cap ? max_nb : s->worker_agents_cap;
+    int sg = s->segment_count > s->worker_segments_cap ? s->segment_count : s->worker_segments_cap;
+    uint64_t planes = (uint64_t)nb + (uint64_t)sg + 1;
+    /* the ranked list of the vector scan has room for RANK_ROOM entries (kernels.c) */
+    uint64_t list = (uint64_t)(nb > RANK_ROOM ? nb : RANK_ROOM);
+    uint64_t agents_b = line_bytes(list + 1, sizeof(neighbor));
+    uint64_t cand_b = line_bytes(1, sizeof(cand_buf));
+    uint64_t obstacles_b = line_bytes((uint64_t)sg + 1, sizeof(neighbor));
+    uint64_t planes_b = line_bytes(planes, sizeof(orca_halfplane));
+    uint64_t stamp_b = line_bytes((uint64_t)sg + 1, sizeof(uint32_t));
+    uint64_t total = 64 + agents_b + cand_b + obstacles_b + 2 * planes_b + stamp_b;
+    if (total > SIZE_MAX) {
+        return 0;
+    }
+    for (int w = 0; w < s->worker_count; ++w) {
+        worker *k = &s->workers[w];
+        char *block = orca_mem_zalloc(1, (size_t)total);
+        if (!block) {
+            return 0;
+        }
+        orca_mem_free(k->block);
+        k->block = block;
+        char *at = (char *)(((uintptr_t)block + 63) & ~(uintptr_t)63);
+        k->agents = (neighbor *)(void *)at;
+        at += (size_t)agents_b;
+        /* The candidates right after the list they are ranked into: within a few KiB of each
+         * other, their stores and loads never share an address's low 12 bits (a stack buffer
+         * can, and then loads wait for unrelated stores: measured, a few % of the step). */
+        k->cand = (cand_buf *)(void *)at;
+        at += (size_t)cand_b;
+        k->obstacles = (neighbor *)(void *)at;
+        at += (size_t)obstacles_b;
+        k->planes = (orca_halfplane *)(void *)at;
+        at += (size_t)planes_b;
+        k->scratch = (orca_halfplane *)(void *)at;
+        at += (size_t)planes_b;
+        k->stamp = (uint32_t *)(void *)at;
+        k->query = 0;
+    }
+    s->worker_agents_cap = nb;
+    s->worker_segments_cap = sg;
+    return 1;
+}
+
+orca_status orca_grid_prepare(const orca_sim *sim)
+{
+    orca_sim *s = (orca_sim *)sim; /* the grids and worker buffers are caches */
+    int built = build_agent_grid(s);
+    if (built < 0) {
+        s->grid_valid = 0;
+        return orca_fail_bad_worker(s, atomic_load(&s->bad_worker));
+    }
+    if (!built || !build_obstacle_grid(s) || !workers_reserve(s)) {
+        s->grid_valid = 0;
+        s->obstacle_grid_valid = 0;
+        return orca_fail(s, ORCA_ERR_MEMORY, "out of memory building the neighbour grids");
+    }
+#ifdef ORCA_HAVE_AVX
+    if (s->grid_dense) {
+        box_grid *g = &s->box;
+        g->cell_start = s->cell_start;
+        g->pos = s->cell_pos;
+        g->cell_index = s->cell_index;
+        g->origin[0] = g->origin[1] = s->origin_x;
+        g->origin[2] = g->origin[3] = s->origin_y;
+        g->top[0] = g->top[1] = (double)s->grid_w - 0.5;
+        g->top[2] = g->top[3] = (double)s->grid_h - 0.5;
+        g->inv_cell = s->inv_cell;
+        g->w = s->grid_w;
+        g->h = s->grid_h;
+    }
+#endif
+    return ORCA_OK;
+}

@@ -1,0 +1,280 @@
+/* SPDX-License-Identifier: MIT */
+/* Private: what the simulator's files share (docs/algorithm.md §11 and §12 describe what they
+ * compute). The simulation object and its parts are defined here; each file owns one part:
+ *   sim.c       the object: creation, workers, errors, running tasks, validation of values
+ *   handles.c   slot tables: handle -> index, with generations to detect stale handles
+ *   agents.c    the agent and segment API: storage in index order, add, remove, get, set
+ *   grid.c      the neighbour grids (agents, segments) and the workers' buffers
+ *   step.c      neighbour selection, the step (with sim_step.inc) and the queries
+ *   snapshot.c  the state hash and snapshots
+ * Names shared between the files carry the orca_ prefix (safe in a static archive) but are
+ * not part of the API; the shared library hides them. */
+#ifndef ORCA_SIM_INTERNAL_H
+#define ORCA_SIM_INTERNAL_H
+
+#include "orca/sim.h"
+
+#include "orca/solver.h"
+#include "alloc.h"
+#include "kernels.h"
+#include "pool.h"
+#include "vec.h"
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(__GNUC__) || defined(__clang__)
+#define PREFETCH(p) __builtin_prefetch(p)
+#define PREFETCH_WRITE(p) __builtin_prefetch((p), 1)
+#define ORCA_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define PREFETCH(p) ((void)(p))
+#define PREFETCH_WRITE(p) ((void)(p))
+#define ORCA_PRINTF(f, a)
+#endif
+
+/* --- slot tables (handles.c) ---------------------------------------------------------- */
+
+typedef struct slot_table {
+    uint32_t *generation; /* current generation of each slot (>= 1) */
+    int32_t *index;       /* dense index of the live object, -1 when free */
+    int32_t *next_free;   /* free list link, -1 at the end */
+    int32_t free_head;
+    int32_t count;
+    int32_t capacity;
+} slot_table;
+
+void orca_slots_free(slot_table *t);
+/* Room for need slots; 0 when out of memory (the table is unchanged). */
+int orca_slots_reserve(slot_table *t, int32_t need);
+int32_t orca_slots_peek(const slot_table *t);
+void orca_slots_take(slot_table *t, int32_t slot, int32_t index);
+void orca_slots_release(slot_table *t, int32_t slot);
+void orca_slots_after_removal(slot_table *t, uint32_t slot, const uint32_t *dense, int32_t i,
+                              int32_t n);
+int32_t orca_slots_lookup(const slot_table *t, uint32_t slot, uint32_t generation);
+
+/* --- cell maps (grid.c; lookups inline, the step's obstacle search uses them) --------- */
+
+/* Grid queries widen their radius by a relative margin far above the rounding of the cell
+ * arithmetic, plus this absolute one: a squared distance that underflows (|d| < 2^-537)
+ * says nothing about the distance, so agents and segments that close must still be found. */
+#define MARGIN_ABS 0x1p-530
+
+#define CELL_EMPTY UINT64_MAX
+#define CELL_LIMIT 1073741824.0 /* 2^30: cell coordinates are clamped to +-this */
+
+typedef struct cell_map {
+    uint64_t *keys;
+    int32_t *start;
+    int32_t *count;
+    uint32_t mask; /* capacity - 1 */
+} cell_map;
+
+static inline uint32_t cell_hash(uint64_t key, uint32_t mask)
+{
+    return (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> 32) & mask;
+}
+
+static inline int64_t cell_map_find(const cell_map *m, uint64_t key)
+{
+    uint32_t h = cell_hash(key, m->mask);
+    for (;;) {
+        uint64_t k = m->keys[h];
+        if (k == key) {
+            return h;
+        }
+        if (k == CELL_EMPTY) {
+            return -1;
+        }
+        h = (h + 1) & m->mask;
+    }
+}
+
+/* Cell coordinate of x: floor(x * inv), inv = 1 / cell, clamped to +-2^30 (monotone, so
+ * two points within one cell width stay in adjacent cells), NaN to the lower clamp. Every
+ * grid computes its cells with this one function and its own inv, at build and at query. */
+static inline int32_t cell_coord(double x, double inv)
+{
+    double q = x * inv;
+    if (!(q > -CELL_LIMIT)) {
+        return -(int32_t)CELL_LIMIT;
+    }
+    if (q > CELL_LIMIT) {
+        return (int32_t)CELL_LIMIT;
+    }
+    int32_t t = (int32_t)q; /* truncation toward zero */
+    if ((double)t > q) {
+        --t;
+    }
+    return t;
+}
+
+static inline uint64_t cell_key(int32_t cx, int32_t cy)
+{
+    /* cx, cy in [-2^30 - 1, 2^30 + 1]: the offsets make both halves positive and below 2^32,
+     * so no key equals CELL_EMPTY */
+    return ((uint64_t)((int64_t)cx + 2 + (int64_t)CELL_LIMIT) << 32) |
+           (uint64_t)((int64_t)cy + 2 + (int64_t)CELL_LIMIT);
+}
+
+void orca_cell_map_free(cell_map *m);
+
+/* --- the simulation object ----------------------------------------------------------- */
+
+/* Per agent, index order. */
+typedef struct agent_params {
+    double radius, max_speed, neighbor_dist, tau, tau_obst;
+    int32_t max_neighbors;
+    float nb_guess; /* a search-radius hint (select_agents); not state */
+} agent_params;
+
+/* What the agent grid is sized by: the agents' bounding box, the largest cell need
+ * (neighbour distance or twice the radius), obstacle reach and list capacity. */
+typedef struct grid_bounds {
+    double cmax, lox, loy, hix, hiy, reach;
+    int max_nb;
+    int any; /* 0 until the first agent */
+} grid_bounds;
+
+typedef struct worker {
+    neighbor *agents;  /* capacity: the largest max_neighbors */
+    neighbor *obstacles; /* capacity: the segment count */
+    orca_halfplane *planes;  /* capacity: segments + largest max_neighbors */
+    orca_halfplane *scratch; /* same */
+    uint32_t *stamp;   /* per segment: the last query that saw it */
+    cand_buf *cand;    /* the hinted search's candidates (next to agents: see workers_reserve) */
+    void *block;       /* the one allocation behind the six buffers above */
+    uint32_t query;
+    int fallbacks;
+    grid_bounds bounds; /* this worker's part of the grid's bounds (bounds_task) */
+    char pad[64]; /* workers write their own counters: keep them off each other's cache lines */
+} worker;
+
+struct orca_sim {
+    /* agents, index order */
+    int32_t agent_count, agent_capacity;
+    orca_vec2 *pos, *vel, *pref;
+    agent_params *par; /* the rest of each agent's parameters, together: the step reads
+                          them in one or two cache lines */
+    uint32_t *agent_slot;
+    slot_table agent_slots;
+
+    /* segments, index order */
+    int32_t segment_count, segment_capacity;
+    orca_vec2 *seg_a, *seg_b;
+    uint32_t *segment_slot;
+    slot_table segment_slots;
+
+    /* agent grid (a cache of the current state): agents sorted by cell, with copies of what
+     * the neighbour loops read, in that order, so that they stream through memory */
+    int grid_valid;
+    int grid_dense;         /* 1: dense row-major cells of size cell; 0: hashed cells */
+    double cell, inv_cell, origin_x, origin_y;
+    int32_t grid_w, grid_h;
+    int32_t *cell_start;    /* dense: w*h + 1 prefix sums */
+    size_t cell_start_cap;
+    int32_t *rank;          /* per agent: its position in the sorted order */
+    int32_t *cell_index;    /* sorted position -> agent index */
+    orca_vec2 *cell_pos, *cell_vel;
+    double *cell_radius;
+#ifdef ORCA_HAVE_AVX
+    box_grid box;           /* dense: the grid as the vector box search reads it */
+#endif
+    cell_map agent_cells;   /* hashed: cell -> range */
+    double max_reach;       /* largest obstacle reach (horizon * speed + radius) */
+    int max_nb;             /* largest max_neighbors */
+
+    /* segment grid */
+    int obstacle_grid_valid;
+    double obstacle_cell, inv_obstacle_cell;
+    int32_t *obstacle_list; /* segment indices by cell */
+    int32_t obstacle_list_len;
+    cell_map obstacle_cells;
+
+    /* workers */
+    int worker_count;
+    worker *workers;
+    int worker_agents_cap, worker_segments_cap;
+    orca_pool *pool;
+    orca_enqueue_fn *enqueue;
+    orca_finish_fn *finish;
+    void *user_context;
+    atomic_int bad_worker;
+    atomic_int bad_agent; /* the lowest index whose new velocity failed the step's check */
+
+    int vector; /* 1: the vector kernels (kernels.h) run in the step */
+
+    uint64_t steps;
+    int last_fallbacks;
+    char error[512];
+};
+
+/* x is sim_finite (fast-math is refused by fp.h, so x - x is 0 exactly for finite x). */
+static inline int sim_finite(double x)
+{
+    return x - x == 0;
+}
+
+/* sim.c: errors, running tasks, validation */
+orca_status orca_fail(const orca_sim *sim, orca_status st, const char *fmt, ...) ORCA_PRINTF(3, 4);
+void orca_clear_error(const orca_sim *sim);
+void orca_free_agent_arrays(orca_sim *s);
+void orca_run_task_ranged(orca_sim *s, orca_task_fn *fn, int count, int min_range, void *ctx);
+void orca_run_task(orca_sim *s, orca_task_fn *fn, int count, void *ctx);
+/* Light per-agent passes (a few nanoseconds an agent): below this many agents the caller runs
+ * them itself, since waking the workers would cost more. Each pass writes its own slots or
+ * exact minima and maxima, so the split never changes a result. */
+#define LIGHT_TASK_MIN 16384
+void orca_run_light_task(orca_sim *s, orca_task_fn *fn, int count, void *ctx);
+orca_status orca_check_coord(const orca_sim *s, const char *what, orca_vec2 p);
+orca_status orca_check_vector(const orca_sim *s, const char *what, orca_vec2 v);
+orca_status orca_check_dt(const orca_sim *s, double dt);
+orca_status orca_check_agent_def(const orca_sim *s, const orca_agent_def *d);
+
+/* The index of a live agent, or -1. */
+static inline int32_t agent_lookup(const orca_sim *s, orca_agent_id id)
+{
+    return orca_slots_lookup(&s->agent_slots, id.slot, id.generation);
+}
+
+#define AGENT_OR_FAIL(s, id, i)                                                           \
+    if (!(s)) {                                                                         \
+        return ORCA_ERR_NULL;                                                           \
+    }                                                                                   \
+    orca_clear_error(s);                                                                     \
+    int32_t i = agent_lookup((s), (id));                                                \
+    if (i < 0) {                                                                        \
+        return orca_fail((s), ORCA_ERR_STALE, "agent handle {slot %u, generation %u} is stale", \
+                    (unsigned)(id).slot, (unsigned)(id).generation);                      \
+    }
+
+/* agents.c: storage */
+int orca_agents_reserve(orca_sim *s, int32_t need);
+int orca_segments_reserve(orca_sim *s, int32_t need);
+void orca_agent_store(orca_sim *s, int32_t i, const orca_agent_def *d);
+
+/* grid.c */
+typedef struct grid_range {
+    int32_t begin, end;
+} grid_range;
+
+#define GRID_RANGES 16
+
+/* The margin a dense-grid search within `radius` of p adds for the rounding of the cell
+ * arithmetic: far above it, so pruning never drops an agent inside the radius. */
+static ORCA_ALWAYS_INLINE double dense_margin(const orca_sim *s, orca_vec2 p, double radius)
+{
+    return 1e-9 * (d_mag(p.x) + d_mag(p.y) + d_mag(s->origin_x) + d_mag(s->origin_y) + radius +
+                   s->cell) +
+           MARGIN_ABS;
+}
+
+int orca_grid_query(const orca_sim *s, orca_vec2 p, double q, grid_range *out);
+/* Builds what a step or a query reads (the grids, the workers' buffers). */
+orca_status orca_grid_prepare(const orca_sim *sim);
+int orca_bad_worker_index(orca_sim *s, int worker_index);
+orca_status orca_fail_bad_worker(const orca_sim *s, int bad);
+
+#endif

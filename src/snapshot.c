@@ -1,0 +1,436 @@
+/* SPDX-License-Identifier: MIT */
+/* The state hash (on values, most significant byte first: the same on every machine) and
+ * snapshots (versioned, little-endian, checksummed; loading checks everything and changes
+ * nothing on a refusal). docs/determinism.md defines both. */
+#include "sim_internal.h"
+
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FNV_OFFSET 0xcbf29ce484222325ull
+#define FNV_PRIME 0x100000001b3ull
+
+/* FNV-1a over the value's bytes, most significant first: independent of byte order. */
+static uint64_t hash_u64(uint64_t h, uint64_t v)
+{
+    for (int b = 56; b >= 0; b -= 8) {
+        h ^= (v >> b) & 0xffu;
+        h *= FNV_PRIME;
+    }
+    return h;
+}
+
+static uint64_t f64_bits(double x)
+{
+    uint64_t v;
+    memcpy(&v, &x, sizeof v);
+    return v;
+}
+
+static double bits_f64(uint64_t v)
+{
+    double x;
+    memcpy(&x, &v, sizeof x);
+    return x;
+}
+
+static uint64_t hash_f64(uint64_t h, double x)
+{
+    return hash_u64(h, x != x ? 0x7ff8000000000000ull : f64_bits(x));
+}
+
+static uint64_t hash_vec(uint64_t h, orca_vec2 v)
+{
+    return hash_f64(hash_f64(h, v.x), v.y);
+}
+
+uint64_t orca_sim_hash(const orca_sim *s)
+{
+    uint64_t h = FNV_OFFSET;
+    if (!s) {
+        return h;
+    }
+    h = hash_u64(h, (uint64_t)s->agent_count);
+    for (int32_t i = 0; i < s->agent_count; ++i) {
+        h = hash_vec(h, s->pos[i]);
+        h = hash_vec(h, s->vel[i]);
+        h = hash_vec(h, s->pref[i]);
+        h = hash_f64(h, s->par[i].radius);
+        h = hash_f64(h, s->par[i].max_speed);
+        h = hash_f64(h, s->par[i].neighbor_dist);
+        h = hash_u64(h, (uint64_t)s->par[i].max_neighbors);
+        h = hash_f64(h, s->par[i].tau);
+        h = hash_f64(h, s->par[i].tau_obst);
+    }
+    h = hash_u64(h, (uint64_t)s->segment_count);
+    for (int32_t k = 0; k < s->segment_count; ++k) {
+        h = hash_vec(h, s->seg_a[k]);
+        h = hash_vec(h, s->seg_b[k]);
+    }
+    return h;
+}
+
+#define SNAP_MAGIC "ORCASNAP"
+#define SNAP_VERSION 1u
+#define SNAP_HEADER 48        /* magic 8, version 4, steps 8, 2 x (count, slots, free head) 24, pad 4 */
+#define SNAP_AGENT (4 + 11 * 8 + 4)
+#define SNAP_SEGMENT (4 + 4 * 8)
+#define SNAP_SLOT 12
+
+typedef struct snap_writer {
+    unsigned char *p;
+} snap_writer;
+
+static void put_u32(snap_writer *w, uint32_t v)
+{
+    for (int b = 0; b < 4; ++b) {
+        *w->p++ = (unsigned char)(v >> (8 * b));
+    }
+}
+
+static void put_u64(snap_writer *w, uint64_t v)
+{
+    for (int b = 0; b < 8; ++b) {
+        *w->p++ = (unsigned char)(v >> (8 * b));
+    }
+}
+
+static void put_f64(snap_writer *w, double x)
+{
+    put_u64(w, f64_bits(x));
+}
+
+static void put_vec(snap_writer *w, orca_vec2 v)
+{
+    put_f64(w, v.x);
+    put_f64(w, v.y);
+}
+
+static void put_slots(snap_writer *w, const slot_table *t)
+{
+    for (int32_t k = 0; k < t->count; ++k) {
+        put_u32(w, t->generation[k]);
+        put_u32(w, (uint32_t)t->index[k]);
+        put_u32(w, (uint32_t)t->next_free[k]);
+    }
+}
+
+static uint64_t checksum(const unsigned char *p, size_t n)
+{
+    uint64_t h = FNV_OFFSET;
+    for (size_t k = 0; k < n; ++k) {
+        h ^= p[k];
+        h *= FNV_PRIME;
+    }
+    return h;
+}
+
+/* The bytes of a snapshot with these counts (64-bit arithmetic: at most about 1.1e11 for
+ * the largest counts, which a 32-bit size_t does not hold; callers compare with SIZE_MAX). */
+static uint64_t snapshot_bytes(uint64_t agents, uint64_t agent_slots, uint64_t segments,
+                               uint64_t segment_slots)
+{
+    return SNAP_HEADER + agent_slots * SNAP_SLOT + agents * SNAP_AGENT +
+           segment_slots * SNAP_SLOT + segments * SNAP_SEGMENT + 8;
+}
+
+orca_status orca_sim_save(const orca_sim *s, void *buffer, size_t capacity, size_t *size)
+{
+    if (!s) {
+        return ORCA_ERR_NULL;
+    }
+    orca_clear_error(s);
+    if (!size) {
+        return orca_fail(s, ORCA_ERR_NULL, "size pointer is NULL");
+    }
+    uint64_t bytes = snapshot_bytes((uint64_t)s->agent_count, (uint64_t)s->agent_slots.count,
+                                    (uint64_t)s->segment_count, (uint64_t)s->segment_slots.count);
+    if (bytes > SIZE_MAX) {
+        return orca_fail(s, ORCA_ERR_LIMIT, "the snapshot would need %llu bytes, more than a size_t holds",
+                    (unsigned long long)bytes);
+    }
+    size_t need = (size_t)bytes;
+    *size = need;
+    if (!buffer) {
+        return ORCA_OK;
+    }
+    if (capacity < need) {
+        return orca_fail(s, ORCA_ERR_LIMIT, "snapshot needs %zu bytes, buffer holds %zu", need, capacity);
+    }
+    snap_writer w = {buffer};
+    memcpy(w.p, SNAP_MAGIC, 8);
+    w.p += 8;
+    put_u32(&w, SNAP_VERSION);
+    put_u64(&w, s->steps);
+    put_u32(&w, (uint32_t)s->agent_count);
+    put_u32(&w, (uint32_t)s->agent_slots.count);
+    put_u32(&w, (uint32_t)s->agent_slots.free_head);
+    put_u32(&w, (uint32_t)s->segment_count);
+    put_u32(&w, (uint32_t)s->segment_slots.count);
+    put_u32(&w, (uint32_t)s->segment_slots.free_head);
+    put_u32(&w, 0);
+    put_slots(&w, &s->agent_slots);
+    for (int32_t i = 0; i < s->agent_count; ++i) {
+        put_u32(&w, s->agent_slot[i]);
+        put_vec(&w, s->pos[i]);
+        put_vec(&w, s->vel[i]);
+        put_vec(&w, s->pref[i]);
+        put_f64(&w, s->par[i].radius);
+        put_f64(&w, s->par[i].max_speed);
+        put_f64(&w, s->par[i].neighbor_dist);
+        put_f64(&w, s->par[i].tau);
+        put_f64(&w, s->par[i].tau_obst);
+        put_u32(&w, (uint32_t)s->par[i].max_neighbors);
+    }
+    put_slots(&w, &s->segment_slots);
+    for (int32_t k = 0; k < s->segment_count; ++k) {
+        put_u32(&w, s->segment_slot[k]);
+        put_vec(&w, s->seg_a[k]);
+        put_vec(&w, s->seg_b[k]);
+    }
+    put_u64(&w, checksum(buffer, need - 8));
+    return ORCA_OK;
+}
+
+typedef struct snap_reader {
+    const unsigned char *p;
+} snap_reader;
+
+static uint32_t get_u32(snap_reader *r)
+{
+    uint32_t v = 0;
+    for (int b = 0; b < 4; ++b) {
+        v |= (uint32_t)*r->p++ << (8 * b);
+    }
+    return v;
+}
+
+static uint64_t get_u64(snap_reader *r)
+{
+    uint64_t v = 0;
+    for (int b = 0; b < 8; ++b) {
+        v |= (uint64_t)*r->p++ << (8 * b);
+    }
+    return v;
+}
+
+static orca_vec2 get_vec(snap_reader *r)
+{
+    orca_vec2 v;
+    v.x = bits_f64(get_u64(r));
+    v.y = bits_f64(get_u64(r));
+    return v;
+}
+
+/* Reads and checks a slot table against the dense array's slots (n objects). */
+static orca_status get_slots(orca_sim *err, snap_reader *r, slot_table *t, int32_t slots,
+                             int32_t free_head, const char *what)
+{
+    if (!orca_slots_reserve(t, slots > 0 ? slots : 1)) {
+        return orca_fail(err, ORCA_ERR_MEMORY, "out of memory reading %s slots", what);
+    }
+    t->count = slots;
+    t->free_head = free_head;
+    for (int32_t k = 0; k < slots; ++k) {
+        t->generation[k] = get_u32(r);
+        t->index[k] = (int32_t)get_u32(r);
+        t->next_free[k] = (int32_t)get_u32(r);
+        if (t->generation[k] == 0) {
+            return orca_fail(err, ORCA_ERR_FORMAT, "snapshot: %s slot %d has generation 0", what, k);
+        }
+    }
+    /* the free list: every free slot exactly once, no cycle */
+    int32_t walked = 0, free_slots = 0;
+    for (int32_t k = 0; k < slots; ++k) {
+        free_slots += t->index[k] == -1;
+    }
+    for (int32_t k = free_head; k != -1; k = t->next_free[k]) {
+        if (k < 0 || k >= slots || t->index[k] != -1 || ++walked > free_slots) {
+            return orca_fail(err, ORCA_ERR_FORMAT, "snapshot: %s free list is corrupt", what);
+        }
+    }
+    if (walked != free_slots) {
+        return orca_fail(err, ORCA_ERR_FORMAT, "snapshot: %s free list misses %d free slots", what,
+                    free_slots - walked);
+    }
+    return ORCA_OK;
+}
+
+static orca_status check_slot_links(orca_sim *err, const slot_table *t, const uint32_t *dense,
+                                    int32_t n, const char *what)
+{
+    int32_t live = 0;
+    for (int32_t k = 0; k < t->count; ++k) {
+        int32_t ix = t->index[k];
+        if (ix == -1) {
+            continue;
+        }
+        if (ix < 0 || ix >= n || dense[ix] != (uint32_t)k) {
+            return orca_fail(err, ORCA_ERR_FORMAT, "snapshot: %s slot %d points to a wrong index %d", what,
+                        k, ix);
+        }
+        ++live;
+    }
+    if (live != n) {
+        return orca_fail(err, ORCA_ERR_FORMAT, "snapshot: %d %s slots for %d %ss", live, what, n, what);
+    }
+    return ORCA_OK;
+}
+
+/* Swaps the state (not the workers, callbacks or caches) of two simulations. */
+static void swap_state(orca_sim *a, orca_sim *b)
+{
+    orca_sim t = *a;
+#define SW(f) (a->f = b->f, b->f = t.f)
+    SW(agent_count);
+    SW(agent_capacity);
+    SW(pos);
+    SW(vel);
+    SW(pref);
+    SW(par);
+    SW(agent_slot);
+    SW(agent_slots);
+    SW(cell_index);
+    SW(cell_pos);
+    SW(cell_vel);
+    SW(cell_radius);
+    SW(rank);
+    SW(segment_count);
+    SW(segment_capacity);
+    SW(seg_a);
+    SW(seg_b);
+    SW(segment_slot);
+    SW(segment_slots);
+    SW(steps);
+#undef SW
+    a->grid_valid = 0;
+    a->obstacle_grid_valid = 0;
+}
+
+static orca_status load_into(orca_sim *s, orca_sim *t, const unsigned char *bytes, size_t size)
+{
+    if (size < SNAP_HEADER + 8 || memcmp(bytes, SNAP_MAGIC, 8) != 0) {
+        return orca_fail(s, ORCA_ERR_FORMAT, "not an orca snapshot (%zu bytes, bad magic)", size);
+    }
+    snap_reader r = {bytes + 8};
+    uint32_t version = get_u32(&r);
+    if (version != SNAP_VERSION) {
+        return orca_fail(s, ORCA_ERR_FORMAT, "snapshot version %u, this library reads version %u",
+                    (unsigned)version, SNAP_VERSION);
+    }
+    uint64_t steps = get_u64(&r);
+    uint32_t na = get_u32(&r), nas = get_u32(&r);
+    int32_t afree = (int32_t)get_u32(&r);
+    uint32_t ns = get_u32(&r), nss = get_u32(&r);
+    int32_t sfree = (int32_t)get_u32(&r);
+    (void)get_u32(&r);
+    if (na > (1u << 30) || nas > (1u << 30) || ns > (1u << 28) || nss > (1u << 28) || na > nas ||
+        ns > nss) {
+        return orca_fail(s, ORCA_ERR_FORMAT, "snapshot counts out of range (%u agents, %u segments)",
+                    (unsigned)na, (unsigned)ns);
+    }
+    uint64_t need = snapshot_bytes(na, nas, ns, nss);
+    if ((uint64_t)size != need) {
+        return orca_fail(s, ORCA_ERR_FORMAT, "snapshot is %zu bytes, its header says %llu (truncated?)",
+                    size, (unsigned long long)need);
+    }
+    snap_reader tail = {bytes + size - 8};
+    if (get_u64(&tail) != checksum(bytes, size - 8)) {
+        return orca_fail(s, ORCA_ERR_FORMAT, "snapshot checksum mismatch (corrupt bytes)");
+    }
+    orca_status st = get_slots(s, &r, &t->agent_slots, (int32_t)nas, afree, "agent");
+    if (st != ORCA_OK) {
+        return st;
+    }
+    if (!orca_agents_reserve(t, (int32_t)na > 0 ? (int32_t)na : 1)) {
+        return orca_fail(s, ORCA_ERR_MEMORY, "out of memory reading %u agents", (unsigned)na);
+    }
+    for (int32_t i = 0; i < (int32_t)na; ++i) {
+        orca_agent_def d;
+        t->agent_slot[i] = get_u32(&r);
+        d.position = get_vec(&r);
+        d.velocity = get_vec(&r);
+        d.preferred_velocity = get_vec(&r);
+        d.radius = bits_f64(get_u64(&r));
+        d.max_speed = bits_f64(get_u64(&r));
+        d.neighbor_dist = bits_f64(get_u64(&r));
+        d.time_horizon = bits_f64(get_u64(&r));
+        d.obstacle_time_horizon = bits_f64(get_u64(&r));
+        d.max_neighbors = (int32_t)get_u32(&r);
+        st = orca_check_agent_def(s, &d);
+        if (st != ORCA_OK) {
+            char msg[sizeof s->error];
+            snprintf(msg, sizeof msg, "%s", s->error);
+            return orca_fail(s, ORCA_ERR_FORMAT, "snapshot agent %d: %s", i, msg);
+        }
+        orca_agent_store(t, i, &d);
+        t->par[i].nb_guess = 0;
+    }
+    t->agent_count = (int32_t)na;
+    if ((st = check_slot_links(s, &t->agent_slots, t->agent_slot, t->agent_count, "agent")) != ORCA_OK) {
+        return st;
+    }
+    st = get_slots(s, &r, &t->segment_slots, (int32_t)nss, sfree, "segment");
+    if (st != ORCA_OK) {
+        return st;
+    }
+    if (!orca_segments_reserve(t, (int32_t)ns > 0 ? (int32_t)ns : 1)) {
+        return orca_fail(s, ORCA_ERR_MEMORY, "out of memory reading %u segments", (unsigned)ns);
+    }
+    for (int32_t k = 0; k < (int32_t)ns; ++k) {
+        t->segment_slot[k] = get_u32(&r);
+        t->seg_a[k] = get_vec(&r);
+        t->seg_b[k] = get_vec(&r);
+        char what[48];
+        snprintf(what, sizeof what, "snapshot segment %d start", (int)k);
+        if ((st = orca_check_coord(s, what, t->seg_a[k])) != ORCA_OK) {
+            return ORCA_ERR_FORMAT;
+        }
+        snprintf(what, sizeof what, "snapshot segment %d end", (int)k);
+        if ((st = orca_check_coord(s, what, t->seg_b[k])) != ORCA_OK) {
+            return ORCA_ERR_FORMAT;
+        }
+    }
+    t->segment_count = (int32_t)ns;
+    if ((st = check_slot_links(s, &t->segment_slots, t->segment_slot, t->segment_count, "segment")) !=
+        ORCA_OK) {
+        return st;
+    }
+    t->steps = steps;
+    return ORCA_OK;
+}
+
+orca_status orca_sim_load(orca_sim *s, const void *buffer, size_t size)
+{
+    if (!s) {
+        return ORCA_ERR_NULL;
+    }
+    orca_clear_error(s);
+    if (!buffer) {
+        return orca_fail(s, ORCA_ERR_NULL, "snapshot buffer is NULL");
+    }
+    orca_sim *t = orca_mem_zalloc(1, sizeof *t);
+    if (!t) {
+        return orca_fail(s, ORCA_ERR_MEMORY, "out of memory reading a snapshot");
+    }
+    t->agent_slots.free_head = -1;
+    t->segment_slots.free_head = -1;
+    orca_status st = load_into(s, t, buffer, size);
+    if (st == ORCA_OK) {
+        swap_state(s, t);
+    }
+    /* t now holds whichever state is discarded */
+    orca_free_agent_arrays(t);
+    orca_mem_free(t->seg_a);
+    orca_mem_free(t->seg_b);
+    orca_mem_free(t->segment_slot);
+    orca_slots_free(&t->agent_slots);
+    orca_slots_free(&t->segment_slots);
+    orca_mem_free(t);
+    return st;
+}
+

@@ -1,0 +1,528 @@
+/* SPDX-License-Identifier: MIT */
+/* Neighbour selection and constraint order (docs/algorithm.md §11), the step (§12) with its
+ * check before anything is applied (docs/limits.md), and the queries that show an agent's
+ * neighbours, constraints and the deepest overlaps. The per-agent code is sim_step.inc,
+ * compiled here twice (scalar, and AVX2 where the CPU has it). */
+#include "sim_internal.h"
+#include "sim_check.h"
+
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SCAN_CHUNK CAND_CHUNK
+
+/* Index of the lowest set bit of m != 0. */
+static ORCA_ALWAYS_INLINE int lowest_bit(uint32_t m)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    return __builtin_ctz(m);
+#else
+    int i = 0;
+    while (!(m & 1u)) {
+        m >>= 1;
+        ++i;
+    }
+    return i;
+#endif
+}
+
+/* The squared distances Dot(d, d), d = pos[q] - p, of len <= SCAN_CHUNK positions into dist;
+ * returns the mask of those < filt2 (bit q for pos[q]), without branches. */
+static ORCA_ALWAYS_INLINE uint32_t filter_chunk(const orca_vec2 *pos, int len, orca_vec2 p,
+                                                double filt2, double *dist)
+{
+    uint32_t mask = 0;
+    for (int q = 0; q < len; ++q) {
+        orca_vec2 d = v2_sub(pos[q], p);
+        double d2 = v2_dot(d, d);
+        dist[q] = d2;
+        mask |= (uint32_t)(d2 < filt2) << q;
+    }
+    return mask;
+}
+
+/* Offers the agents at sorted positions [begin, end) with squared distance < filt2, other
+ * than self, to the sorted list out (n entries, capacity cap); returns the new n. The
+ * distance filter runs without branches over chunks of the range (about half the agents in
+ * a row pass it, which a branch would mispredict); the survivors are offered in order. */
+static ORCA_ALWAYS_INLINE int scan_agents(const orca_sim *s, int32_t self, orca_vec2 p,
+                                          double filt2, int32_t begin, int32_t end,
+                                          neighbor *out, int n, int cap)
+{
+    double dist[SCAN_CHUNK];
+    for (int32_t k0 = begin; k0 < end; k0 += SCAN_CHUNK) {
+        int len = end - k0 > SCAN_CHUNK ? SCAN_CHUNK : (int)(end - k0);
+        uint32_t mask = filter_chunk(s->cell_pos + k0, len, p, filt2, dist);
+        while (mask) {
+            int q = lowest_bit(mask);
+            mask &= mask - 1;
+            if (k0 + q != self) {
+                n = neighbor_offer(s->cell_index, dist[q], k0 + q, out, n, cap);
+            }
+        }
+    }
+    return n;
+}
+
+/* Column of the dense grid holding x (relative to the origin): floor(x * inv) clamped to
+ * 0..w-1, the same cell as cell_coord gives wherever that is inside the grid. */
+static ORCA_ALWAYS_INLINE int32_t dense_column(double x, double inv, double wmax, int32_t w)
+{
+    double q = x * inv;
+    return q < 0 ? 0 : (q >= wmax ? w - 1 : (int32_t)q);
+}
+
+/* Offers the agents of row r within half-width hw of p.x. */
+static ORCA_ALWAYS_INLINE int scan_row(const orca_sim *s, int32_t self, orca_vec2 p, double filt2,
+                                       int32_t r, double hw, double m, neighbor *out, int n,
+                                       int cap)
+{
+    double inv = s->inv_cell, wmax = (double)s->grid_w;
+    int32_t c0 = dense_column(p.x - hw - m - s->origin_x, inv, wmax, s->grid_w);
+    int32_t c1 = dense_column(p.x + hw + m - s->origin_x, inv, wmax, s->grid_w);
+    const int32_t *row = s->cell_start + (int64_t)r * s->grid_w;
+    return scan_agents(s, self, p, filt2, row[c0], row[c1 + 1], out, n, cap);
+}
+
+CAND_DEFINE_COUNT_RANKS(cand_count_ranks, 2)
+
+#if defined(__GNUC__) || defined(__clang__)
+typedef double rank_vd __attribute__((vector_size(16)));
+typedef long long rank_vi __attribute__((vector_size(16)));
+
+/* Candidate i's rank against the first 2 * nv candidates (d, +inf past the last): the lanes
+ * where d2[j] < d2[i], summed as -1 each; its entry goes to out[rank]. Returns the rank. */
+static ORCA_ALWAYS_INLINE int64_t rank_place_2(const cand_buf *c, int i, const rank_vd *d,
+                                               int nv, neighbor *out)
+{
+    rank_vd b = c->d2[i] - (rank_vd){0}; /* broadcast: x - 0 is x */
+    rank_vi a = (rank_vi)(d[0] < b) + (rank_vi)(d[1] < b);
+    for (int k = 2; k < nv; k += 2) {
+        a += (rank_vi)(d[k] < b) + (rank_vi)(d[k + 1] < b);
+    }
+    int64_t r = -(a[0] + a[1]);
+    out[r].dist2 = c->d2[i];
+    out[r].at = (int32_t)c->at[i];
+    return r;
+}
+
+/* cand_rank_fn of the scalar scan: as the vector scan's (kernels.c), in vectors of two
+ * lanes (SSE2, NEON, or lane by lane where there is no vector unit). Up to 16 candidates
+ * each one's rank is counted against all at once and its entry written at out[rank] (out has
+ * room for RANK_ROOM entries); otherwise cand_count_ranks and cand_place. */
+static ORCA_ALWAYS_INLINE int cand_rank(cand_buf *c, const int32_t *cell_index, neighbor *out,
+                                        int cap)
+{
+    int n = c->n;
+    if (n > 16) {
+        cand_count_ranks(c);
+        return cand_place(c, cell_index, out, cap);
+    }
+    for (int q = 0; q < 16; ++q) {
+        c->d2[n + q] = HUGE_VAL; /* never smaller */
+    }
+    rank_vd d[8];
+    memcpy(d, c->d2, sizeof d);
+    int64_t sum = 0;
+    if (n <= 8) {
+        for (int i = 0; i < n; ++i) {
+            sum += rank_place_2(c, i, d, 4, out);
+        }
+    } else if (n <= 12) {
+        for (int i = 0; i < n; ++i) {
+            sum += rank_place_2(c, i, d, 6, out);
+        }
+    } else {
+        for (int i = 0; i < n; ++i) {
+            sum += rank_place_2(c, i, d, 8, out);
+        }
+    }
+    return cand_ranked(c, n, cell_index, out, cap, 2 * sum);
+}
+#else
+/* cand_rank_fn of the scalar scan */
+static int cand_rank(cand_buf *c, const int32_t *cell_index, neighbor *out, int cap)
+{
+    cand_count_ranks(c);
+    return cand_place(c, cell_index, out, cap);
+}
+#endif
+
+static int neighbor_cmp(const void *pa, const void *pb)
+{
+    const neighbor *a = pa, *b = pb;
+    if (a->dist2 < b->dist2) {
+        return -1;
+    }
+    if (a->dist2 > b->dist2) {
+        return 1;
+    }
+    return (a->index > b->index) - (a->index < b->index);
+}
+
+/* Segments within distance^2 <= limit2 of p, in order of (squared distance, index). */
+static int select_segments(const orca_sim *s, worker *w, orca_vec2 p, double reach,
+                           double limit2)
+{
+    if (s->segment_count == 0) {
+        return 0;
+    }
+    double mg = 1e-9 * (d_abs(p.x) + d_abs(p.y) + reach) + MARGIN_ABS;
+    double inv = s->inv_obstacle_cell;
+    int32_t x0 = cell_coord(p.x - reach - mg, inv), x1 = cell_coord(p.x + reach + mg, inv);
+    int32_t y0 = cell_coord(p.y - reach - mg, inv), y1 = cell_coord(p.y + reach + mg, inv);
+    if (++w->query == 0) {
+        memset(w->stamp, 0, (size_t)s->segment_count * sizeof *w->stamp);
+        w->query = 1;
+    }
+    int n = 0;
+    const cell_map *m = &s->obstacle_cells;
+    /* The grid's cell is at least half the largest reach (build_obstacle_grid), so the block
+     * is at most 6 by 6 cells. */
+    for (int32_t cy = y0; cy <= y1; ++cy) {
+        for (int32_t cx = x0; cx <= x1; ++cx) {
+            int64_t h = cell_map_find(m, cell_key(cx, cy));
+            if (h < 0) {
+                continue;
+            }
+            int32_t begin = m->start[h], end = begin + m->count[h];
+            for (int32_t q = begin; q < end; ++q) {
+                int32_t k = s->obstacle_list[q];
+                if (w->stamp[k] == w->query) {
+                    continue;
+                }
+                w->stamp[k] = w->query;
+                /* SegmentDistanceSquared of the ends relative to the agent */
+                double d2 = orca_segment_distance_squared(v2_sub(s->seg_a[k], p),
+                                                          v2_sub(s->seg_b[k], p));
+                if (d2 <= limit2) {
+                    w->obstacles[n].dist2 = d2;
+                    w->obstacles[n].index = k;
+                    ++n;
+                }
+            }
+        }
+    }
+    if (n <= 16) {
+        for (int a = 1; a < n; ++a) {
+            neighbor t = w->obstacles[a];
+            int b = a;
+            while (b > 0 && neighbor_less(t.dist2, t.index, &w->obstacles[b - 1])) {
+                w->obstacles[b] = w->obstacles[b - 1];
+                --b;
+            }
+            w->obstacles[b] = t;
+        }
+    } else {
+        qsort(w->obstacles, (size_t)n, sizeof *w->obstacles, neighbor_cmp); /* a total order */
+    }
+    return n;
+}
+
+/* Obstacles within reach: squared segment distance <= (obstacle horizon * max speed +
+ * radius)^2 (algorithm.md §11.1). */
+static int select_obstacles(const orca_sim *s, worker *w, int32_t i, orca_vec2 p)
+{
+    if (s->segment_count == 0) {
+        return 0; /* without reading the agent's parameters */
+    }
+    double reach = s->par[i].tau_obst * s->par[i].max_speed + s->par[i].radius;
+    return select_segments(s, w, p, reach, reach * reach);
+}
+
+/* The step's last line (docs/limits.md): the new velocity v of an agent at p with max speed
+ * R and start-of-step velocity v0 is finite, within R up to the rounding of its program,
+ * and takes the agent to a position within the coordinate limit, computed as the step's
+ * part (2) computes it. Every comparison is false for NaN. */
+static ORCA_ALWAYS_INLINE int step_result_ok(orca_vec2 v, orca_vec2 v0, orca_vec2 p, double R,
+                                             double dt)
+{
+    double rr = R * R;
+    orca_vec2 q = v2_add(p, v2_mul(v, dt));
+    return v2_dot(v, v) <= rr + 0x1p-40 * (rr + v2_dot(v0, v0)) &&
+           d_mag(q.x) < ORCA_COORD_LIMIT && d_mag(q.y) < ORCA_COORD_LIMIT;
+}
+
+/* Records agent i as failing the check: the lowest such index wins (the same in any split). */
+static __attribute__((noinline, cold)) void note_bad_agent(orca_sim *s, int32_t i)
+{
+    int cur = atomic_load(&s->bad_agent);
+    while (i < cur && !atomic_compare_exchange_weak(&s->bad_agent, &cur, i)) {
+    }
+}
+
+int orca_step_result_kind(orca_vec2 v, orca_vec2 v0, orca_vec2 p, double max_speed, double dt)
+{
+    if (step_result_ok(v, v0, p, max_speed, dt)) {
+        return ORCA_STEP_RESULT_OK;
+    }
+    if (!sim_finite(v.x) || !sim_finite(v.y)) {
+        return ORCA_STEP_RESULT_NOT_FINITE;
+    }
+    orca_vec2 q = v2_add(p, v2_mul(v, dt));
+    if (!(d_mag(q.x) < ORCA_COORD_LIMIT && d_mag(q.y) < ORCA_COORD_LIMIT)) {
+        return ORCA_STEP_RESULT_LEAVES;
+    }
+    return ORCA_STEP_RESULT_TOO_FAST;
+}
+
+/* The refusal of a step whose new velocity v of agent i (start-of-step velocity v0) failed
+ * step_result_ok (nothing was applied; the message says which part failed). */
+static orca_status fail_step_result(const orca_sim *s, int32_t i, orca_vec2 v, orca_vec2 v0,
+                                    double dt)
+{
+    double R = s->par[i].max_speed;
+    orca_vec2 q = v2_add(s->pos[i], v2_mul(v, dt));
+    const char *why = "is not finite";
+    int kind = orca_step_result_kind(v, v0, s->pos[i], R, dt);
+    if (kind == ORCA_STEP_RESULT_LEAVES) {
+        return orca_fail(s, ORCA_ERR_LIMIT,
+                    "step refused: agent %d (slot %u) would move to (%.17g, %.17g), beyond the "
+                    "coordinate limit 2^21 (velocity (%.17g, %.17g), dt %.17g); nothing was "
+                    "applied",
+                    (int)i, (unsigned)s->agent_slot[i], q.x, q.y, v.x, v.y, dt);
+    }
+    if (kind == ORCA_STEP_RESULT_TOO_FAST) {
+        why = "is faster than its max_speed beyond rounding";
+    }
+    return orca_fail(s, ORCA_ERR_LIMIT,
+                "step refused: the new velocity (%.17g, %.17g) of agent %d (slot %u, max_speed "
+                "%.17g) %s; nothing was applied",
+                v.x, v.y, (int)i, (unsigned)s->agent_slot[i], R, why);
+}
+
+#define PREFETCH_AHEAD 8 /* agents ahead whose own data the step fetches */
+
+#define STEP_FN(name) name
+#define STEP_TARGET
+#define STEP_KERNELS 0
+#include "sim_step.inc"
+#undef STEP_FN
+#undef STEP_TARGET
+#undef STEP_KERNELS
+
+#ifdef ORCA_HAVE_AVX
+#define STEP_FN(name) name##_avx2
+#define STEP_TARGET ORCA_AVX
+#define STEP_KERNELS 1
+#include "sim_step.inc"
+#undef STEP_FN
+#undef STEP_TARGET
+#undef STEP_KERNELS
+#endif
+
+/* ---------------------------------------------------------------------------------------
+ * The step
+ * ------------------------------------------------------------------------------------- */
+
+typedef struct step_ctx {
+    orca_sim *sim;
+    double dt;
+} step_ctx;
+
+/* Step part (2), after every new velocity is in place: position + velocity * dt. */
+static void move_task(int begin, int end, int worker_index, void *context)
+{
+    (void)worker_index;
+    step_ctx *c = context;
+    orca_sim *s = c->sim;
+    for (int32_t i = begin; i < end; ++i) {
+        s->pos[i] = v2_add(s->pos[i], v2_mul(s->vel[i], c->dt));
+    }
+}
+
+static void step_task(int begin, int end, int worker_index, void *context)
+{
+    step_ctx *c = context;
+    orca_sim *s = c->sim;
+    if (orca_bad_worker_index(s, worker_index)) {
+        return;
+    }
+    worker *w = &s->workers[worker_index];
+#ifdef ORCA_HAVE_AVX
+    if (s->vector) {
+        w->fallbacks += step_agents_avx2(s, w, begin, end, c->dt);
+        return;
+    }
+#endif
+    w->fallbacks += step_agents(s, w, begin, end, c->dt);
+}
+
+orca_status orca_sim_step(orca_sim *s, double dt)
+{
+    if (!s) {
+        return ORCA_ERR_NULL;
+    }
+    orca_clear_error(s);
+    orca_status st = orca_check_dt(s, dt);
+    if (st != ORCA_OK) {
+        return st;
+    }
+    if (s->agent_count == 0) {
+        return ORCA_OK;
+    }
+    st = orca_grid_prepare(s);
+    if (st != ORCA_OK) {
+        return st;
+    }
+    for (int w = 0; w < s->worker_count; ++w) {
+        s->workers[w].fallbacks = 0;
+    }
+    atomic_store(&s->bad_worker, -1);
+    atomic_store(&s->bad_agent, s->agent_count);
+    step_ctx ctx = {s, dt};
+    /* (1) every new velocity from the start-of-step state */
+    orca_run_task(s, step_task, s->agent_count, &ctx);
+    int bad = atomic_load(&s->bad_worker);
+    int bad_agent = atomic_load(&s->bad_agent);
+    if (bad >= 0 || bad_agent < s->agent_count) {
+        orca_vec2 v = bad >= 0 ? v2(0, 0) : s->vel[bad_agent];
+        /* Put the start-of-step velocities back from the grid's copy. */
+        for (int32_t k = 0; k < s->agent_count; ++k) {
+            s->vel[s->cell_index[k]] = s->cell_vel[k];
+        }
+        if (bad >= 0) {
+            return orca_fail_bad_worker(s, bad);
+        }
+        return fail_step_result(s, bad_agent, v, s->vel[bad_agent], dt);
+    }
+    /* (2) velocity = v_new, then position = position + velocity * dt (component-wise) */
+    int fallbacks = 0;
+    for (int w = 0; w < s->worker_count; ++w) {
+        fallbacks += s->workers[w].fallbacks;
+    }
+    orca_run_light_task(s, move_task, s->agent_count, &ctx);
+    s->last_fallbacks = fallbacks;
+    s->steps++;
+    s->grid_valid = 0;
+    return ORCA_OK;
+}
+
+uint64_t orca_sim_step_count(const orca_sim *s)
+{
+    return s ? s->steps : 0;
+}
+
+int orca_sim_last_fallback_count(const orca_sim *s)
+{
+    return s ? s->last_fallbacks : 0;
+}
+
+orca_status orca_sim_agent_constraints(const orca_sim *s, orca_agent_id id, double dt,
+                                       orca_halfplane *planes, int capacity, int *count,
+                                       int *hard_count)
+{
+    AGENT_OR_FAIL(s, id, i);
+    orca_status st = orca_check_dt(s, dt);
+    if (st != ORCA_OK) {
+        return st;
+    }
+    if (capacity < 0 || (capacity > 0 && !planes)) {
+        return orca_fail(s, ORCA_ERR_ARGUMENT, "planes must hold capacity (%d) half-planes", capacity);
+    }
+    st = orca_grid_prepare(s);
+    if (st != ORCA_OK) {
+        return st;
+    }
+    worker *w = &s->workers[0];
+    int hard;
+    int n = build_constraints(s, w, s->rank[i], dt, &hard, 0);
+    for (int k = 0; k < n && k < capacity; ++k) {
+        planes[k] = w->planes[k];
+    }
+    if (count) {
+        *count = n;
+    }
+    if (hard_count) {
+        *hard_count = hard;
+    }
+    return ORCA_OK;
+}
+
+orca_status orca_sim_agent_neighbors(const orca_sim *s, orca_agent_id id, int *agents,
+                                     int agent_capacity, int *agent_count, int *segments,
+                                     int segment_capacity, int *segment_count)
+{
+    AGENT_OR_FAIL(s, id, i);
+    if (agent_capacity < 0 || (agent_capacity > 0 && !agents) || segment_capacity < 0 ||
+        (segment_capacity > 0 && !segments)) {
+        return orca_fail(s, ORCA_ERR_ARGUMENT, "output arrays must hold their capacities");
+    }
+    orca_status st = orca_grid_prepare(s);
+    if (st != ORCA_OK) {
+        return st;
+    }
+    worker *w = &s->workers[0];
+    int no = select_obstacles(s, w, i, s->pos[i]);
+    for (int k = 0; k < no && k < segment_capacity; ++k) {
+        segments[k] = w->obstacles[k].index;
+    }
+    int na = select_agents(s, s->rank[i], w->agents, w->cand, 0);
+    for (int k = 0; k < na && k < agent_capacity; ++k) {
+        agents[k] = w->agents[k].index;
+    }
+    if (agent_count) {
+        *agent_count = na;
+    }
+    if (segment_count) {
+        *segment_count = no;
+    }
+    return ORCA_OK;
+}
+
+orca_status orca_sim_measure_overlap(const orca_sim *sim, double *agent_overlap,
+                                     double *wall_overlap)
+{
+    if (!sim) {
+        return ORCA_ERR_NULL;
+    }
+    orca_clear_error(sim);
+    orca_status st = orca_grid_prepare(sim);
+    if (st != ORCA_OK) {
+        return st;
+    }
+    const orca_sim *s = sim;
+    worker *w = &s->workers[0];
+    double deepest = 0, wall = 0, rmax = 0;
+    for (int32_t i = 0; i < s->agent_count; ++i) {
+        rmax = s->par[i].radius > rmax ? s->par[i].radius : rmax;
+    }
+    for (int32_t i = 0; i < s->agent_count; ++i) {
+        orca_vec2 p = s->pos[i];
+        double ri = s->par[i].radius;
+        grid_range ranges[GRID_RANGES];
+        int nr = orca_grid_query(s, p, ri + rmax, ranges);
+        for (int q = 0; q < nr; ++q) {
+            for (int32_t k = ranges[q].begin; k < ranges[q].end; ++k) {
+                int32_t j = s->cell_index[k];
+                if (j <= i) {
+                    continue;
+                }
+                double rr = ri + s->cell_radius[k];
+                orca_vec2 d = v2_sub(s->cell_pos[k], p);
+                double d2 = v2_dot(d, d);
+                if (d2 < rr * rr) {
+                    double rmin = ri < s->cell_radius[k] ? ri : s->cell_radius[k];
+                    double o = (rr - sqrt(d2)) / rmin;
+                    deepest = o > deepest ? o : deepest;
+                }
+            }
+        }
+        int no = select_segments(s, w, p, ri, ri * ri);
+        if (no > 0) {
+            double o = (ri - sqrt(w->obstacles[0].dist2)) / ri;
+            wall = o > wall ? o : wall;
+        }
+    }
+    if (agent_overlap) {
+        *agent_overlap = deepest;
+    }
+    if (wall_overlap) {
+        *wall_overlap = wall;
+    }
+    return ORCA_OK;
+}
