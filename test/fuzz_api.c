@@ -473,8 +473,8 @@ static int brute_agents(const state *st, int i, near *out)
     return n < a->max_neighbors ? n : a->max_neighbors;
 }
 
-/* Segments with SegmentDistanceSquared <= (obstacle_time_horizon*max_speed + radius)^2, by
- * (d2, k). */
+/* Segments with SegDist2 (docs/algorithm.md §6.3) <= (obstacle_time_horizon*max_speed +
+ * radius)^2, by (d2, k). */
 static int brute_segments(const state *st, int i, near *out)
 {
     const orca_agent_def *a = &st->a[i];
@@ -493,7 +493,8 @@ static int brute_segments(const state *st, int i, near *out)
     return n;
 }
 
-/* The constraints of agent i for a step of dt, in the text's order; returns the count. */
+/* The constraints of agent i for a step of dt, in docs/algorithm.md §11's order; returns the
+ * count. */
 static int brute_planes(const state *st, int i, double dt, orca_halfplane *planes, int *hard)
 {
     near nb[MAX_AGENTS + MAX_SEGS];
@@ -514,7 +515,8 @@ static int brute_planes(const state *st, int i, double dt, orca_halfplane *plane
     return no + na;
 }
 
-/* The text's step from st: every new velocity, then position + velocity * dt. */
+/* The step of docs/algorithm.md §12 from st: every new velocity, then each position
+ * p + v * dt. */
 static void reference_step(const state *st, double dt, orca_vec2 *vel, orca_vec2 *pos)
 {
     orca_halfplane planes[MAX_PLANES], scratch[MAX_PLANES];

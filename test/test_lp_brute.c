@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* The linear programs against vertex-enumeration brute force (text: "Checks": "The linear
- * programs agree with vertex-enumeration brute force on over 10^5 random constraint sets
- * (optimal when feasible, minimum largest penetration when not)").
+/* The linear programs of docs/algorithm.md §8 to §10 against vertex-enumeration brute force:
+ * on more than 10^5 random constraint sets each program must give the optimum when the set
+ * is feasible, and the fallback the smallest largest penetration when it is not.
  *
  * 125,000 random sets in four families (random_feasible 50,000: made feasible by a witness;
  * random_infeasible 40,000: caps, mostly infeasible, a feasible hard prefix of 0..3;
@@ -14,7 +14,7 @@
  *     0..i is infeasible. Judged with the brute-force value M(i) = max over |v| <= R of
  *     min over k <= i of g_k(v) (M >= 0 exactly when the prefix is feasible) and a margin:
  *     prefixes with |M| <= margin are near-degenerate (a perturbation of the size of the
- *     rounding changes the answer, e.g. the text's own 1e-12 parallel rule calls a sliver
+ *     rounding changes the answer, e.g. algorithm.md §8.3's 1e-12 parallel rule calls a sliver
  *     1e-13 wide infeasible) and are counted as not judged. Feasible: the result is feasible
  *     within tol and equals the brute-force closest point. Failed: the velocity held
  *     (choice 6) is the brute-force closest point of the prefix before the failing index.
@@ -28,12 +28,12 @@
  *     brute-force max-min, with the result inside the disc and the hard half-planes (or,
  *     when the program failed inside the hard prefix, the max-min over the hard prefix alone
  *     with nothing hard).
- *  4. A transcription of the text's programs (ref_*) gives the library's bits on every set.
- *     The library deviates from the brute force on some degenerate sets, in two ways that
- *     the text prescribes (hand_parallel_rule_same_direction, hand_vertex_on_later_line):
- *     such a set is accepted only if changing exactly that rule of the transcription makes
- *     every check pass; it is counted and the first one is printed. Any other deviation
- *     fails the test.
+ *  4. A transcription of the programs of algorithm.md §8 to §10 (ref_*) gives the library's
+ *     bits on every set. The library deviates from the brute force on some degenerate sets, in
+ *     two ways that algorithm.md prescribes (choice 11; hand_parallel_rule_same_direction,
+ *     hand_vertex_on_later_line): such a set is accepted only if changing exactly that rule of
+ *     the transcription makes every check pass; it is counted and the first one is printed. Any
+ *     other deviation fails the test.
  *
  * Tolerances. scale = R + max|P_k| + |p| bounds every coordinate of the data and of every
  * candidate, so a rounding costs about 1e-16 * scale.
@@ -45,7 +45,7 @@
  *         makes the brute force more exact (an accepted candidate may lie acc/s beyond a
  *         vertex whose lines cross with sine s).
  *   tol = 1e-9 * scale: the comparison tolerance of a well-conditioned answer and the
- *         allowed violation of any result (the text's parallel rule may leave up to
+ *         allowed violation of any result (algorithm.md §8.3's parallel rule may leave up to
  *         1e-12 * 2R). Far above rounding, far below any real error of the algorithm (a
  *         wrong vertex or a missed constraint is off by an amount of the order of the data).
  *   act = 1e-11 * scale: a constraint within act of an optimum counts as active there
@@ -56,9 +56,9 @@
  *   both move along the thin wedge by that much. The allowed error is therefore
  *   E = tol + 4 * acc / s_min, s_min the smallest sine among the active pairs at the
  *   brute-force optimum and at the result (exactly parallel pairs, sine 0, are left out: the
- *   text handles them exactly; a line-circle pair uses the crossing angle at the point,
+ *   programs handle them exactly; a line-circle pair uses the crossing angle at the point,
  *   floored at sqrt(acc/scale) = 1e-7, because a tangent line moves by a square root).
- *   Pairs with sine <= 1e-12 are in the text's parallel rule: see "Conditioning at a
+ *   Pairs with sine <= 1e-12 are in algorithm.md §8.3's parallel rule: see "Conditioning at a
  *   point". For a generic set s_min is of order 1 and E ~ tol. The printed statistics give,
  *   per check, the largest error over the well-conditioned sets (s_min >= 1e-3), the
  *   largest error * s_min / scale (the conditioning-free size of the error, a few ulp when
@@ -451,8 +451,8 @@ static bf_best bf_maxmin(const orca_halfplane *h, int s0, int s1, int hard, doub
  * Conditioning at a point: the smallest sine among the active pairs
  *
  * s  : over every active pair (line-line with a non-zero sine, line-circle floored);
- * sx : the same without the line-line pairs of sine <= RULE_S. Those are in the text's own
- *      parallel rule (|d.N_j| <= 1e-12, and d_i.N_j is the sine): the text ignores their
+ * sx : the same without the line-line pairs of sine <= RULE_S. Those are in the parallel
+ *      rule of algorithm.md §8.3 (|d.N_j| <= 1e-12, and d_i.N_j is the sine): it ignores their
  *      crossing (or calls the sliver between them infeasible), so its answer may lie anywhere
  *      along the wedge they form, violating one of them by up to 1e-12 * 2R. For such "rule
  *      zone" optima only feasibility within tol and "not worse than the brute force" (with
@@ -522,8 +522,8 @@ static cond cond_lines(const lpset *s, int count, orca_vec2 v, const tols *t)
 
 /* Max-min: hard lines within act, the circle, and the bisectors of the soft planes within
  * act of the minimum; a pair of soft planes whose normals are within RULE_S of each other
- * (or of opposite) counts as a rule-zone pair too (the text's fallback skips m.m <= 1e-24
- * and its programs apply the parallel rule to their bisectors). */
+ * (or of opposite) counts as a rule-zone pair too (the fallback, algorithm.md §10, skips
+ * mm <= 1e-24 and its programs apply the parallel rule to their bisectors). */
 static cond cond_maxmin(const lpset *s, int s0, int s1, int hard, orca_vec2 v, const tols *t)
 {
     orca_vec2 nrm[MAXK * MAXK];
@@ -632,7 +632,8 @@ static void stats_print(const char *fam, const stats *st)
            "%.3g * scale\n",
            fam, st->sets, st->feasible, st->failed, st->fail_in_prefix, st->unjudged,
            st->worst_violation);
-    printf("lp_brute %s: wrong answers explained by the text's rules (see the hand tests): %ld by "
+    printf("lp_brute %s: wrong answers explained by algorithm.md's literal rules (choice 11, "
+           "see the hand tests): %ld by "
            "the parallel rule, %ld by the exact violation test, %ld needing both fixes; in %ld of "
            "them orca_lp_solve failed spuriously (the rest: the direction program or inside the "
            "fallback); orca_solve's velocity is wrong in %ld, by up to %.3g * R\n",
@@ -693,24 +694,24 @@ static void stats_merge(stats *a, const stats *b)
 }
 
 /* ---------------------------------------------------------------------------------------
- * The text's programs, transcribed from the text, for attribution
+ * The programs of docs/algorithm.md §8 to §10, transcribed, for attribution
  *
- * The text's programs are exact-arithmetic algorithms applied in binary64 without any
+ * These programs are exact-arithmetic algorithms applied in binary64 without any
  * tolerance, and two of their rules misfire on degenerate data (see the hand tests
  * hand_parallel_rule_same_direction and hand_vertex_on_later_line). A deviation from the
  * brute force is accepted only when it is explained by one of these two, and it is then
- * counted and printed, never silently skipped. The programs below follow "The linear
- * program" and "The fallback" sentence by sentence; with fix = 0 they must give the library's
+ * counted and printed, never silently skipped. The programs below follow algorithm.md §8,
+ * §9 and §10 line by line; with fix = 0 they must give the library's
  * bits on every set (checked on every set), and fix changes exactly these rules:
  *   FIX_PARALLEL: a parallel j (|d.N_j| <= 1e-12) with num < 0 is ignored, instead of making
  *     the program infeasible, when N_i.N_j > 0. The half-planes then face the same way and
  *     num < 0 means H_j is inside H_i, so the branch is reached only when v, on line j,
  *     rounds to the violated side of a line i that coincides with j to rounding.
- *   FIX_VERTEX: constraint i counts as satisfied when SignedDistance_i(v) >= -4 eps (R +
- *     |P_i|) (eps = DBL_EPSILON, the rounding of that dot product) instead of >= 0. When v is
+ *   FIX_VERTEX: constraint i counts as satisfied when SD_i(v) >= -4 eps (R + |P_i|)
+ *     (eps = DBL_EPSILON, the rounding of that dot product) instead of >= 0. When v is
  *     a vertex (of two lines, or of a line and the circle) and line i passes through the
  *     same point, the rounding of g_i(v) may call it violated, and the interval on line i is
- *     then that one point, which rounds to lower > upper: "infeasible".
+ *     then that one point, which rounds to lo > hi: Line(i) fails (algorithm.md §8.3).
  * A set the library gets wrong counts as explained when the results with one or both fixes
  * pass every check; any other deviation fails the test.
  * ------------------------------------------------------------------------------------- */
@@ -917,8 +918,8 @@ typedef struct measures {
 /* Classification of a program's failing index f (-1 when feasible): it fails exactly at the
  * first prefix that is infeasible. Judged by the brute-force max-min value of the prefix,
  * M >= 0 iff feasible, with the margin: |M| <= margin is near-degenerate (the feasible part,
- * if any, is thinner than the tolerance, and rounding or the text's 1e-12 parallel rule may
- * decide either way), and is counted as not judged. */
+ * if any, is thinner than the tolerance, and rounding or algorithm.md §8.3's 1e-12 parallel
+ * rule may decide either way), and is counted as not judged. */
 static int judge_class(const lpset *s, mcache *mc, int f, const tols *t, measures *ms,
                        orca_vec2 dir, int verbose, const char *which)
 {
@@ -1042,9 +1043,9 @@ static int judge(const lpset *s, const tols *t, mcache *mc, orca_vec2 dir, const
     if (lp->failed < 0) {
         return 0;
     }
-    /* "If the program failed at an index inside the hard prefix, the hard prefix alone is
-     * relaxed ... with no hard constraints and the other constraints are ignored. Otherwise
-     * the procedure runs over all constraints with the first hardCount kept hard." */
+    /* algorithm.md §10: a failure inside the hard prefix relaxes that prefix by itself, with
+     * nothing hard, and ignores the rest of the list; a later failure relaxes the whole list
+     * with the first hard_count half-planes kept hard. */
     int in_prefix = lp->failed < s->hard;
     int s0 = in_prefix ? 0 : s->hard;
     int s1 = in_prefix ? s->hard : s->n;
@@ -1164,8 +1165,8 @@ static int check_set(const lpset *s, test_rng *rng, stats *st)
     CHECK(lit.lp.failed == lib.lp.failed && SAME2(lit.lp.velocity, lib.lp.velocity) &&
               lit.dl.failed == lib.dl.failed && SAME2(lit.dl.velocity, lib.dl.velocity) &&
               SAME2(lit.fb, lib.fb),
-          "the transcription of the text differs from the library: lp %d (%a, %a) vs %d (%a, "
-          "%a); direction %d vs %d; solve (%a, %a) vs (%a, %a)",
+          "the transcription of algorithm.md differs from the library: lp %d (%a, %a) vs %d "
+          "(%a, %a); direction %d vs %d; solve (%a, %a) vs (%a, %a)",
           lit.lp.failed, lit.lp.velocity.x, lit.lp.velocity.y, lib.lp.failed, lib.lp.velocity.x,
           lib.lp.velocity.y, lit.dl.failed, lib.dl.failed, lit.fb.x, lit.fb.y, lib.fb.x, lib.fb.y);
 
@@ -1174,8 +1175,8 @@ static int check_set(const lpset *s, test_rng *rng, stats *st)
         stats_add(st, &ms, &lib);
         return 0;
     }
-    /* The library deviates. Accepted (and counted) only when one of the two fixes of the
-     * text's rules, or both, make every check pass. */
+    /* The library deviates. Accepted (and counted) only when one of the two fixes of
+     * algorithm.md's literal rules (choice 11), or both, make every check pass. */
     for (int fix = 1; fix <= 3; ++fix) {
         outcome fx;
         fx.lp = ref_solve(s->h, s->n, s->R, s->p, fix);
@@ -1187,8 +1188,9 @@ static int check_set(const lpset *s, test_rng *rng, stats *st)
         }
         if (g_total.explained[fix] + st->explained[fix] == 0) {
             fprintf(stderr,
-                    "lp_brute: NOTE: first set where the text's %s gives a wrong answer (with "
-                    "the fix every check passes); the library's answer fails this check:\n",
+                    "lp_brute: NOTE: first set where algorithm.md's %s gives a wrong answer "
+                    "(with the fix every check passes); the library's answer fails this "
+                    "check:\n",
                     fix == 1 ? "parallel rule" : fix == 2 ? "exact violation test" : "two rules");
             judge(s, &t, &mc, dir, &lib, &ms, 1);
         }
@@ -1351,8 +1353,8 @@ static orca_vec2 random_direction(test_rng *rng, const lpset *s)
 {
     double e = U(rng, 0, 1);
     if (e < 0.15 && s->n > 0) {
-        /* exactly +-N_k: some line has d.dir == 0, the text's "projection of the current v"
-         * branch */
+        /* exactly +-N_k: some line has d.dir == 0, the branch of algorithm.md §9 that
+         * projects the velocity held before that line */
         orca_vec2 n = s->h[randint(rng, 0, s->n - 1)].normal;
         return (test_rng_next(rng) & 1) ? n : vv(-n.x, -n.y);
     }
@@ -1522,8 +1524,8 @@ static orca_halfplane hp(double px, double py, double nx, double ny)
  * Fallback with nothing hard: first soft h0, maximize v.x: v = (2, 0), level = 1.5.
  * h1: g1(2,0) = -1.8 < 1.5: bisector k = 0: m = N0 - N1 = (2, 0), len 2, mh = (1, 0),
  * rhs = 0.5 - (-0.2) = 0.7: the half-plane v.x >= 0.35. Maximize g1 (direction (-1, 0)):
- * start (-2, 0) violates it; on its line d = (-0, 1), d.(-1,0) = 0: the projection of the
- * current v, t = d.((-2,0) - (0.35,0)) = 0, v = (0.35, 0). Both penetrations 0.15. */
+ * start (-2, 0) violates it; on its line d = (-0, 1), d.(-1,0) = 0: v, as held before the
+ * line, is projected (algorithm.md §9), t = d.((-2,0) - (0.35,0)) = 0, v = (0.35, 0). Both penetrations 0.15. */
 static int test_hand_parallel_infeasible(void)
 {
     orca_halfplane h[2] = {hp(0.5, 0, 1, 0), hp(0.2, 0, -1, 0)};
@@ -1565,7 +1567,8 @@ static int test_hand_parallel_ignored(void)
  * d = (-0, 1); j = 0: denom = d.N0 = 2^-42 <= 1e-12: parallel, num = (P1 - P0).N0 = 2^-43
  * >= 0, ignored. t = d.(p - P1) = -1.5: v = (0.5, -1.5), feasible, exactly.
  * (Without the rule, t = -num/denom = -0.5 would raise the lower end and give (0.5, -0.5),
- * the exact optimum; the text's answer violates h0 by 2^-42, well inside 2e-12 * R.) */
+ * the exact optimum; the literal program's answer violates h0 by 2^-42, well inside
+ * 2e-12 * R.) */
 static int test_hand_near_parallel_ignored(void)
 {
     orca_halfplane h[2] = {hp(0.5 + 0x1p-43, 0, -1, 0x1p-42), hp(0.5, 0, 1, 0)};
@@ -1579,9 +1582,9 @@ static int test_hand_near_parallel_ignored(void)
     return 0;
 }
 
-/* Nearly parallel, "infeasible when num < 0": h0: P (0.5 - 2^-43, 0), N (-1, 2^-42);
- * h1: v.x >= 0.5. On x = 0.5 the exact h0 still holds for v.y >= 0.5 (a sliver 2^-43 deep),
- * but denom = 2^-42 <= 1e-12 and num = -2^-43 < 0: the text says infeasible at 1. Held
+/* Nearly parallel, with num < 0 (algorithm.md §8.3: Line(i) fails): h0: P (0.5 - 2^-43, 0),
+ * N (-1, 2^-42); h1: v.x >= 0.5. On x = 0.5 the exact h0 still holds for v.y >= 0.5 (a sliver
+ * 2^-43 deep), but denom = 2^-42 <= 1e-12 and num = -2^-43 < 0: the program fails at 1. Held
  * velocity: p = (0, -1.5) (h0 holds there). */
 static int test_hand_near_parallel_infeasible(void)
 {
@@ -1594,25 +1597,26 @@ static int test_hand_near_parallel_infeasible(void)
     return 0;
 }
 
-/* The text's parallel rule on a same-direction pair whose lines coincide to rounding: a
- * feasible set reported infeasible. h0: v.(0.6, 0.8) >= 0 (P (0, 0)); h1: the same normal,
- * P (1, -0.75), which is on line 0 in real numbers (0.6 - 0.75 * 0.8 = 0). As doubles the
- * offset P1.N is 0x1.3333333333333p-1 - 0.75 * 0x1.999999999999ap-1 = -2^-54 (exactly), so
- * H1 = {v.N >= -2^-54} contains H0 and h1 is redundant: the set is the half-plane h0 in the
- * disc, and the exact answer for p = (-2.25, 0.75), R = 4 is the projection of p on line 0,
- * (-1.8, 1.35) (orca_lp_solve with h0 alone gives exactly that).
- * The text's program: start v = p; h0: g = -0.75 < 0, line 0 with d = (-0.8, 0.6): t = 2.25,
- * v = (-0x1.ccccccccccccdp+0, 0x1.5999999999999p+0). h1: g1(v) computes to -2^-52 < 0, so
- * line 1 is processed; j = 0: denom = d.N0 = 0 exactly, num = (P1 - P0).N0 computes to
- * 1*0.6 + (-0.75)*0.8 = -2^-53 < 0: "the program is infeasible at i when num < 0".
+/* The parallel rule (algorithm.md §8.3, choice 11) on a same-direction pair whose lines
+ * coincide to rounding: a feasible set reported infeasible. h0: v.(0.6, 0.8) >= 0 (P (0, 0));
+ * h1: the same normal, P (1, -0.75), which is on line 0 in real numbers (0.6 - 0.75 * 0.8 =
+ * 0). As doubles the offset P1.N is 0x1.3333333333333p-1 - 0.75 * 0x1.999999999999ap-1 =
+ * -2^-54 (exactly), so H1 = {v.N >= -2^-54} contains H0 and h1 is redundant: the set is the
+ * half-plane h0 in the disc, and the exact answer for p = (-2.25, 0.75), R = 4 is the
+ * projection of p on line 0, (-1.8, 1.35) (orca_lp_solve with h0 alone gives exactly that).
+ * The program (algorithm.md §8): start v = p; h0: g = -0.75 < 0, line 0 with
+ * d = (-0.8, 0.6): t = 2.25, v = (-0x1.ccccccccccccdp+0, 0x1.5999999999999p+0). h1: g1(v)
+ * computes to -2^-52 < 0, so line 1 is processed; j = 0: denom = d.N0 = 0 exactly,
+ * num = (P1 - P0).N0 computes to 1*0.6 + (-0.75)*0.8 = -2^-53 < 0: a parallel earlier line
+ * with num < 0 makes Line(1) fail.
  * failed = 1, and orca_solve runs the fallback, whose max-min point is R*N = (2.4, 3.2):
  * 4.2 m/s away from the optimum, because a duplicate of h0 was added.
  * In exact arithmetic this branch cannot be reached with N_i = N_j (v in H_j implies v in
- * H_i when num < 0); the rule is only sound for anti-parallel pairs. The library follows the
- * text literally (a port must reproduce its bits), so this test pins the text's behaviour;
- * the random tests count the same mechanism ("reported infeasible by the text's parallel
- * rule", FIX_PARALLEL) instead of failing on it. A fix belongs in the text, e.g. "infeasible
- * when num < 0 and N_i.N_j < 0; otherwise j is ignored". */
+ * H_i when num < 0); the rule is only sound for anti-parallel pairs. The library follows
+ * algorithm.md literally (a port must reproduce its bits), so this test pins that behaviour
+ * (choice 11); the random tests count the same mechanism (reported infeasible by the
+ * parallel rule, FIX_PARALLEL) instead of failing on it. A fix would change algorithm.md and
+ * the bits, e.g. failing only when num < 0 and N_i.N_j < 0, and ignoring j otherwise. */
 static int test_hand_parallel_rule_same_direction(void)
 {
     orca_halfplane h[2] = {hp(0, 0, 0.6, 0.8), hp(1, -0.75, 0.6, 0.8)};
@@ -1625,7 +1629,7 @@ static int test_hand_parallel_rule_same_direction(void)
     ENSURE_BITS(r.velocity.y, 0x1.5999999999999p+0);
     ENSURE_BITS(g_of(h[1], r.velocity), -0x1p-52);
     ENSURE(orca_lp_solve(h, 2, 4.0, p, &r) == ORCA_OK);
-    ENSURE(r.failed == 1); /* the text's rule; the set is feasible */
+    ENSURE(r.failed == 1); /* the parallel rule (choice 11); the set is feasible */
     orca_halfplane scratch[2];
     orca_solve_result sr;
     ENSURE(orca_solve(h, 2, 0, 4.0, p, scratch, &sr) == ORCA_OK);
@@ -1638,19 +1642,20 @@ static int test_hand_parallel_rule_same_direction(void)
     ENSURE(r.failed == -1);
     ENSURE_NEAR(r.velocity.x, -1.8, 1e-15);
     ENSURE_NEAR(r.velocity.y, 1.35, 1e-15);
-    printf("lp_brute: NOTE: text's parallel rule: a duplicate of h0 moves the answer from "
-           "(-1.8, 1.35) to (%.17g, %.17g)\n", sr.velocity.x, sr.velocity.y);
+    printf("lp_brute: NOTE: the parallel rule (choice 11): a duplicate of h0 moves the answer "
+           "from (-1.8, 1.35) to (%.17g, %.17g)\n", sr.velocity.x, sr.velocity.y);
     return 0;
 }
 
-/* The text's exact violation test at a vertex that a later line passes through: a feasible
- * set reported infeasible, with a 53-degree crossing (no near-parallel lines involved).
+/* The exact violation test (algorithm.md §8.2, choice 11) at a vertex that a later line passes
+ * through: a feasible set reported infeasible, with a 53-degree crossing (no near-parallel
+ * lines involved).
  * P = (1, 4)/sqrt(17) = (0x1.f0b6848d2af1cp-3, 0x1.f0b6848d2af1cp-1), |P| computes to exactly
  * 1 = R: P is on the circle. h0: v.y >= P.y (N (0, 1)), the cap of the disc above the chord
  * through P; h1: the line through the same P with N (-0.6, 0.8), v.y >= P.y + 0.75 (v.x -
  * P.x), which is looser than h0 wherever v.x <= P.x, so it is redundant in the cap. The
  * exact answer for p = (0.5, 0) is the chord's end nearest p, P itself.
- * The text's program: start v = p; h0: violated; line 0, d = (-1, 0), pd = -P.x,
+ * The program (algorithm.md §8): start v = p; h0: violated; line 0, d = (-1, 0), pd = -P.x,
  * s = sqrt(P.x^2 + 1 - P.P) = 0x1.f0b6848d2af1dp-3 (one ulp above P.x): the interval is
  * [P.x - s, P.x + s] = [-2^-55, ..]; t = d.(p - P) = -0x1.07a4bdb96a872p-2 is below it, so
  * t = -2^-55 and v = (0x1.f0b6848d2af1dp-3, P.y): P, one ulp out in x. h1: g1(v) = one ulp *
@@ -1659,11 +1664,11 @@ static int test_hand_parallel_rule_same_direction(void)
  * P on the circle); j = 0: denom = -0.6 < 0, num = (P - P).N0 = 0, t = 0 lowers the upper
  * end to 0: lower > upper, infeasible at 1. The part of line 1 in the disc and in h0 is the
  * single point P (t = 0), and its two ends round to the wrong order.
- * orca_solve then runs the fallback: max min(g0, g1) over the disc is at (0, 1): 0.25 m/s
- * from the optimum with R = 1. The text is literal here too ("if SignedDistance_i(v) >= 0,
- * continue", "infeasible at i as soon as lower > upper"), and the library follows it; the
- * random tests count this mechanism (FIX_VERTEX: a violation test with a tolerance of a few
- * ulp, SignedDistance_i(v) >= -4 eps (R + |P_i|), removes it). */
+ * orca_solve then runs the fallback: max min(g0, g1) over the disc is at (0, 1): 0.25 m/s from
+ * the optimum with R = 1. algorithm.md is literal here too (§8.2 skips a half-plane only when
+ * SD_i(v) >= 0, with no tolerance; §8.3 fails as soon as lo > hi), and the library follows it;
+ * the random tests count this mechanism (FIX_VERTEX: a violation test with a tolerance of a few
+ * ulp, SD_i(v) >= -4 eps (R + |P_i|), removes it). */
 static int test_hand_vertex_on_later_line(void)
 {
     orca_vec2 P = vv(0x1.f0b6848d2af1cp-3, 0x1.f0b6848d2af1cp-1);
@@ -1678,7 +1683,7 @@ static int test_hand_vertex_on_later_line(void)
     ENSURE_BITS(r.velocity.y, 0x1.f0b6848d2af1cp-1);
     ENSURE_BITS(g_of(h[1], r.velocity), -0x1.3333333333333p-56);
     ENSURE(orca_lp_solve(h, 2, 1.0, p, &r) == ORCA_OK);
-    ENSURE(r.failed == 1); /* the text's rules; the set is feasible and h1 redundant */
+    ENSURE(r.failed == 1); /* choice 11; the set is feasible and h1 redundant */
     ENSURE(orca_lp_solve_direction(h, 2, 1.0, vv(1, 0), &r) == ORCA_OK);
     ENSURE(r.failed == 1); /* the same through the direction program */
     orca_halfplane scratch[2];
@@ -1692,8 +1697,8 @@ static int test_hand_vertex_on_later_line(void)
     ENSURE(r.failed == -1);
     ENSURE_BITS(r.velocity.x, 0x1.f0b6848d2af1dp-3);
     ENSURE_BITS(r.velocity.y, 0x1.f0b6848d2af1cp-1);
-    printf("lp_brute: NOTE: text's exact violation test: a redundant h1 through P moves the "
-           "answer from P = (%.17g, %.17g) to (%.17g, %.17g)\n",
+    printf("lp_brute: NOTE: the exact violation test (choice 11): a redundant h1 through P "
+           "moves the answer from P = (%.17g, %.17g) to (%.17g, %.17g)\n",
            P.x, P.y, sr.velocity.x, sr.velocity.y);
     return 0;
 }
@@ -1755,8 +1760,8 @@ static int test_hand_direction(void)
  * Fallback, h0 hard: first soft h1: maximize v.y: start (0, 2), h0 holds: v = (0, 2),
  * level = 1. h2: g2 = -3 < 1: bisector of h1 and h2: m = (0,1) - (1,0) = (-1, 1),
  * rhs = 1 - 3 = -2: v.y >= v.x - 2. Maximize g2 (direction (1, 0)): start (2, 0); h0
- * violated: line x = 0.5, d = (-0, -1), d.(1,0) = -0: neither > 0 nor < 0, so the
- * projection of the current v: t = d.((2,0) - (0.5,0)) = -0, v = (0.5, 0). The bisector
+ * violated: line x = 0.5, d = (-0, -1), d.(1,0) = -0: neither > 0 nor < 0, so v as held
+ * before the line is projected (algorithm.md §9): t = d.((2,0) - (0.5,0)) = -0, v = (0.5, 0). The bisector
  * holds there (0 >= -1.5). Result (0.5, 0): min(g1, g2) = min(-1, -2.5) = -2.5, the
  * max-min (g2 = v.x - 3 <= -2.5 whenever v.x <= 0.5). */
 static int test_hand_fallback_hard(void)
@@ -1778,9 +1783,9 @@ static int test_hand_fallback_hard(void)
 /* The program fails inside the hard prefix. h0: v.x >= 1, h1: v.x <= -1 (both hard),
  * h2: v.y >= 1.5 (soft). R = 2, p = (0, 0). Program: h0 violated: line x = 1, t = 0:
  * v = (1, 0); h1 violated: line x = -1, d = (-0, -1); j = 0: denom = -0, parallel,
- * num = (-1 - 1) * 1 = -2 < 0: infeasible at 1 < hardCount = 2.
- * "the hard prefix alone is relaxed ... with no hard constraints and the other constraints
- * are ignored": first soft h0: maximize v.x: (2, 0), level 1. h1: g1 = -3 < 1: bisector
+ * num = (-1 - 1) * 1 = -2 < 0: infeasible at 1 < hard count = 2.
+ * algorithm.md §10: the hard prefix is relaxed by itself, nothing hard, and h2 is ignored:
+ * first soft h0: maximize v.x: (2, 0), level 1. h1: g1 = -3 < 1: bisector
  * m = (2, 0), rhs = 1 - 1 = 0: v.x >= 0 (point (0, 0)). Maximize g1 (direction (-1, 0)):
  * start (-2, 0) violates it; line d = (-0, 1), d.(-1,0) = 0: projection of v, t = 0:
  * v = (0, 0). Result (0, 0), min g = -1. h2 is ignored: with it (g2(0,0) = -1.5 < -1) the

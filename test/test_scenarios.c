@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* Scenarios (docs/scenarios.md): the deterministic sine/cosine, the preferred-velocity rule
- * against its documented formula, error handling, the built-in scenes' geometry, the scenes of
- * the text's "Checks" run to arrival with bounded overlap and no wall crossed, and independence
- * of the worker count. The observed figures are printed for the task notes. */
+ * against its documented formula, error handling, the built-in scenes' geometry, the checked
+ * scenes (docs/scenarios.md, "The checks") run to arrival with bounded overlap and no wall
+ * crossed, and independence of the worker count. The observed figures are printed for the
+ * task notes. */
 #include "test.h"
 
 #include <math.h>
@@ -592,7 +593,7 @@ static int test_scene_initial_hashes(void)
 }
 
 /* ------------------------------------------------------------------------------------------
- * Built-in scenes: running to arrival (the text's "Checks")
+ * Built-in scenes: running to arrival (docs/scenarios.md, "The checks")
  * ---------------------------------------------------------------------------------------- */
 
 typedef struct scene_run {

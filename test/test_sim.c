@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* The simulator (orca/sim.h) against independent truth.
  *
- * Truth used here, all written in this file from the text (../shared/spec/ORCA-SPEC.txt),
- * sim.h's doc comments and docs/determinism.md, never from the simulator's sources:
- *   - neighbours: brute force over every agent / segment, "Neighbours and constraint order":
- *     obstacles with SegmentDistanceSquared <= (obstacle_time_horizon*max_speed + radius)^2
+ * Truth used here, all written in this file from docs/algorithm.md, sim.h's doc comments and
+ * docs/determinism.md, never from the simulator's sources:
+ *   - neighbours: brute force over every agent / segment (algorithm.md §11):
+ *     obstacles with SegDist2 <= (obstacle_time_horizon*max_speed + radius)^2
  *     sorted by (squared distance, index); agents j != i with Dot(d, d) < neighbor_dist^2,
  *     the max_neighbors smallest by (squared distance, index);
  *   - constraints: orca_constraint_segment / orca_constraint_agent on those lists;
- *   - the step: "The step", a reference step written here with orca_solve;
+ *   - the step (algorithm.md §12): a reference step written here with orca_solve;
  *   - the hash: FNV-1a 64 over the documented value sequence, computed here;
  *   - everything else by comparing two routes that must agree (worker counts and task splits,
  *     removal vs never added, snapshot vs original, ...).
@@ -196,7 +196,7 @@ static int sim_matches_world(const orca_sim *s, const world *w, const char *what
 }
 
 /* ---------------------------------------------------------------------------------------
- * Brute force (text: "Neighbours and constraint order")
+ * Brute force (algorithm.md §11, neighbours and constraint order)
  * ------------------------------------------------------------------------------------- */
 
 typedef struct bf_item {
@@ -266,7 +266,8 @@ static double reach_of(const orca_agent_def *a)
     return a->obstacle_time_horizon * a->max_speed + a->radius;
 }
 
-/* Segments with SegmentDistanceSquared(a - p, b - p) <= reach^2, by (distance^2, index). */
+/* Segments with SegDist2(a - p, b - p) <= reach^2 (algorithm.md §6.3, §11.1), by
+ * (distance^2, index). */
 static int bf_segments(const world *w, int i, bf_item *tmp, int *out, bf_stats *st)
 {
     const orca_agent_def *a = &w->ag[i];
@@ -299,7 +300,7 @@ static int bf_segments(const world *w, int i, bf_item *tmp, int *out, bf_stats *
     return c;
 }
 
-/* The half-planes of agent i from the brute-force lists, in the text's order. */
+/* The half-planes of agent i from the brute-force lists, in algorithm.md §11's order. */
 static int bf_planes(const world *w, int i, double dt, const int *segs, int ns, const int *agents,
                      int na, orca_halfplane *out)
 {
@@ -845,7 +846,7 @@ static int test_segments_subnormal_reach(void)
     d.neighbor_dist = 1e-161;
     d.max_neighbors = 1;
     /* the same for obstacles: point obstacles 1e-163 and 1e-300 away both have
-     * SegmentDistanceSquared 0 (within the reach 2^-30 of radius and zero speed): a tie, listed
+     * SegDist2 0 (within the reach 2^-30 of radius and zero speed): a tie, listed
      * by index */
     memset(&w, 0, sizeof w);
     d.position = vec(0, 0);
@@ -1070,10 +1071,10 @@ static int test_segments_reach_changes(void)
  * 2. The step against a reference step
  * ------------------------------------------------------------------------------------- */
 
-/* "The step": (1) every new velocity from the start-of-step state: the brute-force lists,
- * their half-planes, orca_solve(planes, count, hard, max_speed, preferred); (2) velocity =
- * v_new, then position = position + velocity * dt, component-wise. Returns the number of
- * agents that needed the fallback. */
+/* The step (algorithm.md §12): (1) every new velocity from the start-of-step state: the
+ * brute-force lists, their half-planes, orca_solve(planes, count, hard, max_speed,
+ * preferred); (2) each velocity becomes v_new and each position p + v_new * dt, per
+ * component. Returns the number of agents that needed the fallback. */
 static int ref_step(world *w, double dt)
 {
     int n = w->n, m = w->m;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* One test per branch of the text (../shared/spec/ORCA-SPEC.txt), each with the expected value
- * derived in a comment. Where a test needs "the candidate", it recomputes it here with the
- * text's formula (ref_* below, operands in the written order), so a bit-for-bit comparison
- * checks the implementation against the text, not against itself. */
+/* One test per branch of docs/algorithm.md §3 to §10, each with the expected value derived in
+ * a comment. Where a test needs "the candidate", it recomputes it here with algorithm.md's
+ * formula (ref_* below, operands in the written order), so a bit-for-bit comparison checks
+ * the implementation against algorithm.md, not against itself. */
 #include "test.h"
 
 #include <float.h>
@@ -11,7 +11,7 @@
 #include <string.h>
 
 /* ---------------------------------------------------------------------------------------
- * The text's formulas, written out again
+ * algorithm.md's formulas, written out again
  * ------------------------------------------------------------------------------------- */
 
 static orca_vec2 vec(double x, double y)
@@ -44,7 +44,7 @@ static int has_nan2(orca_vec2 v)
     return isnan(v.x) || isnan(v.y);
 }
 
-/* The candidates of the text, in its order. */
+/* The candidates of algorithm.md §3.4, in its order. */
 enum {
     C_WA,          /* wa/|wa| */
     C_WB,          /* wb/|wb| */
@@ -57,8 +57,9 @@ enum {
     C_NONE /* no survivor: -(a+b)/|a+b| or (1, 0) */
 };
 
-/* Leg normal of the text: rho2 = p.p, l = sqrt(rho2 - r*r), c = -r*p, q = (-p.y*l, p.x*l),
- * n = (c + q)/rho2 (sign > 0) or (c - q)/rho2, each component divided separately. */
+/* Leg normal (algorithm.md §3.4): rho2 = p.p, l = sqrt(rho2 - r*r), c = -r*p,
+ * q = (-p.y*l, p.x*l), n = (c + q)/rho2 (sign > 0) or (c - q)/rho2, each component divided
+ * separately. */
 static orca_vec2 leg_normal(orca_vec2 p, double r, int sign)
 {
     double rho2 = dot(p, p);
@@ -79,8 +80,10 @@ typedef struct ref_vo {
     int exists[8];
 } ref_vo;
 
-/* The support form (overlap = 0, T = tau) or the overlap form (overlap = 1, T = dt) exactly as
- * the text writes it. */
+static int ref_distinct_by_bits = 0;
+
+/* The support form (overlap = 0, T = tau; algorithm.md §3) or the overlap form (overlap = 1,
+ * T = dt; §5) exactly as algorithm.md writes it. */
 static ref_vo ref_support(orca_vec2 a, orca_vec2 b, double r, double T, orca_vec2 x, int overlap)
 {
     ref_vo out;
@@ -88,7 +91,10 @@ static ref_vo ref_support(orca_vec2 a, orca_vec2 b, double r, double T, orca_vec
     orca_vec2 wa = vec(x.x - a.x / T, x.y - a.y / T);
     orca_vec2 wb = vec(x.x - b.x / T, x.y - b.y / T);
     double tol_a = 1e-9 * (len(a) + r), tol_b = 1e-9 * (len(b) + r);
-    int distinct = a.x != b.x || a.y != b.y;
+    /* a != b compared as numbers (+0 == -0, choice 15), or as bit patterns when
+     * ref_distinct_by_bits is set (the other reading, for test_signed_zero_ends) */
+    int distinct = ref_distinct_by_bits ? memcmp(&a, &b, sizeof a) != 0
+                                        : (a.x != b.x || a.y != b.y);
     double lwa = len(wa), lwb = len(wb);
     if (lwa != 0) {
         out.exists[C_WA] = 1;
@@ -156,8 +162,8 @@ static int check_winner(orca_vec2 a, orca_vec2 b, double r, double T, orca_vec2 
 {
     orca_vo got = overlap ? orca_vo_overlap(a, b, r, T, x) : orca_vo_support(a, b, r, T, x);
     ref_vo ref = ref_support(a, b, r, T, x, overlap);
-    ENSURE_MSG(ref.winner == expected, "the text's candidate %d wins, expected %d", ref.winner,
-               expected);
+    ENSURE_MSG(ref.winner == expected, "algorithm.md's candidate %d wins, expected %d",
+               ref.winner, expected);
     ENSURE_VEC_BITS(got.normal, ref.n);
     ENSURE_BITS(got.distance, ref.d);
     if (expected != C_NONE) {
@@ -203,6 +209,54 @@ static int test_support_point_obstacle(void)
     c = orca_vo_agent_cases(a, 1, 1, vec(3, 3));
     ENSURE(c.kind == ORCA_CASE_LEFT_LEG);
     ENSURE_VEC_BITS(c.normal, v.normal);
+    return 0;
+}
+
+/* Choice 15: a != b is compared as numbers, so ends that differ only in the sign of a zero
+ * component are one point (candidates 2, 3, 4, 7 and 8 of algorithm.md §3.4 are not
+ * evaluated). The other reading (distinct bit patterns are distinct ends) cannot change a
+ * result: wb/|wb| and the legs of b then equal wa/|wa| and the legs of a up to signs of zeros,
+ * with the same values and the same admission, |e| == 0 skips +-nn, and an equal later value
+ * never replaces the best (choice 2). Checked on random ends with zero components of both
+ * signs, apart and overlapping: the library (numbers) gives the bits of ref_support under the
+ * bit-pattern reading. */
+static int test_signed_zero_ends(void)
+{
+    test_rng g = {0x5160ull};
+    int support = 0, overlap = 0;
+    for (int i = 0; i < 20000; ++i) {
+        double c = test_rng_uniform(&g, -3, 3);
+        int axis = (int)(test_rng_next(&g) & 1);
+        int sign_a = (int)(test_rng_next(&g) & 1);
+        double za = sign_a ? -0.0 : 0.0, zb = sign_a ? 0.0 : -0.0;
+        orca_vec2 a = axis ? vec(c, za) : vec(za, c);
+        orca_vec2 b = axis ? vec(c, zb) : vec(zb, c);
+        if (test_rng_next(&g) % 8 == 0) { /* both components zero: the origin itself */
+            a = vec(za, zb);
+            b = vec(zb, za);
+        }
+        double r = test_rng_uniform(&g, 0.1, 2), T = test_rng_uniform(&g, 0.1, 3);
+        orca_vec2 x = {test_rng_uniform(&g, -4, 4), test_rng_uniform(&g, -4, 4)};
+        unsigned k = (unsigned)(test_rng_next(&g) % 4);
+        if (k == 1) {
+            x.x = (test_rng_next(&g) & 1) ? -0.0 : 0.0;
+        } else if (k == 2) {
+            x.y = (test_rng_next(&g) & 1) ? -0.0 : 0.0;
+        }
+        ENSURE(a.x == b.x && a.y == b.y && memcmp(&a, &b, sizeof a) != 0);
+        int ovl = !(orca_segment_distance_squared(a, b) > r * r);
+        orca_vo got = ovl ? orca_vo_overlap(a, b, r, T, x) : orca_vo_support(a, b, r, T, x);
+        ref_distinct_by_bits = 1;
+        ref_vo bits = ref_support(a, b, r, T, x, ovl);
+        ref_distinct_by_bits = 0;
+        ENSURE_MSG(test_same_bits(got.distance, bits.d) && same_vec(got.normal, bits.n),
+                   "a = (%a, %a), b = (%a, %a), r = %a, T = %a, x = (%a, %a), overlap %d: "
+                   "d %a vs %a, n (%a, %a) vs (%a, %a)",
+                   a.x, a.y, b.x, b.y, r, T, x.x, x.y, ovl, got.distance, bits.d, got.normal.x,
+                   got.normal.y, bits.n.x, bits.n.y);
+        ++*(ovl ? &overlap : &support);
+    }
+    ENSURE(support > 1000 && overlap > 1000);
     return 0;
 }
 
@@ -420,7 +474,7 @@ static int test_candidates_each_win(void)
 
 /* For a = (2, 0), r = 1, tau = 1 and x = a + 2 (-cos th, sin th), the candidate wa/|wa| has
  * g = n.a + r = 1 - 2 cos th (0 at th = 60 degrees, the exact edge of the domain). Bisection on
- * th to place the computed g (the text's formula, in double) inside [lo, hi]. */
+ * th to place the computed g (algorithm.md §3.5's formula, in double) inside [lo, hi]. */
 static int find_theta(double lo, double hi, orca_vec2 *x_out, orca_vec2 *n_out, double *g_out)
 {
     orca_vec2 a = {2, 0};
@@ -448,8 +502,8 @@ static int find_theta(double lo, double hi, orca_vec2 *x_out, orca_vec2 *n_out, 
 }
 
 /* The same on the b side of a segment: x = b + 2 (cos th, sin th) (tau = 1), so wb/|wb| is the
- * unit vector at th, and gb = n.b + r (the text's formula) is placed inside [lo, hi] by
- * bisection on th between t0 and t1 (gb(t0) < lo, gb(t1) > hi). */
+ * unit vector at th, and gb = n.b + r (algorithm.md §3.5's formula) is placed inside [lo, hi]
+ * by bisection on th between t0 and t1 (gb(t0) < lo, gb(t1) > hi). */
 static int find_theta_b(orca_vec2 a, orca_vec2 b, double r, double t0, double t1, double lo,
                         double hi, orca_vec2 *x_out, orca_vec2 *n_out, double *ga_out,
                         double *gb_out)
@@ -528,11 +582,11 @@ static int test_domain_tolerance(void)
         }
     }
 
-    /* Exactly at the tolerance: "n.a + r <= tolA" admits equality. With a = (ax, 0), r = 1,
-     * ax in [1, 2): n.a = n.x*ax is near -1, on the grid of 2^-53, and g = n.a + 1 is exact
-     * (Sterbenz). tolA = fl(1e-9 * (ax + 1)) is chosen to be a multiple of 2^-53 (target T,
-     * S = ax + 1 in [2, 3) found by division, ax = S - 1 exact); then scanning th in small steps
-     * around the edge meets g == tolA exactly. */
+    /* Exactly at the tolerance: the domain test (algorithm.md §3.5) admits equality. With
+     * a = (ax, 0), r = 1, ax in [1, 2): n.a = n.x*ax is near -1, on the grid of 2^-53, and
+     * g = n.a + 1 is exact (Sterbenz). tolA = fl(1e-9 * (ax + 1)) is chosen to be a multiple
+     * of 2^-53 (target T, S = ax + 1 in [2, 3) found by division, ax = S - 1 exact); then
+     * scanning th in small steps around the edge meets g == tolA exactly. */
     int found = 0;
     for (double m = 22500000; m < 22500000 + 4000 && !found; m += 1) {
         double target = m * 0x1p-53;
@@ -627,7 +681,7 @@ static int test_head_on_tie(void)
  * Cutoff against leg, and touching agents
  * ------------------------------------------------------------------------------------- */
 
-/* The case form exactly as the text writes it. */
+/* The case form exactly as algorithm.md §4 writes it. */
 static orca_vo_cases ref_cases(orca_vec2 a, double r, double tau, orca_vec2 x)
 {
     orca_vo_cases out;
@@ -824,7 +878,7 @@ static int test_constraint_segment_forms(void)
         } else {
             /* overlap form: S = K/dt contains 0, so d <= 0 and staying put is forbidden
              * (unless exactly touching). Every permitted velocity v has v*dt outside the
-             * capsule: the agent leaves the overlap within one step. */
+             * capsule: one step at it takes the agent out of the overlap (algorithm.md §5). */
             ENSURE(f == ORCA_FORM_OVERLAP);
             orca_vo v = orca_vo_overlap(a, b, r, dt, vec(0, 0));
             ENSURE(v.distance <= 0);
@@ -853,7 +907,8 @@ static int test_constraint_segment_forms(void)
     }
     ENSURE(apart > 100 && overlapping > 100);
     /* Touching exactly: a = (1, -1), b = (1, 1), r = 1: t = -(a.e)/(e.e) = 2/4 = 0.5, closest
-     * point (1, 0), squared distance 1 = r*r: "distance^2 <= r*r" is the overlap case. */
+     * point (1, 0), squared distance 1 = r*r: SegDist2 <= r*r is the overlap case (algorithm.md
+     * §5, §6.2). */
     orca_form f = ORCA_FORM_CASES;
     ENSURE_BITS(orca_segment_distance_squared(vec(1, -1), vec(1, 1)), 1.0);
     orca_halfplane h = orca_constraint_segment(vec(1, -1), vec(1, 1), 1, 2, 0.1, &f);
@@ -868,7 +923,7 @@ static int test_constraint_segment_forms(void)
 }
 
 /* ---------------------------------------------------------------------------------------
- * ForBoundary
+ * The one-sided boundary constraint (algorithm.md §7)
  * ------------------------------------------------------------------------------------- */
 
 static const orca_halfplane SENTINEL = {{1234.5, -6789.25}, {0.125, -3.75}};
@@ -878,7 +933,7 @@ static int untouched(const orca_halfplane *h)
     return memcmp(h, &SENTINEL, sizeof *h) == 0;
 }
 
-/* The text's formulas, for the expected point and normal. */
+/* algorithm.md §7's formulas, for the expected point and normal. */
 static void ref_boundary(orca_vec2 a, orca_vec2 b, double clearance, double tau, double *s,
                          double *m, double *d, orca_halfplane *h)
 {
@@ -902,7 +957,7 @@ static int test_boundary_no_constraint(void)
     h = SENTINEL;
     ENSURE(orca_constraint_boundary(vec(1, -1), vec(1, -1), 0.5, 2, &h) == 0);
     ENSURE(untouched(&h));
-    /* s <= m: the agent is beside the stretch, before a. a = (0.1, -1), b = (4.1, -1):
+    /* s <= m: the agent is beside the edge, before a. a = (0.1, -1), b = (4.1, -1):
      * s = -(0.4)/16 = -0.025. */
     h = SENTINEL;
     ENSURE(orca_constraint_boundary(vec(0.1, -1), vec(4.1, -1), 0.5, 2, &h) == 0);
@@ -1029,8 +1084,8 @@ static int test_hard_prefix_failure(void)
     /* Hard: v.x >= 1 (P = (1, 0), N = (1, 0)) and v.x <= -1 (P = (-1, 0), N = (-1, 0)); soft:
      * v.y >= 0.5. R = 2, preferred 0. The program moves onto x = 1 at 0, then fails at 1: the
      * lines are parallel (denom = (-0, -1).(1, 0) = -0) and num = (-2, 0).(1, 0) = -2 < 0.
-     * failed = 1 < hardCount = 2: the hard prefix alone is relaxed, the soft constraint
-     * ignored. Relaxation: maximize g0 over the disc: v = (2, 0), level = 1; g1(v) = -3 < 1,
+     * failed = 1 < hard count = 2: the hard prefix is relaxed by itself (algorithm.md §10),
+     * the soft constraint ignored. Relaxation: maximize g0 over the disc: v = (2, 0), level = 1; g1(v) = -3 < 1,
      * so with the half-plane g0 >= g1, i.e. v.(2, 0) >= 1 - 1 = 0 (mh = (1, 0), point 0),
      * maximize g1 (direction (-1, 0)): start (-2, 0) violates x >= 0; on the line d = (-0, 1),
      * d.N1 = 0, so the current v is projected: t = 0, v = (0, 0). g0 = g1 = -1: the middle.
@@ -1057,6 +1112,54 @@ static int test_hard_prefix_failure(void)
     ENSURE(orca_solve(planes, 2, 2, 2.0, vec(0, 0), scratch, &res2) == ORCA_OK);
     ENSURE_VEC_BITS(res2.velocity, res.velocity);
     ENSURE(res2.failed == 1 && res2.fallback == 1);
+    return 0;
+}
+
+/* Choice 14 (docs/spec-choices.md; algorithm.md §10): the branch that relaxes a failing hard
+ * prefix is reachable with the library's own constraints. An agent (r = 1) whose centre is
+ * 0.1 from a wall, with dt = 0.25 and max speed 2, overlaps it by 0.9: more than one step at
+ * full speed (0.5) can undo. Relative to the agent the wall runs from a = (-10, 0.1) to
+ * b = (10, 0.1); SegDist2 = 0.1*0.1 <= 1, so orca_constraint_segment takes the overlap form
+ * (§5) at x = 0: wa = (40, -0.4), wb = (-40, -0.4); wa/|wa| and wb/|wb| have values near -40,
+ * +nn = (-0, 1) has min(-0.4, -0.4) = -0.4, and -nn = (0, -1) has 0.4, the best. d = 0.4 -
+ * 1/0.25 = -3.6, N = (0, -1), P = N * 3.6 = (0, -3.6): the constraint demands a speed of at
+ * least 3.6 away from the wall. The program (§8): start v = p = (1, 0) (|p| <= 2), SD_0(v) =
+ * -3.6 < 0; Line(0): d = (1, 0), pd = 0, disc = 0 + 4 - 12.96 < 0: it fails at index 0, inside
+ * the hard prefix (hard count 1). The fallback relaxes the prefix alone, with nothing hard:
+ * Relax(H_0, count 1, hard 0): v = Direction(no half-planes, R, N_0) = (N_0/|N_0|) * 2 =
+ * (0, -2), full speed straight away from the wall, and there is no later soft half-plane. An
+ * agent half-plane after the wall (v.x >= 0.5, violated there) is ignored in that branch. */
+static int test_hard_prefix_wall_overlap(void)
+{
+    orca_form f = ORCA_FORM_CASES;
+    orca_halfplane planes[2];
+    planes[0] = orca_constraint_segment(vec(-10, 0.1), vec(10, 0.1), 1.0, 2.0, 0.25, &f);
+    ENSURE(f == ORCA_FORM_OVERLAP);
+    ENSURE_VEC_BITS(planes[0].normal, vec(0, -1));
+    ENSURE(planes[0].point.x == 0);
+    ENSURE(planes[0].point.y < -2.0); /* more than the max speed away from the wall */
+    /* the obstacle constraint alone leaves nothing in the disc |v| <= 2 */
+    orca_halfplane scratch[2];
+    orca_solve_result res;
+    ENSURE(orca_solve(planes, 1, 1, 2.0, vec(1, 0), scratch, &res) == ORCA_OK);
+    ENSURE(res.failed == 0);
+    ENSURE(res.fallback == 1);
+    /* the documented branch: the same bits as the fallback with the hard prefix relaxed
+     * (count = hard count = 1, nothing hard), and the value derived above */
+    orca_vec2 v;
+    ENSURE(orca_lp_fallback(planes, 1, 0, 0, 2.0, scratch, &v) == ORCA_OK);
+    ENSURE_VEC_BITS(res.velocity, v);
+    ENSURE(orca_lp_fallback(planes, 1, 1, 0, 2.0, scratch, &v) == ORCA_OK);
+    ENSURE_VEC_BITS(res.velocity, v);
+    ENSURE_VEC_BITS(res.velocity, vec(0, -2));
+    /* an agent half-plane after the wall changes nothing in this branch */
+    planes[1].point = vec(0.5, 0);
+    planes[1].normal = vec(1, 0);
+    orca_solve_result res2;
+    ENSURE(orca_solve(planes, 2, 1, 2.0, vec(1, 0), scratch, &res2) == ORCA_OK);
+    ENSURE(res2.failed == 0 && res2.fallback == 1);
+    ENSURE_VEC_BITS(res2.velocity, res.velocity);
+    ENSURE(orca_halfplane_signed_distance(planes[1], res2.velocity) < 0);
     return 0;
 }
 
@@ -1322,7 +1425,7 @@ static int test_nan_inf_programs(void)
  * velocity". Its line does, but the next finite half-plane is then also "violated" (the signed
  * distance of a NaN velocity is NaN) and its line ignores the NaN one (denom = NaN is neither
  * > 0 nor < 0) and puts v back on a finite point: the result is finite and reported feasible.
- * The text's program, followed literally, does the same. Here the NaN half-plane first, then
+ * algorithm.md §8, followed literally, does the same. Here the NaN half-plane first, then
  * v.x >= -1, preferred (0.3, 0.4): the result is (-1, 0.4), on a line the preferred velocity
  * does not even violate. */
 static int test_nan_halfplane_dropped_by_lp(void)
@@ -1412,6 +1515,7 @@ static int test_nan_tau_dropped_in_case_form(void)
 
 const orca_test ORCA_TESTS[] = {
     {"support_point_obstacle", test_support_point_obstacle},
+    {"signed_zero_ends", test_signed_zero_ends},
     {"segment_degenerate_point", test_segment_degenerate_point},
     {"zero_wa", test_zero_wa},
     {"zero_wb", test_zero_wb},
@@ -1428,6 +1532,7 @@ const orca_test ORCA_TESTS[] = {
     {"boundary_push_and_approach", test_boundary_push_and_approach},
     {"boundary_point_formula", test_boundary_point_formula},
     {"hard_prefix_failure", test_hard_prefix_failure},
+    {"hard_prefix_wall_overlap", test_hard_prefix_wall_overlap},
     {"nan_inf_vo", test_nan_inf_vo},
     {"nan_inf_builders", test_nan_inf_builders},
     {"nan_inf_programs", test_nan_inf_programs},

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* The velocity obstacle checked against independent truth (text: "The obstacle shape",
- * "The agent construction in cases", "Overlap (collision) case", and "Checks": "The
- * velocity-obstacle closest point and normal are checked against a sampled membership oracle
- * for agents, segments and the overlap case").
+/* The velocity obstacle checked against independent truth (docs/algorithm.md §3 the support
+ * form, §4 the agent case form, §5 the overlap case): the closest boundary point and the
+ * normal that each form computes, for agents, segments and overlapping pairs, are checked
+ * against a membership oracle sampled from the definition of S.
  *
  * The oracle does not use the support function. It decides membership from the definition of
  * S, in long double:
@@ -18,8 +18,9 @@
  * For a result (d, n) of orca_vo_support / orca_vo_overlap at x, with c = x - d*n the claimed
  * closest boundary point:
  *   (1) |n| = 1 within 1e-12;
- *   (2) support form only: n is in the text's domain, n.a + r <= tolA and n.b + r <= tolB
- *       (tolA = 1e-9*(|a| + r), ...), up to the rounding of the dot product;
+ *   (2) support form only: n passes the domain test of algorithm.md §3.5,
+ *       Dot(n, a) + r <= tolA and Dot(n, b) + r <= tolB (tolA = 1e-9*(|a| + r), ...), up to
+ *       the rounding of the dot product;
  *   (3) c + eps*n is outside S and c - eps*n is inside S;
  *   (4) S lies in the half-plane (y - c).n <= tol: sampled points y of S;
  *   (5) d > 0: x is outside S and no sampled y is closer to x than d - tol;
@@ -35,16 +36,17 @@
  * origin, is not in S).
  *
  * Tolerance of (4)/(5): 1e-12 * (|y| + |c| + scale) for rounding, plus (s - 1/T) * slack for the
- * support form, where slack = max(0, n.a + r, n.b + r) is the amount by which the text's domain
- * tolerance lets n lie outside the exact domain (then S leaves the half-plane by at most that
- * much times s - 1/T; (2) bounds slack by the text's tolA/tolB).
+ * support form, where slack = max(0, n.a + r, n.b + r) is the amount by which the domain
+ * tolerance of algorithm.md §3.5 lets n lie outside the exact domain (then S leaves the
+ * half-plane by at most that much times s - 1/T; (2) bounds slack by tolA/tolB).
  *
  * The second half compares the closed case form for agents (orca_vo_agent_cases) with the
  * support form (orca_vo_support(a, a, ...)) on random inputs, apart and near touching, and
  * prints how often the normals and u agree bit for bit (see compare_forms for the tolerances
- * and the two classified kinds of disagreement). cases_vs_support_domain_tolerance
- * is expected to FAIL: it shows that the text's 1e-9 domain tolerance makes the two forms
- * differ by far more than "the rounding of sqrt(a.a - r*r)" for near-touching agents. */
+ * and the two classified kinds of disagreement; algorithm.md §4, "Agreement with §3", and
+ * choice 12). cases_vs_support_domain_tolerance shows where agreement up to the rounding of
+ * the leg length sqrt(a.a - r*r) fails: the 1e-9 domain tolerance (algorithm.md §3.5) makes
+ * the two forms differ by far more than that for near-touching agents. */
 #include "test.h"
 
 #include <float.h>
@@ -259,7 +261,7 @@ static int check_against_oracle(test_rng *g, const vo_input *in, oracle_stats *s
     ld nlen = sqrtl(nx * nx + ny * ny);
     CHECK(fabsl(nlen - 1) <= 1e-12L, "|n| - 1 = %Lg", nlen - 1);
 
-    /* (2) the text's domain (support form) and the slack it allows */
+    /* (2) the domain test of algorithm.md §3.5 (support form) and the slack it allows */
     ld slack = 0;
     if (!in->overlap) {
         ld la = vlen(in->a), lb = vlen(in->b);
@@ -543,7 +545,8 @@ static void upd(double *m, double v)
 
 /* One comparison of orca_vo_agent_cases(a, r, tau, x) with orca_vo_support(a, a, r, tau, x).
  *
- * Agreement (the text: "agree to the rounding of sqrt(a.a - r*r)"):
+ * Agreement up to the rounding of the leg length sqrt(a.a - r*r) (algorithm.md §4,
+ * "Agreement with §3"):
  *   normal: |difference| <= 8 eps (1 + |a|/l), l = sqrt(a.a - r*r): an error of delta*l in l
  *           turns a leg normal by delta*l/|a|, and delta = eps*a.a/(a.a - r*r) for the rounded
  *           difference a.a - r*r;
@@ -551,16 +554,16 @@ static void upd(double *m, double v)
  *
  * Two kinds of disagreement are classified instead (and counted, printed, never silently):
  *   rounding tie: the case form's normal is itself a candidate of the support form (wa/|wa| or a
- *     leg normal, bit for bit), it passes the text's domain test, its value min(n.wa, n.wb)
+ *     leg normal, bit for bit), it passes the domain test (§3.5), its value min(n.wa, n.wb)
  *     is within 8 eps (|x| + (|a| + r)/tau) of the winning value, and |u_cases| equals |d| to
- *     the u tolerance. Both normals then maximize the text's objective to rounding; the
- *     support form's strict "greater" keeps whichever rounded higher or came first. This is
- *     the text's own tie (cross = 0: the case form takes the right leg, the support form its
- *     first candidate, the left leg), or a tie decided by rounding: near the axis between the
- *     two legs, near the switch between the cutoff arc and a leg.
+ *     the u tolerance. Both normals then maximize the objective of §3.3 to rounding; the
+ *     support form's strict "greater" (§3.6) keeps whichever rounded higher or came first.
+ *     This is the tie of algorithm.md §4 (cross = 0: the case form takes the right leg, the
+ *     support form its first candidate, the left leg), or a tie decided by rounding: near the
+ *     axis between the two legs, near the switch between the cutoff arc and a leg.
  *   domain-tolerance sliver: the support form took wa/|wa| although it is outside the exact
- *     domain (n.a + r > 0 in long double; the text's test admits up to tolA), while the case
- *     form, correctly, took a leg; the values differ by more than rounding. This is the text's
+ *     domain (n.a + r > 0 in long double; the test of §3.5 admits up to tolA), while the case
+ *     form, correctly, took a leg; the values differ by more than rounding. This is the domain
  *     tolerance, not rounding; test_cases_vs_support_domain_tolerance shows it. */
 static int compare_forms(orca_vec2 a, double r, double tau, orca_vec2 x, cmp_stats *st)
 {
@@ -599,7 +602,8 @@ static int compare_forms(orca_vec2 a, double r, double tau, orca_vec2 x, cmp_sta
         return 0;
     }
 
-    /* the text's value and domain test, as the support form evaluates them (a == b) */
+    /* the value and domain test of algorithm.md §3.5-§3.6, as the support form evaluates
+     * them (a == b) */
     orca_vec2 wa = vec(x.x - a.x / tau, x.y - a.y / tau);
     double tol_a = 1e-9 * (la + r);
     double v_case = c.normal.x * wa.x + c.normal.y * wa.y;
@@ -637,7 +641,7 @@ static int compare_forms(orca_vec2 a, double r, double tau, orca_vec2 x, cmp_sta
     ld g_exact = (ld)wn.x * a.x + (ld)wn.y * a.y + r; /* n.a + r of wa/|wa|, long double */
     if (c.kind != ORCA_CASE_CUTOFF && test_same_bits(s.normal.x, wn.x) &&
         test_same_bits(s.normal.y, wn.y) && g_exact > 0 &&
-        g_exact <= tol_a + 4 * DEPS * (la + r)) { /* admitted by the text's tolA, no more */
+        g_exact <= tol_a + 4 * DEPS * (la + r)) { /* admitted by tolA (§3.5), no more */
         ++st->slivers;
         upd(&st->max_sliver_dn, dn);
         upd(&st->max_sliver_du, du);
@@ -713,7 +717,8 @@ static int test_cases_vs_support_random(void)
             return 1;
         }
     }
-    /* exactly on the axis behind the cut-off disc (cross = 0 exactly): the text's tie */
+    /* exactly on the axis behind the cut-off disc (cross = 0 exactly): the tie of
+     * algorithm.md §4 */
     for (int i = 0; i < 200; ++i) {
         double r = uni(&g, 0.05, 2), la = r * (1 + logu(&g, 1e-3, 19)), tau = logu(&g, 0.2, 10);
         orca_vec2 a = uni(&g, 0, 1) < 0.5 ? vec(la, 0) : vec(0, -la);
@@ -772,10 +777,10 @@ static int test_cases_vs_support_near_touching(void)
     return 0;
 }
 
-/* The text's sentence on touching agents, checked: it does not hold within the domain
- * tolerance, which bounds the disagreement instead (docs/spec-choices.md, choice 12).
- * The text: "Agents that touch from outside (|a| within rounding of r): ... the two forms of
- * this document agree to the rounding of sqrt(a.a - r*r), not bit for bit." The support form's
+/* Touching agents (docs/algorithm.md §4, "Agreement with §3"; docs/spec-choices.md, choice
+ * 12): for agents that touch from outside up to rounding one might expect the case form and
+ * the support form to differ only by the rounding of the leg length sqrt(a.a - r*r). They do
+ * not: the domain tolerance bounds the disagreement instead. The support form's
  * domain test admits a candidate up to tolA = 1e-9 (|a| + r) outside the exact domain; wa/|wa|
  * then wins (its value |wa| is the largest value any unit vector has), although the exact
  * closest point is on a leg, which the case form finds. For near-touching agents the admitted
@@ -810,13 +815,13 @@ static int test_cases_vs_support_domain_tolerance(void)
     printf("     support: wa/|wa|,  n=(%a, %a) d=%a\n", s.normal.x, s.normal.y, s.distance);
     printf("     normal difference %.3g, u difference %.3g; rounding of the leg allows %.3g\n", dn,
            du, tol_n);
-    /* The text claims agreement to the rounding of sqrt(a.a - r*r); near touching the domain
-     * tolerance admits wa/|wa| up to (admitted - exact) half-width outside the exact arc
-     * (docs/spec-choices.md, choice 12), and that is what bounds the difference. */
+    /* Agreement to the rounding of sqrt(a.a - r*r) would need dn <= tol_n; near touching the
+     * domain tolerance admits wa/|wa| up to (admitted - exact) half-width outside the exact
+     * arc (docs/spec-choices.md, choice 12), and that is what bounds the difference. */
     double na = sqrt(aa), tol_a = 1e-9 * (na + r);
     double widen = acos((r - tol_a) / na) - acos(r / na);
     printf("     admitted arc minus exact arc: %.3g rad\n", widen);
-    ENSURE(dn > tol_n); /* the text's sentence does not hold here ... */
+    ENSURE(dn > tol_n); /* agreement to the rounding of the leg does not hold here ... */
     ENSURE_MSG(dn <= widen * 1.001 + tol_n, "normals differ by %g, more than the admitted arc %g", dn,
                widen); /* ... and the domain tolerance explains all of it */
     return 0;
