@@ -460,9 +460,9 @@ int cmd_bench(int argc, char **argv)
               csv);
     }
 
-    printf("orca bench: scene %s, seed %llu, %d CPU%s online, orca %s, %s\n",
+    printf("orca bench: scene %s, seed %llu, %d CPU%s online, orca %s (bits version %d), %s\n",
            orca_scene_name((orca_scene_kind)c.scene), (unsigned long long)c.seed, cpus,
-           cpus == 1 ? "" : "s", orca_version(), cli_kernels_text(c.scalar));
+           cpus == 1 ? "" : "s", orca_version(), orca_bits_version(), cli_kernels_text(c.scalar));
     printf("each row: %lld timed run%s of S steps after a %lld-step warm-up; agent-steps/s "
            "median and min..max over the runs\n",
            c.runs, c.runs == 1 ? "" : "s", c.warmup);

@@ -21,7 +21,8 @@ static void help_main(FILE *f)
           "\n"
           "Options:\n"
           "  -h, --help       this text\n"
-          "  -V, --version    the version\n"
+          "  -V, --version    the version and the bits version: equal bits versions give\n"
+          "                   equal state hashes for the same run (README, \"Versions\")\n"
           "\n"
           "Built-in scenes: circle, crossing, wallgap, corridor, random (docs/scenarios.md).\n"
           "Scene files: docs/scene-format.md.\n"
@@ -101,7 +102,7 @@ static int dispatch(int argc, char **argv)
         return EXIT_OK;
     }
     if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0 || strcmp(cmd, "version") == 0) {
-        printf("orca %s\n", orca_version());
+        printf("orca %s (bits version %d)\n", orca_version(), orca_bits_version());
         return EXIT_OK;
     }
     if (cmd[0] == '-') {

@@ -19,7 +19,9 @@ void help_run(FILE *f)
         "\n"
         "Runs a scene file (docs/scene-format.md; '-' reads standard input) or a built-in\n"
         "scene, then prints a summary: agents, segments, steps, simulated time, arrival,\n"
-        "deepest overlaps, mean speed, fallback count, wall time, throughput, state hash.\n"
+        "deepest overlaps, mean speed, fallback count, wall time, throughput, state hash\n"
+        "and the bits version it belongs to (the same bits version, the same hash for the\n"
+        "same run, on every machine and in every orca release that has it).\n"
         "\n"
         "Scene:\n"
         "  --scene NAME        built-in scene: circle, crossing, wallgap, corridor, random\n"
@@ -539,7 +541,7 @@ static void print_text(const run_result *r, const run_opts *o)
            r->step_time, r->workers, r->workers == 1 ? "" : "s",
            r->vector ? "AVX2 kernels" : "scalar code");
     printf("  throughput        %.4g agent-steps/s\n", r->rate);
-    printf("  state hash        %s\n", r->hash);
+    printf("  state hash        %s (bits version %d)\n", r->hash, orca_bits_version());
     if (o->csv) {
         printf("  trajectories      %s\n", cli_printable(shown, sizeof shown, o->csv));
     }
@@ -594,7 +596,7 @@ static void print_json(const run_result *r, const run_opts *o)
     print_json_double(f, r->step_time);
     fputs(",\"agent_steps_per_second\":", f);
     print_json_double(f, r->rate);
-    fprintf(f, ",\"hash\":\"%s\"", r->hash);
+    fprintf(f, ",\"hash\":\"%s\",\"bits_version\":%d", r->hash, orca_bits_version());
     const char *files[3] = {o->csv, o->svg, o->save};
     const char *keys[3] = {"csv", "svg", "snapshot"};
     for (int i = 0; i < 3; ++i) {
@@ -1027,7 +1029,8 @@ int cmd_run(int argc, char **argv)
                  "deepest overlap (fraction of radius): agent–agent %.3g, agent–wall %.3g · "
                  "fallback solves %llu",
                  r.max_agent_overlap, r.max_wall_overlap, (unsigned long long)r.fallback_total);
-        snprintf(l3, sizeof l3, "state hash %s · %s · orca %s", r.hash, source, orca_version());
+        snprintf(l3, sizeof l3, "state hash %s (bits version %d) · %s · orca %s", r.hash,
+                 orca_bits_version(), source, orca_version());
         svg_caption cap;
         memset(&cap, 0, sizeof cap);
         cap.title = title;

@@ -24,7 +24,12 @@ const char *orca_status_name(int status)
 
 const char *orca_version(void)
 {
-    return "0.1.0";
+    return ORCA_VERSION_STRING;
+}
+
+int orca_bits_version(void)
+{
+    return ORCA_BITS_VERSION;
 }
 
 /* ---------------------------------------------------------------------------------------

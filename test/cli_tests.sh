@@ -112,7 +112,8 @@ err_matches() {
 # --- version and help ------------------------------------------------------------------------
 
 expect_status 0 "--version" "$ORCA" --version
-check "--version text" grep -Eq '^orca [0-9]+\.[0-9]+\.[0-9]+$' out.txt
+check "--version text" grep -Eq '^orca [0-9]+\.[0-9]+\.[0-9]+ \(bits version [0-9]+\)$' out.txt
+BITS=$(sed -nE 's/^orca .* \(bits version ([0-9]+)\)$/\1/p' out.txt)
 expect_status 0 "--help" "$ORCA" --help
 check "--help lists the commands" grep -q "bench" out.txt
 expect_status 0 "help" "$ORCA" help
@@ -147,7 +148,8 @@ for s in circle crossing wallgap corridor random; do
         "mean speed" "fallback" "wall time" "throughput" "state hash"; do
         check "$s summary has '$field'" grep -q "^  $field " "summary-$s.txt"
     done
-    check "$s summary hash is 16 hex digits" grep -Eq '^  state hash +[0-9a-f]{16}$' "summary-$s.txt"
+    check "$s summary hash is 16 hex digits and the bits version" \
+        grep -Eq "^  state hash +[0-9a-f]{16} \\(bits version $BITS\\)\$" "summary-$s.txt"
     check "$s summary names the scene" grep -q "^orca run: $s " "summary-$s.txt"
     check "$s: no progress on a non-terminal stderr" test ! -s err.txt
 
@@ -161,6 +163,7 @@ for s in circle crossing wallgap corridor random; do
     check "$s --json agents = $want" test "$(json_get "$s.json" agents)" = "$want"
     check "$s --json hash" is_hex16 "$(json_get "$s.json" hash)"
     check "$s json hash = text hash" grep -q "$(json_get "$s.json" hash)" "summary-$s.txt"
+    check "$s --json bits_version = --version's" test "$(json_get "$s.json" bits_version)" = "$BITS"
     for key in segments dt seed simulated_time arrived not_arrived all_arrived \
         all_arrived_step max_agent_overlap max_wall_overlap mean_speed fallback_total \
         wall_time agent_steps_per_second workers; do

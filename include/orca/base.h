@@ -8,6 +8,9 @@
 
 #include <stddef.h>
 
+#include "orca/export.h"
+#include "orca/version.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -39,10 +42,7 @@ typedef enum orca_status {
 } orca_status;
 
 /** The enumerator's name ("ORCA_ERR_ARGUMENT"), or "unknown status". */
-const char *orca_status_name(int status);
-
-/** The library version as "MAJOR.MINOR.PATCH". */
-const char *orca_version(void);
+ORCA_API const char *orca_status_name(int status);
 
 /** Memory hooks: every allocation the library makes goes through them (in the style of
  * Box2D's b2SetAllocator and stb's STB*_MALLOC macros). alloc and resize behave as malloc and
@@ -60,9 +60,9 @@ typedef struct orca_allocator {
 /** Installs the hooks (NULL: the C library's malloc, realloc and free). Process-wide and not
  * thread-safe: call it while no orca object exists (a block is released by the hooks current
  * at that time). ORCA_ERR_NULL when one of the three functions is NULL (nothing changes). */
-orca_status orca_set_allocator(const orca_allocator *allocator);
+ORCA_API orca_status orca_set_allocator(const orca_allocator *allocator);
 /** The hooks in use. */
-orca_allocator orca_get_allocator(void);
+ORCA_API orca_allocator orca_get_allocator(void);
 
 #ifdef __cplusplus
 }

@@ -3,6 +3,7 @@
 #ifndef ORCA_ORCA_H
 #define ORCA_ORCA_H
 
+#include "orca/version.h"
 #include "orca/base.h"
 #include "orca/solver.h"
 #include "orca/sim.h"

@@ -39,63 +39,64 @@ typedef enum orca_scene_kind {
 } orca_scene_kind;
 
 /** "circle", "crossing", "wallgap", "corridor", "random"; NULL for an unknown kind. */
-const char *orca_scene_name(orca_scene_kind kind);
+ORCA_API const char *orca_scene_name(orca_scene_kind kind);
 /** The kind of a name above; -1 when unknown. */
-int orca_scene_from_name(const char *name);
+ORCA_API int orca_scene_from_name(const char *name);
 
 typedef struct orca_scenario orca_scenario;
 
 /** An empty scenario: a new simulation (sim_def may be NULL), the step dt (> 0) and the seed
  * of the preferred-velocity perturbation. */
-orca_status orca_scenario_create(const orca_sim_def *sim_def, double dt, uint64_t seed,
-                                 orca_scenario **out);
+ORCA_API orca_status orca_scenario_create(const orca_sim_def *sim_def, double dt, uint64_t seed,
+                                          orca_scenario **out);
 /** A built-in scene with agent_count agents (the scene may round it, see docs/scenarios.md;
  * 0 means the scene's default size) and seed (also used to place random scenes). */
-orca_status orca_scenario_create_builtin(orca_scene_kind kind, int agent_count, uint64_t seed,
-                                         const orca_sim_def *sim_def, orca_scenario **out);
-void orca_scenario_destroy(orca_scenario *sc);
+ORCA_API orca_status orca_scenario_create_builtin(orca_scene_kind kind, int agent_count,
+                                                  uint64_t seed, const orca_sim_def *sim_def,
+                                                  orca_scenario **out);
+ORCA_API void orca_scenario_destroy(orca_scenario *sc);
 
 /** The simulation inside (owned by the scenario). */
-orca_sim *orca_scenario_sim(orca_scenario *sc);
-const char *orca_scenario_last_error(const orca_scenario *sc);
-const char *orca_scenario_name(const orca_scenario *sc); /**< "circle", ... or "custom" */
-orca_status orca_scenario_set_name(orca_scenario *sc, const char *name);
-double orca_scenario_dt(const orca_scenario *sc);
-uint64_t orca_scenario_seed(const orca_scenario *sc);
+ORCA_API orca_sim *orca_scenario_sim(orca_scenario *sc);
+ORCA_API const char *orca_scenario_last_error(const orca_scenario *sc);
+ORCA_API const char *orca_scenario_name(const orca_scenario *sc); /**< "circle", ... or "custom" */
+ORCA_API orca_status orca_scenario_set_name(orca_scenario *sc, const char *name);
+ORCA_API double orca_scenario_dt(const orca_scenario *sc);
+ORCA_API uint64_t orca_scenario_seed(const orca_scenario *sc);
 
 /** Adds an agent with its goal (the agent's position is its start). */
-orca_status orca_scenario_add_agent(orca_scenario *sc, const orca_agent_def *def,
-                                    const orca_goal *goal, orca_agent_id *out);
+ORCA_API orca_status orca_scenario_add_agent(orca_scenario *sc, const orca_agent_def *def,
+                                             const orca_goal *goal, orca_agent_id *out);
 /** The goal and start of the agent at index. */
-orca_status orca_scenario_agent_goal(const orca_scenario *sc, int index, orca_goal *goal,
-                                     orca_vec2 *start);
+ORCA_API orca_status orca_scenario_agent_goal(const orca_scenario *sc, int index, orca_goal *goal,
+                                              orca_vec2 *start);
 
 /** Sets every agent's preferred velocity by the rule (for the current step count), steps the
  * simulation by dt, then updates the arrival record and the deepest overlaps. */
-orca_status orca_scenario_step(orca_scenario *sc);
+ORCA_API orca_status orca_scenario_step(orca_scenario *sc);
 
 /** Agents with ORCA_GOAL_POINT currently within their radius of the goal (others count as
  * arrived). */
-int orca_scenario_arrived_count(const orca_scenario *sc);
+ORCA_API int orca_scenario_arrived_count(const orca_scenario *sc);
 /** The step count at which all agents were first arrived at once, or -1. */
-int64_t orca_scenario_all_arrived_step(const orca_scenario *sc);
+ORCA_API int64_t orca_scenario_all_arrived_step(const orca_scenario *sc);
 
 /** Deepest overlaps seen over all steps so far (and the initial state), as fractions of the
  * radius: agents (rA + rB - distance) / min(rA, rB), walls (r - distance) / r; 0 when none. */
-double orca_scenario_max_agent_overlap(const orca_scenario *sc);
-double orca_scenario_max_wall_overlap(const orca_scenario *sc);
+ORCA_API double orca_scenario_max_agent_overlap(const orca_scenario *sc);
+ORCA_API double orca_scenario_max_wall_overlap(const orca_scenario *sc);
 /** Recording (on by default): after each step, measure the deepest overlaps and the
  * arrival record above (linear work on the calling thread). Off, orca_scenario_step only sets
  * the preferred velocities and steps (the fallback total is still kept): what a benchmark
  * times. The simulation's bits are the same either way. */
-orca_status orca_scenario_set_recording(orca_scenario *sc, int on);
+ORCA_API orca_status orca_scenario_set_recording(orca_scenario *sc, int on);
 
 /** How many agent solves used the fallback, summed over all steps. */
-uint64_t orca_scenario_fallback_total(const orca_scenario *sc);
+ORCA_API uint64_t orca_scenario_fallback_total(const orca_scenario *sc);
 
 /** Deterministic sine and cosine of 2*pi*turns using only + - * / (no libm): the same bits
  * everywhere; accurate to a few units in the last place for |turns| < 2^20. */
-void orca_sincos_turns(double turns, double *sine, double *cosine);
+ORCA_API void orca_sincos_turns(double turns, double *sine, double *cosine);
 
 #ifdef __cplusplus
 }

@@ -79,7 +79,7 @@ typedef struct orca_agent_def {
 
 /** Defaults (RVO2's examples): radius 1.5, max speed 2, neighbour distance 15, 10 neighbours,
  * both horizons 10, everything else zero. */
-orca_agent_def orca_agent_def_default(void);
+ORCA_API orca_agent_def orca_agent_def_default(void);
 
 /** A range task: process items [begin, end) as worker `worker` (0 <= worker < worker_count). */
 typedef void orca_task_fn(int begin, int end, int worker, void *task_context);
@@ -106,22 +106,22 @@ typedef struct orca_sim_def {
 } orca_sim_def;
 
 /** One worker, no callbacks. */
-orca_sim_def orca_sim_def_default(void);
+ORCA_API orca_sim_def orca_sim_def_default(void);
 
 /** Creates a simulation (def may be NULL for the defaults). On a refusal *out is untouched
  * and orca_sim_last_error(NULL) gives the message. */
-orca_status orca_sim_create(const orca_sim_def *def, orca_sim **out);
+ORCA_API orca_status orca_sim_create(const orca_sim_def *def, orca_sim **out);
 /** Destroys it (NULL is ignored). */
-void orca_sim_destroy(orca_sim *sim);
+ORCA_API void orca_sim_destroy(orca_sim *sim);
 
 /** The message of the last refused call on sim ("" if none). Valid until the next call.
  * With sim NULL: the message of the last refused orca_sim_create on the calling thread ("" if
  * the last one succeeded). */
-const char *orca_sim_last_error(const orca_sim *sim);
+ORCA_API const char *orca_sim_last_error(const orca_sim *sim);
 
 /** Changes the worker count (1..ORCA_MAX_WORKERS) between steps. Results do not change. */
-orca_status orca_sim_set_worker_count(orca_sim *sim, int worker_count);
-int orca_sim_get_worker_count(const orca_sim *sim);
+ORCA_API orca_status orca_sim_set_worker_count(orca_sim *sim, int worker_count);
+ORCA_API int orca_sim_get_worker_count(const orca_sim *sim);
 
 /** Vector kernels: on x86-64 CPUs with AVX2 the step builds the agent constraints four at a
  * time and filters neighbour candidates four at a time, and the rest of its per-agent code
@@ -131,63 +131,67 @@ int orca_sim_get_worker_count(const orca_sim *sim);
  * that other CPUs run. on = 0 turns them off, 1 turns them on where the CPU has them.
  * Returns 1 if the step uses them afterwards, 0 if not (also for sim == NULL). Results do
  * not change. */
-int orca_sim_set_vector_kernels(orca_sim *sim, int on);
+ORCA_API int orca_sim_set_vector_kernels(orca_sim *sim, int on);
 /** 1 if the step uses the vector kernels, 0 if not (also for sim == NULL). */
-int orca_sim_get_vector_kernels(const orca_sim *sim);
+ORCA_API int orca_sim_get_vector_kernels(const orca_sim *sim);
 
 /* --- agents ---------------------------------------------------------------------------- */
 
 /** Adds an agent after all existing ones (its index is the agent count before the call). */
-orca_status orca_sim_add_agent(orca_sim *sim, const orca_agent_def *def, orca_agent_id *out);
+ORCA_API orca_status orca_sim_add_agent(orca_sim *sim, const orca_agent_def *def,
+                                        orca_agent_id *out);
 /** Removes an agent; the others keep their relative order, so the simulation continues with
  * the bits it would have had if the agent had never existed. */
-orca_status orca_sim_remove_agent(orca_sim *sim, orca_agent_id id);
-int orca_sim_agent_count(const orca_sim *sim);
+ORCA_API orca_status orca_sim_remove_agent(orca_sim *sim, orca_agent_id id);
+ORCA_API int orca_sim_agent_count(const orca_sim *sim);
 /** The handle of the agent at index (0 .. count-1), in index order; the null handle if out
  * of range. */
-orca_agent_id orca_sim_agent_at(const orca_sim *sim, int index);
+ORCA_API orca_agent_id orca_sim_agent_at(const orca_sim *sim, int index);
 /** The index of a live agent, or -1 for a stale handle. */
-int orca_sim_agent_index(const orca_sim *sim, orca_agent_id id);
+ORCA_API int orca_sim_agent_index(const orca_sim *sim, orca_agent_id id);
 
-orca_status orca_agent_get(const orca_sim *sim, orca_agent_id id, orca_agent_def *out);
+ORCA_API orca_status orca_agent_get(const orca_sim *sim, orca_agent_id id, orca_agent_def *out);
 /** Replaces every field of the agent, after validating them all. */
-orca_status orca_agent_set(orca_sim *sim, orca_agent_id id, const orca_agent_def *def);
-orca_status orca_agent_set_position(orca_sim *sim, orca_agent_id id, orca_vec2 position);
-orca_status orca_agent_set_velocity(orca_sim *sim, orca_agent_id id, orca_vec2 velocity);
-orca_status orca_agent_set_preferred_velocity(orca_sim *sim, orca_agent_id id, orca_vec2 v);
-orca_status orca_agent_get_position(const orca_sim *sim, orca_agent_id id, orca_vec2 *out);
-orca_status orca_agent_get_velocity(const orca_sim *sim, orca_agent_id id, orca_vec2 *out);
+ORCA_API orca_status orca_agent_set(orca_sim *sim, orca_agent_id id, const orca_agent_def *def);
+ORCA_API orca_status orca_agent_set_position(orca_sim *sim, orca_agent_id id, orca_vec2 position);
+ORCA_API orca_status orca_agent_set_velocity(orca_sim *sim, orca_agent_id id, orca_vec2 velocity);
+ORCA_API orca_status orca_agent_set_preferred_velocity(orca_sim *sim, orca_agent_id id,
+                                                       orca_vec2 v);
+ORCA_API orca_status orca_agent_get_position(const orca_sim *sim, orca_agent_id id, orca_vec2 *out);
+ORCA_API orca_status orca_agent_get_velocity(const orca_sim *sim, orca_agent_id id, orca_vec2 *out);
 
 /** The positions of all agents in index order (orca_sim_agent_count entries), read-only.
  * Valid until the next call that adds, removes or moves agents, steps or loads (a pointer
  * into the simulation, for engines that read every agent each frame). NULL when sim is
  * NULL. */
-const orca_vec2 *orca_sim_positions(const orca_sim *sim);
+ORCA_API const orca_vec2 *orca_sim_positions(const orca_sim *sim);
 
 /** Exchanges the preferred velocities of all agents (index order) with v[0 .. count-1]:
  * afterwards the simulation has the values v held, and v holds the previous ones. count must
  * equal the agent count and every component must have magnitude at most ORCA_VELOCITY_LIMIT;
  * otherwise nothing changes. */
-orca_status orca_sim_swap_preferred_velocities(orca_sim *sim, orca_vec2 *v, int count);
+ORCA_API orca_status orca_sim_swap_preferred_velocities(orca_sim *sim, orca_vec2 *v, int count);
 
 /** Runs fn over [0, count) on the simulation's workers (the built-in pool, the engine's
  * callbacks, or the caller), split as for a step, with worker indices in
  * [0, worker count). For per-agent work of the caller's own, such as preferred velocities:
  * fn must write only its own items. Returns when all items are done. */
-orca_status orca_sim_run_task(orca_sim *sim, orca_task_fn *fn, int count, void *context);
+ORCA_API orca_status orca_sim_run_task(orca_sim *sim, orca_task_fn *fn, int count, void *context);
 
 /* --- segments -------------------------------------------------------------------------- */
 
 /** Adds a two-sided segment a-b (a == b is a point obstacle); index = segment count before. */
-orca_status orca_sim_add_segment(orca_sim *sim, orca_vec2 a, orca_vec2 b, orca_segment_id *out);
+ORCA_API orca_status orca_sim_add_segment(orca_sim *sim, orca_vec2 a, orca_vec2 b,
+                                          orca_segment_id *out);
 /** Adds count-1 segments p[0]-p[1], ..., (plus p[count-1]-p[0] when closed, for a polygon).
  * ids (may be NULL) receives count-1 (or count) handles. All points are validated first. */
-orca_status orca_sim_add_polyline(orca_sim *sim, const orca_vec2 *points, int count, int closed,
-                                  orca_segment_id *ids);
-orca_status orca_sim_remove_segment(orca_sim *sim, orca_segment_id id);
-int orca_sim_segment_count(const orca_sim *sim);
-orca_segment_id orca_sim_segment_at(const orca_sim *sim, int index);
-orca_status orca_segment_get(const orca_sim *sim, orca_segment_id id, orca_vec2 *a, orca_vec2 *b);
+ORCA_API orca_status orca_sim_add_polyline(orca_sim *sim, const orca_vec2 *points, int count,
+                                           int closed, orca_segment_id *ids);
+ORCA_API orca_status orca_sim_remove_segment(orca_sim *sim, orca_segment_id id);
+ORCA_API int orca_sim_segment_count(const orca_sim *sim);
+ORCA_API orca_segment_id orca_sim_segment_at(const orca_sim *sim, int index);
+ORCA_API orca_status orca_segment_get(const orca_sim *sim, orca_segment_id id, orca_vec2 *a,
+                                      orca_vec2 *b);
 
 /* --- stepping -------------------------------------------------------------------------- */
 
@@ -200,30 +204,30 @@ orca_status orca_segment_get(const orca_sim *sim, orca_segment_id id, orca_vec2 
  * refused (ORCA_ERR_LIMIT, the lowest such agent index named in the message) and the
  * simulation is unchanged. Within the accepted ranges only the position check can fire (an
  * agent walking off the 2^21 square). */
-orca_status orca_sim_step(orca_sim *sim, double dt);
+ORCA_API orca_status orca_sim_step(orca_sim *sim, double dt);
 /** Steps taken since creation (restored by snapshots). */
-uint64_t orca_sim_step_count(const orca_sim *sim);
+ORCA_API uint64_t orca_sim_step_count(const orca_sim *sim);
 /** How many agents needed the fallback (section 5.3) in the last step. */
-int orca_sim_last_fallback_count(const orca_sim *sim);
+ORCA_API int orca_sim_last_fallback_count(const orca_sim *sim);
 
 /** The constraints agent id would use in a step of length dt taken now, in algorithm.md §11's
  * order: hard (obstacle) half-planes first. Writes at most capacity half-planes; *count
  * receives the full number, *hard_count the number of obstacle half-planes (either may be
  * NULL). For debugging and drawing. */
-orca_status orca_sim_agent_constraints(const orca_sim *sim, orca_agent_id id, double dt,
-                                       orca_halfplane *planes, int capacity, int *count,
-                                       int *hard_count);
+ORCA_API orca_status orca_sim_agent_constraints(const orca_sim *sim, orca_agent_id id, double dt,
+                                                orca_halfplane *planes, int capacity, int *count,
+                                                int *hard_count);
 /** The neighbours (agent indices, in order) and obstacles (segment indices, in order) that
  * the constraints above come from. */
-orca_status orca_sim_agent_neighbors(const orca_sim *sim, orca_agent_id id, int *agents,
-                                     int agent_capacity, int *agent_count, int *segments,
-                                     int segment_capacity, int *segment_count);
+ORCA_API orca_status orca_sim_agent_neighbors(const orca_sim *sim, orca_agent_id id, int *agents,
+                                              int agent_capacity, int *agent_count, int *segments,
+                                              int segment_capacity, int *segment_count);
 
 /** Deepest overlaps in the current state, as fractions of radius: agent pairs
  * (rA + rB - distance) / min(rA, rB), and agent-segment (r - distance) / r; 0 when nothing
  * overlaps. Either pointer may be NULL. Uses the neighbour grid: linear work. */
-orca_status orca_sim_measure_overlap(const orca_sim *sim, double *agent_overlap,
-                                     double *wall_overlap);
+ORCA_API orca_status orca_sim_measure_overlap(const orca_sim *sim, double *agent_overlap,
+                                              double *wall_overlap);
 
 /* --- state ----------------------------------------------------------------------------- */
 
@@ -232,17 +236,18 @@ orca_status orca_sim_measure_overlap(const orca_sim *sim, double *agent_overlap,
  * and ends. Each double enters as its IEEE-754 bit pattern read as an integer (so -0.0 and
  * +0.0 differ), every NaN as 0x7ff8000000000000; integers most significant byte first. The
  * same on every machine, whatever its byte order. Handles and the step count do not enter. */
-uint64_t orca_sim_hash(const orca_sim *sim);
+ORCA_API uint64_t orca_sim_hash(const orca_sim *sim);
 
 /** Writes the whole simulation (agents, segments, handles, step count) as a versioned,
  * byte-order-independent snapshot. With buffer NULL or capacity too small, *size receives
  * the size needed and ORCA_ERR_LIMIT is returned (nothing written) unless buffer is NULL
  * (then ORCA_OK). */
-orca_status orca_sim_save(const orca_sim *sim, void *buffer, size_t capacity, size_t *size);
+ORCA_API orca_status orca_sim_save(const orca_sim *sim, void *buffer, size_t capacity,
+                                   size_t *size);
 /** Replaces the simulation's state with a snapshot; corrupt, truncated or foreign bytes are
  * refused with ORCA_ERR_FORMAT and the simulation is unchanged. Handles saved with the
  * snapshot are valid again afterwards. The worker setup is kept. */
-orca_status orca_sim_load(orca_sim *sim, const void *buffer, size_t size);
+ORCA_API orca_status orca_sim_load(orca_sim *sim, const void *buffer, size_t size);
 
 #ifdef __cplusplus
 }

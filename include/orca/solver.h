@@ -33,7 +33,7 @@ extern "C" {
 
 /** SignedDistance(v) = (v - h.point) . h.normal. Negative when v violates h; its magnitude
  * is then the penetration depth (for a unit normal). */
-double orca_halfplane_signed_distance(orca_halfplane h, orca_vec2 v);
+ORCA_API double orca_halfplane_signed_distance(orca_halfplane h, orca_vec2 v);
 
 /* ---------------------------------------------------------------------------------------
  * The velocity obstacle (algorithm.md §3 to §5)
@@ -56,13 +56,13 @@ typedef struct orca_vo {
  * Valid input: r > 0, tau > 0 and the origin outside the capsule (orca_segment_distance_squared
  * (a, b) > r*r); otherwise use orca_vo_overlap. Outside that domain the result is whatever the
  * formula gives (legs of a point within r are NaN and skipped). */
-orca_vo orca_vo_support(orca_vec2 a, orca_vec2 b, double r, double tau, orca_vec2 x);
+ORCA_API orca_vo orca_vo_support(orca_vec2 a, orca_vec2 b, double r, double tau, orca_vec2 x);
 
 /** Overlap form: the capsule K cut off at one time step, S = { k/dt : k in K }. The same
  * formula as orca_vo_support with tau replaced by dt, the legs not used and every candidate
  * admitted (no domain test). When no candidate exists (a == b and x == a/dt) the normal is
  * the no-survivor direction -(a+b)/|a+b|. Valid input: r > 0, dt > 0; any x. */
-orca_vo orca_vo_overlap(orca_vec2 a, orca_vec2 b, double r, double dt, orca_vec2 x);
+ORCA_API orca_vo orca_vo_overlap(orca_vec2 a, orca_vec2 b, double r, double dt, orca_vec2 x);
 
 /** Which case of the closed agent form was taken. */
 typedef enum orca_vo_case_kind {
@@ -83,11 +83,11 @@ typedef struct orca_vo_cases {
  * cone around the point a (the other agent's relative position) with combined radius r and
  * horizon tau, at relative velocity x. Valid input: a.a > r*r, r > 0, tau > 0. It finds the
  * same boundary point as orca_vo_support(a, a, r, tau, x) up to rounding. */
-orca_vo_cases orca_vo_agent_cases(orca_vec2 a, double r, double tau, orca_vec2 x);
+ORCA_API orca_vo_cases orca_vo_agent_cases(orca_vec2 a, double r, double tau, orca_vec2 x);
 
 /** Squared distance from the origin to the segment a-b, with the projection parameter
  * t = -(a.e)/(e.e) (e = b - a) clamped to [0, 1]; t = 0 when e.e == 0 (a point). */
-double orca_segment_distance_squared(orca_vec2 a, orca_vec2 b);
+ORCA_API double orca_segment_distance_squared(orca_vec2 a, orca_vec2 b);
 
 /* ---------------------------------------------------------------------------------------
  * Constraint builders (algorithm.md §6 and §7)
@@ -106,8 +106,8 @@ typedef enum orca_form {
  * P = va + 0.5*u, N = n. Overlapping: the overlap form with u = -d n.
  * form (may be NULL) receives ORCA_FORM_CASES or ORCA_FORM_OVERLAP.
  * Valid input: r > 0, tau > 0, dt > 0, finite vectors. */
-orca_halfplane orca_constraint_agent(orca_vec2 rel_pos, double r, orca_vec2 va, orca_vec2 vb,
-                                     double tau, double dt, orca_form *form);
+ORCA_API orca_halfplane orca_constraint_agent(orca_vec2 rel_pos, double r, orca_vec2 va,
+                                              orca_vec2 vb, double tau, double dt, orca_form *form);
 
 /** ORCA half-plane for a static two-sided segment (section 5.4): a, b are the segment's ends
  * minus the agent's position, r the agent's radius, tau the obstacle horizon, dt the step.
@@ -115,8 +115,8 @@ orca_halfplane orca_constraint_agent(orca_vec2 rel_pos, double r, orca_vec2 va, 
  * orca_segment_distance_squared(a, b) > r*r, overlap form otherwise. a == b is allowed (a
  * point obstacle). form (may be NULL) receives ORCA_FORM_SUPPORT or ORCA_FORM_OVERLAP.
  * Valid input: r > 0, tau > 0, dt > 0, finite vectors. */
-orca_halfplane orca_constraint_segment(orca_vec2 a, orca_vec2 b, double r, double tau, double dt,
-                                       orca_form *form);
+ORCA_API orca_halfplane orca_constraint_segment(orca_vec2 a, orca_vec2 b, double r, double tau,
+                                                double dt, orca_form *form);
 
 /** One-sided boundary constraint (algorithm.md §7) for the stretch a -> b of a walkable area
  * already shrunk by the agent radius (relative to the agent; walkable side to the left of
@@ -126,8 +126,8 @@ orca_halfplane orca_constraint_segment(orca_vec2 a, orca_vec2 b, double r, doubl
  * beside the stretch) with s = -(a.e)/(e.e), m = (clearance + 1e-6)/|e|; or d < -1e-6 (the
  * stretch faces away) with d = -(a.n). Returns ORCA_ERR_NULL when out is NULL.
  * Valid input: clearance >= 0, tau > 0. */
-int orca_constraint_boundary(orca_vec2 a, orca_vec2 b, double clearance, double tau,
-                             orca_halfplane *out);
+ORCA_API int orca_constraint_boundary(orca_vec2 a, orca_vec2 b, double clearance, double tau,
+                                      orca_halfplane *out);
 
 /* ---------------------------------------------------------------------------------------
  * The linear programs (algorithm.md §8 to §10)
@@ -145,16 +145,17 @@ typedef struct orca_lp_result {
  * interval on each violated line, the 1e-12 parallel test). Returns ORCA_OK, or
  * ORCA_ERR_NULL (planes NULL with count > 0, or out NULL), ORCA_ERR_ARGUMENT (count < 0,
  * max_speed negative or not finite); out is written only on ORCA_OK. */
-orca_status orca_lp_solve(const orca_halfplane *planes, int count, double max_speed,
-                          orca_vec2 preferred, orca_lp_result *out);
+ORCA_API orca_status orca_lp_solve(const orca_halfplane *planes, int count, double max_speed,
+                                   orca_vec2 preferred, orca_lp_result *out);
 
 /** Objective-direction variant: maximizes v . direction over the same region. Start
  * (direction/|direction|) * max_speed; on each violated line t goes to the upper end when
  * d.direction > 0, the lower end when < 0, and the projection of the current v clamped to the
  * interval when = 0. direction must be non-zero (a zero direction gives NaN). Errors as
  * orca_lp_solve. */
-orca_status orca_lp_solve_direction(const orca_halfplane *planes, int count, double max_speed,
-                                    orca_vec2 direction, orca_lp_result *out);
+ORCA_API orca_status orca_lp_solve_direction(const orca_halfplane *planes, int count,
+                                             double max_speed, orca_vec2 direction,
+                                             orca_lp_result *out);
 
 /** The fallback (section 5.3) after a program failed at failed_index: the velocity in the
  * disc and the hard half-planes planes[0..hard_count) that maximizes the smallest signed
@@ -163,9 +164,9 @@ orca_status orca_lp_solve_direction(const orca_halfplane *planes, int count, dou
  * rest is ignored. scratch must hold count half-planes (the projected lists are built
  * there). Writes *velocity. Errors: ORCA_ERR_NULL, ORCA_ERR_ARGUMENT (count < 1, hard_count
  * outside [0, count], failed_index outside [0, count), max_speed negative or not finite). */
-orca_status orca_lp_fallback(const orca_halfplane *planes, int count, int hard_count,
-                             int failed_index, double max_speed, orca_halfplane *scratch,
-                             orca_vec2 *velocity);
+ORCA_API orca_status orca_lp_fallback(const orca_halfplane *planes, int count, int hard_count,
+                                      int failed_index, double max_speed, orca_halfplane *scratch,
+                                      orca_vec2 *velocity);
 
 /** Result of orca_solve. */
 typedef struct orca_solve_result {
@@ -177,8 +178,9 @@ typedef struct orca_solve_result {
 /** The whole solve of one agent: orca_lp_solve, and when it fails orca_lp_fallback.
  * scratch must hold count half-planes (it may be NULL when count == 0). Errors as the two
  * functions; out is written only on ORCA_OK. */
-orca_status orca_solve(const orca_halfplane *planes, int count, int hard_count, double max_speed,
-                       orca_vec2 preferred, orca_halfplane *scratch, orca_solve_result *out);
+ORCA_API orca_status orca_solve(const orca_halfplane *planes, int count, int hard_count,
+                                double max_speed, orca_vec2 preferred, orca_halfplane *scratch,
+                                orca_solve_result *out);
 
 #ifdef __cplusplus
 }
