@@ -23,6 +23,7 @@ fi
 PACKAGES=(
     cmake ninja-build python3                               # the build and the CLI tests
     gcovr                                                   # coverage of src/
+    pkgconf g++ dpkg-dev file                               # scripts/consumers (pkg-config, C++17, .deb)
     "libclang-rt-$clang_major-dev"                          # ASan, UBSan, TSan, libFuzzer (clang)
     "gcc-$gcc_major-multilib"                               # i686 (-m32)
     qemu-user                                               # qemu-aarch64, -s390x, -riscv64, -i386

@@ -168,7 +168,7 @@ ORCA_AVX void orca_agent_planes_vector(orca_vec2 p, orca_vec2 v, double r, doubl
     }
 }
 
-CAND_DEFINE_COUNT_RANKS(cand_count_ranks, 4)
+CAND_DEFINE_COUNT_RANKS(cand_count_ranks_vector, 4)
 
 /* Candidate i's rank against the candidates d0..d3 (+inf past the last): the lanes j where
  * d2[j] < d2[i], as bytes (two a lane) counted; its entry goes to out[rank]. Returns twice
@@ -196,14 +196,14 @@ static ORCA_AVX ORCA_ALWAYS_INLINE int64_t rank_place(const cand_buf *c, int i, 
  * counted against all at once: its squared distance compared with four vectors of them
  * (+inf past the last: never smaller), the lane masks packed to bytes, two bits a lane, and
  * counted; the entry is written at once, at out[rank] even when rank >= cap (out has room
- * for RANK_ROOM entries). Otherwise cand_count_ranks and cand_place. */
-static ORCA_AVX ORCA_ALWAYS_INLINE int cand_rank(cand_buf *c, const int32_t *cell_index,
+ * for RANK_ROOM entries). Otherwise cand_count_ranks_vector and cand_place. */
+static ORCA_AVX ORCA_ALWAYS_INLINE int cand_rank_vector(cand_buf *c, const int32_t *cell_index,
                                                  neighbor *out, int cap)
 {
-    _Static_assert(sizeof(neighbor) == 16 && RANK_ROOM >= 16, "cand_rank's placement");
+    _Static_assert(sizeof(neighbor) == 16 && RANK_ROOM >= 16, "cand_rank_vector's placement");
     int n = c->n;
     if (n > 16) {
-        cand_count_ranks(c);
+        cand_count_ranks_vector(c);
         return cand_place(c, cell_index, out, cap);
     }
     const __m256d inf = _mm256_set1_pd(HUGE_VAL);
@@ -297,7 +297,7 @@ box_scan(const int32_t *row, int32_t w, int32_t rows, int32_t c0, int32_t c1,
             k0 = k1;
             if (cn > CAND_MAX - CAND_CHUNK) {
                 c->n = (int)cn;
-                n = cand_flush(c, cand_rank, cell_index, out, n, cap);
+                n = cand_flush(c, cand_rank_vector, cell_index, out, n, cap);
                 cn = c->n;
             }
             k1 = end - k0 > CAND_CHUNK ? k0 + CAND_CHUNK : end;
@@ -307,7 +307,7 @@ box_scan(const int32_t *row, int32_t w, int32_t rows, int32_t c0, int32_t c1,
         }
     }
     c->n = (int)cn;
-    return cand_finish(c, cand_rank, cell_index, out, n, cap);
+    return cand_finish(c, cand_rank_vector, cell_index, out, n, cap);
 }
 
 ORCA_AVX int orca_box_scan_vector(const int32_t *row, int32_t w, int32_t rows, int32_t c0,
