@@ -62,6 +62,13 @@ void help_run(FILE *f)
         "                      agents, segments and step count but not the goals, dt or seed.\n"
         "                      --steps then counts the additional steps. Overlaps, arrival\n"
         "                      and fallbacks in the summary cover this run only.\n"
+        "\n"
+        "Spatial queries on the final state (docs/extensions.md; agent indices, exact):\n"
+        "  --near X,Y,R        the agents within R m of (X, Y), nearest first (ties: lower\n"
+        "                      index first); |X|, |Y| < 2^21, R in [0, 2^23]\n"
+        "  --nearest X,Y,K     the K agents nearest to (X, Y), in the same order\n"
+        "  --box X0,Y0,X1,Y1   the agents with X0 <= x <= X1 and Y0 <= y <= Y1, by index\n"
+        "                      The summary shows the first 20 of each answer, --json all.\n"
         "  -h, --help          this text\n"
         "\n",
         f);
@@ -319,7 +326,96 @@ typedef struct run_opts {
     const char *csv, *svg, *save, *load;
     long long every;
     int scalar; /* --scalar: vector kernels off */
+    /* --near X,Y,R, --nearest X,Y,K, --box X0,Y0,X1,Y1: spatial queries on the final state
+     * (docs/extensions.md) */
+    int have_query[3];
+    double query[3][4];
 } run_opts;
+
+/* The spatial queries of orca run, in the order of their output. */
+enum { Q_NEAR, Q_NEAREST, Q_BOX, Q_KINDS };
+static const char *const k_query_option[Q_KINDS] = {"--near", "--nearest", "--box"};
+static const char *const k_query_key[Q_KINDS] = {"near", "nearest", "box"};
+
+/* The answer of one query: agent indices (all of them), and their number. */
+typedef struct query_answer {
+    int *agents;
+    int count;
+} query_answer;
+
+/* Parses "A,B,C[,D]" into count doubles; for --nearest the third is a whole number. */
+static int parse_query(int kind, const char *name, const char *value, double *out)
+{
+    int want = kind == Q_BOX ? 4 : 3;
+    const char *forms[Q_KINDS] = {"X,Y,RADIUS", "X,Y,K", "X0,Y0,X1,Y1"};
+    char item[128], why[160];
+    const char *p = value;
+    for (int i = 0; i < want; ++i) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if ((i < want - 1 && !end) || (i == want - 1 && end) || len >= sizeof item) {
+            cli_usage_error("run", "%s: expected %s, got '%s'", name, forms[kind], value);
+            return -1;
+        }
+        memcpy(item, p, len);
+        item[len] = '\0';
+        if (kind == Q_NEAREST && i == 2) {
+            long long k;
+            if (cli_parse_long(item, 0, 2147483647LL, &k, why, sizeof why) != 0) {
+                cli_usage_error("run", "%s: K %s", name, why);
+                return -1;
+            }
+            out[i] = (double)k;
+        } else if (cli_parse_double(item, &out[i], why, sizeof why) != 0) {
+            cli_usage_error("run", "%s: %s %s", name,
+                            kind == Q_BOX ? (const char *[]){"X0", "Y0", "X1", "Y1"}[i]
+                                          : (const char *[]){"X", "Y", "RADIUS"}[i],
+                            why);
+            return -1;
+        }
+        p = end ? end + 1 : p + len;
+    }
+    return 0;
+}
+
+/* Runs query kind on sim. With answer NULL only checks the arguments (the library's own
+ * checks, before the first step); else fills answer (agents malloc'ed, all of them). */
+static orca_status run_query(orca_sim *sim, int kind, const double *q, query_answer *answer)
+{
+    orca_vec2 a = {q[0], q[1]};
+    int count = 0;
+    orca_status st;
+    if (kind == Q_NEAREST) {
+        int k = answer ? (int)q[2] : 0;
+        int *buf = k > 0 ? malloc((size_t)k * sizeof *buf) : NULL;
+        if (k > 0 && !buf) {
+            return ORCA_ERR_MEMORY;
+        }
+        st = orca_sim_query_nearest(sim, a, k, buf, &count);
+        if (answer) {
+            answer->agents = buf;
+            answer->count = count;
+        } else {
+            free(buf);
+        }
+        return st;
+    }
+    orca_vec2 b = {q[2], q[3]};
+    st = kind == Q_NEAR ? orca_sim_query_radius(sim, a, q[2], NULL, 0, &count)
+                        : orca_sim_query_box(sim, a, b, NULL, 0, &count);
+    if (st != ORCA_OK || !answer) {
+        return st;
+    }
+    int *buf = malloc((size_t)(count > 0 ? count : 1) * sizeof *buf);
+    if (!buf) {
+        return ORCA_ERR_MEMORY;
+    }
+    st = kind == Q_NEAR ? orca_sim_query_radius(sim, a, q[2], buf, count, &count)
+                        : orca_sim_query_box(sim, a, b, buf, count, &count);
+    answer->agents = buf;
+    answer->count = count;
+    return st;
+}
 
 static int write_csv_rows(FILE *f, orca_sim *sim, double dt)
 {
@@ -474,6 +570,7 @@ typedef struct run_result {
     double wall_time, step_time;
     double rate;
     char hash[17];
+    const query_answer *queries; /* Q_KINDS answers (agents NULL: not asked) */
 } run_result;
 
 /* Why a run stopped (the summary says it; JSON stop_reason). */
@@ -551,6 +648,30 @@ static void print_text(const run_result *r, const run_opts *o)
     if (o->save) {
         printf("  snapshot          %s\n", cli_printable(shown, sizeof shown, o->save));
     }
+    for (int kind = 0; kind < Q_KINDS; ++kind) {
+        const query_answer *q = &r->queries[kind];
+        const double *v = o->query[kind];
+        if (!o->have_query[kind]) {
+            continue;
+        }
+        printf("  %-17s ", k_query_option[kind]);
+        if (kind == Q_NEAR) {
+            printf("%d agent%s within %g m of (%g, %g)", q->count,
+                   q->count == 1 ? "" : "s", v[2], v[0], v[1]);
+        } else if (kind == Q_NEAREST) {
+            printf("the %d agent%s nearest to (%g, %g)", q->count, q->count == 1 ? "" : "s",
+                   v[0], v[1]);
+        } else {
+            printf("%d agent%s in (%g, %g)-(%g, %g)", q->count,
+                   q->count == 1 ? "" : "s", v[0], v[1], v[2], v[3]);
+        }
+        int shown_n = q->count < 20 ? q->count : 20;
+        printf("%s", shown_n > 0 ? ":" : "");
+        for (int i = 0; i < shown_n; ++i) {
+            printf(" %d", q->agents[i]);
+        }
+        printf("%s\n", q->count > shown_n ? " ... (all of them in --json)" : "");
+    }
 }
 
 static void print_json(const run_result *r, const run_opts *o)
@@ -605,6 +726,27 @@ static void print_json(const run_result *r, const run_opts *o)
             cli_json_string(f, files[i]);
         }
     }
+    for (int kind = 0; kind < Q_KINDS; ++kind) {
+        const query_answer *q = &r->queries[kind];
+        const double *v = o->query[kind];
+        if (!o->have_query[kind]) {
+            continue;
+        }
+        fprintf(f, ",\"%s\":{", k_query_key[kind]);
+        const char *names[Q_KINDS][4] = {{"x", "y", "radius", NULL},
+                                         {"x", "y", "k", NULL},
+                                         {"x0", "y0", "x1", "y1"}};
+        for (int i = 0; i < 4 && names[kind][i]; ++i) {
+            fprintf(f, "\"%s\":", names[kind][i]);
+            print_json_double(f, v[i]);
+            fputs(",", f);
+        }
+        fprintf(f, "\"count\":%d,\"agents\":[", q->count);
+        for (int i = 0; i < q->count; ++i) {
+            fprintf(f, "%s%d", i ? "," : "", q->agents[i]);
+        }
+        fputs("]}", f);
+    }
     fputs("}\n", f);
 }
 
@@ -649,7 +791,10 @@ enum {
     R_SAVE,
     R_LOAD,
     R_SCALAR,
-    R_HELP
+    R_HELP,
+    R_NEAR,
+    R_NEAREST,
+    R_BOX
 };
 
 /* An output path for --csv, --svg, --save, -o: not empty. */
@@ -669,7 +814,7 @@ int cmd_run(int argc, char **argv)
         {"steps", 0, 1},     {"max-steps", 0, 1}, {"workers", 'j', 1}, {"json", 0, 0},
         {"quiet", 'q', 0},   {"csv", 0, 1},      {"every", 0, 1},   {"svg", 0, 1},
         {"save", 0, 1},      {"load", 0, 1},     {"scalar", 0, 0},  {"help", 'h', 0},
-        {NULL, 0, 0}};
+        {"near", 0, 1},      {"nearest", 0, 1},  {"box", 0, 1},     {NULL, 0, 0}};
     run_opts o;
     memset(&o, 0, sizeof o);
     o.scene.builtin = -1;
@@ -738,6 +883,18 @@ int cmd_run(int argc, char **argv)
             break;
         case R_SCALAR: o.scalar = 1; break;
         case R_HELP: help_run(stdout); return EXIT_OK;
+        case R_NEAR:
+        case R_NEAREST:
+        case R_BOX: {
+            int kind = k - R_NEAR;
+            if (o.have_query[kind]) {
+                cli_usage_error("run", "%s given twice", name);
+                return EXIT_USAGE;
+            }
+            bad = parse_query(kind, name, value, o.query[kind]) != 0;
+            o.have_query[kind] = 1;
+            break;
+        }
         default: break;
         }
         if (bad) {
@@ -846,10 +1003,20 @@ int cmd_run(int argc, char **argv)
     FILE *csv = NULL;
     svg_rec *svg = NULL;
     char *csv_buf = NULL;
+    query_answer answers[Q_KINDS];
+    memset(answers, 0, sizeof answers);
 
     if (o.load) {
         rc = load_snapshot(o.load, sc);
         if (rc != EXIT_OK) {
+            goto done;
+        }
+    }
+    /* The queries' values are checked by the library before the first step. */
+    for (int kind = 0; kind < Q_KINDS; ++kind) {
+        if (o.have_query[kind] && run_query(sim, kind, o.query[kind], NULL) != ORCA_OK) {
+            cli_usage_error("run", "%s: %s", k_query_option[kind], orca_sim_last_error(sim));
+            rc = EXIT_USAGE;
             goto done;
         }
     }
@@ -1003,6 +1170,17 @@ int cmd_run(int argc, char **argv)
     r.step_time = step_time;
     r.rate = step_time > 0 ? (double)n * (double)done_steps / step_time : 0.0;
     cli_hex64(orca_sim_hash(sim), r.hash);
+    /* The queries on the final state (their values were checked before the first step). */
+    r.queries = answers;
+    for (int kind = 0; kind < Q_KINDS; ++kind) {
+        if (o.have_query[kind] &&
+            run_query(sim, kind, o.query[kind], &answers[kind]) != ORCA_OK) {
+            cli_error("%s: %s", k_query_option[kind],
+                      orca_sim_last_error(sim)[0] ? orca_sim_last_error(sim) : "out of memory");
+            rc = EXIT_RUNTIME;
+            goto done;
+        }
+    }
 
     if (o.save) {
         rc = save_snapshot(&save_out, sim);
@@ -1067,6 +1245,9 @@ int cmd_run(int argc, char **argv)
     }
 
 done:
+    for (int kind = 0; kind < Q_KINDS; ++kind) {
+        free(answers[kind].agents);
+    }
     cli_out_abort(&csv_out);
     cli_out_abort(&svg_out);
     cli_out_abort(&save_out);

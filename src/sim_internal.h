@@ -7,6 +7,7 @@
  *   grid.c      the neighbour grids (agents, segments) and the workers' buffers
  *   step.c      neighbour selection, the step (with sim_step.inc) and the queries
  *   snapshot.c  the state hash and snapshots
+ *   query.c     the spatial queries (radius, nearest, box)
  * Names shared between the files carry the orca_ prefix (safe in a static archive) but are
  * not part of the API; the shared library hides them. */
 #ifndef ORCA_SIM_INTERNAL_H

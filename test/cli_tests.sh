@@ -684,5 +684,50 @@ expect_status 1 "an agent walking off the map" "$ORCA" run far.txt --steps 3 --s
 err_matches "walking off the map: the step is refused, naming the agent" "step refused: agent 0 \\(slot 0\\) would move to \\(4000000, 0\\), beyond the coordinate limit 2\\^21"
 check "walking off the map: the older picture is kept" grep -q 'an older picture' far.svg
 
+# --- spatial queries (docs/extensions.md) ------------------------------------------------------
+# The answers against brute force over the final positions of the --csv output (python3).
+expect_status 0 "queries (JSON)" "$ORCA" run --scene random -n 400 --steps 12 --json \
+    --csv q.csv --every 1000 --near 3.5,-2,9 --nearest 3.5,-2,17 --box -12,-5,4,20
+check "queries: JSON valid" json_valid out.txt
+if [[ $JSON_TOOL == python3 ]]; then
+    check "queries: the answers equal brute force over the final positions" python3 -c '
+import csv, json, sys
+res = json.load(open("out.txt"))
+rows = [r for r in csv.DictReader(open("q.csv")) if int(r["step"]) == res["last_step"]]
+pos = {int(r["agent"]): (float(r["x"]), float(r["y"])) for r in rows}
+def d2(i, x, y):
+    dx, dy = pos[i][0] - x, pos[i][1] - y
+    return dx * dx + dy * dy
+q = res["near"]
+near = sorted((d2(i, q["x"], q["y"]), i) for i in pos if d2(i, q["x"], q["y"]) <= q["radius"] ** 2)
+assert q["agents"] == [i for _, i in near] and q["count"] == len(near) > 0, q
+q = res["nearest"]
+nearest = sorted((d2(i, q["x"], q["y"]), i) for i in pos)[: int(q["k"])]
+assert q["agents"] == [i for _, i in nearest] and q["count"] == 17, q
+q = res["box"]
+box = [i for i in sorted(pos) if q["x0"] <= pos[i][0] <= q["x1"] and q["y0"] <= pos[i][1] <= q["y1"]]
+assert q["agents"] == box and q["count"] == len(box) > 0, q
+'
+fi
+expect_status 0 "queries (text)" "$ORCA" run --scene circle -n 100 --steps 3 --near 0,0,1e3 \
+    --nearest 0,0,2 --box -1e300,-1e300,1e300,0
+check "queries: --near shows 20 of 100" grep -Eq '^  --near +100 agents within 1000 m of \(0, 0\): ([0-9]+ ){19}[0-9]+ \.\.\. \(all of them in --json\)$' out.txt
+check "queries: --nearest line" grep -Eq '^  --nearest +the 2 agents nearest to \(0, 0\): [0-9]+ [0-9]+$' out.txt
+check "queries: --box line" grep -Eq '^  --box +[0-9]+ agents in \(-1e\+300, -1e\+300\)-\(1e\+300, 0\): ' out.txt
+expect_status 2 "--near with two numbers" "$ORCA" run --scene circle --steps 1 --near 0,0
+err_matches "--near with two numbers: the form" "--near: expected X,Y,RADIUS, got '0,0'"
+expect_status 2 "--near radius beyond 2^23" "$ORCA" run --scene circle --steps 1 --near 0,0,1e300
+err_matches "--near radius beyond 2^23: named" "--near: radius must be in \[0, 2\^23\] m, got 1.0000000000000001e\+300"
+expect_status 2 "--nearest point beyond 2^21" "$ORCA" run --scene circle --steps 1 --nearest 0,-3e6,1
+err_matches "--nearest point beyond 2^21: named" "--nearest: point.y must be finite with magnitude below 2\^21"
+expect_status 2 "--nearest K negative" "$ORCA" run --scene circle --steps 1 --nearest 0,0,-1
+err_matches "--nearest K negative: named" "--nearest: K must be"
+expect_status 2 "--box upside down" "$ORCA" run --scene circle --steps 1 --box 0,0,-1,5
+err_matches "--box upside down: named" "--box: the box must have lo <= hi"
+expect_status 2 "--box with nan" "$ORCA" run --scene circle --steps 1 --box nan,0,1,1
+err_matches "--box with nan: named" "--box: X0"
+expect_status 2 "--near twice" "$ORCA" run --scene circle --steps 1 --near 0,0,1 --near 0,0,2
+err_matches "--near twice: said" "--near given twice"
+
 echo "$PASSED passed, $FAILED failed"
 [[ $FAILED -eq 0 ]]

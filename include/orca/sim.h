@@ -229,6 +229,29 @@ ORCA_API orca_status orca_sim_agent_neighbors(const orca_sim *sim, orca_agent_id
 ORCA_API orca_status orca_sim_measure_overlap(const orca_sim *sim, double *agent_overlap,
                                               double *wall_overlap);
 
+/* --- spatial queries (docs/extensions.md, "Spatial queries") ---------------------------- */
+
+/* Exact answers over the agents' current positions, as agent indices (orca_sim_agent_at gives
+ * the handles): each equals a scan over every agent, in the order stated. Each writes at most
+ * its capacity of indices and sets *count (may be NULL) to the number of agents that match,
+ * which may be larger: call again with more room. The grid is built if the state changed
+ * since the last step or query (linear work, as the next step would do); then a query looks
+ * only at the grid cells its region touches. Not concurrent with other calls on sim. */
+
+/** Agents at squared distance (p - center).(p - center) <= radius * radius, in order of
+ * (squared distance, index). center: |x|, |y| < 2^21; radius in [0, 2^23] m. */
+ORCA_API orca_status orca_sim_query_radius(const orca_sim *sim, orca_vec2 center, double radius,
+                                           int *indices, int capacity, int *count);
+/** The k agents nearest to point, in order of (squared distance, index): the first k of that
+ * order over every agent (all of them when there are fewer). indices holds k entries;
+ * *count receives min(k, agent count). point: |x|, |y| < 2^21; k >= 0. */
+ORCA_API orca_status orca_sim_query_nearest(const orca_sim *sim, orca_vec2 point, int k,
+                                            int *indices, int *count);
+/** Agents with lo.x <= x <= hi.x and lo.y <= y <= hi.y (edges included), in index order.
+ * lo and hi finite (any magnitude) with lo <= hi in both components. */
+ORCA_API orca_status orca_sim_query_box(const orca_sim *sim, orca_vec2 lo, orca_vec2 hi,
+                                        int *indices, int capacity, int *count);
+
 /* --- state ----------------------------------------------------------------------------- */
 
 /** 64-bit hash of the state's values (docs/determinism.md): agent count, then per agent in
