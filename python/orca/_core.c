@@ -1569,7 +1569,7 @@ static PyObject *Scenario_add_agent(ScenarioObject *s, PyObject *args, PyObject 
     orca_agent_def d = orca_agent_def_default();
     orca_goal g;
     PyObject *point = NULL;
-    if (!kind) {
+    if (!kind || kind == Py_None) {
         point = PyUnicode_FromString(target == Py_None ? "none" : "point");
         if (!point) {
             return NULL;
