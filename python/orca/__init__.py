@@ -74,6 +74,14 @@ def _as_array(raw, cols):
     return np.frombuffer(raw, dtype=np.float64).reshape(-1, cols)
 
 
+def _read(reader, sim):
+    """A new (n, 2) array filled by one of the bulk readers."""
+    np = _numpy()
+    out = np.empty((_core.Sim.agent_count(sim), 2))
+    reader(sim, out)
+    return out
+
+
 _AGENT_FIELDS = ("position", "velocity", "preferred_velocity", "radius", "max_speed",
                  "neighbor_dist", "max_neighbors", "time_horizon", "obstacle_time_horizon")
 
@@ -304,17 +312,17 @@ class Simulator(_core.Sim):
     def positions(self):
         """Positions of all agents in index order: a new (n, 2) float64 NumPy array (a copy,
         writable, yours to keep; changing it does not move the agents)."""
-        return _as_array(_core.Sim.read_positions(self), 2)
+        return _read(_core.Sim.read_positions, self)
 
     @property
     def velocities(self):
         """Velocities in index order: a new (n, 2) float64 NumPy array (a copy)."""
-        return _as_array(_core.Sim.read_velocities(self), 2)
+        return _read(_core.Sim.read_velocities, self)
 
     @property
     def preferred_velocities(self):
         """Preferred velocities in index order: a new (n, 2) float64 array (a copy)."""
-        return _as_array(_core.Sim.read_preferred_velocities(self), 2)
+        return _read(_core.Sim.read_preferred_velocities, self)
 
     def get_positions(self, out=None):
         """Positions into out (a writable C-contiguous float64 buffer of 2n values, e.g. an
