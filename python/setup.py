@@ -53,6 +53,8 @@ if struct.calcsize("P") == 4 and machine in ("i386", "i486", "i586", "i686", "x8
     args += ["-msse2", "-mfpmath=sse"]
 
 setup(
+    packages=["orca"],
+    package_data={"orca": ["*.pyi", "py.typed"]},
     ext_modules=[
         Extension(
             "orca._core",

@@ -62,9 +62,9 @@ def _numpy():
             except ImportError as e:  # pragma: no cover - depends on the interpreter
                 raise ImportError(
                     "orca: this call returns NumPy arrays and NumPy is not installed for this "
-                    "interpreter (Debian: apt-get install python3-numpy; or use "
-                    "read_positions(out=...) with any writable float64 buffer, e.g. "
-                    "array.array('d'))") from e
+                    "interpreter (Debian: apt-get install python3-numpy, for /usr/bin/python3); "
+                    "without it, get_positions(out=...) and get_velocities(out=...) fill any "
+                    "writable float64 buffer, e.g. array.array('d')") from e
             _np = numpy
     return _np
 

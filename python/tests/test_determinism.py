@@ -150,3 +150,21 @@ def test_step_velocity_is_solve_of_constraints():
     before.step(dt)
     assert before.hash() == sim.hash()
     assert np.array_equal(np.array(expected), before.velocities)
+
+
+def test_same_hash_as_orca_run():
+    # the orca command of a CMake build (scripts/test-python passes build/release's as
+    # ORCA_CLI when it exists): `orca run` and Python give the same state hash
+    import os
+    import re
+    import subprocess
+    cli = os.environ.get("ORCA_CLI", "")
+    if not (cli and os.access(cli, os.X_OK)):
+        pytest.skip("ORCA_CLI (the orca command) not given")
+    for name, n, steps in (("circle", 100, 400), ("wallgap", 0, 300)):
+        args = [cli, "run", "--scene", name, "--steps", str(steps)]
+        if n:
+            args += ["-n", str(n)]
+        out = subprocess.run(args, check=True, capture_output=True, text=True).stdout
+        cli_hash = re.search(r"state hash\s+([0-9a-f]{16})", out).group(1)
+        assert run_scene(name, steps).hexhash() == cli_hash
