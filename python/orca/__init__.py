@@ -192,10 +192,11 @@ class Agent:
         return _as_array(raw, 4), hard
 
     def __eq__(self, other):
-        return isinstance(other, Agent) and other._sim is self._sim and other._h == self._h
+        return (isinstance(other, Agent) and other._h == self._h and
+                _core.Sim._identity(other._sim) == _core.Sim._identity(self._sim))
 
     def __hash__(self):
-        return hash((id(self._sim), self._h))
+        return hash((_core.Sim._identity(self._sim), self._h))
 
     def __repr__(self):
         return "<orca.Agent slot=%d generation=%d index=%d>" % (
@@ -231,10 +232,11 @@ class Segment:
         return True
 
     def __eq__(self, other):
-        return isinstance(other, Segment) and other._sim is self._sim and other._h == self._h
+        return (isinstance(other, Segment) and other._h == self._h and
+                _core.Sim._identity(other._sim) == _core.Sim._identity(self._sim))
 
     def __hash__(self):
-        return hash((id(self._sim), self._h))
+        return hash((_core.Sim._identity(self._sim), self._h))
 
     def __repr__(self):
         return "<orca.Segment slot=%d generation=%d>" % (self._h & 0xffffffff, self._h >> 32)
@@ -441,15 +443,15 @@ class Scenario(_core.Scenario):
 
     def __init__(self, scene=None, agents=0, seed=1, workers=1, dt=None):
         super().__init__(scene, agents, seed, workers, dt)
-        self._sim = None
 
     @property
     def simulation(self):
-        """The simulation inside (a Simulator sharing the scenario's state: agents added or
-        moved there are seen by the scenario)."""
-        if self._sim is None:
-            self._sim = _core.Scenario._simulation(self, Simulator)
-        return self._sim
+        """The simulation inside: a Simulator viewing the scenario's state (agents added or
+        moved there are seen by the scenario). Each access gives a new view of the same
+        simulation (not cached: a cached view would make a reference cycle and keep a big
+        scenario's memory until the garbage collector runs); a view keeps the scenario
+        alive."""
+        return _core.Scenario._simulation(self, Simulator)
 
     def step(self, steps=1):
         """Takes `steps` steps (preferred velocities by the rule, then a step of dt),

@@ -457,8 +457,19 @@ static int Sim_init(SimObject *s, PyObject *args, PyObject *kwds)
     return 0;
 }
 
+/* A view of a scenario's simulation holds the scenario (owner); the Python classes can make
+ * cycles through their __dict__ (a Scenario caching its simulation view), so the type takes
+ * part in garbage collection: it reports the owner, and the cycle is broken by clearing the
+ * subclass's __dict__ (the owner itself is kept until deallocation, since sim points into it). */
+static int Sim_traverse(SimObject *s, visitproc visit, void *arg)
+{
+    Py_VISIT(s->owner);
+    return 0;
+}
+
 static void Sim_dealloc(SimObject *s)
 {
+    PyObject_GC_UnTrack(s);
     if (s->owner) {
         Py_CLEAR(s->owner);
     } else if (s->sim) {
@@ -1069,6 +1080,7 @@ static PyObject *Sim_step(SimObject *s, PyObject *args, PyObject *kwds)
     }
     orca_status st = ORCA_OK;
     int done = 0;
+    int interrupted = 0;
     *s->busy = 1;
     Py_BEGIN_ALLOW_THREADS
     for (; done < steps; ++done) {
@@ -1076,9 +1088,22 @@ static PyObject *Sim_step(SimObject *s, PyObject *args, PyObject *kwds)
         if (st != ORCA_OK) {
             break;
         }
+        if (done + 1 < steps) {
+            /* signals (Ctrl-C) between steps: the loop stops after a whole step */
+            Py_BLOCK_THREADS
+            interrupted = PyErr_CheckSignals() < 0;
+            Py_UNBLOCK_THREADS
+            if (interrupted) {
+                ++done;
+                break;
+            }
+        }
     }
     Py_END_ALLOW_THREADS
     *s->busy = 0;
+    if (interrupted) {
+        return NULL;
+    }
     if (st != ORCA_OK) {
         if (steps > 1) {
             PyObject *msg = PyUnicode_FromFormat("step %d of %d: %s", done, steps,
@@ -1250,7 +1275,16 @@ static PyObject *Sim_measure_overlap(SimObject *s, PyObject *unused)
     return Py_BuildValue("(dd)", a, w);
 }
 
+/* _identity() -> int: the address of the library's simulation (views of one scenario's
+ * simulation share it); for handle equality. */
+static PyObject *Sim_identity(SimObject *s, PyObject *unused)
+{
+    (void)unused;
+    return PyLong_FromVoidPtr(s->sim);
+}
+
 static PyMethodDef Sim_methods[] = {
+    {"_identity", (PyCFunction)Sim_identity, METH_NOARGS, "identity of the simulation"},
     {"add_agent", (PyCFunction)(void (*)(void))Sim_add_agent, METH_VARARGS | METH_KEYWORDS,
      "add_agent(position, velocity=(0, 0), radius=1.5, max_speed=2, neighbor_dist=15, "
      "max_neighbors=10, time_horizon=10, obstacle_time_horizon=10, preferred_velocity=(0, 0)) "
@@ -1315,7 +1349,8 @@ static PyTypeObject SimType = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "orca._core.Sim",
     .tp_basicsize = sizeof(SimObject),
     .tp_dealloc = (destructor)Sim_dealloc,
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+    .tp_traverse = (traverseproc)Sim_traverse,
     .tp_doc = "Low-level simulation object; use orca.Simulator.",
     .tp_methods = Sim_methods,
     .tp_getset = Sim_getset,
@@ -1497,6 +1532,7 @@ static PyObject *Scenario_step(ScenarioObject *s, PyObject *args, PyObject *kwds
         return NULL;
     }
     orca_status st = ORCA_OK;
+    int interrupted = 0;
     s->busy = 1;
     Py_BEGIN_ALLOW_THREADS
     for (int k = 0; k < steps; ++k) {
@@ -1504,9 +1540,20 @@ static PyObject *Scenario_step(ScenarioObject *s, PyObject *args, PyObject *kwds
         if (st != ORCA_OK) {
             break;
         }
+        if (k + 1 < steps) {
+            Py_BLOCK_THREADS
+            interrupted = PyErr_CheckSignals() < 0;
+            Py_UNBLOCK_THREADS
+            if (interrupted) {
+                break;
+            }
+        }
     }
     Py_END_ALLOW_THREADS
     s->busy = 0;
+    if (interrupted) {
+        return NULL;
+    }
     if (st != ORCA_OK) {
         return sc_fail(s, st);
     }

@@ -192,3 +192,16 @@ def test_scenario_api():
     assert "mine" in repr(sc)
     for name in orca.SCENES:
         assert orca.Scenario(name, agents=30).simulation.agent_count > 0
+
+
+def test_scenario_views_share_one_simulation():
+    sc = orca.Scenario(dt=0.25)
+    a = sc.add_agent((0, 0), target=(3, 0))
+    v1, v2 = sc.simulation, sc.simulation
+    assert a == v1.agent(0) == v2.agent(0) and hash(a) == hash(v2.agent(0))
+    v1.add_agent((5, 5))
+    assert v2.agent_count == 2
+    del sc  # a view keeps the scenario alive
+    v1.step(0.25)
+    assert v2.step_count == 1
+    assert orca.Simulator().add_agent((0, 0)) != a
