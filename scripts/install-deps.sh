@@ -34,6 +34,7 @@ PACKAGES=(
     lld wasi-libc "libclang-rt-$clang_major-dev-wasm32"     # wasm32-wasi (wasm-ld, libc, builtins)
     python3-dev python3-setuptools python3-pip python3-venv # the Python binding (python/)
     python3-numpy python3-pytest                            # its arrays and tests
+    python3-matplotlib python3-pil                          # its animation example (tested)
 )
 # Compilers and Node.js are usually there already (maybe not from apt: nodesource, nvm);
 # ask apt for them only when the command is missing (scripts/wasi-run.mjs needs node:wasi
