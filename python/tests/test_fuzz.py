@@ -3,6 +3,7 @@
 and stale handles: every call either succeeds or raises one of the documented exceptions,
 a refused call leaves the state (its snapshot bytes) unchanged, and nothing crashes."""
 import math
+import os
 import pickle
 import random
 
@@ -60,7 +61,8 @@ def fields(rng):
     return out
 
 
-@pytest.mark.parametrize("seed", range(6))
+# ORCA_FUZZ_SEEDS=300 for a longer run (6 by default)
+@pytest.mark.parametrize("seed", range(int(os.environ.get("ORCA_FUZZ_SEEDS", "6"))))
 def test_random_api_sequences(seed):
     rng = random.Random(seed)
     sim = orca.Simulator(workers=rng.choice([1, 2]))
