@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Installs what scripts/test needs (Debian/Ubuntu, apt): the build tools, clang's sanitizer
-# runtime, and the toolchains and emulators of the cross-target matrix (scripts/matrix.sh).
+# runtime, the toolchains and emulators of the cross-target matrix (scripts/matrix.sh), and
+# what the Python binding needs to build and test (scripts/test-python).
 # Idempotent: packages already installed (dpkg -s) are not asked for again, and when nothing
 # is missing apt-get is not run at all. Runs apt-get through sudo when not root.
 #
@@ -32,6 +33,9 @@ PACKAGES=(
     gcc-riscv64-linux-gnu libc6-dev-riscv64-cross           # riscv64
     musl-tools                                              # musl, static
     lld wasi-libc "libclang-rt-$clang_major-dev-wasm32"     # wasm32-wasi (wasm-ld, libc, builtins)
+    python3-dev python3-setuptools python3-pip python3-venv # the Python binding (python/)
+    python3-numpy python3-pytest                            # its arrays and tests
+    python3-matplotlib python3-pil                          # its animation example (tested)
 )
 # Compilers and Node.js are usually there already (maybe not from apt: nodesource, nvm);
 # ask apt for them only when the command is missing (scripts/wasi-run.mjs needs node:wasi

@@ -1,0 +1,639 @@
+# SPDX-License-Identifier: MIT
+"""orca: deterministic optimal reciprocal collision avoidance (ORCA), bit for bit the C library.
+
+The simulation runs in the orca C library (compiled into ``orca._core`` with the library's
+own arithmetic flags), so a Python program computes the same bits as ``orca run`` and as
+every other build of orca, for any worker count. docs/python.md is the full reference.
+
+Five lines::
+
+    import orca
+    sim = orca.Simulator()
+    a = sim.add_agent((0, 0), radius=0.5, max_speed=1, preferred_velocity=(1, 0))
+    sim.step(0.25, steps=10)
+    print(a.position, hex(sim.hash()))
+
+Arrays (``positions``, ``velocities``, the building blocks' planes) are NumPy arrays of
+float64; NumPy is imported only when one of them is used. Everything else works without it.
+"""
+import threading as _threading
+
+from . import _core
+from ._core import (ArgumentError, Error, FormatError, LimitError, OutOfMemoryError,
+                    StaleHandleError)
+
+__all__ = [
+    "Agent", "ArgumentError", "Error", "FormatError", "LimitError", "OutOfMemoryError",
+    "SCENES", "Scenario", "Segment", "Simulator", "StaleHandleError", "constraint_agent",
+    "constraint_boundary", "constraint_segment", "halfplane_signed_distance",
+    "kernels_available", "lp_fallback", "lp_solve", "segment_distance_squared", "sincos_turns",
+    "solve", "vo_overlap", "vo_support", "library_version", "bits_version", "__version__",
+]
+
+__version__ = "0.2.0"
+#: Version of the C library compiled into the module.
+library_version = _core.library_version
+#: Bits version of the C library: the same bits version gives the same state hash for the same
+#: run on every machine (README, "Versions").
+bits_version = _core.bits_version
+
+#: Names of the built-in scenes (docs/scenarios.md).
+SCENES = ("circle", "crossing", "wallgap", "corridor", "random")
+
+COORD_LIMIT = _core.COORD_LIMIT
+RADIUS_MIN = _core.RADIUS_MIN
+RADIUS_MAX = _core.RADIUS_MAX
+NEIGHBOR_DIST_MAX = _core.NEIGHBOR_DIST_MAX
+SPEED_MAX = _core.SPEED_MAX
+VELOCITY_LIMIT = _core.VELOCITY_LIMIT
+TIME_MIN = _core.TIME_MIN
+TIME_MAX = _core.TIME_MAX
+MAX_NEIGHBORS_LIMIT = _core.MAX_NEIGHBORS_LIMIT
+MAX_WORKERS = _core.MAX_WORKERS
+
+_np = None
+_np_lock = _threading.Lock()
+
+
+def _numpy():
+    """NumPy, imported on first use; a clear ImportError when it is not installed."""
+    global _np
+    if _np is None:
+        with _np_lock:
+            try:
+                import numpy
+            except ImportError as e:  # pragma: no cover - depends on the interpreter
+                raise ImportError(
+                    "orca: this call returns NumPy arrays and NumPy is not installed for this "
+                    "interpreter (Debian: apt-get install python3-numpy, for /usr/bin/python3); "
+                    "without it, get_positions(out=...) and get_velocities(out=...) fill any "
+                    "writable float64 buffer, e.g. array.array('d')") from e
+            _np = numpy
+    return _np
+
+
+def _as_array(raw, cols):
+    np = _numpy()
+    return np.frombuffer(raw, dtype=np.float64).reshape(-1, cols)
+
+
+def _read(reader, sim):
+    """A new (n, 2) array filled by one of the bulk readers."""
+    np = _numpy()
+    out = np.empty((_core.Sim.agent_count(sim), 2))
+    reader(sim, out)
+    return out
+
+
+_AGENT_FIELDS = ("position", "velocity", "preferred_velocity", "radius", "max_speed",
+                 "neighbor_dist", "max_neighbors", "time_horizon", "obstacle_time_horizon")
+
+
+def _handle(obj, kind):
+    if isinstance(obj, kind):
+        return obj._h
+    raise TypeError("expected an orca.%s handle, got %s" % (kind.__name__, type(obj).__name__))
+
+
+class Agent:
+    """Handle of an agent of a Simulator (slot and generation: a handle that outlived its
+    agent raises orca.StaleHandleError, it never reaches another agent).
+
+    The properties read and write the agent in the simulation; every write is checked by
+    the library first and a refused write changes nothing.
+    """
+
+    __slots__ = ("_sim", "_h")
+
+    def __init__(self, sim, handle):
+        self._sim = sim
+        self._h = handle
+
+    @property
+    def handle(self):
+        """The raw handle: generation << 32 | slot."""
+        return self._h
+
+    @property
+    def simulator(self):
+        """The Simulator this agent belongs to."""
+        return self._sim
+
+    @property
+    def index(self):
+        """Index of the agent in index order (the row in positions), -1 once removed."""
+        return _core.Sim.agent_index(self._sim, self._h)
+
+    @property
+    def alive(self):
+        """False once the agent was removed (or a load() dropped it)."""
+        return self.index >= 0
+
+    def get(self):
+        """Every field as a dict (position, velocity, preferred_velocity as (x, y) tuples)."""
+        return dict(zip(_AGENT_FIELDS, _core.Sim.agent_get(self._sim, self._h)))
+
+    def set(self, **fields):
+        """Changes the fields given (names as in Simulator.add_agent), all checked first."""
+        _core.Sim.agent_set(self._sim, self._h, **fields)
+
+    @property
+    def position(self):
+        """(x, y) in metres."""
+        return _core.Sim.get_position(self._sim, self._h)
+
+    @position.setter
+    def position(self, value):
+        _core.Sim.set_position(self._sim, self._h, value)
+
+    @property
+    def velocity(self):
+        """(x, y) in metres per second."""
+        return _core.Sim.get_velocity(self._sim, self._h)
+
+    @velocity.setter
+    def velocity(self, value):
+        _core.Sim.set_velocity(self._sim, self._h, value)
+
+    @property
+    def preferred_velocity(self):
+        """(x, y) in metres per second: what the agent would like to do in the next step."""
+        return _core.Sim.agent_get(self._sim, self._h)[2]
+
+    @preferred_velocity.setter
+    def preferred_velocity(self, value):
+        _core.Sim.set_preferred_velocity(self._sim, self._h, value)
+
+    def _field(i, name, doc):
+        def fget(self):
+            return _core.Sim.agent_get(self._sim, self._h)[i]
+
+        def fset(self, value):
+            _core.Sim.agent_set(self._sim, self._h, **{name: value})
+
+        return property(fget, fset, doc=doc)
+
+    radius = _field(3, "radius", "Radius in metres, [2^-30, 2^21].")
+    max_speed = _field(4, "max_speed", "Largest speed in m/s, [0, 2^30].")
+    neighbor_dist = _field(5, "neighbor_dist", "Other agents closer than this are considered "
+                           "(m, [0, 2^23]).")
+    max_neighbors = _field(6, "max_neighbors", "Most agents considered, [0, 1024].")
+    time_horizon = _field(7, "time_horizon", "Agent time horizon in s, [2^-30, 2^30].")
+    obstacle_time_horizon = _field(8, "obstacle_time_horizon",
+                                   "Obstacle time horizon in s, [2^-30, 2^30].")
+    del _field
+
+    def neighbors(self):
+        """(agent indices, segment indices) the next step's constraints come from, in the
+        order of docs/algorithm.md §11."""
+        return _core.Sim.agent_neighbors(self._sim, self._h)
+
+    def constraints(self, dt):
+        """(planes, hard_count): the half-planes a step of length dt taken now would give
+        this agent, an (n, 4) float64 array of rows (px, py, nx, ny), obstacle planes first."""
+        raw, hard = _core.Sim.agent_constraints(self._sim, self._h, dt)
+        return _as_array(raw, 4), hard
+
+    def __eq__(self, other):
+        return (isinstance(other, Agent) and other._h == self._h and
+                _core.Sim._identity(other._sim) == _core.Sim._identity(self._sim))
+
+    def __hash__(self):
+        return hash((_core.Sim._identity(self._sim), self._h))
+
+    def __repr__(self):
+        return "<orca.Agent slot=%d generation=%d index=%d>" % (
+            self._h & 0xffffffff, self._h >> 32, self.index)
+
+
+class Segment:
+    """Handle of a two-sided segment obstacle of a Simulator."""
+
+    __slots__ = ("_sim", "_h")
+
+    def __init__(self, sim, handle):
+        self._sim = sim
+        self._h = handle
+
+    @property
+    def handle(self):
+        """The raw handle: generation << 32 | slot."""
+        return self._h
+
+    @property
+    def ends(self):
+        """((ax, ay), (bx, by))."""
+        return _core.Sim.segment_get(self._sim, self._h)
+
+    @property
+    def alive(self):
+        """False once the segment was removed."""
+        try:
+            _core.Sim.segment_get(self._sim, self._h)
+        except StaleHandleError:
+            return False
+        return True
+
+    def __eq__(self, other):
+        return (isinstance(other, Segment) and other._h == self._h and
+                _core.Sim._identity(other._sim) == _core.Sim._identity(self._sim))
+
+    def __hash__(self):
+        return hash((_core.Sim._identity(self._sim), self._h))
+
+    def __repr__(self):
+        return "<orca.Segment slot=%d generation=%d>" % (self._h & 0xffffffff, self._h >> 32)
+
+
+def _restore(cls, workers, snapshot, vector_kernels):
+    sim = cls(workers=workers)
+    sim.vector_kernels = vector_kernels
+    sim.load(snapshot)
+    return sim
+
+
+class Simulator(_core.Sim):
+    """An orca simulation: agents and two-sided segment obstacles stepped by ORCA
+    (docs/algorithm.md §11 and §12), the same bits for any worker count.
+
+    Simulator(workers=1): workers is the number of threads a step uses (1..64, the calling
+    thread included); the results do not depend on it.
+
+    Thread safety: one thread at a time. step() releases the GIL while it runs; any call on
+    the same simulation from another thread meanwhile raises RuntimeError. Different
+    simulations step in parallel in different threads.
+    """
+
+    def __init__(self, workers=1):
+        super().__init__(workers=workers)
+
+    # --- agents ---------------------------------------------------------------------
+
+    def add_agent(self, position, velocity=(0.0, 0.0), radius=1.5, max_speed=2.0,
+                  neighbor_dist=15.0, max_neighbors=10, time_horizon=10.0,
+                  obstacle_time_horizon=10.0, preferred_velocity=(0.0, 0.0)):
+        """Adds an agent after all others and returns its Agent handle.
+
+        position, velocity and preferred_velocity are (x, y) pairs (tuples, lists, NumPy
+        arrays); the defaults are the library's (orca_agent_def_default). A value out of its
+        range raises orca.ArgumentError (a ValueError) naming it; nothing is added.
+        """
+        return Agent(self, _core.Sim.add_agent(
+            self, position, velocity, radius, max_speed, neighbor_dist, max_neighbors,
+            time_horizon, obstacle_time_horizon, preferred_velocity))
+
+    def add_agents(self, positions, **params):
+        """Adds one agent per row of positions (an (n, 2) float64 array or a sequence of
+        pairs), all with the parameters given (names and defaults as add_agent), in row
+        order; returns their handles. Every agent is checked before any is added: on a
+        refusal the simulation is unchanged and the message names the row."""
+        return [Agent(self, h) for h in _core.Sim.add_agents(self, positions, **params)]
+
+    def remove_agent(self, agent):
+        """Removes an agent; the others keep their order (and the bits they would have had
+        if it had never existed). A stale handle raises orca.StaleHandleError."""
+        _core.Sim.remove_agent(self, _handle(agent, Agent))
+
+    @property
+    def agents(self):
+        """Handles of all agents in index order (a new list)."""
+        return [Agent(self, h) for h in _core.Sim.agent_handles(self)]
+
+    def agent(self, index):
+        """Handle of the agent at index (IndexError when out of range)."""
+        return Agent(self, _core.Sim.agent_at(self, index))
+
+    @property
+    def agent_count(self):
+        """Number of agents."""
+        return _core.Sim.agent_count(self)
+
+    def __len__(self):
+        return _core.Sim.agent_count(self)
+
+    # --- bulk state ------------------------------------------------------------------
+
+    @property
+    def positions(self):
+        """Positions of all agents in index order: a new (n, 2) float64 NumPy array (a copy,
+        writable, yours to keep; changing it does not move the agents)."""
+        return _read(_core.Sim.read_positions, self)
+
+    @property
+    def velocities(self):
+        """Velocities in index order: a new (n, 2) float64 NumPy array (a copy)."""
+        return _read(_core.Sim.read_velocities, self)
+
+    @property
+    def preferred_velocities(self):
+        """Preferred velocities in index order: a new (n, 2) float64 array (a copy)."""
+        return _read(_core.Sim.read_preferred_velocities, self)
+
+    def get_positions(self, out=None):
+        """Positions into out (a writable C-contiguous float64 buffer of 2n values, e.g. an
+        (n, 2) NumPy array reused every step: no allocation) and returns out; without out,
+        like the positions property."""
+        if out is None:
+            return self.positions
+        _core.Sim.read_positions(self, out)
+        return out
+
+    def get_velocities(self, out=None):
+        """Velocities into out (as get_positions) and returns out."""
+        if out is None:
+            return self.velocities
+        _core.Sim.read_velocities(self, out)
+        return out
+
+    def set_preferred_velocities(self, velocities):
+        """Sets every agent's preferred velocity from an (n, 2) float64 array (or a sequence
+        of n pairs), row i for the agent at index i. The count must equal the agent count and
+        every component must have magnitude at most 2^31; otherwise nothing changes."""
+        _core.Sim.set_preferred_velocities(self, velocities)
+
+    # --- segments ----------------------------------------------------------------------
+
+    def add_segment(self, a, b):
+        """Adds the two-sided segment a-b (a == b: a point obstacle); returns its handle."""
+        return Segment(self, _core.Sim.add_segment(self, a, b))
+
+    def add_polyline(self, points, closed=False):
+        """Adds segments points[0]-points[1], ... (and points[-1]-points[0] when closed);
+        returns their handles. All points are checked first."""
+        return [Segment(self, h) for h in _core.Sim.add_polyline(self, points, closed)]
+
+    def remove_segment(self, segment):
+        """Removes a segment (StaleHandleError for a stale handle)."""
+        _core.Sim.remove_segment(self, _handle(segment, Segment))
+
+    @property
+    def segments(self):
+        """Handles of all segments in index order."""
+        return [Segment(self, h) for h in _core.Sim.segment_handles(self)]
+
+    @property
+    def segment_count(self):
+        """Number of segments."""
+        return _core.Sim.segment_count(self)
+
+    # --- stepping and state --------------------------------------------------------------
+
+    def step(self, dt, steps=1):
+        """Takes `steps` steps of length dt (s, [2^-30, 2^30]), releasing the GIL. A refused
+        step (orca.LimitError: an agent would leave the coordinate range) raises; the
+        simulation is then as after the last accepted step."""
+        _core.Sim.step(self, dt, steps)
+
+    @property
+    def step_count(self):
+        """Steps taken since creation (restored by load)."""
+        return _core.Sim.step_count(self)
+
+    @property
+    def last_fallback_count(self):
+        """Agents that needed the fallback program in the last step."""
+        return _core.Sim.last_fallback_count(self)
+
+    def hash(self):
+        """The 64-bit state hash of docs/determinism.md as an int (format with
+        '%016x' to compare with `orca run` and test/golden/determinism.txt)."""
+        return _core.Sim.hash(self)
+
+    def hexhash(self):
+        """hash() as 16 hex digits."""
+        return "%016x" % _core.Sim.hash(self)
+
+    def save(self):
+        """The whole simulation (agents, segments, handles, step count) as a versioned,
+        byte-order-independent snapshot (bytes)."""
+        return _core.Sim.save(self)
+
+    def load(self, snapshot):
+        """Replaces the state with a snapshot from save(); corrupt bytes raise
+        orca.FormatError and change nothing. Handles saved with it are valid again."""
+        _core.Sim.load(self, snapshot)
+
+    def measure_overlap(self):
+        """(agent overlap, wall overlap): the deepest overlaps now, as fractions of radius."""
+        return _core.Sim.measure_overlap(self)
+
+    # --- spatial queries (docs/extensions.md, "Spatial queries") -----------------------
+
+    def query_radius(self, center, radius):
+        """Indices of the agents whose centre is within radius of center (squared distance
+        <= radius * radius), ordered by (squared distance, index): exactly what a scan over
+        every agent gives, found through the neighbour grid. center |x|, |y| < 2^21, radius
+        in [0, 2^23] m; anything else raises orca.ArgumentError. Use agent(i) for handles."""
+        return _core.Sim.query_radius(self, center, radius)
+
+    def query_nearest(self, point, k):
+        """Indices of the k agents nearest to point, ordered by (squared distance, index)
+        (all of them when there are fewer than k). k >= 0."""
+        return _core.Sim.query_nearest(self, point, k)
+
+    def query_box(self, lo, hi):
+        """Indices of the agents with lo <= position <= hi in both coordinates (edges
+        included), in index order. lo and hi finite with lo <= hi."""
+        return _core.Sim.query_box(self, lo, hi)
+
+    def copy(self):
+        """An independent simulation with the same state (and worker count): it steps to
+        the same bits."""
+        return _restore(type(self), self.workers, self.save(), self.vector_kernels)
+
+    __copy__ = copy
+
+    def __deepcopy__(self, memo):
+        return self.copy()
+
+    def __reduce__(self):
+        return (_restore, (type(self), self.workers, self.save(), self.vector_kernels))
+
+    def __repr__(self):
+        return "<orca.Simulator agents=%d segments=%d steps=%d workers=%d>" % (
+            self.agent_count, self.segment_count, self.step_count, self.workers)
+
+
+class Scenario(_core.Scenario):
+    """A simulation plus goals and the preferred-velocity rule of docs/scenarios.md.
+
+    Scenario("circle", agents=100, seed=1, workers=1): a built-in scene (SCENES; agents=0 is
+    the scene's default size, and the scene may round it). Scenario(dt=0.25, seed=1): an
+    empty scenario to fill with add_agent. step() sets every scenario agent's preferred
+    velocity by the rule and steps the simulation: the same bits as `orca run`.
+    """
+
+    def __init__(self, scene=None, agents=0, seed=1, workers=1, dt=None):
+        super().__init__(scene, agents, seed, workers, dt)
+
+    @property
+    def simulation(self):
+        """The simulation inside: a Simulator viewing the scenario's state (agents added or
+        moved there are seen by the scenario). Each access gives a new view of the same
+        simulation (not cached: a cached view would make a reference cycle and keep a big
+        scenario's memory until the garbage collector runs); a view keeps the scenario
+        alive."""
+        return _core.Scenario._simulation(self, Simulator)
+
+    def step(self, steps=1):
+        """Takes `steps` steps (preferred velocities by the rule, then a step of dt),
+        releasing the GIL."""
+        _core.Scenario.step(self, steps)
+
+    def add_agent(self, position, goal=None, target=None, preferred_speed=None, **fields):
+        """Adds an agent with its goal and returns its Agent handle.
+
+        goal: 'point' (walk to target at preferred_speed, default the agent's max_speed),
+        'velocity' (keep the fixed preferred velocity target) or 'none'; by default 'point'
+        when a target is given, else 'none'. fields: as Simulator.add_agent.
+        """
+        h = _core.Scenario.add_agent(self, position, goal, target, preferred_speed, **fields)
+        return Agent(self.simulation, h)
+
+    def agent_goal(self, index):
+        """{'goal', 'target', 'preferred_speed', 'start'} of the agent at index."""
+        kind, target, speed, start = _core.Scenario.agent_goal(self, index)
+        return {"goal": kind, "target": target, "preferred_speed": speed, "start": start}
+
+    def _info(self, key):
+        return _core.Scenario.info(self)[key]
+
+    name = property(lambda self: self._info("name"),
+                    lambda self, v: _core.Scenario.set_name(self, v),
+                    doc="The scene's name ('circle', ...) or 'custom'.")
+    dt = property(lambda self: self._info("dt"), doc="The step length in seconds.")
+    seed = property(lambda self: self._info("seed"), doc="The seed of the rule's perturbation.")
+    arrived_count = property(lambda self: self._info("arrived"),
+                             doc="Agents now within their radius of their goal point.")
+    all_arrived_step = property(lambda self: self._info("all_arrived_step"),
+                                doc="Step count when all agents were first arrived, or -1.")
+    max_agent_overlap = property(lambda self: self._info("max_agent_overlap"),
+                                 doc="Deepest agent-agent overlap so far (fraction of radius).")
+    max_wall_overlap = property(lambda self: self._info("max_wall_overlap"),
+                                doc="Deepest agent-wall overlap so far (fraction of radius).")
+    fallback_total = property(lambda self: self._info("fallback_total"),
+                              doc="Agent solves that used the fallback, over all steps.")
+
+    def set_recording(self, on):
+        """Recording of overlaps and arrivals after each step (on by default); off is what
+        a benchmark times. The simulation's bits are the same either way."""
+        _core.Scenario.set_recording(self, on)
+
+    def hash(self):
+        """The simulation's state hash (int)."""
+        return self.simulation.hash()
+
+    def hexhash(self):
+        """The simulation's state hash as 16 hex digits."""
+        return self.simulation.hexhash()
+
+    def __reduce__(self):
+        raise TypeError("orca.Scenario cannot be pickled (its goals are not in the snapshot); "
+                        "pickle scenario.simulation, or rebuild the scenario")
+
+    def __repr__(self):
+        return "<orca.Scenario %s agents=%d steps=%d>" % (
+            self.name, self.simulation.agent_count, self.simulation.step_count)
+
+
+# --- the building blocks (orca/solver.h), NumPy in and out --------------------------------
+
+def _vec(t):
+    return _numpy().array(t, dtype=_numpy().float64)
+
+
+def constraint_agent(rel_pos, r, va, vb, tau, dt):
+    """ORCA half-plane of agent A against agent B (docs/algorithm.md §6): rel_pos = pB - pA,
+    r = rA + rB, va and vb the current velocities, tau the time horizon, dt the step.
+    Returns (plane, form): plane a (4,) float64 array (px, py, nx, ny), form 'cases' or
+    'overlap'."""
+    plane, form = _core.constraint_agent(rel_pos, r, va, vb, tau, dt)
+    return _vec(plane), form
+
+
+def constraint_segment(a, b, r, tau, dt):
+    """ORCA half-plane for a static two-sided segment a-b (relative to the agent) for an
+    agent of radius r (docs/algorithm.md §6). Returns (plane, form) with form 'support' or
+    'overlap'."""
+    plane, form = _core.constraint_segment(a, b, r, tau, dt)
+    return _vec(plane), form
+
+
+def constraint_boundary(a, b, clearance, tau):
+    """One-sided boundary constraint for the stretch a -> b of a walkable area
+    (docs/algorithm.md §7): a (4,) plane array, or None when there is no constraint."""
+    plane = _core.constraint_boundary(a, b, clearance, tau)
+    return None if plane is None else _vec(plane)
+
+
+def vo_support(a, b, r, tau, x):
+    """Signed distance of velocity x from the velocity obstacle of segment a-b grown by r
+    with horizon tau (support form, docs/algorithm.md §3): (distance, normal (2,) array).
+    The origin must be outside the capsule (ValueError otherwise)."""
+    d, n = _core.vo_support(a, b, r, tau, x)
+    return d, _vec(n)
+
+
+def vo_overlap(a, b, r, dt, x):
+    """The overlap form (capsule cut off at dt): (distance, normal (2,) array)."""
+    d, n = _core.vo_overlap(a, b, r, dt, x)
+    return d, _vec(n)
+
+
+def segment_distance_squared(a, b):
+    """Squared distance from the origin to the segment a-b."""
+    return _core.segment_distance_squared(a, b)
+
+
+def halfplane_signed_distance(plane, v):
+    """(v - point) . normal for a plane (px, py, nx, ny)."""
+    return _core.halfplane_signed_distance(plane, v)
+
+
+class SolveResult(tuple):
+    """(velocity, failed, fallback): the new velocity ((2,) array), the index of the first
+    failing constraint (-1 when feasible) and whether the fallback produced the velocity."""
+
+    __slots__ = ()
+
+    def __new__(cls, velocity, failed, fallback):
+        return tuple.__new__(cls, (velocity, failed, fallback))
+
+    velocity = property(lambda self: self[0])
+    failed = property(lambda self: self[1])
+    fallback = property(lambda self: self[2])
+
+    def __repr__(self):
+        return "SolveResult(velocity=%r, failed=%d, fallback=%r)" % tuple(self)
+
+
+def solve(planes, max_speed, preferred, hard_count=0):
+    """The whole solve of one agent (docs/algorithm.md §8 to §10): the linear program over
+    the disc |v| <= max_speed and planes (an (n, 4) float64 array of rows px, py, nx, ny, the
+    first hard_count of them hard), closest to preferred; the fallback when it fails.
+    Returns a SolveResult (velocity, failed, fallback)."""
+    v, failed, fallback = _core.solve(planes, max_speed, preferred, hard_count)
+    return SolveResult(_vec(v), failed, fallback)
+
+
+def lp_solve(planes, max_speed, preferred, direction=False):
+    """The linear program alone: (velocity (2,) array, failed index or -1). direction=True
+    maximises v . preferred instead (the objective-direction variant)."""
+    v, failed = _core.lp_solve(planes, max_speed, preferred, direction)
+    return _vec(v), failed
+
+
+def lp_fallback(planes, hard_count, failed_index, max_speed):
+    """The fallback program after lp_solve failed at failed_index: a (2,) array."""
+    return _vec(_core.lp_fallback(planes, hard_count, failed_index, max_speed))
+
+
+def sincos_turns(turns):
+    """Deterministic (sin, cos) of 2*pi*turns with + - * / only (the circle scene's)."""
+    return _core.sincos_turns(turns)
+
+
+def kernels_available():
+    """True when this CPU runs the AVX2 kernels (x86-64 with AVX2); the bits are the same
+    either way."""
+    return _core.kernels_available()

@@ -1,0 +1,2293 @@
+/* SPDX-License-Identifier: MIT */
+/* orca._core: the CPython binding of the orca library (docs/python.md).
+ *
+ * Written against the Python C API only (the limited set of calls every CPython 3.8+ has);
+ * arrays come in and go out through the buffer protocol, so NumPy is needed only by the
+ * Python layer (orca/__init__.py) when the user asks for arrays, never to build or import
+ * this module. Every floating-point computation happens in the library's own translation
+ * units, compiled by setup.py with the library's flags (-ffp-contract=off -fno-fast-math,
+ * and -msse2 -mfpmath=sse on 32-bit x86): this file only copies doubles.
+ *
+ * Threads: a simulation or scenario is used from one thread at a time. step() releases the
+ * GIL; while it runs, every other call on the same object (from another thread) raises
+ * RuntimeError instead of racing with the step. */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <orca/orca.h>
+
+/* ------------------------------------------------------------------------------------------
+ * Errors
+ * ---------------------------------------------------------------------------------------- */
+
+static PyObject *Error;          /* orca.Error(Exception): every refusal of the library */
+static PyObject *ArgumentError;  /* (Error, ValueError): ORCA_ERR_ARGUMENT */
+static PyObject *StaleError;     /* (Error, ValueError): ORCA_ERR_STALE */
+static PyObject *FormatError;    /* (Error, ValueError): ORCA_ERR_FORMAT */
+static PyObject *LimitError;     /* (Error, ValueError): ORCA_ERR_LIMIT */
+static PyObject *OrcaMemoryError; /* (Error, MemoryError): ORCA_ERR_MEMORY */
+
+/* Raises the exception class of status with the library's message; returns NULL. The
+ * exception gets the attributes status (the enumerator's name) and code (its value). */
+static PyObject *raise_status(int status, const char *message)
+{
+    PyObject *cls = Error;
+    switch (status) {
+    case ORCA_ERR_ARGUMENT: cls = ArgumentError; break;
+    case ORCA_ERR_STALE: cls = StaleError; break;
+    case ORCA_ERR_FORMAT: cls = FormatError; break;
+    case ORCA_ERR_LIMIT: cls = LimitError; break;
+    case ORCA_ERR_MEMORY: cls = OrcaMemoryError; break;
+    default: break;
+    }
+    if (!message || !*message) {
+        message = orca_status_name(status);
+    }
+    PyObject *exc = PyObject_CallFunction(cls, "s", message);
+    if (!exc) {
+        return NULL;
+    }
+    PyObject *name = PyUnicode_FromString(orca_status_name(status));
+    PyObject *code = PyLong_FromLong(status);
+    if (name && code) {
+        PyObject_SetAttrString(exc, "status", name);
+        PyObject_SetAttrString(exc, "code", code);
+    }
+    Py_XDECREF(name);
+    Py_XDECREF(code);
+    PyErr_SetObject(cls, exc);
+    Py_DECREF(exc);
+    return NULL;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Argument conversion
+ * ---------------------------------------------------------------------------------------- */
+
+/* A real number (float, int, NumPy scalar: anything with __float__ or __index__). Values are
+ * passed on as they are (NaN, infinities, huge numbers): the library checks its ranges and
+ * names the value. An int too large for a double is a ValueError. */
+static int get_double(PyObject *obj, const char *name, double *out)
+{
+    if (PyUnicode_Check(obj) || PyBytes_Check(obj) || obj == Py_None) {
+        PyErr_Format(PyExc_TypeError, "%s must be a real number, got %.100s", name,
+                     Py_TYPE(obj)->tp_name);
+        return -1;
+    }
+    double v = PyFloat_AsDouble(obj);
+    if (v == -1.0 && PyErr_Occurred()) {
+        if (PyErr_ExceptionMatches(PyExc_OverflowError)) {
+            PyErr_Clear();
+            PyErr_Format(PyExc_ValueError, "%s is too large for a double: %R", name, obj);
+        } else if (PyErr_ExceptionMatches(PyExc_TypeError)) {
+            PyErr_Clear();
+            PyErr_Format(PyExc_TypeError, "%s must be a real number, got %.100s", name,
+                         Py_TYPE(obj)->tp_name);
+        }
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+/* A finite real number (for the building blocks, which do not check their input). */
+static int get_finite(PyObject *obj, const char *name, double *out)
+{
+    if (get_double(obj, name, out) < 0) {
+        return -1;
+    }
+    if (!isfinite(*out)) {
+        PyErr_Format(PyExc_ValueError, "%s must be finite, got %R", name, obj);
+        return -1;
+    }
+    return 0;
+}
+
+/* An integer in [lo, hi] (int or anything with __index__, e.g. NumPy integers). */
+static int get_int(PyObject *obj, const char *name, long lo, long hi, int *out)
+{
+    if (PyFloat_Check(obj) || !PyIndex_Check(obj)) {
+        PyErr_Format(PyExc_TypeError, "%s must be an integer, got %.100s", name,
+                     Py_TYPE(obj)->tp_name);
+        return -1;
+    }
+    int overflow = 0;
+    PyObject *idx = PyNumber_Index(obj);
+    if (!idx) {
+        return -1;
+    }
+    long v = PyLong_AsLongAndOverflow(idx, &overflow);
+    Py_DECREF(idx);
+    if (v == -1 && PyErr_Occurred()) {
+        return -1;
+    }
+    if (overflow || v < lo || v > hi) {
+        PyErr_Format(PyExc_ValueError, "%s must be in [%ld, %ld], got %R", name, lo, hi, obj);
+        return -1;
+    }
+    *out = (int)v;
+    return 0;
+}
+
+/* A 2-vector: any sequence of two real numbers (tuple, list, NumPy array of shape (2,)). */
+static int get_vec2(PyObject *obj, const char *name, orca_vec2 *out)
+{
+    if (PyUnicode_Check(obj) || PyBytes_Check(obj) || !PySequence_Check(obj)) {
+        PyErr_Format(PyExc_TypeError, "%s must be a pair of numbers (x, y), got %.100s", name,
+                     Py_TYPE(obj)->tp_name);
+        return -1;
+    }
+    Py_ssize_t n = PySequence_Size(obj);
+    if (n < 0) {
+        return -1;
+    }
+    if (n != 2) {
+        PyErr_Format(PyExc_ValueError, "%s must have 2 components (x, y), got %zd", name, n);
+        return -1;
+    }
+    char sub[96];
+    for (Py_ssize_t i = 0; i < 2; ++i) {
+        PyObject *item = PySequence_GetItem(obj, i);
+        if (!item) {
+            return -1;
+        }
+        snprintf(sub, sizeof sub, "%s.%s", name, i == 0 ? "x" : "y");
+        int r = get_double(item, sub, i == 0 ? &out->x : &out->y);
+        Py_DECREF(item);
+        if (r < 0) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Is the buffer's format a native or little/big-endian binary64 matching this machine? */
+static int format_is_double(const char *f)
+{
+    if (!f) {
+        return 0; /* PyBUF_FORMAT was asked: NULL means unsigned bytes */
+    }
+    if (f[0] == '@' || f[0] == '=') {
+        ++f;
+    } else if (f[0] == '<' || f[0] == '>' || f[0] == '!') {
+        const unsigned one = 1;
+        int little = *(const unsigned char *)&one == 1;
+        if ((f[0] == '<') != little) {
+            return 0;
+        }
+        ++f;
+    }
+    return f[0] == 'd' && f[1] == '\0';
+}
+
+/* An (n, cols) array of doubles into a malloc'd row-major copy (*out, n rows; NULL when
+ * n == 0). Buffers (NumPy arrays, memoryviews) must have dtype float64 and shape (n, cols),
+ * any strides; other objects must be sequences of n sequences of cols numbers. finite: refuse
+ * NaN and infinities (for the building blocks). */
+static int get_rows(PyObject *obj, const char *name, int cols, int finite, double **out,
+                    Py_ssize_t *n_out)
+{
+    *out = NULL;
+    *n_out = 0;
+    if (PyObject_CheckBuffer(obj)) {
+        Py_buffer view;
+        if (PyObject_GetBuffer(obj, &view, PyBUF_RECORDS_RO) < 0) {
+            return -1;
+        }
+        int ok = 0;
+        double *rows = NULL;
+        Py_ssize_t n = 0;
+        if (!format_is_double(view.format)) {
+            PyErr_Format(PyExc_TypeError, "%s must be a float64 array, got format '%s'", name,
+                         view.format ? view.format : "B");
+        } else if (!(view.ndim == 2 && view.shape[1] == cols) &&
+                   !(view.ndim == 1 && view.shape[0] == 0)) {
+            if (view.ndim == 2) {
+                PyErr_Format(PyExc_ValueError, "%s must have shape (n, %d), got (%zd, %zd)", name,
+                             cols, view.shape[0], view.shape[1]);
+            } else {
+                PyErr_Format(PyExc_ValueError, "%s must have shape (n, %d), got %d dimension(s)",
+                             name, cols, view.ndim);
+            }
+        } else if (view.ndim == 1 || view.shape[0] == 0) {
+            ok = 1;
+        } else if (view.shape[0] > INT32_MAX) {
+            PyErr_Format(PyExc_ValueError, "%s has too many rows (%zd)", name, view.shape[0]);
+        } else {
+            n = view.shape[0];
+            rows = malloc((size_t)n * (size_t)cols * sizeof(double));
+            if (!rows) {
+                PyErr_NoMemory();
+            } else {
+                const char *base = view.buf;
+                Py_ssize_t s0 = view.strides ? view.strides[0] : cols * (Py_ssize_t)sizeof(double);
+                Py_ssize_t s1 = view.strides ? view.strides[1] : (Py_ssize_t)sizeof(double);
+                ok = 1;
+                for (Py_ssize_t i = 0; i < n && ok; ++i) {
+                    for (int j = 0; j < cols; ++j) {
+                        double v;
+                        memcpy(&v, base + i * s0 + j * s1, sizeof v);
+                        if (finite && !isfinite(v)) {
+                            PyObject *f = PyFloat_FromDouble(v);
+                            if (f) {
+                                PyErr_Format(PyExc_ValueError, "%s[%zd, %d] must be finite, "
+                                             "got %R", name, i, j, f);
+                                Py_DECREF(f);
+                            }
+                            ok = 0;
+                            break;
+                        }
+                        rows[i * cols + j] = v;
+                    }
+                }
+            }
+        }
+        PyBuffer_Release(&view);
+        if (!ok) {
+            free(rows);
+            return -1;
+        }
+        *out = rows;
+        *n_out = n;
+        return 0;
+    }
+    if (PyUnicode_Check(obj) || PyBytes_Check(obj) || !PySequence_Check(obj)) {
+        PyErr_Format(PyExc_TypeError, "%s must be an (n, %d) float64 array or a sequence of "
+                     "%d-number sequences, got %.100s", name, cols, cols, Py_TYPE(obj)->tp_name);
+        return -1;
+    }
+    Py_ssize_t n = PySequence_Size(obj);
+    if (n < 0) {
+        return -1;
+    }
+    if (n > INT32_MAX) {
+        PyErr_Format(PyExc_ValueError, "%s has too many rows (%zd)", name, n);
+        return -1;
+    }
+    if (n == 0) {
+        return 0;
+    }
+    double *rows = malloc((size_t)n * (size_t)cols * sizeof(double));
+    if (!rows) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    char sub[96];
+    for (Py_ssize_t i = 0; i < n; ++i) {
+        PyObject *row = PySequence_GetItem(obj, i);
+        if (!row) {
+            free(rows);
+            return -1;
+        }
+        int bad = 0;
+        snprintf(sub, sizeof sub, "%s[%zd]", name, i);
+        if (PyUnicode_Check(row) || PyBytes_Check(row) || !PySequence_Check(row)) {
+            PyErr_Format(PyExc_TypeError, "%s must be a sequence of %d numbers, got %.100s", sub,
+                         cols, Py_TYPE(row)->tp_name);
+            bad = 1;
+        } else if (PySequence_Size(row) != cols) {
+            if (!PyErr_Occurred()) {
+                PyErr_Format(PyExc_ValueError, "%s must have %d components, got %zd", sub, cols,
+                             PySequence_Size(row));
+            }
+            bad = 1;
+        }
+        for (int j = 0; j < cols && !bad; ++j) {
+            PyObject *item = PySequence_GetItem(row, j);
+            char sub2[128];
+            snprintf(sub2, sizeof sub2, "%s[%zd, %d]", name, i, j);
+            if (!item || (finite ? get_finite(item, sub2, &rows[i * cols + j])
+                                 : get_double(item, sub2, &rows[i * cols + j])) < 0) {
+                bad = 1;
+            }
+            Py_XDECREF(item);
+        }
+        Py_DECREF(row);
+        if (bad) {
+            free(rows);
+            return -1;
+        }
+    }
+    *out = rows;
+    *n_out = n;
+    return 0;
+}
+
+/* A writable C-contiguous float64 buffer of exactly `count` doubles (an `out=` argument). */
+static int get_out_buffer(PyObject *obj, const char *name, Py_ssize_t count, Py_buffer *view)
+{
+    if (PyObject_GetBuffer(obj, view, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE | PyBUF_FORMAT) < 0) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError, "%s must be a writable C-contiguous float64 array, got "
+                     "%.100s", name, Py_TYPE(obj)->tp_name);
+        return -1;
+    }
+    if (!format_is_double(view->format)) {
+        PyErr_Format(PyExc_TypeError, "%s must be a float64 array, got format '%s'", name,
+                     view->format ? view->format : "B");
+        PyBuffer_Release(view);
+        return -1;
+    }
+    if (view->len != count * (Py_ssize_t)sizeof(double)) {
+        PyErr_Format(PyExc_ValueError, "%s must hold %zd float64 values, has %zd", name, count,
+                     view->len / (Py_ssize_t)sizeof(double));
+        PyBuffer_Release(view);
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *vec2_tuple(orca_vec2 v)
+{
+    return Py_BuildValue("(dd)", v.x, v.y);
+}
+
+static PyObject *plane_tuple(orca_halfplane h)
+{
+    return Py_BuildValue("(dddd)", h.point.x, h.point.y, h.normal.x, h.normal.y);
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Handles: a Python int (generation << 32 | slot), wrapped by orca.Agent / orca.Segment.
+ * ---------------------------------------------------------------------------------------- */
+
+static int get_handle(PyObject *obj, uint32_t *slot, uint32_t *generation)
+{
+    if (!PyLong_Check(obj)) {
+        PyErr_Format(PyExc_TypeError, "handle must be an int, got %.100s", Py_TYPE(obj)->tp_name);
+        return -1;
+    }
+    unsigned long long v = PyLong_AsUnsignedLongLong(obj);
+    if (v == (unsigned long long)-1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_ValueError, "not a handle: %R", obj);
+        return -1;
+    }
+    *slot = (uint32_t)(v & 0xffffffffu);
+    *generation = (uint32_t)(v >> 32);
+    return 0;
+}
+
+static PyObject *handle_int(uint32_t slot, uint32_t generation)
+{
+    return PyLong_FromUnsignedLongLong(((unsigned long long)generation << 32) | slot);
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Sim
+ * ---------------------------------------------------------------------------------------- */
+
+typedef struct SimObject {
+    PyObject_HEAD
+    orca_sim *sim;
+    PyObject *owner; /* the Scenario whose simulation this is, or NULL (then we own sim) */
+    int *busy;       /* 1 while a step runs without the GIL */
+    int own_busy;
+} SimObject;
+
+static PyTypeObject SimType;
+
+static int sim_ready(SimObject *s)
+{
+    if (!s->sim) {
+        PyErr_SetString(PyExc_RuntimeError, "the simulation is not initialised");
+        return -1;
+    }
+    if (*s->busy) {
+        PyErr_SetString(PyExc_RuntimeError,
+                        "the simulation is stepping in another thread (use one thread at a time)");
+        return -1;
+    }
+    return 0;
+}
+
+#define SIM_READY(s)              \
+    do {                          \
+        if (sim_ready(s) < 0) {   \
+            return NULL;          \
+        }                         \
+    } while (0)
+
+static PyObject *sim_fail(SimObject *s, int status)
+{
+    return raise_status(status, orca_sim_last_error(s->sim));
+}
+
+static PyObject *Sim_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    (void)args;
+    (void)kwds;
+    SimObject *s = (SimObject *)type->tp_alloc(type, 0);
+    if (s) {
+        s->sim = NULL;
+        s->owner = NULL;
+        s->own_busy = 0;
+        s->busy = &s->own_busy;
+    }
+    return (PyObject *)s;
+}
+
+static int Sim_init(SimObject *s, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"workers", NULL};
+    PyObject *wobj = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O:Simulator", kwlist, &wobj)) {
+        return -1;
+    }
+    if (s->sim || s->owner) {
+        PyErr_SetString(PyExc_RuntimeError, "Simulator.__init__ called twice");
+        return -1;
+    }
+    orca_sim_def def = orca_sim_def_default();
+    if (wobj && get_int(wobj, "workers", 1, ORCA_MAX_WORKERS, &def.worker_count) < 0) {
+        return -1;
+    }
+    orca_sim *sim = NULL;
+    orca_status st = orca_sim_create(&def, &sim);
+    if (st != ORCA_OK) {
+        raise_status(st, orca_sim_last_error(NULL));
+        return -1;
+    }
+    s->sim = sim;
+    return 0;
+}
+
+/* A view of a scenario's simulation holds the scenario (owner); the Python classes can make
+ * cycles through their __dict__ (a Scenario caching its simulation view), so the type takes
+ * part in garbage collection: it reports the owner, and the cycle is broken by clearing the
+ * subclass's __dict__ (the owner itself is kept until deallocation, since sim points into it). */
+static int Sim_traverse(SimObject *s, visitproc visit, void *arg)
+{
+    Py_VISIT(s->owner);
+    return 0;
+}
+
+static void Sim_dealloc(SimObject *s)
+{
+    PyObject_GC_UnTrack(s);
+    if (s->owner) {
+        Py_CLEAR(s->owner);
+    } else if (s->sim) {
+        orca_sim_destroy(s->sim);
+    }
+    s->sim = NULL;
+    Py_TYPE(s)->tp_free((PyObject *)s);
+}
+
+static PyObject *Sim_get_workers(SimObject *s, void *closure)
+{
+    (void)closure;
+    SIM_READY(s);
+    return PyLong_FromLong(orca_sim_get_worker_count(s->sim));
+}
+
+static int Sim_set_workers(SimObject *s, PyObject *value, void *closure)
+{
+    (void)closure;
+    int w;
+    if (!value) {
+        PyErr_SetString(PyExc_AttributeError, "cannot delete workers");
+        return -1;
+    }
+    if (sim_ready(s) < 0 || get_int(value, "workers", 1, ORCA_MAX_WORKERS, &w) < 0) {
+        return -1;
+    }
+    orca_status st = orca_sim_set_worker_count(s->sim, w);
+    if (st != ORCA_OK) {
+        sim_fail(s, st);
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *Sim_get_vector(SimObject *s, void *closure)
+{
+    (void)closure;
+    SIM_READY(s);
+    return PyBool_FromLong(orca_sim_get_vector_kernels(s->sim));
+}
+
+static int Sim_set_vector(SimObject *s, PyObject *value, void *closure)
+{
+    (void)closure;
+    if (!value) {
+        PyErr_SetString(PyExc_AttributeError, "cannot delete vector_kernels");
+        return -1;
+    }
+    if (sim_ready(s) < 0) {
+        return -1;
+    }
+    int on = PyObject_IsTrue(value);
+    if (on < 0) {
+        return -1;
+    }
+    orca_sim_set_vector_kernels(s->sim, on);
+    return 0;
+}
+
+/* The agent definition from keyword values (any may be NULL: the default). */
+typedef struct agent_args {
+    PyObject *velocity, *preferred_velocity, *radius, *max_speed, *neighbor_dist, *max_neighbors,
+        *time_horizon, *obstacle_time_horizon;
+} agent_args;
+
+static int fill_def(const agent_args *a, orca_agent_def *d)
+{
+    if (a->velocity && get_vec2(a->velocity, "velocity", &d->velocity) < 0) return -1;
+    if (a->preferred_velocity &&
+        get_vec2(a->preferred_velocity, "preferred_velocity", &d->preferred_velocity) < 0)
+        return -1;
+    if (a->radius && get_double(a->radius, "radius", &d->radius) < 0) return -1;
+    if (a->max_speed && get_double(a->max_speed, "max_speed", &d->max_speed) < 0) return -1;
+    if (a->neighbor_dist && get_double(a->neighbor_dist, "neighbor_dist", &d->neighbor_dist) < 0)
+        return -1;
+    if (a->max_neighbors &&
+        get_int(a->max_neighbors, "max_neighbors", INT32_MIN, INT32_MAX, &d->max_neighbors) < 0)
+        return -1;
+    if (a->time_horizon && get_double(a->time_horizon, "time_horizon", &d->time_horizon) < 0)
+        return -1;
+    if (a->obstacle_time_horizon &&
+        get_double(a->obstacle_time_horizon, "obstacle_time_horizon",
+                   &d->obstacle_time_horizon) < 0)
+        return -1;
+    return 0;
+}
+
+static PyObject *Sim_add_agent(SimObject *s, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"position", "velocity", "radius", "max_speed", "neighbor_dist",
+                             "max_neighbors", "time_horizon", "obstacle_time_horizon",
+                             "preferred_velocity", NULL};
+    PyObject *pos;
+    agent_args a = {0};
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|OOOOOOOO:add_agent", kwlist, &pos,
+                                     &a.velocity, &a.radius, &a.max_speed, &a.neighbor_dist,
+                                     &a.max_neighbors, &a.time_horizon, &a.obstacle_time_horizon,
+                                     &a.preferred_velocity)) {
+        return NULL;
+    }
+    SIM_READY(s);
+    orca_agent_def d = orca_agent_def_default();
+    if (get_vec2(pos, "position", &d.position) < 0 || fill_def(&a, &d) < 0) {
+        return NULL;
+    }
+    orca_agent_id id;
+    orca_status st = orca_sim_add_agent(s->sim, &d, &id);
+    if (st != ORCA_OK) {
+        return sim_fail(s, st);
+    }
+    return handle_int(id.slot, id.generation);
+}
+
+/* add_agents(positions, **params): every definition is checked first (on a scratch
+ * simulation with one agent, by orca_agent_set, the same check as orca_sim_add_agent), so a
+ * refusal leaves the simulation untouched. */
+static PyObject *Sim_add_agents(SimObject *s, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"positions", "velocity", "radius", "max_speed", "neighbor_dist",
+                             "max_neighbors", "time_horizon", "obstacle_time_horizon",
+                             "preferred_velocity", NULL};
+    PyObject *posobj;
+    agent_args a = {0};
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|OOOOOOOO:add_agents", kwlist, &posobj,
+                                     &a.velocity, &a.radius, &a.max_speed, &a.neighbor_dist,
+                                     &a.max_neighbors, &a.time_horizon, &a.obstacle_time_horizon,
+                                     &a.preferred_velocity)) {
+        return NULL;
+    }
+    SIM_READY(s);
+    orca_agent_def d = orca_agent_def_default();
+    if (fill_def(&a, &d) < 0) {
+        return NULL;
+    }
+    double *rows;
+    Py_ssize_t n;
+    if (get_rows(posobj, "positions", 2, 0, &rows, &n) < 0) {
+        return NULL;
+    }
+    PyObject *result = PyList_New(n);
+    orca_sim *scratch = NULL;
+    orca_agent_id sid;
+    if (!result) {
+        goto fail;
+    }
+    orca_status st = orca_sim_create(NULL, &scratch);
+    if (st != ORCA_OK) {
+        raise_status(st, orca_sim_last_error(NULL));
+        goto fail;
+    }
+    orca_agent_def d0 = orca_agent_def_default();
+    st = orca_sim_add_agent(scratch, &d0, &sid);
+    if (st != ORCA_OK) {
+        raise_status(st, orca_sim_last_error(scratch));
+        goto fail;
+    }
+    for (Py_ssize_t i = 0; i < n; ++i) {
+        d.position.x = rows[2 * i];
+        d.position.y = rows[2 * i + 1];
+        st = orca_agent_set(scratch, sid, &d);
+        if (st != ORCA_OK) {
+            PyObject *msg = PyUnicode_FromFormat("agent %zd of %zd: %s", i, n,
+                                                 orca_sim_last_error(scratch));
+            if (msg) {
+                raise_status(st, PyUnicode_AsUTF8(msg));
+                Py_DECREF(msg);
+            }
+            goto fail;
+        }
+    }
+    for (Py_ssize_t i = 0; i < n; ++i) {
+        orca_agent_id id;
+        d.position.x = rows[2 * i];
+        d.position.y = rows[2 * i + 1];
+        st = orca_sim_add_agent(s->sim, &d, &id);
+        if (st != ORCA_OK) {
+            /* only memory or the agent-count limit get here: take back what was added (the
+             * state is as before; the handles of later additions may differ) */
+            sim_fail(s, st);
+            for (Py_ssize_t k = i - 1; k >= 0; --k) {
+                orca_sim_remove_agent(s->sim, orca_sim_agent_at(s->sim,
+                                                                orca_sim_agent_count(s->sim) - 1));
+            }
+            goto fail;
+        }
+        PyObject *h = handle_int(id.slot, id.generation);
+        if (!h) {
+            goto fail; /* cannot happen in practice (a small int) */
+        }
+        PyList_SET_ITEM(result, i, h);
+    }
+    orca_sim_destroy(scratch);
+    free(rows);
+    return result;
+fail:
+    orca_sim_destroy(scratch);
+    free(rows);
+    Py_XDECREF(result);
+    return NULL;
+}
+
+static PyObject *Sim_remove_agent(SimObject *s, PyObject *arg)
+{
+    orca_agent_id id;
+    SIM_READY(s);
+    if (get_handle(arg, &id.slot, &id.generation) < 0) {
+        return NULL;
+    }
+    orca_status st = orca_sim_remove_agent(s->sim, id);
+    if (st != ORCA_OK) {
+        return sim_fail(s, st);
+    }
+    Py_RETURN_NONE;
+}
+
+static PyObject *Sim_agent_count(SimObject *s, PyObject *unused)
+{
+    (void)unused;
+    SIM_READY(s);
+    return PyLong_FromLong(orca_sim_agent_count(s->sim));
+}
+
+static PyObject *Sim_agent_handles(SimObject *s, PyObject *unused)
+{
+    (void)unused;
+    SIM_READY(s);
+    int n = orca_sim_agent_count(s->sim);
+    PyObject *list = PyList_New(n);
+    for (int i = 0; list && i < n; ++i) {
+        orca_agent_id id = orca_sim_agent_at(s->sim, i);
+        PyObject *h = handle_int(id.slot, id.generation);
+        if (!h) {
+            Py_CLEAR(list);
+            break;
+        }
+        PyList_SET_ITEM(list, i, h);
+    }
+    return list;
+}
+
+static PyObject *Sim_agent_at(SimObject *s, PyObject *arg)
+{
+    int i;
+    SIM_READY(s);
+    if (get_int(arg, "index", INT32_MIN, INT32_MAX, &i) < 0) {
+        return NULL;
+    }
+    int n = orca_sim_agent_count(s->sim);
+    if (i < 0 || i >= n) {
+        PyErr_Format(PyExc_IndexError, "agent index %d out of range (%d agents)", i, n);
+        return NULL;
+    }
+    orca_agent_id id = orca_sim_agent_at(s->sim, i);
+    return handle_int(id.slot, id.generation);
+}
+
+static PyObject *Sim_agent_index(SimObject *s, PyObject *arg)
+{
+    orca_agent_id id;
+    SIM_READY(s);
+    if (get_handle(arg, &id.slot, &id.generation) < 0) {
+        return NULL;
+    }
+    return PyLong_FromLong(orca_sim_agent_index(s->sim, id));
+}
+
+/* agent_get(handle) -> (position, velocity, preferred_velocity, radius, max_speed,
+ * neighbor_dist, max_neighbors, time_horizon, obstacle_time_horizon) */
+static PyObject *Sim_agent_get(SimObject *s, PyObject *arg)
+{
+    orca_agent_id id;
+    orca_agent_def d;
+    SIM_READY(s);
+    if (get_handle(arg, &id.slot, &id.generation) < 0) {
+        return NULL;
+    }
+    orca_status st = orca_agent_get(s->sim, id, &d);
+    if (st != ORCA_OK) {
+        return sim_fail(s, st);
+    }
+    return Py_BuildValue("((dd)(dd)(dd)dddiddd)", d.position.x, d.position.y, d.velocity.x,
+                         d.velocity.y, d.preferred_velocity.x, d.preferred_velocity.y, d.radius,
+                         d.max_speed, d.neighbor_dist, d.max_neighbors, d.time_horizon,
+                         d.obstacle_time_horizon);
+}
+
+/* agent_set(handle, **fields): the fields given are changed, the others kept; all checked
+ * by the library before any is applied. */
+static PyObject *Sim_agent_set(SimObject *s, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"handle", "position", "velocity", "radius", "max_speed",
+                             "neighbor_dist", "max_neighbors", "time_horizon",
+                             "obstacle_time_horizon", "preferred_velocity", NULL};
+    PyObject *h, *pos = NULL;
+    agent_args a = {0};
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|OOOOOOOOO:agent_set", kwlist, &h, &pos,
+                                     &a.velocity, &a.radius, &a.max_speed, &a.neighbor_dist,
+                                     &a.max_neighbors, &a.time_horizon, &a.obstacle_time_horizon,
+                                     &a.preferred_velocity)) {
+        return NULL;
+    }
+    SIM_READY(s);
+    orca_agent_id id;
+    orca_agent_def d;
+    if (get_handle(h, &id.slot, &id.generation) < 0) {
+        return NULL;
+    }
+    orca_status st = orca_agent_get(s->sim, id, &d);
+    if (st != ORCA_OK) {
+        return sim_fail(s, st);
+    }
+    if ((pos && get_vec2(pos, "position", &d.position) < 0) || fill_def(&a, &d) < 0) {
+        return NULL;
+    }
+    st = orca_agent_set(s->sim, id, &d);
+    if (st != ORCA_OK) {
+        return sim_fail(s, st);
+    }
+    Py_RETURN_NONE;
+}
+
+typedef orca_status (*vec_setter)(orca_sim *, orca_agent_id, orca_vec2);
+
+static PyObject *agent_set_vec(SimObject *s, PyObject *args, const char *what, vec_setter fn)
+{
+    PyObject *h, *v;
+    if (!PyArg_UnpackTuple(args, what, 2, 2, &h, &v)) {
+        return NULL;
+    }
+    SIM_READY(s);
+    orca_agent_id id;
+    orca_vec2 x;
+    if (get_handle(h, &id.slot, &id.generation) < 0 || get_vec2(v, what, &x) < 0) {
+        return NULL;
+    }
+    orca_status st = fn(s->sim, id, x);
+    if (st != ORCA_OK) {
+        return sim_fail(s, st);
+    }
+    Py_RETURN_NONE;
+}
+
+static PyObject *Sim_set_position(SimObject *s, PyObject *args)
+{
+    return agent_set_vec(s, args, "position", orca_agent_set_position);
+}
+
+static PyObject *Sim_set_velocity(SimObject *s, PyObject *args)
+{
+    return agent_set_vec(s, args, "velocity", orca_agent_set_velocity);
+}
+
+static PyObject *Sim_set_preferred_velocity(SimObject *s, PyObject *args)
+{
+    return agent_set_vec(s, args, "preferred_velocity", orca_agent_set_preferred_velocity);
+}
+
+static PyObject *Sim_get_position(SimObject *s, PyObject *arg)
+{
+    orca_agent_id id;
+    orca_vec2 v;
+    SIM_READY(s);
+    if (get_handle(arg, &id.slot, &id.generation) < 0) {
+        return NULL;
+    }
+    orca_status st = orca_agent_get_position(s->sim, id, &v);
+    return st == ORCA_OK ? vec2_tuple(v) : sim_fail(s, st);
+}
+
+static PyObject *Sim_get_velocity(SimObject *s, PyObject *arg)
+{
+    orca_agent_id id;
+    orca_vec2 v;
+    SIM_READY(s);
+    if (get_handle(arg, &id.slot, &id.generation) < 0) {
+        return NULL;
+    }
+    orca_status st = orca_agent_get_velocity(s->sim, id, &v);
+    return st == ORCA_OK ? vec2_tuple(v) : sim_fail(s, st);
+}
+
+/* Bulk reads: which = 0 positions, 1 velocities, 2 preferred velocities. With out (a
+ * writable C-contiguous float64 buffer of 2n values) the values are written there and None
+ * is returned; without, a new bytearray of 16n bytes is returned. */
+static PyObject *bulk_read(SimObject *s, PyObject *args, PyObject *kwds, int which)
+{
+    static char *kwlist[] = {"out", NULL};
+    PyObject *out = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O", kwlist, &out)) {
+        return NULL;
+    }
+    SIM_READY(s);
+    int n = orca_sim_agent_count(s->sim);
+    Py_buffer view;
+    PyObject *result = NULL;
+    double *dst;
+    if (out != Py_None) {
+        if (get_out_buffer(out, "out", 2 * (Py_ssize_t)n, &view) < 0) {
+            return NULL;
+        }
+        dst = view.buf;
+    } else {
+        result = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)n * 16);
+        if (!result) {
+            return NULL;
+        }
+        dst = (double *)(void *)PyByteArray_AS_STRING(result);
+    }
+    if (which == 0) {
+        if (n > 0) {
+            memcpy(dst, orca_sim_positions(s->sim), (size_t)n * sizeof(orca_vec2));
+        }
+    } else {
+        for (int i = 0; i < n; ++i) {
+            orca_agent_id id = orca_sim_agent_at(s->sim, i);
+            orca_vec2 v = {0, 0};
+            if (which == 1) {
+                orca_agent_get_velocity(s->sim, id, &v);
+            } else {
+                orca_agent_def d;
+                orca_agent_get(s->sim, id, &d);
+                v = d.preferred_velocity;
+            }
+            dst[2 * i] = v.x;
+            dst[2 * i + 1] = v.y;
+        }
+    }
+    if (out != Py_None) {
+        PyBuffer_Release(&view);
+        Py_RETURN_NONE;
+    }
+    return result;
+}
+
+static PyObject *Sim_read_positions(SimObject *s, PyObject *args, PyObject *kwds)
+{
+    return bulk_read(s, args, kwds, 0);
+}
+
+static PyObject *Sim_read_velocities(SimObject *s, PyObject *args, PyObject *kwds)
+{
+    return bulk_read(s, args, kwds, 1);
+}
+
+static PyObject *Sim_read_preferred_velocities(SimObject *s, PyObject *args, PyObject *kwds)
+{
+    return bulk_read(s, args, kwds, 2);
+}
+
+/* set_preferred_velocities(array (n, 2) float64): one orca_sim_swap_preferred_velocities. */
+static PyObject *Sim_set_preferred_velocities(SimObject *s, PyObject *arg)
+{
+    SIM_READY(s);
+    int n = orca_sim_agent_count(s->sim);
+    orca_vec2 *v = NULL;
+    orca_vec2 one;
+    /* fast path: a C-contiguous float64 buffer is swapped through a copy */
+    double *rows = NULL;
+    Py_ssize_t rn = 0;
+    if (get_rows(arg, "preferred velocities", 2, 0, &rows, &rn) < 0) {
+        return NULL;
+    }
+    if (rn != n) {
+        free(rows);
+        PyErr_Format(PyExc_ValueError, "preferred velocities must have shape (%d, 2) (one row "
+                     "per agent), got %zd rows", n, rn);
+        return NULL;
+    }
+    v = rn > 0 ? (orca_vec2 *)(void *)rows : &one;
+    orca_status st = orca_sim_swap_preferred_velocities(s->sim, v, n);
+    free(rows);
+    if (st != ORCA_OK) {
+        return sim_fail(s, st);
+    }
+    Py_RETURN_NONE;
+}
+
+/* Segments */
+static PyObject *Sim_add_segment(SimObject *s, PyObject *args)
+{
+    PyObject *ao, *bo;
+    if (!PyArg_UnpackTuple(args, "add_segment", 2, 2, &ao, &bo)) {
+        return NULL;
+    }
+    SIM_READY(s);
+    orca_vec2 a, b;
+    if (get_vec2(ao, "a", &a) < 0 || get_vec2(bo, "b", &b) < 0) {
+        return NULL;
+    }
+    orca_segment_id id;
+    orca_status st = orca_sim_add_segment(s->sim, a, b, &id);
+    if (st != ORCA_OK) {
+        return sim_fail(s, st);
+    }
+    return handle_int(id.slot, id.generation);
+}
+
+static PyObject *Sim_add_polyline(SimObject *s, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"points", "closed", NULL};
+    PyObject *pts;
+    int closed = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|p:add_polyline", kwlist, &pts, &closed)) {
+        return NULL;
+    }
+    SIM_READY(s);
+    double *rows;
+    Py_ssize_t n;
+    if (get_rows(pts, "points", 2, 0, &rows, &n) < 0) {
+        return NULL;
+    }
+    Py_ssize_t m = n < 2 ? 0 : (closed ? n : n - 1);
+    orca_segment_id *ids = m > 0 ? malloc((size_t)m * sizeof *ids) : NULL;
+    if (m > 0 && !ids) {
+        free(rows);
+        return PyErr_NoMemory();
+    }
+    orca_status st = orca_sim_add_polyline(s->sim, (const orca_vec2 *)(void *)rows, (int)n, closed,
+                                           ids);
+    free(rows);
+    if (st != ORCA_OK) {
+        free(ids);
+        return sim_fail(s, st);
+    }
+    PyObject *list = PyList_New(m);
+    for (Py_ssize_t i = 0; list && i < m; ++i) {
+        PyObject *h = handle_int(ids[i].slot, ids[i].generation);
+        if (!h) {
+            Py_CLEAR(list);
+            break;
+        }
+        PyList_SET_ITEM(list, i, h);
+    }
+    free(ids);
+    return list;
+}
+
+static PyObject *Sim_remove_segment(SimObject *s, PyObject *arg)
+{
+    orca_segment_id id;
+    SIM_READY(s);
+    if (get_handle(arg, &id.slot, &id.generation) < 0) {
+        return NULL;
+    }
+    orca_status st = orca_sim_remove_segment(s->sim, id);
+    if (st != ORCA_OK) {
+        return sim_fail(s, st);
+    }
+    Py_RETURN_NONE;
+}
+
+static PyObject *Sim_segment_count(SimObject *s, PyObject *unused)
+{
+    (void)unused;
+    SIM_READY(s);
+    return PyLong_FromLong(orca_sim_segment_count(s->sim));
+}
+
+static PyObject *Sim_segment_handles(SimObject *s, PyObject *unused)
+{
+    (void)unused;
+    SIM_READY(s);
+    int n = orca_sim_segment_count(s->sim);
+    PyObject *list = PyList_New(n);
+    for (int i = 0; list && i < n; ++i) {
+        orca_segment_id id = orca_sim_segment_at(s->sim, i);
+        PyObject *h = handle_int(id.slot, id.generation);
+        if (!h) {
+            Py_CLEAR(list);
+            break;
+        }
+        PyList_SET_ITEM(list, i, h);
+    }
+    return list;
+}
+
+static PyObject *Sim_segment_get(SimObject *s, PyObject *arg)
+{
+    orca_segment_id id;
+    orca_vec2 a, b;
+    SIM_READY(s);
+    if (get_handle(arg, &id.slot, &id.generation) < 0) {
+        return NULL;
+    }
+    orca_status st = orca_segment_get(s->sim, id, &a, &b);
+    if (st != ORCA_OK) {
+        return sim_fail(s, st);
+    }
+    return Py_BuildValue("((dd)(dd))", a.x, a.y, b.x, b.y);
+}
+
+/* step(dt, steps=1): the GIL is released while the library steps. A refused step stops the
+ * loop (the simulation is as after the last accepted step) and raises. */
+static PyObject *Sim_step(SimObject *s, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"dt", "steps", NULL};
+    PyObject *dto, *so = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|O:step", kwlist, &dto, &so)) {
+        return NULL;
+    }
+    SIM_READY(s);
+    double dt;
+    int steps = 1;
+    if (get_double(dto, "dt", &dt) < 0 ||
+        (so && get_int(so, "steps", 0, INT32_MAX, &steps) < 0)) {
+        return NULL;
+    }
+    orca_status st = ORCA_OK;
+    int done = 0;
+    int interrupted = 0;
+    *s->busy = 1;
+    Py_BEGIN_ALLOW_THREADS
+    for (; done < steps; ++done) {
+        st = orca_sim_step(s->sim, dt);
+        if (st != ORCA_OK) {
+            break;
+        }
+        if (done + 1 < steps) {
+            /* signals (Ctrl-C) between steps: the loop stops after a whole step */
+            Py_BLOCK_THREADS
+            interrupted = PyErr_CheckSignals() < 0;
+            Py_UNBLOCK_THREADS
+            if (interrupted) {
+                ++done;
+                break;
+            }
+        }
+    }
+    Py_END_ALLOW_THREADS
+    *s->busy = 0;
+    if (interrupted) {
+        return NULL;
+    }
+    if (st != ORCA_OK) {
+        if (steps > 1) {
+            PyObject *msg = PyUnicode_FromFormat("step %d of %d: %s", done, steps,
+                                                 orca_sim_last_error(s->sim));
+            if (msg) {
+                raise_status(st, PyUnicode_AsUTF8(msg));
+                Py_DECREF(msg);
+            }
+            return NULL;
+        }
+        return sim_fail(s, st);
+    }
+    Py_RETURN_NONE;
+}
+
+static PyObject *Sim_step_count(SimObject *s, PyObject *unused)
+{
+    (void)unused;
+    SIM_READY(s);
+    return PyLong_FromUnsignedLongLong(orca_sim_step_count(s->sim));
+}
+
+static PyObject *Sim_last_fallback_count(SimObject *s, PyObject *unused)
+{
+    (void)unused;
+    SIM_READY(s);
+    return PyLong_FromLong(orca_sim_last_fallback_count(s->sim));
+}
+
+static PyObject *Sim_hash(SimObject *s, PyObject *unused)
+{
+    (void)unused;
+    SIM_READY(s);
+    return PyLong_FromUnsignedLongLong(orca_sim_hash(s->sim));
+}
+
+static PyObject *Sim_save(SimObject *s, PyObject *unused)
+{
+    (void)unused;
+    SIM_READY(s);
+    size_t size = 0;
+    orca_status st = orca_sim_save(s->sim, NULL, 0, &size);
+    if (st != ORCA_OK) {
+        return sim_fail(s, st);
+    }
+    PyObject *b = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)size);
+    if (!b) {
+        return NULL;
+    }
+    st = orca_sim_save(s->sim, PyBytes_AS_STRING(b), size, &size);
+    if (st != ORCA_OK) {
+        Py_DECREF(b);
+        return sim_fail(s, st);
+    }
+    return b;
+}
+
+static PyObject *Sim_load(SimObject *s, PyObject *arg)
+{
+    SIM_READY(s);
+    Py_buffer view;
+    if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError, "load() takes bytes (a snapshot from save()), got %.100s",
+                     Py_TYPE(arg)->tp_name);
+        return NULL;
+    }
+    orca_status st = orca_sim_load(s->sim, view.buf, (size_t)view.len);
+    PyBuffer_Release(&view);
+    if (st != ORCA_OK) {
+        return sim_fail(s, st);
+    }
+    Py_RETURN_NONE;
+}
+
+/* agent_constraints(handle, dt) -> (bytearray of count*4 doubles, hard_count) */
+static PyObject *Sim_agent_constraints(SimObject *s, PyObject *args)
+{
+    PyObject *h, *dto;
+    if (!PyArg_UnpackTuple(args, "agent_constraints", 2, 2, &h, &dto)) {
+        return NULL;
+    }
+    SIM_READY(s);
+    orca_agent_id id;
+    double dt;
+    if (get_handle(h, &id.slot, &id.generation) < 0 || get_double(dto, "dt", &dt) < 0) {
+        return NULL;
+    }
+    if (!(dt >= ORCA_TIME_MIN && dt <= ORCA_TIME_MAX)) {
+        PyErr_Format(ArgumentError, "dt must be in [2^-30, 2^30] s, got %R", dto);
+        return NULL;
+    }
+    int count = 0, hard = 0;
+    orca_status st = orca_sim_agent_constraints(s->sim, id, dt, NULL, 0, &count, &hard);
+    if (st != ORCA_OK) {
+        return sim_fail(s, st);
+    }
+    PyObject *b = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)count * 32);
+    if (!b) {
+        return NULL;
+    }
+    if (count > 0) {
+        st = orca_sim_agent_constraints(s->sim, id, dt,
+                                        (orca_halfplane *)(void *)PyByteArray_AS_STRING(b), count,
+                                        &count, &hard);
+        if (st != ORCA_OK) {
+            Py_DECREF(b);
+            return sim_fail(s, st);
+        }
+    }
+    return Py_BuildValue("(Ni)", b, hard);
+}
+
+static PyObject *int_list(const int *v, int n)
+{
+    PyObject *list = PyList_New(n);
+    for (int i = 0; list && i < n; ++i) {
+        PyObject *x = PyLong_FromLong(v[i]);
+        if (!x) {
+            Py_CLEAR(list);
+            break;
+        }
+        PyList_SET_ITEM(list, i, x);
+    }
+    return list;
+}
+
+/* agent_neighbors(handle) -> (agent indices, segment indices) */
+static PyObject *Sim_agent_neighbors(SimObject *s, PyObject *arg)
+{
+    SIM_READY(s);
+    orca_agent_id id;
+    if (get_handle(arg, &id.slot, &id.generation) < 0) {
+        return NULL;
+    }
+    int na = 0, ns = 0;
+    orca_status st = orca_sim_agent_neighbors(s->sim, id, NULL, 0, &na, NULL, 0, &ns);
+    if (st != ORCA_OK) {
+        return sim_fail(s, st);
+    }
+    int *ag = malloc(((size_t)na + 1) * sizeof(int));
+    int *sg = malloc(((size_t)ns + 1) * sizeof(int));
+    if (!ag || !sg) {
+        free(ag);
+        free(sg);
+        return PyErr_NoMemory();
+    }
+    st = orca_sim_agent_neighbors(s->sim, id, ag, na, &na, sg, ns, &ns);
+    PyObject *r = NULL;
+    if (st != ORCA_OK) {
+        sim_fail(s, st);
+    } else {
+        r = Py_BuildValue("(NN)", int_list(ag, na), int_list(sg, ns));
+    }
+    free(ag);
+    free(sg);
+    return r;
+}
+
+static PyObject *Sim_measure_overlap(SimObject *s, PyObject *unused)
+{
+    (void)unused;
+    SIM_READY(s);
+    double a = 0, w = 0;
+    orca_status st = orca_sim_measure_overlap(s->sim, &a, &w);
+    if (st != ORCA_OK) {
+        return sim_fail(s, st);
+    }
+    return Py_BuildValue("(dd)", a, w);
+}
+
+/* _identity() -> int: the address of the library's simulation (views of one scenario's
+ * simulation share it); for handle equality. */
+static PyObject *Sim_identity(SimObject *s, PyObject *unused)
+{
+    (void)unused;
+    return PyLong_FromVoidPtr(s->sim);
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Spatial queries (docs/extensions.md, "Spatial queries"): lists of agent indices
+ * ---------------------------------------------------------------------------------------- */
+
+/* A list of the first count entries of indices (NULL with an exception set on failure). */
+static PyObject *index_list(const int *indices, int count)
+{
+    PyObject *list = PyList_New(count);
+    for (int i = 0; list && i < count; ++i) {
+        PyObject *v = PyLong_FromLong(indices[i]);
+        if (!v) {
+            Py_CLEAR(list);
+            break;
+        }
+        PyList_SET_ITEM(list, i, v);
+    }
+    return list;
+}
+
+/* query_radius and query_box: asks with room for every agent (a match never exceeds the
+ * agent count), so one call answers. */
+static PyObject *Sim_query_radius(SimObject *s, PyObject *args)
+{
+    PyObject *co, *ro;
+    orca_vec2 c;
+    double r;
+    SIM_READY(s);
+    if (!PyArg_ParseTuple(args, "OO", &co, &ro) || get_vec2(co, "center", &c) < 0 ||
+        get_double(ro, "radius", &r) < 0) {
+        return NULL;
+    }
+    int n = orca_sim_agent_count(s->sim);
+    int *idx = malloc(((size_t)n + 1) * sizeof(int));
+    if (!idx) {
+        return PyErr_NoMemory();
+    }
+    int count = 0;
+    orca_status st = orca_sim_query_radius(s->sim, c, r, idx, n, &count);
+    PyObject *out = st == ORCA_OK ? index_list(idx, count) : sim_fail(s, st);
+    free(idx);
+    return out;
+}
+
+static PyObject *Sim_query_nearest(SimObject *s, PyObject *args)
+{
+    PyObject *po, *ko;
+    orca_vec2 p;
+    int k;
+    SIM_READY(s);
+    if (!PyArg_ParseTuple(args, "OO", &po, &ko) || get_vec2(po, "point", &p) < 0 ||
+        get_int(ko, "k", INT32_MIN, INT32_MAX, &k) < 0) {
+        return NULL;
+    }
+    int n = orca_sim_agent_count(s->sim);
+    int room = k > 0 && k < n ? k : n; /* the library writes min(k, n) entries */
+    int *idx = malloc(((size_t)room + 1) * sizeof(int));
+    if (!idx) {
+        return PyErr_NoMemory();
+    }
+    int count = 0;
+    /* a k larger than the agent count is passed as the count (the same answer), so the
+     * buffer is never smaller than what the library writes */
+    orca_status st = orca_sim_query_nearest(s->sim, p, k > n ? n : k, idx, &count);
+    PyObject *out = st == ORCA_OK ? index_list(idx, count) : sim_fail(s, st);
+    free(idx);
+    return out;
+}
+
+static PyObject *Sim_query_box(SimObject *s, PyObject *args)
+{
+    PyObject *lo_o, *hi_o;
+    orca_vec2 lo, hi;
+    SIM_READY(s);
+    if (!PyArg_ParseTuple(args, "OO", &lo_o, &hi_o) || get_vec2(lo_o, "lo", &lo) < 0 ||
+        get_vec2(hi_o, "hi", &hi) < 0) {
+        return NULL;
+    }
+    int n = orca_sim_agent_count(s->sim);
+    int *idx = malloc(((size_t)n + 1) * sizeof(int));
+    if (!idx) {
+        return PyErr_NoMemory();
+    }
+    int count = 0;
+    orca_status st = orca_sim_query_box(s->sim, lo, hi, idx, n, &count);
+    PyObject *out = st == ORCA_OK ? index_list(idx, count) : sim_fail(s, st);
+    free(idx);
+    return out;
+}
+
+static PyMethodDef Sim_methods[] = {
+    {"_identity", (PyCFunction)Sim_identity, METH_NOARGS, "identity of the simulation"},
+    {"add_agent", (PyCFunction)(void (*)(void))Sim_add_agent, METH_VARARGS | METH_KEYWORDS,
+     "add_agent(position, velocity=(0, 0), radius=1.5, max_speed=2, neighbor_dist=15, "
+     "max_neighbors=10, time_horizon=10, obstacle_time_horizon=10, preferred_velocity=(0, 0)) "
+     "-> int handle"},
+    {"add_agents", (PyCFunction)(void (*)(void))Sim_add_agents, METH_VARARGS | METH_KEYWORDS,
+     "add_agents(positions, **params) -> list of int handles; all checked before any is added"},
+    {"remove_agent", (PyCFunction)Sim_remove_agent, METH_O, "remove_agent(handle)"},
+    {"agent_count", (PyCFunction)Sim_agent_count, METH_NOARGS, "number of agents"},
+    {"agent_handles", (PyCFunction)Sim_agent_handles, METH_NOARGS, "handles in index order"},
+    {"agent_at", (PyCFunction)Sim_agent_at, METH_O, "agent_at(index) -> handle"},
+    {"query_radius", (PyCFunction)Sim_query_radius, METH_VARARGS,
+     "query_radius(center, radius) -> indices within radius, by (squared distance, index)"},
+    {"query_nearest", (PyCFunction)Sim_query_nearest, METH_VARARGS,
+     "query_nearest(point, k) -> indices of the k nearest, by (squared distance, index)"},
+    {"query_box", (PyCFunction)Sim_query_box, METH_VARARGS,
+     "query_box(lo, hi) -> indices inside the box (edges included), in index order"},
+    {"agent_index", (PyCFunction)Sim_agent_index, METH_O, "agent_index(handle) -> int (-1: stale)"},
+    {"agent_get", (PyCFunction)Sim_agent_get, METH_O, "agent_get(handle) -> tuple of fields"},
+    {"agent_set", (PyCFunction)(void (*)(void))Sim_agent_set, METH_VARARGS | METH_KEYWORDS,
+     "agent_set(handle, **fields)"},
+    {"set_position", (PyCFunction)Sim_set_position, METH_VARARGS, "set_position(handle, xy)"},
+    {"set_velocity", (PyCFunction)Sim_set_velocity, METH_VARARGS, "set_velocity(handle, xy)"},
+    {"set_preferred_velocity", (PyCFunction)Sim_set_preferred_velocity, METH_VARARGS,
+     "set_preferred_velocity(handle, xy)"},
+    {"get_position", (PyCFunction)Sim_get_position, METH_O, "get_position(handle) -> (x, y)"},
+    {"get_velocity", (PyCFunction)Sim_get_velocity, METH_O, "get_velocity(handle) -> (x, y)"},
+    {"read_positions", (PyCFunction)(void (*)(void))Sim_read_positions,
+     METH_VARARGS | METH_KEYWORDS, "read_positions(out=None) -> bytearray or None"},
+    {"read_velocities", (PyCFunction)(void (*)(void))Sim_read_velocities,
+     METH_VARARGS | METH_KEYWORDS, "read_velocities(out=None) -> bytearray or None"},
+    {"read_preferred_velocities", (PyCFunction)(void (*)(void))Sim_read_preferred_velocities,
+     METH_VARARGS | METH_KEYWORDS, "read_preferred_velocities(out=None) -> bytearray or None"},
+    {"set_preferred_velocities", (PyCFunction)Sim_set_preferred_velocities, METH_O,
+     "set_preferred_velocities(array of shape (n, 2))"},
+    {"add_segment", (PyCFunction)Sim_add_segment, METH_VARARGS, "add_segment(a, b) -> handle"},
+    {"add_polyline", (PyCFunction)(void (*)(void))Sim_add_polyline, METH_VARARGS | METH_KEYWORDS,
+     "add_polyline(points, closed=False) -> list of handles"},
+    {"remove_segment", (PyCFunction)Sim_remove_segment, METH_O, "remove_segment(handle)"},
+    {"segment_count", (PyCFunction)Sim_segment_count, METH_NOARGS, "number of segments"},
+    {"segment_handles", (PyCFunction)Sim_segment_handles, METH_NOARGS, "handles in index order"},
+    {"segment_get", (PyCFunction)Sim_segment_get, METH_O, "segment_get(handle) -> (a, b)"},
+    {"step", (PyCFunction)(void (*)(void))Sim_step, METH_VARARGS | METH_KEYWORDS,
+     "step(dt, steps=1): releases the GIL"},
+    {"step_count", (PyCFunction)Sim_step_count, METH_NOARGS, "steps taken"},
+    {"last_fallback_count", (PyCFunction)Sim_last_fallback_count, METH_NOARGS,
+     "agents that needed the fallback in the last step"},
+    {"hash", (PyCFunction)Sim_hash, METH_NOARGS, "64-bit state hash (int)"},
+    {"save", (PyCFunction)Sim_save, METH_NOARGS, "save() -> bytes"},
+    {"load", (PyCFunction)Sim_load, METH_O, "load(bytes)"},
+    {"agent_constraints", (PyCFunction)Sim_agent_constraints, METH_VARARGS,
+     "agent_constraints(handle, dt) -> (bytearray, hard_count)"},
+    {"agent_neighbors", (PyCFunction)Sim_agent_neighbors, METH_O,
+     "agent_neighbors(handle) -> (agent indices, segment indices)"},
+    {"measure_overlap", (PyCFunction)Sim_measure_overlap, METH_NOARGS,
+     "measure_overlap() -> (agent overlap, wall overlap)"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef Sim_getset[] = {
+    {"workers", (getter)Sim_get_workers, (setter)Sim_set_workers,
+     "worker threads (1..64); the results do not depend on it", NULL},
+    {"vector_kernels", (getter)Sim_get_vector, (setter)Sim_set_vector,
+     "True when the step uses the AVX2 kernels (same bits either way)", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyTypeObject SimType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "orca._core.Sim",
+    .tp_basicsize = sizeof(SimObject),
+    .tp_dealloc = (destructor)Sim_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+    .tp_traverse = (traverseproc)Sim_traverse,
+    .tp_doc = "Low-level simulation object; use orca.Simulator.",
+    .tp_methods = Sim_methods,
+    .tp_getset = Sim_getset,
+    .tp_init = (initproc)Sim_init,
+    .tp_new = Sim_new,
+};
+
+/* ------------------------------------------------------------------------------------------
+ * Scenario
+ * ---------------------------------------------------------------------------------------- */
+
+typedef struct ScenarioObject {
+    PyObject_HEAD
+    orca_scenario *sc;
+    int busy;
+} ScenarioObject;
+
+static int sc_ready(ScenarioObject *s)
+{
+    if (!s->sc) {
+        PyErr_SetString(PyExc_RuntimeError, "the scenario is not initialised");
+        return -1;
+    }
+    if (s->busy) {
+        PyErr_SetString(PyExc_RuntimeError,
+                        "the scenario is stepping in another thread (use one thread at a time)");
+        return -1;
+    }
+    return 0;
+}
+
+#define SC_READY(s)              \
+    do {                         \
+        if (sc_ready(s) < 0) {   \
+            return NULL;         \
+        }                        \
+    } while (0)
+
+static PyObject *Scenario_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    (void)args;
+    (void)kwds;
+    ScenarioObject *s = (ScenarioObject *)type->tp_alloc(type, 0);
+    if (s) {
+        s->sc = NULL;
+        s->busy = 0;
+    }
+    return (PyObject *)s;
+}
+
+/* Scenario(scene=None, agents=0, seed=1, workers=1, dt=None): a built-in scene by name, or
+ * with scene None an empty scenario with step dt (required) and seed. */
+static int Scenario_init(ScenarioObject *s, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"scene", "agents", "seed", "workers", "dt", NULL};
+    PyObject *scene = Py_None, *ao = NULL, *so = NULL, *wo = NULL, *dto = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|OOOOO:Scenario", kwlist, &scene, &ao, &so,
+                                     &wo, &dto)) {
+        return -1;
+    }
+    if (s->sc) {
+        PyErr_SetString(PyExc_RuntimeError, "Scenario.__init__ called twice");
+        return -1;
+    }
+    orca_sim_def def = orca_sim_def_default();
+    int agents = 0;
+    unsigned long long seed = 1;
+    if (wo && get_int(wo, "workers", 1, ORCA_MAX_WORKERS, &def.worker_count) < 0) {
+        return -1;
+    }
+    if (ao && get_int(ao, "agents", 0, INT32_MAX, &agents) < 0) {
+        return -1;
+    }
+    if (so) {
+        if (!PyLong_Check(so) && !PyIndex_Check(so)) {
+            PyErr_Format(PyExc_TypeError, "seed must be an integer, got %.100s",
+                         Py_TYPE(so)->tp_name);
+            return -1;
+        }
+        PyObject *idx = PyNumber_Index(so);
+        if (!idx) {
+            return -1;
+        }
+        seed = PyLong_AsUnsignedLongLong(idx);
+        Py_DECREF(idx);
+        if (seed == (unsigned long long)-1 && PyErr_Occurred()) {
+            PyErr_Clear();
+            PyErr_Format(PyExc_ValueError, "seed must be in [0, 2^64), got %R", so);
+            return -1;
+        }
+    }
+    orca_scenario *sc = NULL;
+    orca_status st;
+    if (scene == Py_None) {
+        double dt;
+        if (dto == Py_None) {
+            PyErr_SetString(PyExc_TypeError, "Scenario() without a scene needs dt");
+            return -1;
+        }
+        if (get_double(dto, "dt", &dt) < 0) {
+            return -1;
+        }
+        st = orca_scenario_create(&def, dt, seed, &sc);
+    } else {
+        if (dto != Py_None) {
+            PyErr_SetString(PyExc_TypeError, "a built-in scene has its own dt (pass dt only "
+                            "without a scene)");
+            return -1;
+        }
+        if (!PyUnicode_Check(scene)) {
+            PyErr_Format(PyExc_TypeError, "scene must be a name (str), got %.100s",
+                         Py_TYPE(scene)->tp_name);
+            return -1;
+        }
+        const char *name = PyUnicode_AsUTF8(scene);
+        if (!name) {
+            return -1;
+        }
+        int kind = orca_scene_from_name(name);
+        if (kind < 0) {
+            PyErr_Format(PyExc_ValueError, "unknown scene %R (circle, crossing, wallgap, "
+                         "corridor, random)", scene);
+            return -1;
+        }
+        st = orca_scenario_create_builtin((orca_scene_kind)kind, agents, seed, &def, &sc);
+    }
+    if (st != ORCA_OK) {
+        raise_status(st, orca_scenario_last_error(NULL));
+        return -1;
+    }
+    s->sc = sc;
+    return 0;
+}
+
+static void Scenario_dealloc(ScenarioObject *s)
+{
+    orca_scenario_destroy(s->sc);
+    s->sc = NULL;
+    Py_TYPE(s)->tp_free((PyObject *)s);
+}
+
+static PyObject *sc_fail(ScenarioObject *s, int st)
+{
+    return raise_status(st, orca_scenario_last_error(s->sc));
+}
+
+/* _simulation(cls): a cls (a subclass of Sim) viewing the scenario's simulation; it keeps
+ * the scenario alive and shares its busy flag. */
+static PyObject *Scenario_simulation(ScenarioObject *s, PyObject *cls)
+{
+    SC_READY(s);
+    if (!PyType_Check(cls) || !PyType_IsSubtype((PyTypeObject *)cls, &SimType)) {
+        PyErr_SetString(PyExc_TypeError, "expected a subclass of orca._core.Sim");
+        return NULL;
+    }
+    PyTypeObject *t = (PyTypeObject *)cls;
+    SimObject *o = (SimObject *)t->tp_alloc(t, 0);
+    if (!o) {
+        return NULL;
+    }
+    o->sim = orca_scenario_sim(s->sc);
+    Py_INCREF(s);
+    o->owner = (PyObject *)s;
+    o->busy = &s->busy;
+    o->own_busy = 0;
+    return (PyObject *)o;
+}
+
+static PyObject *Scenario_step(ScenarioObject *s, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"steps", NULL};
+    PyObject *so = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O:step", kwlist, &so)) {
+        return NULL;
+    }
+    SC_READY(s);
+    int steps = 1;
+    if (so && get_int(so, "steps", 0, INT32_MAX, &steps) < 0) {
+        return NULL;
+    }
+    orca_status st = ORCA_OK;
+    int interrupted = 0;
+    s->busy = 1;
+    Py_BEGIN_ALLOW_THREADS
+    for (int k = 0; k < steps; ++k) {
+        st = orca_scenario_step(s->sc);
+        if (st != ORCA_OK) {
+            break;
+        }
+        if (k + 1 < steps) {
+            Py_BLOCK_THREADS
+            interrupted = PyErr_CheckSignals() < 0;
+            Py_UNBLOCK_THREADS
+            if (interrupted) {
+                break;
+            }
+        }
+    }
+    Py_END_ALLOW_THREADS
+    s->busy = 0;
+    if (interrupted) {
+        return NULL;
+    }
+    if (st != ORCA_OK) {
+        return sc_fail(s, st);
+    }
+    Py_RETURN_NONE;
+}
+
+static int get_goal(PyObject *kind, PyObject *target, PyObject *speed, orca_goal *g)
+{
+    g->kind = ORCA_GOAL_NONE;
+    g->target.x = g->target.y = 0;
+    g->preferred_speed = 0;
+    if (!PyUnicode_Check(kind)) {
+        PyErr_Format(PyExc_TypeError, "goal must be 'point', 'velocity' or 'none', got %.100s",
+                     Py_TYPE(kind)->tp_name);
+        return -1;
+    }
+    if (PyUnicode_CompareWithASCIIString(kind, "point") == 0) {
+        g->kind = ORCA_GOAL_POINT;
+    } else if (PyUnicode_CompareWithASCIIString(kind, "velocity") == 0) {
+        g->kind = ORCA_GOAL_VELOCITY;
+    } else if (PyUnicode_CompareWithASCIIString(kind, "none") == 0) {
+        g->kind = ORCA_GOAL_NONE;
+    } else {
+        PyErr_Format(PyExc_ValueError, "goal must be 'point', 'velocity' or 'none', got %R", kind);
+        return -1;
+    }
+    if (target != Py_None && get_vec2(target, "target", &g->target) < 0) {
+        return -1;
+    }
+    if (g->kind != ORCA_GOAL_NONE && target == Py_None) {
+        PyErr_SetString(PyExc_TypeError, "a 'point' or 'velocity' goal needs target");
+        return -1;
+    }
+    if (speed != Py_None && get_double(speed, "preferred_speed", &g->preferred_speed) < 0) {
+        return -1;
+    }
+    return 0;
+}
+
+static const char *goal_name(orca_goal_kind k)
+{
+    return k == ORCA_GOAL_POINT ? "point" : k == ORCA_GOAL_VELOCITY ? "velocity" : "none";
+}
+
+/* add_agent(position, goal='point', target=None, preferred_speed=None, **agent fields) */
+static PyObject *Scenario_add_agent(ScenarioObject *s, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"position", "goal", "target", "preferred_speed", "velocity",
+                             "radius", "max_speed", "neighbor_dist", "max_neighbors",
+                             "time_horizon", "obstacle_time_horizon", NULL};
+    PyObject *pos, *kind = NULL, *target = Py_None, *speed = Py_None;
+    agent_args a = {0};
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|OOOOOOOOOO:add_agent", kwlist, &pos, &kind,
+                                     &target, &speed, &a.velocity, &a.radius, &a.max_speed,
+                                     &a.neighbor_dist, &a.max_neighbors, &a.time_horizon,
+                                     &a.obstacle_time_horizon)) {
+        return NULL;
+    }
+    SC_READY(s);
+    orca_agent_def d = orca_agent_def_default();
+    orca_goal g;
+    PyObject *point = NULL;
+    if (!kind || kind == Py_None) {
+        point = PyUnicode_FromString(target == Py_None ? "none" : "point");
+        if (!point) {
+            return NULL;
+        }
+        kind = point;
+    }
+    int bad = get_vec2(pos, "position", &d.position) < 0 || fill_def(&a, &d) < 0 ||
+              get_goal(kind, target, speed, &g) < 0;
+    Py_XDECREF(point);
+    if (bad) {
+        return NULL;
+    }
+    if (g.kind == ORCA_GOAL_POINT && speed == Py_None) {
+        g.preferred_speed = d.max_speed;
+    }
+    orca_agent_id id;
+    orca_status st = orca_scenario_add_agent(s->sc, &d, &g, &id);
+    if (st != ORCA_OK) {
+        return sc_fail(s, st);
+    }
+    return handle_int(id.slot, id.generation);
+}
+
+static PyObject *Scenario_agent_goal(ScenarioObject *s, PyObject *arg)
+{
+    SC_READY(s);
+    int i;
+    if (get_int(arg, "index", INT32_MIN, INT32_MAX, &i) < 0) {
+        return NULL;
+    }
+    orca_goal g;
+    orca_vec2 start;
+    orca_status st = orca_scenario_agent_goal(s->sc, i, &g, &start);
+    if (st != ORCA_OK) {
+        return sc_fail(s, st);
+    }
+    return Py_BuildValue("(s(dd)d(dd))", goal_name(g.kind), g.target.x, g.target.y,
+                         g.preferred_speed, start.x, start.y);
+}
+
+static PyObject *Scenario_info(ScenarioObject *s, PyObject *unused)
+{
+    (void)unused;
+    SC_READY(s);
+    double a = orca_scenario_max_agent_overlap(s->sc), w = orca_scenario_max_wall_overlap(s->sc);
+    return Py_BuildValue("{s:s,s:d,s:K,s:i,s:L,s:d,s:d,s:K}", "name", orca_scenario_name(s->sc),
+                         "dt", orca_scenario_dt(s->sc), "seed",
+                         (unsigned long long)orca_scenario_seed(s->sc), "arrived",
+                         orca_scenario_arrived_count(s->sc), "all_arrived_step",
+                         (long long)orca_scenario_all_arrived_step(s->sc), "max_agent_overlap", a,
+                         "max_wall_overlap", w, "fallback_total",
+                         (unsigned long long)orca_scenario_fallback_total(s->sc));
+}
+
+static PyObject *Scenario_set_recording(ScenarioObject *s, PyObject *arg)
+{
+    SC_READY(s);
+    int on = PyObject_IsTrue(arg);
+    if (on < 0) {
+        return NULL;
+    }
+    orca_status st = orca_scenario_set_recording(s->sc, on);
+    if (st != ORCA_OK) {
+        return sc_fail(s, st);
+    }
+    Py_RETURN_NONE;
+}
+
+static PyObject *Scenario_set_name(ScenarioObject *s, PyObject *arg)
+{
+    SC_READY(s);
+    if (!PyUnicode_Check(arg)) {
+        PyErr_Format(PyExc_TypeError, "name must be a str, got %.100s", Py_TYPE(arg)->tp_name);
+        return NULL;
+    }
+    const char *name = PyUnicode_AsUTF8(arg);
+    if (!name) {
+        return NULL;
+    }
+    orca_status st = orca_scenario_set_name(s->sc, name);
+    if (st != ORCA_OK) {
+        return sc_fail(s, st);
+    }
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef Scenario_methods[] = {
+    {"_simulation", (PyCFunction)Scenario_simulation, METH_O, "the simulation inside"},
+    {"step", (PyCFunction)(void (*)(void))Scenario_step, METH_VARARGS | METH_KEYWORDS,
+     "step(steps=1): preferred velocities by the rule, then a step (GIL released)"},
+    {"add_agent", (PyCFunction)(void (*)(void))Scenario_add_agent, METH_VARARGS | METH_KEYWORDS,
+     "add_agent(position, goal='point', target=None, preferred_speed=None, **fields) -> handle"},
+    {"agent_goal", (PyCFunction)Scenario_agent_goal, METH_O,
+     "agent_goal(index) -> (kind, target, preferred_speed, start)"},
+    {"info", (PyCFunction)Scenario_info, METH_NOARGS, "the record (dict)"},
+    {"set_recording", (PyCFunction)Scenario_set_recording, METH_O, "set_recording(on)"},
+    {"set_name", (PyCFunction)Scenario_set_name, METH_O, "set_name(name)"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject ScenarioType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "orca._core.Scenario",
+    .tp_basicsize = sizeof(ScenarioObject),
+    .tp_dealloc = (destructor)Scenario_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+    .tp_doc = "Low-level scenario object; use orca.Scenario.",
+    .tp_methods = Scenario_methods,
+    .tp_init = (initproc)Scenario_init,
+    .tp_new = Scenario_new,
+};
+
+/* ------------------------------------------------------------------------------------------
+ * The building blocks (orca/solver.h). Inputs are checked to be finite here (the library's
+ * pure functions leave that to the caller); ranges beyond that are the library's contract.
+ * ---------------------------------------------------------------------------------------- */
+
+static int get_fvec2(PyObject *obj, const char *name, orca_vec2 *v)
+{
+    if (get_vec2(obj, name, v) < 0) {
+        return -1;
+    }
+    if (!isfinite(v->x) || !isfinite(v->y)) {
+        PyErr_Format(PyExc_ValueError, "%s must be finite, got %R", name, obj);
+        return -1;
+    }
+    return 0;
+}
+
+static int get_positive(PyObject *obj, const char *name, double *v)
+{
+    if (get_finite(obj, name, v) < 0) {
+        return -1;
+    }
+    if (!(*v > 0)) {
+        PyErr_Format(PyExc_ValueError, "%s must be > 0 and finite, got %R", name, obj);
+        return -1;
+    }
+    return 0;
+}
+
+static int get_nonneg(PyObject *obj, const char *name, double *v)
+{
+    if (get_finite(obj, name, v) < 0) {
+        return -1;
+    }
+    if (!(*v >= 0)) {
+        PyErr_Format(PyExc_ValueError, "%s must be >= 0 and finite, got %R", name, obj);
+        return -1;
+    }
+    return 0;
+}
+
+static const char *form_name(orca_form f)
+{
+    return f == ORCA_FORM_CASES ? "cases" : f == ORCA_FORM_SUPPORT ? "support" : "overlap";
+}
+
+static PyObject *f_constraint_agent(PyObject *self, PyObject *args, PyObject *kwds)
+{
+    (void)self;
+    static char *kwlist[] = {"rel_pos", "r", "va", "vb", "tau", "dt", NULL};
+    PyObject *po, *ro, *vao, *vbo, *to, *dto;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOOOOO:constraint_agent", kwlist, &po, &ro, &vao,
+                                     &vbo, &to, &dto)) {
+        return NULL;
+    }
+    orca_vec2 p, va, vb;
+    double r, tau, dt;
+    if (get_fvec2(po, "rel_pos", &p) < 0 || get_positive(ro, "r", &r) < 0 ||
+        get_fvec2(vao, "va", &va) < 0 || get_fvec2(vbo, "vb", &vb) < 0 ||
+        get_positive(to, "tau", &tau) < 0 || get_positive(dto, "dt", &dt) < 0) {
+        return NULL;
+    }
+    orca_form form;
+    orca_halfplane h = orca_constraint_agent(p, r, va, vb, tau, dt, &form);
+    return Py_BuildValue("(Ns)", plane_tuple(h), form_name(form));
+}
+
+static PyObject *f_constraint_segment(PyObject *self, PyObject *args, PyObject *kwds)
+{
+    (void)self;
+    static char *kwlist[] = {"a", "b", "r", "tau", "dt", NULL};
+    PyObject *ao, *bo, *ro, *to, *dto;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOOOO:constraint_segment", kwlist, &ao, &bo, &ro,
+                                     &to, &dto)) {
+        return NULL;
+    }
+    orca_vec2 a, b;
+    double r, tau, dt;
+    if (get_fvec2(ao, "a", &a) < 0 || get_fvec2(bo, "b", &b) < 0 ||
+        get_positive(ro, "r", &r) < 0 || get_positive(to, "tau", &tau) < 0 ||
+        get_positive(dto, "dt", &dt) < 0) {
+        return NULL;
+    }
+    orca_form form;
+    orca_halfplane h = orca_constraint_segment(a, b, r, tau, dt, &form);
+    return Py_BuildValue("(Ns)", plane_tuple(h), form_name(form));
+}
+
+static PyObject *f_constraint_boundary(PyObject *self, PyObject *args, PyObject *kwds)
+{
+    (void)self;
+    static char *kwlist[] = {"a", "b", "clearance", "tau", NULL};
+    PyObject *ao, *bo, *co, *to;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOOO:constraint_boundary", kwlist, &ao, &bo, &co,
+                                     &to)) {
+        return NULL;
+    }
+    orca_vec2 a, b;
+    double c, tau;
+    if (get_fvec2(ao, "a", &a) < 0 || get_fvec2(bo, "b", &b) < 0 ||
+        get_nonneg(co, "clearance", &c) < 0 || get_positive(to, "tau", &tau) < 0) {
+        return NULL;
+    }
+    orca_halfplane h;
+    if (orca_constraint_boundary(a, b, c, tau, &h) == 1) {
+        return plane_tuple(h);
+    }
+    Py_RETURN_NONE;
+}
+
+static PyObject *vo_tuple(orca_vo v)
+{
+    return Py_BuildValue("(d(dd))", v.distance, v.normal.x, v.normal.y);
+}
+
+static PyObject *f_vo_support(PyObject *self, PyObject *args, PyObject *kwds)
+{
+    (void)self;
+    static char *kwlist[] = {"a", "b", "r", "tau", "x", NULL};
+    PyObject *ao, *bo, *ro, *to, *xo;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOOOO:vo_support", kwlist, &ao, &bo, &ro, &to,
+                                     &xo)) {
+        return NULL;
+    }
+    orca_vec2 a, b, x;
+    double r, tau;
+    if (get_fvec2(ao, "a", &a) < 0 || get_fvec2(bo, "b", &b) < 0 ||
+        get_positive(ro, "r", &r) < 0 || get_positive(to, "tau", &tau) < 0 ||
+        get_fvec2(xo, "x", &x) < 0) {
+        return NULL;
+    }
+    if (!(orca_segment_distance_squared(a, b) > r * r)) {
+        PyErr_SetString(PyExc_ValueError, "vo_support needs the origin outside the capsule "
+                        "(segment_distance_squared(a, b) > r*r); use vo_overlap");
+        return NULL;
+    }
+    return vo_tuple(orca_vo_support(a, b, r, tau, x));
+}
+
+static PyObject *f_vo_overlap(PyObject *self, PyObject *args, PyObject *kwds)
+{
+    (void)self;
+    static char *kwlist[] = {"a", "b", "r", "dt", "x", NULL};
+    PyObject *ao, *bo, *ro, *to, *xo;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOOOO:vo_overlap", kwlist, &ao, &bo, &ro, &to,
+                                     &xo)) {
+        return NULL;
+    }
+    orca_vec2 a, b, x;
+    double r, dt;
+    if (get_fvec2(ao, "a", &a) < 0 || get_fvec2(bo, "b", &b) < 0 ||
+        get_positive(ro, "r", &r) < 0 || get_positive(to, "dt", &dt) < 0 ||
+        get_fvec2(xo, "x", &x) < 0) {
+        return NULL;
+    }
+    return vo_tuple(orca_vo_overlap(a, b, r, dt, x));
+}
+
+static PyObject *f_segment_distance_squared(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *ao, *bo;
+    if (!PyArg_UnpackTuple(args, "segment_distance_squared", 2, 2, &ao, &bo)) {
+        return NULL;
+    }
+    orca_vec2 a, b;
+    if (get_fvec2(ao, "a", &a) < 0 || get_fvec2(bo, "b", &b) < 0) {
+        return NULL;
+    }
+    return PyFloat_FromDouble(orca_segment_distance_squared(a, b));
+}
+
+static PyObject *f_signed_distance(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *ho, *vo;
+    if (!PyArg_UnpackTuple(args, "halfplane_signed_distance", 2, 2, &ho, &vo)) {
+        return NULL;
+    }
+    double *rows;
+    Py_ssize_t n;
+    orca_vec2 v;
+    if (get_fvec2(vo, "v", &v) < 0) {
+        return NULL;
+    }
+    PyObject *wrapped = PyTuple_Pack(1, ho);
+    if (!wrapped) {
+        return NULL;
+    }
+    int r = get_rows(wrapped, "plane", 4, 1, &rows, &n);
+    Py_DECREF(wrapped);
+    if (r < 0) {
+        return NULL;
+    }
+    orca_halfplane h = {{rows[0], rows[1]}, {rows[2], rows[3]}};
+    free(rows);
+    return PyFloat_FromDouble(orca_halfplane_signed_distance(h, v));
+}
+
+/* The planes argument of the programs: an (n, 4) array of rows (px, py, nx, ny). */
+static int get_planes(PyObject *obj, orca_halfplane **planes, int *count)
+{
+    double *rows;
+    Py_ssize_t n;
+    if (get_rows(obj, "planes", 4, 1, &rows, &n) < 0) {
+        return -1;
+    }
+    *planes = (orca_halfplane *)(void *)rows;
+    *count = (int)n;
+    return 0;
+}
+
+/* solve(planes, max_speed, preferred, hard_count=0) -> (velocity, failed, fallback) */
+static PyObject *f_solve(PyObject *self, PyObject *args, PyObject *kwds)
+{
+    (void)self;
+    static char *kwlist[] = {"planes", "max_speed", "preferred", "hard_count", NULL};
+    PyObject *po, *mo, *pro, *ho = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOO|O:solve", kwlist, &po, &mo, &pro, &ho)) {
+        return NULL;
+    }
+    double ms;
+    orca_vec2 pref;
+    if (get_nonneg(mo, "max_speed", &ms) < 0 || get_fvec2(pro, "preferred", &pref) < 0) {
+        return NULL;
+    }
+    orca_halfplane *planes;
+    int n, hard = 0;
+    if (get_planes(po, &planes, &n) < 0) {
+        return NULL;
+    }
+    if (ho && get_int(ho, "hard_count", 0, n, &hard) < 0) {
+        free(planes);
+        return NULL;
+    }
+    orca_halfplane *scratch = n > 0 ? malloc((size_t)n * sizeof *scratch) : NULL;
+    if (n > 0 && !scratch) {
+        free(planes);
+        return PyErr_NoMemory();
+    }
+    orca_solve_result res;
+    orca_status st = orca_solve(planes, n, hard, ms, pref, scratch, &res);
+    free(planes);
+    free(scratch);
+    if (st != ORCA_OK) {
+        return raise_status(st, NULL);
+    }
+    return Py_BuildValue("((dd)iO)", res.velocity.x, res.velocity.y, res.failed,
+                         res.fallback ? Py_True : Py_False);
+}
+
+/* lp_solve(planes, max_speed, preferred, direction=False) -> (velocity, failed) */
+static PyObject *f_lp_solve(PyObject *self, PyObject *args, PyObject *kwds)
+{
+    (void)self;
+    static char *kwlist[] = {"planes", "max_speed", "preferred", "direction", NULL};
+    PyObject *po, *mo, *pro;
+    int direction = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOO|p:lp_solve", kwlist, &po, &mo, &pro,
+                                     &direction)) {
+        return NULL;
+    }
+    double ms;
+    orca_vec2 pref;
+    if (get_nonneg(mo, "max_speed", &ms) < 0 || get_fvec2(pro, "preferred", &pref) < 0) {
+        return NULL;
+    }
+    if (direction && pref.x == 0 && pref.y == 0) {
+        PyErr_SetString(PyExc_ValueError, "direction must be non-zero, got (0, 0)");
+        return NULL;
+    }
+    orca_halfplane *planes;
+    int n;
+    if (get_planes(po, &planes, &n) < 0) {
+        return NULL;
+    }
+    orca_lp_result res;
+    orca_status st = direction ? orca_lp_solve_direction(planes, n, ms, pref, &res)
+                               : orca_lp_solve(planes, n, ms, pref, &res);
+    free(planes);
+    if (st != ORCA_OK) {
+        return raise_status(st, NULL);
+    }
+    return Py_BuildValue("((dd)i)", res.velocity.x, res.velocity.y, res.failed);
+}
+
+/* lp_fallback(planes, hard_count, failed_index, max_speed) -> velocity */
+static PyObject *f_lp_fallback(PyObject *self, PyObject *args, PyObject *kwds)
+{
+    (void)self;
+    static char *kwlist[] = {"planes", "hard_count", "failed_index", "max_speed", NULL};
+    PyObject *po, *ho, *fo, *mo;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOOO:lp_fallback", kwlist, &po, &ho, &fo, &mo)) {
+        return NULL;
+    }
+    double ms;
+    if (get_nonneg(mo, "max_speed", &ms) < 0) {
+        return NULL;
+    }
+    orca_halfplane *planes;
+    int n, hard, failed;
+    if (get_planes(po, &planes, &n) < 0) {
+        return NULL;
+    }
+    if (n < 1) {
+        free(planes);
+        PyErr_SetString(PyExc_ValueError, "lp_fallback needs at least one plane");
+        return NULL;
+    }
+    if (get_int(ho, "hard_count", 0, n, &hard) < 0 ||
+        get_int(fo, "failed_index", 0, n - 1, &failed) < 0) {
+        free(planes);
+        return NULL;
+    }
+    orca_halfplane *scratch = malloc((size_t)n * sizeof *scratch);
+    if (!scratch) {
+        free(planes);
+        return PyErr_NoMemory();
+    }
+    orca_vec2 v;
+    orca_status st = orca_lp_fallback(planes, n, hard, failed, ms, scratch, &v);
+    free(planes);
+    free(scratch);
+    if (st != ORCA_OK) {
+        return raise_status(st, NULL);
+    }
+    return vec2_tuple(v);
+}
+
+static PyObject *f_sincos_turns(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    double t, s, c;
+    if (get_finite(arg, "turns", &t) < 0) {
+        return NULL;
+    }
+    orca_sincos_turns(t, &s, &c);
+    return Py_BuildValue("(dd)", s, c);
+}
+
+static PyObject *f_status_name(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    int st;
+    if (get_int(arg, "status", INT32_MIN, INT32_MAX, &st) < 0) {
+        return NULL;
+    }
+    return PyUnicode_FromString(orca_status_name(st));
+}
+
+static PyObject *f_kernels_available(PyObject *self, PyObject *unused)
+{
+    (void)self;
+    (void)unused;
+    orca_sim *sim = NULL;
+    if (orca_sim_create(NULL, &sim) != ORCA_OK) {
+        return raise_status(ORCA_ERR_MEMORY, orca_sim_last_error(NULL));
+    }
+    int on = orca_sim_set_vector_kernels(sim, 1);
+    orca_sim_destroy(sim);
+    return PyBool_FromLong(on);
+}
+
+static PyMethodDef module_methods[] = {
+    {"constraint_agent", (PyCFunction)(void (*)(void))f_constraint_agent,
+     METH_VARARGS | METH_KEYWORDS, "ORCA half-plane against another agent"},
+    {"constraint_segment", (PyCFunction)(void (*)(void))f_constraint_segment,
+     METH_VARARGS | METH_KEYWORDS, "ORCA half-plane against a segment"},
+    {"constraint_boundary", (PyCFunction)(void (*)(void))f_constraint_boundary,
+     METH_VARARGS | METH_KEYWORDS, "one-sided boundary half-plane or None"},
+    {"vo_support", (PyCFunction)(void (*)(void))f_vo_support, METH_VARARGS | METH_KEYWORDS,
+     "velocity obstacle, support form"},
+    {"vo_overlap", (PyCFunction)(void (*)(void))f_vo_overlap, METH_VARARGS | METH_KEYWORDS,
+     "velocity obstacle, overlap form"},
+    {"segment_distance_squared", f_segment_distance_squared, METH_VARARGS,
+     "squared distance from the origin to a segment"},
+    {"halfplane_signed_distance", f_signed_distance, METH_VARARGS,
+     "signed distance of v from a half-plane"},
+    {"solve", (PyCFunction)(void (*)(void))f_solve, METH_VARARGS | METH_KEYWORDS,
+     "the whole solve of one agent"},
+    {"lp_solve", (PyCFunction)(void (*)(void))f_lp_solve, METH_VARARGS | METH_KEYWORDS,
+     "the linear program"},
+    {"lp_fallback", (PyCFunction)(void (*)(void))f_lp_fallback, METH_VARARGS | METH_KEYWORDS,
+     "the fallback program"},
+    {"sincos_turns", f_sincos_turns, METH_O, "deterministic sine and cosine of 2*pi*turns"},
+    {"status_name", f_status_name, METH_O, "name of a status code"},
+    {"kernels_available", f_kernels_available, METH_NOARGS,
+     "True when this CPU runs the AVX2 kernels"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef moduledef = {
+    PyModuleDef_HEAD_INIT, "orca._core", "The C binding of the orca library.", -1, module_methods,
+    NULL, NULL, NULL, NULL,
+};
+
+static PyObject *new_error(PyObject *m, const char *name, PyObject *bases, const char *doc)
+{
+    char full[64];
+    snprintf(full, sizeof full, "orca.%s", name);
+    PyObject *e = PyErr_NewExceptionWithDoc(full, doc, bases, NULL);
+    if (e && PyModule_AddObject(m, name, e) < 0) {
+        Py_DECREF(e);
+        return NULL;
+    }
+    if (e) {
+        Py_INCREF(e); /* one reference kept by this file's static */
+    }
+    return e;
+}
+
+static PyObject *error_with(PyObject *m, const char *name, PyObject *other, const char *doc)
+{
+    PyObject *bases = PyTuple_Pack(2, Error, other);
+    if (!bases) {
+        return NULL;
+    }
+    PyObject *e = new_error(m, name, bases, doc);
+    Py_DECREF(bases);
+    return e;
+}
+
+PyMODINIT_FUNC PyInit__core(void)
+{
+    if (PyType_Ready(&SimType) < 0 || PyType_Ready(&ScenarioType) < 0) {
+        return NULL;
+    }
+    PyObject *m = PyModule_Create(&moduledef);
+    if (!m) {
+        return NULL;
+    }
+    Error = new_error(m, "Error", NULL,
+                      "A refusal of the orca library; .status names it (ORCA_ERR_...).");
+    if (!Error ||
+        !(ArgumentError = error_with(m, "ArgumentError", PyExc_ValueError,
+                                     "A value out of its documented range.")) ||
+        !(StaleError = error_with(m, "StaleHandleError", PyExc_ValueError,
+                                  "A handle that does not name a live object.")) ||
+        !(FormatError = error_with(m, "FormatError", PyExc_ValueError,
+                                   "Corrupt, truncated or foreign snapshot bytes.")) ||
+        !(LimitError = error_with(m, "LimitError", PyExc_ValueError,
+                                  "A count or step beyond the library's limits.")) ||
+        !(OrcaMemoryError = error_with(m, "OutOfMemoryError", PyExc_MemoryError,
+                                       "The allocator returned NULL."))) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    Py_INCREF(&SimType);
+    Py_INCREF(&ScenarioType);
+    if (PyModule_AddObject(m, "Sim", (PyObject *)&SimType) < 0 ||
+        PyModule_AddObject(m, "Scenario", (PyObject *)&ScenarioType) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    PyModule_AddStringConstant(m, "library_version", orca_version());
+    PyModule_AddIntConstant(m, "bits_version", orca_bits_version());
+    PyModule_AddObject(m, "COORD_LIMIT", PyFloat_FromDouble(ORCA_COORD_LIMIT));
+    PyModule_AddObject(m, "RADIUS_MIN", PyFloat_FromDouble(ORCA_RADIUS_MIN));
+    PyModule_AddObject(m, "RADIUS_MAX", PyFloat_FromDouble(ORCA_RADIUS_MAX));
+    PyModule_AddObject(m, "NEIGHBOR_DIST_MAX", PyFloat_FromDouble(ORCA_NEIGHBOR_DIST_MAX));
+    PyModule_AddObject(m, "SPEED_MAX", PyFloat_FromDouble(ORCA_SPEED_MAX));
+    PyModule_AddObject(m, "VELOCITY_LIMIT", PyFloat_FromDouble(ORCA_VELOCITY_LIMIT));
+    PyModule_AddObject(m, "TIME_MIN", PyFloat_FromDouble(ORCA_TIME_MIN));
+    PyModule_AddObject(m, "TIME_MAX", PyFloat_FromDouble(ORCA_TIME_MAX));
+    PyModule_AddIntConstant(m, "MAX_NEIGHBORS_LIMIT", ORCA_MAX_NEIGHBORS_LIMIT);
+    PyModule_AddIntConstant(m, "MAX_WORKERS", ORCA_MAX_WORKERS);
+    return m;
+}
