@@ -162,7 +162,9 @@ export class Orca {
    * A scenario: a built-in scene by name ('circle', 'crossing', 'wallgap', 'corridor',
    * 'random'; options.agents, 0 or absent = the scene's default count; options.seed) or an
    * empty one ('custom', with options.dt and options.seed). The preferred-velocity rule of
-   * docs/scenarios.md steers its agents.
+   * docs/scenarios.md steers its agents. options.agent (fields of an agent definition) and
+   * options.speed (preferred speed of the point goals) change every agent of a built-in
+   * scene.
    */
   createScene(name, options = {}) {
     const seed = BigInt.asUintN(64, BigInt(options.seed ?? 1));
@@ -185,7 +187,36 @@ export class Orca {
       st = this.x.ow_scenario_create_builtin(kind, agents, seed, this.scratch);
     }
     if (st !== 0) this.fail(st, this.str(this.x.ow_scenario_last_error(0)));
-    return new Scene(this, this.u32(this.scratch, 1)[0]);
+    const scene = new Scene(this, this.u32(this.scratch, 1)[0]);
+    const agent = options.agent ?? {};
+    if (name === 'custom' || (Object.keys(agent).length === 0 && options.speed === undefined)) {
+      return scene;
+    }
+    // Overrides (options.agent: fields of an agent definition for every agent;
+    // options.speed: every point goal's preferred speed): the scene is rebuilt as a custom
+    // scenario with the same dt, seed, agents in the same order (their keys) and walls.
+    try {
+      const custom = this.createScene('custom', { dt: scene.dt, seed: scene.seed });
+      try {
+        const p = this.cstr(name);
+        this.x.ow_scenario_set_name(custom.ptr, p);
+        this.x.ow_free(p);
+        const n = scene.sim.agentCount;
+        for (let i = 0; i < n; ++i) {
+          const def = { ...scene.sim.getAgent(scene.sim.agentAt(i)), ...agent };
+          const g = scene.goal(i);
+          if (options.speed !== undefined && g.kind === GOAL.POINT) g.speed = options.speed;
+          custom.addAgent(def, g);
+        }
+        for (const seg of scene.sim.segments()) custom.sim.addSegment(seg.a, seg.b);
+      } catch (e) {
+        custom.destroy();
+        throw e;
+      }
+      return custom;
+    } finally {
+      scene.destroy();
+    }
   }
 }
 
