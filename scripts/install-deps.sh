@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Installs what scripts/test needs (Debian/Ubuntu, apt): the build tools, clang's sanitizer
-# runtime, and the toolchains and emulators of the cross-target matrix (scripts/matrix.sh).
+# runtime, the toolchains and emulators of the cross-target matrix (scripts/matrix.sh), and
+# Chromium and npm for the browser tests (scripts/web-test.sh).
 # Idempotent: packages already installed (dpkg -s) are not asked for again, and when nothing
 # is missing apt-get is not run at all. Runs apt-get through sudo when not root.
 #
@@ -31,6 +32,7 @@ PACKAGES=(
     gcc-riscv64-linux-gnu libc6-dev-riscv64-cross           # riscv64
     musl-tools                                              # musl, static
     lld wasi-libc "libclang-rt-$clang_major-dev-wasm32"     # wasm32-wasi (wasm-ld, libc, builtins)
+    chromium                                                # the browser tests (scripts/web-test.sh)
 )
 # Compilers and Node.js are usually there already (maybe not from apt: nodesource, nvm);
 # ask apt for them only when the command is missing (scripts/wasi-run.mjs needs node:wasi
@@ -38,6 +40,7 @@ PACKAGES=(
 command -v gcc >/dev/null 2>&1 || PACKAGES+=(gcc)
 command -v clang >/dev/null 2>&1 || PACKAGES+=(clang)
 command -v node >/dev/null 2>&1 || PACKAGES+=(nodejs)
+command -v npm >/dev/null 2>&1 || PACKAGES+=(npm)         # puppeteer-core into web/node_modules
 command -v timeout >/dev/null 2>&1 || PACKAGES+=(coreutils)
 command -v diff >/dev/null 2>&1 || PACKAGES+=(diffutils)
 
