@@ -410,8 +410,13 @@ static ORCA_ALWAYS_INLINE void agent_pair(orca_vec2 p, orca_vec2 v, double r, do
 {
     const v2d px = splat2(p.x), py = splat2(p.y), vx = splat2(v.x), vy = splat2(v.y);
     const v2d ra = splat2(r), tv = splat2(tau), half = splat2(0.5), zero = splat2(0.0);
-    const v2d bx = {pos[i0].x, pos[i1].x}, by = {pos[i0].y, pos[i1].y};
-    const v2d ux = {vel[i0].x, vel[i1].x}, uy = {vel[i0].y, vel[i1].y};
+    v2d p0, p1, u0, u1;
+    memcpy(&p0, &pos[i0], sizeof p0); /* (x, y) of each: one 128-bit load */
+    memcpy(&p1, &pos[i1], sizeof p1);
+    memcpy(&u0, &vel[i0], sizeof u0);
+    memcpy(&u1, &vel[i1], sizeof u1);
+    const v2d bx = __builtin_shufflevector(p0, p1, 0, 2), by = __builtin_shufflevector(p0, p1, 1, 3);
+    const v2d ux = __builtin_shufflevector(u0, u1, 0, 2), uy = __builtin_shufflevector(u0, u1, 1, 3);
     const v2d rb = {radius[i0], radius[i1]};
     /* orca_constraint_agent: a = pB - pA, r = rA + rB, x = vA - vB */
     v2d ax = bx - px, ay = by - py;
@@ -457,16 +462,18 @@ static ORCA_ALWAYS_INLINE void agent_pair(orca_vec2 p, orca_vec2 v, double r, do
     v2d qx = vx + fx * half;
     v2d qy = vy + fy * half;
 
-    for (int l = 0; l < m; ++l) {
-        orca_halfplane *o = out + k + l;
-        if (overlap[l]) {
-            overlap_plane2(p, v, r, tau, dt, pos, vel, radius, l ? i1 : i0, o);
-        } else {
-            o->point.x = qx[l];
-            o->point.y = qy[l];
-            o->normal.x = nx[l];
-            o->normal.y = ny[l];
-        }
+    /* lanes to half-planes (point.x, point.y, normal.x, normal.y): 128-bit stores */
+    v2d lane0[2] = {__builtin_shufflevector(qx, qy, 0, 2), __builtin_shufflevector(nx, ny, 0, 2)};
+    memcpy(out + k, lane0, sizeof lane0);
+    if (m > 1) {
+        v2d lane1[2] = {__builtin_shufflevector(qx, qy, 1, 3), __builtin_shufflevector(nx, ny, 1, 3)};
+        memcpy(out + k + 1, lane1, sizeof lane1);
+    }
+    if (overlap[0]) {
+        overlap_plane2(p, v, r, tau, dt, pos, vel, radius, i0, out + k);
+    }
+    if (m > 1 && overlap[1]) {
+        overlap_plane2(p, v, r, tau, dt, pos, vel, radius, i1, out + k + 1);
     }
 }
 
