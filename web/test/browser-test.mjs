@@ -5,7 +5,7 @@
 // circle reaches step 400 with the native golden hash in both; a click adds an agent; a drag
 // adds a wall that the agents then avoid; the canvas is not blank (pixels of a screenshot);
 // a URL with parameters reproduces its hash. Screenshots go to out/web/.
-//   node web/test/browser-test.mjs [--figure docs/figures/web.png]
+//   node web/test/browser-test.mjs [--figure docs/figures/web.jpg]
 // Environment: CHROMIUM (default /usr/bin/chromium).
 // Prints "PASS name" / "FAIL name: why" lines and "web-browser: N passed, N failed".
 import { createServer } from 'node:http';
@@ -247,8 +247,9 @@ await test('a URL with parameters reproduces its hash', async () => {
 
 if (FIGURE) {
   await test(`figure ${FIGURE}`, async () => {
-    const { page, errors } = await open('scene=crossing&trails=1&steps=120&simd=1', { width: 900, height: 520 });
-    await page.screenshot({ path: FIGURE });
+    const { page, errors } = await open('scene=circle&agents=100&trails=1&steps=400&simd=1', { width: 960, height: 600 });
+    // JPEG for .jpg (small), PNG otherwise
+    await page.screenshot({ path: FIGURE, ...(/\.jpe?g$/.test(FIGURE) ? { type: 'jpeg', quality: 82 } : {}) });
     await page.close();
     check(errors.length === 0, errors.join('; '));
   });
