@@ -73,7 +73,14 @@ function wasiImports(getMemory) {
 
 async function toBytesOrResponse(src) {
   if (src instanceof ArrayBuffer || ArrayBuffer.isView(src)) return src;
-  if (typeof src === 'string' || src instanceof URL) return fetch(src);
+  if (typeof src === 'string' || src instanceof URL) {
+    const url = new URL(src, import.meta.url);
+    if (url.protocol === 'file:') { // Node: read the file (fetch has no file: URLs there)
+      const { readFile } = await import('node:fs/promises');
+      return readFile(url);
+    }
+    return fetch(url);
+  }
   return src; // a Response or a promise of one
 }
 

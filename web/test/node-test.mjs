@@ -42,6 +42,14 @@ for (const line of (await readFile(join(ROOT, 'test/golden/determinism.txt'), 'u
 }
 
 test('SIMD128 is detected', () => { check(simdSupported(), 'Node 20 has SIMD128'); });
+{
+  // loadOrca() without options: the modules next to orca.mjs (file: URLs under Node)
+  const auto = await loadOrca();
+  const scalar = await loadOrca({ simd: false });
+  test('loadOrca() picks SIMD128, { simd: false } the scalar module', () => {
+    check(auto.simd === true && scalar.simd === false, `auto ${auto.simd}, scalar ${scalar.simd}`);
+  });
+}
 
 for (const [label, file] of [['scalar', 'orca.wasm'], ['SIMD128', 'orca-simd.wasm']]) {
   const orca = await loadOrca({ wasm: await readFile(join(ROOT, 'web/wasm', file)) });
