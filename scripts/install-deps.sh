@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # Installs what scripts/test needs (Debian/Ubuntu, apt): the build tools, clang's sanitizer
 # runtime, the toolchains and emulators of the cross-target matrix (scripts/matrix.sh), and
-# what the Python binding needs to build and test (scripts/test-python).
+# what the Python binding needs to build and test (scripts/test-python), Chromium and npm for
+# the browser tests (scripts/web-test.sh).
 # Idempotent: packages already installed (dpkg -s) are not asked for again, and when nothing
 # is missing apt-get is not run at all. Runs apt-get through sudo when not root.
 #
@@ -36,6 +37,7 @@ PACKAGES=(
     python3-dev python3-setuptools python3-pip python3-venv # the Python binding (python/)
     python3-numpy python3-pytest                            # its arrays and tests
     python3-matplotlib python3-pil                          # its animation example (tested)
+    chromium                                                # the browser tests (scripts/web-test.sh)
 )
 # Compilers and Node.js are usually there already (maybe not from apt: nodesource, nvm);
 # ask apt for them only when the command is missing (scripts/wasi-run.mjs needs node:wasi
@@ -43,6 +45,7 @@ PACKAGES=(
 command -v gcc >/dev/null 2>&1 || PACKAGES+=(gcc)
 command -v clang >/dev/null 2>&1 || PACKAGES+=(clang)
 command -v node >/dev/null 2>&1 || PACKAGES+=(nodejs)
+command -v npm >/dev/null 2>&1 || PACKAGES+=(npm)         # puppeteer-core into web/node_modules
 command -v timeout >/dev/null 2>&1 || PACKAGES+=(coreutils)
 command -v diff >/dev/null 2>&1 || PACKAGES+=(diffutils)
 

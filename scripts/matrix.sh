@@ -28,7 +28,8 @@
 #
 # Every compile uses -std=c17 -ffp-contract=off -fno-fast-math -O<level> (controls: fast),
 # -Iinclude -Isrc -Itest -I<each program source's directory>, and links -lpthread -lm. wasm32-wasi has no threads: it is compiled
-# with -DORCA_NO_THREADS and links neither pthread nor a separate libm.
+# with -DORCA_NO_THREADS and links neither pthread nor a separate libm; wasm32-wasi-clang-simd128
+# adds -msimd128.
 #
 # Output: one line per target "name STATUS first-output-line seconds [note]", failure details
 # indented below it, then "matrix: N passed, N failed[, N skipped] (wall Ns)". Exit status 0
@@ -71,6 +72,7 @@ ALL_TARGETS=(
     riscv64-gcc
     x86_64-musl-gcc-static
     wasm32-wasi-clang
+    wasm32-wasi-clang-simd128
     control-aarch64-gcc-fma
     control-x86_64-gcc-native-fma
 )
@@ -229,11 +231,14 @@ define_target() {
         x86_64-musl-gcc-static)
             T_CC=(musl-gcc) T_FLAGS=(-static) T_NEEDS=(musl-gcc)
             ;;
-        wasm32-wasi-clang)
+        wasm32-wasi-clang | wasm32-wasi-clang-simd128)
             # wasi-libc: no pthreads, libm inside libc. 8 MiB of stack instead of wasm-ld's
-            # 64 KiB default. Run by Node.js (node:wasi, preview1).
+            # 64 KiB default. Run by Node.js (node:wasi, preview1). The simd128 target is
+            # the browser's SIMD128 module (web/orca-simd.wasm): -msimd128, the constraint
+            # kernel in f64x2 vectors (src/kernels.c), checked against its own scalar step.
             T_CC=(clang --target=wasm32-wasi)
             T_FLAGS=(-DORCA_NO_THREADS "-Wl,-z,stack-size=8388608")
+            [[ $name == *-simd128 ]] && T_FLAGS+=(-msimd128)
             T_LIBS=()
             T_EXE=prog.wasm
             T_RUN=(node --no-warnings "$ROOT/scripts/wasi-run.mjs")

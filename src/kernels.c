@@ -15,7 +15,9 @@
 
 int orca_kernels_available(void)
 {
-#ifdef ORCA_HAVE_AVX
+#if defined(ORCA_HAVE_SIMD128)
+    return 1;
+#elif defined(ORCA_HAVE_AVX)
     __builtin_cpu_init();
     return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt");
 #else
@@ -353,6 +355,140 @@ ORCA_AVX __attribute__((noinline)) int orca_box_search_vector(const box_grid *g,
     int32_t r0 = _mm_extract_epi32(cr, 2), r1 = _mm_extract_epi32(cr, 3);
     return box_scan(g->cell_start + (int64_t)r0 * g->w, g->w, r1 - r0 + 1, c0, c1, g->pos,
                     g->cell_index, self, p, filt2, out, c, cap);
+}
+
+#endif
+
+#ifdef ORCA_HAVE_SIMD128
+
+/* Two lanes of binary64 and their masks (all ones where a comparison holds), in the
+ * compiler's vector extensions: with -msimd128 each operation is one f64x2 instruction
+ * (add, sub, mul, div, sqrt, comparisons, bitwise selection), the same IEEE operation as the
+ * scalar code's on each lane. */
+typedef double v2d __attribute__((vector_size(16)));
+typedef long long v2m __attribute__((vector_size(16)));
+
+/* m ? a : b lane by lane: copies bits. */
+static inline v2d sel2(v2m m, v2d a, v2d b)
+{
+    return (v2d)(((v2m)a & m) | ((v2m)b & ~m));
+}
+
+static inline v2d sqrt2(v2d x)
+{
+    return __builtin_wasm_sqrt_f64x2(x);
+}
+
+/* The sign bit flipped: -x exactly. */
+static inline v2d neg2(v2d x)
+{
+    const v2m sign = {INT64_MIN, INT64_MIN};
+    return (v2d)((v2m)x ^ sign);
+}
+
+static inline v2d splat2(double x)
+{
+    return (v2d){x, x};
+}
+
+/* A lane in the overlap form: orca_constraint_agent itself (rare). */
+static __attribute__((noinline)) void overlap_plane2(orca_vec2 p, orca_vec2 v, double r, double tau,
+                                                     double dt, const orca_vec2 *pos,
+                                                     const orca_vec2 *vel, const double *radius,
+                                                     int32_t at, orca_halfplane *out)
+{
+    orca_vec2 rel = {pos[at].x - p.x, pos[at].y - p.y};
+    *out = orca_constraint_agent(rel, r + radius[at], v, vel[at], tau, dt, NULL);
+}
+
+/* Neighbours k and k + 1 (m = 1: only k; the sorted positions i0, i1), their half-planes into
+ * out[k ..]: the AVX2 kernel's operations above, in its order, two lanes wide. */
+static ORCA_ALWAYS_INLINE void agent_pair(orca_vec2 p, orca_vec2 v, double r, double tau,
+                                          double dt, const orca_vec2 *pos, const orca_vec2 *vel,
+                                          const double *radius, int k, int m, int32_t i0,
+                                          int32_t i1, orca_halfplane *out)
+{
+    const v2d px = splat2(p.x), py = splat2(p.y), vx = splat2(v.x), vy = splat2(v.y);
+    const v2d ra = splat2(r), tv = splat2(tau), half = splat2(0.5), zero = splat2(0.0);
+    v2d p0, p1, u0, u1;
+    memcpy(&p0, &pos[i0], sizeof p0); /* (x, y) of each: one 128-bit load */
+    memcpy(&p1, &pos[i1], sizeof p1);
+    memcpy(&u0, &vel[i0], sizeof u0);
+    memcpy(&u1, &vel[i1], sizeof u1);
+    const v2d bx = __builtin_shufflevector(p0, p1, 0, 2), by = __builtin_shufflevector(p0, p1, 1, 3);
+    const v2d ux = __builtin_shufflevector(u0, u1, 0, 2), uy = __builtin_shufflevector(u0, u1, 1, 3);
+    const v2d rb = {radius[i0], radius[i1]};
+    /* orca_constraint_agent: a = pB - pA, r = rA + rB, x = vA - vB */
+    v2d ax = bx - px, ay = by - py;
+    v2d rr_ = ra + rb;
+    v2d xx = vx - ux, xy = vy - uy;
+    v2d aa = ax * ax + ay * ay;
+    v2d rr = rr_ * rr_;
+    /* not a.a > r*r: the overlap form, lane by lane below */
+    v2m overlap = ~(aa > rr);
+
+    /* orca_vo_agent_cases: w = x - a/tau, dot1 = w.a */
+    v2d wx = xx - ax / tv;
+    v2d wy = xy - ay / tv;
+    v2d dot1 = wx * ax + wy * ay;
+    v2d ww = wx * wx + wy * wy;
+    v2m cut = (dot1 < zero) & (dot1 * dot1 > rr * ww);
+    /* cutoff: n = w / |w|, u = n * (r/tau - |w|) */
+    v2d wl = sqrt2(ww);
+    v2d cnx = wx / wl, cny = wy / wl;
+    v2d f = rr_ / tv - wl;
+    v2d cux = cnx * f, cuy = cny * f;
+    /* legs: leg = sqrt(a.a - r*r), cross = a.x*w.y - a.y*w.x, left when cross > 0 */
+    v2d leg = sqrt2(aa - rr);
+    v2d cross = ax * wy - ay * wx;
+    v2m left = cross > zero;
+    v2d axl = ax * leg, ayl = ay * leg;
+    v2d axr = ax * rr_, ayr = ay * rr_;
+    /* left: (a.x*leg - a.y*r, a.x*r + a.y*leg); right: (a.x*leg + a.y*r, a.y*leg - a.x*r);
+     * the selected numerators divided by a.a */
+    v2d dx = sel2(left, axl - ayr, axl + ayr) / aa;
+    v2d dy = sel2(left, axr + ayl, ayl - axr) / aa;
+    /* left n = (-dir.y, dir.x), right n = (dir.y, -dir.x) */
+    v2d lnx = sel2(left, neg2(dy), dy);
+    v2d lny = sel2(left, dx, neg2(dx));
+    /* along = x.dir, u = dir * along - x */
+    v2d along = xx * dx + xy * dy;
+    v2d lux = dx * along - xx;
+    v2d luy = dy * along - xy;
+
+    v2d nx = sel2(cut, cnx, lnx), ny = sel2(cut, cny, lny);
+    v2d fx = sel2(cut, cux, lux), fy = sel2(cut, cuy, luy);
+    /* P = vA + u * 0.5 */
+    v2d qx = vx + fx * half;
+    v2d qy = vy + fy * half;
+
+    /* lanes to half-planes (point.x, point.y, normal.x, normal.y): 128-bit stores */
+    v2d lane0[2] = {__builtin_shufflevector(qx, qy, 0, 2), __builtin_shufflevector(nx, ny, 0, 2)};
+    memcpy(out + k, lane0, sizeof lane0);
+    if (m > 1) {
+        v2d lane1[2] = {__builtin_shufflevector(qx, qy, 1, 3), __builtin_shufflevector(nx, ny, 1, 3)};
+        memcpy(out + k + 1, lane1, sizeof lane1);
+    }
+    if (overlap[0]) {
+        overlap_plane2(p, v, r, tau, dt, pos, vel, radius, i0, out + k);
+    }
+    if (m > 1 && overlap[1]) {
+        overlap_plane2(p, v, r, tau, dt, pos, vel, radius, i1, out + k + 1);
+    }
+}
+
+void orca_agent_planes_simd128(orca_vec2 p, orca_vec2 v, double r, double tau, double dt,
+                               const orca_vec2 *pos, const orca_vec2 *vel, const double *radius,
+                               const neighbor *nb, int count, orca_halfplane *out)
+{
+    int k = 0;
+    for (; k + 2 <= count; k += 2) {
+        agent_pair(p, v, r, tau, dt, pos, vel, radius, k, 2, nb[k].at, nb[k + 1].at, out);
+    }
+    if (k < count) {
+        /* the odd last one: its lane twice, one stored */
+        agent_pair(p, v, r, tau, dt, pos, vel, radius, k, 1, nb[k].at, nb[k].at, out);
+    }
 }
 
 #endif

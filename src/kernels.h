@@ -38,6 +38,14 @@ typedef struct neighbor {
 #define ORCA_AVX __attribute__((target("avx2,popcnt")))
 #endif
 
+/* wasm32 with -msimd128 (clang): the agent constraints two at a time in 128-bit vectors of
+ * the compiler's vector extensions (wasm SIMD128: no relaxed SIMD, no multiply-add), in the
+ * step compiled for that module (web/orca-simd.wasm, chosen by the loader where the engine
+ * validates SIMD128). docs/web.md. */
+#if defined(__wasm_simd128__) && defined(__clang__) && !defined(ORCA_NO_VECTOR)
+#define ORCA_HAVE_SIMD128 1
+#endif
+
 /* The order of neighbour lists: (squared distance, index). */
 static inline int neighbor_less(double d2, int32_t idx, const neighbor *b)
 {
@@ -238,7 +246,8 @@ static ORCA_ALWAYS_INLINE int cand_finish(cand_buf *c, cand_rank_fn rank,
  * of four). */
 #define CELL_POS_PAD 3
 
-/* Whether this build has vector kernels and this CPU runs them (x86-64 with AVX2). */
+/* Whether this build has vector kernels and this CPU runs them (x86-64 with AVX2; a wasm
+ * module built with SIMD128, which an engine without it refuses to compile). */
 int orca_kernels_available(void);
 
 #ifdef ORCA_HAVE_AVX
@@ -281,6 +290,13 @@ int orca_box_search_vector(const box_grid *g, int32_t self, orca_vec2 p, double 
 int orca_box_scan_vector(const int32_t *row, int32_t w, int32_t rows, int32_t c0, int32_t c1,
                          const orca_vec2 *pos, const int32_t *cell_index, int32_t self,
                          orca_vec2 p, double filt2, neighbor *out, cand_buf *c, int cap);
+#endif
+
+#ifdef ORCA_HAVE_SIMD128
+/* orca_agent_planes_vector's contract, two lanes at a time in SIMD128 vectors (kernels.c). */
+void orca_agent_planes_simd128(orca_vec2 p, orca_vec2 v, double r, double tau, double dt,
+                               const orca_vec2 *pos, const orca_vec2 *vel, const double *radius,
+                               const neighbor *nb, int count, orca_halfplane *out);
 #endif
 
 /* The step's solve: orca_solve without the checks of its arguments (the simulator has

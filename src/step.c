@@ -315,6 +315,20 @@ static orca_status fail_step_result(const orca_sim *s, int32_t i, orca_vec2 v, o
 #undef STEP_KERNELS
 #endif
 
+#ifdef ORCA_HAVE_SIMD128
+/* The wasm SIMD128 module: the constraints by orca_agent_planes_simd128, the rest as the
+ * scalar copy (the same solve). */
+#define orca_solve_step_simd128 orca_solve_step
+#define STEP_FN(name) name##_simd128
+#define STEP_TARGET
+#define STEP_KERNELS 2
+#include "sim_step.inc"
+#undef STEP_FN
+#undef STEP_TARGET
+#undef STEP_KERNELS
+#undef orca_solve_step_simd128
+#endif
+
 /* ---------------------------------------------------------------------------------------
  * The step
  * ------------------------------------------------------------------------------------- */
@@ -346,6 +360,12 @@ static void step_task(int begin, int end, int worker_index, void *context)
 #ifdef ORCA_HAVE_AVX
     if (s->vector) {
         w->fallbacks += step_agents_avx2(s, w, begin, end, c->dt);
+        return;
+    }
+#endif
+#ifdef ORCA_HAVE_SIMD128
+    if (s->vector) {
+        w->fallbacks += step_agents_simd128(s, w, begin, end, c->dt);
         return;
     }
 #endif

@@ -1,0 +1,449 @@
+// SPDX-License-Identifier: MIT
+// orca in JavaScript: an ES module over the WebAssembly build of the C library (docs/web.md).
+//
+//   import { loadOrca } from './orca.mjs';
+//   const orca = await loadOrca();                  // orca-simd.wasm where SIMD128 validates
+//   const scene = orca.createScene('circle', { agents: 100, seed: 1 });
+//   for (let i = 0; i < 400; ++i) scene.step();
+//   scene.sim.hash();                                 // '4be6d7e7a7e24a3a', as natively
+//
+// Every refusal of the C library throws an Error whose message is the library's
+// (orca_sim_last_error); its `status` is the enumerator's name ("ORCA_ERR_ARGUMENT").
+// Handles are { slot, generation } objects. positions() and velocities() are Float64Array
+// views on the module's memory (x0 y0 x1 y1 ...): valid until the next call that adds,
+// removes or moves agents, steps or loads; take a copy (.slice()) to keep one.
+// The module runs one worker: WebAssembly here has no threads.
+
+const DEF_WORDS = 12;
+const DEF_FIELDS = [
+  'position', 'velocity', 'preferredVelocity', 'radius', 'maxSpeed', 'neighborDist',
+  'maxNeighbors', 'timeHorizon', 'obstacleTimeHorizon',
+];
+export const SCENES = ['circle', 'crossing', 'wallgap', 'corridor', 'random'];
+export const GOAL = Object.freeze({ POINT: 0, VELOCITY: 1, NONE: 2 });
+
+// The smallest module that uses a SIMD128 instruction (i32.const 0; i8x16.splat): valid
+// exactly where the engine has fixed-width SIMD.
+const SIMD_PROBE = new Uint8Array([
+  0, 97, 115, 109, 1, 0, 0, 0, // "\0asm", version 1
+  1, 5, 1, 96, 0, 1, 123, // type section: () -> v128
+  3, 2, 1, 0, // function section: one function of type 0
+  10, 8, 1, 6, 0, 65, 0, 253, 15, 11, // code: i32.const 0, i8x16.splat, end
+]);
+
+/** Whether this engine runs WebAssembly SIMD128. */
+export function simdSupported() {
+  try {
+    return WebAssembly.validate(SIMD_PROBE);
+  } catch {
+    return false;
+  }
+}
+
+// The few WASI functions wasi-libc links in (writes to stdout/stderr only on a library bug):
+// fd_write goes to the console, the rest answer ENOSYS (52). No file system, no network.
+function wasiImports(getMemory) {
+  const text = new TextDecoder();
+  return new Proxy({}, {
+    get(_, name) {
+      if (name === 'fd_write') {
+        return (fd, iovs, count, written) => {
+          const mem = getMemory();
+          const view = new DataView(mem.buffer);
+          let total = 0;
+          let s = '';
+          for (let i = 0; i < count; ++i) {
+            const ptr = view.getUint32(iovs + 8 * i, true);
+            const len = view.getUint32(iovs + 8 * i + 4, true);
+            s += text.decode(new Uint8Array(mem.buffer, ptr, len));
+            total += len;
+          }
+          view.setUint32(written, total, true);
+          if (s.trim()) (fd === 2 ? console.error : console.log)(s.replace(/\n$/, ''));
+          return 0;
+        };
+      }
+      if (name === 'proc_exit') {
+        return (code) => { throw new Error(`orca: the module exited with status ${code}`); };
+      }
+      return () => 52;
+    },
+  });
+}
+
+async function toBytesOrResponse(src) {
+  if (src instanceof ArrayBuffer || ArrayBuffer.isView(src)) return src;
+  if (typeof src === 'string' || src instanceof URL) {
+    const url = new URL(src, import.meta.url);
+    if (url.protocol === 'file:') { // Node: read the file (fetch has no file: URLs there)
+      const { readFile } = await import('node:fs/promises');
+      return readFile(url);
+    }
+    return fetch(url);
+  }
+  return src; // a Response or a promise of one
+}
+
+/**
+ * Loads the module. options:
+ *   simd: 'auto' (default: SIMD128 where the engine validates it), true or false
+ *   wasm: the module to use instead (URL, Response, ArrayBuffer or typed array)
+ *   baseUrl: where orca.wasm and orca-simd.wasm are (default: ./wasm/ next to orca.mjs)
+ */
+export async function loadOrca(options = {}) {
+  const wantSimd = options.simd === undefined || options.simd === 'auto'
+    ? simdSupported() : !!options.simd;
+  let src = options.wasm;
+  if (src === undefined) {
+    const base = options.baseUrl ?? new URL('./wasm/', import.meta.url);
+    src = new URL(wantSimd ? 'orca-simd.wasm' : 'orca.wasm', base);
+  }
+  let memory = null;
+  const imports = { wasi_snapshot_preview1: wasiImports(() => memory) };
+  src = await toBytesOrResponse(src);
+  let instance;
+  if (typeof Response !== 'undefined' && src instanceof Response) {
+    if (!src.ok) throw new Error(`orca: could not load ${src.url}: HTTP ${src.status}`);
+    const bytes = await src.arrayBuffer();
+    ({ instance } = await WebAssembly.instantiate(bytes, imports));
+  } else {
+    ({ instance } = await WebAssembly.instantiate(src, imports));
+  }
+  memory = instance.exports.memory;
+  instance.exports._initialize();
+  return new Orca(instance.exports);
+}
+
+/** The loaded module: factory of simulations and scenes. */
+export class Orca {
+  constructor(exports) {
+    this.x = exports;
+    this.memory = exports.memory;
+    this.text = new TextDecoder();
+    this.enc = new TextEncoder();
+    this.simd = exports.ow_simd128() === 1;
+    this.version = this.str(exports.ow_version());
+    // scratch: 16 doubles, then handles at +128; reused by every call (one thread)
+    this.scratch = exports.ow_malloc(256);
+  }
+
+  f64(ptr, n) { return new Float64Array(this.memory.buffer, ptr, n); }
+  u32(ptr, n) { return new Uint32Array(this.memory.buffer, ptr, n); }
+  str(ptr) {
+    if (!ptr) return '';
+    const bytes = new Uint8Array(this.memory.buffer, ptr);
+    let end = 0;
+    while (bytes[end] !== 0) ++end;
+    return this.text.decode(bytes.subarray(0, end));
+  }
+  // A NUL-terminated copy of s in module memory (release with ow_free).
+  cstr(s) {
+    const b = this.enc.encode(String(s));
+    const p = this.x.ow_malloc(b.length + 1);
+    const m = new Uint8Array(this.memory.buffer, p, b.length + 1);
+    m.set(b);
+    m[b.length] = 0;
+    return p;
+  }
+  fail(status, message) {
+    const name = this.str(this.x.ow_status_name(status));
+    const e = new Error(message || name);
+    e.status = name;
+    throw e;
+  }
+
+  /** The default agent definition (orca_agent_def_default). */
+  defaultAgent() {
+    this.x.ow_agent_def_default(this.scratch);
+    return wordsToDef(this.f64(this.scratch, DEF_WORDS));
+  }
+
+  /** A new empty simulation (one worker). */
+  createSim() {
+    const st = this.x.ow_sim_create(this.scratch);
+    if (st !== 0) this.fail(st, this.str(this.x.ow_sim_last_error(0)));
+    return new Sim(this, this.u32(this.scratch, 1)[0], true);
+  }
+
+  /**
+   * A scenario: a built-in scene by name ('circle', 'crossing', 'wallgap', 'corridor',
+   * 'random'; options.agents, 0 or absent = the scene's default count; options.seed) or an
+   * empty one ('custom', with options.dt and options.seed). The preferred-velocity rule of
+   * docs/scenarios.md steers its agents. options.agent (fields of an agent definition) and
+   * options.speed (preferred speed of the point goals) change every agent of a built-in
+   * scene.
+   */
+  createScene(name, options = {}) {
+    const seed = BigInt.asUintN(64, BigInt(options.seed ?? 1));
+    let st;
+    if (name === 'custom') {
+      st = this.x.ow_scenario_create(options.dt ?? 0.25, seed, this.scratch);
+    } else {
+      const p = this.cstr(name);
+      const kind = this.x.ow_scene_from_name(p);
+      this.x.ow_free(p);
+      if (kind < 0) {
+        throw Object.assign(new Error(`unknown scene '${name}' (one of ${SCENES.join(', ')}, custom)`),
+          { status: 'ORCA_ERR_ARGUMENT' });
+      }
+      const agents = options.agents ?? 0;
+      if (!Number.isInteger(agents)) {
+        throw Object.assign(new Error(`agent count must be a whole number, got ${agents}`),
+          { status: 'ORCA_ERR_ARGUMENT' });
+      }
+      st = this.x.ow_scenario_create_builtin(kind, agents, seed, this.scratch);
+    }
+    if (st !== 0) this.fail(st, this.str(this.x.ow_scenario_last_error(0)));
+    const scene = new Scene(this, this.u32(this.scratch, 1)[0]);
+    const agent = options.agent ?? {};
+    if (name === 'custom' || (Object.keys(agent).length === 0 && options.speed === undefined)) {
+      return scene;
+    }
+    // Overrides (options.agent: fields of an agent definition for every agent;
+    // options.speed: every point goal's preferred speed): the scene is rebuilt as a custom
+    // scenario with the same dt, seed, agents in the same order (their keys) and walls.
+    try {
+      const custom = this.createScene('custom', { dt: scene.dt, seed: scene.seed });
+      try {
+        const p = this.cstr(name);
+        this.x.ow_scenario_set_name(custom.ptr, p);
+        this.x.ow_free(p);
+        const n = scene.sim.agentCount;
+        for (let i = 0; i < n; ++i) {
+          const def = { ...scene.sim.getAgent(scene.sim.agentAt(i)), ...agent };
+          const g = scene.goal(i);
+          if (options.speed !== undefined && g.kind === GOAL.POINT) g.speed = options.speed;
+          custom.addAgent(def, g);
+        }
+        for (const seg of scene.sim.segments()) custom.sim.addSegment(seg.a, seg.b);
+      } catch (e) {
+        custom.destroy();
+        throw e;
+      }
+      return custom;
+    } finally {
+      scene.destroy();
+    }
+  }
+}
+
+function wordsToDef(w) {
+  return {
+    position: [w[0], w[1]], velocity: [w[2], w[3]], preferredVelocity: [w[4], w[5]],
+    radius: w[6], maxSpeed: w[7], neighborDist: w[8], maxNeighbors: w[9],
+    timeHorizon: w[10], obstacleTimeHorizon: w[11],
+  };
+}
+
+function vec(v, what) {
+  if (!Array.isArray(v) && !ArrayBuffer.isView(v) || v.length !== 2) {
+    throw Object.assign(new Error(`${what} must be a pair [x, y], got ${JSON.stringify(v)}`),
+      { status: 'ORCA_ERR_ARGUMENT' });
+  }
+  return v;
+}
+
+/** A simulation (orca_sim). */
+export class Sim {
+  constructor(orca, ptr, owned) {
+    this.orca = orca;
+    this.ptr = ptr;
+    this.owned = owned;
+  }
+  get x() { return this.orca.x; }
+  check(st) {
+    if (st !== 0) this.orca.fail(st, this.orca.str(this.x.ow_sim_last_error(this.ptr)));
+  }
+  live() {
+    if (!this.ptr) throw new Error('orca: the simulation was destroyed');
+    return this.ptr;
+  }
+  destroy() {
+    if (this.owned && this.ptr) this.x.ow_sim_destroy(this.ptr);
+    this.ptr = 0;
+  }
+  // def (any subset of DEF_FIELDS; the rest from `base`) into the scratch words
+  writeDef(def, base) {
+    const w = this.orca.f64(this.orca.scratch, DEF_WORDS);
+    if (base) w.set(base); else this.x.ow_agent_def_default(this.orca.scratch);
+    for (const k of Object.keys(def)) {
+      if (!DEF_FIELDS.includes(k)) {
+        throw Object.assign(new Error(`unknown agent field '${k}' (one of ${DEF_FIELDS.join(', ')})`),
+          { status: 'ORCA_ERR_ARGUMENT' });
+      }
+    }
+    const put = (i, v, what) => { if (v !== undefined) { vec(v, what); w[i] = v[0]; w[i + 1] = v[1]; } };
+    put(0, def.position, 'position');
+    put(2, def.velocity, 'velocity');
+    put(4, def.preferredVelocity, 'preferredVelocity');
+    const num = (i, v) => { if (v !== undefined) w[i] = Number(v); };
+    num(6, def.radius);
+    num(7, def.maxSpeed);
+    num(8, def.neighborDist);
+    num(9, def.maxNeighbors);
+    num(10, def.timeHorizon);
+    num(11, def.obstacleTimeHorizon);
+    return this.orca.scratch;
+  }
+  handle() {
+    const h = this.orca.u32(this.orca.scratch + 128, 2);
+    return { slot: h[0], generation: h[1] };
+  }
+
+  /** Adds an agent (fields as defaultAgent(); missing ones take the defaults). */
+  addAgent(def = {}) {
+    const words = this.writeDef(def);
+    this.check(this.x.ow_sim_add_agent(this.live(), words, this.orca.scratch + 128));
+    return this.handle();
+  }
+  removeAgent(id) { this.check(this.x.ow_sim_remove_agent(this.live(), id.slot, id.generation)); }
+  get agentCount() { return this.x.ow_sim_agent_count(this.live()); }
+  agentAt(index) {
+    this.x.ow_sim_agent_at(this.live(), index, this.orca.scratch + 128);
+    return this.handle();
+  }
+  agentIndex(id) { return this.x.ow_sim_agent_index(this.live(), id.slot, id.generation); }
+  getAgent(id) {
+    this.check(this.x.ow_agent_get(this.live(), id.slot, id.generation, this.orca.scratch));
+    return wordsToDef(this.orca.f64(this.orca.scratch, DEF_WORDS));
+  }
+  /** Changes the given fields of an agent (the others are kept). */
+  setAgent(id, def) {
+    this.check(this.x.ow_agent_get(this.live(), id.slot, id.generation, this.orca.scratch));
+    const cur = this.orca.f64(this.orca.scratch, DEF_WORDS).slice();
+    const words = this.writeDef(def, cur);
+    this.check(this.x.ow_agent_set(this.ptr, id.slot, id.generation, words));
+  }
+
+  addSegment(a, b) {
+    vec(a, 'segment end a');
+    vec(b, 'segment end b');
+    this.check(this.x.ow_sim_add_segment(this.live(), a[0], a[1], b[0], b[1], this.orca.scratch + 128));
+    return this.handle();
+  }
+  removeSegment(id) { this.check(this.x.ow_sim_remove_segment(this.live(), id.slot, id.generation)); }
+  get segmentCount() { return this.x.ow_sim_segment_count(this.live()); }
+  /** All segments in index order: [{ a: [x, y], b: [x, y], id }]. */
+  segments() {
+    const out = [];
+    const n = this.segmentCount;
+    for (let i = 0; i < n; ++i) {
+      this.check(this.x.ow_sim_segment_at(this.ptr, i, this.orca.scratch, this.orca.scratch + 128));
+      const w = this.orca.f64(this.orca.scratch, 4);
+      out.push({ a: [w[0], w[1]], b: [w[2], w[3]], id: this.handle() });
+    }
+    return out;
+  }
+
+  /** Sets every agent's preferred velocity: v holds 2 * agentCount numbers (x0 y0 x1 y1 ...). */
+  setPreferredVelocities(v) {
+    const n = this.agentCount;
+    if (!v || v.length !== 2 * n) {
+      throw Object.assign(new Error(`preferred velocities: expected ${2 * n} numbers (2 per agent), got ${v ? v.length : v}`),
+        { status: 'ORCA_ERR_ARGUMENT' });
+    }
+    const p = this.x.ow_malloc(16 * n);
+    try {
+      this.orca.f64(p, 2 * n).set(v);
+      this.check(this.x.ow_sim_swap_preferred_velocities(this.ptr, p, n));
+    } finally {
+      this.x.ow_free(p);
+    }
+  }
+  step(dt) { this.check(this.x.ow_sim_step(this.live(), Number(dt))); }
+  get stepCount() { return Number(this.x.ow_sim_step_count(this.live())); }
+  get lastFallbackCount() { return this.x.ow_sim_last_fallback_count(this.live()); }
+  /** The state hash (orca_sim_hash) as 16 hex digits, as `orca run` prints it. */
+  hash() { return BigInt.asUintN(64, this.x.ow_sim_hash(this.live())).toString(16).padStart(16, '0'); }
+  /** Float64Array view x0 y0 x1 y1 ... on the module's memory (see the top of this file). */
+  positions() {
+    const n = this.agentCount;
+    return n ? this.orca.f64(this.x.ow_sim_positions(this.ptr), 2 * n) : new Float64Array(0);
+  }
+  velocities() {
+    const n = this.agentCount;
+    return n ? this.orca.f64(this.x.ow_sim_velocities(this.ptr), 2 * n) : new Float64Array(0);
+  }
+  /** Deepest overlaps now, as fractions of radius: { agents, walls }. */
+  measureOverlap() {
+    this.check(this.x.ow_sim_measure_overlap(this.live(), this.orca.scratch));
+    const w = this.orca.f64(this.orca.scratch, 2);
+    return { agents: w[0], walls: w[1] };
+  }
+  get vectorKernels() { return this.x.ow_sim_get_vector_kernels(this.live()) === 1; }
+  set vectorKernels(on) { this.x.ow_sim_set_vector_kernels(this.live(), on ? 1 : 0); }
+
+  /** The whole state as a snapshot (Uint8Array, a copy). */
+  save() {
+    const s = this.orca.scratch + 128;
+    this.check(this.x.ow_sim_save(this.live(), s, s + 4));
+    const [ptr, size] = this.orca.u32(s, 2);
+    const bytes = new Uint8Array(this.orca.memory.buffer, ptr, size).slice();
+    this.x.ow_free(ptr);
+    return bytes;
+  }
+  /** Replaces the state with a snapshot from save() (here or natively: the format is the same). */
+  load(bytes) {
+    if (!(bytes instanceof Uint8Array)) {
+      throw Object.assign(new Error('load: expected a Uint8Array snapshot'), { status: 'ORCA_ERR_ARGUMENT' });
+    }
+    const p = this.x.ow_malloc(bytes.length);
+    try {
+      new Uint8Array(this.orca.memory.buffer, p, bytes.length).set(bytes);
+      this.check(this.x.ow_sim_load(this.live(), p, bytes.length));
+    } finally {
+      this.x.ow_free(p);
+    }
+  }
+}
+
+/** A scenario (orca_scenario): a simulation, goals and the preferred-velocity rule. */
+export class Scene {
+  constructor(orca, ptr) {
+    this.orca = orca;
+    this.ptr = ptr;
+    this.sim = new Sim(orca, orca.x.ow_scenario_sim(ptr), false);
+  }
+  get x() { return this.orca.x; }
+  check(st) {
+    if (st !== 0) this.orca.fail(st, this.orca.str(this.x.ow_scenario_last_error(this.ptr)));
+  }
+  live() {
+    if (!this.ptr) throw new Error('orca: the scene was destroyed');
+    return this.ptr;
+  }
+  destroy() {
+    if (this.ptr) this.x.ow_scenario_destroy(this.ptr);
+    this.ptr = 0;
+    this.sim.ptr = 0;
+  }
+  get name() { return this.orca.str(this.x.ow_scenario_name(this.live())); }
+  get dt() { return this.x.ow_scenario_dt(this.live()); }
+  get seed() { return BigInt.asUintN(64, this.x.ow_scenario_seed(this.live())); }
+  /** One step: the rule's preferred velocities, then the simulation's step by dt. */
+  step() { this.check(this.x.ow_scenario_step(this.live())); }
+  /** Adds an agent with a goal: { kind: GOAL.POINT, target: [x, y], speed } (default: a point
+   * goal at the agent's position, at its max speed). */
+  addAgent(def = {}, goal = {}) {
+    const words = this.sim.writeDef(def);
+    const w = this.orca.f64(words, DEF_WORDS);
+    const kind = goal.kind ?? GOAL.POINT;
+    const target = vec(goal.target ?? [w[0], w[1]], 'goal target');
+    const speed = goal.speed ?? w[7];
+    this.check(this.x.ow_scenario_add_agent(this.live(), words, kind, target[0], target[1],
+      speed, this.orca.scratch + 128));
+    return this.sim.handle();
+  }
+  /** The goal and start of the agent at index: { kind, target, speed, start }. */
+  goal(index) {
+    this.check(this.x.ow_scenario_agent_goal(this.live(), index, this.orca.scratch));
+    const w = this.orca.f64(this.orca.scratch, 6);
+    return { kind: w[0], target: [w[1], w[2]], speed: w[3], start: [w[4], w[5]] };
+  }
+  get arrivedCount() { return this.x.ow_scenario_arrived_count(this.live()); }
+  get allArrivedStep() { return Number(this.x.ow_scenario_all_arrived_step(this.live())); }
+  get maxAgentOverlap() { return this.x.ow_scenario_max_agent_overlap(this.live()); }
+  get maxWallOverlap() { return this.x.ow_scenario_max_wall_overlap(this.live()); }
+  get fallbackTotal() { return Number(this.x.ow_scenario_fallback_total(this.live())); }
+  set recording(on) { this.check(this.x.ow_scenario_set_recording(this.live(), on ? 1 : 0)); }
+}

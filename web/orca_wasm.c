@@ -1,0 +1,306 @@
+/* SPDX-License-Identifier: MIT */
+/* The WebAssembly exports that web/orca.mjs calls: a flat layer over include/orca/sim.h and
+ * include/orca/scenario.h with only i32, i64 and f64 arguments (pointers are offsets into the
+ * module's memory). Handles travel as two u32 words written to a caller's buffer; agent
+ * definitions as twelve doubles (ow_def below). No arithmetic happens here: every value is
+ * copied, so the bits are the library's. Built by scripts/web-build.sh (docs/web.md). */
+#include "orca/orca.h"
+#include "orca/scenario.h"
+
+#include "sim_internal.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+
+#define OW_EXPORT(name) __attribute__((export_name(#name))) name
+
+/* An agent definition as twelve doubles: position x y, velocity x y, preferred velocity x y,
+ * radius, max_speed, neighbor_dist, max_neighbors, time_horizon, obstacle_time_horizon. */
+enum { OW_DEF_WORDS = 12 };
+
+static void def_to_words(const orca_agent_def *d, double *w)
+{
+    w[0] = d->position.x;
+    w[1] = d->position.y;
+    w[2] = d->velocity.x;
+    w[3] = d->velocity.y;
+    w[4] = d->preferred_velocity.x;
+    w[5] = d->preferred_velocity.y;
+    w[6] = d->radius;
+    w[7] = d->max_speed;
+    w[8] = d->neighbor_dist;
+    w[9] = (double)d->max_neighbors;
+    w[10] = d->time_horizon;
+    w[11] = d->obstacle_time_horizon;
+}
+
+/* Words to a definition; max_neighbors must be a whole number in int range, otherwise it is
+ * replaced by -1, which the library refuses with its own message. */
+static orca_agent_def words_to_def(const double *w)
+{
+    orca_agent_def d = orca_agent_def_default();
+    d.position.x = w[0];
+    d.position.y = w[1];
+    d.velocity.x = w[2];
+    d.velocity.y = w[3];
+    d.preferred_velocity.x = w[4];
+    d.preferred_velocity.y = w[5];
+    d.radius = w[6];
+    d.max_speed = w[7];
+    d.neighbor_dist = w[8];
+    d.max_neighbors = (w[9] >= -1e9 && w[9] <= 1e9 && (double)(int)w[9] == w[9]) ? (int)w[9] : -1;
+    d.time_horizon = w[10];
+    d.obstacle_time_horizon = w[11];
+    return d;
+}
+
+static void put_id(uint32_t *out, uint32_t slot, uint32_t generation)
+{
+    out[0] = slot;
+    out[1] = generation;
+}
+
+/* --- memory and strings ---------------------------------------------------------------- */
+
+void *OW_EXPORT(ow_malloc)(size_t size) { return malloc(size ? size : 1); }
+void OW_EXPORT(ow_free)(void *p) { free(p); }
+const char *OW_EXPORT(ow_version)(void) { return orca_version(); }
+const char *OW_EXPORT(ow_status_name)(int status) { return orca_status_name(status); }
+
+/* 1 when this module was built with the SIMD128 kernels. */
+int OW_EXPORT(ow_simd128)(void)
+{
+#ifdef ORCA_HAVE_SIMD128
+    return 1;
+#else
+    return 0;
+#endif
+}
+
+/* --- simulations ----------------------------------------------------------------------- */
+
+int OW_EXPORT(ow_sim_create)(orca_sim **out)
+{
+    orca_sim_def def = orca_sim_def_default(); /* one worker: the module has no threads */
+    return orca_sim_create(&def, out);
+}
+void OW_EXPORT(ow_sim_destroy)(orca_sim *s) { orca_sim_destroy(s); }
+const char *OW_EXPORT(ow_sim_last_error)(const orca_sim *s) { return orca_sim_last_error(s); }
+int OW_EXPORT(ow_sim_set_vector_kernels)(orca_sim *s, int on)
+{
+    return orca_sim_set_vector_kernels(s, on);
+}
+int OW_EXPORT(ow_sim_get_vector_kernels)(const orca_sim *s)
+{
+    return orca_sim_get_vector_kernels(s);
+}
+
+void OW_EXPORT(ow_agent_def_default)(double *w)
+{
+    orca_agent_def d = orca_agent_def_default();
+    def_to_words(&d, w);
+}
+
+int OW_EXPORT(ow_sim_add_agent)(orca_sim *s, const double *w, uint32_t *out)
+{
+    orca_agent_def d = words_to_def(w);
+    orca_agent_id id = {0, 0};
+    orca_status st = orca_sim_add_agent(s, &d, &id);
+    put_id(out, id.slot, id.generation);
+    return st;
+}
+int OW_EXPORT(ow_sim_remove_agent)(orca_sim *s, uint32_t slot, uint32_t generation)
+{
+    return orca_sim_remove_agent(s, (orca_agent_id){slot, generation});
+}
+int OW_EXPORT(ow_sim_agent_count)(const orca_sim *s) { return orca_sim_agent_count(s); }
+void OW_EXPORT(ow_sim_agent_at)(const orca_sim *s, int index, uint32_t *out)
+{
+    orca_agent_id id = orca_sim_agent_at(s, index);
+    put_id(out, id.slot, id.generation);
+}
+int OW_EXPORT(ow_sim_agent_index)(const orca_sim *s, uint32_t slot, uint32_t generation)
+{
+    return orca_sim_agent_index(s, (orca_agent_id){slot, generation});
+}
+int OW_EXPORT(ow_agent_get)(const orca_sim *s, uint32_t slot, uint32_t generation, double *w)
+{
+    orca_agent_def d;
+    orca_status st = orca_agent_get(s, (orca_agent_id){slot, generation}, &d);
+    if (st == ORCA_OK) {
+        def_to_words(&d, w);
+    }
+    return st;
+}
+int OW_EXPORT(ow_agent_set)(orca_sim *s, uint32_t slot, uint32_t generation, const double *w)
+{
+    orca_agent_def d = words_to_def(w);
+    return orca_agent_set(s, (orca_agent_id){slot, generation}, &d);
+}
+
+int OW_EXPORT(ow_sim_add_segment)(orca_sim *s, double ax, double ay, double bx, double by,
+                                  uint32_t *out)
+{
+    orca_segment_id id = {0, 0};
+    orca_status st = orca_sim_add_segment(s, (orca_vec2){ax, ay}, (orca_vec2){bx, by}, &id);
+    put_id(out, id.slot, id.generation);
+    return st;
+}
+int OW_EXPORT(ow_sim_remove_segment)(orca_sim *s, uint32_t slot, uint32_t generation)
+{
+    return orca_sim_remove_segment(s, (orca_segment_id){slot, generation});
+}
+int OW_EXPORT(ow_sim_segment_count)(const orca_sim *s) { return orca_sim_segment_count(s); }
+/* The ends of the segment at index (a.x a.y b.x b.y into w); its handle into out. */
+int OW_EXPORT(ow_sim_segment_at)(const orca_sim *s, int index, double *w, uint32_t *out)
+{
+    orca_segment_id id = orca_sim_segment_at(s, index);
+    put_id(out, id.slot, id.generation);
+    orca_vec2 a, b;
+    orca_status st = orca_segment_get(s, id, &a, &b);
+    if (st == ORCA_OK) {
+        w[0] = a.x;
+        w[1] = a.y;
+        w[2] = b.x;
+        w[3] = b.y;
+    }
+    return st;
+}
+
+int OW_EXPORT(ow_sim_swap_preferred_velocities)(orca_sim *s, double *v, int count)
+{
+    return orca_sim_swap_preferred_velocities(s, (orca_vec2 *)(void *)v, count);
+}
+int OW_EXPORT(ow_sim_step)(orca_sim *s, double dt) { return orca_sim_step(s, dt); }
+uint64_t OW_EXPORT(ow_sim_step_count)(const orca_sim *s) { return orca_sim_step_count(s); }
+int OW_EXPORT(ow_sim_last_fallback_count)(const orca_sim *s)
+{
+    return orca_sim_last_fallback_count(s);
+}
+uint64_t OW_EXPORT(ow_sim_hash)(const orca_sim *s) { return orca_sim_hash(s); }
+
+/* Positions and velocities in index order, two doubles an agent: pointers into the
+ * simulation (valid until the next call that adds, removes or moves agents, steps or loads). */
+const double *OW_EXPORT(ow_sim_positions)(const orca_sim *s)
+{
+    return (const double *)(const void *)orca_sim_positions(s);
+}
+const double *OW_EXPORT(ow_sim_velocities)(const orca_sim *s)
+{
+    return s ? (const double *)(const void *)s->vel : NULL;
+}
+
+int OW_EXPORT(ow_sim_measure_overlap)(const orca_sim *s, double *out)
+{
+    return orca_sim_measure_overlap(s, &out[0], &out[1]);
+}
+
+/* Saves into a new block (*buffer, released with ow_free) of *size bytes. */
+int OW_EXPORT(ow_sim_save)(const orca_sim *s, void **buffer, size_t *size)
+{
+    *buffer = NULL;
+    orca_status st = orca_sim_save(s, NULL, 0, size);
+    if (st != ORCA_OK) {
+        return st;
+    }
+    void *b = malloc(*size ? *size : 1);
+    if (!b) {
+        return ORCA_ERR_MEMORY;
+    }
+    st = orca_sim_save(s, b, *size, size);
+    if (st != ORCA_OK) {
+        free(b);
+        return st;
+    }
+    *buffer = b;
+    return ORCA_OK;
+}
+int OW_EXPORT(ow_sim_load)(orca_sim *s, const void *buffer, size_t size)
+{
+    return orca_sim_load(s, buffer, size);
+}
+
+/* --- scenarios ------------------------------------------------------------------------- */
+
+int OW_EXPORT(ow_scene_from_name)(const char *name) { return orca_scene_from_name(name); }
+const char *OW_EXPORT(ow_scene_name)(int kind) { return orca_scene_name((orca_scene_kind)kind); }
+
+int OW_EXPORT(ow_scenario_create)(double dt, uint64_t seed, orca_scenario **out)
+{
+    orca_sim_def def = orca_sim_def_default();
+    return orca_scenario_create(&def, dt, seed, out);
+}
+int OW_EXPORT(ow_scenario_create_builtin)(int kind, int agent_count, uint64_t seed,
+                                          orca_scenario **out)
+{
+    orca_sim_def def = orca_sim_def_default();
+    return orca_scenario_create_builtin((orca_scene_kind)kind, agent_count, seed, &def, out);
+}
+void OW_EXPORT(ow_scenario_destroy)(orca_scenario *sc) { orca_scenario_destroy(sc); }
+orca_sim *OW_EXPORT(ow_scenario_sim)(orca_scenario *sc) { return orca_scenario_sim(sc); }
+const char *OW_EXPORT(ow_scenario_last_error)(const orca_scenario *sc)
+{
+    return orca_scenario_last_error(sc);
+}
+const char *OW_EXPORT(ow_scenario_name)(const orca_scenario *sc) { return orca_scenario_name(sc); }
+int OW_EXPORT(ow_scenario_set_name)(orca_scenario *sc, const char *name)
+{
+    return orca_scenario_set_name(sc, name);
+}
+double OW_EXPORT(ow_scenario_dt)(const orca_scenario *sc) { return orca_scenario_dt(sc); }
+uint64_t OW_EXPORT(ow_scenario_seed)(const orca_scenario *sc) { return orca_scenario_seed(sc); }
+
+int OW_EXPORT(ow_scenario_add_agent)(orca_scenario *sc, const double *w, int kind, double tx,
+                                     double ty, double speed, uint32_t *out)
+{
+    orca_agent_def d = words_to_def(w);
+    orca_goal g;
+    g.kind = (orca_goal_kind)kind;
+    g.target = (orca_vec2){tx, ty};
+    g.preferred_speed = speed;
+    orca_agent_id id = {0, 0};
+    orca_status st = orca_scenario_add_agent(sc, &d, &g, &id);
+    put_id(out, id.slot, id.generation);
+    return st;
+}
+/* The goal of the agent at index: kind, target x y, preferred speed, start x y into w. */
+int OW_EXPORT(ow_scenario_agent_goal)(const orca_scenario *sc, int index, double *w)
+{
+    orca_goal g;
+    orca_vec2 start;
+    orca_status st = orca_scenario_agent_goal(sc, index, &g, &start);
+    if (st == ORCA_OK) {
+        w[0] = (double)g.kind;
+        w[1] = g.target.x;
+        w[2] = g.target.y;
+        w[3] = g.preferred_speed;
+        w[4] = start.x;
+        w[5] = start.y;
+    }
+    return st;
+}
+int OW_EXPORT(ow_scenario_step)(orca_scenario *sc) { return orca_scenario_step(sc); }
+int OW_EXPORT(ow_scenario_arrived_count)(const orca_scenario *sc)
+{
+    return orca_scenario_arrived_count(sc);
+}
+int64_t OW_EXPORT(ow_scenario_all_arrived_step)(const orca_scenario *sc)
+{
+    return orca_scenario_all_arrived_step(sc);
+}
+double OW_EXPORT(ow_scenario_max_agent_overlap)(const orca_scenario *sc)
+{
+    return orca_scenario_max_agent_overlap(sc);
+}
+double OW_EXPORT(ow_scenario_max_wall_overlap)(const orca_scenario *sc)
+{
+    return orca_scenario_max_wall_overlap(sc);
+}
+int OW_EXPORT(ow_scenario_set_recording)(orca_scenario *sc, int on)
+{
+    return orca_scenario_set_recording(sc, on);
+}
+uint64_t OW_EXPORT(ow_scenario_fallback_total)(const orca_scenario *sc)
+{
+    return orca_scenario_fallback_total(sc);
+}

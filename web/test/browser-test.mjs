@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: MIT
+// The demo page in a real headless Chromium (the system's, driven by puppeteer-core; no
+// browser download). Serves the repository from an in-process HTTP server on 127.0.0.1 and
+// checks: the page loads without console errors (scalar and SIMD128 modules); the 100-agent
+// circle reaches step 400 with the native golden hash in both; a click adds an agent; a drag
+// adds a wall that the agents then avoid; the canvas is not blank (pixels of a screenshot);
+// a URL with parameters reproduces its hash. Screenshots go to out/web/.
+//   node web/test/browser-test.mjs [--figure docs/figures/web.jpg]
+// Environment: CHROMIUM (default /usr/bin/chromium).
+// Prints "PASS name" / "FAIL name: why" lines and "web-browser: N passed, N failed".
+import { createServer } from 'node:http';
+import { readFile, mkdir, writeFile } from 'node:fs/promises';
+import { extname, join, normalize, resolve, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import puppeteer from 'puppeteer-core';
+import { loadOrca } from '../orca.mjs';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const OUT = join(ROOT, 'out/web');
+const figureArg = process.argv.indexOf('--figure');
+const FIGURE = figureArg > 0 ? resolve(process.argv[figureArg + 1]) : null;
+
+const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.mjs': 'text/javascript',
+  '.wasm': 'application/wasm', '.txt': 'text/plain', '.png': 'image/png' };
+const server = createServer(async (req, res) => {
+  const path = normalize(decodeURIComponent(new URL(req.url, 'http://x').pathname));
+  let file = join(ROOT, path);
+  if (!file.startsWith(ROOT)) { res.writeHead(403).end(); return; }
+  if (path.endsWith('/')) file = join(file, 'index.html');
+  try {
+    const body = await readFile(file);
+    res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' });
+    res.end(body);
+  } catch {
+    res.writeHead(404).end('not found');
+  }
+});
+await new Promise((r) => server.listen(0, '127.0.0.1', r));
+const BASE = `http://127.0.0.1:${server.address().port}/web/`;
+
+const golden = new Map();
+for (const line of (await readFile(join(ROOT, 'test/golden/determinism.txt'), 'utf8')).split('\n')) {
+  const m = /^(\w+) agents=(\d+) steps=(\d+) hash=([0-9a-f]{16})$/.exec(line.trim());
+  if (m) golden.set(m[1], { agents: +m[2], steps: +m[3], hash: m[4] });
+}
+
+await mkdir(OUT, { recursive: true });
+const browser = await puppeteer.launch({
+  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+  headless: true,
+  args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu'],
+});
+
+let passed = 0;
+let failed = 0;
+async function test(name, fn) {
+  const t0 = Date.now();
+  try {
+    const note = await fn();
+    ++passed;
+    console.log(`PASS ${name}${note ? ` (${note})` : ''} ${((Date.now() - t0) / 1000).toFixed(1)}s`);
+  } catch (e) {
+    ++failed;
+    console.log(`FAIL ${name}: ${e && e.message ? e.message : e}`);
+  }
+}
+function check(cond, msg) { if (!cond) throw new Error(msg); }
+
+// A page at web/?query with its console errors, page errors and failed requests collected.
+async function open(query, viewport = { width: 1100, height: 700 }) {
+  const page = await browser.newPage();
+  await page.setViewport(viewport);
+  const errors = [];
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
+  page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
+  page.on('requestfailed', (r) => errors.push(`request failed: ${r.url()}`));
+  page.on('response', (r) => { if (r.status() >= 400) errors.push(`HTTP ${r.status()}: ${r.url()}`); });
+  await page.goto(BASE + (query ? `?${query}` : ''), { waitUntil: 'load' });
+  await page.waitForFunction(() => window.orcaApp && (window.orcaApp.ready ||
+    document.getElementById('error').textContent), { timeout: 60000 });
+  const shown = await page.$eval('#error', (e) => e.textContent);
+  if (shown) errors.push(`page shows: ${shown}`);
+  return { page, errors };
+}
+const state = (page) => page.evaluate(() => window.orcaApp.state());
+
+// Pixels of a PNG screenshot, decoded by the browser: how many differ from the background
+// and how many distinct colours there are.
+async function pixelCheck(page, png) {
+  return page.evaluate(async (b64) => {
+    const img = new Image();
+    img.src = `data:image/png;base64,${b64}`;
+    await img.decode();
+    const c = document.createElement('canvas');
+    c.width = img.width;
+    c.height = img.height;
+    const g = c.getContext('2d');
+    g.drawImage(img, 0, 0);
+    const d = g.getImageData(0, 0, c.width, c.height).data;
+    const bg = [d[0], d[1], d[2]];
+    let differ = 0;
+    const colours = new Set();
+    for (let i = 0; i < d.length; i += 4) {
+      if (d[i] !== bg[0] || d[i + 1] !== bg[1] || d[i + 2] !== bg[2]) ++differ;
+      if (colours.size < 1000) colours.add((d[i] << 16) | (d[i + 1] << 8) | d[i + 2]);
+    }
+    return { differ, total: d.length / 4, colours: colours.size };
+  }, Buffer.from(png).toString('base64'));
+}
+
+const gc = golden.get('circle');
+for (const [label, simd] of [['scalar', '0'], ['SIMD128', '1']]) {
+  await test(`${label}: page loads without console errors`, async () => {
+    const { page, errors } = await open(`simd=${simd}`);
+    await new Promise((r) => setTimeout(r, 300)); // a few frames
+    const s = await state(page);
+    await page.close();
+    check(errors.length === 0, errors.join('; '));
+    check(s.simd === (simd === '1'), `module: simd=${s.simd}`);
+    return `${s.agents} agents`;
+  });
+  await test(`${label}: circle of ${gc.agents} reaches step ${gc.steps} with the golden hash`, async () => {
+    const { page, errors } = await open(`scene=circle&agents=${gc.agents}&seed=1&steps=${gc.steps}&simd=${simd}`);
+    const s = await state(page);
+    const mark = await page.$eval('#golden', (e) => ({ cls: e.className, text: e.textContent }));
+    await page.screenshot({ path: join(OUT, `circle-${label}-step${gc.steps}.png`) });
+    await page.close();
+    check(errors.length === 0, errors.join('; '));
+    check(s.simd === (simd === '1'), `module: simd=${s.simd}`);
+    check(s.step === gc.steps, `step ${s.step}`);
+    check(s.hash === gc.hash, `hash ${s.hash}, golden ${gc.hash}`);
+    check(s.golden && s.golden.ok && mark.cls === 'ok', `golden mark: ${mark.text}`);
+    return `hash ${s.hash}, mark "${mark.text}"`;
+  });
+}
+
+await test('a click adds an agent with a goal', async () => {
+  const { page, errors } = await open('scene=circle&agents=40&simd=0');
+  const before = await state(page);
+  // a point inside the circle, away from its agents
+  const [x, y] = await page.evaluate(() => window.orcaApp.toScreenCss(6, 4));
+  await page.mouse.click(x, y);
+  const after = await state(page);
+  const added = await page.evaluate(() => {
+    const a = window.orcaApp.added[0];
+    const sim = window.orcaApp.scene.sim;
+    const i = sim.agentIndex(a.id);
+    const p = sim.positions();
+    return { i, p: [p[2 * i], p[2 * i + 1]], goal: window.orcaApp.scene.goal(i).target };
+  });
+  await page.evaluate(() => window.orcaApp.runTo(60));
+  await page.screenshot({ path: join(OUT, 'click-agent.png') });
+  await page.close();
+  check(errors.length === 0, errors.join('; '));
+  check(after.agents === before.agents + 1, `agents ${before.agents} -> ${after.agents}`);
+  check(Math.abs(added.p[0] - 6) < 0.5 && Math.abs(added.p[1] - 4) < 0.5, `placed at ${added.p}`);
+  check(Math.hypot(added.goal[0] + 6, added.goal[1] + 4) < 1, `goal ${added.goal}`);
+  return `agent ${added.i} at (${added.p.map((v) => v.toFixed(2))}) with goal (${added.goal.map((v) => v.toFixed(2))})`;
+});
+
+await test('a drag adds a wall that the agents then avoid', async () => {
+  // the corridor's upper row (y = 3) walks straight through x = 0: a wall across it there
+  const { page, errors } = await open('scene=corridor&agents=40&simd=1');
+  const A = [0, 0.5];
+  const B = [0, 6.5];
+  const [ax, ay] = await page.evaluate((p) => window.orcaApp.toScreenCss(...p), A);
+  const [bx, by] = await page.evaluate((p) => window.orcaApp.toScreenCss(...p), B);
+  await page.mouse.move(ax, ay);
+  await page.mouse.down();
+  for (let k = 1; k <= 10; ++k) await page.mouse.move(ax + (bx - ax) * k / 10, ay + (by - ay) * k / 10);
+  await page.mouse.up();
+  // Step 300 times; the closest any agent comes to the drawn wall, as a fraction of the
+  // radius, and the same for the scene without the wall (agents would walk through it).
+  const r = await page.evaluate(() => {
+    const app = window.orcaApp;
+    const segs = app.scene.sim.segments(); // the corridor's two walls, then the drawn one
+    if (segs.length !== 3) return { walls: segs.length };
+    const { a, b } = segs[2];
+    const dist = (px, py) => {
+      const dx = b[0] - a[0], dy = b[1] - a[1];
+      let t = ((px - a[0]) * dx + (py - a[1]) * dy) / (dx * dx + dy * dy);
+      t = Math.max(0, Math.min(1, t));
+      return Math.hypot(px - a[0] - t * dx, py - a[1] - t * dy);
+    };
+    const closest = (scene) => {
+      let m = Infinity;
+      for (let k = 0; k < 300; ++k) {
+        scene.step();
+        const p = scene.sim.positions();
+        for (let i = 0; i < p.length; i += 2) m = Math.min(m, dist(p[i], p[i + 1]));
+      }
+      return m;
+    };
+    const radius = app.scene.sim.getAgent(app.scene.sim.agentAt(0)).radius;
+    const withWall = closest(app.scene);
+    const free = app.orca.createScene('corridor', { agents: 40, seed: 1 });
+    const without = closest(free);
+    free.destroy();
+    return { walls: segs.length, a, b, radius, withWall, without,
+      arrived: app.scene.arrivedCount, agents: app.scene.sim.agentCount };
+  });
+  await page.evaluate(() => window.orcaApp.runTo(window.orcaApp.scene.sim.stepCount));
+  await page.screenshot({ path: join(OUT, 'drag-wall.png') });
+  await page.close();
+  check(errors.length === 0, errors.join('; '));
+  check(r.walls === 3, `${r.walls} walls after the drag (the corridor has 2)`);
+  check(Math.hypot(r.a[0] - A[0], r.a[1] - A[1]) < 0.5 && Math.hypot(r.b[0] - B[0], r.b[1] - B[1]) < 0.5, `wall ${r.a} - ${r.b}`);
+  check(r.without < 0.5 * r.radius, `without the wall the agents keep ${r.without} m from it: the test would prove nothing`);
+  check(r.withWall > 0.95 * r.radius, `an agent came within ${r.withWall} m of the wall (radius ${r.radius})`);
+  return `closest approach ${r.withWall.toFixed(3)} m with the wall (radius ${r.radius}), ${r.without.toFixed(3)} m without; ${r.arrived}/${r.agents} arrived after 300 steps`;
+});
+
+await test('the canvas is not blank (pixels of a screenshot)', async () => {
+  const { page, errors } = await open('scene=crossing&trails=1&steps=80&simd=1');
+  const canvas = await page.$('#canvas');
+  const png = await canvas.screenshot({ path: join(OUT, 'canvas.png') });
+  const px = await pixelCheck(page, png);
+  await page.close();
+  check(errors.length === 0, errors.join('; '));
+  check(px.differ > 0.005 * px.total && px.colours >= 3,
+    `${px.differ} of ${px.total} pixels differ from the background, ${px.colours} colours`);
+  return `${px.differ} of ${px.total} pixels drawn, ${px.colours} colours`;
+});
+
+await test('a URL with parameters reproduces its hash', async () => {
+  const query = 'scene=wallgap&agents=40&seed=7&radius=1.2&speed=1.3&tau=6&maxNeighbors=8&steps=150&simd=0';
+  const first = await open(query);
+  const s1 = await state(first.page);
+  const link = await first.page.$eval('#link', (a) => a.getAttribute('href'));
+  await first.page.close();
+  // the page's own link (without steps), run to the same step in a SIMD128 page
+  const second = await open(`${link.split('?')[1]}&steps=150&simd=1`);
+  const s2 = await state(second.page);
+  await second.page.close();
+  // and the same parameters through orca.mjs under Node
+  const orca = await loadOrca({ wasm: await readFile(join(ROOT, 'web/wasm/orca.wasm')) });
+  const sc = orca.createScene('wallgap', { agents: 40, seed: 7, speed: 1.3,
+    agent: { radius: 1.2, timeHorizon: 6, maxNeighbors: 8 } });
+  for (let i = 0; i < 150; ++i) sc.step();
+  const node = sc.sim.hash();
+  check(first.errors.length === 0 && second.errors.length === 0, [...first.errors, ...second.errors].join('; '));
+  check(s1.step === 150 && s2.step === 150, `steps ${s1.step}, ${s2.step}`);
+  check(s1.hash === s2.hash && s1.hash === node, `hashes ${s1.hash} (page), ${s2.hash} (its link, SIMD128), ${node} (Node)`);
+  check(s1.hash !== golden.get('wallgap').hash, 'the parameters did not change the run');
+  return `hash ${s1.hash} from the URL, its link and Node`;
+});
+
+if (FIGURE) {
+  await test(`figure ${FIGURE}`, async () => {
+    const { page, errors } = await open('scene=circle&agents=100&trails=1&steps=400&simd=1', { width: 960, height: 600 });
+    // JPEG for .jpg (small), PNG otherwise
+    await page.screenshot({ path: FIGURE, ...(/\.jpe?g$/.test(FIGURE) ? { type: 'jpeg', quality: 82 } : {}) });
+    await page.close();
+    check(errors.length === 0, errors.join('; '));
+  });
+}
+
+await browser.close();
+server.close();
+console.log(`web-browser: ${passed} passed, ${failed} failed`);
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: MIT
+// web/orca.mjs under Node.js, both modules (scalar and SIMD128): every golden scene of
+// test/golden/determinism.txt reaches its hash; the SIMD128 module's kernels on and off give
+// the same hashes; the JavaScript API (agents, segments, bulk preferred velocities, typed-array
+// views, save/load, errors with the library's messages).
+//   node web/test/node-test.mjs
+// Prints "PASS name" / "FAIL name: why" lines and "web-node: N passed, N failed".
+import { readFile } from 'node:fs/promises';
+import { join, resolve, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadOrca, simdSupported } from '../orca.mjs';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+let passed = 0;
+let failed = 0;
+function test(name, fn) {
+  try {
+    const note = fn();
+    ++passed;
+    console.log(`PASS ${name}${note ? ` (${note})` : ''}`);
+  } catch (e) {
+    ++failed;
+    console.log(`FAIL ${name}: ${e && e.message ? e.message : e}`);
+  }
+}
+function check(cond, msg) { if (!cond) throw new Error(msg); }
+function throwsWith(fn, pattern, status) {
+  try {
+    fn();
+  } catch (e) {
+    check(pattern.test(e.message), `message "${e.message}" does not match ${pattern}`);
+    if (status) check(e.status === status, `status ${e.status}, expected ${status}`);
+    return e.message;
+  }
+  throw new Error(`no error thrown (expected ${pattern})`);
+}
+
+const golden = [];
+for (const line of (await readFile(join(ROOT, 'test/golden/determinism.txt'), 'utf8')).split('\n')) {
+  const m = /^(\w+) agents=(\d+) steps=(\d+) hash=([0-9a-f]{16})$/.exec(line.trim());
+  if (m) golden.push({ scene: m[1], agents: +m[2], steps: +m[3], hash: m[4] });
+}
+
+test('SIMD128 is detected', () => { check(simdSupported(), 'Node 20 has SIMD128'); });
+{
+  // loadOrca() without options: the modules next to orca.mjs (file: URLs under Node)
+  const auto = await loadOrca();
+  const scalar = await loadOrca({ simd: false });
+  test('loadOrca() picks SIMD128, { simd: false } the scalar module', () => {
+    check(auto.simd === true && scalar.simd === false, `auto ${auto.simd}, scalar ${scalar.simd}`);
+  });
+}
+
+for (const [label, file] of [['scalar', 'orca.wasm'], ['SIMD128', 'orca-simd.wasm']]) {
+  const orca = await loadOrca({ wasm: await readFile(join(ROOT, 'web/wasm', file)) });
+  test(`${label}: module kind`, () => {
+    check(orca.simd === (label === 'SIMD128'), `simd ${orca.simd}`);
+    const sim = orca.createSim();
+    check(sim.vectorKernels === orca.simd, `vector kernels ${sim.vectorKernels}`);
+    sim.destroy();
+    return `orca ${orca.version}`;
+  });
+  for (const g of golden) {
+    for (const vector of orca.simd ? [true, false] : [false]) {
+      test(`${label}: ${g.scene} ${g.agents} agents, ${g.steps} steps${orca.simd && !vector ? ' (kernels off)' : ''}`, () => {
+        const sc = orca.createScene(g.scene, { agents: g.agents, seed: 1 });
+        sc.sim.vectorKernels = vector;
+        for (let i = 0; i < g.steps; ++i) sc.step();
+        const h = sc.sim.hash();
+        sc.destroy();
+        check(h === g.hash, `hash ${h}, golden ${g.hash}`);
+        return h;
+      });
+    }
+  }
+
+  test(`${label}: agents, segments, bulk preferred velocities, views`, () => {
+    const sim = orca.createSim();
+    const a = sim.addAgent({ position: [-10, 0], maxSpeed: 2 });
+    const b = sim.addAgent({ position: [10, 0.5], maxSpeed: 2 });
+    const c = sim.addAgent({ position: [0, 20] });
+    sim.removeAgent(c);
+    check(sim.agentCount === 2 && sim.agentIndex(c) === -1, 'removed agent still there');
+    const w = sim.addSegment([0, -3], [0, 3]);
+    check(sim.segmentCount === 1, 'segment');
+    sim.removeSegment(w);
+    check(sim.segmentCount === 0, 'segment removed');
+    for (let k = 0; k < 40; ++k) {
+      sim.setPreferredVelocities([1.5, 0, -1.5, 0]);
+      sim.step(0.25);
+    }
+    const p = sim.positions();
+    const v = sim.velocities();
+    check(p instanceof Float64Array && p.length === 4 && v.length === 4, 'views');
+    check(p.buffer === orca.memory.buffer, 'positions are a view on the module memory');
+    const d = Math.hypot(p[0] - p[2], p[1] - p[3]);
+    check(p[0] > -10 && p[2] < 10, `agents did not move: ${p}`);
+    check(d >= 3 - 1e-9, `agents overlap: distance ${d}`);
+    check(sim.getAgent(a).radius === 1.5 && sim.agentAt(1).slot === b.slot, 'getAgent/agentAt');
+    sim.setAgent(b, { radius: 1 });
+    check(sim.getAgent(b).radius === 1 && sim.getAgent(b).maxSpeed === 2, 'setAgent keeps other fields');
+    check(sim.stepCount === 40, `step count ${sim.stepCount}`);
+    sim.destroy();
+    return `distance ${d.toFixed(4)} after 40 steps`;
+  });
+
+  test(`${label}: save and load reproduce the run`, () => {
+    const sc = orca.createScene('wallgap', { agents: 40, seed: 3 });
+    for (let i = 0; i < 50; ++i) sc.step();
+    const snap = sc.sim.save();
+    for (let i = 0; i < 50; ++i) sc.step();
+    const h100 = sc.sim.hash();
+    sc.sim.load(snap);
+    check(sc.sim.stepCount === 50, `step count after load ${sc.sim.stepCount}`);
+    for (let i = 0; i < 50; ++i) sc.step();
+    check(sc.sim.hash() === h100, `${sc.sim.hash()} != ${h100}`);
+    const bad = snap.slice();
+    bad[bad.length - 1] ^= 0xff;
+    const msg = throwsWith(() => sc.sim.load(bad), /./, 'ORCA_ERR_FORMAT');
+    check(sc.sim.hash() === h100, 'a refused load changed the state');
+    sc.destroy();
+    return `${snap.length} bytes; corrupt: "${msg}"`;
+  });
+
+  test(`${label}: bad input throws the library's message`, () => {
+    const sim = orca.createSim();
+    const m1 = throwsWith(() => sim.addAgent({ radius: -1 }), /radius.*-1/, 'ORCA_ERR_ARGUMENT');
+    throwsWith(() => sim.addAgent({ maxNeighbors: 2.5 }), /max_neighbors/, 'ORCA_ERR_ARGUMENT');
+    throwsWith(() => sim.addAgent({ position: [NaN, 0] }), /position.*nan/i, 'ORCA_ERR_ARGUMENT');
+    throwsWith(() => sim.addAgent({ speed: 1 }), /unknown agent field 'speed'/, 'ORCA_ERR_ARGUMENT');
+    throwsWith(() => sim.step(0), /dt/, 'ORCA_ERR_ARGUMENT');
+    throwsWith(() => sim.removeAgent({ slot: 7, generation: 1 }), /./, 'ORCA_ERR_STALE');
+    throwsWith(() => sim.setPreferredVelocities([1, 2]), /expected 0 numbers/, 'ORCA_ERR_ARGUMENT');
+    sim.addAgent();
+    throwsWith(() => sim.setPreferredVelocities([1e300, 0]), /preferred/, 'ORCA_ERR_ARGUMENT');
+    throwsWith(() => orca.createScene('square'), /unknown scene 'square'/, 'ORCA_ERR_ARGUMENT');
+    throwsWith(() => orca.createScene('circle', { agents: -5 }), /agent_count.*-5/, 'ORCA_ERR_ARGUMENT');
+    throwsWith(() => orca.createScene('circle', { agent: { timeHorizon: 0 } }), /time_horizon/, 'ORCA_ERR_ARGUMENT');
+    sim.destroy();
+    throwsWith(() => sim.step(0.25), /destroyed/);
+    return m1;
+  });
+
+  test(`${label}: overrides equal to the scene's values keep the golden hash`, () => {
+    const sc = orca.createScene('corridor', { agents: 40, seed: 1, speed: 1, agent: { radius: 1.5, maxSpeed: 2 } });
+    for (let i = 0; i < 300; ++i) sc.step();
+    const h = sc.sim.hash();
+    sc.destroy();
+    const g = golden.find((x) => x.scene === 'corridor');
+    check(h === g.hash, `${h} != ${g.hash}`);
+    return h;
+  });
+}
+
+console.log(`web-node: ${passed} passed, ${failed} failed`);
+process.exit(failed ? 1 : 0);
