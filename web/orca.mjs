@@ -370,6 +370,42 @@ export class Sim {
     const w = this.orca.f64(this.orca.scratch, 2);
     return { agents: w[0], walls: w[1] };
   }
+  /** Spatial queries (docs/extensions.md, "Spatial queries"): arrays of agent indices, exact
+   * (equal to a scan over every agent). queryRadius: within radius of center, by (squared
+   * distance, index); queryNearest: the k nearest, in that order; queryBox: lo <= position <= hi
+   * (edges included), in index order. Use agentAt(i) for a handle. */
+  queryRadius(center, radius) {
+    vec(center, 'center');
+    return this.query((out, n, cnt) =>
+      this.x.ow_sim_query_radius(this.ptr, Number(center[0]), Number(center[1]), Number(radius), out, n, cnt));
+  }
+  queryNearest(point, k) {
+    vec(point, 'point');
+    if (!Number.isInteger(k) || k < 0) {
+      throw Object.assign(new Error(`k must be a whole number >= 0, got ${k}`), { status: 'ORCA_ERR_ARGUMENT' });
+    }
+    return this.query((out, n, cnt) =>
+      this.x.ow_sim_query_nearest(this.ptr, Number(point[0]), Number(point[1]),
+        k > n ? n : k, out, cnt));
+  }
+  queryBox(lo, hi) {
+    vec(lo, 'lo');
+    vec(hi, 'hi');
+    return this.query((out, n, cnt) =>
+      this.x.ow_sim_query_box(this.ptr, Number(lo[0]), Number(lo[1]), Number(hi[0]), Number(hi[1]), out, n, cnt));
+  }
+  query(call) {
+    const n = this.x.ow_sim_agent_count(this.live());
+    const out = this.x.ow_malloc(4 * n + 8);
+    try {
+      const cnt = out + 4 * n;
+      this.check(call(out, n, cnt));
+      const count = this.orca.u32(cnt, 1)[0];
+      return Array.from(new Int32Array(this.orca.memory.buffer, out, Math.min(count, n)));
+    } finally {
+      this.x.ow_free(out);
+    }
+  }
   get vectorKernels() { return this.x.ow_sim_get_vector_kernels(this.live()) === 1; }
   set vectorKernels(on) { this.x.ow_sim_set_vector_kernels(this.live(), on ? 1 : 0); }
 

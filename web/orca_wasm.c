@@ -195,6 +195,25 @@ int OW_EXPORT(ow_sim_measure_overlap)(const orca_sim *s, double *out)
     return orca_sim_measure_overlap(s, &out[0], &out[1]);
 }
 
+/* Spatial queries (docs/extensions.md, "Spatial queries"): agent indices into indices
+ * (room for capacity), the number that match into *count. */
+int OW_EXPORT(ow_sim_query_radius)(const orca_sim *s, double cx, double cy, double radius,
+                                   int *indices, int capacity, int *count)
+{
+    return orca_sim_query_radius(s, (orca_vec2){cx, cy}, radius, indices, capacity, count);
+}
+int OW_EXPORT(ow_sim_query_nearest)(const orca_sim *s, double px, double py, int k, int *indices,
+                                    int *count)
+{
+    return orca_sim_query_nearest(s, (orca_vec2){px, py}, k, indices, count);
+}
+int OW_EXPORT(ow_sim_query_box)(const orca_sim *s, double x0, double y0, double x1, double y1,
+                                int *indices, int capacity, int *count)
+{
+    return orca_sim_query_box(s, (orca_vec2){x0, y0}, (orca_vec2){x1, y1}, indices, capacity,
+                              count);
+}
+
 /* Saves into a new block (*buffer, released with ow_free) of *size bytes. */
 int OW_EXPORT(ow_sim_save)(const orca_sim *s, void **buffer, size_t *size)
 {

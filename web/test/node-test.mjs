@@ -141,6 +141,40 @@ for (const [label, file] of [['scalar', 'orca.wasm'], ['SIMD128', 'orca-simd.was
     return m1;
   });
 
+  test(`${label}: spatial queries equal a scan over every agent`, () => {
+    const sc = orca.createScene('random', { agents: 1500, seed: 5 });
+    for (let i = 0; i < 5; ++i) sc.step();
+    const sim = sc.sim;
+    const p = Float64Array.from(sim.positions());
+    const n = p.length / 2;
+    const d2 = (c, i) => (p[2 * i] - c[0]) * (p[2 * i] - c[0]) + (p[2 * i + 1] - c[1]) * (p[2 * i + 1] - c[1]);
+    const byDistance = (c) => [...Array(n).keys()].sort((i, j) => d2(c, i) - d2(c, j) || i - j);
+    let rng = 12345;
+    const rand = () => ((rng = (rng * 1103515245 + 12345) % 2147483648) / 2147483648) * 120 - 60;
+    let checks = 0;
+    for (let t = 0; t < 25; ++t) {
+      const c = [rand(), rand()];
+      const r = [0, 1, 4, 15, 90][t % 5];
+      const order = byDistance(c);
+      const want = order.filter((i) => d2(c, i) <= r * r);
+      const got = sim.queryRadius(c, r);
+      check(JSON.stringify(got) === JSON.stringify(want), `radius ${r} at ${c}: ${got.length} vs ${want.length}`);
+      const k = (t * 7) % 30;
+      check(JSON.stringify(sim.queryNearest(c, k)) === JSON.stringify(order.slice(0, k)), `nearest ${k}`);
+      const lo = [c[0] - r, c[1] - r / 2], hi = [c[0] + r / 2, c[1] + r];
+      const inBox = [...Array(n).keys()].filter((i) => lo[0] <= p[2 * i] && p[2 * i] <= hi[0] && lo[1] <= p[2 * i + 1] && p[2 * i + 1] <= hi[1]);
+      check(JSON.stringify(sim.queryBox(lo, hi)) === JSON.stringify(inBox), `box at ${c}`);
+      checks += 3;
+    }
+    check(sim.queryNearest([0, 0], 1e9).length === n, 'k above the agent count gives every agent');
+    throwsWith(() => sim.queryRadius([0, 0], -1), /radius.*-1/, 'ORCA_ERR_ARGUMENT');
+    throwsWith(() => sim.queryNearest([0, 0], -2), /k must be a whole number >= 0, got -2/, 'ORCA_ERR_ARGUMENT');
+    throwsWith(() => sim.queryBox([1, 0], [0, 1]), /./, 'ORCA_ERR_ARGUMENT');
+    throwsWith(() => sim.queryRadius([NaN, 0], 1), /nan/i, 'ORCA_ERR_ARGUMENT');
+    sc.destroy();
+    return `${checks} queries equal the scan over ${n} agents`;
+  });
+
   test(`${label}: overrides equal to the scene's values keep the golden hash`, () => {
     const sc = orca.createScene('corridor', { agents: 40, seed: 1, speed: 1, agent: { radius: 1.5, maxSpeed: 2 } });
     for (let i = 0; i < 300; ++i) sc.step();
