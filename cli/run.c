@@ -63,6 +63,13 @@ void help_run(FILE *f)
         "                      --steps then counts the additional steps. Overlaps, arrival\n"
         "                      and fallbacks in the summary cover this run only.\n"
         "\n"
+        "Diagnostics (docs/extensions.md):\n"
+        "  --diagnostics       record per-agent diagnostics every step and print their counts:\n"
+        "                      neighbour lists cut at max_neighbors, blocked agents (wanting\n"
+        "                      to move, moving at most a tenth of the wanted speed), locked\n"
+        "                      agents (JSON: diagnostics). Same bits; the step runs the\n"
+        "                      extensions' exact neighbour search, slower.\n"
+        "\n"
         "Spatial queries on the final state (docs/extensions.md; agent indices, exact):\n"
         "  --near X,Y,R        the agents within R m of (X, Y), nearest first (ties: lower\n"
         "                      index first); |X|, |Y| < 2^21, R in [0, 2^23]\n"
@@ -326,6 +333,7 @@ typedef struct run_opts {
     const char *csv, *svg, *save, *load;
     long long every;
     int scalar; /* --scalar: vector kernels off */
+    int diagnostics; /* --diagnostics: per-agent diagnostics each step (docs/extensions.md) */
     /* --near X,Y,R, --nearest X,Y,K, --box X0,Y0,X1,Y1: spatial queries on the final state
      * (docs/extensions.md) */
     int have_query[3];
@@ -567,6 +575,8 @@ typedef struct run_result {
     double max_agent_overlap, max_wall_overlap;
     double mean_speed;
     uint64_t fallback_total;
+    int diagnostics; /* --diagnostics: the two below are set */
+    orca_step_diagnostics diag_total, diag_last;
     double wall_time, step_time;
     double rate;
     char hash[17];
@@ -634,6 +644,13 @@ static void print_text(const run_result *r, const run_opts *o)
     printf("  fallback          %llu agent-steps (%.3g%%)\n",
            (unsigned long long)r->fallback_total,
            agent_steps > 0 ? 100.0 * (double)r->fallback_total / agent_steps : 0.0);
+    if (r->diagnostics) {
+        printf("  diagnostics       neighbour lists cut %lld, blocked %lld, locked %lld "
+               "agent-steps; last step: %d cut, %d blocked, %d fallback, %d locked\n",
+               (long long)r->diag_total.cut, (long long)r->diag_total.blocked,
+               (long long)r->diag_total.locked, r->diag_last.cut, r->diag_last.blocked,
+               r->diag_last.fallback, r->diag_last.locked);
+    }
     printf("  wall time         %.3f s (stepping %.3f s, %d worker%s, %s)\n", r->wall_time,
            r->step_time, r->workers, r->workers == 1 ? "" : "s",
            r->vector ? "AVX2 kernels" : "scalar code");
@@ -711,6 +728,16 @@ static void print_json(const run_result *r, const run_opts *o)
     fputs(",\"mean_speed\":", f);
     print_json_double(f, r->mean_speed);
     fprintf(f, ",\"fallback_total\":%llu", (unsigned long long)r->fallback_total);
+    if (r->diagnostics) {
+        fprintf(f,
+                ",\"diagnostics\":{\"cut_agent_steps\":%lld,\"blocked_agent_steps\":%lld,"
+                "\"locked_agent_steps\":%lld,\"fallback_agent_steps\":%lld,\"last_step\":{"
+                "\"cut\":%d,\"blocked\":%d,\"fallback\":%d,\"locked\":%d}}",
+                (long long)r->diag_total.cut, (long long)r->diag_total.blocked,
+                (long long)r->diag_total.locked, (long long)r->diag_total.fallback,
+                r->diag_last.cut, r->diag_last.blocked, r->diag_last.fallback,
+                r->diag_last.locked);
+    }
     fputs(",\"wall_time\":", f);
     print_json_double(f, r->wall_time);
     fputs(",\"step_time\":", f);
@@ -794,7 +821,8 @@ enum {
     R_HELP,
     R_NEAR,
     R_NEAREST,
-    R_BOX
+    R_BOX,
+    R_DIAGNOSTICS
 };
 
 /* An output path for --csv, --svg, --save, -o: not empty. */
@@ -814,7 +842,8 @@ int cmd_run(int argc, char **argv)
         {"steps", 0, 1},     {"max-steps", 0, 1}, {"workers", 'j', 1}, {"json", 0, 0},
         {"quiet", 'q', 0},   {"csv", 0, 1},      {"every", 0, 1},   {"svg", 0, 1},
         {"save", 0, 1},      {"load", 0, 1},     {"scalar", 0, 0},  {"help", 'h', 0},
-        {"near", 0, 1},      {"nearest", 0, 1},  {"box", 0, 1},     {NULL, 0, 0}};
+        {"near", 0, 1},      {"nearest", 0, 1},  {"box", 0, 1},     {"diagnostics", 0, 0},
+        {NULL, 0, 0}};
     run_opts o;
     memset(&o, 0, sizeof o);
     o.scene.builtin = -1;
@@ -882,6 +911,7 @@ int cmd_run(int argc, char **argv)
             o.load = value;
             break;
         case R_SCALAR: o.scalar = 1; break;
+        case R_DIAGNOSTICS: o.diagnostics = 1; break;
         case R_HELP: help_run(stdout); return EXIT_OK;
         case R_NEAR:
         case R_NEAREST:
@@ -994,6 +1024,15 @@ int cmd_run(int argc, char **argv)
     if (o.scalar) {
         orca_sim_set_vector_kernels(sim, 0);
     }
+    if (o.diagnostics && orca_sim_set_diagnostics(sim, 1) != ORCA_OK) {
+        cli_error("--diagnostics: %s", orca_sim_last_error(sim));
+        orca_scenario_destroy(sc);
+        return EXIT_RUNTIME;
+    }
+    /* --diagnostics: totals over the run (agent-steps) and the last step's counts */
+    orca_step_diagnostics diag_total, diag_last;
+    memset(&diag_total, 0, sizeof diag_total);
+    memset(&diag_last, 0, sizeof diag_last);
     /* Every output is opened (its temporary file created) before the first step, so that an
      * unwritable path fails at once; none replaces its file before the run has succeeded. */
     cli_out csv_out, svg_out, save_out;
@@ -1095,6 +1134,13 @@ int cmd_run(int argc, char **argv)
         }
         ++done_steps;
         speed_total += speed_sum(sim);
+        if (o.diagnostics && orca_sim_step_diagnostics(sim, &diag_last) == ORCA_OK) {
+            diag_total.agents += diag_last.agents;
+            diag_total.fallback += diag_last.fallback;
+            diag_total.cut += diag_last.cut;
+            diag_total.blocked += diag_last.blocked;
+            diag_total.locked += diag_last.locked;
+        }
         if (csv && done_steps % (uint64_t)o.every == 0) {
             if (write_csv_rows(csv, sim, dt) != 0) {
                 cli_error("--csv: %s: write failed: %s", o.csv, strerror(errno));
@@ -1167,6 +1213,9 @@ int cmd_run(int argc, char **argv)
     }
     r.mean_speed = done_steps > 0 && n > 0 ? speed_total / ((double)n * (double)done_steps) : 0.0;
     r.fallback_total = orca_scenario_fallback_total(sc);
+    r.diagnostics = o.diagnostics;
+    r.diag_total = diag_total;
+    r.diag_last = diag_last;
     r.step_time = step_time;
     r.rate = step_time > 0 ? (double)n * (double)done_steps / step_time : 0.0;
     cli_hex64(orca_sim_hash(sim), r.hash);

@@ -118,13 +118,18 @@ typedef enum param_kind {
     P_TIME_HORIZON,
     P_OBSTACLE_TIME_HORIZON,
     P_PREFERRED_SPEED,
-    P_VELOCITY, /* key=value only */
+    P_VELOCITY, /* key=value only from here on */
+    P_PRIORITY, /* the avoidance extensions (docs/extensions.md) */
+    P_LAYERS,
+    P_MASK,
+    P_LOCKED,
     P_UNKNOWN
 } param_kind;
 
 static const char *const k_param_names[] = {
     "radius",       "max_speed",           "neighbor_dist",   "max_neighbors",
-    "time_horizon", "obstacle_time_horizon", "preferred_speed", "velocity"};
+    "time_horizon", "obstacle_time_horizon", "preferred_speed", "velocity",
+    "priority",     "layers",                "mask",            "locked"};
 
 static param_kind param_from_name(const char *name, size_t len)
 {
@@ -134,6 +139,44 @@ static param_kind param_from_name(const char *name, size_t len)
         }
     }
     return P_UNKNOWN;
+}
+
+/* Parses and range-checks one avoidance setting (agent lines only) into *av. */
+static int set_avoidance_param(reader *r, param_kind k, const char *tok, orca_agent_avoidance *av)
+{
+    const char *name = k_param_names[k];
+    char why[160];
+    if (k == P_PRIORITY) {
+        double v;
+        if (num(r, name, tok, &v) != 0) {
+            return -1;
+        }
+        if (!(v >= ORCA_PRIORITY_MIN && v <= ORCA_PRIORITY_MAX)) {
+            return rfail(r, "priority must be in [2^-30, 2^30], got %s%s", q(r, tok),
+                         cli_rounds_to_zero(tok, v));
+        }
+        av->priority = v;
+        return 0;
+    }
+    long long n;
+    long long max = k == P_LOCKED ? 1 : 0xFFFFFFFFll;
+    int rc = cli_parse_long(tok, 0, max, &n, why, sizeof why);
+    if (rc == -1) {
+        return rfail(r, "%s: %s", name, why);
+    }
+    if (rc != 0) {
+        return k == P_LOCKED ? rfail(r, "locked must be 0 or 1, got %s", q(r, tok))
+                             : rfail(r, "%s must be a 32-bit mask (0 to 0xFFFFFFFF), got %s", name,
+                                     q(r, tok));
+    }
+    if (k == P_LAYERS) {
+        av->layers = (uint32_t)n;
+    } else if (k == P_MASK) {
+        av->mask = (uint32_t)n;
+    } else {
+        av->locked = (int)n;
+    }
+    return 0;
 }
 
 /* Parses and range-checks one parameter value into def / *pref_speed. */
@@ -342,6 +385,7 @@ static int st_agent(reader *r, char **tok, int ntok)
         }
     }
     unsigned seen = 0;
+    orca_agent_avoidance avoidance = orca_agent_avoidance_default();
     for (; i < ntok; ++i) {
         const char *eq = strchr(tok[i], '=');
         if (!eq) {
@@ -355,14 +399,15 @@ static int st_agent(reader *r, char **tok, int ntok)
             return rfail(r,
                          "unknown agent parameter %s (known: radius, max_speed, "
                          "neighbor_dist, max_neighbors, time_horizon, obstacle_time_horizon, "
-                         "preferred_speed, velocity)",
+                         "preferred_speed, velocity, priority, layers, mask, locked)",
                          q(r, tok[i]));
         }
         if (seen & (1u << k)) {
             return rfail(r, "agent parameter '%s' given twice", k_param_names[k]);
         }
         seen |= 1u << k;
-        if (set_param(r, k, eq + 1, &def, &pref_speed) != 0) {
+        if (k > P_VELOCITY ? set_avoidance_param(r, k, eq + 1, &avoidance) != 0
+                           : set_param(r, k, eq + 1, &def, &pref_speed) != 0) {
             return -1;
         }
     }
@@ -375,6 +420,7 @@ static int st_agent(reader *r, char **tok, int ntok)
     scene_agent *a = &d->agents[d->agent_count++];
     a->def = def;
     a->goal = goal;
+    a->avoidance = avoidance;
     a->line = r->line;
     return 0;
 }
@@ -550,7 +596,7 @@ static int statement(reader *r, char *text, char ***tokbuf, int *tokcap)
                          ntok);
         }
         param_kind k = param_from_name(tok[0], strlen(tok[0]));
-        if (k == P_UNKNOWN || k == P_VELOCITY) {
+        if (k == P_UNKNOWN || k >= P_VELOCITY) {
             return rfail(r,
                          "unknown default %s (known: radius, max_speed, neighbor_dist, "
                          "max_neighbors, time_horizon, obstacle_time_horizon, preferred_speed)",
@@ -824,7 +870,17 @@ int scene_build(const scene_desc *d, const orca_sim_def *sim_def, const double *
     }
     for (int i = 0; i < d->agent_count; ++i) {
         const scene_agent *a = &d->agents[i];
-        st = orca_scenario_add_agent(sc, &a->def, &a->goal, NULL);
+        orca_agent_id id;
+        st = orca_scenario_add_agent(sc, &a->def, &a->goal, &id);
+        if (st == ORCA_OK) {
+            st = orca_agent_set_avoidance(sim, id, &a->avoidance);
+            if (st != ORCA_OK) {
+                snprintf(err, err_size, "%s:%d: agent %d: %s", d->path, a->line, i,
+                         orca_sim_last_error(sim));
+                orca_scenario_destroy(sc);
+                return runtime_status(st);
+            }
+        }
         if (st != ORCA_OK) {
             snprintf(err, err_size, "%s:%d: agent %d: %s", d->path, a->line, i,
                      orca_scenario_last_error(sc));
@@ -866,8 +922,16 @@ orca_status scene_clone(orca_scenario *src, const orca_sim_def *sim_def, double 
         if (st == ORCA_OK) {
             st = orca_scenario_agent_goal(src, i, &goal, NULL);
         }
+        orca_agent_avoidance av;
         if (st == ORCA_OK) {
-            st = orca_scenario_add_agent(sc, &def, &goal, NULL);
+            st = orca_agent_get_avoidance(from, orca_sim_agent_at(from, i), &av);
+        }
+        orca_agent_id id;
+        if (st == ORCA_OK) {
+            st = orca_scenario_add_agent(sc, &def, &goal, &id);
+        }
+        if (st == ORCA_OK) {
+            st = orca_agent_set_avoidance(to, id, &av);
         }
     }
     if (st != ORCA_OK) {
@@ -980,6 +1044,22 @@ int scene_write(FILE *f, orca_scenario *sc, const char *comment)
         }
         if (!is_plus_zero(def.velocity.x) || !is_plus_zero(def.velocity.y)) {
             fprintf(f, " velocity=%.17g,%.17g", def.velocity.x, def.velocity.y);
+        }
+        orca_agent_avoidance av, av0 = orca_agent_avoidance_default();
+        if (orca_agent_get_avoidance(sim, orca_sim_agent_at(sim, i), &av) != ORCA_OK) {
+            return -1;
+        }
+        if (!same_bits(av.priority, av0.priority)) {
+            fprintf(f, " priority=%.17g", av.priority);
+        }
+        if (av.layers != av0.layers) {
+            fprintf(f, " layers=0x%x", (unsigned)av.layers);
+        }
+        if (av.mask != av0.mask) {
+            fprintf(f, " mask=0x%x", (unsigned)av.mask);
+        }
+        if (av.locked) {
+            fprintf(f, " locked=1");
         }
         fputc('\n', f);
     }

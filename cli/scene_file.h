@@ -14,6 +14,7 @@
 typedef struct scene_agent {
     orca_agent_def def;
     orca_goal goal;
+    orca_agent_avoidance avoidance; /* priority=, layers=, mask=, locked= (docs/extensions.md) */
     int line;
 } scene_agent;
 

@@ -43,6 +43,9 @@ int orca_agents_reserve(orca_sim *s, int32_t need)
     GROW(s->cell_vel, cap);
     GROW(s->cell_radius, cap);
     GROW(s->rank, cap);
+    if (!orca_ext_reserve(s, cap)) {
+        return 0;
+    }
     s->agent_capacity = cap;
     return 1;
 }
@@ -98,6 +101,7 @@ orca_status orca_sim_add_agent(orca_sim *s, const orca_agent_def *def, orca_agen
     orca_agent_store(s, n, def);
     s->agent_slot[n] = (uint32_t)slot;
     s->par[n].nb_guess = 0;
+    orca_ext_append(s, n);
     s->agent_count = n + 1;
     s->grid_valid = 0;
     if (out) {
@@ -113,6 +117,7 @@ orca_status orca_sim_remove_agent(orca_sim *s, orca_agent_id id)
     AGENT_OR_FAIL(s, id, i);
     int32_t n = s->agent_count;
     size_t tail = (size_t)(n - i - 1);
+    orca_ext_remove(s, i, n);
 #define SHIFT(arr) memmove(&(arr)[i], &(arr)[i + 1], tail * sizeof *(arr))
     SHIFT(s->pos);
     SHIFT(s->vel);

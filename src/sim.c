@@ -163,6 +163,10 @@ void orca_free_agent_arrays(orca_sim *s)
     orca_mem_free(s->cell_vel);
     orca_mem_free(s->cell_radius);
     orca_mem_free(s->rank);
+    orca_mem_free(s->ext);
+    orca_mem_free(s->diag);
+    s->ext = NULL;
+    s->diag = NULL;
 }
 
 void orca_sim_destroy(orca_sim *s)

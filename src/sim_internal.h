@@ -8,6 +8,8 @@
  *   step.c      neighbour selection, the step (with sim_step.inc) and the queries
  *   snapshot.c  the state hash and snapshots
  *   query.c     the spatial queries (radius, nearest, box)
+ *   extensions.c  per-agent avoidance settings (priority, layers, locked) and diagnostics:
+ *               their API and storage; the step's extended path is in step.c
  * Names shared between the files carry the orca_ prefix (safe in a static archive) but are
  * not part of the API; the shared library hides them. */
 #ifndef ORCA_SIM_INTERNAL_H
@@ -131,6 +133,13 @@ typedef struct agent_params {
     float nb_guess; /* a search-radius hint (select_agents); not state */
 } agent_params;
 
+/* Per agent, index order: the avoidance extensions (orca_agent_avoidance, stored). */
+typedef struct agent_ext {
+    double priority;
+    uint32_t layers, mask;
+    int32_t locked;
+} agent_ext;
+
 /* What the agent grid is sized by: the agents' bounding box, the largest cell need
  * (neighbour distance or twice the radius), obstacle reach and list capacity. */
 typedef struct grid_bounds {
@@ -207,6 +216,14 @@ struct orca_sim {
 
     int vector; /* 1: the vector kernels (kernels.h) run in the step */
 
+    /* extensions (docs/extensions.md), index order, capacity agent_capacity; NULL until used */
+    agent_ext *ext;          /* per agent: priority, layers, mask, locked */
+    int32_t ext_nondefault;  /* agents whose settings differ from the defaults: while 0 the
+                                step is the algorithm's plain path */
+    int diagnostics;         /* 1: the step records diag (not state) */
+    orca_agent_diagnostics *diag; /* per agent: the last step's; NULL until needed */
+    orca_step_diagnostics diag_counts;
+
     uint64_t steps;
     int last_fallbacks;
     char error[512];
@@ -255,6 +272,20 @@ static inline int32_t agent_lookup(const orca_sim *s, orca_agent_id id)
 int orca_agents_reserve(orca_sim *s, int32_t need);
 int orca_segments_reserve(orca_sim *s, int32_t need);
 void orca_agent_store(orca_sim *s, int32_t i, const orca_agent_def *d);
+
+/* extensions.c: storage of the extensions' arrays (agents.c calls these as it grows,
+ * appends and removes agents) */
+int orca_ext_reserve(orca_sim *s, int32_t cap); /* grows ext and diag (when allocated) */
+void orca_ext_append(orca_sim *s, int32_t i);   /* defaults for a new agent at index i */
+void orca_ext_remove(orca_sim *s, int32_t i, int32_t n); /* before the agent arrays shift */
+int orca_ext_is_default(const agent_ext *e);
+int orca_diag_ensure(orca_sim *s); /* allocates diag; 0 when out of memory */
+orca_status orca_check_avoidance(const orca_sim *s, const orca_agent_avoidance *a);
+/* The step's extended path is needed (some agent is not at the defaults, or diagnostics). */
+static inline int ext_path(const orca_sim *s)
+{
+    return s->ext_nondefault > 0 || s->diagnostics;
+}
 
 /* grid.c */
 typedef struct grid_range {

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #define FNV_OFFSET 0xcbf29ce484222325ull
+#define EXT_TAG 0x6f7263612d657874ull /* "orca-ext": the hash's extension section */
 #define FNV_PRIME 0x100000001b3ull
 
 /* FNV-1a over the value's bytes, most significant first: independent of byte order. */
@@ -71,11 +72,24 @@ uint64_t orca_sim_hash(const orca_sim *s)
         h = hash_vec(h, s->seg_a[k]);
         h = hash_vec(h, s->seg_b[k]);
     }
+    /* The avoidance settings enter only when some agent is not at the defaults, so every
+     * state without them hashes as before the extensions existed (docs/extensions.md). */
+    if (s->ext_nondefault > 0) {
+        h = hash_u64(h, EXT_TAG);
+        for (int32_t i = 0; i < s->agent_count; ++i) {
+            h = hash_f64(h, s->ext[i].priority);
+            h = hash_u64(h, s->ext[i].layers);
+            h = hash_u64(h, s->ext[i].mask);
+            h = hash_u64(h, (uint64_t)s->ext[i].locked);
+        }
+    }
     return h;
 }
 
 #define SNAP_MAGIC "ORCASNAP"
-#define SNAP_VERSION 1u
+#define SNAP_VERSION 1u     /* every agent at the extensions' defaults */
+#define SNAP_VERSION_EXT 2u /* version 1 plus the avoidance settings after the segments */
+#define SNAP_EXT (8 + 3 * 4)
 #define SNAP_HEADER 48        /* magic 8, version 4, steps 8, 2 x (count, slots, free head) 24, pad 4 */
 #define SNAP_AGENT (4 + 11 * 8 + 4)
 #define SNAP_SEGMENT (4 + 4 * 8)
@@ -132,10 +146,11 @@ static uint64_t checksum(const unsigned char *p, size_t n)
 /* The bytes of a snapshot with these counts (64-bit arithmetic: at most about 1.1e11 for
  * the largest counts, which a 32-bit size_t does not hold; callers compare with SIZE_MAX). */
 static uint64_t snapshot_bytes(uint64_t agents, uint64_t agent_slots, uint64_t segments,
-                               uint64_t segment_slots)
+                               uint64_t segment_slots, int ext)
 {
     return SNAP_HEADER + agent_slots * SNAP_SLOT + agents * SNAP_AGENT +
-           segment_slots * SNAP_SLOT + segments * SNAP_SEGMENT + 8;
+           segment_slots * SNAP_SLOT + segments * SNAP_SEGMENT + (ext ? agents * SNAP_EXT : 0) +
+           8;
 }
 
 orca_status orca_sim_save(const orca_sim *s, void *buffer, size_t capacity, size_t *size)
@@ -147,8 +162,10 @@ orca_status orca_sim_save(const orca_sim *s, void *buffer, size_t capacity, size
     if (!size) {
         return orca_fail(s, ORCA_ERR_NULL, "size pointer is NULL");
     }
+    int ext = s->ext_nondefault > 0;
     uint64_t bytes = snapshot_bytes((uint64_t)s->agent_count, (uint64_t)s->agent_slots.count,
-                                    (uint64_t)s->segment_count, (uint64_t)s->segment_slots.count);
+                                    (uint64_t)s->segment_count, (uint64_t)s->segment_slots.count,
+                                    ext);
     if (bytes > SIZE_MAX) {
         return orca_fail(s, ORCA_ERR_LIMIT, "the snapshot would need %llu bytes, more than a size_t holds",
                     (unsigned long long)bytes);
@@ -164,7 +181,7 @@ orca_status orca_sim_save(const orca_sim *s, void *buffer, size_t capacity, size
     snap_writer w = {buffer};
     memcpy(w.p, SNAP_MAGIC, 8);
     w.p += 8;
-    put_u32(&w, SNAP_VERSION);
+    put_u32(&w, ext ? SNAP_VERSION_EXT : SNAP_VERSION);
     put_u64(&w, s->steps);
     put_u32(&w, (uint32_t)s->agent_count);
     put_u32(&w, (uint32_t)s->agent_slots.count);
@@ -191,6 +208,12 @@ orca_status orca_sim_save(const orca_sim *s, void *buffer, size_t capacity, size
         put_u32(&w, s->segment_slot[k]);
         put_vec(&w, s->seg_a[k]);
         put_vec(&w, s->seg_b[k]);
+    }
+    for (int32_t i = 0; ext && i < s->agent_count; ++i) {
+        put_f64(&w, s->ext[i].priority);
+        put_u32(&w, s->ext[i].layers);
+        put_u32(&w, s->ext[i].mask);
+        put_u32(&w, (uint32_t)s->ext[i].locked);
     }
     put_u64(&w, checksum(buffer, need - 8));
     return ORCA_OK;
@@ -306,7 +329,11 @@ static void swap_state(orca_sim *a, orca_sim *b)
     SW(segment_slot);
     SW(segment_slots);
     SW(steps);
+    SW(ext);
+    SW(ext_nondefault);
+    SW(diag);
 #undef SW
+    memset(&a->diag_counts, 0, sizeof a->diag_counts);
     a->grid_valid = 0;
     a->obstacle_grid_valid = 0;
 }
@@ -318,10 +345,12 @@ static orca_status load_into(orca_sim *s, orca_sim *t, const unsigned char *byte
     }
     snap_reader r = {bytes + 8};
     uint32_t version = get_u32(&r);
-    if (version != SNAP_VERSION) {
-        return orca_fail(s, ORCA_ERR_FORMAT, "snapshot version %u, this library reads version %u",
-                    (unsigned)version, SNAP_VERSION);
+    if (version != SNAP_VERSION && version != SNAP_VERSION_EXT) {
+        return orca_fail(s, ORCA_ERR_FORMAT,
+                         "snapshot version %u, this library reads versions %u and %u",
+                         (unsigned)version, SNAP_VERSION, SNAP_VERSION_EXT);
     }
+    int ext = version == SNAP_VERSION_EXT;
     uint64_t steps = get_u64(&r);
     uint32_t na = get_u32(&r), nas = get_u32(&r);
     int32_t afree = (int32_t)get_u32(&r);
@@ -333,7 +362,7 @@ static orca_status load_into(orca_sim *s, orca_sim *t, const unsigned char *byte
         return orca_fail(s, ORCA_ERR_FORMAT, "snapshot counts out of range (%u agents, %u segments)",
                     (unsigned)na, (unsigned)ns);
     }
-    uint64_t need = snapshot_bytes(na, nas, ns, nss);
+    uint64_t need = snapshot_bytes(na, nas, ns, nss, ext);
     if ((uint64_t)size != need) {
         return orca_fail(s, ORCA_ERR_FORMAT, "snapshot is %zu bytes, its header says %llu (truncated?)",
                     size, (unsigned long long)need);
@@ -399,6 +428,34 @@ static orca_status load_into(orca_sim *s, orca_sim *t, const unsigned char *byte
     if ((st = check_slot_links(s, &t->segment_slots, t->segment_slot, t->segment_count, "segment")) !=
         ORCA_OK) {
         return st;
+    }
+    if (ext) {
+        t->ext = orca_mem_alloc((size_t)t->agent_capacity, sizeof *t->ext);
+        if (!t->ext) {
+            return orca_fail(s, ORCA_ERR_MEMORY, "out of memory reading the avoidance settings");
+        }
+        for (int32_t i = 0; i < (int32_t)na; ++i) {
+            orca_agent_avoidance a;
+            a.priority = bits_f64(get_u64(&r));
+            a.layers = get_u32(&r);
+            a.mask = get_u32(&r);
+            uint32_t locked = get_u32(&r);
+            if (locked > 1) {
+                return orca_fail(s, ORCA_ERR_FORMAT, "snapshot agent %d: locked must be 0 or 1, got %u",
+                                 i, (unsigned)locked);
+            }
+            a.locked = (int)locked;
+            if ((st = orca_check_avoidance(s, &a)) != ORCA_OK) {
+                char msg[sizeof s->error];
+                snprintf(msg, sizeof msg, "%s", s->error);
+                return orca_fail(s, ORCA_ERR_FORMAT, "snapshot agent %d: %s", i, msg);
+            }
+            t->ext[i].priority = a.priority;
+            t->ext[i].layers = a.layers;
+            t->ext[i].mask = a.mask;
+            t->ext[i].locked = a.locked;
+            t->ext_nondefault += !orca_ext_is_default(&t->ext[i]);
+        }
     }
     t->steps = steps;
     return ORCA_OK;

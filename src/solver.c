@@ -209,6 +209,13 @@ double orca_segment_distance_squared(orca_vec2 a, orca_vec2 b)
 orca_halfplane orca_constraint_agent(orca_vec2 rel_pos, double r, orca_vec2 va, orca_vec2 vb,
                                      double tau, double dt, orca_form *form)
 {
+    return orca_constraint_agent_share(rel_pos, r, va, vb, tau, dt, 0.5, form);
+}
+
+orca_halfplane orca_constraint_agent_share(orca_vec2 rel_pos, double r, orca_vec2 va,
+                                           orca_vec2 vb, double tau, double dt, double share,
+                                           orca_form *form)
+{
     /* a = b = pB - pA, r = rA + rB, x = vA - vB */
     orca_vec2 x = v2_sub(va, vb);
     orca_vec2 u, n;
@@ -229,9 +236,10 @@ orca_halfplane orca_constraint_agent(orca_vec2 rel_pos, double r, orca_vec2 va, 
             *form = ORCA_FORM_OVERLAP;
         }
     }
-    /* P = vA + responsibility * u, responsibility = 1/2 */
+    /* P = vA + responsibility * u; the algorithm's responsibility is 1/2 (share 0.5:
+     * u * 0.5 is the same operation as before the extension) */
     orca_halfplane h;
-    h.point = v2_add(va, v2_mul(u, 0.5));
+    h.point = v2_add(va, v2_mul(u, share));
     h.normal = n;
     return h;
 }

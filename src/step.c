@@ -330,6 +330,159 @@ static orca_status fail_step_result(const orca_sim *s, int32_t i, orca_vec2 v, o
 #endif
 
 /* ---------------------------------------------------------------------------------------
+ * The extended path (docs/extensions.md): priority, layers and mask, locked agents, and the
+ * per-agent diagnostics. Scalar code; with every agent at the defaults it computes the plain
+ * path's bits: the same neighbour list (the agents within neighbor_dist, the max_neighbors
+ * first by (squared distance, index)), the same constraint operations with share
+ * 1 / (1 + 1) = 0.5, and the same solve.
+ * ------------------------------------------------------------------------------------- */
+
+/* Whether agent a (index) considers agent b (index): a.mask & b.layers. */
+static ORCA_ALWAYS_INLINE int ext_considers(const orca_sim *s, int32_t a, int32_t b)
+{
+    return !s->ext || (s->ext[a].mask & s->ext[b].layers) != 0;
+}
+
+/* The neighbour list of the agent at sorted position self, among the agents it considers,
+ * into out (by (squared distance, index), at most max_neighbors); *candidates receives how
+ * many considered agents are within neighbor_dist. Every agent of the grid's cells within
+ * neighbor_dist (orca_grid_query) is tested, so the count is exact. */
+static int ext_select_agents(const orca_sim *s, int32_t self, neighbor *out, int *candidates)
+{
+    int32_t i = s->cell_index[self];
+    int cap = s->par[i].max_neighbors;
+    double nd = s->par[i].neighbor_dist;
+    double nd2 = nd * nd;
+    orca_vec2 p = s->cell_pos[self];
+    int n = 0, within = 0;
+    grid_range ranges[GRID_RANGES];
+    int nr = orca_grid_query(s, p, nd, ranges);
+    for (int r = 0; r < nr; ++r) {
+        for (int32_t k = ranges[r].begin; k < ranges[r].end; ++k) {
+            int32_t j = s->cell_index[k];
+            if (k == self || !ext_considers(s, i, j)) {
+                continue;
+            }
+            orca_vec2 d = v2_sub(s->cell_pos[k], p);
+            double d2 = v2_dot(d, d);
+            if (d2 < nd2) {
+                ++within;
+                if (cap > 0) {
+                    n = neighbor_offer(s->cell_index, d2, k, out, n, cap);
+                }
+            }
+        }
+    }
+    *candidates = within;
+    return n;
+}
+
+/* Agent i's share of the avoidance against agent j: 1 when j is locked or does not consider
+ * i, else p_j / (p_i + p_j); 0.5 without extensions. */
+static ORCA_ALWAYS_INLINE double ext_share(const orca_sim *s, int32_t i, int32_t j)
+{
+    if (!s->ext) {
+        return 0.5;
+    }
+    const agent_ext *a = &s->ext[i], *b = &s->ext[j];
+    if (b->locked || (b->mask & a->layers) == 0) {
+        return 1.0;
+    }
+    return b->priority / (a->priority + b->priority);
+}
+
+/* build_constraints of the extended path: the same obstacles, then the agent half-planes with
+ * each neighbour's share (locked neighbours' as hard constraints, after the segments').
+ * *na_out and *candidates receive the neighbour counts. */
+static int ext_build_constraints(const orca_sim *s, worker *w, int32_t self, double dt, int *hard,
+                                 int *na_out, int *candidates)
+{
+    int32_t i = s->cell_index[self];
+    orca_vec2 p = s->cell_pos[self];
+    orca_vec2 v = s->cell_vel[self];
+    double r = s->cell_radius[self];
+    double tau = s->par[i].tau;
+    int no = select_obstacles(s, w, i, p);
+    for (int k = 0; k < no; ++k) {
+        int32_t seg = w->obstacles[k].index;
+        w->planes[k] = orca_constraint_segment(v2_sub(s->seg_a[seg], p), v2_sub(s->seg_b[seg], p),
+                                               r, s->par[i].tau_obst, dt, NULL);
+    }
+    int na = ext_select_agents(s, self, w->agents, candidates);
+    /* Locked neighbours act as moving obstacles: their half-planes (share 1) are hard, after
+     * the segments' and before the others', each group in the list's order. */
+    int n = no;
+    for (int pass = 1; pass >= 0; --pass) {
+        for (int k = 0; k < na; ++k) {
+            int32_t at = w->agents[k].at;
+            int32_t j = s->cell_index[at];
+            if ((s->ext && s->ext[j].locked) != pass) {
+                continue;
+            }
+            w->planes[n++] = orca_constraint_agent_share(
+                v2_sub(s->cell_pos[at], p), r + s->cell_radius[at], v, s->cell_vel[at], tau, dt,
+                ext_share(s, i, j), NULL);
+        }
+        if (pass == 1) {
+            *hard = n;
+        }
+    }
+    *na_out = na;
+    return n;
+}
+
+/* A locked agent keeps its velocity: the step checks only that it stays finite (always, by
+ * the accepted ranges) and within the coordinate limit (docs/limits.md). */
+static ORCA_ALWAYS_INLINE int locked_result_ok(orca_vec2 v, orca_vec2 p, double dt)
+{
+    orca_vec2 q = v2_add(p, v2_mul(v, dt));
+    return d_mag(q.x) < ORCA_COORD_LIMIT && d_mag(q.y) < ORCA_COORD_LIMIT;
+}
+
+/* step_agents of the extended path. */
+static int ext_step_agents(orca_sim *s, worker *w, int begin, int end, double dt)
+{
+    int fallbacks = 0;
+    for (int k = begin; k < end; ++k) {
+        int32_t i = s->cell_index[k];
+        orca_agent_diagnostics *dg = s->diagnostics ? &s->diag[i] : NULL;
+        if (s->ext && s->ext[i].locked) {
+            s->vel[i] = s->cell_vel[k];
+            if (!locked_result_ok(s->cell_vel[k], s->cell_pos[k], dt)) {
+                note_bad_agent(s, i);
+            }
+            if (dg) {
+                memset(dg, 0, sizeof *dg);
+                dg->failed_constraint = -1;
+                dg->locked = 1;
+            }
+            continue;
+        }
+        int hard, na, within;
+        int count = ext_build_constraints(s, w, k, dt, &hard, &na, &within);
+        orca_vec2 pref = s->pref[i];
+        double max_speed = s->par[i].max_speed;
+        orca_solve_result res = orca_solve_step(w->planes, count, hard, max_speed, pref, w->scratch);
+        s->vel[i] = res.velocity;
+        fallbacks += res.fallback;
+        if (!step_result_ok(res.velocity, s->cell_vel[k], s->cell_pos[k], max_speed, dt)) {
+            note_bad_agent(s, i);
+        }
+        if (dg) {
+            double pp = v2_dot(pref, pref), vv = v2_dot(res.velocity, res.velocity);
+            dg->fallback = res.fallback;
+            dg->failed_constraint = res.failed;
+            dg->neighbor_count = na;
+            dg->candidates = within;
+            dg->neighbors_cut = within > s->par[i].max_neighbors;
+            dg->blocked = pp > 0 && 100 * vv <= pp;
+            dg->locked = 0;
+        }
+    }
+    return fallbacks;
+}
+
+/* ---------------------------------------------------------------------------------------
  * The step
  * ------------------------------------------------------------------------------------- */
 
@@ -357,6 +510,10 @@ static void step_task(int begin, int end, int worker_index, void *context)
         return;
     }
     worker *w = &s->workers[worker_index];
+    if (ext_path(s)) {
+        w->fallbacks += ext_step_agents(s, w, begin, end, c->dt);
+        return;
+    }
 #ifdef ORCA_HAVE_AVX
     if (s->vector) {
         w->fallbacks += step_agents_avx2(s, w, begin, end, c->dt);
@@ -389,6 +546,10 @@ orca_status orca_sim_step(orca_sim *s, double dt)
     if (st != ORCA_OK) {
         return st;
     }
+    if (s->diagnostics && !orca_diag_ensure(s)) {
+        return orca_fail(s, ORCA_ERR_MEMORY, "out of memory for the diagnostics of %d agents",
+                         s->agent_count);
+    }
     for (int w = 0; w < s->worker_count; ++w) {
         s->workers[w].fallbacks = 0;
     }
@@ -417,6 +578,17 @@ orca_status orca_sim_step(orca_sim *s, double dt)
     }
     orca_run_light_task(s, move_task, s->agent_count, &ctx);
     s->last_fallbacks = fallbacks;
+    if (s->diagnostics) {
+        /* the counts, in index order (each agent wrote only its own entry) */
+        orca_step_diagnostics c = {s->agent_count, 0, 0, 0, 0};
+        for (int32_t i = 0; i < s->agent_count; ++i) {
+            c.fallback += s->diag[i].fallback;
+            c.cut += s->diag[i].neighbors_cut;
+            c.blocked += s->diag[i].blocked;
+            c.locked += s->diag[i].locked;
+        }
+        s->diag_counts = c;
+    }
     s->steps++;
     s->grid_valid = 0;
     return ORCA_OK;
@@ -449,8 +621,12 @@ orca_status orca_sim_agent_constraints(const orca_sim *s, orca_agent_id id, doub
         return st;
     }
     worker *w = &s->workers[0];
-    int hard;
-    int n = build_constraints(s, w, s->rank[i], dt, &hard, 0);
+    int hard = 0, na, within, n = 0;
+    if (!ext_path(s)) {
+        n = build_constraints(s, w, s->rank[i], dt, &hard, 0);
+    } else if (!(s->ext && s->ext[i].locked)) { /* a locked agent has none: it is not solved */
+        n = ext_build_constraints(s, w, s->rank[i], dt, &hard, &na, &within);
+    }
     for (int k = 0; k < n && k < capacity; ++k) {
         planes[k] = w->planes[k];
     }
@@ -477,11 +653,17 @@ orca_status orca_sim_agent_neighbors(const orca_sim *s, orca_agent_id id, int *a
         return st;
     }
     worker *w = &s->workers[0];
-    int no = select_obstacles(s, w, i, s->pos[i]);
+    int locked = s->ext && s->ext[i].locked; /* not solved: no neighbours, no obstacles */
+    int no = locked ? 0 : select_obstacles(s, w, i, s->pos[i]);
     for (int k = 0; k < no && k < segment_capacity; ++k) {
         segments[k] = w->obstacles[k].index;
     }
-    int na = select_agents(s, s->rank[i], w->agents, w->cand, 0);
+    int within, na = 0;
+    if (!ext_path(s)) {
+        na = select_agents(s, s->rank[i], w->agents, w->cand, 0);
+    } else if (!locked) {
+        na = ext_select_agents(s, s->rank[i], w->agents, &within);
+    }
     for (int k = 0; k < na && k < agent_capacity; ++k) {
         agents[k] = w->agents[k].index;
     }

@@ -729,5 +729,52 @@ err_matches "--box with nan: named" "--box: X0"
 expect_status 2 "--near twice" "$ORCA" run --scene circle --steps 1 --near 0,0,1 --near 0,0,2
 err_matches "--near twice: said" "--near given twice"
 
+# --- avoidance extensions and diagnostics (docs/extensions.md) ---------------------------------
+# --diagnostics keeps the bits; its counts are in the summary and the JSON.
+hp=$(hash_of run --scene crossing --steps 60)
+hd=$(hash_of run --scene crossing --steps 60 --diagnostics -j 2)
+check "--diagnostics: the same hash as without" test -n "$hp" -a "$hp" = "$hd"
+expect_status 0 "--diagnostics (JSON)" "$ORCA" run --scene crossing --steps 60 --diagnostics --json
+check "--diagnostics: JSON valid" json_valid out.txt
+if [[ $JSON_TOOL == python3 ]]; then
+    check "--diagnostics: JSON counts" python3 -c '
+import json
+d = json.load(open("out.txt"))["diagnostics"]
+assert d["cut_agent_steps"] > 0 and d["locked_agent_steps"] == 0, d
+assert d["fallback_agent_steps"] == json.load(open("out.txt"))["fallback_total"], d
+assert set(d["last_step"]) == {"cut", "blocked", "fallback", "locked"}, d
+'
+fi
+expect_status 0 "--diagnostics (text)" "$ORCA" run --scene crossing --steps 60 --diagnostics
+check "--diagnostics: summary line" grep -Eq '^  diagnostics +neighbour lists cut [0-9]+, blocked [0-9]+, locked 0 agent-steps; last step: ' out.txt
+# Scene-file settings: a locked agent keeps its velocity; a priority changes the bits; every
+# setting's range is checked with the file and line.
+printf 'agent 0 0 goal 10 0 velocity=0.5,0 locked=1\nagent 10 0.5 goal 0 0 priority=4 layers=0x3 mask=1\n' > ext.txt
+expect_status 0 "avoidance settings in a scene file" "$ORCA" run ext.txt --steps 8 --csv ext.csv
+check "a locked agent keeps its velocity" grep -q '^8,2,0,1,0,0.5,0$' ext.csv
+printf 'agent 0 0 goal 10 0\nagent 10 0.5 goal 0 0\n' > ext0.txt
+printf 'agent 0 0 goal 10 0 priority=1 layers=1 mask=0xFFFFFFFF locked=0\nagent 10 0.5 goal 0 0\n' > ext1.txt
+check "settings at their defaults: the plain hash" test "$(hash_of run ext0.txt --steps 40)" = "$(hash_of run ext1.txt --steps 40)"
+printf 'agent 0 0 goal 10 0 priority=3\nagent 10 0.5 goal 0 0\n' > ext2.txt
+check "a priority changes the bits" test "$(hash_of run ext0.txt --steps 40)" != "$(hash_of run ext2.txt --steps 40)"
+for bad in "priority=0|priority must be in \\[2\\^-30, 2\\^30\\], got '0'" \
+           "priority=nan|priority: expected a finite number, got 'nan'" \
+           "priority=1e300|priority must be in \\[2\\^-30, 2\\^30\\], got '1e300'" \
+           "priority=1e-400|priority must be in \\[2\\^-30, 2\\^30\\], got '1e-400' \\(it rounds to 0\\)" \
+           "priority=2147483648|priority must be in \\[2\\^-30, 2\\^30\\], got '2147483648'" \
+           "layers=0x100000000|layers must be a 32-bit mask \\(0 to 0xFFFFFFFF\\), got '0x100000000'" \
+           "mask=-1|mask must be a 32-bit mask" \
+           "locked=2|locked must be 0 or 1, got '2'" \
+           "locked=yes|locked: "; do
+    kv=${bad%%|*}
+    msg=${bad#*|}
+    printf 'agent 0 0\nagent 5 5 %s\n' "$kv" > extbad.txt
+    expect_status 2 "scene file $kv" "$ORCA" run extbad.txt --steps 1
+    err_matches "scene file $kv: named with the line" "extbad.txt:2: $msg"
+done
+printf 'default priority 2\nagent 0 0\n' > extbad.txt
+expect_status 2 "default priority (agent lines only)" "$ORCA" run extbad.txt --steps 1
+err_matches "default priority: named" "unknown default 'priority'"
+
 echo "$PASSED passed, $FAILED failed"
 [[ $FAILED -eq 0 ]]

@@ -229,6 +229,82 @@ ORCA_API orca_status orca_sim_agent_neighbors(const orca_sim *sim, orca_agent_id
 ORCA_API orca_status orca_sim_measure_overlap(const orca_sim *sim, double *agent_overlap,
                                               double *wall_overlap);
 
+/* --- per-agent avoidance (docs/extensions.md, "Priority, layers and locked agents") ------ */
+
+/* Extensions beyond the algorithm, off by default: with every agent at the defaults below the
+ * step is the algorithm's, bit for bit (and as fast). Agent A takes the share
+ * p_B / (p_A + p_B) of the avoidance against B (1/2 at equal priorities, exactly); A considers
+ * B only when (A.mask & B.layers) != 0, and agents A does not consider take no neighbour slot;
+ * A takes the whole avoidance (share 1) against B when B is locked or does not consider A.
+ * A locked agent is not solved: it keeps the velocity it has (set it with
+ * orca_agent_set_velocity) and moves with it. */
+
+/** priority in [ORCA_PRIORITY_MIN, ORCA_PRIORITY_MAX] = [2^-30, 2^30]. */
+#define ORCA_PRIORITY_MIN 9.31322574615478515625e-10
+#define ORCA_PRIORITY_MAX 1073741824.0
+
+typedef struct orca_agent_avoidance {
+    double priority; /**< > 0, default 1: a higher priority yields less */
+    uint32_t layers; /**< default 1: the layers the agent is on */
+    uint32_t mask;   /**< default 0xFFFFFFFF: the layers of the agents it considers */
+    int locked;      /**< 0 or 1, default 0: keeps its velocity, is not solved */
+} orca_agent_avoidance;
+
+/** priority 1, layers 1, mask 0xFFFFFFFF, not locked: every agent considers every other and
+ * takes half of each avoidance, as the algorithm does. */
+ORCA_API orca_agent_avoidance orca_agent_avoidance_default(void);
+/** Replaces the agent's avoidance settings after validating them (priority finite within
+ * [ORCA_PRIORITY_MIN, ORCA_PRIORITY_MAX], locked 0 or 1); on a refusal nothing changes. */
+ORCA_API orca_status orca_agent_set_avoidance(orca_sim *sim, orca_agent_id id,
+                                              const orca_agent_avoidance *avoidance);
+ORCA_API orca_status orca_agent_get_avoidance(const orca_sim *sim, orca_agent_id id,
+                                              orca_agent_avoidance *out);
+/** The fields one at a time (the others keep their values). */
+ORCA_API orca_status orca_agent_set_priority(orca_sim *sim, orca_agent_id id, double priority);
+ORCA_API orca_status orca_agent_set_layers(orca_sim *sim, orca_agent_id id, uint32_t layers,
+                                           uint32_t mask);
+ORCA_API orca_status orca_agent_set_locked(orca_sim *sim, orca_agent_id id, int locked);
+
+/* --- per-agent diagnostics (docs/extensions.md, "Diagnostics") --------------------------- */
+
+/** What the last step did for one agent (when diagnostics are on). */
+typedef struct orca_agent_diagnostics {
+    int fallback;          /**< 1: the linear program failed and the fallback chose the velocity */
+    int failed_constraint; /**< the index (hard constraints first) where the program failed, or -1 */
+    int neighbor_count;    /**< agents in the neighbour list */
+    int candidates;        /**< agents it considers within neighbor_dist (itself excluded) */
+    int neighbors_cut;     /**< 1: candidates > max_neighbors (the list was cut) */
+    int blocked;           /**< 1: preferred velocity p != 0 and new velocity v with
+                                100 * v.v <= p.p (at most a tenth of the wanted speed) */
+    int locked;            /**< 1: the agent was locked (no solve; the fields above are 0) */
+} orca_agent_diagnostics;
+
+/** Counts over all agents of the last step with diagnostics on. */
+typedef struct orca_step_diagnostics {
+    int agents;    /**< agents in that step */
+    int fallback;  /**< agents whose velocity came from the fallback */
+    int cut;       /**< agents whose neighbour list was cut at max_neighbors */
+    int blocked;   /**< agents blocked */
+    int locked;    /**< locked agents */
+} orca_step_diagnostics;
+
+/** Turns per-agent diagnostics on or off (off at creation; not part of the state: snapshots
+ * and the hash ignore it). When on, each step records every agent's diagnostics; the step
+ * then runs the extensions' neighbour search (exact candidate counts), slower than the plain
+ * step but with the same bits. */
+ORCA_API orca_status orca_sim_set_diagnostics(orca_sim *sim, int on);
+ORCA_API int orca_sim_get_diagnostics(const orca_sim *sim);
+/** The last step's diagnostics of one agent. All zero (failed_constraint -1) for an agent
+ * added since, after a load, or when no step has run with diagnostics on (ORCA_OK). */
+ORCA_API orca_status orca_agent_get_diagnostics(const orca_sim *sim, orca_agent_id id,
+                                                orca_agent_diagnostics *out);
+/** Bulk: every agent's diagnostics in index order into out (room for capacity entries; writes
+ * min(capacity, agent count)); *count (may be NULL) receives the agent count. */
+ORCA_API orca_status orca_sim_diagnostics(const orca_sim *sim, orca_agent_diagnostics *out,
+                                          int capacity, int *count);
+/** The counts of the last step with diagnostics on (all zero before one). */
+ORCA_API orca_status orca_sim_step_diagnostics(const orca_sim *sim, orca_step_diagnostics *out);
+
 /* --- spatial queries (docs/extensions.md, "Spatial queries") ---------------------------- */
 
 /* Exact answers over the agents' current positions, as agent indices (orca_sim_agent_at gives

@@ -108,6 +108,12 @@ typedef enum orca_form {
  * Valid input: r > 0, tau > 0, dt > 0, finite vectors. */
 ORCA_API orca_halfplane orca_constraint_agent(orca_vec2 rel_pos, double r, orca_vec2 va,
                                               orca_vec2 vb, double tau, double dt, orca_form *form);
+/** The same half-plane with responsibility `share` instead of 1/2: P = va + share * u
+ * (docs/extensions.md, "Priority, layers and locked agents"). share 0.5 gives
+ * orca_constraint_agent's bits. Valid input: as above, share finite in [0, 1]. */
+ORCA_API orca_halfplane orca_constraint_agent_share(orca_vec2 rel_pos, double r, orca_vec2 va,
+                                                    orca_vec2 vb, double tau, double dt,
+                                                    double share, orca_form *form);
 
 /** ORCA half-plane for a static two-sided segment (section 5.4): a, b are the segment's ends
  * minus the agent's position, r the agent's radius, tau the obstacle horizon, dt the step.
