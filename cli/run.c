@@ -35,7 +35,9 @@ void help_run(FILE *f)
         "Length of the run:\n"
         "  --steps N           run exactly N steps (0 is allowed)\n"
         "  --max-steps CAP     without --steps: run until every agent has arrived (is within\n"
-        "                      its radius of its goal point), at most CAP steps (default 20000)\n"
+        "                      its radius of its goal point, after its waypoints; an agent\n"
+        "                      whose waypoints loop never arrives), at most CAP steps\n"
+        "                      (default 20000)\n"
         "\n"
         "Execution:\n"
         "  -j, --workers N     worker threads, 1..64, or 0 for one per online CPU (default 1).\n"
@@ -50,8 +52,9 @@ void help_run(FILE *f)
         "  --csv FILE          trajectories: step,time,agent,x,y,vx,vy (numbers as %.17g)\n"
         "  --every K           CSV rows every K steps (default 1); the first and the last\n"
         "                      state are always written\n"
-        "  --svg FILE          picture: walls, starts, goals, trajectories, final discs at the\n"
-        "                      true radius, scale bar and a caption with the key figures\n"
+        "  --svg FILE          picture: walls, starts, goals, waypoint paths (dashed),\n"
+        "                      trajectories, final discs at the true radius, scale bar and a\n"
+        "                      caption with the key figures\n"
         "  --save FILE         write the simulator snapshot (orca_sim_save) after the run; one\n"
         "                      larger than 1 GiB (what --load reads; about 9.9 million agents)\n"
         "                      is refused before the first step\n"
@@ -59,10 +62,14 @@ void help_run(FILE *f)
         "                      ('-' reads standard input; at most 1 GiB).\n"
         "                      The scene must be given too (same file or built-in scene and\n"
         "                      options as when the snapshot was saved): the snapshot holds the\n"
-        "                      agents, segments and step count but not the goals, dt or seed.\n"
+        "                      agents, segments and step count but not the goals, dt or seed\n"
+        "                      (with waypoints, --save adds each agent's current waypoint\n"
+        "                      after the snapshot and --load restores it).\n"
         "                      --steps then counts the additional steps. Overlaps, arrival\n"
         "                      and fallbacks in the summary cover this run only.\n"
-        "\n"
+        "\n",
+        f);
+    fputs(
         "Diagnostics (docs/extensions.md):\n"
         "  --diagnostics       record per-agent diagnostics every step and print their counts:\n"
         "                      neighbour lists cut at max_neighbors, blocked agents (wanting\n"
@@ -461,6 +468,117 @@ static double speed_sum(orca_sim *sim)
  * refused as soon as they have been read, not after a gigabyte. */
 #define SNAPSHOT_MAGIC "ORCASNAP"
 
+/* Waypoint progress after the simulator snapshot (docs/extensions.md, "Waypoints"): written
+ * only when some agent has waypoints, so every other snapshot file is exactly orca_sim_save's.
+ * Layout, integers little-endian: for each waypoint agent in index order its index and
+ * current target (u32 each), then the agent count m (u32), the FNV-1a checksum of the
+ * section's bytes before it (u64), the section's whole length (u64) and the 8 bytes
+ * "ORCAWAYP". */
+#define WAYP_MAGIC "ORCAWAYP"
+#define WAYP_FOOTER 28 /* m, checksum, length, magic */
+
+static void put_le(unsigned char *p, uint64_t v, int bytes)
+{
+    for (int b = 0; b < bytes; ++b) {
+        p[b] = (unsigned char)(v >> (8 * b));
+    }
+}
+
+static uint64_t get_le(const unsigned char *p, int bytes)
+{
+    uint64_t v = 0;
+    for (int b = bytes - 1; b >= 0; --b) {
+        v = (v << 8) | p[b];
+    }
+    return v;
+}
+
+static uint64_t wayp_checksum(const unsigned char *p, size_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < n; ++i) {
+        h ^= p[i];
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+/* The section's bytes (malloc'd, *size), or NULL with *size 0 when no agent has waypoints;
+ * -1 when out of memory. */
+static int wayp_section(orca_scenario *sc, unsigned char **out, size_t *size)
+{
+    orca_sim *sim = orca_scenario_sim(sc);
+    int n = orca_sim_agent_count(sim);
+    int m = 0;
+    *out = NULL;
+    *size = 0;
+    for (int i = 0; i < n; ++i) {
+        int c = 0;
+        if (orca_scenario_agent_waypoints(sc, i, NULL, 0, &c, NULL, NULL) == ORCA_OK && c > 0) {
+            ++m;
+        }
+    }
+    if (m == 0) {
+        return 0;
+    }
+    size_t len = (size_t)m * 8 + WAYP_FOOTER;
+    unsigned char *b = malloc(len);
+    if (!b) {
+        return -1;
+    }
+    size_t at = 0;
+    for (int i = 0; i < n; ++i) {
+        int c = 0, current = 0;
+        if (orca_scenario_agent_waypoints(sc, i, NULL, 0, &c, NULL, NULL) == ORCA_OK && c > 0 &&
+            orca_scenario_waypoint_index(sc, i, &current) == ORCA_OK) {
+            put_le(b + at, (uint64_t)i, 4);
+            put_le(b + at + 4, (uint64_t)current, 4);
+            at += 8;
+        }
+    }
+    put_le(b + at, (uint64_t)m, 4);
+    at += 4;
+    put_le(b + at, wayp_checksum(b, at), 8);
+    at += 8;
+    put_le(b + at, (uint64_t)len, 8);
+    at += 8;
+    memcpy(b + at, WAYP_MAGIC, 8);
+    *out = b;
+    *size = len;
+    return 0;
+}
+
+/* Splits a --load file into the simulator snapshot (*sim_size bytes) and checks the waypoint
+ * section after it, if any. Returns 0 (with *wayp at the section or NULL), or -1 with a
+ * message in err. */
+static int wayp_split(const unsigned char *data, size_t size, size_t *sim_size,
+                      const unsigned char **wayp, size_t *wayp_size, char *err, size_t err_size)
+{
+    *sim_size = size;
+    *wayp = NULL;
+    *wayp_size = 0;
+    if (size < WAYP_FOOTER || memcmp(data + size - 8, WAYP_MAGIC, 8) != 0) {
+        return 0;
+    }
+    uint64_t len = get_le(data + size - 16, 8);
+    if (len < WAYP_FOOTER || len > size || (len - WAYP_FOOTER) % 8 != 0) {
+        snprintf(err, err_size, "the waypoint section has a bad length (%llu of %zu bytes)",
+                 (unsigned long long)len, size);
+        return -1;
+    }
+    const unsigned char *w = data + size - len;
+    size_t body = (size_t)len - WAYP_FOOTER;
+    uint64_t m = get_le(w + body, 4);
+    if (m * 8 != body || get_le(w + body + 4, 8) != wayp_checksum(w, body + 4)) {
+        snprintf(err, err_size, "the waypoint section is corrupt (count or checksum)");
+        return -1;
+    }
+    *sim_size = size - (size_t)len;
+    *wayp = w;
+    *wayp_size = body;
+    return 0;
+}
+
 static int load_snapshot(const char *path, orca_scenario *sc)
 {
     unsigned char *data = NULL;
@@ -475,9 +593,16 @@ static int load_snapshot(const char *path, orca_scenario *sc)
     const char *shown = strcmp(path, "-") == 0 ? "<stdin>" : path;
     orca_sim *sim = orca_scenario_sim(sc);
     int scene_agents = orca_sim_agent_count(sim);
-    orca_status st = orca_sim_load(sim, data, size);
-    free(data);
+    size_t sim_size = size, wayp_size = 0;
+    const unsigned char *wayp = NULL;
+    if (wayp_split(data, size, &sim_size, &wayp, &wayp_size, err, sizeof err) != 0) {
+        free(data);
+        cli_error("--load: %s: %s", shown, err);
+        return EXIT_USAGE;
+    }
+    orca_status st = orca_sim_load(sim, data, sim_size);
     if (st != ORCA_OK) {
+        free(data);
         cli_error("--load: %s: %s", shown, orca_sim_last_error(sim));
         return st == ORCA_ERR_MEMORY ? EXIT_RUNTIME : EXIT_USAGE;
     }
@@ -493,18 +618,51 @@ static int load_snapshot(const char *path, orca_scenario *sc)
             cli_error("--load: %s: agent %d of the snapshot is not an agent of the scene (give "
                       "the scene the snapshot was saved from)",
                       shown, i);
+            free(data);
             return EXIT_USAGE;
         }
     }
+    /* The waypoint progress: each listed agent's current target. */
+    for (size_t at = 0; at < wayp_size; at += 8) {
+        int index = (int)get_le(wayp + at, 4);
+        uint64_t current = get_le(wayp + at + 4, 4);
+        int c = 0;
+        if (index < 0 || index >= n ||
+            orca_scenario_agent_waypoints(sc, index, NULL, 0, &c, NULL, NULL) != ORCA_OK ||
+            c == 0) {
+            cli_error("--load: %s: the snapshot has waypoint progress for agent %d, which has "
+                      "no waypoints in the scene (give the scene the snapshot was saved from)",
+                      shown, index);
+            free(data);
+            return EXIT_USAGE;
+        }
+        if (current > (uint64_t)c ||
+            orca_scenario_set_waypoint_index(sc, index, (int)current) != ORCA_OK) {
+            cli_error("--load: %s: agent %d: %s", shown, index,
+                      current > (uint64_t)c ? "waypoint index beyond its waypoints"
+                                            : orca_scenario_last_error(sc));
+            free(data);
+            return EXIT_USAGE;
+        }
+    }
+    free(data);
     return EXIT_OK;
 }
 
 /* The size of the snapshot --save will write; refused before the run when --load could not
  * read it back. The agents and segments do not change during a run, so neither does it. */
-static int check_snapshot_size(orca_sim *sim)
+static int check_snapshot_size(orca_scenario *sc)
 {
-    size_t size = 0;
+    orca_sim *sim = orca_scenario_sim(sc);
+    size_t size = 0, extra = 0;
+    unsigned char *w = NULL;
+    if (wayp_section(sc, &w, &extra) != 0) {
+        cli_error("--save: out of memory");
+        return EXIT_RUNTIME;
+    }
+    free(w);
     orca_status st = orca_sim_save(sim, NULL, 0, &size);
+    size += extra;
     if (st != ORCA_OK) {
         cli_error("--save: %s (%s)", orca_sim_last_error(sim), orca_status_name(st));
         return EXIT_RUNTIME;
@@ -521,8 +679,9 @@ static int check_snapshot_size(orca_sim *sim)
     return EXIT_OK;
 }
 
-static int save_snapshot(cli_out *out, orca_sim *sim)
+static int save_snapshot(cli_out *out, orca_scenario *sc)
 {
+    orca_sim *sim = orca_scenario_sim(sc);
     size_t size = 0;
     orca_status st = orca_sim_save(sim, NULL, 0, &size);
     if (st != ORCA_OK) {
@@ -542,6 +701,17 @@ static int save_snapshot(cli_out *out, orca_sim *sim)
     }
     size_t put = fwrite(buf, 1, size, out->f);
     free(buf);
+    unsigned char *w = NULL;
+    size_t wsize = 0;
+    if (put == size && wayp_section(sc, &w, &wsize) != 0) {
+        cli_error("--save: out of memory");
+        return EXIT_RUNTIME;
+    }
+    if (put == size && wsize > 0) {
+        size += wsize;
+        put += fwrite(w, 1, wsize, out->f);
+    }
+    free(w);
     if (put != size) {
         cli_error("--save: %s: write failed: %s", out->path, strerror(errno));
         return EXIT_RUNTIME;
@@ -1066,7 +1236,7 @@ int cmd_run(int argc, char **argv)
         goto done;
     }
     if (o.save) {
-        rc = check_snapshot_size(sim);
+        rc = check_snapshot_size(sc);
         if (rc != EXIT_OK) {
             goto done;
         }
@@ -1218,7 +1388,7 @@ int cmd_run(int argc, char **argv)
     r.diag_last = diag_last;
     r.step_time = step_time;
     r.rate = step_time > 0 ? (double)n * (double)done_steps / step_time : 0.0;
-    cli_hex64(orca_sim_hash(sim), r.hash);
+    cli_hex64(orca_scenario_hash(sc), r.hash); /* orca_sim_hash without waypoints */
     /* The queries on the final state (their values were checked before the first step). */
     r.queries = answers;
     for (int kind = 0; kind < Q_KINDS; ++kind) {
@@ -1232,7 +1402,7 @@ int cmd_run(int argc, char **argv)
     }
 
     if (o.save) {
-        rc = save_snapshot(&save_out, sim);
+        rc = save_snapshot(&save_out, sc);
         if (rc != EXIT_OK) {
             goto done;
         }

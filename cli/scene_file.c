@@ -119,6 +119,7 @@ typedef enum param_kind {
     P_OBSTACLE_TIME_HORIZON,
     P_PREFERRED_SPEED,
     P_VELOCITY, /* key=value only from here on */
+    P_ARRIVE,   /* with via points */
     P_PRIORITY, /* the avoidance extensions (docs/extensions.md) */
     P_LAYERS,
     P_MASK,
@@ -129,7 +130,8 @@ typedef enum param_kind {
 static const char *const k_param_names[] = {
     "radius",       "max_speed",           "neighbor_dist",   "max_neighbors",
     "time_horizon", "obstacle_time_horizon", "preferred_speed", "velocity",
-    "priority",     "layers",                "mask",            "locked"};
+    "arrive",       "priority",              "layers",          "mask",
+    "locked"};
 
 static param_kind param_from_name(const char *name, size_t len)
 {
@@ -181,7 +183,7 @@ static int set_avoidance_param(reader *r, param_kind k, const char *tok, orca_ag
 
 /* Parses and range-checks one parameter value into def / *pref_speed. */
 static int set_param(reader *r, param_kind k, const char *tok, orca_agent_def *def,
-                     double *pref_speed)
+                     double *pref_speed, double *arrive)
 {
     const char *name = k_param_names[k];
     double v = 0.0;
@@ -263,6 +265,15 @@ static int set_param(reader *r, param_kind k, const char *tok, orca_agent_def *d
         }
         *pref_speed = v;
         break;
+    case P_ARRIVE:
+        /* The library's range (orca_scenario_set_waypoints): 0 (the radius) or 2^-30 .. 2^23 */
+        if (!(v == 0.0 || (v >= 0x1.0p-30 && v <= 0x1.0p23))) {
+            return rfail(r, "arrive must be 0 (the agent's radius) or between 2^-30 and 2^23 m, "
+                            "got %s%s",
+                         q(r, tok), cli_rounds_to_zero(tok, v));
+        }
+        *arrive = v;
+        break;
     default:
         break;
     }
@@ -342,8 +353,8 @@ static int st_agent(reader *r, char **tok, int ntok)
 {
     scene_desc *d = r->d;
     if (ntok < 2) {
-        return rfail(r, "agent needs a position: agent X Y [goal GX GY | prefvel VX VY | none] "
-                        "[key=value ...]");
+        return rfail(r, "agent needs a position: agent X Y [goal GX GY [via X1 Y1 ... [loop]] | "
+                        "prefvel VX VY | none] [key=value ...]");
     }
     orca_agent_def def = r->defaults;
     double pref_speed = r->default_pref_speed;
@@ -354,6 +365,8 @@ static int st_agent(reader *r, char **tok, int ntok)
     orca_goal goal;
     memset(&goal, 0, sizeof goal);
     goal.kind = ORCA_GOAL_NONE;
+    int via_first = 0, via_count = 0, loop = 0;
+    double arrive = 0.0;
     int i = 2;
     if (i < ntok && strchr(tok[i], '=') == NULL) {
         if (strcmp(tok[i], "goal") == 0) {
@@ -366,6 +379,37 @@ static int st_agent(reader *r, char **tok, int ntok)
             }
             goal.kind = ORCA_GOAL_POINT;
             i += 3;
+            if (i < ntok && strcmp(tok[i], "via") == 0) {
+                /* via X1 Y1 X2 Y2 ...: the numbers up to 'loop', a key=value or the end */
+                int from = ++i;
+                while (i < ntok && strcmp(tok[i], "loop") != 0 && strchr(tok[i], '=') == NULL) {
+                    ++i;
+                }
+                int nums = i - from;
+                if (nums == 0) {
+                    return rfail(r, "via needs at least one point: goal GX GY via X1 Y1 [X2 Y2 "
+                                    "...] [loop]");
+                }
+                if (nums % 2 != 0) {
+                    return rfail(r, "via: coordinates come in x y pairs, got %d numbers", nums);
+                }
+                via_first = d->point_count;
+                for (int k = 0; k < nums; k += 2) {
+                    char fx[48], fy[48];
+                    snprintf(fx, sizeof fx, "via point %d x", k / 2 + 1);
+                    snprintf(fy, sizeof fy, "via point %d y", k / 2 + 1);
+                    double x, y;
+                    if (coord(r, fx, tok[from + k], &x) != 0 ||
+                        coord(r, fy, tok[from + k + 1], &y) != 0 || add_point(r, x, y) != 0) {
+                        return -1;
+                    }
+                }
+                via_count = nums / 2;
+                if (i < ntok && strcmp(tok[i], "loop") == 0) {
+                    loop = 1;
+                    ++i;
+                }
+            }
         } else if (strcmp(tok[i], "prefvel") == 0) {
             if (ntok < i + 3) {
                 return rfail(r, "prefvel needs two components: prefvel VX VY");
@@ -378,6 +422,10 @@ static int st_agent(reader *r, char **tok, int ntok)
             i += 3;
         } else if (strcmp(tok[i], "none") == 0) {
             i += 1;
+        } else if (strcmp(tok[i], "via") == 0 || strcmp(tok[i], "loop") == 0) {
+            return rfail(r, "agent: %s needs a goal point first (goal GX GY via X1 Y1 ... "
+                            "[loop])",
+                         q(r, tok[i]));
         } else {
             return rfail(r, "agent: expected 'goal', 'prefvel', 'none' or key=value after the "
                             "position, got %s",
@@ -388,6 +436,11 @@ static int st_agent(reader *r, char **tok, int ntok)
     orca_agent_avoidance avoidance = orca_agent_avoidance_default();
     for (; i < ntok; ++i) {
         const char *eq = strchr(tok[i], '=');
+        if (!eq && (strcmp(tok[i], "via") == 0 || strcmp(tok[i], "loop") == 0)) {
+            return rfail(r, "agent: %s must come right after 'goal GX GY' (goal GX GY via X1 Y1 "
+                            "... [loop])",
+                         q(r, tok[i]));
+        }
         if (!eq) {
             return rfail(r, "agent: expected key=value, got %s (goal, prefvel or none must "
                             "come right after the position)",
@@ -399,15 +452,19 @@ static int st_agent(reader *r, char **tok, int ntok)
             return rfail(r,
                          "unknown agent parameter %s (known: radius, max_speed, "
                          "neighbor_dist, max_neighbors, time_horizon, obstacle_time_horizon, "
-                         "preferred_speed, velocity, priority, layers, mask, locked)",
+                         "preferred_speed, velocity, arrive, priority, layers, mask, locked)",
                          q(r, tok[i]));
         }
         if (seen & (1u << k)) {
             return rfail(r, "agent parameter '%s' given twice", k_param_names[k]);
         }
         seen |= 1u << k;
-        if (k > P_VELOCITY ? set_avoidance_param(r, k, eq + 1, &avoidance) != 0
-                           : set_param(r, k, eq + 1, &def, &pref_speed) != 0) {
+        if (k == P_ARRIVE && via_count == 0) {
+            return rfail(r, "agent: arrive= needs via points (goal GX GY via X1 Y1 ... "
+                            "arrive=D)");
+        }
+        if (k >= P_PRIORITY ? set_avoidance_param(r, k, eq + 1, &avoidance) != 0
+                            : set_param(r, k, eq + 1, &def, &pref_speed, &arrive) != 0) {
             return -1;
         }
     }
@@ -422,6 +479,10 @@ static int st_agent(reader *r, char **tok, int ntok)
     a->goal = goal;
     a->avoidance = avoidance;
     a->line = r->line;
+    a->via_first = via_first;
+    a->via_count = via_count;
+    a->loop = loop;
+    a->arrive = arrive;
     return 0;
 }
 
@@ -602,7 +663,8 @@ static int statement(reader *r, char *text, char ***tokbuf, int *tokcap)
                          "max_neighbors, time_horizon, obstacle_time_horizon, preferred_speed)",
                          q(r, tok[0]));
         }
-        return set_param(r, k, tok[1], &r->defaults, &r->default_pref_speed);
+        double unused = 0.0;
+        return set_param(r, k, tok[1], &r->defaults, &r->default_pref_speed, &unused);
     }
     if (strcmp(kw, "agent") == 0) {
         return st_agent(r, tok, ntok);
@@ -881,6 +943,11 @@ int scene_build(const scene_desc *d, const orca_sim_def *sim_def, const double *
                 return runtime_status(st);
             }
         }
+        if (st == ORCA_OK && a->via_count > 0) {
+            st = orca_scenario_set_waypoints(sc, orca_sim_agent_index(sim, id),
+                                             d->points + a->via_first, a->via_count, a->loop,
+                                             a->arrive);
+        }
         if (st != ORCA_OK) {
             snprintf(err, err_size, "%s:%d: agent %d: %s", d->path, a->line, i,
                      orca_scenario_last_error(sc));
@@ -933,6 +1000,29 @@ orca_status scene_clone(orca_scenario *src, const orca_sim_def *sim_def, double 
         if (st == ORCA_OK) {
             st = orca_agent_set_avoidance(to, id, &av);
         }
+        int wn = 0, loop = 0, current = 0;
+        double arrive = 0.0;
+        if (st == ORCA_OK) {
+            st = orca_scenario_agent_waypoints(src, i, NULL, 0, &wn, &loop, &arrive);
+        }
+        if (st == ORCA_OK && wn > 0) {
+            orca_vec2 *pts = malloc((size_t)wn * sizeof *pts);
+            if (!pts) {
+                st = ORCA_ERR_MEMORY;
+                break;
+            }
+            st = orca_scenario_agent_waypoints(src, i, pts, wn, &wn, &loop, &arrive);
+            if (st == ORCA_OK) {
+                st = orca_scenario_set_waypoints(sc, i, pts, wn, loop, arrive);
+            }
+            free(pts);
+            if (st == ORCA_OK) {
+                st = orca_scenario_waypoint_index(src, i, &current);
+            }
+            if (st == ORCA_OK) {
+                st = orca_scenario_set_waypoint_index(sc, i, current);
+            }
+        }
     }
     if (st != ORCA_OK) {
         /* The message is the new scenario's (or its simulation's): copy it before the
@@ -960,6 +1050,32 @@ static int same_bits(double a, double b)
 static int is_plus_zero(double a)
 {
     return same_bits(a, 0.0);
+}
+
+/* " via X1 Y1 ... [loop]" for an agent with waypoints; *arrive gets its arrive distance. */
+static int write_waypoints(FILE *f, orca_scenario *sc, int index, double *arrive)
+{
+    int n = 0, loop = 0;
+    if (orca_scenario_agent_waypoints(sc, index, NULL, 0, &n, &loop, arrive) != ORCA_OK) {
+        return -1;
+    }
+    if (n == 0) {
+        return 0;
+    }
+    orca_vec2 *p = malloc((size_t)n * sizeof *p);
+    if (!p || orca_scenario_agent_waypoints(sc, index, p, n, &n, &loop, arrive) != ORCA_OK) {
+        free(p);
+        return -1;
+    }
+    fputs(" via", f);
+    for (int k = 0; k < n; ++k) {
+        fprintf(f, " %.17g %.17g", p[k].x, p[k].y);
+    }
+    if (loop) {
+        fputs(" loop", f);
+    }
+    free(p);
+    return 0;
 }
 
 int scene_write(FILE *f, orca_scenario *sc, const char *comment)
@@ -1006,18 +1122,25 @@ int scene_write(FILE *f, orca_scenario *sc, const char *comment)
         fprintf(f, "segment %.17g %.17g %.17g %.17g\n", a.x, a.y, b.x, b.y);
     }
 
-    fprintf(f, "\n# %d agent%s: agent X Y [goal GX GY | prefvel VX VY | none] [key=value ...]\n",
+    fprintf(f, "\n# %d agent%s: agent X Y [goal GX GY [via X1 Y1 ... [loop]] | prefvel VX VY | "
+               "none] [key=value ...]\n",
             na, na == 1 ? "" : "s");
     for (int i = 0; i < na; ++i) {
         orca_agent_def def;
         orca_goal g;
+        double arrive = 0.0;
         if (orca_agent_get(sim, orca_sim_agent_at(sim, i), &def) != ORCA_OK ||
             orca_scenario_agent_goal(sc, i, &g, NULL) != ORCA_OK) {
             return -1;
         }
         fprintf(f, "agent %.17g %.17g", def.position.x, def.position.y);
         switch (g.kind) {
-        case ORCA_GOAL_POINT: fprintf(f, " goal %.17g %.17g", g.target.x, g.target.y); break;
+        case ORCA_GOAL_POINT:
+            fprintf(f, " goal %.17g %.17g", g.target.x, g.target.y);
+            if (write_waypoints(f, sc, i, &arrive) != 0) {
+                return -1;
+            }
+            break;
         case ORCA_GOAL_VELOCITY: fprintf(f, " prefvel %.17g %.17g", g.target.x, g.target.y); break;
         default: fprintf(f, " none"); break;
         }
@@ -1044,6 +1167,9 @@ int scene_write(FILE *f, orca_scenario *sc, const char *comment)
         }
         if (!is_plus_zero(def.velocity.x) || !is_plus_zero(def.velocity.y)) {
             fprintf(f, " velocity=%.17g,%.17g", def.velocity.x, def.velocity.y);
+        }
+        if (!is_plus_zero(arrive)) {
+            fprintf(f, " arrive=%.17g", arrive);
         }
         orca_agent_avoidance av, av0 = orca_agent_avoidance_default();
         if (orca_agent_get_avoidance(sim, orca_sim_agent_at(sim, i), &av) != ORCA_OK) {

@@ -16,6 +16,9 @@ typedef struct scene_agent {
     orca_goal goal;
     orca_agent_avoidance avoidance; /* priority=, layers=, mask=, locked= (docs/extensions.md) */
     int line;
+    int via_first, via_count; /* waypoints (docs/extensions.md): points[via_first ..] */
+    int loop;
+    double arrive; /* 0: the agent's radius */
 } scene_agent;
 
 typedef enum scene_obstacle_kind {
@@ -63,15 +66,16 @@ void scene_free(scene_desc *desc);
 int scene_build(const scene_desc *desc, const orca_sim_def *sim_def, const double *dt_override,
                 const uint64_t *seed_override, orca_scenario **out, char *err, size_t err_size);
 
-/* Writes the scenario's current state as a scene file (positions, velocities, goals,
- * parameters, segments, name, dt, seed), with `comment` as a header comment (may be NULL).
+/* Writes the scenario's current state as a scene file (positions, velocities, goals and
+ * waypoints, parameters, segments, name, dt, seed), with `comment` as a header comment (may be NULL).
  * Reading it back and building gives the same orca_sim_hash as long as every preferred
  * velocity is zero (the rule sets them before each step). Returns 0, or -1 when the
  * scenario could not be read or the write failed. */
 int scene_write(FILE *f, orca_scenario *sc, const char *comment);
 
 /* Rebuilds sc into a new scenario with another dt (and sim definition): the same agents in the
- * same order (so the same perturbation keys), goals and segments. Returns an orca_status; on
+ * same order (so the same perturbation keys), goals, waypoints (and their progress) and
+ * segments. Returns an orca_status; on
  * a failure err receives what failed, the library's message and the status name. */
 orca_status scene_clone(orca_scenario *sc, const orca_sim_def *sim_def, double dt, uint64_t seed,
                         orca_scenario **out, char *err, size_t err_size);

@@ -202,6 +202,24 @@ static void format_length(char *buf, size_t size, double metres)
     }
 }
 
+/* The agent's waypoints (malloc'd, *count of them), or NULL when it has none (or on a
+ * failure). */
+static orca_vec2 *waypoints_of(orca_scenario *sc, int index, int *count)
+{
+    int n = 0;
+    *count = 0;
+    if (orca_scenario_agent_waypoints(sc, index, NULL, 0, &n, NULL, NULL) != ORCA_OK || n <= 0) {
+        return NULL;
+    }
+    orca_vec2 *p = malloc((size_t)n * sizeof *p);
+    if (!p || orca_scenario_agent_waypoints(sc, index, p, n, &n, NULL, NULL) != ORCA_OK) {
+        free(p);
+        return NULL;
+    }
+    *count = n;
+    return p;
+}
+
 int svg_write(svg_rec *r, orca_scenario *sc, FILE *f, const svg_caption *cap)
 {
     orca_sim *sim = orca_scenario_sim(sc);
@@ -237,6 +255,12 @@ int svg_write(svg_rec *r, orca_scenario *sc, FILE *f, const svg_caption *cap)
         if (g.kind == ORCA_GOAL_POINT) {
             grow_box(box, g.target.x, g.target.y, 0.0);
         }
+        int wn = 0;
+        orca_vec2 *wp = waypoints_of(sc, i, &wn);
+        for (int k = 0; k < wn; ++k) {
+            grow_box(box, wp[k].x, wp[k].y, 0.0);
+        }
+        free(wp);
     }
     for (int t = 0; t < r->tracked; ++t) {
         const fpoint *s = r->samples + (size_t)t * (size_t)(2 * r->half);
@@ -356,6 +380,40 @@ int svg_write(svg_rec *r, orca_scenario *sc, FILE *f, const svg_caption *cap)
                     py(&v, final_pos[i].y));
         }
         fprintf(f, "\"/>\n");
+    }
+    fprintf(f, "</g>\n");
+
+    /* Waypoint paths (docs/extensions.md): faint dashed lines from each waypoint to the next,
+     * to the goal, and back to the first when the agent loops. */
+    fprintf(f, "<g fill=\"none\" stroke-width=\"1\" stroke-opacity=\"0.35\" "
+               "stroke-dasharray=\"4 3\">\n");
+    for (int t = 0; t < r->tracked; ++t) {
+        int i = t * r->stride;
+        int wn = 0, loop = 0;
+        orca_vec2 *wp = waypoints_of(sc, i, &wn);
+        orca_goal g;
+        if (!wp || orca_scenario_agent_goal(sc, i, &g, NULL) != ORCA_OK ||
+            orca_scenario_agent_waypoints(sc, i, NULL, 0, NULL, &loop, NULL) != ORCA_OK) {
+            free(wp);
+            continue;
+        }
+        char col[8];
+        agent_colour(i, col);
+        fprintf(f, "<polyline stroke=\"%s\" points=\"", col);
+        for (int k = 0; k <= wn + (loop ? 1 : 0); ++k) {
+            orca_vec2 p = k < wn ? wp[k] : k == wn ? g.target : wp[0];
+            if (drawable(p.x, p.y)) {
+                fprintf(f, "%s%.1f,%.1f", k ? " " : "", px(&v, p.x), py(&v, p.y));
+            }
+        }
+        fprintf(f, "\"/>\n");
+        for (int k = 0; k < wn; ++k) {
+            if (drawable(wp[k].x, wp[k].y)) {
+                fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" stroke=\"%s\"/>\n",
+                        px(&v, wp[k].x), py(&v, wp[k].y), marker * 0.6, col);
+            }
+        }
+        free(wp);
     }
     fprintf(f, "</g>\n");
 

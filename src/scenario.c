@@ -39,12 +39,26 @@ static const int k_max_counts[ORCA_SCENE_COUNT] = {2196132, 4000000, 1258287, 16
 /* The splitmix64 increment (golden ratio), shared by the hash and the generator. */
 #define SC_GOLDEN UINT64_C(0x9E3779B97F4A7C15)
 
+/* Waypoints of one agent (docs/extensions.md, "Waypoints"). The agent's goal.target holds
+ * its current target (points[index], or `goal` once index == count), so the rule reads it
+ * as it reads any point goal and agents without waypoints cost nothing extra. */
+typedef struct sc_waypoints {
+    orca_vec2 *points;
+    int count;
+    int index;  /* current target: 0 .. count-1 a waypoint, count the goal point */
+    int prev;   /* index before this step's switch (put back when the step is refused) */
+    int loop;
+    double arrive; /* 0: the agent's radius */
+    orca_vec2 goal; /* the goal point (the target after the last waypoint) */
+} sc_waypoints;
+
 /* One agent added through the scenario. Its index in sc->agents is its key (creation
  * ordinal); entries are never removed, so keys stay stable when agents are removed. */
 typedef struct sc_agent {
     orca_agent_id id;
     orca_goal goal;
     orca_vec2 start;
+    sc_waypoints *wp; /* NULL: no waypoints (the default) */
 } sc_agent;
 
 struct orca_scenario {
@@ -67,6 +81,8 @@ struct orca_scenario {
     orca_vec2 *saved_pref; /* per-step scratch: the rule's values, then (after the exchange
                               with the simulation) the previous ones, to put back on failure */
     int saved_capacity;
+
+    int waypoint_agents; /* entries with waypoints (0: the step skips the switching) */
 
     int measured_initial;
     int recording; /* 0: no overlap or arrival record (orca_scenario_set_recording) */
@@ -374,6 +390,12 @@ void orca_scenario_destroy(orca_scenario *sc)
         return;
     }
     orca_sim_destroy(sc->sim);
+    for (int e = 0; e < sc->agent_count; ++e) {
+        if (sc->agents[e].wp) {
+            orca_mem_free(sc->agents[e].wp->points);
+            orca_mem_free(sc->agents[e].wp);
+        }
+    }
     orca_mem_free(sc->agents);
     orca_mem_free(sc->map);
     orca_mem_free(sc->saved_pref);
@@ -490,6 +512,7 @@ orca_status orca_scenario_add_agent(orca_scenario *sc, const orca_agent_def *def
     sc->agents[e].id = id;
     sc->agents[e].goal = *goal;
     sc->agents[e].start = def->position;
+    sc->agents[e].wp = NULL;
     if (map_put(sc->map, sc->map_size, sc->agents, id, e)) {
         sc->shared_keys = 1;
     }
@@ -518,11 +541,294 @@ orca_status orca_scenario_agent_goal(const orca_scenario *sc_in, int index, orca
     }
     if (goal) {
         *goal = sc->agents[e].goal;
+        if (sc->agents[e].wp) {
+            goal->target = sc->agents[e].wp->goal; /* the goal point, not the current target */
+        }
     }
     if (start) {
         *start = sc->agents[e].start;
     }
     return ORCA_OK;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Waypoints (docs/extensions.md, "Waypoints")
+ * ---------------------------------------------------------------------------------------- */
+
+#define SC_ARRIVE_MIN 0x1.0p-30
+#define SC_ARRIVE_MAX 0x1.0p23
+
+/* The scenario entry of the agent at simulation index `index` (added through the scenario),
+ * or -1 with the message set. */
+static int entry_of(orca_scenario *sc, int index)
+{
+    int count = orca_sim_agent_count(sc->sim);
+    if (index < 0 || index >= count) {
+        fail(sc, ORCA_ERR_ARGUMENT, "index must be in [0, %d), got %d", count, index);
+        return -1;
+    }
+    int e = key_at(sc, index, orca_sim_agent_at(sc->sim, index));
+    if (e < 0) {
+        fail(sc, ORCA_ERR_ARGUMENT,
+             "agent at index %d was not added through the scenario (it has no goal)", index);
+    }
+    return e;
+}
+
+orca_status orca_scenario_set_waypoints(orca_scenario *sc, int index, const orca_vec2 *points,
+                                        int count, int loop, double arrive_distance)
+{
+    if (!sc) {
+        return ORCA_ERR_NULL;
+    }
+    int e = entry_of(sc, index);
+    if (e < 0) {
+        return ORCA_ERR_ARGUMENT;
+    }
+    sc_agent *a = &sc->agents[e];
+    if (a->goal.kind != ORCA_GOAL_POINT) {
+        return fail(sc, ORCA_ERR_ARGUMENT,
+                    "agent at index %d has goal kind %d; waypoints need a point goal "
+                    "(ORCA_GOAL_POINT)",
+                    index, (int)a->goal.kind);
+    }
+    if (count < 0) {
+        return fail(sc, ORCA_ERR_ARGUMENT, "waypoint count must be >= 0, got %d", count);
+    }
+    if (count > ORCA_WAYPOINTS_MAX) {
+        return fail(sc, ORCA_ERR_LIMIT, "waypoint count must be at most %d, got %d",
+                    ORCA_WAYPOINTS_MAX, count);
+    }
+    if (count > 0 && !points) {
+        return fail(sc, ORCA_ERR_NULL, "points must not be NULL (count %d)", count);
+    }
+    if (loop != 0 && loop != 1) {
+        return fail(sc, ORCA_ERR_ARGUMENT, "loop must be 0 or 1, got %d", loop);
+    }
+    if (!(arrive_distance == 0.0 ||
+          (arrive_distance >= SC_ARRIVE_MIN && arrive_distance <= SC_ARRIVE_MAX))) {
+        return fail(sc, ORCA_ERR_ARGUMENT,
+                    "arrive_distance must be 0 (the agent's radius) or in [2^-30, 2^23] m, got "
+                    "%.17g",
+                    arrive_distance);
+    }
+    for (int k = 0; k < count; ++k) {
+        orca_vec2 p = points[k];
+        if (!is_finite(p.x) || !is_finite(p.y) || !(d_abs(p.x) < ORCA_COORD_LIMIT) ||
+            !(d_abs(p.y) < ORCA_COORD_LIMIT)) {
+            return fail(sc, ORCA_ERR_ARGUMENT,
+                        "waypoint %d must have finite coordinates of magnitude below 2^21, got "
+                        "(%.17g, %.17g)",
+                        k, p.x, p.y);
+        }
+    }
+    orca_vec2 goal = a->wp ? a->wp->goal : a->goal.target;
+    sc_waypoints *w = NULL;
+    if (count > 0) {
+        w = orca_mem_zalloc(1, sizeof *w);
+        orca_vec2 *copy = w ? orca_mem_alloc((size_t)count, sizeof *copy) : NULL;
+        if (!copy) {
+            orca_mem_free(w);
+            return fail(sc, ORCA_ERR_MEMORY, "out of memory for %d waypoints", count);
+        }
+        memcpy(copy, points, (size_t)count * sizeof *copy);
+        w->points = copy;
+        w->count = count;
+        w->index = 0;
+        w->prev = 0;
+        w->loop = loop;
+        w->arrive = arrive_distance;
+        w->goal = goal;
+    }
+    if (a->wp) {
+        orca_mem_free(a->wp->points);
+        orca_mem_free(a->wp);
+        sc->waypoint_agents--;
+    }
+    a->wp = w;
+    if (w) {
+        sc->waypoint_agents++;
+        a->goal.target = w->points[0];
+    } else {
+        a->goal.target = goal;
+    }
+    return ORCA_OK;
+}
+
+orca_status orca_scenario_agent_waypoints(const orca_scenario *sc_in, int index,
+                                          orca_vec2 *points, int capacity, int *count,
+                                          int *loop, double *arrive_distance)
+{
+    orca_scenario *sc = (orca_scenario *)sc_in; /* only the error message is written */
+    if (!sc) {
+        return ORCA_ERR_NULL;
+    }
+    if (capacity < 0) {
+        return fail(sc, ORCA_ERR_ARGUMENT, "capacity must be >= 0, got %d", capacity);
+    }
+    if (capacity > 0 && !points) {
+        return fail(sc, ORCA_ERR_NULL, "points must not be NULL (capacity %d)", capacity);
+    }
+    int e = entry_of(sc, index);
+    if (e < 0) {
+        return ORCA_ERR_ARGUMENT;
+    }
+    const sc_waypoints *w = sc->agents[e].wp;
+    int c = w ? w->count : 0;
+    if (c > 0 && capacity > 0) {
+        memcpy(points, w->points, (size_t)(c < capacity ? c : capacity) * sizeof *points);
+    }
+    if (count) {
+        *count = c;
+    }
+    if (loop) {
+        *loop = w ? w->loop : 0;
+    }
+    if (arrive_distance) {
+        *arrive_distance = w ? w->arrive : 0.0;
+    }
+    return ORCA_OK;
+}
+
+orca_status orca_scenario_waypoint_index(const orca_scenario *sc_in, int index, int *current)
+{
+    orca_scenario *sc = (orca_scenario *)sc_in; /* only the error message is written */
+    if (!sc) {
+        return ORCA_ERR_NULL;
+    }
+    if (!current) {
+        return fail(sc, ORCA_ERR_NULL, "current must not be NULL");
+    }
+    int e = entry_of(sc, index);
+    if (e < 0) {
+        return ORCA_ERR_ARGUMENT;
+    }
+    *current = sc->agents[e].wp ? sc->agents[e].wp->index : 0;
+    return ORCA_OK;
+}
+
+orca_status orca_scenario_set_waypoint_index(orca_scenario *sc, int index, int current)
+{
+    if (!sc) {
+        return ORCA_ERR_NULL;
+    }
+    int e = entry_of(sc, index);
+    if (e < 0) {
+        return ORCA_ERR_ARGUMENT;
+    }
+    sc_waypoints *w = sc->agents[e].wp;
+    int c = w ? w->count : 0;
+    if (current < 0 || current > c) {
+        return fail(sc, ORCA_ERR_ARGUMENT,
+                    "waypoint index of agent %d must be in [0, %d] (its %d waypoints, then the "
+                    "goal), got %d",
+                    index, c, c, current);
+    }
+    if (w) {
+        w->index = current;
+        sc->agents[e].goal.target = current < c ? w->points[current] : w->goal;
+    }
+    return ORCA_OK;
+}
+
+/* The switch of docs/extensions.md ("Waypoints") for every agent with waypoints, on the
+ * current positions: at most one step forward each. Remembers the previous index. */
+static orca_status waypoints_advance(orca_scenario *sc, const orca_vec2 *positions, int n)
+{
+    for (int e = 0; e < sc->agent_count; ++e) {
+        if (sc->agents[e].wp) {
+            sc->agents[e].wp->prev = sc->agents[e].wp->index;
+        }
+    }
+    for (int i = 0; i < n; ++i) {
+        orca_agent_id id = orca_sim_agent_at(sc->sim, i);
+        int e = key_at(sc, i, id);
+        if (e < 0 || !sc->agents[e].wp) {
+            continue;
+        }
+        sc_agent *a = &sc->agents[e];
+        sc_waypoints *w = a->wp;
+        if (w->index == w->count && !w->loop) {
+            continue; /* at the goal point: the plain rule */
+        }
+        double d = w->arrive;
+        if (d == 0.0) {
+            orca_agent_def def;
+            memset(&def, 0, sizeof def);
+            if (orca_agent_get(sc->sim, id, &def) != ORCA_OK) {
+                return fail_sim(sc, ORCA_ERR_STALE, "reading an agent's radius");
+            }
+            d = def.radius;
+        }
+        double dx = a->goal.target.x - positions[i].x;
+        double dy = a->goal.target.y - positions[i].y;
+        double d2 = dx * dx + dy * dy;
+        if (d2 <= d * d) {
+            int next = w->index + 1;
+            if (next > w->count) {
+                next = 0; /* only with loop: after the goal point, the first waypoint */
+            }
+            w->index = next;
+            a->goal.target = next < w->count ? w->points[next] : w->goal;
+        }
+    }
+    return ORCA_OK;
+}
+
+/* Puts back the indices waypoints_advance changed (the step was refused). */
+static void waypoints_restore(orca_scenario *sc)
+{
+    for (int e = 0; e < sc->agent_count; ++e) {
+        sc_waypoints *w = sc->agents[e].wp;
+        if (w && w->index != w->prev) {
+            w->index = w->prev;
+            sc->agents[e].goal.target = w->index < w->count ? w->points[w->index] : w->goal;
+        }
+    }
+}
+
+/* FNV-1a continued from h over v's bytes, most significant first (docs/determinism.md). */
+static uint64_t sc_hash_u64(uint64_t h, uint64_t v)
+{
+    for (int b = 56; b >= 0; b -= 8) {
+        h ^= (v >> b) & 0xffu;
+        h *= UINT64_C(0x100000001b3);
+    }
+    return h;
+}
+
+uint64_t orca_scenario_hash(const orca_scenario *sc)
+{
+    if (!sc) {
+        return orca_sim_hash(NULL);
+    }
+    uint64_t h = orca_sim_hash(sc->sim);
+    if (sc->waypoint_agents == 0) {
+        return h;
+    }
+    int n = orca_sim_agent_count(sc->sim);
+    uint64_t m = 0;
+    for (int pass = 0; pass < 2; ++pass) {
+        if (pass == 1) {
+            if (m == 0) {
+                return h;
+            }
+            h = sc_hash_u64(h, m);
+        }
+        for (int i = 0; i < n; ++i) {
+            int e = key_at(sc, i, orca_sim_agent_at(sc->sim, i));
+            if (e < 0 || !sc->agents[e].wp) {
+                continue;
+            }
+            if (pass == 0) {
+                ++m;
+            } else {
+                h = sc_hash_u64(h, (uint64_t)i);
+                h = sc_hash_u64(h, (uint64_t)sc->agents[e].wp->index);
+            }
+        }
+    }
+    return h;
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -568,6 +874,9 @@ static int agent_arrived(const sc_agent *a, const orca_agent_def *def)
 {
     if (a->goal.kind != ORCA_GOAL_POINT) {
         return 1;
+    }
+    if (a->wp && (a->wp->loop || a->wp->index < a->wp->count)) {
+        return 0; /* a looping agent never arrives; others only at the goal point */
     }
     return v2_len(v2_sub(a->goal.target, def->position)) <= def->radius;
 }
@@ -654,6 +963,18 @@ orca_status orca_scenario_step(orca_scenario *sc)
         init_all_arrived = arrived == n;
     }
 
+    /* Waypoints (docs/extensions.md): each agent with waypoints may take its next target,
+     * on the current positions, before the rule reads the targets. */
+    int switched = 0;
+    if (sc->waypoint_agents > 0) {
+        orca_status st = waypoints_advance(sc, orca_sim_positions(sim), n);
+        switched = 1;
+        if (st != ORCA_OK) {
+            waypoints_restore(sc);
+            return st;
+        }
+    }
+
     /* The rule, on the simulation's workers (each agent's value depends only on the state,
      * the step count, the seed and its key), into saved_pref; then one exchange with the
      * simulation's preferred velocities, after which saved_pref holds the previous values
@@ -666,11 +987,17 @@ orca_status orca_scenario_step(orca_scenario *sc)
     ctx.step = k;
     orca_status st = orca_sim_run_task(sim, rule_task, n, &ctx);
     if (st != ORCA_OK) {
+        if (switched) {
+            waypoints_restore(sc);
+        }
         return fail_sim(sc, st, "computing the preferred velocities");
     }
     int unknown = atomic_load(&ctx.unknown);
     st = orca_sim_swap_preferred_velocities(sim, sc->saved_pref, n);
     if (st != ORCA_OK) {
+        if (switched) {
+            waypoints_restore(sc);
+        }
         return fail_sim(sc, st, "setting the preferred velocities");
     }
     if (unknown > 0) {
@@ -686,6 +1013,9 @@ orca_status orca_scenario_step(orca_scenario *sc)
     if (st != ORCA_OK) {
         fail_sim(sc, st, "the simulation step failed"); /* before the exchange clears it */
         orca_sim_swap_preferred_velocities(sim, sc->saved_pref, n);
+        if (switched) {
+            waypoints_restore(sc);
+        }
         return st;
     }
 

@@ -14,6 +14,7 @@ if [[ -z "$ORCA" || ! -x "$ORCA" ]]; then
 fi
 ORCA=$(cd "$(dirname "$ORCA")" && pwd)/$(basename "$ORCA")
 
+SRC_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/orca-cli-tests.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 cd "$TMP" || exit 2
@@ -775,6 +776,80 @@ done
 printf 'default priority 2\nagent 0 0\n' > extbad.txt
 expect_status 2 "default priority (agent lines only)" "$ORCA" run extbad.txt --steps 1
 err_matches "default priority: named" "unknown default 'priority'"
+# --- waypoints (docs/extensions.md) ------------------------------------------------------------
+PATROL="$SRC_DIR/examples/patrol.txt"
+expect_status 0 "patrol example" "$ORCA" run "$PATROL" --steps 2000 --csv patrol.csv --svg patrol.svg --json
+cp out.txt patrol.json
+check "patrol: JSON" json_valid patrol.json
+check "patrol: looping agents never arrive" test "$(json_get patrol.json arrived)" = 0
+check "patrol: SVG well-formed" xml_valid patrol.svg
+check "patrol: SVG draws the waypoint paths" grep -q 'stroke-dasharray="4 3"' patrol.svg
+check "patrol: -j 4 = -j 1" test "$(hash_of run "$PATROL" --steps 300 -j 4)" = "$(hash_of run "$PATROL" --steps 300)"
+if command -v python3 > /dev/null 2>&1; then
+    # The switch re-computed from the CSV (every step's positions): each agent goes round
+    # its corners in order; count the laps and the closest approach of two agents.
+    check "patrol: laps re-computed from the CSV" python3 -c '
+import csv, math, sys
+routes = {}
+for line in open(sys.argv[1]):
+    f = line.split("#")[0].split()
+    if f[:1] == ["agent"]:
+        v = f.index("via"); l = f.index("loop")
+        pts = [float(t) for t in f[v + 1:l]]
+        wp = list(zip(pts[0::2], pts[1::2])) + [(float(f[4]), float(f[5]))]
+        routes[len(routes)] = wp
+pos = {}
+for r in csv.DictReader(open(sys.argv[2])):
+    pos.setdefault(int(r["step"]), {})[int(r["agent"])] = (float(r["x"]), float(r["y"]))
+cur = {a: 0 for a in routes}; switches = {a: 0 for a in routes}; gap = 1e9
+for s in sorted(pos)[:-1]:
+    for a, wp in routes.items():
+        x, y = pos[s][a]; gx, gy = wp[cur[a]]
+        dx, dy = gx - x, gy - y
+        if dx * dx + dy * dy <= 2.0 * 2.0:
+            cur[a] = (cur[a] + 1) % len(wp); switches[a] += 1
+    p = pos[s]
+    gap = min(gap, min(math.dist(p[a], p[b]) - 2 for a in p for b in p if a < b))
+laps = [switches[a] // len(routes[a]) for a in routes]
+assert min(laps) >= 4 and gap > -0.1, (laps, gap)
+' "$PATROL" patrol.csv
+fi
+hwp=$(hash_of run "$PATROL" --steps 400)
+expect_status 0 "patrol: 200 steps + --save" "$ORCA" run "$PATROL" --steps 200 --save wp.snap --quiet
+check "patrol: the snapshot carries the waypoint section" test "$(tail -c 8 wp.snap)" = ORCAWAYP
+check "patrol: --load + 200 steps = 400 steps" test "$(hash_of run "$PATROL" --load wp.snap --steps 200)" = "$hwp"
+check "a snapshot without waypoints has no waypoint section" test "$(tail -c 8 half.snap)" != ORCAWAYP
+expect_status 2 "--load of waypoint progress into a scene without waypoints" "$ORCA" run --scene circle -n 8 --load wp.snap --steps 1
+err_matches "waypoint progress for an agent without waypoints" "--load: wp\.snap: the snapshot has waypoint progress for agent 0, which has no waypoints"
+python3 -c 'import sys; b = bytearray(open(sys.argv[1], "rb").read()); b[-30] ^= 1; open(sys.argv[2], "wb").write(b)' wp.snap bad-wp.snap
+expect_status 2 "--load of a corrupt waypoint section" "$ORCA" run "$PATROL" --load bad-wp.snap --steps 1
+err_matches "corrupt waypoint section: said" "--load: bad-wp\.snap: the waypoint section is corrupt"
+# A goal with one waypoint: the same scene written with the final target only differs.
+printf 'agent 0 0 goal 10 0 via 5 5\nagent 0 10 goal 10 10\n' > via.txt
+printf 'agent 0 0 goal 10 0\nagent 0 10 goal 10 10\n' > novia.txt
+check "a waypoint changes the run" test "$(hash_of run via.txt --steps 20)" != "$(hash_of run novia.txt --steps 20)"
+expect_status 0 "via: until all arrived" "$ORCA" run via.txt --json
+check "via: all arrived" test "$(json_get out.txt all_arrived)" = true
+# Scene-file errors: file, line and the bad token.
+wp_bad() { # NAME LINE REGEX
+    printf 'agent 5 5 goal 1 1\n%s\n' "$2" > wpbad.txt
+    expect_status 2 "waypoints: $1" "$ORCA" run wpbad.txt --steps 1
+    err_matches "waypoints: $1: message" "^wpbad\.txt:2: $3"
+}
+wp_bad "via without points" "agent 0 0 goal 1 1 via" "via needs at least one point"
+wp_bad "odd via numbers" "agent 0 0 goal 1 1 via 1 2 3" "via: coordinates come in x y pairs, got 3 numbers"
+wp_bad "via NaN" "agent 0 0 goal 1 1 via 1 nan" "via point 1 y: "
+wp_bad "via beyond 2^21" "agent 0 0 goal 1 1 via 2 2 2097152 0" "via point 2 x must have magnitude below 2\^21 \(2097152\), got '2097152'"
+wp_bad "via before goal" "agent 0 0 via 1 1 goal 2 2" "agent: 'via' needs a goal point first"
+wp_bad "via after prefvel" "agent 0 0 prefvel 1 1 via 2 2" "agent: 'via' must come right after 'goal GX GY'"
+wp_bad "loop without via" "agent 0 0 goal 1 1 loop" "agent: 'loop' must come right after 'goal GX GY'"
+wp_bad "arrive without via" "agent 0 0 goal 1 1 arrive=2" "agent: arrive= needs via points"
+wp_bad "arrive negative" "agent 0 0 goal 1 1 via 2 2 arrive=-1" "arrive must be 0 \(the agent's radius\) or between 2\^-30 and 2\^23 m, got '-1'"
+wp_bad "arrive subnormal" "agent 0 0 goal 1 1 via 2 2 arrive=5e-324" "arrive must be 0 .*, got '5e-324'"
+wp_bad "arrive huge" "agent 0 0 goal 1 1 via 2 2 arrive=1e308" "arrive must be 0 .*, got '1e308'"
+wp_bad "arrive inf" "agent 0 0 goal 1 1 via 2 2 arrive=inf" "arrive: "
+wp_bad "arrive as a default" "default arrive 2" "unknown default 'arrive'"
+wp_bad "arrive twice" "agent 0 0 goal 1 1 via 2 2 arrive=1 arrive=2" "agent parameter 'arrive' given twice"
 
 echo "$PASSED passed, $FAILED failed"
 [[ $FAILED -eq 0 ]]

@@ -93,6 +93,27 @@ static void check_rewrite(orca_scenario *sc)
         if (!same_goal(&ga, &gb)) {
             violation("agent %d's goal changes when the scene is written and read", i);
         }
+        int na = 0, nb = 0, la = 0, lb = 0;
+        double da = 0, db = 0;
+        orca_scenario_agent_waypoints(sc, i, NULL, 0, &na, &la, &da);
+        orca_scenario_agent_waypoints(again, i, NULL, 0, &nb, &lb, &db);
+        int same = na == nb && la == lb && same_bits(da, db);
+        if (same && na > 0) {
+            orca_vec2 *pa = malloc((size_t)na * sizeof *pa), *pb = malloc((size_t)na * sizeof *pb);
+            if (!pa || !pb) {
+                abort();
+            }
+            orca_scenario_agent_waypoints(sc, i, pa, na, NULL, NULL, NULL);
+            orca_scenario_agent_waypoints(again, i, pb, na, NULL, NULL, NULL);
+            for (int k = 0; k < na && same; ++k) {
+                same = same_bits(pa[k].x, pb[k].x) && same_bits(pa[k].y, pb[k].y);
+            }
+            free(pa);
+            free(pb);
+        }
+        if (!same) {
+            violation("agent %d's waypoints change when the scene is written and read", i);
+        }
     }
     orca_scenario_destroy(again);
 }
@@ -207,7 +228,7 @@ static const char *const NUMBERS[] = {
 
 static const char *const KEYS[] = {"radius", "max_speed", "neighbor_dist", "max_neighbors",
                                    "time_horizon", "obstacle_time_horizon", "preferred_speed",
-                                   "velocity", "radus"};
+                                   "velocity", "arrive", "radus"};
 #define KEY_COUNT (sizeof KEYS / sizeof KEYS[0])
 
 static const char *number(void)
@@ -242,6 +263,19 @@ static void statement(text *t)
             adds(t, " goal");
             add_number(t);
             add_number(t);
+            if (below(2)) { /* waypoints (docs/extensions.md) */
+                adds(t, " via");
+                for (int k = (int)below(7); k > 0; --k) {
+                    add_number(t);
+                }
+                if (below(2)) {
+                    adds(t, " loop");
+                }
+                if (below(2)) {
+                    adds(t, " arrive=");
+                    adds(t, number());
+                }
+            }
         } else if (g == 2) {
             adds(t, " prefvel");
             add_number(t);

@@ -447,11 +447,97 @@ static int test_hooks(void)
     return 0;
 }
 
+/* Waypoints (docs/extensions.md): setting them fails cleanly at each of its allocations (the
+ * old waypoints and the hash kept); a first step that fails allocating puts the progress
+ * back, and the retried run gives the reference's bits. */
+static int test_waypoints(void)
+{
+    ENSURE(install() == 0);
+    orca_vec2 old_pts[1] = {vec(3, 3)};
+    orca_vec2 pts[3] = {vec(0, 0), vec(5, 5), vec(9, 0)};
+    long n = 1;
+    for (;; ++n) {
+        orca_scenario *sc = NULL;
+        ENSURE(orca_scenario_create(NULL, 0.25, 3, &sc) == ORCA_OK);
+        orca_agent_def d = orca_agent_def_default();
+        orca_goal goal = {ORCA_GOAL_POINT, {10, 0}, 1.0};
+        ENSURE(orca_scenario_add_agent(sc, &d, &goal, NULL) == ORCA_OK);
+        ENSURE(orca_scenario_set_waypoints(sc, 0, old_pts, 1, 1, 0.0) == ORCA_OK);
+        uint64_t h0 = orca_scenario_hash(sc);
+        arm(n);
+        orca_status st = orca_scenario_set_waypoints(sc, 0, pts, 3, 0, 0.0);
+        long failed = g_fa.failed;
+        disarm();
+        if (failed == 0) {
+            ENSURE(st == ORCA_OK);
+            orca_scenario_destroy(sc);
+            break;
+        }
+        ENSURE(st == ORCA_ERR_MEMORY && strstr(orca_scenario_last_error(sc), "memory"));
+        int count = 0, loop = 0;
+        ENSURE(orca_scenario_agent_waypoints(sc, 0, NULL, 0, &count, &loop, NULL) == ORCA_OK);
+        ENSURE(count == 1 && loop == 1 && orca_scenario_hash(sc) == h0);
+        orca_scenario_destroy(sc);
+    }
+    ENSURE(n > 1);
+    /* The first step fails allocating while the agent stands on its first waypoint. */
+    uint64_t want = 0;
+    for (long k = 0;; ++k) {
+        orca_scenario *sc = NULL;
+        ENSURE(orca_scenario_create(NULL, 0.25, 3, &sc) == ORCA_OK);
+        orca_agent_def d = orca_agent_def_default();
+        orca_goal goal = {ORCA_GOAL_POINT, {10, 0}, 1.0};
+        ENSURE(orca_scenario_add_agent(sc, &d, &goal, NULL) == ORCA_OK);
+        d.position = vec(0, 8);
+        ENSURE(orca_scenario_add_agent(sc, &d, &goal, NULL) == ORCA_OK);
+        ENSURE(orca_scenario_set_waypoints(sc, 0, pts, 3, 1, 0.0) == ORCA_OK);
+        uint64_t h0 = orca_scenario_hash(sc);
+        arm(k);
+        orca_status st = orca_scenario_step(sc);
+        long failed = g_fa.failed;
+        disarm();
+        if (k > 0 && failed == 0) {
+            ENSURE(st == ORCA_OK);
+            for (int s = 0; s < 20; ++s) {
+                ENSURE(orca_scenario_step(sc) == ORCA_OK);
+            }
+            ENSURE(orca_scenario_hash(sc) == want);
+            orca_scenario_destroy(sc);
+            ENSURE(k > 1); /* the first step did allocate, and each failure was tried */
+            printf("  waypoints: the first step failed at each of its %ld allocations\n", k - 1);
+            break;
+        }
+        if (k == 0) {
+            ENSURE(st == ORCA_OK);
+            for (int s = 0; s < 20; ++s) {
+                ENSURE(orca_scenario_step(sc) == ORCA_OK);
+            }
+            want = orca_scenario_hash(sc);
+            orca_scenario_destroy(sc);
+            continue;
+        }
+        ENSURE(st == ORCA_ERR_MEMORY);
+        int cur = -1;
+        ENSURE(orca_scenario_waypoint_index(sc, 0, &cur) == ORCA_OK && cur == 0);
+        ENSURE(orca_scenario_hash(sc) == h0);
+        ENSURE(orca_scenario_step(sc) == ORCA_OK); /* the same step again */
+        ENSURE(orca_scenario_waypoint_index(sc, 0, &cur) == ORCA_OK && cur == 1);
+        for (int s = 0; s < 20; ++s) {
+            ENSURE(orca_scenario_step(sc) == ORCA_OK);
+        }
+        ENSURE(orca_scenario_hash(sc) == want);
+        orca_scenario_destroy(sc);
+    }
+    ENSURE_MSG(g_fa.live == 0, "%ld blocks leaked", g_fa.live);
+    return orca_set_allocator(NULL);
+}
+
 const orca_test ORCA_TESTS[] = {
     {"create", test_create},
     {"sim_calls", test_sim_calls},
     {"scenario_calls", test_scenario_calls},
     {"scenario_step_retry", test_scenario_step_retry},
+    {"waypoints", test_waypoints},
     {"hooks", test_hooks},
     {0, 0},
 };

@@ -476,6 +476,55 @@ export class Scene {
     const w = this.orca.f64(this.orca.scratch, 6);
     return { kind: w[0], target: [w[1], w[2]], speed: w[3], start: [w[4], w[5]] };
   }
+  /** Waypoints (docs/extensions.md, "Waypoints"): the points [[x, y], ...] the agent at
+   * index (with a point goal) visits in order before its goal; [] removes them. It takes the
+   * next one when its squared distance to the current one is <= D*D, D = arriveDistance (0:
+   * its radius); with loop the goal is followed by the first point again and the agent never
+   * counts as arrived. Starts at the first point. A bad value throws (status
+   * ORCA_ERR_ARGUMENT, a message naming it); nothing changes. */
+  setWaypoints(index, points, { loop = false, arriveDistance = 0 } = {}) {
+    const n = points.length;
+    const buf = this.x.ow_malloc(16 * n);
+    try {
+      const w = this.orca.f64(buf, 2 * n);
+      points.forEach((p, k) => {
+        vec(p, `waypoint ${k}`);
+        w[2 * k] = Number(p[0]);
+        w[2 * k + 1] = Number(p[1]);
+      });
+      this.check(this.x.ow_scenario_set_waypoints(this.live(), index, buf, n, loop ? 1 : 0,
+        Number(arriveDistance)));
+    } finally {
+      this.x.ow_free(buf);
+    }
+  }
+  /** { points, loop, arriveDistance, current } of the agent at index; current is the index of
+   * its current target (points.length = the goal). */
+  waypoints(index) {
+    const info = this.orca.scratch;
+    this.check(this.x.ow_scenario_agent_waypoints(this.live(), index, 0, 0, info, info + 16));
+    const n = this.orca.u32(info, 3)[0];
+    const buf = this.x.ow_malloc(16 * n + 32);
+    try {
+      this.check(this.x.ow_scenario_agent_waypoints(this.ptr, index, buf + 32, n, buf, buf + 16));
+      const i = this.orca.u32(buf, 3);
+      const w = this.orca.f64(buf + 32, 2 * n);
+      const points = [];
+      for (let k = 0; k < n; ++k) points.push([w[2 * k], w[2 * k + 1]]);
+      return { points, loop: i[1] === 1, arriveDistance: this.orca.f64(buf + 16, 1)[0], current: i[2] };
+    } finally {
+      this.x.ow_free(buf);
+    }
+  }
+  /** Sets the current target (0 .. points.length; points.length is the goal). */
+  setWaypointIndex(index, current) {
+    this.check(this.x.ow_scenario_set_waypoint_index(this.live(), index, current));
+  }
+  /** The scenario's state hash (orca_scenario_hash) as 16 hex digits: sim.hash() when no
+   * agent has waypoints; the hash `orca run` prints. */
+  hash() {
+    return BigInt.asUintN(64, this.x.ow_scenario_hash(this.live())).toString(16).padStart(16, '0');
+  }
   get arrivedCount() { return this.x.ow_scenario_arrived_count(this.live()); }
   get allArrivedStep() { return Number(this.x.ow_scenario_all_arrived_step(this.live())); }
   get maxAgentOverlap() { return this.x.ow_scenario_max_agent_overlap(this.live()); }

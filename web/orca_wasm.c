@@ -298,6 +298,34 @@ int OW_EXPORT(ow_scenario_agent_goal)(const orca_scenario *sc, int index, double
     }
     return st;
 }
+/* Waypoints (docs/extensions.md): xy holds count (x, y) pairs. */
+int OW_EXPORT(ow_scenario_set_waypoints)(orca_scenario *sc, int index, const double *xy,
+                                         int count, int loop, double arrive)
+{
+    return orca_scenario_set_waypoints(sc, index, (const orca_vec2 *)(const void *)xy, count,
+                                       loop, arrive);
+}
+/* Up to capacity points into xy; info[0] the count, info[1] loop, info[2] the current
+ * target; *arrive the arrive distance. */
+int OW_EXPORT(ow_scenario_agent_waypoints)(const orca_scenario *sc, int index, double *xy,
+                                           int capacity, int32_t *info, double *arrive)
+{
+    int count = 0, loop = 0, current = 0;
+    orca_status st = orca_scenario_agent_waypoints(sc, index, (orca_vec2 *)(void *)xy, capacity,
+                                                   &count, &loop, arrive);
+    if (st == ORCA_OK) {
+        st = orca_scenario_waypoint_index(sc, index, &current);
+    }
+    info[0] = count;
+    info[1] = loop;
+    info[2] = current;
+    return st;
+}
+int OW_EXPORT(ow_scenario_set_waypoint_index)(orca_scenario *sc, int index, int current)
+{
+    return orca_scenario_set_waypoint_index(sc, index, current);
+}
+uint64_t OW_EXPORT(ow_scenario_hash)(const orca_scenario *sc) { return orca_scenario_hash(sc); }
 int OW_EXPORT(ow_scenario_step)(orca_scenario *sc) { return orca_scenario_step(sc); }
 int OW_EXPORT(ow_scenario_arrived_count)(const orca_scenario *sc)
 {

@@ -71,12 +71,48 @@ ORCA_API orca_status orca_scenario_add_agent(orca_scenario *sc, const orca_agent
 ORCA_API orca_status orca_scenario_agent_goal(const orca_scenario *sc, int index, orca_goal *goal,
                                               orca_vec2 *start);
 
+/** Waypoints (an extension, off by default; docs/extensions.md, "Waypoints"): the points an
+ * agent with an ORCA_GOAL_POINT goal visits, in order, before its goal point. The agent
+ * walks to its current target by the rule (docs/scenarios.md); at the start of each step
+ * (before the rule) an agent whose squared distance to its current target is <= D*D takes
+ * the next one (at most one per step), with D = arrive_distance, or the agent's radius when
+ * arrive_distance is 0. After the last waypoint comes the goal point, which behaves exactly
+ * like a goal without waypoints (the same bits). With loop = 1 the goal is followed by the
+ * first waypoint again, for ever; a looping agent never counts as arrived.
+ * Takes the agent at simulation index `index` (added through orca_scenario_add_agent) and
+ * count points (count 0 removes the waypoints). Accepted: count 0 to ORCA_WAYPOINTS_MAX,
+ * points with finite coordinates of magnitude below 2^21, loop 0 or 1, arrive_distance 0 or
+ * in [2^-30, 2^23] m. Sets the agent's current waypoint to 0 (the first). Anything else is
+ * refused (ORCA_ERR_ARGUMENT, ORCA_ERR_NULL for points NULL with count > 0, ORCA_ERR_LIMIT
+ * for count, ORCA_ERR_MEMORY) with a message naming the value; the scenario is unchanged. */
+#define ORCA_WAYPOINTS_MAX 1048576
+ORCA_API orca_status orca_scenario_set_waypoints(orca_scenario *sc, int index,
+                                                 const orca_vec2 *points, int count, int loop,
+                                                 double arrive_distance);
+/** The waypoints of the agent at index: writes min(count, capacity) points (points may be
+ * NULL when capacity is 0) and sets *count (0 for an agent without waypoints), *loop and
+ * *arrive_distance (each pointer may be NULL). */
+ORCA_API orca_status orca_scenario_agent_waypoints(const orca_scenario *sc, int index,
+                                                   orca_vec2 *points, int capacity, int *count,
+                                                   int *loop, double *arrive_distance);
+/** The agent's current target: 0 .. count-1 a waypoint, count the goal point (0 for an agent
+ * without waypoints). It is part of the scenario's state (orca_scenario_hash). */
+ORCA_API orca_status orca_scenario_waypoint_index(const orca_scenario *sc, int index,
+                                                  int *current);
+/** Sets the current target (0 .. count, as above), e.g. to restore a saved run. */
+ORCA_API orca_status orca_scenario_set_waypoint_index(orca_scenario *sc, int index, int current);
+/** The scenario's state hash: orca_sim_hash of its simulation when no agent has waypoints
+ * (so every scene without waypoints has the hash it always had); otherwise the same FNV-1a
+ * continued over each waypoint agent's current target (docs/extensions.md). */
+ORCA_API uint64_t orca_scenario_hash(const orca_scenario *sc);
+
 /** Sets every agent's preferred velocity by the rule (for the current step count), steps the
  * simulation by dt, then updates the arrival record and the deepest overlaps. */
 ORCA_API orca_status orca_scenario_step(orca_scenario *sc);
 
 /** Agents with ORCA_GOAL_POINT currently within their radius of the goal (others count as
- * arrived). */
+ * arrived); an agent with waypoints only once its current target is the goal point and it
+ * does not loop. */
 ORCA_API int orca_scenario_arrived_count(const orca_scenario *sc);
 /** The step count at which all agents were first arrived at once, or -1. */
 ORCA_API int64_t orca_scenario_all_arrived_step(const orca_scenario *sc);

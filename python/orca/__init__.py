@@ -519,13 +519,34 @@ class Scenario(_core.Scenario):
         a benchmark times. The simulation's bits are the same either way."""
         _core.Scenario.set_recording(self, on)
 
+    def set_waypoints(self, index, points, loop=False, arrive_distance=0.0):
+        """Gives the agent at index (added with a 'point' goal) points to visit in order
+        before its goal (docs/extensions.md, "Waypoints"): an (n, 2) array or a sequence of
+        pairs; [] removes them. It takes the next one when its squared distance to the
+        current one is <= D*D, D = arrive_distance (0: its radius). With loop the goal is
+        followed by the first point again, and the agent never counts as arrived. Starts at
+        the first point. A bad value raises orca.ArgumentError naming it; nothing changes."""
+        _core.Scenario.set_waypoints(self, index, points, bool(loop), arrive_distance)
+
+    def waypoints(self, index):
+        """{'points': [(x, y), ...], 'loop', 'arrive_distance', 'current'} of the agent at
+        index; current is the index of its current target (len(points) = the goal)."""
+        pts, loop, arrive, current = _core.Scenario.waypoints(self, index)
+        return {"points": pts, "loop": loop, "arrive_distance": arrive, "current": current}
+
+    def set_waypoint_index(self, index, current):
+        """Sets the agent's current target (0 .. len(points); len(points) is the goal)."""
+        _core.Scenario.set_waypoint_index(self, index, current)
+
     def hash(self):
-        """The simulation's state hash (int)."""
-        return self.simulation.hash()
+        """The scenario's state hash (int): the simulation's hash when no agent has
+        waypoints, else continued over each waypoint agent's current target
+        (orca_scenario_hash; the hash `orca run` prints)."""
+        return _core.Scenario.hash(self)
 
     def hexhash(self):
-        """The simulation's state hash as 16 hex digits."""
-        return self.simulation.hexhash()
+        """hash() as 16 hex digits."""
+        return "%016x" % _core.Scenario.hash(self)
 
     def __reduce__(self):
         raise TypeError("orca.Scenario cannot be pickled (its goals are not in the snapshot); "

@@ -1752,6 +1752,108 @@ static PyObject *Scenario_agent_goal(ScenarioObject *s, PyObject *arg)
                          g.preferred_speed, start.x, start.y);
 }
 
+/* set_waypoints(index, points, loop=False, arrive_distance=0.0) */
+static PyObject *Scenario_set_waypoints(ScenarioObject *s, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"index", "points", "loop", "arrive_distance", NULL};
+    PyObject *idx, *pts;
+    int loop = 0;
+    double arrive = 0.0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO|pd:set_waypoints", kwlist, &idx, &pts,
+                                     &loop, &arrive)) {
+        return NULL;
+    }
+    SC_READY(s);
+    int i;
+    if (get_int(idx, "index", INT32_MIN, INT32_MAX, &i) < 0) {
+        return NULL;
+    }
+    double *rows = NULL;
+    Py_ssize_t n = 0;
+    if (pts != Py_None && get_rows(pts, "points", 2, 0, &rows, &n) < 0) {
+        return NULL;
+    }
+    if (n > INT32_MAX) {
+        free(rows);
+        PyErr_SetString(PyExc_ValueError, "too many waypoints");
+        return NULL;
+    }
+    orca_status st = orca_scenario_set_waypoints(s->sc, i, (const orca_vec2 *)(void *)rows,
+                                                 (int)n, loop, arrive);
+    free(rows);
+    if (st != ORCA_OK) {
+        return sc_fail(s, st);
+    }
+    Py_RETURN_NONE;
+}
+
+/* waypoints(index) -> (list of (x, y), loop, arrive_distance, current) */
+static PyObject *Scenario_waypoints(ScenarioObject *s, PyObject *arg)
+{
+    SC_READY(s);
+    int i;
+    if (get_int(arg, "index", INT32_MIN, INT32_MAX, &i) < 0) {
+        return NULL;
+    }
+    int n = 0, loop = 0, current = 0;
+    double arrive = 0.0;
+    orca_status st = orca_scenario_agent_waypoints(s->sc, i, NULL, 0, &n, &loop, &arrive);
+    if (st == ORCA_OK) {
+        st = orca_scenario_waypoint_index(s->sc, i, &current);
+    }
+    if (st != ORCA_OK) {
+        return sc_fail(s, st);
+    }
+    orca_vec2 *p = n > 0 ? malloc((size_t)n * sizeof *p) : NULL;
+    if (n > 0 && !p) {
+        return PyErr_NoMemory();
+    }
+    if (n > 0) {
+        orca_scenario_agent_waypoints(s->sc, i, p, n, &n, NULL, NULL);
+    }
+    PyObject *list = PyList_New(n);
+    for (int k = 0; list && k < n; ++k) {
+        PyObject *t = Py_BuildValue("(dd)", p[k].x, p[k].y);
+        if (!t) {
+            Py_CLEAR(list);
+            break;
+        }
+        PyList_SET_ITEM(list, k, t);
+    }
+    free(p);
+    if (!list) {
+        return NULL;
+    }
+    return Py_BuildValue("(NOdi)", list, loop ? Py_True : Py_False, arrive, current);
+}
+
+/* set_waypoint_index(index, current) */
+static PyObject *Scenario_set_waypoint_index(ScenarioObject *s, PyObject *args)
+{
+    PyObject *idx, *cur;
+    if (!PyArg_ParseTuple(args, "OO:set_waypoint_index", &idx, &cur)) {
+        return NULL;
+    }
+    SC_READY(s);
+    int i, c;
+    if (get_int(idx, "index", INT32_MIN, INT32_MAX, &i) < 0 ||
+        get_int(cur, "current", INT32_MIN, INT32_MAX, &c) < 0) {
+        return NULL;
+    }
+    orca_status st = orca_scenario_set_waypoint_index(s->sc, i, c);
+    if (st != ORCA_OK) {
+        return sc_fail(s, st);
+    }
+    Py_RETURN_NONE;
+}
+
+static PyObject *Scenario_hash(ScenarioObject *s, PyObject *unused)
+{
+    (void)unused;
+    SC_READY(s);
+    return PyLong_FromUnsignedLongLong((unsigned long long)orca_scenario_hash(s->sc));
+}
+
 static PyObject *Scenario_info(ScenarioObject *s, PyObject *unused)
 {
     (void)unused;
@@ -1806,6 +1908,14 @@ static PyMethodDef Scenario_methods[] = {
      "add_agent(position, goal='point', target=None, preferred_speed=None, **fields) -> handle"},
     {"agent_goal", (PyCFunction)Scenario_agent_goal, METH_O,
      "agent_goal(index) -> (kind, target, preferred_speed, start)"},
+    {"set_waypoints", (PyCFunction)(void (*)(void))Scenario_set_waypoints,
+     METH_VARARGS | METH_KEYWORDS,
+     "set_waypoints(index, points, loop=False, arrive_distance=0.0)"},
+    {"waypoints", (PyCFunction)Scenario_waypoints, METH_O,
+     "waypoints(index) -> (points, loop, arrive_distance, current)"},
+    {"set_waypoint_index", (PyCFunction)Scenario_set_waypoint_index, METH_VARARGS,
+     "set_waypoint_index(index, current)"},
+    {"hash", (PyCFunction)Scenario_hash, METH_NOARGS, "orca_scenario_hash"},
     {"info", (PyCFunction)Scenario_info, METH_NOARGS, "the record (dict)"},
     {"set_recording", (PyCFunction)Scenario_set_recording, METH_O, "set_recording(on)"},
     {"set_name", (PyCFunction)Scenario_set_name, METH_O, "set_name(name)"},

@@ -51,6 +51,7 @@ test('SIMD128 is detected', () => { check(simdSupported(), 'Node 20 has SIMD128'
   });
 }
 
+let patrolHash = null; // the waypoint patrol's hash, the same in both modules
 for (const [label, file] of [['scalar', 'orca.wasm'], ['SIMD128', 'orca-simd.wasm']]) {
   const orca = await loadOrca({ wasm: await readFile(join(ROOT, 'web/wasm', file)) });
   test(`${label}: module kind`, () => {
@@ -173,6 +174,61 @@ for (const [label, file] of [['scalar', 'orca.wasm'], ['SIMD128', 'orca-simd.was
     throwsWith(() => sim.queryRadius([NaN, 0], 1), /nan/i, 'ORCA_ERR_ARGUMENT');
     sc.destroy();
     return `${checks} queries equal the scan over ${n} agents`;
+  });
+
+  test(`${label}: waypoints: a patrol's laps re-computed from the positions every step`, () => {
+    // examples/patrol.txt: four agents counter-clockwise from the corners of a 30 m square,
+    // four clockwise from the middles of its sides, looping, arrive distance 2 m.
+    const C = [[-15, -15], [15, -15], [15, 15], [-15, 15]];
+    const routes = [];
+    for (let a = 0; a < 4; ++a) routes.push([C[a], [1, 2, 3].map((k) => C[(a + k) % 4])]);
+    for (let s = 0; s < 4; ++s) {
+      const p = C[s], q = C[(s + 1) % 4];
+      routes.push([[(p[0] + q[0]) * 0.5, (p[1] + q[1]) * 0.5], [0, 1, 2, 3].map((k) => C[(s - k + 4) % 4])]);
+    }
+    const sc = orca.createScene('custom', { dt: 0.25, seed: 1 });
+    routes.forEach(([start, wp], i) => {
+      sc.addAgent({ position: start, radius: 1 }, { kind: 0, target: start, speed: 1.5 });
+      sc.setWaypoints(i, wp, { loop: true, arriveDistance: 2 });
+    });
+    const cur = routes.map(() => 0), switches = routes.map(() => 0);
+    let closest = Infinity;
+    for (let step = 0; step < 1200; ++step) {
+      const pos = routes.map((_, a) => sc.sim.getAgent(sc.sim.agentAt(a)).position);
+      routes.forEach(([start, wp], a) => {
+        const t = [...wp, start][cur[a]];
+        const dx = t[0] - pos[a][0], dy = t[1] - pos[a][1];
+        if (dx * dx + dy * dy <= 4) { cur[a] = (cur[a] + 1) % (wp.length + 1); switches[a]++; }
+      });
+      sc.step();
+      routes.forEach((_, a) => check(sc.waypoints(a).current === cur[a], `step ${step} agent ${a}`));
+      for (let a = 0; a < routes.length; ++a) {
+        for (let b = a + 1; b < routes.length; ++b) {
+          const p = sc.sim.getAgent(sc.sim.agentAt(a)).position, q = sc.sim.getAgent(sc.sim.agentAt(b)).position;
+          closest = Math.min(closest, Math.hypot(p[0] - q[0], p[1] - q[1]) - 2);
+        }
+      }
+    }
+    const laps = routes.map(([, wp], a) => Math.floor(switches[a] / (wp.length + 1)));
+    check(Math.min(...laps) >= 3, `laps ${laps}`);
+    check(closest > -0.1, `closest ${closest}`);
+    check(sc.arrivedCount === 0, 'looping agents never arrive');
+    const w = sc.waypoints(4);
+    check(w.loop && w.arriveDistance === 2 && w.points.length === 4 && w.points[0][0] === -15, JSON.stringify(w));
+    const h = sc.hash();
+    check(h !== sc.sim.hash(), 'the progress is in the scenario hash');
+    if (patrolHash) check(h === patrolHash, `${h} != the other module's ${patrolHash}`);
+    patrolHash = h;
+    // errors: named, nothing changed
+    throwsWith(() => sc.setWaypoints(0, [[1, 1], [NaN, 0]]), /waypoint 1/, 'ORCA_ERR_ARGUMENT');
+    throwsWith(() => sc.setWaypoints(0, [[1, 1]], { arriveDistance: 5e-324 }), /arrive_distance/, 'ORCA_ERR_ARGUMENT');
+    throwsWith(() => sc.setWaypoints(0, [[2 ** 21, 0]]), /waypoint 0/, 'ORCA_ERR_ARGUMENT');
+    throwsWith(() => sc.setWaypointIndex(0, 9), /waypoint index/, 'ORCA_ERR_ARGUMENT');
+    check(sc.hash() === h, 'a refusal changes nothing');
+    routes.forEach((_, a) => sc.setWaypoints(a, []));
+    check(sc.hash() === sc.sim.hash(), 'without waypoints the scenario hash is the simulation hash');
+    sc.destroy();
+    return `laps ${laps.join(' ')}, hash ${h}`;
   });
 
   test(`${label}: overrides equal to the scene's values keep the golden hash`, () => {
