@@ -611,6 +611,7 @@ static int load_snapshot(const char *path, orca_scenario *sc)
         cli_error("--load: %s: the snapshot has %d agents but the scene has %d (give the scene "
                   "the snapshot was saved from)",
                   shown, n, scene_agents);
+        free(data);
         return EXIT_USAGE;
     }
     for (int i = 0; i < n; ++i) {
