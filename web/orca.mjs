@@ -21,6 +21,11 @@ const DEF_FIELDS = [
 ];
 export const SCENES = ['circle', 'crossing', 'wallgap', 'corridor', 'random'];
 export const GOAL = Object.freeze({ POINT: 0, VELOCITY: 1, NONE: 2 });
+// The avoidance settings of docs/extensions.md (issue 16); addAgent takes them with the fields.
+const AVOIDANCE_FIELDS = ['priority', 'layers', 'mask', 'locked'];
+const DIAGNOSTIC_FIELDS = [
+  'fallback', 'failedConstraint', 'neighborCount', 'candidates', 'neighborsCut', 'blocked', 'locked',
+];
 
 // The smallest module that uses a SIMD128 instruction (i32.const 0; i8x16.splat): valid
 // exactly where the engine has fixed-width SIMD.
@@ -235,6 +240,35 @@ function wordsToDef(w) {
   };
 }
 
+function argError(message) {
+  return Object.assign(new Error(message), { status: 'ORCA_ERR_ARGUMENT' });
+}
+// A 32-bit layer mask: a whole number in [0, 0xFFFFFFFF] (what the C type can carry).
+function mask32(v, what) {
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 0xFFFFFFFF) {
+    throw argError(`${what} must be a whole number in [0, 0xFFFFFFFF], got ${v}`);
+  }
+  return v;
+}
+// locked: true/false, or a whole number in int range (the library refuses all but 0 and 1).
+function lockedInt(v) {
+  if (typeof v === 'boolean') return v ? 1 : 0;
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < -(2 ** 31) || v >= 2 ** 31) {
+    throw argError(`locked must be true, false, 0 or 1, got ${v}`);
+  }
+  return v;
+}
+// def without its avoidance settings, and those settings (or null when none is given).
+function splitAvoidance(def) {
+  let av = null;
+  const plain = {};
+  for (const k of Object.keys(def)) {
+    if (AVOIDANCE_FIELDS.includes(k)) (av ??= {})[k] = def[k];
+    else plain[k] = def[k];
+  }
+  return [plain, av];
+}
+
 function vec(v, what) {
   if (!Array.isArray(v) && !ArrayBuffer.isView(v) || v.length !== 2) {
     throw Object.assign(new Error(`${what} must be a pair [x, y], got ${JSON.stringify(v)}`),
@@ -290,11 +324,16 @@ export class Sim {
     return { slot: h[0], generation: h[1] };
   }
 
-  /** Adds an agent (fields as defaultAgent(); missing ones take the defaults). */
+  /** Adds an agent (fields as defaultAgent(); missing ones take the defaults; the avoidance
+   * settings priority, layers, mask and locked may be given too, checked before it is added). */
   addAgent(def = {}) {
-    const words = this.writeDef(def);
+    const [plain, av] = splitAvoidance(def);
+    const settings = av && this.checkAvoidance(av);
+    const words = this.writeDef(plain);
     this.check(this.x.ow_sim_add_agent(this.live(), words, this.orca.scratch + 128));
-    return this.handle();
+    const id = this.handle();
+    if (settings) this.applyAvoidance(id, settings, () => this.removeAgent(id));
+    return id;
   }
   removeAgent(id) { this.check(this.x.ow_sim_remove_agent(this.live(), id.slot, id.generation)); }
   get agentCount() { return this.x.ow_sim_agent_count(this.live()); }
@@ -406,6 +445,92 @@ export class Sim {
       this.x.ow_free(out);
     }
   }
+  // --- avoidance extensions and diagnostics (docs/extensions.md; issue 16) ---------------
+  /** { priority, layers, mask, locked } of an agent (orca_agent_get_avoidance). */
+  getAvoidance(id) {
+    this.check(this.x.ow_agent_get_avoidance(this.live(), id.slot, id.generation, this.orca.scratch));
+    const w = this.orca.f64(this.orca.scratch, 4);
+    return { priority: w[0], layers: w[1], mask: w[2], locked: w[3] === 1 };
+  }
+  /** Changes the settings given ({ priority, layers, mask, locked }; the others are kept) in
+   * one write, checked by the library first: a refusal throws its message, nothing changes. */
+  setAvoidance(id, settings) {
+    const a = { ...this.getAvoidance(id), ...settings };
+    for (const k of Object.keys(settings)) {
+      if (!AVOIDANCE_FIELDS.includes(k)) {
+        throw argError(`unknown avoidance setting '${k}' (one of ${AVOIDANCE_FIELDS.join(', ')})`);
+      }
+    }
+    this.check(this.x.ow_agent_set_avoidance(this.ptr, id.slot, id.generation, Number(a.priority),
+      mask32(a.layers, 'layers'), mask32(a.mask, 'mask'), lockedInt(a.locked)));
+  }
+  /** A higher priority yields less: against B an agent takes pB / (pA + pB); 2^-30 .. 2^30. */
+  setPriority(id, priority) {
+    this.check(this.x.ow_agent_set_priority(this.live(), id.slot, id.generation, Number(priority)));
+  }
+  /** The layers the agent is on and the layers of the agents it considers (A considers B when
+   * A.mask & B.layers != 0), 32-bit masks. */
+  setLayers(id, layers, mask) {
+    this.check(this.x.ow_agent_set_layers(this.live(), id.slot, id.generation,
+      mask32(layers, 'layers'), mask32(mask, 'mask')));
+  }
+  /** A locked agent keeps its velocity and is not solved; others avoid it as a moving obstacle. */
+  setLocked(id, locked) {
+    this.check(this.x.ow_agent_set_locked(this.live(), id.slot, id.generation, lockedInt(locked)));
+  }
+  // The full settings (defaults where not given) after the library's check.
+  checkAvoidance(av) {
+    const a = { priority: 1, layers: 1, mask: 0xFFFFFFFF, locked: false, ...av };
+    this.check(this.x.ow_check_avoidance(this.live(), Number(a.priority), mask32(a.layers, 'layers'),
+      mask32(a.mask, 'mask'), lockedInt(a.locked)));
+    return a;
+  }
+  // Gives a just-added agent checked settings; undo() takes it back if that still fails.
+  applyAvoidance(id, a, undo) {
+    const st = this.x.ow_agent_set_avoidance(this.ptr, id.slot, id.generation, Number(a.priority),
+      a.layers, a.mask, lockedInt(a.locked));
+    if (st !== 0) {
+      const msg = this.orca.str(this.x.ow_sim_last_error(this.ptr));
+      undo();
+      this.orca.fail(st, msg);
+    }
+  }
+  /** Per-agent diagnostics on or off (off at creation; not state: the hash ignores it). */
+  setDiagnostics(on) { this.check(this.x.ow_sim_set_diagnostics(this.live(), on ? 1 : 0)); }
+  get diagnosticsEnabled() { return this.x.ow_sim_get_diagnostics(this.live()) === 1; }
+  /** Every agent's diagnostics of the last step with diagnostics on, in index order (one
+   * orca_sim_diagnostics): { fallback, failedConstraint, neighborCount, candidates,
+   * neighborsCut, blocked, locked }, each a new Int32Array of agentCount entries. */
+  diagnostics() {
+    const n = this.x.ow_sim_agent_count(this.live());
+    const buf = this.x.ow_malloc(28 * n + 8);
+    try {
+      this.check(this.x.ow_sim_diagnostics(this.ptr, buf, n, buf + 28 * n));
+      const table = new Int32Array(this.orca.memory.buffer, buf, 7 * n);
+      const out = {};
+      DIAGNOSTIC_FIELDS.forEach((k, j) => {
+        const col = new Int32Array(n);
+        for (let i = 0; i < n; ++i) col[i] = table[7 * i + j];
+        out[k] = col;
+      });
+      return out;
+    } finally {
+      this.x.ow_free(buf);
+    }
+  }
+  /** One agent's diagnostics of the last step with diagnostics on (the fields of diagnostics()). */
+  agentDiagnostics(id) {
+    this.check(this.x.ow_agent_get_diagnostics(this.live(), id.slot, id.generation, this.orca.scratch));
+    const w = new Int32Array(this.orca.memory.buffer, this.orca.scratch, 7);
+    return Object.fromEntries(DIAGNOSTIC_FIELDS.map((k, j) => [k, w[j]]));
+  }
+  /** The counts of the last step with diagnostics on: { agents, fallback, cut, blocked, locked }. */
+  stepDiagnostics() {
+    this.check(this.x.ow_sim_step_diagnostics(this.live(), this.orca.scratch));
+    const w = new Int32Array(this.orca.memory.buffer, this.orca.scratch, 5);
+    return { agents: w[0], fallback: w[1], cut: w[2], blocked: w[3], locked: w[4] };
+  }
+
   get vectorKernels() { return this.x.ow_sim_get_vector_kernels(this.live()) === 1; }
   set vectorKernels(on) { this.x.ow_sim_set_vector_kernels(this.live(), on ? 1 : 0); }
 
@@ -459,16 +584,21 @@ export class Scene {
   /** One step: the rule's preferred velocities, then the simulation's step by dt. */
   step() { this.check(this.x.ow_scenario_step(this.live())); }
   /** Adds an agent with a goal: { kind: GOAL.POINT, target: [x, y], speed } (default: a point
-   * goal at the agent's position, at its max speed). */
+   * goal at the agent's position, at its max speed). def as Sim.addAgent (avoidance settings
+   * included). */
   addAgent(def = {}, goal = {}) {
-    const words = this.sim.writeDef(def);
+    const [plain, av] = splitAvoidance(def); // avoidance settings: checked before the agent is added
+    const settings = av && this.sim.checkAvoidance(av);
+    const words = this.sim.writeDef(plain);
     const w = this.orca.f64(words, DEF_WORDS);
     const kind = goal.kind ?? GOAL.POINT;
     const target = vec(goal.target ?? [w[0], w[1]], 'goal target');
     const speed = goal.speed ?? w[7];
     this.check(this.x.ow_scenario_add_agent(this.live(), words, kind, target[0], target[1],
       speed, this.orca.scratch + 128));
-    return this.sim.handle();
+    const id = this.sim.handle();
+    if (settings) this.sim.applyAvoidance(id, settings, () => {}); // only memory can refuse it
+    return id;
   }
   /** The goal and start of the agent at index: { kind, target, speed, start }. */
   goal(index) {

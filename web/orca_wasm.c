@@ -214,6 +214,92 @@ int OW_EXPORT(ow_sim_query_box)(const orca_sim *s, double x0, double y0, double 
                               count);
 }
 
+/* --- avoidance extensions and diagnostics (docs/extensions.md, issue 16) --------------- */
+
+/* The settings as four doubles into w: priority, layers, mask, locked (exact: 32-bit values). */
+int OW_EXPORT(ow_agent_get_avoidance)(const orca_sim *s, uint32_t slot, uint32_t generation,
+                                      double *w)
+{
+    orca_agent_avoidance a;
+    orca_status st = orca_agent_get_avoidance(s, (orca_agent_id){slot, generation}, &a);
+    if (st == ORCA_OK) {
+        w[0] = a.priority;
+        w[1] = (double)a.layers;
+        w[2] = (double)a.mask;
+        w[3] = (double)a.locked;
+    }
+    return st;
+}
+int OW_EXPORT(ow_agent_set_avoidance)(orca_sim *s, uint32_t slot, uint32_t generation,
+                                      double priority, uint32_t layers, uint32_t mask, int locked)
+{
+    orca_agent_avoidance a = {priority, layers, mask, locked};
+    return orca_agent_set_avoidance(s, (orca_agent_id){slot, generation}, &a);
+}
+/* The library's check of settings (orca.mjs checks them before it adds an agent with them);
+ * the message goes to s's last error. */
+int OW_EXPORT(ow_check_avoidance)(const orca_sim *s, double priority, uint32_t layers,
+                                  uint32_t mask, int locked)
+{
+    orca_agent_avoidance a = {priority, layers, mask, locked};
+    return orca_check_avoidance(s, &a);
+}
+int OW_EXPORT(ow_agent_set_priority)(orca_sim *s, uint32_t slot, uint32_t generation, double p)
+{
+    return orca_agent_set_priority(s, (orca_agent_id){slot, generation}, p);
+}
+int OW_EXPORT(ow_agent_set_layers)(orca_sim *s, uint32_t slot, uint32_t generation,
+                                   uint32_t layers, uint32_t mask)
+{
+    return orca_agent_set_layers(s, (orca_agent_id){slot, generation}, layers, mask);
+}
+int OW_EXPORT(ow_agent_set_locked)(orca_sim *s, uint32_t slot, uint32_t generation, int locked)
+{
+    return orca_agent_set_locked(s, (orca_agent_id){slot, generation}, locked);
+}
+int OW_EXPORT(ow_sim_set_diagnostics)(orca_sim *s, int on) { return orca_sim_set_diagnostics(s, on); }
+int OW_EXPORT(ow_sim_get_diagnostics)(const orca_sim *s) { return orca_sim_get_diagnostics(s); }
+/* One agent's diagnostics as seven i32 (the struct's fields in order) into w. */
+int OW_EXPORT(ow_agent_get_diagnostics)(const orca_sim *s, uint32_t slot, uint32_t generation,
+                                        int32_t *w)
+{
+    orca_agent_diagnostics d;
+    orca_status st = orca_agent_get_diagnostics(s, (orca_agent_id){slot, generation}, &d);
+    if (st == ORCA_OK) {
+        w[0] = d.fallback;
+        w[1] = d.failed_constraint;
+        w[2] = d.neighbor_count;
+        w[3] = d.candidates;
+        w[4] = d.neighbors_cut;
+        w[5] = d.blocked;
+        w[6] = d.locked;
+    }
+    return st;
+}
+/* Every agent's diagnostics in index order (orca_sim_diagnostics): out holds capacity entries
+ * of seven i32 each (orca_agent_diagnostics is seven ints, no padding). */
+int OW_EXPORT(ow_sim_diagnostics)(const orca_sim *s, orca_agent_diagnostics *out, int capacity,
+                                  int *count)
+{
+    _Static_assert(sizeof(orca_agent_diagnostics) == 7 * sizeof(int32_t),
+                   "orca_agent_diagnostics is seven ints");
+    return orca_sim_diagnostics(s, out, capacity, count);
+}
+/* The counts agents, fallback, cut, blocked, locked as five i32 into w. */
+int OW_EXPORT(ow_sim_step_diagnostics)(const orca_sim *s, int32_t *w)
+{
+    orca_step_diagnostics c;
+    orca_status st = orca_sim_step_diagnostics(s, &c);
+    if (st == ORCA_OK) {
+        w[0] = c.agents;
+        w[1] = c.fallback;
+        w[2] = c.cut;
+        w[3] = c.blocked;
+        w[4] = c.locked;
+    }
+    return st;
+}
+
 /* Saves into a new block (*buffer, released with ow_free) of *size bytes. */
 int OW_EXPORT(ow_sim_save)(const orca_sim *s, void **buffer, size_t *size)
 {

@@ -17,14 +17,15 @@ Arrays (``positions``, ``velocities``, the building blocks' planes) are NumPy ar
 float64; NumPy is imported only when one of them is used. Everything else works without it.
 """
 import threading as _threading
+from collections import namedtuple as _namedtuple
 
 from . import _core
 from ._core import (ArgumentError, Error, FormatError, LimitError, OutOfMemoryError,
                     StaleHandleError)
 
 __all__ = [
-    "Agent", "ArgumentError", "Error", "FormatError", "LimitError", "OutOfMemoryError",
-    "SCENES", "Scenario", "Segment", "Simulator", "StaleHandleError", "constraint_agent",
+    "Agent", "AgentDiagnostics", "ArgumentError", "Avoidance", "Error", "FormatError", "LimitError", "OutOfMemoryError",
+    "SCENES", "Scenario", "Segment", "Simulator", "StaleHandleError", "StepDiagnostics", "constraint_agent",
     "constraint_boundary", "constraint_segment", "halfplane_signed_distance",
     "kernels_available", "lp_fallback", "lp_solve", "segment_distance_squared", "sincos_turns",
     "solve", "vo_overlap", "vo_support", "library_version", "bits_version", "__version__",
@@ -50,6 +51,8 @@ TIME_MIN = _core.TIME_MIN
 TIME_MAX = _core.TIME_MAX
 MAX_NEIGHBORS_LIMIT = _core.MAX_NEIGHBORS_LIMIT
 MAX_WORKERS = _core.MAX_WORKERS
+PRIORITY_MIN = _core.PRIORITY_MIN
+PRIORITY_MAX = _core.PRIORITY_MAX
 
 _np = None
 _np_lock = _threading.Lock()
@@ -87,6 +90,49 @@ def _read(reader, sim):
 
 _AGENT_FIELDS = ("position", "velocity", "preferred_velocity", "radius", "max_speed",
                  "neighbor_dist", "max_neighbors", "time_horizon", "obstacle_time_horizon")
+
+
+# --- avoidance extensions and diagnostics (docs/extensions.md; issue 16) -------------------
+
+#: An agent's avoidance settings (orca_agent_avoidance): priority (2^-30 .. 2^30, default 1; a
+#: higher priority yields less), layers (32-bit mask, default 1), mask (the layers of the agents
+#: it considers, default 0xFFFFFFFF), locked (bool, default False).
+Avoidance = _namedtuple("Avoidance", "priority layers mask locked")
+#: What the last step with diagnostics on did for one agent (orca_agent_diagnostics).
+AgentDiagnostics = _namedtuple("AgentDiagnostics", "fallback failed_constraint neighbor_count "
+                               "candidates neighbors_cut blocked locked")
+#: Counts over all agents of the last step with diagnostics on (orca_step_diagnostics).
+StepDiagnostics = _namedtuple("StepDiagnostics", "agents fallback cut blocked locked")
+
+_AVOIDANCE_KEYS = ("priority", "layers", "mask", "locked")
+
+
+def _avoidance(t):
+    return Avoidance(t[0], t[1], t[2], bool(t[3]))
+
+
+def _checked_avoidance(priority, layers, mask, locked):
+    """None when no setting is given, else the settings (defaults for the others) after the
+    library's check, so that a refusal comes before anything is added."""
+    if priority is None and layers is None and mask is None and locked is None:
+        return None
+    return _core.check_avoidance(priority, layers, mask, locked)
+
+
+def _pop_avoidance(params):
+    return _checked_avoidance(*(params.pop(k, None) for k in _AVOIDANCE_KEYS))
+
+
+def _apply_avoidance(sim, handles, av):
+    """Gives the agents just added the checked settings av; if the library still refuses (out
+    of memory only), they are removed again and the error raised."""
+    try:
+        for h in handles:
+            _core.Sim.agent_set_avoidance(sim, h, *av)
+    except BaseException:
+        for h in reversed(handles):
+            _core.Sim.remove_agent(sim, h)
+        raise
 
 
 def _handle(obj, kind):
@@ -183,6 +229,61 @@ class Agent:
                                    "Obstacle time horizon in s, [2^-30, 2^30].")
     del _field
 
+    # --- avoidance extensions and diagnostics (docs/extensions.md; issue 16) ---------------
+
+    @property
+    def avoidance(self):
+        """The agent's Avoidance(priority, layers, mask, locked)."""
+        return _avoidance(_core.Sim.agent_avoidance(self._sim, self._h))
+
+    def set_avoidance(self, priority=None, layers=None, mask=None, locked=None):
+        """Changes the settings given (the others are kept) in one checked write: a refused
+        value raises orca.ArgumentError with the library's message and changes nothing."""
+        _core.Sim.agent_set_avoidance(self._sim, self._h, priority, layers, mask, locked)
+
+    @property
+    def priority(self):
+        """Share of avoidance: against B the agent takes p_B / (p_A + p_B); 2^-30 .. 2^30,
+        default 1 (a higher priority yields less)."""
+        return _core.Sim.agent_avoidance(self._sim, self._h)[0]
+
+    @priority.setter
+    def priority(self, value):
+        _core.Sim.set_priority(self._sim, self._h, value)
+
+    @property
+    def layers(self):
+        """The layers the agent is on (32-bit mask, default 1)."""
+        return _core.Sim.agent_avoidance(self._sim, self._h)[1]
+
+    @layers.setter
+    def layers(self, value):
+        _core.Sim.agent_set_avoidance(self._sim, self._h, layers=value)
+
+    @property
+    def mask(self):
+        """The layers of the agents it considers (32-bit mask, default 0xFFFFFFFF)."""
+        return _core.Sim.agent_avoidance(self._sim, self._h)[2]
+
+    @mask.setter
+    def mask(self, value):
+        _core.Sim.agent_set_avoidance(self._sim, self._h, mask=value)
+
+    @property
+    def locked(self):
+        """True when the agent is locked: it keeps its velocity, is not solved, and the agents
+        that consider it avoid it as a moving obstacle (hard constraints)."""
+        return bool(_core.Sim.agent_avoidance(self._sim, self._h)[3])
+
+    @locked.setter
+    def locked(self, value):
+        _core.Sim.set_locked(self._sim, self._h, value)
+
+    def diagnostics(self):
+        """AgentDiagnostics of the last step with diagnostics on (all 0, failed_constraint
+        -1, before one or for an agent added since)."""
+        return AgentDiagnostics(*_core.Sim.agent_diagnostics(self._sim, self._h))
+
     def neighbors(self):
         """(agent indices, segment indices) the next step's constraints come from, in the
         order of docs/algorithm.md §11."""
@@ -271,23 +372,35 @@ class Simulator(_core.Sim):
 
     def add_agent(self, position, velocity=(0.0, 0.0), radius=1.5, max_speed=2.0,
                   neighbor_dist=15.0, max_neighbors=10, time_horizon=10.0,
-                  obstacle_time_horizon=10.0, preferred_velocity=(0.0, 0.0)):
+                  obstacle_time_horizon=10.0, preferred_velocity=(0.0, 0.0), priority=None,
+                  layers=None, mask=None, locked=None):
         """Adds an agent after all others and returns its Agent handle.
 
         position, velocity and preferred_velocity are (x, y) pairs (tuples, lists, NumPy
-        arrays); the defaults are the library's (orca_agent_def_default). A value out of its
-        range raises orca.ArgumentError (a ValueError) naming it; nothing is added.
+        arrays); the defaults are the library's (orca_agent_def_default). priority, layers,
+        mask and locked (None: the defaults 1, 1, 0xFFFFFFFF, False) are the avoidance
+        settings of docs/extensions.md. A value out of its range raises orca.ArgumentError (a
+        ValueError) naming it; nothing is added.
         """
-        return Agent(self, _core.Sim.add_agent(
+        av = _checked_avoidance(priority, layers, mask, locked)
+        h = _core.Sim.add_agent(
             self, position, velocity, radius, max_speed, neighbor_dist, max_neighbors,
-            time_horizon, obstacle_time_horizon, preferred_velocity))
+            time_horizon, obstacle_time_horizon, preferred_velocity)
+        if av is not None:
+            _apply_avoidance(self, [h], av)
+        return Agent(self, h)
 
     def add_agents(self, positions, **params):
         """Adds one agent per row of positions (an (n, 2) float64 array or a sequence of
         pairs), all with the parameters given (names and defaults as add_agent), in row
         order; returns their handles. Every agent is checked before any is added: on a
-        refusal the simulation is unchanged and the message names the row."""
-        return [Agent(self, h) for h in _core.Sim.add_agents(self, positions, **params)]
+        refusal the simulation is unchanged and the message names the row. priority, layers,
+        mask and locked, when given, are the same for every agent (as the other params)."""
+        av = _pop_avoidance(params)
+        handles = _core.Sim.add_agents(self, positions, **params)
+        if av is not None:
+            _apply_avoidance(self, handles, av)
+        return [Agent(self, h) for h in handles]
 
     def remove_agent(self, agent):
         """Removes an agent; the others keep their order (and the bits they would have had
@@ -436,6 +549,52 @@ class Simulator(_core.Sim):
         included), in index order. lo and hi finite with lo <= hi."""
         return _core.Sim.query_box(self, lo, hi)
 
+    # --- avoidance extensions and diagnostics (docs/extensions.md; issue 16) ---------------
+    # The property `diagnostics` (bool, read and write; off at creation, not part of the state)
+    # comes from orca._core.Sim.
+
+    def avoidance(self, agent):
+        """The agent's Avoidance(priority, layers, mask, locked)."""
+        return _avoidance(_core.Sim.agent_avoidance(self, _handle(agent, Agent)))
+
+    def set_avoidance(self, agent, priority=None, layers=None, mask=None, locked=None):
+        """Changes the settings given (None: kept) in one write, checked by the library first
+        (priority finite in [2^-30, 2^30], locked 0 or 1, layers and mask 32-bit); a refusal
+        raises orca.ArgumentError with its message and changes nothing."""
+        _core.Sim.agent_set_avoidance(self, _handle(agent, Agent), priority, layers, mask, locked)
+
+    def set_priority(self, agent, priority):
+        """orca_agent_set_priority: the share of avoidance (a higher priority yields less)."""
+        _core.Sim.set_priority(self, _handle(agent, Agent), priority)
+
+    def set_layers(self, agent, layers, mask):
+        """orca_agent_set_layers: the layers the agent is on and the layers of the agents it
+        considers (A considers B when A.mask & B.layers != 0), both 32-bit masks."""
+        _core.Sim.set_layers(self, _handle(agent, Agent), layers, mask)
+
+    def set_locked(self, agent, locked):
+        """orca_agent_set_locked: a locked agent keeps its velocity (set it with
+        agent.velocity) and is not solved; True/False or 1/0."""
+        _core.Sim.set_locked(self, _handle(agent, Agent), locked)
+
+    def agent_diagnostics(self, agent):
+        """AgentDiagnostics of one agent for the last step with diagnostics on."""
+        return AgentDiagnostics(*_core.Sim.agent_diagnostics(self, _handle(agent, Agent)))
+
+    def diagnostics_arrays(self):
+        """Every agent's diagnostics of the last step with diagnostics on, in index order
+        (one orca_sim_diagnostics): a dict of new (n,) int32 NumPy arrays keyed by the
+        AgentDiagnostics field names (fallback, failed_constraint, neighbor_count,
+        candidates, neighbors_cut, blocked, locked)."""
+        np = _numpy()
+        table = np.frombuffer(_core.Sim.read_diagnostics(self), dtype=np.int32).reshape(-1, 7)
+        return {name: table[:, k].copy() for k, name in enumerate(AgentDiagnostics._fields)}
+
+    def step_diagnostics(self):
+        """StepDiagnostics(agents, fallback, cut, blocked, locked): the counts of the last
+        step with diagnostics on (all 0 before one)."""
+        return StepDiagnostics(*_core.Sim.step_diagnostics(self))
+
     def copy(self):
         """An independent simulation with the same state (and worker count): it steps to
         the same bits."""
@@ -485,10 +644,15 @@ class Scenario(_core.Scenario):
 
         goal: 'point' (walk to target at preferred_speed, default the agent's max_speed),
         'velocity' (keep the fixed preferred velocity target) or 'none'; by default 'point'
-        when a target is given, else 'none'. fields: as Simulator.add_agent.
+        when a target is given, else 'none'. fields: as Simulator.add_agent (the avoidance
+        settings priority, layers, mask and locked included).
         """
+        av = _pop_avoidance(fields)
         h = _core.Scenario.add_agent(self, position, goal, target, preferred_speed, **fields)
-        return Agent(self.simulation, h)
+        sim = self.simulation
+        if av is not None:
+            _core.Sim.agent_set_avoidance(sim, h, *av)  # checked above (only memory could refuse it)
+        return Agent(sim, h)
 
     def agent_goal(self, index):
         """{'goal', 'target', 'preferred_speed', 'start'} of the agent at index."""

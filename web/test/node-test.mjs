@@ -2,13 +2,19 @@
 // web/orca.mjs under Node.js, both modules (scalar and SIMD128): every golden scene of
 // test/golden/determinism.txt reaches its hash; the SIMD128 module's kernels on and off give
 // the same hashes; the JavaScript API (agents, segments, bulk preferred velocities, typed-array
-// views, save/load, errors with the library's messages).
+// views, save/load, errors with the library's messages); the avoidance settings and diagnostics
+// (issue 16): the same hash and diagnostic totals as `orca run` on a scene file ($ORCA_CLI, else
+// build/release/cli/orca; without it that comparison is skipped and says so), and a scan over
+// every agent.
 //   node web/test/node-test.mjs
 // Prints "PASS name" / "FAIL name: why" lines and "web-node: N passed, N failed".
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile, mkdtemp, rm } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadOrca, simdSupported } from '../orca.mjs';
+import { loadOrca, simdSupported, GOAL } from '../orca.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 let passed = 0;
@@ -52,6 +58,63 @@ test('SIMD128 is detected', () => { check(simdSupported(), 'Node 20 has SIMD128'
 }
 
 let patrolHash = null; // the waypoint patrol's hash, the same in both modules
+
+// --- avoidance extensions and diagnostics (issue 16) ---------------------------------------
+// A crossing crowd with priorities, layers, masks and locked agents, as a scene file for
+// `orca run` (the C reference: $ORCA_CLI, else build/release/cli/orca) and built here.
+const CROWD = [];
+for (let i = 0; i < 36; ++i) {
+  const x = ((i * 37) % 29) - 14 + 0.125 * (i % 5), y = ((i * 53) % 31) - 15 + 0.375 * (i % 3);
+  CROWD.push({
+    position: [x, y], target: [-x, -y], radius: 0.4 + 0.05 * (i % 7),
+    priority: [1, 3, 0.25, 1000, 2 ** -30, 2 ** 30][i % 6],
+    layers: [1, 2, 3, 1][i % 4], mask: [0xFFFFFFFF, 1, 2, 0xFFFFFFFF, 0][i % 5],
+    locked: i % 9 === 4, velocity: i % 9 === 4 ? [0.25, -0.125] : [0, 0],
+  });
+}
+const CROWD_STEPS = 120;
+let crowdRef = null; // { hash, diagnostics } from orca run, or null without the orca command
+{
+  const cli = process.env.ORCA_CLI || join(ROOT, 'build/release/cli/orca');
+  if (existsSync(cli)) {
+    const dir = await mkdtemp(join(tmpdir(), 'orca-node-'));
+    const lines = ['orca-scene 1', 'dt 0.25', 'seed 5', 'segment -4 -1 4 -1'];
+    for (const a of CROWD) {
+      lines.push(`agent ${a.position[0]} ${a.position[1]} goal ${a.target[0]} ${a.target[1]} ` +
+        `radius=${a.radius} preferred_speed=1.25 velocity=${a.velocity[0]},${a.velocity[1]} ` +
+        `priority=${a.priority} layers=${a.layers} mask=0x${a.mask.toString(16)} locked=${a.locked ? 1 : 0}`);
+    }
+    const file = join(dir, 'crowd.txt');
+    await writeFile(file, lines.join('\n') + '\n');
+    crowdRef = JSON.parse(execFileSync(cli, ['run', file, '--steps', String(CROWD_STEPS), '--diagnostics', '--json'],
+      { encoding: 'utf8' }));
+    await rm(dir, { recursive: true });
+  } else {
+    console.log(`SKIP avoidance: the same hash as orca run (no orca command at ${cli}; set ORCA_CLI)`);
+  }
+}
+let crowdHash = null; // the crowd's hash, the same in both modules
+function crowdScene(orca, how) {
+  const sc = orca.createScene('custom', { dt: 0.25, seed: 5 });
+  sc.sim.addSegment([-4, -1], [4, -1]);
+  for (const a of CROWD) {
+    const def = { position: a.position, radius: a.radius, velocity: a.velocity };
+    const goal = { kind: GOAL.POINT, target: a.target, speed: 1.25 };
+    if (how === 'fields') {
+      sc.addAgent({ ...def, priority: a.priority, layers: a.layers, mask: a.mask, locked: a.locked }, goal);
+    } else {
+      const id = sc.addAgent(def, goal);
+      if (how === 'setters') {
+        sc.sim.setPriority(id, a.priority);
+        sc.sim.setLayers(id, a.layers, a.mask);
+        sc.sim.setLocked(id, a.locked);
+      } else {
+        sc.sim.setAvoidance(id, { priority: a.priority, layers: a.layers, mask: a.mask, locked: a.locked });
+      }
+    }
+  }
+  return sc;
+}
 for (const [label, file] of [['scalar', 'orca.wasm'], ['SIMD128', 'orca-simd.wasm']]) {
   const orca = await loadOrca({ wasm: await readFile(join(ROOT, 'web/wasm', file)) });
   test(`${label}: module kind`, () => {
@@ -229,6 +292,183 @@ for (const [label, file] of [['scalar', 'orca.wasm'], ['SIMD128', 'orca-simd.was
     check(sc.hash() === sc.sim.hash(), 'without waypoints the scenario hash is the simulation hash');
     sc.destroy();
     return `laps ${laps.join(' ')}, hash ${h}`;
+  });
+
+  test(`${label}: avoidance: the crowd's hash and diagnostics as orca run, three ways to set them`, () => {
+    const hashes = [];
+    for (const how of ['fields', 'setters', 'setAvoidance']) {
+      const sc = crowdScene(orca, how);
+      sc.sim.setDiagnostics(true);
+      const tot = { cut: 0, blocked: 0, locked: 0, fallback: 0 };
+      for (let i = 0; i < CROWD_STEPS; ++i) {
+        sc.step();
+        const c = sc.sim.stepDiagnostics();
+        for (const k of Object.keys(tot)) tot[k] += c[k];
+      }
+      hashes.push(sc.hash());
+      if (crowdRef) {
+        const d = crowdRef.diagnostics;
+        check(sc.hash() === crowdRef.hash, `${how}: hash ${sc.hash()}, orca run ${crowdRef.hash}`);
+        check(tot.cut === d.cut_agent_steps && tot.blocked === d.blocked_agent_steps &&
+          tot.locked === d.locked_agent_steps && tot.fallback === d.fallback_agent_steps,
+        `${how}: totals ${JSON.stringify(tot)} vs ${JSON.stringify(d)}`);
+      }
+      check(tot.locked === CROWD_STEPS * CROWD.filter((a) => a.locked).length, `locked ${tot.locked}`);
+      sc.destroy();
+    }
+    check(hashes.every((h) => h === hashes[0]), `hashes ${hashes}`);
+    if (crowdHash) check(hashes[0] === crowdHash, `${hashes[0]} != the other module's ${crowdHash}`);
+    crowdHash = hashes[0];
+    const plain = orca.createScene('custom', { dt: 0.25, seed: 5 });
+    plain.sim.addSegment([-4, -1], [4, -1]);
+    for (const a of CROWD) {
+      plain.addAgent({ position: a.position, radius: a.radius, velocity: a.velocity },
+        { kind: GOAL.POINT, target: a.target, speed: 1.25 });
+    }
+    for (let i = 0; i < CROWD_STEPS; ++i) plain.step();
+    check(plain.hash() !== hashes[0], 'the settings are part of the state');
+    plain.destroy();
+    return crowdRef ? `${hashes[0]} = orca run` : `${hashes[0]} (no orca command: not compared)`;
+  });
+
+  test(`${label}: avoidance: defaults with diagnostics on give the golden hash`, () => {
+    const g = golden.find((x) => x.scene === 'wallgap');
+    const sc = orca.createScene('wallgap', { agents: g.agents, seed: 1 });
+    sc.sim.setDiagnostics(true);
+    check(sc.sim.diagnosticsEnabled, 'diagnostics on');
+    for (let i = 0; i < sc.sim.agentCount; ++i) {
+      sc.sim.setAvoidance(sc.sim.agentAt(i), { priority: 1, layers: 1, mask: 0xFFFFFFFF, locked: false });
+    }
+    for (let i = 0; i < g.steps; ++i) sc.step();
+    const h = sc.sim.hash();
+    check(h === g.hash, `${h} != golden ${g.hash}`);
+    check(sc.sim.stepDiagnostics().agents === g.agents, 'counts cover every agent');
+    // away from the defaults and back: the plain hash and snapshot
+    const snap = sc.sim.save();
+    const a = sc.sim.agentAt(3);
+    sc.sim.setPriority(a, 7);
+    sc.sim.setLayers(a, 4, 4);
+    sc.sim.setLocked(a, true);
+    check(sc.sim.hash() !== h, 'settings change the hash');
+    check(JSON.stringify(sc.sim.getAvoidance(a)) === JSON.stringify({ priority: 7, layers: 4, mask: 4, locked: true }),
+      JSON.stringify(sc.sim.getAvoidance(a)));
+    sc.sim.setAvoidance(a, { priority: 1, layers: 1, mask: 0xFFFFFFFF, locked: 0 });
+    check(sc.sim.hash() === h && sc.sim.save().join() === snap.join(), 'back at the defaults');
+    sc.destroy();
+    return h;
+  });
+
+  test(`${label}: diagnostics: a scan over every agent, bulk equal to per agent, counts equal to the sums`, () => {
+    const sim = orca.createSim();
+    const n = 240;
+    let rng = 777;
+    const rand = () => (rng = (rng * 1103515245 + 12345) % 2147483648) / 2147483648;
+    const A = [];
+    for (let i = 0; i < n; ++i) {
+      const a = {
+        position: i === 0 ? [-31.4, 0] : i === n - 1 ? [-32, 0] : [rand() * 60 - 30, rand() * 60 - 30],
+        layers: i === 0 ? 1 : Math.floor(rand() * 4), mask: i === n - 1 ? 0xFFFFFFFF : [1, 2, 3, 0xFFFFFFFF, 0][Math.floor(rand() * 5)],
+        locked: i === 0 || (i !== n - 1 && rand() < 0.05), neighborDist: rand() * 8, maxNeighbors: Math.floor(rand() * 12),
+        priority: 0.5 + rand() * 4,
+      };
+      a.velocity = a.locked && i !== 0 ? [0.2, -0.1] : [0, 0];
+      A.push(a);
+      sim.addAgent({ ...a, radius: 0.3 });
+    }
+    const pv = new Float64Array(2 * n);
+    A.forEach((a, i) => { if (i % 17) { pv[2 * i] = -a.position[0] / 10; pv[2 * i + 1] = -a.position[1] / 10; } });
+    pv[2 * (n - 1)] = 1; pv[2 * (n - 1) + 1] = 0; // walks into the locked agent 0: blocked
+    check(!sim.diagnosticsEnabled && sim.stepDiagnostics().agents === 0, 'off, nothing recorded');
+    sim.setDiagnostics(true);
+    const seen = { cut: 0, blocked: 0, locked: 0 };
+    for (let step = 0; step < 10; ++step) {
+      sim.setPreferredVelocities(pv);
+      const p = Float64Array.from(sim.positions());
+      sim.step(0.25);
+      const v = sim.velocities();
+      const d = sim.diagnostics();
+      for (let i = 0; i < n; ++i) {
+        let cand = 0;
+        if (!A[i].locked) {
+          const nd2 = A[i].neighborDist * A[i].neighborDist;
+          for (let j = 0; j < n; ++j) {
+            const dx = p[2 * j] - p[2 * i], dy = p[2 * j + 1] - p[2 * i + 1];
+            if (j !== i && dx * dx + dy * dy < nd2 && ((A[i].mask & A[j].layers) >>> 0) !== 0) ++cand;
+          }
+        }
+        const pp = pv[2 * i] * pv[2 * i] + pv[2 * i + 1] * pv[2 * i + 1];
+        const vv = v[2 * i] * v[2 * i] + v[2 * i + 1] * v[2 * i + 1];
+        const want = {
+          candidates: cand, neighborCount: A[i].locked ? 0 : Math.min(cand, A[i].maxNeighbors),
+          neighborsCut: !A[i].locked && cand > A[i].maxNeighbors ? 1 : 0, locked: A[i].locked ? 1 : 0,
+          blocked: !A[i].locked && pp > 0 && 100 * vv <= pp ? 1 : 0,
+        };
+        for (const k of Object.keys(want)) check(d[k][i] === want[k], `step ${step} agent ${i} ${k}: ${d[k][i]} vs ${want[k]}`);
+        const one = sim.agentDiagnostics(sim.agentAt(i));
+        for (const k of Object.keys(d)) check(one[k] === d[k][i], `agent ${i} ${k}: per agent ${one[k]}, bulk ${d[k][i]}`);
+        check(d.fallback[i] ? d.failedConstraint[i] >= 0 : d.failedConstraint[i] === -1, `failed constraint ${i}`);
+      }
+      const sum = (a) => a.reduce((s, x) => s + x, 0);
+      const c = sim.stepDiagnostics();
+      check(c.agents === n && c.fallback === sum(d.fallback) && c.cut === sum(d.neighborsCut) &&
+        c.blocked === sum(d.blocked) && c.locked === sum(d.locked), `counts ${JSON.stringify(c)}`);
+      check(c.fallback === sim.lastFallbackCount, 'fallback count');
+      seen.cut += c.cut; seen.blocked += c.blocked; seen.locked += c.locked;
+    }
+    check(seen.cut > 0 && seen.blocked > 0 && seen.locked > 0, `every field exercised: ${JSON.stringify(seen)}`);
+    const fresh = sim.addAgent({ position: [100, 100] });
+    check(JSON.stringify(sim.agentDiagnostics(fresh)) === JSON.stringify({ fallback: 0, failedConstraint: -1,
+      neighborCount: 0, candidates: 0, neighborsCut: 0, blocked: 0, locked: 0 }), 'an agent added since reads as cleared');
+    check(sim.diagnostics().candidates.length === n + 1, 'bulk length');
+    sim.destroy();
+    return `${n} agents x 10 steps; agent-steps cut ${seen.cut}, blocked ${seen.blocked}, locked ${seen.locked}`;
+  });
+
+  test(`${label}: avoidance: every refusal throws the library's message and changes nothing`, () => {
+    const sc = orca.createScene('custom', { dt: 0.25, seed: 1 });
+    const a = sc.addAgent({ position: [0, 0], priority: 3 }, { kind: GOAL.POINT, target: [5, 0] });
+    sc.addAgent({ position: [5, 0], layers: 2 }, { kind: GOAL.POINT, target: [0, 0] });
+    for (let i = 0; i < 3; ++i) sc.step();
+    const sim = sc.sim;
+    const h = sc.hash(), snap = sim.save().join();
+    const refused = (fn, pattern) => {
+      throwsWith(fn, pattern, 'ORCA_ERR_ARGUMENT');
+      check(sc.hash() === h && sim.save().join() === snap && sim.agentCount === 2, `${pattern}: the state changed`);
+    };
+    const P = /^priority must be in \[2\^-30, 2\^30\], got /;
+    for (const p of [0, -0, -1, NaN, Infinity, -Infinity, 2 ** 31, 1e-300, 5e-324, Number.MAX_VALUE, 2 ** 30 * (1 + 2 ** -52), 2 ** -30 * (1 - 2 ** -53)]) {
+      refused(() => sim.setPriority(a, p), P);
+      refused(() => sim.setAvoidance(a, { priority: p, layers: 5 }), P);
+      refused(() => sim.addAgent({ priority: p }), P);
+      refused(() => sc.addAgent({ priority: p }, { kind: GOAL.NONE }), P);
+    }
+    for (const l of [2, -1, 7]) {
+      refused(() => sim.setLocked(a, l), new RegExp(`^locked must be 0 or 1, got ${l}$`));
+      refused(() => sim.addAgent({ locked: l }), new RegExp(`^locked must be 0 or 1, got ${l}$`));
+    }
+    refused(() => sim.setLocked(a, 1.5), /^locked must be true, false, 0 or 1, got 1.5/);
+    refused(() => sim.setLocked(a, 2 ** 40), /^locked must be/);
+    for (const m of [-1, 2 ** 32, 1.5, NaN, '3']) {
+      refused(() => sim.setLayers(a, m, 1), /^layers must be a whole number in \[0, 0xFFFFFFFF\]/);
+      refused(() => sim.setLayers(a, 1, m), /^mask must be a whole number/);
+      refused(() => sim.setAvoidance(a, { mask: m }), /^mask must be/);
+      refused(() => sc.addAgent({ layers: m }), /^layers must be/);
+    }
+    refused(() => sim.setAvoidance(a, { speed: 1 }), /unknown avoidance setting 'speed'/);
+    sim.setPriority(a, 2 ** 30);
+    sim.setPriority(a, 2 ** -30);
+    check(sim.getAvoidance(a).priority === 2 ** -30, 'the range edges are accepted');
+    sim.setPriority(a, 3);
+    const b = sim.addAgent({ position: [20, 20] });
+    sim.removeAgent(b);
+    const h2 = sc.hash();
+    for (const fn of [() => sim.setPriority(b, 2), () => sim.setLayers(b, 1, 1), () => sim.setLocked(b, 1),
+      () => sim.setAvoidance(b, { priority: 2 }), () => sim.getAvoidance(b), () => sim.agentDiagnostics(b)]) {
+      throwsWith(fn, /agent handle \{slot \d+, generation \d+\} is stale/, 'ORCA_ERR_STALE');
+      check(sc.hash() === h2, 'a stale handle changed the state');
+    }
+    sc.destroy();
+    return 'priority, locked, layers, mask, stale handles';
   });
 
   test(`${label}: overrides equal to the scene's values keep the golden hash`, () => {
