@@ -396,6 +396,7 @@ static int build_edge_grid(const orca_sim *s, boundary_set *b)
     if (b->grid_valid && want <= 2 * b->cell && want >= b->cell / 4) {
         return 1;
     }
+    b->grid_valid = 0; /* until the rebuild below completes (it may run out of memory) */
     b->cell = want;
     b->inv_cell = 1 / want;
     int64_t cells = 0;
