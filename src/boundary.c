@@ -320,11 +320,11 @@ static double edge_cell_size(const orca_sim *s, const boundary_set *b)
     return cell;
 }
 
-typedef void edge_visit_fn(boundary_set *b, int32_t edge, int32_t cx, int32_t cy, int64_t *n);
+typedef void bnd_visit_fn(boundary_set *b, int32_t edge, int32_t cx, int32_t cy, int64_t *n);
 
 /* Visits every cell whose centre is within 0.75 cell of edge k (so the cell holding any
  * point of the edge is visited). */
-static void edge_cells(boundary_set *b, int32_t k, edge_visit_fn *visit, int64_t *n)
+static void edge_cells(boundary_set *b, int32_t k, bnd_visit_fn *visit, int64_t *n)
 {
     double c = b->cell, inv = b->inv_cell;
     orca_vec2 a = b->ea[k], e = b->eb[k];
@@ -365,7 +365,7 @@ static void edge_cells(boundary_set *b, int32_t k, edge_visit_fn *visit, int64_t
     }
 }
 
-static void visit_cells_only(boundary_set *b, int32_t edge, int32_t cx, int32_t cy, int64_t *n)
+static void bnd_visit_cells_only(boundary_set *b, int32_t edge, int32_t cx, int32_t cy, int64_t *n)
 {
     (void)b;
     (void)edge;
@@ -374,7 +374,7 @@ static void visit_cells_only(boundary_set *b, int32_t edge, int32_t cx, int32_t 
     ++*n;
 }
 
-static void visit_count(boundary_set *b, int32_t edge, int32_t cx, int32_t cy, int64_t *n)
+static void bnd_visit_count(boundary_set *b, int32_t edge, int32_t cx, int32_t cy, int64_t *n)
 {
     (void)edge;
     (void)n;
@@ -383,7 +383,7 @@ static void visit_count(boundary_set *b, int32_t edge, int32_t cx, int32_t cy, i
     b->list_len++;
 }
 
-static void visit_place(boundary_set *b, int32_t edge, int32_t cx, int32_t cy, int64_t *n)
+static void bnd_visit_place(boundary_set *b, int32_t edge, int32_t cx, int32_t cy, int64_t *n)
 {
     (void)n;
     int64_t h = cell_map_find(&b->cells, cell_key(cx, cy));
@@ -401,14 +401,14 @@ static int build_edge_grid(const orca_sim *s, boundary_set *b)
     b->inv_cell = 1 / want;
     int64_t cells = 0;
     for (int32_t k = 0; k < b->edge_count; ++k) {
-        edge_cells(b, k, visit_cells_only, &cells);
+        edge_cells(b, k, bnd_visit_cells_only, &cells);
     }
     if (cells > (1 << 28) || !orca_cell_map_reset(&b->cells, (int)cells)) {
         return 0;
     }
     b->list_len = 0;
     for (int32_t k = 0; k < b->edge_count; ++k) {
-        edge_cells(b, k, visit_count, NULL);
+        edge_cells(b, k, bnd_visit_count, NULL);
     }
     orca_mem_free(b->list);
     b->list = orca_mem_alloc((size_t)b->list_len + 1, sizeof *b->list);
@@ -425,7 +425,7 @@ static int build_edge_grid(const orca_sim *s, boundary_set *b)
         }
     }
     for (int32_t k = 0; k < b->edge_count; ++k) {
-        edge_cells(b, k, visit_place, NULL);
+        edge_cells(b, k, bnd_visit_place, NULL);
     }
     b->grid_valid = 1;
     return 1;
