@@ -744,6 +744,9 @@ typedef struct run_result {
     int arrived;
     int64_t all_arrived_step;
     double max_agent_overlap, max_wall_overlap;
+    int boundaries;           /* boundary loops (docs/extensions.md); the two below when > 0 */
+    double max_boundary_intrusion; /* deepest (r - distance) / r over all steps */
+    int max_outside;          /* most agents outside the walkable area in one state */
     double mean_speed;
     uint64_t fallback_total;
     int diagnostics; /* --diagnostics: the two below are set */
@@ -810,6 +813,12 @@ static void print_text(const run_result *r, const run_opts *o)
     printf("  arrival           %s\n", arrival);
     printf("  deepest overlap   agent-agent %.4g, agent-wall %.4g (fraction of radius; 0 = none)\n",
            r->max_agent_overlap, r->max_wall_overlap);
+    if (r->boundaries > 0) {
+        printf("  boundaries        %d loop%s; deepest intrusion %.4g (fraction of radius), at "
+               "most %d agent%s outside (every state checked)\n",
+               r->boundaries, r->boundaries == 1 ? "" : "s", r->max_boundary_intrusion,
+               r->max_outside, r->max_outside == 1 ? "" : "s");
+    }
     printf("  mean speed        %.4g m/s (all agents, all steps)\n", r->mean_speed);
     double agent_steps = (double)r->agents * (double)r->steps;
     printf("  fallback          %llu agent-steps (%.3g%%)\n",
@@ -895,6 +904,11 @@ static void print_json(const run_result *r, const run_opts *o)
     print_json_double(f, r->max_agent_overlap);
     fputs(",\"max_wall_overlap\":", f);
     print_json_double(f, r->max_wall_overlap);
+    if (r->boundaries > 0) {
+        fprintf(f, ",\"boundaries\":%d,\"max_boundary_intrusion\":", r->boundaries);
+        print_json_double(f, r->max_boundary_intrusion);
+        fprintf(f, ",\"max_outside\":%d", r->max_outside);
+    }
     fprintf(f, ",\"vector_kernels\":%s", r->vector ? "true" : "false");
     fputs(",\"mean_speed\":", f);
     print_json_double(f, r->mean_speed);
@@ -1286,6 +1300,13 @@ int cmd_run(int argc, char **argv)
     double speed_total = 0.0, step_time = 0.0;
     double next_progress = cli_now() + 0.2;
     uint64_t last_csv_step = 0;
+    /* With boundaries every state is measured against them (agents x edges per step). */
+    int boundaries = orca_sim_boundary_count(sim);
+    double bnd_deepest = 0.0;
+    int bnd_outside = 0;
+    if (boundaries > 0) {
+        orca_sim_measure_boundary(sim, &bnd_deepest, &bnd_outside);
+    }
     while (done_steps < limit) {
         if (!o.have_steps && orca_scenario_all_arrived_step(sc) >= 0) {
             break;
@@ -1305,6 +1326,13 @@ int cmd_run(int argc, char **argv)
         }
         ++done_steps;
         speed_total += speed_sum(sim);
+        if (boundaries > 0) {
+            double deep = 0.0;
+            int out = 0;
+            orca_sim_measure_boundary(sim, &deep, &out);
+            bnd_deepest = deep > bnd_deepest ? deep : bnd_deepest;
+            bnd_outside = out > bnd_outside ? out : bnd_outside;
+        }
         if (o.diagnostics && orca_sim_step_diagnostics(sim, &diag_last) == ORCA_OK) {
             diag_total.agents += diag_last.agents;
             diag_total.fallback += diag_last.fallback;
@@ -1363,6 +1391,9 @@ int cmd_run(int argc, char **argv)
     r.all_arrived_step = orca_scenario_all_arrived_step(sc);
     r.max_agent_overlap = orca_scenario_max_agent_overlap(sc);
     r.max_wall_overlap = orca_scenario_max_wall_overlap(sc);
+    r.boundaries = boundaries;
+    r.max_boundary_intrusion = bnd_deepest;
+    r.max_outside = bnd_outside;
     if (done_steps == 0) {
         /* No step ran: measure the current state directly. */
         if (orca_sim_measure_overlap(sim, &r.max_agent_overlap, &r.max_wall_overlap) !=

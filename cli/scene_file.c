@@ -309,15 +309,20 @@ static int add_obstacle(reader *r, scene_obstacle_kind kind)
     return 0;
 }
 
+static const char *kind_name(scene_obstacle_kind k)
+{
+    return k == SCENE_SEGMENT    ? "segment"
+           : k == SCENE_POLYLINE ? "polyline"
+           : k == SCENE_POLYGON  ? "polygon"
+                                 : "boundary";
+}
+
 /* "x y" pairs of tokens into the last obstacle. */
 static int obstacle_points(reader *r, char **tok, int ntok, int first_index)
 {
     scene_obstacle *o = &r->d->obstacles[r->d->obstacle_count - 1];
     if (ntok % 2 != 0) {
-        return rfail(r, "%s: coordinates come in x y pairs, got %d numbers",
-                     o->kind == SCENE_SEGMENT    ? "segment"
-                     : o->kind == SCENE_POLYLINE ? "polyline"
-                                                 : "polygon",
+        return rfail(r, "%s: coordinates come in x y pairs, got %d numbers", kind_name(o->kind),
                      ntok);
     }
     for (int i = 0; i + 1 < ntok; i += 2) {
@@ -344,6 +349,9 @@ static int finish_obstacle(reader *r, const scene_obstacle *o)
         rc = rfail(r, "polyline needs at least 2 points, got %d", o->count);
     } else if (o->kind == SCENE_POLYGON && o->count < 3) {
         rc = rfail(r, "polygon needs at least 3 points, got %d", o->count);
+    } else if (o->kind == SCENE_BOUNDARY && o->count < 3) {
+        rc = rfail(r, "boundary needs at least 3 points (boundary X1 Y1 X2 Y2 X3 Y3 ...), got %d",
+                   o->count);
     }
     r->line = save;
     return rc;
@@ -536,7 +544,7 @@ static int statement(reader *r, char *text, char ***tokbuf, int *tokcap)
         if (r->block >= 0) {
             const scene_obstacle *o = &d->obstacles[r->block];
             return rfail(r, "'name' inside the %s block started on line %d (missing 'end'?)",
-                         o->kind == SCENE_POLYGON ? "polygon" : "polyline", o->line);
+                         kind_name(o->kind), o->line);
         }
         if (once(r, &d->name_line, "name") != 0) {
             return -1;
@@ -587,18 +595,18 @@ static int statement(reader *r, char *text, char ***tokbuf, int *tokcap)
             return finish_obstacle(r, o);
         }
         /* A point line: "X Y". kw is the first number. */
-        static const char *const keywords[] = {"agent", "segment", "polyline", "polygon",
-                                               "default", "dt", "seed", "orca-scene"};
+        static const char *const keywords[] = {"agent",   "segment", "polyline", "polygon",
+                                               "boundary", "default", "dt", "seed", "orca-scene"};
         for (size_t i = 0; i < sizeof keywords / sizeof keywords[0]; ++i) {
             if (strcmp(kw, keywords[i]) == 0) {
                 return rfail(r, "'%s' inside the %s block started on line %d (missing 'end'?)",
-                             kw, o->kind == SCENE_POLYGON ? "polygon" : "polyline", o->line);
+                             kw, kind_name(o->kind), o->line);
             }
         }
         if (ntok != 1) {
             return rfail(r, "inside the %s block started on line %d: expected 'X Y' or 'end', "
                             "got %d fields",
-                         o->kind == SCENE_POLYGON ? "polygon" : "polyline", o->line, ntok + 1);
+                         kind_name(o->kind), o->line, ntok + 1);
         }
         char fx[48], fy[48];
         snprintf(fx, sizeof fx, "point %d x", o->count + 1);
@@ -678,8 +686,11 @@ static int statement(reader *r, char *text, char ***tokbuf, int *tokcap)
         }
         return obstacle_points(r, tok, ntok, 0);
     }
-    if (strcmp(kw, "polyline") == 0 || strcmp(kw, "polygon") == 0) {
-        scene_obstacle_kind kind = kw[4] == 'l' ? SCENE_POLYLINE : SCENE_POLYGON;
+    if (strcmp(kw, "polyline") == 0 || strcmp(kw, "polygon") == 0 ||
+        strcmp(kw, "boundary") == 0) {
+        scene_obstacle_kind kind = kw[0] == 'b'   ? SCENE_BOUNDARY
+                                   : kw[4] == 'l' ? SCENE_POLYLINE
+                                                  : SCENE_POLYGON;
         if (add_obstacle(r, kind) != 0) {
             return -1;
         }
@@ -693,10 +704,10 @@ static int statement(reader *r, char *text, char ***tokbuf, int *tokcap)
         return finish_obstacle(r, &d->obstacles[d->obstacle_count - 1]);
     }
     if (strcmp(kw, "end") == 0) {
-        return rfail(r, "'end' without a polyline or polygon block");
+        return rfail(r, "'end' without a polyline, polygon or boundary block");
     }
     return rfail(r, "unknown statement %s (expected orca-scene, name, dt, seed, default, "
-                    "agent, segment, polyline, polygon)",
+                    "agent, segment, polyline, polygon, boundary)",
                  q(r, kw));
 }
 
@@ -852,8 +863,7 @@ int scene_read(const char *path, scene_desc *d, char *err, size_t err_size)
     }
     if (rc == 0 && r.block >= 0) {
         r.line = d->obstacles[r.block].line;
-        rc = rfail(&r, "%s block has no 'end'",
-                   d->obstacles[r.block].kind == SCENE_POLYGON ? "polygon" : "polyline");
+        rc = rfail(&r, "%s block has no 'end'", kind_name(d->obstacles[r.block].kind));
     }
     if (rc == 0 && d->agent_count == 0) {
         snprintf(err, err_size, "%s: %s (add 'agent X Y ...' lines)", d->path,
@@ -920,6 +930,8 @@ int scene_build(const scene_desc *d, const orca_sim_def *sim_def, const double *
         const scene_obstacle *o = &d->obstacles[i];
         if (o->kind == SCENE_SEGMENT) {
             st = orca_sim_add_segment(sim, d->points[o->first], d->points[o->first + 1], NULL);
+        } else if (o->kind == SCENE_BOUNDARY) {
+            st = orca_sim_add_boundary(sim, d->points + o->first, o->count, NULL);
         } else {
             st = orca_sim_add_polyline(sim, d->points + o->first, o->count,
                                        o->kind == SCENE_POLYGON, NULL);
@@ -980,6 +992,23 @@ orca_status scene_clone(orca_scenario *src, const orca_sim_def *sim_def, double 
         if (st == ORCA_OK) {
             st = orca_sim_add_segment(to, a, b, NULL);
         }
+    }
+    int nbd = orca_sim_boundary_count(from);
+    for (int i = 0; i < nbd && st == ORCA_OK; ++i) {
+        orca_boundary_id bid = orca_sim_boundary_at(from, i);
+        int np = 0;
+        st = orca_boundary_get(from, bid, NULL, 0, &np);
+        orca_vec2 *pts = st == ORCA_OK ? malloc((size_t)np * sizeof *pts) : NULL;
+        if (st == ORCA_OK && !pts) {
+            st = ORCA_ERR_MEMORY;
+        }
+        if (st == ORCA_OK) {
+            st = orca_boundary_get(from, bid, pts, np, &np);
+        }
+        if (st == ORCA_OK) {
+            st = orca_sim_add_boundary(to, pts, np, NULL);
+        }
+        free(pts);
     }
     int na = orca_sim_agent_count(from);
     for (int i = 0; i < na && st == ORCA_OK; ++i) {
@@ -1120,6 +1149,30 @@ int scene_write(FILE *f, orca_scenario *sc, const char *comment)
             return -1;
         }
         fprintf(f, "segment %.17g %.17g %.17g %.17g\n", a.x, a.y, b.x, b.y);
+    }
+    int nbd = orca_sim_boundary_count(sim);
+    if (nbd > 0) {
+        fprintf(f, "\n# %d walkable-area boundar%s: boundary X1 Y1 X2 Y2 X3 Y3 ... (walkable on "
+                   "the left)\n",
+                nbd, nbd == 1 ? "y" : "ies");
+    }
+    for (int i = 0; i < nbd; ++i) {
+        orca_boundary_id bid = orca_sim_boundary_at(sim, i);
+        int np = 0;
+        if (orca_boundary_get(sim, bid, NULL, 0, &np) != ORCA_OK) {
+            return -1;
+        }
+        orca_vec2 *pts = malloc((size_t)np * sizeof *pts);
+        if (!pts || orca_boundary_get(sim, bid, pts, np, &np) != ORCA_OK) {
+            free(pts);
+            return -1;
+        }
+        fprintf(f, "boundary");
+        for (int k = 0; k < np; ++k) {
+            fprintf(f, " %.17g %.17g", pts[k].x, pts[k].y);
+        }
+        fprintf(f, "\n");
+        free(pts);
     }
 
     fprintf(f, "\n# %d agent%s: agent X Y [goal GX GY [via X1 Y1 ... [loop]] | prefvel VX VY | "

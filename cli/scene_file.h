@@ -24,7 +24,8 @@ typedef struct scene_agent {
 typedef enum scene_obstacle_kind {
     SCENE_SEGMENT = 0,
     SCENE_POLYLINE = 1,
-    SCENE_POLYGON = 2
+    SCENE_POLYGON = 2,
+    SCENE_BOUNDARY = 3 /* a walkable-area boundary loop (docs/extensions.md) */
 } scene_obstacle_kind;
 
 typedef struct scene_obstacle {

@@ -273,6 +273,20 @@ int svg_write(svg_rec *r, orca_scenario *sc, FILE *f, const svg_caption *cap)
     }
     /* Walls may reach far beyond the agents (a wall with a gap, a long corridor): include
      * them only up to 15% of the agents' extent on each side; the plot is clipped. */
+    int nbox = orca_sim_boundary_count(sim);
+    for (int i = 0; i < nbox; ++i) {
+        orca_boundary_id bid = orca_sim_boundary_at(sim, i);
+        int np = 0;
+        if (orca_boundary_get(sim, bid, NULL, 0, &np) == ORCA_OK && np > 0) {
+            orca_vec2 *pts = malloc((size_t)np * sizeof *pts);
+            if (pts && orca_boundary_get(sim, bid, pts, np, &np) == ORCA_OK) {
+                for (int k = 0; k < np; ++k) {
+                    grow_box(box, pts[k].x, pts[k].y, 0.0);
+                }
+            }
+            free(pts);
+        }
+    }
     if (ns > 0) {
         double ext = 0.15 * fmax(box[1] - box[0], box[3] - box[2]) + 2.0;
         double lim[4] = {box[0] - ext, box[1] + ext, box[2] - ext, box[3] + ext};
@@ -349,6 +363,37 @@ int svg_write(svg_rec *r, orca_scenario *sc, FILE *f, const svg_caption *cap)
     fprintf(f, "<clipPath id=\"plot\"><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
                "height=\"%.1f\"/></clipPath>\n<g clip-path=\"url(#plot)\">\n",
             v.left, v.top, plot_w, plot_h);
+
+    /* Walkable-area boundaries (docs/extensions.md): the loops as one path, the walkable area
+     * (winding number non-zero: outer loops counter-clockwise, holes clockwise) shaded. */
+    int nbd = orca_sim_boundary_count(sim);
+    if (nbd > 0) {
+        fprintf(f, "<path fill=\"#e3ecd9\" fill-rule=\"nonzero\" stroke=\"#4a5d3a\" "
+                   "stroke-width=\"2\" stroke-linejoin=\"round\" d=\"");
+        for (int i = 0; i < nbd; ++i) {
+            orca_boundary_id bid = orca_sim_boundary_at(sim, i);
+            int np = 0;
+            if (orca_boundary_get(sim, bid, NULL, 0, &np) != ORCA_OK || np < 3) {
+                continue;
+            }
+            orca_vec2 *pts = malloc((size_t)np * sizeof *pts);
+            if (!pts) {
+                continue;
+            }
+            int ok = orca_boundary_get(sim, bid, pts, np, &np) == ORCA_OK;
+            for (int k = 0; ok && k < np; ++k) {
+                ok = drawable(pts[k].x, pts[k].y);
+            }
+            for (int k = 0; ok && k < np; ++k) {
+                fprintf(f, "%s%.1f %.1f", k == 0 ? "M" : " L", px(&v, pts[k].x), py(&v, pts[k].y));
+            }
+            if (ok) {
+                fprintf(f, " Z ");
+            }
+            free(pts);
+        }
+        fprintf(f, "\"/>\n");
+    }
 
     /* Trajectories (sampled), then the last point: the final position. */
     fprintf(f, "<g fill=\"none\" stroke-width=\"%.1f\" stroke-opacity=\"0.75\" "

@@ -65,6 +65,17 @@ static uint32_t cell_map_insert(cell_map *m, uint64_t key)
     return h;
 }
 
+/* The two cell-map helpers for the boundary edges' grid (boundary.c). */
+int orca_cell_map_reset(cell_map *m, int entries)
+{
+    return cell_map_reset(m, entries);
+}
+
+uint32_t orca_cell_map_insert(cell_map *m, uint64_t key)
+{
+    return cell_map_insert(m, key);
+}
+
 /* The grid's copies in sorted order (each position of the order is one task item; the
  * scattered index-order data is only read). */
 static void gather_task(int begin, int end, int worker_index, void *context)
@@ -648,7 +659,8 @@ orca_status orca_grid_prepare(const orca_sim *sim)
         s->grid_valid = 0;
         return orca_fail_bad_worker(s, atomic_load(&s->bad_worker));
     }
-    if (!built || !build_obstacle_grid(s) || !workers_reserve(s)) {
+    if (!built || !build_obstacle_grid(s) || !workers_reserve(s) ||
+        (s->bnd && !orca_boundary_prepare(s))) {
         s->grid_valid = 0;
         s->obstacle_grid_valid = 0;
         return orca_fail(s, ORCA_ERR_MEMORY, "out of memory building the neighbour grids");

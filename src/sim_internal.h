@@ -10,6 +10,7 @@
  *   query.c     the spatial queries (radius, nearest, box)
  *   extensions.c  per-agent avoidance settings (priority, layers, locked) and diagnostics:
  *               their API and storage; the step's extended path is in step.c
+ *   boundary.c  walkable-area boundaries: their API, storage, edge grid and constraints
  * Names shared between the files carry the orca_ prefix (safe in a static archive) but are
  * not part of the API; the shared library hides them. */
 #ifndef ORCA_SIM_INTERNAL_H
@@ -224,6 +225,9 @@ struct orca_sim {
     orca_agent_diagnostics *diag; /* per agent: the last step's; NULL until needed */
     orca_step_diagnostics diag_counts;
 
+    /* walkable-area boundaries (boundary.c); NULL until the first one is added */
+    struct boundary_set *bnd;
+
     uint64_t steps;
     int last_fallbacks;
     char error[512];
@@ -281,10 +285,68 @@ void orca_ext_remove(orca_sim *s, int32_t i, int32_t n); /* before the agent arr
 int orca_ext_is_default(const agent_ext *e);
 int orca_diag_ensure(orca_sim *s); /* allocates diag; 0 when out of memory */
 orca_status orca_check_avoidance(const orca_sim *s, const orca_agent_avoidance *a);
-/* The step's extended path is needed (some agent is not at the defaults, or diagnostics). */
+/* boundary.c: walkable-area boundaries (docs/extensions.md, "Walkable-area boundaries") */
+typedef struct boundary_feature {
+    double d2;   /* squared distance from the agent to the feature */
+    int32_t key; /* 2 * edge + 1: an edge's interior; 2 * edge: the vertex an edge starts at */
+    orca_halfplane plane;
+} boundary_feature;
+
+typedef struct boundary_scratch {
+    uint32_t *stamp;          /* per edge: the last query that saw it */
+    uint32_t query;
+    boundary_feature *feat;   /* capacity: the edge count */
+    orca_halfplane *planes;   /* capacity: edges + segments + largest max_neighbors + 1 */
+    orca_halfplane *scratch;  /* same */
+    char pad[64];
+} boundary_scratch;
+
+typedef struct boundary_set {
+    /* loops, index order */
+    int32_t loop_count, loop_capacity;
+    int32_t *loop_first, *loop_len; /* edges loop_first .. loop_first + loop_len - 1 */
+    uint32_t *loop_slot;
+    slot_table slots;
+    /* edges of all loops, loop after loop: edge k goes from ea[k] to eb[k]; enext[k] is the
+     * edge that starts at eb[k] */
+    int32_t edge_count, edge_capacity;
+    orca_vec2 *ea, *eb;
+    int32_t *enext;
+    /* edge grid (a cache) */
+    int grid_valid;
+    double cell, inv_cell;
+    cell_map cells;
+    int32_t *list;
+    int32_t list_len;
+    /* per-worker scratch (a cache) */
+    boundary_scratch *ws;
+    int ws_count, ws_edges, ws_planes;
+} boundary_set;
+
+/* Builds the edge grid and the workers' scratch; 0 when out of memory. */
+int orca_boundary_prepare(orca_sim *s);
+void orca_boundary_free(struct boundary_set *b);
+/* The boundary half-planes of agent i at p (radius r) for a step of length dt, in the order
+ * of docs/extensions.md, into out; returns their number (at most the edge count). */
+int orca_boundary_constraints(const orca_sim *s, int worker_index, int32_t i, orca_vec2 p,
+                              double r, double dt, orca_halfplane *out);
+orca_status orca_check_boundary(const orca_sim *s, const orca_vec2 *points, int count,
+                                int32_t existing_edges);
+/* Stores a validated loop (snapshots; the API) with the given slot already taken. */
+int orca_boundary_append(orca_sim *s, const orca_vec2 *points, int count, uint32_t slot);
+int orca_cell_map_reset(cell_map *m, int entries);
+uint32_t orca_cell_map_insert(cell_map *m, uint64_t key);
+
+static inline int has_boundaries(const orca_sim *s)
+{
+    return s->bnd && s->bnd->edge_count > 0;
+}
+
+/* The step's extended path is needed (some agent is not at the defaults, diagnostics, or
+ * boundaries). */
 static inline int ext_path(const orca_sim *s)
 {
-    return s->ext_nondefault > 0 || s->diagnostics;
+    return s->ext_nondefault > 0 || s->diagnostics || has_boundaries(s);
 }
 
 /* grid.c */

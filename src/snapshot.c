@@ -13,6 +13,7 @@
 
 #define FNV_OFFSET 0xcbf29ce484222325ull
 #define EXT_TAG 0x6f7263612d657874ull /* "orca-ext": the hash's extension section */
+#define BND_TAG 0x6f7263612d626e64ull /* "orca-bnd": the hash's boundary section */
 #define FNV_PRIME 0x100000001b3ull
 
 /* FNV-1a over the value's bytes, most significant first: independent of byte order. */
@@ -83,12 +84,30 @@ uint64_t orca_sim_hash(const orca_sim *s)
             h = hash_u64(h, (uint64_t)s->ext[i].locked);
         }
     }
+    /* The boundaries likewise enter only when there is one. */
+    if (s->bnd && s->bnd->loop_count > 0) {
+        const boundary_set *b = s->bnd;
+        h = hash_u64(h, BND_TAG);
+        h = hash_u64(h, (uint64_t)b->loop_count);
+        for (int32_t l = 0; l < b->loop_count; ++l) {
+            h = hash_u64(h, (uint64_t)b->loop_len[l]);
+            for (int32_t k = 0; k < b->loop_len[l]; ++k) {
+                h = hash_vec(h, b->ea[b->loop_first[l] + k]);
+            }
+        }
+    }
     return h;
 }
 
 #define SNAP_MAGIC "ORCASNAP"
 #define SNAP_VERSION 1u     /* every agent at the extensions' defaults */
 #define SNAP_VERSION_EXT 2u /* version 1 plus the avoidance settings after the segments */
+#define SNAP_VERSION_FLAGS 3u /* the header's last word holds flags: 1 avoidance settings (as
+                                 version 2), 2 the boundary section after them */
+#define SNAP_FLAG_EXT 1u
+#define SNAP_FLAG_BND 2u
+#define SNAP_BND_HEADER 16 /* loop count, slot count, free head, edge count */
+#define SNAP_LOOP 8        /* slot, point count */
 #define SNAP_EXT (8 + 3 * 4)
 #define SNAP_HEADER 48        /* magic 8, version 4, steps 8, 2 x (count, slots, free head) 24, pad 4 */
 #define SNAP_AGENT (4 + 11 * 8 + 4)
@@ -153,6 +172,12 @@ static uint64_t snapshot_bytes(uint64_t agents, uint64_t agent_slots, uint64_t s
            8;
 }
 
+/* The boundary section's bytes. */
+static uint64_t boundary_bytes(uint64_t loops, uint64_t slots, uint64_t edges)
+{
+    return SNAP_BND_HEADER + slots * SNAP_SLOT + loops * SNAP_LOOP + edges * 16;
+}
+
 orca_status orca_sim_save(const orca_sim *s, void *buffer, size_t capacity, size_t *size)
 {
     if (!s) {
@@ -163,9 +188,14 @@ orca_status orca_sim_save(const orca_sim *s, void *buffer, size_t capacity, size
         return orca_fail(s, ORCA_ERR_NULL, "size pointer is NULL");
     }
     int ext = s->ext_nondefault > 0;
+    const boundary_set *b = s->bnd && s->bnd->loop_count > 0 ? s->bnd : NULL;
     uint64_t bytes = snapshot_bytes((uint64_t)s->agent_count, (uint64_t)s->agent_slots.count,
                                     (uint64_t)s->segment_count, (uint64_t)s->segment_slots.count,
                                     ext);
+    if (b) {
+        bytes += boundary_bytes((uint64_t)b->loop_count, (uint64_t)b->slots.count,
+                                (uint64_t)b->edge_count);
+    }
     if (bytes > SIZE_MAX) {
         return orca_fail(s, ORCA_ERR_LIMIT, "the snapshot would need %llu bytes, more than a size_t holds",
                     (unsigned long long)bytes);
@@ -181,7 +211,7 @@ orca_status orca_sim_save(const orca_sim *s, void *buffer, size_t capacity, size
     snap_writer w = {buffer};
     memcpy(w.p, SNAP_MAGIC, 8);
     w.p += 8;
-    put_u32(&w, ext ? SNAP_VERSION_EXT : SNAP_VERSION);
+    put_u32(&w, b ? SNAP_VERSION_FLAGS : ext ? SNAP_VERSION_EXT : SNAP_VERSION);
     put_u64(&w, s->steps);
     put_u32(&w, (uint32_t)s->agent_count);
     put_u32(&w, (uint32_t)s->agent_slots.count);
@@ -189,7 +219,7 @@ orca_status orca_sim_save(const orca_sim *s, void *buffer, size_t capacity, size
     put_u32(&w, (uint32_t)s->segment_count);
     put_u32(&w, (uint32_t)s->segment_slots.count);
     put_u32(&w, (uint32_t)s->segment_slots.free_head);
-    put_u32(&w, 0);
+    put_u32(&w, b ? (ext ? SNAP_FLAG_EXT : 0) | SNAP_FLAG_BND : 0);
     put_slots(&w, &s->agent_slots);
     for (int32_t i = 0; i < s->agent_count; ++i) {
         put_u32(&w, s->agent_slot[i]);
@@ -214,6 +244,20 @@ orca_status orca_sim_save(const orca_sim *s, void *buffer, size_t capacity, size
         put_u32(&w, s->ext[i].layers);
         put_u32(&w, s->ext[i].mask);
         put_u32(&w, (uint32_t)s->ext[i].locked);
+    }
+    if (b) {
+        put_u32(&w, (uint32_t)b->loop_count);
+        put_u32(&w, (uint32_t)b->slots.count);
+        put_u32(&w, (uint32_t)b->slots.free_head);
+        put_u32(&w, (uint32_t)b->edge_count);
+        put_slots(&w, &b->slots);
+        for (int32_t l = 0; l < b->loop_count; ++l) {
+            put_u32(&w, b->loop_slot[l]);
+            put_u32(&w, (uint32_t)b->loop_len[l]);
+        }
+        for (int32_t k = 0; k < b->edge_count; ++k) {
+            put_vec(&w, b->ea[k]);
+        }
     }
     put_u64(&w, checksum(buffer, need - 8));
     return ORCA_OK;
@@ -332,6 +376,7 @@ static void swap_state(orca_sim *a, orca_sim *b)
     SW(ext);
     SW(ext_nondefault);
     SW(diag);
+    SW(bnd);
 #undef SW
     memset(&a->diag_counts, 0, sizeof a->diag_counts);
     a->grid_valid = 0;
@@ -345,10 +390,10 @@ static orca_status load_into(orca_sim *s, orca_sim *t, const unsigned char *byte
     }
     snap_reader r = {bytes + 8};
     uint32_t version = get_u32(&r);
-    if (version != SNAP_VERSION && version != SNAP_VERSION_EXT) {
+    if (version != SNAP_VERSION && version != SNAP_VERSION_EXT && version != SNAP_VERSION_FLAGS) {
         return orca_fail(s, ORCA_ERR_FORMAT,
-                         "snapshot version %u, this library reads versions %u and %u",
-                         (unsigned)version, SNAP_VERSION, SNAP_VERSION_EXT);
+                         "snapshot version %u, this library reads versions %u to %u",
+                         (unsigned)version, SNAP_VERSION, SNAP_VERSION_FLAGS);
     }
     int ext = version == SNAP_VERSION_EXT;
     uint64_t steps = get_u64(&r);
@@ -356,13 +401,41 @@ static orca_status load_into(orca_sim *s, orca_sim *t, const unsigned char *byte
     int32_t afree = (int32_t)get_u32(&r);
     uint32_t ns = get_u32(&r), nss = get_u32(&r);
     int32_t sfree = (int32_t)get_u32(&r);
-    (void)get_u32(&r);
+    uint32_t flags = get_u32(&r);
+    if (version == SNAP_VERSION_FLAGS) {
+        if (flags != SNAP_FLAG_BND && flags != (SNAP_FLAG_EXT | SNAP_FLAG_BND)) {
+            return orca_fail(s, ORCA_ERR_FORMAT, "snapshot flags %u are not known", (unsigned)flags);
+        }
+        ext = (flags & SNAP_FLAG_EXT) != 0;
+    }
+    int bnd = version == SNAP_VERSION_FLAGS;
     if (na > (1u << 30) || nas > (1u << 30) || ns > (1u << 28) || nss > (1u << 28) || na > nas ||
         ns > nss) {
         return orca_fail(s, ORCA_ERR_FORMAT, "snapshot counts out of range (%u agents, %u segments)",
                     (unsigned)na, (unsigned)ns);
     }
     uint64_t need = snapshot_bytes(na, nas, ns, nss, ext);
+    uint32_t nl = 0, nls = 0, ne = 0;
+    int32_t lfree = -1;
+    if (bnd) {
+        /* the boundary section's header sits right after the parts the header sizes */
+        if ((uint64_t)size < need + SNAP_BND_HEADER) {
+            return orca_fail(s, ORCA_ERR_FORMAT, "snapshot is %zu bytes, too short for its boundaries",
+                             size);
+        }
+        snap_reader bh = {bytes + need - 8};
+        nl = get_u32(&bh);
+        nls = get_u32(&bh);
+        lfree = (int32_t)get_u32(&bh);
+        ne = get_u32(&bh);
+        if (nl == 0 || nl > nls || nls > (1u << 24) || ne < 3 * nl ||
+            ne > ORCA_BOUNDARY_EDGES_MAX) {
+            return orca_fail(s, ORCA_ERR_FORMAT,
+                             "snapshot boundary counts out of range (%u loops, %u slots, %u edges)",
+                             (unsigned)nl, (unsigned)nls, (unsigned)ne);
+        }
+        need += boundary_bytes(nl, nls, ne);
+    }
     if ((uint64_t)size != need) {
         return orca_fail(s, ORCA_ERR_FORMAT, "snapshot is %zu bytes, its header says %llu (truncated?)",
                     size, (unsigned long long)need);
@@ -457,6 +530,86 @@ static orca_status load_into(orca_sim *s, orca_sim *t, const unsigned char *byte
             t->ext_nondefault += !orca_ext_is_default(&t->ext[i]);
         }
     }
+    if (bnd) {
+        r.p += SNAP_BND_HEADER;
+        t->bnd = orca_mem_zalloc(1, sizeof *t->bnd);
+        if (!t->bnd) {
+            return orca_fail(s, ORCA_ERR_MEMORY, "out of memory reading the boundaries");
+        }
+        t->bnd->slots.free_head = -1;
+        st = get_slots(s, &r, &t->bnd->slots, (int32_t)nls, lfree, "boundary");
+        if (st != ORCA_OK) {
+            return st;
+        }
+        const unsigned char *loops = r.p;
+        uint64_t sum = 0;
+        for (uint32_t l = 0; l < nl; ++l) {
+            (void)get_u32(&r);
+            sum += get_u32(&r);
+        }
+        if (sum != ne) {
+            return orca_fail(s, ORCA_ERR_FORMAT,
+                             "snapshot boundary loops hold %llu points, its header says %u",
+                             (unsigned long long)sum, (unsigned)ne);
+        }
+        orca_vec2 *pts = orca_mem_alloc((size_t)ne, sizeof *pts);
+        uint32_t *slot_of = orca_mem_alloc((size_t)nl, sizeof *slot_of);
+        uint32_t *len_of = orca_mem_alloc((size_t)nl, sizeof *len_of);
+        if (!pts || !slot_of || !len_of) {
+            orca_mem_free(pts);
+            orca_mem_free(slot_of);
+            orca_mem_free(len_of);
+            return orca_fail(s, ORCA_ERR_MEMORY, "out of memory reading the boundaries");
+        }
+        snap_reader lr = {loops};
+        for (uint32_t l = 0; l < nl; ++l) {
+            slot_of[l] = get_u32(&lr);
+            len_of[l] = get_u32(&lr);
+        }
+        for (uint32_t k = 0; k < ne; ++k) {
+            pts[k] = get_vec(&r);
+        }
+        /* each loop is checked as orca_sim_add_boundary checks it, then stored */
+        uint32_t at = 0;
+        boundary_set *bs = t->bnd;
+        for (uint32_t l = 0; l < nl && st == ORCA_OK; ++l) {
+            st = orca_check_boundary(s, pts + at, (int)len_of[l], (int32_t)at);
+            if (st != ORCA_OK) {
+                char msg[sizeof s->error];
+                snprintf(msg, sizeof msg, "%s", s->error);
+                st = orca_fail(s, ORCA_ERR_FORMAT, "snapshot boundary %u: %s", (unsigned)l, msg);
+                break;
+            }
+            if (bs->loop_capacity == 0) {
+                /* room for every loop and edge at once */
+                bs->loop_first = orca_mem_alloc((size_t)nl, sizeof *bs->loop_first);
+                bs->loop_len = orca_mem_alloc((size_t)nl, sizeof *bs->loop_len);
+                bs->loop_slot = orca_mem_alloc((size_t)nl, sizeof *bs->loop_slot);
+                bs->ea = orca_mem_alloc((size_t)ne, sizeof *bs->ea);
+                bs->eb = orca_mem_alloc((size_t)ne, sizeof *bs->eb);
+                bs->enext = orca_mem_alloc((size_t)ne, sizeof *bs->enext);
+                if (!bs->loop_first || !bs->loop_len || !bs->loop_slot || !bs->ea || !bs->eb ||
+                    !bs->enext) {
+                    st = orca_fail(s, ORCA_ERR_MEMORY, "out of memory reading the boundaries");
+                    break;
+                }
+                bs->loop_capacity = (int32_t)nl;
+                bs->edge_capacity = (int32_t)ne;
+            }
+            orca_boundary_append(t, pts + at, (int)len_of[l], slot_of[l]);
+            at += len_of[l];
+        }
+        orca_mem_free(pts);
+        orca_mem_free(slot_of);
+        orca_mem_free(len_of);
+        if (st != ORCA_OK) {
+            return st;
+        }
+        if ((st = check_slot_links(s, &bs->slots, bs->loop_slot, bs->loop_count, "boundary")) !=
+            ORCA_OK) {
+            return st;
+        }
+    }
     t->steps = steps;
     return ORCA_OK;
 }
@@ -487,6 +640,7 @@ orca_status orca_sim_load(orca_sim *s, const void *buffer, size_t size)
     orca_mem_free(t->segment_slot);
     orca_slots_free(&t->agent_slots);
     orca_slots_free(&t->segment_slots);
+    orca_boundary_free(t->bnd);
     orca_mem_free(t);
     return st;
 }

@@ -391,27 +391,39 @@ static ORCA_ALWAYS_INLINE double ext_share(const orca_sim *s, int32_t i, int32_t
     return b->priority / (a->priority + b->priority);
 }
 
-/* build_constraints of the extended path: the same obstacles, then the agent half-planes with
- * each neighbour's share (locked neighbours' as hard constraints, after the segments').
- * *na_out and *candidates receive the neighbour counts. */
+/* build_constraints of the extended path: the boundary half-planes (docs/extensions.md,
+ * "Walkable-area boundaries"), the same obstacles, then the agent half-planes with each
+ * neighbour's share (locked neighbours' as hard constraints, after the segments'). The list
+ * goes to w->planes, or with boundaries to the boundary scratch of the worker (*planes_out
+ * receives it). *nb receives the number of boundary half-planes (the first ones), *na_out and
+ * *candidates the neighbour counts. */
 static int ext_build_constraints(const orca_sim *s, worker *w, int32_t self, double dt, int *hard,
-                                 int *na_out, int *candidates)
+                                 int *nb, int *na_out, int *candidates,
+                                 orca_halfplane **planes_out)
 {
     int32_t i = s->cell_index[self];
     orca_vec2 p = s->cell_pos[self];
     orca_vec2 v = s->cell_vel[self];
     double r = s->cell_radius[self];
     double tau = s->par[i].tau;
+    orca_halfplane *planes = w->planes;
+    int n = 0;
+    if (has_boundaries(s)) {
+        int wi = (int)(w - s->workers);
+        planes = s->bnd->ws[wi].planes;
+        n = orca_boundary_constraints(s, wi, i, p, r, dt, planes);
+    }
+    *nb = n;
+    *planes_out = planes;
     int no = select_obstacles(s, w, i, p);
     for (int k = 0; k < no; ++k) {
         int32_t seg = w->obstacles[k].index;
-        w->planes[k] = orca_constraint_segment(v2_sub(s->seg_a[seg], p), v2_sub(s->seg_b[seg], p),
-                                               r, s->par[i].tau_obst, dt, NULL);
+        planes[n++] = orca_constraint_segment(v2_sub(s->seg_a[seg], p), v2_sub(s->seg_b[seg], p),
+                                              r, s->par[i].tau_obst, dt, NULL);
     }
     int na = ext_select_agents(s, self, w->agents, candidates);
     /* Locked neighbours act as moving obstacles: their half-planes (share 1) are hard, after
      * the segments' and before the others', each group in the list's order. */
-    int n = no;
     for (int pass = 1; pass >= 0; --pass) {
         for (int k = 0; k < na; ++k) {
             int32_t at = w->agents[k].at;
@@ -419,7 +431,7 @@ static int ext_build_constraints(const orca_sim *s, worker *w, int32_t self, dou
             if ((s->ext && s->ext[j].locked) != pass) {
                 continue;
             }
-            w->planes[n++] = orca_constraint_agent_share(
+            planes[n++] = orca_constraint_agent_share(
                 v2_sub(s->cell_pos[at], p), r + s->cell_radius[at], v, s->cell_vel[at], tau, dt,
                 ext_share(s, i, j), NULL);
         }
@@ -429,6 +441,34 @@ static int ext_build_constraints(const orca_sim *s, worker *w, int32_t self, dou
     }
     *na_out = na;
     return n;
+}
+
+/* The solve of the extended path: orca_solve_step, except that with boundary half-planes
+ * (the first nb) a program that fails within the hard constraints keeps the boundary ones
+ * hard (docs/extensions.md, "Walkable-area boundaries"). */
+static orca_solve_result ext_solve(orca_halfplane *planes, int count, int hard, int nb,
+                                   double max_speed, orca_vec2 pref, orca_halfplane *scratch)
+{
+    if (nb == 0) {
+        return orca_solve_step(planes, count, hard, max_speed, pref, scratch);
+    }
+    orca_lp_result lp;
+    orca_lp_solve(planes, count, max_speed, pref, &lp);
+    orca_solve_result res = {lp.velocity, lp.failed, 0};
+    if (lp.failed < 0) {
+        return res;
+    }
+    res.fallback = 1;
+    if (lp.failed < nb) {
+        /* the boundary half-planes alone, relaxed */
+        orca_lp_fallback(planes, nb, nb, lp.failed, max_speed, scratch, &res.velocity);
+    } else if (lp.failed < hard) {
+        /* the hard prefix, with the boundary half-planes kept hard */
+        orca_lp_fallback(planes, hard, nb, lp.failed, max_speed, scratch, &res.velocity);
+    } else {
+        orca_lp_fallback(planes, count, hard, lp.failed, max_speed, scratch, &res.velocity);
+    }
+    return res;
 }
 
 /* A locked agent keeps its velocity: the step checks only that it stays finite (always, by
@@ -458,11 +498,14 @@ static int ext_step_agents(orca_sim *s, worker *w, int begin, int end, double dt
             }
             continue;
         }
-        int hard, na, within;
-        int count = ext_build_constraints(s, w, k, dt, &hard, &na, &within);
+        int hard, nb, na, within;
+        orca_halfplane *planes;
+        int count = ext_build_constraints(s, w, k, dt, &hard, &nb, &na, &within, &planes);
         orca_vec2 pref = s->pref[i];
         double max_speed = s->par[i].max_speed;
-        orca_solve_result res = orca_solve_step(w->planes, count, hard, max_speed, pref, w->scratch);
+        orca_halfplane *scratch =
+            nb > 0 ? s->bnd->ws[(int)(w - s->workers)].scratch : w->scratch;
+        orca_solve_result res = ext_solve(planes, count, hard, nb, max_speed, pref, scratch);
         s->vel[i] = res.velocity;
         fallbacks += res.fallback;
         if (!step_result_ok(res.velocity, s->cell_vel[k], s->cell_pos[k], max_speed, dt)) {
@@ -621,14 +664,15 @@ orca_status orca_sim_agent_constraints(const orca_sim *s, orca_agent_id id, doub
         return st;
     }
     worker *w = &s->workers[0];
-    int hard = 0, na, within, n = 0;
+    int hard = 0, nb, na, within, n = 0;
+    orca_halfplane *list = w->planes;
     if (!ext_path(s)) {
         n = build_constraints(s, w, s->rank[i], dt, &hard, 0);
     } else if (!(s->ext && s->ext[i].locked)) { /* a locked agent has none: it is not solved */
-        n = ext_build_constraints(s, w, s->rank[i], dt, &hard, &na, &within);
+        n = ext_build_constraints(s, w, s->rank[i], dt, &hard, &nb, &na, &within, &list);
     }
     for (int k = 0; k < n && k < capacity; ++k) {
-        planes[k] = w->planes[k];
+        planes[k] = list[k];
     }
     if (count) {
         *count = n;

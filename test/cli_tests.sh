@@ -333,6 +333,38 @@ check "scene name from the file" test "$(json_get hash.json scene)" = forms
 expect_status 2 "no goal point and no --steps" "$ORCA" run - <<< 'agent 0 0'
 err_matches "no goal point message" "give --steps"
 
+# Walkable-area boundaries: both forms give the same bits, the summary measures them, and the
+# examples keep every agent at least its radius from the walls.
+cat > bnd1.txt << 'EOF'
+boundary 0 0 24 0 24 16 0 16
+boundary 10 6 10 10 14 10 14 6
+agent 2 8 goal 22 8 radius=0.5
+agent 22 8.5 goal 2 8 radius=0.5
+EOF
+cat > bnd2.txt << 'EOF'
+boundary
+  0 0
+  24 0
+  24 16
+  0 16
+end
+boundary 10 6 10 10 14 10 14 6
+agent 2 8 goal 22 8 radius=0.5
+agent 22 8.5 goal 2 8 radius=0.5
+EOF
+b1=$(hash_of run bnd1.txt --steps 40)
+check "boundary scene runs" is_hex16 "$b1"
+check "boundary line and block forms give the same bits" test "$b1" = "$(hash_of run bnd2.txt --steps 40)"
+check "boundary JSON counts loops" test "$(json_get hash.json boundaries)" = 2
+check "boundary JSON: nobody outside" test "$(json_get hash.json max_outside)" = 0
+for ex in room bend; do
+    "$ORCA" run "$SRC_DIR/examples/$ex.txt" > ex.txt 2>&1
+    check "examples/$ex.txt: all arrive" grep -q "all 14 agents arrived" ex.txt
+    check "examples/$ex.txt: no intrusion" grep -q "deepest intrusion 0 .*at most 0 agents outside" ex.txt
+done
+"$ORCA" run bnd1.txt --steps 5 --svg bnd.svg > /dev/null 2>&1
+check "boundary drawn in the SVG" grep -q 'fill-rule="nonzero"' bnd.svg
+
 # --- scene file errors: exit 2, file:line: message, no run ---------------------------------------
 
 # bad_scene NAME LINE REGEX CONTENT: the file is refused with "bad.txt:LINE: ...REGEX".
@@ -366,6 +398,13 @@ bad_scene "bad velocity" 1 "velocity: expected VX,VY" 'agent 0 0 velocity=1\n'
 bad_scene "parameter twice" 1 "given twice" 'agent 0 0 radius=1 radius=2\n'
 bad_scene "library refusal" 1 "agent 0: .*max_speed must be in \\[0, 2\\^30\\] m/s, got 1(\\.0*1)?e\\+300" 'agent 0 0 max_speed=1e300 obstacle_time_horizon=1e300\n'
 bad_scene "format version" 1 "format version 1" 'orca-scene 2\nagent 0 0\n'
+bad_scene "short boundary" 1 "boundary needs at least 3 points .*got 2" 'boundary 0 0 1 1\nagent 5 5\n'
+bad_scene "odd boundary" 2 "boundary: coordinates come in x y pairs, got 5 numbers" 'agent 5 5\nboundary 0 0 1 1 2\n'
+bad_scene "boundary point" 1 "point 2 y must have magnitude below 2\\^21" 'boundary 0 0 1 3e6 2 2\nagent 5 5\n'
+bad_scene "boundary equal points" 2 "boundary points 2 and 0 are equal" 'agent 0.5 0.2\nboundary 0 0 1 0 0 0\n'
+bad_scene "boundary zero area" 1 "zero area" 'boundary 0 0 1 1 2 2\nagent 5 5\n'
+bad_scene "unterminated boundary block" 2 "boundary block has no 'end'" 'agent 5 5\nboundary\n0 0\n1 0\n'
+
 printf '# only a comment\n' > empty.txt
 expect_status 2 "scene without agents" "$ORCA" run empty.txt --steps 1
 err_matches "scene without agents message" "^empty\.txt: the scene has no agents"

@@ -876,6 +876,14 @@ static void rebuild_ref(world *w)
             violation("segment %d of main, added again, is refused: %s", k, orca_sim_last_error(r));
         }
     }
+    for (int k = 0; k < orca_sim_boundary_count(w->main); ++k) { /* boundaries: as they are */
+        orca_vec2 pts[8];
+        int n = 0;
+        orca_boundary_get(w->main, orca_sim_boundary_at(w->main, k), pts, 8, &n);
+        if (n > 8 || orca_sim_add_boundary(r, pts, n, NULL) != ORCA_OK) {
+            violation("boundary %d of main, added again, is refused", k);
+        }
+    }
     orca_sim_destroy(w->ref);
     w->ref = r;
     free(st);
@@ -1280,6 +1288,23 @@ static int step_check(const state *pre, int i, orca_vec2 v, orca_vec2 p)
 static void check_step_result(const state *pre, const orca_sim *s, double dt, orca_status st)
 {
     orca_vec2 vel[MAX_AGENTS], pos[MAX_AGENTS];
+    if (orca_sim_boundary_count(s) > 0) {
+        /* The reference step does not model walkable-area boundaries (test_boundary.c checks
+         * them): an applied step's results still pass the check, a refusal is ORCA_ERR_LIMIT. */
+        for (int i = 0; st == ORCA_OK && i < pre->n; ++i) {
+            orca_agent_id id = orca_sim_agent_at(s, i);
+            orca_vec2 p, v;
+            orca_agent_get_position(s, id, &p);
+            orca_agent_get_velocity(s, id, &v);
+            if (step_check(pre, i, v, p) != 0) {
+                violation("after the step (dt %.17g) with boundaries agent %d fails the check", dt, i);
+            }
+        }
+        if (st != ORCA_OK && st != ORCA_ERR_LIMIT) {
+            violation("the step with boundaries was refused with %s", orca_status_name(st));
+        }
+        return;
+    }
     reference_step(pre, dt, vel, pos);
     int first = -1;
     for (int i = 0; i < pre->n; ++i) {
@@ -1719,6 +1744,21 @@ static void op_query_constraints(world *w, reader *r)
         abort();
     }
     read_state(w->main, s);
+    if (orca_sim_boundary_count(w->main) > 0) {
+        /* the brute force does not model boundaries (test_boundary.c checks them): main and
+         * ref agree */
+        if (rcount != count || rhard != hard) {
+            violation("agent %d: %d constraints (%d hard), ref %d (%d)", i, count, hard, rcount,
+                      rhard);
+        }
+        for (int k = 0; k < count && k < cap; ++k) {
+            if (memcmp(&planes[k], &rplanes[k], sizeof planes[k]) != 0) {
+                violation("agent %d: constraint %d differs from ref's", i, k);
+            }
+        }
+        free(s);
+        return;
+    }
     orca_halfplane bp[MAX_PLANES];
     int bhard;
     int bcount = brute_planes(s, i, dt, bp, &bhard);
@@ -2014,6 +2054,87 @@ static void op_set_position(world *w, reader *r) { op_set_vector(w, r, 0); }
 static void op_set_velocity(world *w, reader *r) { op_set_vector(w, r, 1); }
 static void op_set_pref(world *w, reader *r) { op_set_vector(w, r, 2); }
 
+/* --- walkable-area boundaries -------------------------------------------------------- */
+
+/* A loop of 0..8 fuzzed points (sometimes a valid room around the origin), added to both
+ * simulations: refused exactly when invalid (count < 3, a bad coordinate, two consecutive
+ * equal points, a zero shoelace sum), the points given back as they were. */
+static void op_add_boundary(world *w, reader *r)
+{
+    orca_vec2 pts[8];
+    int count = (int)rd_below(r, 9);
+    for (int k = 0; k < count; ++k) {
+        pts[k] = rd_point(r);
+    }
+    if (rd_u8(r) < 96) {
+        double h = 1 + rd_below(r, 40);
+        orca_vec2 room[4] = {{-h, -h}, {h, -h}, {h, h}, {-h, h}};
+        count = 4;
+        for (int k = 0; k < 4; ++k) {
+            pts[k] = (rd_u8(r) & 1) ? room[k] : room[3 - k]; /* outer or hole order */
+        }
+    }
+    if (orca_sim_boundary_count(w->main) >= 16) {
+        return;
+    }
+    orca_boundary_id id, rid;
+    uint64_t h0 = w->hm, r0 = w->hr;
+    orca_status st = orca_sim_add_boundary(w->main, pts, count, &id);
+    after_call(w->main, "orca_sim_add_boundary", h0, st);
+    orca_status sr = orca_sim_add_boundary(w->ref, pts, count, &rid);
+    after_call(w->ref, "orca_sim_add_boundary (ref)", r0, sr);
+    same_status(st, sr, w);
+    int invalid = count < 3;
+    double area2 = 0;
+    for (int k = 0; k < count && !invalid; ++k) {
+        orca_vec2 a = pts[k], b = pts[(k + 1) % count];
+        invalid = coord_invalid(a) || (a.x == b.x && a.y == b.y);
+        area2 += a.x * b.y - b.x * a.y;
+    }
+    invalid = invalid || area2 == 0;
+    if ((st == ORCA_OK) == invalid) {
+        violation("orca_sim_add_boundary: status %s for a loop of %d points that is %s",
+                  orca_status_name(st), count, invalid ? "invalid" : "valid");
+    }
+    if (st == ORCA_OK) {
+        orca_vec2 back[8];
+        int n = 0;
+        if (orca_boundary_get(w->main, id, back, 8, &n) != ORCA_OK || n != count) {
+            violation("orca_boundary_get does not give back the loop");
+        }
+        for (int k = 0; k < n && k < count; ++k) {
+            if (!same_vec(back[k], pts[k])) {
+                violation("orca_boundary_get: point %d differs", k);
+            }
+        }
+    }
+}
+
+static void op_remove_boundary(world *w, reader *r)
+{
+    int n = orca_sim_boundary_count(w->main);
+    if (n == 0) {
+        return;
+    }
+    int k = (int)rd_below(r, (unsigned)n);
+    orca_status st = orca_sim_remove_boundary(w->main, orca_sim_boundary_at(w->main, k));
+    orca_status sr = orca_sim_remove_boundary(w->ref, orca_sim_boundary_at(w->ref, k));
+    same_status(st, sr, w);
+    if (st != ORCA_OK || orca_sim_boundary_count(w->main) != n - 1) {
+        violation("orca_sim_remove_boundary of a live loop: %s", orca_status_name(st));
+    }
+    double deep = -1;
+    int outside = -1;
+    if (orca_sim_measure_boundary(w->main, &deep, &outside) != ORCA_OK || !(deep >= 0) ||
+        outside < 0) {
+        violation("orca_sim_measure_boundary: %.17g %d", deep, outside);
+    }
+}
+
+/* --- end of walkable-area boundaries ------------------------------------------------- */
+
+
+
 static const op OPS[] = {
     {"add_agent", op_add_agent, 28, 0},
     {"add_block", op_add_block, 6, 0},
@@ -2042,6 +2163,8 @@ static const op OPS[] = {
     {"getters", op_getters, 4, 0},
     {"scale", op_scale, 3, 1},
     {"alloc_fail", op_alloc_fail, 6, 0},
+    {"add_boundary", op_add_boundary, 4, 0},
+    {"remove_boundary", op_remove_boundary, 2, 0},
 };
 #define OP_COUNT (sizeof OPS / sizeof OPS[0])
 

@@ -309,13 +309,13 @@ static void statement(text *t)
         }
         break;
     case 7:
-        adds(t, below(2) ? "polyline" : "polygon");
+        adds(t, below(3) == 0 ? "boundary" : below(2) ? "polyline" : "polygon");
         for (int k = 2 * (int)below(6); k > 0; --k) {
             add_number(t);
         }
         break;
     case 8:
-        adds(t, below(2) ? "polygon\n" : "polyline\n");
+        adds(t, below(3) == 0 ? "boundary\n" : below(2) ? "polygon\n" : "polyline\n");
         for (int k = (int)below(6); k > 0; --k) {
             add_number(t);
             add_number(t);

@@ -374,6 +374,55 @@ export class Sim {
     return out;
   }
 
+  // --- walkable-area boundaries (docs/extensions.md, "Walkable-area boundaries") ---------
+  /** Adds one closed loop [[x, y], ...] (at least 3 points), walkable on the left of each
+   * edge (outer loops counter-clockwise, holes clockwise); returns its handle. */
+  addBoundary(points) {
+    if (!Array.isArray(points)) {
+      throw Object.assign(new Error('boundary: expected an array of [x, y] points'), { status: 'ORCA_ERR_ARGUMENT' });
+    }
+    points.forEach((p, k) => vec(p, `boundary point ${k}`));
+    const n = points.length;
+    const p = this.x.ow_malloc(16 * n);
+    try {
+      const f = this.orca.f64(p, 2 * n);
+      points.forEach((q, k) => { f[2 * k] = q[0]; f[2 * k + 1] = q[1]; });
+      this.check(this.x.ow_sim_add_boundary(this.live(), p, n, this.orca.scratch + 128));
+    } finally {
+      this.x.ow_free(p);
+    }
+    return this.handle();
+  }
+  removeBoundary(id) { this.check(this.x.ow_sim_remove_boundary(this.live(), id.slot, id.generation)); }
+  get boundaryCount() { return this.x.ow_sim_boundary_count(this.live()); }
+  /** All loops in index order: [{ points: [[x, y], ...], id }]. */
+  boundaries() {
+    const out = [];
+    const n = this.boundaryCount;
+    for (let i = 0; i < n; ++i) {
+      this.check(this.x.ow_sim_boundary_at(this.ptr, i, 0, 0, this.orca.scratch, this.orca.scratch + 128));
+      const m = new Int32Array(this.orca.memory.buffer, this.orca.scratch, 1)[0];
+      const p = this.x.ow_malloc(16 * m);
+      try {
+        this.check(this.x.ow_sim_boundary_at(this.ptr, i, p, m, this.orca.scratch, this.orca.scratch + 128));
+        const f = this.orca.f64(p, 2 * m);
+        const points = [];
+        for (let k = 0; k < m; ++k) points.push([f[2 * k], f[2 * k + 1]]);
+        out.push({ points, id: this.handle() });
+      } finally {
+        this.x.ow_free(p);
+      }
+    }
+    return out;
+  }
+  /** Against the boundaries now: { deepest (fraction of radius), outside (agents) }. */
+  measureBoundary() {
+    this.check(this.x.ow_sim_measure_boundary(this.live(), this.orca.scratch));
+    const w = this.orca.f64(this.orca.scratch, 2);
+    return { deepest: w[0], outside: w[1] };
+  }
+  // --- end of walkable-area boundaries -----------------------------------------------------
+
   /** Sets every agent's preferred velocity: v holds 2 * agentCount numbers (x0 y0 x1 y1 ...). */
   setPreferredVelocities(v) {
     const n = this.agentCount;

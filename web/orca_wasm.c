@@ -167,6 +167,39 @@ int OW_EXPORT(ow_sim_segment_at)(const orca_sim *s, int index, double *w, uint32
     return st;
 }
 
+/* --- walkable-area boundaries (docs/extensions.md, "Walkable-area boundaries") --------- */
+/* xy: 2 * count doubles (x0 y0 x1 y1 ...); the handle into out. */
+int OW_EXPORT(ow_sim_add_boundary)(orca_sim *s, const double *xy, int count, uint32_t *out)
+{
+    orca_boundary_id id = {0, 0};
+    orca_status st = orca_sim_add_boundary(s, (const orca_vec2 *)(const void *)xy, count, &id);
+    put_id(out, id.slot, id.generation);
+    return st;
+}
+int OW_EXPORT(ow_sim_remove_boundary)(orca_sim *s, uint32_t slot, uint32_t generation)
+{
+    return orca_sim_remove_boundary(s, (orca_boundary_id){slot, generation});
+}
+int OW_EXPORT(ow_sim_boundary_count)(const orca_sim *s) { return orca_sim_boundary_count(s); }
+/* The loop at index: its handle into out, its point count into *count, and up to capacity
+ * points into xy. */
+int OW_EXPORT(ow_sim_boundary_at)(const orca_sim *s, int index, double *xy, int capacity,
+                                  int *count, uint32_t *out)
+{
+    orca_boundary_id id = orca_sim_boundary_at(s, index);
+    put_id(out, id.slot, id.generation);
+    return orca_boundary_get(s, id, (orca_vec2 *)(void *)xy, capacity, count);
+}
+/* w[0] = deepest intrusion (fraction of radius), w[1] = agents outside. */
+int OW_EXPORT(ow_sim_measure_boundary)(const orca_sim *s, double *w)
+{
+    int outside = 0;
+    orca_status st = orca_sim_measure_boundary(s, &w[0], &outside);
+    w[1] = (double)outside;
+    return st;
+}
+/* --- end of walkable-area boundaries --------------------------------------------------- */
+
 int OW_EXPORT(ow_sim_swap_preferred_velocities)(orca_sim *s, double *v, int count)
 {
     return orca_sim_swap_preferred_velocities(s, (orca_vec2 *)(void *)v, count);

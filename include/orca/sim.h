@@ -193,6 +193,52 @@ ORCA_API orca_segment_id orca_sim_segment_at(const orca_sim *sim, int index);
 ORCA_API orca_status orca_segment_get(const orca_sim *sim, orca_segment_id id, orca_vec2 *a,
                                       orca_vec2 *b);
 
+/* --- walkable-area boundaries (docs/extensions.md, "Walkable-area boundaries") --------- */
+
+/* Off by default: with no boundary the step is the algorithm's, bit for bit. A boundary is
+ * one closed loop of points p[0], ..., p[count-1] given as the real walls; its edges are
+ * p[k] -> p[(k+1) mod count] with the walkable side on their left (outer loops
+ * counter-clockwise, holes clockwise). Each agent keeps its centre at least its radius from
+ * every edge it faces (clearance = radius, so agents of any size share one loop): the edges
+ * and their vertices within reach give hard half-planes (algorithm.md §7's arithmetic),
+ * placed before the segments' in the constraint list. An agent that starts a step in the
+ * walkable area at least its radius from the walls ends it there (docs/extensions.md states
+ * the guarantee and its rounding). */
+
+/** Largest total number of boundary edges (points over all loops): 2^24. */
+#define ORCA_BOUNDARY_EDGES_MAX 16777216
+
+/** Handle of a boundary loop. */
+typedef struct orca_boundary_id {
+    uint32_t slot;
+    uint32_t generation;
+} orca_boundary_id;
+
+/** Adds one closed loop (index = boundary count before the call). count >= 3 points, each
+ * coordinate finite with magnitude below ORCA_COORD_LIMIT, no two consecutive points equal
+ * (p[count-1] and p[0] included), a non-zero signed area (the shoelace sum computed in
+ * index order), and at most ORCA_BOUNDARY_EDGES_MAX edges over all loops. On a refusal
+ * nothing changes and the message names the value. out may be NULL. */
+ORCA_API orca_status orca_sim_add_boundary(orca_sim *sim, const orca_vec2 *points, int count,
+                                           orca_boundary_id *out);
+/** Removes a loop; the simulation continues as if it had never been added. */
+ORCA_API orca_status orca_sim_remove_boundary(orca_sim *sim, orca_boundary_id id);
+ORCA_API int orca_sim_boundary_count(const orca_sim *sim);
+/** The handle of the loop at index (0 .. count-1); the null handle if out of range. */
+ORCA_API orca_boundary_id orca_sim_boundary_at(const orca_sim *sim, int index);
+/** The loop's points as given: writes min(capacity, its count) points (points may be NULL
+ * when capacity is 0); *count (may be NULL) receives its point count. */
+ORCA_API orca_status orca_boundary_get(const orca_sim *sim, orca_boundary_id id,
+                                       orca_vec2 *points, int capacity, int *count);
+/** Measures the agents against the boundaries (a scan over every agent and edge):
+ * *deepest (may be NULL) the largest (r - distance) / r over agents and edges, where
+ * distance is from the agent's centre to the nearest point of the edge, or 0 when every
+ * agent is at least its radius from every edge; *outside (may be NULL) the number of agents
+ * whose centre is not in the walkable area (winding number of all loops around it < 1, or
+ * on an edge). With no boundary both are 0. */
+ORCA_API orca_status orca_sim_measure_boundary(const orca_sim *sim, double *deepest,
+                                               int *outside);
+
 /* --- stepping -------------------------------------------------------------------------- */
 
 /** One step: every new velocity from the start-of-step state, then velocity and position
@@ -332,7 +378,8 @@ ORCA_API orca_status orca_sim_query_box(const orca_sim *sim, orca_vec2 lo, orca_
 
 /** 64-bit hash of the state's values (docs/determinism.md): agent count, then per agent in
  * index order position, velocity, preferred velocity and every parameter, then segment count
- * and ends. Each double enters as its IEEE-754 bit pattern read as an integer (so -0.0 and
+ * and ends, then the extensions' sections only when used (docs/extensions.md). Each double
+ * enters as its IEEE-754 bit pattern read as an integer (so -0.0 and
  * +0.0 differ), every NaN as 0x7ff8000000000000; integers most significant byte first. The
  * same on every machine, whatever its byte order. Handles and the step count do not enter. */
 ORCA_API uint64_t orca_sim_hash(const orca_sim *sim);

@@ -24,8 +24,9 @@ from ._core import (ArgumentError, Error, FormatError, LimitError, OutOfMemoryEr
                     StaleHandleError)
 
 __all__ = [
-    "Agent", "AgentDiagnostics", "ArgumentError", "Avoidance", "Error", "FormatError", "LimitError", "OutOfMemoryError",
-    "SCENES", "Scenario", "Segment", "Simulator", "StaleHandleError", "StepDiagnostics", "constraint_agent",
+    "Agent", "AgentDiagnostics", "ArgumentError", "Avoidance", "Boundary", "Error", "FormatError",
+    "LimitError", "OutOfMemoryError", "SCENES", "Scenario", "Segment", "Simulator",
+    "StaleHandleError", "StepDiagnostics", "constraint_agent",
     "constraint_boundary", "constraint_segment", "halfplane_signed_distance",
     "kernels_available", "lp_fallback", "lp_solve", "segment_distance_squared", "sincos_turns",
     "solve", "vo_overlap", "vo_support", "library_version", "bits_version", "__version__",
@@ -346,6 +347,49 @@ class Segment:
         return "<orca.Segment slot=%d generation=%d>" % (self._h & 0xffffffff, self._h >> 32)
 
 
+# --- walkable-area boundaries (docs/extensions.md, "Walkable-area boundaries") -----------
+
+class Boundary:
+    """Handle of a walkable-area boundary loop of a Simulator."""
+
+    __slots__ = ("_sim", "_h")
+
+    def __init__(self, sim, handle):
+        self._sim = sim
+        self._h = handle
+
+    @property
+    def handle(self):
+        """The raw handle: generation << 32 | slot."""
+        return self._h
+
+    @property
+    def points(self):
+        """The loop's points as given: [(x, y), ...]."""
+        return _core.Sim.boundary_get(self._sim, self._h)
+
+    @property
+    def alive(self):
+        """False once the loop was removed."""
+        try:
+            _core.Sim.boundary_get(self._sim, self._h)
+        except StaleHandleError:
+            return False
+        return True
+
+    def __eq__(self, other):
+        return (isinstance(other, Boundary) and other._h == self._h and
+                _core.Sim._identity(other._sim) == _core.Sim._identity(self._sim))
+
+    def __hash__(self):
+        return hash((_core.Sim._identity(self._sim), self._h))
+
+    def __repr__(self):
+        return "<orca.Boundary slot=%d generation=%d>" % (self._h & 0xffffffff, self._h >> 32)
+
+# --- end of walkable-area boundaries -------------------------------------------------------
+
+
 def _restore(cls, workers, snapshot, vector_kernels):
     sim = cls(workers=workers)
     sim.vector_kernels = vector_kernels
@@ -488,6 +532,31 @@ class Simulator(_core.Sim):
     def segment_count(self):
         """Number of segments."""
         return _core.Sim.segment_count(self)
+
+    # --- walkable-area boundaries (docs/extensions.md) -----------------------------------
+
+    def add_boundary(self, points):
+        """Adds one closed loop [(x, y), ...] (at least 3 points), walkable on the left of
+        each edge: outer loops counter-clockwise, holes clockwise. Agents keep their centres at
+        least their radius from the edges they face. Returns its Boundary handle; ValueError
+        (naming the value) on a refusal, nothing changed."""
+        return Boundary(self, _core.Sim.add_boundary(self, points))
+
+    def remove_boundary(self, boundary):
+        """Removes a loop (StaleHandleError for a stale handle)."""
+        _core.Sim.remove_boundary(self, _handle(boundary, Boundary))
+
+    @property
+    def boundaries(self):
+        """Handles of all loops in index order."""
+        return [Boundary(self, h) for h in _core.Sim.boundary_handles(self)]
+
+    def measure_boundary(self):
+        """(deepest, outside): the largest (radius - distance) / radius of any agent to any
+        edge (0 when all keep their radius), and the agents not in the walkable area."""
+        return _core.Sim.measure_boundary(self)
+
+    # --- end of walkable-area boundaries ---------------------------------------------------
 
     # --- stepping and state --------------------------------------------------------------
 

@@ -16,6 +16,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -1062,6 +1063,112 @@ static PyObject *Sim_segment_get(SimObject *s, PyObject *arg)
     return Py_BuildValue("((dd)(dd))", a.x, a.y, b.x, b.y);
 }
 
+/* --- walkable-area boundaries (docs/extensions.md, "Walkable-area boundaries") --------- */
+
+static PyObject *Sim_add_boundary(SimObject *s, PyObject *arg)
+{
+    SIM_READY(s);
+    double *rows;
+    Py_ssize_t n;
+    if (get_rows(arg, "points", 2, 0, &rows, &n) < 0) {
+        return NULL;
+    }
+    if (n > INT_MAX) {
+        free(rows);
+        PyErr_SetString(PyExc_ValueError, "add_boundary: too many points");
+        return NULL;
+    }
+    orca_boundary_id id;
+    orca_status st =
+        orca_sim_add_boundary(s->sim, (const orca_vec2 *)(void *)rows, (int)n, &id);
+    free(rows);
+    if (st != ORCA_OK) {
+        return sim_fail(s, st);
+    }
+    return handle_int(id.slot, id.generation);
+}
+
+static PyObject *Sim_remove_boundary(SimObject *s, PyObject *arg)
+{
+    orca_boundary_id id;
+    SIM_READY(s);
+    if (get_handle(arg, &id.slot, &id.generation) < 0) {
+        return NULL;
+    }
+    orca_status st = orca_sim_remove_boundary(s->sim, id);
+    if (st != ORCA_OK) {
+        return sim_fail(s, st);
+    }
+    Py_RETURN_NONE;
+}
+
+static PyObject *Sim_boundary_handles(SimObject *s, PyObject *unused)
+{
+    (void)unused;
+    SIM_READY(s);
+    int n = orca_sim_boundary_count(s->sim);
+    PyObject *list = PyList_New(n);
+    for (int i = 0; list && i < n; ++i) {
+        orca_boundary_id id = orca_sim_boundary_at(s->sim, i);
+        PyObject *h = handle_int(id.slot, id.generation);
+        if (!h) {
+            Py_CLEAR(list);
+            break;
+        }
+        PyList_SET_ITEM(list, i, h);
+    }
+    return list;
+}
+
+static PyObject *Sim_boundary_get(SimObject *s, PyObject *arg)
+{
+    orca_boundary_id id;
+    SIM_READY(s);
+    if (get_handle(arg, &id.slot, &id.generation) < 0) {
+        return NULL;
+    }
+    int n = 0;
+    orca_status st = orca_boundary_get(s->sim, id, NULL, 0, &n);
+    if (st != ORCA_OK) {
+        return sim_fail(s, st);
+    }
+    orca_vec2 *pts = malloc((size_t)n * sizeof *pts);
+    if (!pts) {
+        return PyErr_NoMemory();
+    }
+    st = orca_boundary_get(s->sim, id, pts, n, &n);
+    if (st != ORCA_OK) {
+        free(pts);
+        return sim_fail(s, st);
+    }
+    PyObject *list = PyList_New(n);
+    for (int i = 0; list && i < n; ++i) {
+        PyObject *t = Py_BuildValue("(dd)", pts[i].x, pts[i].y);
+        if (!t) {
+            Py_CLEAR(list);
+            break;
+        }
+        PyList_SET_ITEM(list, i, t);
+    }
+    free(pts);
+    return list;
+}
+
+static PyObject *Sim_measure_boundary(SimObject *s, PyObject *unused)
+{
+    (void)unused;
+    SIM_READY(s);
+    double deepest = 0;
+    int outside = 0;
+    orca_status st = orca_sim_measure_boundary(s->sim, &deepest, &outside);
+    if (st != ORCA_OK) {
+        return sim_fail(s, st);
+    }
+    return Py_BuildValue("(di)", deepest, outside);
+}
+
+/* --- end of walkable-area boundaries --------------------------------------------------- */
+
 /* step(dt, steps=1): the GIL is released while the library steps. A refused step stops the
  * loop (the simulation is as after the last accepted step) and raises. */
 static PyObject *Sim_step(SimObject *s, PyObject *args, PyObject *kwds)
@@ -1732,6 +1839,15 @@ static PyMethodDef Sim_methods[] = {
     {"segment_count", (PyCFunction)Sim_segment_count, METH_NOARGS, "number of segments"},
     {"segment_handles", (PyCFunction)Sim_segment_handles, METH_NOARGS, "handles in index order"},
     {"segment_get", (PyCFunction)Sim_segment_get, METH_O, "segment_get(handle) -> (a, b)"},
+    /* walkable-area boundaries */
+    {"add_boundary", (PyCFunction)Sim_add_boundary, METH_O, "add_boundary(points) -> handle"},
+    {"remove_boundary", (PyCFunction)Sim_remove_boundary, METH_O, "remove_boundary(handle)"},
+    {"boundary_handles", (PyCFunction)Sim_boundary_handles, METH_NOARGS,
+     "boundary handles in index order"},
+    {"boundary_get", (PyCFunction)Sim_boundary_get, METH_O, "boundary_get(handle) -> points"},
+    {"measure_boundary", (PyCFunction)Sim_measure_boundary, METH_NOARGS,
+     "measure_boundary() -> (deepest intrusion, agents outside)"},
+    /* end of walkable-area boundaries */
     {"step", (PyCFunction)(void (*)(void))Sim_step, METH_VARARGS | METH_KEYWORDS,
      "step(dt, steps=1): releases the GIL"},
     {"step_count", (PyCFunction)Sim_step_count, METH_NOARGS, "steps taken"},

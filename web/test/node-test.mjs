@@ -138,6 +138,57 @@ for (const [label, file] of [['scalar', 'orca.wasm'], ['SIMD128', 'orca-simd.was
     }
   }
 
+  // --- walkable-area boundaries ------------------------------------------------------------
+  test(`${label}: walkable-area boundaries`, () => {
+    const sim = orca.createSim();
+    const room = [[0, 0], [20, 0], [20, 14], [0, 14]];
+    const pillar = [[8, 5], [8, 9], [12, 9], [12, 5]];
+    const ids = [];
+    for (let k = 0; k < 8; ++k) ids.push(sim.addAgent({ position: [2 + k, 2 + (k % 2) * 1.5], radius: 0.5, obstacleTimeHorizon: 2 }));
+    const r = sim.addBoundary(room);
+    const h0 = sim.hash();
+    let refused = 0;
+    for (const bad of [[[0, 0], [1, 1]], [[0, 0], [1, 0], [0, 0]], [[0, 0], [1, 1], [2, 2]], [[0, 0], [1, 0], [1, 3e6]]]) {
+      try { sim.addBoundary(bad); } catch (e) { refused += e.status === 'ORCA_ERR_ARGUMENT'; }
+    }
+    check(refused === 4 && sim.hash() === h0 && sim.boundaryCount === 1, `refusals ${refused}`);
+    const p = sim.addBoundary(pillar);
+    const got = sim.boundaries();
+    check(got.length === 2 && got[1].points[2][0] === 12 && got[0].id.slot === r.slot, 'boundaries()');
+    // an independent even-odd ray test: every agent inside the room and outside the pillar
+    const cross = (loop, x, y) => {
+      let c = 0;
+      for (let k = 0; k < loop.length; ++k) {
+        const [ax, ay] = loop[k], [bx, by] = loop[(k + 1) % loop.length];
+        if ((ay > y) !== (by > y) && ax + (y - ay) * (bx - ax) / (by - ay) > x) ++c;
+      }
+      return c;
+    };
+    for (let s = 0; s < 200; ++s) {
+      const pos = sim.positions();
+      const v = [];
+      for (let i = 0; i < 8; ++i) {
+        const [gx, gy] = i % 2 ? [25, 10] : [10, -5]; // beyond the walls, through the pillar
+        const d = Math.hypot(gx - pos[2 * i], gy - pos[2 * i + 1]);
+        v.push((gx - pos[2 * i]) / d * 2, (gy - pos[2 * i + 1]) / d * 2);
+      }
+      sim.setPreferredVelocities(v);
+      sim.step(0.25);
+      const q = sim.positions();
+      for (let i = 0; i < 8; ++i) {
+        check(cross(room, q[2 * i], q[2 * i + 1]) % 2 === 1 && cross(pillar, q[2 * i], q[2 * i + 1]) % 2 === 0,
+          `agent ${i} left the area at step ${s}`);
+      }
+      const m = sim.measureBoundary();
+      check(m.outside === 0 && m.deepest < 1e-9, `measure ${m.deepest} ${m.outside}`);
+    }
+    sim.removeBoundary(p);
+    sim.removeBoundary(r);
+    check(sim.boundaryCount === 0, 'removed');
+    sim.destroy();
+  });
+  // --- end of walkable-area boundaries ----------------------------------------------------
+
   test(`${label}: agents, segments, bulk preferred velocities, views`, () => {
     const sim = orca.createSim();
     const a = sim.addAgent({ position: [-10, 0], maxSpeed: 2 });

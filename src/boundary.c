@@ -1,0 +1,634 @@
+/* SPDX-License-Identifier: MIT */
+/* Walkable-area boundaries (docs/extensions.md, "Walkable-area boundaries"): closed loops of
+ * edges with the walkable side on their left. Their API and storage, the edge grid, and the
+ * hard half-planes an agent takes from them in a step (the extended path of step.c calls
+ * orca_boundary_constraints). Without boundaries nothing here runs. */
+#include "sim_internal.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* --- storage ------------------------------------------------------------------------- */
+
+static boundary_set *bnd_ensure(orca_sim *s)
+{
+    if (!s->bnd) {
+        s->bnd = orca_mem_zalloc(1, sizeof *s->bnd);
+        if (s->bnd) {
+            s->bnd->slots.free_head = -1;
+        }
+    }
+    return s->bnd;
+}
+
+static void scratch_free(boundary_set *b)
+{
+    for (int w = 0; b->ws && w < b->ws_count; ++w) {
+        orca_mem_free(b->ws[w].stamp);
+        orca_mem_free(b->ws[w].feat);
+        orca_mem_free(b->ws[w].planes);
+        orca_mem_free(b->ws[w].scratch);
+    }
+    orca_mem_free(b->ws);
+    b->ws = NULL;
+    b->ws_count = 0;
+    b->ws_edges = 0;
+    b->ws_planes = 0;
+}
+
+void orca_boundary_free(boundary_set *b)
+{
+    if (!b) {
+        return;
+    }
+    scratch_free(b);
+    orca_mem_free(b->loop_first);
+    orca_mem_free(b->loop_len);
+    orca_mem_free(b->loop_slot);
+    orca_slots_free(&b->slots);
+    orca_mem_free(b->ea);
+    orca_mem_free(b->eb);
+    orca_mem_free(b->enext);
+    orca_cell_map_free(&b->cells);
+    orca_mem_free(b->list);
+    orca_mem_free(b);
+}
+
+static int reserve_loops(boundary_set *b, int32_t need)
+{
+    if (need <= b->loop_capacity) {
+        return 1;
+    }
+    int32_t cap = b->loop_capacity ? b->loop_capacity : 4;
+    while (cap < need) {
+        cap *= 2;
+    }
+    int32_t *f = orca_mem_alloc((size_t)cap, sizeof *f);
+    int32_t *l = orca_mem_alloc((size_t)cap, sizeof *l);
+    uint32_t *sl = orca_mem_alloc((size_t)cap, sizeof *sl);
+    if (!f || !l || !sl) {
+        orca_mem_free(f);
+        orca_mem_free(l);
+        orca_mem_free(sl);
+        return 0;
+    }
+    if (b->loop_count > 0) {
+        memcpy(f, b->loop_first, (size_t)b->loop_count * sizeof *f);
+        memcpy(l, b->loop_len, (size_t)b->loop_count * sizeof *l);
+        memcpy(sl, b->loop_slot, (size_t)b->loop_count * sizeof *sl);
+    }
+    orca_mem_free(b->loop_first);
+    orca_mem_free(b->loop_len);
+    orca_mem_free(b->loop_slot);
+    b->loop_first = f;
+    b->loop_len = l;
+    b->loop_slot = sl;
+    b->loop_capacity = cap;
+    return 1;
+}
+
+static int reserve_edges(boundary_set *b, int32_t need)
+{
+    if (need <= b->edge_capacity) {
+        return 1;
+    }
+    int32_t cap = b->edge_capacity ? b->edge_capacity : 16;
+    while (cap < need) {
+        cap = cap > ORCA_BOUNDARY_EDGES_MAX / 2 ? ORCA_BOUNDARY_EDGES_MAX : cap * 2;
+    }
+    orca_vec2 *ea = orca_mem_alloc((size_t)cap, sizeof *ea);
+    orca_vec2 *eb = orca_mem_alloc((size_t)cap, sizeof *eb);
+    int32_t *en = orca_mem_alloc((size_t)cap, sizeof *en);
+    if (!ea || !eb || !en) {
+        orca_mem_free(ea);
+        orca_mem_free(eb);
+        orca_mem_free(en);
+        return 0;
+    }
+    if (b->edge_count > 0) {
+        memcpy(ea, b->ea, (size_t)b->edge_count * sizeof *ea);
+        memcpy(eb, b->eb, (size_t)b->edge_count * sizeof *eb);
+        memcpy(en, b->enext, (size_t)b->edge_count * sizeof *en);
+    }
+    orca_mem_free(b->ea);
+    orca_mem_free(b->eb);
+    orca_mem_free(b->enext);
+    b->ea = ea;
+    b->eb = eb;
+    b->enext = en;
+    b->edge_capacity = cap;
+    return 1;
+}
+
+orca_status orca_check_boundary(const orca_sim *s, const orca_vec2 *points, int count,
+                                int32_t existing_edges)
+{
+    if (count < 3) {
+        return orca_fail(s, ORCA_ERR_ARGUMENT, "a boundary loop needs at least 3 points, got %d",
+                         count);
+    }
+    if (count > ORCA_BOUNDARY_EDGES_MAX - existing_edges) {
+        return orca_fail(s, ORCA_ERR_LIMIT,
+                         "too many boundary edges: %d existing + %d new exceeds 2^24", existing_edges,
+                         count);
+    }
+    for (int k = 0; k < count; ++k) {
+        char what[48];
+        snprintf(what, sizeof what, "boundary point %d", k);
+        orca_status st = orca_check_coord(s, what, points[k]);
+        if (st != ORCA_OK) {
+            return st;
+        }
+    }
+    double area2 = 0; /* twice the signed area: the shoelace sum in index order */
+    for (int k = 0; k < count; ++k) {
+        orca_vec2 a = points[k], b = points[(k + 1) % count];
+        if (a.x == b.x && a.y == b.y) {
+            return orca_fail(s, ORCA_ERR_ARGUMENT,
+                             "boundary points %d and %d are equal (%.17g, %.17g): every edge needs "
+                             "a length",
+                             k, (k + 1) % count, a.x, a.y);
+        }
+        area2 += a.x * b.y - b.x * a.y;
+    }
+    if (area2 == 0) {
+        return orca_fail(s, ORCA_ERR_ARGUMENT,
+                         "boundary loop of %d points has zero area (its points are collinear or "
+                         "it folds back on itself)",
+                         count);
+    }
+    return ORCA_OK;
+}
+
+int orca_boundary_append(orca_sim *s, const orca_vec2 *points, int count, uint32_t slot)
+{
+    boundary_set *b = s->bnd;
+    int32_t first = b->edge_count;
+    for (int k = 0; k < count; ++k) {
+        int32_t e = first + k;
+        b->ea[e] = points[k];
+        b->eb[e] = points[(k + 1) % count];
+        b->enext[e] = k + 1 < count ? e + 1 : first;
+    }
+    b->edge_count = first + count;
+    b->loop_first[b->loop_count] = first;
+    b->loop_len[b->loop_count] = count;
+    b->loop_slot[b->loop_count] = slot;
+    b->loop_count++;
+    b->grid_valid = 0;
+    return 1;
+}
+
+/* Room for one more loop of count points (slots included); 0 when out of memory. */
+static int reserve_loop(orca_sim *s, int count)
+{
+    boundary_set *b = bnd_ensure(s);
+    return b && reserve_loops(b, b->loop_count + 1) && reserve_edges(b, b->edge_count + count) &&
+           orca_slots_reserve(&b->slots, b->slots.count + 1);
+}
+
+orca_status orca_sim_add_boundary(orca_sim *s, const orca_vec2 *points, int count,
+                                  orca_boundary_id *out)
+{
+    if (!s) {
+        return ORCA_ERR_NULL;
+    }
+    orca_clear_error(s);
+    if (!points) {
+        return orca_fail(s, ORCA_ERR_NULL, "points is NULL");
+    }
+    orca_status st = orca_check_boundary(s, points, count, s->bnd ? s->bnd->edge_count : 0);
+    if (st != ORCA_OK) {
+        return st;
+    }
+    if (!reserve_loop(s, count)) {
+        return orca_fail(s, ORCA_ERR_MEMORY, "out of memory adding a boundary of %d points", count);
+    }
+    boundary_set *b = s->bnd;
+    int32_t slot = orca_slots_peek(&b->slots);
+    orca_slots_take(&b->slots, slot, b->loop_count);
+    orca_boundary_append(s, points, count, (uint32_t)slot);
+    if (out) {
+        out->slot = (uint32_t)slot;
+        out->generation = b->slots.generation[slot];
+    }
+    return ORCA_OK;
+}
+
+static int32_t loop_lookup(const orca_sim *s, orca_boundary_id id)
+{
+    return s->bnd ? orca_slots_lookup(&s->bnd->slots, id.slot, id.generation) : -1;
+}
+
+#define LOOP_OR_FAIL(s, id, i)                                                              \
+    if (!(s)) {                                                                             \
+        return ORCA_ERR_NULL;                                                               \
+    }                                                                                       \
+    orca_clear_error(s);                                                                    \
+    int32_t i = loop_lookup((s), (id));                                                     \
+    if (i < 0) {                                                                            \
+        return orca_fail((s), ORCA_ERR_STALE, "boundary handle {slot %u, generation %u} is stale", \
+                         (unsigned)(id).slot, (unsigned)(id).generation);                   \
+    }
+
+orca_status orca_sim_remove_boundary(orca_sim *s, orca_boundary_id id)
+{
+    LOOP_OR_FAIL(s, id, i);
+    boundary_set *b = s->bnd;
+    int32_t first = b->loop_first[i], len = b->loop_len[i];
+    size_t tail = (size_t)(b->edge_count - first - len);
+    memmove(&b->ea[first], &b->ea[first + len], tail * sizeof *b->ea);
+    memmove(&b->eb[first], &b->eb[first + len], tail * sizeof *b->eb);
+    memmove(&b->enext[first], &b->enext[first + len], tail * sizeof *b->enext);
+    for (int32_t e = first; e < b->edge_count - len; ++e) {
+        b->enext[e] -= len;
+    }
+    b->edge_count -= len;
+    int32_t n = b->loop_count;
+    size_t ltail = (size_t)(n - i - 1);
+    memmove(&b->loop_first[i], &b->loop_first[i + 1], ltail * sizeof *b->loop_first);
+    memmove(&b->loop_len[i], &b->loop_len[i + 1], ltail * sizeof *b->loop_len);
+    memmove(&b->loop_slot[i], &b->loop_slot[i + 1], ltail * sizeof *b->loop_slot);
+    for (int32_t k = i; k < n - 1; ++k) {
+        b->loop_first[k] -= len;
+    }
+    orca_slots_after_removal(&b->slots, id.slot, b->loop_slot, i, n);
+    b->loop_count = n - 1;
+    b->grid_valid = 0;
+    return ORCA_OK;
+}
+
+int orca_sim_boundary_count(const orca_sim *s)
+{
+    return s && s->bnd ? s->bnd->loop_count : 0;
+}
+
+orca_boundary_id orca_sim_boundary_at(const orca_sim *s, int index)
+{
+    orca_boundary_id id = {0, 0};
+    if (s && s->bnd && index >= 0 && index < s->bnd->loop_count) {
+        id.slot = s->bnd->loop_slot[index];
+        id.generation = s->bnd->slots.generation[id.slot];
+    }
+    return id;
+}
+
+orca_status orca_boundary_get(const orca_sim *s, orca_boundary_id id, orca_vec2 *points,
+                              int capacity, int *count)
+{
+    LOOP_OR_FAIL(s, id, i);
+    if (capacity < 0 || (capacity > 0 && !points)) {
+        return orca_fail(s, ORCA_ERR_ARGUMENT, "points must hold capacity (%d) points", capacity);
+    }
+    const boundary_set *b = s->bnd;
+    int32_t first = b->loop_first[i], len = b->loop_len[i];
+    for (int32_t k = 0; k < len && k < capacity; ++k) {
+        points[k] = b->ea[first + k];
+    }
+    if (count) {
+        *count = len;
+    }
+    return ORCA_OK;
+}
+
+/* --- the edge grid (as the segment grid of grid.c, over the edges) -------------------- */
+
+static double edge_cell_size(const orca_sim *s, const boundary_set *b)
+{
+    double lo = CELL_LIMIT, hi = -CELL_LIMIT;
+    for (int32_t k = 0; k < b->edge_count; ++k) {
+        double v[2] = {b->ea[k].x, b->ea[k].y};
+        for (int q = 0; q < 2; ++q) {
+            lo = v[q] < lo ? v[q] : lo;
+            hi = v[q] > hi ? v[q] : hi;
+        }
+    }
+    double extent = hi - lo;
+    double maxabs = d_abs(lo) > d_abs(hi) ? d_abs(lo) : d_abs(hi);
+    double cell = s->max_reach > 0 ? s->max_reach : 1;
+    if (cell < extent / 4096) {
+        cell = extent / 4096;
+    }
+    if (cell < maxabs / 268435456.0) {
+        cell = maxabs / 268435456.0;
+    }
+    if (!(cell >= 0x1p-30)) {
+        cell = 0x1p-30;
+    }
+    return cell;
+}
+
+typedef void bnd_visit_fn(boundary_set *b, int32_t edge, int32_t cx, int32_t cy, int64_t *n);
+
+/* Visits every cell whose centre is within 0.75 cell of edge k (so the cell holding any
+ * point of the edge is visited). */
+static void edge_cells(boundary_set *b, int32_t k, bnd_visit_fn *visit, int64_t *n)
+{
+    double c = b->cell, inv = b->inv_cell;
+    orca_vec2 a = b->ea[k], e = b->eb[k];
+    double margin = 0.75 * c;
+    double x0 = a.x < e.x ? a.x : e.x, x1 = a.x < e.x ? e.x : a.x;
+    int32_t cx0 = cell_coord(x0 - c, inv), cx1 = cell_coord(x1 + c, inv);
+    for (int32_t cx = cx0; cx <= cx1; ++cx) {
+        double lo = (double)cx * c - c, hi = (double)(cx + 1) * c + c;
+        double ylo, yhi;
+        double dx = e.x - a.x;
+        if (dx == 0) {
+            ylo = a.y < e.y ? a.y : e.y;
+            yhi = a.y < e.y ? e.y : a.y;
+        } else {
+            double t0 = (lo - a.x) / dx, t1 = (hi - a.x) / dx;
+            if (t0 > t1) {
+                double t = t0;
+                t0 = t1;
+                t1 = t;
+            }
+            t0 = t0 < 0 ? 0 : t0;
+            t1 = t1 > 1 ? 1 : t1;
+            if (t0 > t1) {
+                continue;
+            }
+            double ya = a.y + (e.y - a.y) * t0, yb = a.y + (e.y - a.y) * t1;
+            ylo = ya < yb ? ya : yb;
+            yhi = ya < yb ? yb : ya;
+        }
+        int32_t cy0 = cell_coord(ylo - c, inv), cy1 = cell_coord(yhi + c, inv);
+        for (int32_t cy = cy0; cy <= cy1; ++cy) {
+            orca_vec2 centre = v2(((double)cx + 0.5) * c, ((double)cy + 0.5) * c);
+            double d2 = orca_segment_distance_squared(v2_sub(a, centre), v2_sub(e, centre));
+            if (d2 <= margin * margin) {
+                visit(b, k, cx, cy, n);
+            }
+        }
+    }
+}
+
+static void bnd_visit_cells_only(boundary_set *b, int32_t edge, int32_t cx, int32_t cy, int64_t *n)
+{
+    (void)b;
+    (void)edge;
+    (void)cx;
+    (void)cy;
+    ++*n;
+}
+
+static void bnd_visit_count(boundary_set *b, int32_t edge, int32_t cx, int32_t cy, int64_t *n)
+{
+    (void)edge;
+    (void)n;
+    uint32_t h = orca_cell_map_insert(&b->cells, cell_key(cx, cy));
+    b->cells.count[h]++;
+    b->list_len++;
+}
+
+static void bnd_visit_place(boundary_set *b, int32_t edge, int32_t cx, int32_t cy, int64_t *n)
+{
+    (void)n;
+    int64_t h = cell_map_find(&b->cells, cell_key(cx, cy));
+    b->list[b->cells.start[h] + b->cells.count[h]++] = edge;
+}
+
+static int build_edge_grid(const orca_sim *s, boundary_set *b)
+{
+    double want = edge_cell_size(s, b);
+    if (b->grid_valid && want <= 2 * b->cell && want >= b->cell / 4) {
+        return 1;
+    }
+    b->grid_valid = 0; /* until the rebuild below completes (it may run out of memory) */
+    b->cell = want;
+    b->inv_cell = 1 / want;
+    int64_t cells = 0;
+    for (int32_t k = 0; k < b->edge_count; ++k) {
+        edge_cells(b, k, bnd_visit_cells_only, &cells);
+    }
+    if (cells > (1 << 28) || !orca_cell_map_reset(&b->cells, (int)cells)) {
+        return 0;
+    }
+    b->list_len = 0;
+    for (int32_t k = 0; k < b->edge_count; ++k) {
+        edge_cells(b, k, bnd_visit_count, NULL);
+    }
+    orca_mem_free(b->list);
+    b->list = orca_mem_alloc((size_t)b->list_len + 1, sizeof *b->list);
+    if (!b->list) {
+        return 0;
+    }
+    cell_map *m = &b->cells;
+    int32_t offset = 0;
+    for (uint32_t h = 0; h <= m->mask; ++h) {
+        if (m->keys[h] != CELL_EMPTY) {
+            m->start[h] = offset;
+            offset += m->count[h];
+            m->count[h] = 0;
+        }
+    }
+    for (int32_t k = 0; k < b->edge_count; ++k) {
+        edge_cells(b, k, bnd_visit_place, NULL);
+    }
+    b->grid_valid = 1;
+    return 1;
+}
+
+static int scratch_reserve(const orca_sim *s, boundary_set *b)
+{
+    int planes = b->edge_count + s->segment_count + s->max_nb + 1;
+    if (b->ws && b->ws_count == s->worker_count && b->edge_count <= b->ws_edges &&
+        planes <= b->ws_planes) {
+        return 1;
+    }
+    int edges = b->edge_count > b->ws_edges ? b->edge_count : b->ws_edges;
+    planes = planes > b->ws_planes ? planes : b->ws_planes;
+    scratch_free(b);
+    b->ws = orca_mem_zalloc((size_t)s->worker_count, sizeof *b->ws);
+    if (!b->ws) {
+        return 0;
+    }
+    b->ws_count = s->worker_count;
+    for (int w = 0; w < s->worker_count; ++w) {
+        boundary_scratch *k = &b->ws[w];
+        k->stamp = orca_mem_zalloc((size_t)edges + 1, sizeof *k->stamp);
+        k->feat = orca_mem_alloc((size_t)edges + 1, sizeof *k->feat);
+        k->planes = orca_mem_alloc((size_t)planes, sizeof *k->planes);
+        k->scratch = orca_mem_alloc((size_t)planes, sizeof *k->scratch);
+        if (!k->stamp || !k->feat || !k->planes || !k->scratch) {
+            scratch_free(b);
+            return 0;
+        }
+    }
+    b->ws_edges = edges;
+    b->ws_planes = planes;
+    return 1;
+}
+
+int orca_boundary_prepare(orca_sim *s)
+{
+    boundary_set *b = s->bnd;
+    if (!b || b->edge_count == 0) {
+        return 1;
+    }
+    return build_edge_grid(s, b) && scratch_reserve(s, b);
+}
+
+/* --- the constraints ------------------------------------------------------------------ */
+
+/* Edge k's feature for the agent at p (docs/extensions.md, "Walkable-area boundaries"):
+ * 0 when the agent is behind the edge's line or the feature is beyond reach2. */
+static int edge_feature(const boundary_set *b, int32_t k, orca_vec2 p, double c, double h,
+                        double reach2, boundary_feature *out)
+{
+    orca_vec2 a = v2_sub(b->ea[k], p), bb = v2_sub(b->eb[k], p);
+    orca_vec2 e = v2_sub(bb, a);
+    double ee = v2_dot(e, e);
+    double le = sqrt(ee);
+    orca_vec2 n = v2_div(v2(-e.y, e.x), le);
+    double d = -v2_dot(a, n);
+    if (d < 0) {
+        return 0; /* behind the edge's line */
+    }
+    double t = -v2_dot(a, e) / ee;
+    orca_vec2 u = n;
+    double dist = d, d2 = d * d;
+    int32_t key = 2 * k + 1;
+    if (t <= 0 || t >= 1) {
+        orca_vec2 w = t <= 0 ? a : bb; /* the vertex, relative to the agent */
+        double w2 = v2_dot(w, w);
+        if (w2 > 0) {
+            key = t <= 0 ? 2 * k : 2 * b->enext[k];
+            d2 = w2;
+            dist = sqrt(w2);
+            u = v2_div(v2_neg(w), dist);
+        }
+    }
+    if (!(d2 <= reach2)) {
+        return 0;
+    }
+    out->d2 = d2;
+    out->key = key;
+    /* algorithm.md §7's half-plane with the unit vector u and distance dist */
+    out->plane.point = v2_div(v2_mul(v2_neg(u), dist - c), h);
+    out->plane.normal = u;
+    return 1;
+}
+
+static int feature_less(const boundary_feature *x, const boundary_feature *y)
+{
+    return x->d2 < y->d2 || (x->d2 == y->d2 && x->key < y->key);
+}
+
+static int feature_cmp(const void *pa, const void *pb)
+{
+    const boundary_feature *x = pa, *y = pb;
+    return feature_less(x, y) ? -1 : (feature_less(y, x) ? 1 : 0);
+}
+
+int orca_boundary_constraints(const orca_sim *s, int worker_index, int32_t i, orca_vec2 p,
+                              double r, double dt, orca_halfplane *out)
+{
+    const boundary_set *b = s->bnd;
+    boundary_scratch *ws = &b->ws[worker_index];
+    double tau_o = s->par[i].tau_obst;
+    double h = dt > tau_o ? dt : tau_o;
+    double reach = h * s->par[i].max_speed + r;
+    double reach2 = reach * reach;
+    int n = 0;
+    double mg = 1e-9 * (d_abs(p.x) + d_abs(p.y) + reach) + MARGIN_ABS;
+    double inv = b->inv_cell;
+    int32_t x0 = cell_coord(p.x - reach - mg, inv), x1 = cell_coord(p.x + reach + mg, inv);
+    int32_t y0 = cell_coord(p.y - reach - mg, inv), y1 = cell_coord(p.y + reach + mg, inv);
+    int64_t block = ((int64_t)x1 - x0 + 1) * ((int64_t)y1 - y0 + 1);
+    if (block > (int64_t)b->edge_count) {
+        /* a reach far beyond the cells: every edge, in index order */
+        for (int32_t k = 0; k < b->edge_count; ++k) {
+            n += edge_feature(b, k, p, r, h, reach2, &ws->feat[n]);
+        }
+    } else {
+        boundary_scratch *wsm = ws;
+        if (++wsm->query == 0) {
+            memset(wsm->stamp, 0, (size_t)b->ws_edges * sizeof *wsm->stamp);
+            wsm->query = 1;
+        }
+        for (int32_t cy = y0; cy <= y1; ++cy) {
+            for (int32_t cx = x0; cx <= x1; ++cx) {
+                int64_t hh = cell_map_find(&b->cells, cell_key(cx, cy));
+                if (hh < 0) {
+                    continue;
+                }
+                int32_t begin = b->cells.start[hh], end = begin + b->cells.count[hh];
+                for (int32_t q = begin; q < end; ++q) {
+                    int32_t k = b->list[q];
+                    if (wsm->stamp[k] == wsm->query) {
+                        continue;
+                    }
+                    wsm->stamp[k] = wsm->query;
+                    n += edge_feature(b, k, p, r, h, reach2, &ws->feat[n]);
+                }
+            }
+        }
+    }
+    /* order by (squared distance, key); a vertex two edges share comes twice with the same
+     * bits: keep it once */
+    if (n <= 16) {
+        for (int a = 1; a < n; ++a) {
+            boundary_feature t = ws->feat[a];
+            int c = a;
+            while (c > 0 && feature_less(&t, &ws->feat[c - 1])) {
+                ws->feat[c] = ws->feat[c - 1];
+                --c;
+            }
+            ws->feat[c] = t;
+        }
+    } else {
+        qsort(ws->feat, (size_t)n, sizeof *ws->feat, feature_cmp);
+    }
+    int m = 0;
+    for (int k = 0; k < n; ++k) {
+        if (k > 0 && ws->feat[k].key == ws->feat[k - 1].key) {
+            continue;
+        }
+        out[m++] = ws->feat[k].plane;
+    }
+    return m;
+}
+
+/* --- measurement --------------------------------------------------------------------- */
+
+orca_status orca_sim_measure_boundary(const orca_sim *s, double *deepest, int *outside)
+{
+    if (!s) {
+        return ORCA_ERR_NULL;
+    }
+    orca_clear_error(s);
+    double worst = 0;
+    int out = 0;
+    const boundary_set *b = s->bnd;
+    for (int32_t i = 0; b && b->edge_count > 0 && i < s->agent_count; ++i) {
+        orca_vec2 p = s->pos[i];
+        double r = s->par[i].radius;
+        int wn = 0, on_edge = 0;
+        for (int32_t k = 0; k < b->edge_count; ++k) {
+            orca_vec2 a = v2_sub(b->ea[k], p), e = v2_sub(b->eb[k], p);
+            double d2 = orca_segment_distance_squared(a, e);
+            if (d2 < r * r) {
+                double o = (r - sqrt(d2)) / r;
+                worst = o > worst ? o : worst;
+            }
+            on_edge |= d2 == 0;
+            double cross = a.x * e.y - a.y * e.x; /* > 0: p left of the edge */
+            if (a.y <= 0 && e.y > 0 && cross > 0) {
+                ++wn;
+            } else if (a.y > 0 && e.y <= 0 && cross < 0) {
+                --wn;
+            }
+        }
+        out += wn < 1 || on_edge;
+    }
+    if (deepest) {
+        *deepest = worst;
+    }
+    if (outside) {
+        *outside = out;
+    }
+    return ORCA_OK;
+}

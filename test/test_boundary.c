@@ -1,0 +1,558 @@
+/* SPDX-License-Identifier: MIT */
+/* Walkable-area boundaries (docs/extensions.md, "Walkable-area boundaries"), against
+ * independent truth: validation over the binary64 range with the state unchanged on refusal,
+ * the half-planes against algorithm.md §7's builder, a point-in-polygon test (even-odd ray
+ * casting, written here) and a brute-force point-segment distance after every step of
+ * randomized scenes (pillar corners aimed at diagonally, dt beyond the obstacle horizon,
+ * high speeds, crowds), the plain bits when no boundary is in reach or none exists, the hash
+ * and snapshots, and the worker count. */
+#include "test.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <orca/sim.h>
+#include <orca/solver.h>
+
+static orca_vec2 vec(double x, double y)
+{
+    orca_vec2 v = {x, y};
+    return v;
+}
+
+static orca_sim *new_sim(int workers)
+{
+    orca_sim_def d = orca_sim_def_default();
+    d.worker_count = workers;
+    orca_sim *sim = NULL;
+    return orca_sim_create(&d, &sim) == ORCA_OK ? sim : NULL;
+}
+
+/* --- independent geometry ----------------------------------------------------------- */
+
+typedef struct loop {
+    const orca_vec2 *p;
+    int n;
+} loop;
+
+/* Even-odd ray casting towards +x: the number of edges the ray from q crosses. */
+static int ray_crossings(const loop *l, orca_vec2 q)
+{
+    int c = 0;
+    for (int k = 0; k < l->n; ++k) {
+        orca_vec2 a = l->p[k], b = l->p[(k + 1) % l->n];
+        if ((a.y > q.y) != (b.y > q.y)) {
+            double x = a.x + (q.y - a.y) * (b.x - a.x) / (b.y - a.y);
+            c += x > q.x;
+        }
+    }
+    return c;
+}
+
+/* Distance from q to the segment a-b, by the projection clamped to [0, 1]. */
+static double seg_dist(orca_vec2 q, orca_vec2 a, orca_vec2 b)
+{
+    double ex = b.x - a.x, ey = b.y - a.y;
+    double t = ((q.x - a.x) * ex + (q.y - a.y) * ey) / (ex * ex + ey * ey);
+    t = t < 0 ? 0 : (t > 1 ? 1 : t);
+    double dx = a.x + t * ex - q.x, dy = a.y + t * ey - q.y;
+    return sqrt(dx * dx + dy * dy);
+}
+
+/* Inside the walkable area of non-nested loops (outer first): inside loop 0 and outside the
+ * others (the scenes below are built so). */
+static int walkable(const loop *loops, int nl, orca_vec2 q)
+{
+    if (ray_crossings(&loops[0], q) % 2 == 0) {
+        return 0;
+    }
+    for (int k = 1; k < nl; ++k) {
+        if (ray_crossings(&loops[k], q) % 2 == 1) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static double min_wall_dist(const loop *loops, int nl, orca_vec2 q)
+{
+    double m = HUGE_VAL;
+    for (int l = 0; l < nl; ++l) {
+        for (int k = 0; k < loops[l].n; ++k) {
+            double d = seg_dist(q, loops[l].p[k], loops[l].p[(k + 1) % loops[l].n]);
+            m = d < m ? d : m;
+        }
+    }
+    return m;
+}
+
+/* --- scenes -------------------------------------------------------------------------- */
+
+/* A 20 x 14 room (counter-clockwise) with a 4 x 4 pillar (clockwise) in the middle. */
+static const orca_vec2 ROOM[] = {{0, 0}, {20, 0}, {20, 14}, {0, 14}};
+static const orca_vec2 PILLAR[] = {{8, 5}, {8, 9}, {12, 9}, {12, 5}};
+/* An L-shaped corridor 3 wide (counter-clockwise): the bend's inner corner is reflex. */
+static const orca_vec2 BEND[] = {{0, 0}, {15, 0}, {15, 15}, {12, 15}, {12, 3}, {0, 3}};
+/* A star-shaped hole (clockwise) with sharp reflex corners for the walkable area. */
+static orca_vec2 STAR[10];
+
+static void make_star(void)
+{
+    for (int k = 0; k < 10; ++k) {
+        double a = -k * 3.14159265358979 / 5; /* clockwise */
+        double r = k % 2 ? 1.0 : 3.0;
+        STAR[k] = vec(10 + r * cos(a), 7 + r * sin(a));
+    }
+}
+
+typedef struct scene {
+    loop loops[3];
+    int nl;
+} scene;
+
+static int add_loops(orca_sim *sim, const scene *sc)
+{
+    for (int l = 0; l < sc->nl; ++l) {
+        if (orca_sim_add_boundary(sim, sc->loops[l].p, sc->loops[l].n, NULL) != ORCA_OK) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* A random walkable point at least `clear` from every wall. */
+static orca_vec2 random_point(test_rng *rng, const scene *sc, double lox, double loy, double hix,
+                              double hiy, double clear)
+{
+    for (;;) {
+        orca_vec2 q = vec(test_rng_uniform(rng, lox, hix), test_rng_uniform(rng, loy, hiy));
+        if (walkable(sc->loops, sc->nl, q) && min_wall_dist(sc->loops, sc->nl, q) >= clear) {
+            return q;
+        }
+    }
+}
+
+typedef struct stress {
+    int agents, steps;
+    double dt, speed, tau_obst, radius;
+    int goals_outside; /* goals anywhere in a box twice the room: many beyond the walls */
+    int corners;       /* goals at the pillar's or star's corners, aimed diagonally */
+} stress;
+
+/* Runs a randomized scene; after every step checks every agent against the independent
+ * geometry. *worst receives the smallest wall distance / radius seen. */
+static int run_stress(const scene *sc, const stress *st, unsigned long long seed, double bx,
+                      double by, double *worst, int *fallbacks)
+{
+    test_rng rng = {seed};
+    orca_sim *sim = new_sim(1);
+    ENSURE(sim && add_loops(sim, sc));
+    orca_vec2 goal[256];
+    for (int i = 0; i < st->agents; ++i) {
+        orca_agent_def d = orca_agent_def_default();
+        d.radius = st->radius * test_rng_uniform(&rng, 0.5, 1.0);
+        d.max_speed = st->speed;
+        d.obstacle_time_horizon = st->tau_obst;
+        d.time_horizon = 2;
+        d.position = random_point(&rng, sc, 0, 0, bx, by, d.radius);
+        ENSURE(orca_sim_add_agent(sim, &d, NULL) == ORCA_OK);
+        if (st->corners) {
+            const loop *h = &sc->loops[sc->nl - 1];
+            orca_vec2 c = h->p[test_rng_next(&rng) % (unsigned)h->n];
+            /* beyond the corner, seen from the agent: aims straight at it */
+            goal[i] = vec(c.x + 0.5 * (c.x - d.position.x), c.y + 0.5 * (c.y - d.position.y));
+        } else if (st->goals_outside) {
+            goal[i] = vec(test_rng_uniform(&rng, -bx / 2, 1.5 * bx),
+                          test_rng_uniform(&rng, -by / 2, 1.5 * by));
+        } else {
+            goal[i] = random_point(&rng, sc, 0, 0, bx, by, 0);
+        }
+    }
+    double w = HUGE_VAL;
+    int fb = 0;
+    for (int s = 0; s < st->steps; ++s) {
+        for (int i = 0; i < st->agents; ++i) {
+            orca_agent_id id = orca_sim_agent_at(sim, i);
+            orca_vec2 p;
+            orca_agent_get_position(sim, id, &p);
+            double dx = goal[i].x - p.x, dy = goal[i].y - p.y, l = sqrt(dx * dx + dy * dy);
+            orca_vec2 v = l > 1e-9 ? vec(dx / l * st->speed, dy / l * st->speed) : vec(0, 0);
+            orca_agent_set_preferred_velocity(sim, id, v);
+        }
+        ENSURE_MSG(orca_sim_step(sim, st->dt) == ORCA_OK, "%s", orca_sim_last_error(sim));
+        fb += orca_sim_last_fallback_count(sim);
+        for (int i = 0; i < st->agents; ++i) {
+            orca_agent_def d;
+            orca_agent_get(sim, orca_sim_agent_at(sim, i), &d);
+            ENSURE_MSG(walkable(sc->loops, sc->nl, d.position),
+                       "seed %llu step %d agent %d at (%.17g, %.17g) left the walkable area", seed,
+                       s, i, d.position.x, d.position.y);
+            double m = min_wall_dist(sc->loops, sc->nl, d.position) / d.radius;
+            w = m < w ? m : w;
+        }
+        double deepest;
+        int outside;
+        ENSURE(orca_sim_measure_boundary(sim, &deepest, &outside) == ORCA_OK);
+        ENSURE(outside == 0);
+    }
+    orca_sim_destroy(sim);
+    *worst = w < *worst ? w : *worst;
+    *fallbacks += fb;
+    return 0;
+}
+
+static int test_no_crossing_stress(void)
+{
+    make_star();
+    scene room = {{{ROOM, 4}, {PILLAR, 4}}, 2};
+    scene bend = {{{BEND, 6}}, 1};
+    scene star = {{{ROOM, 4}, {STAR, 10}}, 2};
+    const stress cases[] = {
+        /* agents, steps, dt, speed, tau_obst, radius, outside, corners */
+        {40, 300, 0.25, 2, 10, 0.5, 1, 0},  /* defaults-like, goals beyond the walls */
+        {40, 200, 0.25, 2, 10, 0.5, 0, 1},  /* pillar corners aimed at diagonally */
+        {30, 200, 2.0, 3, 0.5, 0.4, 1, 0},  /* dt four times the obstacle horizon */
+        {30, 200, 1.0, 40, 0.1, 0.3, 1, 0}, /* high speed: 40 m per step */
+        {120, 200, 0.25, 2, 2, 0.5, 0, 1},  /* a crowd pushing at the corners */
+    };
+    double worst = HUGE_VAL;
+    int fallbacks = 0;
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+        for (unsigned long long seed = 1; seed <= 3; ++seed) {
+            ENSURE(run_stress(&room, &cases[c], seed * 100 + c, 20, 14, &worst, &fallbacks) == 0);
+            ENSURE(run_stress(&star, &cases[c], seed * 100 + c, 20, 14, &worst, &fallbacks) == 0);
+            if (cases[c].corners) {
+                continue; /* the bend has no hole: the corner goals use its own corners */
+            }
+            ENSURE(run_stress(&bend, &cases[c], seed * 100 + c, 15, 15, &worst, &fallbacks) == 0);
+        }
+    }
+    /* every centre stayed at least its radius from every wall, up to rounding */
+    printf("  boundary stress: smallest wall distance / radius %.17g, fallbacks %d\n", worst,
+           fallbacks);
+    ENSURE_MSG(worst >= 1 - 1e-9, "worst %.17g", worst);
+    return 0;
+}
+
+/* --- validation ---------------------------------------------------------------------- */
+
+static int test_validation(void)
+{
+    orca_sim *sim = new_sim(1);
+    ENSURE(sim);
+    orca_agent_def d = orca_agent_def_default();
+    ENSURE(orca_sim_add_agent(sim, &d, NULL) == ORCA_OK);
+    ENSURE(orca_sim_add_boundary(sim, ROOM, 4, NULL) == ORCA_OK);
+    uint64_t h0 = orca_sim_hash(sim);
+    orca_boundary_id id = {7, 7};
+    orca_vec2 p[4];
+    memcpy(p, ROOM, sizeof p);
+    const double bad[] = {NAN, INFINITY, -INFINITY, 2097152.0, -2097152.0, 1e300, -1e300,
+                          DBL_MAX, 4e6};
+    for (size_t b = 0; b < sizeof bad / sizeof bad[0]; ++b) {
+        for (int k = 0; k < 8; ++k) {
+            memcpy(p, ROOM, sizeof p);
+            if (k % 2) {
+                p[k / 2].y = bad[b];
+            } else {
+                p[k / 2].x = bad[b];
+            }
+            ENSURE(orca_sim_add_boundary(sim, p, 4, &id) == ORCA_ERR_ARGUMENT);
+            ENSURE(strstr(orca_sim_last_error(sim), "boundary point") != NULL);
+            ENSURE(id.slot == 7 && id.generation == 7);
+        }
+    }
+    /* the largest magnitude below 2^21 and tiny values are accepted */
+    orca_vec2 edge[3] = {{-2097151.9999999998, -2097151.9999999998}, {2097151.9999999998, -1e-300},
+                         {5e-324, 2097151.9999999998}};
+    orca_boundary_id eid;
+    ENSURE(orca_sim_add_boundary(sim, edge, 3, &eid) == ORCA_OK);
+    ENSURE(orca_sim_remove_boundary(sim, eid) == ORCA_OK);
+    ENSURE(orca_sim_hash(sim) == h0);
+    /* counts, equal points, zero area, NULL */
+    ENSURE(orca_sim_add_boundary(sim, ROOM, 2, NULL) == ORCA_ERR_ARGUMENT);
+    ENSURE(orca_sim_add_boundary(sim, ROOM, 0, NULL) == ORCA_ERR_ARGUMENT);
+    ENSURE(orca_sim_add_boundary(sim, ROOM, -5, NULL) == ORCA_ERR_ARGUMENT);
+    ENSURE(orca_sim_add_boundary(sim, NULL, 4, NULL) == ORCA_ERR_NULL);
+    ENSURE(orca_sim_add_boundary(NULL, ROOM, 4, NULL) == ORCA_ERR_NULL);
+    orca_vec2 dup[4] = {{0, 0}, {1, 0}, {1, 1}, {0, 0}};
+    ENSURE(orca_sim_add_boundary(sim, dup, 4, NULL) == ORCA_ERR_ARGUMENT);
+    ENSURE(strstr(orca_sim_last_error(sim), "points 3 and 0 are equal") != NULL);
+    orca_vec2 dup2[3] = {{0, 0}, {1e-300, 0}, {1e-300, 0}};
+    ENSURE(orca_sim_add_boundary(sim, dup2, 3, NULL) == ORCA_ERR_ARGUMENT);
+    orca_vec2 line[3] = {{0, 0}, {1, 1}, {2, 2}};
+    ENSURE(orca_sim_add_boundary(sim, line, 3, NULL) == ORCA_ERR_ARGUMENT);
+    ENSURE(strstr(orca_sim_last_error(sim), "zero area") != NULL);
+    orca_vec2 fold[4] = {{0, 0}, {2, 0}, {0, 1}, {1, 1}}; /* crossing itself, area sum 1 */
+    orca_vec2 bow[4] = {{0, 0}, {1, 1}, {1, 0}, {0, 1}};     /* a bow tie: area 0 */
+    ENSURE(orca_sim_add_boundary(sim, bow, 4, NULL) == ORCA_ERR_ARGUMENT);
+    ENSURE(orca_sim_add_boundary(sim, fold, 4, &eid) == ORCA_OK); /* not checked for crossings */
+    ENSURE(orca_sim_remove_boundary(sim, eid) == ORCA_OK);
+    /* tiny but non-zero area */
+    orca_vec2 tiny[3] = {{0, 0}, {1e-300, 0}, {0, 1e-20}};
+    ENSURE(orca_sim_add_boundary(sim, tiny, 3, &eid) == ORCA_OK);
+    ENSURE(orca_sim_remove_boundary(sim, eid) == ORCA_OK);
+    ENSURE(orca_sim_remove_boundary(sim, eid) == ORCA_ERR_STALE);
+    orca_boundary_id zero = {0, 0};
+    ENSURE(orca_sim_remove_boundary(sim, zero) == ORCA_ERR_STALE);
+    ENSURE(orca_sim_boundary_count(sim) == 1);
+    ENSURE(orca_sim_hash(sim) == h0);
+    /* get */
+    orca_boundary_id b0 = orca_sim_boundary_at(sim, 0);
+    ENSURE(b0.generation != 0);
+    ENSURE(orca_sim_boundary_at(sim, 1).generation == 0);
+    ENSURE(orca_sim_boundary_at(sim, -1).generation == 0);
+    int n = 0;
+    orca_vec2 got[8];
+    ENSURE(orca_boundary_get(sim, b0, NULL, 0, &n) == ORCA_OK && n == 4);
+    ENSURE(orca_boundary_get(sim, b0, got, 8, &n) == ORCA_OK);
+    for (int k = 0; k < 4; ++k) {
+        ENSURE_BITS(got[k].x, ROOM[k].x);
+        ENSURE_BITS(got[k].y, ROOM[k].y);
+    }
+    ENSURE(orca_boundary_get(sim, b0, NULL, 3, &n) == ORCA_ERR_ARGUMENT);
+    ENSURE(orca_boundary_get(sim, b0, got, -1, &n) == ORCA_ERR_ARGUMENT);
+    ENSURE(orca_sim_boundary_count(NULL) == 0);
+    ENSURE(orca_sim_measure_boundary(NULL, NULL, NULL) == ORCA_ERR_NULL);
+    orca_sim_destroy(sim);
+    return 0;
+}
+
+/* --- the half-planes against §7's builder --------------------------------------------- */
+
+static int test_builder_bits(void)
+{
+    /* one agent facing one edge's interior: the boundary half-plane is exactly the builder's
+     * with clearance = radius and horizon = max(obstacle horizon, dt) */
+    test_rng rng = {99};
+    for (int trial = 0; trial < 2000; ++trial) {
+        orca_sim *sim = new_sim(1);
+        ENSURE(sim);
+        double s = pow(2, test_rng_uniform(&rng, -10, 10));
+        orca_vec2 tri[3] = {{-100 * s, -s}, {100 * s, -s}, {0, 100 * s}};
+        ENSURE(orca_sim_add_boundary(sim, tri, 3, NULL) == ORCA_OK);
+        orca_agent_def d = orca_agent_def_default();
+        d.radius = s * test_rng_uniform(&rng, 0.01, 0.5);
+        d.max_speed = s * test_rng_uniform(&rng, 0, 3);
+        d.obstacle_time_horizon = test_rng_uniform(&rng, 0.1, 5);
+        d.position = vec(s * test_rng_uniform(&rng, -5, 5), s * test_rng_uniform(&rng, -0.9, 2));
+        orca_agent_id id;
+        ENSURE(orca_sim_add_agent(sim, &d, &id) == ORCA_OK);
+        double dt = test_rng_uniform(&rng, 0.01, 8);
+        orca_halfplane planes[8];
+        int count = 0, hard = 0;
+        ENSURE(orca_sim_agent_constraints(sim, id, dt, planes, 8, &count, &hard) == ORCA_OK);
+        double h = dt > d.obstacle_time_horizon ? dt : d.obstacle_time_horizon;
+        orca_halfplane want;
+        int got = orca_constraint_boundary(vec(tri[0].x - d.position.x, tri[0].y - d.position.y),
+                                           vec(tri[1].x - d.position.x, tri[1].y - d.position.y),
+                                           d.radius, h, &want);
+        double reach = h * d.max_speed + d.radius;
+        double dist = d.position.y + s;
+        ENSURE(hard == count);
+        if (got == 1 && dist <= reach * (1 - 1e-12)) {
+            ENSURE(count >= 1);
+            ENSURE_BITS(planes[0].point.x, want.point.x);
+            ENSURE_BITS(planes[0].point.y, want.point.y);
+            ENSURE_BITS(planes[0].normal.x, want.normal.x);
+            ENSURE_BITS(planes[0].normal.y, want.normal.y);
+        }
+        if (dist > reach * (1 + 1e-12)) {
+            ENSURE(count == 0 || planes[0].normal.y != 1); /* the bottom edge is out of reach */
+        }
+        orca_sim_destroy(sim);
+    }
+    return 0;
+}
+
+/* The half-plane of a pillar corner seen diagonally: the vertex rule (normal from the
+ * corner to the agent), which the builder alone does not give. */
+static int test_corner_plane(void)
+{
+    orca_sim *sim = new_sim(1);
+    ENSURE(sim);
+    ENSURE(orca_sim_add_boundary(sim, ROOM, 4, NULL) == ORCA_OK);
+    ENSURE(orca_sim_add_boundary(sim, PILLAR, 4, NULL) == ORCA_OK);
+    orca_agent_def d = orca_agent_def_default();
+    d.position = vec(6, 3); /* below-left of the corner (8, 5) */
+    d.radius = 0.5;
+    d.obstacle_time_horizon = 1;
+    orca_agent_id id;
+    ENSURE(orca_sim_add_agent(sim, &d, &id) == ORCA_OK);
+    orca_halfplane planes[16];
+    int count, hard;
+    ENSURE(orca_sim_agent_constraints(sim, id, 0.25, planes, 16, &count, &hard) == ORCA_OK);
+    /* reach 2.5: the corner (distance sqrt 8 = 2.83) is out; with horizon 2, reach 4.5 */
+    ENSURE(count == 0);
+    d.obstacle_time_horizon = 2;
+    ENSURE(orca_agent_set(sim, id, &d) == ORCA_OK);
+    ENSURE(orca_sim_agent_constraints(sim, id, 0.25, planes, 16, &count, &hard) == ORCA_OK);
+    /* the corner (once, though two edges share it), then the wall y = 0 (distance 3); the wall
+     * x = 0 (distance 6) is beyond reach, the pillar's far edges face away */
+    ENSURE(count == 2 && hard == 2);
+    ENSURE(planes[1].normal.x == 0 && planes[1].normal.y == 1);
+    double l = sqrt(8);
+    ENSURE_NEAR(planes[0].normal.x, -2 / l, 1e-15);
+    ENSURE_NEAR(planes[0].normal.y, -2 / l, 1e-15);
+    /* point = -n (dist - r) / h */
+    ENSURE_NEAR(planes[0].point.x, 2 / l * (l - 0.5) / 2, 1e-14);
+    orca_sim_destroy(sim);
+    return 0;
+}
+
+/* --- plain bits, hash, snapshots, workers -------------------------------------------- */
+
+static orca_sim *crowd(int workers, int with_room, int far_loop)
+{
+    orca_sim *sim = new_sim(workers);
+    if (!sim) {
+        return NULL;
+    }
+    test_rng rng = {5};
+    for (int i = 0; i < 60; ++i) {
+        orca_agent_def d = orca_agent_def_default();
+        d.radius = 0.4;
+        d.obstacle_time_horizon = 2;
+        d.position = vec(test_rng_uniform(&rng, 1, 19), test_rng_uniform(&rng, 1, 4.4));
+        d.preferred_velocity = vec(test_rng_uniform(&rng, -2, 2), test_rng_uniform(&rng, -2, 2));
+        orca_sim_add_agent(sim, &d, NULL);
+    }
+    if (with_room) {
+        orca_sim_add_boundary(sim, ROOM, 4, NULL);
+        orca_sim_add_boundary(sim, PILLAR, 4, NULL);
+    }
+    if (far_loop) {
+        orca_vec2 far[3] = {{1e6, 1e6}, {1e6 + 5, 1e6}, {1e6, 1e6 + 5}};
+        orca_sim_add_boundary(sim, far, 3, NULL);
+    }
+    return sim;
+}
+
+static int test_plain_bits(void)
+{
+    /* a loop beyond every agent's reach: the positions and velocities are the plain step's */
+    orca_sim *a = crowd(1, 0, 0), *b = crowd(1, 0, 1);
+    ENSURE(a && b);
+    for (int s = 0; s < 50; ++s) {
+        ENSURE(orca_sim_step(a, 0.25) == ORCA_OK && orca_sim_step(b, 0.25) == ORCA_OK);
+    }
+    for (int i = 0; i < 60; ++i) {
+        orca_agent_def da, db;
+        orca_agent_get(a, orca_sim_agent_at(a, i), &da);
+        orca_agent_get(b, orca_sim_agent_at(b, i), &db);
+        ENSURE_BITS(da.position.x, db.position.x);
+        ENSURE_BITS(da.position.y, db.position.y);
+        ENSURE_BITS(da.velocity.x, db.velocity.x);
+        ENSURE_BITS(da.velocity.y, db.velocity.y);
+    }
+    ENSURE(orca_sim_hash(a) != orca_sim_hash(b)); /* the section is there */
+    /* removed = never added: hash and snapshot bytes */
+    orca_boundary_id far = orca_sim_boundary_at(b, 0);
+    ENSURE(orca_sim_remove_boundary(b, far) == ORCA_OK);
+    ENSURE(orca_sim_hash(a) == orca_sim_hash(b));
+    size_t na = 0, nb = 0;
+    orca_sim_save(a, NULL, 0, &na);
+    orca_sim_save(b, NULL, 0, &nb);
+    ENSURE(na == nb);
+    unsigned char *ba = malloc(na), *bb = malloc(nb);
+    ENSURE(ba && bb);
+    ENSURE(orca_sim_save(a, ba, na, &na) == ORCA_OK && orca_sim_save(b, bb, nb, &nb) == ORCA_OK);
+    ENSURE(memcmp(ba, bb, na) == 0);
+    free(ba);
+    free(bb);
+    orca_sim_destroy(a);
+    orca_sim_destroy(b);
+    return 0;
+}
+
+static int test_hash_snapshot_workers(void)
+{
+    orca_sim *a = crowd(1, 1, 0), *b = crowd(4, 1, 0);
+    ENSURE(a && b);
+    for (int s = 0; s < 40; ++s) {
+        ENSURE(orca_sim_step(a, 0.25) == ORCA_OK && orca_sim_step(b, 0.25) == ORCA_OK);
+    }
+    ENSURE(orca_sim_hash(a) == orca_sim_hash(b));
+    /* the loops enter the hash */
+    orca_sim *c = crowd(1, 0, 0), *c2 = crowd(1, 1, 0);
+    ENSURE(c && c2 && orca_sim_hash(c) != orca_sim_hash(c2));
+    orca_sim_destroy(c);
+    orca_sim_destroy(c2);
+    /* snapshot round trip, then both continue with the same bits */
+    size_t n = 0;
+    ENSURE(orca_sim_save(a, NULL, 0, &n) == ORCA_OK);
+    unsigned char *buf = malloc(n);
+    ENSURE(buf && orca_sim_save(a, buf, n, &n) == ORCA_OK);
+    ENSURE(buf[8] == 3); /* version 3: flags */
+    orca_sim *r = new_sim(2);
+    ENSURE(r && orca_sim_load(r, buf, n) == ORCA_OK);
+    ENSURE(orca_sim_hash(r) == orca_sim_hash(a));
+    ENSURE(orca_sim_boundary_count(r) == 2);
+    orca_boundary_id h0 = orca_sim_boundary_at(a, 1), h1 = orca_sim_boundary_at(r, 1);
+    ENSURE(h0.slot == h1.slot && h0.generation == h1.generation);
+    for (int s = 0; s < 20; ++s) {
+        ENSURE(orca_sim_step(a, 0.25) == ORCA_OK && orca_sim_step(r, 0.25) == ORCA_OK);
+    }
+    ENSURE(orca_sim_hash(r) == orca_sim_hash(a));
+    /* every truncation and every single-byte change is refused, the state unchanged */
+    uint64_t hr = orca_sim_hash(r);
+    for (size_t k = 0; k < n; k += 7) {
+        ENSURE(orca_sim_load(r, buf, k) == ORCA_ERR_FORMAT);
+        buf[k] ^= 0x5a;
+        ENSURE(orca_sim_load(r, buf, n) == ORCA_ERR_FORMAT);
+        buf[k] ^= 0x5a;
+    }
+    ENSURE(orca_sim_hash(r) == hr);
+    /* a snapshot without boundaries (version 1) replaces them */
+    orca_sim *p = crowd(1, 0, 0);
+    size_t pn = 0;
+    orca_sim_save(p, NULL, 0, &pn);
+    unsigned char *pb = malloc(pn);
+    ENSURE(pb && orca_sim_save(p, pb, pn, &pn) == ORCA_OK && pb[8] == 1);
+    ENSURE(orca_sim_load(r, pb, pn) == ORCA_OK);
+    ENSURE(orca_sim_boundary_count(r) == 0 && orca_sim_hash(r) == orca_sim_hash(p));
+    free(pb);
+    free(buf);
+    orca_sim_destroy(p);
+    orca_sim_destroy(r);
+    orca_sim_destroy(a);
+    orca_sim_destroy(b);
+    return 0;
+}
+
+/* An agent in a passage narrower than its diameter: the boundary half-planes contradict each
+ * other; the step completes (the fallback relaxes them) and nothing is NaN. */
+static int test_narrow(void)
+{
+    orca_vec2 slot[4] = {{0, 0}, {10, 0}, {10, 0.6}, {0, 0.6}};
+    orca_sim *sim = new_sim(1);
+    ENSURE(sim && orca_sim_add_boundary(sim, slot, 4, NULL) == ORCA_OK);
+    orca_agent_def d = orca_agent_def_default();
+    d.radius = 0.5;
+    d.position = vec(5, 0.3);
+    d.preferred_velocity = vec(1, 0);
+    ENSURE(orca_sim_add_agent(sim, &d, NULL) == ORCA_OK);
+    for (int s = 0; s < 20; ++s) {
+        ENSURE(orca_sim_step(sim, 0.25) == ORCA_OK);
+        ENSURE(orca_sim_last_fallback_count(sim) == 1);
+    }
+    orca_vec2 p;
+    orca_agent_get_position(sim, orca_sim_agent_at(sim, 0), &p);
+    ENSURE(p.x == p.x && p.y > 0 && p.y < 0.6); /* it stays between the walls */
+    orca_sim_destroy(sim);
+    return 0;
+}
+
+const orca_test ORCA_TESTS[] = {
+    {"validation", test_validation},
+    {"builder_bits", test_builder_bits},
+    {"corner_plane", test_corner_plane},
+    {"plain_bits", test_plain_bits},
+    {"hash_snapshot_workers", test_hash_snapshot_workers},
+    {"narrow", test_narrow},
+    {"no_crossing_stress", test_no_crossing_stress},
+    {0, 0},
+};
