@@ -734,6 +734,7 @@ typedef struct run_result {
     const char *source;
     int agents, segments, workers;
     int vector; /* the vector kernels were used */
+    int extended; /* the step ran the extensions' scalar path (docs/extensions.md) */
     double dt;
     uint64_t seed;
     uint64_t first_step, last_step, steps;
@@ -790,6 +791,25 @@ static void format_arrival(const run_result *r, char *buf, size_t size)
     }
 }
 
+/* Whether the steps ran the extensions' scalar path (docs/extensions.md, "When the extended
+ * path runs"): diagnostics on, a boundary loop, or an agent not at the avoidance defaults. */
+static int extended_path(const orca_sim *sim, int diagnostics)
+{
+    if (diagnostics || orca_sim_boundary_count(sim) > 0) {
+        return 1;
+    }
+    orca_agent_avoidance d = orca_agent_avoidance_default();
+    for (int i = 0; i < orca_sim_agent_count(sim); ++i) {
+        orca_agent_avoidance a;
+        if (orca_agent_get_avoidance(sim, orca_sim_agent_at(sim, i), &a) == ORCA_OK &&
+            (a.priority != d.priority || a.layers != d.layers || a.mask != d.mask ||
+             a.locked != d.locked)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 static void print_text(const run_result *r, const run_opts *o)
 {
     char arrival[200];
@@ -833,7 +853,8 @@ static void print_text(const run_result *r, const run_opts *o)
     }
     printf("  wall time         %.3f s (stepping %.3f s, %d worker%s, %s)\n", r->wall_time,
            r->step_time, r->workers, r->workers == 1 ? "" : "s",
-           r->vector ? "AVX2 kernels" : "scalar code");
+           r->extended ? "extended path, scalar code"
+                       : r->vector ? "AVX2 kernels" : "scalar code");
     printf("  throughput        %.4g agent-steps/s\n", r->rate);
     printf("  state hash        %s (bits version %d)\n", r->hash, orca_bits_version());
     if (o->csv) {
@@ -910,6 +931,7 @@ static void print_json(const run_result *r, const run_opts *o)
         fprintf(f, ",\"max_outside\":%d", r->max_outside);
     }
     fprintf(f, ",\"vector_kernels\":%s", r->vector ? "true" : "false");
+    fprintf(f, ",\"extended_path\":%s", r->extended ? "true" : "false");
     fputs(",\"mean_speed\":", f);
     print_json_double(f, r->mean_speed);
     fprintf(f, ",\"fallback_total\":%llu", (unsigned long long)r->fallback_total);
@@ -1379,6 +1401,7 @@ int cmd_run(int argc, char **argv)
     r.segments = orca_sim_segment_count(sim);
     r.workers = orca_sim_get_worker_count(sim);
     r.vector = orca_sim_get_vector_kernels(sim);
+    r.extended = extended_path(sim, o.diagnostics);
     r.dt = dt;
     r.seed = orca_scenario_seed(sc);
     r.first_step = first_step;

@@ -210,6 +210,10 @@ check "random: --scalar -j 2 = default" \
     test "$(hash_of run --scene random -n 300 --steps 30 --scalar -j 2)" = "$h1"
 expect_status 0 "run --scalar --json" "$ORCA" run --scene circle -n 20 --steps 3 --scalar --json
 check "--scalar: vector_kernels false" test "$(json_get out.txt vector_kernels)" = false
+"$ORCA" run --scene circle --steps 3 --json > out.txt
+check "plain scene: extended_path false" test "$(json_get out.txt extended_path)" = false
+"$ORCA" run --scene circle --steps 3 --diagnostics --json > out.txt
+check "--diagnostics: extended_path true" test "$(json_get out.txt extended_path)" = true
 expect_status 0 "run --scalar text" "$ORCA" run --scene circle -n 20 --steps 3 --scalar
 check "--scalar: the summary says scalar code" grep -q "1 worker, scalar code)" out.txt
 expect_status 0 "bench --scalar" "$ORCA" bench --sizes 200 --runs 1 --steps 2 --workers 1 --scalar
