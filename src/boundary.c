@@ -320,76 +320,6 @@ static double edge_cell_size(const orca_sim *s, const boundary_set *b)
     return cell;
 }
 
-typedef void bnd_visit_fn(boundary_set *b, int32_t edge, int32_t cx, int32_t cy, int64_t *n);
-
-/* Visits every cell whose centre is within 0.75 cell of edge k (so the cell holding any
- * point of the edge is visited). */
-static void edge_cells(boundary_set *b, int32_t k, bnd_visit_fn *visit, int64_t *n)
-{
-    double c = b->cell, inv = b->inv_cell;
-    orca_vec2 a = b->ea[k], e = b->eb[k];
-    double margin = 0.75 * c;
-    double x0 = a.x < e.x ? a.x : e.x, x1 = a.x < e.x ? e.x : a.x;
-    int32_t cx0 = cell_coord(x0 - c, inv), cx1 = cell_coord(x1 + c, inv);
-    for (int32_t cx = cx0; cx <= cx1; ++cx) {
-        double lo = (double)cx * c - c, hi = (double)(cx + 1) * c + c;
-        double ylo, yhi;
-        double dx = e.x - a.x;
-        if (dx == 0) {
-            ylo = a.y < e.y ? a.y : e.y;
-            yhi = a.y < e.y ? e.y : a.y;
-        } else {
-            double t0 = (lo - a.x) / dx, t1 = (hi - a.x) / dx;
-            if (t0 > t1) {
-                double t = t0;
-                t0 = t1;
-                t1 = t;
-            }
-            t0 = t0 < 0 ? 0 : t0;
-            t1 = t1 > 1 ? 1 : t1;
-            if (t0 > t1) {
-                continue;
-            }
-            double ya = a.y + (e.y - a.y) * t0, yb = a.y + (e.y - a.y) * t1;
-            ylo = ya < yb ? ya : yb;
-            yhi = ya < yb ? yb : ya;
-        }
-        int32_t cy0 = cell_coord(ylo - c, inv), cy1 = cell_coord(yhi + c, inv);
-        for (int32_t cy = cy0; cy <= cy1; ++cy) {
-            orca_vec2 centre = v2(((double)cx + 0.5) * c, ((double)cy + 0.5) * c);
-            double d2 = orca_segment_distance_squared(v2_sub(a, centre), v2_sub(e, centre));
-            if (d2 <= margin * margin) {
-                visit(b, k, cx, cy, n);
-            }
-        }
-    }
-}
-
-static void bnd_visit_cells_only(boundary_set *b, int32_t edge, int32_t cx, int32_t cy, int64_t *n)
-{
-    (void)b;
-    (void)edge;
-    (void)cx;
-    (void)cy;
-    ++*n;
-}
-
-static void bnd_visit_count(boundary_set *b, int32_t edge, int32_t cx, int32_t cy, int64_t *n)
-{
-    (void)edge;
-    (void)n;
-    uint32_t h = orca_cell_map_insert(&b->cells, cell_key(cx, cy));
-    b->cells.count[h]++;
-    b->list_len++;
-}
-
-static void bnd_visit_place(boundary_set *b, int32_t edge, int32_t cx, int32_t cy, int64_t *n)
-{
-    (void)n;
-    int64_t h = cell_map_find(&b->cells, cell_key(cx, cy));
-    b->list[b->cells.start[h] + b->cells.count[h]++] = edge;
-}
-
 static int build_edge_grid(const orca_sim *s, boundary_set *b)
 {
     double want = edge_cell_size(s, b);
@@ -399,33 +329,9 @@ static int build_edge_grid(const orca_sim *s, boundary_set *b)
     b->grid_valid = 0; /* until the rebuild below completes (it may run out of memory) */
     b->cell = want;
     b->inv_cell = 1 / want;
-    int64_t cells = 0;
-    for (int32_t k = 0; k < b->edge_count; ++k) {
-        edge_cells(b, k, bnd_visit_cells_only, &cells);
-    }
-    if (cells > (1 << 28) || !orca_cell_map_reset(&b->cells, (int)cells)) {
+    if (!orca_segment_index_build(b->ea, b->eb, b->edge_count, b->cell, b->inv_cell, &b->cells,
+                                  &b->list, &b->list_len)) {
         return 0;
-    }
-    b->list_len = 0;
-    for (int32_t k = 0; k < b->edge_count; ++k) {
-        edge_cells(b, k, bnd_visit_count, NULL);
-    }
-    orca_mem_free(b->list);
-    b->list = orca_mem_alloc((size_t)b->list_len + 1, sizeof *b->list);
-    if (!b->list) {
-        return 0;
-    }
-    cell_map *m = &b->cells;
-    int32_t offset = 0;
-    for (uint32_t h = 0; h <= m->mask; ++h) {
-        if (m->keys[h] != CELL_EMPTY) {
-            m->start[h] = offset;
-            offset += m->count[h];
-            m->count[h] = 0;
-        }
-    }
-    for (int32_t k = 0; k < b->edge_count; ++k) {
-        edge_cells(b, k, bnd_visit_place, NULL);
     }
     b->grid_valid = 1;
     return 1;

@@ -65,17 +65,6 @@ static uint32_t cell_map_insert(cell_map *m, uint64_t key)
     return h;
 }
 
-/* The two cell-map helpers for the boundary edges' grid (boundary.c). */
-int orca_cell_map_reset(cell_map *m, int entries)
-{
-    return cell_map_reset(m, entries);
-}
-
-uint32_t orca_cell_map_insert(cell_map *m, uint64_t key)
-{
-    return cell_map_insert(m, key);
-}
-
 /* The grid's copies in sorted order (each position of the order is one task item; the
  * scattered index-order data is only read). */
 static void gather_task(int begin, int end, int worker_index, void *context)
@@ -475,15 +464,23 @@ static double segment_cell_size(const orca_sim *s)
     return cell; /* at least the smallest radius, 2^-30: its inverse is finite */
 }
 
-typedef void cell_visit_fn(orca_sim *s, int32_t segment, int32_t cx, int32_t cy, void *ctx);
+/* What segment_cells does with each cell it visits (orca_segment_index_build's three passes). */
+enum { VISIT_COUNT_CELLS, VISIT_COUNT, VISIT_PLACE };
 
-static void segment_cells(orca_sim *s, int32_t k, cell_visit_fn *visit, void *ctx)
+typedef struct segment_index {
+    cell_map *cells;
+    int32_t *list;
+    int32_t list_len;
+    int64_t cell_visits;
+} segment_index;
+
+/* Visits every cell whose centre is within 0.75 cell of the segment a -> b (so the cell
+ * holding any point of the segment is visited). */
+static void segment_cells(orca_vec2 a, orca_vec2 b, double c, double inv, int32_t k, int pass,
+                          segment_index *x)
 {
-    double c = s->obstacle_cell;
-    orca_vec2 a = s->seg_a[k], b = s->seg_b[k];
     double margin = 0.75 * c;
     double x0 = a.x < b.x ? a.x : b.x, x1 = a.x < b.x ? b.x : a.x;
-    double inv = s->inv_obstacle_cell;
     int32_t cx0 = cell_coord(x0 - c, inv), cx1 = cell_coord(x1 + c, inv);
     for (int32_t cx = cx0; cx <= cx1; ++cx) {
         /* The part of the segment whose x lies in this column widened by a cell. */
@@ -513,36 +510,55 @@ static void segment_cells(orca_sim *s, int32_t k, cell_visit_fn *visit, void *ct
         for (int32_t cy = cy0; cy <= cy1; ++cy) {
             orca_vec2 centre = v2(((double)cx + 0.5) * c, ((double)cy + 0.5) * c);
             double d2 = orca_segment_distance_squared(v2_sub(a, centre), v2_sub(b, centre));
-            if (d2 <= margin * margin) {
-                visit(s, k, cx, cy, ctx);
+            if (!(d2 <= margin * margin)) {
+                continue;
+            }
+            if (pass == VISIT_COUNT_CELLS) {
+                x->cell_visits++;
+            } else if (pass == VISIT_COUNT) {
+                uint32_t h = cell_map_insert(x->cells, cell_key(cx, cy));
+                x->cells->count[h]++;
+                x->list_len++;
+            } else {
+                int64_t h = cell_map_find(x->cells, cell_key(cx, cy));
+                x->list[x->cells->start[h] + x->cells->count[h]++] = k;
             }
         }
     }
 }
 
-static void visit_count(orca_sim *s, int32_t segment, int32_t cx, int32_t cy, void *ctx)
+int orca_segment_index_build(const orca_vec2 *a, const orca_vec2 *b, int32_t count, double cell,
+                             double inv_cell, cell_map *cells, int32_t **list, int32_t *list_len)
 {
-    (void)segment;
-    (void)ctx;
-    uint32_t h = cell_map_insert(&s->obstacle_cells, cell_key(cx, cy));
-    s->obstacle_cells.count[h]++;
-    s->obstacle_list_len++;
-}
-
-static void visit_place(orca_sim *s, int32_t segment, int32_t cx, int32_t cy, void *ctx)
-{
-    (void)ctx;
-    int64_t h = cell_map_find(&s->obstacle_cells, cell_key(cx, cy));
-    s->obstacle_list[s->obstacle_cells.start[h] + s->obstacle_cells.count[h]++] = segment;
-}
-
-static void visit_cells_only(orca_sim *s, int32_t segment, int32_t cx, int32_t cy, void *ctx)
-{
-    (void)s;
-    (void)segment;
-    (void)cx;
-    (void)cy;
-    ++*(int64_t *)ctx;
+    segment_index x = {cells, NULL, 0, 0};
+    for (int32_t k = 0; k < count; ++k) {
+        segment_cells(a[k], b[k], cell, inv_cell, k, VISIT_COUNT_CELLS, &x);
+    }
+    if (x.cell_visits > (1 << 28) || !cell_map_reset(cells, (int)x.cell_visits)) {
+        return 0;
+    }
+    for (int32_t k = 0; k < count; ++k) {
+        segment_cells(a[k], b[k], cell, inv_cell, k, VISIT_COUNT, &x);
+    }
+    *list_len = x.list_len;
+    orca_mem_free(*list);
+    *list = orca_mem_alloc((size_t)x.list_len + 1, sizeof **list);
+    if (!*list) {
+        return 0;
+    }
+    x.list = *list;
+    int32_t offset = 0;
+    for (uint32_t h = 0; h <= cells->mask; ++h) {
+        if (cells->keys[h] != CELL_EMPTY) {
+            cells->start[h] = offset;
+            offset += cells->count[h];
+            cells->count[h] = 0;
+        }
+    }
+    for (int32_t k = 0; k < count; ++k) {
+        segment_cells(a[k], b[k], cell, inv_cell, k, VISIT_PLACE, &x);
+    }
+    return 1;
 }
 
 static int build_obstacle_grid(orca_sim *s)
@@ -557,36 +573,10 @@ static int build_obstacle_grid(orca_sim *s)
     }
     s->obstacle_cell = want;
     s->inv_obstacle_cell = 1 / want;
-    int64_t cells = 0;
-    for (int32_t k = 0; k < s->segment_count; ++k) {
-        segment_cells(s, k, visit_cells_only, &cells);
-    }
-    if (cells > (1 << 28)) {
+    if (!orca_segment_index_build(s->seg_a, s->seg_b, s->segment_count, s->obstacle_cell,
+                                  s->inv_obstacle_cell, &s->obstacle_cells, &s->obstacle_list,
+                                  &s->obstacle_list_len)) {
         return 0;
-    }
-    if (!cell_map_reset(&s->obstacle_cells, (int)cells)) {
-        return 0;
-    }
-    s->obstacle_list_len = 0;
-    for (int32_t k = 0; k < s->segment_count; ++k) {
-        segment_cells(s, k, visit_count, NULL);
-    }
-    orca_mem_free(s->obstacle_list);
-    s->obstacle_list = orca_mem_alloc((size_t)s->obstacle_list_len + 1, sizeof *s->obstacle_list);
-    if (!s->obstacle_list) {
-        return 0;
-    }
-    cell_map *m = &s->obstacle_cells;
-    int32_t offset = 0;
-    for (uint32_t h = 0; h <= m->mask; ++h) {
-        if (m->keys[h] != CELL_EMPTY) {
-            m->start[h] = offset;
-            offset += m->count[h];
-            m->count[h] = 0;
-        }
-    }
-    for (int32_t k = 0; k < s->segment_count; ++k) {
-        segment_cells(s, k, visit_place, NULL);
     }
     s->obstacle_grid_valid = 1;
     return 1;

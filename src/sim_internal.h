@@ -334,8 +334,12 @@ orca_status orca_check_boundary(const orca_sim *s, const orca_vec2 *points, int 
                                 int32_t existing_edges);
 /* Stores a validated loop (snapshots; the API) with the given slot already taken. */
 int orca_boundary_append(orca_sim *s, const orca_vec2 *points, int count, uint32_t slot);
-int orca_cell_map_reset(cell_map *m, int entries);
-uint32_t orca_cell_map_insert(cell_map *m, uint64_t key);
+/* grid.c: a cell index over the segments a[k] -> b[k], k < count (the segment grid and the
+ * boundary edges' grid): each cell whose centre is within 0.75 cell of a segment lists it, in
+ * index order. Fills cells, *list (reallocated) and *list_len; 0 when out of memory or beyond
+ * 2^28 cell entries. */
+int orca_segment_index_build(const orca_vec2 *a, const orca_vec2 *b, int32_t count, double cell,
+                             double inv_cell, cell_map *cells, int32_t **list, int32_t *list_len);
 
 static inline int has_boundaries(const orca_sim *s)
 {
