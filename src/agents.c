@@ -161,6 +161,19 @@ orca_status orca_agent_get(const orca_sim *s, orca_agent_id id, orca_agent_def *
     return ORCA_OK;
 }
 
+/* The search hint (select_agents) of agent i moving to q: kept for a short move (its old
+ * list's radius still tells roughly what holds the new one), dropped for a long one, so that
+ * the next step estimates the radius from the grid instead of trying a stale one twice.
+ * Only work depends on it, never a result. */
+static void hint_after_move(orca_sim *s, int32_t i, orca_vec2 q)
+{
+    double g = (double)s->par[i].nb_guess;
+    double dx = d_mag(q.x - s->pos[i].x), dy = d_mag(q.y - s->pos[i].y);
+    if (!(dx + dy <= 0.25 * g)) {
+        s->par[i].nb_guess = 0;
+    }
+}
+
 orca_status orca_agent_set(orca_sim *s, orca_agent_id id, const orca_agent_def *def)
 {
     AGENT_OR_FAIL(s, id, i);
@@ -171,6 +184,7 @@ orca_status orca_agent_set(orca_sim *s, orca_agent_id id, const orca_agent_def *
     if (st != ORCA_OK) {
         return st;
     }
+    hint_after_move(s, i, def->position);
     orca_agent_store(s, i, def);
     s->grid_valid = 0;
     return ORCA_OK;
@@ -183,6 +197,7 @@ orca_status orca_agent_set_position(orca_sim *s, orca_agent_id id, orca_vec2 pos
     if (st != ORCA_OK) {
         return st;
     }
+    hint_after_move(s, i, position);
     s->pos[i] = position;
     s->grid_valid = 0;
     return ORCA_OK;
