@@ -3,6 +3,7 @@
  * breaks distance ties), their handles, adding, removing (later objects keep their relative
  * order), getting and setting, and the exchange of all preferred velocities. */
 #include "sim_internal.h"
+#include "sim_peek.h"
 
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -246,6 +247,11 @@ orca_status orca_agent_get_velocity(const orca_sim *s, orca_agent_id id, orca_ve
     }
     *out = s->vel[i];
     return ORCA_OK;
+}
+
+double orca_sim_peek_radius(const orca_sim *s, int index)
+{
+    return s->par[index].radius;
 }
 
 const orca_vec2 *orca_sim_positions(const orca_sim *s)

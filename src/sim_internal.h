@@ -159,6 +159,7 @@ typedef struct worker {
     uint32_t query;
     int fallbacks;
     grid_bounds bounds; /* this worker's part of the grid's bounds (bounds_task) */
+    double overlap[2];  /* this worker's deepest overlaps (orca_sim_measure_overlap) */
     char pad[64]; /* workers write their own counters: keep them off each other's cache lines */
 } worker;
 
