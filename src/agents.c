@@ -113,35 +113,215 @@ orca_status orca_sim_add_agent(orca_sim *s, const orca_agent_def *def, orca_agen
 }
 
 
+/* Compaction of removed agents (sim_internal.h): one pass over the agents after the first
+ * removed one, moving each live agent down to its index among the live ones (index order
+ * kept, so the arrays are exactly what removing them one at a time gives). */
+void orca_agents_compact(orca_sim *s)
+{
+    int32_t n = s->agent_count;
+    int32_t j = s->dead[0];
+    for (int32_t i = j; i < n; ++i) {
+        uint32_t slot = s->agent_slot[i];
+        if (slot == AGENT_DEAD) {
+            continue;
+        }
+        s->pos[j] = s->pos[i];
+        s->vel[j] = s->vel[i];
+        s->pref[j] = s->pref[i];
+        s->par[j] = s->par[i];
+        s->agent_slot[j] = slot;
+        if (s->ext) {
+            s->ext[j] = s->ext[i];
+        }
+        if (s->diag) {
+            s->diag[j] = s->diag[i];
+        }
+        s->agent_slots.index[slot] = j;
+        ++j;
+    }
+    s->agent_count = j;
+    s->dead_count = 0;
+    s->grid_valid = 0;
+}
+
+/* Index i (live) becomes removed: its handle goes stale at once, its entry waits for the
+ * compaction. Returns 0 when the list of removed indices cannot grow (nothing changed). */
+static int agent_mark_removed(orca_sim *s, int32_t i, int sorted)
+{
+    if (s->dead_count == s->dead_capacity) {
+        int32_t cap = s->dead_capacity ? 2 * s->dead_capacity : 64;
+        int32_t *d = orca_mem_resize(s->dead, (size_t)cap, sizeof *d);
+        if (!d) {
+            return 0;
+        }
+        s->dead = d;
+        s->dead_capacity = cap;
+    }
+    /* keep the list ascending: removals usually come in any order, and k of them cost
+     * O(k) each here, against O(N) each for an immediate shift */
+    int32_t at = s->dead_count;
+    while (sorted && at > 0 && s->dead[at - 1] > i) {
+        s->dead[at] = s->dead[at - 1];
+        --at;
+    }
+    s->dead[at] = i;
+    s->dead_count++;
+    if (s->ext) {
+        s->ext_nondefault -= !orca_ext_is_default(&s->ext[i]);
+        s->ext[i].priority = 1; /* defaults: counted out above */
+        s->ext[i].layers = 1;
+        s->ext[i].mask = UINT32_MAX;
+        s->ext[i].locked = 0;
+    }
+    orca_slots_release(&s->agent_slots, (int32_t)s->agent_slot[i]);
+    s->agent_slot[i] = AGENT_DEAD;
+    s->grid_valid = 0;
+    return 1;
+}
+
+orca_status orca_sim_add_agents(orca_sim *s, const orca_agent_def *defs, int count,
+                                orca_agent_id *ids)
+{
+    if (!s) {
+        return ORCA_ERR_NULL;
+    }
+    orca_clear_error(s);
+    if (count < 0) {
+        return orca_fail(s, ORCA_ERR_ARGUMENT, "count must be >= 0, got %d", count);
+    }
+    if (count == 0) {
+        return ORCA_OK;
+    }
+    if (!defs) {
+        return orca_fail(s, ORCA_ERR_NULL, "agent definitions pointer is NULL");
+    }
+    /* Every definition checked and room made before anything is added. */
+    for (int k = 0; k < count; ++k) {
+        orca_status st = orca_check_agent_def(s, &defs[k]);
+        if (st != ORCA_OK) {
+            char msg[sizeof s->error];
+            snprintf(msg, sizeof msg, "%s", s->error);
+            return orca_fail(s, st, "defs[%d]: %s; nothing was added", k, msg);
+        }
+    }
+    if (s->agent_count > (1 << 30) - count) {
+        return orca_fail(s, ORCA_ERR_LIMIT, "too many agents (%d + %d)", s->agent_count, count);
+    }
+    if (!orca_agents_reserve(s, s->agent_count + count) ||
+        !orca_slots_reserve(&s->agent_slots, s->agent_slots.count + count)) {
+        return orca_fail(s, ORCA_ERR_MEMORY, "out of memory adding %d agents", count);
+    }
+    for (int k = 0; k < count; ++k) {
+        orca_sim_add_agent(s, &defs[k], ids ? &ids[k] : NULL); /* checked, room made: OK */
+    }
+    return ORCA_OK;
+}
+
 orca_status orca_sim_remove_agent(orca_sim *s, orca_agent_id id)
 {
     AGENT_OR_FAIL(s, id, i);
-    int32_t n = s->agent_count;
-    size_t tail = (size_t)(n - i - 1);
-    orca_ext_remove(s, i, n);
-#define SHIFT(arr) memmove(&(arr)[i], &(arr)[i + 1], tail * sizeof *(arr))
-    SHIFT(s->pos);
-    SHIFT(s->vel);
-    SHIFT(s->pref);
-    SHIFT(s->par);
-    SHIFT(s->agent_slot);
-#undef SHIFT
-    orca_slots_after_removal(&s->agent_slots, id.slot, s->agent_slot, i, n);
-    s->agent_count = n - 1;
-    s->grid_valid = 0;
+    if (!agent_mark_removed(s, i, 1)) {
+        orca_agents_settle(s); /* room again (the list empties), then mark */
+        i = agent_lookup(s, id);
+        if (!agent_mark_removed(s, i, 1)) {
+            return orca_fail(s, ORCA_ERR_MEMORY, "out of memory removing agent %d", (int)i);
+        }
+    }
+    return ORCA_OK;
+}
+
+static int cmp_i32(const void *a, const void *b)
+{
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+orca_status orca_sim_remove_agents(orca_sim *s, const orca_agent_id *ids, int count)
+{
+    if (!s) {
+        return ORCA_ERR_NULL;
+    }
+    orca_clear_error(s);
+    if (count < 0) {
+        return orca_fail(s, ORCA_ERR_ARGUMENT, "count must be >= 0, got %d", count);
+    }
+    if (count == 0) {
+        return ORCA_OK;
+    }
+    if (!ids) {
+        return orca_fail(s, ORCA_ERR_NULL, "ids is NULL");
+    }
+    /* Every handle checked (live, no repeat) before anything changes. */
+    int32_t *ix = orca_mem_alloc((size_t)count, sizeof *ix);
+    if (!ix) {
+        return orca_fail(s, ORCA_ERR_MEMORY, "out of memory removing %d agents", count);
+    }
+    for (int k = 0; k < count; ++k) {
+        ix[k] = agent_lookup(s, ids[k]);
+        if (ix[k] < 0) {
+            orca_mem_free(ix);
+            return orca_fail(s, ORCA_ERR_STALE,
+                             "ids[%d]: agent handle {slot %u, generation %u} is stale; nothing "
+                             "was removed",
+                             k, (unsigned)ids[k].slot, (unsigned)ids[k].generation);
+        }
+    }
+    int32_t *sorted = orca_mem_alloc((size_t)count, sizeof *sorted);
+    if (!sorted) {
+        orca_mem_free(ix);
+        return orca_fail(s, ORCA_ERR_MEMORY, "out of memory removing %d agents", count);
+    }
+    memcpy(sorted, ix, (size_t)count * sizeof *ix);
+    qsort(sorted, (size_t)count, sizeof *sorted, cmp_i32);
+    for (int k = 1; k < count; ++k) {
+        if (sorted[k] == sorted[k - 1]) {
+            orca_mem_free(sorted);
+            orca_mem_free(ix);
+            return orca_fail(s, ORCA_ERR_ARGUMENT,
+                             "the agent at index %d is listed twice; nothing was removed",
+                             (int)sorted[k]);
+        }
+    }
+    /* room for all, so that no mark fails halfway */
+    int64_t need = (int64_t)s->dead_count + count;
+    if (need > s->dead_capacity) {
+        int32_t *d = orca_mem_resize(s->dead, (size_t)need, sizeof *d);
+        if (!d) {
+            orca_mem_free(ix);
+            orca_mem_free(sorted);
+            return orca_fail(s, ORCA_ERR_MEMORY, "out of memory removing %d agents", count);
+        }
+        s->dead = d;
+        s->dead_capacity = (int32_t)need;
+    }
+    /* In the order given (the slots return to the free list as count single calls return
+     * them), appended; then the list of removed indices is put in order once. */
+    for (int k = 0; k < count; ++k) {
+        agent_mark_removed(s, ix[k], 0);
+    }
+    qsort(s->dead, (size_t)s->dead_count, sizeof *s->dead, cmp_i32);
+    orca_mem_free(ix);
+    orca_mem_free(sorted);
     return ORCA_OK;
 }
 
 int orca_sim_agent_count(const orca_sim *s)
 {
-    return s ? s->agent_count : 0;
+    return s ? s->agent_count - s->dead_count : 0;
 }
 
+/* With removals pending, index i among the live agents is entry i + (the removed entries up
+ * to it) of the arrays, and entry r is index r - (the removed entries below it): O(removals
+ * pending), so that lookups between removals do not compact. */
 orca_agent_id orca_sim_agent_at(const orca_sim *s, int index)
 {
     orca_agent_id id = {0, 0};
-    if (s && index >= 0 && index < s->agent_count) {
-        id.slot = s->agent_slot[index];
+    if (s && index >= 0 && index < s->agent_count - s->dead_count) {
+        int32_t r = index;
+        for (int32_t k = 0; k < s->dead_count && s->dead[k] <= r; ++k) {
+            ++r;
+        }
+        id.slot = s->agent_slot[r];
         id.generation = s->agent_slots.generation[id.slot];
     }
     return id;
@@ -149,7 +329,15 @@ orca_agent_id orca_sim_agent_at(const orca_sim *s, int index)
 
 int orca_sim_agent_index(const orca_sim *s, orca_agent_id id)
 {
-    return s ? agent_lookup(s, id) : -1;
+    if (!s) {
+        return -1;
+    }
+    int32_t r = agent_lookup(s, id);
+    int32_t below = 0;
+    for (int32_t k = 0; r >= 0 && k < s->dead_count && s->dead[k] < r; ++k) {
+        ++below;
+    }
+    return r < 0 ? -1 : r - below;
 }
 
 orca_status orca_agent_get(const orca_sim *s, orca_agent_id id, orca_agent_def *out)
@@ -256,7 +444,11 @@ double orca_sim_peek_radius(const orca_sim *s, int index)
 
 const orca_vec2 *orca_sim_positions(const orca_sim *s)
 {
-    return s ? s->pos : NULL;
+    if (!s) {
+        return NULL;
+    }
+    orca_agents_settle(s);
+    return s->pos;
 }
 
 typedef struct swap_ctx {
@@ -326,6 +518,7 @@ orca_status orca_sim_swap_preferred_velocities(orca_sim *s, orca_vec2 *v, int co
     if (!v && count > 0) {
         return orca_fail(s, ORCA_ERR_NULL, "preferred velocities pointer is NULL");
     }
+    orca_agents_settle(s);
     if (count != s->agent_count) {
         return orca_fail(s, ORCA_ERR_ARGUMENT, "%d preferred velocities for %d agents", count,
                     s->agent_count);

@@ -55,6 +55,7 @@ uint64_t orca_sim_hash(const orca_sim *s)
     if (!s) {
         return h;
     }
+    orca_agents_settle(s);
     h = hash_u64(h, (uint64_t)s->agent_count);
     for (int32_t i = 0; i < s->agent_count; ++i) {
         h = hash_vec(h, s->pos[i]);
@@ -162,6 +163,7 @@ orca_status orca_sim_save(const orca_sim *s, void *buffer, size_t capacity, size
     if (!size) {
         return orca_fail(s, ORCA_ERR_NULL, "size pointer is NULL");
     }
+    orca_agents_settle(s);
     int ext = s->ext_nondefault > 0;
     uint64_t bytes = snapshot_bytes((uint64_t)s->agent_count, (uint64_t)s->agent_slots.count,
                                     (uint64_t)s->segment_count, (uint64_t)s->segment_slots.count,
@@ -332,6 +334,9 @@ static void swap_state(orca_sim *a, orca_sim *b)
     SW(ext);
     SW(ext_nondefault);
     SW(diag);
+    SW(dead);
+    SW(dead_count);
+    SW(dead_capacity);
 #undef SW
     memset(&a->diag_counts, 0, sizeof a->diag_counts);
     a->grid_valid = 0;

@@ -539,6 +539,7 @@ orca_status orca_sim_step(orca_sim *s, double dt)
     if (st != ORCA_OK) {
         return st;
     }
+    orca_agents_settle(s);
     if (s->agent_count == 0) {
         return ORCA_OK;
     }
@@ -781,30 +782,42 @@ orca_status orca_sim_measure_overlap(const orca_sim *sim, double *agent_overlap,
     }
     orca_sim *s = (orca_sim *)sim; /* the workers' scratch only */
     overlap_ctx c = {sim, 0, 0};
-    atomic_store(&s->bad_worker, -1);
-    for (int w = 0; w < s->worker_count; ++w) {
-        s->workers[w].overlap[0] = 0;
-    }
-    orca_run_light_task(s, rmax_task, s->agent_count, &c);
-    for (int w = 0; w < s->worker_count; ++w) {
-        c.rmax = s->workers[w].overlap[0] > c.rmax ? s->workers[w].overlap[0] : c.rmax;
-        s->workers[w].overlap[0] = 0;
-        s->workers[w].overlap[1] = 0;
-    }
-    if (s->grid_dense) {
-        /* Two overlapping agents are closer than 2 rmax; the margin of the cell arithmetic
-         * (dense_margin) for the point of the grid farthest from 0, twice. */
-        double far = d_mag(s->origin_x) + d_mag(s->origin_y) +
-                     2 * (double)(s->grid_w > s->grid_h ? s->grid_w : s->grid_h) * s->cell;
-        double q = 2 * c.rmax;
-        c.reach = q + 2 * (1e-9 * (2 * far + q + s->cell) + MARGIN_ABS);
-    }
-    if (atomic_load(&s->bad_worker) < 0) {
-        orca_run_task(s, overlap_task, s->agent_count, &c);
-    }
-    int bad = atomic_load(&s->bad_worker);
-    if (bad >= 0) {
-        return orca_fail_bad_worker(s, bad);
+    /* On the workers; if the engine's callbacks give a bad worker index, again on the caller
+     * (a measurement changes nothing, so there is nothing to refuse). */
+    for (int serial = 0; serial < 2; ++serial) {
+        atomic_store(&s->bad_worker, -1);
+        for (int w = 0; w < s->worker_count; ++w) {
+            s->workers[w].overlap[0] = 0;
+        }
+        if (serial) {
+            rmax_task(0, s->agent_count, 0, &c);
+        } else {
+            orca_run_light_task(s, rmax_task, s->agent_count, &c);
+        }
+        c.rmax = 0;
+        for (int w = 0; w < s->worker_count; ++w) {
+            c.rmax = s->workers[w].overlap[0] > c.rmax ? s->workers[w].overlap[0] : c.rmax;
+            s->workers[w].overlap[0] = 0;
+            s->workers[w].overlap[1] = 0;
+        }
+        if (s->grid_dense) {
+            /* Two overlapping agents are closer than 2 rmax; the margin of the cell arithmetic
+             * (dense_margin) for the point of the grid farthest from 0, twice. */
+            double far = d_mag(s->origin_x) + d_mag(s->origin_y) +
+                         2 * (double)(s->grid_w > s->grid_h ? s->grid_w : s->grid_h) * s->cell;
+            double q = 2 * c.rmax;
+            c.reach = q + 2 * (1e-9 * (2 * far + q + s->cell) + MARGIN_ABS);
+        }
+        if (atomic_load(&s->bad_worker) < 0 && s->agent_count > 0) {
+            if (serial) {
+                overlap_task(0, s->agent_count, 0, &c);
+            } else {
+                orca_run_task(s, overlap_task, s->agent_count, &c);
+            }
+        }
+        if (atomic_load(&s->bad_worker) < 0) {
+            break;
+        }
     }
     double deepest = 0, wall = 0;
     for (int w = 0; w < s->worker_count; ++w) {
