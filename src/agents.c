@@ -104,6 +104,7 @@ orca_status orca_sim_add_agent(orca_sim *s, const orca_agent_def *def, orca_agen
     s->par[n].nb_guess = 0;
     orca_ext_append(s, n);
     s->agent_count = n + 1;
+    s->index_limit = s->dead_count > 0 ? 0 : n + 1;
     s->grid_valid = 0;
     if (out) {
         out->slot = (uint32_t)slot;
@@ -140,6 +141,7 @@ void orca_agents_compact(orca_sim *s)
         ++j;
     }
     s->agent_count = j;
+    s->index_limit = j;
     s->dead_count = 0;
     s->grid_valid = 0;
 }
@@ -166,6 +168,7 @@ static int agent_mark_removed(orca_sim *s, int32_t i, int sorted)
     }
     s->dead[at] = i;
     s->dead_count++;
+    s->index_limit = 0;
     if (s->ext) {
         s->ext_nondefault -= !orca_ext_is_default(&s->ext[i]);
         s->ext[i].priority = 1; /* defaults: counted out above */
@@ -313,7 +316,8 @@ int orca_sim_agent_count(const orca_sim *s)
 /* With removals pending, index i among the live agents is entry i + (the removed entries up
  * to it) of the arrays, and entry r is index r - (the removed entries below it): O(removals
  * pending), so that lookups between removals do not compact. */
-orca_agent_id orca_sim_agent_at(const orca_sim *s, int index)
+/* orca_sim_agent_at with removals pending (or out of range, or no simulation). */
+static __attribute__((noinline)) orca_agent_id agent_at_pending(const orca_sim *s, int index)
 {
     orca_agent_id id = {0, 0};
     if (s && index >= 0 && index < s->agent_count - s->dead_count) {
@@ -325,6 +329,18 @@ orca_agent_id orca_sim_agent_at(const orca_sim *s, int index)
         id.generation = s->agent_slots.generation[id.slot];
     }
     return id;
+}
+
+orca_agent_id orca_sim_agent_at(const orca_sim *s, int index)
+{
+    /* one unsigned comparison for both ends (the scenario's rule asks for every agent) */
+    if (s && (uint32_t)index < (uint32_t)s->index_limit) {
+        orca_agent_id id;
+        id.slot = s->agent_slot[index];
+        id.generation = s->agent_slots.generation[id.slot];
+        return id;
+    }
+    return agent_at_pending(s, index);
 }
 
 int orca_sim_agent_index(const orca_sim *s, orca_agent_id id)
@@ -440,6 +456,13 @@ orca_status orca_agent_get_velocity(const orca_sim *s, orca_agent_id id, orca_ve
 double orca_sim_peek_radius(const orca_sim *s, int index)
 {
     return s->par[index].radius;
+}
+
+void orca_sim_peek_handles(const orca_sim *s, const uint32_t **slots, const uint32_t **generations)
+{
+    orca_agents_settle(s);
+    *slots = s->agent_slot;
+    *generations = s->agent_slots.generation;
 }
 
 const orca_vec2 *orca_sim_positions(const orca_sim *s)

@@ -939,6 +939,7 @@ static int all_arrived(const orca_scenario *sc)
 typedef struct rule_ctx {
     orca_scenario *sc;
     const orca_vec2 *positions;
+    const uint32_t *slots, *generations; /* orca_sim_peek_handles */
     uint64_t step;
     atomic_int unknown; /* agents the scenario did not add (rare) */
 } rule_ctx;
@@ -952,7 +953,10 @@ static void rule_task(int begin, int end, int worker, void *context)
     orca_scenario *sc = c->sc;
     uint64_t step_hash = perturb_step_hash(sc->seed, c->step);
     for (int i = begin; i < end; ++i) {
-        int e = key_at(sc, i, orca_sim_agent_at(sc->sim, i));
+        orca_agent_id id;
+        id.slot = c->slots[i];
+        id.generation = c->generations[id.slot];
+        int e = key_at(sc, i, id);
         if (e < 0) {
             sc->saved_pref[i] = v2(0.0, 0.0); /* put back after the exchange */
             atomic_fetch_add(&c->unknown, 1);
@@ -1012,6 +1016,7 @@ orca_status orca_scenario_step(orca_scenario *sc)
     ctx.sc = sc;
     atomic_init(&ctx.unknown, 0);
     ctx.positions = orca_sim_positions(sim);
+    orca_sim_peek_handles(sim, &ctx.slots, &ctx.generations);
     ctx.step = k;
     orca_status st = orca_sim_run_task(sim, rule_task, n, &ctx);
     if (st != ORCA_OK) {

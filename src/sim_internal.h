@@ -130,7 +130,8 @@ void orca_cell_map_free(cell_map *m);
 typedef struct agent_params {
     double radius, max_speed, neighbor_dist, tau, tau_obst;
     int32_t max_neighbors;
-    float nb_guess; /* a search-radius hint (select_agents); not state */
+    float nb_guess; /* a search-radius hint (select_agents): 0 none, < 0 the list was not
+                       full; not state */
 } agent_params;
 
 /* Per agent, index order: the avoidance extensions (orca_agent_avoidance, stored). */
@@ -175,6 +176,8 @@ struct orca_sim {
      * ascending, and how many. agent_count includes them until orca_agents_settle. */
     int32_t *dead;
     int32_t dead_count, dead_capacity;
+    int32_t index_limit; /* agent_count while no removal is pending, else 0: the one bound
+                            orca_sim_agent_at's common path checks */
 
     /* segments, index order */
     int32_t segment_count, segment_capacity;

@@ -9,5 +9,10 @@
 
 /* The radius of the agent at index. */
 double orca_sim_peek_radius(const orca_sim *sim, int index);
+/* The handles' arrays, with every pending removal compacted: the slot of the agent at index
+ * i is slots[i], its generation generations[slots[i]]. Valid until agents are added or
+ * removed. */
+void orca_sim_peek_handles(const orca_sim *sim, const uint32_t **slots,
+                           const uint32_t **generations);
 
 #endif

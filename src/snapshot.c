@@ -337,6 +337,7 @@ static void swap_state(orca_sim *a, orca_sim *b)
     SW(dead);
     SW(dead_count);
     SW(dead_capacity);
+    SW(index_limit);
 #undef SW
     memset(&a->diag_counts, 0, sizeof a->diag_counts);
     a->grid_valid = 0;
@@ -405,6 +406,7 @@ static orca_status load_into(orca_sim *s, orca_sim *t, const unsigned char *byte
         t->par[i].nb_guess = 0;
     }
     t->agent_count = (int32_t)na;
+    t->index_limit = (int32_t)na;
     if ((st = check_slot_links(s, &t->agent_slots, t->agent_slot, t->agent_count, "agent")) != ORCA_OK) {
         return st;
     }
