@@ -119,29 +119,35 @@ orca_status orca_sim_add_agent(orca_sim *s, const orca_agent_def *def, orca_agen
  * kept, so the arrays are exactly what removing them one at a time gives). */
 void orca_agents_compact(orca_sim *s)
 {
-    int32_t n = s->agent_count;
-    int32_t j = s->dead[0];
-    for (int32_t i = j; i < n; ++i) {
-        uint32_t slot = s->agent_slot[i];
-        if (slot == AGENT_DEAD) {
+    int32_t n = s->agent_count, d = s->dead_count;
+    const int32_t *dead = s->dead; /* ascending */
+    /* the live run between removed entries k and k + 1 moves down by k + 1, whole */
+    for (int32_t k = 0; k < d; ++k) {
+        int32_t from = dead[k] + 1, to = k + 1 < d ? dead[k + 1] : n;
+        int32_t at = from - (k + 1);
+        size_t len = (size_t)(to - from);
+        if (len == 0) {
             continue;
         }
-        s->pos[j] = s->pos[i];
-        s->vel[j] = s->vel[i];
-        s->pref[j] = s->pref[i];
-        s->par[j] = s->par[i];
-        s->agent_slot[j] = slot;
+#define RUN(arr) memmove(&(arr)[at], &(arr)[from], len * sizeof *(arr))
+        RUN(s->pos);
+        RUN(s->vel);
+        RUN(s->pref);
+        RUN(s->par);
+        RUN(s->agent_slot);
         if (s->ext) {
-            s->ext[j] = s->ext[i];
+            RUN(s->ext);
         }
         if (s->diag) {
-            s->diag[j] = s->diag[i];
+            RUN(s->diag);
         }
-        s->agent_slots.index[slot] = j;
-        ++j;
+#undef RUN
+        for (int32_t j = at; j < at + (int32_t)len; ++j) {
+            s->agent_slots.index[s->agent_slot[j]] = j;
+        }
     }
-    s->agent_count = j;
-    s->index_limit = j;
+    s->agent_count = n - d;
+    s->index_limit = n - d;
     s->dead_count = 0;
     s->grid_valid = 0;
 }
@@ -162,9 +168,18 @@ static int agent_mark_removed(orca_sim *s, int32_t i, int sorted)
     /* keep the list ascending: removals usually come in any order, and k of them cost
      * O(k) each here, against O(N) each for an immediate shift */
     int32_t at = s->dead_count;
-    while (sorted && at > 0 && s->dead[at - 1] > i) {
-        s->dead[at] = s->dead[at - 1];
-        --at;
+    if (sorted && at > 0 && s->dead[at - 1] > i) {
+        int32_t lo = 0, hi = at; /* the first entry above i */
+        while (lo < hi) {
+            int32_t mid = lo + (hi - lo) / 2;
+            if (s->dead[mid] > i) {
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        memmove(&s->dead[lo + 1], &s->dead[lo], (size_t)(at - lo) * sizeof *s->dead);
+        at = lo;
     }
     s->dead[at] = i;
     s->dead_count++;
@@ -314,16 +329,28 @@ int orca_sim_agent_count(const orca_sim *s)
 }
 
 /* With removals pending, index i among the live agents is entry i + (the removed entries up
- * to it) of the arrays, and entry r is index r - (the removed entries below it): O(removals
- * pending), so that lookups between removals do not compact. */
+ * to it) of the arrays, and entry r is index r - (the removed entries below it): binary
+ * searches of the removed list, so that lookups between removals do not compact. */
 /* orca_sim_agent_at with removals pending (or out of range, or no simulation). */
 static __attribute__((noinline)) orca_agent_id agent_at_pending(const orca_sim *s, int index)
 {
     orca_agent_id id = {0, 0};
     if (s && index >= 0 && index < s->agent_count - s->dead_count) {
-        int32_t r = index;
-        for (int32_t k = 0; k < s->dead_count && s->dead[k] <= r; ++k) {
-            ++r;
+        /* the entry r with r - (removed entries <= r) = index: r grows to index + that
+         * count until it holds (each count a binary search) */
+        int32_t r = index, below = -1;
+        while (below != r - index) {
+            below = r - index;
+            int32_t lo = 0, hi = s->dead_count; /* removed entries <= r */
+            while (lo < hi) {
+                int32_t mid = lo + (hi - lo) / 2;
+                if (s->dead[mid] <= r) {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
+                }
+            }
+            r = index + lo;
         }
         id.slot = s->agent_slot[r];
         id.generation = s->agent_slots.generation[id.slot];
@@ -349,11 +376,19 @@ int orca_sim_agent_index(const orca_sim *s, orca_agent_id id)
         return -1;
     }
     int32_t r = agent_lookup(s, id);
-    int32_t below = 0;
-    for (int32_t k = 0; r >= 0 && k < s->dead_count && s->dead[k] < r; ++k) {
-        ++below;
+    if (r < 0 || s->dead_count == 0) {
+        return r;
     }
-    return r < 0 ? -1 : r - below;
+    int32_t lo = 0, hi = s->dead_count; /* removed entries below r */
+    while (lo < hi) {
+        int32_t mid = lo + (hi - lo) / 2;
+        if (s->dead[mid] < r) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    return r - lo;
 }
 
 orca_status orca_agent_get(const orca_sim *s, orca_agent_id id, orca_agent_def *out)

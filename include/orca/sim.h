@@ -151,7 +151,7 @@ ORCA_API orca_status orca_sim_add_agents(orca_sim *sim, const orca_agent_def *de
  * the next call that steps, queries, hashes, saves or reads the agents by index (positions,
  * preferred velocities, diagnostics, tasks) compacts all pending removals in one pass in
  * index order. So k removals cost O(k) plus one O(N) pass, however they are interleaved;
- * orca_sim_agent_at and orca_sim_agent_index answer without compacting (O(pending)). */
+ * orca_sim_agent_at and orca_sim_agent_index answer without compacting (O(log pending)). */
 ORCA_API orca_status orca_sim_remove_agent(orca_sim *sim, orca_agent_id id);
 /** Removes count agents, exactly as count calls of orca_sim_remove_agent. Every handle is
  * checked first: a stale handle or one listed twice is refused and nothing is removed. */
