@@ -293,11 +293,21 @@ orca_status orca_sim_remove_agents(orca_sim *s, const orca_agent_id *ids, int co
     qsort(sorted, (size_t)count, sizeof *sorted, cmp_i32);
     for (int k = 1; k < count; ++k) {
         if (sorted[k] == sorted[k - 1]) {
+            int first = 0, second = 0; /* the two entries of ids naming it */
+            while (ix[first] != sorted[k]) {
+                ++first;
+            }
+            second = first + 1;
+            while (ix[second] != sorted[k]) {
+                ++second;
+            }
             orca_mem_free(sorted);
             orca_mem_free(ix);
             return orca_fail(s, ORCA_ERR_ARGUMENT,
-                             "the agent at index %d is listed twice; nothing was removed",
-                             (int)sorted[k]);
+                             "ids[%d] and ids[%d] are the same agent {slot %u, generation %u}; "
+                             "nothing was removed",
+                             first, second, (unsigned)ids[first].slot,
+                             (unsigned)ids[first].generation);
         }
     }
     /* room for all, so that no mark fails halfway */

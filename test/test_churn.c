@@ -193,6 +193,9 @@ static int test_batch_refusals(void)
     ENSURE(orca_sim_remove_agents(s, bad, 2) == ORCA_ERR_STALE);
     ENSURE(strstr(orca_sim_last_error(s), "ids[1]") != NULL);
     ENSURE(orca_sim_agent_count(s) == 3);
+    orca_agent_id twice[3] = {ids[2], ids[0], ids[2]};
+    ENSURE(orca_sim_remove_agents(s, twice, 3) == ORCA_ERR_ARGUMENT);
+    ENSURE(strstr(orca_sim_last_error(s), "ids[0] and ids[2]") != NULL);
     ENSURE(orca_sim_remove_agents(s, ids, 2) == ORCA_OK);
     ENSURE(orca_sim_agent_count(s) == 1 && orca_sim_agent_index(s, ids[2]) == 0);
     ENSURE(orca_sim_positions(s)[0].x == 6);
