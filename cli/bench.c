@@ -38,6 +38,12 @@ void help_bench(FILE *f)
         "                      replaces FILE only when every size was measured)\n"
         "  --scalar            the scalar code only: no vector kernels or AVX2 code (the same\n"
         "                      bits; this times what CPUs without AVX2 run)\n"
+        "  --cold              time cold steps instead: the first step after building the\n"
+        "                      scene, after loading a snapshot and after moving many agents,\n"
+        "                      each divided by the mean of the next 5 steps (see below)\n"
+        "  --churn P           time churn instead: each step removes P%% of the agents and\n"
+        "                      adds as many (P in 0..50, may be fractional), against the\n"
+        "                      same steps without churn (see below)\n"
         "  -h, --help          this text\n"
         "\n"
         "Method: for each size the scene is built and warmed up once (W steps, with the largest\n"
@@ -53,7 +59,26 @@ void help_bench(FILE *f)
         "the warm-up, then reads VmHWM: mem/agent = (VmHWM - VmRSS before) / agents. It\n"
         "includes the scenario, the simulator, its neighbour grid and per-worker scratch, but\n"
         "not the saved snapshot (taken afterwards). Where /proc is missing it falls back to\n"
-        "getrusage ru_maxrss growth.\n",
+        "getrusage ru_maxrss growth.\n"
+        "\n"
+        "--cold: per size and worker count, three cases, each R times: 'build' builds the\n"
+        "scene (not timed) and times its first step; 'load' loads the warmed-up snapshot (not\n"
+        "timed) and times the next step; 'move' loads it, swaps the positions of n/4 random\n"
+        "pairs of agents with orca_agent_set_position (half the agents move somewhere else;\n"
+        "not timed) and times the next step. Each timed first step is followed by 5 more: a\n"
+        "row gives the medians over the runs of the first step, of the mean of the 5, and of\n"
+        "their ratio (first / warm). Steps are orca_scenario_step with recording off.\n"
+        "\n"
+        "--churn P: per size and worker count, each run loads the warmed-up snapshot and times\n"
+        "S calls of orca_sim_step (the preferred velocities stay as the warm-up left them),\n"
+        "then loads it again and times S rounds of: k = round(n * P / 100) removals of\n"
+        "agents picked at random (orca_sim_agent_at and orca_sim_remove_agent, one call\n"
+        "each), k additions (orca_sim_add_agent, one call each, at random points of the\n"
+        "agents' bounding box with a random preferred velocity) and orca_sim_step. The\n"
+        "'batch' column times the same rounds with orca_sim_remove_agents (one agent at\n"
+        "random from each of k equal parts of the index order) and orca_sim_add_agents. The\n"
+        "removals are compacted once, when the step begins. A row gives the medians over the runs of the time per step and\n"
+        "of the ratio churn / churn-free.\n",
         f);
 }
 
@@ -129,6 +154,8 @@ typedef struct bench_cfg {
     int have_steps;
     uint64_t seed;
     int scalar; /* --scalar: vector kernels off */
+    int cold;     /* --cold */
+    double churn; /* --churn P; < 0 when not given */
     int progress;
 } bench_cfg;
 
@@ -277,6 +304,343 @@ static int bench_size(const bench_cfg *c, int agents, bench_row *rows)
     return 0;
 }
 
+/* --- cold steps and churn (--cold, --churn) ------------------------------------------------- */
+
+#define COLD_WARM_STEPS 5
+
+static double median_of(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
+}
+
+/* splitmix64: the bench's own choices (victims, new agents, moves); not the library's. */
+static uint64_t bench_rand(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static double bench_unit(uint64_t *state)
+{
+    return (double)(bench_rand(state) >> 11) * 0x1p-53;
+}
+
+/* Times the first step and the mean of the next COLD_WARM_STEPS; 0 or -1. */
+static int cold_steps(orca_scenario *sc, double *first, double *warm)
+{
+    double t0 = cli_now();
+    if (orca_scenario_step(sc) != ORCA_OK) {
+        cli_error("bench: %s", orca_scenario_last_error(sc));
+        return -1;
+    }
+    double t1 = cli_now();
+    for (int k = 0; k < COLD_WARM_STEPS; ++k) {
+        if (orca_scenario_step(sc) != ORCA_OK) {
+            cli_error("bench: %s", orca_scenario_last_error(sc));
+            return -1;
+        }
+    }
+    *first = t1 - t0;
+    *warm = (cli_now() - t1) / COLD_WARM_STEPS;
+    return 0;
+}
+
+/* Swaps the positions of n/4 random pairs of agents. */
+static int move_many(orca_sim *sim, uint64_t *rng)
+{
+    int n = orca_sim_agent_count(sim);
+    const orca_vec2 *pos = orca_sim_positions(sim);
+    orca_vec2 *copy = malloc((size_t)(n > 0 ? n : 1) * sizeof *copy);
+    if (!copy) {
+        return -1;
+    }
+    memcpy(copy, pos, (size_t)n * sizeof *copy);
+    for (int k = 0; k < n / 4; ++k) {
+        int i = (int)(bench_rand(rng) % (uint64_t)n), j = (int)(bench_rand(rng) % (uint64_t)n);
+        orca_vec2 t = copy[i];
+        copy[i] = copy[j];
+        copy[j] = t;
+    }
+    for (int i = 0; i < n; ++i) {
+        if (orca_agent_set_position(sim, orca_sim_agent_at(sim, i), copy[i]) != ORCA_OK) {
+            free(copy);
+            return -1;
+        }
+    }
+    free(copy);
+    return 0;
+}
+
+typedef struct cold_row {
+    double first[3], warm[3], ratio[3]; /* build, load, move */
+    int status;
+} cold_row;
+
+static const char *const k_cold_cases[3] = {"build", "load", "move"};
+
+/* Builds the scene with `workers` workers, warms it up and saves it; NULL on failure. */
+static orca_scenario *bench_scene(const bench_cfg *c, int agents, int workers, int warmup,
+                                  unsigned char **snap, size_t *size)
+{
+    orca_sim_def def = orca_sim_def_default();
+    def.worker_count = workers;
+    orca_scenario *sc = NULL;
+    orca_status st = orca_scenario_create_builtin((orca_scene_kind)c->scene, agents, c->seed,
+                                                  &def, &sc);
+    if (st != ORCA_OK) {
+        cli_lib_error(st, orca_scenario_last_error(NULL), "bench: building scene %s with %d agents",
+                      orca_scene_name((orca_scene_kind)c->scene), agents);
+        return NULL;
+    }
+    orca_sim *sim = orca_scenario_sim(sc);
+    if (c->scalar) {
+        orca_sim_set_vector_kernels(sim, 0);
+    }
+    orca_scenario_set_recording(sc, 0);
+    for (int i = 0; i < warmup; ++i) {
+        if (orca_scenario_step(sc) != ORCA_OK) {
+            cli_error("bench: warm-up: %s", orca_scenario_last_error(sc));
+            orca_scenario_destroy(sc);
+            return NULL;
+        }
+    }
+    if (!snap) {
+        return sc;
+    }
+    *size = 0;
+    st = orca_sim_save(sim, NULL, 0, size);
+    *snap = st == ORCA_OK ? malloc(*size ? *size : 1) : NULL;
+    if (!*snap || orca_sim_save(sim, *snap, *size, size) != ORCA_OK) {
+        cli_error("bench: %d agents: could not save the warmed-up state", agents);
+        free(*snap);
+        *snap = NULL;
+        orca_scenario_destroy(sc);
+        return NULL;
+    }
+    return sc;
+}
+
+static int bench_cold(const bench_cfg *c, int agents)
+{
+    int max_workers = 1;
+    for (int w = 0; w < c->worker_count; ++w) {
+        max_workers = c->workers[w] > max_workers ? (int)c->workers[w] : max_workers;
+    }
+    unsigned char *snap = NULL;
+    size_t size = 0;
+    progress(c, "orca bench: %d agents: building and warming up", agents);
+    orca_scenario *sc = bench_scene(c, agents, max_workers, (int)c->warmup, &snap, &size);
+    if (!sc) {
+        return -1;
+    }
+    orca_sim *sim = orca_scenario_sim(sc);
+    int n = orca_sim_agent_count(sim);
+    int runs = (int)c->runs;
+    double *v[9];
+    int rc = 0;
+    for (int q = 0; q < 9; ++q) {
+        v[q] = malloc((size_t)runs * sizeof *v[q]);
+        rc |= v[q] ? 0 : -1;
+    }
+    uint64_t rng = c->seed ^ 0x636f6c64u;
+    for (int w = 0; w < c->worker_count && rc == 0; ++w) {
+        int workers = (int)c->workers[w];
+        for (int r = 0; r < runs && rc == 0; ++r) {
+            for (int k = 0; k < 3 && rc == 0; ++k) {
+                progress(c, "orca bench --cold: %d agents, %d workers, %s, run %d", n, workers,
+                         k_cold_cases[k], r + 1);
+                double first = 0, warm = 0;
+                if (k == 0) {
+                    orca_scenario *fresh = bench_scene(c, agents, workers, 0, NULL, NULL);
+                    if (!fresh) {
+                        rc = -1;
+                        break;
+                    }
+                    rc = cold_steps(fresh, &first, &warm);
+                    orca_scenario_destroy(fresh);
+                } else {
+                    if (orca_sim_set_worker_count(sim, workers) != ORCA_OK ||
+                        orca_sim_load(sim, snap, size) != ORCA_OK) {
+                        cli_error("bench: %s", orca_sim_last_error(sim));
+                        rc = -1;
+                        break;
+                    }
+                    if (k == 2 && move_many(sim, &rng) != 0) {
+                        cli_error("bench: moving agents: %s", orca_sim_last_error(sim));
+                        rc = -1;
+                        break;
+                    }
+                    rc = cold_steps(sc, &first, &warm);
+                }
+                v[3 * k][r] = first;
+                v[3 * k + 1][r] = warm;
+                v[3 * k + 2][r] = warm > 0 ? first / warm : 0;
+            }
+        }
+        if (rc != 0) {
+            break;
+        }
+        if (c->progress) {
+            fputs("\r\033[K", stderr);
+        }
+        for (int k = 0; k < 3; ++k) {
+            printf("%10d %8d %6s %14.3f %14.3f %10.2f\n", n, workers, k_cold_cases[k],
+                   1e3 * median_of(v[3 * k], runs), 1e3 * median_of(v[3 * k + 1], runs),
+                   median_of(v[3 * k + 2], runs));
+        }
+        fflush(stdout);
+    }
+    for (int q = 0; q < 9; ++q) {
+        free(v[q]);
+    }
+    free(snap);
+    orca_scenario_destroy(sc);
+    return rc;
+}
+
+/* S rounds of churn (k removals and k additions, one call each or in batches) and a step;
+ * returns the seconds, or -1. */
+static double churn_steps(orca_sim *sim, int steps, int k, int batch, orca_vec2 lo, orca_vec2 hi,
+                          uint64_t *rng)
+{
+    orca_agent_id *ids = malloc((size_t)(k > 0 ? k : 1) * sizeof *ids);
+    orca_agent_def *defs = malloc((size_t)(k > 0 ? k : 1) * sizeof *defs);
+    double t = -1;
+    if (!ids || !defs) {
+        goto out;
+    }
+    double t0 = cli_now();
+    for (int s = 0; s < steps; ++s) {
+        for (int q = 0; q < k; ++q) {
+            if (batch) {
+                /* distinct agents: one at random in each of k equal parts of the order */
+                int part = orca_sim_agent_count(sim) / k;
+                ids[q] = orca_sim_agent_at(sim, q * part + (int)(bench_rand(rng) % (uint64_t)part));
+                continue;
+            }
+            int n = orca_sim_agent_count(sim);
+            orca_agent_id id = orca_sim_agent_at(sim, (int)(bench_rand(rng) % (uint64_t)n));
+            if (orca_sim_remove_agent(sim, id) != ORCA_OK) {
+                goto out;
+            }
+        }
+        if (batch && orca_sim_remove_agents(sim, ids, k) != ORCA_OK) {
+            goto out;
+        }
+        for (int q = 0; q < k; ++q) {
+            orca_agent_def d = orca_agent_def_default();
+            d.position.x = lo.x + (hi.x - lo.x) * bench_unit(rng);
+            d.position.y = lo.y + (hi.y - lo.y) * bench_unit(rng);
+            double a = 6.283185307179586 * bench_unit(rng);
+            d.preferred_velocity.x = d.max_speed * cos(a);
+            d.preferred_velocity.y = d.max_speed * sin(a);
+            defs[q] = d;
+            if (!batch && orca_sim_add_agent(sim, &d, NULL) != ORCA_OK) {
+                goto out;
+            }
+        }
+        if (batch && orca_sim_add_agents(sim, defs, k, NULL) != ORCA_OK) {
+            goto out;
+        }
+        if (orca_sim_step(sim, 0.25) != ORCA_OK) {
+            goto out;
+        }
+    }
+    t = cli_now() - t0;
+out:
+    free(ids);
+    free(defs);
+    return t;
+}
+
+static int bench_churn(const bench_cfg *c, int agents)
+{
+    int max_workers = 1;
+    for (int w = 0; w < c->worker_count; ++w) {
+        max_workers = c->workers[w] > max_workers ? (int)c->workers[w] : max_workers;
+    }
+    unsigned char *snap = NULL;
+    size_t size = 0;
+    progress(c, "orca bench: %d agents: building and warming up", agents);
+    orca_scenario *sc = bench_scene(c, agents, max_workers, (int)c->warmup, &snap, &size);
+    if (!sc) {
+        return -1;
+    }
+    orca_sim *sim = orca_scenario_sim(sc);
+    int n = orca_sim_agent_count(sim);
+    int steps = (int)c->steps;
+    if (!c->have_steps) {
+        long long s = 2000000LL / agents;
+        steps = (int)(s < 10 ? 10 : s > 200 ? 200 : s);
+    }
+    int k = (int)((double)n * c->churn / 100.0 + 0.5);
+    orca_vec2 lo = {0, 0}, hi = {0, 0};
+    const orca_vec2 *pos = orca_sim_positions(sim);
+    for (int i = 0; i < n; ++i) {
+        lo.x = i == 0 || pos[i].x < lo.x ? pos[i].x : lo.x;
+        lo.y = i == 0 || pos[i].y < lo.y ? pos[i].y : lo.y;
+        hi.x = i == 0 || pos[i].x > hi.x ? pos[i].x : hi.x;
+        hi.y = i == 0 || pos[i].y > hi.y ? pos[i].y : hi.y;
+    }
+    int runs = (int)c->runs;
+    double *v[5];
+    int rc = 0;
+    for (int q = 0; q < 5; ++q) {
+        v[q] = malloc((size_t)runs * sizeof *v[q]);
+        rc |= v[q] ? 0 : -1;
+    }
+    for (int w = 0; w < c->worker_count && rc == 0; ++w) {
+        int workers = (int)c->workers[w];
+        for (int r = 0; r < runs && rc == 0; ++r) {
+            double t[3];
+            for (int mode = 0; mode < 3 && rc == 0; ++mode) {
+                progress(c, "orca bench --churn: %d agents, %d workers, run %d", n, workers, r + 1);
+                uint64_t rng = c->seed ^ 0x636875726eu ^ (uint64_t)r;
+                if (orca_sim_set_worker_count(sim, workers) != ORCA_OK ||
+                    orca_sim_load(sim, snap, size) != ORCA_OK) {
+                    cli_error("bench: %s", orca_sim_last_error(sim));
+                    rc = -1;
+                    break;
+                }
+                t[mode] = churn_steps(sim, steps, mode == 0 ? 0 : k, mode == 2, lo, hi, &rng);
+                if (t[mode] < 0) {
+                    cli_error("bench: churn: %s", orca_sim_last_error(sim));
+                    rc = -1;
+                }
+            }
+            if (rc == 0) {
+                v[0][r] = t[0] / steps;
+                v[1][r] = t[1] / steps;
+                v[2][r] = t[2] / steps;
+                v[3][r] = t[1] / t[0];
+                v[4][r] = t[2] / t[0];
+            }
+        }
+        if (rc != 0) {
+            break;
+        }
+        if (c->progress) {
+            fputs("\r\033[K", stderr);
+        }
+        double m[5];
+        for (int q = 0; q < 5; ++q) {
+            m[q] = median_of(v[q], runs);
+        }
+        printf("%10d %8d %6d %8d %12.3f %12.3f %8.3f %12.3f %8.3f\n", n, workers, steps, k,
+               1e3 * m[0], 1e3 * m[1], m[3], 1e3 * m[2], m[4]);
+        fflush(stdout);
+    }
+    for (int q = 0; q < 5; ++q) {
+        free(v[q]);
+    }
+    free(snap);
+    orca_scenario_destroy(sc);
+    return rc;
+}
+
 /* Runs one size in a child process (clean memory figures); falls back to this process. */
 static int bench_size_isolated(const bench_cfg *c, int agents, bench_row *rows)
 {
@@ -351,11 +715,12 @@ static void format_mem(char *buf, size_t size, double bytes)
 int cmd_bench(int argc, char **argv)
 {
     enum { B_SCENE, B_SIZES, B_WORKERS, B_RUNS, B_STEPS, B_WARMUP, B_SEED, B_CSV, B_SCALAR,
-           B_HELP };
+           B_COLD, B_CHURN, B_HELP };
     static const cli_opt opts[] = {{"scene", 0, 1},  {"sizes", 0, 1}, {"workers", 'j', 1},
                                    {"runs", 0, 1},   {"steps", 0, 1}, {"warmup", 0, 1},
                                    {"seed", 0, 1},   {"csv", 0, 1},   {"scalar", 0, 0},
-                                   {"help", 'h', 0}, {NULL, 0, 0}};
+                                   {"cold", 0, 0},   {"churn", 0, 1}, {"help", 'h', 0},
+                                   {NULL, 0, 0}};
     bench_cfg c;
     memset(&c, 0, sizeof c);
     c.scene = ORCA_SCENE_RANDOM;
@@ -367,6 +732,7 @@ int cmd_bench(int argc, char **argv)
     c.runs = BENCH_DEFAULT_RUNS;
     c.warmup = BENCH_DEFAULT_WARMUP;
     c.seed = CLI_DEFAULT_SEED;
+    c.churn = -1;
     int cpus = cli_cpu_count();
     {
         int limit = cpus > ORCA_MAX_WORKERS ? ORCA_MAX_WORKERS : cpus;
@@ -435,6 +801,16 @@ int cmd_bench(int argc, char **argv)
             csv_path = value;
             break;
         case B_SCALAR: c.scalar = 1; break;
+        case B_COLD: c.cold = 1; break;
+        case B_CHURN:
+            if (cli_parse_double(value, &c.churn, why, sizeof why) != 0) {
+                cli_error("%s: %s", name, why);
+                bad = 1;
+            } else if (!(c.churn >= 0 && c.churn <= 50)) {
+                cli_error("%s: the churn must be a percentage in 0..50, got '%s'", name, value);
+                bad = 1;
+            }
+            break;
         case B_HELP: help_bench(stdout); return EXIT_OK;
         default: break;
         }
@@ -443,6 +819,46 @@ int cmd_bench(int argc, char **argv)
         }
     }
     c.progress = isatty(STDERR_FILENO);
+    if (c.cold && c.churn >= 0) {
+        cli_usage_error("bench", "bench: --cold and --churn are separate measurements: give one");
+        return EXIT_USAGE;
+    }
+    if ((c.cold || c.churn >= 0) && csv_path) {
+        cli_usage_error("bench", "bench: --csv writes the throughput table; it does not go with "
+                                 "--cold or --churn");
+        return EXIT_USAGE;
+    }
+    if (c.cold || c.churn >= 0) {
+        printf("orca bench %s: scene %s, seed %llu, %d CPU%s online, orca %s, %s\n",
+               c.cold ? "--cold" : "--churn", orca_scene_name((orca_scene_kind)c.scene),
+               (unsigned long long)c.seed, cpus, cpus == 1 ? "" : "s", orca_version(),
+               cli_kernels_text(c.scalar));
+        if (c.cold) {
+            printf("medians over %lld run%s; warm = mean of the %d steps after the first\n\n",
+                   c.runs, c.runs == 1 ? "" : "s", COLD_WARM_STEPS);
+            printf("%10s %8s %6s %14s %14s %10s\n", "agents", "workers", "case", "first ms",
+                   "warm ms", "first/warm");
+        } else {
+            printf("churn %g%% of the agents removed and as many added per step; medians over "
+                   "%lld run%s\n\n",
+                   c.churn, c.runs, c.runs == 1 ? "" : "s");
+            printf("%10s %8s %6s %8s %12s %12s %8s %12s %8s\n", "agents", "workers", "S", "k",
+                   "free ms", "churn ms", "ratio", "batch ms", "ratio");
+        }
+        fflush(stdout);
+        int rc = EXIT_OK;
+        for (int s = 0; s < c.size_count; ++s) {
+            int r = c.cold ? bench_cold(&c, (int)c.sizes[s]) : bench_churn(&c, (int)c.sizes[s]);
+            if (r != 0) {
+                if (c.progress) {
+                    fputs("\r\033[K", stderr);
+                }
+                printf("%10lld  failed (see the message above)\n", c.sizes[s]);
+                rc = EXIT_RUNTIME;
+            }
+        }
+        return rc;
+    }
 
     /* The CSV goes to a temporary file (created now: an unwritable path fails before any
      * measurement) that replaces csv_path only when every size was measured. */

@@ -3,6 +3,7 @@
  * breaks distance ties), their handles, adding, removing (later objects keep their relative
  * order), getting and setting, and the exchange of all preferred velocities. */
 #include "sim_internal.h"
+#include "sim_peek.h"
 
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -103,6 +104,7 @@ orca_status orca_sim_add_agent(orca_sim *s, const orca_agent_def *def, orca_agen
     s->par[n].nb_guess = 0;
     orca_ext_append(s, n);
     s->agent_count = n + 1;
+    s->index_limit = s->dead_count > 0 ? 0 : n + 1;
     s->grid_valid = 0;
     if (out) {
         out->slot = (uint32_t)slot;
@@ -112,43 +114,291 @@ orca_status orca_sim_add_agent(orca_sim *s, const orca_agent_def *def, orca_agen
 }
 
 
+/* Compaction of removed agents (sim_internal.h): one pass over the agents after the first
+ * removed one, moving each live agent down to its index among the live ones (index order
+ * kept, so the arrays are exactly what removing them one at a time gives). */
+void orca_agents_compact(orca_sim *s)
+{
+    int32_t n = s->agent_count, d = s->dead_count;
+    const int32_t *dead = s->dead; /* ascending */
+    /* the live run between removed entries k and k + 1 moves down by k + 1, whole */
+    for (int32_t k = 0; k < d; ++k) {
+        int32_t from = dead[k] + 1, to = k + 1 < d ? dead[k + 1] : n;
+        int32_t at = from - (k + 1);
+        size_t len = (size_t)(to - from);
+        if (len == 0) {
+            continue;
+        }
+#define RUN(arr) memmove(&(arr)[at], &(arr)[from], len * sizeof *(arr))
+        RUN(s->pos);
+        RUN(s->vel);
+        RUN(s->pref);
+        RUN(s->par);
+        RUN(s->agent_slot);
+        if (s->ext) {
+            RUN(s->ext);
+        }
+        if (s->diag) {
+            RUN(s->diag);
+        }
+#undef RUN
+        for (int32_t j = at; j < at + (int32_t)len; ++j) {
+            s->agent_slots.index[s->agent_slot[j]] = j;
+        }
+    }
+    s->agent_count = n - d;
+    s->index_limit = n - d;
+    s->dead_count = 0;
+    s->grid_valid = 0;
+}
+
+/* Index i (live) becomes removed: its handle goes stale at once, its entry waits for the
+ * compaction. Returns 0 when the list of removed indices cannot grow (nothing changed). */
+static int agent_mark_removed(orca_sim *s, int32_t i, int sorted)
+{
+    if (s->dead_count == s->dead_capacity) {
+        int32_t cap = s->dead_capacity ? 2 * s->dead_capacity : 64;
+        int32_t *d = orca_mem_resize(s->dead, (size_t)cap, sizeof *d);
+        if (!d) {
+            return 0;
+        }
+        s->dead = d;
+        s->dead_capacity = cap;
+    }
+    /* keep the list ascending: removals usually come in any order, and k of them cost
+     * O(k) each here, against O(N) each for an immediate shift */
+    int32_t at = s->dead_count;
+    if (sorted && at > 0 && s->dead[at - 1] > i) {
+        int32_t lo = 0, hi = at; /* the first entry above i */
+        while (lo < hi) {
+            int32_t mid = lo + (hi - lo) / 2;
+            if (s->dead[mid] > i) {
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        memmove(&s->dead[lo + 1], &s->dead[lo], (size_t)(at - lo) * sizeof *s->dead);
+        at = lo;
+    }
+    s->dead[at] = i;
+    s->dead_count++;
+    s->index_limit = 0;
+    if (s->ext) {
+        s->ext_nondefault -= !orca_ext_is_default(&s->ext[i]);
+        s->ext[i].priority = 1; /* defaults: counted out above */
+        s->ext[i].layers = 1;
+        s->ext[i].mask = UINT32_MAX;
+        s->ext[i].locked = 0;
+    }
+    orca_slots_release(&s->agent_slots, (int32_t)s->agent_slot[i]);
+    s->agent_slot[i] = AGENT_DEAD;
+    s->grid_valid = 0;
+    return 1;
+}
+
+orca_status orca_sim_add_agents(orca_sim *s, const orca_agent_def *defs, int count,
+                                orca_agent_id *ids)
+{
+    if (!s) {
+        return ORCA_ERR_NULL;
+    }
+    orca_clear_error(s);
+    if (count < 0) {
+        return orca_fail(s, ORCA_ERR_ARGUMENT, "count must be >= 0, got %d", count);
+    }
+    if (count == 0) {
+        return ORCA_OK;
+    }
+    if (!defs) {
+        return orca_fail(s, ORCA_ERR_NULL, "agent definitions pointer is NULL");
+    }
+    /* Every definition checked and room made before anything is added. */
+    for (int k = 0; k < count; ++k) {
+        orca_status st = orca_check_agent_def(s, &defs[k]);
+        if (st != ORCA_OK) {
+            char msg[sizeof s->error];
+            snprintf(msg, sizeof msg, "%s", s->error);
+            return orca_fail(s, st, "defs[%d]: %s; nothing was added", k, msg);
+        }
+    }
+    if (s->agent_count > (1 << 30) - count) {
+        return orca_fail(s, ORCA_ERR_LIMIT, "too many agents (%d + %d)", s->agent_count, count);
+    }
+    if (!orca_agents_reserve(s, s->agent_count + count) ||
+        !orca_slots_reserve(&s->agent_slots, s->agent_slots.count + count)) {
+        return orca_fail(s, ORCA_ERR_MEMORY, "out of memory adding %d agents", count);
+    }
+    for (int k = 0; k < count; ++k) {
+        orca_sim_add_agent(s, &defs[k], ids ? &ids[k] : NULL); /* checked, room made: OK */
+    }
+    return ORCA_OK;
+}
+
 orca_status orca_sim_remove_agent(orca_sim *s, orca_agent_id id)
 {
     AGENT_OR_FAIL(s, id, i);
-    int32_t n = s->agent_count;
-    size_t tail = (size_t)(n - i - 1);
-    orca_ext_remove(s, i, n);
-#define SHIFT(arr) memmove(&(arr)[i], &(arr)[i + 1], tail * sizeof *(arr))
-    SHIFT(s->pos);
-    SHIFT(s->vel);
-    SHIFT(s->pref);
-    SHIFT(s->par);
-    SHIFT(s->agent_slot);
-#undef SHIFT
-    orca_slots_after_removal(&s->agent_slots, id.slot, s->agent_slot, i, n);
-    s->agent_count = n - 1;
-    s->grid_valid = 0;
+    if (!agent_mark_removed(s, i, 1)) {
+        orca_agents_settle(s); /* room again (the list empties), then mark */
+        i = agent_lookup(s, id);
+        if (!agent_mark_removed(s, i, 1)) {
+            return orca_fail(s, ORCA_ERR_MEMORY, "out of memory removing agent %d", (int)i);
+        }
+    }
+    return ORCA_OK;
+}
+
+static int cmp_i32(const void *a, const void *b)
+{
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+orca_status orca_sim_remove_agents(orca_sim *s, const orca_agent_id *ids, int count)
+{
+    if (!s) {
+        return ORCA_ERR_NULL;
+    }
+    orca_clear_error(s);
+    if (count < 0) {
+        return orca_fail(s, ORCA_ERR_ARGUMENT, "count must be >= 0, got %d", count);
+    }
+    if (count == 0) {
+        return ORCA_OK;
+    }
+    if (!ids) {
+        return orca_fail(s, ORCA_ERR_NULL, "ids is NULL");
+    }
+    /* Every handle checked (live, no repeat) before anything changes. */
+    int32_t *ix = orca_mem_alloc((size_t)count, sizeof *ix);
+    if (!ix) {
+        return orca_fail(s, ORCA_ERR_MEMORY, "out of memory removing %d agents", count);
+    }
+    for (int k = 0; k < count; ++k) {
+        ix[k] = agent_lookup(s, ids[k]);
+        if (ix[k] < 0) {
+            orca_mem_free(ix);
+            return orca_fail(s, ORCA_ERR_STALE,
+                             "ids[%d]: agent handle {slot %u, generation %u} is stale; nothing "
+                             "was removed",
+                             k, (unsigned)ids[k].slot, (unsigned)ids[k].generation);
+        }
+    }
+    int32_t *sorted = orca_mem_alloc((size_t)count, sizeof *sorted);
+    if (!sorted) {
+        orca_mem_free(ix);
+        return orca_fail(s, ORCA_ERR_MEMORY, "out of memory removing %d agents", count);
+    }
+    memcpy(sorted, ix, (size_t)count * sizeof *ix);
+    qsort(sorted, (size_t)count, sizeof *sorted, cmp_i32);
+    for (int k = 1; k < count; ++k) {
+        if (sorted[k] == sorted[k - 1]) {
+            int first = 0, second = 0; /* the two entries of ids naming it */
+            while (ix[first] != sorted[k]) {
+                ++first;
+            }
+            second = first + 1;
+            while (ix[second] != sorted[k]) {
+                ++second;
+            }
+            orca_mem_free(sorted);
+            orca_mem_free(ix);
+            return orca_fail(s, ORCA_ERR_ARGUMENT,
+                             "ids[%d] and ids[%d] are the same agent {slot %u, generation %u}; "
+                             "nothing was removed",
+                             first, second, (unsigned)ids[first].slot,
+                             (unsigned)ids[first].generation);
+        }
+    }
+    /* room for all, so that no mark fails halfway */
+    int64_t need = (int64_t)s->dead_count + count;
+    if (need > s->dead_capacity) {
+        int32_t *d = orca_mem_resize(s->dead, (size_t)need, sizeof *d);
+        if (!d) {
+            orca_mem_free(ix);
+            orca_mem_free(sorted);
+            return orca_fail(s, ORCA_ERR_MEMORY, "out of memory removing %d agents", count);
+        }
+        s->dead = d;
+        s->dead_capacity = (int32_t)need;
+    }
+    /* In the order given (the slots return to the free list as count single calls return
+     * them), appended; then the list of removed indices is put in order once. */
+    for (int k = 0; k < count; ++k) {
+        agent_mark_removed(s, ix[k], 0);
+    }
+    qsort(s->dead, (size_t)s->dead_count, sizeof *s->dead, cmp_i32);
+    orca_mem_free(ix);
+    orca_mem_free(sorted);
     return ORCA_OK;
 }
 
 int orca_sim_agent_count(const orca_sim *s)
 {
-    return s ? s->agent_count : 0;
+    return s ? s->agent_count - s->dead_count : 0;
 }
 
-orca_agent_id orca_sim_agent_at(const orca_sim *s, int index)
+/* With removals pending, index i among the live agents is entry i + (the removed entries up
+ * to it) of the arrays, and entry r is index r - (the removed entries below it): binary
+ * searches of the removed list, so that lookups between removals do not compact. */
+/* orca_sim_agent_at with removals pending (or out of range, or no simulation). */
+static __attribute__((noinline)) orca_agent_id agent_at_pending(const orca_sim *s, int index)
 {
     orca_agent_id id = {0, 0};
-    if (s && index >= 0 && index < s->agent_count) {
-        id.slot = s->agent_slot[index];
+    if (s && index >= 0 && index < s->agent_count - s->dead_count) {
+        /* the entry r with r - (removed entries <= r) = index: r grows to index + that
+         * count until it holds (each count a binary search) */
+        int32_t r = index, below = -1;
+        while (below != r - index) {
+            below = r - index;
+            int32_t lo = 0, hi = s->dead_count; /* removed entries <= r */
+            while (lo < hi) {
+                int32_t mid = lo + (hi - lo) / 2;
+                if (s->dead[mid] <= r) {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
+                }
+            }
+            r = index + lo;
+        }
+        id.slot = s->agent_slot[r];
         id.generation = s->agent_slots.generation[id.slot];
     }
     return id;
 }
 
+orca_agent_id orca_sim_agent_at(const orca_sim *s, int index)
+{
+    /* one unsigned comparison for both ends (the scenario's rule asks for every agent) */
+    if (s && (uint32_t)index < (uint32_t)s->index_limit) {
+        orca_agent_id id;
+        id.slot = s->agent_slot[index];
+        id.generation = s->agent_slots.generation[id.slot];
+        return id;
+    }
+    return agent_at_pending(s, index);
+}
+
 int orca_sim_agent_index(const orca_sim *s, orca_agent_id id)
 {
-    return s ? agent_lookup(s, id) : -1;
+    if (!s) {
+        return -1;
+    }
+    int32_t r = agent_lookup(s, id);
+    if (r < 0 || s->dead_count == 0) {
+        return r;
+    }
+    int32_t lo = 0, hi = s->dead_count; /* removed entries below r */
+    while (lo < hi) {
+        int32_t mid = lo + (hi - lo) / 2;
+        if (s->dead[mid] < r) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    return r - lo;
 }
 
 orca_status orca_agent_get(const orca_sim *s, orca_agent_id id, orca_agent_def *out)
@@ -161,6 +411,19 @@ orca_status orca_agent_get(const orca_sim *s, orca_agent_id id, orca_agent_def *
     return ORCA_OK;
 }
 
+/* The search hint (select_agents) of agent i moving to q: kept for a short move (its old
+ * list's radius still tells roughly what holds the new one), dropped for a long one, so that
+ * the next step estimates the radius from the grid instead of trying a stale one twice.
+ * Only work depends on it, never a result. */
+static void hint_after_move(orca_sim *s, int32_t i, orca_vec2 q)
+{
+    double g = (double)s->par[i].nb_guess;
+    double dx = d_mag(q.x - s->pos[i].x), dy = d_mag(q.y - s->pos[i].y);
+    if (!(dx + dy <= 0.25 * g)) {
+        s->par[i].nb_guess = 0;
+    }
+}
+
 orca_status orca_agent_set(orca_sim *s, orca_agent_id id, const orca_agent_def *def)
 {
     AGENT_OR_FAIL(s, id, i);
@@ -171,6 +434,7 @@ orca_status orca_agent_set(orca_sim *s, orca_agent_id id, const orca_agent_def *
     if (st != ORCA_OK) {
         return st;
     }
+    hint_after_move(s, i, def->position);
     orca_agent_store(s, i, def);
     s->grid_valid = 0;
     return ORCA_OK;
@@ -183,6 +447,7 @@ orca_status orca_agent_set_position(orca_sim *s, orca_agent_id id, orca_vec2 pos
     if (st != ORCA_OK) {
         return st;
     }
+    hint_after_move(s, i, position);
     s->pos[i] = position;
     s->grid_valid = 0;
     return ORCA_OK;
@@ -233,9 +498,25 @@ orca_status orca_agent_get_velocity(const orca_sim *s, orca_agent_id id, orca_ve
     return ORCA_OK;
 }
 
+double orca_sim_peek_radius(const orca_sim *s, int index)
+{
+    return s->par[index].radius;
+}
+
+void orca_sim_peek_handles(const orca_sim *s, const uint32_t **slots, const uint32_t **generations)
+{
+    orca_agents_settle(s);
+    *slots = s->agent_slot;
+    *generations = s->agent_slots.generation;
+}
+
 const orca_vec2 *orca_sim_positions(const orca_sim *s)
 {
-    return s ? s->pos : NULL;
+    if (!s) {
+        return NULL;
+    }
+    orca_agents_settle(s);
+    return s->pos;
 }
 
 typedef struct swap_ctx {
@@ -305,6 +586,7 @@ orca_status orca_sim_swap_preferred_velocities(orca_sim *s, orca_vec2 *v, int co
     if (!v && count > 0) {
         return orca_fail(s, ORCA_ERR_NULL, "preferred velocities pointer is NULL");
     }
+    orca_agents_settle(s);
     if (count != s->agent_count) {
         return orca_fail(s, ORCA_ERR_ARGUMENT, "%d preferred velocities for %d agents", count,
                     s->agent_count);

@@ -506,6 +506,7 @@ orca_status orca_sim_measure_boundary(const orca_sim *s, double *deepest, int *o
         return ORCA_ERR_NULL;
     }
     orca_clear_error(s);
+    orca_agents_settle(s); /* the loop below reads the agents by index */
     double worst = 0;
     int out = 0;
     const boundary_set *b = s->bnd;

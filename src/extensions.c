@@ -61,18 +61,6 @@ void orca_ext_append(orca_sim *s, int32_t i)
     }
 }
 
-void orca_ext_remove(orca_sim *s, int32_t i, int32_t n)
-{
-    size_t tail = (size_t)(n - i - 1);
-    if (s->ext) {
-        s->ext_nondefault -= !orca_ext_is_default(&s->ext[i]);
-        memmove(&s->ext[i], &s->ext[i + 1], tail * sizeof *s->ext);
-    }
-    if (s->diag) {
-        memmove(&s->diag[i], &s->diag[i + 1], tail * sizeof *s->diag);
-    }
-}
-
 /* Allocates ext (every agent at the defaults) when it is not there yet. */
 static int ext_ensure(orca_sim *s)
 {
@@ -242,6 +230,7 @@ orca_status orca_sim_diagnostics(const orca_sim *s, orca_agent_diagnostics *out,
     if (capacity < 0 || (capacity > 0 && !out)) {
         return orca_fail(s, ORCA_ERR_ARGUMENT, "out must hold capacity (%d) entries", capacity);
     }
+    orca_agents_settle(s);
     int n = capacity < s->agent_count ? capacity : s->agent_count;
     for (int i = 0; i < n; ++i) {
         if (s->diag) {

@@ -644,6 +644,7 @@ static int workers_reserve(orca_sim *s)
 orca_status orca_grid_prepare(const orca_sim *sim)
 {
     orca_sim *s = (orca_sim *)sim; /* the grids and worker buffers are caches */
+    orca_agents_settle(s);
     int built = build_agent_grid(s);
     if (built < 0) {
         s->grid_valid = 0;

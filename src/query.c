@@ -182,6 +182,7 @@ orca_status orca_sim_query_radius(const orca_sim *sim, orca_vec2 center, double 
         return ORCA_ERR_NULL;
     }
     orca_clear_error(sim);
+    orca_agents_settle(sim);
     orca_status st;
     if ((st = orca_check_coord(sim, "center", center)) != ORCA_OK ||
         (st = check_output(sim, indices, capacity)) != ORCA_OK) {
@@ -212,6 +213,7 @@ orca_status orca_sim_query_nearest(const orca_sim *sim, orca_vec2 point, int k, 
         return ORCA_ERR_NULL;
     }
     orca_clear_error(sim);
+    orca_agents_settle(sim);
     orca_status st;
     if ((st = orca_check_coord(sim, "point", point)) != ORCA_OK) {
         return st;
@@ -266,6 +268,7 @@ orca_status orca_sim_query_box(const orca_sim *sim, orca_vec2 lo, orca_vec2 hi, 
         return ORCA_ERR_NULL;
     }
     orca_clear_error(sim);
+    orca_agents_settle(sim);
     orca_status st;
     if ((st = check_output(sim, indices, capacity)) != ORCA_OK) {
         return st;

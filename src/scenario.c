@@ -14,6 +14,7 @@
 
 #include "alloc.h"
 #include "orca/scenario.h"
+#include "sim_peek.h"
 #include "vec.h"
 
 #define SC_ERROR_SIZE 256
@@ -870,7 +871,7 @@ static orca_vec2 preferred_velocity(const orca_goal *goal, orca_vec2 position, d
     return pref;
 }
 
-static int agent_arrived(const sc_agent *a, const orca_agent_def *def)
+static int agent_arrived(const sc_agent *a, orca_vec2 position, double radius)
 {
     if (a->goal.kind != ORCA_GOAL_POINT) {
         return 1;
@@ -878,35 +879,67 @@ static int agent_arrived(const sc_agent *a, const orca_agent_def *def)
     if (a->wp && (a->wp->loop || a->wp->index < a->wp->count)) {
         return 0; /* a looping agent never arrives; others only at the goal point */
     }
-    return v2_len(v2_sub(a->goal.target, def->position)) <= def->radius;
+    return v2_len(v2_sub(a->goal.target, position)) <= radius;
+}
+
+typedef struct arrive_ctx {
+    const orca_scenario *sc;
+    const orca_vec2 *positions;
+    atomic_int arrived;
+} arrive_ctx;
+
+/* The arrived agents of [begin, end), added to the total once per range (a sum of integers:
+ * the same in any split). Only reads. */
+static void arrive_task(int begin, int end, int worker, void *context)
+{
+    (void)worker;
+    arrive_ctx *c = context;
+    const orca_scenario *sc = c->sc;
+    int arrived = 0;
+    for (int i = begin; i < end; ++i) {
+        int e = key_at(sc, i, orca_sim_agent_at(sc->sim, i));
+        arrived += e < 0 || agent_arrived(&sc->agents[e], c->positions[i],
+                                          orca_sim_peek_radius(sc->sim, i));
+    }
+    atomic_fetch_add(&c->arrived, arrived);
 }
 
 /* Arrived agents in the current state; agents added to the simulation directly count as
- * arrived. Returns -1 if the simulation refused a read (cannot happen for live handles). */
+ * arrived. On the simulation's workers from 16384 agents on (below, waking them costs more
+ * than the pass). */
 static int count_arrived(const orca_scenario *sc)
 {
     int n = orca_sim_agent_count(sc->sim);
-    int arrived = 0;
-    for (int i = 0; i < n; ++i) {
-        orca_agent_id id = orca_sim_agent_at(sc->sim, i);
-        int e = key_at(sc, i, id);
-        if (e < 0) {
-            ++arrived;
-            continue;
-        }
-        orca_agent_def def;
-        memset(&def, 0, sizeof def); /* set by orca_agent_get; gcc's LTO cannot see that */
-        if (orca_agent_get(sc->sim, id, &def) != ORCA_OK) {
-            return -1;
-        }
-        arrived += agent_arrived(&sc->agents[e], &def);
+    arrive_ctx c;
+    c.sc = sc;
+    c.positions = orca_sim_positions(sc->sim);
+    atomic_init(&c.arrived, 0);
+    if (n < 16384 || orca_sim_run_task(sc->sim, arrive_task, n, &c) != ORCA_OK) {
+        atomic_store(&c.arrived, 0);
+        arrive_task(0, n, 0, &c);
     }
-    return arrived;
+    return atomic_load(&c.arrived);
+}
+
+/* Whether every agent has arrived: stops at the first that has not (while agents are still
+ * on their way, after a few). */
+static int all_arrived(const orca_scenario *sc)
+{
+    int n = orca_sim_agent_count(sc->sim);
+    const orca_vec2 *positions = orca_sim_positions(sc->sim);
+    for (int i = 0; i < n; ++i) {
+        int e = key_at(sc, i, orca_sim_agent_at(sc->sim, i));
+        if (e >= 0 && !agent_arrived(&sc->agents[e], positions[i], orca_sim_peek_radius(sc->sim, i))) {
+            return 0;
+        }
+    }
+    return 1;
 }
 
 typedef struct rule_ctx {
     orca_scenario *sc;
     const orca_vec2 *positions;
+    const uint32_t *slots, *generations; /* orca_sim_peek_handles */
     uint64_t step;
     atomic_int unknown; /* agents the scenario did not add (rare) */
 } rule_ctx;
@@ -920,7 +953,10 @@ static void rule_task(int begin, int end, int worker, void *context)
     orca_scenario *sc = c->sc;
     uint64_t step_hash = perturb_step_hash(sc->seed, c->step);
     for (int i = begin; i < end; ++i) {
-        int e = key_at(sc, i, orca_sim_agent_at(sc->sim, i));
+        orca_agent_id id;
+        id.slot = c->slots[i];
+        id.generation = c->generations[id.slot];
+        int e = key_at(sc, i, id);
         if (e < 0) {
             sc->saved_pref[i] = v2(0.0, 0.0); /* put back after the exchange */
             atomic_fetch_add(&c->unknown, 1);
@@ -956,11 +992,7 @@ orca_status orca_scenario_step(orca_scenario *sc)
         if (st != ORCA_OK) {
             return fail_sim(sc, st, "measuring the initial overlaps");
         }
-        int arrived = count_arrived(sc);
-        if (arrived < 0) {
-            return fail(sc, ORCA_ERR_STALE, "an agent could not be read");
-        }
-        init_all_arrived = arrived == n;
+        init_all_arrived = all_arrived(sc);
     }
 
     /* Waypoints (docs/extensions.md): each agent with waypoints may take its next target,
@@ -984,6 +1016,7 @@ orca_status orca_scenario_step(orca_scenario *sc)
     ctx.sc = sc;
     atomic_init(&ctx.unknown, 0);
     ctx.positions = orca_sim_positions(sim);
+    orca_sim_peek_handles(sim, &ctx.slots, &ctx.generations);
     ctx.step = k;
     orca_status st = orca_sim_run_task(sim, rule_task, n, &ctx);
     if (st != ORCA_OK) {
@@ -1047,7 +1080,7 @@ orca_status orca_scenario_step(orca_scenario *sc)
     if (wo > sc->max_wall_overlap) {
         sc->max_wall_overlap = wo;
     }
-    if (sc->all_arrived_step < 0 && count_arrived(sc) == n) {
+    if (sc->all_arrived_step < 0 && all_arrived(sc)) {
         sc->all_arrived_step = (int64_t)orca_sim_step_count(sim);
     }
     return ORCA_OK;

@@ -165,8 +165,11 @@ void orca_free_agent_arrays(orca_sim *s)
     orca_mem_free(s->rank);
     orca_mem_free(s->ext);
     orca_mem_free(s->diag);
+    orca_mem_free(s->dead);
     s->ext = NULL;
     s->diag = NULL;
+    s->dead = NULL;
+    s->dead_count = s->dead_capacity = 0;
 }
 
 void orca_sim_destroy(orca_sim *s)
@@ -272,6 +275,7 @@ orca_status orca_sim_run_task(orca_sim *s, orca_task_fn *fn, int count, void *co
     if (count < 0) {
         return orca_fail(s, ORCA_ERR_ARGUMENT, "task item count must be >= 0, got %d", count);
     }
+    orca_agents_settle(s); /* fn may read agents by index */
     if (count > 0) {
         orca_run_task(s, fn, count, context);
     }

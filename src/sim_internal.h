@@ -131,7 +131,8 @@ void orca_cell_map_free(cell_map *m);
 typedef struct agent_params {
     double radius, max_speed, neighbor_dist, tau, tau_obst;
     int32_t max_neighbors;
-    float nb_guess; /* a search-radius hint (select_agents); not state */
+    float nb_guess; /* a search-radius hint (select_agents): 0 none, < 0 the list was not
+                       full; not state */
 } agent_params;
 
 /* Per agent, index order: the avoidance extensions (orca_agent_avoidance, stored). */
@@ -160,6 +161,7 @@ typedef struct worker {
     uint32_t query;
     int fallbacks;
     grid_bounds bounds; /* this worker's part of the grid's bounds (bounds_task) */
+    double overlap[2];  /* this worker's deepest overlaps (orca_sim_measure_overlap) */
     char pad[64]; /* workers write their own counters: keep them off each other's cache lines */
 } worker;
 
@@ -169,8 +171,14 @@ struct orca_sim {
     orca_vec2 *pos, *vel, *pref;
     agent_params *par; /* the rest of each agent's parameters, together: the step reads
                           them in one or two cache lines */
-    uint32_t *agent_slot;
+    uint32_t *agent_slot; /* AGENT_DEAD: removed, compaction pending (orca_agents_settle) */
     slot_table agent_slots;
+    /* Removals not yet compacted (agents.c): the removed agents' indices in the arrays above,
+     * ascending, and how many. agent_count includes them until orca_agents_settle. */
+    int32_t *dead;
+    int32_t dead_count, dead_capacity;
+    int32_t index_limit; /* agent_count while no removal is pending, else 0: the one bound
+                            orca_sim_agent_at's common path checks */
 
     /* segments, index order */
     int32_t segment_count, segment_capacity;
@@ -272,6 +280,19 @@ static inline int32_t agent_lookup(const orca_sim *s, orca_agent_id id)
                     (unsigned)(id).slot, (unsigned)(id).generation);                      \
     }
 
+/* agents.c: removal and its compaction. An index-order slot whose agent was removed holds
+ * AGENT_DEAD; orca_agents_settle moves the live agents down over them (index order kept) in
+ * one pass. Every call that reads or writes agents by index, steps, queries, hashes or saves
+ * settles first; handles and the agent count need no settling. */
+#define AGENT_DEAD UINT32_MAX
+void orca_agents_compact(orca_sim *s);
+static inline void orca_agents_settle(const orca_sim *s)
+{
+    if (s->dead_count > 0) {
+        orca_agents_compact((orca_sim *)s); /* storage only: the state is the same */
+    }
+}
+
 /* agents.c: storage */
 int orca_agents_reserve(orca_sim *s, int32_t need);
 int orca_segments_reserve(orca_sim *s, int32_t need);
@@ -281,7 +302,6 @@ void orca_agent_store(orca_sim *s, int32_t i, const orca_agent_def *d);
  * appends and removes agents) */
 int orca_ext_reserve(orca_sim *s, int32_t cap); /* grows ext and diag (when allocated) */
 void orca_ext_append(orca_sim *s, int32_t i);   /* defaults for a new agent at index i */
-void orca_ext_remove(orca_sim *s, int32_t i, int32_t n); /* before the agent arrays shift */
 int orca_ext_is_default(const agent_ext *e);
 int orca_diag_ensure(orca_sim *s); /* allocates diag; 0 when out of memory */
 orca_status orca_check_avoidance(const orca_sim *s, const orca_agent_avoidance *a);

@@ -56,6 +56,7 @@ uint64_t orca_sim_hash(const orca_sim *s)
     if (!s) {
         return h;
     }
+    orca_agents_settle(s);
     h = hash_u64(h, (uint64_t)s->agent_count);
     for (int32_t i = 0; i < s->agent_count; ++i) {
         h = hash_vec(h, s->pos[i]);
@@ -187,6 +188,7 @@ orca_status orca_sim_save(const orca_sim *s, void *buffer, size_t capacity, size
     if (!size) {
         return orca_fail(s, ORCA_ERR_NULL, "size pointer is NULL");
     }
+    orca_agents_settle(s);
     int ext = s->ext_nondefault > 0;
     const boundary_set *b = s->bnd && s->bnd->loop_count > 0 ? s->bnd : NULL;
     uint64_t bytes = snapshot_bytes((uint64_t)s->agent_count, (uint64_t)s->agent_slots.count,
@@ -377,6 +379,10 @@ static void swap_state(orca_sim *a, orca_sim *b)
     SW(ext_nondefault);
     SW(diag);
     SW(bnd);
+    SW(dead);
+    SW(dead_count);
+    SW(dead_capacity);
+    SW(index_limit);
 #undef SW
     memset(&a->diag_counts, 0, sizeof a->diag_counts);
     a->grid_valid = 0;
@@ -473,6 +479,7 @@ static orca_status load_into(orca_sim *s, orca_sim *t, const unsigned char *byte
         t->par[i].nb_guess = 0;
     }
     t->agent_count = (int32_t)na;
+    t->index_limit = (int32_t)na;
     if ((st = check_slot_links(s, &t->agent_slots, t->agent_slot, t->agent_count, "agent")) != ORCA_OK) {
         return st;
     }

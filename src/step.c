@@ -582,6 +582,7 @@ orca_status orca_sim_step(orca_sim *s, double dt)
     if (st != ORCA_OK) {
         return st;
     }
+    orca_agents_settle(s);
     if (s->agent_count == 0) {
         return ORCA_OK;
     }
@@ -651,6 +652,9 @@ orca_status orca_sim_agent_constraints(const orca_sim *s, orca_agent_id id, doub
                                        orca_halfplane *planes, int capacity, int *count,
                                        int *hard_count)
 {
+    if (s) {
+        orca_agents_settle(s); /* before the lookup: building the grid below would compact */
+    }
     AGENT_OR_FAIL(s, id, i);
     orca_status st = orca_check_dt(s, dt);
     if (st != ORCA_OK) {
@@ -687,6 +691,9 @@ orca_status orca_sim_agent_neighbors(const orca_sim *s, orca_agent_id id, int *a
                                      int agent_capacity, int *agent_count, int *segments,
                                      int segment_capacity, int *segment_count)
 {
+    if (s) {
+        orca_agents_settle(s); /* before the lookup: building the grid below would compact */
+    }
     AGENT_OR_FAIL(s, id, i);
     if (agent_capacity < 0 || (agent_capacity > 0 && !agents) || segment_capacity < 0 ||
         (segment_capacity > 0 && !segments)) {
@@ -720,6 +727,98 @@ orca_status orca_sim_agent_neighbors(const orca_sim *s, orca_agent_id id, int *a
     return ORCA_OK;
 }
 
+/* The deepest overlaps (orca_sim_measure_overlap) on the workers: each pair of overlapping
+ * agents is examined once, from the one earlier in the grid's sorted order, and each worker
+ * keeps the largest values of its agents. A pair's value (rA + rB - sqrt(d.d)) / min(rA, rB)
+ * has the same bits from either side (d and -d have the same squares), and the largest of a
+ * set is the same in any order and split: the result never depends on the worker count. */
+typedef struct overlap_ctx {
+    const orca_sim *sim;
+    double rmax;  /* the largest radius */
+    double reach; /* dense grid: every agent overlapping one at p is within this of p in x and
+                     y, the margin for the cell arithmetic included */
+} overlap_ctx;
+
+/* The largest radius, each worker over its part (cell_radius: every agent's radius). */
+static void rmax_task(int begin, int end, int worker_index, void *context)
+{
+    orca_sim *s = (orca_sim *)((overlap_ctx *)context)->sim;
+    if (orca_bad_worker_index(s, worker_index)) {
+        return;
+    }
+    double r = s->workers[worker_index].overlap[0];
+    for (int32_t k = begin; k < end; ++k) {
+        r = s->cell_radius[k] > r ? s->cell_radius[k] : r;
+    }
+    s->workers[worker_index].overlap[0] = r;
+}
+
+/* The deepest overlap of the agent at sorted position k (at p, radius ri) with the agents at
+ * sorted positions [begin, end), at least `deepest`. */
+static ORCA_ALWAYS_INLINE double overlap_range(const orca_sim *s, orca_vec2 p, double ri,
+                                               int32_t begin, int32_t end, double deepest)
+{
+    for (int32_t t = begin; t < end; ++t) {
+        double rj = s->cell_radius[t];
+        double rr = ri + rj;
+        orca_vec2 d = v2_sub(s->cell_pos[t], p);
+        double d2 = v2_dot(d, d);
+        if (d2 < rr * rr) { /* rare: a well-predicted branch */
+            double rmin = ri < rj ? ri : rj;
+            double o = (rr - sqrt(d2)) / rmin;
+            deepest = o > deepest ? o : deepest;
+        }
+    }
+    return deepest;
+}
+
+static void overlap_task(int begin, int end, int worker_index, void *context)
+{
+    overlap_ctx *c = context;
+    orca_sim *s = (orca_sim *)c->sim;
+    if (orca_bad_worker_index(s, worker_index)) {
+        return;
+    }
+    worker *w = &s->workers[worker_index];
+    double deepest = w->overlap[0], wall = w->overlap[1];
+    double inv = s->inv_cell, ox = s->origin_x, oy = s->origin_y, b = c->reach;
+    int32_t gw = s->grid_w, gh = s->grid_h;
+    for (int32_t k = begin; k < end; ++k) {
+        orca_vec2 p = s->cell_pos[k];
+        double ri = s->cell_radius[k];
+        if (s->grid_dense) {
+            /* Sorted positions after k: the rest of the agent's row from its own cell on, and
+             * the rows above it, over the columns within reach. */
+            int32_t c0 = dense_column(p.x - b - ox, inv, (double)gw, gw);
+            int32_t c1 = dense_column(p.x + b - ox, inv, (double)gw, gw);
+            int32_t ry = dense_column(p.y - oy, inv, (double)gh, gh);
+            int32_t r1 = dense_column(p.y + b - oy, inv, (double)gh, gh);
+            const int32_t *row = s->cell_start + (int64_t)ry * gw;
+            deepest = overlap_range(s, p, ri, k + 1, row[c1 + 1], deepest);
+            for (int32_t r = ry + 1; r <= r1; ++r) {
+                row += gw;
+                deepest = overlap_range(s, p, ri, row[c0], row[c1 + 1], deepest);
+            }
+        } else {
+            grid_range ranges[GRID_RANGES];
+            int nr = orca_grid_query(s, p, ri + c->rmax, ranges);
+            for (int r = 0; r < nr; ++r) {
+                int32_t from = ranges[r].begin > k ? ranges[r].begin : k + 1;
+                deepest = overlap_range(s, p, ri, from, ranges[r].end, deepest);
+            }
+        }
+        if (s->segment_count > 0) {
+            int no = select_segments(s, w, p, ri, ri * ri);
+            if (no > 0) {
+                double o = (ri - sqrt(w->obstacles[0].dist2)) / ri;
+                wall = o > wall ? o : wall;
+            }
+        }
+    }
+    w->overlap[0] = deepest;
+    w->overlap[1] = wall;
+}
+
 orca_status orca_sim_measure_overlap(const orca_sim *sim, double *agent_overlap,
                                      double *wall_overlap)
 {
@@ -731,38 +830,49 @@ orca_status orca_sim_measure_overlap(const orca_sim *sim, double *agent_overlap,
     if (st != ORCA_OK) {
         return st;
     }
-    const orca_sim *s = sim;
-    worker *w = &s->workers[0];
-    double deepest = 0, wall = 0, rmax = 0;
-    for (int32_t i = 0; i < s->agent_count; ++i) {
-        rmax = s->par[i].radius > rmax ? s->par[i].radius : rmax;
-    }
-    for (int32_t i = 0; i < s->agent_count; ++i) {
-        orca_vec2 p = s->pos[i];
-        double ri = s->par[i].radius;
-        grid_range ranges[GRID_RANGES];
-        int nr = orca_grid_query(s, p, ri + rmax, ranges);
-        for (int q = 0; q < nr; ++q) {
-            for (int32_t k = ranges[q].begin; k < ranges[q].end; ++k) {
-                int32_t j = s->cell_index[k];
-                if (j <= i) {
-                    continue;
-                }
-                double rr = ri + s->cell_radius[k];
-                orca_vec2 d = v2_sub(s->cell_pos[k], p);
-                double d2 = v2_dot(d, d);
-                if (d2 < rr * rr) {
-                    double rmin = ri < s->cell_radius[k] ? ri : s->cell_radius[k];
-                    double o = (rr - sqrt(d2)) / rmin;
-                    deepest = o > deepest ? o : deepest;
-                }
+    orca_sim *s = (orca_sim *)sim; /* the workers' scratch only */
+    overlap_ctx c = {sim, 0, 0};
+    /* On the workers; if the engine's callbacks give a bad worker index, again on the caller
+     * (a measurement changes nothing, so there is nothing to refuse). */
+    for (int serial = 0; serial < 2; ++serial) {
+        atomic_store(&s->bad_worker, -1);
+        for (int w = 0; w < s->worker_count; ++w) {
+            s->workers[w].overlap[0] = 0;
+        }
+        if (serial) {
+            rmax_task(0, s->agent_count, 0, &c);
+        } else {
+            orca_run_light_task(s, rmax_task, s->agent_count, &c);
+        }
+        c.rmax = 0;
+        for (int w = 0; w < s->worker_count; ++w) {
+            c.rmax = s->workers[w].overlap[0] > c.rmax ? s->workers[w].overlap[0] : c.rmax;
+            s->workers[w].overlap[0] = 0;
+            s->workers[w].overlap[1] = 0;
+        }
+        if (s->grid_dense) {
+            /* Two overlapping agents are closer than 2 rmax; the margin of the cell arithmetic
+             * (dense_margin) for the point of the grid farthest from 0, twice. */
+            double far = d_mag(s->origin_x) + d_mag(s->origin_y) +
+                         2 * (double)(s->grid_w > s->grid_h ? s->grid_w : s->grid_h) * s->cell;
+            double q = 2 * c.rmax;
+            c.reach = q + 2 * (1e-9 * (2 * far + q + s->cell) + MARGIN_ABS);
+        }
+        if (atomic_load(&s->bad_worker) < 0 && s->agent_count > 0) {
+            if (serial) {
+                overlap_task(0, s->agent_count, 0, &c);
+            } else {
+                orca_run_task(s, overlap_task, s->agent_count, &c);
             }
         }
-        int no = select_segments(s, w, p, ri, ri * ri);
-        if (no > 0) {
-            double o = (ri - sqrt(w->obstacles[0].dist2)) / ri;
-            wall = o > wall ? o : wall;
+        if (atomic_load(&s->bad_worker) < 0) {
+            break;
         }
+    }
+    double deepest = 0, wall = 0;
+    for (int w = 0; w < s->worker_count; ++w) {
+        deepest = s->workers[w].overlap[0] > deepest ? s->workers[w].overlap[0] : deepest;
+        wall = s->workers[w].overlap[1] > wall ? s->workers[w].overlap[1] : wall;
     }
     if (agent_overlap) {
         *agent_overlap = deepest;

@@ -129,7 +129,7 @@ for opt in --scene --agents --seed --steps --max-steps --dt --workers --json --c
     check "run --help documents $opt" grep -q -- "$opt" runhelp.txt
 done
 "$ORCA" bench --help > benchhelp.txt
-for opt in --sizes --workers --runs --steps --warmup --csv; do
+for opt in --sizes --workers --runs --steps --warmup --csv --cold --churn; do
     check "bench --help documents $opt" grep -q -- "$opt" benchhelp.txt
 done
 expect_status 2 "no command" "$ORCA"
@@ -480,6 +480,15 @@ check "bench reports the same bits" test "$(grep -c ' yes$' out.txt)" -eq 4
 check "bench CSV header" grep -q "^scene,agents,workers,steps,warmup,runs,median_agent_steps_per_s" bench.csv
 check "bench CSV rows" test "$(wc -l < bench.csv)" -eq 5
 expect_status 0 "bench --scene circle" "$ORCA" bench --scene circle --sizes 100 --workers 1 --runs 1 --steps 2 --warmup 0
+# issue 17: cold steps and churn (figures only)
+expect_status 0 "bench --cold, tiny" "$ORCA" bench --cold --sizes 300 --workers 1,2 --runs 2 --warmup 2
+check "bench --cold prints build, load and move per worker count" test "$(grep -Ec '^ +300 +[12] +(build|load|move) ' out.txt)" -eq 6
+expect_status 0 "bench --churn, tiny" "$ORCA" bench --churn 5 --sizes 400 --workers 1,2 --runs 2 --steps 3 --warmup 2
+check "bench --churn prints a row per worker count, k = 20" test "$(grep -Ec '^ +400 +[12] +3 +20 ' out.txt)" -eq 2
+expect_status 2 "bench --churn out of range" "$ORCA" bench --churn 60
+expect_status 2 "bench --churn not a number" "$ORCA" bench --churn abc
+expect_status 2 "bench --cold with --churn" "$ORCA" bench --cold --churn 1
+expect_status 2 "bench --cold with --csv" "$ORCA" bench --cold --csv x.csv
 
 # --- issue 12: inputs, outputs and messages of the command (hostile input) ---------------------
 

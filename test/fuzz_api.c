@@ -1034,6 +1034,53 @@ static void op_remove_agent(world *w, reader *r)
     }
 }
 
+/* orca_sim_remove_agents: up to 4 handles (a stale or repeated one now and then), against the
+ * reference removing them one at a time; a refusal changes nothing. */
+static void op_remove_agents(world *w, reader *r)
+{
+    int k = 1 + (int)rd_below(r, 4);
+    orca_agent_id ids[4], rids[4];
+    int live = 1;
+    for (int q = 0; q < k; ++q) {
+        ids[q] = pick_agent(w, r);
+        if (q > 0 && rd_below(r, 8) == 0) {
+            ids[q] = ids[q - 1]; /* a repeat: refused */
+        }
+        rids[q] = ref_agent(w, ids[q]);
+        live &= orca_sim_agent_index(w->main, ids[q]) >= 0;
+        for (int p = 0; p < q; ++p) {
+            live &= ids[p].slot != ids[q].slot || ids[p].generation != ids[q].generation;
+        }
+    }
+    uint64_t h0 = w->hm;
+    orca_status st = orca_sim_remove_agents(w->main, ids, k);
+    after_call(w->main, "orca_sim_remove_agents", h0, st);
+    if ((st == ORCA_OK) != live) {
+        violation("orca_sim_remove_agents of %d handles (all live and distinct: %d) gave %s", k,
+                  live, orca_status_name(st));
+    }
+    if (st != ORCA_OK) {
+        if (orca_sim_hash(w->main) != h0) {
+            violation("a refused orca_sim_remove_agents changed the state");
+        }
+        return;
+    }
+    for (int q = 0; q < k; ++q) {
+        uint64_t r0 = orca_sim_hash(w->ref);
+        orca_status sr = orca_sim_remove_agent(w->ref, rids[q]);
+        after_call(w->ref, "orca_sim_remove_agent (ref)", r0, sr);
+        if (sr != ORCA_OK) {
+            violation("the reference refused a removal the batch made");
+        }
+        if (orca_sim_agent_index(w->main, ids[q]) != -1) {
+            violation("a removed agent's handle is still live");
+        }
+        rec_kill(w, 0, ids[q].slot, ids[q].generation);
+    }
+    check_mirror(w);
+    rebuild_ref(w);
+}
+
 static void op_remove_segment(world *w, reader *r)
 {
     orca_segment_id id = pick_segment(w, r);
@@ -2139,6 +2186,7 @@ static const op OPS[] = {
     {"add_agent", op_add_agent, 28, 0},
     {"add_block", op_add_block, 6, 0},
     {"remove_agent", op_remove_agent, 12, 0},
+    {"remove_agents", op_remove_agents, 6, 0},
     {"agent_set", op_agent_set, 12, 0},
     {"set_position", op_set_position, 10, 0},
     {"set_velocity", op_set_velocity, 10, 1},

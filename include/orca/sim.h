@@ -140,9 +140,22 @@ ORCA_API int orca_sim_get_vector_kernels(const orca_sim *sim);
 /** Adds an agent after all existing ones (its index is the agent count before the call). */
 ORCA_API orca_status orca_sim_add_agent(orca_sim *sim, const orca_agent_def *def,
                                         orca_agent_id *out);
+/** Adds count agents (defs[0 .. count-1]) after all existing ones, in that order, exactly as
+ * count calls of orca_sim_add_agent; ids (may be NULL) receives their handles. Every
+ * definition is checked first: on a refusal (naming defs[k]) nothing is added. */
+ORCA_API orca_status orca_sim_add_agents(orca_sim *sim, const orca_agent_def *defs, int count,
+                                         orca_agent_id *ids);
 /** Removes an agent; the others keep their relative order, so the simulation continues with
- * the bits it would have had if the agent had never existed. */
+ * the bits it would have had if the agent had never existed. The handle is stale at once and
+ * the count drops; the others' indices close the gap lazily: removals only mark agents, and
+ * the next call that steps, queries, hashes, saves or reads the agents by index (positions,
+ * preferred velocities, diagnostics, tasks) compacts all pending removals in one pass in
+ * index order. So k removals cost O(k) plus one O(N) pass, however they are interleaved;
+ * orca_sim_agent_at and orca_sim_agent_index answer without compacting (O(log pending)). */
 ORCA_API orca_status orca_sim_remove_agent(orca_sim *sim, orca_agent_id id);
+/** Removes count agents, exactly as count calls of orca_sim_remove_agent. Every handle is
+ * checked first: a stale handle or one listed twice is refused and nothing is removed. */
+ORCA_API orca_status orca_sim_remove_agents(orca_sim *sim, const orca_agent_id *ids, int count);
 ORCA_API int orca_sim_agent_count(const orca_sim *sim);
 /** The handle of the agent at index (0 .. count-1), in index order; the null handle if out
  * of range. */

@@ -451,6 +451,12 @@ class Simulator(_core.Sim):
         if it had never existed). A stale handle raises orca.StaleHandleError."""
         _core.Sim.remove_agent(self, _handle(agent, Agent))
 
+    def remove_agents(self, agents):
+        """Removes several agents, exactly as remove_agent on each in turn, in one pass.
+        Every handle is checked first: a stale one (orca.StaleHandleError) or one listed
+        twice (ValueError) removes nothing."""
+        _core.Sim.remove_agents(self, [_handle(a, Agent) for a in agents])
+
     @property
     def agents(self):
         """Handles of all agents in index order (a new list)."""

@@ -14,6 +14,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <limits.h>
@@ -686,6 +687,44 @@ static PyObject *Sim_remove_agent(SimObject *s, PyObject *arg)
     }
     Py_RETURN_NONE;
 }
+
+/* --- remove_agents (issue 17: orca_sim_remove_agents) --------------------------------- */
+
+static PyObject *Sim_remove_agents(SimObject *s, PyObject *arg)
+{
+    SIM_READY(s);
+    PyObject *seq = PySequence_Fast(arg, "remove_agents needs a sequence of agent handles");
+    if (!seq) {
+        return NULL;
+    }
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    if (n > INT_MAX) {
+        Py_DECREF(seq);
+        PyErr_SetString(PyExc_ValueError, "remove_agents: too many handles");
+        return NULL;
+    }
+    orca_agent_id *ids = malloc((size_t)(n > 0 ? n : 1) * sizeof *ids);
+    if (!ids) {
+        Py_DECREF(seq);
+        return PyErr_NoMemory();
+    }
+    for (Py_ssize_t i = 0; i < n; ++i) {
+        if (get_handle(PySequence_Fast_GET_ITEM(seq, i), &ids[i].slot, &ids[i].generation) < 0) {
+            free(ids);
+            Py_DECREF(seq);
+            return NULL;
+        }
+    }
+    Py_DECREF(seq);
+    orca_status st = orca_sim_remove_agents(s->sim, ids, (int)n);
+    free(ids);
+    if (st != ORCA_OK) {
+        return sim_fail(s, st);
+    }
+    Py_RETURN_NONE;
+}
+
+/* --- end of remove_agents ----------------------------------------------------------------- */
 
 static PyObject *Sim_agent_count(SimObject *s, PyObject *unused)
 {
@@ -1789,6 +1828,7 @@ static PyMethodDef Sim_methods[] = {
     {"add_agents", (PyCFunction)(void (*)(void))Sim_add_agents, METH_VARARGS | METH_KEYWORDS,
      "add_agents(positions, **params) -> list of int handles; all checked before any is added"},
     {"remove_agent", (PyCFunction)Sim_remove_agent, METH_O, "remove_agent(handle)"},
+    {"remove_agents", (PyCFunction)Sim_remove_agents, METH_O, "remove_agents(handles)"},
     {"agent_count", (PyCFunction)Sim_agent_count, METH_NOARGS, "number of agents"},
     {"agent_handles", (PyCFunction)Sim_agent_handles, METH_NOARGS, "handles in index order"},
     {"agent_at", (PyCFunction)Sim_agent_at, METH_O, "agent_at(index) -> handle"},
