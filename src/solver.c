@@ -206,12 +206,15 @@ double orca_segment_distance_squared(orca_vec2 a, orca_vec2 b)
  * Constraint builders
  * ------------------------------------------------------------------------------------- */
 
-/* The agent half-plane with the share of u taken (algorithm.md §6.1; docs/extensions.md,
- * "Priority, layers and locked agents"). One body, inlined into both entry points, so that the
- * algorithm's orca_constraint_agent compiles to what it did before the share existed. */
-static ORCA_ALWAYS_INLINE orca_halfplane agent_plane(orca_vec2 rel_pos, double r, orca_vec2 va,
-                                                     orca_vec2 vb, double tau, double dt,
-                                                     double share, orca_form *form)
+orca_halfplane orca_constraint_agent(orca_vec2 rel_pos, double r, orca_vec2 va, orca_vec2 vb,
+                                     double tau, double dt, orca_form *form)
+{
+    return orca_constraint_agent_share(rel_pos, r, va, vb, tau, dt, 0.5, form);
+}
+
+orca_halfplane orca_constraint_agent_share(orca_vec2 rel_pos, double r, orca_vec2 va,
+                                           orca_vec2 vb, double tau, double dt, double share,
+                                           orca_form *form)
 {
     /* a = b = pB - pA, r = rA + rB, x = vA - vB */
     orca_vec2 x = v2_sub(va, vb);
@@ -239,19 +242,6 @@ static ORCA_ALWAYS_INLINE orca_halfplane agent_plane(orca_vec2 rel_pos, double r
     h.point = v2_add(va, v2_mul(u, share));
     h.normal = n;
     return h;
-}
-
-orca_halfplane orca_constraint_agent(orca_vec2 rel_pos, double r, orca_vec2 va, orca_vec2 vb,
-                                     double tau, double dt, orca_form *form)
-{
-    return agent_plane(rel_pos, r, va, vb, tau, dt, 0.5, form);
-}
-
-orca_halfplane orca_constraint_agent_share(orca_vec2 rel_pos, double r, orca_vec2 va,
-                                           orca_vec2 vb, double tau, double dt, double share,
-                                           orca_form *form)
-{
-    return agent_plane(rel_pos, r, va, vb, tau, dt, share, form);
 }
 
 orca_halfplane orca_constraint_segment(orca_vec2 a, orca_vec2 b, double r, double tau, double dt,
