@@ -423,16 +423,24 @@ static orca_scenario *bench_scene(const bench_cfg *c, int agents, int workers, i
     return sc;
 }
 
-static int bench_cold(const bench_cfg *c, int agents)
+/* The scene of --cold and --churn: built with as many workers as the most --workers asks
+ * for, warmed up, and its warmed-up snapshot (bench_scene). */
+static orca_scenario *bench_warm_scene(const bench_cfg *c, int agents, unsigned char **snap,
+                                       size_t *size)
 {
     int max_workers = 1;
     for (int w = 0; w < c->worker_count; ++w) {
         max_workers = c->workers[w] > max_workers ? (int)c->workers[w] : max_workers;
     }
+    progress(c, "orca bench: %d agents: building and warming up", agents);
+    return bench_scene(c, agents, max_workers, (int)c->warmup, snap, size);
+}
+
+static int bench_cold(const bench_cfg *c, int agents)
+{
     unsigned char *snap = NULL;
     size_t size = 0;
-    progress(c, "orca bench: %d agents: building and warming up", agents);
-    orca_scenario *sc = bench_scene(c, agents, max_workers, (int)c->warmup, &snap, &size);
+    orca_scenario *sc = bench_warm_scene(c, agents, &snap, &size);
     if (!sc) {
         return -1;
     }
@@ -558,14 +566,9 @@ out:
 
 static int bench_churn(const bench_cfg *c, int agents)
 {
-    int max_workers = 1;
-    for (int w = 0; w < c->worker_count; ++w) {
-        max_workers = c->workers[w] > max_workers ? (int)c->workers[w] : max_workers;
-    }
     unsigned char *snap = NULL;
     size_t size = 0;
-    progress(c, "orca bench: %d agents: building and warming up", agents);
-    orca_scenario *sc = bench_scene(c, agents, max_workers, (int)c->warmup, &snap, &size);
+    orca_scenario *sc = bench_warm_scene(c, agents, &snap, &size);
     if (!sc) {
         return -1;
     }
