@@ -158,6 +158,26 @@ static int setup_dense(orca_sim *s) { return populate(s, 300, 3.0, 6); }
 static int setup_sparse(orca_sim *s) { return populate(s, 200, 20000.0, 0); }
 static int setup_full(orca_sim *s) { return populate(s, 64, 3.0, 16); } /* capacities full */
 
+/* the dense scene inside a room (a loop around it) with a square pillar (a hole) */
+static int setup_room(orca_sim *s)
+{
+    ENSURE(populate(s, 300, 3.0, 6) == 0);
+    orca_vec2 room[4] = {vec(-10, -10), vec(70, -10), vec(70, 70), vec(-10, 70)};
+    orca_vec2 pillar[4] = {vec(24, 24), vec(24, 27), vec(27, 27), vec(27, 24)};
+    ENSURE(orca_sim_add_boundary(s, room, 4, NULL) == ORCA_OK);
+    ENSURE(orca_sim_add_boundary(s, pillar, 4, NULL) == ORCA_OK);
+    return 0;
+}
+/* a 40-point loop (a zigzag ring) far from the agents: the edge arrays grow */
+static orca_status call_add_boundary(orca_sim *s)
+{
+    orca_vec2 p[40];
+    for (int k = 0; k < 20; ++k) {
+        p[k] = vec(-300 + 10.0 * k, -300 + (k % 2) * 3.0);
+        p[39 - k] = vec(-300 + 10.0 * k, -200 + (k % 2) * 3.0);
+    }
+    return orca_sim_add_boundary(s, p, 40, NULL);
+}
 static orca_status call_step(orca_sim *s) { return orca_sim_step(s, 0.25); }
 static orca_status call_add_agent(orca_sim *s)
 {
@@ -198,6 +218,12 @@ static orca_status call_overlap(orca_sim *s)
 static unsigned char *g_snapshot;
 static size_t g_snapshot_size;
 static orca_status call_load(orca_sim *s) { return orca_sim_load(s, g_snapshot, g_snapshot_size); }
+static unsigned char *g_snapshot_bnd; /* with boundaries */
+static size_t g_snapshot_bnd_size;
+static orca_status call_load_bnd(orca_sim *s)
+{
+    return orca_sim_load(s, g_snapshot_bnd, g_snapshot_bnd_size);
+}
 
 /* Runs one case: returns the number of injected failures, or -1. */
 static long run_sim_case(const sim_case *c)
@@ -255,6 +281,14 @@ static int test_sim_calls(void)
     ENSURE(g_snapshot && orca_sim_save(src, g_snapshot, g_snapshot_size, &g_snapshot_size) ==
                              ORCA_OK);
     orca_sim_destroy(src);
+    src = new_sim(1);
+    ENSURE(src && setup_room(src) == 0 && call_add_boundary(src) == ORCA_OK);
+    ENSURE(orca_sim_step(src, 0.25) == ORCA_OK);
+    ENSURE(orca_sim_save(src, NULL, 0, &g_snapshot_bnd_size) == ORCA_OK);
+    g_snapshot_bnd = malloc(g_snapshot_bnd_size);
+    ENSURE(g_snapshot_bnd && orca_sim_save(src, g_snapshot_bnd, g_snapshot_bnd_size,
+                                           &g_snapshot_bnd_size) == ORCA_OK);
+    orca_sim_destroy(src);
 
     const sim_case cases[] = {
         {"step (dense grid, walls)", 1, setup_dense, call_step},
@@ -269,6 +303,12 @@ static int test_sim_calls(void)
         {"measure_overlap", 1, setup_dense, call_overlap},
         {"load", 1, setup_dense, call_load},
         {"load (2 workers)", 2, setup_sparse, call_load},
+        {"add_boundary (first)", 1, setup_dense, call_add_boundary},
+        {"add_boundary (growing)", 1, setup_room, call_add_boundary},
+        {"step (boundaries)", 1, setup_room, call_step},
+        {"step (boundaries, 2 workers)", 2, setup_room, call_step},
+        {"agent_constraints (boundaries)", 1, setup_room, call_constraints},
+        {"load (boundaries)", 1, setup_room, call_load_bnd},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
         long injected = run_sim_case(&cases[k]);
@@ -276,6 +316,40 @@ static int test_sim_calls(void)
         printf("  %-30s %ld allocations failed one at a time\n", cases[k].name, injected);
     }
     free(g_snapshot);
+    free(g_snapshot_bnd);
+    ENSURE_MSG(g_fa.live == 0, "%ld blocks leaked", g_fa.live);
+    return orca_set_allocator(NULL);
+}
+
+/* A removal whose pending list cannot grow compacts the pending removals and marks the agent
+ * in the room that frees: it succeeds, with the bits of removals done one at a time. */
+static int test_remove_when_pending_list_full(void)
+{
+    ENSURE(install() == 0);
+    orca_sim *s = new_sim(1), *ref = new_sim(1);
+    ENSURE(s && ref && populate(s, 200, 3.0, 0) == 0 && populate(ref, 200, 3.0, 0) == 0);
+    orca_agent_id ids[65], rids[65];
+    for (int k = 0; k < 65; ++k) {
+        ids[k] = orca_sim_agent_at(s, 3 * k);
+        rids[k] = orca_sim_agent_at(ref, 3 * k);
+    }
+    for (int k = 0; k < 64; ++k) { /* the pending list's first block is full */
+        ENSURE(orca_sim_remove_agent(s, ids[k]) == ORCA_OK);
+    }
+    arm(1);
+    orca_status st = orca_sim_remove_agent(s, ids[64]);
+    long failed = g_fa.failed;
+    disarm();
+    ENSURE_MSG(failed == 1 && st == ORCA_OK, "failed %ld, %s", failed, orca_status_name(st));
+    for (int k = 0; k < 65; ++k) {
+        ENSURE(orca_sim_remove_agent(ref, rids[k]) == ORCA_OK);
+        (void)orca_sim_positions(ref); /* compacted at once */
+    }
+    ENSURE(orca_sim_agent_count(s) == 135 && orca_sim_hash(s) == orca_sim_hash(ref));
+    ENSURE(orca_sim_step(s, 0.25) == ORCA_OK && orca_sim_step(ref, 0.25) == ORCA_OK);
+    ENSURE(orca_sim_hash(s) == orca_sim_hash(ref));
+    orca_sim_destroy(s);
+    orca_sim_destroy(ref);
     ENSURE_MSG(g_fa.live == 0, "%ld blocks leaked", g_fa.live);
     return orca_set_allocator(NULL);
 }
@@ -533,6 +607,7 @@ static int test_waypoints(void)
 }
 
 const orca_test ORCA_TESTS[] = {
+    {"remove_when_pending_list_full", test_remove_when_pending_list_full},
     {"create", test_create},
     {"sim_calls", test_sim_calls},
     {"scenario_calls", test_scenario_calls},

@@ -546,7 +546,121 @@ static int test_narrow(void)
     return 0;
 }
 
+/* The handle API at its edges, removal from the middle, the measurement's optional outputs,
+ * and steps that change what the edge grid and the workers' scratch are sized by: a many-sided
+ * pillar (more than 16 features in reach: the sorted path), a dt beyond the horizon (a longer
+ * reach), more workers, coordinates near the limit. Checked: the loops that remain and their
+ * points, a snapshot round trip after the removal, and the invariant (every centre inside the
+ * area after every step, by the measurement; the last agent against the room's walls). */
+static int test_api_edges(void)
+{
+    orca_sim *s = new_sim(1);
+    ENSURE(s);
+    orca_boundary_id none = {1, 1};
+    ENSURE(orca_sim_remove_boundary(s, none) == ORCA_ERR_STALE); /* no loop ever */
+    ENSURE(orca_boundary_get(s, none, NULL, 0, NULL) == ORCA_ERR_STALE);
+    ENSURE(orca_sim_boundary_at(s, 0).generation == 0);
+    double deepest = -1;
+    int outside = -1;
+    ENSURE(orca_sim_measure_boundary(s, &deepest, &outside) == ORCA_OK);
+    ENSURE(deepest == 0 && outside == 0);
+    /* three loops: a room, a 24-sided pillar, a small square hole; remove the middle one */
+    orca_vec2 room[4] = {vec(-20, -20), vec(20, -20), vec(20, 20), vec(-20, 20)};
+    orca_vec2 pillar[24];
+    for (int k = 0; k < 24; ++k) { /* clockwise: a hole; no sin/cos: a polygon on a square */
+        int side = k / 6, t = k % 6;
+        double u = -3 + t;
+        pillar[k] = side == 0 ? vec(u, 3) : side == 1 ? vec(3, -u) : side == 2 ? vec(-u, -3)
+                                                                   : vec(-3, u);
+    }
+    orca_vec2 hole[4] = {vec(10, 10), vec(10, 12), vec(12, 12), vec(12, 10)};
+    orca_boundary_id ids[3];
+    ENSURE(orca_sim_add_boundary(s, room, 4, &ids[0]) == ORCA_OK);
+    ENSURE(orca_sim_add_boundary(s, pillar, 24, &ids[1]) == ORCA_OK);
+    ENSURE(orca_sim_add_boundary(s, hole, 4, &ids[2]) == ORCA_OK);
+    ENSURE(orca_sim_boundary_count(s) == 3);
+    ENSURE(orca_sim_boundary_at(s, -1).generation == 0 && orca_sim_boundary_at(s, 3).generation == 0);
+    int count = -1;
+    orca_vec2 got[30];
+    ENSURE(orca_boundary_get(s, ids[1], NULL, 0, &count) == ORCA_OK && count == 24);
+    ENSURE(orca_boundary_get(s, ids[1], got, 5, NULL) == ORCA_OK);
+    ENSURE(memcmp(got, pillar, 5 * sizeof *got) == 0);
+    ENSURE(orca_boundary_get(s, ids[1], got, -1, NULL) != ORCA_OK);
+    /* agents around the pillar, a few pressed against its corners */
+    orca_sim *r = new_sim(1);
+    ENSURE(r);
+    for (int i = 0; i < 40; ++i) {
+        orca_agent_def d = orca_agent_def_default();
+        double a = (double)(i % 8) - 3.5, b = (double)(i / 8) - 2;
+        d.position = vec(a * 2.2, 9 + b * 2.2); /* above the pillar, below the room top */
+        d.preferred_velocity = vec(i % 2 ? 1.5 : -1.5, -2);
+        d.max_speed = 2;
+        ENSURE(orca_sim_add_agent(s, &d, NULL) == ORCA_OK);
+        ENSURE(orca_sim_add_agent(r, &d, NULL) == ORCA_OK);
+    }
+    for (int k = 0; k < 8; ++k) {
+        ENSURE(orca_sim_step(s, 0.25) == ORCA_OK);
+    }
+    ENSURE(orca_sim_measure_boundary(s, NULL, NULL) == ORCA_OK); /* both outputs optional */
+    ENSURE(orca_sim_measure_boundary(s, &deepest, NULL) == ORCA_OK);
+    ENSURE(orca_sim_measure_boundary(s, NULL, &outside) == ORCA_OK && outside == 0);
+    /* removing the pillar: the others keep their order and points; the state round-trips */
+    ENSURE(orca_sim_remove_boundary(s, ids[1]) == ORCA_OK);
+    ENSURE(orca_sim_remove_boundary(s, ids[1]) == ORCA_ERR_STALE);
+    ENSURE(orca_sim_boundary_count(s) == 2);
+    ENSURE(orca_sim_boundary_at(s, 1).slot == ids[2].slot);
+    ENSURE(orca_boundary_get(s, ids[2], got, 30, &count) == ORCA_OK && count == 4);
+    ENSURE(memcmp(got, hole, sizeof hole) == 0);
+    size_t size = 0;
+    ENSURE(orca_sim_save(s, NULL, 0, &size) == ORCA_OK);
+    unsigned char *snap = malloc(size);
+    ENSURE(snap && orca_sim_save(s, snap, size, &size) == ORCA_OK);
+    ENSURE(orca_sim_load(r, snap, size) == ORCA_OK);
+    ENSURE(orca_sim_hash(r) == orca_sim_hash(s));
+    free(snap);
+    orca_sim_destroy(r);
+    orca_sim_remove_boundary(s, ids[2]);
+    ENSURE(orca_sim_add_boundary(s, pillar, 24, &ids[1]) == ORCA_OK);
+    /* more workers, then a dt far beyond the horizon (the reach and the grid grow), then
+     * back: the centres stay inside the room and outside the pillar at every step */
+    const int workers[4] = {1, 3, 3, 2};
+    const double dts[4] = {0.25, 0.25, 40.0, 0.1};
+    for (int phase = 0; phase < 4; ++phase) {
+        ENSURE(orca_sim_set_worker_count(s, workers[phase]) == ORCA_OK);
+        for (int k = 0; k < 6; ++k) {
+            orca_status st = orca_sim_step(s, dts[phase]);
+            ENSURE_MSG(st == ORCA_OK, "phase %d: %s", phase, orca_sim_last_error(s));
+            ENSURE(orca_sim_measure_boundary(s, NULL, &outside) == ORCA_OK);
+            ENSURE_MSG(outside == 0, "phase %d step %d: %d agents outside", phase, k, outside);
+        }
+    }
+    orca_sim_destroy(s);
+    /* a room near the coordinate limit: the edge grid's cells follow the coordinates */
+    s = new_sim(1);
+    ENSURE(s);
+    double far = 0x1p20;
+    orca_vec2 big[4] = {vec(far - 20, far - 20), vec(far + 20, far - 20), vec(far + 20, far + 20),
+                        vec(far - 20, far + 20)};
+    ENSURE(orca_sim_add_boundary(s, big, 4, NULL) == ORCA_OK);
+    orca_agent_def d = orca_agent_def_default();
+    d.position = vec(far, far);
+    d.preferred_velocity = vec(2, 2);
+    d.max_speed = 2;
+    ENSURE(orca_sim_add_agent(s, &d, NULL) == ORCA_OK);
+    for (int k = 0; k < 80; ++k) {
+        ENSURE(orca_sim_step(s, 0.5) == ORCA_OK);
+    }
+    ENSURE(orca_sim_measure_boundary(s, NULL, &outside) == ORCA_OK && outside == 0);
+    orca_agent_def out;
+    ENSURE(orca_agent_get(s, orca_sim_agent_at(s, 0), &out) == ORCA_OK);
+    ENSURE_MSG(out.position.x <= far + 20 - 0.5 * (1 - 1e-9) && out.position.y <= far + 20 - 0.5,
+               "agent at (%.17g, %.17g)", out.position.x - far, out.position.y - far);
+    orca_sim_destroy(s);
+    return 0;
+}
+
 const orca_test ORCA_TESTS[] = {
+    {"api_edges", test_api_edges},
     {"validation", test_validation},
     {"builder_bits", test_builder_bits},
     {"corner_plane", test_corner_plane},
