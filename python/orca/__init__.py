@@ -308,10 +308,12 @@ class Agent:
             self._h & 0xffffffff, self._h >> 32, self.index)
 
 
-class Segment:
-    """Handle of a two-sided segment obstacle of a Simulator."""
+class _ObjectHandle:
+    """What the handles of segments and boundary loops share: the simulation, the raw
+    handle, equality by simulation and handle, `alive` through the kind's getter."""
 
     __slots__ = ("_sim", "_h")
+    _get = None  # the _core.Sim getter of the kind, which raises StaleHandleError
 
     def __init__(self, sim, handle):
         self._sim = sim
@@ -321,71 +323,52 @@ class Segment:
     def handle(self):
         """The raw handle: generation << 32 | slot."""
         return self._h
+
+    @property
+    def alive(self):
+        """False once it was removed."""
+        try:
+            type(self)._get(self._sim, self._h)
+        except StaleHandleError:
+            return False
+        return True
+
+    def __eq__(self, other):
+        return (type(other) is type(self) and other._h == self._h and
+                _core.Sim._identity(other._sim) == _core.Sim._identity(self._sim))
+
+    def __hash__(self):
+        return hash((_core.Sim._identity(self._sim), self._h))
+
+    def __repr__(self):
+        return "<orca.%s slot=%d generation=%d>" % (type(self).__name__, self._h & 0xffffffff,
+                                                   self._h >> 32)
+
+
+class Segment(_ObjectHandle):
+    """Handle of a two-sided segment obstacle of a Simulator."""
+
+    __slots__ = ()
+    _get = _core.Sim.segment_get
 
     @property
     def ends(self):
         """((ax, ay), (bx, by))."""
         return _core.Sim.segment_get(self._sim, self._h)
 
-    @property
-    def alive(self):
-        """False once the segment was removed."""
-        try:
-            _core.Sim.segment_get(self._sim, self._h)
-        except StaleHandleError:
-            return False
-        return True
-
-    def __eq__(self, other):
-        return (isinstance(other, Segment) and other._h == self._h and
-                _core.Sim._identity(other._sim) == _core.Sim._identity(self._sim))
-
-    def __hash__(self):
-        return hash((_core.Sim._identity(self._sim), self._h))
-
-    def __repr__(self):
-        return "<orca.Segment slot=%d generation=%d>" % (self._h & 0xffffffff, self._h >> 32)
-
 
 # --- walkable-area boundaries (docs/extensions.md, "Walkable-area boundaries") -----------
 
-class Boundary:
+class Boundary(_ObjectHandle):
     """Handle of a walkable-area boundary loop of a Simulator."""
 
-    __slots__ = ("_sim", "_h")
-
-    def __init__(self, sim, handle):
-        self._sim = sim
-        self._h = handle
-
-    @property
-    def handle(self):
-        """The raw handle: generation << 32 | slot."""
-        return self._h
+    __slots__ = ()
+    _get = _core.Sim.boundary_get
 
     @property
     def points(self):
         """The loop's points as given: [(x, y), ...]."""
         return _core.Sim.boundary_get(self._sim, self._h)
-
-    @property
-    def alive(self):
-        """False once the loop was removed."""
-        try:
-            _core.Sim.boundary_get(self._sim, self._h)
-        except StaleHandleError:
-            return False
-        return True
-
-    def __eq__(self, other):
-        return (isinstance(other, Boundary) and other._h == self._h and
-                _core.Sim._identity(other._sim) == _core.Sim._identity(self._sim))
-
-    def __hash__(self):
-        return hash((_core.Sim._identity(self._sim), self._h))
-
-    def __repr__(self):
-        return "<orca.Boundary slot=%d generation=%d>" % (self._h & 0xffffffff, self._h >> 32)
 
 # --- end of walkable-area boundaries -------------------------------------------------------
 

@@ -733,15 +733,30 @@ static PyObject *Sim_agent_count(SimObject *s, PyObject *unused)
     return PyLong_FromLong(orca_sim_agent_count(s->sim));
 }
 
-static PyObject *Sim_agent_handles(SimObject *s, PyObject *unused)
+/* The handles of every agent, segment or boundary loop of the simulation, in index order,
+ * as ints (handle_int). */
+enum { HANDLES_AGENT, HANDLES_SEGMENT, HANDLES_BOUNDARY };
+static PyObject *handle_list(SimObject *s, int kind)
 {
-    (void)unused;
     SIM_READY(s);
-    int n = orca_sim_agent_count(s->sim);
+    const orca_sim *sim = s->sim;
+    int n = kind == HANDLES_AGENT     ? orca_sim_agent_count(sim)
+            : kind == HANDLES_SEGMENT ? orca_sim_segment_count(sim)
+                                      : orca_sim_boundary_count(sim);
     PyObject *list = PyList_New(n);
     for (int i = 0; list && i < n; ++i) {
-        orca_agent_id id = orca_sim_agent_at(s->sim, i);
-        PyObject *h = handle_int(id.slot, id.generation);
+        uint32_t slot, generation;
+        if (kind == HANDLES_AGENT) {
+            orca_agent_id id = orca_sim_agent_at(sim, i);
+            slot = id.slot, generation = id.generation;
+        } else if (kind == HANDLES_SEGMENT) {
+            orca_segment_id id = orca_sim_segment_at(sim, i);
+            slot = id.slot, generation = id.generation;
+        } else {
+            orca_boundary_id id = orca_sim_boundary_at(sim, i);
+            slot = id.slot, generation = id.generation;
+        }
+        PyObject *h = handle_int(slot, generation);
         if (!h) {
             Py_CLEAR(list);
             break;
@@ -749,6 +764,12 @@ static PyObject *Sim_agent_handles(SimObject *s, PyObject *unused)
         PyList_SET_ITEM(list, i, h);
     }
     return list;
+}
+
+static PyObject *Sim_agent_handles(SimObject *s, PyObject *unused)
+{
+    (void)unused;
+    return handle_list(s, HANDLES_AGENT);
 }
 
 static PyObject *Sim_agent_at(SimObject *s, PyObject *arg)
@@ -1072,19 +1093,7 @@ static PyObject *Sim_segment_count(SimObject *s, PyObject *unused)
 static PyObject *Sim_segment_handles(SimObject *s, PyObject *unused)
 {
     (void)unused;
-    SIM_READY(s);
-    int n = orca_sim_segment_count(s->sim);
-    PyObject *list = PyList_New(n);
-    for (int i = 0; list && i < n; ++i) {
-        orca_segment_id id = orca_sim_segment_at(s->sim, i);
-        PyObject *h = handle_int(id.slot, id.generation);
-        if (!h) {
-            Py_CLEAR(list);
-            break;
-        }
-        PyList_SET_ITEM(list, i, h);
-    }
-    return list;
+    return handle_list(s, HANDLES_SEGMENT);
 }
 
 static PyObject *Sim_segment_get(SimObject *s, PyObject *arg)
@@ -1144,19 +1153,7 @@ static PyObject *Sim_remove_boundary(SimObject *s, PyObject *arg)
 static PyObject *Sim_boundary_handles(SimObject *s, PyObject *unused)
 {
     (void)unused;
-    SIM_READY(s);
-    int n = orca_sim_boundary_count(s->sim);
-    PyObject *list = PyList_New(n);
-    for (int i = 0; list && i < n; ++i) {
-        orca_boundary_id id = orca_sim_boundary_at(s->sim, i);
-        PyObject *h = handle_int(id.slot, id.generation);
-        if (!h) {
-            Py_CLEAR(list);
-            break;
-        }
-        PyList_SET_ITEM(list, i, h);
-    }
-    return list;
+    return handle_list(s, HANDLES_BOUNDARY);
 }
 
 static PyObject *Sim_boundary_get(SimObject *s, PyObject *arg)
