@@ -183,8 +183,8 @@ static void progress(const bench_cfg *c, const char *fmt, ...)
     }
 }
 
-/* Runs every worker count for one size; writes worker_count rows. Returns 0 or -1. */
-static int bench_size(const bench_cfg *c, int agents, bench_row *rows)
+/* The most workers any row asks for (the scene is built with that many). */
+static int bench_max_workers(const bench_cfg *c)
 {
     int max_workers = 1;
     for (int w = 0; w < c->worker_count; ++w) {
@@ -192,11 +192,24 @@ static int bench_size(const bench_cfg *c, int agents, bench_row *rows)
             max_workers = (int)c->workers[w];
         }
     }
-    int steps = (int)c->steps;
-    if (!c->have_steps) {
-        long long s = 2000000LL / agents;
-        steps = (int)(s < 10 ? 10 : s > 200 ? 200 : s);
+    return max_workers;
+}
+
+/* Timed steps per run: --steps, or clamp(2,000,000 / agents, 10, 200). */
+static int bench_steps(const bench_cfg *c, int agents)
+{
+    if (c->have_steps) {
+        return (int)c->steps;
     }
+    long long s = 2000000LL / agents;
+    return (int)(s < 10 ? 10 : s > 200 ? 200 : s);
+}
+
+/* Runs every worker count for one size; writes worker_count rows. Returns 0 or -1. */
+static int bench_size(const bench_cfg *c, int agents, bench_row *rows)
+{
+    int max_workers = bench_max_workers(c);
+    int steps = bench_steps(c, agents);
 
     int have_proc = reset_peak() == 0;
     long long before = have_proc ? proc_status_kb("VmRSS") : maxrss_bytes();
@@ -428,12 +441,8 @@ static orca_scenario *bench_scene(const bench_cfg *c, int agents, int workers, i
 static orca_scenario *bench_warm_scene(const bench_cfg *c, int agents, unsigned char **snap,
                                        size_t *size)
 {
-    int max_workers = 1;
-    for (int w = 0; w < c->worker_count; ++w) {
-        max_workers = c->workers[w] > max_workers ? (int)c->workers[w] : max_workers;
-    }
     progress(c, "orca bench: %d agents: building and warming up", agents);
-    return bench_scene(c, agents, max_workers, (int)c->warmup, snap, size);
+    return bench_scene(c, agents, bench_max_workers(c), (int)c->warmup, snap, size);
 }
 
 static int bench_cold(const bench_cfg *c, int agents)
@@ -574,11 +583,7 @@ static int bench_churn(const bench_cfg *c, int agents)
     }
     orca_sim *sim = orca_scenario_sim(sc);
     int n = orca_sim_agent_count(sim);
-    int steps = (int)c->steps;
-    if (!c->have_steps) {
-        long long s = 2000000LL / agents;
-        steps = (int)(s < 10 ? 10 : s > 200 ? 200 : s);
-    }
+    int steps = bench_steps(c, agents);
     int k = (int)((double)n * c->churn / 100.0 + 0.5);
     orca_vec2 lo = {0, 0}, hi = {0, 0};
     const orca_vec2 *pos = orca_sim_positions(sim);
