@@ -131,8 +131,6 @@ void orca_cell_map_free(cell_map *m);
 typedef struct agent_params {
     double radius, max_speed, neighbor_dist, tau, tau_obst;
     int32_t max_neighbors;
-    float nb_guess; /* a search-radius hint (select_agents): 0 none, < 0 the list was not
-                       full; not state */
 } agent_params;
 
 /* Per agent, index order: the avoidance extensions (orca_agent_avoidance, stored). */
@@ -171,6 +169,9 @@ struct orca_sim {
     orca_vec2 *pos, *vel, *pref;
     agent_params *par; /* the rest of each agent's parameters, together: the step reads
                           them in one or two cache lines */
+    float *hint; /* a search-radius hint (select_agents): 0 none, < 0 the list was not full;
+                    not state. Apart from par, which the step then only reads: the passes
+                    between steps read par without fetching lines another core wrote. */
     uint32_t *agent_slot; /* AGENT_DEAD: removed, compaction pending (orca_agents_settle) */
     slot_table agent_slots;
     /* Removals not yet compacted (agents.c): the removed agents' indices in the arrays above,
