@@ -44,6 +44,8 @@ void help_bench(FILE *f)
         "  --churn P           time churn instead: each step removes P%% of the agents and\n"
         "                      adds as many (P in 0..50, may be fractional), against the\n"
         "                      same steps without churn (see below)\n"
+        "  --churn-at WHERE    where --churn adds its agents: 'removed' (default), each in\n"
+        "                      the place of a removed one, or 'random' points\n"
         "  -h, --help          this text\n"
         "\n"
         "Method: for each size the scene is built and warmed up once (W steps, with the largest\n"
@@ -60,7 +62,9 @@ void help_bench(FILE *f)
         "includes the scenario, the simulator, its neighbour grid and per-worker scratch, but\n"
         "not the saved snapshot (taken afterwards). Where /proc is missing it falls back to\n"
         "getrusage ru_maxrss growth.\n"
-        "\n"
+        "\n",
+        f);
+    fputs(
         "--cold: per size and worker count, three cases, each R times: 'build' builds the\n"
         "scene (not timed) and times its first step; 'load' loads the warmed-up snapshot (not\n"
         "timed) and times the next step; 'move' loads it, swaps the positions of n/4 random\n"
@@ -73,12 +77,18 @@ void help_bench(FILE *f)
         "S calls of orca_sim_step (the preferred velocities stay as the warm-up left them),\n"
         "then loads it again and times S rounds of: k = round(n * P / 100) removals of\n"
         "agents picked at random (orca_sim_agent_at and orca_sim_remove_agent, one call\n"
-        "each), k additions (orca_sim_add_agent, one call each, at random points of the\n"
-        "agents' bounding box with a random preferred velocity) and orca_sim_step. The\n"
-        "'batch' column times the same rounds with orca_sim_remove_agents (one agent at\n"
-        "random from each of k equal parts of the index order) and orca_sim_add_agents. The\n"
-        "removals are compacted once, when the step begins. A row gives the medians over the runs of the time per step and\n"
-        "of the ratio churn / churn-free.\n",
+        "each), k additions (orca_sim_add_agent, one call each) and orca_sim_step. Each new\n"
+        "agent takes the place of a removed one (its position, velocity and preferred\n"
+        "velocity, read with orca_agent_get before the removal): the crowd stays as dense\n"
+        "and as calm, so the difference is the cost of the removals and additions\n"
+        "themselves (and the new agents' first, unhinted neighbour search). With --churn-at\n"
+        "random each is dropped at a random point of the agents' bounding box with a random\n"
+        "preferred velocity instead, mostly onto other agents: then the step also pays for\n"
+        "resolving those overlaps. The 'batch' column times the same rounds with\n"
+        "orca_sim_remove_agents (one agent at random from each of k equal parts of the index\n"
+        "order) and orca_sim_add_agents. The removals are compacted once, when the step\n"
+        "begins. A row gives the medians over the runs of the time per step and of the ratio\n"
+        "churn / churn-free.\n",
         f);
 }
 
@@ -156,6 +166,8 @@ typedef struct bench_cfg {
     int scalar; /* --scalar: vector kernels off */
     int cold;     /* --cold */
     double churn; /* --churn P; < 0 when not given */
+    int churn_random; /* --churn-at random: new agents at random points */
+    int churn_at_given;
     int progress;
 } bench_cfg;
 
@@ -518,10 +530,26 @@ static int bench_cold(const bench_cfg *c, int agents)
     return rc;
 }
 
+/* A random direction: a point of the unit disc, by rejection, scaled to length 1 (square
+ * roots only: the same on every machine). */
+static orca_vec2 bench_direction(uint64_t *rng)
+{
+    for (;;) {
+        double x = 2 * bench_unit(rng) - 1, y = 2 * bench_unit(rng) - 1;
+        double d = x * x + y * y;
+        if (d > 0x1p-20 && d <= 1) {
+            orca_vec2 v = {x / sqrt(d), y / sqrt(d)};
+            return v;
+        }
+    }
+}
+
 /* S rounds of churn (k removals and k additions, one call each or in batches) and a step;
- * returns the seconds, or -1. */
-static double churn_steps(orca_sim *sim, int steps, int k, int batch, orca_vec2 lo, orca_vec2 hi,
-                          uint64_t *rng)
+ * returns the seconds, or -1. With at_random 0 each new agent takes the place of a removed
+ * one (its definition: position, velocity, preferred velocity); otherwise it is dropped at a
+ * random point of the box lo..hi with a random preferred velocity. */
+static double churn_steps(orca_sim *sim, int steps, int k, int batch, int at_random, orca_vec2 lo,
+                          orca_vec2 hi, uint64_t *rng)
 {
     orca_agent_id *ids = malloc((size_t)(k > 0 ? k : 1) * sizeof *ids);
     orca_agent_def *defs = malloc((size_t)(k > 0 ? k : 1) * sizeof *defs);
@@ -540,7 +568,13 @@ static double churn_steps(orca_sim *sim, int steps, int k, int batch, orca_vec2 
             }
             int n = orca_sim_agent_count(sim);
             orca_agent_id id = orca_sim_agent_at(sim, (int)(bench_rand(rng) % (uint64_t)n));
-            if (orca_sim_remove_agent(sim, id) != ORCA_OK) {
+            if ((!at_random && orca_agent_get(sim, id, &defs[q]) != ORCA_OK) ||
+                orca_sim_remove_agent(sim, id) != ORCA_OK) {
+                goto out;
+            }
+        }
+        for (int q = 0; batch && !at_random && q < k; ++q) {
+            if (orca_agent_get(sim, ids[q], &defs[q]) != ORCA_OK) {
                 goto out;
             }
         }
@@ -548,12 +582,15 @@ static double churn_steps(orca_sim *sim, int steps, int k, int batch, orca_vec2 
             goto out;
         }
         for (int q = 0; q < k; ++q) {
-            orca_agent_def d = orca_agent_def_default();
-            d.position.x = lo.x + (hi.x - lo.x) * bench_unit(rng);
-            d.position.y = lo.y + (hi.y - lo.y) * bench_unit(rng);
-            double a = 6.283185307179586 * bench_unit(rng);
-            d.preferred_velocity.x = d.max_speed * cos(a);
-            d.preferred_velocity.y = d.max_speed * sin(a);
+            orca_agent_def d = defs[q]; /* the removed agent's place */
+            if (at_random) {
+                d = orca_agent_def_default();
+                d.position.x = lo.x + (hi.x - lo.x) * bench_unit(rng);
+                d.position.y = lo.y + (hi.y - lo.y) * bench_unit(rng);
+                orca_vec2 u = bench_direction(rng);
+                d.preferred_velocity.x = d.max_speed * u.x;
+                d.preferred_velocity.y = d.max_speed * u.y;
+            }
             defs[q] = d;
             if (!batch && orca_sim_add_agent(sim, &d, NULL) != ORCA_OK) {
                 goto out;
@@ -613,7 +650,8 @@ static int bench_churn(const bench_cfg *c, int agents)
                     rc = -1;
                     break;
                 }
-                t[mode] = churn_steps(sim, steps, mode == 0 ? 0 : k, mode == 2, lo, hi, &rng);
+                t[mode] = churn_steps(sim, steps, mode == 0 ? 0 : k, mode == 2, c->churn_random, lo,
+                                      hi, &rng);
                 if (t[mode] < 0) {
                     cli_error("bench: churn: %s", orca_sim_last_error(sim));
                     rc = -1;
@@ -723,11 +761,12 @@ static void format_mem(char *buf, size_t size, double bytes)
 int cmd_bench(int argc, char **argv)
 {
     enum { B_SCENE, B_SIZES, B_WORKERS, B_RUNS, B_STEPS, B_WARMUP, B_SEED, B_CSV, B_SCALAR,
-           B_COLD, B_CHURN, B_HELP };
+           B_COLD, B_CHURN, B_CHURN_AT, B_HELP };
     static const cli_opt opts[] = {{"scene", 0, 1},  {"sizes", 0, 1}, {"workers", 'j', 1},
                                    {"runs", 0, 1},   {"steps", 0, 1}, {"warmup", 0, 1},
                                    {"seed", 0, 1},   {"csv", 0, 1},   {"scalar", 0, 0},
-                                   {"cold", 0, 0},   {"churn", 0, 1}, {"help", 'h', 0},
+                                   {"cold", 0, 0},   {"churn", 0, 1}, {"churn-at", 0, 1},
+                                   {"help", 'h', 0},
                                    {NULL, 0, 0}};
     bench_cfg c;
     memset(&c, 0, sizeof c);
@@ -819,6 +858,15 @@ int cmd_bench(int argc, char **argv)
                 bad = 1;
             }
             break;
+        case B_CHURN_AT:
+            if (strcmp(value, "removed") == 0 || strcmp(value, "random") == 0) {
+                c.churn_random = strcmp(value, "random") == 0;
+                c.churn_at_given = 1;
+            } else {
+                cli_usage_error("bench", "%s: 'removed' or 'random', got '%s'", name, value);
+                bad = 1;
+            }
+            break;
         case B_HELP: help_bench(stdout); return EXIT_OK;
         default: break;
         }
@@ -827,6 +875,10 @@ int cmd_bench(int argc, char **argv)
         }
     }
     c.progress = isatty(STDERR_FILENO);
+    if (c.churn_at_given && !(c.churn >= 0)) {
+        cli_usage_error("bench", "bench: --churn-at goes with --churn");
+        return EXIT_USAGE;
+    }
     if (c.cold && c.churn >= 0) {
         cli_usage_error("bench", "bench: --cold and --churn are separate measurements: give one");
         return EXIT_USAGE;
@@ -847,9 +899,11 @@ int cmd_bench(int argc, char **argv)
             printf("%10s %8s %6s %14s %14s %10s\n", "agents", "workers", "case", "first ms",
                    "warm ms", "first/warm");
         } else {
-            printf("churn %g%% of the agents removed and as many added per step; medians over "
-                   "%lld run%s\n\n",
-                   c.churn, c.runs, c.runs == 1 ? "" : "s");
+            printf("churn %g%% of the agents removed and as many added per step (%s); "
+                   "medians over %lld run%s\n\n",
+                   c.churn,
+                   c.churn_random ? "at random points" : "each in a removed agent's place",
+                   c.runs, c.runs == 1 ? "" : "s");
             printf("%10s %8s %6s %8s %12s %12s %8s %12s %8s\n", "agents", "workers", "S", "k",
                    "free ms", "churn ms", "ratio", "batch ms", "ratio");
         }

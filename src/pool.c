@@ -17,7 +17,7 @@
  * machine has online CPUs: with more, spinning threads take the CPUs from working ones (the
  * determinism test, which runs up to eight workers on two CPUs, took four times the CPU
  * time). */
-#define POOL_SPIN 4000
+#define POOL_SPIN 20000
 
 #if defined(__x86_64__) || defined(__i386__)
 #define POOL_RELAX() __builtin_ia32_pause()
@@ -27,6 +27,12 @@
 #define POOL_RELAX() ((void)0)
 #endif
 
+/* The fields that threads write while a run goes on (next, pending) are kept a cache line
+ * (or more) away from each other and from the run's description, which every thread reads:
+ * otherwise each taken chunk would move the line the others read from. Padding, not
+ * alignment: the pool comes from the allocator hooks, which promise no more than malloc. */
+#define POOL_LINE 64
+
 struct orca_pool {
     int threads;
     int spin; /* POOL_SPIN, or 0 when there are more threads than online CPUs */
@@ -34,15 +40,19 @@ struct orca_pool {
     pthread_mutex_t mutex;
     pthread_cond_t start;
     pthread_cond_t done;
-    atomic_ulong generation; /* changed under the mutex; read by spinning threads too */
-    atomic_int pending;      /* workers not done with the current run */
     atomic_int quit;
     struct pool_arg *args; /* per thread: what pool_main is started with */
+    char pad0[POOL_LINE];
+    atomic_ulong generation; /* changed under the mutex; read by spinning threads too */
     orca_task_fn *fn;
-    int count;
-    int chunk;
-    atomic_llong next; /* the first item no worker has taken yet */
     void *ctx;
+    int count;
+    int least; /* the smallest chunk */
+    char pad1[POOL_LINE];
+    atomic_llong next; /* the first item no worker has taken yet */
+    char pad2[POOL_LINE];
+    atomic_int pending; /* workers not done with the current run */
+    char pad3[POOL_LINE];
 };
 
 typedef struct pool_arg {
@@ -51,17 +61,29 @@ typedef struct pool_arg {
 } pool_arg;
 
 /* Workers take chunks of the items in order until none is left: a worker that the machine
- * slows down (or that got the harder items) takes fewer. */
+ * slows down (or that got the harder items) takes fewer. A chunk is a share of what is left
+ * (1 / (2 * threads) of it, at least `least` items): large first, so few are taken, and small
+ * at the end, so the threads finish close together. */
 static void pool_range(orca_pool *p, int worker)
 {
-    long long n = p->count, chunk = p->chunk;
+    long long n = p->count, least = p->least, share = 2 * (long long)p->threads;
+    orca_task_fn *fn = p->fn;
+    void *ctx = p->ctx;
+    long long seen = atomic_load_explicit(&p->next, memory_order_relaxed);
     for (;;) {
-        long long begin = atomic_fetch_add(&p->next, chunk);
-        if (begin >= n) {
+        long long left = n - seen;
+        if (left <= 0) {
             break;
         }
-        long long end = n - begin > chunk ? begin + chunk : n;
-        p->fn((int)begin, (int)end, worker, p->ctx);
+        long long chunk = left / share;
+        chunk = chunk < least ? least : chunk;
+        /* take [seen, seen + chunk) if no other thread took items since seen was read */
+        if (!atomic_compare_exchange_weak(&p->next, &seen, seen + chunk)) {
+            continue; /* seen now holds the current value */
+        }
+        long long end = left > chunk ? seen + chunk : n;
+        fn((int)seen, (int)end, worker, ctx);
+        seen = atomic_load_explicit(&p->next, memory_order_relaxed);
     }
 }
 
@@ -176,9 +198,10 @@ void orca_pool_run(orca_pool *p, orca_task_fn *fn, int count, void *ctx)
     p->fn = fn;
     p->count = count;
     p->ctx = ctx;
-    /* about 16 chunks per thread (one item each when there are fewer items) */
-    long long chunk = (long long)count / ((long long)p->threads * 16);
-    p->chunk = (int)(chunk < 1 ? 1 : chunk);
+    /* the last chunks: about a 64th of each thread's share, so that the threads finish
+     * within a small part of the run (one item each when there are fewer items) */
+    long long least = (long long)count / ((long long)p->threads * 64);
+    p->least = (int)(least < 1 ? 1 : least);
     atomic_store(&p->next, 0);
     atomic_store(&p->pending, p->threads - 1);
     atomic_fetch_add(&p->generation, 1); /* after the fields above: spinning workers start */

@@ -79,9 +79,6 @@ struct orca_scenario {
                           map every time */
     uint32_t map_size; /* power of two, 0 when none */
 
-    orca_vec2 *saved_pref; /* per-step scratch: the rule's values, then (after the exchange
-                              with the simulation) the previous ones, to put back on failure */
-    int saved_capacity;
 
     int waypoint_agents; /* entries with waypoints (0: the step skips the switching) */
 
@@ -399,7 +396,6 @@ void orca_scenario_destroy(orca_scenario *sc)
     }
     orca_mem_free(sc->agents);
     orca_mem_free(sc->map);
-    orca_mem_free(sc->saved_pref);
     orca_mem_free(sc);
 }
 
@@ -938,32 +934,25 @@ static int all_arrived(const orca_scenario *sc)
 
 typedef struct rule_ctx {
     orca_scenario *sc;
-    const orca_vec2 *positions;
     const uint32_t *slots, *generations; /* orca_sim_peek_handles */
-    uint64_t step;
-    atomic_int unknown; /* agents the scenario did not add (rare) */
+    uint64_t step_hash;                  /* perturb_step_hash of this step */
 } rule_ctx;
 
-/* The preferred-velocity rule for agents [begin, end) into sc->saved_pref (each item its own
- * slot; only reads of the simulation, which does not change during the task). */
-static void rule_task(int begin, int end, int worker, void *context)
+/* The preferred-velocity rule of the agent at index (orca_step_rule_fn: the step runs it on
+ * the workers, each agent's value from the start-of-step state, the step count, the seed and
+ * its key; only reads). Agents the scenario did not add keep the preferred velocity their
+ * owner set. */
+static void rule_agent(void *context, int32_t i, orca_vec2 position, orca_vec2 *pref)
 {
-    (void)worker;
-    rule_ctx *c = context;
-    orca_scenario *sc = c->sc;
-    uint64_t step_hash = perturb_step_hash(sc->seed, c->step);
-    for (int i = begin; i < end; ++i) {
-        orca_agent_id id;
-        id.slot = c->slots[i];
-        id.generation = c->generations[id.slot];
-        int e = key_at(sc, i, id);
-        if (e < 0) {
-            sc->saved_pref[i] = v2(0.0, 0.0); /* put back after the exchange */
-            atomic_fetch_add(&c->unknown, 1);
-            continue;
-        }
-        sc->saved_pref[i] = preferred_velocity(&sc->agents[e].goal, c->positions[i], sc->dt,
-                                               step_hash, (uint64_t)e);
+    const rule_ctx *c = context;
+    const orca_scenario *sc = c->sc;
+    orca_agent_id id;
+    id.slot = c->slots[i];
+    id.generation = c->generations[id.slot];
+    int e = key_at(sc, i, id);
+    if (e >= 0) {
+        *pref = preferred_velocity(&sc->agents[e].goal, position, sc->dt, c->step_hash,
+                                   (uint64_t)e);
     }
 }
 
@@ -974,14 +963,6 @@ orca_status orca_scenario_step(orca_scenario *sc)
     }
     orca_sim *sim = sc->sim;
     int n = orca_sim_agent_count(sim);
-    if (n > sc->saved_capacity) {
-        orca_vec2 *p = orca_mem_resize(sc->saved_pref, (size_t)n, sizeof *p);
-        if (!p) {
-            return fail(sc, ORCA_ERR_MEMORY, "out of memory for %d agents' scratch", n);
-        }
-        sc->saved_pref = p;
-        sc->saved_capacity = n;
-    }
 
     /* The initial state (before the first step) enters the record too. */
     double init_agent = 0.0, init_wall = 0.0;
@@ -1007,45 +988,16 @@ orca_status orca_scenario_step(orca_scenario *sc)
         }
     }
 
-    /* The rule, on the simulation's workers (each agent's value depends only on the state,
-     * the step count, the seed and its key), into saved_pref; then one exchange with the
-     * simulation's preferred velocities, after which saved_pref holds the previous values
-     * (to put back if the step is refused). Agents the scenario does not know keep the
-     * preferred velocity their owner set. */
+    /* The rule and the step in one pass over the agents (rule_agent): a refused step
+     * (including a rule value out of range) leaves the simulation as it was, preferred
+     * velocities included. */
     rule_ctx ctx;
     ctx.sc = sc;
-    atomic_init(&ctx.unknown, 0);
-    ctx.positions = orca_sim_positions(sim);
     orca_sim_peek_handles(sim, &ctx.slots, &ctx.generations);
-    ctx.step = k;
-    orca_status st = orca_sim_run_task(sim, rule_task, n, &ctx);
+    ctx.step_hash = perturb_step_hash(sc->seed, k);
+    orca_status st = orca_sim_step_rule(sim, sc->dt, rule_agent, &ctx);
     if (st != ORCA_OK) {
-        if (switched) {
-            waypoints_restore(sc);
-        }
-        return fail_sim(sc, st, "computing the preferred velocities");
-    }
-    int unknown = atomic_load(&ctx.unknown);
-    st = orca_sim_swap_preferred_velocities(sim, sc->saved_pref, n);
-    if (st != ORCA_OK) {
-        if (switched) {
-            waypoints_restore(sc);
-        }
-        return fail_sim(sc, st, "setting the preferred velocities");
-    }
-    if (unknown > 0) {
-        for (int i = 0; i < n; ++i) {
-            orca_agent_id id = orca_sim_agent_at(sim, i);
-            if (key_at(sc, i, id) < 0) {
-                orca_agent_set_preferred_velocity(sim, id, sc->saved_pref[i]);
-            }
-        }
-    }
-
-    st = orca_sim_step(sim, sc->dt);
-    if (st != ORCA_OK) {
-        fail_sim(sc, st, "the simulation step failed"); /* before the exchange clears it */
-        orca_sim_swap_preferred_velocities(sim, sc->saved_pref, n);
+        fail_sim(sc, st, "the simulation step failed");
         if (switched) {
             waypoints_restore(sc);
         }

@@ -181,6 +181,7 @@ void orca_sim_destroy(orca_sim *s)
     orca_pool_destroy(s->pool);
     workers_free(s);
     orca_free_agent_arrays(s);
+    orca_mem_free(s->pref_next);
     orca_mem_free(s->seg_a);
     orca_mem_free(s->seg_b);
     orca_mem_free(s->segment_slot);

@@ -169,6 +169,11 @@ struct orca_sim {
     orca_vec2 *pos, *vel, *pref;
     agent_params *par; /* the rest of each agent's parameters, together: the step reads
                           them in one or two cache lines */
+    orca_vec2 *pref_next; /* orca_sim_step_rule: the rule's preferred velocities, exchanged
+                             with pref when the step succeeds (agent_capacity entries when
+                             pref_next_cap says so; scratch, not state) */
+    int32_t pref_next_cap;
+    const orca_vec2 *step_pref; /* the preferred velocities the running step reads */
     float *hint; /* a search-radius hint (select_agents): 0 none, < 0 the list was not full;
                     not state. Apart from par, which the step then only reads: the passes
                     between steps read par without fetching lines another core wrote. */

@@ -15,4 +15,17 @@ double orca_sim_peek_radius(const orca_sim *sim, int index);
 void orca_sim_peek_handles(const orca_sim *sim, const uint32_t **slots,
                            const uint32_t **generations);
 
+/* A preferred-velocity rule that the step runs itself (the scenario's), on the workers: for
+ * the agent at index (position: its start-of-step position) it sets *pref to the agent's
+ * preferred velocity for this step, or leaves it (the agent's current one) unchanged. It
+ * may read the simulation as the functions above do, and must write nothing of it. */
+typedef void orca_step_rule_fn(void *context, int32_t index, orca_vec2 position, orca_vec2 *pref);
+
+/* orca_sim_step with each agent's preferred velocity first set by rule (NULL: orca_sim_step).
+ * The same as setting every agent's preferred velocity to the rule's value and then calling
+ * orca_sim_step, but in the step's own pass over the agents. On a refusal (a rule value
+ * out of range: the lowest such index is named; or the step's own) nothing is applied, the
+ * preferred velocities included. */
+orca_status orca_sim_step_rule(orca_sim *sim, double dt, orca_step_rule_fn *rule, void *context);
+
 #endif

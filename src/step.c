@@ -5,6 +5,7 @@
  * compiled here twice (scalar, and AVX2 where the CPU has it). */
 #include "sim_internal.h"
 #include "sim_check.h"
+#include "sim_peek.h"
 
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -488,6 +489,7 @@ static int ext_step_agents(orca_sim *s, worker *w, int begin, int end, double dt
         orca_agent_diagnostics *dg = s->diagnostics ? &s->diag[i] : NULL;
         if (s->ext && s->ext[i].locked) {
             s->vel[i] = s->cell_vel[k];
+            s->pos[i] = v2_add(s->cell_pos[k], v2_mul(s->cell_vel[k], dt));
             if (!locked_result_ok(s->cell_vel[k], s->cell_pos[k], dt)) {
                 note_bad_agent(s, i);
             }
@@ -501,12 +503,13 @@ static int ext_step_agents(orca_sim *s, worker *w, int begin, int end, double dt
         int hard, nb, na, within;
         orca_halfplane *planes;
         int count = ext_build_constraints(s, w, k, dt, &hard, &nb, &na, &within, &planes);
-        orca_vec2 pref = s->pref[i];
+        orca_vec2 pref = s->step_pref[i];
         double max_speed = s->par[i].max_speed;
         orca_halfplane *scratch =
             nb > 0 ? s->bnd->ws[(int)(w - s->workers)].scratch : w->scratch;
         orca_solve_result res = ext_solve(planes, count, hard, nb, max_speed, pref, scratch);
         s->vel[i] = res.velocity;
+        s->pos[i] = v2_add(s->cell_pos[k], v2_mul(res.velocity, dt)); /* as in step_agents */
         fallbacks += res.fallback;
         if (!step_result_ok(res.velocity, s->cell_vel[k], s->cell_pos[k], max_speed, dt)) {
             note_bad_agent(s, i);
@@ -532,19 +535,35 @@ static int ext_step_agents(orca_sim *s, worker *w, int begin, int end, double dt
 typedef struct step_ctx {
     orca_sim *sim;
     double dt;
+    orca_step_rule_fn *rule; /* orca_sim_step_rule's, or NULL */
+    void *rule_context;
+    atomic_int bad_pref; /* the lowest index whose rule value is out of range, or the count */
 } step_ctx;
 
-/* Step part (2), after every new velocity is in place: position + velocity * dt. */
-static void move_task(int begin, int end, int worker_index, void *context)
+/* The rule's preferred velocities of the agents at sorted positions [begin, end) into
+ * pref_next (each agent's own slot), checked as orca_agent_set_preferred_velocity checks
+ * (|x|, |y| <= 2^31; NaN refused). */
+static void rule_range(step_ctx *c, int begin, int end)
 {
-    (void)worker_index;
-    step_ctx *c = context;
     orca_sim *s = c->sim;
-    for (int32_t i = begin; i < end; ++i) {
-        s->pos[i] = v2_add(s->pos[i], v2_mul(s->vel[i], c->dt));
+    for (int k = begin; k < end; ++k) {
+        int32_t i = s->cell_index[k];
+        orca_vec2 q = s->pref[i];
+        c->rule(c->rule_context, i, s->cell_pos[k], &q);
+        if (!(d_mag(q.x) <= ORCA_VELOCITY_LIMIT) || !(d_mag(q.y) <= ORCA_VELOCITY_LIMIT)) {
+            int cur = atomic_load(&c->bad_pref);
+            while (i < cur && !atomic_compare_exchange_weak(&c->bad_pref, &cur, i)) {
+            }
+        }
+        s->pref_next[i] = q;
     }
 }
 
+/* The step for the agents at sorted positions [begin, end) (docs/algorithm.md §12): each
+ * new velocity from the start-of-step state and, at once, the new position p + v * dt, into
+ * the agent's own slots (step_agents). Part (1) reads positions and velocities only from the
+ * grid's start-of-step copies, so an agent moved early is never seen moved by another; a
+ * refused step puts both back from those copies. */
 static void step_task(int begin, int end, int worker_index, void *context)
 {
     step_ctx *c = context;
@@ -553,26 +572,33 @@ static void step_task(int begin, int end, int worker_index, void *context)
         return;
     }
     worker *w = &s->workers[worker_index];
+    if (c->rule) {
+        rule_range(c, begin, end);
+    }
     if (ext_path(s)) {
         w->fallbacks += ext_step_agents(s, w, begin, end, c->dt);
-        return;
     }
 #ifdef ORCA_HAVE_AVX
-    if (s->vector) {
+    else if (s->vector) {
         w->fallbacks += step_agents_avx2(s, w, begin, end, c->dt);
-        return;
     }
 #endif
 #ifdef ORCA_HAVE_SIMD128
-    if (s->vector) {
+    else if (s->vector) {
         w->fallbacks += step_agents_simd128(s, w, begin, end, c->dt);
-        return;
     }
 #endif
-    w->fallbacks += step_agents(s, w, begin, end, c->dt);
+    else {
+        w->fallbacks += step_agents(s, w, begin, end, c->dt);
+    }
 }
 
 orca_status orca_sim_step(orca_sim *s, double dt)
+{
+    return orca_sim_step_rule(s, dt, NULL, NULL);
+}
+
+orca_status orca_sim_step_rule(orca_sim *s, double dt, orca_step_rule_fn *rule, void *context)
 {
     if (!s) {
         return ORCA_ERR_NULL;
@@ -594,33 +620,64 @@ orca_status orca_sim_step(orca_sim *s, double dt)
         return orca_fail(s, ORCA_ERR_MEMORY, "out of memory for the diagnostics of %d agents",
                          s->agent_count);
     }
+    if (rule && s->pref_next_cap != s->agent_capacity) {
+        orca_vec2 *q = orca_mem_resize(s->pref_next, (size_t)s->agent_capacity, sizeof *q);
+        if (!q) {
+            return orca_fail(s, ORCA_ERR_MEMORY,
+                             "out of memory for the preferred velocities of %d agents",
+                             s->agent_count);
+        }
+        s->pref_next = q;
+        s->pref_next_cap = s->agent_capacity;
+    }
     for (int w = 0; w < s->worker_count; ++w) {
         s->workers[w].fallbacks = 0;
     }
     atomic_store(&s->bad_worker, -1);
     atomic_store(&s->bad_agent, s->agent_count);
-    step_ctx ctx = {s, dt};
-    /* (1) every new velocity from the start-of-step state */
+    step_ctx ctx;
+    ctx.sim = s;
+    ctx.dt = dt;
+    ctx.rule = rule;
+    ctx.rule_context = context;
+    atomic_init(&ctx.bad_pref, s->agent_count);
+    s->step_pref = rule ? s->pref_next : s->pref;
+    /* every new velocity from the start-of-step state, then every new position (step_task) */
     orca_run_task(s, step_task, s->agent_count, &ctx);
     int bad = atomic_load(&s->bad_worker);
     int bad_agent = atomic_load(&s->bad_agent);
-    if (bad >= 0 || bad_agent < s->agent_count) {
-        orca_vec2 v = bad >= 0 ? v2(0, 0) : s->vel[bad_agent];
-        /* Put the start-of-step velocities back from the grid's copy. */
+    int bad_pref = atomic_load(&ctx.bad_pref);
+    if (bad >= 0 || bad_pref < s->agent_count || bad_agent < s->agent_count) {
+        orca_vec2 v = bad_agent < s->agent_count ? s->vel[bad_agent] : v2(0, 0);
+        /* Put the start-of-step velocities and positions back from the grid's copy (the
+         * preferred velocities were never replaced). */
         for (int32_t k = 0; k < s->agent_count; ++k) {
             s->vel[s->cell_index[k]] = s->cell_vel[k];
+            s->pos[s->cell_index[k]] = s->cell_pos[k];
         }
         if (bad >= 0) {
             return orca_fail_bad_worker(s, bad);
         }
+        if (bad_pref < s->agent_count) {
+            orca_vec2 q = s->pref_next[bad_pref];
+            return orca_fail(s, ORCA_ERR_ARGUMENT,
+                             "preferred velocity of agent %d must be finite with components of "
+                             "magnitude at most 2^31, got (%.17g, %.17g)",
+                             bad_pref, q.x, q.y);
+        }
         return fail_step_result(s, bad_agent, v, s->vel[bad_agent], dt);
     }
-    /* (2) velocity = v_new, then position = position + velocity * dt (component-wise) */
+    if (rule) {
+        /* the rule's values become the preferred velocities (an exchange of the arrays:
+         * both hold agent_capacity entries) */
+        orca_vec2 *t = s->pref;
+        s->pref = s->pref_next;
+        s->pref_next = t;
+    }
     int fallbacks = 0;
     for (int w = 0; w < s->worker_count; ++w) {
         fallbacks += s->workers[w].fallbacks;
     }
-    orca_run_light_task(s, move_task, s->agent_count, &ctx);
     s->last_fallbacks = fallbacks;
     if (s->diagnostics) {
         /* the counts, in index order (each agent wrote only its own entry) */

@@ -13,6 +13,7 @@
 #include <orca/orca.h>
 
 #include "sim_check.h"
+#include "sim_peek.h"
 #include "test.h"
 
 static orca_vec2 vec(double x, double y)
@@ -730,9 +731,161 @@ static int test_swap_edges(void)
     return 0;
 }
 
+/* The rule of test_step_rule: the values of rule_values by index; NaN in x means "keep". */
+typedef struct rule_table {
+    const orca_vec2 *values;
+    int calls_after; /* set by the rule when called for an index >= this many agents */
+    int count;
+} rule_table;
+
+static void table_rule(void *context, int32_t index, orca_vec2 position, orca_vec2 *pref)
+{
+    (void)position;
+    rule_table *t = context;
+    if (index < 0 || index >= t->count) {
+        t->calls_after = 1;
+        return;
+    }
+    uint64_t bits;
+    double x = t->values[index].x;
+    memcpy(&bits, &x, sizeof bits);
+    if (bits == 0x7ff4000000000001ull) {
+        return; /* "keep": this one NaN pattern (other NaNs are values to refuse) */
+    }
+    *pref = t->values[index];
+}
+
+/* orca_sim_step_rule (the scenario's step): with every rule value in range it gives the bits
+ * of setting each preferred velocity and calling orca_sim_step, agents the rule leaves keep
+ * theirs, and the results do not depend on the worker count; a value just outside the range
+ * (each edge, NaN, infinities, the largest double) at any index refuses the step, names the
+ * lowest bad index and leaves everything as it was (the preferred velocities included). */
+static int test_step_rule(void)
+{
+    const double L = ORCA_VELOCITY_LIMIT;
+    const uint64_t keep_bits = 0x7ff4000000000001ull;
+    double keep;
+    memcpy(&keep, &keep_bits, sizeof keep);
+    const int n = 3000;
+    orca_vec2 *values = malloc((size_t)n * sizeof *values);
+    ENSURE(values);
+    for (int i = 0; i < n; ++i) {
+        values[i] = i % 11 == 0 ? vec(keep, 0) : vec(0.25 * (i % 9) - 1, 0.5 - 0.125 * (i % 7));
+    }
+    values[5] = vec(L, -L); /* the edges themselves are accepted */
+    orca_sim *s[3] = {NULL, NULL, NULL};
+    int workers[3] = {1, 3, 1};
+    for (int k = 0; k < 3; ++k) {
+        orca_sim_def def = orca_sim_def_default();
+        def.worker_count = workers[k];
+        ENSURE(orca_sim_create(&def, &s[k]) == ORCA_OK);
+        for (int i = 0; i < n; ++i) {
+            orca_agent_def d = at((double)(i % 60) * 2.5, (double)(i / 60) * 2.5);
+            d.preferred_velocity = vec(0.1 * (i % 3), -0.2);
+            d.max_speed = 2;
+            ENSURE(add(s[k], d) == ORCA_OK);
+        }
+    }
+    rule_table t = {values, 0, n};
+    for (int step = 0; step < 3; ++step) {
+        /* s[2], the reference: set each value, then the plain step */
+        for (int i = 0; i < n; ++i) {
+            if (values[i].x != values[i].x) {
+                continue; /* kept */
+            }
+            ENSURE(orca_agent_set_preferred_velocity(s[2], orca_sim_agent_at(s[2], i),
+                                                     values[i]) == ORCA_OK);
+        }
+        ENSURE(orca_sim_step(s[2], 0.25) == ORCA_OK);
+        for (int k = 0; k < 2; ++k) {
+            ENSURE(orca_sim_step_rule(s[k], 0.25, table_rule, &t) == ORCA_OK);
+            ENSURE(orca_sim_hash(s[k]) == orca_sim_hash(s[2]));
+        }
+        for (int i = 0; i < n; i += 97) {
+            orca_agent_def a, b;
+            ENSURE(orca_agent_get(s[0], orca_sim_agent_at(s[0], i), &a) == ORCA_OK);
+            ENSURE(orca_agent_get(s[2], orca_sim_agent_at(s[2], i), &b) == ORCA_OK);
+            ENSURE_BITS(a.preferred_velocity.x, b.preferred_velocity.x);
+            ENSURE_BITS(a.preferred_velocity.y, b.preferred_velocity.y);
+            ENSURE_BITS(a.position.x, b.position.x);
+            ENSURE_BITS(a.velocity.y, b.velocity.y);
+        }
+    }
+    ENSURE(!t.calls_after);
+    /* refusals: one bad value (and a later one) at several indices, both components */
+    const double bad[] = {nextafter(L, INFINITY), -nextafter(L, INFINITY), NAN, -NAN,
+                          INFINITY, -INFINITY, 1.7976931348623157e308};
+    const int where[] = {0, 1, 1499, 2998};
+    for (size_t b = 0; b < sizeof bad / sizeof bad[0]; ++b) {
+        for (size_t w = 0; w < sizeof where / sizeof where[0]; ++w) {
+            for (int k = 0; k < 2; ++k) {
+                orca_vec2 save = values[where[w]], save_last = values[n - 1];
+                orca_vec2 q = vec(0.5, 0.5); /* not "keep" */
+                if ((b + w) % 2) {
+                    q.y = bad[b];
+                } else {
+                    q.x = bad[b];
+                }
+                values[where[w]] = q;
+                values[n - 1] = vec(0, NAN); /* a later bad value: the lowest is named */
+                uint64_t h = orca_sim_hash(s[k]);
+                orca_agent_def before;
+                ENSURE(orca_agent_get(s[k], orca_sim_agent_at(s[k], where[w]), &before) == ORCA_OK);
+                ENSURE(orca_sim_step_rule(s[k], 0.25, table_rule, &t) == ORCA_ERR_ARGUMENT);
+                char text[48];
+                snprintf(text, sizeof text, "of agent %d must be", where[w]);
+                ENSURE_MSG(strstr(orca_sim_last_error(s[k]), text) != NULL, "%s",
+                           orca_sim_last_error(s[k]));
+                ENSURE(orca_sim_hash(s[k]) == h);
+                orca_agent_def after;
+                ENSURE(orca_agent_get(s[k], orca_sim_agent_at(s[k], where[w]), &after) == ORCA_OK);
+                ENSURE(memcmp(&before.position, &after.position, sizeof before.position) == 0);
+                ENSURE(memcmp(&before.velocity, &after.velocity, sizeof before.velocity) == 0);
+                ENSURE(memcmp(&before.preferred_velocity, &after.preferred_velocity,
+                              sizeof before.preferred_velocity) == 0);
+                values[where[w]] = save;
+                values[n - 1] = save_last;
+            }
+        }
+    }
+    /* after the refusals the simulations still agree with the reference */
+    for (int i = 0; i < n; ++i) {
+        if (values[i].x == values[i].x) {
+            ENSURE(orca_agent_set_preferred_velocity(s[2], orca_sim_agent_at(s[2], i),
+                                                     values[i]) == ORCA_OK);
+        }
+    }
+    ENSURE(orca_sim_step(s[2], 0.25) == ORCA_OK);
+    for (int k = 0; k < 2; ++k) {
+        ENSURE(orca_sim_step_rule(s[k], 0.25, table_rule, &t) == ORCA_OK);
+        ENSURE(orca_sim_hash(s[k]) == orca_sim_hash(s[2]));
+    }
+    /* a step refused for its result (an agent would leave the coordinate range) with the
+     * rule: positions, velocities and preferred velocities stay */
+    orca_agent_def far = at(ORCA_COORD_LIMIT - 1, 0);
+    far.max_speed = 100;
+    far.preferred_velocity = vec(100, 0);
+    ENSURE(add(s[0], far) == ORCA_OK);
+    t.count = n + 1;
+    orca_vec2 *more = realloc(values, (size_t)(n + 1) * sizeof *more);
+    ENSURE(more);
+    values = more;
+    t.values = values;
+    values[n] = vec(100, 0);
+    uint64_t h = orca_sim_hash(s[0]);
+    ENSURE(orca_sim_step_rule(s[0], 0.25, table_rule, &t) == ORCA_ERR_LIMIT);
+    ENSURE(orca_sim_hash(s[0]) == h);
+    for (int k = 0; k < 3; ++k) {
+        orca_sim_destroy(s[k]);
+    }
+    free(values);
+    return 0;
+}
+
 const orca_test ORCA_TESTS[] = {
     {"status_names", test_status_names},
     {"swap_edges", test_swap_edges},
+    {"step_rule", test_step_rule},
     {"scenario_ranges", test_scenario_ranges},
     {"builtin_maxima", test_builtin_maxima},
     {"reproducer_huge_horizon", test_reproducer_huge_horizon},
