@@ -938,21 +938,24 @@ typedef struct rule_ctx {
     uint64_t step_hash;                  /* perturb_step_hash of this step */
 } rule_ctx;
 
-/* The preferred-velocity rule of the agent at index (orca_step_rule_fn: the step runs it on
- * the workers, each agent's value from the start-of-step state, the step count, the seed and
- * its key; only reads). Agents the scenario did not add keep the preferred velocity their
- * owner set. */
-static void rule_agent(void *context, int32_t i, orca_vec2 position, orca_vec2 *pref)
+/* The preferred-velocity rule of the agents at index[0 .. count-1] (orca_step_rule_fn: the
+ * step runs it on the workers; each agent's value comes from the start-of-step state, the
+ * step count, the seed and its key; only reads). Agents the scenario did not add keep the
+ * preferred velocity their owner set. */
+static void rule_agents(void *context, const int32_t *index, const orca_vec2 *position,
+                        int count, const orca_vec2 *current, orca_vec2 *out)
 {
     const rule_ctx *c = context;
     const orca_scenario *sc = c->sc;
-    orca_agent_id id;
-    id.slot = c->slots[i];
-    id.generation = c->generations[id.slot];
-    int e = key_at(sc, i, id);
-    if (e >= 0) {
-        *pref = preferred_velocity(&sc->agents[e].goal, position, sc->dt, c->step_hash,
-                                   (uint64_t)e);
+    for (int j = 0; j < count; ++j) {
+        int32_t i = index[j];
+        orca_agent_id id;
+        id.slot = c->slots[i];
+        id.generation = c->generations[id.slot];
+        int e = key_at(sc, i, id);
+        out[i] = e < 0 ? current[i]
+                       : preferred_velocity(&sc->agents[e].goal, position[j], sc->dt,
+                                            c->step_hash, (uint64_t)e);
     }
 }
 
@@ -995,7 +998,7 @@ orca_status orca_scenario_step(orca_scenario *sc)
     ctx.sc = sc;
     orca_sim_peek_handles(sim, &ctx.slots, &ctx.generations);
     ctx.step_hash = perturb_step_hash(sc->seed, k);
-    orca_status st = orca_sim_step_rule(sim, sc->dt, rule_agent, &ctx);
+    orca_status st = orca_sim_step_rule(sim, sc->dt, rule_agents, &ctx);
     if (st != ORCA_OK) {
         fail_sim(sc, st, "the simulation step failed");
         if (switched) {

@@ -546,16 +546,16 @@ typedef struct step_ctx {
 static void rule_range(step_ctx *c, int begin, int end)
 {
     orca_sim *s = c->sim;
+    c->rule(c->rule_context, s->cell_index + begin, s->cell_pos + begin, end - begin, s->pref,
+            s->pref_next);
     for (int k = begin; k < end; ++k) {
         int32_t i = s->cell_index[k];
-        orca_vec2 q = s->pref[i];
-        c->rule(c->rule_context, i, s->cell_pos[k], &q);
+        orca_vec2 q = s->pref_next[i];
         if (!(d_mag(q.x) <= ORCA_VELOCITY_LIMIT) || !(d_mag(q.y) <= ORCA_VELOCITY_LIMIT)) {
             int cur = atomic_load(&c->bad_pref);
             while (i < cur && !atomic_compare_exchange_weak(&c->bad_pref, &cur, i)) {
             }
         }
-        s->pref_next[i] = q;
     }
 }
 

@@ -738,21 +738,23 @@ typedef struct rule_table {
     int count;
 } rule_table;
 
-static void table_rule(void *context, int32_t index, orca_vec2 position, orca_vec2 *pref)
+static void table_rule(void *context, const int32_t *index, const orca_vec2 *position, int count,
+                       const orca_vec2 *current, orca_vec2 *out)
 {
     (void)position;
     rule_table *t = context;
-    if (index < 0 || index >= t->count) {
-        t->calls_after = 1;
-        return;
+    for (int j = 0; j < count; ++j) {
+        int32_t i = index[j];
+        if (i < 0 || i >= t->count) {
+            t->calls_after = 1;
+            continue;
+        }
+        uint64_t bits;
+        double x = t->values[i].x;
+        memcpy(&bits, &x, sizeof bits);
+        /* "keep": this one NaN pattern (other NaNs are values to refuse) */
+        out[i] = bits == 0x7ff4000000000001ull ? current[i] : t->values[i];
     }
-    uint64_t bits;
-    double x = t->values[index].x;
-    memcpy(&bits, &x, sizeof bits);
-    if (bits == 0x7ff4000000000001ull) {
-        return; /* "keep": this one NaN pattern (other NaNs are values to refuse) */
-    }
-    *pref = t->values[index];
 }
 
 /* orca_sim_step_rule (the scenario's step): with every rule value in range it gives the bits
