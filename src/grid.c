@@ -257,30 +257,37 @@ static int build_agent_grid(orca_sim *s)
         return 1;
     }
     int32_t n = s->agent_count;
-    for (int w = 0; w < s->worker_count; ++w) {
-        memset(&s->workers[w].bounds, 0, sizeof s->workers[w].bounds);
-    }
-    atomic_store(&s->bad_worker, -1);
-    orca_run_light_task(s, bounds_task, n, s);
-    if (atomic_load(&s->bad_worker) >= 0) {
-        return -1;
-    }
-    double cmax = 0, lox = 0, loy = 0, hix = 0, hiy = 0, reach = 0;
-    int max_nb = 0, any = 0;
-    for (int w = 0; w < s->worker_count; ++w) {
-        const grid_bounds *b = &s->workers[w].bounds;
-        if (!b->any) {
-            continue;
+    if (!s->bounds_valid) {
+        for (int w = 0; w < s->worker_count; ++w) {
+            memset(&s->workers[w].bounds, 0, sizeof s->workers[w].bounds);
         }
-        cmax = b->cmax > cmax ? b->cmax : cmax;
-        reach = b->reach > reach ? b->reach : reach;
-        max_nb = b->max_nb > max_nb ? b->max_nb : max_nb;
-        lox = !any || b->lox < lox ? b->lox : lox;
-        loy = !any || b->loy < loy ? b->loy : loy;
-        hix = !any || b->hix > hix ? b->hix : hix;
-        hiy = !any || b->hiy > hiy ? b->hiy : hiy;
-        any = 1;
+        atomic_store(&s->bad_worker, -1);
+        orca_run_light_task(s, bounds_task, n, s);
+        if (atomic_load(&s->bad_worker) >= 0) {
+            return -1;
+        }
+        grid_bounds all;
+        memset(&all, 0, sizeof all);
+        for (int w = 0; w < s->worker_count; ++w) {
+            const grid_bounds *b = &s->workers[w].bounds;
+            if (!b->any) {
+                continue;
+            }
+            all.cmax = b->cmax > all.cmax ? b->cmax : all.cmax;
+            all.reach = b->reach > all.reach ? b->reach : all.reach;
+            all.max_nb = b->max_nb > all.max_nb ? b->max_nb : all.max_nb;
+            all.lox = !all.any || b->lox < all.lox ? b->lox : all.lox;
+            all.loy = !all.any || b->loy < all.loy ? b->loy : all.loy;
+            all.hix = !all.any || b->hix > all.hix ? b->hix : all.hix;
+            all.hiy = !all.any || b->hiy > all.hiy ? b->hiy : all.hiy;
+            all.any = 1;
+        }
+        s->bounds = all;
+        s->bounds_valid = 1;
     }
+    double cmax = s->bounds.cmax, lox = s->bounds.lox, loy = s->bounds.loy;
+    double hix = s->bounds.hix, hiy = s->bounds.hiy, reach = s->bounds.reach;
+    int max_nb = s->bounds.max_nb;
     if (!(cmax > 0)) {
         cmax = 1;
     }

@@ -158,7 +158,8 @@ typedef struct worker {
     void *block;       /* the one allocation behind the six buffers above */
     uint32_t query;
     int fallbacks;
-    grid_bounds bounds; /* this worker's part of the grid's bounds (bounds_task) */
+    grid_bounds bounds; /* this worker's part of the grid's bounds (bounds_task), and in a
+                           step the box of the positions its agents moved to */
     double overlap[2];  /* this worker's deepest overlaps (orca_sim_measure_overlap) */
     char pad[64]; /* workers write their own counters: keep them off each other's cache lines */
 } worker;
@@ -195,6 +196,12 @@ struct orca_sim {
     /* agent grid (a cache of the current state): agents sorted by cell, with copies of what
      * the neighbour loops read, in that order, so that they stream through memory */
     int grid_valid;
+    /* The agents' box and largest sizes as the grid is built from them (build_agent_grid),
+     * kept between builds while bounds_valid: a step writes the box of the positions it
+     * moved the agents to; adding, removing, moving or changing an agent otherwise, or a
+     * load, clears bounds_valid. */
+    grid_bounds bounds;
+    int bounds_valid;
     int grid_dense;         /* 1: dense row-major cells of size cell; 0: hashed cells */
     double cell, inv_cell, origin_x, origin_y;
     int32_t grid_w, grid_h;

@@ -387,6 +387,7 @@ static void swap_state(orca_sim *a, orca_sim *b)
 #undef SW
     memset(&a->diag_counts, 0, sizeof a->diag_counts);
     a->grid_valid = 0;
+    a->bounds_valid = 0;
     a->obstacle_grid_valid = 0;
 }
 

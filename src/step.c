@@ -296,6 +296,37 @@ static orca_status fail_step_result(const orca_sim *s, int32_t i, orca_vec2 v, o
                 v.x, v.y, (int)i, (unsigned)s->agent_slot[i], R, why);
 }
 
+/* The box of the positions a step moves the agents of one range to (min and max are exact,
+ * so the ranges' boxes combine to the same box in any split; a NaN never gets here: the step
+ * is then refused and the box unused). The next grid is sized by it (grid.c, bounds). */
+typedef struct moved_box {
+    double lox, loy, hix, hiy;
+} moved_box;
+
+static ORCA_ALWAYS_INLINE moved_box moved_box_empty(void)
+{
+    moved_box b = {HUGE_VAL, HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
+    return b;
+}
+
+static ORCA_ALWAYS_INLINE void moved_box_add(moved_box *b, orca_vec2 q)
+{
+    b->lox = q.x < b->lox ? q.x : b->lox;
+    b->loy = q.y < b->loy ? q.y : b->loy;
+    b->hix = q.x > b->hix ? q.x : b->hix;
+    b->hiy = q.y > b->hiy ? q.y : b->hiy;
+}
+
+/* Into the worker's box (w->bounds; the step reset it, the grid's bounds pass is done). */
+static ORCA_ALWAYS_INLINE void moved_box_merge(worker *w, const moved_box *b)
+{
+    grid_bounds *g = &w->bounds;
+    g->lox = b->lox < g->lox ? b->lox : g->lox;
+    g->loy = b->loy < g->loy ? b->loy : g->loy;
+    g->hix = b->hix > g->hix ? b->hix : g->hix;
+    g->hiy = b->hiy > g->hiy ? b->hiy : g->hiy;
+}
+
 #define PREFETCH_AHEAD 8 /* agents ahead whose own data the step fetches */
 
 #define STEP_FN(name) name
@@ -484,12 +515,14 @@ static ORCA_ALWAYS_INLINE int locked_result_ok(orca_vec2 v, orca_vec2 p, double 
 static int ext_step_agents(orca_sim *s, worker *w, int begin, int end, double dt)
 {
     int fallbacks = 0;
+    moved_box box = moved_box_empty();
     for (int k = begin; k < end; ++k) {
         int32_t i = s->cell_index[k];
         orca_agent_diagnostics *dg = s->diagnostics ? &s->diag[i] : NULL;
         if (s->ext && s->ext[i].locked) {
             s->vel[i] = s->cell_vel[k];
             s->pos[i] = v2_add(s->cell_pos[k], v2_mul(s->cell_vel[k], dt));
+            moved_box_add(&box, s->pos[i]);
             if (!locked_result_ok(s->cell_vel[k], s->cell_pos[k], dt)) {
                 note_bad_agent(s, i);
             }
@@ -510,6 +543,7 @@ static int ext_step_agents(orca_sim *s, worker *w, int begin, int end, double dt
         orca_solve_result res = ext_solve(planes, count, hard, nb, max_speed, pref, scratch);
         s->vel[i] = res.velocity;
         s->pos[i] = v2_add(s->cell_pos[k], v2_mul(res.velocity, dt)); /* as in step_agents */
+        moved_box_add(&box, s->pos[i]);
         fallbacks += res.fallback;
         if (!step_result_ok(res.velocity, s->cell_vel[k], s->cell_pos[k], max_speed, dt)) {
             note_bad_agent(s, i);
@@ -525,6 +559,7 @@ static int ext_step_agents(orca_sim *s, worker *w, int begin, int end, double dt
             dg->locked = 0;
         }
     }
+    moved_box_merge(w, &box);
     return fallbacks;
 }
 
@@ -642,6 +677,11 @@ orca_status orca_sim_step_rule(orca_sim *s, double dt, orca_step_rule_fn *rule, 
     ctx.rule_context = context;
     atomic_init(&ctx.bad_pref, s->agent_count);
     s->step_pref = rule ? s->pref_next : s->pref;
+    for (int w = 0; w < s->worker_count; ++w) {
+        grid_bounds *g = &s->workers[w].bounds;
+        g->lox = g->loy = HUGE_VAL;
+        g->hix = g->hiy = -HUGE_VAL;
+    }
     /* every new velocity from the start-of-step state, then every new position (step_task) */
     orca_run_task(s, step_task, s->agent_count, &ctx);
     int bad = atomic_load(&s->bad_worker);
@@ -675,8 +715,16 @@ orca_status orca_sim_step_rule(orca_sim *s, double dt, orca_step_rule_fn *rule, 
         s->pref_next = t;
     }
     int fallbacks = 0;
+    grid_bounds *box = &s->bounds; /* the next grid's box: where the agents are now */
+    box->lox = box->loy = HUGE_VAL;
+    box->hix = box->hiy = -HUGE_VAL;
     for (int w = 0; w < s->worker_count; ++w) {
-        fallbacks += s->workers[w].fallbacks;
+        const worker *wk = &s->workers[w];
+        fallbacks += wk->fallbacks;
+        box->lox = wk->bounds.lox < box->lox ? wk->bounds.lox : box->lox;
+        box->loy = wk->bounds.loy < box->loy ? wk->bounds.loy : box->loy;
+        box->hix = wk->bounds.hix > box->hix ? wk->bounds.hix : box->hix;
+        box->hiy = wk->bounds.hiy > box->hiy ? wk->bounds.hiy : box->hiy;
     }
     s->last_fallbacks = fallbacks;
     if (s->diagnostics) {

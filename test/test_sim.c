@@ -3210,6 +3210,77 @@ static int test_bulk_access(void)
     return 0;
 }
 
+/* The grid keeps the agents' box between steps (a step records where it moved them): every
+ * other change of positions or sizes must drop it. Random steps, far moves
+ * (orca_agent_set_position, orca_agent_set), larger neighbour distances and radii, additions
+ * far outside the box, removals and worker-count changes, each followed by a step, against a
+ * copy loaded from a snapshot before that step (a fresh simulator, no kept box): the same
+ * state after the step, every time. A stale box would place agents outside the grid (ASan
+ * sees the writes) or miss neighbours (the hashes differ). */
+static int test_grid_box_kept(void)
+{
+    test_rng g = {0x626f78u};
+    orca_sim_def def = orca_sim_def_default();
+    def.worker_count = 2;
+    orca_sim *s = NULL;
+    ENSURE(orca_sim_create(&def, &s) == ORCA_OK);
+    for (int i = 0; i < 300; ++i) {
+        orca_agent_def d = orca_agent_def_default();
+        d.position = vec(uni(&g, -30, 30), uni(&g, -30, 30));
+        d.preferred_velocity = vec(uni(&g, -1, 1), uni(&g, -1, 1));
+        ENSURE(orca_sim_add_agent(s, &d, NULL) == ORCA_OK);
+    }
+    size_t cap = 1 << 20;
+    unsigned char *buf = malloc(cap);
+    ENSURE(buf);
+    for (int round = 0; round < 120; ++round) {
+        int n = orca_sim_agent_count(s);
+        orca_agent_id id = orca_sim_agent_at(s, irand(&g, n));
+        orca_agent_def d;
+        ENSURE(orca_agent_get(s, id, &d) == ORCA_OK);
+        double far = chance(&g, 0.5) ? 1000.0 : 5.0;
+        switch (irand(&g, 7)) {
+        case 0:
+            ENSURE(orca_agent_set_position(s, id, vec(uni(&g, -far, far), uni(&g, -far, far))) ==
+                   ORCA_OK);
+            break;
+        case 1:
+            d.position = vec(uni(&g, -far, far), uni(&g, -far, far));
+            d.neighbor_dist = uni(&g, 1, 60);
+            d.radius = uni(&g, 0.1, 4);
+            ENSURE(orca_agent_set(s, id, &d) == ORCA_OK);
+            break;
+        case 2:
+            d.position = vec(uni(&g, -far, far), uni(&g, -far, far));
+            ENSURE(orca_sim_add_agent(s, &d, NULL) == ORCA_OK);
+            break;
+        case 3:
+            if (n > 10) {
+                ENSURE(orca_sim_remove_agent(s, id) == ORCA_OK);
+            }
+            break;
+        case 4: ENSURE(orca_sim_set_worker_count(s, 1 + irand(&g, 3)) == ORCA_OK); break;
+        default: break; /* steps only */
+        }
+        size_t size = 0;
+        ENSURE(orca_sim_save(s, buf, cap, &size) == ORCA_OK);
+        orca_sim *ref = NULL;
+        orca_sim_def rdef = orca_sim_def_default();
+        ENSURE(orca_sim_create(&rdef, &ref) == ORCA_OK);
+        ENSURE(orca_sim_load(ref, buf, size) == ORCA_OK);
+        int steps = 1 + irand(&g, 2);
+        for (int k = 0; k < steps; ++k) {
+            ENSURE(orca_sim_step(s, 0.25) == ORCA_OK);
+            ENSURE(orca_sim_step(ref, 0.25) == ORCA_OK);
+        }
+        ENSURE_MSG(orca_sim_hash(s) == orca_sim_hash(ref), "round %d", round);
+        orca_sim_destroy(ref);
+    }
+    free(buf);
+    orca_sim_destroy(s);
+    return 0;
+}
+
 const orca_test ORCA_TESTS[] = {
     {"bulk_access", test_bulk_access},
     {"neighbors_random", test_neighbors_random},
@@ -3248,5 +3319,6 @@ const orca_test ORCA_TESTS[] = {
     {"null_arguments", test_null_arguments},
     {"zero_agents", test_zero_agents},
     {"polylines", test_polylines},
+    {"grid_box_kept", test_grid_box_kept},
     {0, 0},
 };
