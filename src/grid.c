@@ -201,12 +201,11 @@ static void sort_place_task(int begin, int end, int worker_index, void *context)
     }
 }
 
-/* Sorts by the cells in rank (cells of them) in blocks when there are workers, agents enough
- * and room for two or more blocks; returns 0 (nothing done) otherwise. */
-static int sort_in_blocks(orca_sim *s, size_t cells)
+/* The blocks of the sort on the workers for cells cells: 0 (sort on the caller) without
+ * workers, below LIGHT_TASK_MIN agents or without room for two blocks. */
+static int sort_blocks(const orca_sim *s, size_t cells)
 {
-    int32_t n = s->agent_count;
-    if (s->worker_count < 2 || n < LIGHT_TASK_MIN) {
+    if (s->worker_count < 2 || s->agent_count < LIGHT_TASK_MIN) {
         return 0;
     }
     /* each of cell_pos and cell_vel holds 4 * capacity counts */
@@ -215,9 +214,13 @@ static int sort_in_blocks(orca_sim *s, size_t cells)
     int blocks = 2 * s->worker_count;
     blocks = blocks > SORT_BLOCKS_MAX ? SORT_BLOCKS_MAX : blocks;
     blocks = (size_t)blocks > room ? (int)room : blocks;
-    if (blocks < 2) {
-        return 0;
-    }
+    return blocks < 2 ? 0 : blocks;
+}
+
+/* Sorts by the cells in rank (cells of them) in the given blocks (>= 2). */
+static void sort_in_blocks(orca_sim *s, size_t cells, int blocks)
+{
+    size_t per_array = 4 * (size_t)s->agent_capacity / cells;
     sort_ctx c;
     c.sim = s;
     c.blocks = blocks;
@@ -240,7 +243,6 @@ static int sort_in_blocks(orca_sim *s, size_t cells)
     }
     start[cells] = at;
     orca_run_task_ranged(s, sort_place_task, blocks, 1, &c);
-    return 1;
 }
 
 /* Agent grid. cmax = max(largest neighbour distance, twice the largest radius) bounds every
@@ -298,6 +300,7 @@ static int build_agent_grid(orca_sim *s)
      * scene: 5% faster than cmax/4, which scans 5 by 5 smaller ones, and fewer cells). */
     double c = cmax / 2;
     int64_t w = 0, h = 0;
+    int gathered = 0; /* the sorted copies are filled */
     s->grid_dense = 0;
     if (sim_finite(lox) && sim_finite(loy) && sim_finite(hix) && sim_finite(hiy)) {
         for (int attempt = 0; attempt < 3 && !s->grid_dense && c >= 0x1p-1000; ++attempt, c *= 2) {
@@ -325,11 +328,21 @@ static int build_agent_grid(orca_sim *s)
         s->grid_h = (int32_t)h;
         int32_t *start = s->cell_start;
         /* rank holds each agent's cell until the placement, then its sorted position */
-        orca_run_light_task(s, cells_task, n, s);
-        if (!sort_in_blocks(s, cells - 1)) {
+        int blocks = sort_blocks(s, cells - 1);
+        if (blocks) {
+            orca_run_light_task(s, cells_task, n, s);
+            sort_in_blocks(s, cells - 1, blocks);
+        } else {
+            /* on the caller: cells and counts in one pass, and the placement copies what the
+             * gather would (sequential reads of the index-order arrays) */
             memset(start, 0, cells * sizeof *start);
+            double inv = s->inv_cell;
             for (int32_t i = 0; i < n; ++i) {
-                start[s->rank[i] + 1]++;
+                int32_t cx = (int32_t)((s->pos[i].x - lox) * inv); /* as cells_task */
+                int32_t cy = (int32_t)((s->pos[i].y - loy) * inv);
+                int32_t cell = (int32_t)((int64_t)cy * w + cx);
+                s->rank[i] = cell;
+                start[cell + 1]++;
             }
             for (size_t k = 1; k < cells; ++k) {
                 start[k] += start[k - 1];
@@ -338,10 +351,14 @@ static int build_agent_grid(orca_sim *s)
                 int32_t at = start[s->rank[i]]++;
                 s->cell_index[at] = i;
                 s->rank[i] = at;
+                s->cell_pos[at] = s->pos[i];
+                s->cell_vel[at] = s->vel[i];
+                s->cell_radius[at] = s->par[i].radius;
             }
             /* the placement advanced each start to the next cell's: shift back */
             memmove(start + 1, start, (cells - 1) * sizeof *start);
             start[0] = 0;
+            gathered = 1;
         }
     } else {
         s->cell = cmax * (1 + 0x1p-20) + MARGIN_ABS; /* a little over every query radius */
@@ -381,7 +398,9 @@ static int build_agent_grid(orca_sim *s)
             s->rank[i] = at;
         }
     }
-    orca_run_light_task(s, gather_task, n, s);
+    if (!gathered) {
+        orca_run_light_task(s, gather_task, n, s);
+    }
     s->grid_valid = 1;
     return 1;
 }
