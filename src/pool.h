@@ -14,8 +14,9 @@ typedef struct orca_pool orca_pool;
  * == 1 needs no pool. */
 orca_pool *orca_pool_create(int threads, int *error);
 void orca_pool_destroy(orca_pool *pool);
-/* Runs fn over [0, count) in chunks (about 16 per thread, at least one item), each call with
- * the index of the worker running it; returns when all are done. */
+/* Runs fn over [0, count) in chunks (each a share of what is left: large first, small at the
+ * end; at least one item), each call with the index of the worker running it; returns when
+ * all are done. */
 void orca_pool_run(orca_pool *pool, orca_task_fn *fn, int count, void *ctx);
 
 #endif
