@@ -94,28 +94,36 @@ static ORCA_AVX ORCA_ALWAYS_INLINE void agent_group(const agent_consts *q, orca_
     __m256d cnx = _mm256_div_pd(wx, wl), cny = _mm256_div_pd(wy, wl);
     __m256d f = _mm256_sub_pd(_mm256_div_pd(rr_, tv), wl);
     __m256d cux = _mm256_mul_pd(cnx, f), cuy = _mm256_mul_pd(cny, f);
-    /* legs: leg = sqrt(a.a - r*r), cross = a.x*w.y - a.y*w.x, left when cross > 0 */
-    __m256d leg = _mm256_sqrt_pd(_mm256_sub_pd(aa, rr));
-    __m256d cross = _mm256_sub_pd(_mm256_mul_pd(ax, wy), _mm256_mul_pd(ay, wx));
-    __m256d left = _mm256_cmp_pd(cross, zero, _CMP_GT_OQ);
-    __m256d axl = _mm256_mul_pd(ax, leg), ayl = _mm256_mul_pd(ay, leg);
-    __m256d axr = _mm256_mul_pd(ax, rr_), ayr = _mm256_mul_pd(ay, rr_);
-    /* left: (a.x*leg - a.y*r, a.x*r + a.y*leg); right: (a.x*leg + a.y*r, a.y*leg - a.x*r);
-     * the selected numerators divided by a.a */
-    __m256d dx = _mm256_div_pd(
-        _mm256_blendv_pd(_mm256_add_pd(axl, ayr), _mm256_sub_pd(axl, ayr), left), aa);
-    __m256d dy = _mm256_div_pd(
-        _mm256_blendv_pd(_mm256_sub_pd(ayl, axr), _mm256_add_pd(axr, ayl), left), aa);
-    /* left n = (-dir.y, dir.x), right n = (dir.y, -dir.x) */
-    __m256d lnx = _mm256_blendv_pd(dy, _mm256_xor_pd(dy, sign), left);
-    __m256d lny = _mm256_blendv_pd(_mm256_xor_pd(dx, sign), dx, left);
-    /* along = x.dir, u = dir * along - x */
-    __m256d along = _mm256_add_pd(_mm256_mul_pd(xx, dx), _mm256_mul_pd(xy, dy));
-    __m256d lux = _mm256_sub_pd(_mm256_mul_pd(dx, along), xx);
-    __m256d luy = _mm256_sub_pd(_mm256_mul_pd(dy, along), xy);
+    __m256d nx = cnx, ny = cny, fx = cux, fy = cuy;
+    /* Every lane in the cutoff case (most groups: the farther neighbours; the lanes past m
+     * repeat lane 0): the blends below would select the cutoff values, so the legs are
+     * skipped (lanes in the overlap form are replaced below either way). */
+    if (_mm256_movemask_pd(cut) != 15) {
+        /* legs: leg = sqrt(a.a - r*r), cross = a.x*w.y - a.y*w.x, left when cross > 0 */
+        __m256d leg = _mm256_sqrt_pd(_mm256_sub_pd(aa, rr));
+        __m256d cross = _mm256_sub_pd(_mm256_mul_pd(ax, wy), _mm256_mul_pd(ay, wx));
+        __m256d left = _mm256_cmp_pd(cross, zero, _CMP_GT_OQ);
+        __m256d axl = _mm256_mul_pd(ax, leg), ayl = _mm256_mul_pd(ay, leg);
+        __m256d axr = _mm256_mul_pd(ax, rr_), ayr = _mm256_mul_pd(ay, rr_);
+        /* left: (a.x*leg - a.y*r, a.x*r + a.y*leg); right: (a.x*leg + a.y*r, a.y*leg - a.x*r);
+         * the selected numerators divided by a.a */
+        __m256d dx = _mm256_div_pd(
+            _mm256_blendv_pd(_mm256_add_pd(axl, ayr), _mm256_sub_pd(axl, ayr), left), aa);
+        __m256d dy = _mm256_div_pd(
+            _mm256_blendv_pd(_mm256_sub_pd(ayl, axr), _mm256_add_pd(axr, ayl), left), aa);
+        /* left n = (-dir.y, dir.x), right n = (dir.y, -dir.x) */
+        __m256d lnx = _mm256_blendv_pd(dy, _mm256_xor_pd(dy, sign), left);
+        __m256d lny = _mm256_blendv_pd(_mm256_xor_pd(dx, sign), dx, left);
+        /* along = x.dir, u = dir * along - x */
+        __m256d along = _mm256_add_pd(_mm256_mul_pd(xx, dx), _mm256_mul_pd(xy, dy));
+        __m256d lux = _mm256_sub_pd(_mm256_mul_pd(dx, along), xx);
+        __m256d luy = _mm256_sub_pd(_mm256_mul_pd(dy, along), xy);
 
-    __m256d nx = _mm256_blendv_pd(lnx, cnx, cut), ny = _mm256_blendv_pd(lny, cny, cut);
-    __m256d fx = _mm256_blendv_pd(lux, cux, cut), fy = _mm256_blendv_pd(luy, cuy, cut);
+        nx = _mm256_blendv_pd(lnx, cnx, cut);
+        ny = _mm256_blendv_pd(lny, cny, cut);
+        fx = _mm256_blendv_pd(lux, cux, cut);
+        fy = _mm256_blendv_pd(luy, cuy, cut);
+    }
     /* P = vA + u * 0.5 */
     __m256d qx = _mm256_add_pd(vx, _mm256_mul_pd(fx, half));
     __m256d qy = _mm256_add_pd(vy, _mm256_mul_pd(fy, half));
