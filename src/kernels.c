@@ -94,28 +94,36 @@ static ORCA_AVX ORCA_ALWAYS_INLINE void agent_group(const agent_consts *q, orca_
     __m256d cnx = _mm256_div_pd(wx, wl), cny = _mm256_div_pd(wy, wl);
     __m256d f = _mm256_sub_pd(_mm256_div_pd(rr_, tv), wl);
     __m256d cux = _mm256_mul_pd(cnx, f), cuy = _mm256_mul_pd(cny, f);
-    /* legs: leg = sqrt(a.a - r*r), cross = a.x*w.y - a.y*w.x, left when cross > 0 */
-    __m256d leg = _mm256_sqrt_pd(_mm256_sub_pd(aa, rr));
-    __m256d cross = _mm256_sub_pd(_mm256_mul_pd(ax, wy), _mm256_mul_pd(ay, wx));
-    __m256d left = _mm256_cmp_pd(cross, zero, _CMP_GT_OQ);
-    __m256d axl = _mm256_mul_pd(ax, leg), ayl = _mm256_mul_pd(ay, leg);
-    __m256d axr = _mm256_mul_pd(ax, rr_), ayr = _mm256_mul_pd(ay, rr_);
-    /* left: (a.x*leg - a.y*r, a.x*r + a.y*leg); right: (a.x*leg + a.y*r, a.y*leg - a.x*r);
-     * the selected numerators divided by a.a */
-    __m256d dx = _mm256_div_pd(
-        _mm256_blendv_pd(_mm256_add_pd(axl, ayr), _mm256_sub_pd(axl, ayr), left), aa);
-    __m256d dy = _mm256_div_pd(
-        _mm256_blendv_pd(_mm256_sub_pd(ayl, axr), _mm256_add_pd(axr, ayl), left), aa);
-    /* left n = (-dir.y, dir.x), right n = (dir.y, -dir.x) */
-    __m256d lnx = _mm256_blendv_pd(dy, _mm256_xor_pd(dy, sign), left);
-    __m256d lny = _mm256_blendv_pd(_mm256_xor_pd(dx, sign), dx, left);
-    /* along = x.dir, u = dir * along - x */
-    __m256d along = _mm256_add_pd(_mm256_mul_pd(xx, dx), _mm256_mul_pd(xy, dy));
-    __m256d lux = _mm256_sub_pd(_mm256_mul_pd(dx, along), xx);
-    __m256d luy = _mm256_sub_pd(_mm256_mul_pd(dy, along), xy);
+    __m256d nx = cnx, ny = cny, fx = cux, fy = cuy;
+    /* Every lane in the cutoff case (most groups: the farther neighbours; the lanes past m
+     * repeat lane 0): the blends below would select the cutoff values, so the legs are
+     * skipped (lanes in the overlap form are replaced below either way). */
+    if (_mm256_movemask_pd(cut) != 15) {
+        /* legs: leg = sqrt(a.a - r*r), cross = a.x*w.y - a.y*w.x, left when cross > 0 */
+        __m256d leg = _mm256_sqrt_pd(_mm256_sub_pd(aa, rr));
+        __m256d cross = _mm256_sub_pd(_mm256_mul_pd(ax, wy), _mm256_mul_pd(ay, wx));
+        __m256d left = _mm256_cmp_pd(cross, zero, _CMP_GT_OQ);
+        __m256d axl = _mm256_mul_pd(ax, leg), ayl = _mm256_mul_pd(ay, leg);
+        __m256d axr = _mm256_mul_pd(ax, rr_), ayr = _mm256_mul_pd(ay, rr_);
+        /* left: (a.x*leg - a.y*r, a.x*r + a.y*leg); right: (a.x*leg + a.y*r, a.y*leg - a.x*r);
+         * the selected numerators divided by a.a */
+        __m256d dx = _mm256_div_pd(
+            _mm256_blendv_pd(_mm256_add_pd(axl, ayr), _mm256_sub_pd(axl, ayr), left), aa);
+        __m256d dy = _mm256_div_pd(
+            _mm256_blendv_pd(_mm256_sub_pd(ayl, axr), _mm256_add_pd(axr, ayl), left), aa);
+        /* left n = (-dir.y, dir.x), right n = (dir.y, -dir.x) */
+        __m256d lnx = _mm256_blendv_pd(dy, _mm256_xor_pd(dy, sign), left);
+        __m256d lny = _mm256_blendv_pd(_mm256_xor_pd(dx, sign), dx, left);
+        /* along = x.dir, u = dir * along - x */
+        __m256d along = _mm256_add_pd(_mm256_mul_pd(xx, dx), _mm256_mul_pd(xy, dy));
+        __m256d lux = _mm256_sub_pd(_mm256_mul_pd(dx, along), xx);
+        __m256d luy = _mm256_sub_pd(_mm256_mul_pd(dy, along), xy);
 
-    __m256d nx = _mm256_blendv_pd(lnx, cnx, cut), ny = _mm256_blendv_pd(lny, cny, cut);
-    __m256d fx = _mm256_blendv_pd(lux, cux, cut), fy = _mm256_blendv_pd(luy, cuy, cut);
+        nx = _mm256_blendv_pd(lnx, cnx, cut);
+        ny = _mm256_blendv_pd(lny, cny, cut);
+        fx = _mm256_blendv_pd(lux, cux, cut);
+        fy = _mm256_blendv_pd(luy, cuy, cut);
+    }
     /* P = vA + u * 0.5 */
     __m256d qx = _mm256_add_pd(vx, _mm256_mul_pd(fx, half));
     __m256d qy = _mm256_add_pd(vy, _mm256_mul_pd(fy, half));
@@ -247,62 +255,89 @@ static const int32_t pack_lanes[16][8] __attribute__((aligned(32))) = {
     {2, 3, 4, 5, 6, 7, 0, 1}, {0, 1, 2, 3, 4, 5, 6, 7},
 };
 
+/* The constants of one box scan. */
+typedef struct box_consts {
+    __m256d px, py, f2;
+    __m256i selfv;
+} box_consts;
+
+/* Agents k0 .. k1 - 1 (those before end), four at a time without branches: each group's
+ * squared distances, those below filt2 (of agents before end, other than self) packed to
+ * the front and stored at c's candidates from cn on with their positions. Returns the new
+ * count of candidates (each group stores four entries: CAND_PAD covers the last). */
+static ORCA_AVX ORCA_ALWAYS_INLINE int64_t box_groups(const box_consts *q, const orca_vec2 *pos,
+                                                      int32_t k0, int32_t k1, int32_t end,
+                                                      cand_buf *c, int64_t cn)
+{
+    /* after the unpacks below, lanes 0..3 hold the agents at k, k + 2, k + 1, k + 3 */
+    const __m256i lane = _mm256_setr_epi64x(0, 2, 1, 3), four = _mm256_set1_epi64x(4);
+    const __m256i endv = _mm256_set1_epi64x(end);
+    __m256i at = _mm256_add_epi64(_mm256_set1_epi64x(k0), lane);
+    for (const orca_vec2 *p = pos + k0, *pe = pos + k1; p < pe; p += 4) {
+        __m256d a = _mm256_loadu_pd(&p[0].x); /* x0 y0 x1 y1 */
+        __m256d b = _mm256_loadu_pd(&p[2].x); /* x2 y2 x3 y3 */
+        /* a in a register once (gcc 12 loaded it twice, once for each unpack) */
+        __asm__("" : "+x"(a));
+        /* d = pos - p, Dot(d, d) = d.x*d.x + d.y*d.y */
+        __m256d dx = _mm256_sub_pd(_mm256_unpacklo_pd(a, b), q->px);
+        __m256d dy = _mm256_sub_pd(_mm256_unpackhi_pd(a, b), q->py);
+        __m256d d2 = _mm256_add_pd(_mm256_mul_pd(dx, dx), _mm256_mul_pd(dy, dy));
+        __m256i in = _mm256_and_si256(_mm256_castpd_si256(_mm256_cmp_pd(d2, q->f2, _CMP_LT_OQ)),
+                                      _mm256_cmpgt_epi64(endv, at));
+        in = _mm256_andnot_si256(_mm256_cmpeq_epi64(at, q->selfv), in);
+        int m = _mm256_movemask_pd(_mm256_castsi256_pd(in));
+        __m256i perm = _mm256_load_si256((const __m256i *)pack_lanes[m]);
+        _mm256_storeu_pd(c->d2 + cn,
+                         _mm256_castps_pd(_mm256_permutevar8x32_ps(_mm256_castpd_ps(d2), perm)));
+        _mm256_storeu_si256((__m256i *)(c->at + cn), _mm256_permutevar8x32_epi32(at, perm));
+        cn += __builtin_popcount((unsigned)m);
+        at = _mm256_add_epi64(at, four);
+    }
+    return cn;
+}
+
+/* A row of more agents than c has room for: chunks of CAND_CHUNK agents (a multiple of four
+ * past the row's start), with room made before each (the cap best so far kept). Out of line:
+ * rare, and inlined it took registers from box_scan's row loop. Returns the list's length;
+ * c->n is the candidates' count. */
+static ORCA_AVX __attribute__((noinline)) int
+box_row_chunked(const box_consts *q, const orca_vec2 *pos, int32_t k0, int32_t end,
+                const int32_t *cell_index, neighbor *out, cand_buf *c, int n, int cap)
+{
+    while (k0 < end) {
+        if (c->n > CAND_MAX - CAND_CHUNK) {
+            n = cand_flush(c, cand_rank_vector, cell_index, out, n, cap);
+        }
+        int32_t k1 = end - k0 > CAND_CHUNK ? k0 + CAND_CHUNK : end;
+        c->n = (int)box_groups(q, pos, k0, k1, end, c, c->n);
+        k0 = k1;
+    }
+    return n;
+}
+
 static ORCA_AVX ORCA_ALWAYS_INLINE int
 box_scan(const int32_t *row, int32_t w, int32_t rows, int32_t c0, int32_t c1,
          const orca_vec2 *pos, const int32_t *cell_index, int32_t self, orca_vec2 p,
          double filt2, neighbor *out, cand_buf *c, int cap)
 {
-    const __m256d px = _mm256_set1_pd(p.x), py = _mm256_set1_pd(p.y), f2 = _mm256_set1_pd(filt2);
-    /* after the unpacks below, lanes 0..3 hold the agents at k, k + 2, k + 1, k + 3 */
-    const __m256i lane = _mm256_setr_epi64x(0, 2, 1, 3), four = _mm256_set1_epi64x(4);
-    const __m256i selfv = _mm256_set1_epi64x(self);
+    box_consts q;
+    q.px = _mm256_set1_pd(p.x);
+    q.py = _mm256_set1_pd(p.y);
+    q.f2 = _mm256_set1_pd(filt2);
+    q.selfv = _mm256_set1_epi64x(self);
     int n = 0;
     int64_t cn = 0; /* the candidates' count in a register through the scan */
-    const int32_t *first = row + c0, *last = first + (int64_t)(rows - 1) * w;
+    const int32_t *lo = row + c0, *last = lo + (int64_t)(rows - 1) * w;
     const int64_t span = (int64_t)c1 + 1 - c0;
-    for (const int32_t *lo = first;; lo += w) {
+    for (;; lo += w) {
         int32_t k0 = lo[0], end = lo[span];
-        const __m256i endv = _mm256_set1_epi64x(end);
-        __m256i at = _mm256_add_epi64(_mm256_set1_epi64x(k0), lane);
-        /* a row that fits into the buffer in one go (nearly always); otherwise chunks with
-         * room made before each */
-        int32_t k1 = end - k0 > CAND_MAX - cn ? k0 : end;
-        for (;;) {
-            /* agents k0 .. k1 - 1, four at a time without branches: each group's squared
-             * distances, those below filt2 (of agents before end, other than self) packed
-             * to the front and stored at the end of the candidates with their positions */
-            for (const orca_vec2 *q = pos + k0, *qe = pos + k1; q < qe; q += 4) {
-                __m256d a = _mm256_loadu_pd(&q[0].x); /* x0 y0 x1 y1 */
-                __m256d b = _mm256_loadu_pd(&q[2].x); /* x2 y2 x3 y3 */
-                /* a in a register once (gcc 12 loaded it twice, once for each unpack) */
-                __asm__("" : "+x"(a));
-                /* d = pos - p, Dot(d, d) = d.x*d.x + d.y*d.y */
-                __m256d dx = _mm256_sub_pd(_mm256_unpacklo_pd(a, b), px);
-                __m256d dy = _mm256_sub_pd(_mm256_unpackhi_pd(a, b), py);
-                __m256d d2 = _mm256_add_pd(_mm256_mul_pd(dx, dx), _mm256_mul_pd(dy, dy));
-                __m256i in =
-                    _mm256_and_si256(_mm256_castpd_si256(_mm256_cmp_pd(d2, f2, _CMP_LT_OQ)),
-                                     _mm256_cmpgt_epi64(endv, at));
-                in = _mm256_andnot_si256(_mm256_cmpeq_epi64(at, selfv), in);
-                int m = _mm256_movemask_pd(_mm256_castsi256_pd(in));
-                __m256i perm = _mm256_load_si256((const __m256i *)pack_lanes[m]);
-                _mm256_storeu_pd(c->d2 + cn, _mm256_castps_pd(_mm256_permutevar8x32_ps(
-                                                _mm256_castpd_ps(d2), perm)));
-                _mm256_storeu_si256((__m256i *)(c->at + cn), _mm256_permutevar8x32_epi32(at, perm));
-                cn += __builtin_popcount((unsigned)m);
-                at = _mm256_add_epi64(at, four);
-            }
-            if (__builtin_expect(k1 >= end, 1)) {
-                break;
-            }
-            /* the chunked path: k1 is a multiple of four past the row's start */
-            k0 = k1;
-            if (cn > CAND_MAX - CAND_CHUNK) {
-                c->n = (int)cn;
-                n = cand_flush(c, cand_rank_vector, cell_index, out, n, cap);
-                cn = c->n;
-            }
-            k1 = end - k0 > CAND_CHUNK ? k0 + CAND_CHUNK : end;
+        if (__builtin_expect(end - k0 <= CAND_MAX - cn, 1)) {
+            /* the row fits into the buffer in one go (nearly always) */
+            cn = box_groups(&q, pos, k0, end, end, c, cn);
+        } else {
+            c->n = (int)cn;
+            n = box_row_chunked(&q, pos, k0, end, cell_index, out, c, n, cap);
+            cn = c->n;
         }
         if (lo == last) {
             break;
