@@ -645,6 +645,7 @@ orca_status orca_grid_prepare(const orca_sim *sim)
 {
     orca_sim *s = (orca_sim *)sim; /* the grids and worker buffers are caches */
     orca_agents_settle(s);
+    orca_segments_settle(s);
     int built = build_agent_grid(s);
     if (built < 0) {
         s->grid_valid = 0;
