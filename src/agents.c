@@ -817,6 +817,10 @@ orca_status orca_sim_add_segments(orca_sim *s, const orca_vec2 *a, const orca_ve
     if (!a || !b) {
         return orca_fail(s, ORCA_ERR_NULL, "%s is NULL", !a ? "a" : "b");
     }
+    int32_t live = s->segment_count - s->seg_dead_count;
+    if (live > (1 << 28) - count) { /* before reading the points */
+        return orca_fail(s, ORCA_ERR_LIMIT, "too many segments (%d + %d)", live, count);
+    }
     /* Every point checked before anything is added. */
     for (int k = 0; k < count; ++k) {
         char what[32];
