@@ -693,11 +693,15 @@ int orca_segments_reserve(orca_sim *s, int32_t need)
 }
 
 /* Compaction of removed segments (sim_internal.h), as orca_agents_compact: the live runs move
- * down in one pass, index order kept. */
+ * down in one pass, index order kept. A valid segment grid is updated on the way (grid.c)
+ * instead of being rebuilt from the geometry. */
 void orca_segments_compact(orca_sim *s)
 {
     int32_t n = s->segment_count, d = s->seg_dead_count;
     const int32_t *dead = s->seg_dead; /* ascending */
+    if (s->obstacle_grid_valid) {
+        orca_obstacle_grid_drop_removed(s);
+    }
     for (int32_t k = 0; k < d; ++k) {
         int32_t from = dead[k] + 1, to = k + 1 < d ? dead[k + 1] : n;
         int32_t at = from - (k + 1);
@@ -711,7 +715,9 @@ void orca_segments_compact(orca_sim *s)
     }
     s->segment_count = n - d;
     s->seg_dead_count = 0;
-    s->obstacle_grid_valid = 0;
+    if (s->obstacle_grid_valid) {
+        orca_obstacle_grid_renumber(s);
+    }
 }
 
 /* Appends n validated segments (a[k], b[k]) in order, as n single additions. */
@@ -861,7 +867,7 @@ static int segment_mark_removed(orca_sim *s, int32_t i, int sorted)
     s->seg_dead_count++;
     orca_slots_release(&s->segment_slots, (int32_t)s->segment_slot[i]);
     s->segment_slot[i] = SEGMENT_DEAD;
-    s->obstacle_grid_valid = 0;
+    /* the segment grid stays: nothing reads it before the compaction, which updates it */
     return 1;
 }
 

@@ -407,6 +407,10 @@ static ORCA_ALWAYS_INLINE double dense_margin(const orca_sim *s, orca_vec2 p, do
 }
 
 int orca_grid_query(const orca_sim *s, orca_vec2 p, double q, grid_range *out);
+/* A valid segment grid through the compaction of removed segments: the lists without them,
+ * as slots, before the arrays move; the slots as the new indices after. */
+void orca_obstacle_grid_drop_removed(orca_sim *s);
+void orca_obstacle_grid_renumber(orca_sim *s);
 /* Builds what a step or a query reads (the grids, the workers' buffers). */
 orca_status orca_grid_prepare(const orca_sim *sim);
 int orca_bad_worker_index(orca_sim *s, int worker_index);

@@ -210,9 +210,10 @@ ORCA_API orca_status orca_sim_add_segments(orca_sim *sim, const orca_vec2 *a, co
  * the bits it would have had if the segment had never existed. As for agents, the handle is
  * stale at once and the count drops, and the others' indices close the gap lazily: the next
  * call that steps, queries, measures, hashes or saves compacts all pending removals in one
- * pass in index order (the obstacle grid is rebuilt then anyway). So k removals cost O(k)
- * plus one O(S) pass, however they are interleaved; orca_sim_segment_at answers without
- * compacting (O(log pending)). */
+ * pass in index order, updating the obstacle grid on the way (no rebuild from the geometry).
+ * So k removals cost O(k) plus one O(S) pass, however they are interleaved;
+ * orca_sim_segment_at answers without compacting (O(log pending)). Additions still rebuild
+ * the obstacle grid at the next step. */
 ORCA_API orca_status orca_sim_remove_segment(orca_sim *sim, orca_segment_id id);
 /** Removes count segments, exactly as count calls of orca_sim_remove_segment. Every handle is
  * checked first: a stale handle or one listed twice is refused (naming ids[k]) and nothing is
