@@ -333,6 +333,8 @@ static int test_sim_calls(void)
         {"add_segments (growing)", 1, setup_full_pending, call_add_segments},
         {"remove_agents", 1, setup_full_pending, call_remove_agents},
         {"remove_segments", 1, setup_full_pending, call_remove_segments},
+        {"remove_agents (first removals)", 1, setup_full, call_remove_agents},
+        {"remove_segments (first removals)", 1, setup_full, call_remove_segments},
         {"set_worker_count", 1, setup_dense, call_workers},
         {"agent_constraints", 1, setup_dense, call_constraints},
         {"agent_neighbors", 2, setup_sparse, call_neighbors},

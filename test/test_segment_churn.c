@@ -510,6 +510,19 @@ static int test_refusals(void)
     orca_segment_id rep[3] = {ids[2], ids[0], ids[2]};
     ENSURE(orca_sim_remove_segments(s, rep, 3) == ORCA_ERR_ARGUMENT);
     ENSURE(strstr(orca_sim_last_error(s), "ids[0] and ids[2]") != NULL);
+    /* the repeat of the lowest index is named, by its two entries */
+    orca_segment_id rep2[4] = {ids[2], ids[0], ids[2], ids[0]};
+    ENSURE(orca_sim_remove_segments(s, rep2, 4) == ORCA_ERR_ARGUMENT);
+    ENSURE(strstr(orca_sim_last_error(s), "ids[1] and ids[3]") != NULL);
+    orca_segment_id rep3[3] = {ids[0], ids[2], ids[2]};
+    ENSURE(orca_sim_remove_segments(s, rep3, 3) == ORCA_ERR_ARGUMENT);
+    ENSURE_MSG(strstr(orca_sim_last_error(s), "ids[1] and ids[2]") != NULL, "%s",
+               orca_sim_last_error(s));
+    ENSURE(orca_sim_remove_segment(NULL, ids[0]) == ORCA_ERR_NULL);
+    ENSURE(orca_sim_segment_count(NULL) == 0);
+    ENSURE(orca_sim_segment_at(NULL, 0).generation == 0);
+    orca_vec2 only_b;
+    ENSURE(orca_segment_get(s, ids[2], NULL, &only_b) == ORCA_OK && same_vec(only_b, b[2]));
     ENSURE(orca_sim_segment_count(s) == 2);
     ENSURE(same_seg(orca_sim_segment_at(s, 0), ids[0]) &&
            same_seg(orca_sim_segment_at(s, 1), ids[2]));
@@ -535,6 +548,7 @@ static int test_refusals(void)
     d.position = (orca_vec2){0.5, 0.25};
     d.preferred_velocity = (orca_vec2){1, 0};
     ENSURE(orca_sim_add_agent(s, &d, NULL) == ORCA_OK);
+    ENSURE(orca_sim_remove_agents(s, NULL, 0) == ORCA_OK && orca_sim_agent_count(s) == 1);
     ENSURE(orca_sim_remove_segments(s, eid, 2) == ORCA_OK);
     ENSURE(orca_sim_step(s, 0.1) == ORCA_OK);
     ENSURE(orca_sim_segment_count(s) == 4);
