@@ -116,6 +116,96 @@ orca_status orca_sim_add_agent(orca_sim *s, const orca_agent_def *def, orca_agen
 }
 
 
+/* --- lists of removed entries (agents' and segments' pending removals) ---------------- */
+
+/* Room for one more entry in a list of removed indices (doubling from 64); 0 when out of
+ * memory (the list is unchanged). */
+static int removed_grow(int32_t **list, int32_t count, int32_t *capacity)
+{
+    if (count < *capacity) {
+        return 1;
+    }
+    int32_t cap = *capacity ? 2 * *capacity : 64;
+    int32_t *d = orca_mem_resize(*list, (size_t)cap, sizeof *d);
+    if (!d) {
+        return 0;
+    }
+    *list = d;
+    *capacity = cap;
+    return 1;
+}
+
+/* Room for need entries (a batch); 0 when out of memory (the list is unchanged). */
+static int removed_reserve(int32_t **list, int64_t need, int32_t *capacity)
+{
+    if (need <= *capacity) {
+        return 1;
+    }
+    int32_t *d = orca_mem_resize(*list, (size_t)need, sizeof *d);
+    if (!d) {
+        return 0;
+    }
+    *list = d;
+    *capacity = (int32_t)need;
+    return 1;
+}
+
+/* Adds entry i to the list of count entries (room made). sorted: keep the list ascending
+ * (removals usually come in any order, and k of them cost O(k) each here, against O(N) each
+ * for an immediate shift); otherwise appended (a batch sorts the list once). */
+static void removed_insert(int32_t *list, int32_t count, int32_t i, int sorted)
+{
+    int32_t at = count;
+    if (sorted && at > 0 && list[at - 1] > i) {
+        int32_t lo = 0, hi = at; /* the first entry above i */
+        while (lo < hi) {
+            int32_t mid = lo + (hi - lo) / 2;
+            if (list[mid] > i) {
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        memmove(&list[lo + 1], &list[lo], (size_t)(at - lo) * sizeof *list);
+        at = lo;
+    }
+    list[at] = i;
+}
+
+/* With removals pending, index i among the live objects is entry i + (the removed entries up
+ * to it) of the arrays, and entry r is index r - (the removed entries below it): binary
+ * searches of the ascending list, so that lookups between removals do not compact. */
+
+/* The number of entries of the list (count, ascending) below r, or at most r when `upto`. */
+static int32_t removed_below(const int32_t *list, int32_t count, int32_t r, int upto)
+{
+    int32_t lo = 0, hi = count;
+    while (lo < hi) {
+        int32_t mid = lo + (hi - lo) / 2;
+        if (list[mid] < r || (upto && list[mid] == r)) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo;
+}
+
+/* The entry of live index `index` (0 <= index < entries - count). */
+static int32_t removed_entry(const int32_t *list, int32_t count, int32_t index)
+{
+    /* the entry r with r - (removed entries <= r) = index: r grows to index + that count
+     * until it holds (each count a binary search) */
+    int32_t r = index, below = -1;
+    while (below != r - index) {
+        below = r - index;
+        r = index + removed_below(list, count, r, 1);
+    }
+    return r;
+}
+
+/* --- agents ---------------------------------------------------------------------------- */
+
 /* Compaction of removed agents (sim_internal.h): one pass over the agents after the first
  * removed one, moving each live agent down to its index among the live ones (index order
  * kept, so the arrays are exactly what removing them one at a time gives). */
@@ -160,32 +250,10 @@ void orca_agents_compact(orca_sim *s)
  * compaction. Returns 0 when the list of removed indices cannot grow (nothing changed). */
 static int agent_mark_removed(orca_sim *s, int32_t i, int sorted)
 {
-    if (s->dead_count == s->dead_capacity) {
-        int32_t cap = s->dead_capacity ? 2 * s->dead_capacity : 64;
-        int32_t *d = orca_mem_resize(s->dead, (size_t)cap, sizeof *d);
-        if (!d) {
-            return 0;
-        }
-        s->dead = d;
-        s->dead_capacity = cap;
+    if (!removed_grow(&s->dead, s->dead_count, &s->dead_capacity)) {
+        return 0;
     }
-    /* keep the list ascending: removals usually come in any order, and k of them cost
-     * O(k) each here, against O(N) each for an immediate shift */
-    int32_t at = s->dead_count;
-    if (sorted && at > 0 && s->dead[at - 1] > i) {
-        int32_t lo = 0, hi = at; /* the first entry above i */
-        while (lo < hi) {
-            int32_t mid = lo + (hi - lo) / 2;
-            if (s->dead[mid] > i) {
-                hi = mid;
-            } else {
-                lo = mid + 1;
-            }
-        }
-        memmove(&s->dead[lo + 1], &s->dead[lo], (size_t)(at - lo) * sizeof *s->dead);
-        at = lo;
-    }
-    s->dead[at] = i;
+    removed_insert(s->dead, s->dead_count, i, sorted);
     s->dead_count++;
     s->index_limit = 0;
     if (s->ext) {
@@ -259,12 +327,29 @@ static int cmp_i32(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-orca_status orca_sim_remove_agents(orca_sim *s, const orca_agent_id *ids, int count)
+/* Handle k of a batch: agents' (segment 0) or segments' (segment 1). */
+static void batch_handle(const void *ids, int segment, int k, uint32_t *slot, uint32_t *gen)
 {
-    if (!s) {
-        return ORCA_ERR_NULL;
+    if (segment) {
+        const orca_segment_id *x = ids;
+        *slot = x[k].slot;
+        *gen = x[k].generation;
+    } else {
+        const orca_agent_id *x = ids;
+        *slot = x[k].slot;
+        *gen = x[k].generation;
     }
-    orca_clear_error(s);
+}
+
+/* The check of a batch removal before anything changes: count (>= 0) handles of one kind
+ * (the slot table t), each live and none twice. Returns their entries in the order given in
+ * *ix (to be released with orca_mem_free), or a refusal naming the entry of ids. *ix is NULL
+ * for count 0. */
+static orca_status batch_indices(orca_sim *s, const slot_table *t, const void *ids, int count,
+                                 int segment, int32_t **ix_out)
+{
+    const char *kind = segment ? "segment" : "agent";
+    *ix_out = NULL;
     if (count < 0) {
         return orca_fail(s, ORCA_ERR_ARGUMENT, "count must be >= 0, got %d", count);
     }
@@ -274,25 +359,26 @@ orca_status orca_sim_remove_agents(orca_sim *s, const orca_agent_id *ids, int co
     if (!ids) {
         return orca_fail(s, ORCA_ERR_NULL, "ids is NULL");
     }
-    /* Every handle checked (live, no repeat) before anything changes. */
     int32_t *ix = orca_mem_alloc((size_t)count, sizeof *ix);
     if (!ix) {
-        return orca_fail(s, ORCA_ERR_MEMORY, "out of memory removing %d agents", count);
+        return orca_fail(s, ORCA_ERR_MEMORY, "out of memory removing %d %ss", count, kind);
     }
+    uint32_t slot, gen;
     for (int k = 0; k < count; ++k) {
-        ix[k] = agent_lookup(s, ids[k]);
+        batch_handle(ids, segment, k, &slot, &gen);
+        ix[k] = orca_slots_lookup(t, slot, gen);
         if (ix[k] < 0) {
             orca_mem_free(ix);
             return orca_fail(s, ORCA_ERR_STALE,
-                             "ids[%d]: agent handle {slot %u, generation %u} is stale; nothing "
+                             "ids[%d]: %s handle {slot %u, generation %u} is stale; nothing "
                              "was removed",
-                             k, (unsigned)ids[k].slot, (unsigned)ids[k].generation);
+                             k, kind, (unsigned)slot, (unsigned)gen);
         }
     }
     int32_t *sorted = orca_mem_alloc((size_t)count, sizeof *sorted);
     if (!sorted) {
         orca_mem_free(ix);
-        return orca_fail(s, ORCA_ERR_MEMORY, "out of memory removing %d agents", count);
+        return orca_fail(s, ORCA_ERR_MEMORY, "out of memory removing %d %ss", count, kind);
     }
     memcpy(sorted, ix, (size_t)count * sizeof *ix);
     qsort(sorted, (size_t)count, sizeof *sorted, cmp_i32);
@@ -308,24 +394,33 @@ orca_status orca_sim_remove_agents(orca_sim *s, const orca_agent_id *ids, int co
             }
             orca_mem_free(sorted);
             orca_mem_free(ix);
+            batch_handle(ids, segment, first, &slot, &gen);
             return orca_fail(s, ORCA_ERR_ARGUMENT,
-                             "ids[%d] and ids[%d] are the same agent {slot %u, generation %u}; "
+                             "ids[%d] and ids[%d] are the same %s {slot %u, generation %u}; "
                              "nothing was removed",
-                             first, second, (unsigned)ids[first].slot,
-                             (unsigned)ids[first].generation);
+                             first, second, kind, (unsigned)slot, (unsigned)gen);
         }
     }
+    orca_mem_free(sorted);
+    *ix_out = ix;
+    return ORCA_OK;
+}
+
+orca_status orca_sim_remove_agents(orca_sim *s, const orca_agent_id *ids, int count)
+{
+    if (!s) {
+        return ORCA_ERR_NULL;
+    }
+    orca_clear_error(s);
+    int32_t *ix;
+    orca_status st = batch_indices(s, &s->agent_slots, ids, count, 0, &ix);
+    if (st != ORCA_OK || count == 0) {
+        return st;
+    }
     /* room for all, so that no mark fails halfway */
-    int64_t need = (int64_t)s->dead_count + count;
-    if (need > s->dead_capacity) {
-        int32_t *d = orca_mem_resize(s->dead, (size_t)need, sizeof *d);
-        if (!d) {
-            orca_mem_free(ix);
-            orca_mem_free(sorted);
-            return orca_fail(s, ORCA_ERR_MEMORY, "out of memory removing %d agents", count);
-        }
-        s->dead = d;
-        s->dead_capacity = (int32_t)need;
+    if (!removed_reserve(&s->dead, (int64_t)s->dead_count + count, &s->dead_capacity)) {
+        orca_mem_free(ix);
+        return orca_fail(s, ORCA_ERR_MEMORY, "out of memory removing %d agents", count);
     }
     /* In the order given (the slots return to the free list as count single calls return
      * them), appended; then the list of removed indices is put in order once. */
@@ -334,7 +429,6 @@ orca_status orca_sim_remove_agents(orca_sim *s, const orca_agent_id *ids, int co
     }
     qsort(s->dead, (size_t)s->dead_count, sizeof *s->dead, cmp_i32);
     orca_mem_free(ix);
-    orca_mem_free(sorted);
     return ORCA_OK;
 }
 
@@ -343,30 +437,12 @@ int orca_sim_agent_count(const orca_sim *s)
     return s ? s->agent_count - s->dead_count : 0;
 }
 
-/* With removals pending, index i among the live agents is entry i + (the removed entries up
- * to it) of the arrays, and entry r is index r - (the removed entries below it): binary
- * searches of the removed list, so that lookups between removals do not compact. */
 /* orca_sim_agent_at with removals pending (or out of range, or no simulation). */
 static __attribute__((noinline)) orca_agent_id agent_at_pending(const orca_sim *s, int index)
 {
     orca_agent_id id = {0, 0};
     if (s && index >= 0 && index < s->agent_count - s->dead_count) {
-        /* the entry r with r - (removed entries <= r) = index: r grows to index + that
-         * count until it holds (each count a binary search) */
-        int32_t r = index, below = -1;
-        while (below != r - index) {
-            below = r - index;
-            int32_t lo = 0, hi = s->dead_count; /* removed entries <= r */
-            while (lo < hi) {
-                int32_t mid = lo + (hi - lo) / 2;
-                if (s->dead[mid] <= r) {
-                    lo = mid + 1;
-                } else {
-                    hi = mid;
-                }
-            }
-            r = index + lo;
-        }
+        int32_t r = removed_entry(s->dead, s->dead_count, index);
         id.slot = s->agent_slot[r];
         id.generation = s->agent_slots.generation[id.slot];
     }
@@ -394,16 +470,7 @@ int orca_sim_agent_index(const orca_sim *s, orca_agent_id id)
     if (r < 0 || s->dead_count == 0) {
         return r;
     }
-    int32_t lo = 0, hi = s->dead_count; /* removed entries below r */
-    while (lo < hi) {
-        int32_t mid = lo + (hi - lo) / 2;
-        if (s->dead[mid] < r) {
-            lo = mid + 1;
-        } else {
-            hi = mid;
-        }
-    }
-    return r - lo;
+    return r - removed_below(s->dead, s->dead_count, r, 0);
 }
 
 orca_status orca_agent_get(const orca_sim *s, orca_agent_id id, orca_agent_def *out)
@@ -630,11 +697,46 @@ int orca_segments_reserve(orca_sim *s, int32_t need)
     return 1;
 }
 
+/* Compaction of removed segments (sim_internal.h), as orca_agents_compact: the live runs move
+ * down in one pass, index order kept. A valid segment grid is updated on the way (grid.c)
+ * instead of being rebuilt from the geometry. */
+void orca_segments_compact(orca_sim *s)
+{
+    int32_t n = s->segment_count, d = s->seg_dead_count;
+    const int32_t *dead = s->seg_dead; /* ascending */
+    if (s->obstacle_grid_valid) {
+        orca_obstacle_grid_drop_removed(s);
+    }
+    for (int32_t k = 0; k < d; ++k) {
+        int32_t from = dead[k] + 1, to = k + 1 < d ? dead[k + 1] : n;
+        int32_t at = from - (k + 1);
+        size_t len = (size_t)(to - from);
+        memmove(&s->seg_a[at], &s->seg_a[from], len * sizeof *s->seg_a);
+        memmove(&s->seg_b[at], &s->seg_b[from], len * sizeof *s->seg_b);
+        memmove(&s->segment_slot[at], &s->segment_slot[from], len * sizeof *s->segment_slot);
+        for (int32_t j = at; j < at + (int32_t)len; ++j) {
+            s->segment_slots.index[s->segment_slot[j]] = j;
+        }
+    }
+    s->segment_count = n - d;
+    s->seg_dead_count = 0;
+    if (s->obstacle_grid_valid) {
+        orca_obstacle_grid_renumber(s);
+    }
+}
+
+/* Appends n validated segments (a[k], b[k]) in order, as n single additions. */
 static orca_status segments_add(orca_sim *s, const orca_vec2 *a, const orca_vec2 *b, int n,
                                 orca_segment_id *ids)
 {
-    if (s->segment_count > (1 << 28) - n) {
-        return orca_fail(s, ORCA_ERR_LIMIT, "too many segments (%d + %d)", s->segment_count, n);
+    int32_t live = s->segment_count - s->seg_dead_count;
+    if (live > (1 << 28) - n) {
+        return orca_fail(s, ORCA_ERR_LIMIT, "too many segments (%d + %d)", live, n);
+    }
+    /* Pending removals outnumbering the live segments are compacted first (one pass that
+     * their removals paid for), so the arrays stay within twice the live count plus n. */
+    if (s->seg_dead_count > live) {
+        orca_segments_compact(s);
     }
     if (!orca_segments_reserve(s, s->segment_count + n) ||
         !orca_slots_reserve(&s->segment_slots, s->segment_slots.count + n)) {
@@ -710,6 +812,44 @@ orca_status orca_sim_add_polyline(orca_sim *s, const orca_vec2 *points, int coun
     return st;
 }
 
+orca_status orca_sim_add_segments(orca_sim *s, const orca_vec2 *a, const orca_vec2 *b, int count,
+                                  orca_segment_id *ids)
+{
+    if (!s) {
+        return ORCA_ERR_NULL;
+    }
+    orca_clear_error(s);
+    if (count < 0) {
+        return orca_fail(s, ORCA_ERR_ARGUMENT, "count must be >= 0, got %d", count);
+    }
+    if (count == 0) {
+        return ORCA_OK;
+    }
+    if (!a || !b) {
+        return orca_fail(s, ORCA_ERR_NULL, "%s is NULL", !a ? "a" : "b");
+    }
+    int32_t live = s->segment_count - s->seg_dead_count;
+    if (live > (1 << 28) - count) { /* before reading the points */
+        return orca_fail(s, ORCA_ERR_LIMIT, "too many segments (%d + %d)", live, count);
+    }
+    /* Every point checked before anything is added. */
+    for (int k = 0; k < count; ++k) {
+        char what[32];
+        snprintf(what, sizeof what, "a[%d]", k);
+        orca_status st = orca_check_coord(s, what, a[k]);
+        if (st == ORCA_OK) {
+            snprintf(what, sizeof what, "b[%d]", k);
+            st = orca_check_coord(s, what, b[k]);
+        }
+        if (st != ORCA_OK) {
+            char msg[sizeof s->error];
+            snprintf(msg, sizeof msg, "%s", s->error);
+            return orca_fail(s, st, "%s; nothing was added", msg);
+        }
+    }
+    return segments_add(s, a, b, count, ids);
+}
+
 #define SEGMENT_OR_FAIL(s, id, i)                                                         \
     if (!(s)) {                                                                         \
         return ORCA_ERR_NULL;                                                           \
@@ -721,30 +861,78 @@ orca_status orca_sim_add_polyline(orca_sim *s, const orca_vec2 *points, int coun
                     (unsigned)(id).slot, (unsigned)(id).generation);                      \
     }
 
+/* Index i (live) becomes removed: its handle goes stale at once, its entry waits for the
+ * compaction. Returns 0 when the list of removed indices cannot grow (nothing changed). */
+static int segment_mark_removed(orca_sim *s, int32_t i, int sorted)
+{
+    if (!removed_grow(&s->seg_dead, s->seg_dead_count, &s->seg_dead_capacity)) {
+        return 0;
+    }
+    removed_insert(s->seg_dead, s->seg_dead_count, i, sorted);
+    s->seg_dead_count++;
+    orca_slots_release(&s->segment_slots, (int32_t)s->segment_slot[i]);
+    s->segment_slot[i] = SEGMENT_DEAD;
+    /* the segment grid stays: nothing reads it before the compaction, which updates it */
+    return 1;
+}
+
 orca_status orca_sim_remove_segment(orca_sim *s, orca_segment_id id)
 {
     SEGMENT_OR_FAIL(s, id, i);
-    int32_t n = s->segment_count;
-    size_t tail = (size_t)(n - i - 1);
-    memmove(&s->seg_a[i], &s->seg_a[i + 1], tail * sizeof *s->seg_a);
-    memmove(&s->seg_b[i], &s->seg_b[i + 1], tail * sizeof *s->seg_b);
-    memmove(&s->segment_slot[i], &s->segment_slot[i + 1], tail * sizeof *s->segment_slot);
-    orca_slots_after_removal(&s->segment_slots, id.slot, s->segment_slot, i, n);
-    s->segment_count = n - 1;
-    s->obstacle_grid_valid = 0;
+    if (!segment_mark_removed(s, i, 1)) {
+        /* no room to defer it: the pending removals and this one at once (nothing to
+         * allocate, so a removal never fails for memory) */
+        orca_segments_settle(s);
+        i = orca_slots_lookup(&s->segment_slots, id.slot, id.generation);
+        int32_t n = s->segment_count;
+        size_t tail = (size_t)(n - i - 1);
+        memmove(&s->seg_a[i], &s->seg_a[i + 1], tail * sizeof *s->seg_a);
+        memmove(&s->seg_b[i], &s->seg_b[i + 1], tail * sizeof *s->seg_b);
+        memmove(&s->segment_slot[i], &s->segment_slot[i + 1], tail * sizeof *s->segment_slot);
+        orca_slots_after_removal(&s->segment_slots, id.slot, s->segment_slot, i, n);
+        s->segment_count = n - 1;
+        s->obstacle_grid_valid = 0;
+    }
+    return ORCA_OK;
+}
+
+orca_status orca_sim_remove_segments(orca_sim *s, const orca_segment_id *ids, int count)
+{
+    if (!s) {
+        return ORCA_ERR_NULL;
+    }
+    orca_clear_error(s);
+    int32_t *ix;
+    orca_status st = batch_indices(s, &s->segment_slots, ids, count, 1, &ix);
+    if (st != ORCA_OK || count == 0) {
+        return st;
+    }
+    if (!removed_reserve(&s->seg_dead, (int64_t)s->seg_dead_count + count,
+                         &s->seg_dead_capacity)) {
+        orca_mem_free(ix);
+        return orca_fail(s, ORCA_ERR_MEMORY, "out of memory removing %d segments", count);
+    }
+    /* in the order given (the slots' free list as from count single calls), then sorted */
+    for (int k = 0; k < count; ++k) {
+        segment_mark_removed(s, ix[k], 0);
+    }
+    qsort(s->seg_dead, (size_t)s->seg_dead_count, sizeof *s->seg_dead, cmp_i32);
+    orca_mem_free(ix);
     return ORCA_OK;
 }
 
 int orca_sim_segment_count(const orca_sim *s)
 {
-    return s ? s->segment_count : 0;
+    return s ? s->segment_count - s->seg_dead_count : 0;
 }
 
 orca_segment_id orca_sim_segment_at(const orca_sim *s, int index)
 {
     orca_segment_id id = {0, 0};
-    if (s && index >= 0 && index < s->segment_count) {
-        id.slot = s->segment_slot[index];
+    if (s && index >= 0 && index < s->segment_count - s->seg_dead_count) {
+        int32_t r = s->seg_dead_count > 0 ? removed_entry(s->seg_dead, s->seg_dead_count, index)
+                                          : index;
+        id.slot = s->segment_slot[r];
         id.generation = s->segment_slots.generation[id.slot];
     }
     return id;

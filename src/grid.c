@@ -587,6 +587,42 @@ int orca_segment_index_build(const orca_vec2 *a, const orca_vec2 *b, int32_t cou
     return 1;
 }
 
+/* The compaction of removed segments (agents.c) keeps a valid segment grid instead of
+ * rebuilding it: before the arrays move, each list drops its removed segments and holds the
+ * others' slots (orca_obstacle_grid_drop_removed); after, each slot becomes its segment's new
+ * index (orca_obstacle_grid_renumber). Indices keep their order, so every list is what a
+ * rebuild with the same cell size gives: a pass over the lists instead of the geometry. */
+void orca_obstacle_grid_drop_removed(orca_sim *s)
+{
+    cell_map *m = &s->obstacle_cells;
+    int32_t *list = s->obstacle_list;
+    int32_t w = 0;
+    /* the cells' ranges lie in the order of their map slots (orca_segment_index_build), so
+     * the list shrinks in place */
+    for (uint32_t h = 0; h <= m->mask; ++h) {
+        if (m->keys[h] == CELL_EMPTY) {
+            continue;
+        }
+        int32_t begin = m->start[h], end = begin + m->count[h];
+        m->start[h] = w;
+        for (int32_t q = begin; q < end; ++q) {
+            uint32_t slot = s->segment_slot[list[q]];
+            if (slot != SEGMENT_DEAD) {
+                list[w++] = (int32_t)slot;
+            }
+        }
+        m->count[h] = w - m->start[h];
+    }
+    s->obstacle_list_len = w;
+}
+
+void orca_obstacle_grid_renumber(orca_sim *s)
+{
+    for (int32_t q = 0; q < s->obstacle_list_len; ++q) {
+        s->obstacle_list[q] = s->segment_slots.index[s->obstacle_list[q]];
+    }
+}
+
 static int build_obstacle_grid(orca_sim *s)
 {
     if (s->segment_count == 0) {
@@ -671,6 +707,7 @@ orca_status orca_grid_prepare(const orca_sim *sim)
 {
     orca_sim *s = (orca_sim *)sim; /* the grids and worker buffers are caches */
     orca_agents_settle(s);
+    orca_segments_settle(s);
     int built = build_agent_grid(s);
     if (built < 0) {
         s->grid_valid = 0;

@@ -185,6 +185,7 @@ void orca_sim_destroy(orca_sim *s)
     orca_mem_free(s->seg_a);
     orca_mem_free(s->seg_b);
     orca_mem_free(s->segment_slot);
+    orca_mem_free(s->seg_dead);
     orca_mem_free(s->obstacle_list);
     orca_boundary_free(s->bnd);
     orca_cell_map_free(&s->agent_cells);

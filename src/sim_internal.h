@@ -188,10 +188,13 @@ struct orca_sim {
                             orca_sim_agent_at's common path checks */
 
     /* segments, index order */
-    int32_t segment_count, segment_capacity;
+    int32_t segment_count, segment_capacity; /* segment_count includes pending removals */
     orca_vec2 *seg_a, *seg_b;
-    uint32_t *segment_slot;
+    uint32_t *segment_slot; /* SEGMENT_DEAD: removed, compaction pending */
     slot_table segment_slots;
+    /* Segment removals not yet compacted, as for the agents (orca_segments_settle). */
+    int32_t *seg_dead;
+    int32_t seg_dead_count, seg_dead_capacity;
 
     /* agent grid (a cache of the current state): agents sorted by cell, with copies of what
      * the neighbour loops read, in that order, so that they stream through memory */
@@ -306,6 +309,19 @@ static inline void orca_agents_settle(const orca_sim *s)
     }
 }
 
+/* agents.c: the same for segments. Every call that reads segments by index, builds the
+ * obstacle grid (orca_grid_prepare: steps, per-agent constraints and neighbours, queries,
+ * measurements), hashes or saves settles them first; handles and the segment count need no
+ * settling, and orca_sim_segment_at answers without it. */
+#define SEGMENT_DEAD UINT32_MAX
+void orca_segments_compact(orca_sim *s);
+static inline void orca_segments_settle(const orca_sim *s)
+{
+    if (s->seg_dead_count > 0) {
+        orca_segments_compact((orca_sim *)s); /* storage only: the state is the same */
+    }
+}
+
 /* agents.c: storage */
 int orca_agents_reserve(orca_sim *s, int32_t need);
 int orca_segments_reserve(orca_sim *s, int32_t need);
@@ -403,6 +419,10 @@ static ORCA_ALWAYS_INLINE double dense_margin(const orca_sim *s, orca_vec2 p, do
 }
 
 int orca_grid_query(const orca_sim *s, orca_vec2 p, double q, grid_range *out);
+/* A valid segment grid through the compaction of removed segments: the lists without them,
+ * as slots, before the arrays move; the slots as the new indices after. */
+void orca_obstacle_grid_drop_removed(orca_sim *s);
+void orca_obstacle_grid_renumber(orca_sim *s);
 /* Builds what a step or a query reads (the grids, the workers' buffers). */
 orca_status orca_grid_prepare(const orca_sim *sim);
 int orca_bad_worker_index(orca_sim *s, int worker_index);

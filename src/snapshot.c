@@ -57,6 +57,7 @@ uint64_t orca_sim_hash(const orca_sim *s)
         return h;
     }
     orca_agents_settle(s);
+    orca_segments_settle(s);
     h = hash_u64(h, (uint64_t)s->agent_count);
     for (int32_t i = 0; i < s->agent_count; ++i) {
         h = hash_vec(h, s->pos[i]);
@@ -189,6 +190,7 @@ orca_status orca_sim_save(const orca_sim *s, void *buffer, size_t capacity, size
         return orca_fail(s, ORCA_ERR_NULL, "size pointer is NULL");
     }
     orca_agents_settle(s);
+    orca_segments_settle(s);
     int ext = s->ext_nondefault > 0;
     const boundary_set *b = s->bnd && s->bnd->loop_count > 0 ? s->bnd : NULL;
     uint64_t bytes = snapshot_bytes((uint64_t)s->agent_count, (uint64_t)s->agent_slots.count,
@@ -375,6 +377,9 @@ static void swap_state(orca_sim *a, orca_sim *b)
     SW(seg_b);
     SW(segment_slot);
     SW(segment_slots);
+    SW(seg_dead);
+    SW(seg_dead_count);
+    SW(seg_dead_capacity);
     SW(steps);
     SW(ext);
     SW(ext_nondefault);
@@ -647,6 +652,7 @@ orca_status orca_sim_load(orca_sim *s, const void *buffer, size_t size)
     orca_mem_free(t->seg_a);
     orca_mem_free(t->seg_b);
     orca_mem_free(t->segment_slot);
+    orca_mem_free(t->seg_dead);
     orca_slots_free(&t->agent_slots);
     orca_slots_free(&t->segment_slots);
     orca_boundary_free(t->bnd);

@@ -197,6 +197,39 @@ static orca_status call_add_polyline(orca_sim *s)
     }
     return orca_sim_add_polyline(s, p, 40, 1, NULL);
 }
+static orca_status call_add_segments(orca_sim *s)
+{
+    orca_vec2 a[40], b[40];
+    for (int k = 0; k < 40; ++k) {
+        a[k] = vec(-60 - k, 0);
+        b[k] = vec(-60 - k, 2 + (k % 3));
+    }
+    return orca_sim_add_segments(s, a, b, 40, NULL);
+}
+/* batch removals (with one removal pending before them) */
+static orca_status call_remove_agents(orca_sim *s)
+{
+    orca_agent_id ids[5];
+    for (int k = 0; k < 5; ++k) {
+        ids[k] = orca_sim_agent_at(s, 40 - 7 * k);
+    }
+    return orca_sim_remove_agents(s, ids, 5);
+}
+static orca_status call_remove_segments(orca_sim *s)
+{
+    orca_segment_id ids[5];
+    for (int k = 0; k < 5; ++k) {
+        ids[k] = orca_sim_segment_at(s, 14 - 3 * k);
+    }
+    return orca_sim_remove_segments(s, ids, 5);
+}
+static int setup_full_pending(orca_sim *s)
+{
+    ENSURE(populate(s, 64, 3.0, 16) == 0);
+    ENSURE(orca_sim_remove_agent(s, orca_sim_agent_at(s, 1)) == ORCA_OK);
+    ENSURE(orca_sim_remove_segment(s, orca_sim_segment_at(s, 1)) == ORCA_OK);
+    return 0;
+}
 static orca_status call_workers(orca_sim *s) { return orca_sim_set_worker_count(s, 3); }
 static orca_status call_constraints(orca_sim *s)
 {
@@ -297,6 +330,11 @@ static int test_sim_calls(void)
         {"add_agent (growing)", 1, setup_full, call_add_agent},
         {"add_segment (growing)", 1, setup_full, call_add_segment},
         {"add_polyline", 1, setup_full, call_add_polyline},
+        {"add_segments (growing)", 1, setup_full_pending, call_add_segments},
+        {"remove_agents", 1, setup_full_pending, call_remove_agents},
+        {"remove_segments", 1, setup_full_pending, call_remove_segments},
+        {"remove_agents (first removals)", 1, setup_full, call_remove_agents},
+        {"remove_segments (first removals)", 1, setup_full, call_remove_segments},
         {"set_worker_count", 1, setup_dense, call_workers},
         {"agent_constraints", 1, setup_dense, call_constraints},
         {"agent_neighbors", 2, setup_sparse, call_neighbors},
@@ -346,6 +384,44 @@ static int test_remove_when_pending_list_full(void)
         (void)orca_sim_positions(ref); /* compacted at once */
     }
     ENSURE(orca_sim_agent_count(s) == 135 && orca_sim_hash(s) == orca_sim_hash(ref));
+    ENSURE(orca_sim_step(s, 0.25) == ORCA_OK && orca_sim_step(ref, 0.25) == ORCA_OK);
+    ENSURE(orca_sim_hash(s) == orca_sim_hash(ref));
+    orca_sim_destroy(s);
+    orca_sim_destroy(ref);
+    ENSURE_MSG(g_fa.live == 0, "%ld blocks leaked", g_fa.live);
+    return orca_set_allocator(NULL);
+}
+
+/* A segment removal whose pending list cannot grow (the first one, or the 65th pending) still
+ * succeeds: the pending removals and this one are made at once, with the bits and handles of
+ * removals one at a time. */
+static int test_remove_segment_when_pending_list_full(void)
+{
+    ENSURE(install() == 0);
+    orca_sim *s = new_sim(1), *ref = new_sim(1);
+    ENSURE(s && ref && populate(s, 50, 3.0, 200) == 0 && populate(ref, 50, 3.0, 200) == 0);
+    orca_segment_id ids[66], rids[66];
+    for (int k = 0; k < 66; ++k) {
+        ids[k] = orca_sim_segment_at(s, 3 * k);
+        rids[k] = orca_sim_segment_at(ref, 3 * k);
+    }
+    for (int k = 0; k < 66; ++k) {
+        arm(k == 0 || k == 65 ? 1 : 0); /* no list yet; the list's first block full */
+        orca_status st = orca_sim_remove_segment(s, ids[k]);
+        long failed = g_fa.failed;
+        disarm();
+        ENSURE_MSG(st == ORCA_OK && (failed == 1) == (k == 0 || k == 65), "removal %d: %s, %ld",
+                   k, orca_status_name(st), failed);
+        ENSURE(orca_sim_remove_segment(ref, rids[k]) == ORCA_OK);
+        (void)orca_sim_hash(ref); /* compacted at once */
+        ENSURE(orca_sim_remove_segment(s, ids[k]) == ORCA_ERR_STALE);
+    }
+    ENSURE(orca_sim_segment_count(s) == 134);
+    for (int k = 0; k < 134; ++k) {
+        orca_segment_id a = orca_sim_segment_at(s, k), b = orca_sim_segment_at(ref, k);
+        ENSURE(a.slot == b.slot && a.generation == b.generation);
+    }
+    ENSURE(orca_sim_hash(s) == orca_sim_hash(ref));
     ENSURE(orca_sim_step(s, 0.25) == ORCA_OK && orca_sim_step(ref, 0.25) == ORCA_OK);
     ENSURE(orca_sim_hash(s) == orca_sim_hash(ref));
     orca_sim_destroy(s);
@@ -608,6 +684,7 @@ static int test_waypoints(void)
 
 const orca_test ORCA_TESTS[] = {
     {"remove_when_pending_list_full", test_remove_when_pending_list_full},
+    {"remove_segment_when_pending_list_full", test_remove_segment_when_pending_list_full},
     {"create", test_create},
     {"sim_calls", test_sim_calls},
     {"scenario_calls", test_scenario_calls},

@@ -336,6 +336,32 @@ export class Sim {
     return id;
   }
   removeAgent(id) { this.check(this.x.ow_sim_remove_agent(this.live(), id.slot, id.generation)); }
+  /** Removes several agents, exactly as removeAgent on each in turn. Every handle is checked
+   * first: a stale one or one listed twice removes nothing (the message names ids[k]). */
+  removeAgents(ids) { this.removeHandles(ids, 'ow_sim_remove_agents'); }
+  // ids [{ slot, generation }, ...] as 2 * n words, to one batch call of the module
+  removeHandles(ids, fn) {
+    if (!Array.isArray(ids)) {
+      throw Object.assign(new Error(`expected an array of handles, got ${typeof ids}`),
+        { status: 'ORCA_ERR_ARGUMENT' });
+    }
+    const n = ids.length;
+    const p = this.x.ow_malloc(8 * n);
+    try {
+      const w = this.orca.u32(p, 2 * n);
+      ids.forEach((id, k) => {
+        if (!id || typeof id !== 'object') {
+          throw Object.assign(new Error(`ids[${k}] is not a handle: ${JSON.stringify(id)}`),
+            { status: 'ORCA_ERR_ARGUMENT' });
+        }
+        w[2 * k] = id.slot;
+        w[2 * k + 1] = id.generation;
+      });
+      this.check(this.x[fn](this.live(), p, n));
+    } finally {
+      this.x.ow_free(p);
+    }
+  }
   get agentCount() { return this.x.ow_sim_agent_count(this.live()); }
   agentAt(index) {
     this.x.ow_sim_agent_at(this.live(), index, this.orca.scratch + 128);
@@ -360,7 +386,39 @@ export class Sim {
     this.check(this.x.ow_sim_add_segment(this.live(), a[0], a[1], b[0], b[1], this.orca.scratch + 128));
     return this.handle();
   }
+  /** Adds the segments a[k]-b[k] (a, b: arrays of [x, y] of one length), in order, exactly as
+   * addSegment on each; returns their handles. Every point is checked first: on a refusal
+   * (naming a[k] or b[k] and the value) nothing is added. */
+  addSegments(a, b) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) {
+      throw Object.assign(new Error('addSegments: a and b must be arrays of [x, y] of one length'),
+        { status: 'ORCA_ERR_ARGUMENT' });
+    }
+    a.forEach((p, k) => vec(p, `a[${k}]`));
+    b.forEach((p, k) => vec(p, `b[${k}]`));
+    const n = a.length;
+    const p = this.x.ow_malloc(32 * n);
+    const q = this.x.ow_malloc(8 * n);
+    try {
+      const f = this.orca.f64(p, 4 * n);
+      a.forEach((v, k) => { f[2 * k] = v[0]; f[2 * k + 1] = v[1]; });
+      b.forEach((v, k) => { f[2 * n + 2 * k] = v[0]; f[2 * n + 2 * k + 1] = v[1]; });
+      this.check(this.x.ow_sim_add_segments(this.live(), p, n, q));
+      const w = this.orca.u32(q, 2 * n);
+      const out = [];
+      for (let k = 0; k < n; ++k) out.push({ slot: w[2 * k], generation: w[2 * k + 1] });
+      return out;
+    } finally {
+      this.x.ow_free(p);
+      this.x.ow_free(q);
+    }
+  }
+  /** Removes a segment (the others keep their order). Removals are deferred: the next step,
+   * query or hash compacts them all in one pass. */
   removeSegment(id) { this.check(this.x.ow_sim_remove_segment(this.live(), id.slot, id.generation)); }
+  /** Removes several segments, exactly as removeSegment on each in turn; checked as
+   * removeAgents. */
+  removeSegments(ids) { this.removeHandles(ids, 'ow_sim_remove_segments'); }
   get segmentCount() { return this.x.ow_sim_segment_count(this.live()); }
   /** All segments in index order: [{ a: [x, y], b: [x, y], id }]. */
   segments() {

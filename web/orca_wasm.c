@@ -113,6 +113,20 @@ int OW_EXPORT(ow_sim_remove_agent)(orca_sim *s, uint32_t slot, uint32_t generati
 {
     return orca_sim_remove_agent(s, (orca_agent_id){slot, generation});
 }
+/* ids: count handles as 2 * count words (slot generation slot generation ...) */
+int OW_EXPORT(ow_sim_remove_agents)(orca_sim *s, const uint32_t *ids, int count)
+{
+    orca_agent_id *h = count > 0 ? malloc((size_t)count * sizeof *h) : NULL;
+    if (count > 0 && !h) {
+        return ORCA_ERR_MEMORY;
+    }
+    for (int k = 0; k < count; ++k) {
+        h[k] = (orca_agent_id){ids[2 * k], ids[2 * k + 1]};
+    }
+    orca_status st = orca_sim_remove_agents(s, h, count);
+    free(h);
+    return st;
+}
 int OW_EXPORT(ow_sim_agent_count)(const orca_sim *s) { return orca_sim_agent_count(s); }
 void OW_EXPORT(ow_sim_agent_at)(const orca_sim *s, int index, uint32_t *out)
 {
@@ -149,6 +163,36 @@ int OW_EXPORT(ow_sim_add_segment)(orca_sim *s, double ax, double ay, double bx, 
 int OW_EXPORT(ow_sim_remove_segment)(orca_sim *s, uint32_t slot, uint32_t generation)
 {
     return orca_sim_remove_segment(s, (orca_segment_id){slot, generation});
+}
+/* ab: 4 * count doubles, the a ends (x y per segment) then the b ends; the handles into ids
+ * (2 * count words). */
+int OW_EXPORT(ow_sim_add_segments)(orca_sim *s, const double *ab, int count, uint32_t *ids)
+{
+    orca_segment_id *h = count > 0 ? malloc((size_t)count * sizeof *h) : NULL;
+    if (count > 0 && !h) {
+        return ORCA_ERR_MEMORY;
+    }
+    const orca_vec2 *a = (const orca_vec2 *)(const void *)ab;
+    orca_status st = orca_sim_add_segments(s, a, count > 0 ? a + count : a, count, h);
+    for (int k = 0; st == ORCA_OK && k < count; ++k) {
+        put_id(ids + 2 * k, h[k].slot, h[k].generation);
+    }
+    free(h);
+    return st;
+}
+/* ids: as ow_sim_remove_agents */
+int OW_EXPORT(ow_sim_remove_segments)(orca_sim *s, const uint32_t *ids, int count)
+{
+    orca_segment_id *h = count > 0 ? malloc((size_t)count * sizeof *h) : NULL;
+    if (count > 0 && !h) {
+        return ORCA_ERR_MEMORY;
+    }
+    for (int k = 0; k < count; ++k) {
+        h[k] = (orca_segment_id){ids[2 * k], ids[2 * k + 1]};
+    }
+    orca_status st = orca_sim_remove_segments(s, h, count);
+    free(h);
+    return st;
 }
 int OW_EXPORT(ow_sim_segment_count)(const orca_sim *s) { return orca_sim_segment_count(s); }
 /* The ends of the segment at index (a.x a.y b.x b.y into w); its handle into out. */

@@ -200,8 +200,29 @@ ORCA_API orca_status orca_sim_add_segment(orca_sim *sim, orca_vec2 a, orca_vec2 
  * ids (may be NULL) receives count-1 (or count) handles. All points are validated first. */
 ORCA_API orca_status orca_sim_add_polyline(orca_sim *sim, const orca_vec2 *points, int count,
                                            int closed, orca_segment_id *ids);
+/** Adds count segments a[k]-b[k] (k = 0 .. count-1) after all existing ones, in that order,
+ * exactly as count calls of orca_sim_add_segment; ids (may be NULL) receives their handles.
+ * Every point is checked first: on a refusal (naming a[k] or b[k] and the value) nothing is
+ * added. count 0 adds nothing (a and b may then be NULL). */
+ORCA_API orca_status orca_sim_add_segments(orca_sim *sim, const orca_vec2 *a, const orca_vec2 *b,
+                                           int count, orca_segment_id *ids);
+/** Removes a segment; the others keep their relative order, so the simulation continues with
+ * the bits it would have had if the segment had never existed. As for agents, the handle is
+ * stale at once and the count drops, and the others' indices close the gap lazily: the next
+ * call that steps, queries, measures, hashes or saves compacts all pending removals in one
+ * pass in index order, updating the obstacle grid on the way (no rebuild from the geometry).
+ * So k removals cost O(k) plus one O(S) pass, however they are interleaved;
+ * orca_sim_segment_at answers without compacting (O(log pending)). Additions still rebuild
+ * the obstacle grid at the next step. */
 ORCA_API orca_status orca_sim_remove_segment(orca_sim *sim, orca_segment_id id);
+/** Removes count segments, exactly as count calls of orca_sim_remove_segment. Every handle is
+ * checked first: a stale handle or one listed twice is refused (naming ids[k]) and nothing is
+ * removed. */
+ORCA_API orca_status orca_sim_remove_segments(orca_sim *sim, const orca_segment_id *ids,
+                                              int count);
 ORCA_API int orca_sim_segment_count(const orca_sim *sim);
+/** The handle of the segment at index (0 .. count-1), in index order; the null handle if out
+ * of range. */
 ORCA_API orca_segment_id orca_sim_segment_at(const orca_sim *sim, int index);
 ORCA_API orca_status orca_segment_get(const orca_sim *sim, orca_segment_id id, orca_vec2 *a,
                                       orca_vec2 *b);

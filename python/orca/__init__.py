@@ -508,9 +508,24 @@ class Simulator(_core.Sim):
         returns their handles. All points are checked first."""
         return [Segment(self, h) for h in _core.Sim.add_polyline(self, points, closed)]
 
+    def add_segments(self, a, b):
+        """Adds the segments a[k]-b[k] (a and b: (n, 2) float64 arrays or sequences of n
+        pairs), in row order, exactly as add_segment on each; returns their handles. Every
+        point is checked first: on a refusal (ValueError naming a[k] or b[k] and the value)
+        nothing is added."""
+        return [Segment(self, h) for h in _core.Sim.add_segments(self, a, b)]
+
     def remove_segment(self, segment):
-        """Removes a segment (StaleHandleError for a stale handle)."""
+        """Removes a segment; the others keep their order (and the simulation the bits it
+        would have had without it). A stale handle raises orca.StaleHandleError. Removals
+        are deferred: the next step, query or hash compacts them all in one pass."""
         _core.Sim.remove_segment(self, _handle(segment, Segment))
+
+    def remove_segments(self, segments):
+        """Removes several segments, exactly as remove_segment on each in turn. Every handle
+        is checked first: a stale one (orca.StaleHandleError) or one listed twice
+        (ValueError) removes nothing."""
+        _core.Sim.remove_segments(self, [_handle(g, Segment) for g in segments])
 
     @property
     def segments(self):

@@ -688,43 +688,84 @@ static PyObject *Sim_remove_agent(SimObject *s, PyObject *arg)
     Py_RETURN_NONE;
 }
 
-/* --- remove_agents (issue 17: orca_sim_remove_agents) --------------------------------- */
+/* --- batch removals (issue 17: orca_sim_remove_agents, orca_sim_remove_segments) -------- */
 
-static PyObject *Sim_remove_agents(SimObject *s, PyObject *arg)
+/* The handles of a sequence, removed in one call of the agents' (segment 0) or segments'
+ * batch removal. */
+static PyObject *remove_handles(SimObject *s, PyObject *arg, int segment)
 {
+    const char *what = segment ? "remove_segments" : "remove_agents";
     SIM_READY(s);
-    PyObject *seq = PySequence_Fast(arg, "remove_agents needs a sequence of agent handles");
+    PyObject *seq = PySequence_Fast(arg, segment ? "remove_segments needs a sequence of segment "
+                                                   "handles"
+                                                 : "remove_agents needs a sequence of agent "
+                                                   "handles");
     if (!seq) {
         return NULL;
     }
     Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
     if (n > INT_MAX) {
         Py_DECREF(seq);
-        PyErr_SetString(PyExc_ValueError, "remove_agents: too many handles");
+        PyErr_Format(PyExc_ValueError, "%s: too many handles", what);
         return NULL;
     }
-    orca_agent_id *ids = malloc((size_t)(n > 0 ? n : 1) * sizeof *ids);
-    if (!ids) {
+    uint32_t *h = malloc((size_t)(n > 0 ? n : 1) * 2 * sizeof *h);
+    if (!h) {
         Py_DECREF(seq);
         return PyErr_NoMemory();
     }
     for (Py_ssize_t i = 0; i < n; ++i) {
-        if (get_handle(PySequence_Fast_GET_ITEM(seq, i), &ids[i].slot, &ids[i].generation) < 0) {
-            free(ids);
+        if (get_handle(PySequence_Fast_GET_ITEM(seq, i), &h[2 * i], &h[2 * i + 1]) < 0) {
+            free(h);
             Py_DECREF(seq);
             return NULL;
         }
     }
     Py_DECREF(seq);
-    orca_status st = orca_sim_remove_agents(s->sim, ids, (int)n);
-    free(ids);
+    orca_status st;
+    if (segment) {
+        orca_segment_id *ids = malloc((size_t)(n > 0 ? n : 1) * sizeof *ids);
+        if (!ids) {
+            free(h);
+            return PyErr_NoMemory();
+        }
+        for (Py_ssize_t i = 0; i < n; ++i) {
+            ids[i].slot = h[2 * i];
+            ids[i].generation = h[2 * i + 1];
+        }
+        st = orca_sim_remove_segments(s->sim, ids, (int)n);
+        free(ids);
+    } else {
+        orca_agent_id *ids = malloc((size_t)(n > 0 ? n : 1) * sizeof *ids);
+        if (!ids) {
+            free(h);
+            return PyErr_NoMemory();
+        }
+        for (Py_ssize_t i = 0; i < n; ++i) {
+            ids[i].slot = h[2 * i];
+            ids[i].generation = h[2 * i + 1];
+        }
+        st = orca_sim_remove_agents(s->sim, ids, (int)n);
+        free(ids);
+    }
+    free(h);
     if (st != ORCA_OK) {
         return sim_fail(s, st);
     }
     Py_RETURN_NONE;
 }
 
-/* --- end of remove_agents ----------------------------------------------------------------- */
+static PyObject *Sim_remove_agents(SimObject *s, PyObject *arg)
+{
+    return remove_handles(s, arg, 0);
+}
+
+static PyObject *Sim_remove_segments(SimObject *s, PyObject *arg)
+{
+    return remove_handles(s, arg, 1);
+}
+
+/* --- end of batch removals ---------------------------------------------------------------- */
 
 static PyObject *Sim_agent_count(SimObject *s, PyObject *unused)
 {
@@ -1065,6 +1106,58 @@ static PyObject *Sim_add_polyline(SimObject *s, PyObject *args, PyObject *kwds)
         }
         PyList_SET_ITEM(list, i, h);
     }
+    free(ids);
+    return list;
+}
+
+/* add_segments(a, b): rows a[k], b[k] (two (n, 2) float64 arrays or sequences of pairs) as
+ * one orca_sim_add_segments; the library checks every value (its message names the row). */
+static PyObject *Sim_add_segments(SimObject *s, PyObject *args)
+{
+    PyObject *ao, *bo;
+    if (!PyArg_UnpackTuple(args, "add_segments", 2, 2, &ao, &bo)) {
+        return NULL;
+    }
+    SIM_READY(s);
+    double *a = NULL, *b = NULL;
+    Py_ssize_t na, nb;
+    if (get_rows(ao, "a", 2, 0, &a, &na) < 0) {
+        return NULL;
+    }
+    if (get_rows(bo, "b", 2, 0, &b, &nb) < 0) {
+        free(a);
+        return NULL;
+    }
+    PyObject *list = NULL;
+    orca_segment_id *ids = NULL;
+    if (na != nb) {
+        PyErr_Format(PyExc_ValueError, "a and b must have the same number of rows, got %zd and "
+                     "%zd", na, nb);
+        goto done;
+    }
+    ids = malloc((size_t)(na > 0 ? na : 1) * sizeof *ids);
+    if (!ids) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    orca_status st = orca_sim_add_segments(s->sim, (const orca_vec2 *)(void *)a,
+                                           (const orca_vec2 *)(void *)b, (int)na, ids);
+    if (st != ORCA_OK) {
+        sim_fail(s, st);
+        goto done;
+    }
+    list = PyList_New(na);
+    for (Py_ssize_t i = 0; list && i < na; ++i) {
+        PyObject *h = handle_int(ids[i].slot, ids[i].generation);
+        if (!h) {
+            Py_CLEAR(list);
+            break;
+        }
+        PyList_SET_ITEM(list, i, h);
+    }
+done:
+    free(a);
+    free(b);
     free(ids);
     return list;
 }
@@ -1872,7 +1965,9 @@ static PyMethodDef Sim_methods[] = {
     {"add_segment", (PyCFunction)Sim_add_segment, METH_VARARGS, "add_segment(a, b) -> handle"},
     {"add_polyline", (PyCFunction)(void (*)(void))Sim_add_polyline, METH_VARARGS | METH_KEYWORDS,
      "add_polyline(points, closed=False) -> list of handles"},
+    {"add_segments", (PyCFunction)Sim_add_segments, METH_VARARGS, "add_segments(a, b) -> handles"},
     {"remove_segment", (PyCFunction)Sim_remove_segment, METH_O, "remove_segment(handle)"},
+    {"remove_segments", (PyCFunction)Sim_remove_segments, METH_O, "remove_segments(handles)"},
     {"segment_count", (PyCFunction)Sim_segment_count, METH_NOARGS, "number of segments"},
     {"segment_handles", (PyCFunction)Sim_segment_handles, METH_NOARGS, "handles in index order"},
     {"segment_get", (PyCFunction)Sim_segment_get, METH_O, "segment_get(handle) -> (a, b)"},

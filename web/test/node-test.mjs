@@ -219,6 +219,65 @@ for (const [label, file] of [['scalar', 'orca.wasm'], ['SIMD128', 'orca-simd.was
     return `distance ${d.toFixed(4)} after 40 steps`;
   });
 
+  test(`${label}: batch calls (addSegments, removeSegments, removeAgents) equal one at a time`, () => {
+    const one = orca.createSim();
+    const many = orca.createSim();
+    const agents = [[], []];
+    for (let i = 0; i < 60; ++i) {
+      const def = { position: [(i % 8) * 3 - 10, Math.floor(i / 8) * 3 - 10], preferredVelocity: [1, 0.25] };
+      agents[0].push(one.addAgent(def));
+      agents[1].push(many.addAgent(def));
+    }
+    const a = [], b = [];
+    for (let k = 0; k < 30; ++k) {
+      a.push([k - 15, (k * 7) % 11 - 5]);
+      b.push([k - 14, (k * 5) % 13 - 6]);
+    }
+    const s0 = a.map((p, k) => one.addSegment(p, b[k]));
+    const s1 = many.addSegments(a, b);
+    check(JSON.stringify(s0) === JSON.stringify(s1), 'handles differ');
+    check(one.hash() === many.hash(), 'addSegments hash');
+    const pick = [17, 3, 29, 0, 11];
+    for (const k of pick) one.removeSegment(s0[k]);
+    many.removeSegments(pick.map((k) => s1[k]));
+    const apick = [5, 59, 22];
+    for (const k of apick) one.removeAgent(agents[0][k]);
+    many.removeAgents(apick.map((k) => agents[1][k]));
+    check(many.segmentCount === 25 && many.agentCount === 57, 'counts');
+    const list = a.map((p, k) => k).filter((k) => !pick.includes(k));
+    const got = many.segments(); // with the removals pending: index order as a list gives
+    check(got.every((g, i) => g.a[0] === a[list[i]][0] && g.id.slot === s1[list[i]].slot), 'index order');
+    for (let i = 0; i < 10; ++i) { one.step(0.25); many.step(0.25); }
+    check(one.hash() === many.hash(), `${one.hash()} != ${many.hash()} after the removals`);
+    // refusals: nothing changes, the entry is named
+    const h = many.hash();
+    throwsWith(() => many.removeSegments([s1[1], s1[3]]), /ids\[1\]: segment handle .* is stale/, 'ORCA_ERR_STALE');
+    throwsWith(() => many.removeSegments([s1[1], s1[2], s1[1]]), /ids\[0\] and ids\[2\]/, 'ORCA_ERR_ARGUMENT');
+    throwsWith(() => many.removeAgents([agents[1][0], agents[1][5]]), /ids\[1\]: agent handle/, 'ORCA_ERR_STALE');
+    throwsWith(() => many.removeAgents([agents[1][0], agents[1][0]]), /ids\[0\] and ids\[1\]/, 'ORCA_ERR_ARGUMENT');
+    throwsWith(() => many.removeSegments(5), /array of handles/, 'ORCA_ERR_ARGUMENT');
+    throwsWith(() => many.removeSegments([s1[1], null]), /ids\[1\] is not a handle/, 'ORCA_ERR_ARGUMENT');
+    throwsWith(() => many.addSegments([[0, 0]], []), /one length/, 'ORCA_ERR_ARGUMENT');
+    throwsWith(() => many.addSegments([[0, 0], [1]], [[0, 1], [1, 1]]), /a\[1\] must be a pair/, 'ORCA_ERR_ARGUMENT');
+    for (const bad of [2 ** 21, -(2 ** 21), 1e300, -Number.MAX_VALUE, Infinity, NaN]) {
+      const m = throwsWith(() => many.addSegments([[0, 0], [1, 1]], [[0, 1], [1, bad]]),
+        /b\[1\]\.y must be finite with magnitude below 2\^21, got .*; nothing was added/, 'ORCA_ERR_ARGUMENT');
+      check(m.includes(Number.isNaN(bad) ? 'nan' : (Number.isFinite(bad) ? '' : 'inf')), m);
+    }
+    check(many.addSegments([], []).length === 0, 'an empty batch');
+    many.removeSegments([]);
+    many.removeAgents([]);
+    check(many.hash() === h && many.segmentCount === 25 && many.agentCount === 57, 'a refusal changed the state');
+    const top = 2 ** 21 - 2 ** -32; // the largest coordinates below the limit, and the tiniest
+    const e = many.addSegments([[top, -top], [5e-324, -0]], [[-top, 0], [0, -5e-324]]);
+    const all = many.segments();
+    check(all[25].a[0] === top && all[26].a[0] === 5e-324 && Object.is(all[26].a[1], -0) &&
+          all[26].id.slot === e[1].slot, 'edges stored as given');
+    one.destroy();
+    many.destroy();
+    return '30 segments, 5 + 3 removed in batches';
+  });
+
   test(`${label}: save and load reproduce the run`, () => {
     const sc = orca.createScene('wallgap', { agents: 40, seed: 3 });
     for (let i = 0; i < 50; ++i) sc.step();
