@@ -10,7 +10,7 @@
 enum {
     ORCA_STEP_RESULT_OK = 0,
     ORCA_STEP_RESULT_NOT_FINITE = 1, /* a component is NaN or infinite */
-    ORCA_STEP_RESULT_TOO_FAST = 2,   /* v.v > R*R + 2^-40 (R*R + v0.v0) */
+    ORCA_STEP_RESULT_TOO_FAST = 2,   /* v.v > R*R + 2^-40 (R*R + v0.v0) + 2^-1000 */
     ORCA_STEP_RESULT_LEAVES = 3      /* p + v*dt has a coordinate of magnitude >= 2^21 */
 };
 

@@ -244,7 +244,7 @@ static ORCA_ALWAYS_INLINE int step_result_ok(orca_vec2 v, orca_vec2 v0, orca_vec
 {
     double rr = R * R;
     orca_vec2 q = v2_add(p, v2_mul(v, dt));
-    return v2_dot(v, v) <= rr + 0x1p-40 * (rr + v2_dot(v0, v0)) &&
+    return v2_dot(v, v) <= rr + 0x1p-40 * (rr + v2_dot(v0, v0)) + 0x1p-1000 &&
            d_mag(q.x) < ORCA_COORD_LIMIT && d_mag(q.y) < ORCA_COORD_LIMIT;
 }
 

@@ -1103,6 +1103,96 @@ static void op_remove_segment(world *w, reader *r)
     }
 }
 
+/* orca_sim_add_segments: up to 4 segments (points from the whole binary64 range now and then),
+ * against the reference adding them one at a time; a refusal adds nothing. */
+static void op_add_segments(world *w, reader *r)
+{
+    int k = (int)rd_below(r, 5);
+    orca_vec2 a[4], b[4];
+    int invalid = 0;
+    for (int q = 0; q < k; ++q) {
+        a[q] = rd_point(r);
+        b[q] = rd_u8(r) < 64 ? a[q] : rd_point(r);
+        invalid |= coord_invalid(a[q]) || coord_invalid(b[q]);
+    }
+    unsigned how = rd_u8(r);
+    int null_ids = how == 1;
+    if (orca_sim_segment_count(w->main) >= SEG_ADD_LIMIT) {
+        return;
+    }
+    orca_segment_id ids[4];
+    uint64_t h0 = w->hm;
+    orca_status st = orca_sim_add_segments(w->main, how == 0 && k > 0 ? NULL : a, b,
+                                           how == 2 ? -1 - k : k, null_ids ? NULL : ids);
+    after_call(w->main, "orca_sim_add_segments", h0, st);
+    invalid |= (how == 0 && k > 0) || how == 2;
+    if ((st == ORCA_OK) == invalid) {
+        violation("orca_sim_add_segments of %d segments (invalid: %d) gave %s", k, invalid,
+                  orca_status_name(st));
+    }
+    if (st != ORCA_OK) {
+        return;
+    }
+    int m = orca_sim_segment_count(w->main);
+    for (int q = 0; q < k; ++q) {
+        uint64_t r0 = orca_sim_hash(w->ref);
+        orca_segment_id rid;
+        orca_status sr = orca_sim_add_segment(w->ref, a[q], b[q], &rid);
+        after_call(w->ref, "orca_sim_add_segment (ref)", r0, sr);
+        orca_segment_id h = orca_sim_segment_at(w->main, m - k + q);
+        if (sr != ORCA_OK || (!null_ids && (h.slot != ids[q].slot ||
+                                             h.generation != ids[q].generation))) {
+            violation("orca_sim_add_segments: segment %d is not as one orca_sim_add_segment's", q);
+        }
+        rec_add(w, 1, h.slot, h.generation);
+    }
+    check_mirror(w);
+    rebuild_ref(w);
+}
+
+/* orca_sim_remove_segments: as op_remove_agents, for segments. */
+static void op_remove_segments(world *w, reader *r)
+{
+    int k = 1 + (int)rd_below(r, 4);
+    orca_segment_id ids[4], rids[4];
+    int live = 1;
+    for (int q = 0; q < k; ++q) {
+        ids[q] = pick_segment(w, r);
+        if (q > 0 && rd_below(r, 8) == 0) {
+            ids[q] = ids[q - 1]; /* a repeat: refused */
+        }
+        rids[q] = ref_segment(w, ids[q]);
+        live &= orca_segment_get(w->main, ids[q], NULL, NULL) == ORCA_OK;
+        for (int p = 0; p < q; ++p) {
+            live &= ids[p].slot != ids[q].slot || ids[p].generation != ids[q].generation;
+        }
+    }
+    uint64_t h0 = w->hm;
+    orca_status st = orca_sim_remove_segments(w->main, ids, k);
+    after_call(w->main, "orca_sim_remove_segments", h0, st);
+    if ((st == ORCA_OK) != live) {
+        violation("orca_sim_remove_segments of %d handles (all live and distinct: %d) gave %s", k,
+                  live, orca_status_name(st));
+    }
+    if (st != ORCA_OK) {
+        return;
+    }
+    for (int q = 0; q < k; ++q) {
+        uint64_t r0 = orca_sim_hash(w->ref);
+        orca_status sr = orca_sim_remove_segment(w->ref, rids[q]);
+        after_call(w->ref, "orca_sim_remove_segment (ref)", r0, sr);
+        if (sr != ORCA_OK) {
+            violation("the reference refused a segment removal the batch made");
+        }
+        if (orca_segment_get(w->main, ids[q], NULL, NULL) != ORCA_ERR_STALE) {
+            violation("a removed segment's handle is still live");
+        }
+        rec_kill(w, 1, ids[q].slot, ids[q].generation);
+    }
+    check_mirror(w);
+    rebuild_ref(w);
+}
+
 static void op_agent_set(world *w, reader *r)
 {
     orca_agent_id id = pick_agent(w, r);
@@ -1318,7 +1408,8 @@ static int step_check(const state *pre, int i, orca_vec2 v, orca_vec2 p)
     if (!(is_finite(v.x) && is_finite(v.y))) {
         return 1;
     }
-    if (!(v.x * v.x + v.y * v.y <= R * R + 0x1p-40 * (R * R + v0.x * v0.x + v0.y * v0.y))) {
+    if (!(v.x * v.x + v.y * v.y <=
+          R * R + 0x1p-40 * (R * R + v0.x * v0.x + v0.y * v0.y) + 0x1p-1000)) {
         return 2;
     }
     if (!(fabs(p.x) < ORCA_COORD_LIMIT && fabs(p.y) < ORCA_COORD_LIMIT)) {
@@ -2194,6 +2285,8 @@ static const op OPS[] = {
     {"add_segment", op_add_segment, 10, 0},
     {"add_polyline", op_add_polyline, 6, 0},
     {"remove_segment", op_remove_segment, 6, 0},
+    {"add_segments", op_add_segments, 4, 0},
+    {"remove_segments", op_remove_segments, 4, 0},
     {"swap_preferred_velocities", op_swap, 8, 1},
     {"step", op_step, 56, 0},
     {"save_load", op_roundtrip, 5, 0},

@@ -132,7 +132,7 @@ static int check_stepped(const orca_sim *s, const agent_state *before, const cha
         ENSURE_MSG(fabs(p.x) < ORCA_COORD_LIMIT && fabs(p.y) < ORCA_COORD_LIMIT,
                    "%s: agent %d at (%.17g, %.17g)", what, i, p.x, p.y);
         double vv = v.x * v.x + v.y * v.y;
-        double lim = R * R + 0x1p-40 * (R * R + (v0.x * v0.x + v0.y * v0.y));
+        double lim = R * R + 0x1p-40 * (R * R + (v0.x * v0.x + v0.y * v0.y)) + 0x1p-1000;
         if (R * R + (v0.x * v0.x + v0.y * v0.y) > 0) {
             double excess = (vv - R * R) / (R * R + (v0.x * v0.x + v0.y * v0.y));
             g_worst = excess > g_worst ? excess : g_worst;
@@ -398,6 +398,63 @@ static int test_reproducer_speed_limit(void)
                    "agent 1 (max speed 2) got (%.17g, %.17g)", vb.x, vb.y);
     }
     orca_sim_destroy(s);
+    return 0;
+}
+
+/* The fuzzer's case (fuzz_api seed 1, input 180, once the segment batches were among its
+ * operations): an agent whose max speed is tiny enough that squares of its velocity are
+ * subnormal. R = 2.2227587494850775e-162 (just under 2^-537; R*R rounds to 2^-1074, the
+ * smallest subnormal) and the new velocity (a, -a), a = 1.5717277847026288e-162, of length R
+ * up to rounding: each square (just above 2^-1075) rounds up to 2^-1074, so v.v is twice
+ * R*R, and the check refused the step. limits.md, "The speed bound": the check now allows
+ * 2^-1000 absolutely, which lets no speed that means anything through. Then steps with tiny
+ * speeds in several directions, alone and with a neighbour and a segment, are all taken. */
+static int test_reproducer_subnormal_speed(void)
+{
+    const double a = 1.5717277847026288e-162, R0 = 2.2227587494850775e-162;
+    ENSURE(a * a + a * a > R0 * R0); /* the case: the squares round up */
+    ENSURE(orca_step_result_kind(vec(a, -a), vec(2.1270332620645399e-162, -6.4527975366002896e-163),
+                                 vec(22, -46.375), R0, 0.5) == ORCA_STEP_RESULT_OK);
+    /* and what the check is for still fails it */
+    ENSURE(orca_step_result_kind(vec(0x1p-499, 0), vec(0, 0), vec(0, 0), R0, 0.5) ==
+           ORCA_STEP_RESULT_TOO_FAST);
+    ENSURE(orca_step_result_kind(vec(0, -(1 + 0x1p-30)), vec(0, 0), vec(0, 0), 1, 0.5) ==
+           ORCA_STEP_RESULT_TOO_FAST);
+    ENSURE(orca_step_result_kind(vec(0x1p-480 * (1 + 0x1p-30), 0), vec(0, 0), vec(0, 0), 0x1p-480,
+                                 0.5) == ORCA_STEP_RESULT_TOO_FAST);
+    const double speeds[] = {0x1p-537, 0x1.6a09e667f3bcdp-537, 0x1p-600, 0x1p-1074, 0x1p-520,
+                             0x1p-496, 0x1p-480};
+    const orca_vec2 dirs[] = {{1, -1}, {-3, 2}, {1e-300, 1}, {5, 5}};
+    for (size_t k = 0; k < sizeof speeds / sizeof speeds[0]; ++k) {
+        for (size_t d = 0; d < sizeof dirs / sizeof dirs[0]; ++d) {
+            for (int crowd = 0; crowd < 2; ++crowd) {
+                orca_sim *s = NULL;
+                ENSURE(orca_sim_create(NULL, &s) == ORCA_OK);
+                orca_agent_def a = at(0, 0);
+                a.max_speed = speeds[k];
+                a.preferred_velocity = dirs[d];
+                ENSURE(orca_sim_add_agent(s, &a, NULL) == ORCA_OK);
+                if (crowd) {
+                    orca_agent_def b = at(3.5, -0.5);
+                    b.preferred_velocity = vec(-1, 0);
+                    ENSURE(orca_sim_add_agent(s, &b, NULL) == ORCA_OK);
+                    ENSURE(orca_sim_add_segment(s, vec(-2, -1.6), vec(2, -1.6), NULL) == ORCA_OK);
+                }
+                for (int step = 0; step < 4; ++step) {
+                    ENSURE_MSG(orca_sim_step(s, 0.5) == ORCA_OK, "R %a, direction %zu: %s",
+                               speeds[k], d, orca_sim_last_error(s));
+                }
+                orca_vec2 v;
+                ENSURE(orca_agent_get_velocity(s, orca_sim_agent_at(s, 0), &v) == ORCA_OK);
+                double R = speeds[k];
+                /* exactly (no subnormal squares): |v| within R (1 + 2^-40) + 2^-500 */
+                double vx = v.x * 0x1p600, vy = v.y * 0x1p600, Rs = R * 0x1p600;
+                ENSURE_MSG(vx * vx + vy * vy <= Rs * Rs * (1 + 0x1p-39) + 0x1p200,
+                           "R %a: v (%a, %a)", R, v.x, v.y);
+                orca_sim_destroy(s);
+            }
+        }
+    }
     return 0;
 }
 
@@ -893,6 +950,7 @@ const orca_test ORCA_TESTS[] = {
     {"reproducer_huge_horizon", test_reproducer_huge_horizon},
     {"reproducer_huge_values", test_reproducer_huge_values},
     {"reproducer_speed_limit", test_reproducer_speed_limit},
+    {"reproducer_subnormal_speed", test_reproducer_subnormal_speed},
     {"reproducer_coordinate_limit", test_reproducer_coordinate_limit},
     {"reproducer_snapshot_counts", test_reproducer_snapshot_counts},
     {"step_check_kinds", test_step_check_kinds},
