@@ -942,13 +942,14 @@ typedef struct rule_ctx {
  * step runs it on the workers; each agent's value comes from the start-of-step state, the
  * step count, the seed and its key; only reads). Agents the scenario did not add keep the
  * preferred velocity their owner set. */
-static void rule_agents(void *context, const int32_t *index, const orca_vec2 *position,
-                        int count, const orca_vec2 *current, orca_vec2 *out)
+static void rule_agents(void *context, const int32_t *index, int32_t first,
+                        const orca_vec2 *position, int count, const orca_vec2 *current,
+                        orca_vec2 *out)
 {
     const rule_ctx *c = context;
     const orca_scenario *sc = c->sc;
     for (int j = 0; j < count; ++j) {
-        int32_t i = index[j];
+        int32_t i = index ? index[j] : first + j;
         orca_agent_id id;
         id.slot = c->slots[i];
         id.generation = c->generations[id.slot];

@@ -16,12 +16,14 @@ void orca_sim_peek_handles(const orca_sim *sim, const uint32_t **slots,
                            const uint32_t **generations);
 
 /* A preferred-velocity rule that the step runs itself (the scenario's), on the workers, for
- * count agents at a time: for each j < count, out[index[j]] = the preferred velocity for this
- * step of the agent at index[j] (position[j]: its start-of-step position), or
- * current[index[j]] (its preferred velocity now) to keep that. It may read the simulation as
- * the functions above do, and must write nothing else. */
-typedef void orca_step_rule_fn(void *context, const int32_t *index, const orca_vec2 *position,
-                               int count, const orca_vec2 *current, orca_vec2 *out);
+ * count agents at a time: the agents at index[0 .. count-1], or with index NULL those at
+ * first .. first + count - 1. For each j < count, with i the j-th agent's index,
+ * out[i] = the preferred velocity for this step of agent i (position[j]: its start-of-step
+ * position), or current[i] (its preferred velocity now) to keep that. It may read the
+ * simulation as the functions above do, and must write nothing else. */
+typedef void orca_step_rule_fn(void *context, const int32_t *index, int32_t first,
+                               const orca_vec2 *position, int count, const orca_vec2 *current,
+                               orca_vec2 *out);
 
 /* orca_sim_step with each agent's preferred velocity first set by rule (NULL: orca_sim_step).
  * The same as setting every agent's preferred velocity to the rule's value and then calling

@@ -575,24 +575,59 @@ typedef struct step_ctx {
     atomic_int bad_pref; /* the lowest index whose rule value is out of range, or the count */
 } step_ctx;
 
+/* Records index i as having a rule value out of range: the lowest such index wins. */
+static __attribute__((noinline, cold)) void note_bad_pref(step_ctx *c, int32_t i)
+{
+    int cur = atomic_load(&c->bad_pref);
+    while (i < cur && !atomic_compare_exchange_weak(&c->bad_pref, &cur, i)) {
+    }
+}
+
+/* The rule's value is checked as orca_agent_set_preferred_velocity checks (|x|, |y| <= 2^31;
+ * NaN refused). */
+static ORCA_ALWAYS_INLINE int pref_ok(orca_vec2 q)
+{
+    return d_mag(q.x) <= ORCA_VELOCITY_LIMIT && d_mag(q.y) <= ORCA_VELOCITY_LIMIT;
+}
+
 /* The rule's preferred velocities of the agents at sorted positions [begin, end) into
- * pref_next (each agent's own slot), checked as orca_agent_set_preferred_velocity checks
- * (|x|, |y| <= 2^31; NaN refused). */
+ * pref_next (each agent's own slot), checked. */
 static void rule_range(step_ctx *c, int begin, int end)
 {
     orca_sim *s = c->sim;
-    c->rule(c->rule_context, s->cell_index + begin, s->cell_pos + begin, end - begin, s->pref,
+    c->rule(c->rule_context, s->cell_index + begin, 0, s->cell_pos + begin, end - begin, s->pref,
             s->pref_next);
     for (int k = begin; k < end; ++k) {
         int32_t i = s->cell_index[k];
-        orca_vec2 q = s->pref_next[i];
-        if (!(d_mag(q.x) <= ORCA_VELOCITY_LIMIT) || !(d_mag(q.y) <= ORCA_VELOCITY_LIMIT)) {
-            int cur = atomic_load(&c->bad_pref);
-            while (i < cur && !atomic_compare_exchange_weak(&c->bad_pref, &cur, i)) {
-            }
+        if (!pref_ok(s->pref_next[i])) {
+            note_bad_pref(c, i);
         }
     }
 }
+
+/* The same for the agents at indices [begin, end), in index order (the rule's own pass in a
+ * step that does not fuse it: STEP_FUSE_MAX). */
+static void rule_task(int begin, int end, int worker_index, void *context)
+{
+    (void)worker_index;
+    step_ctx *c = context;
+    orca_sim *s = c->sim;
+    c->rule(c->rule_context, NULL, begin, s->pos + begin, end - begin, s->pref, s->pref_next);
+    for (int32_t i = begin; i < end; ++i) {
+        if (!pref_ok(s->pref_next[i])) {
+            note_bad_pref(c, i);
+        }
+    }
+}
+
+/* Whether a step runs the rule inside its pass over the agents (in the grid's order, where
+ * each agent's index-order data is scattered: a cache line per agent for the rule's reads and
+ * writes) or in a pass of its own in index order (streaming through memory). Fused, a
+ * scenario step is one parallel pass instead of two, which small crowds on several workers
+ * feel most; apart, large crowds read their arrays in order (measured on the random scene:
+ * fused, 1,000,000 agents were 14% slower and 100,000 5%). The bits are the same either
+ * way. */
+#define STEP_FUSE_MAX 32768
 
 /* The step for the agents at sorted positions [begin, end) (docs/algorithm.md §12): each
  * new velocity from the start-of-step state and, at once, the new position p + v * dt, into
@@ -607,7 +642,7 @@ static void step_task(int begin, int end, int worker_index, void *context)
         return;
     }
     worker *w = &s->workers[worker_index];
-    if (c->rule) {
+    if (c->rule && s->agent_count <= STEP_FUSE_MAX) {
         rule_range(c, begin, end);
     }
     if (ext_path(s)) {
@@ -677,6 +712,9 @@ orca_status orca_sim_step_rule(orca_sim *s, double dt, orca_step_rule_fn *rule, 
     ctx.rule_context = context;
     atomic_init(&ctx.bad_pref, s->agent_count);
     s->step_pref = rule ? s->pref_next : s->pref;
+    if (rule && s->agent_count > STEP_FUSE_MAX) {
+        orca_run_task(s, rule_task, s->agent_count, &ctx);
+    }
     for (int w = 0; w < s->worker_count; ++w) {
         grid_bounds *g = &s->workers[w].bounds;
         g->lox = g->loy = HUGE_VAL;
