@@ -34,7 +34,6 @@ int orca_agents_reserve(orca_sim *s, int32_t need)
     GROW(s->vel, cap);
     GROW(s->pref, cap);
     GROW(s->par, cap);
-    GROW(s->hint, cap);
     GROW(s->agent_slot, cap);
     GROW(s->cell_index, cap);
     /* the vector filter reads positions in groups of four, up to CELL_POS_PAD past the last
@@ -102,7 +101,7 @@ orca_status orca_sim_add_agent(orca_sim *s, const orca_agent_def *def, orca_agen
     orca_slots_take(&s->agent_slots, slot, n);
     orca_agent_store(s, n, def);
     s->agent_slot[n] = (uint32_t)slot;
-    s->hint[n] = 0;
+    s->par[n].nb_guess = 0;
     orca_ext_append(s, n);
     s->agent_count = n + 1;
     s->index_limit = s->dead_count > 0 ? 0 : n + 1;
@@ -226,7 +225,6 @@ void orca_agents_compact(orca_sim *s)
         RUN(s->vel);
         RUN(s->pref);
         RUN(s->par);
-        RUN(s->hint);
         RUN(s->agent_slot);
         if (s->ext) {
             RUN(s->ext);
@@ -489,10 +487,10 @@ orca_status orca_agent_get(const orca_sim *s, orca_agent_id id, orca_agent_def *
  * Only work depends on it, never a result. */
 static void hint_after_move(orca_sim *s, int32_t i, orca_vec2 q)
 {
-    double g = (double)s->hint[i];
+    double g = (double)s->par[i].nb_guess;
     double dx = d_mag(q.x - s->pos[i].x), dy = d_mag(q.y - s->pos[i].y);
     if (!(dx + dy <= 0.25 * g)) {
-        s->hint[i] = 0;
+        s->par[i].nb_guess = 0;
     }
 }
 

@@ -157,7 +157,6 @@ void orca_free_agent_arrays(orca_sim *s)
     orca_mem_free(s->vel);
     orca_mem_free(s->pref);
     orca_mem_free(s->par);
-    orca_mem_free(s->hint);
     orca_mem_free(s->agent_slot);
     orca_mem_free(s->cell_index);
     orca_mem_free(s->cell_pos);

@@ -131,6 +131,9 @@ void orca_cell_map_free(cell_map *m);
 typedef struct agent_params {
     double radius, max_speed, neighbor_dist, tau, tau_obst;
     int32_t max_neighbors;
+    float nb_guess; /* a search-radius hint (select_agents): 0 none, < 0 the list was not
+                       full; not state. In the record's padding: a separate array would cost
+                       4 more bytes an agent (and a cache line more per agent at 1M). */
 } agent_params;
 
 /* Per agent, index order: the avoidance extensions (orca_agent_avoidance, stored). */
@@ -175,9 +178,6 @@ struct orca_sim {
                              pref_next_cap says so; scratch, not state) */
     int32_t pref_next_cap;
     const orca_vec2 *step_pref; /* the preferred velocities the running step reads */
-    float *hint; /* a search-radius hint (select_agents): 0 none, < 0 the list was not full;
-                    not state. Apart from par, which the step then only reads: the passes
-                    between steps read par without fetching lines another core wrote. */
     uint32_t *agent_slot; /* AGENT_DEAD: removed, compaction pending (orca_agents_settle) */
     slot_table agent_slots;
     /* Removals not yet compacted (agents.c): the removed agents' indices in the arrays above,

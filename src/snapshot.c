@@ -363,7 +363,6 @@ static void swap_state(orca_sim *a, orca_sim *b)
     SW(vel);
     SW(pref);
     SW(par);
-    SW(hint);
     SW(agent_slot);
     SW(agent_slots);
     SW(cell_index);
@@ -483,7 +482,7 @@ static orca_status load_into(orca_sim *s, orca_sim *t, const unsigned char *byte
             return orca_fail(s, ORCA_ERR_FORMAT, "snapshot agent %d: %s", i, msg);
         }
         orca_agent_store(t, i, &d);
-        t->hint[i] = 0;
+        t->par[i].nb_guess = 0;
     }
     t->agent_count = (int32_t)na;
     t->index_limit = (int32_t)na;
