@@ -820,6 +820,26 @@ static void table_rule(void *context, const int32_t *index, int32_t first,
  * theirs, and the results do not depend on the worker count; a value just outside the range
  * (each edge, NaN, infinities, the largest double) at any index refuses the step, names the
  * lowest bad index and leaves everything as it was (the preferred velocities included). */
+/* One step of s[0] and s[1] with the table's rule against s[2], the reference: each value
+ * set with orca_agent_set_preferred_velocity (none where the table keeps), then the plain
+ * step; the same hash. */
+static int rule_steps_agree(orca_sim *s[3], rule_table *t)
+{
+    for (int i = 0; i < t->count; ++i) {
+        if (t->values[i].x != t->values[i].x) {
+            continue; /* kept */
+        }
+        ENSURE(orca_agent_set_preferred_velocity(s[2], orca_sim_agent_at(s[2], i),
+                                                 t->values[i]) == ORCA_OK);
+    }
+    ENSURE(orca_sim_step(s[2], 0.25) == ORCA_OK);
+    for (int k = 0; k < 2; ++k) {
+        ENSURE(orca_sim_step_rule(s[k], 0.25, table_rule, t) == ORCA_OK);
+        ENSURE(orca_sim_hash(s[k]) == orca_sim_hash(s[2]));
+    }
+    return 0;
+}
+
 static int step_rule_case(int n)
 {
     const double L = ORCA_VELOCITY_LIMIT;
@@ -847,19 +867,7 @@ static int step_rule_case(int n)
     }
     rule_table t = {values, 0, n};
     for (int step = 0; step < 3; ++step) {
-        /* s[2], the reference: set each value, then the plain step */
-        for (int i = 0; i < n; ++i) {
-            if (values[i].x != values[i].x) {
-                continue; /* kept */
-            }
-            ENSURE(orca_agent_set_preferred_velocity(s[2], orca_sim_agent_at(s[2], i),
-                                                     values[i]) == ORCA_OK);
-        }
-        ENSURE(orca_sim_step(s[2], 0.25) == ORCA_OK);
-        for (int k = 0; k < 2; ++k) {
-            ENSURE(orca_sim_step_rule(s[k], 0.25, table_rule, &t) == ORCA_OK);
-            ENSURE(orca_sim_hash(s[k]) == orca_sim_hash(s[2]));
-        }
+        ENSURE(rule_steps_agree(s, &t) == 0);
         for (int i = 0; i < n; i += 97) {
             orca_agent_def a, b;
             ENSURE(orca_agent_get(s[0], orca_sim_agent_at(s[0], i), &a) == ORCA_OK);
@@ -908,17 +916,7 @@ static int step_rule_case(int n)
         }
     }
     /* after the refusals the simulations still agree with the reference */
-    for (int i = 0; i < n; ++i) {
-        if (values[i].x == values[i].x) {
-            ENSURE(orca_agent_set_preferred_velocity(s[2], orca_sim_agent_at(s[2], i),
-                                                     values[i]) == ORCA_OK);
-        }
-    }
-    ENSURE(orca_sim_step(s[2], 0.25) == ORCA_OK);
-    for (int k = 0; k < 2; ++k) {
-        ENSURE(orca_sim_step_rule(s[k], 0.25, table_rule, &t) == ORCA_OK);
-        ENSURE(orca_sim_hash(s[k]) == orca_sim_hash(s[2]));
-    }
+    ENSURE(rule_steps_agree(s, &t) == 0);
     /* a step refused for its result (an agent would leave the coordinate range) with the
      * rule: positions, velocities and preferred velocities stay */
     orca_agent_def far = at(ORCA_COORD_LIMIT - 1, 0);
