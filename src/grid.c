@@ -338,8 +338,10 @@ static int build_agent_grid(orca_sim *s)
             memset(start, 0, cells * sizeof *start);
             double inv = s->inv_cell;
             for (int32_t i = 0; i < n; ++i) {
-                PREFETCH(&s->pos[i + 32]); /* lines the workers wrote in the step */
-                PREFETCH(&s->vel[i + 32]);
+                if (i + 32 < n) {
+                    PREFETCH(&s->pos[i + 32]); /* lines the workers wrote in the step */
+                    PREFETCH(&s->vel[i + 32]);
+                }
                 int32_t cx = (int32_t)((s->pos[i].x - lox) * inv); /* as cells_task */
                 int32_t cy = (int32_t)((s->pos[i].y - loy) * inv);
                 int32_t cell = (int32_t)((int64_t)cy * w + cx);
