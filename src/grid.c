@@ -139,6 +139,14 @@ static void bounds_task(int begin, int end, int worker_index, void *context)
  * positions' minimum and the grid's size came from their maximum (build_agent_grid, the same
  * positions), so q = (x - origin) * inv lies in [0, w) (subtraction and multiplication are
  * monotone): cell_coord's floor is its truncation, and no clamp applies. */
+static ORCA_ALWAYS_INLINE int32_t dense_cell(orca_vec2 p, double lox, double loy, double inv,
+                                              int64_t w)
+{
+    int32_t cx = (int32_t)((p.x - lox) * inv);
+    int32_t cy = (int32_t)((p.y - loy) * inv);
+    return (int32_t)((int64_t)cy * w + cx);
+}
+
 static void cells_task(int begin, int end, int worker_index, void *context)
 {
     (void)worker_index;
@@ -146,9 +154,7 @@ static void cells_task(int begin, int end, int worker_index, void *context)
     double lox = s->origin_x, loy = s->origin_y, inv = s->inv_cell;
     int64_t w = s->grid_w;
     for (int32_t i = begin; i < end; ++i) {
-        int32_t cx = (int32_t)((s->pos[i].x - lox) * inv);
-        int32_t cy = (int32_t)((s->pos[i].y - loy) * inv);
-        s->rank[i] = (int32_t)((int64_t)cy * w + cx);
+        s->rank[i] = dense_cell(s->pos[i], lox, loy, inv, w);
     }
 }
 
@@ -337,21 +343,19 @@ static int build_agent_grid(orca_sim *s)
              * gather would (sequential reads of the index-order arrays) */
             memset(start, 0, cells * sizeof *start);
             double inv = s->inv_cell;
-            for (int32_t i = 0; i < n; ++i) {
-                if (i + 32 < n) {
-                    PREFETCH(&s->pos[i + 32]); /* lines the workers wrote in the step */
-                    PREFETCH(&s->vel[i + 32]);
-                }
-                int32_t cx = (int32_t)((s->pos[i].x - lox) * inv); /* as cells_task */
-                int32_t cy = (int32_t)((s->pos[i].y - loy) * inv);
-                int32_t cell = (int32_t)((int64_t)cy * w + cx);
-                s->rank[i] = cell;
-                start[cell + 1]++;
+            int32_t i = 0;
+            for (; i < n - 32; ++i) {
+                PREFETCH(&s->pos[i + 32]); /* lines the workers wrote in the step */
+                PREFETCH(&s->vel[i + 32]);
+                start[(s->rank[i] = dense_cell(s->pos[i], lox, loy, inv, w)) + 1]++;
+            }
+            for (; i < n; ++i) {
+                start[(s->rank[i] = dense_cell(s->pos[i], lox, loy, inv, w)) + 1]++;
             }
             for (size_t k = 1; k < cells; ++k) {
                 start[k] += start[k - 1];
             }
-            for (int32_t i = 0; i < n; ++i) {
+            for (i = 0; i < n; ++i) {
                 int32_t at = start[s->rank[i]]++;
                 s->cell_index[at] = i;
                 s->rank[i] = at;
