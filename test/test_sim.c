@@ -3228,30 +3228,47 @@ static int test_grid_box_kept(void)
         orca_agent_def d = orca_agent_def_default();
         d.position = vec(uni(&g, -30, 30), uni(&g, -30, 30));
         d.preferred_velocity = vec(uni(&g, -1, 1), uni(&g, -1, 1));
+        d.neighbor_dist = 15;
+        d.max_neighbors = 100; /* every agent within 15 m: one the grid lost would be missed */
         ENSURE(orca_sim_add_agent(s, &d, NULL) == ORCA_OK);
     }
     size_t cap = 1 << 20;
     unsigned char *buf = malloc(cap);
     ENSURE(buf);
-    for (int round = 0; round < 120; ++round) {
+    for (int round = 0; round < 300; ++round) {
         int n = orca_sim_agent_count(s);
         orca_agent_id id = orca_sim_agent_at(s, irand(&g, n));
         orca_agent_def d;
         ENSURE(orca_agent_get(s, id, &d) == ORCA_OK);
-        double far = chance(&g, 0.5) ? 1000.0 : 5.0;
+        /* a new place: far outside (a hashed grid), just beyond the agents' box on one side
+         * (dense, among neighbours: a box that missed it would lose them), or inside */
+        const orca_vec2 *pos = orca_sim_positions(s);
+        double lo[2] = {pos[0].x, pos[0].y}, hi[2] = {pos[0].x, pos[0].y};
+        for (int i = 1; i < n; ++i) {
+            double c[2] = {pos[i].x, pos[i].y};
+            for (int a = 0; a < 2; ++a) {
+                lo[a] = c[a] < lo[a] ? c[a] : lo[a];
+                hi[a] = c[a] > hi[a] ? c[a] : hi[a];
+            }
+        }
+        double q[2] = {uni(&g, lo[0], hi[0]), uni(&g, lo[1], hi[1])};
+        int where = irand(&g, 3), axis = irand(&g, 2);
+        if (where == 0) {
+            q[axis] = chance(&g, 0.5) ? -1000.0 : 1000.0;
+        } else if (where == 1) {
+            q[axis] = chance(&g, 0.5) ? lo[axis] - uni(&g, 0.5, 14) : hi[axis] + uni(&g, 0.5, 14);
+        }
+        orca_vec2 place = vec(q[0], q[1]);
         switch (irand(&g, 7)) {
-        case 0:
-            ENSURE(orca_agent_set_position(s, id, vec(uni(&g, -far, far), uni(&g, -far, far))) ==
-                   ORCA_OK);
-            break;
+        case 0: ENSURE(orca_agent_set_position(s, id, place) == ORCA_OK); break;
         case 1:
-            d.position = vec(uni(&g, -far, far), uni(&g, -far, far));
+            d.position = place;
             d.neighbor_dist = uni(&g, 1, 60);
             d.radius = uni(&g, 0.1, 4);
             ENSURE(orca_agent_set(s, id, &d) == ORCA_OK);
             break;
         case 2:
-            d.position = vec(uni(&g, -far, far), uni(&g, -far, far));
+            d.position = place;
             ENSURE(orca_sim_add_agent(s, &d, NULL) == ORCA_OK);
             break;
         case 3:
@@ -3268,6 +3285,16 @@ static int test_grid_box_kept(void)
         orca_sim_def rdef = orca_sim_def_default();
         ENSURE(orca_sim_create(&rdef, &ref) == ORCA_OK);
         ENSURE(orca_sim_load(ref, buf, size) == ORCA_OK);
+        /* the grid built now, from the kept box, finds what the fresh copy's finds */
+        for (int i = 0; i < orca_sim_agent_count(s); ++i) {
+            int la[128], lb[128], na = 0, nb = 0, sa = 0, sb = 0;
+            ENSURE(orca_sim_agent_neighbors(s, orca_sim_agent_at(s, i), la, 128, &na, NULL, 0,
+                                            &sa) == ORCA_OK);
+            ENSURE(orca_sim_agent_neighbors(ref, orca_sim_agent_at(ref, i), lb, 128, &nb, NULL, 0,
+                                            &sb) == ORCA_OK);
+            ENSURE_MSG(na == nb && memcmp(la, lb, (size_t)na * sizeof *la) == 0,
+                       "round %d, agent %d: %d neighbours, the fresh copy %d", round, i, na, nb);
+        }
         int steps = 1 + irand(&g, 2);
         for (int k = 0; k < steps; ++k) {
             ENSURE(orca_sim_step(s, 0.25) == ORCA_OK);
