@@ -626,11 +626,8 @@ static void swap_check_task(int begin, int end, int worker_index, void *context)
         return;
     }
     for (int i = begin; i < end; ++i) {
-        if (!(d_mag(s->pref[i].x) <= ORCA_VELOCITY_LIMIT) ||
-            !(d_mag(s->pref[i].y) <= ORCA_VELOCITY_LIMIT)) {
-            int cur = atomic_load(&c->first_bad);
-            while (i < cur && !atomic_compare_exchange_weak(&c->first_bad, &cur, i)) {
-            }
+        if (!sim_velocity_ok(s->pref[i])) {
+            sim_atomic_min(&c->first_bad, i);
             return;
         }
     }
@@ -671,10 +668,7 @@ orca_status orca_sim_swap_preferred_velocities(orca_sim *s, orca_vec2 *v, int co
     int bad = atomic_load(&c.first_bad);
     if (bad < count) {
         orca_run_light_task(s, swap_task, count, &c); /* back as they were */
-        return orca_fail(s, ORCA_ERR_ARGUMENT,
-                    "preferred velocity of agent %d must be finite with components of magnitude "
-                    "at most 2^31, got (%.17g, %.17g)",
-                    bad, v[bad].x, v[bad].y);
+        return orca_fail_preferred(s, bad, v[bad]);
     }
     return ORCA_OK;
 }

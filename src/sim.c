@@ -303,6 +303,14 @@ orca_status orca_check_coord(const orca_sim *s, const char *what, orca_vec2 p)
     return ORCA_OK;
 }
 
+orca_status orca_fail_preferred(const orca_sim *s, int index, orca_vec2 v)
+{
+    return orca_fail(s, ORCA_ERR_ARGUMENT,
+                     "preferred velocity of agent %d must be finite with components of magnitude "
+                     "at most 2^31, got (%.17g, %.17g)",
+                     index, v.x, v.y);
+}
+
 orca_status orca_check_vector(const orca_sim *s, const char *what, orca_vec2 v)
 {
     if (!(d_abs(v.x) <= ORCA_VELOCITY_LIMIT)) {

@@ -263,6 +263,21 @@ static inline int sim_finite(double x)
     return x - x == 0;
 }
 
+/* v is a velocity or preferred velocity in range: |x|, |y| <= 2^31 (NaN is not). */
+static inline int sim_velocity_ok(orca_vec2 v)
+{
+    return d_mag(v.x) <= ORCA_VELOCITY_LIMIT && d_mag(v.y) <= ORCA_VELOCITY_LIMIT;
+}
+
+/* *a = min(*a, i), for "the lowest index that failed" from tasks on several workers (the
+ * same index in any split). */
+static inline void sim_atomic_min(atomic_int *a, int i)
+{
+    int cur = atomic_load(a);
+    while (i < cur && !atomic_compare_exchange_weak(a, &cur, i)) {
+    }
+}
+
 /* sim.c: errors, running tasks, validation */
 orca_status orca_fail(const orca_sim *sim, orca_status st, const char *fmt, ...) ORCA_PRINTF(3, 4);
 void orca_clear_error(const orca_sim *sim);
@@ -276,6 +291,8 @@ void orca_run_task(orca_sim *s, orca_task_fn *fn, int count, void *ctx);
 void orca_run_light_task(orca_sim *s, orca_task_fn *fn, int count, void *ctx);
 orca_status orca_check_coord(const orca_sim *s, const char *what, orca_vec2 p);
 orca_status orca_check_vector(const orca_sim *s, const char *what, orca_vec2 v);
+/* The refusal of preferred velocity v of agent index, out of range (sim_velocity_ok). */
+orca_status orca_fail_preferred(const orca_sim *s, int index, orca_vec2 v);
 orca_status orca_check_dt(const orca_sim *s, double dt);
 orca_status orca_check_agent_def(const orca_sim *s, const orca_agent_def *d);
 

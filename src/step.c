@@ -251,9 +251,7 @@ static ORCA_ALWAYS_INLINE int step_result_ok(orca_vec2 v, orca_vec2 v0, orca_vec
 /* Records agent i as failing the check: the lowest such index wins (the same in any split). */
 static __attribute__((noinline, cold)) void note_bad_agent(orca_sim *s, int32_t i)
 {
-    int cur = atomic_load(&s->bad_agent);
-    while (i < cur && !atomic_compare_exchange_weak(&s->bad_agent, &cur, i)) {
-    }
+    sim_atomic_min(&s->bad_agent, i);
 }
 
 int orca_step_result_kind(orca_vec2 v, orca_vec2 v0, orca_vec2 p, double max_speed, double dt)
@@ -575,19 +573,11 @@ typedef struct step_ctx {
     atomic_int bad_pref; /* the lowest index whose rule value is out of range, or the count */
 } step_ctx;
 
-/* Records index i as having a rule value out of range: the lowest such index wins. */
+/* Records index i as having a rule value out of range (as orca_agent_set_preferred_velocity
+ * checks: sim_velocity_ok): the lowest such index wins. */
 static __attribute__((noinline, cold)) void note_bad_pref(step_ctx *c, int32_t i)
 {
-    int cur = atomic_load(&c->bad_pref);
-    while (i < cur && !atomic_compare_exchange_weak(&c->bad_pref, &cur, i)) {
-    }
-}
-
-/* The rule's value is checked as orca_agent_set_preferred_velocity checks (|x|, |y| <= 2^31;
- * NaN refused). */
-static ORCA_ALWAYS_INLINE int pref_ok(orca_vec2 q)
-{
-    return d_mag(q.x) <= ORCA_VELOCITY_LIMIT && d_mag(q.y) <= ORCA_VELOCITY_LIMIT;
+    sim_atomic_min(&c->bad_pref, i);
 }
 
 /* The rule's preferred velocities of the agents at sorted positions [begin, end) into
@@ -599,7 +589,7 @@ static void rule_range(step_ctx *c, int begin, int end)
             s->pref_next);
     for (int k = begin; k < end; ++k) {
         int32_t i = s->cell_index[k];
-        if (!pref_ok(s->pref_next[i])) {
+        if (!sim_velocity_ok(s->pref_next[i])) {
             note_bad_pref(c, i);
         }
     }
@@ -614,7 +604,7 @@ static void rule_task(int begin, int end, int worker_index, void *context)
     orca_sim *s = c->sim;
     c->rule(c->rule_context, NULL, begin, s->pos + begin, end - begin, s->pref, s->pref_next);
     for (int32_t i = begin; i < end; ++i) {
-        if (!pref_ok(s->pref_next[i])) {
+        if (!sim_velocity_ok(s->pref_next[i])) {
             note_bad_pref(c, i);
         }
     }
@@ -737,11 +727,7 @@ orca_status orca_sim_step_rule(orca_sim *s, double dt, orca_step_rule_fn *rule, 
             return orca_fail_bad_worker(s, bad);
         }
         if (bad_pref < s->agent_count) {
-            orca_vec2 q = s->pref_next[bad_pref];
-            return orca_fail(s, ORCA_ERR_ARGUMENT,
-                             "preferred velocity of agent %d must be finite with components of "
-                             "magnitude at most 2^31, got (%.17g, %.17g)",
-                             bad_pref, q.x, q.y);
+            return orca_fail_preferred(s, bad_pref, s->pref_next[bad_pref]);
         }
         return fail_step_result(s, bad_agent, v, s->vel[bad_agent], dt);
     }
