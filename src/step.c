@@ -315,14 +315,27 @@ static ORCA_ALWAYS_INLINE void moved_box_add(moved_box *b, orca_vec2 q)
     b->hiy = q.y > b->hiy ? q.y : b->hiy;
 }
 
-/* Into the worker's box (w->bounds; the step reset it, the grid's bounds pass is done). */
+/* g's box made empty, and widened by the box lo..hi: the workers' boxes (w->bounds, which
+ * the grid's bounds pass no longer needs during the step) and their union in s->bounds. */
+static void box_clear(grid_bounds *g)
+{
+    g->lox = g->loy = HUGE_VAL;
+    g->hix = g->hiy = -HUGE_VAL;
+}
+
+static ORCA_ALWAYS_INLINE void box_widen(grid_bounds *g, double lox, double loy, double hix,
+                                         double hiy)
+{
+    g->lox = lox < g->lox ? lox : g->lox;
+    g->loy = loy < g->loy ? loy : g->loy;
+    g->hix = hix > g->hix ? hix : g->hix;
+    g->hiy = hiy > g->hiy ? hiy : g->hiy;
+}
+
+/* A range's box into its worker's. */
 static ORCA_ALWAYS_INLINE void moved_box_merge(worker *w, const moved_box *b)
 {
-    grid_bounds *g = &w->bounds;
-    g->lox = b->lox < g->lox ? b->lox : g->lox;
-    g->loy = b->loy < g->loy ? b->loy : g->loy;
-    g->hix = b->hix > g->hix ? b->hix : g->hix;
-    g->hiy = b->hiy > g->hiy ? b->hiy : g->hiy;
+    box_widen(&w->bounds, b->lox, b->loy, b->hix, b->hiy);
 }
 
 #define PREFETCH_AHEAD 8 /* agents ahead whose own data the step fetches */
@@ -706,9 +719,7 @@ orca_status orca_sim_step_rule(orca_sim *s, double dt, orca_step_rule_fn *rule, 
         orca_run_task(s, rule_task, s->agent_count, &ctx);
     }
     for (int w = 0; w < s->worker_count; ++w) {
-        grid_bounds *g = &s->workers[w].bounds;
-        g->lox = g->loy = HUGE_VAL;
-        g->hix = g->hiy = -HUGE_VAL;
+        box_clear(&s->workers[w].bounds);
     }
     /* every new velocity from the start-of-step state, then every new position (step_task) */
     orca_run_task(s, step_task, s->agent_count, &ctx);
@@ -739,16 +750,11 @@ orca_status orca_sim_step_rule(orca_sim *s, double dt, orca_step_rule_fn *rule, 
         s->pref_next = t;
     }
     int fallbacks = 0;
-    grid_bounds *box = &s->bounds; /* the next grid's box: where the agents are now */
-    box->lox = box->loy = HUGE_VAL;
-    box->hix = box->hiy = -HUGE_VAL;
+    box_clear(&s->bounds); /* the next grid's box: where the agents are now */
     for (int w = 0; w < s->worker_count; ++w) {
-        const worker *wk = &s->workers[w];
-        fallbacks += wk->fallbacks;
-        box->lox = wk->bounds.lox < box->lox ? wk->bounds.lox : box->lox;
-        box->loy = wk->bounds.loy < box->loy ? wk->bounds.loy : box->loy;
-        box->hix = wk->bounds.hix > box->hix ? wk->bounds.hix : box->hix;
-        box->hiy = wk->bounds.hiy > box->hiy ? wk->bounds.hiy : box->hiy;
+        const grid_bounds *b = &s->workers[w].bounds;
+        fallbacks += s->workers[w].fallbacks;
+        box_widen(&s->bounds, b->lox, b->loy, b->hix, b->hiy);
     }
     s->last_fallbacks = fallbacks;
     if (s->diagnostics) {
