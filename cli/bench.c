@@ -582,17 +582,16 @@ static double churn_steps(orca_sim *sim, int steps, int k, int batch, int at_ran
             goto out;
         }
         for (int q = 0; q < k; ++q) {
-            orca_agent_def d = defs[q]; /* the removed agent's place */
+            orca_agent_def *d = &defs[q]; /* without at_random: the removed agent's place */
             if (at_random) {
-                d = orca_agent_def_default();
-                d.position.x = lo.x + (hi.x - lo.x) * bench_unit(rng);
-                d.position.y = lo.y + (hi.y - lo.y) * bench_unit(rng);
+                *d = orca_agent_def_default();
+                d->position.x = lo.x + (hi.x - lo.x) * bench_unit(rng);
+                d->position.y = lo.y + (hi.y - lo.y) * bench_unit(rng);
                 orca_vec2 u = bench_direction(rng);
-                d.preferred_velocity.x = d.max_speed * u.x;
-                d.preferred_velocity.y = d.max_speed * u.y;
+                d->preferred_velocity.x = d->max_speed * u.x;
+                d->preferred_velocity.y = d->max_speed * u.y;
             }
-            defs[q] = d;
-            if (!batch && orca_sim_add_agent(sim, &d, NULL) != ORCA_OK) {
+            if (!batch && orca_sim_add_agent(sim, d, NULL) != ORCA_OK) {
                 goto out;
             }
         }

@@ -79,7 +79,6 @@ struct orca_scenario {
                           map every time */
     uint32_t map_size; /* power of two, 0 when none */
 
-
     int waypoint_agents; /* entries with waypoints (0: the step skips the switching) */
 
     int measured_initial;
