@@ -401,10 +401,12 @@ static int test_box_cells_match_scalar(void)
 }
 #endif
 
-/* The step's solve, its AVX2 copy (lp.inc, with the four-lane projections of the fallback)
- * against the copy every CPU runs, bit for bit: random constraint sets, most of them
- * infeasible (the fallback), with repeated and opposite normals (parallel lines, skipped
- * projections), hard prefixes, and huge, tiny and zero values. */
+/* The step's solve, its AVX2 copy (lp.inc: the velocity of the check loop held in
+ * registers, the four-lane projections of the fallback) against the copy every CPU runs,
+ * bit for bit: random constraint sets, most of them infeasible (the fallback), with
+ * repeated, opposite and nearly parallel normals (|d.N| about 1e-12 either side: parallel
+ * lines, skipped projections), lines through the origin (intersections at +0 and -0, ties at
+ * zero), hard prefixes, and huge (1e150), tiny (1e-150) and zero values. */
 static int test_solve_copies_agree(void)
 {
 #ifdef ORCA_HAVE_AVX
@@ -414,28 +416,40 @@ static int test_solve_copies_agree(void)
     enum { NMAX = 24 };
     test_rng g = {0x6c70ull};
     long long fallbacks = 0, sets = 0;
-    for (int round = 0; round < 100000; ++round) {
+    for (int round = 0; round < 200000; ++round) {
         orca_halfplane planes[NMAX], sa[NMAX], sb[NMAX];
         int count = 1 + (int)(test_rng_next(&g) % NMAX);
         int hard = (int)(test_rng_next(&g) % 4);
         hard = hard > count ? count : hard;
-        double scale = round % 7 == 0 ? 1e-6 : (round % 7 == 1 ? 1e6 : 1);
+        static const double scales[] = {1e-6, 1e6, 1e-150, 1e150, 1, 1, 1, 1};
+        double scale = scales[round % 8];
         for (int k = 0; k < count; ++k) {
             double a = test_rng_uniform(&g, -3.2, 3.2);
             orca_vec2 n = vec(a, test_rng_uniform(&g, -1, 1));
             double len = sqrt(n.x * n.x + n.y * n.y);
             n = len > 0 ? vec(n.x / len, n.y / len) : vec(1, 0);
-            int kind = (int)(test_rng_next(&g) % 8);
+            int kind = (int)(test_rng_next(&g) % 10);
             if (k > 0 && kind == 0) {
                 n = planes[test_rng_next(&g) % (unsigned)k].normal; /* parallel, same side */
             } else if (k > 0 && kind == 1) {
                 orca_vec2 o = planes[test_rng_next(&g) % (unsigned)k].normal;
                 n = vec(-o.x, -o.y); /* opposite */
+            } else if (k > 0 && kind >= 7) {
+                /* nearly parallel: an earlier normal turned by about 1e-12 (|d.N| near the
+                 * 1e-12 of the parallel test, on either side of it), maybe reversed */
+                orca_vec2 o = planes[test_rng_next(&g) % (unsigned)k].normal;
+                double e = test_rng_uniform(&g, 0.5e-12, 2e-12) * (kind == 8 ? -1 : 1);
+                n = vec(o.x - e * o.y, o.y + e * o.x);
+                if (kind == 9) {
+                    n = vec(-n.x, -n.y);
+                }
             }
             orca_vec2 pt =
                 vec(test_rng_uniform(&g, -2, 2) * scale, test_rng_uniform(&g, -2, 2) * scale);
-            if (kind == 2) {
-                pt = vec(0, 0);
+            if (kind == 2 || (kind >= 7 && test_rng_next(&g) % 2)) {
+                pt = vec(0, 0); /* through the origin: t = +0 or -0, ties at 0 */
+            } else if (kind == 3) {
+                pt = vec(n.x * scale, n.y * scale); /* its line at distance scale */
             }
             planes[k].point = pt;
             planes[k].normal = n;
