@@ -106,7 +106,9 @@ orca_status orca_sim_add_agent(orca_sim *s, const orca_agent_def *def, orca_agen
     s->agent_count = n + 1;
     s->index_limit = s->dead_count > 0 ? 0 : n + 1;
     s->grid_valid = 0;
-    s->bounds_valid = 0;
+    if (s->bounds_valid) {
+        bounds_add(&s->bounds, &s->par[n], def->position);
+    }
     if (out) {
         out->slot = (uint32_t)slot;
         out->generation = s->agent_slots.generation[slot];
@@ -240,8 +242,7 @@ void orca_agents_compact(orca_sim *s)
     s->agent_count = n - d;
     s->index_limit = n - d;
     s->dead_count = 0;
-    s->grid_valid = 0;
-    s->bounds_valid = 0;
+    s->grid_valid = 0; /* the box and sizes still hold every agent left: kept */
 }
 
 /* Index i (live) becomes removed: its handle goes stale at once, its entry waits for the
@@ -263,8 +264,7 @@ static int agent_mark_removed(orca_sim *s, int32_t i, int sorted)
     }
     orca_slots_release(&s->agent_slots, (int32_t)s->agent_slot[i]);
     s->agent_slot[i] = AGENT_DEAD;
-    s->grid_valid = 0;
-    s->bounds_valid = 0;
+    s->grid_valid = 0; /* the box and sizes still hold every agent left: kept */
     return 1;
 }
 
@@ -507,7 +507,9 @@ orca_status orca_agent_set(orca_sim *s, orca_agent_id id, const orca_agent_def *
     hint_after_move(s, i, def->position);
     orca_agent_store(s, i, def);
     s->grid_valid = 0;
-    s->bounds_valid = 0;
+    if (s->bounds_valid) {
+        bounds_add(&s->bounds, &s->par[i], def->position); /* sizes only ever grow here */
+    }
     return ORCA_OK;
 }
 
@@ -521,7 +523,9 @@ orca_status orca_agent_set_position(orca_sim *s, orca_agent_id id, orca_vec2 pos
     hint_after_move(s, i, position);
     s->pos[i] = position;
     s->grid_valid = 0;
-    s->bounds_valid = 0;
+    if (s->bounds_valid) {
+        bounds_add(&s->bounds, &s->par[i], position);
+    }
     return ORCA_OK;
 }
 

@@ -113,24 +113,7 @@ static void bounds_task(int begin, int end, int worker_index, void *context)
     }
     grid_bounds b = s->workers[worker_index].bounds;
     for (int32_t i = begin; i < end; ++i) {
-        const agent_params *a = &s->par[i];
-        double c1 = a->neighbor_dist;
-        double c2 = a->radius * 2;
-        double r = a->tau_obst * a->max_speed + a->radius;
-        b.cmax = c1 > b.cmax ? c1 : b.cmax;
-        b.cmax = c2 > b.cmax ? c2 : b.cmax;
-        b.reach = r > b.reach ? r : b.reach;
-        b.max_nb = a->max_neighbors > b.max_nb ? a->max_neighbors : b.max_nb;
-        orca_vec2 p = s->pos[i];
-        if (!b.any) {
-            b.lox = b.hix = p.x;
-            b.loy = b.hiy = p.y;
-            b.any = 1;
-        }
-        b.lox = p.x < b.lox ? p.x : b.lox;
-        b.loy = p.y < b.loy ? p.y : b.loy;
-        b.hix = p.x > b.hix ? p.x : b.hix;
-        b.hiy = p.y > b.hiy ? p.y : b.hiy;
+        bounds_add(&b, &s->par[i], s->pos[i]);
     }
     s->workers[worker_index].bounds = b;
 }

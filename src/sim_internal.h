@@ -151,6 +151,29 @@ typedef struct grid_bounds {
     int any; /* 0 until the first agent */
 } grid_bounds;
 
+/* b widened to agent a at p: its box takes p, its sizes a's (grid.c's bounds pass, and the
+ * edits that keep a valid box: agents.c). Min and max are exact, so the order of widening
+ * does not matter. */
+static inline void bounds_add(grid_bounds *b, const agent_params *a, orca_vec2 p)
+{
+    double c1 = a->neighbor_dist;
+    double c2 = a->radius * 2;
+    double r = a->tau_obst * a->max_speed + a->radius;
+    b->cmax = c1 > b->cmax ? c1 : b->cmax;
+    b->cmax = c2 > b->cmax ? c2 : b->cmax;
+    b->reach = r > b->reach ? r : b->reach;
+    b->max_nb = a->max_neighbors > b->max_nb ? a->max_neighbors : b->max_nb;
+    if (!b->any) {
+        b->lox = b->hix = p.x;
+        b->loy = b->hiy = p.y;
+        b->any = 1;
+    }
+    b->lox = p.x < b->lox ? p.x : b->lox;
+    b->loy = p.y < b->loy ? p.y : b->loy;
+    b->hix = p.x > b->hix ? p.x : b->hix;
+    b->hiy = p.y > b->hiy ? p.y : b->hiy;
+}
+
 typedef struct worker {
     neighbor *agents;  /* capacity: the largest max_neighbors */
     neighbor *obstacles; /* capacity: the segment count */
@@ -201,8 +224,10 @@ struct orca_sim {
     int grid_valid;
     /* The agents' box and largest sizes as the grid is built from them (build_agent_grid),
      * kept between builds while bounds_valid: a step writes the box of the positions it
-     * moved the agents to; adding, removing, moving or changing an agent otherwise, or a
-     * load, clears bounds_valid. */
+     * moved the agents to; adding, moving or changing an agent widens a valid box and sizes
+     * to it (bounds_add), a removal keeps them (they still hold every agent left: a box or
+     * size larger than the agents' changes only the grid, which only finds candidates), a
+     * load clears bounds_valid. */
     grid_bounds bounds;
     int bounds_valid;
     int grid_dense;         /* 1: dense row-major cells of size cell; 0: hashed cells */

@@ -3308,6 +3308,125 @@ static int test_grid_box_kept(void)
     return 0;
 }
 
+/* Every agent's neighbour list in s against a freshly loaded copy's (whose grid comes from a
+ * bounds pass over every agent), then both stepped: the same hash. */
+static int lists_match_fresh(orca_sim *s, const char *what)
+{
+    size_t size = 0;
+    ENSURE(orca_sim_save(s, NULL, 0, &size) == ORCA_OK);
+    unsigned char *buf = malloc(size);
+    ENSURE(buf && orca_sim_save(s, buf, size, &size) == ORCA_OK);
+    orca_sim *ref = NULL;
+    orca_sim_def rdef = orca_sim_def_default();
+    ENSURE(orca_sim_create(&rdef, &ref) == ORCA_OK && orca_sim_load(ref, buf, size) == ORCA_OK);
+    free(buf);
+    for (int i = 0; i < orca_sim_agent_count(s); ++i) {
+        int la[256], lb[256], na = 0, nb = 0, sa = 0, sb = 0;
+        ENSURE(orca_sim_agent_neighbors(s, orca_sim_agent_at(s, i), la, 256, &na, NULL, 0, &sa) ==
+               ORCA_OK);
+        ENSURE(orca_sim_agent_neighbors(ref, orca_sim_agent_at(ref, i), lb, 256, &nb, NULL, 0,
+                                        &sb) == ORCA_OK);
+        ENSURE_MSG(na == nb && memcmp(la, lb, (size_t)na * sizeof *la) == 0,
+                   "%s, agent %d: %d neighbours, the fresh copy %d", what, i, na, nb);
+    }
+    ENSURE(orca_sim_step(s, 0.25) == ORCA_OK && orca_sim_step(ref, 0.25) == ORCA_OK);
+    ENSURE_MSG(orca_sim_hash(s) == orca_sim_hash(ref), "%s: hashes differ after a step", what);
+    orca_sim_destroy(ref);
+    return 0;
+}
+
+/* The box a step keeps, widened by the edits between steps: pairs of agents 1 m apart put
+ * two and a half cells (and 1,000 m) beyond each side of the box by orca_agent_set_position,
+ * orca_agent_set and orca_sim_add_agent must find each other (a box not widened on that side
+ * puts them in wrong cells); removals keep the box (agents at its edges removed). */
+static int test_grid_box_edits(void)
+{
+    for (int kind = 0; kind < 3; ++kind) {
+        for (int side = 0; side < 4; ++side) {
+            for (int far = 0; far < 2; ++far) {
+                test_rng g = {0x65646974u + (unsigned)(kind * 8 + side * 2 + far)};
+                orca_sim *s = NULL;
+                orca_sim_def def = orca_sim_def_default();
+                def.worker_count = 2;
+                ENSURE(orca_sim_create(&def, &s) == ORCA_OK);
+                orca_agent_def d = orca_agent_def_default();
+                d.neighbor_dist = 15; /* cells of 7.5 m */
+                d.max_neighbors = 200;
+                for (int i = 0; i < 200; ++i) {
+                    d.position = vec(uni(&g, -30, 30), uni(&g, -30, 30));
+                    ENSURE(orca_sim_add_agent(s, &d, NULL) == ORCA_OK);
+                }
+                ENSURE(orca_sim_step(s, 0.25) == ORCA_OK); /* the box is now the step's */
+                const orca_vec2 *pos = orca_sim_positions(s);
+                double lo[2] = {pos[0].x, pos[0].y}, hi[2] = {pos[0].x, pos[0].y};
+                for (int i = 1; i < 200; ++i) {
+                    double c[2] = {pos[i].x, pos[i].y};
+                    for (int a = 0; a < 2; ++a) {
+                        lo[a] = c[a] < lo[a] ? c[a] : lo[a];
+                        hi[a] = c[a] > hi[a] ? c[a] : hi[a];
+                    }
+                }
+                int axis = side % 2;
+                double beyond = far ? 1000 : 18.75;
+                double at = side < 2 ? lo[axis] - beyond : hi[axis] + beyond;
+                double mid = 0.5 * (lo[1 - axis] + hi[1 - axis]);
+                orca_agent_id pair[2];
+                for (int k = 0; k < 2; ++k) {
+                    double q[2];
+                    q[axis] = at + (side < 2 ? -(double)k : (double)k);
+                    q[1 - axis] = mid;
+                    orca_vec2 place = vec(q[0], q[1]);
+                    if (kind == 2) {
+                        d.position = place;
+                        ENSURE(orca_sim_add_agent(s, &d, &pair[k]) == ORCA_OK);
+                    } else {
+                        pair[k] = orca_sim_agent_at(s, 10 + k);
+                        if (kind == 0) {
+                            ENSURE(orca_agent_set_position(s, pair[k], place) == ORCA_OK);
+                        } else {
+                            orca_agent_def e;
+                            ENSURE(orca_agent_get(s, pair[k], &e) == ORCA_OK);
+                            e.position = place;
+                            ENSURE(orca_agent_set(s, pair[k], &e) == ORCA_OK);
+                        }
+                    }
+                }
+                /* independent truth: 1 m apart, so each lists the other */
+                for (int k = 0; k < 2; ++k) {
+                    int list[256], count = 0, seg = 0;
+                    ENSURE(orca_sim_agent_neighbors(s, pair[k], list, 256, &count, NULL, 0, &seg) ==
+                           ORCA_OK);
+                    int other = orca_sim_agent_index(s, pair[1 - k]), found = 0;
+                    for (int j = 0; j < count; ++j) {
+                        found |= list[j] == other;
+                    }
+                    ENSURE_MSG(found, "kind %d, side %d, far %d: agent %d does not list %d", kind,
+                               side, far, orca_sim_agent_index(s, pair[k]), other);
+                }
+                char what[64];
+                snprintf(what, sizeof what, "kind %d, side %d, far %d", kind, side, far);
+                ENSURE(lists_match_fresh(s, what) == 0);
+                /* removals: the agents at the box's edges (the box is kept) */
+                for (int a = 0; a < 2; ++a) {
+                    pos = orca_sim_positions(s);
+                    int lo_i = 0, hi_i = 0;
+                    for (int i = 1; i < orca_sim_agent_count(s); ++i) {
+                        double c = a ? pos[i].y : pos[i].x;
+                        lo_i = c < (a ? pos[lo_i].y : pos[lo_i].x) ? i : lo_i;
+                        hi_i = c > (a ? pos[hi_i].y : pos[hi_i].x) ? i : hi_i;
+                    }
+                    orca_agent_id ids[2] = {orca_sim_agent_at(s, lo_i), orca_sim_agent_at(s, hi_i)};
+                    ENSURE(orca_sim_remove_agents(s, ids, lo_i == hi_i ? 1 : 2) == ORCA_OK);
+                }
+                snprintf(what, sizeof what, "kind %d, side %d, far %d, removed", kind, side, far);
+                ENSURE(lists_match_fresh(s, what) == 0);
+                orca_sim_destroy(s);
+            }
+        }
+    }
+    return 0;
+}
+
 const orca_test ORCA_TESTS[] = {
     {"bulk_access", test_bulk_access},
     {"neighbors_random", test_neighbors_random},
@@ -3347,5 +3466,6 @@ const orca_test ORCA_TESTS[] = {
     {"zero_agents", test_zero_agents},
     {"polylines", test_polylines},
     {"grid_box_kept", test_grid_box_kept},
+    {"grid_box_edits", test_grid_box_edits},
     {0, 0},
 };
