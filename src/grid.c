@@ -652,7 +652,9 @@ static int workers_reserve(orca_sim *s)
     }
     int nb = max_nb > s->worker_agents_cap ? max_nb : s->worker_agents_cap;
     int sg = s->segment_count > s->worker_segments_cap ? s->segment_count : s->worker_segments_cap;
-    uint64_t planes = (uint64_t)nb + (uint64_t)sg + 1;
+    /* + 4: the fallback's projections (lp.inc, lp_project4) read and write four half-planes
+     * at a time, up to three past a list */
+    uint64_t planes = (uint64_t)nb + (uint64_t)sg + 4;
     /* the ranked list of the vector scan has room for RANK_ROOM entries (kernels.c) */
     uint64_t list = (uint64_t)(nb > RANK_ROOM ? nb : RANK_ROOM);
     uint64_t agents_b = line_bytes(list + 1, sizeof(neighbor));
