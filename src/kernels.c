@@ -367,7 +367,7 @@ static ORCA_AVX ORCA_ALWAYS_INLINE __m128i box_cells(const box_grid *g, orca_vec
     t = _mm256_add_pd(t, _mm256_xor_pd(_mm256_set1_pd(bound), sign));
     t = _mm256_add_pd(t, _mm256_xor_pd(_mm256_set1_pd(m), sign));
     t = _mm256_sub_pd(t, _mm256_loadu_pd(g->origin));
-    t = _mm256_mul_pd(t, _mm256_set1_pd(g->inv_cell));
+    t = _mm256_mul_pd(t, _mm256_loadu_pd(g->inv));
     t = _mm256_min_pd(_mm256_max_pd(t, _mm256_setzero_pd()), _mm256_loadu_pd(g->top));
     return _mm256_cvttpd_epi32(t);
 }

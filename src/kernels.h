@@ -266,7 +266,7 @@ typedef struct box_grid {
     const int32_t *cell_index; /* agent index of each sorted position */
     double origin[4];          /* origin x, origin x, origin y, origin y */
     double top[4];             /* w - 0.5, w - 0.5, h - 0.5, h - 0.5 */
-    double inv_cell;
+    double inv[4];             /* inv_cell_x, inv_cell_x, inv_cell, inv_cell */
     int32_t w, h;
 } box_grid;
 

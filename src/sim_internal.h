@@ -68,6 +68,8 @@ int32_t orca_slots_lookup(const slot_table *t, uint32_t slot, uint32_t generatio
 
 #define CELL_EMPTY UINT64_MAX
 #define CELL_LIMIT 1073741824.0 /* 2^30: cell coordinates are clamped to +-this */
+/* The dense agent grid's columns: this many to a row's cell height (grid.c) */
+#define GRID_X_SPLIT 4
 
 typedef struct cell_map {
     uint64_t *keys;
@@ -205,8 +207,11 @@ struct orca_sim {
      * load, clears bounds_valid. */
     grid_bounds bounds;
     int bounds_valid;
-    int grid_dense;         /* 1: dense row-major cells of size cell; 0: hashed cells */
+    int grid_dense;         /* 1: dense row-major cells, cell tall and cell_x wide; 0: hashed
+                             * square cells of size cell */
     double cell, inv_cell, origin_x, origin_y;
+    double cell_x, inv_cell_x; /* dense: the columns' width, cell / grid_split */
+    int32_t grid_split;        /* dense: GRID_X_SPLIT or 1 */
     int32_t grid_w, grid_h;
     int32_t *cell_start;    /* dense: w*h + 1 prefix sums */
     size_t cell_start_cap;

@@ -347,12 +347,16 @@ static int test_box_cells_match_scalar(void)
         grid.origin[2] = grid.origin[3] = oy;
         grid.top[0] = grid.top[1] = (double)grid.w - 0.5;
         grid.top[2] = grid.top[3] = (double)grid.h - 0.5;
-        grid.inv_cell = 1 / cell;
+        /* columns as wide as the rows, or a third (or another fraction) of their height */
+        int split = round % 3 == 0 ? 1 : (round % 3 == 1 ? 3 : 1 + (int)(test_rng_next(&g) % 8));
+        double cellx = cell / split;
+        grid.inv[0] = grid.inv[1] = 1 / cellx;
+        grid.inv[2] = grid.inv[3] = 1 / cell;
         /* points over the grid and a margin of its size around it, some on cell edges */
-        double x = ox + test_rng_uniform(&g, -1, 2) * grid.w * cell;
+        double x = ox + test_rng_uniform(&g, -1, 2) * grid.w * cellx;
         double y = oy + test_rng_uniform(&g, -1, 2) * grid.h * cell;
         if (round % 5 == 0) {
-            x = ox + (double)(int64_t)test_rng_uniform(&g, -10, grid.w + 10) * cell;
+            x = ox + (double)(int64_t)test_rng_uniform(&g, -10, grid.w + 10) * cellx;
         }
         if (round % 7 == 0) {
             x = round % 2 ? 1e300 : -1e300; /* far outside: clamped ends */
@@ -365,16 +369,16 @@ static int test_box_cells_match_scalar(void)
         orca_vec2 p = vec(x, y);
         int32_t got[4];
         orca_box_cells_vector(&grid, p, bound, m, got);
-        int32_t want[4] = {column_of(p.x - bound - m - ox, grid.inv_cell, grid.w),
-                           column_of(p.x + bound + m - ox, grid.inv_cell, grid.w),
-                           column_of(p.y - bound - m - oy, grid.inv_cell, grid.h),
-                           column_of(p.y + bound + m - oy, grid.inv_cell, grid.h)};
+        int32_t want[4] = {column_of(p.x - bound - m - ox, grid.inv[0], grid.w),
+                           column_of(p.x + bound + m - ox, grid.inv[0], grid.w),
+                           column_of(p.y - bound - m - oy, grid.inv[2], grid.h),
+                           column_of(p.y + bound + m - oy, grid.inv[2], grid.h)};
         for (int k = 0; k < 4; ++k) {
             ENSURE_MSG(got[k] == want[k],
                        "round %d, end %d: %d, scalar %d (p = (%a, %a), bound %a, m %a, w %d, h %d, "
-                       "origin (%a, %a), inv %a)",
+                       "origin (%a, %a), inv %a, %a)",
                        round, k, got[k], want[k], p.x, p.y, bound, m, grid.w, grid.h, ox, oy,
-                       grid.inv_cell);
+                       grid.inv[0], grid.inv[2]);
         }
         ++boxes;
     }
