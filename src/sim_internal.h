@@ -447,6 +447,12 @@ void orca_obstacle_grid_drop_removed(orca_sim *s);
 void orca_obstacle_grid_renumber(orca_sim *s);
 /* Builds what a step or a query reads (the grids, the workers' buffers). */
 orca_status orca_grid_prepare(const orca_sim *sim);
+/* Tests only (test/test_kernels.c; not exported): the step's neighbour search of agent i from
+ * the search hint `hint` (select_agents as the step runs it, in the scalar copy or, with
+ * kernels where the CPU has them, the AVX2 one), which also renews the hint: the list's agent
+ * indices into agents (room for max_neighbors). Returns its length, or -1 when the grids
+ * cannot be built. */
+int orca_step_search_test(orca_sim *s, int32_t i, float hint, int kernels, int32_t *agents);
 int orca_bad_worker_index(orca_sim *s, int worker_index);
 orca_status orca_fail_bad_worker(const orca_sim *s, int bad);
 

@@ -372,6 +372,29 @@ static ORCA_ALWAYS_INLINE void moved_box_merge(worker *w, const moved_box *b)
 #undef orca_solve_step_simd128
 #endif
 
+int orca_step_search_test(orca_sim *s, int32_t i, float hint, int kernels, int32_t *agents)
+{
+    if (orca_grid_prepare(s) != ORCA_OK) {
+        return -1;
+    }
+    worker *w = &s->workers[0];
+    s->par[i].nb_guess = hint;
+    int n;
+#ifdef ORCA_HAVE_AVX
+    if (kernels && orca_kernels_available()) {
+        n = select_agents_avx2(s, s->rank[i], w->agents, w->cand, 1);
+    } else
+#endif
+    {
+        (void)kernels;
+        n = select_agents(s, s->rank[i], w->agents, w->cand, 1);
+    }
+    for (int k = 0; k < n; ++k) {
+        agents[k] = s->cell_index[w->agents[k].at];
+    }
+    return n;
+}
+
 /* ---------------------------------------------------------------------------------------
  * The extended path (docs/extensions.md): priority, layers and mask, locked agents, and the
  * per-agent diagnostics. Scalar code; with every agent at the defaults it computes the plain
