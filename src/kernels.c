@@ -207,15 +207,21 @@ static ORCA_AVX ORCA_ALWAYS_INLINE int64_t rank_place(const cand_buf *c, int i, 
  * (+inf past the last: never smaller), the lane masks packed to bytes, two bits a lane, and
  * counted; the entry is written at once, at out[rank] even when rank >= cap (out has room
  * for RANK_ROOM entries). Otherwise cand_count_ranks_vector and cand_place. */
-static ORCA_AVX ORCA_ALWAYS_INLINE int cand_rank_vector(cand_buf *c, const int32_t *cell_index,
-                                                 neighbor *out, int cap)
+/* Ties in rank (rare): the list by insertion. Out of line, so that the ranking's callers
+ * reach it by a jump and keep nothing for it. */
+static ORCA_AVX __attribute__((noinline)) int cand_insert_ties(const cand_buf *c,
+                                                               const int32_t *cell_index,
+                                                               neighbor *out, int cap)
+{
+    return cand_insert(c, cell_index, out, 0, cap);
+}
+
+/* cand_rank_vector for at most 16 candidates. */
+static ORCA_AVX ORCA_ALWAYS_INLINE int cand_rank_small(cand_buf *c, const int32_t *cell_index,
+                                                       neighbor *out, int cap)
 {
     _Static_assert(sizeof(neighbor) == 16 && RANK_ROOM >= 16, "cand_rank_vector's placement");
     int n = c->n;
-    if (n > 16) {
-        cand_count_ranks_vector(c);
-        return cand_place(c, cell_index, out, cap);
-    }
     const __m256d inf = _mm256_set1_pd(HUGE_VAL);
     for (int q = 0; q < 16; q += 4) {
         _mm256_storeu_pd(c->d2 + n + q, inf);
@@ -239,7 +245,21 @@ static ORCA_AVX ORCA_ALWAYS_INLINE int cand_rank_vector(cand_buf *c, const int32
     if (i < n) {
         sum += rank_place(c, i, d0, d1, d2, d3, 0, out);
     }
-    return cand_ranked(c, n, cell_index, out, cap, sum);
+    /* the ranks add up to n(n-1)/2 exactly when there are no ties (cand_ranked) */
+    if (__builtin_expect(sum != (int64_t)n * (n - 1), 0)) {
+        return cand_insert_ties(c, cell_index, out, cap);
+    }
+    return n < cap ? n : cap;
+}
+
+static ORCA_AVX ORCA_ALWAYS_INLINE int cand_rank_vector(cand_buf *c, const int32_t *cell_index,
+                                                        neighbor *out, int cap)
+{
+    if (c->n > 16) {
+        cand_count_ranks_vector(c);
+        return cand_place(c, cell_index, out, cap);
+    }
+    return cand_rank_small(c, cell_index, out, cap);
 }
 
 /* Row m: the 32-bit halves of the 64-bit lanes selected by the four bits of m, in order,
@@ -315,6 +335,38 @@ box_row_chunked(const box_consts *q, const orca_vec2 *pos, int32_t k0, int32_t e
     return n;
 }
 
+/* box_scan from the row at c->rest.lo on, with c->n candidates already taken: rows of any
+ * length, then the list. Out of line: box_scan hands over to it at a row longer than its
+ * buffer's room, by a jump (its state in c->rest), so that it keeps no values for a call. */
+static ORCA_AVX __attribute__((noinline)) int box_scan_rest(cand_buf *c, neighbor *out)
+{
+    box_consts q;
+    q.px = _mm256_set1_pd(c->rest.px);
+    q.py = _mm256_set1_pd(c->rest.py);
+    q.f2 = _mm256_set1_pd(c->rest.filt2);
+    q.selfv = _mm256_set1_epi64x(c->rest.self);
+    const orca_vec2 *pos = c->rest.pos;
+    const int32_t *cell_index = c->rest.cell_index;
+    int cap = c->rest.cap;
+    int n = 0;
+    for (const int32_t *lo = c->rest.lo;; lo += c->rest.w) {
+        n = box_row_chunked(&q, pos, lo[0], lo[c->rest.span], cell_index, out, c, n, cap);
+        if (lo == c->rest.last) {
+            break;
+        }
+    }
+    return cand_finish(c, cand_rank_vector, cell_index, out, n, cap);
+}
+
+/* The list of the candidates in c when there are more than 16 of them or its capacity is
+ * over 16 (cand_finish). Out of line, as box_scan_rest. */
+static ORCA_AVX __attribute__((noinline)) int box_finish_long(cand_buf *c,
+                                                              const int32_t *cell_index,
+                                                              neighbor *out, int cap)
+{
+    return cand_finish(c, cand_rank_vector, cell_index, out, 0, cap);
+}
+
 static ORCA_AVX ORCA_ALWAYS_INLINE int
 box_scan(const int32_t *row, int32_t w, int32_t rows, int32_t c0, int32_t c1,
          const orca_vec2 *pos, const int32_t *cell_index, int32_t self, orca_vec2 p,
@@ -325,26 +377,38 @@ box_scan(const int32_t *row, int32_t w, int32_t rows, int32_t c0, int32_t c1,
     q.py = _mm256_set1_pd(p.y);
     q.f2 = _mm256_set1_pd(filt2);
     q.selfv = _mm256_set1_epi64x(self);
-    int n = 0;
     int64_t cn = 0; /* the candidates' count in a register through the scan */
     const int32_t *lo = row + c0, *last = lo + (int64_t)(rows - 1) * w;
     const int64_t span = (int64_t)c1 + 1 - c0;
     for (;; lo += w) {
         int32_t k0 = lo[0], end = lo[span];
-        if (__builtin_expect(end - k0 <= CAND_MAX - cn, 1)) {
-            /* the row fits into the buffer in one go (nearly always) */
-            cn = box_groups(&q, pos, k0, end, end, c, cn);
-        } else {
+        if (__builtin_expect(end - k0 > CAND_MAX - cn, 0)) {
+            /* a row longer than the buffer's room (rare) */
             c->n = (int)cn;
-            n = box_row_chunked(&q, pos, k0, end, cell_index, out, c, n, cap);
-            cn = c->n;
+            c->rest.lo = lo;
+            c->rest.last = last;
+            c->rest.w = w;
+            c->rest.span = span;
+            c->rest.pos = pos;
+            c->rest.cell_index = cell_index;
+            c->rest.px = p.x;
+            c->rest.py = p.y;
+            c->rest.filt2 = filt2;
+            c->rest.self = self;
+            c->rest.cap = cap;
+            return box_scan_rest(c, out);
         }
+        /* the row fits into the buffer in one go (nearly always) */
+        cn = box_groups(&q, pos, k0, end, end, c, cn);
         if (lo == last) {
             break;
         }
     }
     c->n = (int)cn;
-    return cand_finish(c, cand_rank_vector, cell_index, out, n, cap);
+    if (__builtin_expect(cn > 16 || cap > RANK_CAP_MAX, 0)) {
+        return box_finish_long(c, cell_index, out, cap);
+    }
+    return cand_rank_small(c, cell_index, out, cap);
 }
 
 ORCA_AVX int orca_box_scan_vector(const int32_t *row, int32_t w, int32_t rows, int32_t c0,
@@ -363,7 +427,8 @@ static ORCA_AVX ORCA_ALWAYS_INLINE __m128i box_cells(const box_grid *g, orca_vec
                                                      double m)
 {
     const __m256d sign = _mm256_setr_pd(-0.0, 0.0, -0.0, 0.0);
-    __m256d t = _mm256_setr_pd(p.x, p.x, p.y, p.y);
+    /* x x y y from the registers (setr_pd made gcc 12 store p and load it back) */
+    __m256d t = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_set1_pd(p.x)), _mm_set1_pd(p.y), 1);
     t = _mm256_add_pd(t, _mm256_xor_pd(_mm256_set1_pd(bound), sign));
     t = _mm256_add_pd(t, _mm256_xor_pd(_mm256_set1_pd(m), sign));
     t = _mm256_sub_pd(t, _mm256_loadu_pd(g->origin));
@@ -385,6 +450,8 @@ ORCA_AVX __attribute__((noinline)) int orca_box_search_vector(const box_grid *g,
                                                              double filt2, neighbor *out,
                                                              cand_buf *c, int cap)
 {
+    /* p's coordinates as two scalars (as a pair gcc 12 stored p to build vectors from it) */
+    __asm__("" : "+x"(p.x), "+x"(p.y));
     __m128i cr = box_cells(g, p, bound, m);
     int32_t c0 = _mm_cvtsi128_si32(cr), c1 = _mm_extract_epi32(cr, 1);
     int32_t r0 = _mm_extract_epi32(cr, 2), r1 = _mm_extract_epi32(cr, 3);

@@ -91,6 +91,17 @@ typedef struct cand_buf {
     int64_t at[CAND_MAX + CAND_PAD]; /* sorted positions */
     int64_t rank[CAND_MAX + CAND_PAD];
     int n;
+    /* The vector box scan's state where it hands a long row over to its out-of-line rest
+     * (kernels.c), passed here rather than as arguments so that the hand-over is a jump. */
+    struct {
+        const int32_t *lo, *last;
+        int64_t w, span;
+        const void *pos;
+        const int32_t *cell_index;
+        double px, py, filt2;
+        int32_t self;
+        int cap;
+    } rest;
 } cand_buf;
 
 /* Defines NAME(cand_buf *c): rank[i] = the number of candidates j with d2[j] < d2[i], twelve
