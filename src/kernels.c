@@ -277,7 +277,7 @@ static const int32_t pack_lanes[16][8] __attribute__((aligned(32))) = {
 
 /* The constants of one box scan. */
 typedef struct box_consts {
-    __m256d px, py, f2;
+    __m256d pxy, f2; /* p.x p.y p.x p.y, filt2 */
     __m256i selfv;
 } box_consts;
 
@@ -289,19 +289,18 @@ static ORCA_AVX ORCA_ALWAYS_INLINE int64_t box_groups(const box_consts *q, const
                                                       int32_t k0, int32_t k1, int32_t end,
                                                       cand_buf *c, int64_t cn)
 {
-    /* after the unpacks below, lanes 0..3 hold the agents at k, k + 2, k + 1, k + 3 */
+    /* after the pairwise sums below, lanes 0..3 hold the agents at k, k + 2, k + 1, k + 3 */
     const __m256i lane = _mm256_setr_epi64x(0, 2, 1, 3), four = _mm256_set1_epi64x(4);
     const __m256i endv = _mm256_set1_epi64x(end);
     __m256i at = _mm256_add_epi64(_mm256_set1_epi64x(k0), lane);
     for (const orca_vec2 *p = pos + k0, *pe = pos + k1; p < pe; p += 4) {
-        __m256d a = _mm256_loadu_pd(&p[0].x); /* x0 y0 x1 y1 */
-        __m256d b = _mm256_loadu_pd(&p[2].x); /* x2 y2 x3 y3 */
-        /* a in a register once (gcc 12 loaded it twice, once for each unpack) */
-        __asm__("" : "+x"(a));
-        /* d = pos - p, Dot(d, d) = d.x*d.x + d.y*d.y */
-        __m256d dx = _mm256_sub_pd(_mm256_unpacklo_pd(a, b), q->px);
-        __m256d dy = _mm256_sub_pd(_mm256_unpackhi_pd(a, b), q->py);
-        __m256d d2 = _mm256_add_pd(_mm256_mul_pd(dx, dx), _mm256_mul_pd(dy, dy));
+        /* Dot(d, d) = d.x*d.x + d.y*d.y, d = pos - p: the squares of d0 and d1 in one vector,
+         * of d2 and d3 in another, and each pair's sum (hadd: d0 d2 d1 d3). Computed from
+         * p - pos = -d exactly (rounding is symmetric), which has the same squares, so that
+         * the positions are subtracted straight from memory. */
+        __m256d a = _mm256_sub_pd(q->pxy, _mm256_loadu_pd(&p[0].x)); /* d0.x d0.y d1.x d1.y */
+        __m256d b = _mm256_sub_pd(q->pxy, _mm256_loadu_pd(&p[2].x)); /* d2.x d2.y d3.x d3.y */
+        __m256d d2 = _mm256_hadd_pd(_mm256_mul_pd(a, a), _mm256_mul_pd(b, b));
         __m256i in = _mm256_and_si256(_mm256_castpd_si256(_mm256_cmp_pd(d2, q->f2, _CMP_LT_OQ)),
                                       _mm256_cmpgt_epi64(endv, at));
         in = _mm256_andnot_si256(_mm256_cmpeq_epi64(at, q->selfv), in);
@@ -341,8 +340,7 @@ box_row_chunked(const box_consts *q, const orca_vec2 *pos, int32_t k0, int32_t e
 static ORCA_AVX __attribute__((noinline)) int box_scan_rest(cand_buf *c, neighbor *out)
 {
     box_consts q;
-    q.px = _mm256_set1_pd(c->rest.px);
-    q.py = _mm256_set1_pd(c->rest.py);
+    q.pxy = _mm256_setr_pd(c->rest.px, c->rest.py, c->rest.px, c->rest.py);
     q.f2 = _mm256_set1_pd(c->rest.filt2);
     q.selfv = _mm256_set1_epi64x(c->rest.self);
     const orca_vec2 *pos = c->rest.pos;
@@ -373,8 +371,7 @@ box_scan(const int32_t *row, int32_t w, int32_t rows, int32_t c0, int32_t c1,
          double filt2, neighbor *out, cand_buf *c, int cap)
 {
     box_consts q;
-    q.px = _mm256_set1_pd(p.x);
-    q.py = _mm256_set1_pd(p.y);
+    q.pxy = _mm256_setr_pd(p.x, p.y, p.x, p.y);
     q.f2 = _mm256_set1_pd(filt2);
     q.selfv = _mm256_set1_epi64x(self);
     int64_t cn = 0; /* the candidates' count in a register through the scan */
@@ -450,8 +447,6 @@ ORCA_AVX __attribute__((noinline)) int orca_box_search_vector(const box_grid *g,
                                                              double filt2, neighbor *out,
                                                              cand_buf *c, int cap)
 {
-    /* p's coordinates as two scalars (as a pair gcc 12 stored p to build vectors from it) */
-    __asm__("" : "+x"(p.x), "+x"(p.y));
     __m128i cr = box_cells(g, p, bound, m);
     int32_t c0 = _mm_cvtsi128_si32(cr), c1 = _mm_extract_epi32(cr, 1);
     int32_t r0 = _mm_extract_epi32(cr, 2), r1 = _mm_extract_epi32(cr, 3);

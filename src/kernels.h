@@ -4,7 +4,8 @@
  * a time: IEEE addition, subtraction, multiplication, division and square root are correctly
  * rounded whatever the register width, selections copy bits, and no multiply-add is ever
  * formed. So the results are the same bits with or without them (docs/determinism.md); the
- * tests run every scene both ways. */
+ * tests run every scene both ways. (The box scan squares p - q for the scalar q - p: the
+ * same squares, as a rounded difference only changes sign with its operands' order.) */
 #ifndef ORCA_KERNELS_H
 #define ORCA_KERNELS_H
 
@@ -98,7 +99,7 @@ typedef struct cand_buf {
         int64_t w, span;
         const void *pos;
         const int32_t *cell_index;
-        double px, py, filt2;
+        double px, filt2, py; /* not px, py: gcc 12 paired their stores through memory */
         int32_t self;
         int cap;
     } rest;
