@@ -379,7 +379,7 @@ box_scan(const int32_t *row, int32_t w, int32_t rows, int32_t c0, int32_t c1,
     const int64_t span = (int64_t)c1 + 1 - c0;
     for (;; lo += w) {
         int32_t k0 = lo[0], end = lo[span];
-        if (__builtin_expect(end - k0 > CAND_MAX - cn, 0)) {
+        if (__builtin_expect((int64_t)end - k0 + cn > CAND_MAX, 0)) {
             /* a row longer than the buffer's room (rare) */
             c->n = (int)cn;
             c->rest.lo = lo;
