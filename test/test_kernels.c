@@ -516,11 +516,13 @@ static int test_sim_vector_off_on(void)
  * rows are 8 s tall and its columns 2 s wide (16 s square cells in the sparse variant), and
  * an agent at the lower corner puts the origin there. Each searched centre gets a hint g
  * (the first search radius is lim = g * 1.03) and a ring of agents just inside lim: two on
- * the axes, on a column edge and on a row edge lim (1 - t) away (t from 1e-13 to 1e-6), the
- * others where the circle of radius lim (1 - t) crosses the other column and row edges (the
- * ends of the rows' chords), or anywhere on it; no other agent is as near. On the sides
- * above and right of the centre they sit on the edge (the first place in a cell), below and
- * left of it just before the edge (the last place in a cell). A search that
+ * the axes, on a column edge and on a row edge lim (1 - t) away (t from 1e-13 to 1e-6), or
+ * for every other centre one at a corner of cells off the axes lim (1 - t) away (the end of
+ * its row's chord, for a search that trims its rows to the disc), the others where the
+ * circle of radius lim (1 - t) crosses the other column and row edges, or anywhere on it; no
+ * other agent is as near. On the sides above and right of the centre they sit on the edge
+ * (the first place in a cell), below and left of it just before the edge (the last place in
+ * a cell). A search that
  * looks at too few cells on any side loses one of them while its list still fills from the
  * rest, and the list differs from the brute force's. Centres also sit at the grid's first
  * and last rows and columns. */
@@ -645,7 +647,17 @@ static int test_step_search_matches_brute_force(void)
                 ky = sy > 0 ? ny : 0;
             }
             double xe = w.lo[0] + kx * ex, ye = w.lo[1] + ky * ey;
+            /* on the edge above or right of p, or just before the edge below or left of it:
+             * the last place in the cell beyond the one the search's side ends in */
+            double ax = sx > 0 ? xe : nextafter(xe, -INFINITY);
+            double ay = sy > 0 ? ye : nextafter(ye, -INFINITY);
             orca_vec2 p = vec(xe - sx * (lim * (1 - ss_t(&g))), ye - sy * (lim * (1 - ss_t(&g))));
+            int corner = tries % 2; /* one agent at the corner (ax, ay) instead, off the axes */
+            if (corner) {
+                double a = test_rng_uniform(&g, 0.15, 1.42); /* from the axes by 0.15 or more */
+                double d = lim * (1 - ss_t(&g));
+                p = vec(ax - sx * d * cos(a), ay - sy * d * sin(a));
+            }
             if (!(p.x >= w.lo[0] && p.x <= w.hi[0] && p.y >= w.lo[1] && p.y <= w.hi[1])) {
                 continue;
             }
@@ -659,10 +671,12 @@ static int test_step_search_matches_brute_force(void)
             }
             int first = w.n;
             int ci = ss_add(&w, p, 1, hint, 0);
-            /* on the edge above or right of p, or just before the edge below or left of it:
-             * the last place in the cell beyond the one the search's side ends in */
-            ss_add(&w, vec(sx > 0 ? xe : nextafter(xe, -INFINITY), p.y), 10, 0, 1);
-            ss_add(&w, vec(p.x, sy > 0 ? ye : nextafter(ye, -INFINITY)), 10, 0, 1);
+            if (corner) {
+                ss_add(&w, vec(ax, ay), 10, 0, 1);
+            } else {
+                ss_add(&w, vec(ax, p.y), 10, 0, 1);
+                ss_add(&w, vec(p.x, ay), 10, 0, 1);
+            }
             ss_ring(&w, &g, p, lim, ex, ey);
             int ring = w.n - first - 1;
             /* lists of 1 to 16 (ranked) and some longer (insertion), some longer than the
