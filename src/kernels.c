@@ -216,35 +216,37 @@ static ORCA_AVX __attribute__((noinline)) int cand_insert_ties(const cand_buf *c
     return cand_insert(c, cell_index, out, 0, cap);
 }
 
+/* Every candidate's rank_place, n <= 12 (three) or n <= 16: the first three or four vectors
+ * of squared distances, +inf past the last. Returns twice the sum of the ranks. */
+static ORCA_AVX ORCA_ALWAYS_INLINE int64_t rank_all(cand_buf *c, int n, int three, neighbor *out)
+{
+    const __m256d inf = _mm256_set1_pd(HUGE_VAL);
+    for (int q = 0; q < (three ? 12 : 16); q += 4) {
+        _mm256_storeu_pd(c->d2 + n + q, inf);
+    }
+    const __m256d d0 = _mm256_loadu_pd(c->d2), d1 = _mm256_loadu_pd(c->d2 + 4);
+    const __m256d d2 = _mm256_loadu_pd(c->d2 + 8);
+    const __m256d d3 = three ? inf : _mm256_loadu_pd(c->d2 + 12);
+    int64_t sum = 0;
+    /* two at a time (half the loop's own instructions), then the odd one */
+    int i = 0;
+    for (; i + 2 <= n; i += 2) {
+        sum += rank_place(c, i, d0, d1, d2, d3, three, out);
+        sum += rank_place(c, i + 1, d0, d1, d2, d3, three, out);
+    }
+    if (i < n) {
+        sum += rank_place(c, i, d0, d1, d2, d3, three, out);
+    }
+    return sum;
+}
+
 /* cand_rank_vector for at most 16 candidates. */
 static ORCA_AVX ORCA_ALWAYS_INLINE int cand_rank_small(cand_buf *c, const int32_t *cell_index,
                                                        neighbor *out, int cap)
 {
     _Static_assert(sizeof(neighbor) == 16 && RANK_ROOM >= 16, "cand_rank_vector's placement");
     int n = c->n;
-    const __m256d inf = _mm256_set1_pd(HUGE_VAL);
-    for (int q = 0; q < 16; q += 4) {
-        _mm256_storeu_pd(c->d2 + n + q, inf);
-    }
-    const __m256d d0 = _mm256_loadu_pd(c->d2), d1 = _mm256_loadu_pd(c->d2 + 4);
-    const __m256d d2 = _mm256_loadu_pd(c->d2 + 8), d3 = _mm256_loadu_pd(c->d2 + 12);
-    int64_t sum = 0; /* twice the sum of the ranks */
-    /* two at a time (half the loop's own instructions), then the odd one */
-    int i = 0;
-    if (n <= 12) {
-        for (; i + 2 <= n; i += 2) {
-            sum += rank_place(c, i, d0, d1, d2, d3, 1, out);
-            sum += rank_place(c, i + 1, d0, d1, d2, d3, 1, out);
-        }
-    } else {
-        for (; i + 2 <= n; i += 2) {
-            sum += rank_place(c, i, d0, d1, d2, d3, 0, out);
-            sum += rank_place(c, i + 1, d0, d1, d2, d3, 0, out);
-        }
-    }
-    if (i < n) {
-        sum += rank_place(c, i, d0, d1, d2, d3, 0, out);
-    }
+    int64_t sum = n <= 12 ? rank_all(c, n, 1, out) : rank_all(c, n, 0, out);
     /* the ranks add up to n(n-1)/2 exactly when there are no ties (cand_ranked) */
     if (__builtin_expect(sum != (int64_t)n * (n - 1), 0)) {
         return cand_insert_ties(c, cell_index, out, cap);
