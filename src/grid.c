@@ -306,9 +306,9 @@ static int build_agent_grid(orca_sim *s)
      * random scene: square cells of cmax/2 were 5% faster than cmax/4, which scans 5 by 5
      * smaller ones). Its rows are ranges of cells, so narrower columns cost only the larger
      * array and trim the rows' ends closer to the search's disc: columns cmax/8 wide scan
-     * about 28 agents instead of 36 (-47 instructions an agent-step at 10k, where cmax/4 gave
-     * -31, cmax/6 -43 and cmax/12 -49). The first of these cells, then square ones of cmax/2, cmax and 2 cmax,
-     * whose dense array stays within 4n + 4096 cells. */
+     * about 28 agents instead of 36 (-47 instructions an agent-step at 10k, where cmax/4
+     * gave -31, cmax/6 -43 and cmax/12 -49). The first of these cells, then square ones of
+     * cmax/2, cmax and 2 cmax, whose dense array stays within 4n + 4096 cells. */
     double c = cmax / 2, cw = c / GRID_X_SPLIT;
     int64_t w = 0, h = 0;
     int gathered = 0; /* the sorted copies are filled */
