@@ -207,44 +207,67 @@ static ORCA_AVX ORCA_ALWAYS_INLINE int64_t rank_place(const cand_buf *c, int i, 
  * (+inf past the last: never smaller), the lane masks packed to bytes, two bits a lane, and
  * counted; the entry is written at once, at out[rank] even when rank >= cap (out has room
  * for RANK_ROOM entries). Otherwise cand_count_ranks_vector and cand_place. */
-static ORCA_AVX ORCA_ALWAYS_INLINE int cand_rank_vector(cand_buf *c, const int32_t *cell_index,
-                                                 neighbor *out, int cap)
+/* Ties in rank (rare): the list by insertion. Out of line, so that the ranking's callers
+ * reach it by a jump and keep nothing for it. */
+static ORCA_AVX __attribute__((noinline)) int cand_insert_ties(const cand_buf *c,
+                                                               const int32_t *cell_index,
+                                                               neighbor *out, int cap)
 {
-    _Static_assert(sizeof(neighbor) == 16 && RANK_ROOM >= 16, "cand_rank_vector's placement");
-    int n = c->n;
-    if (n > 16) {
-        cand_count_ranks_vector(c);
-        return cand_place(c, cell_index, out, cap);
-    }
+    return cand_insert(c, cell_index, out, 0, cap);
+}
+
+/* Every candidate's rank_place, n <= 12 (three) or n <= 16: the first three or four vectors
+ * of squared distances, +inf past the last. Returns twice the sum of the ranks. */
+static ORCA_AVX ORCA_ALWAYS_INLINE int64_t rank_all(cand_buf *c, int n, int three, neighbor *out)
+{
     const __m256d inf = _mm256_set1_pd(HUGE_VAL);
-    for (int q = 0; q < 16; q += 4) {
+    for (int q = 0; q < (three ? 12 : 16); q += 4) {
         _mm256_storeu_pd(c->d2 + n + q, inf);
     }
     const __m256d d0 = _mm256_loadu_pd(c->d2), d1 = _mm256_loadu_pd(c->d2 + 4);
-    const __m256d d2 = _mm256_loadu_pd(c->d2 + 8), d3 = _mm256_loadu_pd(c->d2 + 12);
-    int64_t sum = 0; /* twice the sum of the ranks */
+    const __m256d d2 = _mm256_loadu_pd(c->d2 + 8);
+    const __m256d d3 = three ? inf : _mm256_loadu_pd(c->d2 + 12);
+    int64_t sum = 0;
     /* two at a time (half the loop's own instructions), then the odd one */
     int i = 0;
-    if (n <= 12) {
-        for (; i + 2 <= n; i += 2) {
-            sum += rank_place(c, i, d0, d1, d2, d3, 1, out);
-            sum += rank_place(c, i + 1, d0, d1, d2, d3, 1, out);
-        }
-    } else {
-        for (; i + 2 <= n; i += 2) {
-            sum += rank_place(c, i, d0, d1, d2, d3, 0, out);
-            sum += rank_place(c, i + 1, d0, d1, d2, d3, 0, out);
-        }
+    for (; i + 2 <= n; i += 2) {
+        sum += rank_place(c, i, d0, d1, d2, d3, three, out);
+        sum += rank_place(c, i + 1, d0, d1, d2, d3, three, out);
     }
     if (i < n) {
-        sum += rank_place(c, i, d0, d1, d2, d3, 0, out);
+        sum += rank_place(c, i, d0, d1, d2, d3, three, out);
     }
-    return cand_ranked(c, n, cell_index, out, cap, sum);
+    return sum;
+}
+
+/* cand_rank_vector for at most 16 candidates. */
+static ORCA_AVX ORCA_ALWAYS_INLINE int cand_rank_small(cand_buf *c, const int32_t *cell_index,
+                                                       neighbor *out, int cap)
+{
+    _Static_assert(sizeof(neighbor) == 16 && RANK_ROOM >= 16, "cand_rank_vector's placement");
+    int n = c->n;
+    int64_t sum = n <= 12 ? rank_all(c, n, 1, out) : rank_all(c, n, 0, out);
+    /* the ranks add up to n(n-1)/2 exactly when there are no ties (cand_ranked) */
+    if (__builtin_expect(sum != (int64_t)n * (n - 1), 0)) {
+        return cand_insert_ties(c, cell_index, out, cap);
+    }
+    return n < cap ? n : cap;
+}
+
+static ORCA_AVX ORCA_ALWAYS_INLINE int cand_rank_vector(cand_buf *c, const int32_t *cell_index,
+                                                        neighbor *out, int cap)
+{
+    if (c->n > 16) {
+        cand_count_ranks_vector(c);
+        return cand_place(c, cell_index, out, cap);
+    }
+    return cand_rank_small(c, cell_index, out, cap);
 }
 
 /* Row m: the 32-bit halves of the 64-bit lanes selected by the four bits of m, in order,
- * then filler: _mm256_permutevar8x32 with it moves the selected lanes to the front. */
-static const int32_t pack_lanes[16][8] __attribute__((aligned(32))) = {
+ * then filler: _mm256_permutevar8x32 with it (widened to 32 bits) moves the selected lanes to
+ * the front. */
+static const uint8_t pack_lanes[16][8] __attribute__((aligned(8))) = {
     {0, 1, 0, 1, 0, 1, 0, 1}, {0, 1, 0, 1, 0, 1, 0, 1},
     {2, 3, 0, 1, 0, 1, 0, 1}, {0, 1, 2, 3, 0, 1, 0, 1},
     {4, 5, 0, 1, 0, 1, 0, 1}, {0, 1, 4, 5, 0, 1, 0, 1},
@@ -257,7 +280,7 @@ static const int32_t pack_lanes[16][8] __attribute__((aligned(32))) = {
 
 /* The constants of one box scan. */
 typedef struct box_consts {
-    __m256d px, py, f2;
+    __m256d pxy, f2; /* p.x p.y p.x p.y, filt2 */
     __m256i selfv;
 } box_consts;
 
@@ -269,24 +292,24 @@ static ORCA_AVX ORCA_ALWAYS_INLINE int64_t box_groups(const box_consts *q, const
                                                       int32_t k0, int32_t k1, int32_t end,
                                                       cand_buf *c, int64_t cn)
 {
-    /* after the unpacks below, lanes 0..3 hold the agents at k, k + 2, k + 1, k + 3 */
+    /* after the pairwise sums below, lanes 0..3 hold the agents at k, k + 2, k + 1, k + 3 */
     const __m256i lane = _mm256_setr_epi64x(0, 2, 1, 3), four = _mm256_set1_epi64x(4);
     const __m256i endv = _mm256_set1_epi64x(end);
     __m256i at = _mm256_add_epi64(_mm256_set1_epi64x(k0), lane);
     for (const orca_vec2 *p = pos + k0, *pe = pos + k1; p < pe; p += 4) {
-        __m256d a = _mm256_loadu_pd(&p[0].x); /* x0 y0 x1 y1 */
-        __m256d b = _mm256_loadu_pd(&p[2].x); /* x2 y2 x3 y3 */
-        /* a in a register once (gcc 12 loaded it twice, once for each unpack) */
-        __asm__("" : "+x"(a));
-        /* d = pos - p, Dot(d, d) = d.x*d.x + d.y*d.y */
-        __m256d dx = _mm256_sub_pd(_mm256_unpacklo_pd(a, b), q->px);
-        __m256d dy = _mm256_sub_pd(_mm256_unpackhi_pd(a, b), q->py);
-        __m256d d2 = _mm256_add_pd(_mm256_mul_pd(dx, dx), _mm256_mul_pd(dy, dy));
+        /* Dot(d, d) = d.x*d.x + d.y*d.y, d = pos - p: the squares of d0 and d1 in one vector,
+         * of d2 and d3 in another, and each pair's sum (hadd: d0 d2 d1 d3). Computed from
+         * p - pos = -d exactly (rounding is symmetric), which has the same squares, so that
+         * the positions are subtracted straight from memory. */
+        __m256d a = _mm256_sub_pd(q->pxy, _mm256_loadu_pd(&p[0].x)); /* d0.x d0.y d1.x d1.y */
+        __m256d b = _mm256_sub_pd(q->pxy, _mm256_loadu_pd(&p[2].x)); /* d2.x d2.y d3.x d3.y */
+        __m256d d2 = _mm256_hadd_pd(_mm256_mul_pd(a, a), _mm256_mul_pd(b, b));
         __m256i in = _mm256_and_si256(_mm256_castpd_si256(_mm256_cmp_pd(d2, q->f2, _CMP_LT_OQ)),
                                       _mm256_cmpgt_epi64(endv, at));
         in = _mm256_andnot_si256(_mm256_cmpeq_epi64(at, q->selfv), in);
         int m = _mm256_movemask_pd(_mm256_castsi256_pd(in));
-        __m256i perm = _mm256_load_si256((const __m256i *)pack_lanes[m]);
+        /* the row's bytes widened to 32 bits: one instruction, and its index scales by 8 */
+        __m256i perm = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)pack_lanes[m]));
         _mm256_storeu_pd(c->d2 + cn,
                          _mm256_castps_pd(_mm256_permutevar8x32_ps(_mm256_castpd_ps(d2), perm)));
         _mm256_storeu_si256((__m256i *)(c->at + cn), _mm256_permutevar8x32_epi32(at, perm));
@@ -315,36 +338,78 @@ box_row_chunked(const box_consts *q, const orca_vec2 *pos, int32_t k0, int32_t e
     return n;
 }
 
+/* box_scan from the row at c->rest.lo on, with c->n candidates already taken: rows of any
+ * length, then the list. Out of line: box_scan hands over to it at a row longer than its
+ * buffer's room, by a jump (its state in c->rest), so that it keeps no values for a call. */
+static ORCA_AVX __attribute__((noinline)) int box_scan_rest(cand_buf *c, neighbor *out)
+{
+    box_consts q;
+    q.pxy = _mm256_setr_pd(c->rest.px, c->rest.py, c->rest.px, c->rest.py);
+    q.f2 = _mm256_set1_pd(c->rest.filt2);
+    q.selfv = _mm256_set1_epi64x(c->rest.self);
+    const orca_vec2 *pos = c->rest.pos;
+    const int32_t *cell_index = c->rest.cell_index;
+    int cap = c->rest.cap;
+    int n = 0;
+    for (const int32_t *lo = c->rest.lo;; lo += c->rest.w) {
+        n = box_row_chunked(&q, pos, lo[0], lo[c->rest.span], cell_index, out, c, n, cap);
+        if (lo == c->rest.last) {
+            break;
+        }
+    }
+    return cand_finish(c, cand_rank_vector, cell_index, out, n, cap);
+}
+
+/* The list of the candidates in c when there are more than 16 of them or its capacity is
+ * over 16 (cand_finish). Out of line, as box_scan_rest. */
+static ORCA_AVX __attribute__((noinline)) int box_finish_long(cand_buf *c,
+                                                              const int32_t *cell_index,
+                                                              neighbor *out, int cap)
+{
+    return cand_finish(c, cand_rank_vector, cell_index, out, 0, cap);
+}
+
 static ORCA_AVX ORCA_ALWAYS_INLINE int
 box_scan(const int32_t *row, int32_t w, int32_t rows, int32_t c0, int32_t c1,
          const orca_vec2 *pos, const int32_t *cell_index, int32_t self, orca_vec2 p,
          double filt2, neighbor *out, cand_buf *c, int cap)
 {
     box_consts q;
-    q.px = _mm256_set1_pd(p.x);
-    q.py = _mm256_set1_pd(p.y);
+    q.pxy = _mm256_setr_pd(p.x, p.y, p.x, p.y);
     q.f2 = _mm256_set1_pd(filt2);
     q.selfv = _mm256_set1_epi64x(self);
-    int n = 0;
     int64_t cn = 0; /* the candidates' count in a register through the scan */
     const int32_t *lo = row + c0, *last = lo + (int64_t)(rows - 1) * w;
     const int64_t span = (int64_t)c1 + 1 - c0;
     for (;; lo += w) {
         int32_t k0 = lo[0], end = lo[span];
-        if (__builtin_expect(end - k0 <= CAND_MAX - cn, 1)) {
-            /* the row fits into the buffer in one go (nearly always) */
-            cn = box_groups(&q, pos, k0, end, end, c, cn);
-        } else {
+        if (__builtin_expect((int64_t)end - k0 + cn > CAND_MAX, 0)) {
+            /* a row longer than the buffer's room (rare) */
             c->n = (int)cn;
-            n = box_row_chunked(&q, pos, k0, end, cell_index, out, c, n, cap);
-            cn = c->n;
+            c->rest.lo = lo;
+            c->rest.last = last;
+            c->rest.w = w;
+            c->rest.span = span;
+            c->rest.pos = pos;
+            c->rest.cell_index = cell_index;
+            c->rest.px = p.x;
+            c->rest.py = p.y;
+            c->rest.filt2 = filt2;
+            c->rest.self = self;
+            c->rest.cap = cap;
+            return box_scan_rest(c, out);
         }
+        /* the row fits into the buffer in one go (nearly always) */
+        cn = box_groups(&q, pos, k0, end, end, c, cn);
         if (lo == last) {
             break;
         }
     }
     c->n = (int)cn;
-    return cand_finish(c, cand_rank_vector, cell_index, out, n, cap);
+    if (__builtin_expect(cn > 16 || cap > RANK_CAP_MAX, 0)) {
+        return box_finish_long(c, cell_index, out, cap);
+    }
+    return cand_rank_small(c, cell_index, out, cap);
 }
 
 ORCA_AVX int orca_box_scan_vector(const int32_t *row, int32_t w, int32_t rows, int32_t c0,
@@ -363,11 +428,12 @@ static ORCA_AVX ORCA_ALWAYS_INLINE __m128i box_cells(const box_grid *g, orca_vec
                                                      double m)
 {
     const __m256d sign = _mm256_setr_pd(-0.0, 0.0, -0.0, 0.0);
-    __m256d t = _mm256_setr_pd(p.x, p.x, p.y, p.y);
+    /* x x y y from the registers (setr_pd made gcc 12 store p and load it back) */
+    __m256d t = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_set1_pd(p.x)), _mm_set1_pd(p.y), 1);
     t = _mm256_add_pd(t, _mm256_xor_pd(_mm256_set1_pd(bound), sign));
     t = _mm256_add_pd(t, _mm256_xor_pd(_mm256_set1_pd(m), sign));
     t = _mm256_sub_pd(t, _mm256_loadu_pd(g->origin));
-    t = _mm256_mul_pd(t, _mm256_set1_pd(g->inv_cell));
+    t = _mm256_mul_pd(t, _mm256_loadu_pd(g->inv));
     t = _mm256_min_pd(_mm256_max_pd(t, _mm256_setzero_pd()), _mm256_loadu_pd(g->top));
     return _mm256_cvttpd_epi32(t);
 }
@@ -381,10 +447,15 @@ ORCA_AVX void orca_box_cells_vector(const box_grid *g, orca_vec2 p, double bound
 /* Out of line: inlined into select_agents, its loops shared registers with the caller's
  * values and reloaded or moved them on every row (measured: 18 instructions an agent-step). */
 ORCA_AVX __attribute__((noinline)) int orca_box_search_vector(const box_grid *g, int32_t self,
-                                                             orca_vec2 p, double bound, double m,
-                                                             double filt2, neighbor *out,
+                                                             double limit, neighbor *out,
                                                              cand_buf *c, int cap)
 {
+    /* here rather than in the caller, which would keep p and the margin's terms over the call */
+    orca_vec2 p = g->pos[self];
+    double m = 1e-9 * (__builtin_fabs(p.x) + __builtin_fabs(p.y) + g->origin_mag[0] +
+                       g->origin_mag[1] + limit + g->cell) +
+               g->margin_abs;
+    double bound = limit + m, filt2 = limit * limit;
     __m128i cr = box_cells(g, p, bound, m);
     int32_t c0 = _mm_cvtsi128_si32(cr), c1 = _mm_extract_epi32(cr, 1);
     int32_t r0 = _mm_extract_epi32(cr, 2), r1 = _mm_extract_epi32(cr, 3);

@@ -4,7 +4,8 @@
  * a time: IEEE addition, subtraction, multiplication, division and square root are correctly
  * rounded whatever the register width, selections copy bits, and no multiply-add is ever
  * formed. So the results are the same bits with or without them (docs/determinism.md); the
- * tests run every scene both ways. */
+ * tests run every scene both ways. (The box scan squares p - q for the scalar q - p: the
+ * same squares, as a rounded difference only changes sign with its operands' order.) */
 #ifndef ORCA_KERNELS_H
 #define ORCA_KERNELS_H
 
@@ -91,6 +92,17 @@ typedef struct cand_buf {
     int64_t at[CAND_MAX + CAND_PAD]; /* sorted positions */
     int64_t rank[CAND_MAX + CAND_PAD];
     int n;
+    /* The vector box scan's state where it hands a long row over to its out-of-line rest
+     * (kernels.c), passed here rather than as arguments so that the hand-over is a jump. */
+    struct {
+        const int32_t *lo, *last;
+        int64_t w, span;
+        const void *pos;
+        const int32_t *cell_index;
+        double px, filt2, py; /* not px, py: gcc 12 paired their stores through memory */
+        int32_t self;
+        int cap;
+    } rest;
 } cand_buf;
 
 /* Defines NAME(cand_buf *c): rank[i] = the number of candidates j with d2[j] < d2[i], twelve
@@ -266,7 +278,10 @@ typedef struct box_grid {
     const int32_t *cell_index; /* agent index of each sorted position */
     double origin[4];          /* origin x, origin x, origin y, origin y */
     double top[4];             /* w - 0.5, w - 0.5, h - 0.5, h - 0.5 */
-    double inv_cell;
+    double inv[4];             /* inv_cell_x, inv_cell_x, inv_cell, inv_cell */
+    double origin_mag[2];      /* |origin x|, |origin y| */
+    double cell;               /* the rows' height (dense_margin's cell) */
+    double margin_abs;         /* MARGIN_ABS */
     int32_t w, h;
 } box_grid;
 
@@ -275,10 +290,12 @@ typedef struct box_grid {
  * rows with p.y and origin_y (step.c; the same operations, the same integers). */
 void orca_box_cells_vector(const box_grid *g, orca_vec2 p, double bound, double m, int32_t c[4]);
 
-/* box_search (sim_step.inc) on CPUs with the kernels: the block of orca_box_cells_vector scanned
- * by orca_box_scan_vector. */
-int orca_box_search_vector(const box_grid *g, int32_t self, orca_vec2 p, double bound, double m,
-                           double filt2, neighbor *out, cand_buf *c, int cap);
+/* box_search (sim_step.inc) on CPUs with the kernels, for the agent at sorted position self
+ * (p = pos[self]) within radius limit: m = dense_margin(p, limit) (sim_internal.h, the same
+ * operations), the block of orca_box_cells_vector(p, limit + m, m) scanned by
+ * orca_box_scan_vector with filt2 = limit * limit. */
+int orca_box_search_vector(const box_grid *g, int32_t self, double limit, neighbor *out,
+                           cand_buf *c, int cap);
 
 /* The scan of orca_box_search_vector on given cells (the tests call it directly): rows row,
  * row + w, ... (`rows` of them) of the dense grid's prefix sums, columns c0..c1 of each;

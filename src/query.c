@@ -76,7 +76,8 @@ static int64_t scan_box(const orca_sim *s, const query_test *t, query_hit *hits)
     int32_t total = s->agent_count;
     if (s->grid_dense) {
         double inv = s->inv_cell, ox = s->origin_x, oy = s->origin_y;
-        int32_t c0 = cell_coord(t->lo.x - ox, inv), c1 = cell_coord(t->hi.x - ox, inv);
+        int32_t c0 = cell_coord(t->lo.x - ox, s->inv_cell_x);
+        int32_t c1 = cell_coord(t->hi.x - ox, s->inv_cell_x);
         int32_t r0 = cell_coord(t->lo.y - oy, inv), r1 = cell_coord(t->hi.y - oy, inv);
         c0 = c0 < 0 ? 0 : c0;
         r0 = r0 < 0 ? 0 : r0;

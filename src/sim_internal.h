@@ -68,6 +68,8 @@ int32_t orca_slots_lookup(const slot_table *t, uint32_t slot, uint32_t generatio
 
 #define CELL_EMPTY UINT64_MAX
 #define CELL_LIMIT 1073741824.0 /* 2^30: cell coordinates are clamped to +-this */
+/* The dense agent grid's columns: this many to a row's cell height (grid.c) */
+#define GRID_X_SPLIT 4
 
 typedef struct cell_map {
     uint64_t *keys;
@@ -230,8 +232,11 @@ struct orca_sim {
      * load clears bounds_valid. */
     grid_bounds bounds;
     int bounds_valid;
-    int grid_dense;         /* 1: dense row-major cells of size cell; 0: hashed cells */
+    int grid_dense;         /* 1: dense row-major cells, cell tall and cell_x wide; 0: hashed
+                             * square cells of size cell */
     double cell, inv_cell, origin_x, origin_y;
+    double cell_x, inv_cell_x; /* dense: the columns' width, cell / grid_split */
+    int32_t grid_split;        /* dense: GRID_X_SPLIT or 1 */
     int32_t grid_w, grid_h;
     int32_t *cell_start;    /* dense: w*h + 1 prefix sums */
     size_t cell_start_cap;
@@ -467,6 +472,12 @@ void orca_obstacle_grid_drop_removed(orca_sim *s);
 void orca_obstacle_grid_renumber(orca_sim *s);
 /* Builds what a step or a query reads (the grids, the workers' buffers). */
 orca_status orca_grid_prepare(const orca_sim *sim);
+/* Tests only (test/test_kernels.c; not exported): the step's neighbour search of agent i from
+ * the search hint `hint` (select_agents as the step runs it, in the scalar copy or, with
+ * kernels where the CPU has them, the AVX2 one), which also renews the hint: the list's agent
+ * indices into agents (room for max_neighbors). Returns its length, or -1 when the grids
+ * cannot be built. */
+int orca_step_search_test(orca_sim *s, int32_t i, float hint, int kernels, int32_t *agents);
 int orca_bad_worker_index(orca_sim *s, int worker_index);
 orca_status orca_fail_bad_worker(const orca_sim *s, int bad);
 

@@ -82,7 +82,7 @@ static ORCA_ALWAYS_INLINE int scan_row(const orca_sim *s, int32_t self, orca_vec
                                        int32_t r, double hw, double m, neighbor *out, int n,
                                        int cap)
 {
-    double inv = s->inv_cell, wmax = (double)s->grid_w;
+    double inv = s->inv_cell_x, wmax = (double)s->grid_w;
     int32_t c0 = dense_column(p.x - hw - m - s->origin_x, inv, wmax, s->grid_w);
     int32_t c1 = dense_column(p.x + hw + m - s->origin_x, inv, wmax, s->grid_w);
     const int32_t *row = s->cell_start + (int64_t)r * s->grid_w;
@@ -371,6 +371,29 @@ static ORCA_ALWAYS_INLINE void moved_box_merge(worker *w, const moved_box *b)
 #undef STEP_KERNELS
 #undef orca_solve_step_simd128
 #endif
+
+int orca_step_search_test(orca_sim *s, int32_t i, float hint, int kernels, int32_t *agents)
+{
+    if (orca_grid_prepare(s) != ORCA_OK) {
+        return -1;
+    }
+    worker *w = &s->workers[0];
+    s->par[i].nb_guess = hint;
+    int n;
+#ifdef ORCA_HAVE_AVX
+    if (kernels && orca_kernels_available()) {
+        n = select_agents_avx2(s, s->rank[i], w->agents, w->cand, 1);
+    } else
+#endif
+    {
+        (void)kernels;
+        n = select_agents(s, s->rank[i], w->agents, w->cand, 1);
+    }
+    for (int k = 0; k < n; ++k) {
+        agents[k] = s->cell_index[w->agents[k].at];
+    }
+    return n;
+}
 
 /* ---------------------------------------------------------------------------------------
  * The extended path (docs/extensions.md): priority, layers and mask, locked agents, and the
@@ -916,7 +939,8 @@ static void overlap_task(int begin, int end, int worker_index, void *context)
     }
     worker *w = &s->workers[worker_index];
     double deepest = w->overlap[0], wall = w->overlap[1];
-    double inv = s->inv_cell, ox = s->origin_x, oy = s->origin_y, b = c->reach;
+    double inv = s->inv_cell, invx = s->inv_cell_x, ox = s->origin_x, oy = s->origin_y;
+    double b = c->reach;
     int32_t gw = s->grid_w, gh = s->grid_h;
     for (int32_t k = begin; k < end; ++k) {
         orca_vec2 p = s->cell_pos[k];
@@ -924,8 +948,8 @@ static void overlap_task(int begin, int end, int worker_index, void *context)
         if (s->grid_dense) {
             /* Sorted positions after k: the rest of the agent's row from its own cell on, and
              * the rows above it, over the columns within reach. */
-            int32_t c0 = dense_column(p.x - b - ox, inv, (double)gw, gw);
-            int32_t c1 = dense_column(p.x + b - ox, inv, (double)gw, gw);
+            int32_t c0 = dense_column(p.x - b - ox, invx, (double)gw, gw);
+            int32_t c1 = dense_column(p.x + b - ox, invx, (double)gw, gw);
             int32_t ry = dense_column(p.y - oy, inv, (double)gh, gh);
             int32_t r1 = dense_column(p.y + b - oy, inv, (double)gh, gh);
             const int32_t *row = s->cell_start + (int64_t)ry * gw;
@@ -988,8 +1012,8 @@ orca_status orca_sim_measure_overlap(const orca_sim *sim, double *agent_overlap,
         if (s->grid_dense) {
             /* Two overlapping agents are closer than 2 rmax; the margin of the cell arithmetic
              * (dense_margin) for the point of the grid farthest from 0, twice. */
-            double far = d_mag(s->origin_x) + d_mag(s->origin_y) +
-                         2 * (double)(s->grid_w > s->grid_h ? s->grid_w : s->grid_h) * s->cell;
+            double wide = (double)s->grid_w * s->cell_x, tall = (double)s->grid_h * s->cell;
+            double far = d_mag(s->origin_x) + d_mag(s->origin_y) + 2 * (wide > tall ? wide : tall);
             double q = 2 * c.rmax;
             c.reach = q + 2 * (1e-9 * (2 * far + q + s->cell) + MARGIN_ABS);
         }

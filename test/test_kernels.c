@@ -10,9 +10,11 @@
 
 #include <math.h>
 #include <orca/orca.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kernels.h"
+#include "sim_internal.h"
 
 #define MAX_NB 13
 
@@ -347,12 +349,16 @@ static int test_box_cells_match_scalar(void)
         grid.origin[2] = grid.origin[3] = oy;
         grid.top[0] = grid.top[1] = (double)grid.w - 0.5;
         grid.top[2] = grid.top[3] = (double)grid.h - 0.5;
-        grid.inv_cell = 1 / cell;
+        /* columns as wide as the rows, or a third (or another fraction) of their height */
+        int split = round % 3 == 0 ? 1 : (round % 3 == 1 ? 3 : 1 + (int)(test_rng_next(&g) % 8));
+        double cellx = cell / split;
+        grid.inv[0] = grid.inv[1] = 1 / cellx;
+        grid.inv[2] = grid.inv[3] = 1 / cell;
         /* points over the grid and a margin of its size around it, some on cell edges */
-        double x = ox + test_rng_uniform(&g, -1, 2) * grid.w * cell;
+        double x = ox + test_rng_uniform(&g, -1, 2) * grid.w * cellx;
         double y = oy + test_rng_uniform(&g, -1, 2) * grid.h * cell;
         if (round % 5 == 0) {
-            x = ox + (double)(int64_t)test_rng_uniform(&g, -10, grid.w + 10) * cell;
+            x = ox + (double)(int64_t)test_rng_uniform(&g, -10, grid.w + 10) * cellx;
         }
         if (round % 7 == 0) {
             x = round % 2 ? 1e300 : -1e300; /* far outside: clamped ends */
@@ -365,16 +371,16 @@ static int test_box_cells_match_scalar(void)
         orca_vec2 p = vec(x, y);
         int32_t got[4];
         orca_box_cells_vector(&grid, p, bound, m, got);
-        int32_t want[4] = {column_of(p.x - bound - m - ox, grid.inv_cell, grid.w),
-                           column_of(p.x + bound + m - ox, grid.inv_cell, grid.w),
-                           column_of(p.y - bound - m - oy, grid.inv_cell, grid.h),
-                           column_of(p.y + bound + m - oy, grid.inv_cell, grid.h)};
+        int32_t want[4] = {column_of(p.x - bound - m - ox, grid.inv[0], grid.w),
+                           column_of(p.x + bound + m - ox, grid.inv[0], grid.w),
+                           column_of(p.y - bound - m - oy, grid.inv[2], grid.h),
+                           column_of(p.y + bound + m - oy, grid.inv[2], grid.h)};
         for (int k = 0; k < 4; ++k) {
             ENSURE_MSG(got[k] == want[k],
                        "round %d, end %d: %d, scalar %d (p = (%a, %a), bound %a, m %a, w %d, h %d, "
-                       "origin (%a, %a), inv %a)",
+                       "origin (%a, %a), inv %a, %a)",
                        round, k, got[k], want[k], p.x, p.y, bound, m, grid.w, grid.h, ox, oy,
-                       grid.inv_cell);
+                       grid.inv[0], grid.inv[2]);
         }
         ++boxes;
     }
@@ -523,11 +529,282 @@ static int test_sim_vector_off_on(void)
     return 0;
 }
 
+/* ---------------------------------------------------------------------------------------
+ * The step's neighbour search (orca_step_search_test: select_agents as the step runs it,
+ * from a given hint) against brute force, in both copies. Each scene fixes the grid's cells
+ * exactly: every agent's neighbour distance is 16 s (s a power of two), so the dense grid's
+ * rows are 8 s tall and its columns 2 s wide (16 s square cells in the sparse variant), and
+ * an agent at the lower corner puts the origin there. Each searched centre gets a hint g
+ * (the first search radius is lim = g * 1.03) and a ring of agents just inside lim: two on
+ * the axes, on a column edge and on a row edge lim (1 - t) away (t from 1e-13 to 1e-6), or
+ * for every other centre one at a corner of cells off the axes lim (1 - t) away (the end of
+ * its row's chord, for a search that trims its rows to the disc), the others where the
+ * circle of radius lim (1 - t) crosses the other column and row edges, or anywhere on it; no
+ * other agent is as near. On the sides above and right of the centre they sit on the edge
+ * (the first place in a cell), below and left of it just before the edge (the last place in
+ * a cell). A search that
+ * looks at too few cells on any side loses one of them while its list still fills from the
+ * rest, and the list differs from the brute force's. Centres also sit at the grid's first
+ * and last rows and columns. */
+typedef struct ss_world {
+    int n, cap_room;
+    orca_vec2 *pos;
+    int *max_nb;
+    float *hint;     /* centres: their hint; others 0 */
+    int *axis;       /* 1: an axis agent of a ring (t1 or t2), for the count of sharp cases */
+    double lo[2], hi[2];
+} ss_world;
+
+static int ss_add(ss_world *w, orca_vec2 p, int max_nb, float hint, int axis)
+{
+    if (!(p.x >= w->lo[0] && p.x <= w->hi[0] && p.y >= w->lo[1] && p.y <= w->hi[1])) {
+        return -1;
+    }
+    if (w->n == w->cap_room) {
+        w->cap_room = w->cap_room ? 2 * w->cap_room : 1024;
+        w->pos = realloc(w->pos, (size_t)w->cap_room * sizeof *w->pos);
+        w->max_nb = realloc(w->max_nb, (size_t)w->cap_room * sizeof *w->max_nb);
+        w->hint = realloc(w->hint, (size_t)w->cap_room * sizeof *w->hint);
+        w->axis = realloc(w->axis, (size_t)w->cap_room * sizeof *w->axis);
+        if (!w->pos || !w->max_nb || !w->hint || !w->axis) {
+            fprintf(stderr, "out of memory\n");
+            exit(2);
+        }
+    }
+    w->pos[w->n] = p;
+    w->max_nb[w->n] = max_nb;
+    w->hint[w->n] = hint;
+    w->axis[w->n] = axis;
+    return w->n++;
+}
+
+/* t from 1e-13 to 1e-6, log-uniform */
+static double ss_t(test_rng *g)
+{
+    return pow(10, test_rng_uniform(g, -13, -6));
+}
+
+/* The ring of a centre p at radius about lim (its agents appended to w). ex, ey: the
+ * column and row edges' spacing from the origin (lo). */
+static void ss_ring(ss_world *w, test_rng *g, orca_vec2 p, double lim, double ex, double ey)
+{
+    for (int axis = 0; axis < 2; ++axis) {
+        double pc = axis ? p.y : p.x, e = axis ? ey : ex, o = w->lo[axis];
+        for (double k = ceil((pc - lim - o) / e); o + k * e < pc + lim; ++k) {
+            double edge = o + k * e;
+            edge = edge < pc ? nextafter(edge, -INFINITY) : edge; /* as the axis agents */
+            double off = edge - pc;
+            if (test_rng_next(g) % 2) {
+                continue;
+            }
+            double d = lim * (1 - ss_t(g));
+            if (!(off * off < d * d)) {
+                continue;
+            }
+            double along = sqrt(d * d - off * off) * (test_rng_next(g) % 2 ? 1 : -1);
+            orca_vec2 q = axis ? vec(p.x + along, edge) : vec(edge, p.y + along);
+            ss_add(w, q, 10, 0, 0);
+        }
+    }
+    for (int k = 0; k < 4; ++k) {
+        double d = lim * (1 - ss_t(g)), a = test_rng_uniform(g, 0, 6.283185307179586);
+        ss_add(w, vec(p.x + d * cos(a), p.y + d * sin(a)), 10, 0, 0);
+    }
+}
+
+static int ss_less(double d2a, int a, double d2b, int b)
+{
+    return d2a < d2b || (d2a == d2b && a < b);
+}
+
+static int test_step_search_matches_brute_force(void)
+{
+    static const struct {
+        double s, x, y; /* scale, lower corner */
+        int sparse;     /* 1: few agents over a wide box, square cells of 16 s */
+    } cases[] = {
+        {1, 0, 0, 0},
+        {1, 1048576.0, -1048640.0, 0},
+        {1, -2097000.0, 2096000.0, 0}, /* near the largest coordinates */
+        {0x1p-24, 0, 0, 0},
+        {0x1p-24, 3 * 0x1p-9, -5 * 0x1p-8, 0},
+        {2048, 0, -131072.0, 0},
+        {1, 0, 0, 1},
+        {0x1p-20, 1024.0, 512.0, 1},
+    };
+    long long lists = 0, sharp = 0, entries = 0;
+    for (int round = 0; round < 200; ++round) {
+        int cs = round % 8;
+        double s = cases[cs].s;
+        int sparse = cases[cs].sparse;
+        test_rng g = {0x5ea6c400ull + (unsigned)round};
+        ss_world w;
+        memset(&w, 0, sizeof w);
+        double width = (sparse ? 1200 : 120) * s, height = (sparse ? 640 : 64) * s;
+        double ex = (sparse ? 16 : 2) * s, ey = (sparse ? 16 : 8) * s;
+        w.lo[0] = cases[cs].x;
+        w.lo[1] = cases[cs].y;
+        w.hi[0] = w.lo[0] + width;
+        w.hi[1] = w.lo[1] + height;
+        ss_add(&w, vec(w.lo[0], w.lo[1]), 10, 0, 0); /* the origin */
+        ss_add(&w, vec(w.hi[0], w.hi[1]), 10, 0, 0); /* the last row and column */
+        /* centres, each with its two axis agents and its ring */
+        int centres = 0;
+        orca_vec2 cp[64];
+        double clim[64];
+        for (int tries = 0; tries < 400 && centres < 40; ++tries) {
+            float hint = (float)(test_rng_uniform(&g, 3, 9) * s);
+            double lim = (double)hint * 1.03; /* the first search radius, as select_agents */
+            int sx = test_rng_next(&g) % 2 ? 1 : -1, sy = test_rng_next(&g) % 2 ? 1 : -1;
+            /* the edges the axis agents sit on: some on the grid's ends */
+            int nx = (int)(width / ex), ny = (int)(height / ey);
+            int kx = (int)(test_rng_next(&g) % (unsigned)(nx + 1));
+            int ky = (int)(test_rng_next(&g) % (unsigned)(ny + 1));
+            if (tries % 5 == 0) {
+                kx = sx > 0 ? nx : 0;
+            }
+            if (tries % 5 == 1) {
+                ky = sy > 0 ? ny : 0;
+            }
+            double xe = w.lo[0] + kx * ex, ye = w.lo[1] + ky * ey;
+            /* on the edge above or right of p, or just before the edge below or left of it:
+             * the last place in the cell beyond the one the search's side ends in */
+            double ax = sx > 0 ? xe : nextafter(xe, -INFINITY);
+            double ay = sy > 0 ? ye : nextafter(ye, -INFINITY);
+            orca_vec2 p = vec(xe - sx * (lim * (1 - ss_t(&g))), ye - sy * (lim * (1 - ss_t(&g))));
+            int corner = tries % 2; /* one agent at the corner (ax, ay) instead, off the axes */
+            if (corner) {
+                double a = test_rng_uniform(&g, 0.15, 1.42); /* from the axes by 0.15 or more */
+                double d = lim * (1 - ss_t(&g));
+                p = vec(ax - sx * d * cos(a), ay - sy * d * sin(a));
+            }
+            if (!(p.x >= w.lo[0] && p.x <= w.hi[0] && p.y >= w.lo[1] && p.y <= w.hi[1])) {
+                continue;
+            }
+            int clash = 0; /* centres apart: each ring the only agents near its centre */
+            for (int c = 0; c < centres; ++c) {
+                double dx = p.x - cp[c].x, dy = p.y - cp[c].y;
+                clash |= dx * dx + dy * dy < 4 * (lim + clim[c]) * (lim + clim[c]);
+            }
+            if (clash) {
+                continue;
+            }
+            int first = w.n;
+            int ci = ss_add(&w, p, 1, hint, 0);
+            if (corner) {
+                ss_add(&w, vec(ax, ay), 10, 0, 1);
+            } else {
+                ss_add(&w, vec(ax, p.y), 10, 0, 1);
+                ss_add(&w, vec(p.x, ay), 10, 0, 1);
+            }
+            ss_ring(&w, &g, p, lim, ex, ey);
+            int ring = w.n - first - 1;
+            /* lists of 1 to 16 (ranked) and some longer (insertion), some longer than the
+             * ring (the first search does not fill: the wider ones run) */
+            int cap = 1 + (int)(test_rng_next(&g) % (unsigned)(ring + 2));
+            cap = tries % 7 == 0 ? 17 + (int)(test_rng_next(&g) % 8) : cap;
+            w.max_nb[ci] = cap;
+            cp[centres] = p;
+            clim[centres++] = lim;
+        }
+        /* other agents, one per 16 s^2 on average, none within 1.5 lim of a centre */
+        int fill = (int)(width * height / (16 * s * s));
+        fill = sparse ? 400 : fill;
+        for (int k = 0; k < fill; ++k) {
+            orca_vec2 q = vec(test_rng_uniform(&g, w.lo[0], w.hi[0]),
+                              test_rng_uniform(&g, w.lo[1], w.hi[1]));
+            int near = 0;
+            for (int c = 0; c < centres; ++c) {
+                double dx = q.x - cp[c].x, dy = q.y - cp[c].y;
+                near |= dx * dx + dy * dy < 2.25 * clim[c] * clim[c];
+            }
+            if (!near) {
+                ss_add(&w, q, 10, 0, 0);
+            }
+        }
+        orca_sim_def def = orca_sim_def_default();
+        orca_sim *sim = NULL;
+        ENSURE(orca_sim_create(&def, &sim) == ORCA_OK);
+        for (int i = 0; i < w.n; ++i) {
+            orca_agent_def d = orca_agent_def_default();
+            d.position = w.pos[i];
+            d.radius = 0.1 * s;
+            d.neighbor_dist = 16 * s;
+            d.max_neighbors = w.max_nb[i];
+            ENSURE(orca_sim_add_agent(sim, &d, NULL) == ORCA_OK);
+        }
+        int32_t got[32];
+        ENSURE(orca_step_search_test(sim, 0, 0, 0, got) >= 0); /* builds the grid */
+        /* the cells the scene was built for */
+        ENSURE_MSG(sim->grid_dense && sim->cell == (sparse ? 16 : 8) * s &&
+                       sim->cell_x == ex && sim->origin_x == w.lo[0] &&
+                       sim->origin_y == w.lo[1],
+                   "round %d: grid %d, cells %a by %a", round, sim->grid_dense, sim->cell_x,
+                   sim->cell);
+        double nd2 = (16 * s) * (16 * s);
+        for (int i = 0; i < w.n; ++i) {
+            if (w.hint[i] == 0) {
+                continue;
+            }
+            /* brute force: the cap first by (squared distance, index) within 16 s */
+            int cap = w.max_nb[i], nw = 0;
+            int want[32];
+            double wd2[32];
+            for (int j = 0; j < w.n; ++j) {
+                double dx = w.pos[j].x - w.pos[i].x, dy = w.pos[j].y - w.pos[i].y;
+                double d2 = dx * dx + dy * dy;
+                if (j == i || !(d2 < nd2)) {
+                    continue;
+                }
+                int at = nw < cap ? nw++ : cap;
+                while (at > 0 && ss_less(d2, j, wd2[at - 1], want[at - 1])) {
+                    if (at < cap) {
+                        want[at] = want[at - 1];
+                        wd2[at] = wd2[at - 1];
+                    }
+                    --at;
+                }
+                if (at < cap) {
+                    want[at] = j;
+                    wd2[at] = d2;
+                }
+            }
+            for (int k = 0; k < nw; ++k) {
+                sharp += w.axis[want[k]] && k + 1 < nw;
+            }
+            for (int kernels = 0; kernels < 2; ++kernels) {
+                int ng = orca_step_search_test(sim, i, w.hint[i], kernels, got);
+                ENSURE_MSG(ng == nw, "round %d, agent %d at (%a, %a), hint %a, kernels %d: %d "
+                           "neighbours, brute force %d", round, i, w.pos[i].x, w.pos[i].y,
+                           (double)w.hint[i], kernels, ng, nw);
+                for (int k = 0; k < nw; ++k) {
+                    ENSURE_MSG(got[k] == want[k], "round %d, agent %d at (%a, %a), hint %a, "
+                               "kernels %d: neighbour #%d is %d, brute force %d", round, i,
+                               w.pos[i].x, w.pos[i].y, (double)w.hint[i], kernels, k, got[k],
+                               want[k]);
+                }
+                ++lists;
+                entries += nw;
+            }
+        }
+        orca_sim_destroy(sim);
+        free(w.pos);
+        free(w.max_nb);
+        free(w.hint);
+        free(w.axis);
+    }
+    printf("  %lld lists, %lld entries, %lld axis agents listed before the last entry\n", lists,
+           entries, sharp);
+    ENSURE(lists > 8000 && sharp > 2000);
+    return 0;
+}
+
 const orca_test ORCA_TESTS[] = {
     {"kernel_matches_scalar", test_kernel_matches_scalar},
     {"box_scan_matches_brute_force", test_box_scan_matches_brute_force},
     {"box_cells_match_scalar", test_box_cells_match_scalar},
     {"solve_copies_agree", test_solve_copies_agree},
     {"sim_vector_off_on", test_sim_vector_off_on},
+    {"step_search_matches_brute_force", test_step_search_matches_brute_force},
     {0, 0},
 };
