@@ -738,10 +738,6 @@ orca_status orca_grid_prepare(const orca_sim *sim)
         g->top[2] = g->top[3] = (double)s->grid_h - 0.5;
         g->inv[0] = g->inv[1] = s->inv_cell_x;
         g->inv[2] = g->inv[3] = s->inv_cell;
-        g->origin_mag[0] = d_mag(s->origin_x);
-        g->origin_mag[1] = d_mag(s->origin_y);
-        g->cell = s->cell;
-        g->margin_abs = MARGIN_ABS;
         g->w = s->grid_w;
         g->h = s->grid_h;
     }

@@ -447,15 +447,10 @@ ORCA_AVX void orca_box_cells_vector(const box_grid *g, orca_vec2 p, double bound
 /* Out of line: inlined into select_agents, its loops shared registers with the caller's
  * values and reloaded or moved them on every row (measured: 18 instructions an agent-step). */
 ORCA_AVX __attribute__((noinline)) int orca_box_search_vector(const box_grid *g, int32_t self,
-                                                             double limit, neighbor *out,
+                                                             orca_vec2 p, double bound, double m,
+                                                             double filt2, neighbor *out,
                                                              cand_buf *c, int cap)
 {
-    /* here rather than in the caller, which would keep p and the margin's terms over the call */
-    orca_vec2 p = g->pos[self];
-    double m = 1e-9 * (__builtin_fabs(p.x) + __builtin_fabs(p.y) + g->origin_mag[0] +
-                       g->origin_mag[1] + limit + g->cell) +
-               g->margin_abs;
-    double bound = limit + m, filt2 = limit * limit;
     __m128i cr = box_cells(g, p, bound, m);
     int32_t c0 = _mm_cvtsi128_si32(cr), c1 = _mm_extract_epi32(cr, 1);
     int32_t r0 = _mm_extract_epi32(cr, 2), r1 = _mm_extract_epi32(cr, 3);

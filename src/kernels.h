@@ -279,9 +279,6 @@ typedef struct box_grid {
     double origin[4];          /* origin x, origin x, origin y, origin y */
     double top[4];             /* w - 0.5, w - 0.5, h - 0.5, h - 0.5 */
     double inv[4];             /* inv_cell_x, inv_cell_x, inv_cell, inv_cell */
-    double origin_mag[2];      /* |origin x|, |origin y| */
-    double cell;               /* the rows' height (dense_margin's cell) */
-    double margin_abs;         /* MARGIN_ABS */
     int32_t w, h;
 } box_grid;
 
@@ -290,12 +287,10 @@ typedef struct box_grid {
  * rows with p.y and origin_y (step.c; the same operations, the same integers). */
 void orca_box_cells_vector(const box_grid *g, orca_vec2 p, double bound, double m, int32_t c[4]);
 
-/* box_search (sim_step.inc) on CPUs with the kernels, for the agent at sorted position self
- * (p = pos[self]) within radius limit: m = dense_margin(p, limit) (sim_internal.h, the same
- * operations), the block of orca_box_cells_vector(p, limit + m, m) scanned by
- * orca_box_scan_vector with filt2 = limit * limit. */
-int orca_box_search_vector(const box_grid *g, int32_t self, double limit, neighbor *out,
-                           cand_buf *c, int cap);
+/* box_search (sim_step.inc) on CPUs with the kernels: the block of orca_box_cells_vector scanned
+ * by orca_box_scan_vector. */
+int orca_box_search_vector(const box_grid *g, int32_t self, orca_vec2 p, double bound, double m,
+                           double filt2, neighbor *out, cand_buf *c, int cap);
 
 /* The scan of orca_box_search_vector on given cells (the tests call it directly): rows row,
  * row + w, ... (`rows` of them) of the dense grid's prefix sums, columns c0..c1 of each;
