@@ -70,6 +70,7 @@ int32_t orca_slots_lookup(const slot_table *t, uint32_t slot, uint32_t generatio
 #define CELL_LIMIT 1073741824.0 /* 2^30: cell coordinates are clamped to +-this */
 /* The dense agent grid's columns: this many to a row's cell height (grid.c) */
 #define GRID_X_SPLIT 4
+#define GRID_SPLIT_EXTRA ((int64_t)1 << 18) /* cells the split columns may add (grid.c) */
 
 typedef struct cell_map {
     uint64_t *keys;
