@@ -352,8 +352,22 @@ static orca_status check_slot_links(orca_sim *err, const slot_table *t, const ui
     return ORCA_OK;
 }
 
-/* Swaps the state (not the workers, callbacks or caches) of two simulations. */
-static void swap_state(orca_sim *a, orca_sim *b)
+/* Swaps the agent grid's arrays (scratch sized by the agent capacity) of two simulations. */
+static void swap_grid_arrays(orca_sim *a, orca_sim *b)
+{
+    orca_sim t = *a;
+#define SW(f) (a->f = b->f, b->f = t.f)
+    SW(cell_index);
+    SW(cell_pos);
+    SW(cell_vel);
+    SW(cell_radius);
+    SW(rank);
+#undef SW
+}
+
+/* Swaps the state (not the workers, callbacks or caches) of two simulations, and with grid set
+ * the agent grid's arrays (sized by the agent capacity). */
+static void swap_state(orca_sim *a, orca_sim *b, int grid)
 {
     orca_sim t = *a;
 #define SW(f) (a->f = b->f, b->f = t.f)
@@ -365,11 +379,9 @@ static void swap_state(orca_sim *a, orca_sim *b)
     SW(par);
     SW(agent_slot);
     SW(agent_slots);
-    SW(cell_index);
-    SW(cell_pos);
-    SW(cell_vel);
-    SW(cell_radius);
-    SW(rank);
+    if (grid) {
+        swap_grid_arrays(a, b);
+    }
     SW(segment_count);
     SW(segment_capacity);
     SW(seg_a);
@@ -393,19 +405,6 @@ static void swap_state(orca_sim *a, orca_sim *b)
     a->grid_valid = 0;
     a->bounds_valid = 0;
     a->obstacle_grid_valid = 0;
-}
-
-/* Swaps the agent grid's arrays (scratch sized by the agent capacity) of two simulations. */
-static void swap_grid_arrays(orca_sim *a, orca_sim *b)
-{
-    orca_sim t = *a;
-#define SW(f) (a->f = b->f, b->f = t.f)
-    SW(cell_index);
-    SW(cell_pos);
-    SW(cell_vel);
-    SW(cell_radius);
-    SW(rank);
-#undef SW
 }
 
 static orca_status load_into(orca_sim *s, orca_sim *t, const unsigned char *bytes, size_t size)
@@ -663,13 +662,10 @@ orca_status orca_sim_load(orca_sim *s, const void *buffer, size_t size)
     t->segment_slots.free_head = -1;
     orca_status st = load_into(s, t, buffer, size);
     if (st == ORCA_OK) {
-        int32_t old_capacity = s->agent_capacity;
-        swap_state(s, t);
-        if (old_capacity == s->agent_capacity) {
-            /* The grid's arrays are scratch (rebuilt by the next step): keep the ones already
-             * in use rather than the new ones, whose pages the first step would fault in. */
-            swap_grid_arrays(s, t);
-        }
+        /* The grid's arrays are scratch (rebuilt by the next step): at the same capacity the
+         * ones already in use are kept rather than the new ones, whose pages the first step
+         * would fault in. */
+        swap_state(s, t, s->agent_capacity != t->agent_capacity);
     }
     /* t now holds whichever state is discarded */
     orca_free_agent_arrays(t);
