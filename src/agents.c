@@ -77,6 +77,15 @@ static void agent_load(const orca_sim *s, int32_t i, orca_agent_def *d)
     d->obstacle_time_horizon = s->par[i].tau_obst;
 }
 
+/* Agent i, now at p: a valid kept box and sizes (sim_internal.h) widened to take it, so that
+ * the next grid build needs no bounds pass; an invalid one stays so. */
+static void bounds_keep(orca_sim *s, int32_t i, orca_vec2 p)
+{
+    if (s->bounds_valid) {
+        bounds_add(&s->bounds, &s->par[i], p);
+    }
+}
+
 orca_status orca_sim_add_agent(orca_sim *s, const orca_agent_def *def, orca_agent_id *out)
 {
     if (!s) {
@@ -106,9 +115,7 @@ orca_status orca_sim_add_agent(orca_sim *s, const orca_agent_def *def, orca_agen
     s->agent_count = n + 1;
     s->index_limit = s->dead_count > 0 ? 0 : n + 1;
     s->grid_valid = 0;
-    if (s->bounds_valid) {
-        bounds_add(&s->bounds, &s->par[n], def->position);
-    }
+    bounds_keep(s, n, def->position);
     if (out) {
         out->slot = (uint32_t)slot;
         out->generation = s->agent_slots.generation[slot];
@@ -507,9 +514,7 @@ orca_status orca_agent_set(orca_sim *s, orca_agent_id id, const orca_agent_def *
     hint_after_move(s, i, def->position);
     orca_agent_store(s, i, def);
     s->grid_valid = 0;
-    if (s->bounds_valid) {
-        bounds_add(&s->bounds, &s->par[i], def->position); /* sizes only ever grow here */
-    }
+    bounds_keep(s, i, def->position); /* sizes only ever grow here */
     return ORCA_OK;
 }
 
@@ -523,9 +528,7 @@ orca_status orca_agent_set_position(orca_sim *s, orca_agent_id id, orca_vec2 pos
     hint_after_move(s, i, position);
     s->pos[i] = position;
     s->grid_valid = 0;
-    if (s->bounds_valid) {
-        bounds_add(&s->bounds, &s->par[i], position);
-    }
+    bounds_keep(s, i, position);
     return ORCA_OK;
 }
 
