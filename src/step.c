@@ -616,34 +616,37 @@ static __attribute__((noinline, cold)) void note_bad_pref(step_ctx *c, int32_t i
     sim_atomic_min(&c->bad_pref, i);
 }
 
-/* The rule's preferred velocities of the agents at sorted positions [begin, end) into
- * pref_next (each agent's own slot), checked. */
-static void rule_range(step_ctx *c, int begin, int end)
+/* The rule's preferred velocities of count agents (the rule's index, first and position:
+ * orca_step_rule_fn) into pref_next (each agent's own slot), each checked as
+ * orca_agent_set_preferred_velocity checks it (sim_velocity_ok). Inlined into its two callers,
+ * each with its own constant kind of index. */
+static ORCA_ALWAYS_INLINE void rule_run(step_ctx *c, const int32_t *index, int32_t first,
+                                        const orca_vec2 *position, int count)
 {
     orca_sim *s = c->sim;
-    c->rule(c->rule_context, s->cell_index + begin, 0, s->cell_pos + begin, end - begin, s->pref,
-            s->pref_next);
-    for (int k = begin; k < end; ++k) {
-        int32_t i = s->cell_index[k];
+    c->rule(c->rule_context, index, first, position, count, s->pref, s->pref_next);
+    for (int j = 0; j < count; ++j) {
+        int32_t i = index ? index[j] : first + j;
         if (!sim_velocity_ok(s->pref_next[i])) {
             note_bad_pref(c, i);
         }
     }
 }
 
-/* The same for the agents at indices [begin, end), in index order (the rule's own pass in a
- * step that does not fuse it: STEP_FUSE_MAX). */
+/* The agents at sorted positions [begin, end) (the rule inside the step's pass). */
+static void rule_range(step_ctx *c, int begin, int end)
+{
+    orca_sim *s = c->sim;
+    rule_run(c, s->cell_index + begin, 0, s->cell_pos + begin, end - begin);
+}
+
+/* The agents at indices [begin, end), in index order (the rule's own pass in a step that does
+ * not fuse it: STEP_FUSE_MAX). */
 static void rule_task(int begin, int end, int worker_index, void *context)
 {
     (void)worker_index;
     step_ctx *c = context;
-    orca_sim *s = c->sim;
-    c->rule(c->rule_context, NULL, begin, s->pos + begin, end - begin, s->pref, s->pref_next);
-    for (int32_t i = begin; i < end; ++i) {
-        if (!sim_velocity_ok(s->pref_next[i])) {
-            note_bad_pref(c, i);
-        }
-    }
+    rule_run(c, NULL, begin, c->sim->pos + begin, end - begin);
 }
 
 /* Whether a step runs the rule inside its pass over the agents (in the grid's order, where
