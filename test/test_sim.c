@@ -3217,6 +3217,36 @@ static int test_bulk_access(void)
  * copy loaded from a snapshot before that step (a fresh simulator, no kept box): the same
  * state after the step, every time. A stale box would place agents outside the grid (ASan
  * sees the writes) or miss neighbours (the hashes differ). */
+/* Every agent's neighbour list in s against a freshly loaded copy's (whose grid comes from a
+ * bounds pass over every agent), then both stepped `steps` times: the same hash. */
+static int lists_match_fresh(orca_sim *s, const char *what, int steps)
+{
+    size_t size = 0;
+    ENSURE(orca_sim_save(s, NULL, 0, &size) == ORCA_OK);
+    unsigned char *buf = malloc(size);
+    ENSURE(buf && orca_sim_save(s, buf, size, &size) == ORCA_OK);
+    orca_sim *ref = NULL;
+    orca_sim_def rdef = orca_sim_def_default();
+    ENSURE(orca_sim_create(&rdef, &ref) == ORCA_OK && orca_sim_load(ref, buf, size) == ORCA_OK);
+    free(buf);
+    for (int i = 0; i < orca_sim_agent_count(s); ++i) {
+        int la[256], lb[256], na = 0, nb = 0, sa = 0, sb = 0;
+        ENSURE(orca_sim_agent_neighbors(s, orca_sim_agent_at(s, i), la, 256, &na, NULL, 0, &sa) ==
+               ORCA_OK);
+        ENSURE(orca_sim_agent_neighbors(ref, orca_sim_agent_at(ref, i), lb, 256, &nb, NULL, 0,
+                                        &sb) == ORCA_OK);
+        ENSURE_MSG(na == nb && memcmp(la, lb, (size_t)na * sizeof *la) == 0,
+                   "%s, agent %d: %d neighbours, the fresh copy %d", what, i, na, nb);
+    }
+    for (int k = 0; k < steps; ++k) {
+        ENSURE(orca_sim_step(s, 0.25) == ORCA_OK && orca_sim_step(ref, 0.25) == ORCA_OK);
+    }
+    ENSURE_MSG(orca_sim_hash(s) == orca_sim_hash(ref), "%s: hashes differ after %d steps", what,
+               steps);
+    orca_sim_destroy(ref);
+    return 0;
+}
+
 static int test_grid_box_kept(void)
 {
     test_rng g = {0x626f78u};
@@ -3232,9 +3262,6 @@ static int test_grid_box_kept(void)
         d.max_neighbors = 100; /* every agent within 15 m: one the grid lost would be missed */
         ENSURE(orca_sim_add_agent(s, &d, NULL) == ORCA_OK);
     }
-    size_t cap = 1 << 20;
-    unsigned char *buf = malloc(cap);
-    ENSURE(buf);
     for (int round = 0; round < 300; ++round) {
         int n = orca_sim_agent_count(s);
         orca_agent_id id = orca_sim_agent_at(s, irand(&g, n));
@@ -3279,59 +3306,12 @@ static int test_grid_box_kept(void)
         case 4: ENSURE(orca_sim_set_worker_count(s, 1 + irand(&g, 3)) == ORCA_OK); break;
         default: break; /* steps only */
         }
-        size_t size = 0;
-        ENSURE(orca_sim_save(s, buf, cap, &size) == ORCA_OK);
-        orca_sim *ref = NULL;
-        orca_sim_def rdef = orca_sim_def_default();
-        ENSURE(orca_sim_create(&rdef, &ref) == ORCA_OK);
-        ENSURE(orca_sim_load(ref, buf, size) == ORCA_OK);
         /* the grid built now, from the kept box, finds what the fresh copy's finds */
-        for (int i = 0; i < orca_sim_agent_count(s); ++i) {
-            int la[128], lb[128], na = 0, nb = 0, sa = 0, sb = 0;
-            ENSURE(orca_sim_agent_neighbors(s, orca_sim_agent_at(s, i), la, 128, &na, NULL, 0,
-                                            &sa) == ORCA_OK);
-            ENSURE(orca_sim_agent_neighbors(ref, orca_sim_agent_at(ref, i), lb, 128, &nb, NULL, 0,
-                                            &sb) == ORCA_OK);
-            ENSURE_MSG(na == nb && memcmp(la, lb, (size_t)na * sizeof *la) == 0,
-                       "round %d, agent %d: %d neighbours, the fresh copy %d", round, i, na, nb);
-        }
-        int steps = 1 + irand(&g, 2);
-        for (int k = 0; k < steps; ++k) {
-            ENSURE(orca_sim_step(s, 0.25) == ORCA_OK);
-            ENSURE(orca_sim_step(ref, 0.25) == ORCA_OK);
-        }
-        ENSURE_MSG(orca_sim_hash(s) == orca_sim_hash(ref), "round %d", round);
-        orca_sim_destroy(ref);
+        char what[32];
+        snprintf(what, sizeof what, "round %d", round);
+        ENSURE(lists_match_fresh(s, what, 1 + irand(&g, 2)) == 0);
     }
-    free(buf);
     orca_sim_destroy(s);
-    return 0;
-}
-
-/* Every agent's neighbour list in s against a freshly loaded copy's (whose grid comes from a
- * bounds pass over every agent), then both stepped: the same hash. */
-static int lists_match_fresh(orca_sim *s, const char *what)
-{
-    size_t size = 0;
-    ENSURE(orca_sim_save(s, NULL, 0, &size) == ORCA_OK);
-    unsigned char *buf = malloc(size);
-    ENSURE(buf && orca_sim_save(s, buf, size, &size) == ORCA_OK);
-    orca_sim *ref = NULL;
-    orca_sim_def rdef = orca_sim_def_default();
-    ENSURE(orca_sim_create(&rdef, &ref) == ORCA_OK && orca_sim_load(ref, buf, size) == ORCA_OK);
-    free(buf);
-    for (int i = 0; i < orca_sim_agent_count(s); ++i) {
-        int la[256], lb[256], na = 0, nb = 0, sa = 0, sb = 0;
-        ENSURE(orca_sim_agent_neighbors(s, orca_sim_agent_at(s, i), la, 256, &na, NULL, 0, &sa) ==
-               ORCA_OK);
-        ENSURE(orca_sim_agent_neighbors(ref, orca_sim_agent_at(ref, i), lb, 256, &nb, NULL, 0,
-                                        &sb) == ORCA_OK);
-        ENSURE_MSG(na == nb && memcmp(la, lb, (size_t)na * sizeof *la) == 0,
-                   "%s, agent %d: %d neighbours, the fresh copy %d", what, i, na, nb);
-    }
-    ENSURE(orca_sim_step(s, 0.25) == ORCA_OK && orca_sim_step(ref, 0.25) == ORCA_OK);
-    ENSURE_MSG(orca_sim_hash(s) == orca_sim_hash(ref), "%s: hashes differ after a step", what);
-    orca_sim_destroy(ref);
     return 0;
 }
 
@@ -3405,7 +3385,7 @@ static int test_grid_box_edits(void)
                 }
                 char what[64];
                 snprintf(what, sizeof what, "kind %d, side %d, far %d", kind, side, far);
-                ENSURE(lists_match_fresh(s, what) == 0);
+                ENSURE(lists_match_fresh(s, what, 1) == 0);
                 /* removals: the agents at the box's edges (the box is kept) */
                 for (int a = 0; a < 2; ++a) {
                     pos = orca_sim_positions(s);
@@ -3419,7 +3399,7 @@ static int test_grid_box_edits(void)
                     ENSURE(orca_sim_remove_agents(s, ids, lo_i == hi_i ? 1 : 2) == ORCA_OK);
                 }
                 snprintf(what, sizeof what, "kind %d, side %d, far %d, removed", kind, side, far);
-                ENSURE(lists_match_fresh(s, what) == 0);
+                ENSURE(lists_match_fresh(s, what, 1) == 0);
                 orca_sim_destroy(s);
             }
         }
