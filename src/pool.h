@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* Private: the built-in worker pool. Workers take chunks of [0, count) in order as they
- * finish the previous one, and each writes only its own slots, so results never depend on
- * which worker ran which chunk. */
+/* Private: the built-in worker pool. Each worker takes chunks of its own share of [0, count),
+ * then of the others' as it runs out, and each writes only its own slots, so results never
+ * depend on which worker ran which chunk. */
 #ifndef ORCA_POOL_H
 #define ORCA_POOL_H
 
@@ -14,9 +14,10 @@ typedef struct orca_pool orca_pool;
  * == 1 needs no pool. */
 orca_pool *orca_pool_create(int threads, int *error);
 void orca_pool_destroy(orca_pool *pool);
-/* Runs fn over [0, count) in chunks (each a share of what is left: large first, small at the
- * end; at least one item), each call with the index of the worker running it; returns when
- * all are done. */
+/* Runs fn over [0, count) in chunks (worker w's share is the w-th of threads equal parts,
+ * taken from its front; a worker done with its share takes from the backs of the others';
+ * each chunk is half of what is left of a share, at least count / (64 threads) items and at
+ * least one), each call with the index of the worker running it; returns when all are done. */
 void orca_pool_run(orca_pool *pool, orca_task_fn *fn, int count, void *ctx);
 
 #endif

@@ -3210,6 +3210,71 @@ static int test_bulk_access(void)
     return 0;
 }
 
+/* The built-in pool's chunks (pool.c: each worker takes from the front of its own share,
+ * then from the backs of the others'): for counts around the shares' and the smallest
+ * chunk's edges, with 2 to 64 threads (more than the CPUs, so that some shares are taken by
+ * others), every item exactly once, every chunk inside [0, count) and not empty, worker
+ * indices in range, and no more chunks than the smallest chunk allows. */
+typedef struct chunk_ctx {
+    atomic_int *hits;
+    atomic_int chunks, bad;
+    int count, workers;
+} chunk_ctx;
+
+static void chunk_task(int begin, int end, int worker, void *context)
+{
+    chunk_ctx *c = context;
+    if (worker < 0 || worker >= c->workers || begin < 0 || end > c->count || begin >= end) {
+        atomic_fetch_add(&c->bad, 1);
+        return;
+    }
+    atomic_fetch_add(&c->chunks, 1);
+    for (int i = begin; i < end; ++i) {
+        atomic_fetch_add(&c->hits[i], 1);
+    }
+}
+
+static int test_pool_chunks(void)
+{
+    static const int workers[] = {2, 3, 5, 8, 64};
+    static const int counts[] = {0, 1, 2, 3, 5, 63, 64, 65, 127, 128, 129, 1000, 4099, 65537, 200003};
+    atomic_int *hits = malloc(200003 * sizeof *hits);
+    ENSURE(hits);
+    for (size_t w = 0; w < sizeof workers / sizeof *workers; ++w) {
+        orca_sim *s = sim_new(workers[w]);
+        ENSURE(s);
+        for (size_t k = 0; k < sizeof counts / sizeof *counts; ++k) {
+            int n = counts[k];
+            for (int round = 0; round < 3; ++round) {
+                chunk_ctx c;
+                c.hits = hits;
+                c.count = n;
+                c.workers = workers[w];
+                atomic_init(&c.chunks, 0);
+                atomic_init(&c.bad, 0);
+                for (int i = 0; i < n; ++i) {
+                    atomic_init(&hits[i], 0);
+                }
+                ENSURE(orca_sim_run_task(s, chunk_task, n, &c) == ORCA_OK);
+                ENSURE_MSG(atomic_load(&c.bad) == 0, "%d workers, %d items: a bad chunk",
+                           workers[w], n);
+                for (int i = 0; i < n; ++i) {
+                    ENSURE_MSG(atomic_load(&hits[i]) == 1, "%d workers, %d items: item %d ran %d times",
+                               workers[w], n, i, atomic_load(&hits[i]));
+                }
+                /* chunks of at least n / (64 threads) items, but the last of each share */
+                int least = n / (64 * workers[w]);
+                int most = least > 0 ? n / least + 2 * workers[w] : n;
+                ENSURE_MSG(atomic_load(&c.chunks) <= most, "%d workers, %d items: %d chunks",
+                           workers[w], n, atomic_load(&c.chunks));
+            }
+        }
+        orca_sim_destroy(s);
+    }
+    free(hits);
+    return 0;
+}
+
 /* The grid keeps the agents' box between steps (a step records where it moved them): every
  * other change of positions or sizes must drop it. Random steps, far moves
  * (orca_agent_set_position, orca_agent_set), larger neighbour distances and radii, additions
@@ -3409,6 +3474,7 @@ static int test_grid_box_edits(void)
 
 const orca_test ORCA_TESTS[] = {
     {"bulk_access", test_bulk_access},
+    {"pool_chunks", test_pool_chunks},
     {"neighbors_random", test_neighbors_random},
     {"neighbors_ties", test_neighbors_ties},
     {"neighbors_cell_borders", test_neighbors_cell_borders},
