@@ -107,10 +107,10 @@ static int pool_take(pool_slot *slot, long long least, int front, long long *beg
  * step's items are agents in the grid's order, so a worker keeps the same region of the
  * crowd from one step to the next, and the data of its agents stays in its CPU's cache.
  * Measured against chunks of one shared range, which handed a region to whichever thread
- * came first: 1,000 agents on two workers 4% faster, 10,000 2%. A worker whose share is done
- * takes from the back of the others' (a half of what is left there), so that a worker the
- * machine slows down, or with the harder items, does fewer; the chunks get smaller as a share
- * empties, so the threads finish close together. */
+ * came first: 1,000 agents on two workers 3 to 4% faster, 10,000 2%. A worker whose share
+ * is done takes from the back of the others' (a half of what is left there), so that a
+ * worker the machine slows down, or with the harder items, does fewer; the chunks get
+ * smaller as a share empties, so the threads finish close together. */
 static void pool_range(orca_pool *p, int worker)
 {
     long long least = p->least, begin, end;

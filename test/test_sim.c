@@ -3237,7 +3237,8 @@ static void chunk_task(int begin, int end, int worker, void *context)
 static int test_pool_chunks(void)
 {
     static const int workers[] = {2, 3, 5, 8, 64};
-    static const int counts[] = {0, 1, 2, 3, 5, 63, 64, 65, 127, 128, 129, 1000, 4099, 65537, 200003};
+    static const int counts[] = {0,   1,   2,   3,    5,    63,    64,    65,
+                                 127, 128, 129, 1000, 4099, 65537, 200003};
     atomic_int *hits = malloc(200003 * sizeof *hits);
     ENSURE(hits);
     for (size_t w = 0; w < sizeof workers / sizeof *workers; ++w) {
@@ -3259,8 +3260,9 @@ static int test_pool_chunks(void)
                 ENSURE_MSG(atomic_load(&c.bad) == 0, "%d workers, %d items: a bad chunk",
                            workers[w], n);
                 for (int i = 0; i < n; ++i) {
-                    ENSURE_MSG(atomic_load(&hits[i]) == 1, "%d workers, %d items: item %d ran %d times",
-                               workers[w], n, i, atomic_load(&hits[i]));
+                    ENSURE_MSG(atomic_load(&hits[i]) == 1,
+                               "%d workers, %d items: item %d ran %d times", workers[w], n, i,
+                               atomic_load(&hits[i]));
                 }
                 /* chunks of at least n / (64 threads) items, but the last of each share */
                 int least = n / (64 * workers[w]);
