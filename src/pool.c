@@ -234,6 +234,11 @@ void orca_pool_destroy(orca_pool *p)
     orca_mem_free(p);
 }
 
+int orca_pool_spins(const orca_pool *p)
+{
+    return p->spin > 0;
+}
+
 void orca_pool_run(orca_pool *p, orca_task_fn *fn, int count, void *ctx)
 {
     pthread_mutex_lock(&p->mutex);
@@ -277,6 +282,11 @@ orca_pool *orca_pool_create(int threads, int *error)
     return NULL;
 }
 void orca_pool_destroy(orca_pool *pool) { (void)pool; }
+int orca_pool_spins(const orca_pool *pool)
+{
+    (void)pool;
+    return 0;
+}
 void orca_pool_run(orca_pool *pool, orca_task_fn *fn, int count, void *ctx)
 {
     (void)pool;

@@ -14,6 +14,9 @@ typedef struct orca_pool orca_pool;
  * == 1 needs no pool. */
 orca_pool *orca_pool_create(int threads, int *error);
 void orca_pool_destroy(orca_pool *pool);
+/* 1 when the pool's threads spin between runs (no more threads than online CPUs): a run
+ * then starts within about a microsecond, instead of waking sleeping threads. */
+int orca_pool_spins(const orca_pool *pool);
 /* Runs fn over [0, count) in chunks (worker w's share is the w-th of threads equal parts,
  * taken from its front; a worker done with its share takes from the backs of the others';
  * each chunk is half of what is left of a share, at least count / (64 threads) items and at
