@@ -299,6 +299,14 @@ static int build_agent_grid(orca_sim *s)
     double c = cmax / 2, cw = c / GRID_X_SPLIT;
     int64_t w = 0, h = 0;
     int gathered = 0; /* the sorted copies are filled */
+    /* The copies are a pass on the workers below LIGHT_TASK_MIN agents too when the built-in
+     * threads spin between runs: the pool gives each worker the same share of the sorted
+     * order there as in the step (pool.c), so each fills the copies it reads most, from the
+     * agents it moved (measured, two workers: 1,000 agents 1.7% faster, 10,000 2.6%).
+     * Threads that sleep between runs (more of them than CPUs) would have to be woken once
+     * more a step (1,000 agents on 3 or 8 workers were 10% to 30% slower that way), and an
+     * engine's job system is not the pool: then the small sorts keep them on the caller. */
+    int spread = !s->enqueue && s->pool && orca_pool_spins(s->pool);
     s->grid_dense = 0;
     if (sim_finite(lox) && sim_finite(loy) && sim_finite(hix) && sim_finite(hiy)) {
         for (int attempt = 0; attempt < 4 && c >= 0x1p-1000; ++attempt) {
@@ -344,15 +352,8 @@ static int build_agent_grid(orca_sim *s)
             sort_in_blocks(s, cells - 1, blocks);
         } else {
             /* on the caller: cells and counts in one pass, and the placement, which also
-             * copies what the gather would (sequential reads of the index-order arrays).
-             * With built-in threads that spin between runs the gather is a task of its
-             * own: the pool gives each worker the same share of the sorted order there as
-             * in the step (pool.c), so each fills the copies it reads most, from the agents
-             * it moved (measured, two workers: 1,000 agents 1.7% faster, 10,000 2.6%).
-             * Threads that sleep between runs (more of them than CPUs) would have to be
-             * woken once more a step: 1,000 agents on 3 or 8 workers were 10% to 30% slower
-             * that way. An engine's job system keeps the copies here too. */
-            int copy = s->enqueue || !s->pool || !orca_pool_spins(s->pool);
+             * copies what the gather would (sequential reads of the index-order arrays)
+             * unless the gather is spread over the workers */
             memset(start, 0, cells * sizeof *start);
             double inv = s->inv_cell, invx = s->inv_cell_x;
             int32_t i = 0;
@@ -371,7 +372,7 @@ static int build_agent_grid(orca_sim *s)
                 int32_t at = start[s->rank[i]]++;
                 s->cell_index[at] = i;
                 s->rank[i] = at;
-                if (copy) {
+                if (!spread) {
                     s->cell_pos[at] = s->pos[i];
                     s->cell_vel[at] = s->vel[i];
                     s->cell_radius[at] = s->par[i].radius;
@@ -380,7 +381,7 @@ static int build_agent_grid(orca_sim *s)
             /* the placement advanced each start to the next cell's: shift back */
             memmove(start + 1, start, (cells - 1) * sizeof *start);
             start[0] = 0;
-            gathered = copy;
+            gathered = !spread;
         }
     } else {
         s->cell = cmax * (1 + 0x1p-20) + MARGIN_ABS; /* a little over every query radius */
@@ -421,7 +422,11 @@ static int build_agent_grid(orca_sim *s)
         }
     }
     if (!gathered && n > 0) {
-        orca_run_task(s, gather_task, n, s); /* (an engine's job system never gets 0 items) */
+        if (spread) {
+            orca_run_task(s, gather_task, n, s);
+        } else {
+            orca_run_light_task(s, gather_task, n, s);
+        }
     }
     s->grid_valid = 1;
     return 1;
