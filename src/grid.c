@@ -66,6 +66,14 @@ static uint32_t cell_map_insert(cell_map *m, uint64_t key)
     return h;
 }
 
+/* Agent i's position, velocity and radius into the grid's copies at sorted position at. */
+static ORCA_ALWAYS_INLINE void copy_sorted(orca_sim *s, int32_t at, int32_t i)
+{
+    s->cell_pos[at] = s->pos[i];
+    s->cell_vel[at] = s->vel[i];
+    s->cell_radius[at] = s->par[i].radius;
+}
+
 /* The grid's copies in sorted order (each position of the order is one task item; the
  * scattered index-order data is only read). */
 static void gather_task(int begin, int end, int worker_index, void *context)
@@ -80,10 +88,7 @@ static void gather_task(int begin, int end, int worker_index, void *context)
             PREFETCH(&s->vel[ia]);
             PREFETCH(&s->par[ia].radius);
         }
-        int32_t i = s->cell_index[at];
-        s->cell_pos[at] = s->pos[i];
-        s->cell_vel[at] = s->vel[i];
-        s->cell_radius[at] = s->par[i].radius;
+        copy_sorted(s, at, s->cell_index[at]);
     }
 }
 
@@ -373,9 +378,7 @@ static int build_agent_grid(orca_sim *s)
                 s->cell_index[at] = i;
                 s->rank[i] = at;
                 if (!spread) {
-                    s->cell_pos[at] = s->pos[i];
-                    s->cell_vel[at] = s->vel[i];
-                    s->cell_radius[at] = s->par[i].radius;
+                    copy_sorted(s, at, i);
                 }
             }
             /* the placement advanced each start to the next cell's: shift back */
