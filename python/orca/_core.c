@@ -1839,6 +1839,43 @@ static int Sim_set_diagnostics(SimObject *s, PyObject *value, void *closure)
     return 0;
 }
 
+/* separation (bool, state: docs/extensions.md, "Coincident agents") and separation_active */
+static PyObject *Sim_get_separation(SimObject *s, void *closure)
+{
+    (void)closure;
+    SIM_READY(s);
+    return PyBool_FromLong(orca_sim_get_separation(s->sim));
+}
+
+static int Sim_set_separation(SimObject *s, PyObject *value, void *closure)
+{
+    (void)closure;
+    if (!value) {
+        PyErr_SetString(PyExc_AttributeError, "cannot delete separation");
+        return -1;
+    }
+    if (sim_ready(s) < 0) {
+        return -1;
+    }
+    int on = PyObject_IsTrue(value);
+    if (on < 0) {
+        return -1;
+    }
+    orca_status st = orca_sim_set_separation(s->sim, on);
+    if (st != ORCA_OK) {
+        sim_fail(s, st);
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *Sim_get_separation_active(SimObject *s, void *closure)
+{
+    (void)closure;
+    SIM_READY(s);
+    return PyBool_FromLong(orca_sim_separation_active(s->sim));
+}
+
 static PyObject *diag_tuple(const orca_agent_diagnostics *d)
 {
     return Py_BuildValue("(iiiiiii)", d->fallback, d->failed_constraint, d->neighbor_count,
@@ -2004,6 +2041,14 @@ static PyGetSetDef Sim_getset[] = {
      "True when the step uses the AVX2 kernels (same bits either way)", NULL},
     {"diagnostics", (getter)Sim_get_diagnostics, (setter)Sim_set_diagnostics,
      "True while each step records per-agent diagnostics (issue 16; same bits either way)",
+     NULL},
+    {"separation", (getter)Sim_get_separation, (setter)Sim_set_separation,
+     "True: agents at exactly one point are separated in every step (state; "
+     "docs/extensions.md, Coincident agents)",
+     NULL},
+    {"separation_active", (getter)Sim_get_separation_active, NULL,
+     "True when the next step separates coincident agents: the option, a boundary loop or "
+     "avoidance settings away from the defaults (read-only)",
      NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
