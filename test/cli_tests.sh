@@ -839,7 +839,8 @@ check "patrol: SVG draws the waypoint paths" grep -q 'stroke-dasharray="4 3"' pa
 check "patrol: -j 4 = -j 1" test "$(hash_of run "$PATROL" --steps 300 -j 4)" = "$(hash_of run "$PATROL" --steps 300)"
 if command -v python3 > /dev/null 2>&1; then
     # The switch re-computed from the CSV (every step's positions): each agent goes round
-    # its corners in order; count the laps and the closest approach of two agents.
+    # its corners in order; count the laps and the closest approach of two agents. A looping
+    # route's leg to its first corner starts at its goal point (docs/extensions.md).
     check "patrol: laps re-computed from the CSV" python3 -c '
 import csv, math, sys
 routes = {}
@@ -856,9 +857,9 @@ for r in csv.DictReader(open(sys.argv[2])):
 cur = {a: 0 for a in routes}; switches = {a: 0 for a in routes}; gap = 1e9
 for s in sorted(pos)[:-1]:
     for a, wp in routes.items():
-        x, y = pos[s][a]; gx, gy = wp[cur[a]]
+        x, y = pos[s][a]; gx, gy = wp[cur[a]]; fx, fy = wp[cur[a] - 1]
         dx, dy = gx - x, gy - y
-        if dx * dx + dy * dy <= 2.0 * 2.0:
+        if dx * dx + dy * dy <= 2.0 * 2.0 or dx * (gx - fx) + dy * (gy - fy) < 0:
             cur[a] = (cur[a] + 1) % len(wp); switches[a] += 1
     p = pos[s]
     gap = min(gap, min(math.dist(p[a], p[b]) - 2 for a in p for b in p if a < b))
