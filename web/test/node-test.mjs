@@ -399,9 +399,12 @@ for (const [label, file] of [['scalar', 'orca.wasm'], ['SIMD128', 'orca-simd.was
     for (let step = 0; step < 1200; ++step) {
       const pos = routes.map((_, a) => sc.sim.getAgent(sc.sim.agentAt(a)).position);
       routes.forEach(([start, wp], a) => {
-        const t = [...wp, start][cur[a]];
+        const all = [...wp, start];
+        const t = all[cur[a]], f = all[(cur[a] + wp.length) % (wp.length + 1)]; // the leg's start
         const dx = t[0] - pos[a][0], dy = t[1] - pos[a][1];
-        if (dx * dx + dy * dy <= 4) { cur[a] = (cur[a] + 1) % (wp.length + 1); switches[a]++; }
+        if (dx * dx + dy * dy <= 4 || dx * (t[0] - f[0]) + dy * (t[1] - f[1]) < 0) {
+          cur[a] = (cur[a] + 1) % (wp.length + 1); switches[a]++;
+        }
       });
       sc.step();
       routes.forEach((_, a) => check(sc.waypoints(a).current === cur[a], `step ${step} agent ${a}`));
