@@ -220,13 +220,6 @@ orca_halfplane orca_constraint_agent_share(orca_vec2 rel_pos, double r, orca_vec
                                            orca_vec2 vb, double tau, double dt, double share,
                                            orca_form *form)
 {
-    return orca_constraint_agent_sep(rel_pos, r, va, vb, tau, dt, share, 0, form);
-}
-
-orca_halfplane orca_constraint_agent_sep(orca_vec2 rel_pos, double r, orca_vec2 va, orca_vec2 vb,
-                                         double tau, double dt, double share, int higher,
-                                         orca_form *form)
-{
     /* a = b = pB - pA, r = rA + rB, x = vA - vB */
     orca_vec2 x = v2_sub(va, vb);
     orca_vec2 u, n;
@@ -239,7 +232,7 @@ orca_halfplane orca_constraint_agent_sep(orca_vec2 rel_pos, double r, orca_vec2 
             *form = ORCA_FORM_CASES;
         }
     } else {
-        orca_vo vo = vo_evaluate(rel_pos, rel_pos, r, dt, x, 1, higher ? -1 : 1);
+        orca_vo vo = orca_vo_overlap(rel_pos, rel_pos, r, dt, x);
         /* u = -d n */
         u = v2_mul(vo.normal, -vo.distance);
         n = vo.normal;
@@ -252,6 +245,25 @@ orca_halfplane orca_constraint_agent_sep(orca_vec2 rel_pos, double r, orca_vec2 
     orca_halfplane h;
     h.point = v2_add(va, v2_mul(u, share));
     h.normal = n;
+    return h;
+}
+
+orca_halfplane orca_constraint_agent_sep(orca_vec2 rel_pos, double r, orca_vec2 va, orca_vec2 vb,
+                                         double tau, double dt, double share, int higher,
+                                         orca_form *form)
+{
+    if (!higher || v2_dot(rel_pos, rel_pos) > r * r) {
+        return orca_constraint_agent_share(rel_pos, r, va, vb, tau, dt, share, form);
+    }
+    /* The overlap form with (-1, 0) as the no-candidate direction when a + b computes to
+     * zero; the rest as in orca_constraint_agent_share. */
+    orca_vo vo = vo_evaluate(rel_pos, rel_pos, r, dt, v2_sub(va, vb), 1, -1);
+    if (form) {
+        *form = ORCA_FORM_OVERLAP;
+    }
+    orca_halfplane h;
+    h.point = v2_add(va, v2_mul(v2_mul(vo.normal, -vo.distance), share));
+    h.normal = vo.normal;
     return h;
 }
 
