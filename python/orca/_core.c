@@ -1817,11 +1817,12 @@ static PyObject *Sim_get_diagnostics(SimObject *s, void *closure)
     return PyBool_FromLong(orca_sim_get_diagnostics(s->sim));
 }
 
-static int Sim_set_diagnostics(SimObject *s, PyObject *value, void *closure)
+/* A bool property written through one orca_sim_set_* call (diagnostics, separation). */
+static int sim_set_flag(SimObject *s, PyObject *value, const char *name,
+                        orca_status (*set)(orca_sim *, int))
 {
-    (void)closure;
     if (!value) {
-        PyErr_SetString(PyExc_AttributeError, "cannot delete diagnostics");
+        PyErr_Format(PyExc_AttributeError, "cannot delete %s", name);
         return -1;
     }
     if (sim_ready(s) < 0) {
@@ -1831,12 +1832,18 @@ static int Sim_set_diagnostics(SimObject *s, PyObject *value, void *closure)
     if (on < 0) {
         return -1;
     }
-    orca_status st = orca_sim_set_diagnostics(s->sim, on);
+    orca_status st = set(s->sim, on);
     if (st != ORCA_OK) {
         sim_fail(s, st);
         return -1;
     }
     return 0;
+}
+
+static int Sim_set_diagnostics(SimObject *s, PyObject *value, void *closure)
+{
+    (void)closure;
+    return sim_set_flag(s, value, "diagnostics", orca_sim_set_diagnostics);
 }
 
 /* separation (bool, state: docs/extensions.md, "Coincident agents") and separation_active */
@@ -1850,23 +1857,7 @@ static PyObject *Sim_get_separation(SimObject *s, void *closure)
 static int Sim_set_separation(SimObject *s, PyObject *value, void *closure)
 {
     (void)closure;
-    if (!value) {
-        PyErr_SetString(PyExc_AttributeError, "cannot delete separation");
-        return -1;
-    }
-    if (sim_ready(s) < 0) {
-        return -1;
-    }
-    int on = PyObject_IsTrue(value);
-    if (on < 0) {
-        return -1;
-    }
-    orca_status st = orca_sim_set_separation(s->sim, on);
-    if (st != ORCA_OK) {
-        sim_fail(s, st);
-        return -1;
-    }
-    return 0;
+    return sim_set_flag(s, value, "separation", orca_sim_set_separation);
 }
 
 static PyObject *Sim_get_separation_active(SimObject *s, void *closure)
