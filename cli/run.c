@@ -77,6 +77,14 @@ void help_run(FILE *f)
         "                      agents (JSON: diagnostics). Same bits; the step runs the\n"
         "                      extensions' exact neighbour search, slower.\n"
         "\n"
+        "Coincident agents (docs/extensions.md):\n"
+        "  --separation        separate agents that stand at exactly the same point (the\n"
+        "                      higher index of a pair steps the other way), as the scene\n"
+        "                      statement 'separation on' does; on without the option when a\n"
+        "                      boundary loop or avoidance settings are in use. Without it such\n"
+        "                      agents never part (the algorithm's bits); the run warns when\n"
+        "                      agents start at one point.\n"
+        "\n"
         "Spatial queries on the final state (docs/extensions.md; agent indices, exact):\n"
         "  --near X,Y,R        the agents within R m of (X, Y), nearest first (ties: lower\n"
         "                      index first); |X|, |Y| < 2^21, R in [0, 2^23]\n"
@@ -147,6 +155,8 @@ typedef struct scene_opts {
     int have_seed;
     double dt;
     int have_dt;
+    int separation; /* orca run --separation (docs/extensions.md, "Coincident agents") */
+    int loading;    /* orca run --load: the snapshot's agents replace the file's starts */
 } scene_opts;
 
 /* Builds the scenario. Returns an exit status (0 on success). */
@@ -165,6 +175,12 @@ static int make_scenario(const scene_opts *o, const orca_sim_def *sim_def, orca_
         rc = scene_build(&d, sim_def, o->have_dt ? &o->dt : NULL, o->have_seed ? &o->seed : NULL,
                          out, err, sizeof err);
         snprintf(source, source_size, "scene file %s", d.path);
+        if (rc == 0 && o->separation) {
+            orca_sim_set_separation(orca_scenario_sim(*out), 1); /* 1 is always accepted */
+        }
+        if (rc == 0 && !o->loading) {
+            scene_warn_coincident(&d, orca_scenario_sim(*out), stderr);
+        }
         scene_free(&d);
         if (rc != 0) {
             cli_print_message(err);
@@ -202,6 +218,9 @@ static int make_scenario(const scene_opts *o, const orca_sim_def *sim_def, orca_
         sc = c;
     }
     snprintf(source, source_size, "built-in scene, seed %llu", (unsigned long long)seed);
+    if (o->separation) {
+        orca_sim_set_separation(orca_scenario_sim(sc), 1); /* 1 is always accepted */
+    }
     *out = sc;
     return EXIT_OK;
 }
@@ -735,6 +754,7 @@ typedef struct run_result {
     int agents, segments, workers;
     int vector; /* the vector kernels were used */
     int extended; /* the step ran the extensions' scalar path (docs/extensions.md) */
+    int separation; /* coincident agents were separated (orca_sim_separation_active) */
     double dt;
     uint64_t seed;
     uint64_t first_step, last_step, steps;
@@ -792,22 +812,13 @@ static void format_arrival(const run_result *r, char *buf, size_t size)
 }
 
 /* Whether the steps ran the extensions' scalar path (docs/extensions.md, "When the extended
- * path runs"): diagnostics on, a boundary loop, or an agent not at the avoidance defaults. */
+ * path runs"): diagnostics on, the separation of coincident agents (the option, a boundary
+ * loop), or an agent not at the avoidance defaults. */
 static int extended_path(const orca_sim *sim, int diagnostics)
 {
-    if (diagnostics || orca_sim_boundary_count(sim) > 0) {
-        return 1;
-    }
-    orca_agent_avoidance d = orca_agent_avoidance_default();
-    for (int i = 0; i < orca_sim_agent_count(sim); ++i) {
-        orca_agent_avoidance a;
-        if (orca_agent_get_avoidance(sim, orca_sim_agent_at(sim, i), &a) == ORCA_OK &&
-            (a.priority != d.priority || a.layers != d.layers || a.mask != d.mask ||
-             a.locked != d.locked)) {
-            return 1;
-        }
-    }
-    return 0;
+    /* orca_sim_separation_active covers the option, a boundary loop and avoidance settings
+     * away from the defaults: with diagnostics, every reason the extended path runs */
+    return diagnostics || orca_sim_separation_active(sim);
 }
 
 static void print_text(const run_result *r, const run_opts *o)
@@ -855,6 +866,9 @@ static void print_text(const run_result *r, const run_opts *o)
            r->step_time, r->workers, r->workers == 1 ? "" : "s",
            r->extended ? "extended path, scalar code"
                        : r->vector ? "AVX2 kernels" : "scalar code");
+    if (r->separation) {
+        printf("  separation        coincident agents separated (docs/extensions.md)\n");
+    }
     printf("  throughput        %.4g agent-steps/s\n", r->rate);
     printf("  state hash        %s (bits version %d)\n", r->hash, orca_bits_version());
     if (o->csv) {
@@ -932,6 +946,7 @@ static void print_json(const run_result *r, const run_opts *o)
     }
     fprintf(f, ",\"vector_kernels\":%s", r->vector ? "true" : "false");
     fprintf(f, ",\"extended_path\":%s", r->extended ? "true" : "false");
+    fprintf(f, ",\"separation\":%s", r->separation ? "true" : "false");
     fputs(",\"mean_speed\":", f);
     print_json_double(f, r->mean_speed);
     fprintf(f, ",\"fallback_total\":%llu", (unsigned long long)r->fallback_total);
@@ -1029,7 +1044,8 @@ enum {
     R_NEAR,
     R_NEAREST,
     R_BOX,
-    R_DIAGNOSTICS
+    R_DIAGNOSTICS,
+    R_SEPARATION
 };
 
 /* An output path for --csv, --svg, --save, -o: not empty. */
@@ -1050,7 +1066,7 @@ int cmd_run(int argc, char **argv)
         {"quiet", 'q', 0},   {"csv", 0, 1},      {"every", 0, 1},   {"svg", 0, 1},
         {"save", 0, 1},      {"load", 0, 1},     {"scalar", 0, 0},  {"help", 'h', 0},
         {"near", 0, 1},      {"nearest", 0, 1},  {"box", 0, 1},     {"diagnostics", 0, 0},
-        {NULL, 0, 0}};
+        {"separation", 0, 0}, {NULL, 0, 0}};
     run_opts o;
     memset(&o, 0, sizeof o);
     o.scene.builtin = -1;
@@ -1116,9 +1132,11 @@ int cmd_run(int argc, char **argv)
         case R_LOAD:
             bad = check_path(name, value) != 0;
             o.load = value;
+            o.scene.loading = 1;
             break;
         case R_SCALAR: o.scalar = 1; break;
         case R_DIAGNOSTICS: o.diagnostics = 1; break;
+        case R_SEPARATION: o.scene.separation = 1; break;
         case R_HELP: help_run(stdout); return EXIT_OK;
         case R_NEAR:
         case R_NEAREST:
@@ -1257,6 +1275,14 @@ int cmd_run(int argc, char **argv)
         if (rc != EXIT_OK) {
             goto done;
         }
+        /* The snapshot holds the option as saved; --separation turns it on again. */
+        if (o.scene.separation) {
+            orca_sim_set_separation(sim, 1);
+        }
+        char where[600];
+        snprintf(where, sizeof where, "snapshot %s", strcmp(o.load, "-") == 0 ? "<stdin>" : o.load);
+        cli_warn_coincident(orca_sim_positions(sim), orca_sim_agent_count(sim), NULL, where, sim,
+                            stderr);
     }
     /* The queries' values are checked by the library before the first step. */
     for (int kind = 0; kind < Q_KINDS; ++kind) {
@@ -1402,6 +1428,7 @@ int cmd_run(int argc, char **argv)
     r.workers = orca_sim_get_worker_count(sim);
     r.vector = orca_sim_get_vector_kernels(sim);
     r.extended = extended_path(sim, o.diagnostics);
+    r.separation = orca_sim_separation_active(sim);
     r.dt = dt;
     r.seed = orca_scenario_seed(sc);
     r.first_step = first_step;

@@ -596,7 +596,8 @@ static int statement(reader *r, char *text, char ***tokbuf, int *tokcap)
         }
         /* A point line: "X Y". kw is the first number. */
         static const char *const keywords[] = {"agent",   "segment", "polyline", "polygon",
-                                               "boundary", "default", "dt", "seed", "orca-scene"};
+                                               "boundary", "default", "dt", "seed", "orca-scene",
+                                               "separation"};
         for (size_t i = 0; i < sizeof keywords / sizeof keywords[0]; ++i) {
             if (strcmp(kw, keywords[i]) == 0) {
                 return rfail(r, "'%s' inside the %s block started on line %d (missing 'end'?)",
@@ -656,6 +657,16 @@ static int statement(reader *r, char *text, char ***tokbuf, int *tokcap)
         if (cli_parse_u64(tok[0], &d->seed, why, sizeof why) != 0) {
             return rfail(r, "seed: %s", why);
         }
+        return 0;
+    }
+    if (strcmp(kw, "separation") == 0) {
+        if (once(r, &d->separation_line, "separation") != 0) {
+            return -1;
+        }
+        if (ntok != 1 || (strcmp(tok[0], "on") != 0 && strcmp(tok[0], "off") != 0)) {
+            return rfail(r, "separation takes 'on' or 'off', got %s", q(r, ntok ? tok[0] : ""));
+        }
+        d->separation = strcmp(tok[0], "on") == 0;
         return 0;
     }
     if (strcmp(kw, "default") == 0) {
@@ -888,6 +899,89 @@ void scene_free(scene_desc *d)
     d->points = NULL;
 }
 
+/* --- coincident starts -------------------------------------------------------------------- */
+
+/* Agent indices ordered by position (x, then y, compared as numbers), then index. */
+static const orca_vec2 *g_sort_pos;
+static int by_position(const void *pa, const void *pb)
+{
+    int i = *(const int *)pa, j = *(const int *)pb;
+    const orca_vec2 *p = &g_sort_pos[i], *q = &g_sort_pos[j];
+    if (p->x != q->x) {
+        return p->x < q->x ? -1 : 1;
+    }
+    if (p->y != q->y) {
+        return p->y < q->y ? -1 : 1;
+    }
+    return i < j ? -1 : i > j;
+}
+
+int cli_warn_coincident(const orca_vec2 *pos, int n, const int *lines, const char *where,
+                        const orca_sim *sim, FILE *out)
+{
+    if (n < 2 || (sim && orca_sim_separation_active(sim))) {
+        return 0;
+    }
+    int *order = malloc((size_t)n * sizeof *order);
+    if (!order) {
+        return 0; /* a warning only: nothing to report without memory */
+    }
+    for (int i = 0; i < n; ++i) {
+        order[i] = i;
+    }
+    g_sort_pos = pos;
+    qsort(order, (size_t)n, sizeof *order, by_position);
+    int found = 0, first = 0; /* first: where the group of agents at one point begins */
+    for (int k = 1; k < n; ++k) {
+        orca_vec2 a = pos[order[first]], b = pos[order[k]];
+        if (a.x != b.x || a.y != b.y) {
+            first = k;
+            continue;
+        }
+        if (++found > 5) {
+            continue;
+        }
+        if (lines) {
+            fprintf(out, "%s:%d: warning: agent %d starts at the same point as agent %d (line %d)",
+                    where, lines[order[k]], order[k], order[first], lines[order[first]]);
+        } else {
+            fprintf(out, "%s: warning: agent %d starts at the same point as agent %d", where,
+                    order[k], order[first]);
+        }
+        fprintf(out,
+                ", (%.17g, %.17g): agents at one point with equal velocities never separate "
+                "unless the separation is on ('separation on', orca run --separation; "
+                "docs/extensions.md)\n",
+                b.x, b.y);
+    }
+    if (found > 5) {
+        fprintf(out, "%s: warning: %d more agents start at the same point as an earlier one\n",
+                where, found - 5);
+    }
+    free(order);
+    return found;
+}
+
+int scene_warn_coincident(const scene_desc *d, const orca_sim *sim, FILE *out)
+{
+    if (d->agent_count < 2 || (sim && orca_sim_separation_active(sim))) {
+        return 0;
+    }
+    orca_vec2 *pos = malloc((size_t)d->agent_count * sizeof *pos);
+    int *lines = malloc((size_t)d->agent_count * sizeof *lines);
+    int found = 0;
+    if (pos && lines) {
+        for (int i = 0; i < d->agent_count; ++i) {
+            pos[i] = d->agents[i].def.position;
+            lines[i] = d->agents[i].line;
+        }
+        found = cli_warn_coincident(pos, d->agent_count, lines, d->path, sim, out);
+    }
+    free(pos);
+    free(lines);
+    return found;
+}
+
 /* --- building ------------------------------------------------------------------------------ */
 
 static int runtime_status(orca_status st)
@@ -926,6 +1020,11 @@ int scene_build(const scene_desc *d, const orca_sim_def *sim_def, const double *
         }
     }
     orca_sim *sim = orca_scenario_sim(sc);
+    if (d->separation && (st = orca_sim_set_separation(sim, 1)) != ORCA_OK) {
+        snprintf(err, err_size, "%s:%d: %s", d->path, d->separation_line, orca_sim_last_error(sim));
+        orca_scenario_destroy(sc);
+        return runtime_status(st);
+    }
     for (int i = 0; i < d->obstacle_count; ++i) {
         const scene_obstacle *o = &d->obstacles[i];
         if (o->kind == SCENE_SEGMENT) {
@@ -985,6 +1084,9 @@ orca_status scene_clone(orca_scenario *src, const orca_sim_def *sim_def, double 
     orca_sim *from = orca_scenario_sim(src);
     orca_sim *to = orca_scenario_sim(sc);
     st = orca_scenario_set_name(sc, orca_scenario_name(src));
+    if (st == ORCA_OK) {
+        st = orca_sim_set_separation(to, orca_sim_get_separation(from));
+    }
     int ns = orca_sim_segment_count(from);
     for (int i = 0; i < ns && st == ORCA_OK; ++i) {
         orca_vec2 a, b;
@@ -1133,6 +1235,9 @@ int scene_write(FILE *f, orca_scenario *sc, const char *comment)
     fprintf(f, "name %s\n", orca_scenario_name(sc));
     fprintf(f, "dt %.17g\n", orca_scenario_dt(sc));
     fprintf(f, "seed %llu\n", (unsigned long long)orca_scenario_seed(sc));
+    if (orca_sim_get_separation(sim)) {
+        fprintf(f, "separation on\n");
+    }
     fprintf(f, "\n# defaults for the agent lines below\n");
     fprintf(f, "default radius %.17g\n", base.radius);
     fprintf(f, "default max_speed %.17g\n", base.max_speed);

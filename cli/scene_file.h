@@ -45,6 +45,8 @@ typedef struct scene_desc {
     int dt_line;
     uint64_t seed;
     int seed_line;
+    int separation;      /* `separation on` (docs/extensions.md, "Coincident agents") */
+    int separation_line; /* 0 when absent */
     scene_agent *agents;
     int agent_count, agent_capacity;
     scene_obstacle *obstacles;
@@ -60,6 +62,16 @@ typedef struct scene_desc {
  * in err. *desc must be freed with scene_free in every case. */
 int scene_read(const char *path, scene_desc *desc, char *err, size_t err_size);
 void scene_free(scene_desc *desc);
+
+/* Warns on stderr (up to 5 lines, then a count) about agents that start at exactly the same
+ * point as an earlier agent, with both lines ("scene.txt:12: warning: agent 3 starts at the
+ * same point as agent 1 (line 10) ..."), unless the built scenario separates coincident
+ * agents (orca_sim_separation_active). Returns the number of such agents. */
+int scene_warn_coincident(const scene_desc *desc, const orca_sim *sim, FILE *out);
+/* The same over n positions in index order; lines (may be NULL) gives each agent's line,
+ * where names the source ("scene.txt", "snapshot run.snap"). */
+int cli_warn_coincident(const orca_vec2 *pos, int n, const int *lines, const char *where,
+                        const orca_sim *sim, FILE *out);
 
 /* Builds the scenario: dt and seed from the file unless overridden (non-NULL). Returns 0;
  * -1 when the library refuses the input (message with file and line in err: exit 2); -2 on

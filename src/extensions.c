@@ -181,6 +181,31 @@ orca_status orca_agent_set_locked(orca_sim *s, orca_agent_id id, int locked)
     return orca_agent_set_avoidance(s, id, &a);
 }
 
+/* --- separation of coincident agents ----------------------------------------------------- */
+
+orca_status orca_sim_set_separation(orca_sim *s, int on)
+{
+    if (!s) {
+        return ORCA_ERR_NULL;
+    }
+    orca_clear_error(s);
+    if (on != 0 && on != 1) {
+        return orca_fail(s, ORCA_ERR_ARGUMENT, "separation must be 0 or 1, got %d", on);
+    }
+    s->separation = on;
+    return ORCA_OK;
+}
+
+int orca_sim_get_separation(const orca_sim *s)
+{
+    return s ? s->separation : 0;
+}
+
+int orca_sim_separation_active(const orca_sim *s)
+{
+    return s ? sep_active(s) : 0;
+}
+
 /* --- diagnostics ------------------------------------------------------------------------ */
 
 orca_status orca_sim_set_diagnostics(orca_sim *s, int on)

@@ -47,6 +47,15 @@ typedef struct neighbor {
 #define ORCA_HAVE_SIMD128 1
 #endif
 
+/* solver.c: orca_constraint_agent_share, except that with `higher` set an exactly coincident
+ * pair's degenerate direction (algorithm.md §3.7 with a + b == 0) is (-1, 0) instead of
+ * (1, 0): the separation of coincident agents, given to the higher index of the pair
+ * (docs/extensions.md, "Coincident agents"). higher = 0 gives orca_constraint_agent_share's
+ * bits. Not exported. */
+orca_halfplane orca_constraint_agent_sep(orca_vec2 rel_pos, double r, orca_vec2 va, orca_vec2 vb,
+                                         double tau, double dt, double share, int higher,
+                                         orca_form *form);
+
 /* The order of neighbour lists: (squared distance, index). */
 static inline int neighbor_less(double d2, int32_t idx, const neighbor *b)
 {

@@ -51,7 +51,21 @@ typedef struct sc_waypoints {
     int loop;
     double arrive; /* 0: the agent's radius */
     orca_vec2 goal; /* the goal point (the target after the last waypoint) */
+    orca_vec2 route_start; /* the agent's position when the waypoints were set: where the leg
+                              to waypoint 0 starts on a route that does not loop (an input,
+                              like the points) */
 } sc_waypoints;
+
+/* Where the leg to target c begins (docs/extensions.md, "Waypoints"): the target before it;
+ * for waypoint 0 the goal point on a looping route (the route is a cycle), else the route's
+ * start. */
+static orca_vec2 leg_start(const sc_waypoints *w, int c)
+{
+    if (c > 0) {
+        return w->points[c - 1];
+    }
+    return w->loop ? w->goal : w->route_start;
+}
 
 /* One agent added through the scenario. Its index in sc->agents is its key (creation
  * ordinal); entries are never removed, so keys stay stable when agents are removed. */
@@ -619,6 +633,10 @@ orca_status orca_scenario_set_waypoints(orca_scenario *sc, int index, const orca
         }
     }
     orca_vec2 goal = a->wp ? a->wp->goal : a->goal.target;
+    orca_vec2 here = {0, 0};
+    if (count > 0 && orca_agent_get_position(sc->sim, a->id, &here) != ORCA_OK) {
+        return fail_sim(sc, ORCA_ERR_STALE, "reading the agent's position");
+    }
     sc_waypoints *w = NULL;
     if (count > 0) {
         w = orca_mem_zalloc(1, sizeof *w);
@@ -635,6 +653,7 @@ orca_status orca_scenario_set_waypoints(orca_scenario *sc, int index, const orca
         w->loop = loop;
         w->arrive = arrive_distance;
         w->goal = goal;
+        w->route_start = here;
     }
     if (a->wp) {
         orca_mem_free(a->wp->points);
@@ -759,7 +778,12 @@ static orca_status waypoints_advance(orca_scenario *sc, const orca_vec2 *positio
         double dx = a->goal.target.x - positions[i].x;
         double dy = a->goal.target.y - positions[i].y;
         double d2 = dx * dx + dy * dy;
-        if (d2 <= d * d) {
+        /* Passed: the target lies behind the agent along its leg (beyond the perpendicular
+         * to the leg through the target), as when the crowd pushed it past. */
+        orca_vec2 from = leg_start(w, w->index);
+        double sx = a->goal.target.x - from.x;
+        double sy = a->goal.target.y - from.y;
+        if (d2 <= d * d || dx * sx + dy * sy < 0) {
             int next = w->index + 1;
             if (next > w->count) {
                 next = 0; /* only with loop: after the goal point, the first waypoint */

@@ -277,6 +277,9 @@ struct orca_sim {
     int32_t ext_nondefault;  /* agents whose settings differ from the defaults: while 0 the
                                 step is the algorithm's plain path */
     int diagnostics;         /* 1: the step records diag (not state) */
+    int separation;          /* 1: coincident agents are separated on every path (state: the
+                                hash's and the snapshot's separation flag); the extended path
+                                separates them anyway (sep_active) */
     orca_agent_diagnostics *diag; /* per agent: the last step's; NULL until needed */
     orca_step_diagnostics diag_counts;
 
@@ -447,7 +450,15 @@ static inline int has_boundaries(const orca_sim *s)
  * boundaries). */
 static inline int ext_path(const orca_sim *s)
 {
-    return s->ext_nondefault > 0 || s->diagnostics || has_boundaries(s);
+    return s->ext_nondefault > 0 || s->diagnostics || has_boundaries(s) || s->separation;
+}
+
+/* Coincident agents are separated (docs/extensions.md, "Coincident agents"): the option, or
+ * any extension that already takes the step beyond the algorithm's bits (avoidance settings,
+ * boundaries). Diagnostics alone do not: they never change a bit. */
+static inline int sep_active(const orca_sim *s)
+{
+    return s->separation || s->ext_nondefault > 0 || has_boundaries(s);
 }
 
 /* grid.c */

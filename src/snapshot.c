@@ -14,6 +14,7 @@
 #define FNV_OFFSET 0xcbf29ce484222325ull
 #define EXT_TAG 0x6f7263612d657874ull /* "orca-ext": the hash's extension section */
 #define BND_TAG 0x6f7263612d626e64ull /* "orca-bnd": the hash's boundary section */
+#define SEP_TAG 0x6f7263612d736570ull /* "orca-sep": the separation option is on */
 #define FNV_PRIME 0x100000001b3ull
 
 /* FNV-1a over the value's bytes, most significant first: independent of byte order. */
@@ -98,6 +99,10 @@ uint64_t orca_sim_hash(const orca_sim *s)
             }
         }
     }
+    /* The separation option likewise: one tag when it is on. */
+    if (s->separation) {
+        h = hash_u64(h, SEP_TAG);
+    }
     return h;
 }
 
@@ -105,9 +110,11 @@ uint64_t orca_sim_hash(const orca_sim *s)
 #define SNAP_VERSION 1u     /* every agent at the extensions' defaults */
 #define SNAP_VERSION_EXT 2u /* version 1 plus the avoidance settings after the segments */
 #define SNAP_VERSION_FLAGS 3u /* the header's last word holds flags: 1 avoidance settings (as
-                                 version 2), 2 the boundary section after them */
+                                 version 2), 2 the boundary section after them, 4 the
+                                 separation option on (no bytes) */
 #define SNAP_FLAG_EXT 1u
 #define SNAP_FLAG_BND 2u
+#define SNAP_FLAG_SEP 4u
 #define SNAP_BND_HEADER 16 /* loop count, slot count, free head, edge count */
 #define SNAP_LOOP 8        /* slot, point count */
 #define SNAP_EXT (8 + 3 * 4)
@@ -215,7 +222,8 @@ orca_status orca_sim_save(const orca_sim *s, void *buffer, size_t capacity, size
     snap_writer w = {buffer};
     memcpy(w.p, SNAP_MAGIC, 8);
     w.p += 8;
-    put_u32(&w, b ? SNAP_VERSION_FLAGS : ext ? SNAP_VERSION_EXT : SNAP_VERSION);
+    int flagged = b || s->separation; /* version 3: a boundary section or the option */
+    put_u32(&w, flagged ? SNAP_VERSION_FLAGS : ext ? SNAP_VERSION_EXT : SNAP_VERSION);
     put_u64(&w, s->steps);
     put_u32(&w, (uint32_t)s->agent_count);
     put_u32(&w, (uint32_t)s->agent_slots.count);
@@ -223,7 +231,9 @@ orca_status orca_sim_save(const orca_sim *s, void *buffer, size_t capacity, size
     put_u32(&w, (uint32_t)s->segment_count);
     put_u32(&w, (uint32_t)s->segment_slots.count);
     put_u32(&w, (uint32_t)s->segment_slots.free_head);
-    put_u32(&w, b ? (ext ? SNAP_FLAG_EXT : 0) | SNAP_FLAG_BND : 0);
+    put_u32(&w, flagged ? (ext ? SNAP_FLAG_EXT : 0) | (b ? SNAP_FLAG_BND : 0) |
+                              (s->separation ? SNAP_FLAG_SEP : 0)
+                        : 0);
     put_slots(&w, &s->agent_slots);
     for (int32_t i = 0; i < s->agent_count; ++i) {
         put_u32(&w, s->agent_slot[i]);
@@ -392,6 +402,7 @@ static void swap_state(orca_sim *a, orca_sim *b, int grid)
     SW(seg_dead_count);
     SW(seg_dead_capacity);
     SW(steps);
+    SW(separation);
     SW(ext);
     SW(ext_nondefault);
     SW(diag);
@@ -426,13 +437,17 @@ static orca_status load_into(orca_sim *s, orca_sim *t, const unsigned char *byte
     uint32_t ns = get_u32(&r), nss = get_u32(&r);
     int32_t sfree = (int32_t)get_u32(&r);
     uint32_t flags = get_u32(&r);
+    int bnd = 0, sep = 0;
     if (version == SNAP_VERSION_FLAGS) {
-        if (flags != SNAP_FLAG_BND && flags != (SNAP_FLAG_EXT | SNAP_FLAG_BND)) {
+        /* version 3 is written only with a boundary section or the separation option */
+        if ((flags & ~(SNAP_FLAG_EXT | SNAP_FLAG_BND | SNAP_FLAG_SEP)) != 0 ||
+            (flags & (SNAP_FLAG_BND | SNAP_FLAG_SEP)) == 0) {
             return orca_fail(s, ORCA_ERR_FORMAT, "snapshot flags %u are not known", (unsigned)flags);
         }
         ext = (flags & SNAP_FLAG_EXT) != 0;
+        bnd = (flags & SNAP_FLAG_BND) != 0;
+        sep = (flags & SNAP_FLAG_SEP) != 0;
     }
-    int bnd = version == SNAP_VERSION_FLAGS;
     if (na > (1u << 30) || nas > (1u << 30) || ns > (1u << 28) || nss > (1u << 28) || na > nas ||
         ns > nss) {
         return orca_fail(s, ORCA_ERR_FORMAT, "snapshot counts out of range (%u agents, %u segments)",
@@ -642,6 +657,7 @@ static orca_status load_into(orca_sim *s, orca_sim *t, const unsigned char *byte
         }
     }
     t->steps = steps;
+    t->separation = sep;
     return ORCA_OK;
 }
 

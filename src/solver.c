@@ -79,7 +79,11 @@ static void vo_consider_legs(vo_search *s, orca_vec2 p)
     vo_consider(s, v2_div(v2_sub(c, q), rho2));
 }
 
-static orca_vo vo_evaluate(orca_vec2 a, orca_vec2 b, double r, double tau, orca_vec2 x, int overlap)
+/* zero_x: the x component of the no-candidate direction when a + b computes to zero, 1 as
+ * algorithm.md §3.7 says; -1 only for the separation of coincident agents
+ * (docs/extensions.md, "Coincident agents"), which gives the higher index of a pair (-1, 0). */
+static orca_vo vo_evaluate(orca_vec2 a, orca_vec2 b, double r, double tau, orca_vec2 x, int overlap,
+                           double zero_x)
 {
     vo_search s;
     s.a = a;
@@ -121,7 +125,7 @@ static orca_vo vo_evaluate(orca_vec2 a, orca_vec2 b, double r, double tau, orca_
         /* No survivor: -(a + b)/|a + b|, or (1, 0) if a + b = 0 (choice 1). */
         orca_vec2 ab = v2_add(a, b);
         double lab = v2_len(ab);
-        orca_vec2 n = lab == 0 ? v2(1, 0) : v2_div(v2_neg(ab), lab);
+        orca_vec2 n = lab == 0 ? v2(zero_x, 0) : v2_div(v2_neg(ab), lab);
         s.best = vo_value(&s, n);
         s.best_n = n;
     }
@@ -134,12 +138,12 @@ static orca_vo vo_evaluate(orca_vec2 a, orca_vec2 b, double r, double tau, orca_
 
 orca_vo orca_vo_support(orca_vec2 a, orca_vec2 b, double r, double tau, orca_vec2 x)
 {
-    return vo_evaluate(a, b, r, tau, x, 0);
+    return vo_evaluate(a, b, r, tau, x, 0, 1);
 }
 
 orca_vo orca_vo_overlap(orca_vec2 a, orca_vec2 b, double r, double dt, orca_vec2 x)
 {
-    return vo_evaluate(a, b, r, dt, x, 1);
+    return vo_evaluate(a, b, r, dt, x, 1, 1);
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -241,6 +245,25 @@ orca_halfplane orca_constraint_agent_share(orca_vec2 rel_pos, double r, orca_vec
     orca_halfplane h;
     h.point = v2_add(va, v2_mul(u, share));
     h.normal = n;
+    return h;
+}
+
+orca_halfplane orca_constraint_agent_sep(orca_vec2 rel_pos, double r, orca_vec2 va, orca_vec2 vb,
+                                         double tau, double dt, double share, int higher,
+                                         orca_form *form)
+{
+    if (!higher || v2_dot(rel_pos, rel_pos) > r * r) {
+        return orca_constraint_agent_share(rel_pos, r, va, vb, tau, dt, share, form);
+    }
+    /* The overlap form with (-1, 0) as the no-candidate direction when a + b computes to
+     * zero; the rest as in orca_constraint_agent_share. */
+    orca_vo vo = vo_evaluate(rel_pos, rel_pos, r, dt, v2_sub(va, vb), 1, -1);
+    if (form) {
+        *form = ORCA_FORM_OVERLAP;
+    }
+    orca_halfplane h;
+    h.point = v2_add(va, v2_mul(v2_mul(vo.normal, -vo.distance), share));
+    h.normal = vo.normal;
     return h;
 }
 

@@ -488,6 +488,9 @@ static int ext_build_constraints(const orca_sim *s, worker *w, int32_t self, dou
                                               r, s->par[i].tau_obst, dt, NULL);
     }
     int na = ext_select_agents(s, self, w->agents, candidates);
+    /* With the separation of coincident agents, the higher index of a pair takes (-1, 0)
+     * where algorithm.md §3.7 gives both (1, 0) (docs/extensions.md, "Coincident agents"). */
+    int sep = sep_active(s);
     /* Locked neighbours act as moving obstacles: their half-planes (share 1) are hard, after
      * the segments' and before the others', each group in the list's order. */
     for (int pass = 1; pass >= 0; --pass) {
@@ -497,9 +500,9 @@ static int ext_build_constraints(const orca_sim *s, worker *w, int32_t self, dou
             if ((s->ext && s->ext[j].locked) != pass) {
                 continue;
             }
-            planes[n++] = orca_constraint_agent_share(
+            planes[n++] = orca_constraint_agent_sep(
                 v2_sub(s->cell_pos[at], p), r + s->cell_radius[at], v, s->cell_vel[at], tau, dt,
-                ext_share(s, i, j), NULL);
+                ext_share(s, i, j), sep && i > j, NULL);
         }
         if (pass == 1) {
             *hard = n;
@@ -567,14 +570,19 @@ static int ext_step_agents(orca_sim *s, worker *w, int begin, int end, double dt
             }
             continue;
         }
-        int hard, nb, na, within;
-        orca_halfplane *planes;
-        int count = ext_build_constraints(s, w, k, dt, &hard, &nb, &na, &within, &planes);
+        int na = 0, within = 0;
         orca_vec2 pref = s->step_pref[i];
         double max_speed = s->par[i].max_speed;
-        orca_halfplane *scratch =
-            nb > 0 ? s->bnd->ws[(int)(w - s->workers)].scratch : w->scratch;
-        orca_solve_result res = ext_solve(planes, count, hard, nb, max_speed, pref, scratch);
+        /* max speed 0: stands still, not solved (algorithm.md §11.3, choice 16) */
+        orca_solve_result res = {{0, 0}, -1, 0};
+        if (max_speed > 0) {
+            int hard, nb;
+            orca_halfplane *planes;
+            int count = ext_build_constraints(s, w, k, dt, &hard, &nb, &na, &within, &planes);
+            orca_halfplane *scratch =
+                nb > 0 ? s->bnd->ws[(int)(w - s->workers)].scratch : w->scratch;
+            res = ext_solve(planes, count, hard, nb, max_speed, pref, scratch);
+        }
         s->vel[i] = res.velocity;
         s->pos[i] = v2_add(s->cell_pos[k], v2_mul(res.velocity, dt)); /* as in step_agents */
         moved_box_add(&box, s->pos[i]);

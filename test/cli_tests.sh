@@ -839,7 +839,8 @@ check "patrol: SVG draws the waypoint paths" grep -q 'stroke-dasharray="4 3"' pa
 check "patrol: -j 4 = -j 1" test "$(hash_of run "$PATROL" --steps 300 -j 4)" = "$(hash_of run "$PATROL" --steps 300)"
 if command -v python3 > /dev/null 2>&1; then
     # The switch re-computed from the CSV (every step's positions): each agent goes round
-    # its corners in order; count the laps and the closest approach of two agents.
+    # its corners in order; count the laps and the closest approach of two agents. A looping
+    # route's leg to its first corner starts at its goal point (docs/extensions.md).
     check "patrol: laps re-computed from the CSV" python3 -c '
 import csv, math, sys
 routes = {}
@@ -856,9 +857,9 @@ for r in csv.DictReader(open(sys.argv[2])):
 cur = {a: 0 for a in routes}; switches = {a: 0 for a in routes}; gap = 1e9
 for s in sorted(pos)[:-1]:
     for a, wp in routes.items():
-        x, y = pos[s][a]; gx, gy = wp[cur[a]]
+        x, y = pos[s][a]; gx, gy = wp[cur[a]]; fx, fy = wp[cur[a] - 1]
         dx, dy = gx - x, gy - y
-        if dx * dx + dy * dy <= 2.0 * 2.0:
+        if dx * dx + dy * dy <= 2.0 * 2.0 or dx * (gx - fx) + dy * (gy - fy) < 0:
             cur[a] = (cur[a] + 1) % len(wp); switches[a] += 1
     p = pos[s]
     gap = min(gap, min(math.dist(p[a], p[b]) - 2 for a in p for b in p if a < b))
@@ -902,6 +903,54 @@ wp_bad "arrive huge" "agent 0 0 goal 1 1 via 2 2 arrive=1e308" "arrive must be 0
 wp_bad "arrive inf" "agent 0 0 goal 1 1 via 2 2 arrive=inf" "arrive: "
 wp_bad "arrive as a default" "default arrive 2" "unknown default 'arrive'"
 wp_bad "arrive twice" "agent 0 0 goal 1 1 via 2 2 arrive=1 arrive=2" "agent parameter 'arrive' given twice"
+
+# --- coincident agents (docs/extensions.md, "Coincident agents") -----------------------------
+# Two agents start at one point: the run warns with both lines; without the separation they
+# never part (neither arrives), with --separation or 'separation on' both arrive; the option is
+# in the JSON and changes the hash; a boundary loop turns it on without the option (no warning).
+printf 'dt 0.25\nagent 0 0 goal -10 3\nagent 5 5 goal 1 1\nagent 0 0 goal 10 -4\n' > fused.txt
+expect_status 0 "fused: plain run" "$ORCA" run fused.txt --steps 200 --json
+check "fused: plain: 1 of 3 arrived" test "$(json_get out.txt arrived)" = 1
+check "fused: plain: separation false" test "$(json_get out.txt separation)" = false
+err_matches "fused: warning with both lines" "^fused\.txt:4: warning: agent 2 starts at the same point as agent 0 \(line 2\), \(0, 0\)"
+expect_status 0 "fused: --separation" "$ORCA" run fused.txt --separation --json
+check "fused: --separation: all arrived" test "$(json_get out.txt all_arrived)" = true
+check "fused: --separation: separation true" test "$(json_get out.txt separation)" = true
+check "fused: --separation: extended path" test "$(json_get out.txt extended_path)" = true
+check "fused: --separation: no warning" test ! -s err.txt
+hsep=$(json_get out.txt hash)
+printf 'separation on\n' | cat - fused.txt > fused-on.txt
+check "fused: 'separation on' = --separation" test "$(hash_of run fused-on.txt)" = "$hsep"
+check "fused: -j 3 = -j 1" test "$(hash_of run fused-on.txt -j 3)" = "$hsep"
+printf 'separation off\n' | cat - fused.txt > fused-off.txt
+check "fused: 'separation off' = plain" test "$(hash_of run fused-off.txt --steps 200)" = "$(hash_of run fused.txt --steps 200)"
+check "fused: separation changes the hash" test "$(hash_of run fused-on.txt --steps 0)" != "$(hash_of run fused.txt --steps 0)"
+# the option travels in the snapshot
+expect_status 0 "fused: save half" "$ORCA" run fused-on.txt --steps 50 --save fused.snap
+expect_status 0 "fused: load without the option" "$ORCA" run fused.txt --load fused.snap --json
+check "fused: the snapshot keeps the option" test "$(json_get out.txt separation)" = true
+check "fused: --load: no warning for the file's starts" test ! -s err.txt
+check "fused: save + load = one run" test "$(json_get out.txt hash)" = "$hsep"
+# a boundary around the agents: active without the option, no warning
+printf 'boundary -20 -20 20 -20 20 20 -20 20\n' | cat - fused.txt > fused-bnd.txt
+expect_status 0 "fused: boundary" "$ORCA" run fused-bnd.txt --json
+check "fused: boundary: separation true, all arrived" test "$(json_get out.txt separation)/$(json_get out.txt all_arrived)" = true/true
+check "fused: boundary: no warning" test ! -s err.txt
+# the built-in scenes are unchanged: no option, no warning, golden circle hash
+expect_status 0 "circle: no separation" "$ORCA" run --scene circle --steps 400 --json
+check "circle: separation false, no warning" test "$(json_get out.txt separation)" = false -a ! -s err.txt
+check "circle: golden hash" test "$(json_get out.txt hash)" = 4be6d7e7a7e24a3a
+sep_bad() { # NAME LINE REGEX
+    printf 'agent 5 5 goal 1 1\n%s\n' "$2" > sepbad.txt
+    expect_status 2 "separation: $1" "$ORCA" run sepbad.txt --steps 1
+    err_matches "separation: $1: message" "^sepbad\.txt:2: $3"
+}
+sep_bad "no value" "separation" "separation takes 'on' or 'off', got ''"
+sep_bad "bad value" "separation 1" "separation takes 'on' or 'off', got '1'"
+sep_bad "two values" "separation on off" "separation takes 'on' or 'off', got 'on'"
+printf 'separation on\nagent 5 5 goal 1 1\nseparation off\n' > sepbad.txt
+expect_status 2 "separation twice" "$ORCA" run sepbad.txt --steps 1
+err_matches "separation twice: message" "^sepbad\.txt:3: "
 
 echo "$PASSED passed, $FAILED failed"
 [[ $FAILED -eq 0 ]]

@@ -521,6 +521,11 @@ static void reference_step(const state *st, double dt, orca_vec2 *vel, orca_vec2
 {
     orca_halfplane planes[MAX_PLANES], scratch[MAX_PLANES];
     for (int i = 0; i < st->n; ++i) {
+        if (st->a[i].max_speed == 0) {
+            vel[i].x = 0; /* stands still, not solved (algorithm.md §11.3, choice 16) */
+            vel[i].y = 0;
+            continue;
+        }
         int hard;
         int count = brute_planes(st, i, dt, planes, &hard);
         orca_solve_result res;

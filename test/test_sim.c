@@ -1085,6 +1085,11 @@ static int ref_step(world *w, double dt)
     orca_vec2 *nv = xmalloc((size_t)(n + 1) * sizeof *nv);
     int fallbacks = 0;
     for (int i = 0; i < n; ++i) {
+        if (w->ag[i].max_speed == 0) {
+            nv[i].x = 0; /* stands still, not solved (algorithm.md §11.3, choice 16) */
+            nv[i].y = 0;
+            continue;
+        }
         int na = bf_agents(w, i, tmp, ea, NULL);
         int ns = bf_segments(w, i, tmp, es, NULL);
         int c = bf_planes(w, i, dt, es, ns, ea, na, planes);

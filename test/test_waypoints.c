@@ -96,14 +96,19 @@ static orca_scenario *make_patrol(int workers)
 
 /* The documented switch, written again from docs/extensions.md: the target sequence is the
  * waypoints then the goal; before each step an agent whose squared distance to its current
- * target is <= D*D takes the next target (with loop, the goal is followed by waypoint 0). */
+ * target is <= D*D, or that has passed it (the target lies behind it along the leg that
+ * leads there: from the previous target, or for waypoint 0 from the goal on a looping route
+ * and from the route's start otherwise), takes the next target (with loop, the goal is
+ * followed by waypoint 0). */
 typedef struct tracker {
     orca_vec2 targets[PATROL_WP + 1];
+    orca_vec2 route_start; /* where the agent stood when its waypoints were set */
     int count; /* waypoints */
     int current;
     int loop;
     double d;
     long switches;
+    long passed; /* switches by the passing test alone */
 } tracker;
 
 static void track(tracker *t, orca_vec2 p)
@@ -112,10 +117,15 @@ static void track(tracker *t, orca_vec2 p)
         return;
     }
     orca_vec2 g = t->targets[t->current];
+    orca_vec2 from = t->current > 0 ? t->targets[t->current - 1]
+                                    : (t->loop ? t->targets[t->count] : t->route_start);
     double dx = g.x - p.x, dy = g.y - p.y;
-    if (dx * dx + dy * dy <= t->d * t->d) {
+    int near = dx * dx + dy * dy <= t->d * t->d;
+    int passed = dx * (g.x - from.x) + dy * (g.y - from.y) < 0;
+    if (near || passed) {
         t->current = t->current + 1 > t->count ? 0 : t->current + 1;
         t->switches++;
+        t->passed += !near;
     }
 }
 
@@ -300,6 +310,7 @@ static int test_single_agent(void)
         t.targets[k] = w[k];
     }
     t.targets[4] = vec(0, 6);
+    t.route_start = vec(0, 0);
     t.count = 4;
     t.d = 0.5;
     int last = 0, first_at_goal = -1;
@@ -336,6 +347,115 @@ static int test_single_agent(void)
            first_at_goal, (long long)orca_scenario_all_arrived_step(sc));
     ENSURE(first_at_goal * 0.25 * 1.0001 >= 10.5);
     ENSURE(orca_scenario_all_arrived_step(sc) * 0.25 * 1.0001 >= 15.5);
+    orca_scenario_destroy(sc);
+    return 0;
+}
+
+/* The passing test alone (docs/extensions.md, "Waypoints"), one agent standing still (max
+ * speed 0, so nothing moves it): beside waypoint 0 beyond its arrive distance it keeps it;
+ * one ulp beyond the perpendicular through it (as seen from the route's start) it takes the
+ * next one at the next step; the leg to the next waypoint then starts at waypoint 0. */
+static int passing_case(orca_vec2 start, orca_vec2 agent_at, int loop, int expect_switches)
+{
+    orca_scenario *sc = NULL;
+    ENSURE(orca_scenario_create(NULL, 0.25, 1, &sc) == ORCA_OK);
+    orca_agent_def d = orca_agent_def_default();
+    d.position = start;
+    d.radius = 0.5;
+    d.max_speed = 0;
+    orca_goal g = {ORCA_GOAL_POINT, vec(0, 30), 1.0};
+    ENSURE(orca_scenario_add_agent(sc, &d, &g, NULL) == ORCA_OK);
+    orca_vec2 w[2] = {vec(10, 0), vec(10, 20)};
+    ENSURE(orca_scenario_set_waypoints(sc, 0, w, 2, loop, 0.0) == ORCA_OK);
+    orca_sim *sim = orca_scenario_sim(sc);
+    ENSURE(orca_agent_set_position(sim, orca_sim_agent_at(sim, 0), agent_at) == ORCA_OK);
+    for (int s = 0; s < 3; ++s) {
+        ENSURE(orca_scenario_step(sc) == ORCA_OK);
+    }
+    int cur = -1;
+    ENSURE(orca_scenario_waypoint_index(sc, 0, &cur) == ORCA_OK);
+    ENSURE_MSG(cur == expect_switches, "start (%g, %g), agent at (%.17g, %g), loop %d: target %d",
+               start.x, start.y, agent_at.x, agent_at.y, loop, cur);
+    orca_scenario_destroy(sc);
+    return 0;
+}
+
+static int test_passing(void)
+{
+    double beyond = nextafter(10.0, 11.0);
+    /* route from (0, 0): the perpendicular through (10, 0) is x = 10 */
+    ENSURE(passing_case(vec(0, 0), vec(9.5, 3), 0, 0) == 0);   /* before it, 3 m aside */
+    ENSURE(passing_case(vec(0, 0), vec(10, 3), 0, 0) == 0);    /* on it: not passed */
+    ENSURE(passing_case(vec(0, 0), vec(beyond, 3), 0, 1) == 0); /* one ulp beyond */
+    /* from waypoint 0 the leg to (10, 20) runs along y: beyond y = 20 passes it too */
+    ENSURE(passing_case(vec(0, 0), vec(14, 25), 0, 2) == 0);
+    /* the route's start counts, not the agent's start: set from (20, 0), x < 10 is beyond */
+    ENSURE(passing_case(vec(20, 0), vec(9.5, 3), 0, 1) == 0);
+    ENSURE(passing_case(vec(20, 0), vec(10.5, 3), 0, 0) == 0);
+    /* a looping route's leg to waypoint 0 starts at the goal (0, 30): beyond the line through
+     * (10, 0) across the direction (10, -30) */
+    ENSURE(passing_case(vec(0, 0), vec(10, -1), 1, 1) == 0);
+    ENSURE(passing_case(vec(0, 0), vec(9.5, 3), 1, 0) == 0);
+    return 0;
+}
+
+/* Issue 27 item 3: 20 agents walk through a 4 m wide corridor past three waypoints on its
+ * centre line to goals of their own at its far end. Agents pushed past a waypoint by the
+ * crowd used to walk back against the flow to touch it (b0a408d: at most 17 of 20 arrived,
+ * never all, in 2000 steps); passing it now counts. */
+static int test_crowded_corridor(void)
+{
+    orca_scenario *sc = NULL;
+    ENSURE(orca_scenario_create(NULL, 0.25, 1, &sc) == ORCA_OK);
+    orca_sim *sim = orca_scenario_sim(sc);
+    ENSURE(orca_sim_add_segment(sim, vec(-10, -2), vec(50, -2), NULL) == ORCA_OK);
+    ENSURE(orca_sim_add_segment(sim, vec(-10, 2), vec(50, 2), NULL) == ORCA_OK);
+    orca_agent_def d = orca_agent_def_default();
+    d.radius = 0.4;
+    d.max_speed = 1.5;
+    d.neighbor_dist = 4;
+    d.time_horizon = 2;
+    d.obstacle_time_horizon = 1;
+    orca_vec2 w[3] = {vec(10, 0), vec(20, 0), vec(30, 0)};
+    tracker t[20];
+    for (int k = 0; k < 20; ++k) {
+        d.position = vec(-8 + (k / 4) * 1.0, -1.5 + (k % 4) * 1.0);
+        orca_goal g = {ORCA_GOAL_POINT, vec(42 + (k / 4) * 1.0, -1.5 + (k % 4) * 1.0), 1.3};
+        ENSURE(orca_scenario_add_agent(sc, &d, &g, NULL) == ORCA_OK);
+        ENSURE(orca_scenario_set_waypoints(sc, k, w, 3, 0, 0.0) == ORCA_OK);
+        memset(&t[k], 0, sizeof t[k]);
+        memcpy(t[k].targets, w, sizeof w);
+        t[k].targets[3] = g.target;
+        t[k].route_start = d.position;
+        t[k].count = 3;
+        t[k].d = 0.4;
+    }
+    int at400 = -1;
+    long passed = 0;
+    for (int s = 1; s <= 1000; ++s) {
+        for (int k = 0; k < 20; ++k) {
+            track(&t[k], position_of(sc, k));
+        }
+        ENSURE(orca_scenario_step(sc) == ORCA_OK);
+        for (int k = 0; k < 20; ++k) {
+            int cur = -1;
+            ENSURE(orca_scenario_waypoint_index(sc, k, &cur) == ORCA_OK);
+            ENSURE_MSG(cur == t[k].current, "step %d agent %d: library %d, re-computed %d", s, k,
+                       cur, t[k].current);
+        }
+        if (s == 400) {
+            at400 = orca_scenario_arrived_count(sc);
+        }
+    }
+    for (int k = 0; k < 20; ++k) {
+        passed += t[k].passed;
+    }
+    int64_t all = orca_scenario_all_arrived_step(sc);
+    printf("    crowded corridor: %d of 20 arrived at step 400, all at step %lld; %ld of 60 "
+           "waypoints taken by passing them\n",
+           at400, (long long)all, passed);
+    ENSURE_MSG(all > 0 && all <= 1000, "all arrived at step %lld", (long long)all);
+    ENSURE(passed > 0); /* the scene does push agents past waypoints */
     orca_scenario_destroy(sc);
     return 0;
 }
@@ -494,6 +614,8 @@ static int test_arguments(void)
 
 const orca_test ORCA_TESTS[] = {
     {"patrol", test_patrol},
+    {"passing", test_passing},
+    {"crowded_corridor", test_crowded_corridor},
     {"workers", test_workers},
     {"hash", test_hash},
     {"final_target_same_bits", test_final_target_same_bits},

@@ -605,6 +605,14 @@ export class Sim {
   /** Per-agent diagnostics on or off (off at creation; not state: the hash ignores it). */
   setDiagnostics(on) { this.check(this.x.ow_sim_set_diagnostics(this.live(), on ? 1 : 0)); }
   get diagnosticsEnabled() { return this.x.ow_sim_get_diagnostics(this.live()) === 1; }
+  /** Separation of coincident agents on or off (off at creation; state: the hash and
+   * snapshots carry it): agents at exactly one point part in one step (docs/extensions.md,
+   * "Coincident agents"). */
+  setSeparation(on) { this.check(this.x.ow_sim_set_separation(this.live(), on ? 1 : 0)); }
+  get separation() { return this.x.ow_sim_get_separation(this.live()) === 1; }
+  /** True when the next step separates coincident agents: the option, a boundary loop, or
+   * avoidance settings away from the defaults. */
+  get separationActive() { return this.x.ow_sim_separation_active(this.live()) === 1; }
   /** Every agent's diagnostics of the last step with diagnostics on, in index order (one
    * orca_sim_diagnostics): { fallback, failedConstraint, neighborCount, candidates,
    * neighborsCut, blocked, locked }, each a new Int32Array of agentCount entries. */

@@ -336,6 +336,9 @@ int OW_EXPORT(ow_agent_set_locked)(orca_sim *s, uint32_t slot, uint32_t generati
 }
 int OW_EXPORT(ow_sim_set_diagnostics)(orca_sim *s, int on) { return orca_sim_set_diagnostics(s, on); }
 int OW_EXPORT(ow_sim_get_diagnostics)(const orca_sim *s) { return orca_sim_get_diagnostics(s); }
+int OW_EXPORT(ow_sim_set_separation)(orca_sim *s, int on) { return orca_sim_set_separation(s, on); }
+int OW_EXPORT(ow_sim_get_separation)(const orca_sim *s) { return orca_sim_get_separation(s); }
+int OW_EXPORT(ow_sim_separation_active)(const orca_sim *s) { return orca_sim_separation_active(s); }
 /* One agent's diagnostics as seven i32 (the struct's fields in order) into w. */
 int OW_EXPORT(ow_agent_get_diagnostics)(const orca_sim *s, uint32_t slot, uint32_t generation,
                                         int32_t *w)

@@ -74,9 +74,11 @@ ORCA_API orca_status orca_scenario_agent_goal(const orca_scenario *sc, int index
 /** Waypoints (an extension, off by default; docs/extensions.md, "Waypoints"): the points an
  * agent with an ORCA_GOAL_POINT goal visits, in order, before its goal point. The agent
  * walks to its current target by the rule (docs/scenarios.md); at the start of each step
- * (before the rule) an agent whose squared distance to its current target is <= D*D takes
- * the next one (at most one per step), with D = arrive_distance, or the agent's radius when
- * arrive_distance is 0. After the last waypoint comes the goal point, which behaves exactly
+ * (before the rule) an agent whose squared distance to its current target is <= D*D, or that
+ * has passed it (it is beyond the line through the target perpendicular to the leg that leads
+ * there: from the previous target; to waypoint 0 from the goal on a looping route, else from
+ * where the agent stood when this call gave it its waypoints), takes the next one (at most one
+ * per step), with D = arrive_distance, or the agent's radius when arrive_distance is 0. After the last waypoint comes the goal point, which behaves exactly
  * like a goal without waypoints (the same bits). With loop = 1 the goal is followed by the
  * first waypoint again, for ever; a looping agent never counts as arrived.
  * Takes the agent at simulation index `index` (added through orca_scenario_add_agent) and

@@ -345,6 +345,27 @@ ORCA_API orca_status orca_agent_set_layers(orca_sim *sim, orca_agent_id id, uint
                                            uint32_t mask);
 ORCA_API orca_status orca_agent_set_locked(orca_sim *sim, orca_agent_id id, int locked);
 
+/* --- coincident agents (docs/extensions.md, "Coincident agents") ------------------------ */
+
+/* Two agents at exactly the same position, moving at the same velocity, get the same
+ * normal from the algorithm's overlap form ((1, 0) for both: algorithm.md §5 and §3.7), so
+ * the algorithm never separates them. The separation rule gives the agent with the higher
+ * index of such a pair (-1, 0) instead: the pair parts in one step. It is active whenever
+ * the step is already beyond the algorithm's bits (some agent's avoidance settings differ
+ * from the defaults, or a boundary loop exists) and wherever orca_sim_set_separation turned
+ * it on; otherwise the step is the algorithm's, bit for bit (and such a pair stays fused).
+ * It changes nothing but that degenerate direction. */
+
+/** Turns the separation of coincident agents on (1) or off (0, at creation) for every step,
+ * plain scenes included (the step then runs the extended path). Part of the state: the hash
+ * and snapshots carry it when on. */
+ORCA_API orca_status orca_sim_set_separation(orca_sim *sim, int on);
+/** The option as set (0 for sim == NULL). */
+ORCA_API int orca_sim_get_separation(const orca_sim *sim);
+/** 1 when the next step separates coincident agents: the option, or avoidance settings away
+ * from the defaults, or a boundary loop (0 for sim == NULL). */
+ORCA_API int orca_sim_separation_active(const orca_sim *sim);
+
 /* --- per-agent diagnostics (docs/extensions.md, "Diagnostics") --------------------------- */
 
 /** What the last step did for one agent (when diagnostics are on). */

@@ -624,7 +624,10 @@ class Simulator(_core.Sim):
 
     # --- avoidance extensions and diagnostics (docs/extensions.md; issue 16) ---------------
     # The property `diagnostics` (bool, read and write; off at creation, not part of the state)
-    # comes from orca._core.Sim.
+    # comes from orca._core.Sim, as do `separation` (bool, read and write; off at creation,
+    # part of the state: agents at exactly one point are separated, docs/extensions.md,
+    # "Coincident agents") and `separation_active` (read-only: the option, a boundary loop or
+    # avoidance settings away from the defaults).
 
     def avoidance(self, agent):
         """The agent's Avoidance(priority, layers, mask, locked)."""

@@ -117,6 +117,9 @@ class Simulator:
     workers: int
     vector_kernels: bool
     diagnostics: bool
+    separation: bool
+    @property
+    def separation_active(self) -> bool: ...
     def __init__(self, workers: int = ...) -> None: ...
     def add_agent(self, position: Vec2, velocity: Vec2 = ..., radius: Real = ...,
                   max_speed: Real = ..., neighbor_dist: Real = ..., max_neighbors: int = ...,

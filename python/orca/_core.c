@@ -1817,11 +1817,12 @@ static PyObject *Sim_get_diagnostics(SimObject *s, void *closure)
     return PyBool_FromLong(orca_sim_get_diagnostics(s->sim));
 }
 
-static int Sim_set_diagnostics(SimObject *s, PyObject *value, void *closure)
+/* A bool property written through one orca_sim_set_* call (diagnostics, separation). */
+static int sim_set_flag(SimObject *s, PyObject *value, const char *name,
+                        orca_status (*set)(orca_sim *, int))
 {
-    (void)closure;
     if (!value) {
-        PyErr_SetString(PyExc_AttributeError, "cannot delete diagnostics");
+        PyErr_Format(PyExc_AttributeError, "cannot delete %s", name);
         return -1;
     }
     if (sim_ready(s) < 0) {
@@ -1831,12 +1832,39 @@ static int Sim_set_diagnostics(SimObject *s, PyObject *value, void *closure)
     if (on < 0) {
         return -1;
     }
-    orca_status st = orca_sim_set_diagnostics(s->sim, on);
+    orca_status st = set(s->sim, on);
     if (st != ORCA_OK) {
         sim_fail(s, st);
         return -1;
     }
     return 0;
+}
+
+static int Sim_set_diagnostics(SimObject *s, PyObject *value, void *closure)
+{
+    (void)closure;
+    return sim_set_flag(s, value, "diagnostics", orca_sim_set_diagnostics);
+}
+
+/* separation (bool, state: docs/extensions.md, "Coincident agents") and separation_active */
+static PyObject *Sim_get_separation(SimObject *s, void *closure)
+{
+    (void)closure;
+    SIM_READY(s);
+    return PyBool_FromLong(orca_sim_get_separation(s->sim));
+}
+
+static int Sim_set_separation(SimObject *s, PyObject *value, void *closure)
+{
+    (void)closure;
+    return sim_set_flag(s, value, "separation", orca_sim_set_separation);
+}
+
+static PyObject *Sim_get_separation_active(SimObject *s, void *closure)
+{
+    (void)closure;
+    SIM_READY(s);
+    return PyBool_FromLong(orca_sim_separation_active(s->sim));
 }
 
 static PyObject *diag_tuple(const orca_agent_diagnostics *d)
@@ -2004,6 +2032,14 @@ static PyGetSetDef Sim_getset[] = {
      "True when the step uses the AVX2 kernels (same bits either way)", NULL},
     {"diagnostics", (getter)Sim_get_diagnostics, (setter)Sim_set_diagnostics,
      "True while each step records per-agent diagnostics (issue 16; same bits either way)",
+     NULL},
+    {"separation", (getter)Sim_get_separation, (setter)Sim_set_separation,
+     "True: agents at exactly one point are separated in every step (state; "
+     "docs/extensions.md, Coincident agents)",
+     NULL},
+    {"separation_active", (getter)Sim_get_separation_active, NULL,
+     "True when the next step separates coincident agents: the option, a boundary loop or "
+     "avoidance settings away from the defaults (read-only)",
      NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };

@@ -40,8 +40,9 @@ def test_patrol_laps_recomputed():
         for a, (start, wp) in enumerate(routes):
             targets = wp + [start]
             gx, gy = targets[cur[a]]
+            fx, fy = targets[cur[a] - 1]  # the leg's start (a loop: the goal before corner 0)
             dx, dy = gx - pos[a, 0], gy - pos[a, 1]
-            if dx * dx + dy * dy <= 2.0 * 2.0:
+            if dx * dx + dy * dy <= 2.0 * 2.0 or dx * (gx - fx) + dy * (gy - fy) < 0:
                 cur[a] = (cur[a] + 1) % len(targets)
                 switches[a] += 1
         sc.step()

@@ -278,6 +278,36 @@ for (const [label, file] of [['scalar', 'orca.wasm'], ['SIMD128', 'orca-simd.was
     return '30 segments, 5 + 3 removed in batches';
   });
 
+  test(`${label}: coincident agents: the separation option parts a fused pair (state: hash, save/load)`, () => {
+    const pair = (on) => {
+      const sc = orca.createScene('custom', { dt: 0.25, seed: 3 });
+      sc.sim.setSeparation(on);
+      const def = { position: [0, 0], radius: 0.5, maxSpeed: 1.5, neighborDist: 5, timeHorizon: 2, obstacleTimeHorizon: 2 };
+      sc.addAgent(def, { kind: GOAL.POINT, target: [-10, 3], speed: 1.3 });
+      sc.addAgent(def, { kind: GOAL.POINT, target: [10, -4], speed: 1.3 });
+      return sc;
+    };
+    const plain = pair(false);
+    const sep = pair(true);
+    check(!plain.sim.separation && !plain.sim.separationActive, 'off at creation');
+    check(sep.sim.separation && sep.sim.separationActive, 'on when set');
+    check(plain.sim.hash() !== sep.sim.hash(), 'the option is in the hash');
+    const snap = sep.sim.save();
+    for (let i = 0; i < 200; ++i) { plain.step(); sep.step(); }
+    const p = plain.sim.positions(), q = sep.sim.positions();
+    check(p[0] === p[2] && p[1] === p[3], 'plain: the pair stays fused');
+    const d0 = Math.hypot(q[0] + 10, q[1] - 3), d1 = Math.hypot(q[2] - 10, q[3] + 4);
+    check(d0 <= 0.5 && d1 <= 0.5, `separated: distances to the goals ${d0}, ${d1}`);
+    const h = sep.sim.hash();
+    sep.sim.load(snap);
+    check(sep.sim.separation, 'load restores the option');
+    for (let i = 0; i < 200; ++i) sep.step();
+    check(sep.sim.hash() === h, 'save + load = one run');
+    plain.destroy();
+    sep.destroy();
+    return `hash ${h}`;
+  });
+
   test(`${label}: save and load reproduce the run`, () => {
     const sc = orca.createScene('wallgap', { agents: 40, seed: 3 });
     for (let i = 0; i < 50; ++i) sc.step();
@@ -369,9 +399,12 @@ for (const [label, file] of [['scalar', 'orca.wasm'], ['SIMD128', 'orca-simd.was
     for (let step = 0; step < 1200; ++step) {
       const pos = routes.map((_, a) => sc.sim.getAgent(sc.sim.agentAt(a)).position);
       routes.forEach(([start, wp], a) => {
-        const t = [...wp, start][cur[a]];
+        const all = [...wp, start];
+        const t = all[cur[a]], f = all[(cur[a] + wp.length) % (wp.length + 1)]; // the leg's start
         const dx = t[0] - pos[a][0], dy = t[1] - pos[a][1];
-        if (dx * dx + dy * dy <= 4) { cur[a] = (cur[a] + 1) % (wp.length + 1); switches[a]++; }
+        if (dx * dx + dy * dy <= 4 || dx * (t[0] - f[0]) + dy * (t[1] - f[1]) < 0) {
+          cur[a] = (cur[a] + 1) % (wp.length + 1); switches[a]++;
+        }
       });
       sc.step();
       routes.forEach((_, a) => check(sc.waypoints(a).current === cur[a], `step ${step} agent ${a}`));
