@@ -32,7 +32,7 @@ __all__ = [
     "solve", "vo_overlap", "vo_support", "library_version", "bits_version", "__version__",
 ]
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 #: Version of the C library compiled into the module.
 library_version = _core.library_version
 #: Bits version of the C library: the same bits version gives the same state hash for the same
