@@ -12,8 +12,8 @@
 
 #include "cli.h"
 
-/* Built-in default of preferred_speed (the built-in scenes' walking speed). */
-#define SCENE_DEFAULT_PREFERRED_SPEED 1.0
+/* The defaults of agent parameters and preferred_speed are the library's
+ * (orca_agent_def_default, orca_goal_default: docs/scenarios.md, "Defaults"). */
 #define SCENE_DEFAULT_DT 0.25
 
 /* --- reader state -------------------------------------------------------------------------- */
@@ -370,9 +370,7 @@ static int st_agent(reader *r, char **tok, int ntok)
         coord(r, "y", tok[1], &def.position.y) != 0) {
         return -1;
     }
-    orca_goal goal;
-    memset(&goal, 0, sizeof goal);
-    goal.kind = ORCA_GOAL_NONE;
+    orca_goal goal = orca_goal_default(); /* no goal clause: none */
     int via_first = 0, via_count = 0, loop = 0;
     double arrive = 0.0;
     int i = 2;
@@ -854,7 +852,7 @@ int scene_read(const char *path, scene_desc *d, char *err, size_t err_size)
     r.err = err;
     r.err_size = err_size;
     r.defaults = orca_agent_def_default();
-    r.default_pref_speed = SCENE_DEFAULT_PREFERRED_SPEED;
+    r.default_pref_speed = orca_goal_default().preferred_speed;
     r.block = -1;
 
     char **tokbuf = NULL;
@@ -1215,7 +1213,7 @@ int scene_write(FILE *f, orca_scenario *sc, const char *comment)
     int na = orca_sim_agent_count(sim);
     int ns = orca_sim_segment_count(sim);
     orca_agent_def base = orca_agent_def_default();
-    double base_pref = SCENE_DEFAULT_PREFERRED_SPEED;
+    double base_pref = orca_goal_default().preferred_speed;
     /* Defaults from the first agent: built-in scenes give every agent the same parameters. */
     if (na > 0) {
         orca_goal g;

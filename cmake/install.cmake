@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 # What `cmake --install` puts under the prefix (README, "Install"), and the .deb of `cpack -G DEB`:
 #   include/orca/*.h                        the public headers
-#   LIBDIR/liborca.a, liborca.so.0.2.0      the libraries (liborca.so.0 and liborca.so links)
+#   LIBDIR/liborca.a, liborca.so.0.3.0      the libraries (liborca.so.0.3, the SONAME, and
+#                                           liborca.so links)
 #   LIBDIR/cmake/orca/                      the CMake package (orcaConfig.cmake, the version
 #                                           file, the exported targets)
 #   LIBDIR/pkgconfig/orca.pc                for pkg-config
@@ -25,10 +26,17 @@ install(EXPORT orcaTargets NAMESPACE orca:: DESTINATION "${ORCA_INSTALL_CMAKEDIR
 configure_package_config_file("${PROJECT_SOURCE_DIR}/cmake/orcaConfig.cmake.in"
                               "${PROJECT_BINARY_DIR}/orcaConfig.cmake"
                               INSTALL_DESTINATION "${ORCA_INSTALL_CMAKEDIR}")
-# SameMajorVersion: find_package(orca 0.2) accepts 0.2.0 and any later 0.x (README,
-# "Versions": within a major version the API only grows).
+# README, "Versions": within a major version the API only grows, except while the major
+# version is 0, when each minor version may change it. So find_package(orca 0.3) accepts 0.3.x
+# and no other 0.x (SameMinorVersion), and find_package(orca 1.2) any later 1.x.
+if(PROJECT_VERSION_MAJOR EQUAL 0)
+  set(orca_version_compatibility SameMinorVersion)
+else()
+  set(orca_version_compatibility SameMajorVersion)
+endif()
 write_basic_package_version_file("${PROJECT_BINARY_DIR}/orcaConfigVersion.cmake"
-                                 VERSION ${PROJECT_VERSION} COMPATIBILITY SameMajorVersion)
+                                 VERSION ${PROJECT_VERSION}
+                                 COMPATIBILITY ${orca_version_compatibility})
 install(FILES "${PROJECT_BINARY_DIR}/orcaConfig.cmake" "${PROJECT_BINARY_DIR}/orcaConfigVersion.cmake"
         DESTINATION "${ORCA_INSTALL_CMAKEDIR}")
 

@@ -119,6 +119,7 @@ orca_status orca_sim_add_agent(orca_sim *s, const orca_agent_def *def, orca_agen
     if (out) {
         out->slot = (uint32_t)slot;
         out->generation = s->agent_slots.generation[slot];
+        out->sim = s->id;
     }
     return ORCA_OK;
 }
@@ -333,21 +334,24 @@ static int cmp_i32(const void *a, const void *b)
 }
 
 /* Handle k of a batch: agents' (segment 0) or segments' (segment 1). */
-static void batch_handle(const void *ids, int segment, int k, uint32_t *slot, uint32_t *gen)
+static void batch_handle(const void *ids, int segment, int k, uint32_t *slot, uint32_t *gen,
+                         uint32_t *sim)
 {
     if (segment) {
         const orca_segment_id *x = ids;
         *slot = x[k].slot;
         *gen = x[k].generation;
+        *sim = x[k].sim;
     } else {
         const orca_agent_id *x = ids;
         *slot = x[k].slot;
         *gen = x[k].generation;
+        *sim = x[k].sim;
     }
 }
 
 /* The check of a batch removal before anything changes: count (>= 0) handles of one kind
- * (the slot table t), each live and none twice. Returns their entries in the order given in
+ * (the slot table t), each of this simulation, live, and none twice. Returns their entries in the order given in
  * *ix (to be released with orca_mem_free), or a refusal naming the entry of ids. *ix is NULL
  * for count 0. */
 static orca_status batch_indices(orca_sim *s, const slot_table *t, const void *ids, int count,
@@ -368,16 +372,15 @@ static orca_status batch_indices(orca_sim *s, const slot_table *t, const void *i
     if (!ix) {
         return orca_fail(s, ORCA_ERR_MEMORY, "out of memory removing %d %ss", count, kind);
     }
-    uint32_t slot, gen;
+    uint32_t slot, gen, sim;
     for (int k = 0; k < count; ++k) {
-        batch_handle(ids, segment, k, &slot, &gen);
-        ix[k] = orca_slots_lookup(t, slot, gen);
+        batch_handle(ids, segment, k, &slot, &gen, &sim);
+        ix[k] = sim == s->id ? orca_slots_lookup(t, slot, gen) : -1;
         if (ix[k] < 0) {
             orca_mem_free(ix);
-            return orca_fail(s, ORCA_ERR_STALE,
-                             "ids[%d]: %s handle {slot %u, generation %u} is stale; nothing "
-                             "was removed",
-                             k, kind, (unsigned)slot, (unsigned)gen);
+            char prefix[32];
+            snprintf(prefix, sizeof prefix, "ids[%d]: ", k);
+            return orca_fail_handle(s, kind, slot, gen, sim, prefix, "; nothing was removed");
         }
     }
     int32_t *sorted = orca_mem_alloc((size_t)count, sizeof *sorted);
@@ -399,11 +402,11 @@ static orca_status batch_indices(orca_sim *s, const slot_table *t, const void *i
             }
             orca_mem_free(sorted);
             orca_mem_free(ix);
-            batch_handle(ids, segment, first, &slot, &gen);
+            batch_handle(ids, segment, first, &slot, &gen, &sim);
             return orca_fail(s, ORCA_ERR_ARGUMENT,
-                             "ids[%d] and ids[%d] are the same %s {slot %u, generation %u}; "
-                             "nothing was removed",
-                             first, second, kind, (unsigned)slot, (unsigned)gen);
+                             "ids[%d] and ids[%d] are the same %s {slot %u, generation %u, sim "
+                             "%u}; nothing was removed",
+                             first, second, kind, (unsigned)slot, (unsigned)gen, (unsigned)sim);
         }
     }
     orca_mem_free(sorted);
@@ -445,11 +448,12 @@ int orca_sim_agent_count(const orca_sim *s)
 /* orca_sim_agent_at with removals pending (or out of range, or no simulation). */
 static __attribute__((noinline)) orca_agent_id agent_at_pending(const orca_sim *s, int index)
 {
-    orca_agent_id id = {0, 0};
+    orca_agent_id id = {0, 0, 0};
     if (s && index >= 0 && index < s->agent_count - s->dead_count) {
         int32_t r = removed_entry(s->dead, s->dead_count, index);
         id.slot = s->agent_slot[r];
         id.generation = s->agent_slots.generation[id.slot];
+        id.sim = s->id;
     }
     return id;
 }
@@ -461,6 +465,7 @@ orca_agent_id orca_sim_agent_at(const orca_sim *s, int index)
         orca_agent_id id;
         id.slot = s->agent_slot[index];
         id.generation = s->agent_slots.generation[id.slot];
+        id.sim = s->id;
         return id;
     }
     return agent_at_pending(s, index);
@@ -752,6 +757,7 @@ static orca_status segments_add(orca_sim *s, const orca_vec2 *a, const orca_vec2
         if (ids) {
             ids[k].slot = (uint32_t)slot;
             ids[k].generation = s->segment_slots.generation[slot];
+            ids[k].sim = s->id;
         }
     }
     s->obstacle_grid_valid = 0;
@@ -854,10 +860,11 @@ orca_status orca_sim_add_segments(orca_sim *s, const orca_vec2 *a, const orca_ve
         return ORCA_ERR_NULL;                                                           \
     }                                                                                   \
     orca_clear_error(s);                                                                     \
-    int32_t i = orca_slots_lookup(&(s)->segment_slots, (id).slot, (id).generation);          \
+    int32_t i = (id).sim == (s)->id                                                     \
+                    ? orca_slots_lookup(&(s)->segment_slots, (id).slot, (id).generation)    \
+                    : -1;                                                               \
     if (i < 0) {                                                                        \
-        return orca_fail((s), ORCA_ERR_STALE, "segment handle {slot %u, generation %u} is stale", \
-                    (unsigned)(id).slot, (unsigned)(id).generation);                      \
+        return orca_fail_handle((s), "segment", (id).slot, (id).generation, (id).sim, "", ""); \
     }
 
 /* Index i (live) becomes removed: its handle goes stale at once, its entry waits for the
@@ -927,12 +934,13 @@ int orca_sim_segment_count(const orca_sim *s)
 
 orca_segment_id orca_sim_segment_at(const orca_sim *s, int index)
 {
-    orca_segment_id id = {0, 0};
+    orca_segment_id id = {0, 0, 0};
     if (s && index >= 0 && index < s->segment_count - s->seg_dead_count) {
         int32_t r = s->seg_dead_count > 0 ? removed_entry(s->seg_dead, s->seg_dead_count, index)
                                           : index;
         id.slot = s->segment_slot[r];
         id.generation = s->segment_slots.generation[id.slot];
+        id.sim = s->id;
     }
     return id;
 }

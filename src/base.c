@@ -18,6 +18,7 @@ const char *orca_status_name(int status)
     case ORCA_ERR_FORMAT: return "ORCA_ERR_FORMAT";
     case ORCA_ERR_LIMIT: return "ORCA_ERR_LIMIT";
     case ORCA_ERR_IO: return "ORCA_ERR_IO";
+    case ORCA_ERR_FOREIGN: return "ORCA_ERR_FOREIGN";
     default: return "unknown status";
     }
 }

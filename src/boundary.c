@@ -213,13 +213,15 @@ orca_status orca_sim_add_boundary(orca_sim *s, const orca_vec2 *points, int coun
     if (out) {
         out->slot = (uint32_t)slot;
         out->generation = b->slots.generation[slot];
+        out->sim = s->id;
     }
     return ORCA_OK;
 }
 
 static int32_t loop_lookup(const orca_sim *s, orca_boundary_id id)
 {
-    return s->bnd ? orca_slots_lookup(&s->bnd->slots, id.slot, id.generation) : -1;
+    return s->bnd && id.sim == s->id ? orca_slots_lookup(&s->bnd->slots, id.slot, id.generation)
+                                     : -1;
 }
 
 #define LOOP_OR_FAIL(s, id, i)                                                              \
@@ -229,8 +231,7 @@ static int32_t loop_lookup(const orca_sim *s, orca_boundary_id id)
     orca_clear_error(s);                                                                    \
     int32_t i = loop_lookup((s), (id));                                                     \
     if (i < 0) {                                                                            \
-        return orca_fail((s), ORCA_ERR_STALE, "boundary handle {slot %u, generation %u} is stale", \
-                         (unsigned)(id).slot, (unsigned)(id).generation);                   \
+        return orca_fail_handle((s), "boundary", (id).slot, (id).generation, (id).sim, "", ""); \
     }
 
 orca_status orca_sim_remove_boundary(orca_sim *s, orca_boundary_id id)
@@ -267,10 +268,11 @@ int orca_sim_boundary_count(const orca_sim *s)
 
 orca_boundary_id orca_sim_boundary_at(const orca_sim *s, int index)
 {
-    orca_boundary_id id = {0, 0};
+    orca_boundary_id id = {0, 0, 0};
     if (s && s->bnd && index >= 0 && index < s->bnd->loop_count) {
         id.slot = s->bnd->loop_slot[index];
         id.generation = s->bnd->slots.generation[id.slot];
+        id.sim = s->id;
     }
     return id;
 }

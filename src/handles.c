@@ -92,3 +92,30 @@ int32_t orca_slots_lookup(const slot_table *t, uint32_t slot, uint32_t generatio
     }
     return t->index[slot];
 }
+
+orca_status orca_fail_handle(const orca_sim *s, const char *kind, uint32_t slot,
+                             uint32_t generation, uint32_t sim, const char *prefix,
+                             const char *suffix)
+{
+    unsigned a = (unsigned)slot, g = (unsigned)generation, h = (unsigned)sim;
+    if (slot == 0 && generation == 0 && sim == 0) {
+        return orca_fail(s, ORCA_ERR_STALE,
+                         "%s%s handle {slot 0, generation 0, sim 0} is stale (the null handle "
+                         "names no %s)%s",
+                         prefix, kind, kind, suffix);
+    }
+    if (sim == 0) {
+        return orca_fail(s, ORCA_ERR_FOREIGN,
+                         "%s%s handle {slot %u, generation %u, sim 0} was issued by no "
+                         "simulation (this is sim %u)%s",
+                         prefix, kind, a, g, (unsigned)s->id, suffix);
+    }
+    if (sim != s->id) {
+        return orca_fail(s, ORCA_ERR_FOREIGN,
+                         "%s%s handle {slot %u, generation %u, sim %u} belongs to another "
+                         "simulation (this is sim %u)%s",
+                         prefix, kind, a, g, h, (unsigned)s->id, suffix);
+    }
+    return orca_fail(s, ORCA_ERR_STALE, "%s%s handle {slot %u, generation %u, sim %u} is stale%s",
+                     prefix, kind, a, g, h, suffix);
+}

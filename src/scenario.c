@@ -1449,3 +1449,12 @@ orca_status orca_scenario_create_builtin(orca_scene_kind kind, int agent_count, 
     *out = sc;
     return ORCA_OK;
 }
+
+orca_goal orca_goal_default(void)
+{
+    orca_goal g;
+    memset(&g, 0, sizeof g);
+    g.kind = ORCA_GOAL_NONE;
+    g.preferred_speed = 1.0; /* docs/scenarios.md, "Defaults" */
+    return g;
+}

@@ -112,6 +112,23 @@ static orca_status configure_workers(orca_sim *s, int worker_count, int use_call
     return ORCA_OK;
 }
 
+/* The identities of the simulations (orca_sim_id): the next one to give, process-wide. */
+static atomic_uint_least32_t g_next_sim_id = 1;
+
+static uint32_t next_sim_id(void)
+{
+    uint32_t id;
+    do {
+        id = (uint32_t)atomic_fetch_add(&g_next_sim_id, 1); /* wraps modulo 2^32 */
+    } while (id == 0); /* 0 is the null handle's */
+    return id;
+}
+
+uint32_t orca_sim_id(const orca_sim *sim)
+{
+    return sim ? sim->id : 0;
+}
+
 orca_status orca_sim_create(const orca_sim_def *def, orca_sim **out)
 {
     if (!out) {
@@ -146,6 +163,7 @@ orca_status orca_sim_create(const orca_sim_def *def, orca_sim **out)
         orca_mem_free(s);
         return ORCA_ERR_MEMORY;
     }
+    s->id = next_sim_id();
     g_create_error[0] = 0;
     *out = s;
     return ORCA_OK;

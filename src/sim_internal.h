@@ -58,6 +58,13 @@ void orca_slots_release(slot_table *t, int32_t slot);
 void orca_slots_after_removal(slot_table *t, uint32_t slot, const uint32_t *dense, int32_t i,
                               int32_t n);
 int32_t orca_slots_lookup(const slot_table *t, uint32_t slot, uint32_t generation);
+/* The refusal of a handle of kind ("agent", "segment", "boundary") that names no live object
+ * of s: ORCA_ERR_FOREIGN when it carries another simulation's identity (the null handle
+ * excepted), else ORCA_ERR_STALE. The message starts with prefix ("" or "ids[3]: ") and ends
+ * with suffix ("" or "; nothing was removed"). */
+orca_status orca_fail_handle(const orca_sim *s, const char *kind, uint32_t slot,
+                             uint32_t generation, uint32_t sim, const char *prefix,
+                             const char *suffix);
 
 /* --- cell maps (grid.c; lookups inline, the step's obstacle search uses them) --------- */
 
@@ -288,6 +295,7 @@ struct orca_sim {
 
     uint64_t steps;
     int last_fallbacks;
+    uint32_t id; /* orca_sim_id: carried by every handle issued here; not state */
     char error[512];
 };
 
@@ -330,10 +338,10 @@ orca_status orca_fail_preferred(const orca_sim *s, int index, orca_vec2 v);
 orca_status orca_check_dt(const orca_sim *s, double dt);
 orca_status orca_check_agent_def(const orca_sim *s, const orca_agent_def *d);
 
-/* The index of a live agent, or -1. */
+/* The index of a live agent of s, or -1 (a stale handle, or one of another simulation). */
 static inline int32_t agent_lookup(const orca_sim *s, orca_agent_id id)
 {
-    return orca_slots_lookup(&s->agent_slots, id.slot, id.generation);
+    return id.sim == s->id ? orca_slots_lookup(&s->agent_slots, id.slot, id.generation) : -1;
 }
 
 #define AGENT_OR_FAIL(s, id, i)                                                           \
@@ -343,8 +351,7 @@ static inline int32_t agent_lookup(const orca_sim *s, orca_agent_id id)
     orca_clear_error(s);                                                                     \
     int32_t i = agent_lookup((s), (id));                                                \
     if (i < 0) {                                                                        \
-        return orca_fail((s), ORCA_ERR_STALE, "agent handle {slot %u, generation %u} is stale", \
-                    (unsigned)(id).slot, (unsigned)(id).generation);                      \
+        return orca_fail_handle((s), "agent", (id).slot, (id).generation, (id).sim, "", ""); \
     }
 
 /* agents.c: removal and its compaction. An index-order slot whose agent was removed holds

@@ -280,6 +280,11 @@ for s in circle crossing wallgap corridor random; do
     b0=$(hash_of run "$s.txt" --steps 0)
     check "$s: same initial hash" test "$a0" = "$b0"
 done
+# One set of defaults (issue 27, item 10): the scene with every parameter at its default
+# reaches the hash the C API, Python and the browser module reach (test/golden/defaults.txt).
+read -r _ steps_eq hash_eq < "$SRC_DIR/test/golden/defaults.txt"
+check "defaults scene: the hash of test/golden/defaults.txt" \
+    test "$(hash_of run "$SRC_DIR/test/golden/defaults-scene.txt" --steps "${steps_eq#steps=}")" = "${hash_eq#hash=}"
 "$ORCA" scene random -n 150 --seed 7 > r7.txt
 check "scene to stdout, -n and --seed" test "$(grep -c '^agent ' r7.txt)" -eq 150
 check "random -n 150 --seed 7 round trip" \

@@ -619,27 +619,45 @@ static void rec_kill(world *w, int segment, uint32_t slot, uint32_t generation)
     }
 }
 
+/* The simulation identity of a made-up handle: mostly main's, now and then the reference's
+ * (a live simulation's handle, foreign to main), 0 (no simulation's) or any number. */
+static uint32_t pick_sim(world *w, reader *r)
+{
+    unsigned m = rd_u8(r);
+    return m < 192 ? orca_sim_id(w->main)
+           : m < 224 ? orca_sim_id(w->ref)
+           : m < 240 ? 0u
+                     : rd_u32(r);
+}
+
 /* A handle for an agent operation: a live one by index, a recorded (maybe removed) one, or
- * a made-up one. */
+ * a made-up one; each now and then with another simulation's identity. */
 static orca_agent_id pick_agent(world *w, reader *r)
 {
     unsigned m = rd_u8(r);
     int n = orca_sim_agent_count(w->main);
-    orca_agent_id id = {0, 0};
+    orca_agent_id id = {0, 0, 0};
     if (m < 200 && n > 0) {
-        return orca_sim_agent_at(w->main, (int)(rd_u8(r) % (unsigned)n));
+        id = orca_sim_agent_at(w->main, (int)(rd_u8(r) % (unsigned)n));
+        if (m < 8) {
+            id.sim = pick_sim(w, r); /* the same slot and generation, maybe foreign */
+        }
+        return id;
     }
     if (m < 236 && w->nrecs > 0) {
         const rec *q = &w->recs[rd_u8(r) % (unsigned)w->nrecs];
         id.slot = q->slot;
         id.generation = q->generation;
+        id.sim = pick_sim(w, r);
         return id;
     }
     id.slot = rd_u8(r) % 80u;
     id.generation = rd_u8(r) % 4u;
+    id.sim = id.slot == 0 && id.generation == 0 ? 0u : pick_sim(w, r);
     if (m == 255) {
         id.slot = rd_u32(r);
         id.generation = rd_u32(r);
+        id.sim = rd_u32(r);
     }
     return id;
 }
@@ -648,32 +666,56 @@ static orca_segment_id pick_segment(world *w, reader *r)
 {
     unsigned m = rd_u8(r);
     int n = orca_sim_segment_count(w->main);
-    orca_segment_id id = {0, 0};
+    orca_segment_id id = {0, 0, 0};
     if (m < 200 && n > 0) {
-        return orca_sim_segment_at(w->main, (int)(rd_u8(r) % (unsigned)n));
+        id = orca_sim_segment_at(w->main, (int)(rd_u8(r) % (unsigned)n));
+        if (m < 8) {
+            id.sim = pick_sim(w, r);
+        }
+        return id;
     }
     if (m < 236 && w->nrecs > 0) {
         const rec *q = &w->recs[rd_u8(r) % (unsigned)w->nrecs];
         id.slot = q->slot;
         id.generation = q->generation;
+        id.sim = pick_sim(w, r);
         return id;
     }
     id.slot = rd_u8(r) % 48u;
     id.generation = rd_u8(r) % 4u;
+    id.sim = id.slot == 0 && id.generation == 0 ? 0u : pick_sim(w, r);
     return id;
 }
 
-/* The ref handle of the object a main handle names (the same index), or the null handle. */
+/* The identity a handle for ref gets from a main handle's: a main handle is foreign to main
+ * exactly when its ref handle is foreign to ref (the two identities exchanged; 0 and the
+ * null handle kept). */
+static uint32_t ref_sim(const world *w, uint32_t sim)
+{
+    uint32_t m = orca_sim_id(w->main), f = orca_sim_id(w->ref);
+    return sim == m ? f : sim == f ? m : sim;
+}
+
+/* The ref handle of the object a main handle names (the same index); for a stale handle the
+ * null handle, for a foreign one a handle foreign to ref. */
 static orca_agent_id ref_agent(const world *w, orca_agent_id id)
 {
     int i = orca_sim_agent_index(w->main, id);
-    orca_agent_id none = {0, 0};
+    orca_agent_id none = {0, 0, 0};
+    if (id.sim != orca_sim_id(w->main)) {
+        orca_agent_id foreign = {id.slot, id.generation, ref_sim(w, id.sim)};
+        return foreign;
+    }
     return i < 0 ? none : orca_sim_agent_at(w->ref, i);
 }
 
 static orca_segment_id ref_segment(const world *w, orca_segment_id id)
 {
-    orca_segment_id none = {0, 0};
+    orca_segment_id none = {0, 0, 0};
+    if (id.sim != orca_sim_id(w->main)) {
+        orca_segment_id foreign = {id.slot, id.generation, ref_sim(w, id.sim)};
+        return foreign;
+    }
     for (int k = 0; k < orca_sim_segment_count(w->main); ++k) {
         orca_segment_id h = orca_sim_segment_at(w->main, k);
         if (h.slot == id.slot && h.generation == id.generation) {
@@ -697,7 +739,7 @@ static void after_call(const orca_sim *s, const char *which, uint64_t h0, orca_s
     if (st == ORCA_OK) {
         return;
     }
-    if (st > 0 || st < ORCA_ERR_IO) {
+    if (st > 0 || st < ORCA_ERR_FOREIGN) {
         violation("%s: status %d is not an orca_status", which, (int)st);
     }
     uint64_t h1 = orca_sim_hash(s);
@@ -787,10 +829,10 @@ static void check_tables(const world *w)
         }
         int live;
         if (q->segment) {
-            orca_segment_id id = {q->slot, q->generation};
+            orca_segment_id id = {q->slot, q->generation, orca_sim_id(s)};
             live = orca_segment_get(s, id, NULL, NULL) == ORCA_OK;
         } else {
-            orca_agent_id id = {q->slot, q->generation};
+            orca_agent_id id = {q->slot, q->generation, orca_sim_id(s)};
             live = orca_sim_agent_index(s, id) >= 0;
         }
         if (live != (q->live == LIVE_YES)) {
@@ -1029,6 +1071,11 @@ static void op_remove_agent(world *w, reader *r)
     if ((st == ORCA_OK) != (was >= 0)) {
         violation("orca_sim_remove_agent of a handle at index %d gave %s", was, orca_status_name(st));
     }
+    if ((st == ORCA_ERR_FOREIGN) !=
+        (id.sim != orca_sim_id(w->main) && (id.slot | id.generation | id.sim) != 0)) {
+        violation("orca_sim_remove_agent of {%u, %u, sim %u} in sim %u gave %s", id.slot,
+                  id.generation, id.sim, orca_sim_id(w->main), orca_status_name(st));
+    }
     if (st == ORCA_OK) {
         if (orca_sim_agent_index(w->main, id) != -1) {
             violation("a removed agent's handle is still live");
@@ -1100,6 +1147,11 @@ static void op_remove_segment(world *w, reader *r)
     if ((st == ORCA_OK) != was) {
         violation("orca_sim_remove_segment of a %s handle gave %s", was ? "live" : "stale",
                   orca_status_name(st));
+    }
+    if ((st == ORCA_ERR_FOREIGN) !=
+        (id.sim != orca_sim_id(w->main) && (id.slot | id.generation | id.sim) != 0)) {
+        violation("orca_sim_remove_segment of {%u, %u, sim %u} in sim %u gave %s", id.slot,
+                  id.generation, id.sim, orca_sim_id(w->main), orca_status_name(st));
     }
     if (st == ORCA_OK) {
         rec_kill(w, 1, id.slot, id.generation);
@@ -2107,7 +2159,7 @@ static void op_alloc_fail(world *w, reader *r)
     unsigned char *snap = which == 4 ? save_sim_hashed(w->main, w->hm, &size) : NULL;
     int workers = 1 + (orca_sim_get_worker_count(w->main) % 4);
     uint64_t h0 = w->hm;
-    orca_agent_id a = {0, 0};
+    orca_agent_id a = {0, 0, 0};
     orca_segment_id sid[4];
     orca_sim *created = NULL, *sentinel = (orca_sim *)(void *)&d;
     orca_status st;

@@ -34,7 +34,7 @@ static orca_agent_id add(orca_sim *sim, orca_vec2 p, orca_vec2 v)
     d.position = p;
     d.velocity = v;
     d.preferred_velocity = v;
-    orca_agent_id id = {0, 0};
+    orca_agent_id id = {0, 0, 0};
     orca_sim_add_agent(sim, &d, &id);
     return id;
 }
@@ -564,7 +564,7 @@ static int test_bad_arguments(void)
     ENSURE(refused(sim, orca_agent_set_locked(sim, id, 2), "locked must be 0 or 1, got 2", h) == 0);
     ENSURE(refused(sim, orca_agent_set_locked(sim, id, -1), "got -1", h) == 0);
     ENSURE(refused(sim, orca_sim_set_diagnostics(sim, 7), "diagnostics must be 0 or 1, got 7", h) == 0);
-    orca_agent_id stale = {id.slot, id.generation + 1};
+    orca_agent_id stale = {id.slot, id.generation + 1, id.sim};
     ENSURE(orca_agent_set_priority(sim, stale, 1) == ORCA_ERR_STALE);
     ENSURE(orca_agent_set_avoidance(sim, id, NULL) == ORCA_ERR_NULL);
     ENSURE(orca_agent_get_avoidance(sim, id, NULL) == ORCA_ERR_NULL);

@@ -247,7 +247,7 @@ static int test_validation(void)
     ENSURE(orca_sim_add_agent(sim, &d, NULL) == ORCA_OK);
     ENSURE(orca_sim_add_boundary(sim, ROOM, 4, NULL) == ORCA_OK);
     uint64_t h0 = orca_sim_hash(sim);
-    orca_boundary_id id = {7, 7};
+    orca_boundary_id id = {7, 7, orca_sim_id(sim)};
     orca_vec2 p[4];
     memcpy(p, ROOM, sizeof p);
     const double bad[] = {NAN, INFINITY, -INFINITY, 2097152.0, -2097152.0, 1e300, -1e300,
@@ -296,7 +296,7 @@ static int test_validation(void)
     ENSURE(orca_sim_add_boundary(sim, tiny, 3, &eid) == ORCA_OK);
     ENSURE(orca_sim_remove_boundary(sim, eid) == ORCA_OK);
     ENSURE(orca_sim_remove_boundary(sim, eid) == ORCA_ERR_STALE);
-    orca_boundary_id zero = {0, 0};
+    orca_boundary_id zero = {0, 0, 0};
     ENSURE(orca_sim_remove_boundary(sim, zero) == ORCA_ERR_STALE);
     ENSURE(orca_sim_boundary_count(sim) == 1);
     ENSURE(orca_sim_hash(sim) == h0);
@@ -556,7 +556,7 @@ static int test_api_edges(void)
 {
     orca_sim *s = new_sim(1);
     ENSURE(s);
-    orca_boundary_id none = {1, 1};
+    orca_boundary_id none = {1, 1, orca_sim_id(s)};
     ENSURE(orca_sim_remove_boundary(s, none) == ORCA_ERR_STALE); /* no loop ever */
     ENSURE(orca_boundary_get(s, none, NULL, 0, NULL) == ORCA_ERR_STALE);
     ENSURE(orca_sim_boundary_at(s, 0).generation == 0);

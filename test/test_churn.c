@@ -208,7 +208,7 @@ static int test_batch_refusals(void)
     ENSURE(orca_sim_remove_agents(s, ids, -1) == ORCA_ERR_ARGUMENT);
     ENSURE(orca_sim_remove_agents(s, NULL, 1) == ORCA_ERR_NULL);
     ENSURE(orca_sim_remove_agents(NULL, ids, 1) == ORCA_ERR_NULL);
-    orca_agent_id bad[2] = {ids[0], {ids[1].slot, ids[1].generation + 1}};
+    orca_agent_id bad[2] = {ids[0], {ids[1].slot, ids[1].generation + 1, ids[1].sim}};
     ENSURE(orca_sim_remove_agents(s, bad, 2) == ORCA_ERR_STALE);
     ENSURE(strstr(orca_sim_last_error(s), "ids[1]") != NULL);
     ENSURE(orca_sim_agent_count(s) == 3);

@@ -697,7 +697,8 @@ static int test_status_names(void)
                  {ORCA_ERR_STALE, "ORCA_ERR_STALE"},
                  {ORCA_ERR_FORMAT, "ORCA_ERR_FORMAT"},
                  {ORCA_ERR_LIMIT, "ORCA_ERR_LIMIT"},
-                 {ORCA_ERR_IO, "ORCA_ERR_IO"}};
+                 {ORCA_ERR_IO, "ORCA_ERR_IO"},
+                 {ORCA_ERR_FOREIGN, "ORCA_ERR_FOREIGN"}};
     for (size_t k = 0; k < sizeof names / sizeof names[0]; ++k) {
         ENSURE(strcmp(orca_status_name(names[k].st), names[k].name) == 0);
     }
@@ -710,8 +711,8 @@ static int test_status_names(void)
              ORCA_VERSION_PATCH);
     ENSURE(strcmp(orca_version(), version) == 0);
     ENSURE(strcmp(orca_version(), ORCA_VERSION_STRING) == 0);
-    ENSURE(strcmp(ORCA_VERSION_STRING, "0.2.0") == 0);
-    ENSURE(ORCA_VERSION_NUMBER == 2000);
+    ENSURE(strcmp(ORCA_VERSION_STRING, "0.3.0") == 0);
+    ENSURE(ORCA_VERSION_NUMBER == 3000);
     /* a tiny negative turn rounds up to a whole turn and is reduced to 0: sine +0, cosine 1 */
     double sn = -1, cs = -1;
     orca_sincos_turns(-1e-20, &sn, &cs);

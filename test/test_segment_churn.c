@@ -52,7 +52,7 @@ static orca_agent_def random_agent(test_rng *g, double side)
 
 static int same_seg(orca_segment_id a, orca_segment_id b)
 {
-    return a.slot == b.slot && a.generation == b.generation;
+    return a.slot == b.slot && a.generation == b.generation && a.sim == b.sim;
 }
 
 static int same_vec(orca_vec2 a, orca_vec2 b)
@@ -95,7 +95,7 @@ static int check_segments(world *w, test_rng *g, int all)
         ENSURE(orca_segment_get(w->m, a, &pa, &pb) == ORCA_OK);
         ENSURE(same_vec(pa, w->segs[i].a) && same_vec(pb, w->segs[i].b));
     }
-    orca_segment_id none = {0, 0};
+    orca_segment_id none = {0, 0, 0};
     ENSURE(same_seg(orca_sim_segment_at(w->m, w->ns), none));
     ENSURE(same_seg(orca_sim_segment_at(w->m, -1), none));
     return 0;
@@ -470,7 +470,7 @@ static int test_refusals(void)
             } else {
                 p->x = bad[v];
             }
-            orca_segment_id out[3] = {{9, 9}, {9, 9}, {9, 9}};
+            orca_segment_id out[3] = {{9, 9, 9}, {9, 9, 9}, {9, 9, 9}};
             ENSURE(orca_sim_add_segments(s, pa, pb, 3, out) == ORCA_ERR_ARGUMENT);
             const char *msg = orca_sim_last_error(s);
             char want[32];
@@ -496,13 +496,13 @@ static int test_refusals(void)
     ENSURE(orca_sim_remove_segments(s, live, -3) == ORCA_ERR_ARGUMENT);
     ENSURE(orca_sim_remove_segments(s, NULL, 1) == ORCA_ERR_NULL);
     ENSURE(orca_sim_remove_segments(s, NULL, 0) == ORCA_OK);
-    orca_segment_id stale[4] = {ids[0], ids[2], {0, 0}, ids[3]};
+    orca_segment_id stale[4] = {ids[0], ids[2], {0, 0, 0}, ids[3]};
     ENSURE(orca_sim_remove_segments(s, stale, 4) == ORCA_ERR_STALE);
     ENSURE(strstr(orca_sim_last_error(s), "ids[2]") != NULL); /* the null handle */
-    stale[2] = (orca_segment_id){ids[0].slot, ids[0].generation + 1};
+    stale[2] = (orca_segment_id){ids[0].slot, ids[0].generation + 1, ids[0].sim};
     ENSURE(orca_sim_remove_segments(s, stale, 4) == ORCA_ERR_STALE);
     ENSURE(strstr(orca_sim_last_error(s), "ids[2]") != NULL);
-    stale[2] = (orca_segment_id){1000000, 1};
+    stale[2] = (orca_segment_id){1000000, 1, orca_sim_id(s)};
     ENSURE(orca_sim_remove_segments(s, stale, 4) == ORCA_ERR_STALE);
     stale[2] = ids[1]; /* removed and compacted (the hash above) */
     ENSURE(orca_sim_remove_segments(s, stale, 3) == ORCA_ERR_STALE);

@@ -1905,8 +1905,8 @@ static int test_remove_before_first_step(void)
         orca_sim *b = sim_new(1 + variant);
         int k = variant == 0 ? 0 : (variant == 1 ? r.w.n / 2 : r.w.n);
         int j = variant == 0 ? r.w.m : (variant == 1 ? r.w.m / 2 : 0);
-        orca_agent_id x = {0, 0}, x2;
-        orca_segment_id y = {0, 0}, y2;
+        orca_agent_id x = {0, 0, 0}, x2;
+        orca_segment_id y = {0, 0, 0}, y2;
         /* the extra agent sits among the others: it would change their neighbours */
         orca_agent_def extra = r.w.ag[irand(&g, r.w.n)];
         extra.position.x += 0.3;
@@ -2107,7 +2107,7 @@ static int test_remove_mid_run(void)
         ENSURE((orca_segment_get(s, sids[k], &a, NULL) == ORCA_ERR_STALE) == (sremoved[k] != 0));
     }
     /* the null handle and out-of-range slots are stale; agent_at out of range is null */
-    orca_agent_id null_id = {0, 0}, wild = {1u << 30, 1};
+    orca_agent_id null_id = {0, 0, 0}, wild = {1u << 30, 1, orca_sim_id(s)};
     orca_agent_def d;
     ENSURE(orca_agent_get(s, null_id, &d) == ORCA_ERR_STALE);
     ENSURE(orca_agent_get(s, wild, &d) == ORCA_ERR_STALE);
@@ -2251,29 +2251,42 @@ static orca_sim *sim_with_history(run_scene *r, int workers, int steps)
 }
 
 /* Every observable of two simulations agrees: hash, counts, step count, every agent's handle
- * and values, every segment's handle and ends. */
+ * (slot and generation; each carries its own simulation's identity) and values, every
+ * segment's handle and ends. a's handles are foreign in b (a != b), and reach the same object
+ * there with b's identity. */
 static int same_sims(const orca_sim *a, const orca_sim *b)
 {
     ENSURE(orca_sim_hash(a) == orca_sim_hash(b));
     ENSURE(orca_sim_agent_count(a) == orca_sim_agent_count(b));
     ENSURE(orca_sim_segment_count(a) == orca_sim_segment_count(b));
     ENSURE(orca_sim_step_count(a) == orca_sim_step_count(b));
+    ENSURE(a == b || orca_sim_id(a) != orca_sim_id(b));
     for (int i = 0; i < orca_sim_agent_count(a); ++i) {
         orca_agent_id ia = orca_sim_agent_at(a, i), ib = orca_sim_agent_at(b, i);
         ENSURE(ia.slot == ib.slot && ia.generation == ib.generation);
+        ENSURE(ia.sim == orca_sim_id(a) && ib.sim == orca_sim_id(b));
         orca_agent_def da, db;
         ENSURE(orca_agent_get(a, ia, &da) == ORCA_OK);
-        ENSURE(orca_agent_get(b, ia, &db) == ORCA_OK); /* a's handle is valid in b */
+        ENSURE(orca_agent_get(b, ib, &db) == ORCA_OK);
         ENSURE(same_def(&da, &db));
-        ENSURE(orca_sim_agent_index(b, ia) == i);
+        ENSURE(orca_sim_agent_index(b, ib) == i);
+        if (a != b) {
+            ENSURE(orca_agent_get(b, ia, &db) == ORCA_ERR_FOREIGN);
+            ENSURE(orca_sim_agent_index(b, ia) == -1);
+            orca_agent_id moved = ia;
+            moved.sim = orca_sim_id(b);
+            ENSURE(orca_sim_agent_index(b, moved) == i);
+        }
     }
     for (int k = 0; k < orca_sim_segment_count(a); ++k) {
         orca_segment_id ia = orca_sim_segment_at(a, k), ib = orca_sim_segment_at(b, k);
         ENSURE(ia.slot == ib.slot && ia.generation == ib.generation);
+        ENSURE(ia.sim == orca_sim_id(a) && ib.sim == orca_sim_id(b));
         orca_vec2 a1, a2, b1, b2;
         ENSURE(orca_segment_get(a, ia, &a1, &a2) == ORCA_OK);
-        ENSURE(orca_segment_get(b, ia, &b1, &b2) == ORCA_OK);
+        ENSURE(orca_segment_get(b, ib, &b1, &b2) == ORCA_OK);
         ENSURE(same_vec(a1, b1) && same_vec(a2, b2));
+        ENSURE(a == b || orca_segment_get(b, ia, &b1, &b2) == ORCA_ERR_FOREIGN);
     }
     return 0;
 }
@@ -2308,7 +2321,10 @@ static int test_snapshot_roundtrip_and_continue(void)
         ENSURE(orca_sim_get_worker_count(t) == workers); /* the worker setup is kept */
         ENSURE(same_sims(s, t) == 0);
         orca_agent_def d;
-        ENSURE(orca_agent_get(t, gone, &d) == ORCA_ERR_STALE);
+        ENSURE(orca_agent_get(t, gone, &d) == ORCA_ERR_FOREIGN); /* s's handle */
+        orca_agent_id gone_t = gone;
+        gone_t.sim = orca_sim_id(t);
+        ENSURE(orca_agent_get(t, gone_t, &d) == ORCA_ERR_STALE);
         /* the saved snapshot of the loaded sim is byte-identical */
         size_t size2;
         unsigned char *snap2 = save_all(t, &size2);
@@ -2683,7 +2699,7 @@ static int test_bad_agent_values(void)
         char text[32];
         snprintf(text, sizeof text, "%.17g", cases[c].x);
         const char *value = cases[c].value ? cases[c].value : text;
-        orca_agent_id out = {77, 77};
+        orca_agent_id out = {77, 77, 77};
         orca_status rc = orca_sim_add_agent(s, &d, &out);
         ENSURE_MSG(rc == ORCA_ERR_ARGUMENT, "case %d (%s = %s): add gave %s", c, cases[c].field,
                    value, orca_status_name(rc));
@@ -2973,7 +2989,7 @@ static int test_bad_calls(void)
         ENSURE(state_same(s, st));
     }
     /* stale and null handles */
-    orca_agent_id null_id = {0, 0};
+    orca_agent_id null_id = {0, 0, 0};
     orca_agent_def d;
     orca_vec2 v;
     ENSURE(orca_agent_get(s, null_id, &d) == ORCA_ERR_STALE);
@@ -2988,9 +3004,9 @@ static int test_bad_calls(void)
     ENSURE(orca_sim_agent_constraints(s, null_id, 0.1, NULL, 0, NULL, NULL) == ORCA_ERR_STALE);
     ENSURE(orca_sim_agent_neighbors(s, null_id, NULL, 0, NULL, NULL, 0, NULL) == ORCA_ERR_STALE);
     orca_agent_id live = orca_sim_agent_at(s, 3);
-    orca_agent_id older = {live.slot, live.generation + 1}; /* a generation not issued yet */
+    orca_agent_id older = {live.slot, live.generation + 1, live.sim}; /* not issued yet */
     ENSURE(orca_agent_get(s, older, &d) == ORCA_ERR_STALE);
-    orca_segment_id snull = {0, 0};
+    orca_segment_id snull = {0, 0, 0};
     ENSURE(orca_sim_remove_segment(s, snull) == ORCA_ERR_STALE);
     ENSURE(orca_segment_get(s, snull, &v, &v) == ORCA_ERR_STALE);
     ENSURE(state_same(s, st));
@@ -3039,7 +3055,7 @@ static int test_bad_calls(void)
     orca_sim_destroy(t);
     /* polyline: a bad point in the middle adds nothing; too few points */
     orca_vec2 pts[5] = {{0, 0}, {1, 0}, {1, NAN}, {2, 2}, {0, 3}};
-    orca_segment_id ids[5] = {{9, 9}, {9, 9}, {9, 9}, {9, 9}, {9, 9}};
+    orca_segment_id ids[5] = {{9, 9, 9}, {9, 9, 9}, {9, 9, 9}, {9, 9, 9}, {9, 9, 9}};
     ENSURE(orca_sim_add_polyline(s, pts, 5, 0, ids) == ORCA_ERR_ARGUMENT);
     ENSURE(error_names(s, "point 2", "nan") == 0);
     ENSURE(state_same(s, st));

@@ -379,7 +379,7 @@ canvas.addEventListener('pointerup', () => {
       // the goal: the point opposite through the view's centre, as in the circle scene
       const goal = [2 * app.view.cx - p[0], 2 * app.view.cy - p[1]];
       const base = sim.agentCount ? sim.getAgent(sim.agentAt(0)) : app.orca.defaultAgent();
-      const speed = sim.agentCount ? app.scene.goal(0).speed : 1;
+      const speed = sim.agentCount ? app.scene.goal(0).speed : app.orca.defaultGoal().speed;
       const def = { ...base, position: p, velocity: [0, 0], preferredVelocity: [0, 0] };
       const id = app.scene.addAgent(def, { target: goal, speed });
       app.added.push({ id, goal, radius: base.radius });

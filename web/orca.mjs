@@ -9,7 +9,12 @@
 //
 // Every refusal of the C library throws an Error whose message is the library's
 // (orca_sim_last_error); its `status` is the enumerator's name ("ORCA_ERR_ARGUMENT").
-// Handles are { slot, generation } objects. positions() and velocities() are Float64Array
+// Handles are strings 'KIND:SLOT:GENERATION:SIM' ('agent:3:1:7'; kinds agent, segment,
+// boundary; SIM the identity of the simulation that issued it, Sim.id): values that compare
+// with === and serve as Map keys and in JSON. A handle of another simulation throws
+// (ORCA_ERR_FOREIGN) and changes nothing; parseHandle() gives the parts.
+// Bulk calls refuse a count beyond the library's limits (ORCA_ERR_LIMIT) or a block beyond the
+// module's memory (ORCA_ERR_MEMORY) before anything is copied. positions() and velocities() are Float64Array
 // views on the module's memory (x0 y0 x1 y1 ...): valid until the next call that adds,
 // removes or moves agents, steps or loads; take a copy (.slice()) to keep one.
 // The module runs one worker: WebAssembly here has no threads.
@@ -21,6 +26,39 @@ const DEF_FIELDS = [
 ];
 export const SCENES = ['circle', 'crossing', 'wallgap', 'corridor', 'random'];
 export const GOAL = Object.freeze({ POINT: 0, VELOCITY: 1, NONE: 2 });
+/** The library's counts (docs/limits.md): the bulk calls refuse more before copying anything. */
+export const LIMITS = Object.freeze({
+  AGENTS: 2 ** 30, SEGMENTS: 2 ** 28, BOUNDARY_EDGES: 2 ** 24, WAYPOINTS: 2 ** 20,
+});
+// The most bytes one block of module memory can have (wasm32: a 32-bit address space).
+const MAX_BLOCK = 2 ** 32 - 1;
+
+const HANDLE = /^(agent|segment|boundary):(\d{1,10}):(\d{1,10}):(\d{1,10})$/;
+/** The parts of a handle: { kind, slot, generation, sim }, or null for what is not one. */
+export function parseHandle(h) {
+  const m = typeof h === 'string' ? HANDLE.exec(h) : null;
+  if (!m) return null;
+  const [slot, generation, sim] = [+m[2], +m[3], +m[4]];
+  if (slot > 0xFFFFFFFF || generation > 0xFFFFFFFF || sim > 0xFFFFFFFF) return null;
+  return { kind: m[1], slot, generation, sim };
+}
+// The three words of a handle of kind (what names it in a message), or a thrown
+// ORCA_ERR_ARGUMENT.
+function handleWords(h, kind, what = 'handle') {
+  const p = parseHandle(h);
+  if (!p || p.kind !== kind) {
+    const shown = typeof h === 'string' ? `'${h}'` : (h === undefined ? 'undefined' : JSON.stringify(h));
+    throw argError(`${what} is not ${kind === 'agent' ? 'an' : 'a'} ${kind} handle: ${shown}`);
+  }
+  return [p.slot, p.generation, p.sim];
+}
+function memoryError(message) {
+  return Object.assign(new Error(message), { status: 'ORCA_ERR_MEMORY' });
+}
+function limitError(call, name, n, limit) {
+  return Object.assign(new Error(`${call}: ${name} has ${n} entries, beyond ${limit}; nothing was changed`),
+    { status: 'ORCA_ERR_LIMIT' });
+}
 // The avoidance settings of docs/extensions.md (issue 16); addAgent takes them with the fields.
 const AVOIDANCE_FIELDS = ['priority', 'layers', 'mask', 'locked'];
 const DIAGNOSTIC_FIELDS = [
@@ -129,7 +167,25 @@ export class Orca {
     this.simd = exports.ow_simd128() === 1;
     this.version = this.str(exports.ow_version());
     // scratch: 16 doubles, then handles at +128; reused by every call (one thread)
-    this.scratch = exports.ow_malloc(256);
+    this.scratch = this.alloc(256, 'the scratch block');
+  }
+
+  /** A block of module memory of `bytes` bytes (released with ow_free) for `what`: a size the
+   * module cannot address, or an allocation that fails, throws ORCA_ERR_MEMORY (nothing is
+   * written through a null pointer). */
+  alloc(bytes, what) {
+    this.fits(bytes, what);
+    const p = this.x.ow_malloc(bytes);
+    if (!p) throw memoryError(`out of memory: ${what} needs ${bytes} bytes of module memory`);
+    return p;
+  }
+  // Throws ORCA_ERR_MEMORY when a block of `bytes` bytes cannot exist in the module (checked
+  // before a bulk call reads its input).
+  fits(bytes, what) {
+    if (!(Number.isInteger(bytes) && bytes >= 0 && bytes <= MAX_BLOCK)) {
+      throw memoryError(`out of memory: ${what} needs ${bytes} bytes of module memory, more ` +
+        'than the 4 GiB a WebAssembly module addresses; nothing was changed');
+    }
   }
 
   f64(ptr, n) { return new Float64Array(this.memory.buffer, ptr, n); }
@@ -144,7 +200,7 @@ export class Orca {
   // A NUL-terminated copy of s in module memory (release with ow_free).
   cstr(s) {
     const b = this.enc.encode(String(s));
-    const p = this.x.ow_malloc(b.length + 1);
+    const p = this.alloc(b.length + 1, 'a string');
     const m = new Uint8Array(this.memory.buffer, p, b.length + 1);
     m.set(b);
     m[b.length] = 0;
@@ -157,10 +213,17 @@ export class Orca {
     throw e;
   }
 
-  /** The default agent definition (orca_agent_def_default). */
+  /** The default agent definition (orca_agent_def_default; docs/scenarios.md, "Defaults"). */
   defaultAgent() {
     this.x.ow_agent_def_default(this.scratch);
     return wordsToDef(this.f64(this.scratch, DEF_WORDS));
+  }
+  /** The default goal (orca_goal_default): { kind: GOAL.NONE, target: [0, 0], speed: 1 }; speed
+   * is a point goal's preferred speed when none is given. */
+  defaultGoal() {
+    this.x.ow_goal_default(this.scratch);
+    const w = this.f64(this.scratch, 4);
+    return { kind: w[0], target: [w[1], w[2]], speed: w[3] };
   }
 
   /** A new empty simulation (one worker). */
@@ -231,6 +294,9 @@ export class Orca {
     }
   }
 }
+
+// The handle of kind from three words of w at k.
+function wordsHandle(kind, w, k) { return `${kind}:${w[k]}:${w[k + 1]}:${w[k + 2]}`; }
 
 function wordsToDef(w) {
   return {
@@ -319,10 +385,10 @@ export class Sim {
     num(11, def.obstacleTimeHorizon);
     return this.orca.scratch;
   }
-  handle() {
-    const h = this.orca.u32(this.orca.scratch + 128, 2);
-    return { slot: h[0], generation: h[1] };
-  }
+  // The handle of kind the module wrote at scratch + 128 (three words).
+  handle(kind) { return wordsHandle(kind, this.orca.u32(this.orca.scratch + 128, 3), 0); }
+  /** The simulation's identity (orca_sim_id): the SIM part of every handle it issues. */
+  get id() { return this.x.ow_sim_id(this.live()); }
 
   /** Adds an agent (fields as defaultAgent(); missing ones take the defaults; the avoidance
    * settings priority, layers, mask and locked may be given too, checked before it is added). */
@@ -331,60 +397,67 @@ export class Sim {
     const settings = av && this.checkAvoidance(av);
     const words = this.writeDef(plain);
     this.check(this.x.ow_sim_add_agent(this.live(), words, this.orca.scratch + 128));
-    const id = this.handle();
+    const id = this.handle('agent');
     if (settings) this.applyAvoidance(id, settings, () => this.removeAgent(id));
     return id;
   }
-  removeAgent(id) { this.check(this.x.ow_sim_remove_agent(this.live(), id.slot, id.generation)); }
+  removeAgent(id) { this.check(this.x.ow_sim_remove_agent(this.live(), ...handleWords(id, 'agent'))); }
   /** Removes several agents, exactly as removeAgent on each in turn. Every handle is checked
-   * first: a stale one or one listed twice removes nothing (the message names ids[k]). */
-  removeAgents(ids) { this.removeHandles(ids, 'ow_sim_remove_agents'); }
-  // ids [{ slot, generation }, ...] as 2 * n words, to one batch call of the module
-  removeHandles(ids, fn) {
+   * first: a stale one, one of another simulation or one listed twice removes nothing (the
+   * message names ids[k]). */
+  removeAgents(ids) { this.removeHandles(ids, 'agent', 'removeAgents', LIMITS.AGENTS, 'ow_sim_remove_agents'); }
+  // ids [handle, ...] as 3 * n words, to one batch call of the module; the count against the
+  // library's limit before anything is read or allocated
+  removeHandles(ids, kind, call, limit, fn) {
     if (!Array.isArray(ids)) {
       throw Object.assign(new Error(`expected an array of handles, got ${typeof ids}`),
         { status: 'ORCA_ERR_ARGUMENT' });
     }
     const n = ids.length;
-    const p = this.x.ow_malloc(8 * n);
+    if (n > limit) throw limitError(call, 'ids', n, `the ${limit} ${kind}s a simulation holds`);
+    this.orca.fits(12 * n, `${call} of ${n} handles`);
+    const words = [];
+    for (let k = 0; k < n; ++k) words.push(handleWords(ids[k], kind, `ids[${k}]`));
+    const p = this.orca.alloc(12 * n, `${call} of ${n} handles`);
     try {
-      const w = this.orca.u32(p, 2 * n);
-      ids.forEach((id, k) => {
-        if (!id || typeof id !== 'object') {
-          throw Object.assign(new Error(`ids[${k}] is not a handle: ${JSON.stringify(id)}`),
-            { status: 'ORCA_ERR_ARGUMENT' });
-        }
-        w[2 * k] = id.slot;
-        w[2 * k + 1] = id.generation;
-      });
+      const w = this.orca.u32(p, 3 * n);
+      words.forEach((h, k) => w.set(h, 3 * k));
       this.check(this.x[fn](this.live(), p, n));
     } finally {
       this.x.ow_free(p);
     }
   }
   get agentCount() { return this.x.ow_sim_agent_count(this.live()); }
+  /** The handle of the agent at index (0 .. agentCount - 1); out of range throws (RangeError,
+   * status ORCA_ERR_ARGUMENT): there is no null handle here. */
   agentAt(index) {
-    this.x.ow_sim_agent_at(this.live(), index, this.orca.scratch + 128);
-    return this.handle();
+    const n = this.agentCount;
+    if (!Number.isInteger(index) || index < 0 || index >= n) {
+      throw Object.assign(new RangeError(`agent index ${index} out of range (${n} agents)`),
+        { status: 'ORCA_ERR_ARGUMENT' });
+    }
+    this.x.ow_sim_agent_at(this.ptr, index, this.orca.scratch + 128);
+    return this.handle('agent');
   }
-  agentIndex(id) { return this.x.ow_sim_agent_index(this.live(), id.slot, id.generation); }
+  agentIndex(id) { return this.x.ow_sim_agent_index(this.live(), ...handleWords(id, 'agent')); }
   getAgent(id) {
-    this.check(this.x.ow_agent_get(this.live(), id.slot, id.generation, this.orca.scratch));
+    this.check(this.x.ow_agent_get(this.live(), ...handleWords(id, 'agent'), this.orca.scratch));
     return wordsToDef(this.orca.f64(this.orca.scratch, DEF_WORDS));
   }
   /** Changes the given fields of an agent (the others are kept). */
   setAgent(id, def) {
-    this.check(this.x.ow_agent_get(this.live(), id.slot, id.generation, this.orca.scratch));
+    const h = handleWords(id, 'agent');
+    this.check(this.x.ow_agent_get(this.live(), ...h, this.orca.scratch));
     const cur = this.orca.f64(this.orca.scratch, DEF_WORDS).slice();
     const words = this.writeDef(def, cur);
-    this.check(this.x.ow_agent_set(this.ptr, id.slot, id.generation, words));
+    this.check(this.x.ow_agent_set(this.ptr, ...h, words));
   }
 
   addSegment(a, b) {
     vec(a, 'segment end a');
     vec(b, 'segment end b');
     this.check(this.x.ow_sim_add_segment(this.live(), a[0], a[1], b[0], b[1], this.orca.scratch + 128));
-    return this.handle();
+    return this.handle('segment');
   }
   /** Adds the segments a[k]-b[k] (a, b: arrays of [x, y] of one length), in order, exactly as
    * addSegment on each; returns their handles. Every point is checked first: on a refusal
@@ -394,31 +467,41 @@ export class Sim {
       throw Object.assign(new Error('addSegments: a and b must be arrays of [x, y] of one length'),
         { status: 'ORCA_ERR_ARGUMENT' });
     }
-    a.forEach((p, k) => vec(p, `a[${k}]`));
-    b.forEach((p, k) => vec(p, `b[${k}]`));
     const n = a.length;
-    const p = this.x.ow_malloc(32 * n);
-    const q = this.x.ow_malloc(8 * n);
+    const have = this.segmentCount;
+    if (n > LIMITS.SEGMENTS - have) {
+      throw limitError('addSegments', 'a', n, `the ${LIMITS.SEGMENTS} segments a simulation holds in all (it has ${have})`);
+    }
+    this.orca.fits(44 * n, `addSegments of ${n} segments`);
+    for (let k = 0; k < n; ++k) vec(a[k], `a[${k}]`);
+    for (let k = 0; k < n; ++k) vec(b[k], `b[${k}]`);
+    const p = this.orca.alloc(32 * n, `addSegments of ${n} segments`);
+    let q = 0;
     try {
+      q = this.orca.alloc(12 * n, `addSegments of ${n} segments`);
       const f = this.orca.f64(p, 4 * n);
       a.forEach((v, k) => { f[2 * k] = v[0]; f[2 * k + 1] = v[1]; });
       b.forEach((v, k) => { f[2 * n + 2 * k] = v[0]; f[2 * n + 2 * k + 1] = v[1]; });
       this.check(this.x.ow_sim_add_segments(this.live(), p, n, q));
-      const w = this.orca.u32(q, 2 * n);
+      const w = this.orca.u32(q, 3 * n);
       const out = [];
-      for (let k = 0; k < n; ++k) out.push({ slot: w[2 * k], generation: w[2 * k + 1] });
+      for (let k = 0; k < n; ++k) out.push(wordsHandle('segment', w, 3 * k));
       return out;
     } finally {
       this.x.ow_free(p);
-      this.x.ow_free(q);
+      if (q) this.x.ow_free(q);
     }
   }
   /** Removes a segment (the others keep their order). Removals are deferred: the next step,
    * query or hash compacts them all in one pass. */
-  removeSegment(id) { this.check(this.x.ow_sim_remove_segment(this.live(), id.slot, id.generation)); }
+  removeSegment(id) {
+    this.check(this.x.ow_sim_remove_segment(this.live(), ...handleWords(id, 'segment')));
+  }
   /** Removes several segments, exactly as removeSegment on each in turn; checked as
    * removeAgents. */
-  removeSegments(ids) { this.removeHandles(ids, 'ow_sim_remove_segments'); }
+  removeSegments(ids) {
+    this.removeHandles(ids, 'segment', 'removeSegments', LIMITS.SEGMENTS, 'ow_sim_remove_segments');
+  }
   get segmentCount() { return this.x.ow_sim_segment_count(this.live()); }
   /** All segments in index order: [{ a: [x, y], b: [x, y], id }]. */
   segments() {
@@ -427,7 +510,7 @@ export class Sim {
     for (let i = 0; i < n; ++i) {
       this.check(this.x.ow_sim_segment_at(this.ptr, i, this.orca.scratch, this.orca.scratch + 128));
       const w = this.orca.f64(this.orca.scratch, 4);
-      out.push({ a: [w[0], w[1]], b: [w[2], w[3]], id: this.handle() });
+      out.push({ a: [w[0], w[1]], b: [w[2], w[3]], id: this.handle('segment') });
     }
     return out;
   }
@@ -439,9 +522,13 @@ export class Sim {
     if (!Array.isArray(points)) {
       throw Object.assign(new Error('boundary: expected an array of [x, y] points'), { status: 'ORCA_ERR_ARGUMENT' });
     }
-    points.forEach((p, k) => vec(p, `boundary point ${k}`));
     const n = points.length;
-    const p = this.x.ow_malloc(16 * n);
+    if (n > LIMITS.BOUNDARY_EDGES) {
+      throw limitError('addBoundary', 'points', n, `the ${LIMITS.BOUNDARY_EDGES} boundary edges a simulation holds in all`);
+    }
+    this.orca.fits(16 * n, `a boundary of ${n} points`);
+    for (let k = 0; k < n; ++k) vec(points[k], `boundary point ${k}`);
+    const p = this.orca.alloc(16 * n, `a boundary of ${n} points`);
     try {
       const f = this.orca.f64(p, 2 * n);
       points.forEach((q, k) => { f[2 * k] = q[0]; f[2 * k + 1] = q[1]; });
@@ -449,9 +536,11 @@ export class Sim {
     } finally {
       this.x.ow_free(p);
     }
-    return this.handle();
+    return this.handle('boundary');
   }
-  removeBoundary(id) { this.check(this.x.ow_sim_remove_boundary(this.live(), id.slot, id.generation)); }
+  removeBoundary(id) {
+    this.check(this.x.ow_sim_remove_boundary(this.live(), ...handleWords(id, 'boundary')));
+  }
   get boundaryCount() { return this.x.ow_sim_boundary_count(this.live()); }
   /** All loops in index order: [{ points: [[x, y], ...], id }]. */
   boundaries() {
@@ -460,13 +549,13 @@ export class Sim {
     for (let i = 0; i < n; ++i) {
       this.check(this.x.ow_sim_boundary_at(this.ptr, i, 0, 0, this.orca.scratch, this.orca.scratch + 128));
       const m = new Int32Array(this.orca.memory.buffer, this.orca.scratch, 1)[0];
-      const p = this.x.ow_malloc(16 * m);
+      const p = this.orca.alloc(16 * m, `a boundary of ${m} points`);
       try {
         this.check(this.x.ow_sim_boundary_at(this.ptr, i, p, m, this.orca.scratch, this.orca.scratch + 128));
         const f = this.orca.f64(p, 2 * m);
         const points = [];
         for (let k = 0; k < m; ++k) points.push([f[2 * k], f[2 * k + 1]]);
-        out.push({ points, id: this.handle() });
+        out.push({ points, id: this.handle('boundary') });
       } finally {
         this.x.ow_free(p);
       }
@@ -488,7 +577,7 @@ export class Sim {
       throw Object.assign(new Error(`preferred velocities: expected ${2 * n} numbers (2 per agent), got ${v ? v.length : v}`),
         { status: 'ORCA_ERR_ARGUMENT' });
     }
-    const p = this.x.ow_malloc(16 * n);
+    const p = this.orca.alloc(16 * n, `the preferred velocities of ${n} agents`);
     try {
       this.orca.f64(p, 2 * n).set(v);
       this.check(this.x.ow_sim_swap_preferred_velocities(this.ptr, p, n));
@@ -542,7 +631,7 @@ export class Sim {
   }
   query(call) {
     const n = this.x.ow_sim_agent_count(this.live());
-    const out = this.x.ow_malloc(4 * n + 8);
+    const out = this.orca.alloc(4 * n + 8, `a query over ${n} agents`);
     try {
       const cnt = out + 4 * n;
       this.check(call(out, n, cnt));
@@ -555,7 +644,7 @@ export class Sim {
   // --- avoidance extensions and diagnostics (docs/extensions.md; issue 16) ---------------
   /** { priority, layers, mask, locked } of an agent (orca_agent_get_avoidance). */
   getAvoidance(id) {
-    this.check(this.x.ow_agent_get_avoidance(this.live(), id.slot, id.generation, this.orca.scratch));
+    this.check(this.x.ow_agent_get_avoidance(this.live(), ...handleWords(id, 'agent'), this.orca.scratch));
     const w = this.orca.f64(this.orca.scratch, 4);
     return { priority: w[0], layers: w[1], mask: w[2], locked: w[3] === 1 };
   }
@@ -568,22 +657,22 @@ export class Sim {
         throw argError(`unknown avoidance setting '${k}' (one of ${AVOIDANCE_FIELDS.join(', ')})`);
       }
     }
-    this.check(this.x.ow_agent_set_avoidance(this.ptr, id.slot, id.generation, Number(a.priority),
+    this.check(this.x.ow_agent_set_avoidance(this.ptr, ...handleWords(id, 'agent'), Number(a.priority),
       mask32(a.layers, 'layers'), mask32(a.mask, 'mask'), lockedInt(a.locked)));
   }
   /** A higher priority yields less: against B an agent takes pB / (pA + pB); 2^-30 .. 2^30. */
   setPriority(id, priority) {
-    this.check(this.x.ow_agent_set_priority(this.live(), id.slot, id.generation, Number(priority)));
+    this.check(this.x.ow_agent_set_priority(this.live(), ...handleWords(id, 'agent'), Number(priority)));
   }
   /** The layers the agent is on and the layers of the agents it considers (A considers B when
    * A.mask & B.layers != 0), 32-bit masks. */
   setLayers(id, layers, mask) {
-    this.check(this.x.ow_agent_set_layers(this.live(), id.slot, id.generation,
+    this.check(this.x.ow_agent_set_layers(this.live(), ...handleWords(id, 'agent'),
       mask32(layers, 'layers'), mask32(mask, 'mask')));
   }
   /** A locked agent keeps its velocity and is not solved; others avoid it as a moving obstacle. */
   setLocked(id, locked) {
-    this.check(this.x.ow_agent_set_locked(this.live(), id.slot, id.generation, lockedInt(locked)));
+    this.check(this.x.ow_agent_set_locked(this.live(), ...handleWords(id, 'agent'), lockedInt(locked)));
   }
   // The full settings (defaults where not given) after the library's check.
   checkAvoidance(av) {
@@ -594,7 +683,7 @@ export class Sim {
   }
   // Gives a just-added agent checked settings; undo() takes it back if that still fails.
   applyAvoidance(id, a, undo) {
-    const st = this.x.ow_agent_set_avoidance(this.ptr, id.slot, id.generation, Number(a.priority),
+    const st = this.x.ow_agent_set_avoidance(this.ptr, ...handleWords(id, 'agent'), Number(a.priority),
       a.layers, a.mask, lockedInt(a.locked));
     if (st !== 0) {
       const msg = this.orca.str(this.x.ow_sim_last_error(this.ptr));
@@ -618,7 +707,7 @@ export class Sim {
    * neighborsCut, blocked, locked }, each a new Int32Array of agentCount entries. */
   diagnostics() {
     const n = this.x.ow_sim_agent_count(this.live());
-    const buf = this.x.ow_malloc(28 * n + 8);
+    const buf = this.orca.alloc(28 * n + 8, `the diagnostics of ${n} agents`);
     try {
       this.check(this.x.ow_sim_diagnostics(this.ptr, buf, n, buf + 28 * n));
       const table = new Int32Array(this.orca.memory.buffer, buf, 7 * n);
@@ -635,7 +724,7 @@ export class Sim {
   }
   /** One agent's diagnostics of the last step with diagnostics on (the fields of diagnostics()). */
   agentDiagnostics(id) {
-    this.check(this.x.ow_agent_get_diagnostics(this.live(), id.slot, id.generation, this.orca.scratch));
+    this.check(this.x.ow_agent_get_diagnostics(this.live(), ...handleWords(id, 'agent'), this.orca.scratch));
     const w = new Int32Array(this.orca.memory.buffer, this.orca.scratch, 7);
     return Object.fromEntries(DIAGNOSTIC_FIELDS.map((k, j) => [k, w[j]]));
   }
@@ -663,7 +752,7 @@ export class Sim {
     if (!(bytes instanceof Uint8Array)) {
       throw Object.assign(new Error('load: expected a Uint8Array snapshot'), { status: 'ORCA_ERR_ARGUMENT' });
     }
-    const p = this.x.ow_malloc(bytes.length);
+    const p = this.orca.alloc(bytes.length, `a snapshot of ${bytes.length} bytes`);
     try {
       new Uint8Array(this.orca.memory.buffer, p, bytes.length).set(bytes);
       this.check(this.x.ow_sim_load(this.live(), p, bytes.length));
@@ -698,20 +787,24 @@ export class Scene {
   get seed() { return BigInt.asUintN(64, this.x.ow_scenario_seed(this.live())); }
   /** One step: the rule's preferred velocities, then the simulation's step by dt. */
   step() { this.check(this.x.ow_scenario_step(this.live())); }
-  /** Adds an agent with a goal: { kind: GOAL.POINT, target: [x, y], speed } (default: a point
-   * goal at the agent's position, at its max speed). def as Sim.addAgent (avoidance settings
-   * included). */
+  /** Adds an agent with a goal: { kind, target: [x, y], speed }. The defaults are the library's
+   * (orca_goal_default, docs/scenarios.md "Defaults"): kind GOAL.POINT when a target is given,
+   * else GOAL.NONE; speed (a point goal's preferred speed) 1 m/s. A point or velocity goal
+   * needs a target. def as Sim.addAgent (avoidance settings included). */
   addAgent(def = {}, goal = {}) {
     const [plain, av] = splitAvoidance(def); // avoidance settings: checked before the agent is added
     const settings = av && this.sim.checkAvoidance(av);
+    const dflt = this.orca.defaultGoal();
+    const kind = goal.kind ?? (goal.target !== undefined ? GOAL.POINT : dflt.kind);
+    if (kind !== GOAL.NONE && goal.target === undefined) {
+      throw argError('a point or velocity goal needs a target');
+    }
+    const target = vec(goal.target ?? dflt.target, 'goal target');
+    const speed = goal.speed ?? dflt.speed;
     const words = this.sim.writeDef(plain);
-    const w = this.orca.f64(words, DEF_WORDS);
-    const kind = goal.kind ?? GOAL.POINT;
-    const target = vec(goal.target ?? [w[0], w[1]], 'goal target');
-    const speed = goal.speed ?? w[7];
-    this.check(this.x.ow_scenario_add_agent(this.live(), words, kind, target[0], target[1],
-      speed, this.orca.scratch + 128));
-    const id = this.sim.handle();
+    this.check(this.x.ow_scenario_add_agent(this.live(), words, kind, Number(target[0]),
+      Number(target[1]), Number(speed), this.orca.scratch + 128));
+    const id = this.sim.handle('agent');
     if (settings) this.sim.applyAvoidance(id, settings, () => {}); // only memory can refuse it
     return id;
   }
@@ -728,8 +821,12 @@ export class Scene {
    * counts as arrived. Starts at the first point. A bad value throws (status
    * ORCA_ERR_ARGUMENT, a message naming it); nothing changes. */
   setWaypoints(index, points, { loop = false, arriveDistance = 0 } = {}) {
+    if (!Array.isArray(points)) throw argError('setWaypoints: expected an array of [x, y] points');
     const n = points.length;
-    const buf = this.x.ow_malloc(16 * n);
+    if (n > LIMITS.WAYPOINTS) {
+      throw limitError('setWaypoints', 'points', n, `the ${LIMITS.WAYPOINTS} waypoints of an agent`);
+    }
+    const buf = this.orca.alloc(16 * n, `${n} waypoints`);
     try {
       const w = this.orca.f64(buf, 2 * n);
       points.forEach((p, k) => {
@@ -749,7 +846,7 @@ export class Scene {
     const info = this.orca.scratch;
     this.check(this.x.ow_scenario_agent_waypoints(this.live(), index, 0, 0, info, info + 16));
     const n = this.orca.u32(info, 3)[0];
-    const buf = this.x.ow_malloc(16 * n + 32);
+    const buf = this.orca.alloc(16 * n + 32, `${n} waypoints`);
     try {
       this.check(this.x.ow_scenario_agent_waypoints(this.ptr, index, buf + 32, n, buf, buf + 16));
       const i = this.orca.u32(buf, 3);

@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* The WebAssembly exports that web/orca.mjs calls: a flat layer over include/orca/sim.h and
  * include/orca/scenario.h with only i32, i64 and f64 arguments (pointers are offsets into the
- * module's memory). Handles travel as two u32 words written to a caller's buffer; agent
- * definitions as twelve doubles (ow_def below). No arithmetic happens here: every value is
- * copied, so the bits are the library's. Built by scripts/web-build.sh (docs/web.md). */
+ * module's memory). Handles travel as three u32 words (slot, generation, the simulation's
+ * identity) written to a caller's buffer, or as three arguments; agent definitions as twelve
+ * doubles (ow_def below). No arithmetic happens here: every value is copied, so the bits are
+ * the library's. Every allocation here is checked (a count beyond the library's limit is
+ * ORCA_ERR_LIMIT, a size beyond the address space or a failed malloc ORCA_ERR_MEMORY, with
+ * the simulation's message set) before anything is written. Built by scripts/web-build.sh
+ * (docs/web.md). */
 #include "orca/orca.h"
 #include "orca/scenario.h"
 
@@ -54,14 +58,34 @@ static orca_agent_def words_to_def(const double *w)
     return d;
 }
 
-static void put_id(uint32_t *out, uint32_t slot, uint32_t generation)
+static void put_id(uint32_t *out, uint32_t slot, uint32_t generation, uint32_t sim)
 {
     out[0] = slot;
     out[1] = generation;
+    out[2] = sim;
+}
+
+/* A block of count elements of size bytes for the batch calls below, or NULL with s's message
+ * set: count beyond limit (what: "agents", ...) is ORCA_ERR_LIMIT, a size beyond size_t or a
+ * failed malloc ORCA_ERR_MEMORY (*st). count >= 1. */
+static void *batch_alloc(const orca_sim *s, int count, size_t size, int limit, const char *what,
+                         orca_status *st)
+{
+    if (count > limit) {
+        *st = orca_fail(s, ORCA_ERR_LIMIT, "%d %s, beyond the %d a simulation holds; nothing "
+                        "was changed", count, what, limit);
+        return NULL;
+    }
+    void *p = (size_t)count <= SIZE_MAX / size ? malloc((size_t)count * size) : NULL;
+    *st = p ? ORCA_OK
+            : orca_fail(s, ORCA_ERR_MEMORY, "out of memory for %d %s; nothing was changed",
+                        count, what);
+    return p;
 }
 
 /* --- memory and strings ---------------------------------------------------------------- */
 
+/* NULL when the memory cannot grow: orca.mjs checks every result (ORCA_ERR_MEMORY). */
 void *OW_EXPORT(ow_malloc)(size_t size) { return malloc(size ? size : 1); }
 void OW_EXPORT(ow_free)(void *p) { free(p); }
 const char *OW_EXPORT(ow_version)(void) { return orca_version(); }
@@ -100,82 +124,105 @@ void OW_EXPORT(ow_agent_def_default)(double *w)
     orca_agent_def d = orca_agent_def_default();
     def_to_words(&d, w);
 }
+/* orca_goal_default into w: kind, target x y, preferred speed. */
+void OW_EXPORT(ow_goal_default)(double *w)
+{
+    orca_goal g = orca_goal_default();
+    w[0] = (double)g.kind;
+    w[1] = g.target.x;
+    w[2] = g.target.y;
+    w[3] = g.preferred_speed;
+}
+uint32_t OW_EXPORT(ow_sim_id)(const orca_sim *s) { return orca_sim_id(s); }
 
 int OW_EXPORT(ow_sim_add_agent)(orca_sim *s, const double *w, uint32_t *out)
 {
     orca_agent_def d = words_to_def(w);
-    orca_agent_id id = {0, 0};
+    orca_agent_id id = {0, 0, 0};
     orca_status st = orca_sim_add_agent(s, &d, &id);
-    put_id(out, id.slot, id.generation);
+    put_id(out, id.slot, id.generation, id.sim);
     return st;
 }
-int OW_EXPORT(ow_sim_remove_agent)(orca_sim *s, uint32_t slot, uint32_t generation)
+int OW_EXPORT(ow_sim_remove_agent)(orca_sim *s, uint32_t slot, uint32_t generation, uint32_t sim)
 {
-    return orca_sim_remove_agent(s, (orca_agent_id){slot, generation});
+    return orca_sim_remove_agent(s, (orca_agent_id){slot, generation, sim});
 }
-/* ids: count handles as 2 * count words (slot generation slot generation ...) */
+/* ids: count handles as 3 * count words (slot generation sim slot generation sim ...) */
 int OW_EXPORT(ow_sim_remove_agents)(orca_sim *s, const uint32_t *ids, int count)
 {
-    orca_agent_id *h = count > 0 ? malloc((size_t)count * sizeof *h) : NULL;
-    if (count > 0 && !h) {
-        return ORCA_ERR_MEMORY;
+    if (!s || count <= 0) {
+        return orca_sim_remove_agents(s, NULL, count);
+    }
+    orca_status st;
+    orca_agent_id *h = batch_alloc(s, count, sizeof *h, 1 << 30, "agent handles", &st);
+    if (!h) {
+        return st;
     }
     for (int k = 0; k < count; ++k) {
-        h[k] = (orca_agent_id){ids[2 * k], ids[2 * k + 1]};
+        h[k] = (orca_agent_id){ids[3 * k], ids[3 * k + 1], ids[3 * k + 2]};
     }
-    orca_status st = orca_sim_remove_agents(s, h, count);
+    st = orca_sim_remove_agents(s, h, count);
     free(h);
     return st;
 }
 int OW_EXPORT(ow_sim_agent_count)(const orca_sim *s) { return orca_sim_agent_count(s); }
+/* The handle of the agent at index into out (orca.mjs asks only for indices in range). */
 void OW_EXPORT(ow_sim_agent_at)(const orca_sim *s, int index, uint32_t *out)
 {
     orca_agent_id id = orca_sim_agent_at(s, index);
-    put_id(out, id.slot, id.generation);
+    put_id(out, id.slot, id.generation, id.sim);
 }
-int OW_EXPORT(ow_sim_agent_index)(const orca_sim *s, uint32_t slot, uint32_t generation)
+int OW_EXPORT(ow_sim_agent_index)(const orca_sim *s, uint32_t slot, uint32_t generation,
+                                  uint32_t sim)
 {
-    return orca_sim_agent_index(s, (orca_agent_id){slot, generation});
+    return orca_sim_agent_index(s, (orca_agent_id){slot, generation, sim});
 }
-int OW_EXPORT(ow_agent_get)(const orca_sim *s, uint32_t slot, uint32_t generation, double *w)
+int OW_EXPORT(ow_agent_get)(const orca_sim *s, uint32_t slot, uint32_t generation, uint32_t sim,
+                            double *w)
 {
     orca_agent_def d;
-    orca_status st = orca_agent_get(s, (orca_agent_id){slot, generation}, &d);
+    orca_status st = orca_agent_get(s, (orca_agent_id){slot, generation, sim}, &d);
     if (st == ORCA_OK) {
         def_to_words(&d, w);
     }
     return st;
 }
-int OW_EXPORT(ow_agent_set)(orca_sim *s, uint32_t slot, uint32_t generation, const double *w)
+int OW_EXPORT(ow_agent_set)(orca_sim *s, uint32_t slot, uint32_t generation, uint32_t sim,
+                            const double *w)
 {
     orca_agent_def d = words_to_def(w);
-    return orca_agent_set(s, (orca_agent_id){slot, generation}, &d);
+    return orca_agent_set(s, (orca_agent_id){slot, generation, sim}, &d);
 }
 
 int OW_EXPORT(ow_sim_add_segment)(orca_sim *s, double ax, double ay, double bx, double by,
                                   uint32_t *out)
 {
-    orca_segment_id id = {0, 0};
+    orca_segment_id id = {0, 0, 0};
     orca_status st = orca_sim_add_segment(s, (orca_vec2){ax, ay}, (orca_vec2){bx, by}, &id);
-    put_id(out, id.slot, id.generation);
+    put_id(out, id.slot, id.generation, id.sim);
     return st;
 }
-int OW_EXPORT(ow_sim_remove_segment)(orca_sim *s, uint32_t slot, uint32_t generation)
+int OW_EXPORT(ow_sim_remove_segment)(orca_sim *s, uint32_t slot, uint32_t generation,
+                                     uint32_t sim)
 {
-    return orca_sim_remove_segment(s, (orca_segment_id){slot, generation});
+    return orca_sim_remove_segment(s, (orca_segment_id){slot, generation, sim});
 }
 /* ab: 4 * count doubles, the a ends (x y per segment) then the b ends; the handles into ids
- * (2 * count words). */
+ * (3 * count words). */
 int OW_EXPORT(ow_sim_add_segments)(orca_sim *s, const double *ab, int count, uint32_t *ids)
 {
-    orca_segment_id *h = count > 0 ? malloc((size_t)count * sizeof *h) : NULL;
-    if (count > 0 && !h) {
-        return ORCA_ERR_MEMORY;
+    if (!s || count <= 0) {
+        return orca_sim_add_segments(s, NULL, NULL, count, NULL);
+    }
+    orca_status st;
+    orca_segment_id *h = batch_alloc(s, count, sizeof *h, 1 << 28, "segments", &st);
+    if (!h) {
+        return st;
     }
     const orca_vec2 *a = (const orca_vec2 *)(const void *)ab;
-    orca_status st = orca_sim_add_segments(s, a, count > 0 ? a + count : a, count, h);
+    st = orca_sim_add_segments(s, a, a + count, count, h);
     for (int k = 0; st == ORCA_OK && k < count; ++k) {
-        put_id(ids + 2 * k, h[k].slot, h[k].generation);
+        put_id(ids + 3 * k, h[k].slot, h[k].generation, h[k].sim);
     }
     free(h);
     return st;
@@ -183,14 +230,18 @@ int OW_EXPORT(ow_sim_add_segments)(orca_sim *s, const double *ab, int count, uin
 /* ids: as ow_sim_remove_agents */
 int OW_EXPORT(ow_sim_remove_segments)(orca_sim *s, const uint32_t *ids, int count)
 {
-    orca_segment_id *h = count > 0 ? malloc((size_t)count * sizeof *h) : NULL;
-    if (count > 0 && !h) {
-        return ORCA_ERR_MEMORY;
+    if (!s || count <= 0) {
+        return orca_sim_remove_segments(s, NULL, count);
+    }
+    orca_status st;
+    orca_segment_id *h = batch_alloc(s, count, sizeof *h, 1 << 28, "segment handles", &st);
+    if (!h) {
+        return st;
     }
     for (int k = 0; k < count; ++k) {
-        h[k] = (orca_segment_id){ids[2 * k], ids[2 * k + 1]};
+        h[k] = (orca_segment_id){ids[3 * k], ids[3 * k + 1], ids[3 * k + 2]};
     }
-    orca_status st = orca_sim_remove_segments(s, h, count);
+    st = orca_sim_remove_segments(s, h, count);
     free(h);
     return st;
 }
@@ -199,7 +250,7 @@ int OW_EXPORT(ow_sim_segment_count)(const orca_sim *s) { return orca_sim_segment
 int OW_EXPORT(ow_sim_segment_at)(const orca_sim *s, int index, double *w, uint32_t *out)
 {
     orca_segment_id id = orca_sim_segment_at(s, index);
-    put_id(out, id.slot, id.generation);
+    put_id(out, id.slot, id.generation, id.sim);
     orca_vec2 a, b;
     orca_status st = orca_segment_get(s, id, &a, &b);
     if (st == ORCA_OK) {
@@ -215,14 +266,15 @@ int OW_EXPORT(ow_sim_segment_at)(const orca_sim *s, int index, double *w, uint32
 /* xy: 2 * count doubles (x0 y0 x1 y1 ...); the handle into out. */
 int OW_EXPORT(ow_sim_add_boundary)(orca_sim *s, const double *xy, int count, uint32_t *out)
 {
-    orca_boundary_id id = {0, 0};
+    orca_boundary_id id = {0, 0, 0};
     orca_status st = orca_sim_add_boundary(s, (const orca_vec2 *)(const void *)xy, count, &id);
-    put_id(out, id.slot, id.generation);
+    put_id(out, id.slot, id.generation, id.sim);
     return st;
 }
-int OW_EXPORT(ow_sim_remove_boundary)(orca_sim *s, uint32_t slot, uint32_t generation)
+int OW_EXPORT(ow_sim_remove_boundary)(orca_sim *s, uint32_t slot, uint32_t generation,
+                                      uint32_t sim)
 {
-    return orca_sim_remove_boundary(s, (orca_boundary_id){slot, generation});
+    return orca_sim_remove_boundary(s, (orca_boundary_id){slot, generation, sim});
 }
 int OW_EXPORT(ow_sim_boundary_count)(const orca_sim *s) { return orca_sim_boundary_count(s); }
 /* The loop at index: its handle into out, its point count into *count, and up to capacity
@@ -231,7 +283,7 @@ int OW_EXPORT(ow_sim_boundary_at)(const orca_sim *s, int index, double *xy, int 
                                   int *count, uint32_t *out)
 {
     orca_boundary_id id = orca_sim_boundary_at(s, index);
-    put_id(out, id.slot, id.generation);
+    put_id(out, id.slot, id.generation, id.sim);
     return orca_boundary_get(s, id, (orca_vec2 *)(void *)xy, capacity, count);
 }
 /* w[0] = deepest intrusion (fraction of radius), w[1] = agents outside. */
@@ -295,10 +347,10 @@ int OW_EXPORT(ow_sim_query_box)(const orca_sim *s, double x0, double y0, double 
 
 /* The settings as four doubles into w: priority, layers, mask, locked (exact: 32-bit values). */
 int OW_EXPORT(ow_agent_get_avoidance)(const orca_sim *s, uint32_t slot, uint32_t generation,
-                                      double *w)
+                                      uint32_t sim, double *w)
 {
     orca_agent_avoidance a;
-    orca_status st = orca_agent_get_avoidance(s, (orca_agent_id){slot, generation}, &a);
+    orca_status st = orca_agent_get_avoidance(s, (orca_agent_id){slot, generation, sim}, &a);
     if (st == ORCA_OK) {
         w[0] = a.priority;
         w[1] = (double)a.layers;
@@ -308,10 +360,11 @@ int OW_EXPORT(ow_agent_get_avoidance)(const orca_sim *s, uint32_t slot, uint32_t
     return st;
 }
 int OW_EXPORT(ow_agent_set_avoidance)(orca_sim *s, uint32_t slot, uint32_t generation,
-                                      double priority, uint32_t layers, uint32_t mask, int locked)
+                                      uint32_t sim, double priority, uint32_t layers,
+                                      uint32_t mask, int locked)
 {
     orca_agent_avoidance a = {priority, layers, mask, locked};
-    return orca_agent_set_avoidance(s, (orca_agent_id){slot, generation}, &a);
+    return orca_agent_set_avoidance(s, (orca_agent_id){slot, generation, sim}, &a);
 }
 /* The library's check of settings (orca.mjs checks them before it adds an agent with them);
  * the message goes to s's last error. */
@@ -321,18 +374,20 @@ int OW_EXPORT(ow_check_avoidance)(const orca_sim *s, double priority, uint32_t l
     orca_agent_avoidance a = {priority, layers, mask, locked};
     return orca_check_avoidance(s, &a);
 }
-int OW_EXPORT(ow_agent_set_priority)(orca_sim *s, uint32_t slot, uint32_t generation, double p)
+int OW_EXPORT(ow_agent_set_priority)(orca_sim *s, uint32_t slot, uint32_t generation,
+                                     uint32_t sim, double p)
 {
-    return orca_agent_set_priority(s, (orca_agent_id){slot, generation}, p);
+    return orca_agent_set_priority(s, (orca_agent_id){slot, generation, sim}, p);
 }
 int OW_EXPORT(ow_agent_set_layers)(orca_sim *s, uint32_t slot, uint32_t generation,
-                                   uint32_t layers, uint32_t mask)
+                                   uint32_t sim, uint32_t layers, uint32_t mask)
 {
-    return orca_agent_set_layers(s, (orca_agent_id){slot, generation}, layers, mask);
+    return orca_agent_set_layers(s, (orca_agent_id){slot, generation, sim}, layers, mask);
 }
-int OW_EXPORT(ow_agent_set_locked)(orca_sim *s, uint32_t slot, uint32_t generation, int locked)
+int OW_EXPORT(ow_agent_set_locked)(orca_sim *s, uint32_t slot, uint32_t generation,
+                                   uint32_t sim, int locked)
 {
-    return orca_agent_set_locked(s, (orca_agent_id){slot, generation}, locked);
+    return orca_agent_set_locked(s, (orca_agent_id){slot, generation, sim}, locked);
 }
 int OW_EXPORT(ow_sim_set_diagnostics)(orca_sim *s, int on) { return orca_sim_set_diagnostics(s, on); }
 int OW_EXPORT(ow_sim_get_diagnostics)(const orca_sim *s) { return orca_sim_get_diagnostics(s); }
@@ -341,10 +396,10 @@ int OW_EXPORT(ow_sim_get_separation)(const orca_sim *s) { return orca_sim_get_se
 int OW_EXPORT(ow_sim_separation_active)(const orca_sim *s) { return orca_sim_separation_active(s); }
 /* One agent's diagnostics as seven i32 (the struct's fields in order) into w. */
 int OW_EXPORT(ow_agent_get_diagnostics)(const orca_sim *s, uint32_t slot, uint32_t generation,
-                                        int32_t *w)
+                                        uint32_t sim, int32_t *w)
 {
     orca_agent_diagnostics d;
-    orca_status st = orca_agent_get_diagnostics(s, (orca_agent_id){slot, generation}, &d);
+    orca_status st = orca_agent_get_diagnostics(s, (orca_agent_id){slot, generation, sim}, &d);
     if (st == ORCA_OK) {
         w[0] = d.fallback;
         w[1] = d.failed_constraint;
@@ -390,7 +445,7 @@ int OW_EXPORT(ow_sim_save)(const orca_sim *s, void **buffer, size_t *size)
     }
     void *b = malloc(*size ? *size : 1);
     if (!b) {
-        return ORCA_ERR_MEMORY;
+        return orca_fail(s, ORCA_ERR_MEMORY, "out of memory for a snapshot of %zu bytes", *size);
     }
     st = orca_sim_save(s, b, *size, size);
     if (st != ORCA_OK) {
@@ -443,9 +498,9 @@ int OW_EXPORT(ow_scenario_add_agent)(orca_scenario *sc, const double *w, int kin
     g.kind = (orca_goal_kind)kind;
     g.target = (orca_vec2){tx, ty};
     g.preferred_speed = speed;
-    orca_agent_id id = {0, 0};
+    orca_agent_id id = {0, 0, 0};
     orca_status st = orca_scenario_add_agent(sc, &d, &g, &id);
-    put_id(out, id.slot, id.generation);
+    put_id(out, id.slot, id.generation, id.sim);
     return st;
 }
 /* The goal of the agent at index: kind, target x y, preferred speed, start x y into w. */

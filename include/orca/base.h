@@ -38,7 +38,8 @@ typedef enum orca_status {
     ORCA_ERR_FORMAT = -5,     /**< corrupt, truncated or foreign bytes (snapshots, files) */
     ORCA_ERR_LIMIT = -6,      /**< a count beyond what the library supports, or a step that
                                    would take an agent beyond the coordinate limit */
-    ORCA_ERR_IO = -7          /**< a file could not be read or written */
+    ORCA_ERR_IO = -7,         /**< a file could not be read or written */
+    ORCA_ERR_FOREIGN = -8     /**< a handle issued by another simulation (orca/sim.h) */
 } orca_status;
 
 /** The enumerator's name ("ORCA_ERR_ARGUMENT"), or "unknown status". */

@@ -28,6 +28,12 @@ typedef struct orca_goal {
     double preferred_speed; /**< m/s, >= 0, for ORCA_GOAL_POINT */
 } orca_goal;
 
+/** The default goal: kind ORCA_GOAL_NONE, target (0, 0), preferred_speed 1 m/s (the walking
+ * speed of a point goal whose speed is not given). With orca_agent_def_default() these are the
+ * one set of defaults of every front end: scene files, Python and the browser module take
+ * theirs from these two functions (the table in docs/scenarios.md, "Defaults"). */
+ORCA_API orca_goal orca_goal_default(void);
+
 /** Built-in scenes. */
 typedef enum orca_scene_kind {
     ORCA_SCENE_CIRCLE = 0,   /**< agents on a circle walk to the antipodal point */

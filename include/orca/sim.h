@@ -3,8 +3,19 @@
  * §11 (neighbours and constraint order) and §12 (the step) describe, with the
  * same bits for any worker count or split. Built on exactly the functions of orca/solver.h.
  *
- * Objects are addressed by value handles (slot + generation; all zero means "none"), so a
- * handle that outlived its object is detected (ORCA_ERR_STALE), never dereferenced.
+ * Objects are addressed by value handles: slot + generation + the identity of the simulation
+ * that issued the handle (orca_sim_id); all zero means "none". A handle that outlived its
+ * object is detected (ORCA_ERR_STALE), never dereferenced, and a handle of another simulation
+ * is refused (ORCA_ERR_FOREIGN, the message naming the handle and both simulations), never
+ * applied to this one's object in the same slot. Every call that takes a handle checks it
+ * before anything changes; the batch calls check every handle first. Handles compare equal
+ * exactly when all three fields are equal.
+ *
+ * The identity is not state: the hash and snapshots do not hold it, and orca_sim_load keeps
+ * the loading simulation's. So handles saved with a snapshot are valid again after loading
+ * it into the simulation that issued them; in another simulation that loads the snapshot,
+ * the same objects have the same slots and generations under that simulation's identity
+ * (orca_sim_agent_at and the like give those handles, or set sim to its orca_sim_id).
  *
  * Every call that can refuse its input returns an orca_status; a refusal leaves the
  * simulation exactly as it was and orca_sim_last_error() then names the offending value
@@ -50,16 +61,19 @@ extern "C" {
 
 typedef struct orca_sim orca_sim;
 
-/** Handle of an agent. */
+/** Handle of an agent (see the top of this file). */
 typedef struct orca_agent_id {
     uint32_t slot;
     uint32_t generation; /**< 0 only in the null handle */
+    uint32_t sim;        /**< orca_sim_id of the simulation that issued it; 0 only in the null
+                              handle */
 } orca_agent_id;
 
-/** Handle of a segment obstacle. */
+/** Handle of a segment obstacle (the fields as orca_agent_id's). */
 typedef struct orca_segment_id {
     uint32_t slot;
     uint32_t generation;
+    uint32_t sim;
 } orca_segment_id;
 
 /** Everything about one agent. Fill from orca_agent_def_default() and change what you need. */
@@ -78,7 +92,8 @@ typedef struct orca_agent_def {
 } orca_agent_def;
 
 /** Defaults (RVO2's examples): radius 1.5, max speed 2, neighbour distance 15, 10 neighbours,
- * both horizons 10, everything else zero. */
+ * both horizons 10, everything else zero. Every front end (scene files, Python, the browser
+ * module) takes its agent defaults from this function (docs/scenarios.md, "Defaults"). */
 ORCA_API orca_agent_def orca_agent_def_default(void);
 
 /** A range task: process items [begin, end) as worker `worker` (0 <= worker < worker_count). */
@@ -113,6 +128,13 @@ ORCA_API orca_sim_def orca_sim_def_default(void);
 ORCA_API orca_status orca_sim_create(const orca_sim_def *def, orca_sim **out);
 /** Destroys it (NULL is ignored). */
 ORCA_API void orca_sim_destroy(orca_sim *sim);
+
+/** The simulation's identity, which every handle it issues carries (the handles' sim field):
+ * 1, 2, 3, ... in the order the process created its simulations (a process-wide counter,
+ * thread-safe), wrapping after 2^32 - 1 creations and never 0. Two simulations alive at once
+ * share one only if 2^32 - 1 others were created between them. Not state: orca_sim_load keeps
+ * it, the hash and snapshots ignore it. 0 for NULL. */
+ORCA_API uint32_t orca_sim_id(const orca_sim *sim);
 
 /** The message of the last refused call on sim ("" if none). Valid until the next call.
  * With sim NULL: the message of the last refused orca_sim_create on the calling thread ("" if
@@ -154,13 +176,14 @@ ORCA_API orca_status orca_sim_add_agents(orca_sim *sim, const orca_agent_def *de
  * orca_sim_agent_at and orca_sim_agent_index answer without compacting (O(log pending)). */
 ORCA_API orca_status orca_sim_remove_agent(orca_sim *sim, orca_agent_id id);
 /** Removes count agents, exactly as count calls of orca_sim_remove_agent. Every handle is
- * checked first: a stale handle or one listed twice is refused and nothing is removed. */
+ * checked first: a stale handle, one of another simulation or one listed twice is refused
+ * (naming ids[k]) and nothing is removed. */
 ORCA_API orca_status orca_sim_remove_agents(orca_sim *sim, const orca_agent_id *ids, int count);
 ORCA_API int orca_sim_agent_count(const orca_sim *sim);
 /** The handle of the agent at index (0 .. count-1), in index order; the null handle if out
  * of range. */
 ORCA_API orca_agent_id orca_sim_agent_at(const orca_sim *sim, int index);
-/** The index of a live agent, or -1 for a stale handle. */
+/** The index of a live agent, or -1 for a stale handle or one of another simulation. */
 ORCA_API int orca_sim_agent_index(const orca_sim *sim, orca_agent_id id);
 
 ORCA_API orca_status orca_agent_get(const orca_sim *sim, orca_agent_id id, orca_agent_def *out);
@@ -216,8 +239,8 @@ ORCA_API orca_status orca_sim_add_segments(orca_sim *sim, const orca_vec2 *a, co
  * the obstacle grid at the next step. */
 ORCA_API orca_status orca_sim_remove_segment(orca_sim *sim, orca_segment_id id);
 /** Removes count segments, exactly as count calls of orca_sim_remove_segment. Every handle is
- * checked first: a stale handle or one listed twice is refused (naming ids[k]) and nothing is
- * removed. */
+ * checked first: a stale handle, one of another simulation or one listed twice is refused
+ * (naming ids[k]) and nothing is removed. */
 ORCA_API orca_status orca_sim_remove_segments(orca_sim *sim, const orca_segment_id *ids,
                                               int count);
 ORCA_API int orca_sim_segment_count(const orca_sim *sim);
@@ -242,10 +265,11 @@ ORCA_API orca_status orca_segment_get(const orca_sim *sim, orca_segment_id id, o
 /** Largest total number of boundary edges (points over all loops): 2^24. */
 #define ORCA_BOUNDARY_EDGES_MAX 16777216
 
-/** Handle of a boundary loop. */
+/** Handle of a boundary loop (the fields as orca_agent_id's). */
 typedef struct orca_boundary_id {
     uint32_t slot;
     uint32_t generation;
+    uint32_t sim;
 } orca_boundary_id;
 
 /** Adds one closed loop (index = boundary count before the call). count >= 3 points, each
@@ -439,15 +463,19 @@ ORCA_API orca_status orca_sim_query_box(const orca_sim *sim, orca_vec2 lo, orca_
  * same on every machine, whatever its byte order. Handles and the step count do not enter. */
 ORCA_API uint64_t orca_sim_hash(const orca_sim *sim);
 
-/** Writes the whole simulation (agents, segments, handles, step count) as a versioned,
+/** Writes the whole simulation (agents, segments, handles' slots and generations, step
+ * count; not the identity, orca_sim_id) as a versioned,
  * byte-order-independent snapshot. With buffer NULL or capacity too small, *size receives
  * the size needed and ORCA_ERR_LIMIT is returned (nothing written) unless buffer is NULL
  * (then ORCA_OK). */
 ORCA_API orca_status orca_sim_save(const orca_sim *sim, void *buffer, size_t capacity,
                                    size_t *size);
 /** Replaces the simulation's state with a snapshot; corrupt, truncated or foreign bytes are
- * refused with ORCA_ERR_FORMAT and the simulation is unchanged. Handles saved with the
- * snapshot are valid again afterwards. The worker setup is kept. */
+ * refused with ORCA_ERR_FORMAT and the simulation is unchanged. The worker setup and the
+ * identity (orca_sim_id) are kept: handles this simulation issued and saved with the
+ * snapshot are valid again afterwards; a snapshot of another simulation gives its objects
+ * the slots and generations they had there, under this simulation's identity (handles of
+ * the other simulation stay foreign here: see the top of this file). */
 ORCA_API orca_status orca_sim_load(orca_sim *sim, const void *buffer, size_t size);
 
 #ifdef __cplusplus

@@ -2,7 +2,9 @@
 /* orca: the version of these headers, and of the library at run time (README, "Versions").
  *
  * ORCA_VERSION_MAJOR.MINOR.PATCH versions the C API (semantic versioning): within one major
- * version a newer library runs every program written for an older one.
+ * version a newer library runs every program written for an older one. While the major
+ * version is 0, each minor version may change the API and the ABI: then the promise holds
+ * within one 0.MINOR (the shared library's SONAME is liborca.so.0.MINOR).
  *
  * ORCA_BITS_VERSION versions the results: the same bits version means the same results, bit
  * for bit, for the same calls (state hashes, snapshots' values, every double the API returns).
@@ -14,7 +16,7 @@
 #include "orca/export.h"
 
 #define ORCA_VERSION_MAJOR 0
-#define ORCA_VERSION_MINOR 2
+#define ORCA_VERSION_MINOR 3
 #define ORCA_VERSION_PATCH 0
 
 /* "MAJOR.MINOR.PATCH", made from the three numbers above. */
@@ -23,11 +25,11 @@
 #define ORCA_VERSION_STRING \
     ORCA_VERSION_STRING_X_(ORCA_VERSION_MAJOR, ORCA_VERSION_MINOR, ORCA_VERSION_PATCH)
 
-/* One number for #if tests: MAJOR * 1000000 + MINOR * 1000 + PATCH (0.2.0 is 2000). */
+/* One number for #if tests: MAJOR * 1000000 + MINOR * 1000 + PATCH (0.3.0 is 3000). */
 #define ORCA_VERSION_NUMBER \
     (ORCA_VERSION_MAJOR * 1000000 + ORCA_VERSION_MINOR * 1000 + ORCA_VERSION_PATCH)
 
-/* The bits version: 1 is the bits of test/golden/determinism.txt as of 0.2.0. */
+/* The bits version: 1 is the bits of test/golden/determinism.txt as of 0.2.0 (and 0.3.0). */
 #define ORCA_BITS_VERSION 1
 
 #ifdef __cplusplus

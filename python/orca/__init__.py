@@ -17,22 +17,24 @@ Arrays (``positions``, ``velocities``, the building blocks' planes) are NumPy ar
 float64; NumPy is imported only when one of them is used. Everything else works without it.
 """
 import threading as _threading
+import types as _types
 from collections import namedtuple as _namedtuple
 
 from . import _core
-from ._core import (ArgumentError, Error, FormatError, LimitError, OutOfMemoryError,
-                    StaleHandleError)
+from ._core import (ArgumentError, Error, ForeignHandleError, FormatError, LimitError,
+                    OutOfMemoryError, StaleHandleError)
 
 __all__ = [
-    "Agent", "AgentDiagnostics", "ArgumentError", "Avoidance", "Boundary", "Error", "FormatError",
-    "LimitError", "OutOfMemoryError", "SCENES", "Scenario", "Segment", "Simulator",
+    "AGENT_DEFAULTS", "Agent", "AgentDiagnostics", "ArgumentError", "Avoidance", "Boundary",
+    "Error", "ForeignHandleError", "FormatError", "GOAL_DEFAULTS", "LimitError",
+    "OutOfMemoryError", "SCENES", "Scenario", "Segment", "Simulator",
     "StaleHandleError", "StepDiagnostics", "constraint_agent",
     "constraint_boundary", "constraint_segment", "halfplane_signed_distance",
     "kernels_available", "lp_fallback", "lp_solve", "segment_distance_squared", "sincos_turns",
     "solve", "vo_overlap", "vo_support", "library_version", "bits_version", "__version__",
 ]
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 #: Version of the C library compiled into the module.
 library_version = _core.library_version
 #: Bits version of the C library: the same bits version gives the same state hash for the same
@@ -54,6 +56,19 @@ MAX_NEIGHBORS_LIMIT = _core.MAX_NEIGHBORS_LIMIT
 MAX_WORKERS = _core.MAX_WORKERS
 PRIORITY_MIN = _core.PRIORITY_MIN
 PRIORITY_MAX = _core.PRIORITY_MAX
+AGENTS_MAX = _core.AGENTS_MAX
+SEGMENTS_MAX = _core.SEGMENTS_MAX
+BOUNDARY_EDGES_MAX = _core.BOUNDARY_EDGES_MAX
+WAYPOINTS_MAX = _core.WAYPOINTS_MAX
+
+#: The defaults of every agent parameter, read from the C library (orca_agent_def_default):
+#: the one set of defaults of docs/scenarios.md ("Defaults"), shared with scene files and the
+#: browser module. Read-only.
+AGENT_DEFAULTS = _types.MappingProxyType(_core.agent_def_default())
+#: The default goal (orca_goal_default): 'none', and a point goal's preferred_speed when none
+#: is given. Read-only.
+GOAL_DEFAULTS = _types.MappingProxyType(_core.goal_default())
+_AD = AGENT_DEFAULTS
 
 _np = None
 _np_lock = _threading.Lock()
@@ -142,13 +157,27 @@ def _handle(obj, kind):
     raise TypeError("expected an orca.%s handle, got %s" % (kind.__name__, type(obj).__name__))
 
 
-class Agent:
-    """Handle of an agent of a Simulator (slot and generation: a handle that outlived its
-    agent raises orca.StaleHandleError, it never reaches another agent).
+def _handles(items, kind, call):
+    """The raw handles of a batch, its length checked against the library's limit before any
+    item is read (issue 27, item 9)."""
+    if not hasattr(items, "__len__"):
+        items = list(items)
+    _core._check_handle_count(call, len(items), kind is not Agent)
+    return [_handle(a, kind) for a in items]
 
-    The properties read and write the agent in the simulation; every write is checked by
-    the library first and a refused write changes nothing.
-    """
+
+def _rehandle(cls, sim, slot, generation):
+    """A handle of sim for the object in slot with generation (unpickling: the simulator
+    unpickled with it is a new simulation, with its own identity)."""
+    return cls(sim, (sim.sim_id << 64) | (generation << 32) | slot)
+
+
+class _Handle:
+    """What the handles of agents, segments and boundary loops share: the simulator and the
+    raw handle, an int sim_id << 64 | generation << 32 | slot carrying the identity of the
+    simulation that issued it (orca_sim_id). A handle used with another simulation raises
+    orca.ForeignHandleError and changes nothing. Handles compare equal (and hash alike) by
+    value: the same kind, slot, generation and simulation."""
 
     __slots__ = ("_sim", "_h")
 
@@ -158,13 +187,49 @@ class Agent:
 
     @property
     def handle(self):
-        """The raw handle: generation << 32 | slot."""
+        """The raw handle: sim_id << 64 | generation << 32 | slot."""
         return self._h
 
     @property
     def simulator(self):
-        """The Simulator this agent belongs to."""
+        """The Simulator this handle belongs to."""
         return self._sim
+
+    slot = property(lambda self: self._h & 0xffffffff, doc="The slot (part of the handle).")
+    generation = property(lambda self: (self._h >> 32) & 0xffffffff,
+                          doc="The slot's generation (part of the handle).")
+    sim_id = property(lambda self: self._h >> 64,
+                      doc="The identity of the simulation that issued it (Simulator.sim_id).")
+
+    def __eq__(self, other):
+        return type(other) is type(self) and other._h == self._h
+
+    def __ne__(self, other):
+        return not self == other
+
+    def __hash__(self):
+        return hash((type(self).__name__, self._h))
+
+    def __reduce__(self):
+        return (_rehandle, (type(self), self._sim, self.slot, self.generation))
+
+    def _fields(self):
+        return "slot=%d generation=%d sim=%d" % (self.slot, self.generation, self.sim_id)
+
+    def __repr__(self):
+        return "<orca.%s %s>" % (type(self).__name__, self._fields())
+
+
+class Agent(_Handle):
+    """Handle of an agent of a Simulator (slot, generation and the simulation's identity: a
+    handle that outlived its agent raises orca.StaleHandleError, one of another simulation
+    orca.ForeignHandleError; it never reaches another agent).
+
+    The properties read and write the agent in the simulation; every write is checked by
+    the library first and a refused write changes nothing.
+    """
+
+    __slots__ = ()
 
     @property
     def index(self):
@@ -296,33 +361,15 @@ class Agent:
         raw, hard = _core.Sim.agent_constraints(self._sim, self._h, dt)
         return _as_array(raw, 4), hard
 
-    def __eq__(self, other):
-        return (isinstance(other, Agent) and other._h == self._h and
-                _core.Sim._identity(other._sim) == _core.Sim._identity(self._sim))
-
-    def __hash__(self):
-        return hash((_core.Sim._identity(self._sim), self._h))
-
     def __repr__(self):
-        return "<orca.Agent slot=%d generation=%d index=%d>" % (
-            self._h & 0xffffffff, self._h >> 32, self.index)
+        return "<orca.Agent %s index=%d>" % (self._fields(), self.index)
 
 
-class _ObjectHandle:
-    """What the handles of segments and boundary loops share: the simulation, the raw
-    handle, equality by simulation and handle, `alive` through the kind's getter."""
+class _ObjectHandle(_Handle):
+    """Segments and boundary loops: `alive` through the kind's getter."""
 
-    __slots__ = ("_sim", "_h")
+    __slots__ = ()
     _get = None  # the _core.Sim getter of the kind, which raises StaleHandleError
-
-    def __init__(self, sim, handle):
-        self._sim = sim
-        self._h = handle
-
-    @property
-    def handle(self):
-        """The raw handle: generation << 32 | slot."""
-        return self._h
 
     @property
     def alive(self):
@@ -332,17 +379,6 @@ class _ObjectHandle:
         except StaleHandleError:
             return False
         return True
-
-    def __eq__(self, other):
-        return (type(other) is type(self) and other._h == self._h and
-                _core.Sim._identity(other._sim) == _core.Sim._identity(self._sim))
-
-    def __hash__(self):
-        return hash((_core.Sim._identity(self._sim), self._h))
-
-    def __repr__(self):
-        return "<orca.%s slot=%d generation=%d>" % (type(self).__name__, self._h & 0xffffffff,
-                                                   self._h >> 32)
 
 
 class Segment(_ObjectHandle):
@@ -397,14 +433,17 @@ class Simulator(_core.Sim):
 
     # --- agents ---------------------------------------------------------------------
 
-    def add_agent(self, position, velocity=(0.0, 0.0), radius=1.5, max_speed=2.0,
-                  neighbor_dist=15.0, max_neighbors=10, time_horizon=10.0,
-                  obstacle_time_horizon=10.0, preferred_velocity=(0.0, 0.0), priority=None,
+    def add_agent(self, position, velocity=_AD["velocity"], radius=_AD["radius"],
+                  max_speed=_AD["max_speed"], neighbor_dist=_AD["neighbor_dist"],
+                  max_neighbors=_AD["max_neighbors"], time_horizon=_AD["time_horizon"],
+                  obstacle_time_horizon=_AD["obstacle_time_horizon"],
+                  preferred_velocity=_AD["preferred_velocity"], priority=None,
                   layers=None, mask=None, locked=None):
         """Adds an agent after all others and returns its Agent handle.
 
         position, velocity and preferred_velocity are (x, y) pairs (tuples, lists, NumPy
-        arrays); the defaults are the library's (orca_agent_def_default). priority, layers,
+        arrays); the defaults are the library's (orca_agent_def_default, read from it:
+        orca.AGENT_DEFAULTS, the table of docs/scenarios.md, "Defaults"). priority, layers,
         mask and locked (None: the defaults 1, 1, 0xFFFFFFFF, False) are the avoidance
         settings of docs/extensions.md. A value out of its range raises orca.ArgumentError (a
         ValueError) naming it; nothing is added.
@@ -422,7 +461,10 @@ class Simulator(_core.Sim):
         pairs), all with the parameters given (names and defaults as add_agent), in row
         order; returns their handles. Every agent is checked before any is added: on a
         refusal the simulation is unchanged and the message names the row. priority, layers,
-        mask and locked, when given, are the same for every agent (as the other params)."""
+        mask and locked, when given, are the same for every agent (as the other params).
+        More rows than the 2^30 agents a simulation holds (with those it has) raise
+        orca.LimitError, and rows whose memory need exceeds the machine's
+        orca.OutOfMemoryError, both before anything is read or allocated."""
         av = _pop_avoidance(params)
         handles = _core.Sim.add_agents(self, positions, **params)
         if av is not None:
@@ -431,14 +473,16 @@ class Simulator(_core.Sim):
 
     def remove_agent(self, agent):
         """Removes an agent; the others keep their order (and the bits they would have had
-        if it had never existed). A stale handle raises orca.StaleHandleError."""
+        if it had never existed). A stale handle raises orca.StaleHandleError, a handle of
+        another simulation orca.ForeignHandleError; neither changes anything."""
         _core.Sim.remove_agent(self, _handle(agent, Agent))
 
     def remove_agents(self, agents):
         """Removes several agents, exactly as remove_agent on each in turn, in one pass.
-        Every handle is checked first: a stale one (orca.StaleHandleError) or one listed
-        twice (ValueError) removes nothing."""
-        _core.Sim.remove_agents(self, [_handle(a, Agent) for a in agents])
+        Every handle is checked first: a stale one (orca.StaleHandleError), one of another
+        simulation (orca.ForeignHandleError) or one listed twice (ValueError) removes
+        nothing."""
+        _core.Sim.remove_agents(self, _handles(agents, Agent, "remove_agents"))
 
     @property
     def agents(self):
@@ -446,7 +490,8 @@ class Simulator(_core.Sim):
         return [Agent(self, h) for h in _core.Sim.agent_handles(self)]
 
     def agent(self, index):
-        """Handle of the agent at index (IndexError when out of range)."""
+        """Handle of the agent at index (IndexError when out of range, never a null
+        handle)."""
         return Agent(self, _core.Sim.agent_at(self, index))
 
     @property
@@ -525,7 +570,7 @@ class Simulator(_core.Sim):
         """Removes several segments, exactly as remove_segment on each in turn. Every handle
         is checked first: a stale one (orca.StaleHandleError) or one listed twice
         (ValueError) removes nothing."""
-        _core.Sim.remove_segments(self, [_handle(g, Segment) for g in segments])
+        _core.Sim.remove_segments(self, _handles(segments, Segment, "remove_segments"))
 
     @property
     def segments(self):
@@ -596,7 +641,10 @@ class Simulator(_core.Sim):
 
     def load(self, snapshot):
         """Replaces the state with a snapshot from save(); corrupt bytes raise
-        orca.FormatError and change nothing. Handles saved with it are valid again."""
+        orca.FormatError and change nothing. The simulator keeps its identity (sim_id): its
+        own handles saved with the snapshot are valid again; handles of the simulator that
+        saved it, if another, stay foreign here (use this simulator's agents, agent(i), ...,
+        which have the same slots and generations)."""
         _core.Sim.load(self, snapshot)
 
     def measure_overlap(self):
@@ -718,10 +766,11 @@ class Scenario(_core.Scenario):
     def add_agent(self, position, goal=None, target=None, preferred_speed=None, **fields):
         """Adds an agent with its goal and returns its Agent handle.
 
-        goal: 'point' (walk to target at preferred_speed, default the agent's max_speed),
-        'velocity' (keep the fixed preferred velocity target) or 'none'; by default 'point'
-        when a target is given, else 'none'. fields: as Simulator.add_agent (the avoidance
-        settings priority, layers, mask and locked included).
+        goal: 'point' (walk to target at preferred_speed, default 1 m/s: orca_goal_default,
+        orca.GOAL_DEFAULTS), 'velocity' (keep the fixed preferred velocity target) or 'none';
+        by default 'point' when a target is given, else 'none'. fields: as Simulator.add_agent
+        (the avoidance settings priority, layers, mask and locked included; their defaults
+        are the library's).
         """
         av = _pop_avoidance(fields)
         h = _core.Scenario.add_agent(self, position, goal, target, preferred_speed, **fields)

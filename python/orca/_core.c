@@ -22,6 +22,11 @@
 #include <string.h>
 
 #include <orca/orca.h>
+#include <orca/scenario.h>
+
+#if defined(__unix__) || defined(__APPLE__)
+#include <unistd.h>
+#endif
 
 /* ------------------------------------------------------------------------------------------
  * Errors
@@ -30,6 +35,7 @@
 static PyObject *Error;          /* orca.Error(Exception): every refusal of the library */
 static PyObject *ArgumentError;  /* (Error, ValueError): ORCA_ERR_ARGUMENT */
 static PyObject *StaleError;     /* (Error, ValueError): ORCA_ERR_STALE */
+static PyObject *ForeignError;   /* (Error, ValueError): ORCA_ERR_FOREIGN */
 static PyObject *FormatError;    /* (Error, ValueError): ORCA_ERR_FORMAT */
 static PyObject *LimitError;     /* (Error, ValueError): ORCA_ERR_LIMIT */
 static PyObject *OrcaMemoryError; /* (Error, MemoryError): ORCA_ERR_MEMORY */
@@ -42,6 +48,7 @@ static PyObject *raise_status(int status, const char *message)
     switch (status) {
     case ORCA_ERR_ARGUMENT: cls = ArgumentError; break;
     case ORCA_ERR_STALE: cls = StaleError; break;
+    case ORCA_ERR_FOREIGN: cls = ForeignError; break;
     case ORCA_ERR_FORMAT: cls = FormatError; break;
     case ORCA_ERR_LIMIT: cls = LimitError; break;
     case ORCA_ERR_MEMORY: cls = OrcaMemoryError; break;
@@ -320,6 +327,85 @@ static int get_rows(PyObject *obj, const char *name, int cols, int finite, doubl
     return 0;
 }
 
+/* --- bulk calls: limits before allocation (issue 27, item 9) ------------------------------ */
+
+/* The number of rows get_rows would read from obj, found without reading or copying any
+ * (a buffer's first dimension, a sequence's length); 0 for what get_rows refuses by type.
+ * -1 with an exception set when obj cannot say. */
+static Py_ssize_t row_count(PyObject *obj)
+{
+    if (PyObject_CheckBuffer(obj)) {
+        Py_buffer view;
+        if (PyObject_GetBuffer(obj, &view, PyBUF_RECORDS_RO) < 0) {
+            return -1;
+        }
+        Py_ssize_t n = view.ndim >= 1 && view.shape ? view.shape[0] : 0;
+        PyBuffer_Release(&view);
+        return n;
+    }
+    if (PyUnicode_Check(obj) || PyBytes_Check(obj) || !PySequence_Check(obj)) {
+        return 0;
+    }
+    return PySequence_Size(obj);
+}
+
+/* The machine's physical memory in bytes, or 0 when it cannot be told. */
+static unsigned long long physical_memory(void)
+{
+#if defined(_SC_PHYS_PAGES) && defined(_SC_PAGESIZE)
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+    if (pages > 0 && size > 0) {
+        return (unsigned long long)pages * (unsigned long long)size;
+    }
+#endif
+    return 0;
+}
+
+/* What each row of a bulk call costs at least (copies, handles, the library's storage): the
+ * bound of the memory check below, never above the true cost. */
+enum {
+    ROW_BYTES_AGENT = 200,  /* a position copy, a handle int and its list slot, ~160 B of
+                               agent storage in the library */
+    ROW_BYTES_SEGMENT = 96, /* two end copies, a handle int and its list slot, the ends */
+    ROW_BYTES_POINT = 32,   /* a point copy and its copy in the library (loops, waypoints) */
+    ROW_BYTES_HANDLE = 12,  /* the handle array given to the library */
+    ROW_BYTES_PLANE = 64    /* a plane copy and the program's scratch copy */
+};
+
+/* Checks a bulk call of n rows (issue 27, item 9) before anything is allocated: n at most max
+ * (limit: what bounds it, for the message), and n * row_bytes within the machine's physical
+ * memory. Returns 0, or -1 with orca.LimitError or orca.OutOfMemoryError naming the count. */
+static int check_rows(const char *call, const char *name, Py_ssize_t n, Py_ssize_t max,
+                      const char *limit, Py_ssize_t row_bytes)
+{
+    char msg[512];
+    if (n > max) {
+        PyOS_snprintf(msg, sizeof msg, "%s: %s has %zd rows, beyond %s; nothing was changed",
+                      call, name, n, limit);
+        raise_status(ORCA_ERR_LIMIT, msg);
+        return -1;
+    }
+    unsigned long long mem = physical_memory();
+    unsigned long long need = (unsigned long long)n * (unsigned long long)row_bytes;
+    if (mem > 0 && need > mem) {
+        PyOS_snprintf(msg, sizeof msg,
+                      "%s: %s has %zd rows, which need at least %llu bytes (%zd a row), more "
+                      "than this machine's %llu bytes of memory; nothing was changed",
+                      call, name, n, need, row_bytes, mem);
+        raise_status(ORCA_ERR_MEMORY, msg);
+        return -1;
+    }
+    return 0;
+}
+
+/* row_count of obj, then check_rows. */
+static int check_bulk(PyObject *obj, const char *call, const char *name, Py_ssize_t max,
+                      const char *limit, Py_ssize_t row_bytes)
+{
+    Py_ssize_t n = row_count(obj);
+    return n < 0 ? -1 : check_rows(call, name, n, max, limit, row_bytes);
+}
+
 /* A writable C-contiguous float64 buffer of exactly `count` doubles (an `out=` argument). */
 static int get_out_buffer(PyObject *obj, const char *name, Py_ssize_t count, Py_buffer *view)
 {
@@ -355,29 +441,54 @@ static PyObject *plane_tuple(orca_halfplane h)
 }
 
 /* ------------------------------------------------------------------------------------------
- * Handles: a Python int (generation << 32 | slot), wrapped by orca.Agent / orca.Segment.
+ * Handles: a Python int, sim << 64 | generation << 32 | slot (sim: the issuing simulation's
+ * identity, orca_sim_id), wrapped by orca.Agent / orca.Segment / orca.Boundary. Two handles
+ * are equal exactly when the ints are.
  * ---------------------------------------------------------------------------------------- */
 
-static int get_handle(PyObject *obj, uint32_t *slot, uint32_t *generation)
+static PyObject *k_64; /* the int 64 (a shift) */
+
+static int get_handle(PyObject *obj, uint32_t *slot, uint32_t *generation, uint32_t *sim)
 {
     if (!PyLong_Check(obj)) {
         PyErr_Format(PyExc_TypeError, "handle must be an int, got %.100s", Py_TYPE(obj)->tp_name);
         return -1;
     }
-    unsigned long long v = PyLong_AsUnsignedLongLong(obj);
-    if (v == (unsigned long long)-1 && PyErr_Occurred()) {
+    PyObject *hi = PyNumber_Rshift(obj, k_64);
+    if (!hi) {
+        return -1;
+    }
+    unsigned long long top = PyLong_AsUnsignedLongLong(hi);
+    Py_DECREF(hi);
+    if ((top == (unsigned long long)-1 && PyErr_Occurred()) || top > 0xffffffffull) {
         PyErr_Clear();
-        PyErr_Format(PyExc_ValueError, "not a handle: %R", obj);
+        PyErr_Format(PyExc_ValueError, "not a handle (an int in [0, 2^96)): %R", obj);
+        return -1;
+    }
+    unsigned long long v = PyLong_AsUnsignedLongLongMask(obj);
+    if (v == (unsigned long long)-1 && PyErr_Occurred()) {
         return -1;
     }
     *slot = (uint32_t)(v & 0xffffffffu);
     *generation = (uint32_t)(v >> 32);
+    *sim = (uint32_t)top;
     return 0;
 }
 
-static PyObject *handle_int(uint32_t slot, uint32_t generation)
+static PyObject *handle_int(uint32_t slot, uint32_t generation, uint32_t sim)
 {
-    return PyLong_FromUnsignedLongLong(((unsigned long long)generation << 32) | slot);
+    PyObject *low = PyLong_FromUnsignedLongLong(((unsigned long long)generation << 32) | slot);
+    if (!low || sim == 0) {
+        return low;
+    }
+    PyObject *top = PyLong_FromUnsignedLong(sim), *shifted = NULL, *h = NULL;
+    if (top && (shifted = PyNumber_Lshift(top, k_64)) != NULL) {
+        h = PyNumber_Or(shifted, low);
+    }
+    Py_XDECREF(top);
+    Py_XDECREF(shifted);
+    Py_DECREF(low);
+    return h;
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -583,7 +694,7 @@ static PyObject *Sim_add_agent(SimObject *s, PyObject *args, PyObject *kwds)
     if (st != ORCA_OK) {
         return sim_fail(s, st);
     }
-    return handle_int(id.slot, id.generation);
+    return handle_int(id.slot, id.generation, id.sim);
 }
 
 /* add_agents(positions, **params): every definition is checked first (on a scratch
@@ -605,6 +716,14 @@ static PyObject *Sim_add_agents(SimObject *s, PyObject *args, PyObject *kwds)
     SIM_READY(s);
     orca_agent_def d = orca_agent_def_default();
     if (fill_def(&a, &d) < 0) {
+        return NULL;
+    }
+    int have = orca_sim_agent_count(s->sim);
+    char limit[160];
+    PyOS_snprintf(limit, sizeof limit,
+                  "the 2^30 (1073741824) agents a simulation holds in all (it has %d)", have);
+    if (check_bulk(posobj, "add_agents", "positions", ((Py_ssize_t)1 << 30) - have, limit,
+                   ROW_BYTES_AGENT) < 0) {
         return NULL;
     }
     double *rows;
@@ -658,7 +777,7 @@ static PyObject *Sim_add_agents(SimObject *s, PyObject *args, PyObject *kwds)
             }
             goto fail;
         }
-        PyObject *h = handle_int(id.slot, id.generation);
+        PyObject *h = handle_int(id.slot, id.generation, id.sim);
         if (!h) {
             goto fail; /* cannot happen in practice (a small int) */
         }
@@ -678,7 +797,7 @@ static PyObject *Sim_remove_agent(SimObject *s, PyObject *arg)
 {
     orca_agent_id id;
     SIM_READY(s);
-    if (get_handle(arg, &id.slot, &id.generation) < 0) {
+    if (get_handle(arg, &id.slot, &id.generation, &id.sim) < 0) {
         return NULL;
     }
     orca_status st = orca_sim_remove_agent(s->sim, id);
@@ -692,10 +811,39 @@ static PyObject *Sim_remove_agent(SimObject *s, PyObject *arg)
 
 /* The handles of a sequence, removed in one call of the agents' (segment 0) or segments'
  * batch removal. */
+/* n handles of agents (segment 0) or segments for call, against the library's limit. */
+static int check_handle_count(const char *call, Py_ssize_t n, int segment)
+{
+    return check_rows(call, "handles", n, segment ? (Py_ssize_t)1 << 28 : (Py_ssize_t)1 << 30,
+                      segment ? "the 2^28 (268435456) segments a simulation holds"
+                              : "the 2^30 (1073741824) agents a simulation holds",
+                      ROW_BYTES_HANDLE);
+}
+
+/* _check_handle_count(call, n, segment): for the Python layer, before it reads a sequence of
+ * handle objects. */
+static PyObject *f_check_handle_count(PyObject *self, PyObject *args)
+{
+    (void)self;
+    const char *call;
+    Py_ssize_t n;
+    int segment;
+    if (!PyArg_ParseTuple(args, "snp:_check_handle_count", &call, &n, &segment) ||
+        check_handle_count(call, n, segment) < 0) {
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
 static PyObject *remove_handles(SimObject *s, PyObject *arg, int segment)
 {
     const char *what = segment ? "remove_segments" : "remove_agents";
     SIM_READY(s);
+    /* the count against the library's limit before the sequence is read or copied */
+    Py_ssize_t count = row_count(arg);
+    if (count < 0 || check_handle_count(what, count, segment) < 0) {
+        return NULL;
+    }
     PyObject *seq = PySequence_Fast(arg, segment ? "remove_segments needs a sequence of segment "
                                                    "handles"
                                                  : "remove_agents needs a sequence of agent "
@@ -704,19 +852,20 @@ static PyObject *remove_handles(SimObject *s, PyObject *arg, int segment)
         return NULL;
     }
     Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
-    if (n > INT_MAX) {
+    if (check_handle_count(what, n, segment) < 0) {
         Py_DECREF(seq);
-        PyErr_Format(PyExc_ValueError, "%s: too many handles", what);
         return NULL;
     }
-    uint32_t *h = malloc((size_t)(n > 0 ? n : 1) * 2 * sizeof *h);
-    if (!h) {
+    /* decoded as agent handles (segment handles have the same fields: copied below) */
+    orca_agent_id *ids = malloc((size_t)(n > 0 ? n : 1) * sizeof *ids);
+    if (!ids) {
         Py_DECREF(seq);
         return PyErr_NoMemory();
     }
     for (Py_ssize_t i = 0; i < n; ++i) {
-        if (get_handle(PySequence_Fast_GET_ITEM(seq, i), &h[2 * i], &h[2 * i + 1]) < 0) {
-            free(h);
+        if (get_handle(PySequence_Fast_GET_ITEM(seq, i), &ids[i].slot, &ids[i].generation,
+                       &ids[i].sim) < 0) {
+            free(ids);
             Py_DECREF(seq);
             return NULL;
         }
@@ -724,31 +873,22 @@ static PyObject *remove_handles(SimObject *s, PyObject *arg, int segment)
     Py_DECREF(seq);
     orca_status st;
     if (segment) {
-        orca_segment_id *ids = malloc((size_t)(n > 0 ? n : 1) * sizeof *ids);
-        if (!ids) {
-            free(h);
+        orca_segment_id *sids = malloc((size_t)(n > 0 ? n : 1) * sizeof *sids);
+        if (!sids) {
+            free(ids);
             return PyErr_NoMemory();
         }
         for (Py_ssize_t i = 0; i < n; ++i) {
-            ids[i].slot = h[2 * i];
-            ids[i].generation = h[2 * i + 1];
+            sids[i].slot = ids[i].slot;
+            sids[i].generation = ids[i].generation;
+            sids[i].sim = ids[i].sim;
         }
-        st = orca_sim_remove_segments(s->sim, ids, (int)n);
-        free(ids);
+        st = orca_sim_remove_segments(s->sim, sids, (int)n);
+        free(sids);
     } else {
-        orca_agent_id *ids = malloc((size_t)(n > 0 ? n : 1) * sizeof *ids);
-        if (!ids) {
-            free(h);
-            return PyErr_NoMemory();
-        }
-        for (Py_ssize_t i = 0; i < n; ++i) {
-            ids[i].slot = h[2 * i];
-            ids[i].generation = h[2 * i + 1];
-        }
         st = orca_sim_remove_agents(s->sim, ids, (int)n);
-        free(ids);
     }
-    free(h);
+    free(ids);
     if (st != ORCA_OK) {
         return sim_fail(s, st);
     }
@@ -786,18 +926,18 @@ static PyObject *handle_list(SimObject *s, int kind)
                                       : orca_sim_boundary_count(sim);
     PyObject *list = PyList_New(n);
     for (int i = 0; list && i < n; ++i) {
-        uint32_t slot, generation;
+        uint32_t slot, generation, id_sim;
         if (kind == HANDLES_AGENT) {
             orca_agent_id id = orca_sim_agent_at(sim, i);
-            slot = id.slot, generation = id.generation;
+            slot = id.slot, generation = id.generation, id_sim = id.sim;
         } else if (kind == HANDLES_SEGMENT) {
             orca_segment_id id = orca_sim_segment_at(sim, i);
-            slot = id.slot, generation = id.generation;
+            slot = id.slot, generation = id.generation, id_sim = id.sim;
         } else {
             orca_boundary_id id = orca_sim_boundary_at(sim, i);
-            slot = id.slot, generation = id.generation;
+            slot = id.slot, generation = id.generation, id_sim = id.sim;
         }
-        PyObject *h = handle_int(slot, generation);
+        PyObject *h = handle_int(slot, generation, id_sim);
         if (!h) {
             Py_CLEAR(list);
             break;
@@ -826,14 +966,14 @@ static PyObject *Sim_agent_at(SimObject *s, PyObject *arg)
         return NULL;
     }
     orca_agent_id id = orca_sim_agent_at(s->sim, i);
-    return handle_int(id.slot, id.generation);
+    return handle_int(id.slot, id.generation, id.sim);
 }
 
 static PyObject *Sim_agent_index(SimObject *s, PyObject *arg)
 {
     orca_agent_id id;
     SIM_READY(s);
-    if (get_handle(arg, &id.slot, &id.generation) < 0) {
+    if (get_handle(arg, &id.slot, &id.generation, &id.sim) < 0) {
         return NULL;
     }
     return PyLong_FromLong(orca_sim_agent_index(s->sim, id));
@@ -846,7 +986,7 @@ static PyObject *Sim_agent_get(SimObject *s, PyObject *arg)
     orca_agent_id id;
     orca_agent_def d;
     SIM_READY(s);
-    if (get_handle(arg, &id.slot, &id.generation) < 0) {
+    if (get_handle(arg, &id.slot, &id.generation, &id.sim) < 0) {
         return NULL;
     }
     orca_status st = orca_agent_get(s->sim, id, &d);
@@ -877,7 +1017,7 @@ static PyObject *Sim_agent_set(SimObject *s, PyObject *args, PyObject *kwds)
     SIM_READY(s);
     orca_agent_id id;
     orca_agent_def d;
-    if (get_handle(h, &id.slot, &id.generation) < 0) {
+    if (get_handle(h, &id.slot, &id.generation, &id.sim) < 0) {
         return NULL;
     }
     orca_status st = orca_agent_get(s->sim, id, &d);
@@ -905,7 +1045,7 @@ static PyObject *agent_set_vec(SimObject *s, PyObject *args, const char *what, v
     SIM_READY(s);
     orca_agent_id id;
     orca_vec2 x;
-    if (get_handle(h, &id.slot, &id.generation) < 0 || get_vec2(v, what, &x) < 0) {
+    if (get_handle(h, &id.slot, &id.generation, &id.sim) < 0 || get_vec2(v, what, &x) < 0) {
         return NULL;
     }
     orca_status st = fn(s->sim, id, x);
@@ -935,7 +1075,7 @@ static PyObject *Sim_get_position(SimObject *s, PyObject *arg)
     orca_agent_id id;
     orca_vec2 v;
     SIM_READY(s);
-    if (get_handle(arg, &id.slot, &id.generation) < 0) {
+    if (get_handle(arg, &id.slot, &id.generation, &id.sim) < 0) {
         return NULL;
     }
     orca_status st = orca_agent_get_position(s->sim, id, &v);
@@ -947,7 +1087,7 @@ static PyObject *Sim_get_velocity(SimObject *s, PyObject *arg)
     orca_agent_id id;
     orca_vec2 v;
     SIM_READY(s);
-    if (get_handle(arg, &id.slot, &id.generation) < 0) {
+    if (get_handle(arg, &id.slot, &id.generation, &id.sim) < 0) {
         return NULL;
     }
     orca_status st = orca_agent_get_velocity(s->sim, id, &v);
@@ -1031,7 +1171,16 @@ static PyObject *Sim_set_preferred_velocities(SimObject *s, PyObject *arg)
     orca_vec2 one;
     /* fast path: a C-contiguous float64 buffer is swapped through a copy */
     double *rows = NULL;
-    Py_ssize_t rn = 0;
+    /* the row count first: a wrong one is refused before anything is copied */
+    Py_ssize_t rn = row_count(arg);
+    if (rn < 0) {
+        return NULL;
+    }
+    if (rn > n) {
+        PyErr_Format(PyExc_ValueError, "preferred velocities must have shape (%d, 2) (one row "
+                     "per agent), got %zd rows", n, rn);
+        return NULL;
+    }
     if (get_rows(arg, "preferred velocities", 2, 0, &rows, &rn) < 0) {
         return NULL;
     }
@@ -1067,7 +1216,7 @@ static PyObject *Sim_add_segment(SimObject *s, PyObject *args)
     if (st != ORCA_OK) {
         return sim_fail(s, st);
     }
-    return handle_int(id.slot, id.generation);
+    return handle_int(id.slot, id.generation, id.sim);
 }
 
 static PyObject *Sim_add_polyline(SimObject *s, PyObject *args, PyObject *kwds)
@@ -1079,6 +1228,10 @@ static PyObject *Sim_add_polyline(SimObject *s, PyObject *args, PyObject *kwds)
         return NULL;
     }
     SIM_READY(s);
+    if (check_bulk(pts, "add_polyline", "points", (Py_ssize_t)1 << 26,
+                   "the 2^26 (67108864) points of a polyline", ROW_BYTES_SEGMENT) < 0) {
+        return NULL;
+    }
     double *rows;
     Py_ssize_t n;
     if (get_rows(pts, "points", 2, 0, &rows, &n) < 0) {
@@ -1099,7 +1252,7 @@ static PyObject *Sim_add_polyline(SimObject *s, PyObject *args, PyObject *kwds)
     }
     PyObject *list = PyList_New(m);
     for (Py_ssize_t i = 0; list && i < m; ++i) {
-        PyObject *h = handle_int(ids[i].slot, ids[i].generation);
+        PyObject *h = handle_int(ids[i].slot, ids[i].generation, ids[i].sim);
         if (!h) {
             Py_CLEAR(list);
             break;
@@ -1119,6 +1272,16 @@ static PyObject *Sim_add_segments(SimObject *s, PyObject *args)
         return NULL;
     }
     SIM_READY(s);
+    int have = orca_sim_segment_count(s->sim);
+    char limit[160];
+    PyOS_snprintf(limit, sizeof limit,
+                  "the 2^28 (268435456) segments a simulation holds in all (it has %d)", have);
+    if (check_bulk(ao, "add_segments", "a", ((Py_ssize_t)1 << 28) - have, limit,
+                   ROW_BYTES_SEGMENT) < 0 ||
+        check_bulk(bo, "add_segments", "b", ((Py_ssize_t)1 << 28) - have, limit,
+                   ROW_BYTES_SEGMENT) < 0) {
+        return NULL;
+    }
     double *a = NULL, *b = NULL;
     Py_ssize_t na, nb;
     if (get_rows(ao, "a", 2, 0, &a, &na) < 0) {
@@ -1148,7 +1311,7 @@ static PyObject *Sim_add_segments(SimObject *s, PyObject *args)
     }
     list = PyList_New(na);
     for (Py_ssize_t i = 0; list && i < na; ++i) {
-        PyObject *h = handle_int(ids[i].slot, ids[i].generation);
+        PyObject *h = handle_int(ids[i].slot, ids[i].generation, ids[i].sim);
         if (!h) {
             Py_CLEAR(list);
             break;
@@ -1166,7 +1329,7 @@ static PyObject *Sim_remove_segment(SimObject *s, PyObject *arg)
 {
     orca_segment_id id;
     SIM_READY(s);
-    if (get_handle(arg, &id.slot, &id.generation) < 0) {
+    if (get_handle(arg, &id.slot, &id.generation, &id.sim) < 0) {
         return NULL;
     }
     orca_status st = orca_sim_remove_segment(s->sim, id);
@@ -1194,7 +1357,7 @@ static PyObject *Sim_segment_get(SimObject *s, PyObject *arg)
     orca_segment_id id;
     orca_vec2 a, b;
     SIM_READY(s);
-    if (get_handle(arg, &id.slot, &id.generation) < 0) {
+    if (get_handle(arg, &id.slot, &id.generation, &id.sim) < 0) {
         return NULL;
     }
     orca_status st = orca_segment_get(s->sim, id, &a, &b);
@@ -1209,6 +1372,12 @@ static PyObject *Sim_segment_get(SimObject *s, PyObject *arg)
 static PyObject *Sim_add_boundary(SimObject *s, PyObject *arg)
 {
     SIM_READY(s);
+    /* the count alone here (the library checks the total over all loops) */
+    if (check_bulk(arg, "add_boundary", "points", ORCA_BOUNDARY_EDGES_MAX,
+                   "the 2^24 (16777216) boundary edges a simulation holds in all",
+                   ROW_BYTES_POINT) < 0) {
+        return NULL;
+    }
     double *rows;
     Py_ssize_t n;
     if (get_rows(arg, "points", 2, 0, &rows, &n) < 0) {
@@ -1226,14 +1395,14 @@ static PyObject *Sim_add_boundary(SimObject *s, PyObject *arg)
     if (st != ORCA_OK) {
         return sim_fail(s, st);
     }
-    return handle_int(id.slot, id.generation);
+    return handle_int(id.slot, id.generation, id.sim);
 }
 
 static PyObject *Sim_remove_boundary(SimObject *s, PyObject *arg)
 {
     orca_boundary_id id;
     SIM_READY(s);
-    if (get_handle(arg, &id.slot, &id.generation) < 0) {
+    if (get_handle(arg, &id.slot, &id.generation, &id.sim) < 0) {
         return NULL;
     }
     orca_status st = orca_sim_remove_boundary(s->sim, id);
@@ -1253,7 +1422,7 @@ static PyObject *Sim_boundary_get(SimObject *s, PyObject *arg)
 {
     orca_boundary_id id;
     SIM_READY(s);
-    if (get_handle(arg, &id.slot, &id.generation) < 0) {
+    if (get_handle(arg, &id.slot, &id.generation, &id.sim) < 0) {
         return NULL;
     }
     int n = 0;
@@ -1425,7 +1594,7 @@ static PyObject *Sim_agent_constraints(SimObject *s, PyObject *args)
     SIM_READY(s);
     orca_agent_id id;
     double dt;
-    if (get_handle(h, &id.slot, &id.generation) < 0 || get_double(dto, "dt", &dt) < 0) {
+    if (get_handle(h, &id.slot, &id.generation, &id.sim) < 0 || get_double(dto, "dt", &dt) < 0) {
         return NULL;
     }
     if (!(dt >= ORCA_TIME_MIN && dt <= ORCA_TIME_MAX)) {
@@ -1472,7 +1641,7 @@ static PyObject *Sim_agent_neighbors(SimObject *s, PyObject *arg)
 {
     SIM_READY(s);
     orca_agent_id id;
-    if (get_handle(arg, &id.slot, &id.generation) < 0) {
+    if (get_handle(arg, &id.slot, &id.generation, &id.sim) < 0) {
         return NULL;
     }
     int na = 0, ns = 0;
@@ -1511,12 +1680,16 @@ static PyObject *Sim_measure_overlap(SimObject *s, PyObject *unused)
     return Py_BuildValue("(dd)", a, w);
 }
 
-/* _identity() -> int: the address of the library's simulation (views of one scenario's
- * simulation share it); for handle equality. */
-static PyObject *Sim_identity(SimObject *s, PyObject *unused)
+/* sim_id: orca_sim_id, the identity every handle of this simulation carries (views of one
+ * scenario's simulation share it). */
+static PyObject *Sim_get_sim_id(SimObject *s, void *closure)
 {
-    (void)unused;
-    return PyLong_FromVoidPtr(s->sim);
+    (void)closure;
+    if (!s->sim) {
+        PyErr_SetString(PyExc_RuntimeError, "the simulation is not initialised");
+        return NULL;
+    }
+    return PyLong_FromUnsignedLong(orca_sim_id(s->sim));
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -1709,7 +1882,7 @@ static PyObject *Sim_agent_avoidance(SimObject *s, PyObject *arg)
     orca_agent_id id;
     orca_agent_avoidance av;
     SIM_READY(s);
-    if (get_handle(arg, &id.slot, &id.generation) < 0) {
+    if (get_handle(arg, &id.slot, &id.generation, &id.sim) < 0) {
         return NULL;
     }
     orca_status st = orca_agent_get_avoidance(s->sim, id, &av);
@@ -1730,7 +1903,7 @@ static PyObject *Sim_agent_set_avoidance(SimObject *s, PyObject *args, PyObject 
     SIM_READY(s);
     orca_agent_id id;
     orca_agent_avoidance av;
-    if (get_handle(h, &id.slot, &id.generation) < 0) {
+    if (get_handle(h, &id.slot, &id.generation, &id.sim) < 0) {
         return NULL;
     }
     orca_status st = orca_agent_get_avoidance(s->sim, id, &av);
@@ -1757,7 +1930,7 @@ static PyObject *Sim_set_priority(SimObject *s, PyObject *args)
     SIM_READY(s);
     orca_agent_id id;
     double p;
-    if (get_handle(h, &id.slot, &id.generation) < 0 || get_double(po, "priority", &p) < 0) {
+    if (get_handle(h, &id.slot, &id.generation, &id.sim) < 0 || get_double(po, "priority", &p) < 0) {
         return NULL;
     }
     orca_status st = orca_agent_set_priority(s->sim, id, p);
@@ -1777,7 +1950,7 @@ static PyObject *Sim_set_layers(SimObject *s, PyObject *args)
     SIM_READY(s);
     orca_agent_id id;
     uint32_t layers, mask;
-    if (get_handle(h, &id.slot, &id.generation) < 0 || get_u32(lo, "layers", &layers) < 0 ||
+    if (get_handle(h, &id.slot, &id.generation, &id.sim) < 0 || get_u32(lo, "layers", &layers) < 0 ||
         get_u32(mo, "mask", &mask) < 0) {
         return NULL;
     }
@@ -1799,7 +1972,7 @@ static PyObject *Sim_set_locked(SimObject *s, PyObject *args)
     SIM_READY(s);
     orca_agent_id id;
     int locked;
-    if (get_handle(h, &id.slot, &id.generation) < 0 ||
+    if (get_handle(h, &id.slot, &id.generation, &id.sim) < 0 ||
         get_int(lo, "locked", INT32_MIN, INT32_MAX, &locked) < 0) {
         return NULL;
     }
@@ -1880,7 +2053,7 @@ static PyObject *Sim_agent_diagnostics(SimObject *s, PyObject *arg)
     orca_agent_id id;
     orca_agent_diagnostics d;
     SIM_READY(s);
-    if (get_handle(arg, &id.slot, &id.generation) < 0) {
+    if (get_handle(arg, &id.slot, &id.generation, &id.sim) < 0) {
         return NULL;
     }
     orca_status st = orca_agent_get_diagnostics(s->sim, id, &d);
@@ -1938,7 +2111,6 @@ static PyObject *Sim_step_diagnostics(SimObject *s, PyObject *unused)
 }
 
 static PyMethodDef Sim_methods[] = {
-    {"_identity", (PyCFunction)Sim_identity, METH_NOARGS, "identity of the simulation"},
     {"add_agent", (PyCFunction)(void (*)(void))Sim_add_agent, METH_VARARGS | METH_KEYWORDS,
      "add_agent(position, velocity=(0, 0), radius=1.5, max_speed=2, neighbor_dist=15, "
      "max_neighbors=10, time_horizon=10, obstacle_time_horizon=10, preferred_velocity=(0, 0)) "
@@ -2041,6 +2213,8 @@ static PyGetSetDef Sim_getset[] = {
      "True when the next step separates coincident agents: the option, a boundary loop or "
      "avoidance settings away from the defaults (read-only)",
      NULL},
+    {"sim_id", (getter)Sim_get_sim_id, NULL,
+     "the simulation's identity (orca_sim_id), carried by every handle it issues", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -2261,9 +2435,7 @@ static PyObject *Scenario_step(ScenarioObject *s, PyObject *args, PyObject *kwds
 
 static int get_goal(PyObject *kind, PyObject *target, PyObject *speed, orca_goal *g)
 {
-    g->kind = ORCA_GOAL_NONE;
-    g->target.x = g->target.y = 0;
-    g->preferred_speed = 0;
+    *g = orca_goal_default(); /* preferred_speed: the default unless given */
     if (!PyUnicode_Check(kind)) {
         PyErr_Format(PyExc_TypeError, "goal must be 'point', 'velocity' or 'none', got %.100s",
                      Py_TYPE(kind)->tp_name);
@@ -2328,15 +2500,12 @@ static PyObject *Scenario_add_agent(ScenarioObject *s, PyObject *args, PyObject 
     if (bad) {
         return NULL;
     }
-    if (g.kind == ORCA_GOAL_POINT && speed == Py_None) {
-        g.preferred_speed = d.max_speed;
-    }
     orca_agent_id id;
     orca_status st = orca_scenario_add_agent(s->sc, &d, &g, &id);
     if (st != ORCA_OK) {
         return sc_fail(s, st);
     }
-    return handle_int(id.slot, id.generation);
+    return handle_int(id.slot, id.generation, id.sim);
 }
 
 static PyObject *Scenario_agent_goal(ScenarioObject *s, PyObject *arg)
@@ -2374,7 +2543,11 @@ static PyObject *Scenario_set_waypoints(ScenarioObject *s, PyObject *args, PyObj
     }
     double *rows = NULL;
     Py_ssize_t n = 0;
-    if (pts != Py_None && get_rows(pts, "points", 2, 0, &rows, &n) < 0) {
+    if (pts != Py_None &&
+        (check_bulk(pts, "set_waypoints", "points", ORCA_WAYPOINTS_MAX,
+                    "the 2^20 (1048576) waypoints of an agent (ORCA_WAYPOINTS_MAX)",
+                    ROW_BYTES_POINT) < 0 ||
+         get_rows(pts, "points", 2, 0, &rows, &n) < 0)) {
         return NULL;
     }
     if (n > INT32_MAX) {
@@ -2736,12 +2909,18 @@ static PyObject *f_signed_distance(PyObject *self, PyObject *args)
     return PyFloat_FromDouble(orca_halfplane_signed_distance(h, v));
 }
 
-/* The planes argument of the programs: an (n, 4) array of rows (px, py, nx, ny). */
-static int get_planes(PyObject *obj, orca_halfplane **planes, int *count)
+/* The planes argument of the programs: an (n, 4) array of rows (px, py, nx, ny), at most 2^29
+ * of them (more than a step ever gives one agent: 2^28 segments, 2^24 boundary edges and 1024
+ * neighbours). */
+static int get_planes(PyObject *obj, const char *call, orca_halfplane **planes, int *count)
 {
     double *rows;
     Py_ssize_t n;
-    if (get_rows(obj, "planes", 4, 1, &rows, &n) < 0) {
+    if (check_bulk(obj, call, "planes", (Py_ssize_t)1 << 29,
+                   "the 2^29 (536870912) planes a program takes (more than a step gives an "
+                   "agent)",
+                   ROW_BYTES_PLANE) < 0 ||
+        get_rows(obj, "planes", 4, 1, &rows, &n) < 0) {
         return -1;
     }
     *planes = (orca_halfplane *)(void *)rows;
@@ -2765,7 +2944,7 @@ static PyObject *f_solve(PyObject *self, PyObject *args, PyObject *kwds)
     }
     orca_halfplane *planes;
     int n, hard = 0;
-    if (get_planes(po, &planes, &n) < 0) {
+    if (get_planes(po, "solve", &planes, &n) < 0) {
         return NULL;
     }
     if (ho && get_int(ho, "hard_count", 0, n, &hard) < 0) {
@@ -2810,7 +2989,7 @@ static PyObject *f_lp_solve(PyObject *self, PyObject *args, PyObject *kwds)
     }
     orca_halfplane *planes;
     int n;
-    if (get_planes(po, &planes, &n) < 0) {
+    if (get_planes(po, "lp_solve", &planes, &n) < 0) {
         return NULL;
     }
     orca_lp_result res;
@@ -2838,7 +3017,7 @@ static PyObject *f_lp_fallback(PyObject *self, PyObject *args, PyObject *kwds)
     }
     orca_halfplane *planes;
     int n, hard, failed;
-    if (get_planes(po, &planes, &n) < 0) {
+    if (get_planes(po, "lp_fallback", &planes, &n) < 0) {
         return NULL;
     }
     if (n < 1) {
@@ -2900,6 +3079,31 @@ static PyObject *f_kernels_available(PyObject *self, PyObject *unused)
     return PyBool_FromLong(on);
 }
 
+/* agent_def_default() -> dict: orca_agent_def_default, the add_agent keywords' defaults
+ * (docs/scenarios.md, "Defaults"). */
+static PyObject *f_agent_def_default(PyObject *self, PyObject *unused)
+{
+    (void)self;
+    (void)unused;
+    orca_agent_def d = orca_agent_def_default();
+    return Py_BuildValue("{s(dd)s(dd)s(dd)sdsdsdsisdsd}", "position", d.position.x,
+                         d.position.y, "velocity", d.velocity.x, d.velocity.y,
+                         "preferred_velocity", d.preferred_velocity.x, d.preferred_velocity.y,
+                         "radius", d.radius, "max_speed", d.max_speed, "neighbor_dist",
+                         d.neighbor_dist, "max_neighbors", d.max_neighbors, "time_horizon",
+                         d.time_horizon, "obstacle_time_horizon", d.obstacle_time_horizon);
+}
+
+/* goal_default() -> dict: orca_goal_default (docs/scenarios.md, "Defaults"). */
+static PyObject *f_goal_default(PyObject *self, PyObject *unused)
+{
+    (void)self;
+    (void)unused;
+    orca_goal g = orca_goal_default();
+    return Py_BuildValue("{ss s(dd) sd}", "goal", goal_name(g.kind), "target", g.target.x,
+                         g.target.y, "preferred_speed", g.preferred_speed);
+}
+
 static PyMethodDef module_methods[] = {
     {"constraint_agent", (PyCFunction)(void (*)(void))f_constraint_agent,
      METH_VARARGS | METH_KEYWORDS, "ORCA half-plane against another agent"},
@@ -2927,6 +3131,12 @@ static PyMethodDef module_methods[] = {
      "True when this CPU runs the AVX2 kernels"},
     {"check_avoidance", (PyCFunction)(void (*)(void))f_check_avoidance,
      METH_VARARGS | METH_KEYWORDS, "the avoidance settings checked by the library"},
+    {"_check_handle_count", f_check_handle_count, METH_VARARGS,
+     "_check_handle_count(call, n, segment): n handles against the library's limit"},
+    {"agent_def_default", f_agent_def_default, METH_NOARGS,
+     "orca_agent_def_default() as a dict of the add_agent keywords"},
+    {"goal_default", f_goal_default, METH_NOARGS,
+     "orca_goal_default() as a dict: goal, target, preferred_speed"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -2966,6 +3176,10 @@ PyMODINIT_FUNC PyInit__core(void)
     if (PyType_Ready(&SimType) < 0 || PyType_Ready(&ScenarioType) < 0) {
         return NULL;
     }
+    k_64 = PyLong_FromLong(64);
+    if (!k_64) {
+        return NULL;
+    }
     PyObject *m = PyModule_Create(&moduledef);
     if (!m) {
         return NULL;
@@ -2977,6 +3191,8 @@ PyMODINIT_FUNC PyInit__core(void)
                                      "A value out of its documented range.")) ||
         !(StaleError = error_with(m, "StaleHandleError", PyExc_ValueError,
                                   "A handle that does not name a live object.")) ||
+        !(ForeignError = error_with(m, "ForeignHandleError", PyExc_ValueError,
+                                    "A handle of another simulation.")) ||
         !(FormatError = error_with(m, "FormatError", PyExc_ValueError,
                                    "Corrupt, truncated or foreign snapshot bytes.")) ||
         !(LimitError = error_with(m, "LimitError", PyExc_ValueError,
@@ -3005,6 +3221,10 @@ PyMODINIT_FUNC PyInit__core(void)
     PyModule_AddObject(m, "TIME_MAX", PyFloat_FromDouble(ORCA_TIME_MAX));
     PyModule_AddIntConstant(m, "MAX_NEIGHBORS_LIMIT", ORCA_MAX_NEIGHBORS_LIMIT);
     PyModule_AddIntConstant(m, "MAX_WORKERS", ORCA_MAX_WORKERS);
+    PyModule_AddIntConstant(m, "AGENTS_MAX", 1 << 30);
+    PyModule_AddIntConstant(m, "SEGMENTS_MAX", 1 << 28);
+    PyModule_AddIntConstant(m, "BOUNDARY_EDGES_MAX", ORCA_BOUNDARY_EDGES_MAX);
+    PyModule_AddIntConstant(m, "WAYPOINTS_MAX", ORCA_WAYPOINTS_MAX);
     PyModule_AddObject(m, "PRIORITY_MIN", PyFloat_FromDouble(ORCA_PRIORITY_MIN));
     PyModule_AddObject(m, "PRIORITY_MAX", PyFloat_FromDouble(ORCA_PRIORITY_MAX));
     return m;

@@ -238,11 +238,13 @@ class PyRVOSimulator:
                 self._before_sim = _orca.Simulator()
                 self._before_sim.load(self._before)
             before = self._before_sim
-            if _core.Sim.agent_index(before, h) < 0:
+            # the same slot and generation under the copy's identity (handles carry theirs)
+            hb = (before.sim_id << 64) | (h & 0xffffffffffffffff)
+            if _core.Sim.agent_index(before, hb) < 0:
                 got = ([], [], [])  # added after the last step
             else:
-                agents, segs = _core.Sim.agent_neighbors(before, h)
-                raw, _hard = _core.Sim.agent_constraints(before, h, self._before_dt)
+                agents, segs = _core.Sim.agent_neighbors(before, hb)
+                raw, _hard = _core.Sim.agent_constraints(before, hb, self._before_dt)
                 vals = _struct.unpack("=%dd" % (len(raw) // 8), bytes(raw))
                 lines = []
                 for k in range(0, len(vals), 4):

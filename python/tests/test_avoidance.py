@@ -368,6 +368,7 @@ def test_bad_locked_layers_and_stale_handles_change_nothing():
                  lambda: sim.set_locked(b, 1), lambda: sim.set_avoidance(b, priority=2),
                  lambda: sim.avoidance(b), lambda: b.avoidance,
                  lambda: sim.agent_diagnostics(b), lambda: b.diagnostics()):
-        refused(call, orca.StaleHandleError, r"agent handle \{slot \d+, generation \d+\} is stale")
+        refused(call, orca.StaleHandleError,
+                    r"agent handle \{slot \d+, generation \d+, sim \d+\} is stale")
     with pytest.raises(TypeError):
         sim.set_priority(0, 2)  # a raw int is not an Agent

@@ -100,9 +100,8 @@ def test_random_api_sequences(seed):
                 if rng.random() < 0.5:
                     sim.load(before[: rng.randrange(len(before) + 1)])
                 else:
-                    sim = pickle.loads(pickle.dumps(sim))
-                    agents = [orca.Agent(sim, a.handle) for a in agents]
-                    segs = [orca.Segment(sim, s.handle) for s in segs]
+                    # the handles travel with the simulator (a new simulation: its identity)
+                    sim, agents, segs = pickle.loads(pickle.dumps((sim, agents, segs)))
             elif op == 11 and agents:
                 a = rng.choice(agents)
                 a.constraints(rng.choice([0.1, value(rng)]))

@@ -27,7 +27,9 @@ def test_batch_equals_one_at_a_time():
     a.step(0.25, 5)
     b.step(0.25, 5)
     assert a.hash() == b.hash()
-    assert [h.handle for h in a.agents] == [h.handle for h in b.agents]
+    # the same slots and generations (each simulation's handles carry its own identity)
+    assert [(h.slot, h.generation) for h in a.agents] == [(h.slot, h.generation) for h in b.agents]
+    assert all(h.sim_id == a.sim_id for h in a.agents)
 
 
 def test_refusals_remove_nothing():

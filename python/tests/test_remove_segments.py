@@ -31,7 +31,7 @@ def test_add_batch_equals_one_at_a_time():
     x, sx = _scene(True)
     y, sy = _scene(False)
     assert x.segment_count == y.segment_count == 60
-    assert [h.handle for h in sx] == [h.handle for h in sy]
+    assert [(h.slot, h.generation) for h in sx] == [(h.slot, h.generation) for h in sy]
     assert [h.handle for h in x.segments] == [h.handle for h in sx]
     assert x.hash() == y.hash()
 

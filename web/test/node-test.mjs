@@ -14,7 +14,7 @@ import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadOrca, simdSupported, GOAL } from '../orca.mjs';
+import { loadOrca, simdSupported, GOAL, LIMITS, parseHandle } from '../orca.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 let passed = 0;
@@ -45,6 +45,31 @@ const golden = [];
 for (const line of (await readFile(join(ROOT, 'test/golden/determinism.txt'), 'utf8')).split('\n')) {
   const m = /^(\w+) agents=(\d+) steps=(\d+) hash=([0-9a-f]{16})$/.exec(line.trim());
   if (m) golden.push({ scene: m[1], agents: +m[2], steps: +m[3], hash: m[4] });
+}
+
+// One set of defaults (issue 27, item 10): the scene with every parameter at its default and
+// the hash the C API, `orca run` and Python reach (test/golden/defaults.txt).
+const DEFAULTS_SCENE = (await readFile(join(ROOT, 'test/golden/defaults-scene.txt'), 'utf8'))
+  .split('\n').filter((l) => l.startsWith('agent ')).map((l) => l.split(/\s+/).slice(1).map(Number));
+const DEFAULTS_GOLDEN = /^defaults-scene\.txt steps=(\d+) hash=([0-9a-f]{16})/
+  .exec(await readFile(join(ROOT, 'test/golden/defaults.txt'), 'utf8'));
+
+// Two simulations with the same content (issue 27, item 8): a handle of one names a live
+// object of the same slot and generation in the other. 5 agents (slot 1 reused), 3 segments,
+// one loop.
+function filled(orca) {
+  const sim = orca.createSim();
+  const agents = [];
+  for (let i = 0; i < 5; ++i) agents.push(sim.addAgent({ position: [-8 + 4 * i, 0.5 * (i % 2)], preferredVelocity: [1, 0] }));
+  sim.removeAgent(agents[1]);
+  agents[1] = sim.addAgent({ position: [0, 20] });
+  const segs = sim.addSegments([[-20, -8], [-20, 8], [5, 30]], [[20, -8], [20, 8], [5, 30]]);
+  const loop = sim.addBoundary([[-50, -50], [50, -50], [50, 50], [-50, 50]]);
+  return { sim, agents, segs, loop };
+}
+// The whole observable state (a refusal must leave it as it was).
+function stateOf(sim) {
+  return `${sim.hash()} ${sim.agentCount} ${sim.segmentCount} ${sim.boundaryCount} ${sim.save().join()}`;
 }
 
 test('SIMD128 is detected', () => { check(simdSupported(), 'Node 20 has SIMD128'); });
@@ -154,7 +179,7 @@ for (const [label, file] of [['scalar', 'orca.wasm'], ['SIMD128', 'orca-simd.was
     check(refused === 4 && sim.hash() === h0 && sim.boundaryCount === 1, `refusals ${refused}`);
     const p = sim.addBoundary(pillar);
     const got = sim.boundaries();
-    check(got.length === 2 && got[1].points[2][0] === 12 && got[0].id.slot === r.slot, 'boundaries()');
+    check(got.length === 2 && got[1].points[2][0] === 12 && got[0].id === r && got[1].id === p, 'boundaries()');
     // an independent even-odd ray test: every agent inside the room and outside the pillar
     const cross = (loop, x, y) => {
       let c = 0;
@@ -211,7 +236,7 @@ for (const [label, file] of [['scalar', 'orca.wasm'], ['SIMD128', 'orca-simd.was
     const d = Math.hypot(p[0] - p[2], p[1] - p[3]);
     check(p[0] > -10 && p[2] < 10, `agents did not move: ${p}`);
     check(d >= 3 - 1e-9, `agents overlap: distance ${d}`);
-    check(sim.getAgent(a).radius === 1.5 && sim.agentAt(1).slot === b.slot, 'getAgent/agentAt');
+    check(sim.getAgent(a).radius === 1.5 && sim.agentAt(1) === b, 'getAgent/agentAt');
     sim.setAgent(b, { radius: 1 });
     check(sim.getAgent(b).radius === 1 && sim.getAgent(b).maxSpeed === 2, 'setAgent keeps other fields');
     check(sim.stepCount === 40, `step count ${sim.stepCount}`);
@@ -235,7 +260,10 @@ for (const [label, file] of [['scalar', 'orca.wasm'], ['SIMD128', 'orca-simd.was
     }
     const s0 = a.map((p, k) => one.addSegment(p, b[k]));
     const s1 = many.addSegments(a, b);
-    check(JSON.stringify(s0) === JSON.stringify(s1), 'handles differ');
+    // the same slots and generations; each simulation's handles carry its own identity
+    const parts = (h) => { const q = parseHandle(h); return `${q.kind}:${q.slot}:${q.generation}`; };
+    check(s0.map(parts).join() === s1.map(parts).join(), 'handles differ');
+    check(s1.every((h) => parseHandle(h).sim === many.id) && one.id !== many.id, 'identities');
     check(one.hash() === many.hash(), 'addSegments hash');
     const pick = [17, 3, 29, 0, 11];
     for (const k of pick) one.removeSegment(s0[k]);
@@ -246,7 +274,7 @@ for (const [label, file] of [['scalar', 'orca.wasm'], ['SIMD128', 'orca-simd.was
     check(many.segmentCount === 25 && many.agentCount === 57, 'counts');
     const list = a.map((p, k) => k).filter((k) => !pick.includes(k));
     const got = many.segments(); // with the removals pending: index order as a list gives
-    check(got.every((g, i) => g.a[0] === a[list[i]][0] && g.id.slot === s1[list[i]].slot), 'index order');
+    check(got.every((g, i) => g.a[0] === a[list[i]][0] && g.id === s1[list[i]]), 'index order');
     for (let i = 0; i < 10; ++i) { one.step(0.25); many.step(0.25); }
     check(one.hash() === many.hash(), `${one.hash()} != ${many.hash()} after the removals`);
     // refusals: nothing changes, the entry is named
@@ -256,7 +284,8 @@ for (const [label, file] of [['scalar', 'orca.wasm'], ['SIMD128', 'orca-simd.was
     throwsWith(() => many.removeAgents([agents[1][0], agents[1][5]]), /ids\[1\]: agent handle/, 'ORCA_ERR_STALE');
     throwsWith(() => many.removeAgents([agents[1][0], agents[1][0]]), /ids\[0\] and ids\[1\]/, 'ORCA_ERR_ARGUMENT');
     throwsWith(() => many.removeSegments(5), /array of handles/, 'ORCA_ERR_ARGUMENT');
-    throwsWith(() => many.removeSegments([s1[1], null]), /ids\[1\] is not a handle/, 'ORCA_ERR_ARGUMENT');
+    throwsWith(() => many.removeSegments([s1[1], null]), /ids\[1\] is not a segment handle: null/, 'ORCA_ERR_ARGUMENT');
+    throwsWith(() => many.removeSegments([s1[2], agents[1][7]]), /ids\[1\] is not a segment handle: 'agent:/, 'ORCA_ERR_ARGUMENT');
     throwsWith(() => many.addSegments([[0, 0]], []), /one length/, 'ORCA_ERR_ARGUMENT');
     throwsWith(() => many.addSegments([[0, 0], [1]], [[0, 1], [1, 1]]), /a\[1\] must be a pair/, 'ORCA_ERR_ARGUMENT');
     for (const bad of [2 ** 21, -(2 ** 21), 1e300, -Number.MAX_VALUE, Infinity, NaN]) {
@@ -272,7 +301,7 @@ for (const [label, file] of [['scalar', 'orca.wasm'], ['SIMD128', 'orca-simd.was
     const e = many.addSegments([[top, -top], [5e-324, -0]], [[-top, 0], [0, -5e-324]]);
     const all = many.segments();
     check(all[25].a[0] === top && all[26].a[0] === 5e-324 && Object.is(all[26].a[1], -0) &&
-          all[26].id.slot === e[1].slot, 'edges stored as given');
+          all[26].id === e[1], 'edges stored as given');
     one.destroy();
     many.destroy();
     return '30 segments, 5 + 3 removed in batches';
@@ -333,7 +362,8 @@ for (const [label, file] of [['scalar', 'orca.wasm'], ['SIMD128', 'orca-simd.was
     throwsWith(() => sim.addAgent({ position: [NaN, 0] }), /position.*nan/i, 'ORCA_ERR_ARGUMENT');
     throwsWith(() => sim.addAgent({ speed: 1 }), /unknown agent field 'speed'/, 'ORCA_ERR_ARGUMENT');
     throwsWith(() => sim.step(0), /dt/, 'ORCA_ERR_ARGUMENT');
-    throwsWith(() => sim.removeAgent({ slot: 7, generation: 1 }), /./, 'ORCA_ERR_STALE');
+    throwsWith(() => sim.removeAgent({ slot: 7, generation: 1 }), /is not an agent handle/, 'ORCA_ERR_ARGUMENT');
+    throwsWith(() => sim.removeAgent(`agent:7:1:${sim.id}`), /agent handle \{slot 7, generation 1, sim \d+\} is stale/, 'ORCA_ERR_STALE');
     throwsWith(() => sim.setPreferredVelocities([1, 2]), /expected 0 numbers/, 'ORCA_ERR_ARGUMENT');
     sim.addAgent();
     throwsWith(() => sim.setPreferredVelocities([1e300, 0]), /preferred/, 'ORCA_ERR_ARGUMENT');
@@ -343,6 +373,151 @@ for (const [label, file] of [['scalar', 'orca.wasm'], ['SIMD128', 'orca-simd.was
     sim.destroy();
     throwsWith(() => sim.step(0.25), /destroyed/);
     return m1;
+  });
+
+  test(`${label}: a handle of another simulation throws ORCA_ERR_FOREIGN and changes nothing`, () => {
+    const A = filled(orca), B = filled(orca);
+    const a = A.sim, b = B.sim;
+    check(a.id !== b.id && a.id > 0 && b.id > 0, `identities ${a.id} ${b.id}`);
+    const before = stateOf(a);
+    let refusals = 0;
+    const foreign = (fn, h) => {
+      const q = parseHandle(h);
+      throwsWith(fn, new RegExp(`${q.kind} handle \\{slot ${q.slot}, generation ${q.generation}, sim ${b.id}\\} ` +
+        `belongs to another simulation \\(this is sim ${a.id}\\)`), 'ORCA_ERR_FOREIGN');
+      check(stateOf(a) === before, 'a refusal changed the simulation');
+      ++refusals;
+    };
+    B.agents.forEach((h, k) => {
+      const own = A.agents[k];
+      check(parseHandle(h).slot === parseHandle(own).slot && h !== own, 'same slots, different handles');
+      foreign(() => a.removeAgent(h), h);
+      foreign(() => a.removeAgents([A.agents[(k + 1) % 5], h]), h);
+      foreign(() => a.getAgent(h), h);
+      foreign(() => a.setAgent(h, { radius: 1 }), h);
+      foreign(() => a.getAvoidance(h), h);
+      foreign(() => a.setAvoidance(h, { priority: 2 }), h);
+      foreign(() => a.setPriority(h, 3), h);
+      foreign(() => a.setLayers(h, 2, 2), h);
+      foreign(() => a.setLocked(h, true), h);
+      foreign(() => a.agentDiagnostics(h), h);
+      check(a.agentIndex(h) === -1 && a.agentIndex(own) >= 0, 'agentIndex');
+    });
+    B.segs.forEach((h) => {
+      foreign(() => a.removeSegment(h), h);
+      foreign(() => a.removeSegments([A.segs[0], h]), h);
+    });
+    foreign(() => a.removeBoundary(B.loop), B.loop);
+    // a scene's handles are its simulation's
+    const sc = orca.createScene('custom');
+    const hs = sc.addAgent({ position: [0, 0] }, { target: [3, 0] });
+    check(parseHandle(hs).sim === sc.sim.id && sc.sim.agentAt(0) === hs, 'scene handle');
+    throwsWith(() => a.removeAgent(hs), /belongs to another simulation/, 'ORCA_ERR_FOREIGN');
+    sc.destroy();
+    a.setPriority(A.agents[2], 3);
+    a.removeAgent(A.agents[3]);
+    check(a.agentCount === 4, 'own handles work');
+    a.destroy();
+    b.destroy();
+    return `${refusals} refusals`;
+  });
+
+  test(`${label}: handles are values (Map keys, ===); agentAt out of range throws`, () => {
+    const { sim, agents, segs, loop } = filled(orca);
+    const m = new Map(agents.map((h, k) => [h, k]));
+    for (let i = 0; i < sim.agentCount; ++i) check(m.get(sim.agentAt(i)) === agents.indexOf(sim.agentAt(i)), `index ${i}`);
+    check(m.size === 5 && new Set(sim.segments().map((s) => s.id)).size === 3, 'keys');
+    check(sim.segments()[1].id === segs[1] && sim.boundaries()[0].id === loop, 'the same handle twice');
+    check(JSON.parse(JSON.stringify({ h: agents[0] })).h === agents[0], 'JSON round trip');
+    const other = filled(orca);
+    check(agents.every((h, k) => h !== other.agents[k]), 'another simulation: other handles');
+    for (const bad of [5, 6, -1, 1.5, NaN, '0', undefined]) {
+      const e = throwsWith(() => sim.agentAt(bad), /out of range \(5 agents\)/, 'ORCA_ERR_ARGUMENT');
+      check(e.length > 0, 'message');
+    }
+    try { sim.agentAt(5); } catch (e) { check(e instanceof RangeError, 'a RangeError'); }
+    check(parseHandle('agent:1:2') === null && parseHandle(7) === null && parseHandle(`agent:1:1:${2 ** 32}`) === null, 'parseHandle');
+    // snapshots: the loading simulation keeps its identity
+    const snap = sim.save();
+    sim.removeAgent(agents[2]);
+    check(sim.agentIndex(agents[2]) === -1, 'removed');
+    sim.load(snap);
+    check(sim.agentIndex(agents[2]) >= 0, 'valid again in the simulation that issued it');
+    const id = other.sim.id;
+    other.sim.load(snap);
+    check(other.sim.id === id && other.sim.hash() === sim.hash(), 'identity kept, state loaded');
+    throwsWith(() => other.sim.getAgent(agents[2]), /belongs to another simulation/, 'ORCA_ERR_FOREIGN');
+    const j = sim.agentIndex(agents[2]);
+    const q = parseHandle(other.sim.agentAt(j)), r = parseHandle(agents[2]);
+    check(q.slot === r.slot && q.generation === r.generation && q.sim === id, 'the same slot under its own identity');
+    sim.destroy();
+    other.sim.destroy();
+  });
+
+  test(`${label}: bulk calls refuse counts beyond the limits before copying anything`, () => {
+    const sc = orca.createScene('custom');
+    sc.addAgent({ position: [0, 0] }, { target: [5, 0] });
+    const sim = sc.sim;
+    sim.addAgent({ position: [3, 3] });
+    sim.addSegment([0, -5], [5, -5]);
+    const before = stateOf(sim), h = sc.hash();
+    const t0 = Date.now();
+    const refused = (fn, pattern, status) => {
+      throwsWith(fn, pattern, status);
+      check(stateOf(sim) === before && sc.hash() === h, `${pattern}: the state changed`);
+    };
+    // holey arrays of 2^28 + 1 ... 2^30 + 1 entries: no element exists (reading one throws)
+    refused(() => sim.addSegments(new Array(2 ** 28 + 1), new Array(2 ** 28 + 1)),
+      /addSegments: a has 268435457 entries, beyond the 268435456 segments .* \(it has 1\)/, 'ORCA_ERR_LIMIT');
+    refused(() => sim.addSegments(new Array(2 ** 28), new Array(2 ** 28)), /beyond the 268435456 segments/, 'ORCA_ERR_LIMIT');
+    refused(() => sim.removeAgents(new Array(LIMITS.AGENTS + 1)), /removeAgents: ids has 1073741825 entries, beyond the 1073741824 agents/, 'ORCA_ERR_LIMIT');
+    refused(() => sim.removeSegments(new Array(LIMITS.SEGMENTS + 1)), /removeSegments: ids has 268435457 entries/, 'ORCA_ERR_LIMIT');
+    refused(() => sim.addBoundary(new Array(2 ** 24 + 1)), /addBoundary: points has 16777217 entries, beyond the 16777216 boundary edges/, 'ORCA_ERR_LIMIT');
+    refused(() => sc.setWaypoints(0, new Array(2 ** 20 + 1)), /setWaypoints: points has 1048577 entries, beyond the 1048576 waypoints/, 'ORCA_ERR_LIMIT');
+    refused(() => sim.setPreferredVelocities({ length: 2 ** 31 }), /expected 4 numbers/, 'ORCA_ERR_ARGUMENT');
+    // within the count limit, beyond what the module can address: refused before reading
+    refused(() => sim.addSegments(new Array(2 ** 28 - 1), new Array(2 ** 28 - 1)), /needs 11811160020 bytes of module memory, more than the 4 GiB/, 'ORCA_ERR_MEMORY');
+    refused(() => sim.removeAgents(new Array(2 ** 29)), /needs 6442450944 bytes/, 'ORCA_ERR_MEMORY');
+    const took = Date.now() - t0;
+    check(took < 2000, `the refusals took ${took} ms`);
+    // a failed allocation is ORCA_ERR_MEMORY with nothing written (ow_malloc made to fail)
+    const real = orca.x;
+    orca.x = { ...real, ow_malloc: () => 0 }; // the exports object is frozen: a copy
+    try {
+      refused(() => sim.addSegments([[0, 0]], [[1, 1]]), /out of memory: addSegments of 1 segments needs 32 bytes/, 'ORCA_ERR_MEMORY');
+      refused(() => sim.removeAgents([sim.agentAt(0)]), /out of memory/, 'ORCA_ERR_MEMORY');
+      refused(() => sim.addBoundary([[0, 0], [1, 0], [0, 1]]), /out of memory/, 'ORCA_ERR_MEMORY');
+      refused(() => sim.setPreferredVelocities([1, 0, 0, 1]), /out of memory/, 'ORCA_ERR_MEMORY');
+      refused(() => sc.setWaypoints(0, [[1, 1]]), /out of memory/, 'ORCA_ERR_MEMORY');
+      refused(() => sim.queryRadius([0, 0], 5), /out of memory/, 'ORCA_ERR_MEMORY');
+      refused(() => sim.load(new Uint8Array(8)), /out of memory/, 'ORCA_ERR_MEMORY');
+    } finally {
+      orca.x = real;
+    }
+    sc.destroy();
+    return `${took} ms for 9 refusals`;
+  });
+
+  test(`${label}: one set of defaults: an agent with defaults is the C default; the defaults scene's hash`, () => {
+    const g = orca.defaultGoal();
+    check(g.kind === GOAL.NONE && g.target[0] === 0 && g.target[1] === 0 && g.speed === 1, JSON.stringify(g));
+    const d = orca.defaultAgent();
+    check(JSON.stringify(d) === JSON.stringify({ position: [0, 0], velocity: [0, 0], preferredVelocity: [0, 0],
+      radius: 1.5, maxSpeed: 2, neighborDist: 15, maxNeighbors: 10, timeHorizon: 10, obstacleTimeHorizon: 10 }), JSON.stringify(d));
+    const sc = orca.createScene('custom');
+    for (const w of DEFAULTS_SCENE) {
+      if (w.length > 2) sc.addAgent({ position: [w[0], w[1]] }, { target: [w[3], w[4]] });
+      else sc.addAgent({ position: [w[0], w[1]] });
+    }
+    check(sc.goal(0).kind === GOAL.POINT && sc.goal(0).speed === 1 && sc.goal(5).kind === GOAL.NONE, 'goals');
+    check(JSON.stringify(sc.sim.getAgent(sc.sim.agentAt(5))) === JSON.stringify({ ...d, position: [3, -2] }), 'agent fields');
+    throwsWith(() => sc.addAgent({}, { kind: GOAL.POINT }), /needs a target/, 'ORCA_ERR_ARGUMENT');
+    const steps = +DEFAULTS_GOLDEN[1];
+    for (let i = 0; i < steps; ++i) sc.step();
+    const hash = sc.hash();
+    sc.destroy();
+    check(hash === DEFAULTS_GOLDEN[2], `hash ${hash}, golden ${DEFAULTS_GOLDEN[2]}`);
+    return hash;
   });
 
   test(`${label}: spatial queries equal a scan over every agent`, () => {
@@ -607,7 +782,7 @@ for (const [label, file] of [['scalar', 'orca.wasm'], ['SIMD128', 'orca-simd.was
     const h2 = sc.hash();
     for (const fn of [() => sim.setPriority(b, 2), () => sim.setLayers(b, 1, 1), () => sim.setLocked(b, 1),
       () => sim.setAvoidance(b, { priority: 2 }), () => sim.getAvoidance(b), () => sim.agentDiagnostics(b)]) {
-      throwsWith(fn, /agent handle \{slot \d+, generation \d+\} is stale/, 'ORCA_ERR_STALE');
+      throwsWith(fn, /agent handle \{slot \d+, generation \d+, sim \d+\} is stale/, 'ORCA_ERR_STALE');
       check(sc.hash() === h2, 'a stale handle changed the state');
     }
     sc.destroy();
