@@ -69,6 +69,23 @@ static ORCA_ALWAYS_INLINE int scan_agents(const orca_sim *s, int32_t self, orca_
     return n;
 }
 
+/* Offers every agent other than self within sqrt(filt2) <= q of p that orca_grid_query
+ * finds (the hashed grid's search) to the sorted list out; returns its length. */
+static ORCA_ALWAYS_INLINE int grid_search(const orca_sim *s, int32_t self, orca_vec2 p, double q,
+                                          double filt2, neighbor *out, int cap)
+{
+    grid_range ranges[GRID_RANGES];
+    int64_t next = 0;
+    int n = 0;
+    do {
+        int nr = orca_grid_query(s, p, q, ranges, &next);
+        for (int r = 0; r < nr; ++r) {
+            n = scan_agents(s, self, p, filt2, ranges[r].begin, ranges[r].end, out, n, cap);
+        }
+    } while (next > 0);
+    return n;
+}
+
 /* Column of the dense grid holding x (relative to the origin): floor(x * inv) clamped to
  * 0..w-1, the same cell as cell_coord gives wherever that is inside the grid. */
 static ORCA_ALWAYS_INLINE int32_t dense_column(double x, double inv, double wmax, int32_t w)
@@ -422,23 +439,26 @@ static int ext_select_agents(const orca_sim *s, int32_t self, neighbor *out, int
     orca_vec2 p = s->cell_pos[self];
     int n = 0, within = 0;
     grid_range ranges[GRID_RANGES];
-    int nr = orca_grid_query(s, p, nd, ranges);
-    for (int r = 0; r < nr; ++r) {
-        for (int32_t k = ranges[r].begin; k < ranges[r].end; ++k) {
-            int32_t j = s->cell_index[k];
-            if (k == self || !ext_considers(s, i, j)) {
-                continue;
-            }
-            orca_vec2 d = v2_sub(s->cell_pos[k], p);
-            double d2 = v2_dot(d, d);
-            if (d2 < nd2) {
-                ++within;
-                if (cap > 0) {
-                    n = neighbor_offer(s->cell_index, d2, k, out, n, cap);
+    int64_t next = 0;
+    do {
+        int nr = orca_grid_query(s, p, nd, ranges, &next);
+        for (int r = 0; r < nr; ++r) {
+            for (int32_t k = ranges[r].begin; k < ranges[r].end; ++k) {
+                int32_t j = s->cell_index[k];
+                if (k == self || !ext_considers(s, i, j)) {
+                    continue;
+                }
+                orca_vec2 d = v2_sub(s->cell_pos[k], p);
+                double d2 = v2_dot(d, d);
+                if (d2 < nd2) {
+                    ++within;
+                    if (cap > 0) {
+                        n = neighbor_offer(s->cell_index, d2, k, out, n, cap);
+                    }
                 }
             }
         }
-    }
+    } while (next > 0);
     *candidates = within;
     return n;
 }
@@ -963,11 +983,14 @@ static void overlap_task(int begin, int end, int worker_index, void *context)
             }
         } else {
             grid_range ranges[GRID_RANGES];
-            int nr = orca_grid_query(s, p, ri + c->rmax, ranges);
-            for (int r = 0; r < nr; ++r) {
-                int32_t from = ranges[r].begin > k ? ranges[r].begin : k + 1;
-                deepest = overlap_range(s, p, ri, from, ranges[r].end, deepest);
-            }
+            int64_t next = 0;
+            do {
+                int nr = orca_grid_query(s, p, ri + c->rmax, ranges, &next);
+                for (int r = 0; r < nr; ++r) {
+                    int32_t from = ranges[r].begin > k ? ranges[r].begin : k + 1;
+                    deepest = overlap_range(s, p, ri, from, ranges[r].end, deepest);
+                }
+            } while (next > 0);
         }
         if (s->segment_count > 0) {
             int no = select_segments(s, w, p, ri, ri * ri);
