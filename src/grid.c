@@ -421,9 +421,11 @@ static int build_agent_grid(orca_sim *s)
             return 0;
         }
         cell_map *m = &s->agent_cells;
-        int32_t *box = s->hash_box;
-        box[0] = box[2] = (int32_t)CELL_LIMIT;
-        box[1] = box[3] = -(int32_t)CELL_LIMIT;
+        /* the agents' cells lie between those of the box's corners (cell_coord is monotone) */
+        s->hash_box[0] = cell_coord(lox, s->inv_cell);
+        s->hash_box[1] = cell_coord(hix, s->inv_cell);
+        s->hash_box[2] = cell_coord(loy, s->inv_cell);
+        s->hash_box[3] = cell_coord(hiy, s->inv_cell);
         /* rank holds each agent's map slot until the placement (no slot moves: the
          * map only grows by insertion into a table sized for n cells) */
         for (int32_t i = 0; i < n; ++i) {
@@ -432,10 +434,6 @@ static int build_agent_grid(orca_sim *s)
             uint32_t hh = cell_map_insert(m, cell_key(cx, cy));
             s->rank[i] = (int32_t)hh;
             m->count[hh]++;
-            box[0] = cx < box[0] ? cx : box[0];
-            box[1] = cx > box[1] ? cx : box[1];
-            box[2] = cy < box[2] ? cy : box[2];
-            box[3] = cy > box[3] ? cy : box[3];
         }
         /* ranges in order of first appearance (by agent index) */
         int32_t offset = 0;
@@ -477,9 +475,9 @@ static int build_agent_grid(orca_sim *s)
 int orca_grid_query(const orca_sim *s, orca_vec2 p, double q, grid_range *out, int64_t *next)
 {
     int n = 0;
-    int64_t at = *next;
-    *next = 0;
     if (s->grid_dense) {
+        int64_t at = *next;
+        *next = 0;
         double c = s->cell, ox = s->origin_x, oy = s->origin_y;
         double m = dense_margin(s, p, q);
         double qq = q + m;
@@ -521,7 +519,8 @@ int orca_grid_query(const orca_sim *s, orca_vec2 p, double q, grid_range *out, i
             n += out[n].begin < out[n].end;
         }
     } else if (q <= s->grid_cover) {
-        /* the cells are a little over q: the 3 by 3 block around p's cell */
+        /* the cells are a little over q: the 3 by 3 block around p's cell (at most 9
+         * ranges: *next stays 0) */
         int32_t x = cell_coord(p.x, s->inv_cell), y = cell_coord(p.y, s->inv_cell);
         for (int32_t dy = -1; dy <= 1; ++dy) {
             for (int32_t dx = -1; dx <= 1; ++dx) {
@@ -539,6 +538,8 @@ int orca_grid_query(const orca_sim *s, orca_vec2 p, double q, grid_range *out, i
          * takes it: a computed d.d <= q*q has |d.x|, |d.y| far within q + m), within the
          * cells that hold agents; every agent when it has more cells than agents / 8 (a cell
          * costs a lookup, an agent a distance). */
+        int64_t at = *next;
+        *next = 0;
         double m = 1e-9 * (d_mag(p.x) + d_mag(p.y) + q) + MARGIN_ABS, inv = s->inv_cell;
         const int32_t *box = s->hash_box;
         int64_t x0 = cell_coord(p.x - q - m, inv), x1 = cell_coord(p.x + q + m, inv);
