@@ -11,8 +11,10 @@
  * runs every case in turn: the snapshot loaded (not timed), for the far cases agent I's
  * neighbor_dist set (orca_agent_set, not timed), then S calls of orca_scenario_step timed
  * with a monotonic clock. A row gives the median over the rounds of the time per step, the
- * range, and the ratio of the medians to the plain case's. With W = 0 the S steps are the
- * scene's first (the neighbour searches start without hints). */
+ * range, and the median over the rounds of the ratio to the plain case's time in the same
+ * round (the cases of a round run back to back, so a shared machine's slow spells mostly
+ * cancel). With W = 0 the S steps are the scene's first (the searches start without hints).
+ * The state hash of each case is the same in every round (checked). */
 #define _POSIX_C_SOURCE 200809L
 #include <orca/orca.h>
 
@@ -118,7 +120,8 @@ int main(int argc, char **argv)
            "ms/step", "min..max", "ratio", "hash");
     int cases = nd_count + 1;
     double *t = malloc((size_t)cases * (size_t)rounds * sizeof *t);
-    if (!t) {
+    double *ratio = malloc((size_t)cases * (size_t)rounds * sizeof *ratio);
+    if (!t || !ratio) {
         return 1;
     }
     for (int z = 0; z < size_count; ++z) {
@@ -173,21 +176,26 @@ int main(int argc, char **argv)
                 hash[c] = h;
             }
         }
-        double plain = 0;
+        for (int c = cases - 1; c >= 0; --c) {
+            /* the ratios first: the plain case's times are still in round order */
+            for (int r = 0; r < rounds; ++r) {
+                ratio[c * rounds + r] = t[c * rounds + r] / t[r];
+            }
+        }
         for (int c = 0; c < cases; ++c) {
             double *v = t + c * rounds;
-            double m = median(v, rounds);
-            plain = c == 0 ? m : plain;
+            double m = median(v, rounds), q = median(ratio + c * rounds, rounds);
             char range[64], nd[32];
             snprintf(range, sizeof range, "%.2f..%.2f", 1e3 * v[0], 1e3 * v[rounds - 1]);
             snprintf(nd, sizeof nd, c == 0 ? "as built" : "%.9g", c == 0 ? 0.0 : nds[c - 1]);
-            printf("%10d %10d %14s %12.2f %23s %8.3f  %016llx\n", n, who, nd, 1e3 * m, range,
-                   m / plain, (unsigned long long)hash[c]);
+            printf("%10d %10d %14s %12.2f %23s %8.3f  %016llx\n", n, who, nd, 1e3 * m, range, q,
+                   (unsigned long long)hash[c]);
             fflush(stdout);
         }
         free(snap);
         orca_scenario_destroy(sc);
     }
     free(t);
+    free(ratio);
     return 0;
 }
