@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* The neighbour grids. Agents: a uniform grid (dense row-major cells of half the largest
- * neighbour distance or diameter, sorted by a counting sort, or hashed cells for sparse
- * scenes), with copies of positions, velocities and radii in the sorted order. Segments: a
+/* The neighbour grids. Agents: a uniform grid (dense row-major cells of half the neighbour
+ * distance most agents reach, or of the largest diameter: grid_need; sorted by a counting
+ * sort, or hashed cells for sparse scenes), with copies of positions, velocities and radii in
+ * the sorted order. Segments: a
  * hashed grid listing each segment in every cell it passes near. And the workers' scratch.
  * The grids only find candidates: which neighbours and in which order is decided by
  * (squared distance, index) alone (docs/algorithm.md §11.4). */
