@@ -921,6 +921,21 @@ static int test_grid_cells_far_agents(void)
     far_add(sim, vec(-2e6, 2e6), 1e5, 300, 0.5);
     ENSURE_CELLS(sim, 0, hashed, "clusters and far agents");
     orca_sim_destroy(sim);
+
+    /* neighbour distances 0, -0 and subnormal, radii the smallest: cells of the diameter
+     * (hashed: a dense array of them would be far too large), and one far agent changes
+     * nothing */
+    ENSURE(orca_sim_create(&def, &sim) == ORCA_OK);
+    static const double tiny[] = {0.0, -0.0, 4.9406564584124654e-324, 2.2250738585072014e-308};
+    for (int i = 0; i < 400; ++i) {
+        far_add(sim, vec(test_rng_uniform(&g, 0, 150), test_rng_uniform(&g, 0, 150)), tiny[i % 4],
+                10, ORCA_RADIUS_MIN);
+    }
+    hashed = 0x1p-29 * (1 + 0x1p-20) + 0x1p-530;
+    ENSURE_CELLS(sim, 0, hashed, "tiny");
+    far_add(sim, vec(75, 75), far, 10, ORCA_RADIUS_MIN);
+    ENSURE_CELLS(sim, 0, hashed, "tiny and a far agent");
+    orca_sim_destroy(sim);
     return 0;
 }
 

@@ -1405,9 +1405,25 @@ static orca_agent_def reaching(orca_agent_def d, double nd, int max_nb)
  * agents' box; 4: reaches of a few dozen rows with long lists; 5: clusters far apart (the
  * hashed grid) with far agents; 6: a dense crowd with 2 m neighbour distances and agents
  * reaching 12 m and 25 m (many rows; on the hashed grid a block of more than 16 cells, and
- * one of more cells than an eighth of the agents). */
+ * one of more cells than an eighth of the agents); 7: neighbour distances at the edges of
+ * their range (0, -0, subnormal, the smallest normal, around the binades' ends, just below
+ * and at 2^23) among the others; 8: most agents at 0, -0 and subnormal neighbour distances
+ * (the cells then sized by the largest diameter) and a few reaching far. */
 static void scene_far_reaching(world *w, test_rng *g, int kind)
 {
+    static const double edges[] = {0.0, -0.0, 4.9406564584124654e-324, 2.2250738585072014e-308,
+                                   0x1p-41, 0x1p-40, 0x1.fffffffffffffp-41, 1e-9, 0.5,
+                                   0x1.fffffffffffffp+22, ORCA_NEIGHBOR_DIST_MAX};
+    if (kind >= 7) {
+        scene_random(w, g, 600);
+        for (int i = 0; i < w->n; ++i) {
+            if (kind == 7 ? i % 50 == 0 : i % 100 != 0) {
+                w->ag[i].neighbor_dist = edges[(i / (kind == 7 ? 50 : 1)) % 11];
+                w->ag[i].max_neighbors = kind == 7 ? 1 + irand(g, 30) : w->ag[i].max_neighbors;
+            }
+        }
+        return;
+    }
     if (kind <= 4) {
         scene_random(w, g, 600);
         int n = w->n;
@@ -1529,7 +1545,7 @@ static int test_neighbors_far_reaching(void)
 {
     bf_stats st;
     memset(&st, 0, sizeof st);
-    for (int kind = 0; kind < 7; ++kind) {
+    for (int kind = 0; kind < 9; ++kind) {
         test_rng g = {0xfa4ea0u + (unsigned)kind};
         world w;
         memset(&w, 0, sizeof w);
@@ -1551,8 +1567,8 @@ static int test_neighbors_far_reaching(void)
 static int test_step_far_reaching(void)
 {
     int fallbacks = 0, overlaps = 0;
-    static const int kinds[] = {0, 1, 3, 5, 6};
-    for (int k = 0; k < 5; ++k) {
+    static const int kinds[] = {0, 1, 3, 5, 6, 7, 8};
+    for (int k = 0; k < 7; ++k) {
         test_rng g = {0x57fa4u + (unsigned)k};
         world w;
         memset(&w, 0, sizeof w);
