@@ -2,8 +2,10 @@
 /* Counts instructions per agent-step with callgrind (scripts/count-instructions.sh): builds a
  * built-in scene, runs W warm-up steps uninstrumented, then S steps with callgrind's
  * collection on (the preferred-velocity rule and the ORCA step, no overlap bookkeeping).
- * Without valgrind it just runs. Usage: instr SCENE N WARMUP STEPS [scalar]; "scalar" turns
- * the vector kernels off (the code other CPUs run). */
+ * Without valgrind it just runs. Usage: instr SCENE N WARMUP STEPS [scalar] [far=ND]; "scalar"
+ * turns the vector kernels off (the code other CPUs run); "far=ND" sets the neighbour distance
+ * of the agent at the middle index to ND after the warm-up (one far-reaching agent:
+ * bench/far.c times the same). */
 #include <orca/orca.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,8 +22,19 @@
 
 int main(int argc, char **argv)
 {
-    if (argc != 5 && !(argc == 6 && strcmp(argv[5], "scalar") == 0)) {
-        fprintf(stderr, "usage: instr SCENE N WARMUP STEPS [scalar]\n");
+    int scalar = 0;
+    double far = -1;
+    for (int a = 5; a < argc; ++a) {
+        if (strcmp(argv[a], "scalar") == 0) {
+            scalar = 1;
+        } else if (strncmp(argv[a], "far=", 4) == 0 && atof(argv[a] + 4) >= 0) {
+            far = atof(argv[a] + 4);
+        } else {
+            argc = 0;
+        }
+    }
+    if (argc < 5) {
+        fprintf(stderr, "usage: instr SCENE N WARMUP STEPS [scalar] [far=ND]\n");
         return 2;
     }
     int kind = orca_scene_from_name(argv[1]);
@@ -32,11 +45,22 @@ int main(int argc, char **argv)
         return 2;
     }
     orca_scenario_set_recording(sc, 0);
-    if (argc == 6) {
-        orca_sim_set_vector_kernels(orca_scenario_sim(sc), 0);
+    orca_sim *sim = orca_scenario_sim(sc);
+    if (scalar) {
+        orca_sim_set_vector_kernels(sim, 0);
     }
     for (int k = 0; k < warmup; ++k) {
         orca_scenario_step(sc);
+    }
+    if (far >= 0) {
+        orca_agent_id id = orca_sim_agent_at(sim, orca_sim_agent_count(sim) / 2);
+        orca_agent_def d;
+        orca_agent_get(sim, id, &d);
+        d.neighbor_dist = far;
+        if (orca_agent_set(sim, id, &d) != ORCA_OK) {
+            fprintf(stderr, "instr: %s\n", orca_sim_last_error(sim));
+            return 2;
+        }
     }
     CALLGRIND_TOGGLE_COLLECT;
     for (int k = 0; k < steps; ++k) {

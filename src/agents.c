@@ -86,6 +86,14 @@ static void bounds_keep(orca_sim *s, int32_t i, orca_vec2 p)
     }
 }
 
+/* Agent i's sizes out of valid kept bounds, before it changes or goes. */
+static void bounds_drop(orca_sim *s, int32_t i)
+{
+    if (s->bounds_valid) {
+        bounds_drop_sizes(&s->bounds, &s->par[i]);
+    }
+}
+
 orca_status orca_sim_add_agent(orca_sim *s, const orca_agent_def *def, orca_agent_id *out)
 {
     if (!s) {
@@ -263,6 +271,7 @@ static int agent_mark_removed(orca_sim *s, int32_t i, int sorted)
     removed_insert(s->dead, s->dead_count, i, sorted);
     s->dead_count++;
     s->index_limit = 0;
+    bounds_drop(s, i);
     if (s->ext) {
         s->ext_nondefault -= !orca_ext_is_default(&s->ext[i]);
         s->ext[i].priority = 1; /* defaults: counted out above */
@@ -272,7 +281,7 @@ static int agent_mark_removed(orca_sim *s, int32_t i, int sorted)
     }
     orca_slots_release(&s->agent_slots, (int32_t)s->agent_slot[i]);
     s->agent_slot[i] = AGENT_DEAD;
-    s->grid_valid = 0; /* the box and sizes still hold every agent left: kept */
+    s->grid_valid = 0; /* the box and largest sizes still hold every agent left: kept */
     return 1;
 }
 
@@ -517,9 +526,10 @@ orca_status orca_agent_set(orca_sim *s, orca_agent_id id, const orca_agent_def *
         return st;
     }
     hint_after_move(s, i, def->position);
+    bounds_drop(s, i); /* the old neighbour distance's count: the largest sizes only grow */
     orca_agent_store(s, i, def);
     s->grid_valid = 0;
-    bounds_keep(s, i, def->position); /* sizes only ever grow here */
+    bounds_keep(s, i, def->position);
     return ORCA_OK;
 }
 
@@ -533,7 +543,9 @@ orca_status orca_agent_set_position(orca_sim *s, orca_agent_id id, orca_vec2 pos
     hint_after_move(s, i, position);
     s->pos[i] = position;
     s->grid_valid = 0;
-    bounds_keep(s, i, position);
+    if (s->bounds_valid) {
+        bounds_add_box(&s->bounds, position);
+    }
     return ORCA_OK;
 }
 

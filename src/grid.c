@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* The neighbour grids. Agents: a uniform grid (dense row-major cells of half the largest
- * neighbour distance or diameter, sorted by a counting sort, or hashed cells for sparse
- * scenes), with copies of positions, velocities and radii in the sorted order. Segments: a
+/* The neighbour grids. Agents: a uniform grid (dense row-major cells of half the neighbour
+ * distance most agents reach, or of the largest diameter: grid_need; sorted by a counting
+ * sort, or hashed cells for sparse scenes), with copies of positions, velocities and radii in
+ * the sorted order. Segments: a
  * hashed grid listing each segment in every cell it passes near. And the workers' scratch.
  * The grids only find candidates: which neighbours and in which order is decided by
  * (squared distance, index) alone (docs/algorithm.md §11.4). */
@@ -240,14 +241,37 @@ static void sort_in_blocks(orca_sim *s, size_t cells, int blocks)
     orca_run_task_ranged(s, sort_place_task, blocks, 1, &c);
 }
 
-/* Agent grid. cmax = max(largest neighbour distance, twice the largest radius) bounds every
- * query radius (neighbours: the agent's own neighbour distance; overlaps: rA + rB). Normally
- * the cells are dense, row-major, cmax/2 tall and cmax/(2 GRID_X_SPLIT) wide (or square of
- * size cmax/2, cmax, 2 cmax: the finest that keeps the array small) over the agents'
- * bounding box, sorted by a counting sort: the cells of one row
- * within a query are then one contiguous range. When the box is too sparse for a dense array
- * (agents spread over a huge area), cells of size cmax are hashed and a query visits the 3x3
- * block. Either way the grid only finds candidates.
+/* The size the agent grid's cells are made for: the largest neighbour distance of the agents
+ * that search, leaving out the rare far-reaching ones (the top binades of neighbor_dist that
+ * hold together at most 1/32 of those agents), and at least the largest diameter (so that the
+ * overlap measurement's queries, rA + rB, stay within it). With one neighbour distance for
+ * every agent that is max(neighbour distance, diameter), the size the cells always had. The
+ * agents left out are found by the same searches, which work for any radius: only what is
+ * looked at changes, never a result (docs/determinism.md, "The grid only chooses what is
+ * looked at"). */
+static double grid_need(const grid_bounds *b)
+{
+    int64_t total = 0, above = 0;
+    for (int k = 0; k < ND_BINS; ++k) {
+        total += b->nd_count[k];
+    }
+    double nd = 0;
+    for (int k = ND_BINS - 1; k >= 0 && above <= total / 32; --k) {
+        if (b->nd_count[k] > 0) {
+            nd = b->nd_max[k];
+            above += b->nd_count[k];
+        }
+    }
+    return nd > b->diam ? nd : b->diam;
+}
+
+/* Agent grid, for cells of size cmax (grid_need). Normally the cells are dense, row-major,
+ * cmax/2 tall and cmax/(2 GRID_X_SPLIT) wide (or square of size cmax/2, cmax, 2 cmax: the
+ * finest that keeps the array small) over the agents' bounding box, sorted by a counting
+ * sort: the cells of one row within a query are then one contiguous range. When the box is
+ * too sparse for a dense array (agents spread over a huge area), cells of size cmax are
+ * hashed and a query within cmax visits the 3x3 block (a wider one, or every agent, beyond).
+ * Either way the grid only finds candidates.
  * Returns 1, 0 (out of memory) or -1 (a task got a bad worker index: s->bad_worker). */
 static int build_agent_grid(orca_sim *s)
 {
@@ -271,9 +295,13 @@ static int build_agent_grid(orca_sim *s)
             if (!b->any) {
                 continue;
             }
-            all.cmax = b->cmax > all.cmax ? b->cmax : all.cmax;
+            all.diam = b->diam > all.diam ? b->diam : all.diam;
             all.reach = b->reach > all.reach ? b->reach : all.reach;
             all.max_nb = b->max_nb > all.max_nb ? b->max_nb : all.max_nb;
+            for (int k = 0; k < ND_BINS; ++k) {
+                all.nd_count[k] += b->nd_count[k];
+                all.nd_max[k] = b->nd_max[k] > all.nd_max[k] ? b->nd_max[k] : all.nd_max[k];
+            }
             all.lox = !all.any || b->lox < all.lox ? b->lox : all.lox;
             all.loy = !all.any || b->loy < all.loy ? b->loy : all.loy;
             all.hix = !all.any || b->hix > all.hix ? b->hix : all.hix;
@@ -283,7 +311,7 @@ static int build_agent_grid(orca_sim *s)
         s->bounds = all;
         s->bounds_valid = 1;
     }
-    double cmax = s->bounds.cmax, lox = s->bounds.lox, loy = s->bounds.loy;
+    double cmax = grid_need(&s->bounds), lox = s->bounds.lox, loy = s->bounds.loy;
     double hix = s->bounds.hix, hiy = s->bounds.hiy, reach = s->bounds.reach;
     int max_nb = s->bounds.max_nb;
     if (!(cmax > 0)) {
@@ -387,12 +415,18 @@ static int build_agent_grid(orca_sim *s)
             gathered = !spread;
         }
     } else {
-        s->cell = cmax * (1 + 0x1p-20) + MARGIN_ABS; /* a little over every query radius */
+        s->cell = cmax * (1 + 0x1p-20) + MARGIN_ABS; /* a little over a query within cmax */
         s->inv_cell = 1 / s->cell;
+        s->grid_cover = cmax;
         if (!cell_map_reset(&s->agent_cells, n)) {
             return 0;
         }
         cell_map *m = &s->agent_cells;
+        /* the agents' cells lie between those of the box's corners (cell_coord is monotone) */
+        s->hash_box[0] = cell_coord(lox, s->inv_cell);
+        s->hash_box[1] = cell_coord(hix, s->inv_cell);
+        s->hash_box[2] = cell_coord(loy, s->inv_cell);
+        s->hash_box[3] = cell_coord(hiy, s->inv_cell);
         /* rank holds each agent's map slot until the placement (no slot moves: the
          * map only grows by insertion into a table sized for n cells) */
         for (int32_t i = 0; i < n; ++i) {
@@ -435,12 +469,16 @@ static int build_agent_grid(orca_sim *s)
     return 1;
 }
 
-/* The ranges of the sorted order that hold every agent within distance q of p (q <= cmax).
- * The rounding of the cell arithmetic is covered by a margin far above it. */
-int orca_grid_query(const orca_sim *s, orca_vec2 p, double q, grid_range *out)
+/* The ranges of the sorted order that hold every agent within distance q of p (any q >= 0),
+ * GRID_RANGES at a time: *next is 0 at the first call; a call that leaves it above 0 has more
+ * to give, from there, at the next call with the same p and q. The rounding of the cell
+ * arithmetic is covered by a margin far above it. */
+int orca_grid_query(const orca_sim *s, orca_vec2 p, double q, grid_range *out, int64_t *next)
 {
     int n = 0;
     if (s->grid_dense) {
+        int64_t at = *next;
+        *next = 0;
         double c = s->cell, ox = s->origin_x, oy = s->origin_y;
         double m = dense_margin(s, p, q);
         double qq = q + m;
@@ -451,8 +489,13 @@ int orca_grid_query(const orca_sim *s, orca_vec2 p, double q, grid_range *out)
         /* Rows nearest to p first (r_p, r_p - 1, r_p + 1, ...): a neighbour list fills with
          * near agents early and then rejects most of the rest without inserting them. */
         int32_t rp = cell_coord(p.y - oy, inv);
-        for (int32_t step = 0; step <= 2 * (r1 - r0 + 1) + 2 && n < GRID_RANGES; ++step) {
-            int32_t r = rp + ((step & 1) ? -(step + 1) / 2 : step / 2);
+        rp = rp < r0 ? r0 : (rp > r1 ? r1 : rp);
+        for (int64_t steps = 2 * ((int64_t)r1 - r0) + 1; at < steps; ++at) {
+            if (n == GRID_RANGES) {
+                *next = at;
+                break;
+            }
+            int32_t r = rp + (int32_t)((at & 1) ? -(at + 1) / 2 : at / 2);
             if (r < r0 || r > r1) {
                 continue;
             }
@@ -476,7 +519,9 @@ int orca_grid_query(const orca_sim *s, orca_vec2 p, double q, grid_range *out)
             out[n].end = s->cell_start[row + c1 + 1];
             n += out[n].begin < out[n].end;
         }
-    } else {
+    } else if (q <= s->grid_cover) {
+        /* the cells are a little over q: the 3 by 3 block around p's cell (at most 9
+         * ranges: *next stays 0) */
         int32_t x = cell_coord(p.x, s->inv_cell), y = cell_coord(p.y, s->inv_cell);
         for (int32_t dy = -1; dy <= 1; ++dy) {
             for (int32_t dx = -1; dx <= 1; ++dx) {
@@ -486,6 +531,44 @@ int orca_grid_query(const orca_sim *s, orca_vec2 p, double q, grid_range *out)
                     out[n].end = out[n].begin + s->agent_cells.count[h];
                     ++n;
                 }
+            }
+        }
+    } else {
+        /* A radius beyond the cells (an agent whose neighbour distance grid_need left out):
+         * the block of cells of [p - q - m, p + q + m] (the margin m as orca_sim_query_radius
+         * takes it: a computed d.d <= q*q has |d.x|, |d.y| far within q + m), within the
+         * cells that hold agents; every agent when it has more cells than agents / 8 (a cell
+         * costs a lookup, an agent a distance). */
+        int64_t at = *next;
+        *next = 0;
+        double m = 1e-9 * (d_mag(p.x) + d_mag(p.y) + q) + MARGIN_ABS, inv = s->inv_cell;
+        const int32_t *box = s->hash_box;
+        int64_t x0 = cell_coord(p.x - q - m, inv), x1 = cell_coord(p.x + q + m, inv);
+        int64_t y0 = cell_coord(p.y - q - m, inv), y1 = cell_coord(p.y + q + m, inv);
+        x0 = x0 < box[0] ? box[0] : x0;
+        x1 = x1 > box[1] ? box[1] : x1;
+        y0 = y0 < box[2] ? box[2] : y0;
+        y1 = y1 > box[3] ? box[3] : y1;
+        if (x0 > x1 || y0 > y1) {
+            return 0;
+        }
+        int64_t wide = x1 - x0 + 1, cells = wide * (y1 - y0 + 1);
+        if (cells > s->agent_count / 8) {
+            out[0].begin = 0;
+            out[0].end = s->agent_count;
+            return s->agent_count > 0;
+        }
+        for (; at < cells; ++at) {
+            if (n == GRID_RANGES) {
+                *next = at;
+                break;
+            }
+            int32_t x = (int32_t)(x0 + at % wide), y = (int32_t)(y0 + at / wide);
+            int64_t h = cell_map_find(&s->agent_cells, cell_key(x, y));
+            if (h >= 0) {
+                out[n].begin = s->agent_cells.start[h];
+                out[n].end = out[n].begin + s->agent_cells.count[h];
+                ++n;
             }
         }
     }

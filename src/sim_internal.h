@@ -27,6 +27,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #if defined(__GNUC__) || defined(__clang__)
 #define PREFETCH(p) __builtin_prefetch(p)
@@ -153,26 +154,40 @@ typedef struct agent_ext {
     int32_t locked;
 } agent_ext;
 
-/* What the agent grid is sized by: the agents' bounding box, the largest cell need
- * (neighbour distance or twice the radius), obstacle reach and list capacity. */
+/* The agent grid's cells are sized from the neighbour distances of the agents that search
+ * (max_neighbors > 0) in binades: bin b holds 2^(b + ND_BIN_LOW) <= neighbor_dist <
+ * 2^(b + ND_BIN_LOW + 1) (the last bin up to 2^23; every smaller distance, 0 included, in bin
+ * 0). grid.c's grid_need reads it. */
+#define ND_BINS 64
+#define ND_BIN_LOW (-40)
+
+/* The bin of a neighbour distance nd in [0, 2^23] (-0 as 0): its binary exponent, from the
+ * bits (no floating-point operation), clamped to the bins. */
+static inline int nd_bin(double nd)
+{
+    uint64_t u;
+    memcpy(&u, &nd, sizeof u);
+    int e = (int)((u >> 52) & 0x7ff) - 1023;
+    e = e < ND_BIN_LOW ? ND_BIN_LOW : e;
+    e = e > ND_BIN_LOW + ND_BINS - 1 ? ND_BIN_LOW + ND_BINS - 1 : e;
+    return e - ND_BIN_LOW;
+}
+
+/* What the agent grid is sized by: the agents' bounding box, the largest diameter, the
+ * neighbour distances by binade (the searching agents in each bin and the largest distance
+ * one of them had), obstacle reach and list capacity. */
 typedef struct grid_bounds {
-    double cmax, lox, loy, hix, hiy, reach;
+    double diam, lox, loy, hix, hiy, reach;
     int max_nb;
     int any; /* 0 until the first agent */
+    int32_t nd_count[ND_BINS];
+    double nd_max[ND_BINS];
 } grid_bounds;
 
-/* b widened to agent a at p: its box takes p, its sizes a's (grid.c's bounds pass, and the
- * edits that keep a valid box: agents.c). Min and max are exact, so the order of widening
- * does not matter. */
-static inline void bounds_add(grid_bounds *b, const agent_params *a, orca_vec2 p)
+/* b widened to take the position p. Min and max are exact, so the order of widening does not
+ * matter. */
+static inline void bounds_add_box(grid_bounds *b, orca_vec2 p)
 {
-    double c1 = a->neighbor_dist;
-    double c2 = a->radius * 2;
-    double r = a->tau_obst * a->max_speed + a->radius;
-    b->cmax = c1 > b->cmax ? c1 : b->cmax;
-    b->cmax = c2 > b->cmax ? c2 : b->cmax;
-    b->reach = r > b->reach ? r : b->reach;
-    b->max_nb = a->max_neighbors > b->max_nb ? a->max_neighbors : b->max_nb;
     if (!b->any) {
         b->lox = b->hix = p.x;
         b->loy = b->hiy = p.y;
@@ -182,6 +197,39 @@ static inline void bounds_add(grid_bounds *b, const agent_params *a, orca_vec2 p
     b->loy = p.y < b->loy ? p.y : b->loy;
     b->hix = p.x > b->hix ? p.x : b->hix;
     b->hiy = p.y > b->hiy ? p.y : b->hiy;
+}
+
+/* b's sizes taking agent a: its diameter, reach and list capacity widen the largest ones, and
+ * a searching agent counts in its neighbour distance's bin (bounds_drop_sizes takes it out
+ * again). Sums, min and max are exact, so the order does not matter. */
+static inline void bounds_add_sizes(grid_bounds *b, const agent_params *a)
+{
+    double c2 = a->radius * 2;
+    double r = a->tau_obst * a->max_speed + a->radius;
+    b->diam = c2 > b->diam ? c2 : b->diam;
+    b->reach = r > b->reach ? r : b->reach;
+    b->max_nb = a->max_neighbors > b->max_nb ? a->max_neighbors : b->max_nb;
+    if (a->max_neighbors > 0) {
+        int k = nd_bin(a->neighbor_dist);
+        b->nd_count[k]++;
+        b->nd_max[k] = a->neighbor_dist > b->nd_max[k] ? a->neighbor_dist : b->nd_max[k];
+    }
+}
+
+/* Agent a leaves b's neighbour distance bins (it is removed or about to change); the largest
+ * sizes stay (larger than the agents' only changes the grid, which only finds candidates). */
+static inline void bounds_drop_sizes(grid_bounds *b, const agent_params *a)
+{
+    if (a->max_neighbors > 0) {
+        b->nd_count[nd_bin(a->neighbor_dist)]--;
+    }
+}
+
+/* b widened to agent a at p: the bounds pass (grid.c) and an added agent (agents.c). */
+static inline void bounds_add(grid_bounds *b, const agent_params *a, orca_vec2 p)
+{
+    bounds_add_sizes(b, a);
+    bounds_add_box(b, p);
 }
 
 typedef struct worker {
@@ -232,16 +280,19 @@ struct orca_sim {
     /* agent grid (a cache of the current state): agents sorted by cell, with copies of what
      * the neighbour loops read, in that order, so that they stream through memory */
     int grid_valid;
-    /* The agents' box and largest sizes as the grid is built from them (build_agent_grid),
-     * kept between builds while bounds_valid: a step writes the box of the positions it
-     * moved the agents to; adding, moving or changing an agent widens a valid box and sizes
-     * to it (bounds_add), a removal keeps them (they still hold every agent left: a box or
-     * size larger than the agents' changes only the grid, which only finds candidates), a
-     * load clears bounds_valid. */
+    /* The agents' box and sizes as the grid is built from them (build_agent_grid), kept
+     * between builds while bounds_valid: a step writes the box of the positions it moved the
+     * agents to; adding an agent widens a valid box and sizes to it (bounds_add), moving one
+     * widens the box, changing one takes its old neighbour distance out of the bins and
+     * widens to the new values, a removal takes it out of the bins and keeps the rest (a box
+     * or size larger than the agents' changes only the grid, which only finds candidates);
+     * a load clears bounds_valid. */
     grid_bounds bounds;
     int bounds_valid;
     int grid_dense;         /* 1: dense row-major cells, cell tall and cell_x wide; 0: hashed
                              * square cells of size cell */
+    double grid_cover;      /* hashed: a query within this radius visits the 3 by 3 block */
+    int32_t hash_box[4];    /* hashed: the agents' lowest and highest cell x, then y */
     double cell, inv_cell, origin_x, origin_y;
     double cell_x, inv_cell_x; /* dense: the columns' width, cell / grid_split */
     int32_t grid_split;        /* dense: GRID_X_SPLIT or 1 */
@@ -484,7 +535,9 @@ static ORCA_ALWAYS_INLINE double dense_margin(const orca_sim *s, orca_vec2 p, do
            MARGIN_ABS;
 }
 
-int orca_grid_query(const orca_sim *s, orca_vec2 p, double q, grid_range *out);
+/* The agents within distance q of p (any q >= 0) as ranges of the sorted order, GRID_RANGES
+ * at a time (grid.c): *next = 0 before the first call; call again while it is above 0. */
+int orca_grid_query(const orca_sim *s, orca_vec2 p, double q, grid_range *out, int64_t *next);
 /* A valid segment grid through the compaction of removed segments: the lists without them,
  * as slots, before the arrays move; the slots as the new indices after. */
 void orca_obstacle_grid_drop_removed(orca_sim *s);

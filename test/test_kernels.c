@@ -799,6 +799,240 @@ static int test_step_search_matches_brute_force(void)
     return 0;
 }
 
+/* ---------------------------------------------------------------------------------------
+ * The grid's cells and a few far-reaching agents (grid.c, grid_need; docs/determinism.md,
+ * "The grid only chooses what is looked at"): the cells are sized for the neighbour
+ * distances of most agents, so one agent of neighbour distance 2^23 (or a few) leaves them
+ * as they were, and its own search, in both copies and from any hint, still gives the brute
+ * force's list.
+ * ------------------------------------------------------------------------------------- */
+
+/* The grid of sim as the next step builds it: dense or not, row height and column width. */
+static int grid_cells(orca_sim *sim, int *dense, double *cell, double *cell_x)
+{
+    ENSURE(orca_grid_prepare(sim) == ORCA_OK);
+    *dense = sim->grid_dense;
+    *cell = sim->cell;
+    *cell_x = sim->cell_x;
+    return 0;
+}
+
+#define ENSURE_CELLS(sim, want_dense, want_cell, what)                                       \
+    do {                                                                                      \
+        int dense_ = -1;                                                                      \
+        double cell_ = 0, cell_x_ = 0;                                                        \
+        ENSURE(grid_cells((sim), &dense_, &cell_, &cell_x_) == 0);                            \
+        ENSURE_MSG(dense_ == (want_dense) && cell_ == (want_cell), "%s: grid %d, cells %a, "  \
+                   "expected grid %d, cells %a", (what), dense_, cell_, (int)(want_dense),    \
+                   (double)(want_cell));                                                      \
+    } while (0)
+
+static orca_agent_id far_add(orca_sim *sim, orca_vec2 p, double nd, int max_nb, double radius)
+{
+    orca_agent_def d = orca_agent_def_default();
+    d.position = p;
+    d.neighbor_dist = nd;
+    d.max_neighbors = max_nb;
+    d.radius = radius;
+    orca_agent_id id = {0, 0};
+    orca_sim_add_agent(sim, &d, &id);
+    return id;
+}
+
+static int far_set_nd(orca_sim *sim, int i, double nd)
+{
+    orca_agent_id id = orca_sim_agent_at(sim, i);
+    orca_agent_def d;
+    ENSURE(orca_agent_get(sim, id, &d) == ORCA_OK);
+    d.neighbor_dist = nd;
+    ENSURE(orca_agent_set(sim, id, &d) == ORCA_OK);
+    return 0;
+}
+
+static int test_grid_cells_far_agents(void)
+{
+    const double far = 8388608.0; /* ORCA_NEIGHBOR_DIST_MAX */
+    test_rng g = {0xfa5ce11ull};
+    /* dense: 2000 agents over 150 m by 150 m, neighbour distance 15 */
+    orca_sim *sim = NULL;
+    orca_sim_def def = orca_sim_def_default();
+    ENSURE(orca_sim_create(&def, &sim) == ORCA_OK);
+    for (int i = 0; i < 2000; ++i) {
+        far_add(sim, vec(test_rng_uniform(&g, 0, 150), test_rng_uniform(&g, 0, 150)), 15, 10,
+                0.5);
+    }
+    /* one neighbour distance: rows half of it tall (and columns a quarter of that wide) */
+    ENSURE_CELLS(sim, 1, 7.5, "plain");
+    ENSURE(sim->cell_x == 7.5 / 4);
+    far_add(sim, vec(75, 75), far, 10, 0.5);
+    ENSURE_CELLS(sim, 1, 7.5, "one agent of neighbour distance 2^23");
+    far_add(sim, vec(0.25, 149.5), 1048576.0, 1, 0.5);
+    far_add(sim, vec(149.75, 0.5), 1e6, ORCA_MAX_NEIGHBORS_LIMIT, 0.5);
+    ENSURE_CELLS(sim, 1, 7.5, "four far agents");
+    far_add(sim, vec(20, 30), far, 0, 0.5); /* no search: not counted */
+    ENSURE_CELLS(sim, 1, 7.5, "and one with max_neighbors 0");
+    /* not rare: an eighth of the agents at 60 m */
+    for (int i = 0; i < 250; ++i) {
+        ENSURE(far_set_nd(sim, 8 * i, 60) == 0);
+    }
+    ENSURE_CELLS(sim, 1, 30, "an eighth at 60 m");
+    for (int i = 0; i < 250; ++i) {
+        ENSURE(far_set_nd(sim, 8 * i, 15) == 0);
+    }
+    ENSURE_CELLS(sim, 1, 7.5, "back at 15 m");
+    /* the others move to 3 m: agent 0 at 15 m is rare now (the edits keep the counts) */
+    for (int i = 1; i < 2000; ++i) {
+        ENSURE(far_set_nd(sim, i, 3) == 0);
+    }
+    ENSURE_CELLS(sim, 1, 1.5, "agent 0 and the far ones rare");
+    /* a radius beyond the neighbour distances sizes the cells */
+    orca_agent_id big = far_add(sim, vec(80, 80), 0, 0, 4);
+    ENSURE_CELLS(sim, 1, 4, "radius 4");
+    ENSURE(orca_sim_remove_agent(sim, big) == ORCA_OK);
+    /* with 9 agents at 3 m left, none is rare: the largest neighbour distance, as always */
+    orca_agent_id gone[1990];
+    for (int i = 0; i < 1990; ++i) {
+        gone[i] = orca_sim_agent_at(sim, 10 + i);
+    }
+    ENSURE(orca_sim_remove_agents(sim, gone, 1990) == ORCA_OK);
+    ENSURE_CELLS(sim, 1, far / 2, "14 agents");
+    /* and the same from a snapshot (the sizes from a pass over the agents) */
+    size_t size = 0;
+    ENSURE(orca_sim_save(sim, NULL, 0, &size) == ORCA_OK);
+    unsigned char *snap = malloc(size);
+    ENSURE(snap && orca_sim_save(sim, snap, size, &size) == ORCA_OK);
+    ENSURE(orca_sim_load(sim, snap, size) == ORCA_OK);
+    free(snap);
+    ENSURE_CELLS(sim, 1, far / 2, "14 agents, loaded");
+    orca_sim_destroy(sim);
+
+    /* hashed: 8 clusters far apart; cells a little over the neighbour distance */
+    ENSURE(orca_sim_create(&def, &sim) == ORCA_OK);
+    for (int c = 0; c < 8; ++c) {
+        orca_vec2 at = vec(test_rng_uniform(&g, -1.5e6, 1.5e6), test_rng_uniform(&g, -1.5e6, 1.5e6));
+        for (int i = 0; i < 250; ++i) {
+            far_add(sim, vec(at.x + test_rng_uniform(&g, 0, 60), at.y + test_rng_uniform(&g, 0, 60)),
+                    15, 10, 0.5);
+        }
+    }
+    double hashed = 15 * (1 + 0x1p-20) + 0x1p-530;
+    ENSURE_CELLS(sim, 0, hashed, "clusters");
+    far_add(sim, vec(0, 0), far, 10, 0.5);
+    far_add(sim, vec(-2e6, 2e6), 1e5, 300, 0.5);
+    ENSURE_CELLS(sim, 0, hashed, "clusters and far agents");
+    orca_sim_destroy(sim);
+
+    /* neighbour distances 0, -0 and subnormal, radii the smallest: cells of the diameter
+     * (hashed: a dense array of them would be far too large), and one far agent changes
+     * nothing */
+    ENSURE(orca_sim_create(&def, &sim) == ORCA_OK);
+    static const double tiny[] = {0.0, -0.0, 4.9406564584124654e-324, 2.2250738585072014e-308};
+    for (int i = 0; i < 400; ++i) {
+        far_add(sim, vec(test_rng_uniform(&g, 0, 150), test_rng_uniform(&g, 0, 150)), tiny[i % 4],
+                10, ORCA_RADIUS_MIN);
+    }
+    hashed = 0x1p-29 * (1 + 0x1p-20) + 0x1p-530;
+    ENSURE_CELLS(sim, 0, hashed, "tiny");
+    far_add(sim, vec(75, 75), far, 10, ORCA_RADIUS_MIN);
+    ENSURE_CELLS(sim, 0, hashed, "tiny and a far agent");
+    orca_sim_destroy(sim);
+    return 0;
+}
+
+/* The step's search (orca_step_search_test) of far-reaching agents in a dense grid sized for
+ * the others, in both copies, from no hint, a too small one, a right one and "not full",
+ * against brute force. */
+static int test_step_search_far_agents(void)
+{
+    enum { N = 3000 };
+    static orca_vec2 pos[N + 16];
+    static int32_t got[ORCA_MAX_NEIGHBORS_LIMIT + 1];
+    static int32_t want[ORCA_MAX_NEIGHBORS_LIMIT + 1];
+    static double wd2[ORCA_MAX_NEIGHBORS_LIMIT + 1];
+    static const struct {
+        double nd;
+        int cap;
+        orca_vec2 at; /* < 0: a corner of the box */
+    } far[] = {
+        {8388608.0, 10, {100, 60}},   {8388608.0, 1, {-1, -1}},    {1048576.0, 16, {-2, -1}},
+        {8388608.0, 1024, {30, 100}}, {45.0, 200, {-1, -2}},       {120.0, 17, {199, 119}},
+        {1e6, 700, {150, 20}},        {31.0, 1024, {-2, -2}},
+    };
+    const int nf = (int)(sizeof far / sizeof far[0]);
+    test_rng g = {0x5ea7fa4ull};
+    orca_sim *sim = NULL;
+    orca_sim_def def = orca_sim_def_default();
+    ENSURE(orca_sim_create(&def, &sim) == ORCA_OK);
+    int n = 0;
+    for (; n < N; ++n) {
+        pos[n] = vec(test_rng_uniform(&g, 0, 200), test_rng_uniform(&g, 0, 120));
+        orca_agent_def d = orca_agent_def_default();
+        d.position = pos[n];
+        d.radius = 0.25;
+        d.neighbor_dist = 6;
+        d.max_neighbors = 10;
+        ENSURE(orca_sim_add_agent(sim, &d, NULL) == ORCA_OK);
+    }
+    for (int f = 0; f < nf; ++f) {
+        orca_vec2 p = far[f].at;
+        p.x = p.x == -1 ? 0 : (p.x == -2 ? 200 : p.x);
+        p.y = p.y == -1 ? 0 : (p.y == -2 ? 120 : p.y);
+        pos[n] = p;
+        orca_agent_def d = orca_agent_def_default();
+        d.position = p;
+        d.radius = 0.25;
+        d.neighbor_dist = far[f].nd;
+        d.max_neighbors = far[f].cap;
+        ENSURE(orca_sim_add_agent(sim, &d, NULL) == ORCA_OK);
+        ++n;
+    }
+    ENSURE(orca_step_search_test(sim, 0, 0, 0, got) >= 0);
+    ENSURE(sim->grid_dense && sim->cell == 3); /* rows 3 m tall, whatever the far agents */
+    long long lists = 0;
+    for (int f = 0; f < nf; ++f) {
+        int i = N + f, cap = far[f].cap, nw = 0;
+        double nd2 = far[f].nd * far[f].nd;
+        for (int j = 0; j < n; ++j) {
+            double dx = pos[j].x - pos[i].x, dy = pos[j].y - pos[i].y;
+            double d2 = dx * dx + dy * dy;
+            if (j == i || !(d2 < nd2)) {
+                continue;
+            }
+            int at = nw < cap ? nw++ : cap;
+            while (at > 0 && ss_less(d2, j, wd2[at - 1], want[at - 1])) {
+                if (at < cap) {
+                    want[at] = want[at - 1];
+                    wd2[at] = wd2[at - 1];
+                }
+                --at;
+            }
+            if (at < cap) {
+                want[at] = j;
+                wd2[at] = d2;
+            }
+        }
+        float right = nw > 0 ? (float)sqrt(wd2[nw - 1]) : 0;
+        float hints[5] = {0, -1, 0.5f, right, right * 0.9f};
+        for (int h = 0; h < 5; ++h) {
+            for (int kernels = 0; kernels < 2; ++kernels) {
+                int ng = orca_step_search_test(sim, i, hints[h], kernels, got);
+                ENSURE_MSG(ng == nw, "far agent %d (neighbour distance %a, cap %d), hint %a, "
+                           "kernels %d: %d neighbours, brute force %d", f, far[f].nd, cap,
+                           (double)hints[h], kernels, ng, nw);
+                for (int k = 0; k < nw; ++k) {
+                    ENSURE_MSG(got[k] == want[k], "far agent %d, hint %a, kernels %d: neighbour "
+                               "#%d is %d, brute force %d", f, (double)hints[h], kernels, k,
+                               got[k], want[k]);
+                }
+                ++lists;
+            }
+        }
+    }
+    orca_sim_destroy(sim);
+    ENSURE(lists == 10 * nf);
+    return 0;
+}
+
 const orca_test ORCA_TESTS[] = {
     {"kernel_matches_scalar", test_kernel_matches_scalar},
     {"box_scan_matches_brute_force", test_box_scan_matches_brute_force},
@@ -806,5 +1040,7 @@ const orca_test ORCA_TESTS[] = {
     {"solve_copies_agree", test_solve_copies_agree},
     {"sim_vector_off_on", test_sim_vector_off_on},
     {"step_search_matches_brute_force", test_step_search_matches_brute_force},
+    {"grid_cells_far_agents", test_grid_cells_far_agents},
+    {"step_search_far_agents", test_step_search_far_agents},
     {0, 0},
 };

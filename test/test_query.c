@@ -230,6 +230,46 @@ static int test_clusters_hashed(void)
     return 0;
 }
 
+/* A few agents whose neighbour distance reaches far beyond the others' (up to 2^23): the
+ * grid's cells are sized for the others, so a query of a large radius covers many rows or
+ * cells. Dense (a crowd, and the far agents at its corners) and hashed (clusters far apart),
+ * 1 and 3 workers, also after a step. */
+static int test_far_reaching_agents(void)
+{
+    test_rng g = {15};
+    for (int hashed = 0; hashed < 2; ++hashed) {
+        for (int workers = 1; workers <= 3; workers += 2) {
+            orca_sim *sim = new_sim(workers);
+            ENSURE(sim);
+            for (int c = 0; c < (hashed ? 10 : 1); ++c) {
+                orca_vec2 at = hashed ? vec(uni(&g, -2e6, 2e6), uni(&g, -2e6, 2e6)) : vec(0, 0);
+                double half = hashed ? 40 : 150;
+                for (int i = 0; i < (hashed ? 100 : 1000); ++i) {
+                    ENSURE(add_at(sim, vec(at.x + uni(&g, -half, half), at.y + uni(&g, -half, half)),
+                                  hashed ? 4 : 15) == 0);
+                }
+            }
+            orca_vec2 c0 = position_of(sim, 0);
+            ENSURE(add_at(sim, vec(c0.x + 1, c0.y - 1), 8388608.0) == 0);
+            ENSURE(add_at(sim, hashed ? vec(c0.x + 0.5, c0.y) : vec(-150, -150), 1048576.0) == 0);
+            ENSURE(add_at(sim, hashed ? vec(-c0.x, c0.y) : vec(150, 150), 8388608.0) == 0);
+            for (int round = 0; round < 2; ++round) {
+                ENSURE(random_queries(sim, &g, hashed ? 2e6 : 200, 25) == 0);
+                int n = orca_sim_agent_count(sim);
+                for (int q = 0; q < 40; ++q) {
+                    orca_vec2 c = position_of(sim, q < 3 ? n - 1 - q : irand(&g, n));
+                    double r = q % 2 ? 8388608.0 : uni(&g, 20, hashed ? 1e6 : 400);
+                    ENSURE(check_radius(sim, c, r) == 0);
+                    ENSURE(check_nearest(sim, c, 1 + irand(&g, n)) == 0);
+                }
+                ENSURE(orca_sim_step(sim, 0.25) == ORCA_OK);
+            }
+            orca_sim_destroy(sim);
+        }
+    }
+    return 0;
+}
+
 /* Many equal distances (a lattice, agents stacked on the same point): the index breaks ties;
  * points exactly on the disc and on the box's edges are inside. */
 static int test_ties_and_edges(void)
@@ -419,6 +459,7 @@ static int test_bad_arguments(void)
 const orca_test ORCA_TESTS[] = {
     {"uniform_dense", test_uniform_dense},
     {"clusters_hashed", test_clusters_hashed},
+    {"far_reaching_agents", test_far_reaching_agents},
     {"ties_and_edges", test_ties_and_edges},
     {"underflow", test_underflow},
     {"follows_state", test_follows_state},

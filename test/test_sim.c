@@ -1390,6 +1390,223 @@ static int test_step_matches_reference_special(void)
     return 0;
 }
 
+/* ---------------------------------------------------------------------------------------
+ * 2b. Agents that reach far beyond the others
+ * ------------------------------------------------------------------------------------- */
+
+/* The agent's parameters with another neighbour distance and list length. */
+static orca_agent_def reaching(orca_agent_def d, double nd, int max_nb)
+{
+    d.neighbor_dist = nd;
+    d.max_neighbors = max_nb;
+    return d;
+}
+
+/* Scenes with a few agents whose neighbour distance reaches far beyond the others' (up to
+ * 2^23): the grid's cells are sized for the others (docs/determinism.md, "The grid only
+ * chooses what is looked at"), so their searches cover many rows or cells. kind 0: one far
+ * agent in a random scene (neighbour distances up to 8); 1: a few, of several reaches and
+ * list lengths; 2: far agents with max_neighbors 0 and 1; 3: far agents at the corners of the
+ * agents' box; 4: reaches of a few dozen rows with long lists; 5: clusters far apart (the
+ * hashed grid) with far agents; 6: a dense crowd with 2 m neighbour distances and agents
+ * reaching 12 m and 25 m (many rows; on the hashed grid a block of more than 16 cells, and
+ * one of more cells than an eighth of the agents); 7: neighbour distances at the edges of
+ * their range (0, -0, subnormal, the smallest normal, around the binades' ends, just below
+ * and at 2^23) among the others; 8: most agents at 0, -0 and subnormal neighbour distances
+ * (the cells then sized by the largest diameter) and a few reaching far. */
+static void scene_far_reaching(world *w, test_rng *g, int kind)
+{
+    static const double edges[] = {0.0, -0.0, 4.9406564584124654e-324, 2.2250738585072014e-308,
+                                   0x1p-41, 0x1p-40, 0x1.fffffffffffffp-41, 1e-9, 0.5,
+                                   0x1.fffffffffffffp+22, ORCA_NEIGHBOR_DIST_MAX};
+    if (kind >= 7) {
+        scene_random(w, g, 600);
+        for (int i = 0; i < w->n; ++i) {
+            if (kind == 7 ? i % 50 == 0 : i % 100 != 0) {
+                w->ag[i].neighbor_dist = edges[(i / (kind == 7 ? 50 : 1)) % 11];
+                w->ag[i].max_neighbors = kind == 7 ? 1 + irand(g, 30) : w->ag[i].max_neighbors;
+            }
+        }
+        return;
+    }
+    if (kind <= 4) {
+        scene_random(w, g, 600);
+        int n = w->n;
+        orca_agent_def *a = w->ag;
+        if (kind == 0) {
+            a[n / 2] = reaching(a[n / 2], ORCA_NEIGHBOR_DIST_MAX, 10);
+        } else if (kind == 1) {
+            a[5] = reaching(a[5], 1048576.0, 5);
+            a[77] = reaching(a[77], ORCA_NEIGHBOR_DIST_MAX, ORCA_MAX_NEIGHBORS_LIMIT);
+            a[300] = reaching(a[300], 1e5, 1);
+            a[401] = reaching(a[401], 300, 40);
+            a[402] = reaching(a[402], 30, 200);
+        } else if (kind == 2) {
+            a[10] = reaching(a[10], ORCA_NEIGHBOR_DIST_MAX, 0);
+            a[11] = reaching(a[11], ORCA_NEIGHBOR_DIST_MAX, 1);
+            a[12] = reaching(a[12], 4194304.0, 0);
+        } else if (kind == 3) {
+            orca_vec2 lo = a[0].position, hi = a[0].position;
+            for (int i = 1; i < n; ++i) {
+                lo = vec(fmin(lo.x, a[i].position.x), fmin(lo.y, a[i].position.y));
+                hi = vec(fmax(hi.x, a[i].position.x), fmax(hi.y, a[i].position.y));
+            }
+            orca_agent_def d = reaching(a[3], ORCA_NEIGHBOR_DIST_MAX, 10);
+            d.position = lo;
+            world_add_agent(w, d);
+            d = reaching(a[4], 50, 30);
+            d.position = vec(hi.x, lo.y);
+            world_add_agent(w, d);
+            d = reaching(a[5], ORCA_NEIGHBOR_DIST_MAX, ORCA_MAX_NEIGHBORS_LIMIT);
+            d.position = hi;
+            world_add_agent(w, d);
+            d = reaching(a[6], 2097152.0, 3);
+            d.position = vec(lo.x, hi.y);
+            world_add_agent(w, d);
+        } else {
+            for (int i = 0; i < n; i += 97) {
+                a[i] = reaching(a[i], uni(g, 20, 60), 100 + irand(g, 200));
+            }
+        }
+        return;
+    }
+    if (kind == 5) {
+        for (int c = 0; c < 10; ++c) {
+            orca_vec2 at = vec(uni(g, -1.8e6, 1.8e6), uni(g, -1.8e6, 1.8e6));
+            for (int i = 0; i < 60; ++i) {
+                orca_agent_def d = random_agent(g, 25);
+                d.position = vec(at.x + d.position.x, at.y + d.position.y);
+                world_add_agent(w, d);
+            }
+        }
+        w->ag[7] = reaching(w->ag[7], ORCA_NEIGHBOR_DIST_MAX, 20);
+        w->ag[130] = reaching(w->ag[130], 5e5, ORCA_MAX_NEIGHBORS_LIMIT);
+        w->ag[250] = reaching(w->ag[250], 2097152.0, 0);
+        w->ag[251] = reaching(w->ag[251], 40, 50);
+        return;
+    }
+    for (int i = 0; i < 1600; ++i) {
+        orca_agent_def d = orca_agent_def_default();
+        d.position = vec(uni(g, 0, 60), uni(g, 0, 60));
+        d.velocity = vec(uni(g, -1, 1), uni(g, -1, 1));
+        d.preferred_velocity = vec(uni(g, -1, 1), uni(g, -1, 1));
+        d.radius = 0.2;
+        d.neighbor_dist = 2;
+        d.max_neighbors = 10;
+        d.time_horizon = 2;
+        d.obstacle_time_horizon = 1;
+        world_add_agent(w, d);
+    }
+    for (int i = 100; i < 400; i += 100) {
+        w->ag[i] = reaching(w->ag[i], 12, 40 + i);
+    }
+    w->ag[1000] = reaching(w->ag[1000], 25, 300);
+}
+
+/* The agents j != i within agent i's neighbour distance (its candidates). */
+static int bf_candidates(const world *w, int i)
+{
+    const orca_agent_def *a = &w->ag[i];
+    double nd2 = a->neighbor_dist * a->neighbor_dist;
+    int c = 0;
+    for (int j = 0; j < w->n; ++j) {
+        double dx = w->ag[j].position.x - a->position.x;
+        double dy = w->ag[j].position.y - a->position.y;
+        c += j != i && dx * dx + dy * dy < nd2;
+    }
+    return c;
+}
+
+/* The extended path (diagnostics on, 3 workers): the same lists and constraints as the brute
+ * force; after a step, each agent's candidate count is the brute force's and the state the
+ * plain path's (1 worker). */
+static int check_world_extended(const world *w, double dt, bf_stats *st, const char *what)
+{
+    orca_sim *s = sim_new(3), *plain = sim_new(1);
+    ENSURE(world_to_sim(w, s) == 0 && world_to_sim(w, plain) == 0);
+    ENSURE(orca_sim_set_diagnostics(s, 1) == ORCA_OK);
+    char name[160];
+    snprintf(name, sizeof name, "%s, extended path", what);
+    ENSURE(check_queries(s, w, dt, st, name) == 0);
+    ENSURE(orca_sim_step(s, dt) == ORCA_OK && orca_sim_step(plain, dt) == ORCA_OK);
+    ENSURE_MSG(orca_sim_hash(s) == orca_sim_hash(plain), "%s: the step differs", name);
+    orca_agent_diagnostics *dg = xmalloc((size_t)(w->n + 1) * sizeof *dg);
+    int count = 0;
+    ENSURE(orca_sim_diagnostics(s, dg, w->n, &count) == ORCA_OK && count == w->n);
+    for (int i = 0; i < w->n; ++i) {
+        int want = bf_candidates(w, i);
+        ENSURE_MSG(dg[i].candidates == want, "%s: agent %d: %d candidates, brute force %d", name,
+                   i, dg[i].candidates, want);
+    }
+    free(dg);
+    orca_sim_destroy(s);
+    orca_sim_destroy(plain);
+    return 0;
+}
+
+/* Every agent's neighbours and constraints against brute force on scenes with far-reaching
+ * agents: both grids, 1 and 3 workers, the plain and the extended path. */
+static int test_neighbors_far_reaching(void)
+{
+    bf_stats st;
+    memset(&st, 0, sizeof st);
+    for (int kind = 0; kind < 9; ++kind) {
+        test_rng g = {0xfa4ea0u + (unsigned)kind};
+        world w;
+        memset(&w, 0, sizeof w);
+        scene_far_reaching(&w, &g, kind);
+        char name[64];
+        snprintf(name, sizeof name, "far-reaching agents, scene %d", kind);
+        ENSURE(check_world_both_grids(&w, 0.1, &st, name, vec(-1.9e6, 1.7e6)) == 0);
+        ENSURE(check_world(&w, 3, 0.1, &st, name) == 0);
+        ENSURE(check_world_extended(&w, 0.1, &st, name) == 0);
+        world_free(&w);
+    }
+    ENSURE(st.agents_listed > 10000);
+    return 0;
+}
+
+/* Steps of scenes with far-reaching agents against the reference step (the vector kernels and
+ * the scalar code alternating, 1 and 3 workers); and with one agent at priority 2 (the
+ * extended path's own bits), the same hashes on 1 and 3 workers, kernels on and off. */
+static int test_step_far_reaching(void)
+{
+    int fallbacks = 0, overlaps = 0;
+    static const int kinds[] = {0, 1, 3, 5, 6, 7, 8};
+    for (int k = 0; k < 7; ++k) {
+        test_rng g = {0x57fa4u + (unsigned)k};
+        world w;
+        memset(&w, 0, sizeof w);
+        scene_far_reaching(&w, &g, kinds[k]);
+        char name[64];
+        snprintf(name, sizeof name, "far-reaching agents, scene %d", kinds[k]);
+        ENSURE(reference_run(&w, NULL, 6, 0.1, 1 + 2 * (k % 2), name, &fallbacks, &overlaps) == 0);
+        world_free(&w);
+        memset(&w, 0, sizeof w);
+        g.s = 0x57fa4u + (unsigned)k;
+        scene_far_reaching(&w, &g, kinds[k]);
+        orca_sim *a = sim_new(1), *b = sim_new(3);
+        ENSURE(world_to_sim(&w, a) == 0 && world_to_sim(&w, b) == 0);
+        orca_agent_avoidance av = orca_agent_avoidance_default();
+        av.priority = 2;
+        for (int q = 0; q < 2; ++q) {
+            orca_sim *s = q ? b : a;
+            ENSURE(orca_agent_set_avoidance(s, orca_sim_agent_at(s, w.n / 3), &av) == ORCA_OK);
+        }
+        orca_sim_set_vector_kernels(b, 0);
+        for (int step = 0; step < 6; ++step) {
+            ENSURE(orca_sim_step(a, 0.1) == ORCA_OK && orca_sim_step(b, 0.1) == ORCA_OK);
+            ENSURE_MSG(orca_sim_hash(a) == orca_sim_hash(b), "%s, priority 2, step %d", name,
+                       step);
+        }
+        orca_sim_destroy(a);
+        orca_sim_destroy(b);
+        world_free(&w);
+    }
+    ENSURE_MSG(fallbacks > 0, "fallbacks %d", fallbacks);
+    return 0;
+}
+
 /* The queries build the neighbour grid (a cache of positions, velocities and radii); changing
  * an agent between a query and the next step must be seen by the step. Each setter kind runs
  * in its own scene so that one failure does not hide the others. */
@@ -3514,6 +3731,8 @@ const orca_test ORCA_TESTS[] = {
     {"segments_reach_changes", test_segments_reach_changes},
     {"step_matches_reference", test_step_matches_reference},
     {"step_matches_reference_special", test_step_matches_reference_special},
+    {"neighbors_far_reaching", test_neighbors_far_reaching},
+    {"step_far_reaching", test_step_far_reaching},
     {"step_after_query_set_velocity", test_step_after_query_set_velocity},
     {"step_after_query_other_setters", test_step_after_query_other_setters},
     {"workers_builtin", test_workers_builtin},
