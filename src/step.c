@@ -611,18 +611,20 @@ static int ext_step_agents(orca_sim *s, worker *w, int begin, int end, double dt
             }
             continue;
         }
-        int na = 0, within = 0;
+        int hard, nb, na, within;
+        orca_halfplane *planes;
+        int count = ext_build_constraints(s, w, k, dt, &hard, &nb, &na, &within, &planes);
         orca_vec2 pref = s->step_pref[i];
         double max_speed = s->par[i].max_speed;
-        /* max speed 0: stands still, not solved (algorithm.md §11.3, choice 16) */
-        orca_solve_result res = {{0, 0}, -1, 0};
-        if (max_speed > 0) {
-            int hard, nb;
-            orca_halfplane *planes;
-            int count = ext_build_constraints(s, w, k, dt, &hard, &nb, &na, &within, &planes);
-            orca_halfplane *scratch =
-                nb > 0 ? s->bnd->ws[(int)(w - s->workers)].scratch : w->scratch;
-            res = ext_solve(planes, count, hard, nb, max_speed, pref, scratch);
+        orca_halfplane *scratch =
+            nb > 0 ? s->bnd->ws[(int)(w - s->workers)].scratch : w->scratch;
+        orca_solve_result res = ext_solve(planes, count, hard, nb, max_speed, pref, scratch);
+        if (max_speed == 0) {
+            /* stands still: (+0, +0) whatever the program gave (algorithm.md §11.3, choice
+             * 16), as in step_agents; its neighbours count in the diagnostics as any agent's */
+            res.velocity = v2(0, 0);
+            res.failed = -1;
+            res.fallback = 0;
         }
         s->vel[i] = res.velocity;
         s->pos[i] = v2_add(s->cell_pos[k], v2_mul(res.velocity, dt)); /* as in step_agents */

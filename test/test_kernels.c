@@ -834,7 +834,7 @@ static orca_agent_id far_add(orca_sim *sim, orca_vec2 p, double nd, int max_nb, 
     d.neighbor_dist = nd;
     d.max_neighbors = max_nb;
     d.radius = radius;
-    orca_agent_id id = {0, 0};
+    orca_agent_id id = {0, 0, 0};
     orca_sim_add_agent(sim, &d, &id);
     return id;
 }
