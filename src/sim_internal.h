@@ -362,6 +362,17 @@ static inline int sim_velocity_ok(orca_vec2 v)
     return d_mag(v.x) <= ORCA_VELOCITY_LIMIT && d_mag(v.y) <= ORCA_VELOCITY_LIMIT;
 }
 
+/* An agent whose max speed is 0 stands still: its new velocity is (+0, +0), whatever its
+ * program gave (algorithm.md §11.3, choice 16). Called after the solve (rare: off the common
+ * path) by both step paths. */
+static inline void stand_still(orca_solve_result *res)
+{
+    res->velocity.x = 0;
+    res->velocity.y = 0;
+    res->failed = -1;
+    res->fallback = 0;
+}
+
 /* *a = min(*a, i), for "the lowest index that failed" from tasks on several workers (the
  * same index in any split). */
 static inline void sim_atomic_min(atomic_int *a, int i)

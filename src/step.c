@@ -620,11 +620,7 @@ static int ext_step_agents(orca_sim *s, worker *w, int begin, int end, double dt
             nb > 0 ? s->bnd->ws[(int)(w - s->workers)].scratch : w->scratch;
         orca_solve_result res = ext_solve(planes, count, hard, nb, max_speed, pref, scratch);
         if (max_speed == 0) {
-            /* stands still: (+0, +0) whatever the program gave (algorithm.md §11.3, choice
-             * 16), as in step_agents; its neighbours count in the diagnostics as any agent's */
-            res.velocity = v2(0, 0);
-            res.failed = -1;
-            res.fallback = 0;
+            stand_still(&res); /* its neighbours still count in the diagnostics */
         }
         s->vel[i] = res.velocity;
         s->pos[i] = v2_add(s->cell_pos[k], v2_mul(res.velocity, dt)); /* as in step_agents */
