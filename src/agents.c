@@ -90,12 +90,7 @@ static void bounds_keep(orca_sim *s, int32_t i, orca_vec2 p)
  * its live index named in the message. */
 static orca_status check_walls(orca_sim *s, int32_t index, orca_vec2 p, double r)
 {
-    if (!s->bnd) {
-        return ORCA_OK;
-    }
-    char who[32];
-    snprintf(who, sizeof who, "agent %d", (int)index);
-    return orca_boundary_check_agent(s, who, p, r);
+    return s->bnd ? orca_boundary_check_agent(s, index, p, r) : ORCA_OK;
 }
 
 /* orca_sim_add_agent; walls = 0: the batch checked the disc already. */

@@ -56,6 +56,7 @@ void orca_boundary_free(boundary_set *b)
     orca_cell_map_free(&b->cells);
     orca_mem_free(b->list);
     orca_mem_free(b->rows);
+    orca_mem_free(b->row_edges);
     orca_mem_free(b->fit_stamp);
     orca_mem_free(b);
 }
@@ -531,8 +532,15 @@ int orca_boundary_constraints(const orca_sim *s, int worker_index, int32_t i, or
  * row, then column. */
 typedef struct boundary_row {
     uint64_t key;
-    int32_t cell; /* its slot in the cell map */
+    int32_t cell;  /* its slot in the cell map */
+    int32_t begin; /* its edges: row_edges[begin .. next row entry's begin) */
 } boundary_row;
+
+/* An edge as a cell lists it, with its ends: the ray reads a row's cells in one pass. */
+typedef struct boundary_row_edge {
+    orca_vec2 a, b;
+    int32_t k;
+} boundary_row_edge;
 
 static int row_cmp(const void *x, const void *y)
 {
@@ -545,7 +553,9 @@ static int row_cmp(const void *x, const void *y)
 static int fit_prepare(orca_sim *s)
 {
     boundary_set *b = s->bnd;
-    if (!build_edge_grid(s, b)) {
+    /* any valid grid serves (the step's may be sized for other reaches): its size is not
+     * recomputed here, which would cost a pass over the edges per check */
+    if (!b->grid_valid && !build_edge_grid(s, b)) {
         return 0;
     }
     if (b->fit_stamp_count < b->edge_count) {
@@ -578,8 +588,28 @@ static int fit_prepare(orca_sim *s)
             }
         }
         qsort(rows, (size_t)n, sizeof *rows, row_cmp);
+        boundary_row_edge *re = orca_mem_alloc((size_t)b->list_len + 1, sizeof *re);
+        if (!re) {
+            orca_mem_free(rows);
+            return 0;
+        }
+        int32_t at = 0;
+        for (int32_t c = 0; c < n; ++c) {
+            int32_t h = rows[c].cell, lb = b->cells.start[h], le = lb + b->cells.count[h];
+            rows[c].begin = at;
+            for (int32_t m = lb; m < le; ++m) {
+                int32_t k = b->list[m];
+                re[at].a = b->ea[k];
+                re[at].b = b->eb[k];
+                re[at].k = k;
+                ++at;
+            }
+        }
+        rows[n].begin = at; /* the end of the last cell */
         orca_mem_free(b->rows);
+        orca_mem_free(b->row_edges);
         b->rows = rows;
+        b->row_edges = re;
         b->row_count = n;
         b->rows_valid = 1;
     }
@@ -628,10 +658,15 @@ typedef struct disc_fit {
  * point on no edge. *on is set when p lies on the edge. */
 static int edge_winding(orca_vec2 a, orca_vec2 b, orca_vec2 p, int right, int *on)
 {
-    int up = a.y <= p.y && b.y > p.y, down = a.y > p.y && b.y <= p.y;
+    int below_a = a.y <= p.y, below_b = b.y <= p.y;
+    *on = 0;
+    /* neither crossing the line y = p.y nor touching it: most edges */
+    if (below_a == below_b && (!below_a || (a.y < p.y && b.y < p.y))) {
+        return 0;
+    }
+    int up = below_a && !below_b, down = !below_a && below_b;
     int inbox = (a.x < b.x ? a.x : b.x) <= p.x && p.x <= (a.x < b.x ? b.x : a.x) &&
                 (a.y < b.y ? a.y : b.y) <= p.y && p.y <= (a.y < b.y ? b.y : a.y);
-    *on = 0;
     if (!up && !down && !inbox) {
         return 0;
     }
@@ -660,26 +695,24 @@ static void fit_ray(boundary_set *b, orca_vec2 p, int32_t from, disc_fit *f)
     int right = hi - right_begin <= left_end - lo;
     int32_t begin = right ? right_begin : lo, end = right ? hi : left_end;
     uint32_t q = fit_next_query(b);
-    for (int32_t c = begin; c < end; ++c) {
-        int32_t h = b->rows[c].cell;
-        int32_t lb = b->cells.start[h], le = lb + b->cells.count[h];
-        for (int32_t m = lb; m < le; ++m) {
-            int32_t k = b->list[m];
-            if (b->fit_stamp[k] == q) {
-                continue;
+    /* the cells [begin, end) of one row are consecutive: so are their edges */
+    const boundary_row_edge *re = b->row_edges;
+    for (int32_t m = b->rows[begin].begin, me = b->rows[end].begin; m < me; ++m) {
+        int32_t k = re[m].k;
+        if (b->fit_stamp[k] == q) {
+            continue;
+        }
+        b->fit_stamp[k] = q;
+        int on;
+        int w = edge_winding(re[m].a, re[m].b, p, right, &on);
+        f->wn += w;
+        if (k >= from) {
+            f->wn_new += w;
+            if (on && (f->on_edge < 0 || k < f->on_edge)) {
+                f->on_edge = k;
             }
-            b->fit_stamp[k] = q;
-            int on;
-            int w = edge_winding(b->ea[k], b->eb[k], p, right, &on);
-            f->wn += w;
-            if (k >= from) {
-                f->wn_new += w;
-                if (on && (f->on_edge < 0 || k < f->on_edge)) {
-                    f->on_edge = k;
-                }
-            } else {
-                f->on_old |= on;
-            }
+        } else {
+            f->on_old |= on;
         }
     }
 }
@@ -772,18 +805,22 @@ static const char *edge_name(const boundary_set *b, int32_t k, char *buf, size_t
     return buf;
 }
 
-orca_status orca_boundary_check_agent(orca_sim *s, const char *who, orca_vec2 p, double r)
+orca_status orca_boundary_check_agent(orca_sim *s, int32_t index, orca_vec2 p, double r)
 {
     boundary_set *b = s->bnd;
     if (!b || b->edge_count == 0) {
         return ORCA_OK;
     }
     if (!fit_prepare(s)) {
-        return orca_fail(s, ORCA_ERR_MEMORY, "out of memory checking %s against the boundaries",
-                         who);
+        return orca_fail(s, ORCA_ERR_MEMORY,
+                         "out of memory checking agent %d against the boundaries", (int)index);
     }
     disc_fit f = fit_query(b, p, r, 0);
-    char edge[160];
+    if (f.on_edge < 0 && f.wn >= 1 && f.near_edge < 0) {
+        return ORCA_OK;
+    }
+    char who[32], edge[160];
+    snprintf(who, sizeof who, "agent %d", (int)index);
     if (f.on_edge >= 0) {
         return orca_fail(s, ORCA_ERR_ARGUMENT,
                          "%s at (%.17g, %.17g) lies on %s: its disc must fit inside the walkable "
