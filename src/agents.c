@@ -94,7 +94,16 @@ static void bounds_drop(orca_sim *s, int32_t i)
     }
 }
 
-orca_status orca_sim_add_agent(orca_sim *s, const orca_agent_def *def, orca_agent_id *out)
+/* The disc check of a new or moved agent (docs/extensions.md, "Walkable-area boundaries"),
+ * its live index named in the message. */
+static orca_status check_walls(orca_sim *s, int32_t index, orca_vec2 p, double r)
+{
+    return s->bnd ? orca_boundary_check_agent(s, index, p, r) : ORCA_OK;
+}
+
+/* orca_sim_add_agent; walls = 0: the batch checked the disc already. */
+static orca_status add_agent(orca_sim *s, const orca_agent_def *def, orca_agent_id *out,
+                             int walls)
 {
     if (!s) {
         return ORCA_ERR_NULL;
@@ -104,6 +113,9 @@ orca_status orca_sim_add_agent(orca_sim *s, const orca_agent_def *def, orca_agen
         return orca_fail(s, ORCA_ERR_NULL, "agent definition is NULL");
     }
     orca_status st = orca_check_agent_def(s, def);
+    if (st == ORCA_OK && walls) {
+        st = check_walls(s, s->agent_count - s->dead_count, def->position, def->radius);
+    }
     if (st != ORCA_OK) {
         return st;
     }
@@ -130,6 +142,11 @@ orca_status orca_sim_add_agent(orca_sim *s, const orca_agent_def *def, orca_agen
         out->sim = s->id;
     }
     return ORCA_OK;
+}
+
+orca_status orca_sim_add_agent(orca_sim *s, const orca_agent_def *def, orca_agent_id *out)
+{
+    return add_agent(s, def, out, 1);
 }
 
 
@@ -304,6 +321,10 @@ orca_status orca_sim_add_agents(orca_sim *s, const orca_agent_def *defs, int cou
     /* Every definition checked and room made before anything is added. */
     for (int k = 0; k < count; ++k) {
         orca_status st = orca_check_agent_def(s, &defs[k]);
+        if (st == ORCA_OK) {
+            st = check_walls(s, s->agent_count - s->dead_count + k, defs[k].position,
+                             defs[k].radius);
+        }
         if (st != ORCA_OK) {
             char msg[sizeof s->error];
             snprintf(msg, sizeof msg, "%s", s->error);
@@ -318,7 +339,7 @@ orca_status orca_sim_add_agents(orca_sim *s, const orca_agent_def *defs, int cou
         return orca_fail(s, ORCA_ERR_MEMORY, "out of memory adding %d agents", count);
     }
     for (int k = 0; k < count; ++k) {
-        orca_sim_add_agent(s, &defs[k], ids ? &ids[k] : NULL); /* checked, room made: OK */
+        add_agent(s, &defs[k], ids ? &ids[k] : NULL, 0); /* checked, room made: OK */
     }
     return ORCA_OK;
 }
@@ -522,6 +543,10 @@ orca_status orca_agent_set(orca_sim *s, orca_agent_id id, const orca_agent_def *
         return orca_fail(s, ORCA_ERR_NULL, "agent definition is NULL");
     }
     orca_status st = orca_check_agent_def(s, def);
+    if (st == ORCA_OK && (def->position.x != s->pos[i].x || def->position.y != s->pos[i].y ||
+                          def->radius != s->par[i].radius)) {
+        st = check_walls(s, orca_sim_agent_index(s, id), def->position, def->radius);
+    }
     if (st != ORCA_OK) {
         return st;
     }
@@ -537,6 +562,9 @@ orca_status orca_agent_set_position(orca_sim *s, orca_agent_id id, orca_vec2 pos
 {
     AGENT_OR_FAIL(s, id, i);
     orca_status st = orca_check_coord(s, "position", position);
+    if (st == ORCA_OK && (position.x != s->pos[i].x || position.y != s->pos[i].y)) {
+        st = check_walls(s, orca_sim_agent_index(s, id), position, s->par[i].radius);
+    }
     if (st != ORCA_OK) {
         return st;
     }

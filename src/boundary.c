@@ -5,6 +5,8 @@
  * orca_boundary_constraints). Without boundaries nothing here runs. */
 #include "sim_internal.h"
 
+#include "exact.h"
+
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,6 +55,9 @@ void orca_boundary_free(boundary_set *b)
     orca_mem_free(b->enext);
     orca_cell_map_free(&b->cells);
     orca_mem_free(b->list);
+    orca_mem_free(b->rows);
+    orca_mem_free(b->row_edges);
+    orca_mem_free(b->fit_stamp);
     orca_mem_free(b);
 }
 
@@ -142,7 +147,6 @@ orca_status orca_check_boundary(const orca_sim *s, const orca_vec2 *points, int 
             return st;
         }
     }
-    double area2 = 0; /* twice the signed area: the shoelace sum in index order */
     for (int k = 0; k < count; ++k) {
         orca_vec2 a = points[k], b = points[(k + 1) % count];
         if (a.x == b.x && a.y == b.y) {
@@ -151,9 +155,10 @@ orca_status orca_check_boundary(const orca_sim *s, const orca_vec2 *points, int 
                              "a length",
                              k, (k + 1) % count, a.x, a.y);
         }
-        area2 += a.x * b.y - b.x * a.y;
     }
-    if (area2 == 0) {
+    /* twice the signed area, the shoelace sum of the given doubles, exactly: the same answer
+     * for a loop and for the loop moved anywhere its points stay exact */
+    if (orca_exact_shoelace_sign(points, count) == 0) {
         return orca_fail(s, ORCA_ERR_ARGUMENT,
                          "boundary loop of %d points has zero area (its points are collinear or "
                          "it folds back on itself)",
@@ -189,6 +194,8 @@ static int reserve_loop(orca_sim *s, int count)
            orca_slots_reserve(&b->slots, b->slots.count + 1);
 }
 
+static orca_status check_agents_for_loop(orca_sim *s, int32_t first);
+
 orca_status orca_sim_add_boundary(orca_sim *s, const orca_vec2 *points, int count,
                                   orca_boundary_id *out)
 {
@@ -208,8 +215,19 @@ orca_status orca_sim_add_boundary(orca_sim *s, const orca_vec2 *points, int coun
     }
     boundary_set *b = s->bnd;
     int32_t slot = orca_slots_peek(&b->slots);
-    orca_slots_take(&b->slots, slot, b->loop_count);
+    int32_t first = b->edge_count;
+    /* stored for the agents' check, taken back if it refuses */
     orca_boundary_append(s, points, count, (uint32_t)slot);
+    if (s->agent_count - s->dead_count > 0) {
+        st = check_agents_for_loop(s, first);
+        if (st != ORCA_OK) {
+            b->edge_count = first;
+            b->loop_count--;
+            b->grid_valid = 0;
+            return st;
+        }
+    }
+    orca_slots_take(&b->slots, slot, b->loop_count - 1);
     if (out) {
         out->slot = (uint32_t)slot;
         out->generation = b->slots.generation[slot];
@@ -329,6 +347,7 @@ static int build_edge_grid(const orca_sim *s, boundary_set *b)
         return 1;
     }
     b->grid_valid = 0; /* until the rebuild below completes (it may run out of memory) */
+    b->rows_valid = 0;
     b->cell = want;
     b->inv_cell = 1 / want;
     if (!orca_segment_index_build(b->ea, b->eb, b->edge_count, b->cell, b->inv_cell, &b->cells,
@@ -388,9 +407,11 @@ static int edge_feature(const boundary_set *b, int32_t k, orca_vec2 p, double c,
 {
     orca_vec2 a = v2_sub(b->ea[k], p), bb = v2_sub(b->eb[k], p);
     orca_vec2 e = v2_sub(bb, a);
+    if (e.x == 0 && e.y == 0) {
+        return 0; /* rounded to a point: an edge far shorter than its distance to the agent */
+    }
     double ee = v2_dot(e, e);
-    double le = sqrt(ee);
-    orca_vec2 n = v2_div(v2(-e.y, e.x), le);
+    orca_vec2 n = v2_unit(v2(-e.y, e.x)); /* (-e.y, e.x) / sqrt(ee) unless ee < 2^-1022 */
     double d = -v2_dot(a, n);
     if (d < 0) {
         return 0; /* behind the edge's line */
@@ -402,11 +423,11 @@ static int edge_feature(const boundary_set *b, int32_t k, orca_vec2 p, double c,
     if (t <= 0 || t >= 1) {
         orca_vec2 w = t <= 0 ? a : bb; /* the vertex, relative to the agent */
         double w2 = v2_dot(w, w);
-        if (w2 > 0) {
+        if (w.x != 0 || w.y != 0) {
             key = t <= 0 ? 2 * k : 2 * b->enext[k];
             d2 = w2;
             dist = sqrt(w2);
-            u = v2_div(v2_neg(w), dist);
+            u = v2_unit(v2_neg(w)); /* (-w) / dist unless w2 is below 2^-1022 */
         }
     }
     if (!(d2 <= reach2)) {
@@ -500,6 +521,385 @@ int orca_boundary_constraints(const orca_sim *s, int worker_index, int32_t i, or
     return m;
 }
 
+/* --- the disc check ------------------------------------------------------------------- */
+
+/* An agent's disc fits in the walkable area when its centre is inside (the winding number of
+ * all loops at the centre is at least 1, and the centre lies on no edge) and no edge is
+ * closer to the centre than its radius, up to FIT_TOL times the radius and the largest
+ * coordinate of the centre and the edge's ends (docs/extensions.md: the step's own rounding
+ * leaves agents up to about 2^-52 of those magnitudes inside it). */
+#define FIT_TOL 0x1p-40
+
+/* One occupied cell of the edge grid; key = cell_key(row, column), so that the keys sort by
+ * row, then column. */
+typedef struct boundary_row {
+    uint64_t key;
+    int32_t cell;  /* its slot in the cell map */
+    int32_t begin; /* its edges: row_edges[begin .. next row entry's begin) */
+} boundary_row;
+
+/* An edge as a cell lists it, with its ends: the ray reads a row's cells in one pass. */
+typedef struct boundary_row_edge {
+    orca_vec2 a, b;
+    int32_t k;
+} boundary_row_edge;
+
+static int row_cmp(const void *x, const void *y)
+{
+    uint64_t a = ((const boundary_row *)x)->key, b = ((const boundary_row *)y)->key;
+    return a < b ? -1 : a > b;
+}
+
+/* The edge grid, its occupied cells in row order and a stamp per edge; 0 when out of memory
+ * (nothing else changed). */
+static int fit_prepare(orca_sim *s)
+{
+    boundary_set *b = s->bnd;
+    /* any valid grid serves (the step's may be sized for other reaches): its size is not
+     * recomputed here, which would cost a pass over the edges per check */
+    if (!b->grid_valid && !build_edge_grid(s, b)) {
+        return 0;
+    }
+    if (b->fit_stamp_count < b->edge_count) {
+        uint32_t *st = orca_mem_zalloc((size_t)b->edge_count, sizeof *st);
+        if (!st) {
+            return 0;
+        }
+        orca_mem_free(b->fit_stamp);
+        b->fit_stamp = st;
+        b->fit_stamp_count = b->edge_count;
+        b->fit_query = 0;
+    }
+    if (!b->rows_valid) {
+        int32_t n = 0;
+        for (uint32_t h = 0; h <= b->cells.mask; ++h) {
+            n += b->cells.keys[h] != CELL_EMPTY;
+        }
+        boundary_row *rows = orca_mem_alloc((size_t)n + 1, sizeof *rows);
+        if (!rows) {
+            return 0;
+        }
+        n = 0;
+        for (uint32_t h = 0; h <= b->cells.mask; ++h) {
+            uint64_t k = b->cells.keys[h];
+            if (k != CELL_EMPTY) {
+                /* cell_key(cx, cy) holds cx + 2 + 2^30 in the high half: swap the halves */
+                rows[n].key = (k << 32) | (k >> 32);
+                rows[n].cell = (int32_t)h;
+                ++n;
+            }
+        }
+        qsort(rows, (size_t)n, sizeof *rows, row_cmp);
+        boundary_row_edge *re = orca_mem_alloc((size_t)b->list_len + 1, sizeof *re);
+        if (!re) {
+            orca_mem_free(rows);
+            return 0;
+        }
+        int32_t at = 0;
+        for (int32_t c = 0; c < n; ++c) {
+            int32_t h = rows[c].cell, lb = b->cells.start[h], le = lb + b->cells.count[h];
+            rows[c].begin = at;
+            for (int32_t m = lb; m < le; ++m) {
+                int32_t k = b->list[m];
+                re[at].a = b->ea[k];
+                re[at].b = b->eb[k];
+                re[at].k = k;
+                ++at;
+            }
+        }
+        rows[n].begin = at; /* the end of the last cell */
+        orca_mem_free(b->rows);
+        orca_mem_free(b->row_edges);
+        b->rows = rows;
+        b->row_edges = re;
+        b->row_count = n;
+        b->rows_valid = 1;
+    }
+    return 1;
+}
+
+/* A fresh stamp for one pass over edges. */
+static uint32_t fit_next_query(boundary_set *b)
+{
+    if (++b->fit_query == 0) {
+        memset(b->fit_stamp, 0, (size_t)b->fit_stamp_count * sizeof *b->fit_stamp);
+        b->fit_query = 1;
+    }
+    return b->fit_query;
+}
+
+/* The first row entry with key >= key. */
+static int32_t row_lower(const boundary_set *b, uint64_t key)
+{
+    int32_t lo = 0, hi = b->row_count;
+    while (lo < hi) {
+        int32_t mid = lo + (hi - lo) / 2;
+        if (b->rows[mid].key < key) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo;
+}
+
+/* What the check finds for a disc; edges before `from` count only in wn (and on_old). */
+typedef struct disc_fit {
+    int wn;            /* winding number of all loops at the centre */
+    int wn_new;        /* the part of it from the edges from `from` on */
+    int on_old;        /* the centre lies on an edge before `from` */
+    int32_t on_edge;   /* the lowest edge from `from` on through the centre, or -1 */
+    int32_t near_edge; /* the nearest edge from `from` on closer than the radius, or -1 */
+    double near_dist;
+} disc_fit;
+
+/* Edge a -> b's share of the winding number at p, counted on the ray from p towards +x
+ * (right) or -x: +1 for an upward edge (a.y <= p.y < b.y) with p on its left (the ray crosses
+ * it right of p), -1 for a downward one with p on its right; towards -x the other way round.
+ * The sides are exact (orca_exact_orient), so every ray gives the exact winding number of a
+ * point on no edge. *on is set when p lies on the edge. */
+static int edge_winding(orca_vec2 a, orca_vec2 b, orca_vec2 p, int right, int *on)
+{
+    int below_a = a.y <= p.y, below_b = b.y <= p.y;
+    *on = 0;
+    /* neither crossing the line y = p.y nor touching it: most edges */
+    if (below_a == below_b && (!below_a || (a.y < p.y && b.y < p.y))) {
+        return 0;
+    }
+    int up = below_a && !below_b, down = !below_a && below_b;
+    int inbox = (a.x < b.x ? a.x : b.x) <= p.x && p.x <= (a.x < b.x ? b.x : a.x) &&
+                (a.y < b.y ? a.y : b.y) <= p.y && p.y <= (a.y < b.y ? b.y : a.y);
+    if (!up && !down && !inbox) {
+        return 0;
+    }
+    int o = orca_exact_orient(a, b, p);
+    if (o == 0 && inbox) {
+        *on = 1;
+        return 0;
+    }
+    if (right) {
+        return (up && o > 0) - (down && o < 0);
+    }
+    return (down && o > 0) - (up && o < 0);
+}
+
+/* The winding number at p over the edges of p's row of cells on one side of p: the side with
+ * fewer occupied cells. Every point of an edge lies in a cell that lists the edge, and the
+ * ray's crossings lie in p's row on that side (p's column and its neighbour included). */
+static void fit_ray(boundary_set *b, orca_vec2 p, int32_t from, disc_fit *f)
+{
+    int32_t cx = cell_coord(p.x, b->inv_cell), cy = cell_coord(p.y, b->inv_cell);
+    int32_t first_col = -(int32_t)CELL_LIMIT - 1;
+    int32_t lo = row_lower(b, cell_key(cy, first_col));
+    int32_t hi = row_lower(b, cell_key(cy + 1, first_col));
+    int32_t right_begin = row_lower(b, cell_key(cy, cx - 1));
+    int32_t left_end = row_lower(b, cell_key(cy, cx + 2));
+    int right = hi - right_begin <= left_end - lo;
+    int32_t begin = right ? right_begin : lo, end = right ? hi : left_end;
+    uint32_t q = fit_next_query(b);
+    /* the cells [begin, end) of one row are consecutive: so are their edges */
+    const boundary_row_edge *re = b->row_edges;
+    for (int32_t m = b->rows[begin].begin, me = b->rows[end].begin; m < me; ++m) {
+        int32_t k = re[m].k;
+        if (b->fit_stamp[k] == q) {
+            continue;
+        }
+        b->fit_stamp[k] = q;
+        int on;
+        int w = edge_winding(re[m].a, re[m].b, p, right, &on);
+        f->wn += w;
+        if (k >= from) {
+            f->wn_new += w;
+            if (on && (f->on_edge < 0 || k < f->on_edge)) {
+                f->on_edge = k;
+            }
+        } else {
+            f->on_old |= on;
+        }
+    }
+}
+
+static double fit_max(double m, double v)
+{
+    v = d_abs(v);
+    return v > m ? v : m;
+}
+
+/* Edge k's distance from p against the radius r, with the tolerance. */
+static void fit_edge_near(const boundary_set *b, int32_t k, orca_vec2 p, double r, disc_fit *f)
+{
+    orca_vec2 a = b->ea[k], e = b->eb[k];
+    double d = sqrt(orca_segment_distance_squared(v2_sub(a, p), v2_sub(e, p)));
+    double m = fit_max(fit_max(fit_max(fit_max(fit_max(d_abs(p.x), p.y), a.x), a.y), e.x), e.y);
+    if (d + FIT_TOL * (r + m) < r &&
+        (f->near_edge < 0 || d < f->near_dist || (d == f->near_dist && k < f->near_edge))) {
+        f->near_edge = k;
+        f->near_dist = d;
+    }
+}
+
+/* The edges from `from` on within r of p: those the grid lists in the cells around the disc
+ * (the margin as the constraints' search), or all of them when that block has more cells. */
+static void fit_near(boundary_set *b, orca_vec2 p, double r, int32_t from, disc_fit *f)
+{
+    double q = r + 1e-9 * (d_abs(p.x) + d_abs(p.y) + r) + MARGIN_ABS;
+    double inv = b->inv_cell;
+    int32_t x0 = cell_coord(p.x - q, inv), x1 = cell_coord(p.x + q, inv);
+    int32_t y0 = cell_coord(p.y - q, inv), y1 = cell_coord(p.y + q, inv);
+    int64_t block = ((int64_t)x1 - x0 + 1) * ((int64_t)y1 - y0 + 1);
+    if (block > (int64_t)(b->edge_count - from)) {
+        for (int32_t k = from; k < b->edge_count; ++k) {
+            fit_edge_near(b, k, p, r, f);
+        }
+        return;
+    }
+    uint32_t stamp = fit_next_query(b);
+    for (int32_t cy = y0; cy <= y1; ++cy) {
+        for (int32_t cx = x0; cx <= x1; ++cx) {
+            int64_t h = cell_map_find(&b->cells, cell_key(cx, cy));
+            if (h < 0) {
+                continue;
+            }
+            int32_t lb = b->cells.start[h], le = lb + b->cells.count[h];
+            for (int32_t m = lb; m < le; ++m) {
+                int32_t k = b->list[m];
+                if (k < from || b->fit_stamp[k] == stamp) {
+                    continue;
+                }
+                b->fit_stamp[k] = stamp;
+                fit_edge_near(b, k, p, r, f);
+            }
+        }
+    }
+}
+
+static disc_fit fit_query(boundary_set *b, orca_vec2 p, double r, int32_t from)
+{
+    disc_fit f = {0, 0, 0, -1, -1, 0};
+    fit_ray(b, p, from, &f);
+    fit_near(b, p, r, from, &f);
+    return f;
+}
+
+/* The loop of edge k (its index) and k's place in it. */
+static int32_t loop_of_edge(const boundary_set *b, int32_t k, int32_t *at)
+{
+    int32_t lo = 0, hi = b->loop_count; /* the last loop starting at or before k */
+    while (hi - lo > 1) {
+        int32_t mid = lo + (hi - lo) / 2;
+        if (b->loop_first[mid] <= k) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    *at = k - b->loop_first[lo];
+    return lo;
+}
+
+/* "boundary loop L (edge E, from (x, y) to (x, y))" into buf. */
+static const char *edge_name(const boundary_set *b, int32_t k, char *buf, size_t size)
+{
+    int32_t at;
+    int32_t l = loop_of_edge(b, k, &at);
+    snprintf(buf, size, "boundary loop %d (edge %d, from (%.17g, %.17g) to (%.17g, %.17g))",
+             (int)l, (int)at, b->ea[k].x, b->ea[k].y, b->eb[k].x, b->eb[k].y);
+    return buf;
+}
+
+orca_status orca_boundary_check_agent(orca_sim *s, int32_t index, orca_vec2 p, double r)
+{
+    boundary_set *b = s->bnd;
+    if (!b || b->edge_count == 0) {
+        return ORCA_OK;
+    }
+    if (!fit_prepare(s)) {
+        return orca_fail(s, ORCA_ERR_MEMORY,
+                         "out of memory checking agent %d against the boundaries", (int)index);
+    }
+    disc_fit f = fit_query(b, p, r, 0);
+    if (f.on_edge < 0 && f.wn >= 1 && f.near_edge < 0) {
+        return ORCA_OK;
+    }
+    char who[32], edge[160];
+    snprintf(who, sizeof who, "agent %d", (int)index);
+    if (f.on_edge >= 0) {
+        return orca_fail(s, ORCA_ERR_ARGUMENT,
+                         "%s at (%.17g, %.17g) lies on %s: its disc must fit inside the walkable "
+                         "area",
+                         who, p.x, p.y, edge_name(b, f.on_edge, edge, sizeof edge));
+    }
+    if (f.wn < 1) {
+        /* the nearest edge, for the message (one pass over them: a refusal) */
+        int32_t best = 0;
+        double bd = HUGE_VAL;
+        for (int32_t k = 0; k < b->edge_count; ++k) {
+            double d2 = orca_segment_distance_squared(v2_sub(b->ea[k], p), v2_sub(b->eb[k], p));
+            if (d2 < bd) {
+                bd = d2;
+                best = k;
+            }
+        }
+        return orca_fail(s, ORCA_ERR_ARGUMENT,
+                         "%s at (%.17g, %.17g) is outside the walkable area (winding number %d "
+                         "of the boundary loops there), %.17g from the nearest wall, %s",
+                         who, p.x, p.y, f.wn, sqrt(bd), edge_name(b, best, edge, sizeof edge));
+    }
+    if (f.near_edge >= 0) {
+        return orca_fail(s, ORCA_ERR_ARGUMENT,
+                         "%s at (%.17g, %.17g) with radius %.17g is %.17g from %s: its centre "
+                         "must be at least its radius from every wall",
+                         who, p.x, p.y, r, f.near_dist,
+                         edge_name(b, f.near_edge, edge, sizeof edge));
+    }
+    return ORCA_OK;
+}
+
+/* The loop just appended (its edges from `first` on) against every agent, in index order:
+ * refused when it passes through an agent's centre or closer than its radius, or takes a
+ * centre that was inside the area (every centre, for the first loop) outside. */
+static orca_status check_agents_for_loop(orca_sim *s, int32_t first)
+{
+    boundary_set *b = s->bnd;
+    int32_t loop = b->loop_count - 1;
+    if (!fit_prepare(s)) {
+        return orca_fail(s, ORCA_ERR_MEMORY,
+                         "out of memory checking the agents against a new boundary loop");
+    }
+    orca_agents_settle(s);
+    char edge[160];
+    for (int32_t i = 0; i < s->agent_count; ++i) {
+        orca_vec2 p = s->pos[i];
+        double r = s->par[i].radius;
+        disc_fit f = fit_query(b, p, r, first);
+        unsigned slot = (unsigned)s->agent_slot[i];
+        if (f.on_edge >= 0) {
+            return orca_fail(s, ORCA_ERR_ARGUMENT,
+                             "the new %s passes through agent %d (slot %u) at (%.17g, %.17g): "
+                             "every agent's disc must fit inside the walkable area; the loop "
+                             "was not added",
+                             edge_name(b, f.on_edge, edge, sizeof edge), (int)i, slot, p.x, p.y);
+        }
+        int inside_before = first == 0 || (!f.on_old && f.wn - f.wn_new >= 1);
+        if (inside_before && f.wn < 1) {
+            return orca_fail(s, ORCA_ERR_ARGUMENT,
+                             "the new boundary loop %d would leave agent %d (slot %u) at (%.17g, "
+                             "%.17g) outside the walkable area (winding number %d there); the "
+                             "loop was not added",
+                             (int)loop, (int)i, slot, p.x, p.y, f.wn);
+        }
+        if (f.near_edge >= 0) {
+            return orca_fail(s, ORCA_ERR_ARGUMENT,
+                             "the new %s is %.17g from agent %d (slot %u) at (%.17g, %.17g) with "
+                             "radius %.17g: every agent's centre must be at least its radius "
+                             "from every wall; the loop was not added",
+                             edge_name(b, f.near_edge, edge, sizeof edge), f.near_dist, (int)i,
+                             slot, p.x, p.y, r);
+        }
+    }
+    return ORCA_OK;
+}
+
 /* --- measurement --------------------------------------------------------------------- */
 
 orca_status orca_sim_measure_boundary(const orca_sim *s, double *deepest, int *outside)
@@ -523,13 +923,9 @@ orca_status orca_sim_measure_boundary(const orca_sim *s, double *deepest, int *o
                 double o = (r - sqrt(d2)) / r;
                 worst = o > worst ? o : worst;
             }
-            on_edge |= d2 == 0;
-            double cross = a.x * e.y - a.y * e.x; /* > 0: p left of the edge */
-            if (a.y <= 0 && e.y > 0 && cross > 0) {
-                ++wn;
-            } else if (a.y > 0 && e.y <= 0 && cross < 0) {
-                --wn;
-            }
+            int on;
+            wn += edge_winding(b->ea[k], b->eb[k], p, 1, &on); /* the disc check's rule */
+            on_edge |= on;
         }
         out += wn < 1 || on_edge;
     }

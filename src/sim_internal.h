@@ -490,6 +490,16 @@ typedef struct boundary_set {
     /* per-worker scratch (a cache) */
     boundary_scratch *ws;
     int ws_count, ws_edges, ws_planes;
+    /* the disc check (orca_boundary_check_agent; a cache over the edge grid): the grid's
+     * occupied cells in (row, column) order, their edges copied in that order, and a stamp
+     * per edge */
+    int rows_valid;
+    struct boundary_row *rows;
+    int32_t row_count;
+    struct boundary_row_edge *row_edges;
+    uint32_t *fit_stamp;
+    int32_t fit_stamp_count;
+    uint32_t fit_query;
 } boundary_set;
 
 /* Builds the edge grid and the workers' scratch; 0 when out of memory. */
@@ -503,6 +513,11 @@ orca_status orca_check_boundary(const orca_sim *s, const orca_vec2 *points, int 
                                 int32_t existing_edges);
 /* Stores a validated loop (snapshots; the API) with the given slot already taken. */
 int orca_boundary_append(orca_sim *s, const orca_vec2 *points, int count, uint32_t slot);
+/* Refuses (ORCA_ERR_ARGUMENT, the message naming agent `index`, the loop, the edge and the
+ * distance) a disc of centre p and radius r that does not fit in the walkable area
+ * (docs/extensions.md, "Agents must fit"); ORCA_OK without boundaries; ORCA_ERR_MEMORY when
+ * its index cannot be built. */
+orca_status orca_boundary_check_agent(orca_sim *s, int32_t index, orca_vec2 p, double r);
 /* grid.c: a cell index over the segments a[k] -> b[k], k < count (the segment grid and the
  * boundary edges' grid): each cell whose centre is within 0.75 cell of a segment lists it, in
  * index order. Fills cells, *list (reallocated) and *list_len; 0 when out of memory or beyond

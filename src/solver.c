@@ -58,12 +58,11 @@ static void vo_consider(vo_search *s, orca_vec2 n)
 
 static void vo_consider_unit(vo_search *s, orca_vec2 w)
 {
-    /* w / |w|, skipped when w = 0 (choice 1: tested on the computed length). */
-    double len = v2_len(w);
-    if (len == 0) {
+    /* Unit(w), skipped when w = 0 (choice 1). */
+    if (w.x == 0 && w.y == 0) {
         return;
     }
-    vo_consider(s, v2_div(w, len));
+    vo_consider(s, v2_unit(w));
 }
 
 static void vo_consider_legs(vo_search *s, orca_vec2 p)
@@ -104,14 +103,11 @@ static orca_vo vo_evaluate(orca_vec2 a, orca_vec2 b, double r, double tau, orca_
     vo_consider_unit(&s, s.wa);
     if (distinct) {
         vo_consider_unit(&s, s.wb);
-        /* +nn and -nn, nn = (-e.y, e.x) / |e|, e = b - a (only when |e| > 0) */
+        /* +nn and -nn, nn = Unit((-e.y, e.x)), e = b - a, not zero for a != b (choice 1) */
         orca_vec2 e = v2_sub(b, a);
-        double le = v2_len(e);
-        if (le > 0) {
-            orca_vec2 nn = v2_div(v2(-e.y, e.x), le);
-            vo_consider(&s, nn);
-            vo_consider(&s, v2_neg(nn));
-        }
+        orca_vec2 nn = v2_unit(v2(-e.y, e.x));
+        vo_consider(&s, nn);
+        vo_consider(&s, v2_neg(nn));
     }
     if (!overlap) {
         /* The leg normals of a, then of b when a != b (algorithm.md §3.4); not used for the
@@ -122,10 +118,9 @@ static orca_vo vo_evaluate(orca_vec2 a, orca_vec2 b, double r, double tau, orca_
         }
     }
     if (!s.has_best) {
-        /* No survivor: -(a + b)/|a + b|, or (1, 0) if a + b = 0 (choice 1). */
+        /* No survivor: Unit(-(a + b)), or (1, 0) if a + b = 0 (choice 1). */
         orca_vec2 ab = v2_add(a, b);
-        double lab = v2_len(ab);
-        orca_vec2 n = lab == 0 ? v2(zero_x, 0) : v2_div(v2_neg(ab), lab);
+        orca_vec2 n = ab.x == 0 && ab.y == 0 ? v2(zero_x, 0) : v2_unit(v2_neg(ab));
         s.best = vo_value(&s, n);
         s.best_n = n;
     }

@@ -413,6 +413,10 @@ bad_scene "boundary point" 1 "point 2 y must have magnitude below 2\\^21" 'bound
 bad_scene "boundary equal points" 2 "boundary points 2 and 0 are equal" 'agent 0.5 0.2\nboundary 0 0 1 0 0 0\n'
 bad_scene "boundary zero area" 1 "zero area" 'boundary 0 0 1 1 2 2\nagent 5 5\n'
 bad_scene "unterminated boundary block" 2 "boundary block has no 'end'" 'agent 5 5\nboundary\n0 0\n1 0\n'
+# an agent whose disc does not fit in the walkable area: its own line, whatever the order
+bad_scene "agent outside the boundary" 2 "agent 1: .*agent 1 at \\(30, 5\\) is outside the walkable area .*boundary loop 0 \\(edge 1" 'agent 5 5\nagent 30 5\nboundary 0 0 20 0 20 10 0 10\n'
+bad_scene "agent against the boundary" 2 "agent 0 at \\(19.5, 5\\) with radius 1.5 is 0.5 from boundary loop 0" 'boundary 0 0 20 0 20 10 0 10\nagent 19.5 5\n'
+bad_scene "agent in a hole" 3 "agent 0 at \\(10, 5\\) is outside the walkable area" 'boundary 0 0 20 0 20 10 0 10\nboundary 9 4 9 6 11 6 11 4\nagent 10 5 radius=0.5\n'
 
 printf '# only a comment\n' > empty.txt
 expect_status 2 "scene without agents" "$ORCA" run empty.txt --steps 1

@@ -35,6 +35,7 @@
  * are printed on stderr (to read what an input does). */
 #include <orca/orca.h>
 
+#include "exact_ref.h"
 #include "fuzz.h"
 
 #include <float.h>
@@ -575,6 +576,108 @@ static int def_documented_invalid(const orca_agent_def *d)
 }
 
 /* ---------------------------------------------------------------------------------------
+ * The disc check's oracle (docs/extensions.md, "Walkable-area boundaries"): written here, with
+ * the exact orientation of exact_ref.h and a plain point-segment distance
+ * ------------------------------------------------------------------------------------- */
+
+#define MAX_BEDGES (17 * 8) /* 16 loops of up to 8 points, and one more being added */
+
+typedef struct walls {
+    int n;
+    orca_vec2 a[MAX_BEDGES], b[MAX_BEDGES];
+} walls;
+
+static void read_walls(const orca_sim *s, walls *w)
+{
+    w->n = 0;
+    for (int l = 0; l < orca_sim_boundary_count(s); ++l) {
+        orca_vec2 pts[8];
+        int n = 0;
+        if (orca_boundary_get(s, orca_sim_boundary_at(s, l), pts, 8, &n) != ORCA_OK || n > 8 ||
+            w->n + n > MAX_BEDGES) {
+            violation("orca_boundary_get of loop %d", l);
+        }
+        for (int k = 0; k < n; ++k) {
+            w->a[w->n] = pts[k];
+            w->b[w->n] = pts[(k + 1) % n];
+            w->n++;
+        }
+    }
+}
+
+static double wall_dist(orca_vec2 p, orca_vec2 a, orca_vec2 b)
+{
+    double ex = b.x - a.x, ey = b.y - a.y, ee = ex * ex + ey * ey;
+    double t = ee > 0 ? ((p.x - a.x) * ex + (p.y - a.y) * ey) / ee : 0;
+    t = t < 0 ? 0 : t > 1 ? 1 : t;
+    double dx = a.x + t * ex - p.x, dy = a.y + t * ey - p.y;
+    return sqrt(dx * dx + dy * dy);
+}
+
+/* 1: the disc (p, r) clearly fits, and the library must accept it; -1: clearly not, it must
+ * refuse; 0: within the rounding around the tolerance 2^-40 (r + M), either. With first = 0
+ * the check of an agent against every edge; else the check of a new loop (its edges from
+ * `first` on) against an agent already there. */
+static int fit_oracle(const walls *w, int first, orca_vec2 p, double r)
+{
+    int wn_old = 0, wn_new = 0, on_old = 0, on_new = 0, bad = 0, ok = 1;
+    for (int k = 0; k < w->n; ++k) {
+        orca_vec2 a = w->a[k], b = w->b[k];
+        int up = a.y <= p.y && b.y > p.y, down = a.y > p.y && b.y <= p.y;
+        int inbox = fmin(a.x, b.x) <= p.x && p.x <= fmax(a.x, b.x) && fmin(a.y, b.y) <= p.y &&
+                    p.y <= fmax(a.y, b.y);
+        int o = up || down || inbox ? exact_ref_orient(a, b, p) : 1;
+        int on = inbox && o == 0;
+        int c = on ? 0 : (up && o > 0) - (down && o < 0); /* the ray towards +x */
+        if (k < first) {
+            wn_old += c;
+            on_old |= on;
+            continue;
+        }
+        wn_new += c;
+        on_new |= on;
+        double d = wall_dist(p, a, b);
+        double m = fmax(fmax(fmax(fabs(p.x), fabs(p.y)), fmax(fabs(a.x), fabs(a.y))),
+                        fmax(fabs(b.x), fabs(b.y)));
+        bad |= d < r - 0x1p-35 * (r + m);
+        ok &= d >= r - 0x1p-45 * (r + m) && d >= 0x1p-44 * (r + m);
+    }
+    int inside_before = first == 0 || (!on_old && wn_old >= 1);
+    if (on_new || (inside_before && wn_old + wn_new < 1) || bad) {
+        return -1;
+    }
+    return ok ? 1 : 0;
+}
+
+/* The oracle's word on an agent added (or moved to p with radius r) in s, against its status:
+ * a refusal (ORCA_ERR_ARGUMENT) of a valid agent that clearly fits, or an acceptance of one
+ * that clearly does not, is a violation. */
+static void check_fit(const orca_sim *s, const char *what, orca_vec2 p, double r,
+                      orca_status st)
+{
+    if (orca_sim_boundary_count(s) == 0) {
+        return;
+    }
+    char msg[600];
+    snprintf(msg, sizeof msg, "%s", orca_sim_last_error(s)); /* the reads below clear it */
+    walls *w = malloc(sizeof *w);
+    if (!w) {
+        abort();
+    }
+    read_walls(s, w);
+    int o = fit_oracle(w, 0, p, r);
+    free(w);
+    if (o > 0 && st == ORCA_ERR_ARGUMENT) {
+        violation("%s refused a disc that fits: (%.17g, %.17g) radius %.17g: %s", what, p.x, p.y,
+                  r, msg);
+    }
+    if (o < 0 && st == ORCA_OK) {
+        violation("%s accepted a disc that does not fit: (%.17g, %.17g) radius %.17g", what, p.x,
+                  p.y, r);
+    }
+}
+
+/* ---------------------------------------------------------------------------------------
  * The world: the simulations, the handles ever given out, a checkpoint
  * ------------------------------------------------------------------------------------- */
 
@@ -913,16 +1016,6 @@ static void rebuild_ref(world *w)
         violation("orca_sim_create(NULL) failed");
     }
     orca_sim_set_vector_kernels(r, 0);
-    for (int i = 0; i < st->n; ++i) {
-        if (orca_sim_add_agent(r, &st->a[i], NULL) != ORCA_OK) {
-            violation("agent %d of main, added again, is refused: %s", i, orca_sim_last_error(r));
-        }
-    }
-    for (int k = 0; k < st->m; ++k) {
-        if (orca_sim_add_segment(r, st->sa[k], st->sb[k], NULL) != ORCA_OK) {
-            violation("segment %d of main, added again, is refused: %s", k, orca_sim_last_error(r));
-        }
-    }
     for (int k = 0; k < orca_sim_boundary_count(w->main); ++k) { /* boundaries: as they are */
         orca_vec2 pts[8];
         int n = 0;
@@ -930,6 +1023,34 @@ static void rebuild_ref(world *w)
         if (n > 8 || orca_sim_add_boundary(r, pts, n, NULL) != ORCA_OK) {
             violation("boundary %d of main, added again, is refused", k);
         }
+    }
+    int unfit = 0; /* an agent outside the area (a loop was removed) is refused again */
+    for (int i = 0; i < st->n && !unfit; ++i) {
+        orca_status sa = orca_sim_add_agent(r, &st->a[i], NULL);
+        if (sa == ORCA_ERR_ARGUMENT && orca_sim_boundary_count(r) > 0) {
+            check_fit(r, "orca_sim_add_agent (an agent of main, added again)",
+                      st->a[i].position, st->a[i].radius, sa);
+            unfit = 1;
+        } else if (sa != ORCA_OK) {
+            violation("agent %d of main, added again, is refused: %s", i, orca_sim_last_error(r));
+        }
+    }
+    for (int k = 0; k < st->m && !unfit; ++k) {
+        if (orca_sim_add_segment(r, st->sa[k], st->sb[k], NULL) != ORCA_OK) {
+            violation("segment %d of main, added again, is refused: %s", k, orca_sim_last_error(r));
+        }
+    }
+    if (unfit) {
+        /* then main's state through a snapshot, which is not checked (docs/extensions.md) */
+        size_t size;
+        unsigned char *buf = save_sim(w->main, &size);
+        orca_sim_destroy(r);
+        r = NULL;
+        if (orca_sim_create(NULL, &r) != ORCA_OK || orca_sim_load(r, buf, size) != ORCA_OK) {
+            violation("a fresh simulation refused main's snapshot");
+        }
+        orca_sim_set_vector_kernels(r, 0);
+        free(buf);
     }
     orca_sim_destroy(w->ref);
     w->ref = r;
@@ -998,6 +1119,9 @@ static void op_add_agent(world *w, reader *r)
     orca_status sr = orca_sim_add_agent(w->ref, null_def ? NULL : &d, &b);
     after_call(w->ref, "orca_sim_add_agent (ref)", r0, sr);
     same_status(st, sr, w);
+    if (!null_def && !def_documented_invalid(&d)) {
+        check_fit(w->main, "orca_sim_add_agent", d.position, d.radius, st);
+    }
     if (st == ORCA_OK && (null_def || def_documented_invalid(&d))) {
         violation("orca_sim_add_agent accepted an invalid definition (radius %.17g, max_speed %.17g, "
                   "neighbor_dist %.17g, max_neighbors %d, horizons %.17g %.17g)",
@@ -1048,6 +1172,9 @@ static void op_add_block(world *w, reader *r)
         orca_status sr = orca_sim_add_agent(w->ref, &e, &b);
         after_call(w->ref, "orca_sim_add_agent (ref)", r0, sr);
         same_status(st, sr, w);
+        if (!def_documented_invalid(&e)) {
+            check_fit(w->main, "orca_sim_add_agent", e.position, e.radius, st);
+        }
         if (st == ORCA_OK && def_documented_invalid(&e)) {
             violation("orca_sim_add_agent accepted an invalid definition");
         }
@@ -1255,6 +1382,7 @@ static void op_agent_set(world *w, reader *r)
     orca_agent_id id = pick_agent(w, r);
     orca_agent_def d = orca_agent_def_default();
     orca_agent_get(w->main, id, &d); /* may be stale: then the defaults */
+    orca_agent_def was = d;
     for (unsigned k = 1 + rd_below(r, 3); k > 0; --k) {
         override_field(r, &d);
     }
@@ -1266,6 +1394,12 @@ static void op_agent_set(world *w, reader *r)
     orca_status sr = orca_agent_set(w->ref, rid, null_def ? NULL : &d);
     after_call(w->ref, "orca_agent_set (ref)", r0, sr);
     same_status(st, sr, w);
+    /* the disc is checked when the position or the radius changes */
+    if (!null_def && !def_documented_invalid(&d) && orca_sim_agent_index(w->main, id) >= 0 &&
+        (d.position.x != was.position.x || d.position.y != was.position.y ||
+         d.radius != was.radius)) {
+        check_fit(w->main, "orca_agent_set", d.position, d.radius, st);
+    }
     if (st == ORCA_OK && (null_def || def_documented_invalid(&d) || orca_sim_agent_index(w->main, id) < 0)) {
         violation("orca_agent_set accepted an invalid definition or handle");
     }
@@ -1286,9 +1420,15 @@ static void op_set_vector(world *w, reader *r, int which)
     int invalid;
     if (which == 0) {
         name = "orca_agent_set_position";
+        orca_agent_def was;
+        int live = orca_agent_get(w->main, id, &was) == ORCA_OK;
         st = orca_agent_set_position(w->main, id, v);
         sr = orca_agent_set_position(w->ref, rid, v);
         invalid = coord_invalid(v);
+        after_call(w->main, name, h0, st);
+        if (live && !invalid && (v.x != was.position.x || v.y != was.position.y)) {
+            check_fit(w->main, name, v, was.radius, st);
+        }
     } else if (which == 1) {
         name = "orca_agent_set_velocity";
         st = orca_agent_set_velocity(w->main, id, v);
@@ -1300,7 +1440,9 @@ static void op_set_vector(world *w, reader *r, int which)
         sr = orca_agent_set_preferred_velocity(w->ref, rid, v);
         invalid = vector_invalid(v);
     }
-    after_call(w->main, name, h0, st);
+    if (which != 0) { /* the position's was checked above, before the disc check */
+        after_call(w->main, name, h0, st);
+    }
     after_call(w->ref, name, r0, sr);
     same_status(st, sr, w);
     if (st == ORCA_OK && (invalid || orca_sim_agent_index(w->main, id) < 0)) {
@@ -2252,8 +2394,10 @@ static void op_set_pref(world *w, reader *r) { op_set_vector(w, r, 2); }
 /* --- walkable-area boundaries -------------------------------------------------------- */
 
 /* A loop of 0..8 fuzzed points (sometimes a valid room around the origin), added to both
- * simulations: refused exactly when invalid (count < 3, a bad coordinate, two consecutive
- * equal points, a zero shoelace sum), the points given back as they were. */
+ * simulations: refused when invalid (count < 3, a bad coordinate, two consecutive equal
+ * points, an exactly zero shoelace sum) or when an agent clearly does not fit with it,
+ * accepted when it is valid and every agent clearly fits (fit_oracle), the points given back
+ * as they were. */
 static void op_add_boundary(world *w, reader *r)
 {
     orca_vec2 pts[8];
@@ -2272,6 +2416,35 @@ static void op_add_boundary(world *w, reader *r)
     if (orca_sim_boundary_count(w->main) >= 16) {
         return;
     }
+    int invalid = count < 3;
+    for (int k = 0; k < count && !invalid; ++k) {
+        orca_vec2 a = pts[k], b = pts[(k + 1) % count];
+        invalid = coord_invalid(a) || (a.x == b.x && a.y == b.y);
+    }
+    invalid = invalid || exact_ref_shoelace(pts, count) == 0; /* the exact area */
+    /* the agents against the loop: one that clearly does not fit makes a valid loop refused;
+     * when every one clearly fits, it is added */
+    int verdict = 1;
+    if (!invalid) {
+        walls *wl = malloc(sizeof *wl);
+        if (!wl) {
+            abort();
+        }
+        read_walls(w->main, wl);
+        int first = wl->n;
+        for (int k = 0; k < count; ++k) {
+            wl->a[wl->n] = pts[k];
+            wl->b[wl->n] = pts[(k + 1) % count];
+            wl->n++;
+        }
+        for (int i = 0; i < orca_sim_agent_count(w->main) && verdict >= 0; ++i) {
+            orca_agent_def d;
+            orca_agent_get(w->main, orca_sim_agent_at(w->main, i), &d);
+            int o = fit_oracle(wl, first, d.position, d.radius);
+            verdict = o < verdict ? o : verdict;
+        }
+        free(wl);
+    }
     orca_boundary_id id, rid;
     uint64_t h0 = w->hm, r0 = w->hr;
     orca_status st = orca_sim_add_boundary(w->main, pts, count, &id);
@@ -2279,17 +2452,12 @@ static void op_add_boundary(world *w, reader *r)
     orca_status sr = orca_sim_add_boundary(w->ref, pts, count, &rid);
     after_call(w->ref, "orca_sim_add_boundary (ref)", r0, sr);
     same_status(st, sr, w);
-    int invalid = count < 3;
-    double area2 = 0;
-    for (int k = 0; k < count && !invalid; ++k) {
-        orca_vec2 a = pts[k], b = pts[(k + 1) % count];
-        invalid = coord_invalid(a) || (a.x == b.x && a.y == b.y);
-        area2 += a.x * b.y - b.x * a.y;
-    }
-    invalid = invalid || area2 == 0;
-    if ((st == ORCA_OK) == invalid) {
-        violation("orca_sim_add_boundary: status %s for a loop of %d points that is %s",
-                  orca_status_name(st), count, invalid ? "invalid" : "valid");
+    if (st == ORCA_OK ? invalid || verdict < 0 : !invalid && verdict > 0) {
+        violation("orca_sim_add_boundary: status %s for a loop of %d points that is %s (the "
+                  "agents: %s): %s",
+                  orca_status_name(st), count, invalid ? "invalid" : "valid",
+                  verdict > 0 ? "all fit" : verdict < 0 ? "one does not fit" : "unclear",
+                  st == ORCA_OK ? "" : orca_sim_last_error(w->main));
     }
     if (st == ORCA_OK) {
         orca_vec2 back[8];

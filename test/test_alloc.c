@@ -158,23 +158,25 @@ static int setup_dense(orca_sim *s) { return populate(s, 300, 3.0, 6); }
 static int setup_sparse(orca_sim *s) { return populate(s, 200, 20000.0, 0); }
 static int setup_full(orca_sim *s) { return populate(s, 64, 3.0, 16); } /* capacities full */
 
-/* the dense scene inside a room (a loop around it) with a square pillar (a hole) */
+/* the dense scene inside a room (a loop around it) with a square pillar (a hole) beside it
+ * (every agent's disc must fit in the walkable area) */
 static int setup_room(orca_sim *s)
 {
     ENSURE(populate(s, 300, 3.0, 6) == 0);
     orca_vec2 room[4] = {vec(-10, -10), vec(70, -10), vec(70, 70), vec(-10, 70)};
-    orca_vec2 pillar[4] = {vec(24, 24), vec(24, 27), vec(27, 27), vec(27, 24)};
+    orca_vec2 pillar[4] = {vec(56, 56), vec(56, 59), vec(59, 59), vec(59, 56)};
     ENSURE(orca_sim_add_boundary(s, room, 4, NULL) == ORCA_OK);
     ENSURE(orca_sim_add_boundary(s, pillar, 4, NULL) == ORCA_OK);
     return 0;
 }
-/* a 40-point loop (a zigzag ring) far from the agents: the edge arrays grow */
+/* a 40-point loop (a zigzag ring) around the agents and the room: the edge arrays grow, and
+ * the agents are checked against it */
 static orca_status call_add_boundary(orca_sim *s)
 {
     orca_vec2 p[40];
     for (int k = 0; k < 20; ++k) {
-        p[k] = vec(-300 + 10.0 * k, -300 + (k % 2) * 3.0);
-        p[39 - k] = vec(-300 + 10.0 * k, -200 + (k % 2) * 3.0);
+        p[k] = vec(-60 + 10.0 * k, -40 + (k % 2) * 3.0);
+        p[39 - k] = vec(-60 + 10.0 * k, 110 + (k % 2) * 3.0);
     }
     return orca_sim_add_boundary(s, p, 40, NULL);
 }
@@ -183,6 +185,22 @@ static orca_status call_add_agent(orca_sim *s)
 {
     orca_agent_def d = orca_agent_def_default();
     d.position = vec(-30, -30);
+    return orca_sim_add_agent(s, &d, NULL);
+}
+/* the room and its pillar without agents: nothing built for the check yet */
+static int setup_room_empty(orca_sim *s)
+{
+    orca_vec2 room[4] = {vec(-10, -10), vec(70, -10), vec(70, 70), vec(-10, 70)};
+    orca_vec2 pillar[4] = {vec(56, 56), vec(56, 59), vec(59, 59), vec(59, 56)};
+    ENSURE(orca_sim_add_boundary(s, room, 4, NULL) == ORCA_OK);
+    ENSURE(orca_sim_add_boundary(s, pillar, 4, NULL) == ORCA_OK);
+    return 0;
+}
+/* an agent in the room, beside the pillar: checked against the walls (the check's index) */
+static orca_status call_add_agent_room(orca_sim *s)
+{
+    orca_agent_def d = orca_agent_def_default();
+    d.position = vec(62, 64);
     return orca_sim_add_agent(s, &d, NULL);
 }
 static orca_status call_add_segment(orca_sim *s)
@@ -343,6 +361,7 @@ static int test_sim_calls(void)
         {"load (2 workers)", 2, setup_sparse, call_load},
         {"add_boundary (first)", 1, setup_dense, call_add_boundary},
         {"add_boundary (growing)", 1, setup_room, call_add_boundary},
+        {"add_agent (boundaries)", 1, setup_room_empty, call_add_agent_room},
         {"step (boundaries)", 1, setup_room, call_step},
         {"step (boundaries, 2 workers)", 2, setup_room, call_step},
         {"agent_constraints (boundaries)", 1, setup_room, call_constraints},

@@ -6,6 +6,7 @@
  * randomized scenes (pillar corners aimed at diagonally, dt beyond the obstacle horizon,
  * high speeds, crowds), the plain bits when no boundary is in reach or none exists, the hash
  * and snapshots, and the worker count. */
+#include "exact_ref.h"
 #include "test.h"
 
 #include <float.h>
@@ -14,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <orca/scenario.h>
 #include <orca/sim.h>
 #include <orca/solver.h>
 
@@ -29,6 +31,23 @@ static orca_sim *new_sim(int workers)
     d.worker_count = workers;
     orca_sim *sim = NULL;
     return orca_sim_create(&d, &sim) == ORCA_OK ? sim : NULL;
+}
+
+/* Moves agent id to about q the way the library lets an agent past the walls: locked, it
+ * keeps its velocity and no wall holds it (docs/extensions.md); one step of 1 s there, then
+ * unlocked and at rest. The only agent of its simulation. */
+static int drive_to(orca_sim *sim, orca_agent_id id, orca_vec2 q)
+{
+    orca_vec2 p;
+    ENSURE(orca_agent_get_position(sim, id, &p) == ORCA_OK);
+    ENSURE(orca_agent_set_locked(sim, id, 1) == ORCA_OK);
+    orca_vec2 v = {q.x - p.x, q.y - p.y};
+    ENSURE(orca_agent_set_velocity(sim, id, v) == ORCA_OK);
+    ENSURE_MSG(orca_sim_step(sim, 1) == ORCA_OK, "%s", orca_sim_last_error(sim));
+    ENSURE(orca_agent_set_locked(sim, id, 0) == ORCA_OK);
+    orca_vec2 zero = {0, 0};
+    ENSURE(orca_agent_set_velocity(sim, id, zero) == ORCA_OK);
+    return 0;
 }
 
 /* --- independent geometry ----------------------------------------------------------- */
@@ -135,6 +154,10 @@ static orca_vec2 random_point(test_rng *rng, const scene *sc, double lox, double
     }
 }
 
+/* The largest (radius - wall distance) / (radius + M) over the stress runs, M the largest
+ * coordinate magnitude of the centre and the wall's ends: the disc check's scale. */
+static double g_deficit = 0;
+
 typedef struct stress {
     int agents, steps;
     double dt, speed, tau_obst, radius;
@@ -198,6 +221,27 @@ static int run_stress(const scene *sc, const stress *st, unsigned long long seed
         ENSURE(orca_sim_measure_boundary(sim, &deepest, &outside) == ORCA_OK);
         ENSURE(outside == 0);
     }
+    /* every position the steps reached is accepted again: all the agents, added at once to a
+     * new simulation with the same loops (the disc check's tolerance covers the rounding) */
+    orca_sim *again = new_sim(1);
+    ENSURE(again && add_loops(again, sc));
+    orca_agent_def defs[256];
+    for (int i = 0; i < st->agents; ++i) {
+        ENSURE(orca_agent_get(sim, orca_sim_agent_at(sim, i), &defs[i]) == ORCA_OK);
+        orca_vec2 p = defs[i].position;
+        for (int l = 0; l < sc->nl; ++l) { /* the deficit in units of the tolerance's scale */
+            for (int k = 0; k < sc->loops[l].n; ++k) {
+                orca_vec2 a = sc->loops[l].p[k], b = sc->loops[l].p[(k + 1) % sc->loops[l].n];
+                double m = fmax(fmax(fmax(fabs(p.x), fabs(p.y)), fmax(fabs(a.x), fabs(a.y))),
+                                fmax(fabs(b.x), fabs(b.y)));
+                double def = (defs[i].radius - seg_dist(p, a, b)) / (defs[i].radius + m);
+                g_deficit = def > g_deficit ? def : g_deficit;
+            }
+        }
+    }
+    ENSURE_MSG(orca_sim_add_agents(again, defs, st->agents, NULL) == ORCA_OK, "seed %llu: %s",
+               seed, orca_sim_last_error(again));
+    orca_sim_destroy(again);
     orca_sim_destroy(sim);
     *worst = w < *worst ? w : *worst;
     *fallbacks += fb;
@@ -231,8 +275,10 @@ static int test_no_crossing_stress(void)
         }
     }
     /* every centre stayed at least its radius from every wall, up to rounding */
-    printf("  boundary stress: smallest wall distance / radius %.17g, fallbacks %d\n", worst,
-           fallbacks);
+    printf("  boundary stress: smallest wall distance / radius %.17g, fallbacks %d; largest "
+           "deficit %.3g (radius + M) = 2^%.1f, against the disc check's 2^-40\n",
+           worst, fallbacks, g_deficit, g_deficit > 0 ? log2(g_deficit) : -INFINITY);
+    ENSURE(g_deficit < 0x1p-46); /* the tolerance covers it 64 times over at least */
     ENSURE_MSG(worst >= 1 - 1e-9, "worst %.17g", worst);
     return 0;
 }
@@ -244,6 +290,7 @@ static int test_validation(void)
     orca_sim *sim = new_sim(1);
     ENSURE(sim);
     orca_agent_def d = orca_agent_def_default();
+    d.position = vec(10, 2); /* clear of the room's walls and of the loops below */
     ENSURE(orca_sim_add_agent(sim, &d, NULL) == ORCA_OK);
     ENSURE(orca_sim_add_boundary(sim, ROOM, 4, NULL) == ORCA_OK);
     uint64_t h0 = orca_sim_hash(sim);
@@ -321,6 +368,377 @@ static int test_validation(void)
     return 0;
 }
 
+/* --- the disc check (issue 27, item 2) ---------------------------------------------------- */
+
+static int has(const orca_sim *sim, const char *text)
+{
+    return strstr(orca_sim_last_error(sim), text) != NULL;
+}
+
+#define ENSURE_ERR(sim, text) \
+    ENSURE_MSG(has((sim), (text)), "message '%s' lacks '%s'", orca_sim_last_error(sim), (text))
+
+static orca_agent_def disc(double x, double y, double r)
+{
+    orca_agent_def d = orca_agent_def_default();
+    d.position = vec(x, y);
+    d.radius = r;
+    return d;
+}
+
+/* Adding an agent: its disc must fit in the walkable area (centre inside by the winding
+ * number of all loops, on no edge, at least its radius from every edge up to 2^-40 (r + M));
+ * single and batch (nothing added on a refusal), the message naming the agent, the loop, the
+ * edge and the distance, the state unchanged. */
+static int test_disc_check_add(void)
+{
+    orca_sim *sim = new_sim(1);
+    ENSURE(sim && orca_sim_add_boundary(sim, ROOM, 4, NULL) == ORCA_OK &&
+           orca_sim_add_boundary(sim, PILLAR, 4, NULL) == ORCA_OK);
+    uint64_t h0 = orca_sim_hash(sim);
+    orca_agent_def d = disc(30, 7, 0.5);
+    orca_agent_id id = {9, 9};
+    ENSURE(orca_sim_add_agent(sim, &d, &id) == ORCA_ERR_ARGUMENT);
+    ENSURE_ERR(sim, "agent 0 at (30, 7) is outside the walkable area (winding number 0 of the "
+                    "boundary loops there), 10 from the nearest wall, boundary loop 0 (edge 1, "
+                    "from (20, 0) to (20, 14))");
+    ENSURE(id.slot == 9 && orca_sim_hash(sim) == h0 && orca_sim_agent_count(sim) == 0);
+    d = disc(10, 7, 0.5); /* inside the pillar: winding number 1 - 1 */
+    ENSURE(orca_sim_add_agent(sim, &d, NULL) == ORCA_ERR_ARGUMENT);
+    ENSURE_ERR(sim, "outside the walkable area (winding number 0");
+    ENSURE_ERR(sim, "2 from the nearest wall, boundary loop 1 (edge 0, from (8, 5) to (8, 9))");
+    d = disc(20, 7, 0.5); /* centred on an edge */
+    ENSURE(orca_sim_add_agent(sim, &d, NULL) == ORCA_ERR_ARGUMENT);
+    ENSURE_ERR(sim, "agent 0 at (20, 7) lies on boundary loop 0 (edge 1, from (20, 0) to (20, "
+                    "14))");
+    d = disc(20, 14, 0.5); /* on a vertex: the lower of its two edges */
+    ENSURE(orca_sim_add_agent(sim, &d, NULL) == ORCA_ERR_ARGUMENT);
+    ENSURE_ERR(sim, "lies on boundary loop 0 (edge 1");
+    d = disc(8, 9, 0.5); /* on the pillar's corner */
+    ENSURE(orca_sim_add_agent(sim, &d, NULL) == ORCA_ERR_ARGUMENT);
+    ENSURE_ERR(sim, "lies on boundary loop 1 (edge 0");
+    d = disc(19.7, 7, 0.5); /* inside, closer than its radius */
+    ENSURE(orca_sim_add_agent(sim, &d, NULL) == ORCA_ERR_ARGUMENT);
+    ENSURE_ERR(sim, "agent 0 at (19.699999999999999, 7) with radius 0.5 is 0.30000000000000071 "
+                    "from boundary loop 0 (edge 1, from (20, 0) to (20, 14)): its centre must be "
+                    "at least its radius from every wall");
+    d = disc(7.8, 4.8, 0.5); /* near the pillar's corner (8, 5): the vertex is the nearest */
+    ENSURE(orca_sim_add_agent(sim, &d, NULL) == ORCA_ERR_ARGUMENT);
+    ENSURE_ERR(sim, "from boundary loop 1");
+    ENSURE(orca_sim_hash(sim) == h0 && orca_sim_agent_count(sim) == 0);
+    /* the tolerance: 2^-40 (r + M) = 1.9e-11 here, M = 20 */
+    d = disc(19.5, 7, 0.5); /* exactly r */
+    ENSURE(orca_sim_add_agent(sim, &d, NULL) == ORCA_OK);
+    d = disc(20 - 0.5 * (1 - 1e-13), 7, 0.5); /* r (1 - 1e-13): a step's rounding, accepted */
+    ENSURE(orca_sim_add_agent(sim, &d, NULL) == ORCA_OK);
+    d = disc(19.5 + 2e-11, 7, 0.5); /* 2e-11 too close: refused */
+    ENSURE(orca_sim_add_agent(sim, &d, NULL) == ORCA_ERR_ARGUMENT);
+    ENSURE_ERR(sim, "agent 2 at");
+    d = disc(-1e-310, 7, 0.5); /* a subnormal distance outside */
+    ENSURE(orca_sim_add_agent(sim, &d, NULL) == ORCA_ERR_ARGUMENT);
+    ENSURE_ERR(sim, "outside the walkable area");
+    d = disc(1e-310, 7, 0x1p-30); /* the same distance inside, the smallest radius */
+    ENSURE(orca_sim_add_agent(sim, &d, NULL) == ORCA_ERR_ARGUMENT);
+    ENSURE_ERR(sim, "is 0 from boundary loop 0 (edge 3"); /* its square underflows */
+    d = disc(0, 7, 0x1p-30);
+    ENSURE(orca_sim_add_agent(sim, &d, NULL) == ORCA_ERR_ARGUMENT);
+    ENSURE_ERR(sim, "lies on boundary loop 0 (edge 3");
+    d = disc(0x1p-30, 7, 0x1p-30); /* touching the wall: fits */
+    ENSURE(orca_sim_add_agent(sim, &d, NULL) == ORCA_OK);
+    d = disc(10, 7, 0x1p21); /* the largest radius fits nowhere here */
+    ENSURE(orca_sim_add_agent(sim, &d, NULL) == ORCA_ERR_ARGUMENT);
+    ENSURE(orca_sim_agent_count(sim) == 3);
+    /* the batch: every definition checked before anything is added */
+    uint64_t h1 = orca_sim_hash(sim);
+    orca_agent_def defs[4] = {disc(2, 2, 0.5), disc(4, 2, 0.5), disc(2, 13.8, 0.5),
+                              disc(30, 7, 0.5)};
+    orca_agent_id ids[4];
+    ENSURE(orca_sim_add_agents(sim, defs, 4, ids) == ORCA_ERR_ARGUMENT);
+    ENSURE_ERR(sim, "defs[2]: agent 5 at (2, 13.800000000000001) with radius 0.5 is "
+                    "0.19999999999999929 from boundary loop 0 (edge 2");
+    ENSURE_ERR(sim, "nothing was added");
+    ENSURE(orca_sim_hash(sim) == h1 && orca_sim_agent_count(sim) == 3);
+    defs[2] = disc(2, 12, 0.5);
+    defs[3] = disc(14, 7, 0.5);
+    ENSURE(orca_sim_add_agents(sim, defs, 4, ids) == ORCA_OK);
+    ENSURE(orca_sim_agent_count(sim) == 7);
+    orca_sim_destroy(sim);
+    /* a passage narrower than the agent: no place in it fits */
+    orca_vec2 slot[4] = {{0, 0}, {10, 0}, {10, 0.6}, {0, 0.6}};
+    sim = new_sim(1);
+    ENSURE(sim && orca_sim_add_boundary(sim, slot, 4, NULL) == ORCA_OK);
+    for (double x = 0.25; x < 10; x += 0.5) {
+        d = disc(x, 0.3, 0.5);
+        ENSURE(orca_sim_add_agent(sim, &d, NULL) == ORCA_ERR_ARGUMENT);
+    }
+    d = disc(5, 0.3, 0.3);
+    ENSURE(orca_sim_add_agent(sim, &d, NULL) == ORCA_OK);
+    orca_sim_destroy(sim);
+    /* near the coordinate limit: a room 4 wide whose walls are at 2^21 - 1 */
+    double far = 2097151.0;
+    orca_vec2 edge_room[4] = {vec(far - 4, far - 4), vec(far, far - 4), vec(far, far),
+                              vec(far - 4, far)};
+    sim = new_sim(1);
+    ENSURE(sim && orca_sim_add_boundary(sim, edge_room, 4, NULL) == ORCA_OK);
+    d = disc(far - 0.5, far - 2, 0.5);
+    ENSURE(orca_sim_add_agent(sim, &d, NULL) == ORCA_OK);
+    d = disc(far - 0.25, far - 2, 0.5);
+    ENSURE(orca_sim_add_agent(sim, &d, NULL) == ORCA_ERR_ARGUMENT);
+    d = disc(far + 0.5, far - 2, 0.25);
+    ENSURE(orca_sim_add_agent(sim, &d, NULL) == ORCA_ERR_ARGUMENT);
+    ENSURE_ERR(sim, "outside");
+    orca_sim_destroy(sim);
+    /* without loops nothing is checked; segments are not loops */
+    sim = new_sim(1);
+    ENSURE(sim && orca_sim_add_segment(sim, vec(0, 0), vec(10, 0), NULL) == ORCA_OK);
+    d = disc(5, 0, 1);
+    ENSURE(orca_sim_add_agent(sim, &d, NULL) == ORCA_OK);
+    orca_sim_destroy(sim);
+    return 0;
+}
+
+/* Moving an agent (orca_agent_set, orca_agent_set_position) checks its disc when the position
+ * or the radius changes; a loop removal may leave an agent outside, and such an agent keeps
+ * its place until it is moved; the step itself is not checked. Locked agents are agents. */
+static int test_disc_check_move(void)
+{
+    orca_vec2 annex[4] = {{30, 0}, {40, 0}, {40, 14}, {30, 14}};
+    orca_sim *sim = new_sim(1);
+    orca_boundary_id annex_id;
+    ENSURE(sim && orca_sim_add_boundary(sim, ROOM, 4, NULL) == ORCA_OK &&
+           orca_sim_add_boundary(sim, annex, 4, &annex_id) == ORCA_OK);
+    orca_agent_def d = disc(5, 5, 0.5);
+    orca_agent_id a, b;
+    ENSURE(orca_sim_add_agent(sim, &d, &a) == ORCA_OK);
+    d = disc(35, 7, 0.5);
+    ENSURE(orca_sim_add_agent(sim, &d, &b) == ORCA_OK);
+    uint64_t h0 = orca_sim_hash(sim);
+    ENSURE(orca_agent_set_position(sim, a, vec(25, 7)) == ORCA_ERR_ARGUMENT);
+    ENSURE_ERR(sim, "agent 0 at (25, 7) is outside the walkable area");
+    ENSURE(orca_agent_set_position(sim, a, vec(0.2, 7)) == ORCA_ERR_ARGUMENT);
+    ENSURE_ERR(sim, "agent 0 at (0.20000000000000001, 7) with radius 0.5 is 0.20000000000000001");
+    d = disc(5, 5, 6); /* the radius grows past the walls */
+    ENSURE(orca_agent_set(sim, a, &d) == ORCA_ERR_ARGUMENT);
+    ENSURE_ERR(sim, "agent 0 at (5, 5) with radius 6 is 5 from boundary loop 0 (edge 0");
+    ENSURE(orca_sim_hash(sim) == h0);
+    ENSURE(orca_agent_set_position(sim, a, vec(15, 7)) == ORCA_OK);
+    ENSURE(orca_agent_set_position(sim, b, vec(38, 2)) == ORCA_OK); /* within the annex */
+    /* a locked agent is checked alike */
+    ENSURE(orca_agent_set_locked(sim, b, 1) == ORCA_OK);
+    ENSURE(orca_agent_set_position(sim, b, vec(25, 2)) == ORCA_ERR_ARGUMENT);
+    ENSURE_ERR(sim, "agent 1 at (25, 2) is outside");
+    ENSURE(orca_agent_set_locked(sim, b, 0) == ORCA_OK);
+    /* removing the annex leaves agent 1 outside: said by the measurement, and no call that
+     * keeps its place refuses it */
+    ENSURE(orca_sim_remove_boundary(sim, annex_id) == ORCA_OK);
+    int outside = -1;
+    ENSURE(orca_sim_measure_boundary(sim, NULL, &outside) == ORCA_OK && outside == 1);
+    ENSURE(orca_agent_get(sim, b, &d) == ORCA_OK);
+    d.max_speed = 3; /* the same position and radius: not checked */
+    ENSURE(orca_agent_set(sim, b, &d) == ORCA_OK);
+    ENSURE(orca_agent_set_position(sim, b, d.position) == ORCA_OK);
+    ENSURE(orca_sim_step(sim, 0.25) == ORCA_OK);
+    /* a loop that does not concern it is added: the agent was outside already */
+    ENSURE(orca_sim_add_boundary(sim, PILLAR, 4, NULL) == ORCA_OK);
+    /* a snapshot holds the state as it is, and loads it unchecked */
+    size_t n = 0;
+    ENSURE(orca_sim_save(sim, NULL, 0, &n) == ORCA_OK);
+    unsigned char *buf = malloc(n);
+    ENSURE(buf && orca_sim_save(sim, buf, n, &n) == ORCA_OK);
+    orca_sim *t = new_sim(2);
+    ENSURE(t && orca_sim_load(t, buf, n) == ORCA_OK && orca_sim_hash(t) == orca_sim_hash(sim));
+    free(buf);
+    orca_sim_destroy(t);
+    /* moving it back inside is checked and accepted */
+    ENSURE(orca_agent_set_position(sim, b, vec(17, 12)) == ORCA_OK);
+    ENSURE(orca_sim_measure_boundary(sim, NULL, &outside) == ORCA_OK && outside == 0);
+    orca_sim_destroy(sim);
+    return 0;
+}
+
+/* Adding a loop checks every agent against it: refused, naming the lowest agent index, when it
+ * passes through an agent's centre or closer than its radius, or takes a centre that was
+ * inside outside (every centre, for the first loop); the state unchanged. */
+static int test_disc_check_loop(void)
+{
+    orca_sim *sim = new_sim(2);
+    ENSURE(sim);
+    orca_agent_def defs[4] = {disc(2, 2, 0.5), disc(30, 30, 0.5), disc(10, 7, 0.5),
+                              disc(15, 7, 0.5)};
+    ENSURE(orca_sim_add_agents(sim, defs, 4, NULL) == ORCA_OK);
+    uint64_t h0 = orca_sim_hash(sim);
+    orca_boundary_id id = {5, 5};
+    ENSURE(orca_sim_add_boundary(sim, ROOM, 4, &id) == ORCA_ERR_ARGUMENT); /* agent 1 outside */
+    ENSURE_ERR(sim, "the new boundary loop 0 would leave agent 1 (slot 1) at (30, 30) outside "
+                    "the walkable area (winding number 0 there); the loop was not added");
+    ENSURE(id.slot == 5 && orca_sim_hash(sim) == h0 && orca_sim_boundary_count(sim) == 0);
+    ENSURE(orca_sim_remove_agent(sim, orca_sim_agent_at(sim, 1)) == ORCA_OK);
+    ENSURE(orca_sim_add_boundary(sim, ROOM, 4, &id) == ORCA_OK);
+    uint64_t h1 = orca_sim_hash(sim);
+    /* the pillar takes agent 1 (at (10, 7), its index after the removal) outside */
+    ENSURE(orca_sim_add_boundary(sim, PILLAR, 4, NULL) == ORCA_ERR_ARGUMENT);
+    ENSURE_ERR(sim, "the new boundary loop 1 would leave agent 1 (slot 2) at (10, 7) outside");
+    /* a loop through agent 2's centre; one 0.2 from agent 0 */
+    orca_vec2 through[3] = {{15, 5}, {17, 7}, {15, 7}};
+    ENSURE(orca_sim_add_boundary(sim, through, 3, NULL) == ORCA_ERR_ARGUMENT);
+    ENSURE_ERR(sim, "the new boundary loop 1 (edge 1, from (17, 7) to (15, 7)) passes through "
+                    "agent 2 (slot 3) at (15, 7)");
+    orca_vec2 close[3] = {{2.2, 1}, {3, 1}, {2.2, 3}}; /* a hole's order would be refused too */
+    ENSURE(orca_sim_add_boundary(sim, close, 3, NULL) == ORCA_ERR_ARGUMENT);
+    ENSURE_ERR(sim, "the new boundary loop 1 (edge 2, from (2.2000000000000002, 3) to "
+                    "(2.2000000000000002, 1)) is 0.20000000000000018 from agent 0 (slot 0) at "
+                    "(2, 2) with radius 0.5");
+    ENSURE(orca_sim_hash(sim) == h1 && orca_sim_boundary_count(sim) == 1);
+    /* a hole that leaves every disc clear is added; the step and the check agree */
+    orca_vec2 hole[4] = {{5, 9}, {5, 11}, {7, 11}, {7, 9}};
+    ENSURE(orca_sim_add_boundary(sim, hole, 4, NULL) == ORCA_OK);
+    /* a second outer loop around it all: the winding number goes to 2, still inside */
+    orca_vec2 outer[4] = {{-5, -5}, {25, -5}, {25, 20}, {-5, 20}};
+    ENSURE(orca_sim_add_boundary(sim, outer, 4, NULL) == ORCA_OK);
+    /* the scenario layer passes the refusal on */
+    orca_scenario *sc = NULL;
+    ENSURE(orca_scenario_create(NULL, 0.25, 1, &sc) == ORCA_OK);
+    ENSURE(orca_sim_add_boundary(orca_scenario_sim(sc), ROOM, 4, NULL) == ORCA_OK);
+    orca_goal goal;
+    memset(&goal, 0, sizeof goal);
+    goal.kind = ORCA_GOAL_NONE;
+    orca_agent_def out = disc(25, 7, 0.5);
+    ENSURE(orca_scenario_add_agent(sc, &out, &goal, NULL) == ORCA_ERR_ARGUMENT);
+    ENSURE_MSG(strstr(orca_scenario_last_error(sc), "agent 0 at (25, 7) is outside") != NULL,
+               "%s", orca_scenario_last_error(sc));
+    orca_scenario_destroy(sc);
+    orca_sim_destroy(sim);
+    return 0;
+}
+
+/* --- the exact area test (issue 27, item 5) ------------------------------------------------ */
+
+/* 1: the loop is added (then removed again), 0: refused as zero area; -1 another refusal */
+static int area_accepted(orca_sim *sim, const orca_vec2 *p, int n)
+{
+    orca_boundary_id id;
+    orca_status st = orca_sim_add_boundary(sim, p, n, &id);
+    if (st == ORCA_OK) {
+        return orca_sim_remove_boundary(sim, id) == ORCA_OK ? 1 : -1;
+    }
+    return st == ORCA_ERR_ARGUMENT && has(sim, "has zero area") ? 0 : -1;
+}
+
+/* A random double for the loops below: ordinary, huge, tiny, subnormal, or a small integer. */
+static double area_value(test_rng *g)
+{
+    switch (test_rng_next(g) % 6) {
+    case 0: return test_rng_uniform(g, -10, 10);
+    case 1: return test_rng_uniform(g, -2097151, 2097151);
+    case 2: return ldexp(test_rng_uniform(g, -1, 1), -(int)(test_rng_next(g) % 1100));
+    case 3: return (double)((int)(test_rng_next(g) % 7) - 3);
+    case 4: return ldexp((double)((int)(test_rng_next(g) % 9) - 4), -1074);
+    default: return 2e6 + ldexp((double)(test_rng_next(g) % 64), -5);
+    }
+}
+
+/* A loop of n points (3..8): random, or points on one line (exactly, with steps of few bits
+ * from a base anywhere), then maybe one coordinate moved by one unit in the last place. */
+static void area_loop(test_rng *g, orca_vec2 *p, int n)
+{
+    unsigned kind = (unsigned)(test_rng_next(g) % 4);
+    if (kind == 0) {
+        for (int k = 0; k < n; ++k) {
+            p[k] = vec(area_value(g), area_value(g));
+        }
+        return;
+    }
+    orca_vec2 base = vec(area_value(g), area_value(g));
+    int e = (int)(test_rng_next(g) % 60) - 50;
+    if (kind == 3) {
+        e = -1074 + (int)(test_rng_next(g) % 40);
+    }
+    orca_vec2 dir = vec(ldexp((double)((int)(test_rng_next(g) % 15) - 7), e),
+                        ldexp((double)((int)(test_rng_next(g) % 15) - 7), e));
+    for (int k = 0; k < n; ++k) {
+        double t = (double)((int)(test_rng_next(g) % 9) - 4);
+        p[k] = vec(base.x + t * dir.x, base.y + t * dir.y);
+        if (kind == 3) { /* the base at the origin: the subnormal steps stay exact */
+            p[k] = vec(t * dir.x, t * dir.y);
+        }
+    }
+    if (test_rng_next(g) % 3 == 0) {
+        int k = (int)(test_rng_next(g) % (unsigned)n);
+        p[k].y = nextafter(p[k].y, test_rng_next(g) % 2 ? INFINITY : -INFINITY);
+    }
+}
+
+static int test_area_exact(void)
+{
+    orca_sim *sim = new_sim(1);
+    ENSURE(sim);
+    /* the issue's room: 1 cm square at (2e6, 2e6), and at the origin */
+    double o = 2e6;
+    orca_vec2 cm[4] = {vec(o, o), vec(o + 0.01, o), vec(o + 0.01, o + 0.01), vec(o, o + 0.01)};
+    orca_vec2 cm0[4] = {vec(0, 0), vec(0.01, 0), vec(0.01, 0.01), vec(0, 0.01)};
+    ENSURE_MSG(area_accepted(sim, cm, 4) == 1, "%s", orca_sim_last_error(sim));
+    ENSURE(area_accepted(sim, cm0, 4) == 1);
+    /* exactly collinear: huge, subnormal, mixed; a bow tie of exactly zero area, also where
+     * the rounded sum is not zero */
+    orca_vec2 line_huge[3] = {vec(-2097151.5, -2097151.5), vec(0, 0), vec(2097151.5, 2097151.5)};
+    orca_vec2 line_sub[4] = {vec(0, 0), vec(5e-324, 1e-323), vec(1e-323, 2e-323),
+                             vec(-5e-324, -1e-323)};
+    orca_vec2 line_mixed[4] = {vec(0x1p20, 0x1p-980), vec(1, 0x1p-1000), vec(-0x1p20, -0x1p-980),
+                               vec(3, 0x1.8p-999)};
+    orca_vec2 line_far[3] = {vec(1234567.125, 7654.375), vec(1234567.375, 7655.125),
+                             vec(1234567.625, 7655.875)};
+    orca_vec2 bow[4] = {vec(0, 0), vec(1, 1), vec(1, 0), vec(0, 1)};
+    orca_vec2 bow_far[4] = {vec(o, o), vec(o + 1, o + 1), vec(o + 1, o), vec(o, o + 1)};
+    orca_vec2 bow_skew[4] = {vec(o + 0.1, o + 0.3), vec(o + 0.7, o + 0.9), vec(o + 0.7, o + 0.3),
+                             vec(o + 0.1, o + 0.9)};
+    const orca_vec2 *zero[] = {line_huge, line_sub, line_mixed, line_far, bow, bow_far, bow_skew};
+    const int zero_n[] = {3, 4, 4, 3, 4, 4, 4};
+    for (int k = 0; k < 7; ++k) {
+        ENSURE(exact_ref_shoelace(zero[k], zero_n[k]) == 0);
+        ENSURE_MSG(area_accepted(sim, zero[k], zero_n[k]) == 0, "loop %d: %s", k,
+                   orca_sim_last_error(sim));
+    }
+    /* the smallest areas there are: refused only when exactly zero */
+    orca_vec2 tiny_sub[3] = {vec(0, 0), vec(5e-324, 0), vec(0, 5e-324)}; /* area 2^-2149 */
+    orca_vec2 skew_far[3] = {vec(1234567.125, 7654.375), vec(1234567.375, 7655.125),
+                             vec(1234567.625, nextafter(7655.875, 0))};
+    ENSURE(area_accepted(sim, tiny_sub, 3) == 1);
+    ENSURE(area_accepted(sim, skew_far, 3) == 1);
+    /* random loops against the independent exact sum (exact_ref.h) */
+    test_rng g = {0xa4eaull};
+    int accepted = 0, refused = 0, rounded_zero = 0, rounded_nonzero = 0;
+    for (int trial = 0; trial < 40000; ++trial) {
+        orca_vec2 p[8];
+        int n = 3 + (int)(test_rng_next(&g) % 6);
+        area_loop(&g, p, n);
+        int valid = 1;
+        for (int k = 0; k < n; ++k) {
+            orca_vec2 a = p[k], b = p[(k + 1) % n];
+            valid &= fabs(a.x) < 2097152 && fabs(a.y) < 2097152 && !(a.x == b.x && a.y == b.y);
+        }
+        if (!valid) {
+            continue;
+        }
+        int want = exact_ref_shoelace(p, n) != 0;
+        int got = area_accepted(sim, p, n);
+        ENSURE_MSG(got == want, "trial %d: %d points, accepted %d, exact area %s", trial, n, got,
+                   want ? "non-zero" : "zero");
+        double sum = 0; /* the rounded sum the test was before */
+        for (int k = 0; k < n; ++k) {
+            sum += p[k].x * p[(k + 1) % n].y - p[(k + 1) % n].x * p[k].y;
+        }
+        rounded_zero += want && sum == 0;
+        rounded_nonzero += !want && sum != 0;
+        ++*(want ? &accepted : &refused);
+    }
+    printf("  exact area: %d loops accepted, %d refused as zero area; the rounded sum in index "
+           "order was 0 for %d of the first and not 0 for %d of the others\n",
+           accepted, refused, rounded_zero, rounded_nonzero);
+    ENSURE(accepted > 10000 && refused > 5000 && rounded_zero > 500 && rounded_nonzero > 500);
+    orca_sim_destroy(sim);
+    return 0;
+}
+
 /* --- the half-planes against §7's builder --------------------------------------------- */
 
 static int test_builder_bits(void)
@@ -338,9 +756,14 @@ static int test_builder_bits(void)
         d.radius = s * test_rng_uniform(&rng, 0.01, 0.5);
         d.max_speed = s * test_rng_uniform(&rng, 0, 3);
         d.obstacle_time_horizon = test_rng_uniform(&rng, 0.1, 5);
-        d.position = vec(s * test_rng_uniform(&rng, -5, 5), s * test_rng_uniform(&rng, -0.9, 2));
+        orca_vec2 target = vec(s * test_rng_uniform(&rng, -5, 5),
+                               s * test_rng_uniform(&rng, -0.9, 2));
+        d.position = vec(0, 30 * s); /* fits; then driven (locked) to the target, which may
+                                        lie closer to the bottom wall than the radius */
         orca_agent_id id;
         ENSURE(orca_sim_add_agent(sim, &d, &id) == ORCA_OK);
+        ENSURE(drive_to(sim, id, target) == 0);
+        ENSURE(orca_agent_get_position(sim, id, &d.position) == ORCA_OK);
         double dt = test_rng_uniform(&rng, 0.01, 8);
         orca_halfplane planes[8];
         int count = 0, hard = 0;
@@ -425,7 +848,8 @@ static orca_sim *crowd(int workers, int with_room, int far_loop)
         orca_sim_add_boundary(sim, PILLAR, 4, NULL);
     }
     if (far_loop) {
-        orca_vec2 far[3] = {{1e6, 1e6}, {1e6 + 5, 1e6}, {1e6, 1e6 + 5}};
+        /* a room around them whose walls are beyond every agent's reach */
+        orca_vec2 far[3] = {{-1e6, -1e6}, {1e6, -1e6}, {0, 1e6}};
         orca_sim_add_boundary(sim, far, 3, NULL);
     }
     return sim;
@@ -527,21 +951,28 @@ static int test_hash_snapshot_workers(void)
  * other; the step completes (the fallback relaxes them) and nothing is NaN. */
 static int test_narrow(void)
 {
-    orca_vec2 slot[4] = {{0, 0}, {10, 0}, {10, 0.6}, {0, 0.6}};
+    /* a 4 x 4 chamber with a slot 0.6 wide and 10 long on its right */
+    orca_vec2 area[8] = {{0, 0}, {4, 0}, {4, 1.7}, {14, 1.7}, {14, 2.3}, {4, 2.3}, {4, 4}, {0, 4}};
     orca_sim *sim = new_sim(1);
-    ENSURE(sim && orca_sim_add_boundary(sim, slot, 4, NULL) == ORCA_OK);
+    ENSURE(sim && orca_sim_add_boundary(sim, area, 8, NULL) == ORCA_OK);
     orca_agent_def d = orca_agent_def_default();
     d.radius = 0.5;
-    d.position = vec(5, 0.3);
-    d.preferred_velocity = vec(1, 0);
-    ENSURE(orca_sim_add_agent(sim, &d, NULL) == ORCA_OK);
+    d.position = vec(9, 2); /* in the slot: refused */
+    ENSURE(orca_sim_add_agent(sim, &d, NULL) == ORCA_ERR_ARGUMENT);
+    ENSURE(strstr(orca_sim_last_error(sim), "is 0.29999999999999982 from boundary loop 0") !=
+           NULL);
+    d.position = vec(2, 2); /* in the chamber; then driven into the slot, locked */
+    orca_agent_id id;
+    ENSURE(orca_sim_add_agent(sim, &d, &id) == ORCA_OK);
+    ENSURE(drive_to(sim, id, vec(9, 2)) == 0);
+    ENSURE(orca_agent_set_preferred_velocity(sim, id, vec(1, 0)) == ORCA_OK);
     for (int s = 0; s < 20; ++s) {
         ENSURE(orca_sim_step(sim, 0.25) == ORCA_OK);
         ENSURE(orca_sim_last_fallback_count(sim) == 1);
     }
     orca_vec2 p;
     orca_agent_get_position(sim, orca_sim_agent_at(sim, 0), &p);
-    ENSURE(p.x == p.x && p.y > 0 && p.y < 0.6); /* it stays between the walls */
+    ENSURE(p.x == p.x && p.y > 1.7 && p.y < 2.3); /* it stays between the walls */
     orca_sim_destroy(sim);
     return 0;
 }
@@ -662,6 +1093,10 @@ static int test_api_edges(void)
 const orca_test ORCA_TESTS[] = {
     {"api_edges", test_api_edges},
     {"validation", test_validation},
+    {"disc_check_add", test_disc_check_add},
+    {"disc_check_move", test_disc_check_move},
+    {"disc_check_loop", test_disc_check_loop},
+    {"area_exact", test_area_exact},
     {"builder_bits", test_builder_bits},
     {"corner_plane", test_corner_plane},
     {"plain_bits", test_plain_bits},

@@ -421,16 +421,19 @@ static int test_pending_and_measures(void)
     orca_sim *s = sim_new(2);
     ENSURE(s);
     orca_vec2 room[4] = {{-10, -10}, {10, -10}, {10, 10}, {-10, 10}};
-    orca_boundary_id b;
+    orca_vec2 annex[4] = {{20, -10}, {40, -10}, {40, 10}, {20, 10}};
+    orca_boundary_id b, gone;
     ENSURE(orca_sim_add_boundary(s, room, 4, &b) == ORCA_OK);
+    ENSURE(orca_sim_add_boundary(s, annex, 4, &gone) == ORCA_OK);
     orca_agent_def d = orca_agent_def_default();
     orca_agent_id in1, out1, in2;
     d.position = (orca_vec2){0, 0};
     ENSURE(orca_sim_add_agent(s, &d, &in1) == ORCA_OK);
-    d.position = (orca_vec2){30, 0}; /* outside the room */
+    d.position = (orca_vec2){30, 0}; /* in the annex, outside the room once it goes */
     ENSURE(orca_sim_add_agent(s, &d, &out1) == ORCA_OK);
     d.position = (orca_vec2){5, 5};
     ENSURE(orca_sim_add_agent(s, &d, &in2) == ORCA_OK);
+    ENSURE(orca_sim_remove_boundary(s, gone) == ORCA_OK);
     double deepest = -1;
     int outside = -1;
     ENSURE(orca_sim_measure_boundary(s, &deepest, &outside) == ORCA_OK);

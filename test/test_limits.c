@@ -458,6 +458,160 @@ static int test_reproducer_subnormal_speed(void)
     return 0;
 }
 
+/* Every half-plane of agent id is built on a unit normal (|N|^2 within 2^-50 of 1). */
+static int unit_normals(orca_sim *s, orca_agent_id id, double dt, const char *what)
+{
+    orca_halfplane hp[64];
+    int count = 0, hard = 0;
+    ENSURE(orca_sim_agent_constraints(s, id, dt, hp, 64, &count, &hard) == ORCA_OK);
+    for (int k = 0; k < count; ++k) {
+        double l = hp[k].normal.x * hp[k].normal.x + hp[k].normal.y * hp[k].normal.y;
+        ENSURE_MSG(fabs(l - 1) <= 0x1p-50, "%s: half-plane %d of %d has |N|^2 = %.17g", what, k,
+                   count, l);
+    }
+    return 0;
+}
+
+/* Steps an agent pressing against something at full speed in eight directions; none may be
+ * refused (issue 27, item 4). */
+static int press_steps(orca_sim *s, orca_agent_id id, int steps, const char *what)
+{
+    for (int k = 0; k < steps; ++k) {
+        double ang = (double)(k % 8) * 0.7853981633974483;
+        orca_vec2 pref = vec(20 * cos(ang), 20 * sin(ang));
+        ENSURE(orca_agent_set_preferred_velocity(s, id, pref) == ORCA_OK);
+        ENSURE(unit_normals(s, id, 0.25, what) == 0);
+        ENSURE_MSG(orca_sim_step(s, 0.25) == ORCA_OK, "%s, step %d: %s", what, k,
+                   orca_sim_last_error(s));
+    }
+    return 0;
+}
+
+/* Issue 27, item 4: vectors whose squared length is subnormal. A segment 1e-160 long (its
+ * e.e about 1e-320) gave the normal nn = (-e.y, e.x)/|e| a length of 1.0001, and every step of
+ * an agent pressing on it at full speed was refused as faster than its max_speed; so were two
+ * agents 1e-160 apart (the overlap form's wa/|wa|), an agent 1e-160 from a point obstacle, and
+ * an agent in front of a boundary edge 1e-160 long. algorithm.md §1.3's Unit now scales such
+ * a vector by 2^600 first: every normal is a unit vector and no step is refused. */
+static int test_reproducer_tiny_vectors(void)
+{
+    const double tiny = 1.0048e-160; /* sqrt(tiny*tiny) is 0.99988 tiny */
+    ENSURE(tiny / sqrt(tiny * tiny) > 1 + 1e-5);
+    /* the segment, added by each of the four ways, and a snapshot */
+    for (int way = 0; way < 5; ++way) {
+        orca_sim *s = NULL;
+        ENSURE(orca_sim_create(NULL, &s) == ORCA_OK);
+        orca_vec2 a = vec(0, 0), b = vec(tiny, 0), pts[2] = {a, b};
+        orca_status st = way == 0   ? orca_sim_add_segment(s, a, b, NULL)
+                         : way == 1 ? orca_sim_add_segments(s, &a, &b, 1, NULL)
+                         : way == 2 ? orca_sim_add_polyline(s, pts, 2, 0, NULL)
+                                    : orca_sim_add_polyline(s, pts, 2, 1, NULL);
+        ENSURE(st == ORCA_OK);
+        orca_agent_def d = at(0, 0.8);
+        d.radius = 0.5;
+        orca_agent_id id;
+        ENSURE(orca_sim_add_agent(s, &d, &id) == ORCA_OK);
+        if (way == 4) { /* through a snapshot of the first way's scene */
+            size_t n = 0;
+            ENSURE(orca_sim_save(s, NULL, 0, &n) == ORCA_OK);
+            unsigned char *buf = malloc(n);
+            ENSURE(buf && orca_sim_save(s, buf, n, &n) == ORCA_OK);
+            orca_sim *t = NULL;
+            ENSURE(orca_sim_create(NULL, &t) == ORCA_OK && orca_sim_load(t, buf, n) == ORCA_OK);
+            free(buf);
+            orca_sim_destroy(s);
+            s = t;
+            id = orca_sim_agent_at(s, 0);
+        }
+        ENSURE(orca_agent_set_preferred_velocity(s, id, vec(20, -20)) == ORCA_OK);
+        for (int k = 0; k < 10; ++k) { /* the issue's case: pressing down-right */
+            ENSURE(unit_normals(s, id, 0.25, "segment") == 0);
+            ENSURE_MSG(orca_sim_step(s, 0.25) == ORCA_OK, "way %d: %s", way, orca_sim_last_error(s));
+        }
+        ENSURE(press_steps(s, id, 16, "segment") == 0);
+        orca_sim_destroy(s);
+    }
+    /* positions: two agents, an agent and a point obstacle, 1e-160 and less apart */
+    const double gaps[] = {1e-160, 2.512e-161, 3e-162, 4e-163, 0x1p-537, 0x1p-1074};
+    for (size_t g = 0; g < sizeof gaps / sizeof gaps[0]; ++g) {
+        for (int obstacle = 0; obstacle < 2; ++obstacle) {
+            orca_sim *s = NULL;
+            ENSURE(orca_sim_create(NULL, &s) == ORCA_OK);
+            orca_agent_def d = at(0, 0);
+            d.radius = 0.05;
+            if (obstacle) {
+                ENSURE(orca_sim_add_segment(s, vec(0, 0), vec(0, 0), NULL) == ORCA_OK);
+            } else {
+                ENSURE(orca_sim_add_agent(s, &d, NULL) == ORCA_OK);
+            }
+            d.position = vec(gaps[g], 0);
+            orca_agent_id id;
+            ENSURE(orca_sim_add_agent(s, &d, &id) == ORCA_OK);
+            ENSURE(press_steps(s, id, 8, obstacle ? "point obstacle" : "two agents") == 0);
+            orca_sim_destroy(s);
+        }
+    }
+    /* a boundary edge 1e-160 long in a room's top wall, an agent right in front of it */
+    orca_vec2 room[6] = {vec(-10, -10), vec(10, -10), vec(10, 10), vec(tiny, 10), vec(0, 10),
+                         vec(-10, 10)};
+    for (int k = 0; k < 8; ++k) {
+        orca_sim *s = NULL;
+        ENSURE(orca_sim_create(NULL, &s) == ORCA_OK);
+        ENSURE(orca_sim_add_boundary(s, room, 6, NULL) == ORCA_OK);
+        orca_agent_def d = at(tiny / 2, 9.4);
+        d.radius = 0.5;
+        d.obstacle_time_horizon = 2;
+        double ang = (double)k * 0.7853981633974483;
+        d.preferred_velocity = vec(20 * cos(ang), 20 * sin(ang));
+        orca_agent_id id;
+        ENSURE(orca_sim_add_agent(s, &d, &id) == ORCA_OK);
+        ENSURE(unit_normals(s, id, 0.25, "boundary edge") == 0);
+        ENSURE_MSG(orca_sim_step(s, 0.25) == ORCA_OK, "direction %d: %s", k,
+                   orca_sim_last_error(s));
+        orca_sim_destroy(s);
+    }
+    /* a sweep: agents, segments and boundary edges at every scale where squares are
+     * subnormal, pressed at full speed; every normal unit, every step taken */
+    test_rng g = {0x7177ull};
+    for (int trial = 0; trial < 400; ++trial) {
+        int e = 500 + irand(&g, 575); /* lengths 2^-500 .. 2^-1074 */
+        double u = pow2(-e);
+        orca_sim *s = NULL;
+        ENSURE(orca_sim_create(NULL, &s) == ORCA_OK);
+        orca_vec2 off = vec((double)(irand(&g, 9) - 4) * u, (double)(irand(&g, 9) - 4) * u);
+        switch (trial % 3) {
+        case 0:
+            ENSURE(orca_sim_add_segment(s, vec(0, 0), off, NULL) == ORCA_OK);
+            break;
+        case 1: {
+            orca_agent_def o = at(off.x, off.y);
+            o.radius = 0.05;
+            ENSURE(orca_sim_add_agent(s, &o, NULL) == ORCA_OK);
+            break;
+        }
+        default: {
+            orca_vec2 w[6] = {vec(-10, -10), vec(10, -10), vec(10, 10), vec(u, 10), vec(0, 10),
+                              vec(-10, 10)};
+            ENSURE(orca_sim_add_boundary(s, w, 6, NULL) == ORCA_OK);
+            break;
+        }
+        }
+        orca_agent_def d = at((double)(irand(&g, 3)) * u, trial % 3 == 2 ? 9.4 : 0.2);
+        d.radius = trial % 3 == 2 ? 0.5 : 0.05;
+        if (trial % 3 == 1) {
+            d.position = vec((double)(irand(&g, 5) - 2) * u, (double)(irand(&g, 5) - 2) * u);
+            if (d.position.x == off.x && d.position.y == off.y) {
+                d.position.x += u;
+            }
+        }
+        orca_agent_id id;
+        ENSURE(orca_sim_add_agent(s, &d, &id) == ORCA_OK);
+        ENSURE(press_steps(s, id, 3, "sweep") == 0);
+        orca_sim_destroy(s);
+    }
+    return 0;
+}
+
 /* Stepping refuses to take an agent beyond 2^21 (the issue: an agent at x = 2097000 walking
  * right, or dt 1e300), names it, and changes nothing; a snapshot of any state the library
  * reached loads again. */
@@ -958,6 +1112,7 @@ const orca_test ORCA_TESTS[] = {
     {"reproducer_huge_values", test_reproducer_huge_values},
     {"reproducer_speed_limit", test_reproducer_speed_limit},
     {"reproducer_subnormal_speed", test_reproducer_subnormal_speed},
+    {"reproducer_tiny_vectors", test_reproducer_tiny_vectors},
     {"reproducer_coordinate_limit", test_reproducer_coordinate_limit},
     {"reproducer_snapshot_counts", test_reproducer_snapshot_counts},
     {"step_check_kinds", test_step_check_kinds},

@@ -30,6 +30,22 @@ static double len(orca_vec2 a)
     return sqrt(dot(a, a));
 }
 
+/* Unit(w) of algorithm.md §1.3 for w != 0: w / |w|, with w first multiplied by 2^600 when
+ * Dot(w, w) < 2^-1022 (choice 1). */
+static orca_vec2 unit(orca_vec2 w)
+{
+    if (!(dot(w, w) >= 0x1p-1022)) {
+        w = vec(w.x * 0x1p600, w.y * 0x1p600);
+    }
+    double l = len(w);
+    return vec(w.x / l, w.y / l);
+}
+
+static int is_zero(orca_vec2 w)
+{
+    return w.x == 0 && w.y == 0;
+}
+
 static int same_vec(orca_vec2 a, orca_vec2 b)
 {
     return test_same_bits(a.x, b.x) && test_same_bits(a.y, b.y);
@@ -95,19 +111,17 @@ static ref_vo ref_support(orca_vec2 a, orca_vec2 b, double r, double T, orca_vec
      * ref_distinct_by_bits is set (the other reading, for test_signed_zero_ends) */
     int distinct = ref_distinct_by_bits ? memcmp(&a, &b, sizeof a) != 0
                                         : (a.x != b.x || a.y != b.y);
-    double lwa = len(wa), lwb = len(wb);
-    if (lwa != 0) {
+    if (!is_zero(wa)) {
         out.exists[C_WA] = 1;
-        out.cand[C_WA] = vec(wa.x / lwa, wa.y / lwa);
+        out.cand[C_WA] = unit(wa);
     }
-    if (distinct && lwb != 0) {
+    if (distinct && !is_zero(wb)) {
         out.exists[C_WB] = 1;
-        out.cand[C_WB] = vec(wb.x / lwb, wb.y / lwb);
+        out.cand[C_WB] = unit(wb);
     }
     orca_vec2 e = vec(b.x - a.x, b.y - a.y);
-    double le = len(e);
-    if (distinct && le > 0) {
-        orca_vec2 nn = vec(-e.y / le, e.x / le);
+    if (distinct && !is_zero(e)) {
+        orca_vec2 nn = unit(vec(-e.y, e.x));
         out.exists[C_NN_PLUS] = out.exists[C_NN_MINUS] = 1;
         out.cand[C_NN_PLUS] = nn;
         out.cand[C_NN_MINUS] = vec(-nn.x, -nn.y);
@@ -145,8 +159,7 @@ static ref_vo ref_support(orca_vec2 a, orca_vec2 b, double r, double T, orca_vec
     }
     if (!has) {
         orca_vec2 ab = vec(a.x + b.x, a.y + b.y);
-        double lab = len(ab);
-        bn = lab == 0 ? vec(1, 0) : vec(-ab.x / lab, -ab.y / lab);
+        bn = is_zero(ab) ? vec(1, 0) : unit(vec(-ab.x, -ab.y));
         double va = dot(bn, wa), vb = dot(bn, wb);
         best = vb < va ? vb : va;
     }
@@ -322,6 +335,57 @@ static int test_zero_wb(void)
     }
     ENSURE_BITS(v.distance, -0.5);
     ENSURE_BITS(v.normal.x, -1.0);
+    return 0;
+}
+
+/* Choice 1: vectors whose squared length is subnormal or underflows. Unit(w) scales them by
+ * 2^600 first, so every candidate is a unit vector, and only w = 0 is skipped. Two agents
+ * 1e-170 apart at rest: wa = -a/dt has wa.wa = 0 as computed; it was skipped, and so was
+ * -(a + b), leaving (1, 0), towards the other agent; Unit gives (-1, 0), away from it. Then
+ * random ends, velocities and scales from 2^-480 down to 2^-1074, apart and overlapping: the
+ * library has the bits of ref_support and a unit normal. */
+static int test_tiny_vectors(void)
+{
+    orca_vo v;
+    if (check_winner(vec(1e-170, 0), vec(1e-170, 0), 1, 0.25, vec(0, 0), 1, C_WA, &v)) {
+        return 1;
+    }
+    ENSURE_BITS(v.normal.x, -1.0);
+    ENSURE_BITS(v.normal.y, 0.0);
+    /* a segment 1e-170 long in front of the agent: +-nn are candidates now, (0, 1) and
+     * (0, -1); -nn ties with wa/|wa| = (0, -1), which stays (choice 2) */
+    ref_vo seg = ref_support(vec(0, 1), vec(1e-170, 1), 0.5, 2, vec(0, 0), 0);
+    ENSURE(seg.exists[C_NN_PLUS] && seg.cand[C_NN_PLUS].x == 0 && seg.cand[C_NN_PLUS].y == 1);
+    if (check_winner(vec(0, 1), vec(1e-170, 1), 0.5, 2, vec(0, 0), 0, C_WA, &v)) {
+        return 1;
+    }
+    test_rng g = {0x71c1ull};
+    int units = 0;
+    for (int i = 0; i < 20000; ++i) {
+        double u = ldexp(1, -480 - (int)(test_rng_next(&g) % 595));
+        orca_vec2 a = vec(u * (double)((int)(test_rng_next(&g) % 9) - 4),
+                          u * (double)((int)(test_rng_next(&g) % 9) - 4));
+        orca_vec2 b = test_rng_next(&g) % 3 == 0
+                          ? a
+                          : vec(a.x + u * (double)((int)(test_rng_next(&g) % 5) - 2), a.y);
+        if (test_rng_next(&g) % 4 == 0) { /* far: the support form */
+            a.y += 3;
+            b.y += 3;
+        }
+        orca_vec2 x = vec(u * (double)((int)(test_rng_next(&g) % 5) - 2), 0);
+        double r = 0.5, T = test_rng_next(&g) % 2 ? 0.25 : 1;
+        int ovl = !(orca_segment_distance_squared(a, b) > r * r);
+        orca_vo got = ovl ? orca_vo_overlap(a, b, r, T, x) : orca_vo_support(a, b, r, T, x);
+        ref_vo ref = ref_support(a, b, r, T, x, ovl);
+        ENSURE_MSG(test_same_bits(got.distance, ref.d) && same_vec(got.normal, ref.n),
+                   "a = (%a, %a), b = (%a, %a), x = (%a, 0), overlap %d", a.x, a.y, b.x, b.y,
+                   x.x, ovl);
+        double l = dot(got.normal, got.normal);
+        ENSURE_MSG(fabs(l - 1) <= 0x1p-51, "|n|^2 = %.17g for a = (%a, %a), b = (%a, %a)", l,
+                   a.x, a.y, b.x, b.y);
+        units += ref.winner != C_NONE;
+    }
+    ENSURE(units > 15000);
     return 0;
 }
 
@@ -1520,6 +1584,7 @@ const orca_test ORCA_TESTS[] = {
     {"zero_wa", test_zero_wa},
     {"zero_wb", test_zero_wb},
     {"no_survivor_a_plus_b_zero", test_no_survivor_a_plus_b_zero},
+    {"tiny_vectors", test_tiny_vectors},
     {"no_survivor_direction", test_no_survivor_direction},
     {"candidates_each_win", test_candidates_each_win},
     {"domain_tolerance", test_domain_tolerance},

@@ -159,7 +159,10 @@ ORCA_API int orca_sim_get_vector_kernels(const orca_sim *sim);
 
 /* --- agents ---------------------------------------------------------------------------- */
 
-/** Adds an agent after all existing ones (its index is the agent count before the call). */
+/** Adds an agent after all existing ones (its index is the agent count before the call).
+ * With boundary loops its disc must fit in the walkable area (docs/extensions.md, "Agents
+ * must fit"); so must the disc that orca_agent_set or orca_agent_set_position gives an agent
+ * when they change its position or radius. */
 ORCA_API orca_status orca_sim_add_agent(orca_sim *sim, const orca_agent_def *def,
                                         orca_agent_id *out);
 /** Adds count agents (defs[0 .. count-1]) after all existing ones, in that order, exactly as
@@ -274,12 +277,15 @@ typedef struct orca_boundary_id {
 
 /** Adds one closed loop (index = boundary count before the call). count >= 3 points, each
  * coordinate finite with magnitude below ORCA_COORD_LIMIT, no two consecutive points equal
- * (p[count-1] and p[0] included), a non-zero signed area (the shoelace sum computed in
- * index order), and at most ORCA_BOUNDARY_EDGES_MAX edges over all loops. On a refusal
- * nothing changes and the message names the value. out may be NULL. */
+ * (p[count-1] and p[0] included), a signed area (the shoelace sum of the given doubles,
+ * computed exactly) that is not zero, at most ORCA_BOUNDARY_EDGES_MAX edges over all loops,
+ * and every agent's disc clear of the loop and not taken from inside the walkable area to
+ * outside (the first loop must enclose every agent). On a refusal nothing changes and the
+ * message names the value or the lowest agent index. out may be NULL. */
 ORCA_API orca_status orca_sim_add_boundary(orca_sim *sim, const orca_vec2 *points, int count,
                                            orca_boundary_id *out);
-/** Removes a loop; the simulation continues as if it had never been added. */
+/** Removes a loop; the simulation continues as if it had never been added (agents it held
+ * may be left outside the walkable area: orca_sim_measure_boundary counts them). */
 ORCA_API orca_status orca_sim_remove_boundary(orca_sim *sim, orca_boundary_id id);
 ORCA_API int orca_sim_boundary_count(const orca_sim *sim);
 /** The handle of the loop at index (0 .. count-1); the null handle if out of range. */

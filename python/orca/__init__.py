@@ -588,7 +588,10 @@ class Simulator(_core.Sim):
         """Adds one closed loop [(x, y), ...] (at least 3 points), walkable on the left of
         each edge: outer loops counter-clockwise, holes clockwise. Agents keep their centres at
         least their radius from the edges they face. Returns its Boundary handle; ValueError
-        (naming the value) on a refusal, nothing changed."""
+        (naming the value) on a refusal, nothing changed. While loops exist every agent's disc
+        must fit in the walkable area: a loop that passes closer to an agent than its radius,
+        or takes an agent from inside to outside (the first loop must enclose them all), is
+        refused naming the agent, as is an agent added or moved where it does not fit."""
         return Boundary(self, _core.Sim.add_boundary(self, points))
 
     def remove_boundary(self, boundary):

@@ -768,9 +768,15 @@ static PyObject *Sim_add_agents(SimObject *s, PyObject *args, PyObject *kwds)
         d.position.y = rows[2 * i + 1];
         st = orca_sim_add_agent(s->sim, &d, &id);
         if (st != ORCA_OK) {
-            /* only memory or the agent-count limit get here: take back what was added (the
+            /* memory, the agent-count limit or an agent whose disc does not fit in the
+             * walkable area (docs/extensions.md) get here: take back what was added (the
              * state is as before; the handles of later additions may differ) */
-            sim_fail(s, st);
+            PyObject *msg = PyUnicode_FromFormat("agent %zd of %zd: %s", i, n,
+                                                 orca_sim_last_error(s->sim));
+            if (msg) {
+                raise_status(st, PyUnicode_AsUTF8(msg));
+                Py_DECREF(msg);
+            }
             for (Py_ssize_t k = i - 1; k >= 0; --k) {
                 orca_sim_remove_agent(s->sim, orca_sim_agent_at(s->sim,
                                                                 orca_sim_agent_count(s->sim) - 1));

@@ -28,7 +28,7 @@ def walkable(q):
 
 def test_handles_and_refusals():
     sim = orca.Simulator()
-    sim.add_agent((1, 1))
+    sim.add_agent((4, 4))
     b = sim.add_boundary(ROOM)
     assert sim.boundaries == [b]
     assert b.points == [(float(x), float(y)) for x, y in ROOM]
@@ -67,3 +67,26 @@ def test_agents_stay_inside():
             assert walkable(a.position)
         deepest, outside = sim.measure_boundary()
         assert outside == 0 and deepest < 1e-9
+
+
+def test_agents_must_fit():
+    """An agent's disc must fit in the walkable area (docs/extensions.md): refused when added
+    or moved outside or against a wall, and a loop that would leave an agent outside is
+    refused; the message names the agent, the loop and the distance; nothing changes."""
+    sim = orca.Simulator()
+    sim.add_boundary(ROOM)
+    h = sim.hash()
+    with pytest.raises(orca.ArgumentError, match=r"agent 0 at \(30, 7\) is outside the walkable"):
+        sim.add_agent((30, 7), radius=0.5)
+    with pytest.raises(orca.ArgumentError, match=r"is 0.30000000000000071 from boundary loop 0"):
+        sim.add_agent((19.7, 7), radius=0.5)
+    with pytest.raises(orca.ArgumentError, match=r"agent 2 of 3: agent 2 at \(10, 20\)"):
+        sim.add_agents([(2, 2), (4, 2), (10, 20)], radius=0.5)
+    assert sim.hash() == h and sim.agent_count == 0
+    a = sim.add_agent((10, 2), radius=0.5)
+    with pytest.raises(orca.ArgumentError, match=r"outside the walkable area"):
+        a.position = (10, -3)
+    assert a.position == (10.0, 2.0)
+    with pytest.raises(orca.ArgumentError, match=r"would leave agent 0 \(slot 0\) at \(10, 2\)"):
+        sim.add_boundary([(9, 1), (9, 3), (11, 3), (11, 1)])
+    assert len(sim.boundaries) == 1

@@ -177,6 +177,11 @@ for (const [label, file] of [['scalar', 'orca.wasm'], ['SIMD128', 'orca-simd.was
       try { sim.addBoundary(bad); } catch (e) { refused += e.status === 'ORCA_ERR_ARGUMENT'; }
     }
     check(refused === 4 && sim.hash() === h0 && sim.boundaryCount === 1, `refusals ${refused}`);
+    // an agent whose disc does not fit in the walkable area is refused, naming it and the loop
+    throwsWith(() => sim.addAgent({ position: [30, 7], radius: 0.5 }), /agent 8 at \(30, 7\) is outside the walkable area/, 'ORCA_ERR_ARGUMENT');
+    throwsWith(() => sim.addAgent({ position: [19.7, 7], radius: 0.5 }), /is 0.30000000000000071 from boundary loop 0/, 'ORCA_ERR_ARGUMENT');
+    throwsWith(() => sim.addBoundary([[1.5, 1.5], [1.5, 2.5], [2.5, 2.5], [2.5, 1.5]]), /would leave agent 0 \(slot 0\) at \(2, 2\)/, 'ORCA_ERR_ARGUMENT');
+    check(sim.hash() === h0, 'refusals change nothing');
     const p = sim.addBoundary(pillar);
     const got = sim.boundaries();
     check(got.length === 2 && got[1].points[2][0] === 12 && got[0].id === r && got[1].id === p, 'boundaries()');
