@@ -78,7 +78,7 @@ static void vo_consider_legs(vo_search *s, orca_vec2 p)
     vo_consider(s, v2_div(v2_sub(c, q), rho2));
 }
 
-/* zero_x: the x component of the no-candidate direction when a + b computes to zero, 1 as
+/* zero_x: the x component of the no-candidate direction when a + b is zero, 1 as
  * algorithm.md §3.7 says; -1 only for the separation of coincident agents
  * (docs/extensions.md, "Coincident agents"), which gives the higher index of a pair (-1, 0). */
 static orca_vo vo_evaluate(orca_vec2 a, orca_vec2 b, double r, double tau, orca_vec2 x, int overlap,

@@ -397,7 +397,7 @@ static int test_disc_check_add(void)
            orca_sim_add_boundary(sim, PILLAR, 4, NULL) == ORCA_OK);
     uint64_t h0 = orca_sim_hash(sim);
     orca_agent_def d = disc(30, 7, 0.5);
-    orca_agent_id id = {9, 9};
+    orca_agent_id id = {9, 9, 9};
     ENSURE(orca_sim_add_agent(sim, &d, &id) == ORCA_ERR_ARGUMENT);
     ENSURE_ERR(sim, "agent 0 at (30, 7) is outside the walkable area (winding number 0 of the "
                     "boundary loops there), 10 from the nearest wall, boundary loop 0 (edge 1, "
@@ -567,7 +567,7 @@ static int test_disc_check_loop(void)
                               disc(15, 7, 0.5)};
     ENSURE(orca_sim_add_agents(sim, defs, 4, NULL) == ORCA_OK);
     uint64_t h0 = orca_sim_hash(sim);
-    orca_boundary_id id = {5, 5};
+    orca_boundary_id id = {5, 5, 5};
     ENSURE(orca_sim_add_boundary(sim, ROOM, 4, &id) == ORCA_ERR_ARGUMENT); /* agent 1 outside */
     ENSURE_ERR(sim, "the new boundary loop 0 would leave agent 1 (slot 1) at (30, 30) outside "
                     "the walkable area (winding number 0 there); the loop was not added");
