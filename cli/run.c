@@ -867,7 +867,8 @@ static void print_text(const run_result *r, const run_opts *o)
            r->extended ? "extended path, scalar code"
                        : r->vector ? "AVX2 kernels" : "scalar code");
     if (r->separation) {
-        printf("  separation        coincident agents separated (docs/extensions.md)\n");
+        /* active by the option, a boundary loop or avoidance settings (orca_sim_separation_active) */
+        printf("  separation        active: agents at one point are parted (docs/extensions.md)\n");
     }
     printf("  throughput        %.4g agent-steps/s\n", r->rate);
     printf("  state hash        %s (bits version %d)\n", r->hash, orca_bits_version());
