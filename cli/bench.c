@@ -6,10 +6,18 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(_WIN32)
+#ifndef WIN32_LEAN_AND_MEAN
+#define WIN32_LEAN_AND_MEAN
+#endif
+#include <windows.h>
+#include <psapi.h>
+#else
 #include <sys/resource.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#endif
 
 #include "cli.h"
 
@@ -61,7 +69,9 @@ void help_bench(FILE *f)
         "the warm-up, then reads VmHWM: mem/agent = (VmHWM - VmRSS before) / agents. It\n"
         "includes the scenario, the simulator, its neighbour grid and per-worker scratch, but\n"
         "not the saved snapshot (taken afterwards). Where /proc is missing it falls back to\n"
-        "getrusage ru_maxrss growth.\n"
+        "getrusage ru_maxrss growth. Windows has no fork: each size runs in the command's\n"
+        "own process and the figure is the growth of its peak working set, which cannot be\n"
+        "reset (a size no larger than an earlier one may show little or none).\n"
         "\n",
         f);
     fputs(
@@ -127,6 +137,17 @@ static int reset_peak(void)
     return ok ? 0 : -1;
 }
 
+#if defined(_WIN32)
+/* Windows: the process's peak working set (it cannot be reset: its growth is the figure). */
+static long long maxrss_bytes(void)
+{
+    PROCESS_MEMORY_COUNTERS pmc;
+    if (!K32GetProcessMemoryInfo(GetCurrentProcess(), &pmc, sizeof pmc)) {
+        return -1;
+    }
+    return (long long)pmc.PeakWorkingSetSize;
+}
+#else
 static long long maxrss_bytes(void)
 {
     struct rusage ru;
@@ -139,6 +160,7 @@ static long long maxrss_bytes(void)
     return (long long)ru.ru_maxrss * 1024; /* kilobytes elsewhere */
 #endif
 }
+#endif
 
 /* --- one size ------------------------------------------------------------------------------- */
 
@@ -178,9 +200,7 @@ static int cmp_double(const void *a, const void *b)
 }
 
 static void progress(const bench_cfg *c, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
+    CLI_PRINTF(2, 3)
     ;
 
 static void progress(const bench_cfg *c, const char *fmt, ...)
@@ -686,9 +706,13 @@ static int bench_churn(const bench_cfg *c, int agents)
     return rc;
 }
 
-/* Runs one size in a child process (clean memory figures); falls back to this process. */
+/* Runs one size in a child process (clean memory figures); falls back to this process (always
+ * on Windows, which has no fork). */
 static int bench_size_isolated(const bench_cfg *c, int agents, bench_row *rows)
 {
+#if defined(_WIN32)
+    return bench_size(c, agents, rows);
+#else
     int fd[2];
     if (pipe(fd) != 0) {
         return bench_size(c, agents, rows);
@@ -746,6 +770,7 @@ static int bench_size_isolated(const bench_cfg *c, int agents, bench_row *rows)
         return -1;
     }
     return 0;
+#endif
 }
 
 static void format_mem(char *buf, size_t size, double bytes)
@@ -873,7 +898,7 @@ int cmd_bench(int argc, char **argv)
             return EXIT_USAGE;
         }
     }
-    c.progress = isatty(STDERR_FILENO);
+    c.progress = cli_stderr_is_terminal();
     if (c.churn_at_given && !(c.churn >= 0)) {
         cli_usage_error("bench", "bench: --churn-at goes with --churn");
         return EXIT_USAGE;

@@ -11,6 +11,16 @@
 
 #include <orca/orca.h>
 
+/* printf-style checking of the command's message functions (gcc, clang); MinGW-w64 builds use
+ * its C99 printf (__USE_MINGW_ANSI_STDIO, CMakeLists.txt), so they are checked as GNU's. */
+#if defined(__MINGW32__)
+#define CLI_PRINTF(f, a) __attribute__((format(gnu_printf, f, a)))
+#elif defined(__GNUC__)
+#define CLI_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define CLI_PRINTF(f, a)
+#endif
+
 /* Exit statuses (documented in `orca help`). */
 #define EXIT_OK 0
 #define EXIT_RUNTIME 1 /* the run itself failed: the library refused a step, a write failed */
@@ -63,15 +73,11 @@ int cli_next(cli_args *a, const cli_opt *opts, const char **value, const char **
 
 /* Prints "orca: <fmt>" to stderr and a hint to see the help. */
 void cli_usage_error(const char *command, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
+    CLI_PRINTF(2, 3)
     ;
 /* Prints "orca: <fmt>" to stderr. */
 void cli_error(const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 1, 2)))
-#endif
+    CLI_PRINTF(1, 2)
     ;
 
 /* Option value helpers: print "orca: --agents: expected a whole number, got 'abc'" and
@@ -85,9 +91,7 @@ int cli_opt_u64(const char *name, const char *value, uint64_t *out);
  * simulation holds the message (orca_scenario_create*, orca_sim_create): message is the
  * library's text (orca_scenario_last_error(NULL)), which may be empty. */
 void cli_lib_error(orca_status status, const char *message, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
+    CLI_PRINTF(3, 4)
     ;
 /* Prints a complete message ("scene.txt:3: ...") and a newline to stderr with control
  * characters and bytes that are not UTF-8 shown as \xNN. cli_error does the same. */
@@ -180,9 +184,28 @@ void cli_out_abort(cli_out *o);
  * regular file); 0 for devices and pipes, which are written, not replaced. */
 int cli_same_output(const char *a, const char *b);
 
+/* --- platform (platform.c: POSIX or Windows) ------------------------------------------------ */
+void cli_platform_init(void);     /* Windows: standard streams in binary mode */
+int cli_stderr_is_terminal(void); /* for progress lines */
+double cli_now(void);             /* monotonic seconds */
+int cli_cpu_count(void);          /* online CPUs, at least 1 */
+int cli_open_read(const char *path); /* a file descriptor (binary), or -1 with errno */
+long cli_read_fd(int fd, void *buf, size_t size); /* read(2): bytes, 0 at the end, -1 */
+void cli_close_fd(int fd);
+int cli_temp_file(char *path); /* mkstemp: path ends in XXXXXX; a descriptor or -1 */
+/* Gives a temporary file the mode of the file it replaces (exists) or of a new file. */
+void cli_temp_mode(int fd, int exists, unsigned mode);
+int cli_sync_fd(int fd); /* fsync: 0, or -1 with errno */
+/* Renames from over to in one step, replacing an existing to (Windows: MoveFileEx with
+ * MOVEFILE_REPLACE_EXISTING). 0, or -1 with errno. */
+int cli_replace_file(const char *from, const char *to);
+int cli_remove_file(const char *path);
+char *cli_link_target(const char *path); /* a symbolic link's resolved file (malloc'd), or NULL */
+int cli_same_file(const char *a, const char *b); /* two existing paths, one file (identity) */
+void cli_on_termination(void (*handler)(int)); /* for the signals that end the process */
+int cli_is_separator(char c); /* ends a directory: '/', and on Windows also a backslash or ':' */
+
 /* --- misc ---------------------------------------------------------------------------------- */
-double cli_now(void);          /* monotonic seconds */
-int cli_cpu_count(void);       /* online CPUs, at least 1 */
 /* "AVX2 vector kernels" or why the scalar code runs (scalar: --scalar was given) */
 const char *cli_kernels_text(int scalar);
 void cli_hex64(uint64_t v, char out[17]);

@@ -71,6 +71,7 @@ static int dispatch(int argc, char **argv);
 
 int main(int argc, char **argv)
 {
+    cli_platform_init();
     return finish(dispatch(argc, argv));
 }
 

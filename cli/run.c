@@ -5,7 +5,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "scene_file.h"
@@ -1342,7 +1341,7 @@ int cmd_run(int argc, char **argv)
 
     int n = orca_sim_agent_count(sim);
     double dt = orca_scenario_dt(sc);
-    int progress = !o.quiet && isatty(STDERR_FILENO);
+    int progress = !o.quiet && cli_stderr_is_terminal();
     uint64_t first_step = orca_sim_step_count(sim);
     uint64_t limit = (uint64_t)(o.have_steps ? o.steps : o.max_steps);
     uint64_t done_steps = 0;

@@ -8,7 +8,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli.h"
 
@@ -48,9 +47,7 @@ static int out_of_memory(reader *r)
 }
 
 static int rfail(reader *r, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
+    CLI_PRINTF(2, 3)
     ;
 
 static int rfail(reader *r, const char *fmt, ...)
@@ -842,7 +839,7 @@ int scene_read(const char *path, scene_desc *d, char *err, size_t err_size)
         snprintf(err, err_size, "%s: %s is more than the limit of %s for a scene file", d->path,
                  got, lim);
         if (!is_stdin) {
-            close(lr.fd);
+            cli_close_fd(lr.fd);
         }
         return -1;
     }
@@ -882,7 +879,7 @@ int scene_read(const char *path, scene_desc *d, char *err, size_t err_size)
     free(lr.buf);
     free(tokbuf);
     if (!is_stdin) {
-        close(lr.fd);
+        cli_close_fd(lr.fd);
     }
     return rc == 0 ? 0 : r.runtime ? -2 : -1;
 }

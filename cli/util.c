@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* The orca command: number parsing, option scanning and small helpers. */
-#define _XOPEN_SOURCE 700 /* POSIX 2008 with realpath */
+#define _XOPEN_SOURCE 700 /* POSIX 2008: fdopen, strdup */
 #include "cli.h"
 
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
@@ -15,7 +14,14 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <time.h>
-#include <unistd.h>
+
+#ifndef S_ISDIR /* MSVC's <sys/stat.h> has the bits, not the macros */
+#define S_ISDIR(m) (((m) & S_IFMT) == S_IFDIR)
+#define S_ISREG(m) (((m) & S_IFMT) == S_IFREG)
+#endif
+#if defined(_WIN32) && !defined(__MINGW32__)
+#define fdopen _fdopen
+#endif
 
 /* --- numbers ------------------------------------------------------------------------------ */
 
@@ -410,13 +416,6 @@ int cli_next(cli_args *a, const cli_opt *opts, const char **value, const char **
 
 /* --- misc --------------------------------------------------------------------------------- */
 
-double cli_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 const char *cli_kernels_text(int scalar)
 {
     if (scalar) {
@@ -432,15 +431,6 @@ const char *cli_kernels_text(int scalar)
     int on = orca_sim_get_vector_kernels(sim);
     orca_sim_destroy(sim);
     return on ? "AVX2 vector kernels" : "scalar code (no vector kernels for this CPU)";
-}
-
-int cli_cpu_count(void)
-{
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    if (n < 1) {
-        return 1;
-    }
-    return n > 1024 ? 1024 : (int)n;
 }
 
 void cli_hex64(uint64_t v, char out[17])
@@ -601,9 +591,9 @@ void cli_format_bytes(char *buf, size_t size, unsigned long long bytes)
 long cli_read_some(int fd, void *buf, size_t size)
 {
     for (;;) {
-        ssize_t n = read(fd, buf, size);
+        long n = cli_read_fd(fd, buf, size);
         if (n >= 0 || errno != EINTR) {
-            return (long)n;
+            return n;
         }
     }
 }
@@ -613,7 +603,7 @@ int cli_open_input(const char *path, int *fd, long long *regular_size, char *err
 {
     int is_stdin = strcmp(path, "-") == 0;
     const char *shown = is_stdin ? "<stdin>" : path;
-    int d = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+    int d = is_stdin ? 0 : cli_open_read(path);
     if (d < 0) {
         snprintf(err, err_size, "%s: cannot open: %s", shown,
                  errno == EISDIR ? "is a directory" : strerror(errno));
@@ -623,14 +613,14 @@ int cli_open_input(const char *path, int *fd, long long *regular_size, char *err
     if (fstat(d, &st) != 0) {
         snprintf(err, err_size, "%s: cannot open: %s", shown, strerror(errno));
         if (!is_stdin) {
-            close(d);
+            cli_close_fd(d);
         }
         return CLI_READ_BAD;
     }
     if (S_ISDIR(st.st_mode)) {
         snprintf(err, err_size, "%s: is a directory", shown);
         if (!is_stdin) {
-            close(d);
+            cli_close_fd(d);
         }
         return CLI_READ_BAD;
     }
@@ -742,14 +732,15 @@ int cli_read_file(const char *path, size_t limit, const char *kind, const char *
 out:
     free(buf);
     if (!is_stdin) {
-        close(fd);
+        cli_close_fd(fd);
     }
     return rc;
 }
 
 /* --- output files ------------------------------------------------------------------------------
  * Temporary files in progress are listed here so that SIGINT, SIGTERM, SIGHUP, SIGPIPE and
- * SIGXFSZ remove them before the process ends (unlink is async-signal-safe). */
+ * SIGXFSZ (Windows: SIGINT, SIGTERM, SIGBREAK) remove them before the process ends (unlink is
+ * async-signal-safe). */
 
 #define OUT_SLOTS 8
 static char *volatile g_tmp_paths[OUT_SLOTS];
@@ -760,7 +751,7 @@ static void remove_temporaries(int sig)
     for (int i = 0; i < OUT_SLOTS; ++i) {
         char *p = g_tmp_paths[i];
         if (p) {
-            unlink(p);
+            cli_remove_file(p);
         }
     }
     signal(sig, SIG_DFL);
@@ -773,19 +764,7 @@ static void install_handlers(void)
         return;
     }
     g_handlers_installed = 1;
-    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGXFSZ};
-    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; ++i) {
-        struct sigaction old;
-        if (sigaction(sigs[i], NULL, &old) != 0 || old.sa_handler == SIG_IGN) {
-            continue; /* keep an ignored signal ignored (nohup, a shell's trap '') */
-        }
-        struct sigaction sa;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = remove_temporaries;
-        sigemptyset(&sa.sa_mask);
-        sa.sa_flags = SA_RESETHAND | SA_NODEFER;
-        sigaction(sigs[i], &sa, NULL);
-    }
+    cli_on_termination(remove_temporaries);
 }
 
 static int register_tmp(char *path)
@@ -827,7 +806,7 @@ int cli_same_output(const char *a, const char *b)
     if (strcmp(a, b) == 0) {
         return 1;
     }
-    return ea && eb && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    return ea && eb && cli_same_file(a, b);
 }
 
 int cli_out_open(cli_out *o, const char *option, const char *path, int allow_stdout)
@@ -857,11 +836,7 @@ int cli_out_open(cli_out *o, const char *option, const char *path, int allow_std
         return 0;
     }
     /* The file to replace: a symbolic link's file, else the path itself. */
-    struct stat lst;
-    char *resolved = NULL;
-    if (exists && lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode)) {
-        resolved = realpath(path, NULL);
-    }
+    char *resolved = exists ? cli_link_target(path) : NULL;
     o->target = resolved ? resolved : strdup(path);
     size_t tlen = o->target ? strlen(o->target) : 0;
     o->tmp = o->target ? malloc(tlen + 32) : NULL;
@@ -873,38 +848,28 @@ int cli_out_open(cli_out *o, const char *option, const char *path, int allow_std
     install_handlers();
     snprintf(o->tmp, tlen + 32, "%s.tmp.XXXXXX", o->target);
     o->slot = register_tmp(o->tmp);
-    int fd = mkstemp(o->tmp);
+    int fd = cli_temp_file(o->tmp);
     if (fd < 0 && errno == ENAMETOOLONG) {
         /* The name plus ".tmp.XXXXXX" is too long for the file system: a shorter name in the
          * same directory. */
-        const char *slash = strrchr(o->target, '/');
-        int dir = slash ? (int)(slash - o->target) + 1 : 0;
+        int dir = (int)tlen;
+        while (dir > 0 && !cli_is_separator(o->target[dir - 1])) {
+            --dir;
+        }
         snprintf(o->tmp, tlen + 32, "%.*sorca.tmp.XXXXXX", dir, o->target);
-        fd = mkstemp(o->tmp);
+        fd = cli_temp_file(o->tmp);
     }
     if (fd < 0) {
         cli_error("%s: %s: cannot write: %s", option, path, strerror(errno));
         out_release(o);
         return -1;
     }
-    /* mkstemp makes the file 0600: give it the mode the target has, or the one a new file
-     * would get (0666 less the umask). */
-    mode_t mode;
-    if (exists) {
-        mode = st.st_mode & 07777;
-    } else {
-        mode_t mask = umask(0);
-        umask(mask);
-        mode = 0666 & ~mask;
-    }
-    if (fchmod(fd, mode) != 0) {
-        /* not fatal: the file is written all the same */
-    }
+    cli_temp_mode(fd, exists, exists ? (unsigned)st.st_mode : 0u);
     o->f = fdopen(fd, "wb");
     if (!o->f) {
         cli_error("%s: %s: cannot write: %s", option, path, strerror(errno));
-        close(fd);
-        unlink(o->tmp);
+        cli_close_fd(fd);
+        cli_remove_file(o->tmp);
         out_release(o);
         return -1;
     }
@@ -932,7 +897,7 @@ int cli_out_close(cli_out *o)
     errno = 0;
     int bad = fflush(o->f) != 0 || ferror(o->f);
     int err = bad ? errno : 0;
-    if (!bad && o->tmp && fsync(fileno(o->f)) != 0 && errno != EINVAL && errno != EROFS) {
+    if (!bad && o->tmp && cli_sync_fd(fileno(o->f)) != 0) {
         bad = 1;
         err = errno;
     }
@@ -946,7 +911,7 @@ int cli_out_close(cli_out *o)
                   err ? strerror(err) : "write error",
                   o->tmp ? " (the file was left as it was)" : "");
         if (o->tmp) {
-            unlink(o->tmp);
+            cli_remove_file(o->tmp);
         }
         out_release(o);
         return -1;
@@ -962,9 +927,9 @@ int cli_out_commit(cli_out *o)
     if (!o->tmp) {
         return 0;
     }
-    if (rename(o->tmp, o->target) != 0) {
+    if (cli_replace_file(o->tmp, o->target) != 0) {
         cli_error("%s: %s: cannot replace the file: %s", o->option, o->path, strerror(errno));
-        unlink(o->tmp);
+        cli_remove_file(o->tmp);
         out_release(o);
         return -1;
     }
@@ -980,7 +945,7 @@ void cli_out_abort(cli_out *o)
     o->f = NULL;
     o->closed = 1;
     if (o->tmp) {
-        unlink(o->tmp);
+        cli_remove_file(o->tmp);
     }
     out_release(o);
 }

@@ -476,7 +476,7 @@ int orca_sim_agent_count(const orca_sim *s)
 }
 
 /* orca_sim_agent_at with removals pending (or out of range, or no simulation). */
-static __attribute__((noinline)) orca_agent_id agent_at_pending(const orca_sim *s, int index)
+static ORCA_NOINLINE orca_agent_id agent_at_pending(const orca_sim *s, int index)
 {
     orca_agent_id id = {0, 0, 0};
     if (s && index >= 0 && index < s->agent_count - s->dead_count) {

@@ -43,7 +43,7 @@ static ORCA_AVX inline void load_xy(const orca_vec2 *a, int32_t i0, int32_t i1, 
  * kernel's two groups do not make two more call sites of orca_constraint_agent: with them,
  * the link-time inliner stopped inlining it into the scalar step (+350 instructions per
  * agent-step there). */
-static __attribute__((noinline)) void overlap_plane(orca_vec2 p, orca_vec2 v, double r, double tau,
+static ORCA_NOINLINE void overlap_plane(orca_vec2 p, orca_vec2 v, double r, double tau,
                                                     double dt, const orca_vec2 *pos,
                                                     const orca_vec2 *vel, const double *radius,
                                                     int32_t at, orca_halfplane *out)
@@ -209,7 +209,7 @@ static ORCA_AVX ORCA_ALWAYS_INLINE int64_t rank_place(const cand_buf *c, int i, 
  * for RANK_ROOM entries). Otherwise cand_count_ranks_vector and cand_place. */
 /* Ties in rank (rare): the list by insertion. Out of line, so that the ranking's callers
  * reach it by a jump and keep nothing for it. */
-static ORCA_AVX __attribute__((noinline)) int cand_insert_ties(const cand_buf *c,
+static ORCA_AVX ORCA_NOINLINE int cand_insert_ties(const cand_buf *c,
                                                                const int32_t *cell_index,
                                                                neighbor *out, int cap)
 {
@@ -323,7 +323,7 @@ static ORCA_AVX ORCA_ALWAYS_INLINE int64_t box_groups(const box_consts *q, const
  * past the row's start), with room made before each (the cap best so far kept). Out of line:
  * rare, and inlined it took registers from box_scan's row loop. Returns the list's length;
  * c->n is the candidates' count. */
-static ORCA_AVX __attribute__((noinline)) int
+static ORCA_AVX ORCA_NOINLINE int
 box_row_chunked(const box_consts *q, const orca_vec2 *pos, int32_t k0, int32_t end,
                 const int32_t *cell_index, neighbor *out, cand_buf *c, int n, int cap)
 {
@@ -341,7 +341,7 @@ box_row_chunked(const box_consts *q, const orca_vec2 *pos, int32_t k0, int32_t e
 /* box_scan from the row at c->rest.lo on, with c->n candidates already taken: rows of any
  * length, then the list. Out of line: box_scan hands over to it at a row longer than its
  * buffer's room, by a jump (its state in c->rest), so that it keeps no values for a call. */
-static ORCA_AVX __attribute__((noinline)) int box_scan_rest(cand_buf *c, neighbor *out)
+static ORCA_AVX ORCA_NOINLINE int box_scan_rest(cand_buf *c, neighbor *out)
 {
     box_consts q;
     q.pxy = _mm256_setr_pd(c->rest.px, c->rest.py, c->rest.px, c->rest.py);
@@ -362,7 +362,7 @@ static ORCA_AVX __attribute__((noinline)) int box_scan_rest(cand_buf *c, neighbo
 
 /* The list of the candidates in c when there are more than 16 of them or its capacity is
  * over 16 (cand_finish). Out of line, as box_scan_rest. */
-static ORCA_AVX __attribute__((noinline)) int box_finish_long(cand_buf *c,
+static ORCA_AVX ORCA_NOINLINE int box_finish_long(cand_buf *c,
                                                               const int32_t *cell_index,
                                                               neighbor *out, int cap)
 {
@@ -446,7 +446,7 @@ ORCA_AVX void orca_box_cells_vector(const box_grid *g, orca_vec2 p, double bound
 
 /* Out of line: inlined into select_agents, its loops shared registers with the caller's
  * values and reloaded or moved them on every row (measured: 18 instructions an agent-step). */
-ORCA_AVX __attribute__((noinline)) int orca_box_search_vector(const box_grid *g, int32_t self,
+ORCA_AVX ORCA_NOINLINE int orca_box_search_vector(const box_grid *g, int32_t self,
                                                              orca_vec2 p, double bound, double m,
                                                              double filt2, neighbor *out,
                                                              cand_buf *c, int cap)
@@ -493,7 +493,7 @@ static inline v2d splat2(double x)
 }
 
 /* A lane in the overlap form: orca_constraint_agent itself (rare). */
-static __attribute__((noinline)) void overlap_plane2(orca_vec2 p, orca_vec2 v, double r, double tau,
+static ORCA_NOINLINE void overlap_plane2(orca_vec2 p, orca_vec2 v, double r, double tau,
                                                      double dt, const orca_vec2 *pos,
                                                      const orca_vec2 *vel, const double *radius,
                                                      int32_t at, orca_halfplane *out)

@@ -4,9 +4,9 @@
 #include "alloc.h"
 
 #ifndef ORCA_NO_THREADS
-#include <pthread.h>
 #include <stdatomic.h>
-#include <unistd.h>
+
+#include "thread.h"
 
 /* A thread that waits for the next run or for the workers first spins this many times
  * (checking an atomic, with the CPU's pause hint: about 0.2 ms on this project's machine,
@@ -21,13 +21,7 @@
  * times the CPU time). */
 #define POOL_SPIN 20000
 
-#if defined(__x86_64__) || defined(__i386__)
-#define POOL_RELAX() __builtin_ia32_pause()
-#elif defined(__aarch64__) || (defined(__arm__) && defined(__ARM_ARCH) && __ARM_ARCH >= 7)
-#define POOL_RELAX() __asm__ __volatile__("yield")
-#else
-#define POOL_RELAX() ((void)0)
-#endif
+#define POOL_RELAX() ORCA_CPU_RELAX()
 
 /* The fields that threads write while a run goes on (each worker's range, pending) are kept
  * a cache line (or more) away from each other and from the run's description, which every
@@ -49,10 +43,10 @@ typedef struct pool_slot {
 struct orca_pool {
     int threads;
     int spin; /* POOL_SPIN, or 0 when there are more threads than online CPUs */
-    pthread_t *handles;
-    pthread_mutex_t mutex;
-    pthread_cond_t start;
-    pthread_cond_t done;
+    orca_thread *handles;
+    orca_mutex mutex;
+    orca_cond start;
+    orca_cond done;
     atomic_int quit;
     struct pool_arg *args; /* per thread: what pool_main is started with */
     pool_slot *slots;      /* per thread: its share of the current run */
@@ -127,7 +121,7 @@ static void pool_range(orca_pool *p, int worker)
     }
 }
 
-static void *pool_main(void *arg)
+ORCA_THREAD_PROC(pool_main)
 {
     pool_arg a = *(pool_arg *)arg;
     orca_pool *p = a.pool;
@@ -141,11 +135,11 @@ static void *pool_main(void *arg)
             POOL_RELAX();
         }
         if (atomic_load(&p->generation) == seen && !atomic_load(&p->quit)) {
-            pthread_mutex_lock(&p->mutex);
+            orca_mutex_lock(&p->mutex);
             while (!atomic_load(&p->quit) && atomic_load(&p->generation) == seen) {
-                pthread_cond_wait(&p->start, &p->mutex);
+                orca_cond_wait(&p->start, &p->mutex);
             }
-            pthread_mutex_unlock(&p->mutex);
+            orca_mutex_unlock(&p->mutex);
         }
         if (atomic_load(&p->quit)) {
             break;
@@ -155,12 +149,12 @@ static void *pool_main(void *arg)
         if (atomic_fetch_sub(&p->pending, 1) == 1) {
             /* the last one: wake the caller if it sleeps (under the mutex, so that a caller
              * that saw pending > 0 there is already waiting) */
-            pthread_mutex_lock(&p->mutex);
-            pthread_cond_signal(&p->done);
-            pthread_mutex_unlock(&p->mutex);
+            orca_mutex_lock(&p->mutex);
+            orca_cond_signal(&p->done);
+            orca_mutex_unlock(&p->mutex);
         }
     }
-    return NULL;
+    return 0;
 }
 
 orca_pool *orca_pool_create(int threads, int *error)
@@ -177,30 +171,27 @@ orca_pool *orca_pool_create(int threads, int *error)
     }
     p->threads = threads;
     p->spin = 0;
-#ifdef _SC_NPROCESSORS_ONLN
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    p->spin = cpus >= threads ? POOL_SPIN : 0;
-#endif
+    p->spin = orca_cpu_count() >= threads ? POOL_SPIN : 0;
     atomic_init(&p->generation, 0);
     atomic_init(&p->pending, 0);
     atomic_init(&p->quit, 0);
     p->handles = orca_mem_zalloc((size_t)threads, sizeof *p->handles);
     p->args = orca_mem_zalloc((size_t)threads, sizeof *p->args);
     p->slots = orca_mem_zalloc((size_t)threads, sizeof *p->slots);
-    if (!p->handles || !p->args || !p->slots || pthread_mutex_init(&p->mutex, NULL) != 0) {
+    if (!p->handles || !p->args || !p->slots || orca_mutex_init(&p->mutex) != 0) {
         orca_mem_free(p->handles);
         orca_mem_free(p->args);
         orca_mem_free(p->slots);
         orca_mem_free(p);
         return NULL;
     }
-    pthread_cond_init(&p->start, NULL);
-    pthread_cond_init(&p->done, NULL);
+    orca_cond_init(&p->start);
+    orca_cond_init(&p->done);
     for (int w = 1; w < threads; ++w) {
         pool_arg *arg = &p->args[w];
         arg->pool = p;
         arg->worker = w;
-        int rc = pthread_create(&p->handles[w], NULL, pool_main, arg);
+        int rc = orca_thread_start(&p->handles[w], pool_main, arg);
         if (rc != 0) {
             if (error) {
                 *error = rc;
@@ -218,16 +209,16 @@ void orca_pool_destroy(orca_pool *p)
     if (!p) {
         return;
     }
-    pthread_mutex_lock(&p->mutex);
+    orca_mutex_lock(&p->mutex);
     atomic_store(&p->quit, 1);
-    pthread_cond_broadcast(&p->start);
-    pthread_mutex_unlock(&p->mutex);
+    orca_cond_broadcast(&p->start);
+    orca_mutex_unlock(&p->mutex);
     for (int w = 1; w < p->threads; ++w) {
-        pthread_join(p->handles[w], NULL);
+        orca_thread_join(p->handles[w]);
     }
-    pthread_cond_destroy(&p->start);
-    pthread_cond_destroy(&p->done);
-    pthread_mutex_destroy(&p->mutex);
+    orca_cond_destroy(&p->start);
+    orca_cond_destroy(&p->done);
+    orca_mutex_destroy(&p->mutex);
     orca_mem_free(p->handles);
     orca_mem_free(p->args);
     orca_mem_free(p->slots);
@@ -241,7 +232,7 @@ int orca_pool_spins(const orca_pool *p)
 
 void orca_pool_run(orca_pool *p, orca_task_fn *fn, int count, void *ctx)
 {
-    pthread_mutex_lock(&p->mutex);
+    orca_mutex_lock(&p->mutex);
     p->fn = fn;
     p->count = count;
     p->ctx = ctx;
@@ -256,18 +247,18 @@ void orca_pool_run(orca_pool *p, orca_task_fn *fn, int count, void *ctx)
     }
     atomic_store(&p->pending, p->threads - 1);
     atomic_fetch_add(&p->generation, 1); /* after the fields above: spinning workers start */
-    pthread_cond_broadcast(&p->start);
-    pthread_mutex_unlock(&p->mutex);
+    orca_cond_broadcast(&p->start);
+    orca_mutex_unlock(&p->mutex);
     pool_range(p, 0);
     for (int k = 0; k < p->spin && atomic_load(&p->pending) > 0; ++k) {
         POOL_RELAX();
     }
     if (atomic_load(&p->pending) > 0) {
-        pthread_mutex_lock(&p->mutex);
+        orca_mutex_lock(&p->mutex);
         while (atomic_load(&p->pending) > 0) {
-            pthread_cond_wait(&p->done, &p->mutex);
+            orca_cond_wait(&p->done, &p->mutex);
         }
-        pthread_mutex_unlock(&p->mutex);
+        orca_mutex_unlock(&p->mutex);
     }
 }
 

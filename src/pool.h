@@ -10,8 +10,14 @@
 typedef struct orca_pool orca_pool;
 
 /* A pool of threads - 1 extra threads (the caller is worker 0). NULL on failure, with *error
- * (may be NULL) 0 when memory ran out, else the error number of pthread_create; threads
- * == 1 needs no pool. */
+ * (may be NULL) 0 when memory ran out, else the error number of the thread's start
+ * (ORCA_THREAD_START_NAME: pthread_create, or _beginthreadex on Windows); threads == 1 needs
+ * no pool. */
+#if defined(_WIN32)
+#define ORCA_THREAD_START_NAME "_beginthreadex"
+#else
+#define ORCA_THREAD_START_NAME "pthread_create"
+#endif
 orca_pool *orca_pool_create(int threads, int *error);
 void orca_pool_destroy(orca_pool *pool);
 /* 1 when the pool's threads spin between runs (no more threads than online CPUs): a run

@@ -96,8 +96,8 @@ static orca_status configure_workers(orca_sim *s, int worker_count, int use_call
             if (error) {
                 return orca_fail(s, ORCA_ERR_MEMORY,
                             "the system refused a thread (out of memory or threads?) starting %d "
-                            "workers: pthread_create error %d",
-                            worker_count, error);
+                            "workers: %s error %d",
+                            worker_count, ORCA_THREAD_START_NAME, error);
             }
             return orca_fail(s, ORCA_ERR_MEMORY, "out of memory starting %d worker threads",
                         worker_count);

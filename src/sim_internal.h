@@ -32,7 +32,11 @@
 #if defined(__GNUC__) || defined(__clang__)
 #define PREFETCH(p) __builtin_prefetch(p)
 #define PREFETCH_WRITE(p) __builtin_prefetch((p), 1)
+#if defined(__MINGW32__) /* MinGW-w64's C99 printf (__USE_MINGW_ANSI_STDIO, CMakeLists.txt) */
+#define ORCA_PRINTF(f, a) __attribute__((format(gnu_printf, f, a)))
+#else
 #define ORCA_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#endif
 #else
 #define PREFETCH(p) ((void)(p))
 #define PREFETCH_WRITE(p) ((void)(p))

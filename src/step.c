@@ -72,7 +72,7 @@ static ORCA_ALWAYS_INLINE int scan_agents(const orca_sim *s, int32_t self, orca_
 /* The rest of grid_search from orca_grid_query's *next = next on: out of line (only a search
  * beyond the hashed grid's cells needs it), and reading the agent's position and neighbour
  * distance again, so that grid_search keeps nothing more for it. */
-static __attribute__((noinline)) int grid_search_rest(const orca_sim *s, int32_t self,
+static ORCA_NOINLINE int grid_search_rest(const orca_sim *s, int32_t self,
                                                       neighbor *out, int n, int cap, int64_t next)
 {
     grid_range ranges[GRID_RANGES];
@@ -284,7 +284,7 @@ static ORCA_ALWAYS_INLINE int step_result_ok(orca_vec2 v, orca_vec2 v0, orca_vec
 }
 
 /* Records agent i as failing the check: the lowest such index wins (the same in any split). */
-static __attribute__((noinline, cold)) void note_bad_agent(orca_sim *s, int32_t i)
+static ORCA_COLD void note_bad_agent(orca_sim *s, int32_t i)
 {
     sim_atomic_min(&s->bad_agent, i);
 }
@@ -450,7 +450,7 @@ static ORCA_ALWAYS_INLINE int ext_considers(const orca_sim *s, int32_t a, int32_
  * neighbor_dist (orca_grid_query) is tested, so the count is exact. Out of line: inlined into
  * step_task with the plain step, its loop over the query's calls cost the scalar step 40
  * instructions an agent-step (measured at 10,000 agents). */
-static __attribute__((noinline)) int ext_select_agents(const orca_sim *s, int32_t self,
+static ORCA_NOINLINE int ext_select_agents(const orca_sim *s, int32_t self,
                                                       neighbor *out, int *candidates)
 {
     int32_t i = s->cell_index[self];
@@ -658,7 +658,7 @@ typedef struct step_ctx {
 
 /* Records index i as having a rule value out of range (as orca_agent_set_preferred_velocity
  * checks: sim_velocity_ok): the lowest such index wins. */
-static __attribute__((noinline, cold)) void note_bad_pref(step_ctx *c, int32_t i)
+static ORCA_COLD void note_bad_pref(step_ctx *c, int32_t i)
 {
     sim_atomic_min(&c->bad_pref, i);
 }

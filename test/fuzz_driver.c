@@ -9,6 +9,7 @@
  * to FILE, e.g. to add it to the corpus or to run it under libFuzzer or a debugger).
  * An invariant violation or a crash stops the run: the driver prints which input it was and
  * the input in base64 (so a CI log is enough to reproduce it), and exits non-zero. */
+#include "clock.h"
 #include "fuzz.h"
 
 #include <dirent.h>
@@ -209,7 +210,9 @@ int main(int argc, char **argv)
     }
     signal(SIGABRT, on_signal);
     signal(SIGSEGV, on_signal);
+#ifdef SIGBUS /* not on Windows */
     signal(SIGBUS, on_signal);
+#endif
     signal(SIGFPE, on_signal);
     signal(SIGILL, on_signal);
     if (__sanitizer_set_death_callback) {
@@ -219,8 +222,7 @@ int main(int argc, char **argv)
     if (!buf) {
         return 2;
     }
-    struct timespec t0, t1;
-    timespec_get(&t0, TIME_UTC);
+    double t0 = test_seconds();
     int files = 0;
     for (int p = 0; p < npaths; ++p) {
         int r = replay(paths[p], buf);
@@ -247,8 +249,7 @@ int main(int argc, char **argv)
         run(buf, n);
         ++ran;
     }
-    timespec_get(&t1, TIME_UTC);
-    double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+    double s = test_seconds() - t0;
     printf("%s: %d corpus files and %llu generated inputs (seed %llu) passed in %.2f s\n", prog, files,
            ran, seed, s);
     free(buf);

@@ -408,6 +408,20 @@ size_t fuzz_generate(uint8_t *buf, size_t cap)
         orca_scenario *sc = NULL;
         orca_scene_kind kind = (orca_scene_kind)below(ORCA_SCENE_COUNT);
         if (orca_scenario_create_builtin(kind, 2 + (int)below(12), fuzz_rand(), NULL, &sc) == ORCA_OK) {
+#if defined(_WIN32) /* no open_memstream: a temporary file */
+            FILE *f = tmpfile();
+            if (f) {
+                scene_write(f, sc, NULL);
+                long len = ftell(f);
+                char *mem = len > 0 ? malloc((size_t)len) : NULL;
+                rewind(f);
+                if (mem && fread(mem, 1, (size_t)len, f) == (size_t)len) {
+                    add(&t, mem, (size_t)len);
+                }
+                free(mem);
+                fclose(f);
+            }
+#else
             char *mem = NULL;
             size_t len = 0;
             FILE *f = open_memstream(&mem, &len);
@@ -417,6 +431,7 @@ size_t fuzz_generate(uint8_t *buf, size_t cap)
                 add(&t, mem, len);
                 free(mem);
             }
+#endif
             orca_scenario_destroy(sc);
         }
     } else {

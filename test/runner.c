@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "test.h"
+#include "clock.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -35,11 +36,9 @@ int main(int argc, char **argv)
         if (filter && !strstr(t->name, filter)) {
             continue;
         }
-        struct timespec t0, t1;
-        timespec_get(&t0, TIME_UTC);
+        double t0 = test_seconds();
         int rc = t->fn();
-        timespec_get(&t1, TIME_UTC);
-        double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-6;
+        double ms = (test_seconds() - t0) * 1e3;
         printf("%-4s %s (%.0f ms)\n", rc == 0 ? "ok" : "FAIL", t->name, ms);
         fflush(stdout);
         if (rc == 0) {

@@ -6,7 +6,6 @@
  * bits it gives when nothing ever failed. The hooks also count blocks, so a leak fails the
  * test in every build (ASan finds it too), and they check that the library allocates only on
  * the calling thread. */
-#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +15,7 @@
 
 #include "alloc.h"
 #include "test.h"
+#include "thread.h"
 
 /* --- the failing allocator ---------------------------------------------------------------- */
 
@@ -25,7 +25,7 @@ typedef struct fail_alloc {
     long failed;  /* how many failed */
     long live;    /* blocks allocated and not released */
     long total;   /* allocations and resizes ever */
-    pthread_t owner;
+    orca_thread_ident owner;
     int wrong_thread;
 } fail_alloc;
 
@@ -33,7 +33,7 @@ static fail_alloc g_fa;
 
 static int should_fail(void)
 {
-    if (!pthread_equal(pthread_self(), g_fa.owner)) {
+    if (orca_thread_id() != g_fa.owner) {
         g_fa.wrong_thread = 1;
     }
     ++g_fa.total;
@@ -70,7 +70,7 @@ static void fa_release(void *p, void *context)
 
 static int install(void)
 {
-    g_fa.owner = pthread_self();
+    g_fa.owner = orca_thread_id();
     orca_allocator a = {fa_alloc, fa_resize, fa_release, NULL};
     return orca_set_allocator(&a) == ORCA_OK ? 0 : 1;
 }

@@ -4,6 +4,7 @@
  * scenes (docs/scenarios.md, "The checks") run to arrival with bounded overlap and no wall
  * crossed, and independence of the worker count. The observed figures are printed for the
  * task notes. */
+#include "clock.h"
 #include "test.h"
 
 #include <math.h>
@@ -18,12 +19,7 @@
  * Helpers
  * ---------------------------------------------------------------------------------------- */
 
-static double now_seconds(void)
-{
-    struct timespec t;
-    timespec_get(&t, TIME_UTC);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
+static double now_seconds(void) { return test_seconds(); }
 
 /* The documented hash, written again here from docs/scenarios.md. */
 static uint64_t doc_mix64(uint64_t z)

@@ -16,7 +16,6 @@
 #include "test.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -24,6 +23,8 @@
 
 #include <orca/sim.h>
 #include <orca/solver.h>
+
+#include "thread.h"
 
 /* ---------------------------------------------------------------------------------------
  * Small helpers
@@ -1742,7 +1743,7 @@ typedef struct engine {
     int range_count, range_cap;
     atomic_int next;
     int workers;
-    pthread_t threads[ORCA_MAX_WORKERS];
+    orca_thread threads[ORCA_MAX_WORKERS];
     struct engine_thread_arg {
         struct engine *e;
         int id;
@@ -1775,7 +1776,7 @@ static void engine_split(engine *e, int count, int min_range)
     }
 }
 
-static void *engine_thread(void *arg)
+ORCA_THREAD_PROC(engine_thread)
 {
     struct engine_thread_arg *a = arg;
     engine *e = a->e;
@@ -1786,7 +1787,7 @@ static void *engine_thread(void *arg)
         }
         e->task(e->ranges[2 * k], e->ranges[2 * k + 1], a->id, e->task_context);
     }
-    return NULL;
+    return 0;
 }
 
 static void *engine_enqueue(orca_task_fn *task, int item_count, int min_range, void *task_context,
@@ -1822,8 +1823,8 @@ static void *engine_enqueue(orca_task_fn *task, int item_count, int min_range, v
         for (int t = 0; t < wc; ++t) {
             e->args[t].e = e;
             e->args[t].id = t;
-            if (pthread_create(&e->threads[t], NULL, engine_thread, &e->args[t]) != 0) {
-                fprintf(stderr, "pthread_create failed\n");
+            if (orca_thread_start(&e->threads[t], engine_thread, &e->args[t]) != 0) {
+                fprintf(stderr, "thread start failed\n");
                 exit(2);
             }
         }
@@ -1856,7 +1857,7 @@ static void engine_finish(void *user_task, void *user_context)
         }
     } else {
         for (int t = 0; t < e->workers; ++t) {
-            pthread_join(e->threads[t], NULL);
+            orca_thread_join(e->threads[t]);
         }
     }
 }
