@@ -204,6 +204,10 @@ char *cli_link_target(const char *path); /* a symbolic link's resolved file (mal
 int cli_same_file(const char *a, const char *b); /* two existing paths, one file (identity) */
 void cli_on_termination(void (*handler)(int)); /* for the signals that end the process */
 int cli_is_separator(char c); /* ends a directory: '/', and on Windows also a backslash or ':' */
+/* What a path names: nothing (or nothing readable), a regular file, a directory, or something
+ * else (a device such as /dev/null or NUL, a pipe), which is written, not replaced. */
+enum { CLI_PATH_NONE, CLI_PATH_FILE, CLI_PATH_DIR, CLI_PATH_OTHER };
+int cli_path_kind(const char *path);
 
 /* --- misc ---------------------------------------------------------------------------------- */
 /* "AVX2 vector kernels" or why the scalar code runs (scalar: --scalar was given) */

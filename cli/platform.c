@@ -201,6 +201,24 @@ void cli_on_termination(void (*handler)(int))
 
 int cli_is_separator(char c) { return c == '/' || c == '\\' || c == ':'; }
 
+int cli_path_kind(const char *path)
+{
+    /* GetFileType tells a disk file from a device (NUL, CON, COM1) or a pipe, which stat()
+     * does not on every C runtime. */
+    HANDLE h = CreateFileA(path, 0, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,
+                           OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS, NULL);
+    if (h == INVALID_HANDLE_VALUE) {
+        return CLI_PATH_NONE;
+    }
+    int kind = CLI_PATH_OTHER;
+    BY_HANDLE_FILE_INFORMATION info;
+    if (GetFileType(h) == FILE_TYPE_DISK && GetFileInformationByHandle(h, &info)) {
+        kind = info.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY ? CLI_PATH_DIR : CLI_PATH_FILE;
+    }
+    CloseHandle(h);
+    return kind;
+}
+
 #else /* POSIX */
 
 #include <unistd.h>
@@ -291,5 +309,14 @@ void cli_on_termination(void (*handler)(int))
 }
 
 int cli_is_separator(char c) { return c == '/'; }
+
+int cli_path_kind(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        return CLI_PATH_NONE;
+    }
+    return S_ISREG(st.st_mode) ? CLI_PATH_FILE : S_ISDIR(st.st_mode) ? CLI_PATH_DIR : CLI_PATH_OTHER;
+}
 
 #endif

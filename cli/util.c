@@ -605,8 +605,11 @@ int cli_open_input(const char *path, int *fd, long long *regular_size, char *err
     const char *shown = is_stdin ? "<stdin>" : path;
     int d = is_stdin ? 0 : cli_open_read(path);
     if (d < 0) {
-        snprintf(err, err_size, "%s: cannot open: %s", shown,
-                 errno == EISDIR ? "is a directory" : strerror(errno));
+        if (errno == EISDIR) { /* (Windows: a directory cannot be opened as a file) */
+            snprintf(err, err_size, "%s: is a directory", shown);
+        } else {
+            snprintf(err, err_size, "%s: cannot open: %s", shown, strerror(errno));
+        }
         return CLI_READ_BAD;
     }
     struct stat st;
@@ -798,15 +801,14 @@ static void out_release(cli_out *o)
 
 int cli_same_output(const char *a, const char *b)
 {
-    struct stat sa, sb;
-    int ea = stat(a, &sa) == 0, eb = stat(b, &sb) == 0;
-    if ((ea && !S_ISREG(sa.st_mode)) || (eb && !S_ISREG(sb.st_mode))) {
+    int ka = cli_path_kind(a), kb = cli_path_kind(b);
+    if ((ka != CLI_PATH_NONE && ka != CLI_PATH_FILE) || (kb != CLI_PATH_NONE && kb != CLI_PATH_FILE)) {
         return 0; /* a device or a pipe (/dev/null twice is fine): nothing is replaced */
     }
     if (strcmp(a, b) == 0) {
         return 1;
     }
-    return ea && eb && cli_same_file(a, b);
+    return ka == CLI_PATH_FILE && kb == CLI_PATH_FILE && cli_same_file(a, b);
 }
 
 int cli_out_open(cli_out *o, const char *option, const char *path, int allow_stdout)
@@ -821,12 +823,13 @@ int cli_out_open(cli_out *o, const char *option, const char *path, int allow_std
         return 0;
     }
     struct stat st;
-    int exists = stat(path, &st) == 0;
-    if (exists && S_ISDIR(st.st_mode)) {
+    int kind = cli_path_kind(path);
+    int exists = kind != CLI_PATH_NONE && stat(path, &st) == 0;
+    if (kind == CLI_PATH_DIR) {
         cli_error("%s: %s: is a directory", option, path);
         return -1;
     }
-    if (exists && !S_ISREG(st.st_mode)) {
+    if (kind == CLI_PATH_OTHER) {
         /* A device or a pipe: nothing to replace, write to it. */
         o->f = fopen(path, "wb");
         if (!o->f) {

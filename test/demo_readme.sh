@@ -10,6 +10,12 @@ src=$1
 orca=$2
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/orca-demo.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
+# A Windows build (orca.exe) runs through ORCA_EMULATOR (scripts/wine-run; set by ctest).
+if [[ $orca == *.exe && -n ${ORCA_EMULATOR:-} ]]; then
+  printf '#!/usr/bin/env bash\nexec %q %q "$@"\n' "$ORCA_EMULATOR" "$orca" > "$tmp/orca"
+  chmod +x "$tmp/orca"
+  orca=$tmp/orca
+fi
 failed=0
 fail() {
   echo "FAIL: $*"
