@@ -11,9 +11,9 @@
 
 #include <orca/orca.h>
 
-/* printf-style checking of the command's message functions (gcc, clang); MinGW-w64 builds use
+/* printf-style checking of the command's message functions (gcc, clang); MinGW-w64 gcc builds use
  * its C99 printf (__USE_MINGW_ANSI_STDIO, CMakeLists.txt), so they are checked as GNU's. */
-#if defined(__MINGW32__)
+#if defined(__MINGW32__) && !defined(__clang__)
 #define CLI_PRINTF(f, a) __attribute__((format(gnu_printf, f, a)))
 #elif defined(__GNUC__)
 #define CLI_PRINTF(f, a) __attribute__((format(printf, f, a)))

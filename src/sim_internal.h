@@ -32,7 +32,7 @@
 #if defined(__GNUC__) || defined(__clang__)
 #define PREFETCH(p) __builtin_prefetch(p)
 #define PREFETCH_WRITE(p) __builtin_prefetch((p), 1)
-#if defined(__MINGW32__) /* MinGW-w64's C99 printf (__USE_MINGW_ANSI_STDIO, CMakeLists.txt) */
+#if defined(__MINGW32__) && !defined(__clang__) /* MinGW-w64 C99 printf: CMakeLists.txt */
 #define ORCA_PRINTF(f, a) __attribute__((format(gnu_printf, f, a)))
 #else
 #define ORCA_PRINTF(f, a) __attribute__((format(printf, f, a)))

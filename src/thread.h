@@ -56,7 +56,7 @@ static inline void orca_thread_join(orca_thread t)
     WaitForSingleObject(t, INFINITE);
     CloseHandle(t);
 }
-static inline orca_thread_ident orca_thread_id(void) { return GetCurrentThreadId(); }
+#define orca_thread_id() GetCurrentThreadId() /* (a macro: unused in the library) */
 
 static inline int orca_mutex_init(orca_mutex *m)
 {
@@ -108,7 +108,7 @@ static inline int orca_thread_start(orca_thread *t, orca_thread_proc *fn, void *
     return pthread_create(t, NULL, fn, arg);
 }
 static inline void orca_thread_join(orca_thread t) { pthread_join(t, NULL); }
-static inline orca_thread_ident orca_thread_id(void) { return pthread_self(); }
+#define orca_thread_id() pthread_self()
 
 static inline int orca_mutex_init(orca_mutex *m) { return pthread_mutex_init(m, NULL); }
 static inline void orca_mutex_destroy(orca_mutex *m) { pthread_mutex_destroy(m); }
