@@ -29,7 +29,9 @@
 # Every compile uses -std=c17 -ffp-contract=off -fno-fast-math -O<level> (controls: fast),
 # -Iinclude -Isrc -Itest -I<each program source's directory>, and links -lpthread -lm. wasm32-wasi has no threads: it is compiled
 # with -DORCA_NO_THREADS and links neither pthread nor a separate libm; wasm32-wasi-clang-simd128
-# adds -msimd128.
+# adds -msimd128. The Windows targets (MinGW-w64, run under Wine by scripts/wine-run) use the
+# Win32 threads of src/thread.h and link nothing more; i686 needs Debian's 32-bit Wine (wine32,
+# an i386 package) and is skipped without it.
 #
 # Output: one line per target "name STATUS first-output-line seconds [note]", failure details
 # indented below it, then "matrix: N passed, N failed[, N skipped] (wall Ns)". Exit status 0
@@ -73,6 +75,9 @@ ALL_TARGETS=(
     x86_64-musl-gcc-static
     wasm32-wasi-clang
     wasm32-wasi-clang-simd128
+    x86_64-windows-mingw-gcc
+    x86_64-windows-mingw-clang
+    i686-windows-mingw-gcc-sse2
     control-aarch64-gcc-fma
     control-x86_64-gcc-native-fma
 )
@@ -245,6 +250,33 @@ define_target() {
             T_NEEDS=(clang wasm-ld node /usr/lib/wasm32-wasi/libc.a)
             if command -v clang >/dev/null 2>&1; then
                 T_NEEDS+=("$(clang --target=wasm32-wasi -print-libgcc-file-name 2>/dev/null || echo /nonexistent/wasm32-builtins)")
+            fi
+            ;;
+        x86_64-windows-mingw-gcc | x86_64-windows-mingw-clang | i686-windows-mingw-gcc-sse2)
+            # Windows with MinGW-w64's headers and C runtime, run under Wine (scripts/wine-run,
+            # one Wine prefix for every run). The C99 printf of MinGW-w64 (as the library's
+            # CMake build has it); static, so that Wine needs no MinGW DLL. Debian's clang
+            # finds neither MinGW gcc's libgcc nor a PE linker by itself: -L and lld.
+            local triple=x86_64-w64-mingw32
+            [[ $name == i686-* ]] && triple=i686-w64-mingw32
+            T_FLAGS=(-static -D__USE_MINGW_ANSI_STDIO=1)
+            T_LIBS=()
+            T_EXE=prog.exe
+            T_RUN=("$ROOT/scripts/wine-run")
+            T_NEEDS=("$triple-gcc" /usr/lib/wine/wine64)
+            if [[ $name == *-clang ]]; then
+                local libgcc
+                libgcc=$("$triple-gcc" -print-libgcc-file-name 2>/dev/null || echo /nonexistent/libgcc.a)
+                T_CC=(clang --target=x86_64-w64-windows-gnu -fuse-ld=lld "-L${libgcc%/*}")
+                T_NEEDS+=(clang ld.lld "$libgcc")
+            else
+                T_CC=("$triple-gcc")
+            fi
+            if [[ $name == i686-* ]]; then
+                T_FLAGS+=(-msse2 -mfpmath=sse)
+                if [[ ! -e /usr/lib/wine/wine && ! -e /usr/lib/i386-linux-gnu/wine/wine ]]; then
+                    T_UNSUPPORTED="no 32-bit Wine (Debian's wine32, an i386 package)"
+                fi
             fi
             ;;
         control-x86_64-gcc-native-fma)

@@ -4,7 +4,15 @@
  * compares the output with test/golden/determinism.txt, which test_determinism also checks. */
 #include "determinism.c"
 
+#if defined(_WIN32)
+#include <fcntl.h>
+#include <io.h>
+#endif
+
 int main(void)
 {
+#if defined(_WIN32)
+    _setmode(_fileno(stdout), _O_BINARY); /* "\n", not "\r\n": the golden file's bytes */
+#endif
     return det_write(stdout) == 0 ? 0 : 1;
 }

@@ -10,3 +10,10 @@ set(CMAKE_C_COMPILER clang)
 set(CMAKE_C_COMPILER_TARGET x86_64-w64-windows-gnu)
 set(CMAKE_CXX_COMPILER clang++)
 set(CMAKE_CXX_COMPILER_TARGET x86_64-w64-windows-gnu)
+# Debian's clang does not find MinGW gcc's libgcc (in .../12-win32 or 12-posix): name its
+# directory, and link with lld (the host's ld knows no PE).
+execute_process(COMMAND ${ORCA_MINGW_TRIPLE}-gcc -print-libgcc-file-name
+                OUTPUT_VARIABLE orca_mingw_libgcc OUTPUT_STRIP_TRAILING_WHITESPACE)
+get_filename_component(orca_mingw_libgcc_dir "${orca_mingw_libgcc}" DIRECTORY)
+string(APPEND CMAKE_EXE_LINKER_FLAGS_INIT " -fuse-ld=lld -L${orca_mingw_libgcc_dir}")
+string(APPEND CMAKE_SHARED_LINKER_FLAGS_INIT " -fuse-ld=lld -L${orca_mingw_libgcc_dir}")
