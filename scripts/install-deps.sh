@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Installs what scripts/test needs (Debian/Ubuntu, apt): the build tools, clang's sanitizer
-# runtime, the toolchains and emulators of the cross-target matrix (scripts/matrix.sh), and
+# runtime, the toolchains and emulators of the cross-target matrix (scripts/matrix.sh), MinGW-w64
+# and Wine for the Windows stage (scripts/windows), and
 # what the Python binding needs to build and test (scripts/test-python), Chromium and npm for
 # the browser tests (scripts/web-test.sh).
 # Idempotent: packages already installed (dpkg -s) are not asked for again, and when nothing
@@ -34,6 +35,7 @@ PACKAGES=(
     gcc-riscv64-linux-gnu libc6-dev-riscv64-cross           # riscv64
     musl-tools                                              # musl, static
     lld wasi-libc "libclang-rt-$clang_major-dev-wasm32"     # wasm32-wasi (wasm-ld, libc, builtins)
+    gcc-mingw-w64-x86-64 gcc-mingw-w64-i686 wine64          # Windows: MinGW-w64 (gcc; clang with lld) and Wine
     python3-dev python3-setuptools python3-pip python3-venv # the Python binding (python/)
     python3-numpy python3-pytest                            # its arrays and tests
     python3-matplotlib python3-pil                          # its animation example (tested)
