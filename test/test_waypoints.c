@@ -8,6 +8,7 @@
  * arrival; a refused step; and every argument at and beyond the edges of its range. */
 #include "test.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -169,7 +170,7 @@ static int test_patrol(void)
     }
     /* The measured outcome: every agent keeps visiting every corner in order. The laps (one
      * per count + 1 targets) are counted from the re-computed switches. */
-    long fewest = 1L << 40;
+    long fewest = LONG_MAX; /* (long is 32 bits on Windows) */
     for (int a = 0; a < PATROL_AGENTS; ++a) {
         long laps = tr[a].switches / (tr[a].count + 1);
         fewest = laps < fewest ? laps : fewest;
