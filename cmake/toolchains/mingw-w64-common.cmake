@@ -1,5 +1,13 @@
 # SPDX-License-Identifier: MIT
-# What the MinGW-w64 toolchain files share (ORCA_MINGW_TRIPLE set before this is included).
+# What the MinGW-w64 toolchain files share (ORCA_MINGW_TRIPLE set before this is included):
+# MinGW gcc as the compiler (the clang file sets its own after this).
+set(CMAKE_SYSTEM_NAME Windows)
+set(CMAKE_C_COMPILER ${ORCA_MINGW_TRIPLE}-gcc)
+# C++ only for a consumer that wants it (Debian: g++-mingw-w64-*; orca itself is C).
+find_program(ORCA_MINGW_CXX ${ORCA_MINGW_TRIPLE}-g++)
+if(ORCA_MINGW_CXX)
+  set(CMAKE_CXX_COMPILER ${ORCA_MINGW_CXX})
+endif()
 set(CMAKE_RC_COMPILER ${ORCA_MINGW_TRIPLE}-windres)
 set(CMAKE_FIND_ROOT_PATH /usr/${ORCA_MINGW_TRIPLE})
 set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
