@@ -591,6 +591,7 @@ if [[ $VMEM_OK == 1 ]]; then
     err_matches "endless scene under ulimit -v message" "^out of memory reading <stdin> \(at line [0-9]+\)$"
 else
     echo "(ulimit -v does not work with this binary: out-of-memory tests skipped)"
+    skip_checks 4
 fi
 
 # Directories, empty names.
@@ -696,7 +697,7 @@ expect_status 2 "bench --csv -" "$ORCA" bench --csv -
 check "scene -o, bench: no temporary file left" no_temporaries
 # Standard output that cannot be written is a failure with a message.
 if ((WINDOWS)); then
-    skip_checks 7 # /dev/full
+    skip_checks 5 # /dev/full
 elif [[ -w /dev/full ]]; then
     "$ORCA" run --scene corridor --steps 1 > /dev/full 2> err.txt
     check "summary to /dev/full: exit 1" test "$?" -eq 1
@@ -793,7 +794,7 @@ check "walking off the map: the older picture is kept" grep -q 'an older picture
 # (The files are made here with '/'; the command is given the system's separator.)
 
 S='/'
-((WINDOWS)) && S='\'
+((WINDOWS)) && S=\\
 mkdir -p sub
 sed 's/$/\r/' corridor.txt > sub/crlf.txt
 check "CR LF scene file: the same run as LF" \
