@@ -2,6 +2,7 @@
 /* Navigation (docs/navigation.md): the path query against closed forms, its refusals, and the
  * angle function against libm (a test may use libm: only the library may not). */
 #include "orca/nav.h"
+#include "orca/scenario.h"
 #include "orca/sim.h"
 #include "test.h"
 
@@ -308,7 +309,250 @@ static int test_walls_change(void)
     return 0;
 }
 
+/* A room with its door on the left and the agents' goals beyond its right wall: without
+ * navigation they press against the right wall; with it every one walks out of the door and
+ * round the room. */
+static int trap_run(int navigation, int steps, int *arrived, int *unreachable, uint64_t *hash,
+                    int workers)
+{
+    orca_scenario *sc = NULL;
+    ENSURE(orca_scenario_create(NULL, 0.1, 1, &sc) == ORCA_OK);
+    orca_sim *sim = orca_scenario_sim(sc);
+    ENSURE(orca_sim_set_worker_count(sim, workers) == ORCA_OK);
+    orca_vec2 room[6] = {vec(0, 4), vec(0, 0), vec(10, 0), vec(10, 10), vec(0, 10), vec(0, 6)};
+    orca_segment_id ids[5];
+    ENSURE(orca_sim_add_polyline(sim, room, 6, 0, ids) == ORCA_OK);
+    ENSURE(orca_scenario_set_navigation(sc, navigation) == ORCA_OK);
+    for (int k = 0; k < 12; ++k) {
+        orca_agent_def d = orca_agent_def_default();
+        d.radius = 0.3;
+        d.max_speed = 1.5;
+        d.neighbor_dist = 3;
+        d.time_horizon = 2;
+        d.obstacle_time_horizon = 1;
+        d.position = vec(8.5 - (k / 3) * 1.0, 4 + (k % 3) * 1.0);
+        orca_goal g = orca_goal_default();
+        g.kind = ORCA_GOAL_POINT;
+        g.target = vec(14 + (k / 3) * 1.0, 3 + (k % 3) * 1.5);
+        g.preferred_speed = 1.2;
+        ENSURE(orca_scenario_add_agent(sc, &d, &g, NULL) == ORCA_OK);
+    }
+    for (int s = 0; s < steps; ++s) {
+        ENSURE(orca_scenario_step(sc) == ORCA_OK);
+    }
+    *arrived = orca_scenario_arrived_count(sc);
+    *unreachable = orca_scenario_nav_unreachable(sc);
+    *hash = orca_scenario_hash(sc);
+    double wo = orca_scenario_max_wall_overlap(sc);
+    ENSURE_MSG(wo < 0.01, "wall overlap %g", wo);
+    orca_scenario_destroy(sc);
+    return 0;
+}
+
+static int test_trap_room(void)
+{
+    int arrived, unreachable;
+    uint64_t h1, h2, h0;
+    ENSURE(trap_run(0, 800, &arrived, &unreachable, &h0, 1) == 0);
+    ENSURE_MSG(arrived == 0, "without navigation %d arrived", arrived);
+    ENSURE(trap_run(1, 800, &arrived, &unreachable, &h1, 1) == 0);
+    ENSURE_MSG(arrived == 12, "with navigation %d of 12 arrived", arrived);
+    ENSURE(unreachable == 0);
+    ENSURE(trap_run(1, 800, &arrived, &unreachable, &h2, 3) == 0);
+    ENSURE_MSG(h1 == h2, "1 worker %016llx, 3 workers %016llx", (unsigned long long)h1,
+               (unsigned long long)h2);
+    ENSURE(h0 != h1);
+    return 0;
+}
+
+/* Navigation off: a scenario's hash and bits are those of the plain rule, even after it was
+ * on and off again with no step between. */
+static int test_off_is_plain(void)
+{
+    uint64_t h[2];
+    for (int pass = 0; pass < 2; ++pass) {
+        orca_scenario *sc = NULL;
+        ENSURE(orca_scenario_create_builtin(ORCA_SCENE_WALL_GAP, 40, 3, NULL, &sc) == ORCA_OK);
+        if (pass) {
+            ENSURE(orca_scenario_set_navigation(sc, 1) == ORCA_OK);
+            ENSURE(orca_scenario_get_navigation(sc) == 1);
+            ENSURE(orca_scenario_set_navigation(sc, 0) == ORCA_OK);
+        }
+        ENSURE(orca_scenario_set_navigation(sc, 2) == ORCA_ERR_ARGUMENT);
+        for (int s = 0; s < 50; ++s) {
+            ENSURE(orca_scenario_step(sc) == ORCA_OK);
+        }
+        h[pass] = orca_scenario_hash(sc);
+        orca_scenario_destroy(sc);
+    }
+    ENSURE(h[0] == h[1]);
+    return 0;
+}
+
+/* Goal sets: two exits of a room; each agent takes the nearer by path. */
+static int test_goal_set(void)
+{
+    orca_scenario *sc = NULL;
+    ENSURE(orca_scenario_create(NULL, 0.1, 1, &sc) == ORCA_OK);
+    orca_sim *sim = orca_scenario_sim(sc);
+    /* a room 10 x 10 with a door in the left and the right wall; exits outside each */
+    orca_segment_id id;
+    ENSURE(orca_sim_add_segment(sim, vec(0, 0), vec(10, 0), &id) == ORCA_OK);
+    ENSURE(orca_sim_add_segment(sim, vec(0, 10), vec(10, 10), &id) == ORCA_OK);
+    ENSURE(orca_sim_add_segment(sim, vec(0, 0), vec(0, 4), &id) == ORCA_OK);
+    ENSURE(orca_sim_add_segment(sim, vec(0, 6), vec(0, 10), &id) == ORCA_OK);
+    ENSURE(orca_sim_add_segment(sim, vec(10, 0), vec(10, 4), &id) == ORCA_OK);
+    ENSURE(orca_sim_add_segment(sim, vec(10, 6), vec(10, 10), &id) == ORCA_OK);
+    orca_vec2 exits[2] = {vec(-3, 5), vec(13, 5)};
+    int set = -1;
+    ENSURE(orca_scenario_add_goal_set(sc, "exits", exits, 2, &set) == ORCA_OK && set == 0);
+    ENSURE(orca_scenario_add_goal_set(sc, "exits", exits, 2, NULL) == ORCA_ERR_ARGUMENT);
+    ENSURE(orca_scenario_add_goal_set(sc, "", exits, 2, NULL) == ORCA_ERR_ARGUMENT);
+    ENSURE(orca_scenario_add_goal_set(sc, "x", exits, 0, NULL) == ORCA_ERR_ARGUMENT);
+    orca_vec2 bad[1] = {vec(NAN, 0)};
+    ENSURE(orca_scenario_add_goal_set(sc, "bad", bad, 1, NULL) == ORCA_ERR_ARGUMENT);
+    ENSURE(strstr(orca_scenario_last_error(sc), "point 0"));
+    ENSURE(orca_scenario_goal_set_count(sc) == 1);
+    ENSURE(orca_scenario_goal_set_find(sc, "exits") == 0);
+    ENSURE(orca_scenario_goal_set_find(sc, "nope") == -1);
+    ENSURE(orca_scenario_set_navigation(sc, 1) == ORCA_OK);
+    for (int k = 0; k < 10; ++k) {
+        orca_agent_def d = orca_agent_def_default();
+        d.radius = 0.3;
+        d.max_speed = 1.5;
+        d.neighbor_dist = 3;
+        d.time_horizon = 2;
+        d.obstacle_time_horizon = 1;
+        d.position = vec(1.5 + (k % 5) * 1.6, (k / 5) ? 8.5 : 1.5);
+        orca_goal g = orca_goal_default();
+        g.kind = ORCA_GOAL_SET;
+        g.goal_set = 0;
+        g.preferred_speed = 1.2;
+        ENSURE(orca_scenario_add_agent(sc, &d, &g, NULL) == ORCA_OK);
+    }
+    orca_goal g = orca_goal_default();
+    g.kind = ORCA_GOAL_SET;
+    g.goal_set = 1;
+    orca_agent_def d = orca_agent_def_default();
+    ENSURE(orca_scenario_add_agent(sc, &d, &g, NULL) == ORCA_ERR_ARGUMENT);
+    ENSURE(orca_scenario_step(sc) == ORCA_OK);
+    for (int i = 0; i < 10; ++i) {
+        orca_nav_agent na;
+        ENSURE(orca_scenario_agent_nav(sc, i, &na, NULL, 0) == ORCA_OK);
+        ENSURE(na.navigating && na.result == ORCA_NAV_OK && na.plans == 1);
+        /* the nearer exit by path: the left one from x < 5 */
+        orca_vec2 start;
+        ENSURE(orca_scenario_agent_goal(sc, i, NULL, &start) == ORCA_OK);
+        if (start.x != 5) {
+            ENSURE_MSG((start.x < 5) == (na.goal.x < 0), "agent %d from %g went to %g", i, start.x,
+                       na.goal.x);
+        }
+    }
+    for (int s = 0; s < 400; ++s) {
+        ENSURE(orca_scenario_step(sc) == ORCA_OK);
+    }
+    const orca_vec2 *pos = orca_sim_positions(sim);
+    for (int i = 0; i < 10; ++i) {
+        ENSURE_MSG(pos[i].x < 0 || pos[i].x > 10, "agent %d still in the room at (%g, %g)", i,
+                   pos[i].x, pos[i].y);
+    }
+    orca_scenario_destroy(sc);
+    return 0;
+}
+
+/* A goal behind a wall that closes mid-run: the agents re-plan to the other way round. */
+static int test_blocked_corridor(void)
+{
+    orca_scenario *sc = NULL;
+    ENSURE(orca_scenario_create(NULL, 0.1, 1, &sc) == ORCA_OK);
+    orca_sim *sim = orca_scenario_sim(sc);
+    /* a ring corridor around a block: outer loop 0..20, inner block 6..14 (clockwise hole) */
+    orca_vec2 outer[4] = {vec(0, 0), vec(20, 0), vec(20, 20), vec(0, 20)};
+    orca_vec2 inner[4] = {vec(6, 6), vec(6, 14), vec(14, 14), vec(14, 6)};
+    orca_boundary_id b1, b2;
+    ENSURE(orca_sim_add_boundary(sim, outer, 4, &b1) == ORCA_OK);
+    ENSURE(orca_sim_add_boundary(sim, inner, 4, &b2) == ORCA_OK);
+    ENSURE(orca_scenario_set_navigation(sc, 1) == ORCA_OK);
+    for (int k = 0; k < 6; ++k) {
+        orca_agent_def d = orca_agent_def_default();
+        d.radius = 0.3;
+        d.max_speed = 1.5;
+        d.neighbor_dist = 3;
+        d.time_horizon = 2;
+        d.obstacle_time_horizon = 1;
+        d.position = vec(2 + (k % 3) * 1.0, 2 + (k / 3) * 1.0);
+        orca_goal g = orca_goal_default();
+        g.kind = ORCA_GOAL_POINT;
+        g.target = vec(17 + (k % 3) * 1.0, 17 + (k / 3) * 1.0 - 1);
+        g.preferred_speed = 1.2;
+        ENSURE(orca_scenario_add_agent(sc, &d, &g, NULL) == ORCA_OK);
+    }
+    for (int s = 0; s < 20; ++s) {
+        ENSURE(orca_scenario_step(sc) == ORCA_OK);
+    }
+    /* which way did agent 0 take? block that side's corridor with a wall across it */
+    orca_nav_agent na;
+    orca_nav_corner c[8];
+    ENSURE(orca_scenario_agent_nav(sc, 0, &na, c, 8) == ORCA_OK);
+    ENSURE(na.result == ORCA_NAV_OK && na.corners >= 1);
+    int via_right = c[0].vertex.x == 14; /* around (14, 6): the lower-right way */
+    orca_segment_id wall;
+    if (via_right) {
+        ENSURE(orca_sim_add_segment(sim, vec(14, 3), vec(20, 3), &wall) == ORCA_OK);
+    } else {
+        ENSURE(orca_sim_add_segment(sim, vec(3, 6), vec(3, 0), &wall) == ORCA_OK);
+    }
+    /* wait: the wall above must not overlap an agent: they are near (2..4, 2..3) */
+    for (int s = 0; s < 900; ++s) {
+        ENSURE(orca_scenario_step(sc) == ORCA_OK);
+    }
+    ENSURE_MSG(orca_scenario_arrived_count(sc) == 6, "%d of 6 arrived",
+               orca_scenario_arrived_count(sc));
+    ENSURE(orca_scenario_agent_nav(sc, 0, &na, c, 8) == ORCA_OK);
+    ENSURE(na.plans >= 2);
+    orca_scenario_destroy(sc);
+    return 0;
+}
+
+/* No path: a goal in a closed room is reported and the agent stands. */
+static int test_unreachable(void)
+{
+    orca_scenario *sc = NULL;
+    ENSURE(orca_scenario_create(NULL, 0.1, 1, &sc) == ORCA_OK);
+    orca_sim *sim = orca_scenario_sim(sc);
+    orca_vec2 room[4] = {vec(10, 10), vec(10, 14), vec(14, 14), vec(14, 10)}; /* clockwise */
+    orca_segment_id id;
+    for (int k = 0; k < 4; ++k) {
+        ENSURE(orca_sim_add_segment(sim, room[k], room[(k + 1) % 4], &id) == ORCA_OK);
+    }
+    ENSURE(orca_scenario_set_navigation(sc, 1) == ORCA_OK);
+    orca_agent_def d = orca_agent_def_default();
+    d.radius = 0.3;
+    d.position = vec(0, 0);
+    orca_goal g = orca_goal_default();
+    g.kind = ORCA_GOAL_POINT;
+    g.target = vec(12, 12);
+    ENSURE(orca_scenario_add_agent(sc, &d, &g, NULL) == ORCA_OK);
+    for (int s = 0; s < 5; ++s) {
+        ENSURE(orca_scenario_step(sc) == ORCA_OK);
+    }
+    ENSURE(orca_scenario_nav_unreachable(sc) == 1);
+    orca_nav_agent na;
+    ENSURE(orca_scenario_agent_nav(sc, 0, &na, NULL, 0) == ORCA_OK);
+    ENSURE(na.result == ORCA_NAV_NO_PATH);
+    orca_vec2 p;
+    ENSURE(orca_agent_get_position(sim, orca_sim_agent_at(sim, 0), &p) == ORCA_OK);
+    ENSURE(p.x == 0 && p.y == 0);
+    orca_scenario_destroy(sc);
+    return 0;
+}
+
 const orca_test ORCA_TESTS[] = {
+    {"trap_room", test_trap_room},
+    {"off_is_plain", test_off_is_plain},
+    {"goal_set", test_goal_set},
+    {"blocked_corridor", test_blocked_corridor},
+    {"unreachable", test_unreachable},
     {"angle", test_angle},
     {"open_floor", test_open_floor},
     {"point_obstacle", test_point_obstacle},
