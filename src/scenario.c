@@ -1226,19 +1226,17 @@ static orca_status nav_advance(orca_scenario *sc, const orca_vec2 *pos, int n)
         /* progress: the distance to where the current leg ends */
         orca_vec2 o = v->k < v->route.count ? v->route.corners[v->k].leave : goal;
         double d = v2_len(v2_sub(o, p));
-        int at_goal = v->k == v->route.count && d <= r;
         if (d < v->best - ORCA_NAV_PROGRESS) {
             v->best = d;
             v->stuck = 0;
-        } else if (!at_goal) {
+        } else {
             v->stuck++;
         }
-        if (!at_goal && (double)v->stuck * sc->dt >= ORCA_NAV_STUCK_TIME) {
-            /* re-routing: the corner it is stuck at costs more; on the last leg, plan again */
-            if (v->k < v->route.count) {
-                v->has_avoid = 1;
-                v->avoid = v->route.corners[v->k].vertex;
-            }
+        if (v->k < v->route.count && (double)v->stuck * sc->dt >= ORCA_NAV_STUCK_TIME) {
+            /* re-routing: the corner it is stuck at costs more (on the last leg there is no
+             * other way: it waits, as in a queue at the goal) */
+            v->has_avoid = 1;
+            v->avoid = v->route.corners[v->k].vertex;
             v->reroutes++;
             orca_status st = nav_plan(sc, a, v, p, r, v->has_avoid ? &v->avoid : NULL);
             if (st != ORCA_OK) {

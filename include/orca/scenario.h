@@ -125,9 +125,9 @@ ORCA_API uint64_t orca_scenario_hash(const orca_scenario *sc);
  * an ORCA_GOAL_POINT or ORCA_GOAL_SET goal walks along a shortest path that keeps its radius
  * from every wall (segments and walkable-area loops) instead of straight at its goal: at the
  * start of each step, before the rule, each such agent plans when it has no path yet, when its
- * target or the walls changed, or when it made no progress for ORCA_NAV_STUCK_TIME seconds
- * (re-routing: its current corner then costs ORCA_NAV_PENALTY_TIME * preferred_speed metres
- * more), passes the corners it is beyond, and heads for the next; on the last leg the rule is
+ * target or the walls changed, or when it made no progress toward its next corner for
+ * ORCA_NAV_STUCK_TIME seconds (re-routing: that corner then costs ORCA_NAV_PENALTY_TIME *
+ * preferred_speed metres more), passes the corners it is beyond, and heads for the next; on the last leg the rule is
  * the plain one (the same bits as without navigation). An agent without a path stands (its
  * preferred velocity is zero) and is counted by orca_scenario_nav_unreachable. With it off
  * nothing here runs and every result is as before. ORCA_ERR_ARGUMENT for on not 0 or 1. */
