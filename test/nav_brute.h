@@ -23,7 +23,7 @@
  * each circle. Edges: every such tangent segment, and the straight start-goal segment, whose
  * distance to every obstacle segment is >= r - tol; and, on each circle, the arc between each
  * two angularly adjacent nodes (both ways) when every point of the arc is at distance
- * >= r - tol from every obstacle segment, decided exactly (nav_brute.c, arc_is_free). Dijkstra
+ * >= r - tol from every obstacle segment, decided exactly (nav_brute.c, dist_arc_seg). Dijkstra
  * then gives the shortest path. Every graph path is a curve in the (tolerant) free space, and
  * the true shortest path is one of them, so the two lengths agree.
  *

@@ -2,14 +2,14 @@
 /* The brute-force shortest-path oracle of the navigation tests (test/nav_brute.h) against
  * truth that does not come from it: closed forms (a straight line, a point obstacle, a square
  * pillar, a capsule, an L-bend, an S-curve through a gap), the statuses (blocked ends, a
- * closed room, a gap 2r +- 1e-9 wide, bad input), every returned path checked by sampling
- * with a distance written here (clearance, inside the walkable area, continuous, smooth,
- * its length), symmetry (reversed queries, mirrored and rotated scenes), the triangle
- * inequality, and a roadmap of straight free segments between points around the corners (an
- * independent upper bound: the oracle must never be longer, and must come within 0.2% of it
- * on the scenes, 0.5% on random walls). Also: the
- * scenes of test/nav_scenes.h load into a simulation, and examples/floor.txt holds exactly the
- * segments and exits of ns_floor. */
+ * closed room, a gap 2r +- 1e-9 wide, also 90 m from the origin, bad input), every returned
+ * path checked with a distance written here (clearance of its straight legs exactly and of
+ * 200 samples of every leg, inside the walkable area, continuous, smooth, its length),
+ * symmetry (reversed queries, mirrored and rotated scenes), the triangle inequality, and a
+ * roadmap of straight free segments between points around the corners (an independent upper
+ * bound: the oracle must never be longer, and must come within 0.2% of it on the scenes, 0.5%
+ * on random walls). Also: the scenes of test/nav_scenes.h load into a simulation, and
+ * examples/floor.txt holds exactly the segments and exits of ns_floor. */
 #include "nav_brute.h"
 #include "nav_scenes.h"
 #include "test.h"
