@@ -532,6 +532,22 @@ int nb_prepare(const nb_seg *walls, int nwalls, const double *loop_xy, const int
     return NB_OK;
 }
 
+double nb_clearance(const nb_graph *g, double x, double y)
+{
+    double d = INFINITY;
+    for (int k = 0; k < g->nseg; k++) {
+        double e = dist_point_seg((v2){x, y}, g->sa[k], g->sb[k]);
+        if (e < d)
+            d = e;
+    }
+    return d;
+}
+
+int nb_walkable(const nb_graph *g, double x, double y)
+{
+    return g->nloops == 0 || winding(g, (v2){x, y}) >= 1;
+}
+
 double nb_tolerance(const nb_graph *g) { return g->tol; }
 int nb_vertex_count(const nb_graph *g) { return g->nvert; }
 int nb_node_count(const nb_graph *g) { return g->nnode; }
@@ -702,15 +718,208 @@ static int build_path(const nb_graph *g, const node *nd, const int *pred, const 
     return 1;
 }
 
+/* The graph of a query: the base nodes, then one node for each of the query's points, then
+ * the points' tangent nodes; each circle's nodes in angular order with the clear arcs between
+ * neighbours; the adjacency of all edges, both ways. */
+typedef struct qgraph {
+    nodes ns;
+    int first_point; /* node of the query's first point */
+    int *cstart;     /* nvert + 1 offsets into centries */
+    centry *cent;    /* each circle's nodes by angle */
+    unsigned char *cclear; /* the arc from cent[k] counter-clockwise to the next is clear */
+    int *deg;        /* nn + 1 offsets into adj */
+    dedge *adj;
+} qgraph;
+
+static void qgraph_free(qgraph *q)
+{
+    free(q->ns.a);
+    free(q->cstart);
+    free(q->cent);
+    free(q->cclear);
+    free(q->deg);
+    free(q->adj);
+    memset(q, 0, sizeof *q);
+}
+
+/* Builds the query graph for the points pts[0 .. npts-1] (which must be free): their own
+ * straight segment when npts == 2, their tangents to every circle, and the arcs among all
+ * nodes of each circle. Returns 0 when out of memory. */
+static int qgraph_build(const nb_graph *g, const v2 *pts, int npts, qgraph *q)
+{
+    double r = g->r;
+    uedges es = {0};
+    int *qcount = NULL;
+    memset(q, 0, sizeof *q);
+
+    if (!grow((void **)&q->ns.a, &q->ns.cap, g->nnode + npts, sizeof(node)))
+        goto fail;
+    if (g->nnode > 0)
+        memcpy(q->ns.a, g->node, (size_t)g->nnode * sizeof(node));
+    q->ns.n = g->nnode;
+    q->first_point = q->ns.n;
+    for (int k = 0; k < npts; k++)
+        push_node(&q->ns, pts[k], r, (v2){0, 0}, -1);
+    for (int k = 0; k < g->nedge; k++)
+        if (!push_uedge(&es, g->edge[k].a, g->edge[k].b, 0, -1, g->edge[k].len))
+            goto fail;
+    if (npts == 2 && seg_is_clear(g, pts[0], pts[1]) &&
+        !push_uedge(&es, q->first_point, q->first_point + 1, 0, -1, len(sub(pts[1], pts[0]))))
+        goto fail;
+    int first_tangent = q->ns.n;
+    for (int c = 0; c < g->nvert; c++)
+        for (int e = 0; e < npts; e++) {
+            v2 u[2];
+            int nt = point_tangents(pts[e], g->vert[c], r, u);
+            for (int k = 0; k < nt; k++) {
+                v2 t = {g->vert[c].x + r * u[k].x, g->vert[c].y + r * u[k].y};
+                if (!seg_is_clear(g, pts[e], t))
+                    continue;
+                int a = push_node(&q->ns, g->vert[c], r, u[k], c);
+                if (a < 0 ||
+                    !push_uedge(&es, q->first_point + e, a, 0, -1, len(sub(q->ns.a[a].p, pts[e]))))
+                    goto fail;
+            }
+        }
+
+    /* each circle's nodes, base and new, by angle */
+    int nn = q->ns.n;
+    q->cstart = calloc((size_t)g->nvert + 1, sizeof(int));
+    qcount = calloc((size_t)g->nvert + 1, sizeof(int));
+    q->cent = malloc((size_t)(nn + 1) * sizeof(centry));
+    q->cclear = malloc((size_t)(nn + 1));
+    if (!q->cstart || !qcount || !q->cent || !q->cclear)
+        goto fail;
+    for (int k = first_tangent; k < nn; k++)
+        qcount[q->ns.a[k].circle]++;
+    for (int c = 0; c < g->nvert; c++)
+        q->cstart[c + 1] = q->cstart[c] + (g->circ_start[c + 1] - g->circ_start[c]) + qcount[c];
+    for (int c = 0; c < g->nvert; c++) {
+        int bs = g->circ_start[c], nbase = g->circ_start[c + 1] - bs;
+        centry *ce = q->cent + q->cstart[c];
+        for (int k = 0; k < nbase; k++)
+            ce[k] = (centry){q->ns.a[g->circ_node[bs + k]].ang, g->circ_node[bs + k], k};
+        qcount[c] = nbase; /* now the fill count */
+    }
+    for (int k = first_tangent; k < nn; k++) {
+        int c = q->ns.a[k].circle;
+        q->cent[q->cstart[c] + qcount[c]++] = (centry){q->ns.a[k].ang, k, -1};
+    }
+
+    /* the arcs between neighbours: a piece of a clear base arc is clear; the others are checked */
+    for (int c = 0; c < g->nvert; c++) {
+        int bs = g->circ_start[c], nbase = g->circ_start[c + 1] - bs;
+        int mn = q->cstart[c + 1] - q->cstart[c];
+        centry *ce = q->cent + q->cstart[c];
+        unsigned char *cl = q->cclear + q->cstart[c];
+        if (mn > nbase)
+            qsort(ce, (size_t)mn, sizeof(centry), cmp_centry);
+        int last = nbase - 1; /* the base arc that holds entry k: from the last base node */
+        for (int k = 0; k < mn; k++) {
+            if (ce[k].base_pos >= 0)
+                last = ce[k].base_pos;
+            int k1 = (k + 1) % mn;
+            const node *na = &q->ns.a[ce[k].node], *nb = &q->ns.a[ce[k1].node];
+            double span = k + 1 < mn ? nb->ang - na->ang : nb->ang + NB_TWO_PI - na->ang;
+            if (ce[k].base_pos >= 0 && ce[k1].base_pos >= 0)
+                cl[k] = g->circ_free[bs + ce[k].base_pos]; /* a base arc, unsplit */
+            else if (last >= 0 && g->circ_free[bs + last])
+                cl[k] = 1;
+            else
+                cl[k] = (unsigned char)arc_is_clear(g, c, na, nb, span);
+            if (mn > 1 && cl[k] && !push_uedge(&es, ce[k].node, ce[k1].node, 1, c, r * span))
+                goto fail;
+        }
+    }
+
+    /* the adjacency, both ways */
+    q->deg = calloc((size_t)nn + 1, sizeof(int));
+    q->adj = malloc((size_t)(2 * es.n + 1) * sizeof(dedge));
+    int *fill = calloc((size_t)nn + 1, sizeof(int));
+    if (!q->deg || !q->adj || !fill) {
+        free(fill);
+        goto fail;
+    }
+    for (int k = 0; k < es.n; k++) {
+        q->deg[es.a[k].a + 1]++;
+        q->deg[es.a[k].b + 1]++;
+    }
+    for (int k = 0; k < nn; k++)
+        q->deg[k + 1] += q->deg[k];
+    for (int k = 0; k < es.n; k++) {
+        const uedge *e = &es.a[k];
+        q->adj[q->deg[e->a] + fill[e->a]++] = (dedge){e->b, e->kind, e->circle, e->len};
+        q->adj[q->deg[e->b] + fill[e->b]++] = (dedge){e->a, -e->kind, e->circle, e->len};
+    }
+    free(fill);
+    free(es.a);
+    free(qcount);
+    return 1;
+fail:
+    free(es.a);
+    free(qcount);
+    qgraph_free(q);
+    return 0;
+}
+
+/* Dijkstra from node src until node stop is settled (stop -1: all). The arrays (nn entries
+ * each) receive the distance (INFINITY when unreached) and, when pred is not NULL, the
+ * predecessor, the kind of edge from it (0, +1, -1), its circle and its length. */
+static int dijkstra(const qgraph *q, int src, int stop, double *dist, int *pred, int *pkind,
+                    int *pcircle, double *plen)
+{
+    int nn = q->ns.n;
+    heap h = {0};
+    unsigned char *done = calloc((size_t)nn + 1, 1);
+    if (!done)
+        return 0;
+    for (int k = 0; k < nn; k++)
+        dist[k] = INFINITY;
+    dist[src] = 0.0;
+    if (!heap_push(&h, 0.0, src)) {
+        free(done);
+        return 0;
+    }
+    while (h.n > 0) {
+        heap_item it = heap_pop(&h);
+        if (done[it.n])
+            continue;
+        done[it.n] = 1;
+        if (it.n == stop)
+            break;
+        for (int k = q->deg[it.n]; k < q->deg[it.n + 1]; k++) {
+            const dedge *e = &q->adj[k];
+            double nd = it.d + e->len;
+            if (nd < dist[e->to]) {
+                dist[e->to] = nd;
+                if (pred) {
+                    pred[e->to] = it.n;
+                    pkind[e->to] = e->kind;
+                    pcircle[e->to] = e->circle;
+                    plen[e->to] = e->len;
+                }
+                if (!heap_push(&h, nd, e->to)) {
+                    free(h.a);
+                    free(done);
+                    return 0;
+                }
+            }
+        }
+    }
+    free(h.a);
+    free(done);
+    return 1;
+}
+
 int nb_query(const nb_graph *g, double sx, double sy, double gx, double gy, nb_path *out)
 {
     memset(out, 0, sizeof *out);
     if (!finite2(sx, sy) || !finite2(gx, gy))
         return out->status = NB_BAD_INPUT;
-    v2 s = {sx, sy}, t = {gx, gy};
-    if (!endpoint_status(g, s))
+    v2 pts[2] = {{sx, sy}, {gx, gy}};
+    if (!endpoint_status(g, pts[0]))
         return out->status = NB_START_BLOCKED;
-    if (!endpoint_status(g, t))
+    if (!endpoint_status(g, pts[1]))
         return out->status = NB_GOAL_BLOCKED;
     if (sx == gx && sy == gy) {
         out->xy = malloc(2 * sizeof(double));
@@ -724,190 +933,141 @@ int nb_query(const nb_graph *g, double sx, double sy, double gx, double gy, nb_p
         out->n = 1;
         return out->status = NB_OK;
     }
-
-    int status = NB_NO_MEMORY;
-    double r = g->r;
-    nodes ns = {0};
-    uedges es = {0};
-    centry *ce = NULL;
-    int *qstart = NULL, *qnode = NULL, *deg = NULL, *pred = NULL, *pkind = NULL,
-        *pcircle = NULL;
-    dedge *adj = NULL;
-    double *dist = NULL, *plen = NULL;
-    unsigned char *done = NULL;
-    heap h = {0};
-
-    /* the base nodes, then the start and the goal, then their tangent points */
-    if (!grow((void **)&ns.a, &ns.cap, g->nnode + 2, sizeof(node)))
-        goto fail;
-    if (g->nnode > 0)
-        memcpy(ns.a, g->node, (size_t)g->nnode * sizeof(node));
-    ns.n = g->nnode;
-    int is = push_node(&ns, s, r, (v2){0, 0}, -1);
-    int ig = push_node(&ns, t, r, (v2){0, 0}, -1);
-    if (is < 0 || ig < 0)
-        goto fail;
-    for (int k = 0; k < g->nedge; k++)
-        if (!push_uedge(&es, g->edge[k].a, g->edge[k].b, 0, -1, g->edge[k].len))
-            goto fail;
-    if (seg_is_clear(g, s, t) && !push_uedge(&es, is, ig, 0, -1, len(sub(t, s))))
-        goto fail;
-    int first_query = ns.n;
-    for (int c = 0; c < g->nvert; c++)
-        for (int e = 0; e < 2; e++) {
-            v2 p = e ? t : s;
-            v2 u[2];
-            int nt = point_tangents(p, g->vert[c], r, u);
-            for (int k = 0; k < nt; k++) {
-                v2 q = {g->vert[c].x + r * u[k].x, g->vert[c].y + r * u[k].y};
-                if (!seg_is_clear(g, p, q))
-                    continue;
-                int a = push_node(&ns, g->vert[c], r, u[k], c);
-                if (a < 0 || !push_uedge(&es, e ? ig : is, a, 0, -1, len(sub(ns.a[a].p, p))))
-                    goto fail;
-            }
-        }
-
-    /* the query nodes of each circle */
-    int nq = ns.n - first_query;
-    qstart = calloc((size_t)g->nvert + 1, sizeof(int));
-    qnode = malloc((size_t)(nq > 0 ? nq : 1) * sizeof(int));
-    ce = malloc((size_t)(g->nnode + nq + 1) * sizeof(centry));
-    if (!qstart || !qnode || !ce)
-        goto fail;
-    for (int k = first_query; k < ns.n; k++)
-        qstart[ns.a[k].circle + 1]++;
-    for (int c = 0; c < g->nvert; c++)
-        qstart[c + 1] += qstart[c];
-    {
-        int *fill = calloc((size_t)(g->nvert > 0 ? g->nvert : 1), sizeof(int));
-        if (!fill)
-            goto fail;
-        for (int k = first_query; k < ns.n; k++) {
-            int c = ns.a[k].circle;
-            qnode[qstart[c] + fill[c]++] = k;
-        }
-        free(fill);
-    }
-
-    /* the arcs: between neighbours in each circle's order of base and query nodes */
-    for (int c = 0; c < g->nvert; c++) {
-        int bs = g->circ_start[c], nbase = g->circ_start[c + 1] - bs;
-        int qs = qstart[c], nqc = qstart[c + 1] - qs;
-        int mn = 0;
-        for (int k = 0; k < nbase; k++)
-            ce[mn++] = (centry){ns.a[g->circ_node[bs + k]].ang, g->circ_node[bs + k], k};
-        for (int k = 0; k < nqc; k++)
-            ce[mn++] = (centry){ns.a[qnode[qs + k]].ang, qnode[qs + k], -1};
-        if (nqc > 0)
-            qsort(ce, (size_t)mn, sizeof(centry), cmp_centry);
-        /* the base arc around each entry: the one from the last base node at or before it */
-        int last = nbase - 1;
-        for (int k = 0; k < mn && mn > 1; k++) {
-            if (ce[k].base_pos >= 0)
-                last = ce[k].base_pos;
-            int k1 = (k + 1) % mn;
-            const node *na = &ns.a[ce[k].node], *nb = &ns.a[ce[k1].node];
-            double span = k + 1 < mn ? nb->ang - na->ang : nb->ang + NB_TWO_PI - na->ang;
-            int clear;
-            if (ce[k].base_pos >= 0 && ce[k1].base_pos >= 0)
-                clear = g->circ_free[bs + ce[k].base_pos]; /* a base arc, unsplit */
-            else if (last >= 0 && g->circ_free[bs + last])
-                clear = 1; /* a piece of a clear base arc */
-            else
-                clear = arc_is_clear(g, c, na, nb, span);
-            if (clear && !push_uedge(&es, ce[k].node, ce[k1].node, 1, c, r * span))
-                goto fail;
+    qgraph q;
+    if (!qgraph_build(g, pts, 2, &q))
+        return out->status = NB_NO_MEMORY;
+    int nn = q.ns.n, is = q.first_point, ig = q.first_point + 1, status = NB_NO_MEMORY;
+    double *dist = malloc((size_t)nn * sizeof(double)), *plen = malloc((size_t)nn * sizeof(double));
+    int *pred = malloc((size_t)nn * sizeof(int)), *pkind = malloc((size_t)nn * sizeof(int));
+    int *pcircle = malloc((size_t)nn * sizeof(int));
+    if (dist && plen && pred && pkind && pcircle &&
+        dijkstra(&q, is, ig, dist, pred, pkind, pcircle, plen)) {
+        if (!isfinite(dist[ig]))
+            status = NB_NO_PATH;
+        else if (build_path(g, q.ns.a, pred, pkind, pcircle, plen, is, ig, out)) {
+            out->length = dist[ig];
+            status = NB_OK;
         }
     }
-
-    /* the adjacency, both ways */
-    int nn = ns.n;
-    deg = calloc((size_t)nn + 1, sizeof(int));
-    adj = malloc((size_t)(2 * es.n + 1) * sizeof(dedge));
-    if (!deg || !adj)
-        goto fail;
-    for (int k = 0; k < es.n; k++) {
-        deg[es.a[k].a + 1]++;
-        deg[es.a[k].b + 1]++;
-    }
-    for (int k = 0; k < nn; k++)
-        deg[k + 1] += deg[k];
-    {
-        int *fill = calloc((size_t)nn, sizeof(int));
-        if (!fill)
-            goto fail;
-        for (int k = 0; k < es.n; k++) {
-            const uedge *e = &es.a[k];
-            adj[deg[e->a] + fill[e->a]++] = (dedge){e->b, e->kind, e->circle, e->len};
-            adj[deg[e->b] + fill[e->b]++] = (dedge){e->a, -e->kind, e->circle, e->len};
-        }
-        free(fill);
-    }
-
-    /* Dijkstra from the start */
-    dist = malloc((size_t)nn * sizeof(double));
-    pred = malloc((size_t)nn * sizeof(int));
-    pkind = malloc((size_t)nn * sizeof(int));
-    pcircle = malloc((size_t)nn * sizeof(int));
-    plen = malloc((size_t)nn * sizeof(double));
-    done = calloc((size_t)nn, 1);
-    if (!dist || !pred || !pkind || !pcircle || !plen || !done)
-        goto fail;
-    for (int k = 0; k < nn; k++) {
-        dist[k] = INFINITY;
-        pred[k] = -1;
-    }
-    dist[is] = 0.0;
-    if (!heap_push(&h, 0.0, is))
-        goto fail;
-    while (h.n > 0) {
-        heap_item it = heap_pop(&h);
-        if (done[it.n])
-            continue;
-        done[it.n] = 1;
-        if (it.n == ig)
-            break;
-        for (int k = deg[it.n]; k < deg[it.n + 1]; k++) {
-            const dedge *e = &adj[k];
-            double nd = it.d + e->len;
-            if (nd < dist[e->to]) {
-                dist[e->to] = nd;
-                pred[e->to] = it.n;
-                pkind[e->to] = e->kind;
-                pcircle[e->to] = e->circle;
-                plen[e->to] = e->len;
-                if (!heap_push(&h, nd, e->to))
-                    goto fail;
-            }
-        }
-    }
-    if (!done[ig]) {
-        status = NB_NO_PATH;
-    } else {
-        if (!build_path(g, ns.a, pred, pkind, pcircle, plen, is, ig, out))
-            goto fail;
-        out->length = dist[ig];
-        status = NB_OK;
-    }
-fail:
     if (status != NB_OK)
         nb_path_free(out);
     out->status = status;
-    free(ns.a);
-    free(es.a);
-    free(ce);
-    free(qstart);
-    free(qnode);
-    free(deg);
-    free(adj);
     free(dist);
+    free(plen);
     free(pred);
     free(pkind);
     free(pcircle);
-    free(plen);
-    free(done);
-    free(h.a);
+    qgraph_free(&q);
+    return status;
+}
+
+/* The distance from the goal to a start p through p's tangent point t on circle c (the node u
+ * from the centre): t's angular neighbours among the circle's nodes of the goal's graph, each
+ * reached from the goal in dist[], then the arc from the neighbour to t if it is clear (the
+ * neighbours' own arc, when clear, holds both pieces), then the segment t-p. No other way
+ * through t can be shorter: from t, p is reached by the straight segment. */
+static double via_tangent(const nb_graph *g, const qgraph *q, const double *dist, int c, v2 u,
+                          v2 p)
+{
+    int s = q->cstart[c], mn = q->cstart[c + 1] - s;
+    if (mn == 0)
+        return INFINITY;
+    node t = {{g->vert[c].x + g->r * u.x, g->vert[c].y + g->r * u.y}, u, atan2(u.y, u.x), c};
+    const centry *ce = q->cent + s;
+    int k = 0; /* the first entry after t; t lies on the arc from entry k - 1 (cyclic) to k */
+    while (k < mn && ce[k].ang <= t.ang)
+        k++;
+    int prev = (k + mn - 1) % mn, next = k % mn;
+    const node *np = &q->ns.a[ce[prev].node], *nx = &q->ns.a[ce[next].node];
+    double sp = t.ang - np->ang, sn = nx->ang - t.ang;
+    if (sp < 0.0)
+        sp += NB_TWO_PI;
+    if (sn < 0.0)
+        sn += NB_TWO_PI;
+    int whole = q->cclear[s + prev];
+    double best = INFINITY;
+    if (isfinite(dist[ce[prev].node]) && (whole || arc_is_clear(g, c, np, &t, sp)))
+        best = dist[ce[prev].node] + g->r * sp;
+    if (isfinite(dist[ce[next].node]) && (whole || arc_is_clear(g, c, &t, nx, sn)) &&
+        dist[ce[next].node] + g->r * sn < best)
+        best = dist[ce[next].node] + g->r * sn;
+    return best + len(sub(p, t.p));
+}
+
+int nb_distances(const nb_graph *g, int ngoals, const double *goal_xy, int n, const double *xy,
+                 double *dist)
+{
+    if (ngoals < 1 || !goal_xy || n < 0 || (n > 0 && (!xy || !dist)))
+        return NB_BAD_INPUT;
+    for (int e = 0; e < ngoals; e++)
+        if (!finite2(goal_xy[2 * e], goal_xy[2 * e + 1]))
+            return NB_BAD_INPUT;
+    for (int e = 0; e < ngoals; e++)
+        if (!endpoint_status(g, (v2){goal_xy[2 * e], goal_xy[2 * e + 1]}))
+            return NB_GOAL_BLOCKED;
+    int status = NB_NO_MEMORY, built = 0;
+    qgraph *q = calloc((size_t)ngoals, sizeof(qgraph));
+    double **d = calloc((size_t)ngoals, sizeof(double *));
+    v2 *tu = malloc((size_t)(2 * g->nvert + 1) * sizeof(v2)); /* a point's clear tangents */
+    int *tc = malloc((size_t)(2 * g->nvert + 1) * sizeof(int));
+    if (!q || !d || !tu || !tc)
+        goto done;
+    for (; built < ngoals; built++) {
+        v2 goal = {goal_xy[2 * built], goal_xy[2 * built + 1]};
+        if (!qgraph_build(g, &goal, 1, &q[built]))
+            goto done;
+        d[built] = malloc((size_t)q[built].ns.n * sizeof(double));
+        if (!d[built] ||
+            !dijkstra(&q[built], q[built].first_point, -1, d[built], NULL, NULL, NULL, NULL)) {
+            built++;
+            goto done;
+        }
+    }
+    for (int k = 0; k < n; k++) {
+        v2 p = {xy[2 * k], xy[2 * k + 1]};
+        double *out = dist + (size_t)k * (size_t)ngoals;
+        if (!finite2(p.x, p.y) || !endpoint_status(g, p)) {
+            for (int e = 0; e < ngoals; e++)
+                out[e] = NAN;
+            continue;
+        }
+        int nt = 0;
+        for (int c = 0; c < g->nvert; c++) {
+            v2 u[2];
+            int m = point_tangents(p, g->vert[c], g->r, u);
+            for (int j = 0; j < m; j++) {
+                v2 t = {g->vert[c].x + g->r * u[j].x, g->vert[c].y + g->r * u[j].y};
+                if (seg_is_clear(g, p, t)) {
+                    tu[nt] = u[j];
+                    tc[nt++] = c;
+                }
+            }
+        }
+        for (int e = 0; e < ngoals; e++) {
+            v2 goal = {goal_xy[2 * e], goal_xy[2 * e + 1]};
+            double best = INFINITY;
+            if (p.x == goal.x && p.y == goal.y)
+                best = 0.0;
+            else if (seg_is_clear(g, p, goal))
+                best = len(sub(goal, p));
+            for (int j = 0; j < nt; j++) {
+                double v = via_tangent(g, &q[e], d[e], tc[j], tu[j], p);
+                if (v < best)
+                    best = v;
+            }
+            out[e] = best;
+        }
+    }
+    status = NB_OK;
+done:
+    for (int e = 0; e < built; e++) {
+        qgraph_free(&q[e]);
+        free(d[e]);
+    }
+    free(q);
+    free(d);
+    free(tu);
+    free(tc);
     return status;
 }
 

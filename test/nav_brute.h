@@ -94,6 +94,24 @@ void nb_free(nb_graph *g);
 int nb_query(const nb_graph *g, double sx, double sy, double gx, double gy, nb_path *out);
 void nb_path_free(nb_path *p);
 
+/** The lengths of the shortest paths from n points (xy: x, y pairs) to each of ngoals goals
+ * (goal_xy: x, y pairs), at once: one Dijkstra from each goal, then O(V S) per point for its
+ * tangents and O(V) per point and goal. dist[k * ngoals + e] is the length from point k to
+ * goal e, INFINITY when they are not connected, NAN when point k is not free (or not finite).
+ * Returns NB_OK, NB_GOAL_BLOCKED (some goal is not free), NB_BAD_INPUT or NB_NO_MEMORY (dist
+ * then unchanged). The same lengths as nb_query's up to rounding (about 1e-15 relative). The
+ * nearest of several exits for many agents: floor plan, 4 exits, 2,000 points, about 0.5 s. */
+int nb_distances(const nb_graph *g, int ngoals, const double *goal_xy, int n, const double *xy,
+                 double *dist);
+
+/** For checking positions (agents, paths of the library): the smallest distance from (x, y)
+ * to an obstacle segment (INFINITY without any), and whether (x, y) is in the walkable area
+ * (the winding rule above; always without loops; a point on an edge may count either way:
+ * test the clearance too). A point is free when nb_clearance >= r - nb_tolerance and
+ * nb_walkable. */
+double nb_clearance(const nb_graph *g, double x, double y);
+int nb_walkable(const nb_graph *g, double x, double y);
+
 /** The tolerance of the graph (see above) and counts for reports. */
 double nb_tolerance(const nb_graph *g);
 int nb_vertex_count(const nb_graph *g);

@@ -474,6 +474,13 @@ static int test_closed_room(void)
     ENSURE(nb_query(g, 2, 2, 18, 2, &p) == NB_NO_PATH);
     ENSURE(nb_query(g, 2, 2, 4, 11, &p) == NB_OK);
     nb_path_free(&p);
+    /* the position helpers */
+    ENSURE_NEAR(nb_clearance(g, 2, 3), 2.0, 1e-15);
+    ENSURE(nb_clearance(g, 8, 1) == 0.0);
+    ENSURE(nb_walkable(g, 2, 3) && nb_walkable(g, 18.5, 10.5) && !nb_walkable(g, -1, 3));
+    nb_free(g);
+    ENSURE(nb_prepare(NULL, 0, NULL, NULL, 0, 1.0, &g) == NB_OK);
+    ENSURE(nb_clearance(g, 0, 0) == INFINITY && nb_walkable(g, 1e6, -1e6));
     nb_free(g);
     return 0;
 }
@@ -508,6 +515,15 @@ static int test_bad_input(void)
     ENSURE(nb_query(g, 1, 1, 3, 3, &p) == NB_OK);
     ENSURE_NEAR(p.length, sqrt(8.0), 1e-15);
     nb_path_free(&p);
+    const double goal[] = {3, 3}, nan_goal[] = {3, NAN}, from[] = {1, 1, NAN, 0, 0.1, 2};
+    double d[3] = {-1, -1, -1};
+    ENSURE(nb_distances(g, 0, goal, 1, from, d) == NB_BAD_INPUT);
+    ENSURE(nb_distances(g, 1, nan_goal, 1, from, d) == NB_BAD_INPUT);
+    ENSURE(nb_distances(g, 1, goal, -1, from, d) == NB_BAD_INPUT);
+    ENSURE(nb_distances(g, 1, goal, 1, NULL, d) == NB_BAD_INPUT && d[0] == -1);
+    ENSURE(nb_distances(g, 1, goal, 3, from, d) == NB_OK);
+    ENSURE_NEAR(d[0], sqrt(8.0), 1e-15);
+    ENSURE(isnan(d[1]) && isnan(d[2])); /* not finite; 0.1 from a wall */
     nb_free(g);
     return 0;
 }
@@ -713,6 +729,71 @@ static int test_triangle(void)
                 }
         nb_free(g);
     }
+    return 0;
+}
+
+/* nb_distances (one Dijkstra from the goal for many starts) gives nb_query's lengths: for the
+ * goals of every scene's pairs, from random free points, the pairs' starts and a blocked point
+ * (an obstacle vertex: NAN); INFINITY where nb_query finds no path. */
+static int test_distances(void)
+{
+    static ns_scene sc;
+    static segs s;
+    test_rng rng = {77};
+    enum { K = 24 };
+    int compared = 0;
+    for (int i = 0; i < NSCENES; i++) {
+        scenes[i](&sc);
+        scene_segs(&sc, &s);
+        double x0, y0, x1, y1;
+        bounds(&s, &x0, &y0, &x1, &y1);
+        pt p[K + NS_MAX_PAIRS + 1];
+        int n = random_points(&sc, &s, sc.radius, &rng, p, K, x0, y0, x1, y1);
+        for (int k = 0; k < sc.npairs; k++)
+            p[n++] = (pt){sc.pairs[k].sx, sc.pairs[k].sy};
+        p[n++] = s.a[0];
+        nb_graph *g;
+        ENSURE(ns_prepare(&sc, sc.radius, &g) == NB_OK);
+        /* every goal at once, and the goals that are free at once */
+        double goals[2 * NS_MAX_PAIRS];
+        int ng = 0, free_goal[NS_MAX_PAIRS];
+        for (int k = 0; k < sc.npairs; k++) {
+            goals[2 * k] = sc.pairs[k].gx;
+            goals[2 * k + 1] = sc.pairs[k].gy;
+            if (sc.pairs[k].expect != NB_GOAL_BLOCKED)
+                free_goal[ng++] = k;
+        }
+        static double d[(K + NS_MAX_PAIRS + 1) * NS_MAX_PAIRS];
+        int st = nb_distances(g, sc.npairs, goals, n, &p[0].x, d);
+        ENSURE(st == (ng < sc.npairs ? NB_GOAL_BLOCKED : NB_OK));
+        for (int e = 0; e < ng; e++) {
+            goals[2 * e] = sc.pairs[free_goal[e]].gx;
+            goals[2 * e + 1] = sc.pairs[free_goal[e]].gy;
+        }
+        ENSURE(nb_distances(g, ng, goals, n, &p[0].x, d) == NB_OK);
+        for (int e = 0; e < ng; e++) {
+            const ns_pair *q = &sc.pairs[free_goal[e]];
+            int k = free_goal[e];
+            for (int j = 0; j < n; j++) {
+                double dj = d[j * ng + e];
+                nb_path path;
+                int sq = nb_query(g, p[j].x, p[j].y, q->gx, q->gy, &path);
+                if (sq == NB_OK) {
+                    ENSURE_MSG(fabs(dj - path.length) <= 1e-12 * path.length,
+                               "%s goal %d point %d: %.17g, nb_query %.17g", sc.name, k, j, dj,
+                               path.length);
+                    compared++;
+                } else if (sq == NB_NO_PATH) {
+                    ENSURE(dj == INFINITY);
+                } else {
+                    ENSURE(sq == NB_START_BLOCKED && isnan(dj));
+                }
+                nb_path_free(&path);
+            }
+        }
+        nb_free(g);
+    }
+    printf("  %d lengths compared\n", compared);
     return 0;
 }
 
@@ -1151,6 +1232,7 @@ const orca_test ORCA_TESTS[] = {
     {"scene_pairs", test_scene_pairs},
     {"symmetry", test_symmetry},
     {"triangle", test_triangle},
+    {"distances", test_distances},
     {"roadmap", test_roadmap},
     {"random_scenes", test_random_scenes},
     {"scenes_load", test_scenes_load},
