@@ -758,6 +758,9 @@ typedef struct run_result {
     int navigation; /* navigation on (docs/navigation.md); the two below when on */
     int nav_unreachable; /* agents whose last plan found no path, at the end */
     int nav_reroutes;    /* re-routings over the run, all agents */
+    int exits;           /* goal sets that are exits; the two below when > 0 */
+    int exited;          /* agents that left by exits */
+    int64_t exited_last_step;
     double dt;
     uint64_t seed;
     uint64_t first_step, last_step, steps;
@@ -873,6 +876,16 @@ static void print_text(const run_result *r, const run_opts *o)
         /* active by the option, a boundary loop or avoidance settings (orca_sim_separation_active) */
         printf("  separation        active: agents at one point are parted (docs/extensions.md)\n");
     }
+    if (r->exits > 0) {
+        if (r->exited > 0) {
+            printf("  exits             %d agent%s left by the exits, the last at step %lld "
+                   "(%.6g s)\n",
+                   r->exited, r->exited == 1 ? "" : "s", (long long)r->exited_last_step,
+                   (double)r->exited_last_step * r->dt);
+        } else {
+            printf("  exits             no agent left by the exits\n");
+        }
+    }
     if (r->navigation) {
         printf("  navigation        on: %d agent%s without a path, %d re-routing%s "
                "(docs/navigation.md)\n",
@@ -957,6 +970,10 @@ static void print_json(const run_result *r, const run_opts *o)
     fprintf(f, ",\"vector_kernels\":%s", r->vector ? "true" : "false");
     fprintf(f, ",\"extended_path\":%s", r->extended ? "true" : "false");
     fprintf(f, ",\"separation\":%s", r->separation ? "true" : "false");
+    if (r->exits > 0) {
+        fprintf(f, ",\"exited\":%d,\"exited_last_step\":%lld", r->exited,
+                (long long)r->exited_last_step);
+    }
     fprintf(f, ",\"navigation\":%s", r->navigation ? "true" : "false");
     if (r->navigation) {
         fprintf(f, ",\"nav_unreachable\":%d,\"nav_reroutes\":%d", r->nav_unreachable,
@@ -1445,6 +1462,13 @@ int cmd_run(int argc, char **argv)
     r.vector = orca_sim_get_vector_kernels(sim);
     r.extended = extended_path(sim, o.diagnostics);
     r.separation = orca_sim_separation_active(sim);
+    for (int gs = 0; gs < orca_scenario_goal_set_count(sc); ++gs) {
+        int is_exit = 0;
+        if (orca_scenario_goal_set_exit(sc, gs, &is_exit, NULL) == ORCA_OK && is_exit) {
+            r.exits++;
+        }
+    }
+    orca_scenario_exited(sc, &r.exited, &r.exited_last_step);
     r.navigation = orca_scenario_get_navigation(sc);
     if (r.navigation) {
         r.nav_unreachable = orca_scenario_nav_unreachable(sc);
@@ -1464,6 +1488,7 @@ int cmd_run(int argc, char **argv)
     r.max_steps = o.max_steps;
     r.max_steps_given = have_max;
     r.arrived = orca_scenario_arrived_count(sc);
+    r.arrived += r.exited;
     r.all_arrived_step = orca_scenario_all_arrived_step(sc);
     r.max_agent_overlap = orca_scenario_max_agent_overlap(sc);
     r.max_wall_overlap = orca_scenario_max_wall_overlap(sc);

@@ -696,10 +696,36 @@ static int statement(reader *r, char *text, char ***tokbuf, int *tokcap)
         return 0;
     }
     if (strcmp(kw, "goalset") == 0) {
-        if (ntok < 3 || (ntok - 1) % 2 != 0) {
-            return rfail(r, "goalset takes a name and points: goalset NAME X1 Y1 [X2 Y2 ...], got "
-                            "%d fields",
+        /* goalset NAME X1 Y1 [X2 Y2 ...] [exit [arrive=D]] */
+        int nums = 0;
+        while (1 + nums < ntok && strcmp(tok[1 + nums], "exit") != 0 &&
+               strchr(tok[1 + nums], '=') == NULL) {
+            ++nums;
+        }
+        if (ntok < 3 || nums < 2 || nums % 2 != 0) {
+            return rfail(r, "goalset takes a name and points: goalset NAME X1 Y1 [X2 Y2 ...] "
+                            "[exit [arrive=D]], got %d fields",
                          ntok);
+        }
+        int is_exit = 0;
+        double arrive = 0.0;
+        for (int k = 1 + nums; k < ntok; ++k) {
+            if (strcmp(tok[k], "exit") == 0 && k == 1 + nums) {
+                is_exit = 1;
+            } else if (strncmp(tok[k], "arrive=", 7) == 0 && is_exit && k == 2 + nums) {
+                if (num(r, "arrive", tok[k] + 7, &arrive) != 0) {
+                    return -1;
+                }
+                if (!(arrive == 0.0 || (arrive >= 0x1p-30 && arrive <= 0x1p23))) {
+                    return rfail(r, "arrive must be 0 (the agent's radius) or between 2^-30 and "
+                                    "2^23 m, got %s",
+                                 q(r, tok[k] + 7));
+                }
+            } else {
+                return rfail(r, "goalset: after the points only 'exit' and then 'arrive=D' may "
+                                "follow, got %s",
+                             q(r, tok[k]));
+            }
         }
         size_t len = strlen(tok[0]);
         if (len > 63) {
@@ -725,7 +751,9 @@ static int statement(reader *r, char *text, char ***tokbuf, int *tokcap)
         memcpy(gs->name, tok[0], len + 1);
         gs->first = d->point_count;
         gs->line = r->line;
-        for (int k = 1; k < ntok; k += 2) {
+        gs->exit = is_exit;
+        gs->arrive = arrive;
+        for (int k = 1; k < 1 + nums; k += 2) {
             char fx[48], fy[48];
             snprintf(fx, sizeof fx, "goalset point %d x", (k + 1) / 2);
             snprintf(fy, sizeof fy, "goalset point %d y", (k + 1) / 2);
@@ -735,7 +763,7 @@ static int statement(reader *r, char *text, char ***tokbuf, int *tokcap)
                 return -1;
             }
         }
-        gs->count = (ntok - 1) / 2;
+        gs->count = nums / 2;
         d->set_count++;
         return 0;
     }
@@ -1100,7 +1128,11 @@ int scene_build(const scene_desc *d, const orca_sim_def *sim_def, const double *
     }
     for (int k = 0; k < d->set_count; ++k) {
         const scene_goal_set *gs = &d->sets[k];
-        st = orca_scenario_add_goal_set(sc, gs->name, d->points + gs->first, gs->count, NULL);
+        int set = -1;
+        st = orca_scenario_add_goal_set(sc, gs->name, d->points + gs->first, gs->count, &set);
+        if (st == ORCA_OK && gs->exit) {
+            st = orca_scenario_set_goal_set_exit(sc, set, gs->arrive);
+        }
         if (st != ORCA_OK) {
             snprintf(err, err_size, "%s:%d: %s", d->path, gs->line, orca_scenario_last_error(sc));
             orca_scenario_destroy(sc);
@@ -1343,6 +1375,18 @@ int scene_write(FILE *f, orca_scenario *sc, const char *comment)
         fprintf(f, "goalset %s", name);
         for (int j = 0; j < np; ++j) {
             fprintf(f, " %.17g %.17g", pts[j].x, pts[j].y);
+        }
+        int is_exit = 0;
+        double arrive = 0.0;
+        if (orca_scenario_goal_set_exit(sc, k, &is_exit, &arrive) != ORCA_OK) {
+            free(pts);
+            return -1;
+        }
+        if (is_exit) {
+            fprintf(f, " exit");
+            if (arrive != 0.0) {
+                fprintf(f, " arrive=%.17g", arrive);
+            }
         }
         fprintf(f, "\n");
         free(pts);

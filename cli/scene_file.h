@@ -41,6 +41,8 @@ typedef struct scene_obstacle {
 typedef struct scene_goal_set {
     char name[64];
     int first, count, line;
+    int exit;      /* `exit`: the agents that reach it leave (orca_scenario_set_goal_set_exit) */
+    double arrive; /* `arrive=D` after `exit` (0: the agent's radius) */
 } scene_goal_set;
 
 typedef struct scene_desc {

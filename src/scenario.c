@@ -88,6 +88,8 @@ typedef struct sc_goal_set {
     char name[64];
     orca_vec2 *points;
     int count;
+    int exit;      /* orca_scenario_set_goal_set_exit */
+    double arrive; /* its arrive distance (0: the agent's radius) */
 } sc_goal_set;
 
 /* One agent added through the scenario. Its index in sc->agents is its key (creation
@@ -124,6 +126,11 @@ struct orca_scenario {
     sc_goal_set *sets;
     int set_count, set_capacity;
     int set_agents;      /* entries with ORCA_GOAL_SET goals */
+    int exit_sets;       /* sets that are exits */
+    int exited;          /* agents that left by exits */
+    int64_t exited_last_step;
+    orca_agent_id *exit_ids; /* scratch: this step's leavers */
+    int exit_cap;
 
     int measured_initial;
     int recording; /* 0: no overlap or arrival record (orca_scenario_set_recording) */
@@ -445,6 +452,7 @@ void orca_scenario_destroy(orca_scenario *sc)
         orca_mem_free(sc->sets[k].points);
     }
     orca_mem_free(sc->sets);
+    orca_mem_free(sc->exit_ids);
     orca_nav_destroy(sc->nav);
     orca_mem_free(sc->agents);
     orca_mem_free(sc->map);
@@ -1045,6 +1053,17 @@ static int agent_arrived(const sc_agent *a, orca_vec2 position, double radius)
     return v2_len(v2_sub(a->goal.target, position)) <= radius;
 }
 
+/* Arrival with the scenario's goal sets: an exit's agents within its arrive distance. */
+static int agent_arrived_sc(const orca_scenario *sc, const sc_agent *a, orca_vec2 position,
+                            double radius)
+{
+    if (a->goal.kind == ORCA_GOAL_SET && sc->sets[a->goal.goal_set].exit &&
+        sc->sets[a->goal.goal_set].arrive > 0) {
+        radius = sc->sets[a->goal.goal_set].arrive;
+    }
+    return agent_arrived(a, position, radius);
+}
+
 typedef struct arrive_ctx {
     const orca_scenario *sc;
     const orca_vec2 *positions;
@@ -1061,8 +1080,8 @@ static void arrive_task(int begin, int end, int worker, void *context)
     int arrived = 0;
     for (int i = begin; i < end; ++i) {
         int e = key_at(sc, i, orca_sim_agent_at(sc->sim, i));
-        arrived += e < 0 || agent_arrived(&sc->agents[e], c->positions[i],
-                                          orca_sim_peek_radius(sc->sim, i));
+        arrived += e < 0 || agent_arrived_sc(sc, &sc->agents[e], c->positions[i],
+                                             orca_sim_peek_radius(sc->sim, i));
     }
     atomic_fetch_add(&c->arrived, arrived);
 }
@@ -1092,7 +1111,8 @@ static int all_arrived(const orca_scenario *sc)
     const orca_vec2 *positions = orca_sim_positions(sc->sim);
     for (int i = 0; i < n; ++i) {
         int e = key_at(sc, i, orca_sim_agent_at(sc->sim, i));
-        if (e >= 0 && !agent_arrived(&sc->agents[e], positions[i], orca_sim_peek_radius(sc->sim, i))) {
+        if (e >= 0 &&
+            !agent_arrived_sc(sc, &sc->agents[e], positions[i], orca_sim_peek_radius(sc->sim, i))) {
             return 0;
         }
     }
@@ -1265,6 +1285,113 @@ static void nav_restore(orca_scenario *sc)
             v->best = v->prev_best;
         }
     }
+}
+
+/* The agents heading for an exit and within its arrive distance leave (one batch removal, in
+ * index order). */
+static orca_status exits_leave(orca_scenario *sc)
+{
+    orca_sim *sim = sc->sim;
+    int n = orca_sim_agent_count(sim);
+    const orca_vec2 *pos = orca_sim_positions(sim);
+    int m = 0;
+    for (int pass = 0; pass < 2; ++pass) {
+        for (int i = 0; i < n; ++i) {
+            orca_agent_id id = orca_sim_agent_at(sim, i);
+            int e = key_at(sc, i, id);
+            if (e < 0 || sc->agents[e].goal.kind != ORCA_GOAL_SET) {
+                continue;
+            }
+            const sc_goal_set *set = &sc->sets[sc->agents[e].goal.goal_set];
+            if (!set->exit) {
+                continue;
+            }
+            double d = set->arrive > 0 ? set->arrive : orca_sim_peek_radius(sim, i);
+            if (v2_len(v2_sub(sc->agents[e].goal.target, pos[i])) <= d) {
+                if (pass == 1) {
+                    sc->exit_ids[m] = id;
+                }
+                ++m;
+            }
+        }
+        if (m == 0) {
+            return ORCA_OK;
+        }
+        if (pass == 0) {
+            if (m > sc->exit_cap) {
+                orca_agent_id *ids = orca_mem_resize(sc->exit_ids, (size_t)m, sizeof *ids);
+                if (!ids) {
+                    return fail(sc, ORCA_ERR_MEMORY, "out of memory removing agents at exits");
+                }
+                sc->exit_ids = ids;
+                sc->exit_cap = m;
+            }
+            m = 0;
+        }
+    }
+    orca_status st = orca_sim_remove_agents(sim, sc->exit_ids, m);
+    if (st != ORCA_OK) {
+        return fail_sim(sc, st, "removing the agents at exits");
+    }
+    sc->exited += m;
+    sc->exited_last_step = (int64_t)orca_sim_step_count(sim);
+    return ORCA_OK;
+}
+
+orca_status orca_scenario_set_goal_set_exit(orca_scenario *sc, int set, double arrive_distance)
+{
+    if (!sc) {
+        return ORCA_ERR_NULL;
+    }
+    if (set < 0 || set >= sc->set_count) {
+        return fail(sc, ORCA_ERR_ARGUMENT, "set must be in [0, %d), got %d", sc->set_count, set);
+    }
+    if (!(arrive_distance == 0.0 ||
+          (arrive_distance >= SC_ARRIVE_MIN && arrive_distance <= SC_ARRIVE_MAX))) {
+        return fail(sc, ORCA_ERR_ARGUMENT,
+                    "arrive_distance must be 0 (the agent's radius) or in [2^-30, 2^23] m, got "
+                    "%.17g",
+                    arrive_distance);
+    }
+    if (!sc->sets[set].exit) {
+        sc->exit_sets++;
+    }
+    sc->sets[set].exit = 1;
+    sc->sets[set].arrive = arrive_distance + 0.0;
+    return ORCA_OK;
+}
+
+orca_status orca_scenario_goal_set_exit(const orca_scenario *sc_in, int set, int *exit,
+                                        double *arrive_distance)
+{
+    orca_scenario *sc = (orca_scenario *)sc_in; /* only the error message is written */
+    if (!sc) {
+        return ORCA_ERR_NULL;
+    }
+    if (set < 0 || set >= sc->set_count) {
+        return fail(sc, ORCA_ERR_ARGUMENT, "set must be in [0, %d), got %d", sc->set_count, set);
+    }
+    if (exit) {
+        *exit = sc->sets[set].exit;
+    }
+    if (arrive_distance) {
+        *arrive_distance = sc->sets[set].arrive;
+    }
+    return ORCA_OK;
+}
+
+orca_status orca_scenario_exited(const orca_scenario *sc, int *count, int64_t *last_step)
+{
+    if (!sc) {
+        return ORCA_ERR_NULL;
+    }
+    if (count) {
+        *count = sc->exited;
+    }
+    if (last_step) {
+        *last_step = sc->exited > 0 ? sc->exited_last_step : -1;
+    }
+    return ORCA_OK;
 }
 
 orca_status orca_scenario_set_navigation(orca_scenario *sc, int on)
@@ -1513,6 +1640,15 @@ orca_status orca_scenario_step(orca_scenario *sc)
             return fail_sim(sc, st, "measuring the initial overlaps");
         }
         init_all_arrived = all_arrived(sc);
+    }
+
+    /* Exits (docs/navigation.md, "Exits"): the agents at an exit leave first. */
+    if (sc->exit_sets > 0) {
+        orca_status st = exits_leave(sc);
+        if (st != ORCA_OK) {
+            return st;
+        }
+        n = orca_sim_agent_count(sim);
     }
 
     /* Waypoints (docs/extensions.md): each agent with waypoints may take its next target,

@@ -143,6 +143,19 @@ ORCA_API int orca_scenario_get_navigation(const orca_scenario *sc);
  * heading for one set share one structure per radius (docs/navigation.md, "Shared goals"). */
 ORCA_API orca_status orca_scenario_add_goal_set(orca_scenario *sc, const char *name,
                                                 const orca_vec2 *points, int count, int *out);
+/** Makes a goal set an exit (docs/navigation.md, "Exits"): at the start of each step every
+ * agent heading for the set whose distance to the set's point it heads for is at most
+ * arrive_distance (0: its radius; else in [2^-30, 2^23] m) leaves the simulation (removed, in
+ * index order, before anything else of the step) and is counted by orca_scenario_exited.
+ * Until it leaves, such an agent counts as arrived. */
+ORCA_API orca_status orca_scenario_set_goal_set_exit(orca_scenario *sc, int set,
+                                                     double arrive_distance);
+/** Whether the set is an exit, and its arrive distance (either pointer may be NULL). */
+ORCA_API orca_status orca_scenario_goal_set_exit(const orca_scenario *sc, int set, int *exit,
+                                                 double *arrive_distance);
+/** Agents that left by exits so far, and the step count at which the last one left (-1 when
+ * none); either pointer may be NULL. */
+ORCA_API orca_status orca_scenario_exited(const orca_scenario *sc, int *count, int64_t *last_step);
 ORCA_API int orca_scenario_goal_set_count(const orca_scenario *sc);
 /** The index of the set called name, or -1. */
 ORCA_API int orca_scenario_goal_set_find(const orca_scenario *sc, const char *name);
