@@ -1694,7 +1694,7 @@ static nav_field *nv_get_field(orca_nav *nav, nav_plan *P, int id, const orca_ve
 /* A query through a goal set's distances: connect the start, take the best first node, then
  * follow the distances' next nodes. */
 static orca_status nv_field_route(orca_nav *nav, const nav_plan *P, const nav_field *F,
-                               orca_vec2 from, nav_route *out)
+                                  orca_vec2 from, int avoid_v, double penalty, nav_route *out)
 {
     out->count = 0;
     out->length = 0.0;
@@ -1803,6 +1803,7 @@ static orca_status nv_field_route(orca_nav *nav, const nav_plan *P, const nav_fi
                 continue;
             }
             double leg = v2_len(f);
+            double pen = vi == avoid_v ? penalty : 0.0;
             double key_t = orca_nav_angle(t.y - P->vp[vi].y, t.x - P->vp[vi].x);
             int g = 2 * vi + side;
             int64_t base = (int64_t)g << 32;
@@ -1822,7 +1823,7 @@ static orca_status nv_field_route(orca_nav *nav, const nav_plan *P, const nav_fi
                 if (y >= 0 && d > dy) {
                     continue;
                 }
-                double c = leg + P->r * d + F->dist[nn + j];
+                double c = leg + P->r * d + F->dist[nn + j] + pen;
                 int64_t key = base + (j - lo);
                 if ((c < best || (c == best && key < best_key)) &&
                     nv_arc_clear_dir(P, nav, vi, s, t, F->gv_p[j], d)) {
@@ -1835,7 +1836,7 @@ static orca_status nv_field_route(orca_nav *nav, const nav_plan *P, const nav_fi
                 }
             }
             if (y >= 0) {
-                double c = leg + P->r * dy + F->dist[y];
+                double c = leg + P->r * dy + F->dist[y] + pen;
                 int64_t key = base + INT32_MAX;
                 if ((c < best || (c == best && key < best_key)) &&
                     nv_arc_clear_dir(P, nav, vi, s, t, P->np[y], dy)) {
@@ -1858,7 +1859,7 @@ static orca_status nv_field_route(orca_nav *nav, const nav_plan *P, const nav_fi
         out->length = best;
         out->goal = best_goal;
     } else {
-        out->length = best;
+        out->length = best - ((best_ring >> 1) == avoid_v ? penalty : 0.0);
         int last = -1;
         if (!nv_route_point(out, P, best_ring, best_p, &last)) {
             st = ORCA_ERR_MEMORY;
@@ -1889,12 +1890,13 @@ orca_status orca_nav_route(orca_nav *nav, double radius, orca_vec2 from, const o
         return ORCA_ERR_MEMORY;
     }
     from = nv_norm0(from);
-    if (field >= 0 && !avoid) {
+    if (field >= 0) {
         nav_field *F = nv_get_field(nav, P, field, goals, goal_count);
         if (!F) {
             return ORCA_ERR_MEMORY;
         }
-        return nv_field_route(nav, P, F, from, out);
+        return nv_field_route(nav, P, F, from, avoid ? nv_find_vertex(P, nv_norm0(*avoid)) : -1,
+                              penalty, out);
     }
     return nv_search(nav, P, from, goals, goal_count, avoid, penalty, 1, out);
 }
