@@ -131,6 +131,8 @@ struct orca_scenario {
     int64_t exited_last_step;
     orca_agent_id *exit_ids; /* scratch: this step's leavers */
     int exit_cap;
+    int32_t *ent;        /* scratch: the entry of each index this step (navigation, sets) */
+    int ent_cap;
 
     int measured_initial;
     int recording; /* 0: no overlap or arrival record (orca_scenario_set_recording) */
@@ -453,6 +455,7 @@ void orca_scenario_destroy(orca_scenario *sc)
     }
     orca_mem_free(sc->sets);
     orca_mem_free(sc->exit_ids);
+    orca_mem_free(sc->ent);
     orca_nav_destroy(sc->nav);
     orca_mem_free(sc->agents);
     orca_mem_free(sc->map);
@@ -1173,7 +1176,8 @@ static orca_status nav_plan(orca_scenario *sc, sc_agent *a, sc_nav *v, orca_vec2
  * counts its progress (re-routing when it has none for ORCA_NAV_STUCK_TIME) and takes its
  * direction; without navigation a goal-set agent takes the set's nearest point. In index
  * order on the calling thread. */
-static orca_status nav_advance(orca_scenario *sc, const orca_vec2 *pos, int n)
+static orca_status nav_advance(orca_scenario *sc, const int32_t *ent, const orca_vec2 *pos,
+                               int n)
 {
     orca_sim *sim = sc->sim;
     int changed = 0;
@@ -1187,7 +1191,7 @@ static orca_status nav_advance(orca_scenario *sc, const orca_vec2 *pos, int n)
         }
     }
     for (int i = 0; i < n; ++i) {
-        int e = key_at(sc, i, orca_sim_agent_at(sim, i));
+        int e = ent[i];
         if (e < 0) {
             continue;
         }
@@ -1286,7 +1290,7 @@ static void nav_restore(orca_scenario *sc)
 
 /* The agents heading for an exit and within its arrive distance leave (one batch removal, in
  * index order). */
-static orca_status exits_leave(orca_scenario *sc)
+static orca_status exits_leave(orca_scenario *sc, int32_t *ent)
 {
     orca_sim *sim = sc->sim;
     int n = orca_sim_agent_count(sim);
@@ -1294,8 +1298,7 @@ static orca_status exits_leave(orca_scenario *sc)
     int m = 0;
     for (int pass = 0; pass < 2; ++pass) {
         for (int i = 0; i < n; ++i) {
-            orca_agent_id id = orca_sim_agent_at(sim, i);
-            int e = key_at(sc, i, id);
+            int e = ent[i];
             if (e < 0 || sc->agents[e].goal.kind != ORCA_GOAL_SET) {
                 continue;
             }
@@ -1306,7 +1309,8 @@ static orca_status exits_leave(orca_scenario *sc)
             double d = set->arrive > 0 ? set->arrive : orca_sim_peek_radius(sim, i);
             if (v2_len(v2_sub(sc->agents[e].goal.target, pos[i])) <= d) {
                 if (pass == 1) {
-                    sc->exit_ids[m] = id;
+                    sc->exit_ids[m] = orca_sim_agent_at(sim, i);
+                    ent[i] = -2; /* leaves */
                 }
                 ++m;
             }
@@ -1328,7 +1332,19 @@ static orca_status exits_leave(orca_scenario *sc)
     }
     orca_status st = orca_sim_remove_agents(sim, sc->exit_ids, m);
     if (st != ORCA_OK) {
+        for (int i = 0; i < n; ++i) {
+            if (ent[i] == -2) {
+                ent[i] = key_at(sc, i, orca_sim_agent_at(sim, i));
+            }
+        }
         return fail_sim(sc, st, "removing the agents at exits");
+    }
+    /* the entries of the agents that stay, in their new index order */
+    int k = 0;
+    for (int i = 0; i < n; ++i) {
+        if (ent[i] != -2) {
+            ent[k++] = ent[i];
+        }
     }
     sc->exited += m;
     sc->exited_last_step = (int64_t)orca_sim_step_count(sim);
@@ -1585,6 +1601,7 @@ typedef struct rule_ctx {
     orca_scenario *sc;
     const uint32_t *slots, *generations; /* orca_sim_peek_handles */
     uint64_t step_hash;                  /* perturb_step_hash of this step */
+    const int32_t *ent;                  /* the entry of each index, or NULL: key_at */
 } rule_ctx;
 
 /* The preferred-velocity rule of the agents at index[0 .. count-1] (orca_step_rule_fn: the
@@ -1602,7 +1619,7 @@ static void rule_agents(void *context, const int32_t *index, int32_t first,
         orca_agent_id id;
         id.slot = c->slots[i];
         id.generation = c->generations[id.slot];
-        int e = key_at(sc, i, id);
+        int e = c->ent ? c->ent[i] : key_at(sc, i, id);
         if (e < 0) {
             out[i] = current[i];
             continue;
@@ -1639,9 +1656,26 @@ orca_status orca_scenario_step(orca_scenario *sc)
         init_all_arrived = all_arrived(sc);
     }
 
+    /* The entry of each index, once for the passes below (navigation, goal sets). */
+    int32_t *ent = NULL;
+    if (sc->navigation || sc->set_agents > 0 || sc->exit_sets > 0) {
+        if (n > sc->ent_cap) {
+            int32_t *q = orca_mem_resize(sc->ent, (size_t)n, sizeof *q);
+            if (!q) {
+                return fail(sc, ORCA_ERR_MEMORY, "out of memory for the step's agent table");
+            }
+            sc->ent = q;
+            sc->ent_cap = n;
+        }
+        ent = sc->ent;
+        for (int i = 0; i < n; ++i) {
+            ent[i] = key_at(sc, i, orca_sim_agent_at(sim, i));
+        }
+    }
+
     /* Exits (docs/navigation.md, "Exits"): the agents at an exit leave first. */
     if (sc->exit_sets > 0) {
-        orca_status st = exits_leave(sc);
+        orca_status st = exits_leave(sc, ent);
         if (st != ORCA_OK) {
             return st;
         }
@@ -1663,7 +1697,7 @@ orca_status orca_scenario_step(orca_scenario *sc)
     /* Navigation (docs/navigation.md) and goal sets: plans, corners passed, directions. */
     int navigated = 0;
     if (sc->navigation || sc->set_agents > 0) {
-        orca_status st = nav_advance(sc, orca_sim_positions(sim), n);
+        orca_status st = nav_advance(sc, ent, orca_sim_positions(sim), n);
         navigated = 1;
         if (st != ORCA_OK) {
             nav_restore(sc);
@@ -1681,6 +1715,7 @@ orca_status orca_scenario_step(orca_scenario *sc)
     ctx.sc = sc;
     orca_sim_peek_handles(sim, &ctx.slots, &ctx.generations);
     ctx.step_hash = perturb_step_hash(sc->seed, k);
+    ctx.ent = ent;
     orca_status st = orca_sim_step_rule(sim, sc->dt, rule_agents, &ctx);
     if (st != ORCA_OK) {
         fail_sim(sc, st, "the simulation step failed");
