@@ -172,10 +172,24 @@ typedef struct nav_field {
     double *dist;      /* nodes then goal nodes: distance to the nearest goal */
     double *len;       /* the same without penalties (there are none here): path length */
     int32_t *next;     /* the next node; >= node_count: a goal node; -1 none */
+    double *ring_min;  /* per ring: the least distance of its nodes and goal points */
 } nav_field;
+
+/* A cell index over the walls for the clearance checks of one radius: a wall is listed in
+ * every cell its box widened by lim overlaps, so the walls within lim of a point are all
+ * listed in that point's cell (docs/navigation.md, "The walls"). */
+typedef struct nav_grid {
+    double x0, y0, inv; /* cell of x: floor((x - x0) * inv) */
+    int w, h;
+    int32_t *start;     /* w * h + 1 */
+    int32_t *walls;
+    uint32_t *stamp;    /* per wall: the last check that looked at it */
+    uint32_t query;
+} nav_grid;
 
 typedef struct nav_plan {
     double r, tol, lim, lim2;
+    nav_grid *grid;
     int nv;
     orca_vec2 *vp;
     int32_t *inc_first, *inc_n; /* incident wall directions of each vertex */
@@ -235,6 +249,17 @@ static void nv_field_free(nav_field *f)
     orca_mem_free(f->dist);
     orca_mem_free(f->len);
     orca_mem_free(f->next);
+    orca_mem_free(f->ring_min);
+}
+
+static void nv_grid_free(nav_grid *g)
+{
+    if (g) {
+        orca_mem_free(g->start);
+        orca_mem_free(g->walls);
+        orca_mem_free(g->stamp);
+        orca_mem_free(g);
+    }
 }
 
 static void nv_plan_free(nav_plan *p)
@@ -242,6 +267,7 @@ static void nv_plan_free(nav_plan *p)
     if (!p) {
         return;
     }
+    nv_grid_free(p->grid);
     orca_mem_free(p->vp);
     orca_mem_free(p->inc_first);
     orca_mem_free(p->inc_n);
@@ -414,30 +440,185 @@ static int nv_find_vertex(const nav_plan *P, orca_vec2 p)
     return -1;
 }
 
-/* Whether the segment p-q keeps at least lim from every wall: its squared distance to each
- * is at least lim * lim (docs/navigation.md, "Clearance"). */
-static int nv_seg_clear(const orca_nav *nav, orca_vec2 p, orca_vec2 q, double lim)
+/* Whether wall k keeps lim from the segment p-q (box test first). */
+static int nv_wall_clear(const orca_nav *nav, int k, orca_vec2 p, orca_vec2 q, double lo_x,
+                         double hi_x, double lo_y, double hi_y, double lim2)
+{
+    orca_vec2 a = nav->wa[k], b = nav->wb[k];
+    if ((a.x < lo_x && b.x < lo_x) || (a.x > hi_x && b.x > hi_x) ||
+        (a.y < lo_y && b.y < lo_y) || (a.y > hi_y && b.y > hi_y)) {
+        return 1; /* both ends beyond one side of the box: farther than lim */
+    }
+    return nv_seg_seg_d2(p, q, a, b) >= lim2;
+}
+
+static int nv_cell(double x, double x0, double inv, int n)
+{
+    double c = (x - x0) * inv;
+    if (!(c > 0)) {
+        return 0;
+    }
+    if (c >= (double)n) {
+        return n - 1;
+    }
+    return (int)c;
+}
+
+/* Whether the segment p-q keeps at least lim (at most the plan's lim) from every wall: its
+ * squared distance to each is at least lim * lim (docs/navigation.md, "Clearance"). The walls
+ * looked at are those of the cells the segment's box meets column by column (every wall within
+ * lim of a point of the segment is listed in that point's cell); the answer is the same as
+ * over all walls. */
+static int nv_seg_clear(const orca_nav *nav, const nav_plan *P, orca_vec2 p, orca_vec2 q,
+                        double lim)
 {
     double lo_x = (p.x < q.x ? p.x : q.x) - lim, hi_x = (p.x < q.x ? q.x : p.x) + lim;
     double lo_y = (p.y < q.y ? p.y : q.y) - lim, hi_y = (p.y < q.y ? q.y : p.y) + lim;
     double lim2 = lim * lim;
-    for (int k = 0; k < nav->nw; ++k) {
-        orca_vec2 a = nav->wa[k], b = nav->wb[k];
-        if ((a.x < lo_x && b.x < lo_x) || (a.x > hi_x && b.x > hi_x) ||
-            (a.y < lo_y && b.y < lo_y) || (a.y > hi_y && b.y > hi_y)) {
-            continue; /* both ends beyond one side of the box: farther than lim */
+    nav_grid *g = P ? P->grid : NULL;
+    if (!g) {
+        for (int k = 0; k < nav->nw; ++k) {
+            if (!nv_wall_clear(nav, k, p, q, lo_x, hi_x, lo_y, hi_y, lim2)) {
+                return 0;
+            }
         }
-        if (nv_seg_seg_d2(p, q, a, b) < lim2) {
-            return 0;
+        return 1;
+    }
+    if (++g->query == 0) {
+        memset(g->stamp, 0, (size_t)nav->nw * sizeof *g->stamp);
+        g->query = 1;
+    }
+    /* columns of the segment (widened by a cell's 2^-20 against rounding), and in each the
+     * rows between the segment's lowest and highest y there */
+    double c = 1.0 / g->inv, e = c * 0x1p-20;
+    int c0 = nv_cell((p.x < q.x ? p.x : q.x) - e, g->x0, g->inv, g->w);
+    int c1 = nv_cell((p.x < q.x ? q.x : p.x) + e, g->x0, g->inv, g->w);
+    double dx = q.x - p.x, dy = q.y - p.y;
+    for (int cx = c0; cx <= c1; ++cx) {
+        double ya = p.y, yb = q.y;
+        if (dx != 0) {
+            double xl = g->x0 + (double)cx * c - e, xr = g->x0 + (double)(cx + 1) * c + e;
+            double ta = (xl - p.x) / dx, tb = (xr - p.x) / dx;
+            if (ta > tb) {
+                double t = ta;
+                ta = tb;
+                tb = t;
+            }
+            ta = ta < 0 ? 0.0 : (ta > 1 ? 1.0 : ta);
+            tb = tb < 0 ? 0.0 : (tb > 1 ? 1.0 : tb);
+            ya = p.y + ta * dy;
+            yb = p.y + tb * dy;
+        }
+        double ylo = ya < yb ? ya : yb, yhi = ya < yb ? yb : ya;
+        int r0 = nv_cell(ylo - e, g->y0, g->inv, g->h), r1 = nv_cell(yhi + e, g->y0, g->inv, g->h);
+        for (int cy = r0; cy <= r1; ++cy) {
+            int cell = cy * g->w + cx;
+            for (int j = g->start[cell]; j < g->start[cell + 1]; ++j) {
+                int k = g->walls[j];
+                if (g->stamp[k] == g->query) {
+                    continue;
+                }
+                g->stamp[k] = g->query;
+                if (!nv_wall_clear(nav, k, p, q, lo_x, hi_x, lo_y, hi_y, lim2)) {
+                    return 0;
+                }
+            }
         }
     }
     return 1;
 }
 
 /* Whether a point keeps lim from every wall. */
-static int nv_pt_clear(const orca_nav *nav, orca_vec2 p, double lim)
+static int nv_pt_clear(const orca_nav *nav, const nav_plan *P, orca_vec2 p, double lim)
 {
-    return nv_seg_clear(nav, p, p, lim);
+    return nv_seg_clear(nav, P, p, p, lim);
+}
+
+/* The plan's wall grid: cells of side max(2 lim, sqrt(box area / (4 walls))), at most 2^22
+ * cells; NULL without walls or out of memory (the checks then look at every wall). */
+static nav_grid *nv_grid_build(const orca_nav *nav, double lim)
+{
+    int nw = nav->nw;
+    if (nw == 0) {
+        return NULL;
+    }
+    double x0 = nav->wa[0].x, x1 = x0, y0 = nav->wa[0].y, y1 = y0;
+    for (int k = 0; k < nw; ++k) {
+        orca_vec2 e[2] = {nav->wa[k], nav->wb[k]};
+        for (int j = 0; j < 2; ++j) {
+            x0 = e[j].x < x0 ? e[j].x : x0;
+            x1 = e[j].x > x1 ? e[j].x : x1;
+            y0 = e[j].y < y0 ? e[j].y : y0;
+            y1 = e[j].y > y1 ? e[j].y : y1;
+        }
+    }
+    x0 -= lim;
+    y0 -= lim;
+    x1 += lim;
+    y1 += lim;
+    double cell = sqrt((x1 - x0) * (y1 - y0) / (4.0 * (double)nw));
+    cell = cell > 2 * lim ? cell : 2 * lim;
+    while ((x1 - x0) / cell * ((y1 - y0) / cell) > 4194304.0) {
+        cell *= 2;
+    }
+    nav_grid *g = orca_mem_zalloc(1, sizeof *g);
+    if (!g) {
+        return NULL;
+    }
+    g->x0 = x0;
+    g->y0 = y0;
+    g->inv = 1.0 / cell;
+    g->w = (int)((x1 - x0) * g->inv) + 1;
+    g->h = (int)((y1 - y0) * g->inv) + 1;
+    size_t cells = (size_t)g->w * (size_t)g->h;
+    g->start = orca_mem_zalloc(cells + 1, sizeof *g->start);
+    g->stamp = orca_mem_zalloc((size_t)nw, sizeof *g->stamp);
+    if (!g->start || !g->stamp) {
+        nv_grid_free(g);
+        return NULL;
+    }
+    /* two passes: count, then fill */
+    int64_t total = 0;
+    for (int pass = 0; pass < 2; ++pass) {
+        for (int k = 0; k < nw; ++k) {
+            orca_vec2 a = nav->wa[k], b = nav->wb[k];
+            int cx0 = nv_cell((a.x < b.x ? a.x : b.x) - lim, x0, g->inv, g->w);
+            int cx1 = nv_cell((a.x < b.x ? b.x : a.x) + lim, x0, g->inv, g->w);
+            int cy0 = nv_cell((a.y < b.y ? a.y : b.y) - lim, y0, g->inv, g->h);
+            int cy1 = nv_cell((a.y < b.y ? b.y : a.y) + lim, y0, g->inv, g->h);
+            for (int cy = cy0; cy <= cy1; ++cy) {
+                for (int cx = cx0; cx <= cx1; ++cx) {
+                    size_t cellno = (size_t)cy * (size_t)g->w + (size_t)cx;
+                    if (pass == 0) {
+                        g->start[cellno + 1]++;
+                        ++total;
+                    } else {
+                        g->walls[g->start[cellno]++] = k;
+                    }
+                }
+            }
+        }
+        if (pass == 0) {
+            if (total > INT32_MAX) {
+                nv_grid_free(g);
+                return NULL;
+            }
+            for (size_t c = 0; c < cells; ++c) {
+                g->start[c + 1] += g->start[c];
+            }
+            g->walls = orca_mem_alloc((size_t)total + 1, sizeof *g->walls);
+            if (!g->walls) {
+                nv_grid_free(g);
+                return NULL;
+            }
+        }
+    }
+    /* the fill advanced each start to the next cell's: shift back */
+    for (size_t c = cells; c > 0; --c) {
+        g->start[c] = g->start[c - 1];
+    }
+    g->start[0] = 0;
+    return g;
 }
 
 /* The least squared distance from p to a wall (+inf without walls). */
@@ -633,6 +814,7 @@ static nav_plan *nv_build_plan(orca_nav *nav, double r)
     P->lim = r - P->tol;
     P->lim2 = P->lim * P->lim;
     int nw = nav->nw;
+    P->grid = nv_grid_build(nav, P->lim);
     /* vertices: the distinct wall ends, by (x, y) */
     P->vp = orca_mem_alloc((size_t)(2 * nw + 1), sizeof *P->vp);
     if (!P->vp) {
@@ -727,7 +909,7 @@ static nav_plan *nv_build_plan(orca_nav *nav, double r)
                 if (!nv_taut(P, i, su, f) || !nv_taut(P, j, sv, f)) {
                     continue;
                 }
-                if (!nv_seg_clear(nav, tu, tv, P->lim)) {
+                if (!nv_seg_clear(nav, P, tu, tv, P->lim)) {
                     continue;
                 }
                 double len = v2_len(f);
@@ -1052,7 +1234,7 @@ static int nv_goal_points(const orca_nav *nav, const nav_plan *P, const orca_vec
                     continue;
                 }
                 orca_vec2 f = v2_sub(goals[g], t);
-                if (!nv_taut(P, vi, s, f) || !nv_seg_clear(nav, t, goals[g], P->lim)) {
+                if (!nv_taut(P, vi, s, f) || !nv_seg_clear(nav, P, t, goals[g], P->lim)) {
                     continue;
                 }
                 if (n == cap) {
@@ -1113,7 +1295,7 @@ static int nv_start_points(const orca_nav *nav, const nav_plan *P, orca_vec2 fro
                 continue;
             }
             orca_vec2 f = v2_sub(t, from);
-            if (!nv_taut(P, vi, s, f) || !nv_seg_clear(nav, from, t, start_lim)) {
+            if (!nv_taut(P, vi, s, f) || !nv_seg_clear(nav, P, from, t, start_lim)) {
                 continue;
             }
             v[n].p = t;
@@ -1177,7 +1359,7 @@ static int nv_check_ends(const orca_nav *nav, const nav_plan *P, orca_vec2 from,
     if (!nv_inside(nav, from)) {
         return ORCA_NAV_START_BLOCKED;
     }
-    if (!nv_pt_clear(nav, from, P->lim)) {
+    if (!nv_pt_clear(nav, P, from, P->lim)) {
         if (!relax) {
             return ORCA_NAV_START_BLOCKED;
         }
@@ -1190,7 +1372,7 @@ static int nv_check_ends(const orca_nav *nav, const nav_plan *P, orca_vec2 from,
     }
     int any = 0;
     for (int g = 0; g < ng; ++g) {
-        ok[g] = (uint8_t)(nv_inside(nav, goals[g]) && nv_pt_clear(nav, goals[g], P->lim));
+        ok[g] = (uint8_t)(nv_inside(nav, goals[g]) && nv_pt_clear(nav, P, goals[g], P->lim));
         any |= ok[g];
     }
     return any ? ORCA_NAV_OK : ORCA_NAV_GOAL_BLOCKED;
@@ -1253,7 +1435,7 @@ static orca_status nv_search(orca_nav *nav, const nav_plan *P, orca_vec2 from, c
         }                                                                                   \
     } while (0)
     for (int g = 0; g < ng; ++g) {
-        if (ok[g] && nv_seg_clear(nav, from, goals[g], start_lim)) {
+        if (ok[g] && nv_seg_clear(nav, P, from, goals[g], start_lim)) {
             double l = v2_len(v2_sub(goals[g], from));
             if (l < dist[end]) {
                 dist[end] = l;
@@ -1400,7 +1582,7 @@ static nav_field *nv_get_field(orca_nav *nav, nav_plan *P, int id, const orca_ve
     memcpy(F->goals, goals, (size_t)ng * sizeof *goals);
     F->goal_count = ng;
     for (int g = 0; g < ng; ++g) {
-        ok[g] = (uint8_t)(nv_inside(nav, goals[g]) && nv_pt_clear(nav, goals[g], P->lim));
+        ok[g] = (uint8_t)(nv_inside(nav, goals[g]) && nv_pt_clear(nav, P, goals[g], P->lim));
     }
     nv_vpoint *gv = NULL;
     int ngv = nv_goal_points(nav, P, goals, ok, ng, &gv);
@@ -1493,9 +1675,17 @@ static nav_field *nv_get_field(orca_nav *nav, nav_plan *P, int id, const orca_ve
     }
 #undef RELAXB
     orca_mem_free(gv);
-    if (h.oom) {
+    F->ring_min = orca_mem_alloc((size_t)(2 * P->nv) + 1, sizeof *F->ring_min);
+    if (h.oom || !F->ring_min) {
         nv_field_free(F);
         return NULL;
+    }
+    for (int g = 0; g < 2 * P->nv; ++g) {
+        F->ring_min[g] = 1.0 / 0.0;
+    }
+    for (int x = 0; x < total; ++x) {
+        int g = x < nn ? P->nring[x] : F->gv_ring[x - nn];
+        F->ring_min[g] = dist[x] < F->ring_min[g] ? dist[x] : F->ring_min[g];
     }
     P->field_count++;
     return F;
@@ -1504,7 +1694,7 @@ static nav_field *nv_get_field(orca_nav *nav, nav_plan *P, int id, const orca_ve
 /* A query through a goal set's distances: connect the start, take the best first node, then
  * follow the distances' next nodes. */
 static orca_status nv_field_route(orca_nav *nav, const nav_plan *P, const nav_field *F,
-                               orca_vec2 from, nav_route *out)
+                                  orca_vec2 from, int avoid_v, double penalty, nav_route *out)
 {
     out->count = 0;
     out->length = 0.0;
@@ -1522,9 +1712,9 @@ static orca_status nv_field_route(orca_nav *nav, const nav_plan *P, const nav_fi
     }
     double best = 1.0 / 0.0;
     int best_goal = -1;  /* straight to a goal */
-    int best_sv = -1, best_first = -1; /* or a start point, then a node or goal point */
+    /* (or a start point below, then a node or goal point) */
     for (int g = 0; g < ng; ++g) {
-        if (ok[g] && nv_seg_clear(nav, from, F->goals[g], start_lim)) {
+        if (ok[g] && nv_seg_clear(nav, P, from, F->goals[g], start_lim)) {
             double l = v2_len(v2_sub(F->goals[g], from));
             if (l < best) {
                 best = l;
@@ -1533,49 +1723,135 @@ static orca_status nv_field_route(orca_nav *nav, const nav_plan *P, const nav_fi
         }
     }
     orca_mem_free(ok);
-    nv_vpoint *sv = NULL;
-    int ns = nv_start_points(nav, P, from, start_lim, &sv);
-    if (ns < 0) {
+    /* The start points, vertex by vertex in the order of a lower bound of the cost through the
+     * vertex, (|from - v| - r + the least distance on its rings) (1 - 2^-30), until the bound
+     * exceeds the best cost found: the result is that of trying every start point, the least
+     * cost winning and ties going to the earlier candidate (direct legs, then by vertex, side,
+     * goal point, next node), as docs/navigation.md says. */
+    int nn = P->nn, ngv = F->gv_count, nv = P->nv;
+    int64_t best_key = INT64_MIN; /* the direct legs come first */
+    int best_ring = -1, best_first = -1;
+    orca_vec2 best_p = v2(0.0, 0.0);
+    double *lb = orca_mem_alloc((size_t)nv + 1, sizeof *lb);
+    int32_t *order = orca_mem_alloc((size_t)nv + 1, sizeof *order);
+    if (!lb || !order) {
+        orca_mem_free(lb);
+        orca_mem_free(order);
         return ORCA_ERR_MEMORY;
     }
-    int nn = P->nn, ngv = F->gv_count;
-    for (int i = 0; i < ns; ++i) {
-        int g = sv[i].ring, s = (g & 1) ? -1 : 1, vi = g >> 1;
-        double dy = 0.0;
-        int y = nv_ring_next_of(P, g, sv[i].key, &dy);
-        /* goal points of this ring up to y */
-        int lo = 0, hi = ngv;
-        while (lo < hi) {
-            int mid = lo + (hi - lo) / 2;
-            if (F->gv_ring[mid] < g) {
-                lo = mid + 1;
-            } else {
-                hi = mid;
+    for (int vi = 0; vi < nv; ++vi) {
+        double dm = F->ring_min[2 * vi] < F->ring_min[2 * vi + 1] ? F->ring_min[2 * vi]
+                                                                   : F->ring_min[2 * vi + 1];
+        double dp = v2_len(v2_sub(P->vp[vi], from)) - P->r;
+        lb[vi] = ((dp > 0 ? dp : 0.0) + dm) * (1.0 - 0x1p-30);
+        order[vi] = vi;
+    }
+    /* a binary heap of vertices by (bound, index) */
+    int hn = nv;
+    for (int i = hn / 2 - 1; i >= 0; --i) {
+        for (int k = i;;) {
+            int l = 2 * k + 1, m = k;
+            if (l < hn && (lb[order[l]] < lb[order[m]] ||
+                           (lb[order[l]] == lb[order[m]] && order[l] < order[m]))) {
+                m = l;
             }
+            if (l + 1 < hn && (lb[order[l + 1]] < lb[order[m]] ||
+                               (lb[order[l + 1]] == lb[order[m]] && order[l + 1] < order[m]))) {
+                m = l + 1;
+            }
+            if (m == k) {
+                break;
+            }
+            int32_t t = order[k];
+            order[k] = order[m];
+            order[m] = t;
+            k = m;
         }
-        for (int j = lo; j < ngv && F->gv_ring[j] == g; ++j) {
-            double d = nv_ring_delta(sv[i].key, F->gv_key[j], s);
-            if (y >= 0 && d > dy) {
+    }
+    while (hn > 0) {
+        int vi = order[0];
+        if (!(lb[vi] <= best)) {
+            break; /* every vertex left costs more (or nothing is reachable through it) */
+        }
+        order[0] = order[--hn];
+        for (int k = 0;;) {
+            int l = 2 * k + 1, m = k;
+            if (l < hn && (lb[order[l]] < lb[order[m]] ||
+                           (lb[order[l]] == lb[order[m]] && order[l] < order[m]))) {
+                m = l;
+            }
+            if (l + 1 < hn && (lb[order[l + 1]] < lb[order[m]] ||
+                               (lb[order[l + 1]] == lb[order[m]] && order[l + 1] < order[m]))) {
+                m = l + 1;
+            }
+            if (m == k) {
+                break;
+            }
+            int32_t t = order[k];
+            order[k] = order[m];
+            order[m] = t;
+            k = m;
+        }
+        for (int side = 0; side < 2; ++side) {
+            int s = side ? -1 : 1;
+            orca_vec2 t;
+            if (!nv_tan_pc(from, P->vp[vi], P->r, s, &t)) {
                 continue;
             }
-            double c = sv[i].leg + P->r * d + F->dist[nn + j];
-            if (c < best && nv_arc_clear_dir(P, nav, vi, s, sv[i].p, F->gv_p[j], d)) {
-                best = c;
-                best_goal = -1;
-                best_sv = i;
-                best_first = nn + j;
+            orca_vec2 f = v2_sub(t, from);
+            if (!nv_taut(P, vi, s, f) || !nv_seg_clear(nav, P, from, t, start_lim)) {
+                continue;
             }
-        }
-        if (y >= 0) {
-            double c = sv[i].leg + P->r * dy + F->dist[y];
-            if (c < best && nv_arc_clear_dir(P, nav, vi, s, sv[i].p, P->np[y], dy)) {
-                best = c;
-                best_goal = -1;
-                best_sv = i;
-                best_first = y;
+            double leg = v2_len(f);
+            double pen = vi == avoid_v ? penalty : 0.0;
+            double key_t = orca_nav_angle(t.y - P->vp[vi].y, t.x - P->vp[vi].x);
+            int g = 2 * vi + side;
+            int64_t base = (int64_t)g << 32;
+            double dy = 0.0;
+            int y = nv_ring_next_of(P, g, key_t, &dy);
+            int lo = 0, hi = ngv;
+            while (lo < hi) {
+                int mid = lo + (hi - lo) / 2;
+                if (F->gv_ring[mid] < g) {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
+                }
+            }
+            for (int j = lo; j < ngv && F->gv_ring[j] == g; ++j) {
+                double d = nv_ring_delta(key_t, F->gv_key[j], s);
+                if (y >= 0 && d > dy) {
+                    continue;
+                }
+                double c = leg + P->r * d + F->dist[nn + j] + pen;
+                int64_t key = base + (j - lo);
+                if ((c < best || (c == best && key < best_key)) &&
+                    nv_arc_clear_dir(P, nav, vi, s, t, F->gv_p[j], d)) {
+                    best = c;
+                    best_key = key;
+                    best_goal = -1;
+                    best_ring = g;
+                    best_p = t;
+                    best_first = nn + j;
+                }
+            }
+            if (y >= 0) {
+                double c = leg + P->r * dy + F->dist[y] + pen;
+                int64_t key = base + INT32_MAX;
+                if ((c < best || (c == best && key < best_key)) &&
+                    nv_arc_clear_dir(P, nav, vi, s, t, P->np[y], dy)) {
+                    best = c;
+                    best_key = key;
+                    best_goal = -1;
+                    best_ring = g;
+                    best_p = t;
+                    best_first = y;
+                }
             }
         }
     }
+    orca_mem_free(lb);
+    orca_mem_free(order);
     orca_status st = ORCA_OK;
     if (!(best < 1.0 / 0.0)) {
         out->result = ORCA_NAV_NO_PATH;
@@ -1583,9 +1859,9 @@ static orca_status nv_field_route(orca_nav *nav, const nav_plan *P, const nav_fi
         out->length = best;
         out->goal = best_goal;
     } else {
-        out->length = best;
+        out->length = best - ((best_ring >> 1) == avoid_v ? penalty : 0.0);
         int last = -1;
-        if (!nv_route_point(out, P, sv[best_sv].ring, sv[best_sv].p, &last)) {
+        if (!nv_route_point(out, P, best_ring, best_p, &last)) {
             st = ORCA_ERR_MEMORY;
         }
         for (int x = best_first; x >= 0 && st == ORCA_OK; x = x < nn ? F->next[x] : -1) {
@@ -1599,7 +1875,6 @@ static orca_status nv_field_route(orca_nav *nav, const nav_plan *P, const nav_fi
             }
         }
     }
-    orca_mem_free(sv);
     return st;
 }
 
@@ -1615,12 +1890,13 @@ orca_status orca_nav_route(orca_nav *nav, double radius, orca_vec2 from, const o
         return ORCA_ERR_MEMORY;
     }
     from = nv_norm0(from);
-    if (field >= 0 && !avoid) {
+    if (field >= 0) {
         nav_field *F = nv_get_field(nav, P, field, goals, goal_count);
         if (!F) {
             return ORCA_ERR_MEMORY;
         }
-        return nv_field_route(nav, P, F, from, out);
+        return nv_field_route(nav, P, F, from, avoid ? nv_find_vertex(P, nv_norm0(*avoid)) : -1,
+                              penalty, out);
     }
     return nv_search(nav, P, from, goals, goal_count, avoid, penalty, 1, out);
 }

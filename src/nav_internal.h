@@ -27,8 +27,9 @@ int orca_nav_sync(orca_nav *nav);
 /* The path of orca_nav_path into *out (its corners array grown as needed). field >= 0 names
  * a goal set whose distances the object keeps per radius (docs/navigation.md, "Shared goals"):
  * the same goals must come with the same field every time until the walls change. avoid:
- * NULL, or a wall end whose corners cost `penalty` metres more (re-routing); the shared
- * distances are then not used. The caller validated every value. ORCA_OK or ORCA_ERR_MEMORY. */
+ * NULL, or a wall end whose corners cost `penalty` metres more (re-routing): in the whole
+ * search for a query without a field, at the first corner with one (the rest follows the
+ * set's distances). The caller validated every value. ORCA_OK or ORCA_ERR_MEMORY. */
 orca_status orca_nav_route(orca_nav *nav, double radius, orca_vec2 from, const orca_vec2 *goals,
                            int goal_count, int field, const orca_vec2 *avoid, double penalty,
                            nav_route *out);

@@ -1176,24 +1176,14 @@ static orca_status nav_plan(orca_scenario *sc, sc_agent *a, sc_nav *v, orca_vec2
 static orca_status nav_advance(orca_scenario *sc, const orca_vec2 *pos, int n)
 {
     orca_sim *sim = sc->sim;
+    int changed = 0;
     if (sc->navigation) {
         if (!sc->nav && orca_nav_create(sim, &sc->nav) != ORCA_OK) {
             return fail(sc, ORCA_ERR_MEMORY, "out of memory creating the navigation");
         }
-        int changed = orca_nav_sync(sc->nav);
+        changed = orca_nav_sync(sc->nav);
         if (changed < 0) {
             return fail(sc, ORCA_ERR_MEMORY, "out of memory reading the walls");
-        }
-        for (int e = 0; e < sc->agent_count; ++e) {
-            sc_nav *v = sc->agents[e].nv;
-            if (v) {
-                v->prev_k = v->k;
-                v->prev_stuck = v->stuck;
-                v->prev_best = v->best;
-                if (changed) {
-                    v->planned = 0; /* the walls changed: every path is planned again */
-                }
-            }
         }
     }
     for (int i = 0; i < n; ++i) {
@@ -1220,6 +1210,12 @@ static orca_status nav_advance(orca_scenario *sc, const orca_vec2 *pos, int n)
             a->nv->prev_best = a->nv->best = 1.0 / 0.0;
         }
         sc_nav *v = a->nv;
+        v->prev_k = v->k; /* for nav_restore */
+        v->prev_stuck = v->stuck;
+        v->prev_best = v->best;
+        if (changed) {
+            v->planned = 0; /* the walls changed: every path is planned again */
+        }
         double r = orca_sim_peek_radius(sim, i);
         if (v->planned && (v->radius != r ||
                            (a->goal.kind == ORCA_GOAL_POINT && !same_point(a->goal.target, v->target)))) {
@@ -1274,7 +1270,8 @@ static orca_status nav_advance(orca_scenario *sc, const orca_vec2 *pos, int n)
 }
 
 /* Puts back the progress nav_advance changed (the step was refused); plans made are kept
- * (the same plans the step will make again). */
+ * (the same plans the step will make again). Entries of agents no longer in the simulation
+ * are not read again. */
 static void nav_restore(orca_scenario *sc)
 {
     for (int e = 0; e < sc->agent_count; ++e) {
