@@ -12,25 +12,13 @@ import numpy as np
 import pytest
 
 import orca
+from test_bulk_limits import Lazy  # a sequence that fails if a row is read
 
 # A 10 x 10 m room open only on its west side (a door from y 4 to 6), the goals east of it.
 ROOM = [(0, 4), (0, 0), (10, 0), (10, 10), (0, 10), (0, 6)]
 AGENTS = [((8.5, 3.0), (14.0, 3.0)), ((8.5, 5.0), (15.0, 5.0)), ((8.5, 7.0), (16.0, 7.0))]
 FIELDS = dict(radius=0.4, preferred_speed=1.2, max_speed=1.5)
 ENDS = {(0.0, 4.0), (0.0, 0.0), (10.0, 0.0), (10.0, 10.0), (0.0, 10.0), (0.0, 6.0)}
-
-
-class Unread:
-    """A sequence of n rows that fails if a row is read (a count refused before reading)."""
-
-    def __init__(self, n):
-        self.n = n
-
-    def __len__(self):
-        return self.n
-
-    def __getitem__(self, i):
-        raise AssertionError("a refused call read row %r" % (i,))
 
 
 def trap(navigation, workers=1):
@@ -202,7 +190,7 @@ def test_refusals_name_the_value_and_change_nothing():
     refused(orca.ArgumentError, r"count must be in \[1, 65536\], got 0", sc.add_goal_set, "g", [])
     refused(orca.LimitError, r"add_goal_set: points has 65537 rows, beyond the 65536 points",
             sc.add_goal_set, "g", np.broadcast_to(np.zeros(2), (65537, 2)))
-    refused(orca.LimitError, r"points has 65537 rows", sc.add_goal_set, "g", Unread(65537))
+    refused(orca.LimitError, r"points has 65537 rows", sc.add_goal_set, "g", Lazy(65537))
     refused(ValueError, r"shape \(n, 2\)", sc.add_goal_set, "g", np.zeros((3, 3)))
     for bad in (-1.0, 5e-324, math.nextafter(2.0 ** -30, 0), math.nextafter(2.0 ** 23, math.inf),
                 math.nan, math.inf):
@@ -247,7 +235,7 @@ def test_refusals_name_the_value_and_change_nothing():
     with pytest.raises(orca.LimitError, match="path: goals has 65537 rows"):
         nav.path(0.5, (5, 5), np.broadcast_to(np.zeros(2), (65537, 2)))
     with pytest.raises(orca.LimitError, match="path: goals has 65537 rows"):
-        nav.path(0.5, (5, 5), Unread(65537))
+        nav.path(0.5, (5, 5), Lazy(65537))
     with pytest.raises(TypeError, match="orca.Simulator"):
         orca.Navigator(sc)
     assert (sc.hash(), sc.goal_sets) == before[:2]
