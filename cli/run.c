@@ -755,6 +755,12 @@ typedef struct run_result {
     int vector; /* the vector kernels were used */
     int extended; /* the step ran the extensions' scalar path (docs/extensions.md) */
     int separation; /* coincident agents were separated (orca_sim_separation_active) */
+    int navigation; /* navigation on (docs/navigation.md); the two below when on */
+    int nav_unreachable; /* agents whose last plan found no path, at the end */
+    int nav_reroutes;    /* re-routings over the run, all agents */
+    int exits;           /* goal sets that are exits; the two below when > 0 */
+    int exited;          /* agents that left by exits */
+    int64_t exited_last_step;
     double dt;
     uint64_t seed;
     uint64_t first_step, last_step, steps;
@@ -870,6 +876,22 @@ static void print_text(const run_result *r, const run_opts *o)
         /* active by the option, a boundary loop or avoidance settings (orca_sim_separation_active) */
         printf("  separation        active: agents at one point are parted (docs/extensions.md)\n");
     }
+    if (r->exits > 0) {
+        if (r->exited > 0) {
+            printf("  exits             %d agent%s left by the exits, the last at step %lld "
+                   "(%.6g s)\n",
+                   r->exited, r->exited == 1 ? "" : "s", (long long)r->exited_last_step,
+                   (double)r->exited_last_step * r->dt);
+        } else {
+            printf("  exits             no agent left by the exits\n");
+        }
+    }
+    if (r->navigation) {
+        printf("  navigation        on: %d agent%s without a path, %d re-routing%s "
+               "(docs/navigation.md)\n",
+               r->nav_unreachable, r->nav_unreachable == 1 ? "" : "s", r->nav_reroutes,
+               r->nav_reroutes == 1 ? "" : "s");
+    }
     printf("  throughput        %.4g agent-steps/s\n", r->rate);
     printf("  state hash        %s (bits version %d)\n", r->hash, orca_bits_version());
     if (o->csv) {
@@ -948,6 +970,15 @@ static void print_json(const run_result *r, const run_opts *o)
     fprintf(f, ",\"vector_kernels\":%s", r->vector ? "true" : "false");
     fprintf(f, ",\"extended_path\":%s", r->extended ? "true" : "false");
     fprintf(f, ",\"separation\":%s", r->separation ? "true" : "false");
+    if (r->exits > 0) {
+        fprintf(f, ",\"exited\":%d,\"exited_last_step\":%lld", r->exited,
+                (long long)r->exited_last_step);
+    }
+    fprintf(f, ",\"navigation\":%s", r->navigation ? "true" : "false");
+    if (r->navigation) {
+        fprintf(f, ",\"nav_unreachable\":%d,\"nav_reroutes\":%d", r->nav_unreachable,
+                r->nav_reroutes);
+    }
     fputs(",\"mean_speed\":", f);
     print_json_double(f, r->mean_speed);
     fprintf(f, ",\"fallback_total\":%llu", (unsigned long long)r->fallback_total);
@@ -1018,7 +1049,8 @@ static int has_goal_point(orca_scenario *sc)
     int n = orca_sim_agent_count(orca_scenario_sim(sc));
     for (int i = 0; i < n; ++i) {
         orca_goal g;
-        if (orca_scenario_agent_goal(sc, i, &g, NULL) == ORCA_OK && g.kind == ORCA_GOAL_POINT) {
+        if (orca_scenario_agent_goal(sc, i, &g, NULL) == ORCA_OK &&
+            (g.kind == ORCA_GOAL_POINT || g.kind == ORCA_GOAL_SET)) {
             return 1;
         }
     }
@@ -1430,6 +1462,23 @@ int cmd_run(int argc, char **argv)
     r.vector = orca_sim_get_vector_kernels(sim);
     r.extended = extended_path(sim, o.diagnostics);
     r.separation = orca_sim_separation_active(sim);
+    for (int gs = 0; gs < orca_scenario_goal_set_count(sc); ++gs) {
+        int is_exit = 0;
+        if (orca_scenario_goal_set_exit(sc, gs, &is_exit, NULL) == ORCA_OK && is_exit) {
+            r.exits++;
+        }
+    }
+    orca_scenario_exited(sc, &r.exited, &r.exited_last_step);
+    r.navigation = orca_scenario_get_navigation(sc);
+    if (r.navigation) {
+        r.nav_unreachable = orca_scenario_nav_unreachable(sc);
+        for (int i = 0; i < n; ++i) {
+            orca_nav_agent na;
+            if (orca_scenario_agent_nav(sc, i, &na, NULL, 0) == ORCA_OK) {
+                r.nav_reroutes += na.reroutes;
+            }
+        }
+    }
     r.dt = dt;
     r.seed = orca_scenario_seed(sc);
     r.first_step = first_step;
@@ -1439,6 +1488,7 @@ int cmd_run(int argc, char **argv)
     r.max_steps = o.max_steps;
     r.max_steps_given = have_max;
     r.arrived = orca_scenario_arrived_count(sc);
+    r.arrived += r.exited;
     r.all_arrived_step = orca_scenario_all_arrived_step(sc);
     r.max_agent_overlap = orca_scenario_max_agent_overlap(sc);
     r.max_wall_overlap = orca_scenario_max_wall_overlap(sc);

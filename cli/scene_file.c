@@ -359,7 +359,7 @@ static int st_agent(reader *r, char **tok, int ntok)
     scene_desc *d = r->d;
     if (ntok < 2) {
         return rfail(r, "agent needs a position: agent X Y [goal GX GY [via X1 Y1 ... [loop]] | "
-                        "prefvel VX VY | none] [key=value ...]");
+                        "goalset NAME | prefvel VX VY | none] [key=value ...]");
     }
     orca_agent_def def = r->defaults;
     double pref_speed = r->default_pref_speed;
@@ -425,13 +425,31 @@ static int st_agent(reader *r, char **tok, int ntok)
             i += 3;
         } else if (strcmp(tok[i], "none") == 0) {
             i += 1;
+        } else if (strcmp(tok[i], "goalset") == 0) {
+            if (ntok < i + 2) {
+                return rfail(r, "goalset needs the name of a goal set: goalset NAME");
+            }
+            int set = -1;
+            for (int k = 0; k < d->set_count; ++k) {
+                if (strcmp(d->sets[k].name, tok[i + 1]) == 0) {
+                    set = k;
+                }
+            }
+            if (set < 0) {
+                return rfail(r, "agent: unknown goal set %s (declare it first: goalset NAME X1 "
+                                "Y1 [X2 Y2 ...])",
+                             q(r, tok[i + 1]));
+            }
+            goal.kind = ORCA_GOAL_SET;
+            goal.goal_set = set;
+            i += 2;
         } else if (strcmp(tok[i], "via") == 0 || strcmp(tok[i], "loop") == 0) {
             return rfail(r, "agent: %s needs a goal point first (goal GX GY via X1 Y1 ... "
                             "[loop])",
                          q(r, tok[i]));
         } else {
-            return rfail(r, "agent: expected 'goal', 'prefvel', 'none' or key=value after the "
-                            "position, got %s",
+            return rfail(r, "agent: expected 'goal', 'goalset', 'prefvel', 'none' or key=value "
+                            "after the position, got %s",
                          q(r, tok[i]));
         }
     }
@@ -471,7 +489,7 @@ static int st_agent(reader *r, char **tok, int ntok)
             return -1;
         }
     }
-    if (goal.kind == ORCA_GOAL_POINT) {
+    if (goal.kind == ORCA_GOAL_POINT || goal.kind == ORCA_GOAL_SET) {
         goal.preferred_speed = pref_speed;
     }
     if (grow((void **)&d->agents, &d->agent_capacity, d->agent_count + 1, sizeof *d->agents)) {
@@ -592,7 +610,7 @@ static int statement(reader *r, char *text, char ***tokbuf, int *tokcap)
         /* A point line: "X Y". kw is the first number. */
         static const char *const keywords[] = {"agent",   "segment", "polyline", "polygon",
                                                "boundary", "default", "dt", "seed", "orca-scene",
-                                               "separation"};
+                                               "separation", "navigation", "goalset"};
         for (size_t i = 0; i < sizeof keywords / sizeof keywords[0]; ++i) {
             if (strcmp(kw, keywords[i]) == 0) {
                 return rfail(r, "'%s' inside the %s block started on line %d (missing 'end'?)",
@@ -664,6 +682,88 @@ static int statement(reader *r, char *text, char ***tokbuf, int *tokcap)
         d->separation = strcmp(tok[0], "on") == 0;
         return 0;
     }
+    if (strcmp(kw, "navigation") == 0) {
+        if (once(r, &d->navigation_line, "navigation") != 0) {
+            return -1;
+        }
+        if (ntok != 1 || (strcmp(tok[0], "on") != 0 && strcmp(tok[0], "off") != 0)) {
+            return rfail(r, "navigation takes 'on' or 'off', got %s", q(r, ntok ? tok[0] : ""));
+        }
+        d->navigation = strcmp(tok[0], "on") == 0;
+        return 0;
+    }
+    if (strcmp(kw, "goalset") == 0) {
+        /* goalset NAME X1 Y1 [X2 Y2 ...] [exit [arrive=D]] */
+        int nums = 0;
+        while (1 + nums < ntok && strcmp(tok[1 + nums], "exit") != 0 &&
+               strchr(tok[1 + nums], '=') == NULL) {
+            ++nums;
+        }
+        if (ntok < 3 || nums < 2 || nums % 2 != 0) {
+            return rfail(r, "goalset takes a name and points: goalset NAME X1 Y1 [X2 Y2 ...] "
+                            "[exit [arrive=D]], got %d fields",
+                         ntok);
+        }
+        int is_exit = 0;
+        double arrive = 0.0;
+        for (int k = 1 + nums; k < ntok; ++k) {
+            if (strcmp(tok[k], "exit") == 0 && k == 1 + nums) {
+                is_exit = 1;
+            } else if (strncmp(tok[k], "arrive=", 7) == 0 && is_exit && k == 2 + nums) {
+                if (num(r, "arrive", tok[k] + 7, &arrive) != 0) {
+                    return -1;
+                }
+                if (!(arrive == 0.0 || (arrive >= 0x1p-30 && arrive <= 0x1p23))) {
+                    return rfail(r, "arrive must be 0 (the agent's radius) or between 2^-30 and "
+                                    "2^23 m, got %s",
+                                 q(r, tok[k] + 7));
+                }
+            } else {
+                return rfail(r, "goalset: after the points only 'exit' and then 'arrive=D' may "
+                                "follow, got %s",
+                             q(r, tok[k]));
+            }
+        }
+        size_t len = strlen(tok[0]);
+        if (len > 63) {
+            return rfail(r, "goalset: the name has %zu characters, at most 63", len);
+        }
+        for (int k = 0; k < d->set_count; ++k) {
+            if (strcmp(d->sets[k].name, tok[0]) == 0) {
+                return rfail(r, "goalset %s is declared twice (first on line %d)", q(r, tok[0]),
+                             d->sets[k].line);
+            }
+        }
+        if (d->set_count == d->set_capacity) {
+            int cap = d->set_capacity ? 2 * d->set_capacity : 4;
+            scene_goal_set *ns = realloc(d->sets, (size_t)cap * sizeof *ns);
+            if (!ns) {
+                return rfail(r, "out of memory");
+            }
+            d->sets = ns;
+            d->set_capacity = cap;
+        }
+        scene_goal_set *gs = &d->sets[d->set_count];
+        memset(gs, 0, sizeof *gs);
+        memcpy(gs->name, tok[0], len + 1);
+        gs->first = d->point_count;
+        gs->line = r->line;
+        gs->exit = is_exit;
+        gs->arrive = arrive;
+        for (int k = 1; k < 1 + nums; k += 2) {
+            char fx[48], fy[48];
+            snprintf(fx, sizeof fx, "goalset point %d x", (k + 1) / 2);
+            snprintf(fy, sizeof fy, "goalset point %d y", (k + 1) / 2);
+            double x, y;
+            if (coord(r, fx, tok[k], &x) != 0 || coord(r, fy, tok[k + 1], &y) != 0 ||
+                add_point(r, x, y) != 0) {
+                return -1;
+            }
+        }
+        gs->count = nums / 2;
+        d->set_count++;
+        return 0;
+    }
     if (strcmp(kw, "default") == 0) {
         if (ntok != 2) {
             return rfail(r, "default takes a parameter name and a value (default radius 1.5), "
@@ -713,7 +813,8 @@ static int statement(reader *r, char *text, char ***tokbuf, int *tokcap)
         return rfail(r, "'end' without a polyline, polygon or boundary block");
     }
     return rfail(r, "unknown statement %s (expected orca-scene, name, dt, seed, default, "
-                    "agent, segment, polyline, polygon, boundary)",
+                    "agent, segment, polyline, polygon, boundary, separation, navigation, "
+                    "goalset)",
                  q(r, kw));
 }
 
@@ -889,9 +990,11 @@ void scene_free(scene_desc *d)
     free(d->agents);
     free(d->obstacles);
     free(d->points);
+    free(d->sets);
     d->agents = NULL;
     d->obstacles = NULL;
     d->points = NULL;
+    d->sets = NULL;
 }
 
 /* --- coincident starts -------------------------------------------------------------------- */
@@ -1017,6 +1120,25 @@ int scene_build(const scene_desc *d, const orca_sim_def *sim_def, const double *
     orca_sim *sim = orca_scenario_sim(sc);
     if (d->separation && (st = orca_sim_set_separation(sim, 1)) != ORCA_OK) {
         snprintf(err, err_size, "%s:%d: %s", d->path, d->separation_line, orca_sim_last_error(sim));
+        orca_scenario_destroy(sc);
+        return runtime_status(st);
+    }
+    for (int k = 0; k < d->set_count; ++k) {
+        const scene_goal_set *gs = &d->sets[k];
+        int set = -1;
+        st = orca_scenario_add_goal_set(sc, gs->name, d->points + gs->first, gs->count, &set);
+        if (st == ORCA_OK && gs->exit) {
+            st = orca_scenario_set_goal_set_exit(sc, set, gs->arrive);
+        }
+        if (st != ORCA_OK) {
+            snprintf(err, err_size, "%s:%d: %s", d->path, gs->line, orca_scenario_last_error(sc));
+            orca_scenario_destroy(sc);
+            return runtime_status(st);
+        }
+    }
+    if (d->navigation && (st = orca_scenario_set_navigation(sc, 1)) != ORCA_OK) {
+        snprintf(err, err_size, "%s:%d: %s", d->path, d->navigation_line,
+                 orca_scenario_last_error(sc));
         orca_scenario_destroy(sc);
         return runtime_status(st);
     }
@@ -1218,7 +1340,7 @@ int scene_write(FILE *f, orca_scenario *sc, const char *comment)
             orca_scenario_agent_goal(sc, 0, &g, NULL) != ORCA_OK) {
             return -1;
         }
-        if (g.kind == ORCA_GOAL_POINT) {
+        if (g.kind == ORCA_GOAL_POINT || g.kind == ORCA_GOAL_SET) {
             base_pref = g.preferred_speed;
         }
     }
@@ -1232,6 +1354,39 @@ int scene_write(FILE *f, orca_scenario *sc, const char *comment)
     fprintf(f, "seed %llu\n", (unsigned long long)orca_scenario_seed(sc));
     if (orca_sim_get_separation(sim)) {
         fprintf(f, "separation on\n");
+    }
+    if (orca_scenario_get_navigation(sc)) {
+        fprintf(f, "navigation on\n");
+    }
+    for (int k = 0; k < orca_scenario_goal_set_count(sc); ++k) {
+        const char *name = NULL;
+        int np = 0;
+        if (orca_scenario_goal_set_get(sc, k, &name, NULL, 0, &np) != ORCA_OK) {
+            return -1;
+        }
+        orca_vec2 *pts = malloc((size_t)np * sizeof *pts);
+        if (!pts || orca_scenario_goal_set_get(sc, k, NULL, pts, np, &np) != ORCA_OK) {
+            free(pts);
+            return -1;
+        }
+        fprintf(f, "goalset %s", name);
+        for (int j = 0; j < np; ++j) {
+            fprintf(f, " %.17g %.17g", pts[j].x, pts[j].y);
+        }
+        int is_exit = 0;
+        double arrive = 0.0;
+        if (orca_scenario_goal_set_exit(sc, k, &is_exit, &arrive) != ORCA_OK) {
+            free(pts);
+            return -1;
+        }
+        if (is_exit) {
+            fprintf(f, " exit");
+            if (arrive != 0.0) {
+                fprintf(f, " arrive=%.17g", arrive);
+            }
+        }
+        fprintf(f, "\n");
+        free(pts);
     }
     fprintf(f, "\n# defaults for the agent lines below\n");
     fprintf(f, "default radius %.17g\n", base.radius);
@@ -1295,6 +1450,14 @@ int scene_write(FILE *f, orca_scenario *sc, const char *comment)
             }
             break;
         case ORCA_GOAL_VELOCITY: fprintf(f, " prefvel %.17g %.17g", g.target.x, g.target.y); break;
+        case ORCA_GOAL_SET: {
+            const char *name = NULL;
+            if (orca_scenario_goal_set_get(sc, g.goal_set, &name, NULL, 0, NULL) != ORCA_OK) {
+                return -1;
+            }
+            fprintf(f, " goalset %s", name);
+            break;
+        }
         default: fprintf(f, " none"); break;
         }
         if (!same_bits(def.radius, base.radius)) {
@@ -1315,7 +1478,8 @@ int scene_write(FILE *f, orca_scenario *sc, const char *comment)
         if (!same_bits(def.obstacle_time_horizon, base.obstacle_time_horizon)) {
             fprintf(f, " obstacle_time_horizon=%.17g", def.obstacle_time_horizon);
         }
-        if (g.kind == ORCA_GOAL_POINT && !same_bits(g.preferred_speed, base_pref)) {
+        if ((g.kind == ORCA_GOAL_POINT || g.kind == ORCA_GOAL_SET) &&
+            !same_bits(g.preferred_speed, base_pref)) {
             fprintf(f, " preferred_speed=%.17g", g.preferred_speed);
         }
         if (!is_plus_zero(def.velocity.x) || !is_plus_zero(def.velocity.y)) {

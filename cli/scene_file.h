@@ -37,6 +37,14 @@ typedef struct scene_obstacle {
 
 /* A parsed scene file. Only syntax and value ranges are checked by scene_read; the library
  * checks everything again when scene_build adds the objects. */
+/* A named goal set: points[first .. first + count) */
+typedef struct scene_goal_set {
+    char name[64];
+    int first, count, line;
+    int exit;      /* `exit`: the agents that reach it leave (orca_scenario_set_goal_set_exit) */
+    double arrive; /* `arrive=D` after `exit` (0: the agent's radius) */
+} scene_goal_set;
+
 typedef struct scene_desc {
     char path[512]; /* as given; "<stdin>" for "-" */
     char name[SCENE_NAME_MAX + 1];
@@ -47,6 +55,10 @@ typedef struct scene_desc {
     int seed_line;
     int separation;      /* `separation on` (docs/extensions.md, "Coincident agents") */
     int separation_line; /* 0 when absent */
+    int navigation;      /* `navigation on` (docs/navigation.md) */
+    int navigation_line; /* 0 when absent */
+    struct scene_goal_set *sets; /* `goalset NAME X1 Y1 ...`, in file order */
+    int set_count, set_capacity;
     scene_agent *agents;
     int agent_count, agent_capacity;
     scene_obstacle *obstacles;

@@ -32,12 +32,10 @@ struct svg_rec {
     int count;       /* samples per tracked agent so far */
     uint64_t interval;
     fpoint *samples; /* tracked x 2C */
+    orca_agent_id *ids; /* the tracked agents (they may leave: exits, docs/navigation.md) */
+    orca_vec2 *start;   /* their starts and goals when recording began */
+    orca_goal *goal;
 };
-
-static int read_position(orca_sim *sim, int i, orca_vec2 *p)
-{
-    return orca_agent_get_position(sim, orca_sim_agent_at(sim, i), p) == ORCA_OK ? 0 : -1;
-}
 
 static int record(svg_rec *r, orca_sim *sim)
 {
@@ -56,10 +54,15 @@ static int record(svg_rec *r, orca_sim *sim)
     }
     for (int t = 0; t < r->tracked; ++t) {
         orca_vec2 p;
-        if (read_position(sim, t * r->stride, &p) != 0) {
+        fpoint *s = r->samples + (size_t)t * (size_t)cap;
+        orca_status st = orca_agent_get_position(sim, r->ids[t], &p);
+        if (st == ORCA_ERR_STALE && r->count > 0) {
+            s[r->count] = s[r->count - 1]; /* it left: its trajectory ends where it was */
+            continue;
+        }
+        if (st != ORCA_OK) {
             return -1;
         }
-        fpoint *s = r->samples + (size_t)t * (size_t)cap;
         /* Beyond float's range: infinity, left out of the picture (no overflowing
          * conversion). */
         s[r->count].x = fabs(p.x) < 3e38 ? (float)p.x : INFINITY;
@@ -93,7 +96,22 @@ svg_rec *svg_create(orca_scenario *sc)
     r->interval = 1;
     size_t n = (size_t)r->tracked * (size_t)(2 * r->half);
     r->samples = malloc((n ? n : 1) * sizeof *r->samples);
-    if (!r->samples || record(r, sim) < 0) {
+    size_t nt = (size_t)(r->tracked ? r->tracked : 1);
+    r->ids = malloc(nt * sizeof *r->ids);
+    r->start = malloc(nt * sizeof *r->start);
+    r->goal = malloc(nt * sizeof *r->goal);
+    if (!r->samples || !r->ids || !r->start || !r->goal) {
+        svg_destroy(r);
+        return NULL;
+    }
+    for (int t = 0; t < r->tracked; ++t) {
+        r->ids[t] = orca_sim_agent_at(sim, t * r->stride);
+        if (orca_scenario_agent_goal(sc, t * r->stride, &r->goal[t], &r->start[t]) != ORCA_OK) {
+            r->goal[t] = orca_goal_default(); /* added to the simulation directly */
+            orca_agent_get_position(sim, r->ids[t], &r->start[t]);
+        }
+    }
+    if (record(r, sim) < 0) {
         svg_destroy(r);
         return NULL;
     }
@@ -119,6 +137,9 @@ void svg_destroy(svg_rec *r)
 {
     if (r) {
         free(r->samples);
+        free(r->ids);
+        free(r->start);
+        free(r->goal);
         free(r);
     }
 }
@@ -225,9 +246,6 @@ int svg_write(svg_rec *r, orca_scenario *sc, FILE *f, const svg_caption *cap)
     orca_sim *sim = orca_scenario_sim(sc);
     int n = orca_sim_agent_count(sim);
     int ns = orca_sim_segment_count(sim);
-    if (n != r->agent_count) {
-        return -1;
-    }
 
     /* The box: every start, goal point, trajectory point, final disc and segment. */
     double box[4] = {INFINITY, -INFINITY, INFINITY, -INFINITY};
@@ -252,7 +270,7 @@ int svg_write(svg_rec *r, orca_scenario *sc, FILE *f, const svg_caption *cap)
         radius[i] = def.radius;
         grow_box(box, def.position.x, def.position.y, def.radius);
         grow_box(box, start.x, start.y, 0.0);
-        if (g.kind == ORCA_GOAL_POINT) {
+        if (g.kind == ORCA_GOAL_POINT || g.kind == ORCA_GOAL_SET) {
             grow_box(box, g.target.x, g.target.y, 0.0);
         }
         int wn = 0;
@@ -420,9 +438,10 @@ int svg_write(svg_rec *r, orca_scenario *sc, FILE *f, const svg_caption *cap)
             ly = y;
             ++drawn;
         }
-        if (drawable(final_pos[i].x, final_pos[i].y)) {
-            fprintf(f, "%s%.1f,%.1f", drawn ? " " : "", px(&v, final_pos[i].x),
-                    py(&v, final_pos[i].y));
+        int cur = orca_sim_agent_index(sim, r->ids[t]);
+        if (cur >= 0 && drawable(final_pos[cur].x, final_pos[cur].y)) {
+            fprintf(f, "%s%.1f,%.1f", drawn ? " " : "", px(&v, final_pos[cur].x),
+                    py(&v, final_pos[cur].y));
         }
         fprintf(f, "\"/>\n");
     }
@@ -433,7 +452,10 @@ int svg_write(svg_rec *r, orca_scenario *sc, FILE *f, const svg_caption *cap)
     fprintf(f, "<g fill=\"none\" stroke-width=\"1\" stroke-opacity=\"0.35\" "
                "stroke-dasharray=\"4 3\">\n");
     for (int t = 0; t < r->tracked; ++t) {
-        int i = t * r->stride;
+        int i = orca_sim_agent_index(sim, r->ids[t]);
+        if (i < 0) {
+            continue;
+        }
         int wn = 0, loop = 0;
         orca_vec2 *wp = waypoints_of(sc, i, &wn);
         orca_goal g;
@@ -481,16 +503,19 @@ int svg_write(svg_rec *r, orca_scenario *sc, FILE *f, const svg_caption *cap)
     fprintf(f, "<g fill=\"none\" stroke-width=\"1.2\">\n");
     for (int t = 0; t < r->tracked; ++t) {
         int i = t * r->stride;
-        orca_goal g;
-        orca_vec2 start;
-        if (orca_scenario_agent_goal(sc, i, &g, &start) != ORCA_OK) {
-            continue;
+        orca_goal g = r->goal[t];
+        orca_vec2 start = r->start[t];
+        int cur = orca_sim_agent_index(sim, r->ids[t]);
+        orca_vec2 st0;
+        if (cur >= 0 && orca_scenario_agent_goal(sc, cur, &g, &st0) != ORCA_OK) {
+            g = r->goal[t];
         }
         char col[8];
         agent_colour(i, col);
         fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" stroke=\"%s\"/>", px(&v, start.x),
                 py(&v, start.y), marker, col);
-        if (g.kind == ORCA_GOAL_POINT && drawable(g.target.x, g.target.y)) {
+        if ((g.kind == ORCA_GOAL_POINT || g.kind == ORCA_GOAL_SET) &&
+            drawable(g.target.x, g.target.y)) {
             double gx = px(&v, g.target.x), gy = py(&v, g.target.y);
             fprintf(f, "<path d=\"M%.1f %.1fl%.1f %.1fm0 %.1fl%.1f %.1f\" stroke=\"%s\"/>",
                     gx - marker, gy - marker, 2 * marker, 2 * marker, -2 * marker, -2 * marker,
@@ -499,6 +524,40 @@ int svg_write(svg_rec *r, orca_scenario *sc, FILE *f, const svg_caption *cap)
         fputc('\n', f);
     }
     fprintf(f, "</g>\n");
+
+    /* Navigation (docs/navigation.md): each tracked agent's path from where it stands, round
+     * the corners still ahead, to its goal: thin dashed lines. */
+    if (orca_scenario_get_navigation(sc)) {
+        fprintf(f, "<g fill=\"none\" stroke-width=\"1\" stroke-opacity=\"0.6\" "
+                   "stroke-dasharray=\"3 2\">\n");
+        orca_nav_corner corners[64];
+        for (int t = 0; t < r->tracked; ++t) {
+            int cur = orca_sim_agent_index(sim, r->ids[t]);
+            orca_nav_agent na;
+            if (cur < 0 ||
+                orca_scenario_agent_nav(sc, cur, &na, corners, 64) != ORCA_OK ||
+                na.result != ORCA_NAV_OK || !drawable(final_pos[cur].x, final_pos[cur].y)) {
+                continue;
+            }
+            char col[8];
+            agent_colour(t * r->stride, col);
+            fprintf(f, "<polyline stroke=\"%s\" points=\"%.1f,%.1f", col, px(&v, final_pos[cur].x),
+                    py(&v, final_pos[cur].y));
+            for (int k = na.corner; k < na.corners && k < 64; ++k) {
+                orca_vec2 pts[2] = {corners[k].enter, corners[k].leave};
+                for (int e = 0; e < 2; ++e) {
+                    if (drawable(pts[e].x, pts[e].y)) {
+                        fprintf(f, " %.1f,%.1f", px(&v, pts[e].x), py(&v, pts[e].y));
+                    }
+                }
+            }
+            if (drawable(na.goal.x, na.goal.y)) {
+                fprintf(f, " %.1f,%.1f", px(&v, na.goal.x), py(&v, na.goal.y));
+            }
+            fprintf(f, "\"/>\n");
+        }
+        fprintf(f, "</g>\n");
+    }
 
     /* Final positions: discs of the true radius. */
     fprintf(f, "<g fill-opacity=\"0.55\" stroke-width=\"1\">\n");

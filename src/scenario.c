@@ -14,6 +14,7 @@
 
 #include "alloc.h"
 #include "orca/scenario.h"
+#include "nav_internal.h"
 #include "sim_peek.h"
 #include "vec.h"
 
@@ -67,6 +68,30 @@ static orca_vec2 leg_start(const sc_waypoints *w, int c)
     return w->loop ? w->goal : w->route_start;
 }
 
+/* Navigation's state of one agent (docs/navigation.md, "Following a path"). */
+typedef struct sc_nav {
+    int planned;       /* 0: plan at the next step */
+    nav_route route;   /* its path (result, corners, goal) */
+    int k, prev_k;     /* the corner it heads for (route.count: the last leg); before the step */
+    int stuck, prev_stuck; /* steps without progress */
+    double best, prev_best; /* least distance to the current corner's leave point (or goal) */
+    orca_vec2 target;  /* the goal point the path was planned to */
+    double radius;     /* the radius it was planned for */
+    int has_avoid;     /* re-routing: avoid's corners cost a penalty */
+    orca_vec2 avoid;
+    int plans, reroutes;
+    orca_vec2 dir;     /* this step's direction (unit) while a corner lies ahead */
+} sc_nav;
+
+/* A named goal set (orca_scenario_add_goal_set). */
+typedef struct sc_goal_set {
+    char name[64];
+    orca_vec2 *points;
+    int count;
+    int exit;      /* orca_scenario_set_goal_set_exit */
+    double arrive; /* its arrive distance (0: the agent's radius) */
+} sc_goal_set;
+
 /* One agent added through the scenario. Its index in sc->agents is its key (creation
  * ordinal); entries are never removed, so keys stay stable when agents are removed. */
 typedef struct sc_agent {
@@ -74,6 +99,7 @@ typedef struct sc_agent {
     orca_goal goal;
     orca_vec2 start;
     sc_waypoints *wp; /* NULL: no waypoints (the default) */
+    sc_nav *nv;       /* NULL until navigation first steers it */
 } sc_agent;
 
 struct orca_scenario {
@@ -94,6 +120,19 @@ struct orca_scenario {
     uint32_t map_size; /* power of two, 0 when none */
 
     int waypoint_agents; /* entries with waypoints (0: the step skips the switching) */
+
+    int navigation;      /* orca_scenario_set_navigation */
+    orca_nav *nav;       /* created when navigation is first on */
+    sc_goal_set *sets;
+    int set_count, set_capacity;
+    int set_agents;      /* entries with ORCA_GOAL_SET goals */
+    int exit_sets;       /* sets that are exits */
+    int exited;          /* agents that left by exits */
+    int64_t exited_last_step;
+    orca_agent_id *exit_ids; /* scratch: this step's leavers */
+    int exit_cap;
+    int32_t *ent;        /* scratch: the entry of each index this step (navigation, sets) */
+    int ent_cap;
 
     int measured_initial;
     int recording; /* 0: no overlap or arrival record (orca_scenario_set_recording) */
@@ -406,7 +445,18 @@ void orca_scenario_destroy(orca_scenario *sc)
             orca_mem_free(sc->agents[e].wp->points);
             orca_mem_free(sc->agents[e].wp);
         }
+        if (sc->agents[e].nv) {
+            orca_nav_route_free(&sc->agents[e].nv->route);
+            orca_mem_free(sc->agents[e].nv);
+        }
     }
+    for (int k = 0; k < sc->set_count; ++k) {
+        orca_mem_free(sc->sets[k].points);
+    }
+    orca_mem_free(sc->sets);
+    orca_mem_free(sc->exit_ids);
+    orca_mem_free(sc->ent);
+    orca_nav_destroy(sc->nav);
     orca_mem_free(sc->agents);
     orca_mem_free(sc->map);
     orca_mem_free(sc);
@@ -458,6 +508,22 @@ uint64_t orca_scenario_seed(const orca_scenario *sc)
  * Agents and goals
  * ---------------------------------------------------------------------------------------- */
 
+/* The point of set nearest to p by straight distance (ties: the lower index). */
+static orca_vec2 nearest_point(const sc_goal_set *set, orca_vec2 p)
+{
+    int best = 0;
+    double bd = 0.0;
+    for (int k = 0; k < set->count; ++k) {
+        orca_vec2 d = v2_sub(set->points[k], p);
+        double dd = v2_dot(d, d);
+        if (k == 0 || dd < bd) {
+            bd = dd;
+            best = k;
+        }
+    }
+    return set->points[best];
+}
+
 static orca_status check_goal(orca_scenario *sc, const orca_goal *goal)
 {
     switch (goal->kind) {
@@ -487,8 +553,20 @@ static orca_status check_goal(orca_scenario *sc, const orca_goal *goal)
         return ORCA_OK;
     case ORCA_GOAL_NONE:
         return ORCA_OK;
+    case ORCA_GOAL_SET:
+        if (goal->goal_set < 0 || goal->goal_set >= sc->set_count) {
+            return fail(sc, ORCA_ERR_ARGUMENT,
+                        "goal_set must name a goal set: in [0, %d), got %d", sc->set_count,
+                        goal->goal_set);
+        }
+        if (!(goal->preferred_speed >= 0.0 && goal->preferred_speed <= ORCA_SPEED_MAX)) {
+            return fail(sc, ORCA_ERR_ARGUMENT,
+                        "goal preferred_speed must be in [0, 2^30] m/s, got %.17g",
+                        goal->preferred_speed);
+        }
+        return ORCA_OK;
     default:
-        return fail(sc, ORCA_ERR_ARGUMENT, "goal kind must be 0, 1 or 2, got %d",
+        return fail(sc, ORCA_ERR_ARGUMENT, "goal kind must be 0, 1, 2 or 3, got %d",
                     (int)goal->kind);
     }
 }
@@ -523,6 +601,11 @@ orca_status orca_scenario_add_agent(orca_scenario *sc, const orca_agent_def *def
     sc->agents[e].goal = *goal;
     sc->agents[e].start = def->position;
     sc->agents[e].wp = NULL;
+    sc->agents[e].nv = NULL;
+    if (goal->kind == ORCA_GOAL_SET) {
+        sc->agents[e].goal.target = nearest_point(&sc->sets[goal->goal_set], def->position);
+        sc->set_agents++;
+    }
     if (map_put(sc->map, sc->map_size, sc->agents, id, e)) {
         sc->shared_keys = 1;
     }
@@ -817,12 +900,24 @@ static uint64_t sc_hash_u64(uint64_t h, uint64_t v)
     return h;
 }
 
+static uint64_t sc_hash_f64(uint64_t h, double x)
+{
+    uint64_t u;
+    memcpy(&u, &x, sizeof u);
+    return sc_hash_u64(h, u);
+}
+
+static uint64_t nav_hash(const orca_scenario *sc, uint64_t h);
+
 uint64_t orca_scenario_hash(const orca_scenario *sc)
 {
     if (!sc) {
         return orca_sim_hash(NULL);
     }
     uint64_t h = orca_sim_hash(sc->sim);
+    if (sc->navigation) {
+        h = nav_hash(sc, h);
+    }
     if (sc->waypoint_agents == 0) {
         return h;
     }
@@ -851,6 +946,53 @@ uint64_t orca_scenario_hash(const orca_scenario *sc)
     return h;
 }
 
+/* Navigation's part of the hash (docs/navigation.md, "State"): the tag, then for each agent
+ * with a path state, in index order: its index, planned, result, corner, corner count, each
+ * corner (vertex, side, enter, leave), goal point, stuck steps, best distance, the avoided
+ * wall end (flag and point), plans and re-routings. */
+static uint64_t nav_hash(const orca_scenario *sc, uint64_t h)
+{
+    static const char tag[] = "orca-nav";
+    for (const char *c = tag; *c; ++c) {
+        h ^= (uint64_t)(unsigned char)*c;
+        h *= UINT64_C(0x100000001b3);
+    }
+    int n = orca_sim_agent_count(sc->sim);
+    for (int i = 0; i < n; ++i) {
+        int e = key_at(sc, i, orca_sim_agent_at(sc->sim, i));
+        const sc_nav *v = e >= 0 ? sc->agents[e].nv : NULL;
+        if (!v) {
+            continue;
+        }
+        h = sc_hash_u64(h, (uint64_t)i);
+        h = sc_hash_u64(h, (uint64_t)v->planned);
+        h = sc_hash_u64(h, (uint64_t)v->route.result);
+        h = sc_hash_u64(h, (uint64_t)v->k);
+        int cnt = v->route.result == ORCA_NAV_OK ? v->route.count : 0;
+        h = sc_hash_u64(h, (uint64_t)cnt);
+        for (int k = 0; k < cnt; ++k) {
+            const orca_nav_corner *c = &v->route.corners[k];
+            h = sc_hash_f64(h, c->vertex.x);
+            h = sc_hash_f64(h, c->vertex.y);
+            h = sc_hash_u64(h, (uint64_t)(int64_t)c->side);
+            h = sc_hash_f64(h, c->enter.x);
+            h = sc_hash_f64(h, c->enter.y);
+            h = sc_hash_f64(h, c->leave.x);
+            h = sc_hash_f64(h, c->leave.y);
+        }
+        h = sc_hash_f64(h, sc->agents[e].goal.target.x);
+        h = sc_hash_f64(h, sc->agents[e].goal.target.y);
+        h = sc_hash_u64(h, (uint64_t)v->stuck);
+        h = sc_hash_f64(h, v->best);
+        h = sc_hash_u64(h, (uint64_t)v->has_avoid);
+        h = sc_hash_f64(h, v->avoid.x);
+        h = sc_hash_f64(h, v->avoid.y);
+        h = sc_hash_u64(h, (uint64_t)v->plans);
+        h = sc_hash_u64(h, (uint64_t)v->reroutes);
+    }
+    return h;
+}
+
 /* ------------------------------------------------------------------------------------------
  * The preferred-velocity rule (docs/scenarios.md, "The rule")
  * ---------------------------------------------------------------------------------------- */
@@ -869,7 +1011,7 @@ static orca_vec2 preferred_velocity(const orca_goal *goal, orca_vec2 position, d
     if (goal->kind == ORCA_GOAL_VELOCITY) {
         return goal->target;
     }
-    if (goal->kind != ORCA_GOAL_POINT) {
+    if (goal->kind != ORCA_GOAL_POINT && goal->kind != ORCA_GOAL_SET) {
         return v2(0.0, 0.0);
     }
     double speed = goal->preferred_speed;
@@ -890,15 +1032,39 @@ static orca_vec2 preferred_velocity(const orca_goal *goal, orca_vec2 position, d
     return pref;
 }
 
+/* The preferred velocity toward a corner (docs/navigation.md, "Following a path"): the unit
+ * direction times the preferred speed, plus the rule's perturbation. */
+static orca_vec2 nav_velocity(orca_vec2 dir, double speed, uint64_t step_hash, uint64_t key)
+{
+    orca_vec2 pref = v2_mul(dir, speed);
+    uint64_t h1 = sc_mix64(step_hash + key);
+    uint64_t h2 = sc_mix64(h1 + SC_GOLDEN);
+    double amplitude = SC_PERTURB * speed;
+    pref.x = pref.x + (2.0 * sc_unit(h1) - 1.0) * amplitude;
+    pref.y = pref.y + (2.0 * sc_unit(h2) - 1.0) * amplitude;
+    return pref;
+}
+
 static int agent_arrived(const sc_agent *a, orca_vec2 position, double radius)
 {
-    if (a->goal.kind != ORCA_GOAL_POINT) {
+    if (a->goal.kind != ORCA_GOAL_POINT && a->goal.kind != ORCA_GOAL_SET) {
         return 1;
     }
     if (a->wp && (a->wp->loop || a->wp->index < a->wp->count)) {
         return 0; /* a looping agent never arrives; others only at the goal point */
     }
     return v2_len(v2_sub(a->goal.target, position)) <= radius;
+}
+
+/* Arrival with the scenario's goal sets: an exit's agents within its arrive distance. */
+static int agent_arrived_sc(const orca_scenario *sc, const sc_agent *a, orca_vec2 position,
+                            double radius)
+{
+    if (a->goal.kind == ORCA_GOAL_SET && sc->sets[a->goal.goal_set].exit &&
+        sc->sets[a->goal.goal_set].arrive > 0) {
+        radius = sc->sets[a->goal.goal_set].arrive;
+    }
+    return agent_arrived(a, position, radius);
 }
 
 typedef struct arrive_ctx {
@@ -917,8 +1083,8 @@ static void arrive_task(int begin, int end, int worker, void *context)
     int arrived = 0;
     for (int i = begin; i < end; ++i) {
         int e = key_at(sc, i, orca_sim_agent_at(sc->sim, i));
-        arrived += e < 0 || agent_arrived(&sc->agents[e], c->positions[i],
-                                          orca_sim_peek_radius(sc->sim, i));
+        arrived += e < 0 || agent_arrived_sc(sc, &sc->agents[e], c->positions[i],
+                                             orca_sim_peek_radius(sc->sim, i));
     }
     atomic_fetch_add(&c->arrived, arrived);
 }
@@ -948,17 +1114,494 @@ static int all_arrived(const orca_scenario *sc)
     const orca_vec2 *positions = orca_sim_positions(sc->sim);
     for (int i = 0; i < n; ++i) {
         int e = key_at(sc, i, orca_sim_agent_at(sc->sim, i));
-        if (e >= 0 && !agent_arrived(&sc->agents[e], positions[i], orca_sim_peek_radius(sc->sim, i))) {
+        if (e >= 0 &&
+            !agent_arrived_sc(sc, &sc->agents[e], positions[i], orca_sim_peek_radius(sc->sim, i))) {
             return 0;
         }
     }
     return 1;
 }
 
+/* ------------------------------------------------------------------------------------------
+ * Navigation (docs/navigation.md) and goal sets
+ * ---------------------------------------------------------------------------------------- */
+
+static int same_point(orca_vec2 a, orca_vec2 b)
+{
+    return memcmp(&a, &b, sizeof a) == 0;
+}
+
+/* The goal point of an agent's path: its target, or for a goal set the set's point the path
+ * ends at. */
+static orca_vec2 nav_goal(const orca_scenario *sc, const sc_agent *a, const sc_nav *v)
+{
+    if (a->goal.kind == ORCA_GOAL_SET && v->route.result == ORCA_NAV_OK && v->route.goal >= 0) {
+        return sc->sets[a->goal.goal_set].points[v->route.goal];
+    }
+    return a->goal.target;
+}
+
+/* Plans agent a (at p, radius r) anew; avoid: a wall end to penalise (re-routing). */
+static orca_status nav_plan(orca_scenario *sc, sc_agent *a, sc_nav *v, orca_vec2 p, double r,
+                            const orca_vec2 *avoid)
+{
+    const orca_vec2 *goals = &a->goal.target;
+    int count = 1, field = -1;
+    if (a->goal.kind == ORCA_GOAL_SET) {
+        const sc_goal_set *set = &sc->sets[a->goal.goal_set];
+        goals = set->points;
+        count = set->count;
+        field = a->goal.goal_set;
+    }
+    double penalty = ORCA_NAV_PENALTY_TIME * a->goal.preferred_speed;
+    orca_status st = orca_nav_route(sc->nav, r, p, goals, count, field, avoid, penalty, &v->route);
+    if (st != ORCA_OK) {
+        return fail(sc, st, "out of memory planning a path");
+    }
+    v->planned = 1;
+    v->k = 0;
+    v->stuck = 0;
+    v->best = 1.0 / 0.0;
+    v->radius = r;
+    v->plans++;
+    if (a->goal.kind == ORCA_GOAL_SET) {
+        a->goal.target = v->route.result == ORCA_NAV_OK ? nav_goal(sc, a, v)
+                                                         : nearest_point(&sc->sets[a->goal.goal_set], p);
+    }
+    v->target = a->goal.target;
+    return ORCA_OK;
+}
+
+/* Before the rule: each navigating agent plans when it must, passes the corners it is beyond,
+ * counts its progress (re-routing when it has none for ORCA_NAV_STUCK_TIME) and takes its
+ * direction; without navigation a goal-set agent takes the set's nearest point. In index
+ * order on the calling thread. */
+static orca_status nav_advance(orca_scenario *sc, const int32_t *ent, const orca_vec2 *pos,
+                               int n)
+{
+    orca_sim *sim = sc->sim;
+    int changed = 0;
+    if (sc->navigation) {
+        if (!sc->nav && orca_nav_create(sim, &sc->nav) != ORCA_OK) {
+            return fail(sc, ORCA_ERR_MEMORY, "out of memory creating the navigation");
+        }
+        changed = orca_nav_sync(sc->nav);
+        if (changed < 0) {
+            return fail(sc, ORCA_ERR_MEMORY, "out of memory reading the walls");
+        }
+    }
+    for (int i = 0; i < n; ++i) {
+        int e = ent[i];
+        if (e < 0) {
+            continue;
+        }
+        sc_agent *a = &sc->agents[e];
+        if (a->goal.kind != ORCA_GOAL_POINT && a->goal.kind != ORCA_GOAL_SET) {
+            continue;
+        }
+        orca_vec2 p = pos[i];
+        if (!sc->navigation) {
+            if (a->goal.kind == ORCA_GOAL_SET) {
+                a->goal.target = nearest_point(&sc->sets[a->goal.goal_set], p);
+            }
+            continue;
+        }
+        if (!a->nv) {
+            a->nv = orca_mem_zalloc(1, sizeof *a->nv);
+            if (!a->nv) {
+                return fail(sc, ORCA_ERR_MEMORY, "out of memory for an agent's path");
+            }
+            a->nv->prev_best = a->nv->best = 1.0 / 0.0;
+        }
+        sc_nav *v = a->nv;
+        v->prev_k = v->k; /* for nav_restore */
+        v->prev_stuck = v->stuck;
+        v->prev_best = v->best;
+        if (changed) {
+            v->planned = 0; /* the walls changed: every path is planned again */
+        }
+        double r = orca_sim_peek_radius(sim, i);
+        if (v->planned && (v->radius != r ||
+                           (a->goal.kind == ORCA_GOAL_POINT && !same_point(a->goal.target, v->target)))) {
+            v->planned = 0; /* a new target (waypoints, a changed goal) or radius */
+        }
+        if (!v->planned) {
+            orca_status st = nav_plan(sc, a, v, p, r, v->has_avoid ? &v->avoid : NULL);
+            if (st != ORCA_OK) {
+                return st;
+            }
+        }
+        if (v->route.result != ORCA_NAV_OK) {
+            continue;
+        }
+        orca_vec2 goal = nav_goal(sc, a, v);
+        while (v->k < v->route.count &&
+               orca_nav_passed(p, &v->route.corners[v->k],
+                               v->k + 1 < v->route.count ? &v->route.corners[v->k + 1] : NULL,
+                               goal, r)) {
+            v->k++;
+            v->best = 1.0 / 0.0;
+            v->stuck = 0;
+        }
+        /* progress: the distance to where the current leg ends */
+        orca_vec2 o = v->k < v->route.count ? v->route.corners[v->k].leave : goal;
+        double d = v2_len(v2_sub(o, p));
+        if (d < v->best - ORCA_NAV_PROGRESS) {
+            v->best = d;
+            v->stuck = 0;
+        } else {
+            v->stuck++;
+        }
+        if (v->k < v->route.count && (double)v->stuck * sc->dt >= ORCA_NAV_STUCK_TIME) {
+            /* re-routing: the corner it is stuck at costs more (on the last leg there is no
+             * other way: it waits, as in a queue at the goal) */
+            v->has_avoid = 1;
+            v->avoid = v->route.corners[v->k].vertex;
+            v->reroutes++;
+            orca_status st = nav_plan(sc, a, v, p, r, v->has_avoid ? &v->avoid : NULL);
+            if (st != ORCA_OK) {
+                return st;
+            }
+            if (v->route.result != ORCA_NAV_OK) {
+                continue;
+            }
+        }
+        if (v->k < v->route.count) {
+            v->dir = orca_nav_aim(p, &v->route.corners[v->k], r);
+        }
+    }
+    return ORCA_OK;
+}
+
+/* Puts back the progress nav_advance changed (the step was refused); plans made are kept
+ * (the same plans the step will make again). Entries of agents no longer in the simulation
+ * are not read again. */
+static void nav_restore(orca_scenario *sc)
+{
+    for (int e = 0; e < sc->agent_count; ++e) {
+        sc_nav *v = sc->agents[e].nv;
+        if (v && v->planned) {
+            v->k = v->prev_k < v->route.count ? v->prev_k : v->k;
+            v->stuck = v->prev_stuck;
+            v->best = v->prev_best;
+        }
+    }
+}
+
+/* The agents heading for an exit and within its arrive distance leave (one batch removal, in
+ * index order). */
+static orca_status exits_leave(orca_scenario *sc, int32_t *ent)
+{
+    orca_sim *sim = sc->sim;
+    int n = orca_sim_agent_count(sim);
+    const orca_vec2 *pos = orca_sim_positions(sim);
+    int m = 0;
+    for (int pass = 0; pass < 2; ++pass) {
+        for (int i = 0; i < n; ++i) {
+            int e = ent[i];
+            if (e < 0 || sc->agents[e].goal.kind != ORCA_GOAL_SET) {
+                continue;
+            }
+            const sc_goal_set *set = &sc->sets[sc->agents[e].goal.goal_set];
+            if (!set->exit) {
+                continue;
+            }
+            double d = set->arrive > 0 ? set->arrive : orca_sim_peek_radius(sim, i);
+            if (v2_len(v2_sub(sc->agents[e].goal.target, pos[i])) <= d) {
+                if (pass == 1) {
+                    sc->exit_ids[m] = orca_sim_agent_at(sim, i);
+                    ent[i] = -2; /* leaves */
+                }
+                ++m;
+            }
+        }
+        if (m == 0) {
+            return ORCA_OK;
+        }
+        if (pass == 0) {
+            if (m > sc->exit_cap) {
+                orca_agent_id *ids = orca_mem_resize(sc->exit_ids, (size_t)m, sizeof *ids);
+                if (!ids) {
+                    return fail(sc, ORCA_ERR_MEMORY, "out of memory removing agents at exits");
+                }
+                sc->exit_ids = ids;
+                sc->exit_cap = m;
+            }
+            m = 0;
+        }
+    }
+    orca_status st = orca_sim_remove_agents(sim, sc->exit_ids, m);
+    if (st != ORCA_OK) {
+        for (int i = 0; i < n; ++i) {
+            if (ent[i] == -2) {
+                ent[i] = key_at(sc, i, orca_sim_agent_at(sim, i));
+            }
+        }
+        return fail_sim(sc, st, "removing the agents at exits");
+    }
+    /* the entries of the agents that stay, in their new index order */
+    int k = 0;
+    for (int i = 0; i < n; ++i) {
+        if (ent[i] != -2) {
+            ent[k++] = ent[i];
+        }
+    }
+    sc->exited += m;
+    sc->exited_last_step = (int64_t)orca_sim_step_count(sim);
+    return ORCA_OK;
+}
+
+orca_status orca_scenario_set_goal_set_exit(orca_scenario *sc, int set, double arrive_distance)
+{
+    if (!sc) {
+        return ORCA_ERR_NULL;
+    }
+    if (set < 0 || set >= sc->set_count) {
+        return fail(sc, ORCA_ERR_ARGUMENT, "set must be in [0, %d), got %d", sc->set_count, set);
+    }
+    if (!(arrive_distance == 0.0 ||
+          (arrive_distance >= SC_ARRIVE_MIN && arrive_distance <= SC_ARRIVE_MAX))) {
+        return fail(sc, ORCA_ERR_ARGUMENT,
+                    "arrive_distance must be 0 (the agent's radius) or in [2^-30, 2^23] m, got "
+                    "%.17g",
+                    arrive_distance);
+    }
+    if (!sc->sets[set].exit) {
+        sc->exit_sets++;
+    }
+    sc->sets[set].exit = 1;
+    sc->sets[set].arrive = arrive_distance + 0.0;
+    return ORCA_OK;
+}
+
+orca_status orca_scenario_goal_set_exit(const orca_scenario *sc_in, int set, int *exit,
+                                        double *arrive_distance)
+{
+    orca_scenario *sc = (orca_scenario *)sc_in; /* only the error message is written */
+    if (!sc) {
+        return ORCA_ERR_NULL;
+    }
+    if (set < 0 || set >= sc->set_count) {
+        return fail(sc, ORCA_ERR_ARGUMENT, "set must be in [0, %d), got %d", sc->set_count, set);
+    }
+    if (exit) {
+        *exit = sc->sets[set].exit;
+    }
+    if (arrive_distance) {
+        *arrive_distance = sc->sets[set].arrive;
+    }
+    return ORCA_OK;
+}
+
+orca_status orca_scenario_exited(const orca_scenario *sc, int *count, int64_t *last_step)
+{
+    if (!sc) {
+        return ORCA_ERR_NULL;
+    }
+    if (count) {
+        *count = sc->exited;
+    }
+    if (last_step) {
+        *last_step = sc->exited > 0 ? sc->exited_last_step : -1;
+    }
+    return ORCA_OK;
+}
+
+orca_status orca_scenario_set_navigation(orca_scenario *sc, int on)
+{
+    if (!sc) {
+        return ORCA_ERR_NULL;
+    }
+    if (on != 0 && on != 1) {
+        return fail(sc, ORCA_ERR_ARGUMENT, "navigation must be 0 or 1, got %d", on);
+    }
+    if (on && !sc->nav) {
+        if (orca_nav_create(sc->sim, &sc->nav) != ORCA_OK) {
+            return fail(sc, ORCA_ERR_MEMORY, "out of memory creating the navigation");
+        }
+    }
+    if (on != sc->navigation) {
+        for (int e = 0; e < sc->agent_count; ++e) {
+            if (sc->agents[e].nv) {
+                sc->agents[e].nv->planned = 0;
+            }
+        }
+    }
+    sc->navigation = on;
+    return ORCA_OK;
+}
+
+int orca_scenario_get_navigation(const orca_scenario *sc)
+{
+    return sc ? sc->navigation : 0;
+}
+
+orca_status orca_scenario_add_goal_set(orca_scenario *sc, const char *name, const orca_vec2 *points,
+                                       int count, int *out)
+{
+    if (!sc) {
+        return ORCA_ERR_NULL;
+    }
+    if (!name) {
+        return fail(sc, ORCA_ERR_NULL, "goal set name must not be NULL");
+    }
+    size_t len = strlen(name);
+    if (len == 0 || len > 63) {
+        return fail(sc, ORCA_ERR_ARGUMENT, "goal set name must have 1 to 63 characters, got %zu",
+                    len);
+    }
+    if (orca_scenario_goal_set_find(sc, name) >= 0) {
+        return fail(sc, ORCA_ERR_ARGUMENT, "goal set '%s' exists already", name);
+    }
+    if (count < 1 || count > ORCA_NAV_GOALS_MAX) {
+        return fail(sc, count < 1 ? ORCA_ERR_ARGUMENT : ORCA_ERR_LIMIT,
+                    "goal set '%s': count must be in [1, %d], got %d", name, ORCA_NAV_GOALS_MAX,
+                    count);
+    }
+    if (!points) {
+        return fail(sc, ORCA_ERR_NULL, "goal set '%s': points must not be NULL", name);
+    }
+    for (int k = 0; k < count; ++k) {
+        if (!is_finite(points[k].x) || !is_finite(points[k].y) ||
+            !(d_abs(points[k].x) < ORCA_COORD_LIMIT) || !(d_abs(points[k].y) < ORCA_COORD_LIMIT)) {
+            return fail(sc, ORCA_ERR_ARGUMENT,
+                        "goal set '%s': point %d must have finite coordinates of magnitude below "
+                        "2^21, got (%.17g, %.17g)",
+                        name, k, points[k].x, points[k].y);
+        }
+    }
+    if (sc->set_count == sc->set_capacity) {
+        int cap = sc->set_capacity ? 2 * sc->set_capacity : 4;
+        sc_goal_set *ns = orca_mem_resize(sc->sets, (size_t)cap, sizeof *ns);
+        if (!ns) {
+            return fail(sc, ORCA_ERR_MEMORY, "out of memory adding goal set '%s'", name);
+        }
+        sc->sets = ns;
+        sc->set_capacity = cap;
+    }
+    orca_vec2 *pts = orca_mem_alloc((size_t)count, sizeof *pts);
+    if (!pts) {
+        return fail(sc, ORCA_ERR_MEMORY, "out of memory adding goal set '%s'", name);
+    }
+    for (int k = 0; k < count; ++k) {
+        pts[k] = v2(points[k].x + 0.0, points[k].y + 0.0);
+    }
+    sc_goal_set *set = &sc->sets[sc->set_count];
+    memset(set, 0, sizeof *set);
+    memcpy(set->name, name, len + 1);
+    set->points = pts;
+    set->count = count;
+    if (out) {
+        *out = sc->set_count;
+    }
+    sc->set_count++;
+    return ORCA_OK;
+}
+
+int orca_scenario_goal_set_count(const orca_scenario *sc)
+{
+    return sc ? sc->set_count : 0;
+}
+
+int orca_scenario_goal_set_find(const orca_scenario *sc, const char *name)
+{
+    if (!sc || !name) {
+        return -1;
+    }
+    for (int k = 0; k < sc->set_count; ++k) {
+        if (strcmp(sc->sets[k].name, name) == 0) {
+            return k;
+        }
+    }
+    return -1;
+}
+
+orca_status orca_scenario_goal_set_get(const orca_scenario *sc_in, int set, const char **name,
+                                       orca_vec2 *points, int capacity, int *count)
+{
+    orca_scenario *sc = (orca_scenario *)sc_in; /* only the error message is written */
+    if (!sc) {
+        return ORCA_ERR_NULL;
+    }
+    if (set < 0 || set >= sc->set_count) {
+        return fail(sc, ORCA_ERR_ARGUMENT, "set must be in [0, %d), got %d", sc->set_count, set);
+    }
+    if (capacity < 0 || (capacity > 0 && !points)) {
+        return fail(sc, capacity < 0 ? ORCA_ERR_ARGUMENT : ORCA_ERR_NULL,
+                    "points is NULL with capacity %d", capacity);
+    }
+    const sc_goal_set *s = &sc->sets[set];
+    if (name) {
+        *name = s->name;
+    }
+    for (int k = 0; k < s->count && k < capacity; ++k) {
+        points[k] = s->points[k];
+    }
+    if (count) {
+        *count = s->count;
+    }
+    return ORCA_OK;
+}
+
+orca_status orca_scenario_agent_nav(const orca_scenario *sc_in, int index, orca_nav_agent *out,
+                                    orca_nav_corner *corners, int capacity)
+{
+    orca_scenario *sc = (orca_scenario *)sc_in; /* only the error message is written */
+    if (!sc) {
+        return ORCA_ERR_NULL;
+    }
+    if (!out) {
+        return fail(sc, ORCA_ERR_NULL, "out must not be NULL");
+    }
+    if (capacity < 0 || (capacity > 0 && !corners)) {
+        return fail(sc, capacity < 0 ? ORCA_ERR_ARGUMENT : ORCA_ERR_NULL,
+                    "corners is NULL with capacity %d", capacity);
+    }
+    int e = entry_of(sc, index);
+    if (e < 0) {
+        return ORCA_ERR_ARGUMENT;
+    }
+    const sc_agent *a = &sc->agents[e];
+    memset(out, 0, sizeof *out);
+    out->navigating = sc->navigation &&
+                      (a->goal.kind == ORCA_GOAL_POINT || a->goal.kind == ORCA_GOAL_SET);
+    out->goal = a->goal.target;
+    const sc_nav *v = a->nv;
+    if (!v || !v->planned) {
+        return ORCA_OK;
+    }
+    out->result = (orca_nav_result)v->route.result;
+    out->corner = v->k;
+    out->corners = v->route.result == ORCA_NAV_OK ? v->route.count : 0;
+    out->length = v->route.length;
+    out->plans = v->plans;
+    out->reroutes = v->reroutes;
+    out->goal = nav_goal(sc, a, v);
+    for (int k = 0; k < out->corners && k < capacity; ++k) {
+        corners[k] = v->route.corners[k];
+    }
+    return ORCA_OK;
+}
+
+int orca_scenario_nav_unreachable(const orca_scenario *sc)
+{
+    if (!sc || !sc->navigation) {
+        return 0;
+    }
+    int n = orca_sim_agent_count(sc->sim), count = 0;
+    for (int i = 0; i < n; ++i) {
+        int e = key_at(sc, i, orca_sim_agent_at(sc->sim, i));
+        const sc_nav *v = e >= 0 ? sc->agents[e].nv : NULL;
+        count += v && v->planned && v->route.result != ORCA_NAV_OK;
+    }
+    return count;
+}
+
 typedef struct rule_ctx {
     orca_scenario *sc;
     const uint32_t *slots, *generations; /* orca_sim_peek_handles */
     uint64_t step_hash;                  /* perturb_step_hash of this step */
+    const int32_t *ent;                  /* the entry of each index, or NULL: key_at */
 } rule_ctx;
 
 /* The preferred-velocity rule of the agents at index[0 .. count-1] (orca_step_rule_fn: the
@@ -976,10 +1619,20 @@ static void rule_agents(void *context, const int32_t *index, int32_t first,
         orca_agent_id id;
         id.slot = c->slots[i];
         id.generation = c->generations[id.slot];
-        int e = key_at(sc, i, id);
-        out[i] = e < 0 ? current[i]
-                       : preferred_velocity(&sc->agents[e].goal, position[j], sc->dt,
-                                            c->step_hash, (uint64_t)e);
+        int e = c->ent ? c->ent[i] : key_at(sc, i, id);
+        if (e < 0) {
+            out[i] = current[i];
+            continue;
+        }
+        const sc_agent *a = &sc->agents[e];
+        const sc_nav *v = sc->navigation ? a->nv : NULL;
+        if (v && v->route.result != ORCA_NAV_OK) {
+            out[i] = v2(0.0, 0.0); /* no path: it stands (docs/navigation.md) */
+        } else if (v && v->k < v->route.count) {
+            out[i] = nav_velocity(v->dir, a->goal.preferred_speed, c->step_hash, (uint64_t)e);
+        } else {
+            out[i] = preferred_velocity(&a->goal, position[j], sc->dt, c->step_hash, (uint64_t)e);
+        }
     }
 }
 
@@ -1003,6 +1656,32 @@ orca_status orca_scenario_step(orca_scenario *sc)
         init_all_arrived = all_arrived(sc);
     }
 
+    /* The entry of each index, once for the passes below (navigation, goal sets). */
+    int32_t *ent = NULL;
+    if (sc->navigation || sc->set_agents > 0 || sc->exit_sets > 0) {
+        if (n > sc->ent_cap) {
+            int32_t *q = orca_mem_resize(sc->ent, (size_t)n, sizeof *q);
+            if (!q) {
+                return fail(sc, ORCA_ERR_MEMORY, "out of memory for the step's agent table");
+            }
+            sc->ent = q;
+            sc->ent_cap = n;
+        }
+        ent = sc->ent;
+        for (int i = 0; i < n; ++i) {
+            ent[i] = key_at(sc, i, orca_sim_agent_at(sim, i));
+        }
+    }
+
+    /* Exits (docs/navigation.md, "Exits"): the agents at an exit leave first. */
+    if (sc->exit_sets > 0) {
+        orca_status st = exits_leave(sc, ent);
+        if (st != ORCA_OK) {
+            return st;
+        }
+        n = orca_sim_agent_count(sim);
+    }
+
     /* Waypoints (docs/extensions.md): each agent with waypoints may take its next target,
      * on the current positions, before the rule reads the targets. */
     int switched = 0;
@@ -1015,6 +1694,20 @@ orca_status orca_scenario_step(orca_scenario *sc)
         }
     }
 
+    /* Navigation (docs/navigation.md) and goal sets: plans, corners passed, directions. */
+    int navigated = 0;
+    if (sc->navigation || sc->set_agents > 0) {
+        orca_status st = nav_advance(sc, ent, orca_sim_positions(sim), n);
+        navigated = 1;
+        if (st != ORCA_OK) {
+            nav_restore(sc);
+            if (switched) {
+                waypoints_restore(sc);
+            }
+            return st;
+        }
+    }
+
     /* The rule and the step in one pass over the agents (rule_agent): a refused step
      * (including a rule value out of range) leaves the simulation as it was, preferred
      * velocities included. */
@@ -1022,11 +1715,15 @@ orca_status orca_scenario_step(orca_scenario *sc)
     ctx.sc = sc;
     orca_sim_peek_handles(sim, &ctx.slots, &ctx.generations);
     ctx.step_hash = perturb_step_hash(sc->seed, k);
+    ctx.ent = ent;
     orca_status st = orca_sim_step_rule(sim, sc->dt, rule_agents, &ctx);
     if (st != ORCA_OK) {
         fail_sim(sc, st, "the simulation step failed");
         if (switched) {
             waypoints_restore(sc);
+        }
+        if (navigated) {
+            nav_restore(sc);
         }
         return st;
     }

@@ -1029,6 +1029,49 @@ printf 'separation on\nagent 5 5 goal 1 1\nseparation off\n' > sepbad.txt
 expect_status 2 "separation twice" "$ORCA" run sepbad.txt --steps 1
 err_matches "separation twice: message" "^sepbad\.txt:3: "
 
+# --- navigation (docs/navigation.md) ---------------------------------------------------------
+# A room whose door faces away from the goals: without navigation nobody arrives, with it all
+# do; goal sets by name; the summary and JSON report it; errors name the line.
+printf 'default radius 0.3\ndefault max_speed 1.5\ndefault neighbor_dist 3\ndefault time_horizon 2\ndefault obstacle_time_horizon 1\npolyline 0 4  0 0  10 0  10 10  0 10  0 6\ngoalset exits 15 5 -5 12\nagent 8.5 4 goal 14 3\nagent 8.5 5 goalset exits\nagent 7.5 6 goal 16 8 preferred_speed=1.3\n' > trap.txt
+expect_status 0 "nav: off" "$ORCA" run trap.txt --steps 600 --json
+check "nav: off: none arrived" test "$(json_get out.txt arrived)/$(json_get out.txt navigation)" = 0/false
+printf 'navigation on\n' | cat - trap.txt > trap-on.txt
+expect_status 0 "nav: on" "$ORCA" run trap-on.txt --steps 600 --json
+check "nav: on: all arrived" test "$(json_get out.txt arrived)/$(json_get out.txt navigation)" = 3/true
+check "nav: on: no agent without a path" test "$(json_get out.txt nav_unreachable)" = 0
+hnav=$(json_get out.txt hash)
+check "nav: -j 3 = -j 1" test "$(hash_of run trap-on.txt --steps 600 -j 3)" = "$hnav"
+expect_status 0 "nav: summary" "$ORCA" run trap-on.txt --steps 10
+check "nav: summary line" grep -Eq "navigation +on: 0 agents without a path" out.txt
+printf 'navigation off\n' | cat - trap.txt > trap-off.txt
+check "nav: 'navigation off' = plain" test "$(hash_of run trap-off.txt --steps 100)" = "$(hash_of run trap.txt --steps 100)"
+# the floor plan: 2,000 agents leave by the nearest of 4 exits; without navigation many stay
+expect_status 0 "floor: evacuation" "$ORCA" run "$SRC_DIR/examples/floor.txt" --json
+check "floor: all 2000 arrived" test "$(json_get out.txt all_arrived)/$(json_get out.txt arrived)" = true/2000
+check "floor: 1999 left by the exits" test "$(json_get out.txt exited)" = 1999
+hfloor=$(json_get out.txt hash)
+fsteps=$(json_get out.txt steps)
+check "floor: -j 3 = -j 1" test "$(hash_of run "$SRC_DIR/examples/floor.txt" -j 3)" = "$hfloor"
+sed 's/^navigation on/navigation off/' "$SRC_DIR/examples/floor.txt" > floor-off.txt
+expect_status 0 "floor: without navigation" "$ORCA" run floor-off.txt --steps "$fsteps" --json
+check "floor: without navigation fewer than 1500 left" test "$(json_get out.txt exited)" -lt 1500
+nav_bad() { # NAME LINE2 REGEX
+    printf 'goalset exits 15 5\n%s\n' "$2" > navbad.txt
+    expect_status 2 "nav: $1" "$ORCA" run navbad.txt --steps 1
+    err_matches "nav: $1: message" "^navbad\.txt:2: $3"
+}
+nav_bad "navigation value" "navigation yes" "navigation takes 'on' or 'off', got 'yes'"
+nav_bad "unknown set" "agent 0 0 goalset exit" "agent: unknown goal set 'exit'"
+nav_bad "set twice" "goalset exits 1 1" "goalset 'exits' is declared twice \(first on line 1\)"
+nav_bad "set without points" "goalset more" "goalset takes a name and points"
+nav_bad "set odd numbers" "goalset more 1 2 3" "goalset takes a name and points"
+nav_bad "set point range" "goalset more 1 2 2097152 0" "goalset point 2 x must have magnitude below 2\^21"
+nav_bad "set point NaN" "goalset more nan 0" "goalset point 1 x: "
+nav_bad "goalset without name" "agent 0 0 goalset" "goalset needs the name of a goal set"
+nav_bad "exit arrive range" "goalset more 1 2 exit arrive=-1" "arrive must be 0 \(the agent's radius\) or between 2\^-30 and 2\^23 m, got '-1'"
+nav_bad "arrive without exit" "goalset more 1 2 arrive=1" "goalset: after the points only 'exit' and then 'arrive=D' may follow, got 'arrive=1'"
+nav_bad "word after exit" "goalset more 1 2 exit now" "goalset: after the points only 'exit' and then 'arrive=D' may follow, got 'now'"
+
 if ((SKIPPED > 0)); then
     echo "$PASSED passed, $FAILED failed, $SKIPPED skipped"
 else

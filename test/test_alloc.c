@@ -503,7 +503,7 @@ static int test_scenario_calls(void)
             for (int i = 0; st == ORCA_OK && kind == ORCA_SCENE_COUNT && i < 40; ++i) {
                 orca_agent_def d = orca_agent_def_default();
                 d.position = vec(4.0 * i, 0.5 * (i % 3));
-                orca_goal goal = {ORCA_GOAL_POINT, {-4.0 * i, 0}, 1.0};
+                orca_goal goal = {ORCA_GOAL_POINT, {-4.0 * i, 0}, 1.0, 0};
                 stage = 1;
                 st = orca_scenario_add_agent(sc, &d, &goal, NULL);
             }
@@ -629,7 +629,7 @@ static int test_waypoints(void)
         orca_scenario *sc = NULL;
         ENSURE(orca_scenario_create(NULL, 0.25, 3, &sc) == ORCA_OK);
         orca_agent_def d = orca_agent_def_default();
-        orca_goal goal = {ORCA_GOAL_POINT, {10, 0}, 1.0};
+        orca_goal goal = {ORCA_GOAL_POINT, {10, 0}, 1.0, 0};
         ENSURE(orca_scenario_add_agent(sc, &d, &goal, NULL) == ORCA_OK);
         ENSURE(orca_scenario_set_waypoints(sc, 0, old_pts, 1, 1, 0.0) == ORCA_OK);
         uint64_t h0 = orca_scenario_hash(sc);
@@ -655,7 +655,7 @@ static int test_waypoints(void)
         orca_scenario *sc = NULL;
         ENSURE(orca_scenario_create(NULL, 0.25, 3, &sc) == ORCA_OK);
         orca_agent_def d = orca_agent_def_default();
-        orca_goal goal = {ORCA_GOAL_POINT, {10, 0}, 1.0};
+        orca_goal goal = {ORCA_GOAL_POINT, {10, 0}, 1.0, 0};
         ENSURE(orca_scenario_add_agent(sc, &d, &goal, NULL) == ORCA_OK);
         d.position = vec(0, 8);
         ENSURE(orca_scenario_add_agent(sc, &d, &goal, NULL) == ORCA_OK);

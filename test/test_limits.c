@@ -814,7 +814,7 @@ static int test_scenario_ranges(void)
     orca_scenario_destroy(sc);
     ENSURE(orca_scenario_create(NULL, ORCA_TIME_MIN, 1, &sc) == ORCA_OK);
     orca_agent_def d = at(0, 0);
-    orca_goal g = {ORCA_GOAL_POINT, {10, 0}, nextafter(ORCA_SPEED_MAX, INFINITY)};
+    orca_goal g = {ORCA_GOAL_POINT, {10, 0}, nextafter(ORCA_SPEED_MAX, INFINITY), 0};
     ENSURE(orca_scenario_add_agent(sc, &d, &g, NULL) == ORCA_ERR_ARGUMENT);
     ENSURE(strstr(orca_scenario_last_error(sc), "preferred_speed must be in [0, 2^30]") != NULL);
     g.preferred_speed = -0.5;

@@ -239,12 +239,12 @@ static int test_rule_hand_cases(void)
 
     /* Agents 100 m apart: nobody is anybody's neighbour. */
     orca_goal goals[6] = {
-        {ORCA_GOAL_POINT, {10.0, 5.0}, 1.3},         /* far: (to / dist) * S */
-        {ORCA_GOAL_POINT, {100.1, 0.05}, 1.0},       /* near: to / dt */
-        {ORCA_GOAL_VELOCITY, {0.3, -0.7}, 5.0},      /* fixed velocity, no perturbation */
-        {ORCA_GOAL_NONE, {9.0, 9.0}, 1.0},           /* zero */
-        {ORCA_GOAL_POINT, {250.0, -30.0}, 0.0},      /* speed 0: zero plus zero perturbation */
-        {ORCA_GOAL_POINT, {500.0, 0.0}, 2.0},        /* exactly at the goal */
+        {ORCA_GOAL_POINT, {10.0, 5.0}, 1.3, 0},         /* far: (to / dist) * S */
+        {ORCA_GOAL_POINT, {100.1, 0.05}, 1.0, 0},       /* near: to / dt */
+        {ORCA_GOAL_VELOCITY, {0.3, -0.7}, 5.0, 0},      /* fixed velocity, no perturbation */
+        {ORCA_GOAL_NONE, {9.0, 9.0}, 1.0, 0},           /* zero */
+        {ORCA_GOAL_POINT, {250.0, -30.0}, 0.0, 0},      /* speed 0: zero plus zero perturbation */
+        {ORCA_GOAL_POINT, {500.0, 0.0}, 2.0, 0},        /* exactly at the goal */
     };
     orca_agent_id ids[6];
     for (int i = 0; i < 6; ++i) {
@@ -311,7 +311,7 @@ static int test_rule_worked_example(void)
     orca_agent_id id[4];
     for (int i = 0; i < 4; ++i) {
         orca_agent_def d = far_agent(-300.0 - 100.0 * (double)i, 0.0);
-        orca_goal g = {ORCA_GOAL_NONE, {0.0, 0.0}, 0.0};
+        orca_goal g = {ORCA_GOAL_NONE, {0.0, 0.0}, 0.0, 0};
         if (i == 3) {
             g.kind = ORCA_GOAL_POINT;
             g.target.x = 10.0;
@@ -343,7 +343,7 @@ static int test_rule_perturbation_spread(void)
      * agents, steps and seeds. */
     const double dt = 0.25;
     double lo = 1.0, hi = -1.0;
-    orca_goal g = {ORCA_GOAL_POINT, {1000.0, 0.0}, 1.0};
+    orca_goal g = {ORCA_GOAL_POINT, {1000.0, 0.0}, 1.0, 0};
     for (uint64_t k = 0; k < 2000; ++k) {
         orca_vec2 p = doc_rule(&g, (orca_vec2){0.0, 0.0}, dt, 7, k, 3);
         double e = p.y;
@@ -371,7 +371,7 @@ static int test_foreign_agents(void)
     orca_agent_id id;
     ENSURE(orca_sim_add_agent(sim, &d, &id) == ORCA_OK);
     d = far_agent(100.0, 0.0);
-    orca_goal g = {ORCA_GOAL_POINT, {200.0, 0.0}, 1.0};
+    orca_goal g = {ORCA_GOAL_POINT, {200.0, 0.0}, 1.0, 0};
     ENSURE(orca_scenario_add_agent(sc, &d, &g, NULL) == ORCA_OK);
     ENSURE(orca_scenario_step(sc) == ORCA_OK);
     ENSURE(orca_agent_get(sim, id, &d) == ORCA_OK);
@@ -416,7 +416,7 @@ static int test_errors(void)
 
     ENSURE(orca_scenario_create(NULL, 0.25, 1, &sc) == ORCA_OK);
     orca_agent_def d = far_agent(0.0, 0.0);
-    orca_goal g = {ORCA_GOAL_POINT, {NAN, 0.0}, 1.0};
+    orca_goal g = {ORCA_GOAL_POINT, {NAN, 0.0}, 1.0, 0};
     ENSURE(orca_scenario_add_agent(sc, &d, &g, NULL) == ORCA_ERR_ARGUMENT);
     ENSURE(strstr(orca_scenario_last_error(sc), "nan") != NULL);
     g.target.x = 3e6;
@@ -799,11 +799,11 @@ static int test_step_refused(void)
     orca_scenario *sc = NULL;
     ENSURE(orca_scenario_create(NULL, 0.5, 3, &sc) == ORCA_OK);
     orca_agent_def d = far_agent(2097140.0, 0.0);
-    orca_goal g = {ORCA_GOAL_VELOCITY, {2.0, 0.0}, 0.0};
+    orca_goal g = {ORCA_GOAL_VELOCITY, {2.0, 0.0}, 0.0, 0};
     ENSURE(orca_scenario_add_agent(sc, &d, &g, NULL) == ORCA_OK);
     d = far_agent(0.0, 0.0);
     d.preferred_velocity = vec2(0.125, -0.5); /* kept by an agent without a goal rule */
-    orca_goal none = {ORCA_GOAL_NONE, {0.0, 0.0}, 0.0};
+    orca_goal none = {ORCA_GOAL_NONE, {0.0, 0.0}, 0.0, 0};
     ENSURE(orca_scenario_add_agent(sc, &d, &none, NULL) == ORCA_OK);
     orca_sim *sim = orca_scenario_sim(sc);
     orca_status st = ORCA_OK;
@@ -837,7 +837,7 @@ static int test_recording(void)
         ENSURE(orca_scenario_create(NULL, 0.25, 9, &sc) == ORCA_OK);
         ENSURE(orca_scenario_set_recording(sc, on) == ORCA_OK);
         orca_agent_def d = far_agent(0.0, 0.0);
-        orca_goal g = {ORCA_GOAL_POINT, {10.0, 0.0}, 1.0};
+        orca_goal g = {ORCA_GOAL_POINT, {10.0, 0.0}, 1.0, 0};
         ENSURE(orca_scenario_add_agent(sc, &d, &g, NULL) == ORCA_OK);
         d.position = vec2(1.0, 0.5); /* overlaps the first by 2 m of 3 */
         ENSURE(orca_scenario_add_agent(sc, &d, &g, NULL) == ORCA_OK);

@@ -364,7 +364,7 @@ static int passing_case(orca_vec2 start, orca_vec2 agent_at, int loop, int expec
     d.position = start;
     d.radius = 0.5;
     d.max_speed = 0;
-    orca_goal g = {ORCA_GOAL_POINT, vec(0, 30), 1.0};
+    orca_goal g = {ORCA_GOAL_POINT, vec(0, 30), 1.0, 0};
     ENSURE(orca_scenario_add_agent(sc, &d, &g, NULL) == ORCA_OK);
     orca_vec2 w[2] = {vec(10, 0), vec(10, 20)};
     ENSURE(orca_scenario_set_waypoints(sc, 0, w, 2, loop, 0.0) == ORCA_OK);
@@ -421,7 +421,7 @@ static int test_crowded_corridor(void)
     tracker t[20];
     for (int k = 0; k < 20; ++k) {
         d.position = vec(-8 + (k / 4) * 1.0, -1.5 + (k % 4) * 1.0);
-        orca_goal g = {ORCA_GOAL_POINT, vec(42 + (k / 4) * 1.0, -1.5 + (k % 4) * 1.0), 1.3};
+        orca_goal g = {ORCA_GOAL_POINT, vec(42 + (k / 4) * 1.0, -1.5 + (k % 4) * 1.0), 1.3, 0};
         ENSURE(orca_scenario_add_agent(sc, &d, &g, NULL) == ORCA_OK);
         ENSURE(orca_scenario_set_waypoints(sc, k, w, 3, 0, 0.0) == ORCA_OK);
         memset(&t[k], 0, sizeof t[k]);
@@ -501,7 +501,7 @@ static int test_arguments(void)
     ENSURE(orca_scenario_create(NULL, 0.25, 1, &sc) == ORCA_OK);
     ENSURE(add_point_agent(sc, vec(0, 0), vec(10, 0), 1.0, 1.0) == ORCA_OK);
     orca_agent_def d = orca_agent_def_default();
-    orca_goal vg = {ORCA_GOAL_VELOCITY, {1, 0}, 0};
+    orca_goal vg = {ORCA_GOAL_VELOCITY, {1, 0}, 0, 0};
     d.position = vec(0, 10);
     ENSURE(orca_scenario_add_agent(sc, &d, &vg, NULL) == ORCA_OK);
     d.position = vec(0, 20);

@@ -1,8 +1,17 @@
 // SPDX-License-Identifier: MIT
 // The demo page (web/index.html): the built-in scenes of orca.mjs on a canvas, their
 // parameters in the URL, a stats panel with the state hash and a mark when it equals the
-// native golden hash (test/golden/determinism.txt) at the golden step.
+// native golden hash (test/golden/determinism.txt) at the golden step; navigation (any scene,
+// and the rooms scene of scenes.mjs: a selected agent's path, click to move its group's exit,
+// walls drawn with the mouse re-route the agents at the next step).
 import { loadOrca, simdSupported } from './orca.mjs';
+import { roomsScene, roomsWithGoals, ROOMS_GOALS } from './scenes.mjs';
+
+const GROUP_COLOURS = ['#3f6fc4', '#c4473f'];
+const HINTS = {
+  plain: 'Click: add an agent walking through the centre. Drag: draw a wall. Empty fields keep the scene\'s values (docs/scenarios.md).',
+  rooms: 'Rooms: two groups swap rooms and leave by their exits (x). Click an agent to select it (its path is drawn); click elsewhere to move its group\'s exit there; drag to draw a wall (the agents re-route).',
+};
 
 const $ = (id) => document.getElementById(id);
 const canvas = $('canvas');
@@ -36,6 +45,7 @@ function readControls() {
     if (v !== '') cfg[p] = Number(v);
   }
   cfg.trails = $('trails').checked;
+  cfg.nav = $('nav').checked;
   return cfg;
 }
 
@@ -43,6 +53,7 @@ function writeControls(cfg) {
   $('scene').value = cfg.scene;
   for (const p of NUMBER_PARAMS) if (cfg[p] !== undefined) $(p).value = cfg[p];
   $('trails').checked = !!cfg.trails;
+  $('nav').checked = !!cfg.nav;
   $('simd').value = simdChoice;
 }
 
@@ -53,6 +64,9 @@ function cfgFromUrl() {
     if (params.has(p)) cfg[p] = Number(params.get(p));
   }
   cfg.trails = params.get('trails') === '1';
+  // navigation: on by default in the rooms scene only (the built-in scenes' golden runs are
+  // without it)
+  cfg.nav = params.has('nav') ? params.get('nav') === '1' : cfg.scene === 'rooms';
   return cfg;
 }
 
@@ -61,6 +75,7 @@ function urlFor(cfg) {
   q.set('scene', cfg.scene);
   for (const p of NUMBER_PARAMS) if (cfg[p] !== undefined) q.set(p, String(cfg[p]));
   if (cfg.trails) q.set('trails', '1');
+  if (cfg.nav !== (cfg.scene === 'rooms')) q.set('nav', cfg.nav ? '1' : '0');
   if (simdChoice !== 'auto') q.set('simd', simdChoice);
   return `${location.pathname}?${q}`;
 }
@@ -90,9 +105,15 @@ function build() {
   }
   let scene;
   try {
-    scene = app.orca.createScene(cfg.scene, {
-      agents: cfg.agents ?? 0, seed: cfg.seed ?? 1, agent, speed: cfg.speed,
-    });
+    if (cfg.scene === 'rooms') {
+      scene = roomsScene(app.orca, { perGroup: cfg.agents ?? 20, seed: cfg.seed ?? 1,
+        navigation: cfg.nav, agent, ...(cfg.speed !== undefined ? { speed: cfg.speed } : {}) });
+    } else {
+      scene = app.orca.createScene(cfg.scene, {
+        agents: cfg.agents ?? 0, seed: cfg.seed ?? 1, agent, speed: cfg.speed,
+      });
+      if (cfg.nav) scene.setNavigation(true);
+    }
   } catch (e) {
     showError(e);
     return;
@@ -105,8 +126,13 @@ function build() {
   app.stepMs = 0;
   app.rate = 0;
   app.rateWindow = { t: performance.now(), ms: 0, agentSteps: 0 };
+  app.rooms = cfg.scene === 'rooms';
+  app.goals = ROOMS_GOALS.map((p) => [...p]);
+  app.stepBase = 0; // steps of the scenarios a moved goal replaced (roomsWithGoals)
+  app.selected = app.rooms ? scene.sim.agentAt(0) : null;
+  $('hint').textContent = app.rooms ? HINTS.rooms : HINTS.plain;
   const g = app.golden.get(cfg.scene);
-  app.goldenRun = g && (cfg.seed ?? 1) === 1 && Object.keys(agent).length === 0 &&
+  app.goldenRun = g && (cfg.seed ?? 1) === 1 && Object.keys(agent).length === 0 && !cfg.nav &&
     cfg.speed === undefined && scene.sim.agentCount === g.agents ? g : null;
   app.goldenMark = null;
   fitView();
@@ -131,8 +157,9 @@ function fitView() {
     if (g.kind === 0) take(g.target[0], g.target[1]);
   }
   for (const seg of s.sim.segments()) {
-    // walls reach far; keep the view on the agents unless there are none
-    if (n === 0) { take(...seg.a); take(...seg.b); }
+    // walls reach far; keep the view on the agents unless there are none (the rooms: the
+    // floor)
+    if (n === 0 || app.rooms) { take(...seg.a); take(...seg.b); }
   }
   if (!Number.isFinite(x0)) { x0 = y0 = -20; x1 = y1 = 20; }
   const m = Math.max(x1 - x0, y1 - y0) * 0.06 + 3;
@@ -200,18 +227,23 @@ function draw() {
   const s = app.view.scale;
   const radius = n ? sim.getAgent(sim.agentAt(0)).radius : 1;
   const rs = Math.max(1.2, radius * s);
-  ctx.fillStyle = '#3f6fc4';
-  ctx.beginPath();
-  for (let i = 0; i < n; ++i) {
-    const [sx, sy] = toScreen(pos[2 * i], pos[2 * i + 1]);
-    if (rs < 2.5) {
-      ctx.rect(sx - rs, sy - rs, 2 * rs, 2 * rs);
-    } else {
-      ctx.moveTo(sx + rs, sy);
-      ctx.arc(sx, sy, rs, 0, 2 * Math.PI);
+  const group = app.rooms ? groupsOf(app.scene) : null;
+  for (let g = 0; g < (group ? GROUP_COLOURS.length : 1); ++g) {
+    ctx.fillStyle = GROUP_COLOURS[g];
+    ctx.beginPath();
+    for (let i = 0; i < n; ++i) {
+      if (group && group[i] !== g) continue;
+      const [sx, sy] = toScreen(pos[2 * i], pos[2 * i + 1]);
+      if (rs < 2.5) {
+        ctx.rect(sx - rs, sy - rs, 2 * rs, 2 * rs);
+      } else {
+        ctx.moveTo(sx + rs, sy);
+        ctx.arc(sx, sy, rs, 0, 2 * Math.PI);
+      }
     }
+    ctx.fill();
   }
-  ctx.fill();
+  if (app.scene.navigation || app.rooms) drawNavigation(pos, rs);
   // agents added by clicks, and their goals
   ctx.fillStyle = '#e07a1f';
   ctx.strokeStyle = '#e07a1f';
@@ -239,6 +271,82 @@ function draw() {
     ctx.stroke();
     ctx.setLineDash([]);
   }
+}
+
+// The group (goal set index) of every agent of the rooms scene, index order.
+function groupsOf(scene) {
+  const n = scene.sim.agentCount;
+  const out = new Int32Array(n);
+  for (let i = 0; i < n; ++i) out[i] = scene.goal(i).goalSet === 'g1' ? 1 : 0;
+  return out;
+}
+
+// The selected agent's index, or -1 (none selected, or it left by an exit).
+function selectedIndex() {
+  if (!app.selected) return -1;
+  const i = app.scene.sim.agentIndex(app.selected);
+  if (i < 0) app.selected = null;
+  return i;
+}
+
+// Navigation: each goal set's points (crosses), the selected agent (a ring) and the rest of
+// its path: straight legs between the corners, arcs of its radius round them.
+function drawNavigation(pos, rs) {
+  const sc = app.scene;
+  const k = 6 * app.view.dpr;
+  ctx.lineWidth = 2.5 * app.view.dpr;
+  sc.goalSets.forEach((name, g) => {
+    ctx.strokeStyle = GROUP_COLOURS[g % GROUP_COLOURS.length];
+    ctx.beginPath();
+    for (const p of sc.goalSet(g).points) {
+      const [gx, gy] = toScreen(...p);
+      ctx.moveTo(gx - k, gy - k); ctx.lineTo(gx + k, gy + k);
+      ctx.moveTo(gx - k, gy + k); ctx.lineTo(gx + k, gy - k);
+    }
+    ctx.stroke();
+  });
+  const i = selectedIndex();
+  if (i < 0) return;
+  const nav = sc.agentNav(i);
+  const path = sc.agentPath(i);
+  const [px, py] = toScreen(pos[2 * i], pos[2 * i + 1]);
+  ctx.strokeStyle = '#1d2430';
+  ctx.lineWidth = 2 * app.view.dpr;
+  ctx.beginPath();
+  ctx.arc(px, py, rs + 3 * app.view.dpr, 0, 2 * Math.PI);
+  ctx.stroke();
+  if (!nav.navigating || nav.result !== 'ok') return;
+  ctx.strokeStyle = '#2a8a4a';
+  ctx.setLineDash([5 * app.view.dpr, 4 * app.view.dpr]);
+  ctx.beginPath();
+  ctx.moveTo(px, py);
+  const r = sc.sim.getAgent(app.selected).radius * app.view.scale;
+  for (let c = nav.corner; c < path.length; ++c) {
+    const { vertex, side, enter, leave } = path[c];
+    const [vx, vy] = toScreen(...vertex);
+    const [ex, ey] = toScreen(...enter);
+    const [lx, ly] = toScreen(...leave);
+    ctx.lineTo(ex, ey);
+    // the y axis is flipped on screen: counter-clockwise in the world (side +1) is
+    // counter-clockwise on the screen too (drawing only; the library uses no angles here)
+    ctx.arc(vx, vy, r, Math.atan2(ey - vy, ex - vx), Math.atan2(ly - vy, lx - vx), side > 0);
+  }
+  ctx.lineTo(...toScreen(...nav.goal));
+  ctx.stroke();
+  ctx.setLineDash([]);
+}
+
+// Moves group g's exit to p: a copy of the scene with every agent where it is (the library
+// has no call that changes a goal; scenes.mjs, roomsWithGoals).
+function moveGoal(g, p) {
+  const old = app.scene;
+  const keep = selectedIndex();
+  app.goals[g] = p;
+  const sc = roomsWithGoals(app.orca, old, app.goals);
+  app.stepBase += old.sim.stepCount;
+  app.scene = sc;
+  app.selected = keep >= 0 ? sc.sim.agentAt(keep) : null;
+  old.destroy();
 }
 
 // Steps the scene count times (throughput measured over the steps only).
@@ -286,17 +394,24 @@ function updateStats() {
   const sim = s.sim;
   const steps = sim.stepCount;
   const n = sim.agentCount;
+  const total = steps + (app.stepBase ?? 0);
   const lines = [
     `module      ${app.orca.simd ? 'SIMD128' : 'scalar'} (1 worker)`,
-    `step        ${steps}`,
-    `time        ${(steps * s.dt).toFixed(2)} s`,
+    `step        ${total}${app.stepBase ? ` (${steps} since the goal moved)` : ''}`,
+    `time        ${(total * s.dt).toFixed(2)} s`,
     `agents      ${n}   walls ${sim.segmentCount}`,
     `arrived     ${s.arrivedCount}`,
+  ];
+  if (s.navigation) {
+    const ex = s.exited;
+    lines.push(`navigation  on: ${s.navUnreachable} without a path`);
+    if (ex.count > 0 || app.rooms) lines.push(`exited      ${ex.count}${ex.count ? ` (last at step ${ex.lastStep})` : ''}`);
+  }
+  lines.push(
     `throughput  ${app.rate ? (app.rate / 1e6).toFixed(3) + ' M agent-steps/s' : '-'}`,
     `overlap     agents ${fmt(100 * s.maxAgentOverlap)}%  walls ${fmt(100 * s.maxWallOverlap)}%`,
     `fallback    ${app.agentSteps ? fmt(100 * s.fallbackTotal / app.agentSteps) + '%' : '-'} of solves`,
-    `hash        ${sim.hash()}`,
-  ];
+    `hash        ${s.hash()}`);
   $('stats').textContent = lines.join('\n');
   const el = $('golden');
   const m = app.goldenMark;
@@ -329,10 +444,14 @@ function frame() {
   requestAnimationFrame(frame);
 }
 
-/** Steps (without drawing each step) until the step count is target; resolves when there. */
+/** Steps (without drawing each step) until the step count is target; resolves when there,
+ * or when a step no longer advances it (a simulation without agents, e.g. after every agent
+ * left by an exit, does not count its steps; or a refused step). */
 app.runTo = async function runTo(target) {
   while (app.scene && app.scene.sim.stepCount < target) {
-    stepScene(Math.min(50, target - app.scene.sim.stepCount));
+    const before = app.scene.sim.stepCount;
+    stepScene(Math.min(50, target - before));
+    if (app.scene.sim.stepCount === before) break;
     await new Promise((r) => setTimeout(r, 0));
   }
   draw();
@@ -342,6 +461,9 @@ app.state = () => ({
   step: app.scene.sim.stepCount, hash: app.scene.sim.hash(), agents: app.scene.sim.agentCount,
   walls: app.scene.sim.segmentCount, simd: app.orca.simd, golden: app.goldenMark,
   maxWallOverlap: app.scene.maxWallOverlap, maxAgentOverlap: app.scene.maxAgentOverlap,
+  navigation: app.scene.navigation, sceneHash: app.scene.hash(), exited: app.scene.exited,
+  unreachable: app.scene.navUnreachable, selected: app.selected ? selectedIndex() : -1,
+  goals: app.rooms ? app.goals.map((p) => [...p]) : null, stepBase: app.stepBase,
 });
 app.toScreenCss = (x, y) => {
   const [sx, sy] = toScreen(x, y);
@@ -374,6 +496,22 @@ canvas.addEventListener('pointerup', () => {
     const sim = app.scene.sim;
     if (d.moved) {
       sim.addSegment(toWorld(d.sx, d.sy), toWorld(d.ex, d.ey));
+    } else if (app.rooms) {
+      // an agent near the click: select it; else move the selected agent's group's exit
+      const p = toWorld(d.sx, d.sy);
+      const pos = sim.positions();
+      let best = -1, bd = Infinity;
+      for (let i = 0; i < pos.length / 2; ++i) {
+        const dd = Math.hypot(pos[2 * i] - p[0], pos[2 * i + 1] - p[1]);
+        if (dd < bd) { bd = dd; best = i; }
+      }
+      const radius = best >= 0 ? sim.getAgent(sim.agentAt(best)).radius : 0;
+      if (best >= 0 && bd <= Math.max(2 * radius, 8 / app.view.scale)) {
+        app.selected = sim.agentAt(best);
+      } else {
+        const i = selectedIndex();
+        moveGoal(i >= 0 && app.scene.goal(i).goalSet === 'g1' ? 1 : 0, p);
+      }
     } else {
       const p = toWorld(d.sx, d.sy);
       // the goal: the point opposite through the view's centre, as in the circle scene
@@ -398,11 +536,30 @@ canvas.addEventListener('pointerup', () => {
 $('play').addEventListener('click', () => setPlaying(!app.playing));
 $('stepBtn').addEventListener('click', () => { setPlaying(false); stepScene(1); });
 $('reset').addEventListener('click', () => build());
-for (const id of ['scene', 'agents', 'seed', 'radius', 'maxSpeed', 'speed', 'tau', 'tauObst',
+$('scene').addEventListener('change', () => {
+  $('nav').checked = $('scene').value === 'rooms'; // each scene's default
+  build();
+});
+for (const id of ['agents', 'seed', 'radius', 'maxSpeed', 'speed', 'tau', 'tauObst',
   'neighborDist', 'maxNeighbors']) {
   $(id).addEventListener('change', () => build());
 }
 $('spf').addEventListener('change', () => { app.cfg = readControls(); history.replaceState(null, '', urlFor(app.cfg)); });
+$('nav').addEventListener('change', () => {
+  // live: the agents plan (or stop planning) at the next step
+  app.cfg = readControls();
+  try {
+    app.scene.setNavigation(app.cfg.nav);
+  } catch (e) {
+    showError(e);
+  }
+  app.edited = true;
+  app.goldenMark = null;
+  history.replaceState(null, '', urlFor(app.cfg));
+  $('link').href = urlFor(app.cfg);
+  draw();
+  updateStats();
+});
 $('trails').addEventListener('change', () => {
   app.cfg = readControls();
   clearTrails();

@@ -25,11 +25,16 @@ const DEF_FIELDS = [
   'maxNeighbors', 'timeHorizon', 'obstacleTimeHorizon',
 ];
 export const SCENES = ['circle', 'crossing', 'wallgap', 'corridor', 'random'];
-export const GOAL = Object.freeze({ POINT: 0, VELOCITY: 1, NONE: 2 });
-/** The library's counts (docs/limits.md): the bulk calls refuse more before copying anything. */
+export const GOAL = Object.freeze({ POINT: 0, VELOCITY: 1, NONE: 2, SET: 3 });
+/** The library's counts (docs/limits.md): the bulk calls refuse more before copying anything.
+ * NAV_GOALS: the points of a goal set and the goals of a path query (ORCA_NAV_GOALS_MAX). */
 export const LIMITS = Object.freeze({
-  AGENTS: 2 ** 30, SEGMENTS: 2 ** 28, BOUNDARY_EDGES: 2 ** 24, WAYPOINTS: 2 ** 20,
+  AGENTS: 2 ** 30, SEGMENTS: 2 ** 28, BOUNDARY_EDGES: 2 ** 24, WAYPOINTS: 2 ** 20, NAV_GOALS: 2 ** 16,
 });
+// A navigation result ('ok', 'no_path', 'start_blocked', 'goal_blocked') from its number.
+const NAV_RESULTS = ['ok', 'no_path', 'start_blocked', 'goal_blocked'];
+// orca_nav_corner: 56 bytes (web/orca_wasm.c checks the layout).
+const CORNER_BYTES = 56;
 // The most bytes one block of module memory can have (wasm32: a 32-bit address space).
 const MAX_BLOCK = 2 ** 32 - 1;
 
@@ -226,6 +231,14 @@ export class Orca {
     return { kind: w[0], target: [w[1], w[2]], speed: w[3] };
   }
 
+  /** A path query object over the walls of sim (a Sim, or a scene's sim): see Nav. */
+  createNav(sim) {
+    if (!(sim instanceof Sim)) throw argError('createNav: expected a Sim (orca.createSim() or scene.sim)');
+    const st = this.x.ow_nav_create(sim.live(), this.scratch);
+    if (st !== 0) this.fail(st, 'out of memory creating the navigation object');
+    return new Nav(this, this.u32(this.scratch, 1)[0], sim);
+  }
+
   /** A new empty simulation (one worker). */
   createSim() {
     const st = this.x.ow_sim_create(this.scratch);
@@ -279,7 +292,7 @@ export class Orca {
         const n = scene.sim.agentCount;
         for (let i = 0; i < n; ++i) {
           const def = { ...scene.sim.getAgent(scene.sim.agentAt(i)), ...agent };
-          const g = scene.goal(i);
+          const { goalSet, ...g } = scene.goal(i); // built-in scenes have no goal sets
           if (options.speed !== undefined && g.kind === GOAL.POINT) g.speed = options.speed;
           custom.addAgent(def, g);
         }
@@ -308,6 +321,24 @@ function wordsToDef(w) {
 
 function argError(message) {
   return Object.assign(new Error(message), { status: 'ORCA_ERR_ARGUMENT' });
+}
+// An exit's arrive distance: 0 or [2^-30, 2^23] m, orca_scenario_set_goal_set_exit's range and
+// message (checked before a goal set is added, so that a refusal adds nothing).
+function checkArrive(d) {
+  if (!(d === 0 || (d >= 2 ** -30 && d <= 2 ** 23))) {
+    throw argError(`arrive_distance must be 0 (the agent's radius) or in [2^-30, 2^23] m, got ${d}`);
+  }
+}
+// n orca_nav_corner structs at ptr as plain objects.
+function readCorners(orca, ptr, n) {
+  const f = orca.f64(ptr, 7 * n);
+  const side = new Int32Array(orca.memory.buffer, ptr, 14 * n);
+  const out = [];
+  for (let k = 0; k < n; ++k) {
+    const o = 7 * k;
+    out.push({ vertex: [f[o], f[o + 1]], side: side[2 * o + 4], enter: [f[o + 3], f[o + 4]], leave: [f[o + 5], f[o + 6]] });
+  }
+  return out;
 }
 // A 32-bit layer mask: a whole number in [0, 0xFFFFFFFF] (what the C type can carry).
 function mask32(v, what) {
@@ -735,6 +766,17 @@ export class Sim {
     return { agents: w[0], fallback: w[1], cut: w[2], blocked: w[3], locked: w[4] };
   }
 
+  /** One path query over this simulation's walls (Nav.path; a Nav from orca.createNav(sim)
+   * keeps the graph between queries: use one for many). */
+  navPath(radius, start, goals) {
+    const nav = this.orca.createNav(this);
+    try {
+      return nav.path(radius, start, goals);
+    } finally {
+      nav.destroy();
+    }
+  }
+
   get vectorKernels() { return this.x.ow_sim_get_vector_kernels(this.live()) === 1; }
   set vectorKernels(on) { this.x.ow_sim_set_vector_kernels(this.live(), on ? 1 : 0); }
 
@@ -759,6 +801,70 @@ export class Sim {
     } finally {
       this.x.ow_free(p);
     }
+  }
+}
+
+/**
+ * The path query (orca/nav.h; docs/navigation.md): shortest paths through the walls of a
+ * simulation (segments and walkable-area loops) for a disc that keeps its radius from every
+ * wall. It reads the walls at each query and rebuilds what it keeps when they changed; the
+ * graph for a radius is built by the first query for it and kept. destroy() it before its
+ * simulation (a query after the simulation was destroyed throws).
+ */
+export class Nav {
+  constructor(orca, ptr, sim) {
+    this.orca = orca;
+    this.ptr = ptr;
+    this.sim = sim;
+  }
+  get x() { return this.orca.x; }
+  live() {
+    if (!this.ptr) throw new Error('orca: the navigation object was destroyed');
+    this.sim.live();
+    return this.ptr;
+  }
+  check(st) {
+    if (st !== 0) this.orca.fail(st, this.orca.str(this.x.ow_nav_last_error(this.ptr)));
+  }
+  destroy() {
+    if (this.ptr) this.x.ow_nav_destroy(this.ptr);
+    this.ptr = 0;
+  }
+  /** The shortest path of a disc of radius ([2^-20, 2^20] m) from start [x, y] to the nearest
+   * of goals [[x, y], ...] (1 to LIMITS.NAV_GOALS; ties to the lower index): { result ('ok',
+   * 'no_path', 'start_blocked', 'goal_blocked'), length (m), goalIndex, corners (as
+   * Scene.agentPath) }; length and goalIndex null unless 'ok'. */
+  path(radius, start, goals) {
+    this.live();
+    vec(start, 'start');
+    if (!Array.isArray(goals)) throw argError('path: expected an array of [x, y] goals');
+    const n = goals.length;
+    if (n > LIMITS.NAV_GOALS) throw limitError('path', 'goals', n, `the ${LIMITS.NAV_GOALS} goals of a query`);
+    for (let k = 0; k < n; ++k) vec(goals[k], `goal ${k}`);
+    let cap = 32;
+    for (;;) {
+      const buf = this.orca.alloc(16 * n + 32 + CORNER_BYTES * cap, `a path query of ${n} goals`);
+      try {
+        const g = this.orca.f64(buf + 32, 2 * n);
+        goals.forEach((q, k) => { g[2 * k] = Number(q[0]); g[2 * k + 1] = Number(q[1]); });
+        const cp = buf + 32 + 16 * n;
+        this.check(this.x.ow_nav_path(this.ptr, Number(radius), Number(start[0]), Number(start[1]),
+          buf + 32, n, buf, cp, cap));
+        const w = this.orca.f64(buf, 4);
+        const result = NAV_RESULTS[w[0]];
+        if (result !== 'ok') return { result, length: null, goalIndex: null, corners: [] };
+        if (w[3] > cap) { cap = w[3]; continue; } // asked again: the graph is kept
+        return { result, length: w[1], goalIndex: w[2], corners: readCorners(this.orca, cp, w[3]) };
+      } finally {
+        this.x.ow_free(buf);
+      }
+    }
+  }
+  /** { walls, vertices, legs, bytes } of the graph for radius (built if needed). */
+  stats(radius) {
+    this.check(this.x.ow_nav_stats(this.live(), Number(radius), this.orca.scratch));
+    const w = this.orca.f64(this.orca.scratch, 4);
+    return { walls: w[0], vertices: w[1], legs: w[2], bytes: w[3] };
   }
 }
 
@@ -795,24 +901,156 @@ export class Scene {
     const [plain, av] = splitAvoidance(def); // avoidance settings: checked before the agent is added
     const settings = av && this.sim.checkAvoidance(av);
     const dflt = this.orca.defaultGoal();
-    const kind = goal.kind ?? (goal.target !== undefined ? GOAL.POINT : dflt.kind);
-    if (kind !== GOAL.NONE && goal.target === undefined) {
-      throw argError('a point or velocity goal needs a target');
+    const hasSet = goal.goalSet !== undefined && goal.goalSet !== null;
+    const kind = goal.kind ?? (hasSet ? GOAL.SET : goal.target !== undefined ? GOAL.POINT : dflt.kind);
+    let set = -1;
+    if (kind === GOAL.SET) {
+      if (!hasSet) throw argError('a goal-set goal needs goalSet (a set\'s name or index)');
+      if (goal.target !== undefined) throw argError('a goal-set goal takes goalSet, not a target');
+      set = this.goalSetIndex(goal.goalSet);
+    } else {
+      if (hasSet) throw argError(`goalSet is for a GOAL.SET goal, not kind ${kind}`);
+      if (kind !== GOAL.NONE && goal.target === undefined) {
+        throw argError('a point or velocity goal needs a target');
+      }
     }
     const target = vec(goal.target ?? dflt.target, 'goal target');
     const speed = goal.speed ?? dflt.speed;
     const words = this.sim.writeDef(plain);
     this.check(this.x.ow_scenario_add_agent(this.live(), words, kind, Number(target[0]),
-      Number(target[1]), Number(speed), this.orca.scratch + 128));
+      Number(target[1]), Number(speed), set, this.orca.scratch + 128));
     const id = this.sim.handle('agent');
     if (settings) this.sim.applyAvoidance(id, settings, () => {}); // only memory can refuse it
     return id;
   }
-  /** The goal and start of the agent at index: { kind, target, speed, start }. */
+  /** The goal and start of the agent at index: { kind, target, speed, start, goalSet }; for a
+   * goal-set goal target is the set's point it heads for now and goalSet the set's name (null
+   * for the other kinds). */
   goal(index) {
     this.check(this.x.ow_scenario_agent_goal(this.live(), index, this.orca.scratch));
-    const w = this.orca.f64(this.orca.scratch, 6);
-    return { kind: w[0], target: [w[1], w[2]], speed: w[3], start: [w[4], w[5]] };
+    const w = this.orca.f64(this.orca.scratch, 7);
+    const g = { kind: w[0], target: [w[1], w[2]], speed: w[3], start: [w[4], w[5]], goalSet: null };
+    if (w[6] >= 0) g.goalSet = this.orca.str(this.x.ow_scenario_goal_set_get(this.ptr, w[6], 0, 0, this.orca.scratch, this.orca.scratch + 8));
+    return g;
+  }
+
+  // --- navigation (docs/navigation.md) ---------------------------------------------------
+  /** Navigation on or off (off at creation): agents with a point or goal-set goal walk along
+   * shortest paths round the walls that keep their radius from every wall. */
+  setNavigation(on) { this.check(this.x.ow_scenario_set_navigation(this.live(), on ? 1 : 0)); }
+  get navigation() { return this.x.ow_scenario_get_navigation(this.live()) === 1; }
+  /** Agents whose last plan found no path (they stand still). */
+  get navUnreachable() { return this.x.ow_scenario_nav_unreachable(this.live()); }
+  /** { count, lastStep }: agents that left by exits, and the step of the last (-1: none). */
+  get exited() {
+    this.check(this.x.ow_scenario_exited(this.live(), this.orca.scratch));
+    const w = this.orca.f64(this.orca.scratch, 2);
+    return { count: w[0], lastStep: w[1] };
+  }
+  /** Adds a named goal set (exits, meeting points) and returns its index (0, 1, ... in the
+   * order added): name 1 to 63 characters, unique; points [[x, y], ...], 1 to
+   * LIMITS.NAV_GOALS of them, finite, of magnitude below 2^21. exit: an agent heading for the
+   * set leaves the simulation once within arriveDistance of its point (0: its radius; else
+   * [2^-30, 2^23] m), counted by `exited`. More points than the limit throw ORCA_ERR_LIMIT
+   * before any is read; a refusal adds nothing. */
+  addGoalSet(name, points, { exit = false, arriveDistance = 0 } = {}) {
+    if (typeof name !== 'string') throw argError(`goal set name must be a string, got ${typeof name}`);
+    if (!Array.isArray(points)) throw argError('addGoalSet: expected an array of [x, y] points');
+    const n = points.length;
+    if (n > LIMITS.NAV_GOALS) {
+      throw limitError('addGoalSet', 'points', n, `the ${LIMITS.NAV_GOALS} points of a goal set`);
+    }
+    const arrive = Number(arriveDistance);
+    if (!exit && arrive !== 0) throw argError('arriveDistance is for exits: pass exit: true with it');
+    if (exit) checkArrive(arrive);
+    for (let k = 0; k < n; ++k) vec(points[k], `goal set point ${k}`);
+    const buf = this.orca.alloc(16 * n + 8, `a goal set of ${n} points`);
+    let p = 0;
+    try {
+      p = this.orca.cstr(name);
+      const w = this.orca.f64(buf + 8, 2 * n);
+      points.forEach((q, k) => { w[2 * k] = Number(q[0]); w[2 * k + 1] = Number(q[1]); });
+      this.check(this.x.ow_scenario_add_goal_set(this.live(), p, buf + 8, n, exit ? 1 : 0, arrive, buf));
+      return new Int32Array(this.orca.memory.buffer, buf, 1)[0];
+    } finally {
+      this.x.ow_free(buf);
+      if (p) this.x.ow_free(p);
+    }
+  }
+  /** Makes the goal set (name or index) an exit with arriveDistance (as addGoalSet). */
+  setGoalSetExit(set, arriveDistance = 0) {
+    this.check(this.x.ow_scenario_set_goal_set_exit(this.live(), this.goalSetIndex(set), Number(arriveDistance)));
+  }
+  /** The names of the goal sets in index order. */
+  get goalSets() {
+    const n = this.x.ow_scenario_goal_set_count(this.live());
+    const out = [];
+    for (let k = 0; k < n; ++k) out.push(this.orca.str(this.x.ow_scenario_goal_set_get(this.ptr, k, 0, 0, this.orca.scratch, this.orca.scratch + 8)));
+    return out;
+  }
+  /** { index, name, points: [[x, y], ...], exit, arriveDistance } of a goal set (name or index). */
+  goalSet(set) {
+    const index = this.goalSetIndex(set);
+    const info = this.orca.scratch;
+    const name = this.x.ow_scenario_goal_set_get(this.live(), index, 0, 0, info, info + 8);
+    const n = new Int32Array(this.orca.memory.buffer, info, 1)[0];
+    if (!name) {
+      throw argError(`goal set must be in [0, ${this.x.ow_scenario_goal_set_count(this.ptr)}), got ${index}`);
+    }
+    const buf = this.orca.alloc(16 * n + 16, `a goal set of ${n} points`);
+    try {
+      this.x.ow_scenario_goal_set_get(this.ptr, index, buf + 16, n, buf, buf + 8);
+      const i = new Int32Array(this.orca.memory.buffer, buf, 2);
+      const w = this.orca.f64(buf + 16, 2 * n);
+      const points = [];
+      for (let k = 0; k < n; ++k) points.push([w[2 * k], w[2 * k + 1]]);
+      return { index, name: this.orca.str(name), points, exit: i[1] === 1, arriveDistance: this.orca.f64(buf + 8, 1)[0] };
+    } finally {
+      this.x.ow_free(buf);
+    }
+  }
+  // The index of a goal set given by name (unknown: ORCA_ERR_ARGUMENT) or index (checked by
+  // the library where it is used).
+  goalSetIndex(set) {
+    if (typeof set === 'number') {
+      if (!Number.isInteger(set) || set < -(2 ** 31) || set >= 2 ** 31) {
+        throw argError(`goal set index must be a whole number, got ${set}`);
+      }
+      return set;
+    }
+    if (typeof set !== 'string') throw argError(`goal set must be a name or an index, got ${typeof set}`);
+    const p = this.orca.cstr(set);
+    const k = this.x.ow_scenario_goal_set_find(this.live(), p);
+    this.x.ow_free(p);
+    if (k < 0) {
+      throw argError(`unknown goal set '${set}' (the scene has ${this.x.ow_scenario_goal_set_count(this.ptr)}; addGoalSet adds one)`);
+    }
+    return k;
+  }
+  /** What navigation knows of the agent at index: { navigating, result ('ok', 'no_path',
+   * 'start_blocked', 'goal_blocked'; null before its first plan), corner (the corner it heads
+   * for, 0 .. corners; corners = its last leg), corners, length (m), plans, reroutes, goal }. */
+  agentNav(index) {
+    this.check(this.x.ow_scenario_agent_nav(this.live(), index, this.orca.scratch, 0, 0));
+    const w = this.orca.f64(this.orca.scratch, 9);
+    return {
+      navigating: w[0] === 1, result: w[5] > 0 ? NAV_RESULTS[w[1]] : null, corner: w[2], corners: w[3],
+      length: w[4], plans: w[5], reroutes: w[6], goal: [w[7], w[8]],
+    };
+  }
+  /** The corners of the agent's path: [{ vertex: [x, y], side, enter: [x, y], leave: [x, y] }]:
+   * the path meets the circle of the agent's radius round vertex at enter, follows it (side +1:
+   * counter-clockwise, the vertex on the walker's left; -1 clockwise) to leave, then goes
+   * straight on. [] on a straight path, before a plan and without a path. */
+  agentPath(index) {
+    const n = this.agentNav(index).corners;
+    const buf = this.orca.alloc(CORNER_BYTES * n + 80, `a path of ${n} corners`);
+    try {
+      this.check(this.x.ow_scenario_agent_nav(this.ptr, index, buf, buf + 80, n));
+      return readCorners(this.orca, buf + 80, n);
+    } finally {
+      this.x.ow_free(buf);
+    }
   }
   /** Waypoints (docs/extensions.md, "Waypoints"): the points [[x, y], ...] the agent at
    * index (with a point goal) visits in order before its goal; [] removes them. It takes the

@@ -13,6 +13,7 @@
 
 #include "sim_internal.h"
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -490,20 +491,23 @@ int OW_EXPORT(ow_scenario_set_name)(orca_scenario *sc, const char *name)
 double OW_EXPORT(ow_scenario_dt)(const orca_scenario *sc) { return orca_scenario_dt(sc); }
 uint64_t OW_EXPORT(ow_scenario_seed)(const orca_scenario *sc) { return orca_scenario_seed(sc); }
 
+/* goal_set: the set's index for kind ORCA_GOAL_SET (ignored otherwise). */
 int OW_EXPORT(ow_scenario_add_agent)(orca_scenario *sc, const double *w, int kind, double tx,
-                                     double ty, double speed, uint32_t *out)
+                                     double ty, double speed, int goal_set, uint32_t *out)
 {
     orca_agent_def d = words_to_def(w);
-    orca_goal g;
+    orca_goal g = orca_goal_default();
     g.kind = (orca_goal_kind)kind;
     g.target = (orca_vec2){tx, ty};
     g.preferred_speed = speed;
+    g.goal_set = goal_set;
     orca_agent_id id = {0, 0, 0};
     orca_status st = orca_scenario_add_agent(sc, &d, &g, &id);
     put_id(out, id.slot, id.generation, id.sim);
     return st;
 }
-/* The goal of the agent at index: kind, target x y, preferred speed, start x y into w. */
+/* The goal of the agent at index: kind, target x y, preferred speed, start x y, and the goal
+ * set's index (-1 unless kind is ORCA_GOAL_SET) into w. */
 int OW_EXPORT(ow_scenario_agent_goal)(const orca_scenario *sc, int index, double *w)
 {
     orca_goal g;
@@ -516,6 +520,7 @@ int OW_EXPORT(ow_scenario_agent_goal)(const orca_scenario *sc, int index, double
         w[3] = g.preferred_speed;
         w[4] = start.x;
         w[5] = start.y;
+        w[6] = g.kind == ORCA_GOAL_SET ? (double)g.goal_set : -1.0;
     }
     return st;
 }
@@ -571,4 +576,140 @@ int OW_EXPORT(ow_scenario_set_recording)(orca_scenario *sc, int on)
 uint64_t OW_EXPORT(ow_scenario_fallback_total)(const orca_scenario *sc)
 {
     return orca_scenario_fallback_total(sc);
+}
+
+/* --- navigation (docs/navigation.md) --------------------------------------------------- */
+/* Corners travel as orca_nav_corner structs in a block orca.mjs allocates (and checks):
+ * vertex x y (f64 at 0, 8), side (i32 at 16), enter x y (f64 at 24, 32), leave x y (f64 at 40,
+ * 48); 56 bytes each. */
+_Static_assert(sizeof(orca_nav_corner) == 56 && offsetof(orca_nav_corner, side) == 16 &&
+                   offsetof(orca_nav_corner, enter) == 24 && offsetof(orca_nav_corner, leave) == 40,
+               "orca_nav_corner is 56 bytes: vertex, side, enter, leave");
+
+int OW_EXPORT(ow_scenario_set_navigation)(orca_scenario *sc, int on)
+{
+    return orca_scenario_set_navigation(sc, on);
+}
+int OW_EXPORT(ow_scenario_get_navigation)(const orca_scenario *sc)
+{
+    return orca_scenario_get_navigation(sc);
+}
+int OW_EXPORT(ow_scenario_nav_unreachable)(const orca_scenario *sc)
+{
+    return orca_scenario_nav_unreachable(sc);
+}
+/* A goal set of count points (xy: x0 y0 x1 y1 ...), its index into *out; with exit, an exit
+ * of arrive distance arrive. orca.mjs checks arrive first (orca_scenario_set_goal_set_exit's
+ * range, 0 or [2^-30, 2^23] m, and message) so that a refusal adds nothing; a bad one here is
+ * refused as well, before the set is added. */
+int OW_EXPORT(ow_scenario_add_goal_set)(orca_scenario *sc, const char *name, const double *xy,
+                                        int count, int exit, double arrive, int *out)
+{
+    *out = -1;
+    if (exit && !(arrive == 0.0 || (arrive >= 0x1.0p-30 && arrive <= 0x1.0p23))) {
+        return ORCA_ERR_ARGUMENT;
+    }
+    int index = -1;
+    orca_status st = orca_scenario_add_goal_set(sc, name, (const orca_vec2 *)(const void *)xy,
+                                                count, &index);
+    if (st == ORCA_OK && exit) {
+        st = orca_scenario_set_goal_set_exit(sc, index, arrive); /* checked above */
+    }
+    *out = index;
+    return st;
+}
+int OW_EXPORT(ow_scenario_set_goal_set_exit)(orca_scenario *sc, int set, double arrive)
+{
+    return orca_scenario_set_goal_set_exit(sc, set, arrive);
+}
+int OW_EXPORT(ow_scenario_goal_set_count)(const orca_scenario *sc)
+{
+    return orca_scenario_goal_set_count(sc);
+}
+int OW_EXPORT(ow_scenario_goal_set_find)(const orca_scenario *sc, const char *name)
+{
+    return orca_scenario_goal_set_find(sc, name);
+}
+/* The set's name (NULL when set is out of range: then *count is -1), up to capacity points
+ * into xy, info[0] its size, info[1] exit, *arrive the arrive distance. */
+const char *OW_EXPORT(ow_scenario_goal_set_get)(const orca_scenario *sc, int set, double *xy,
+                                                int capacity, int32_t *info, double *arrive)
+{
+    const char *name = NULL;
+    int count = -1, exit = 0;
+    orca_status st = orca_scenario_goal_set_get(sc, set, &name, (orca_vec2 *)(void *)xy,
+                                                capacity, &count);
+    if (st == ORCA_OK) {
+        st = orca_scenario_goal_set_exit(sc, set, &exit, arrive);
+    }
+    info[0] = st == ORCA_OK ? count : -1;
+    info[1] = exit;
+    return st == ORCA_OK ? name : NULL;
+}
+/* w[0] agents that left by exits, w[1] the step of the last (-1: none). */
+int OW_EXPORT(ow_scenario_exited)(const orca_scenario *sc, double *w)
+{
+    int count = 0;
+    int64_t last = -1;
+    orca_status st = orca_scenario_exited(sc, &count, &last);
+    w[0] = (double)count;
+    w[1] = (double)last;
+    return st;
+}
+/* One agent's navigation state into w: navigating, result, corner, corners, length, plans,
+ * reroutes, goal x y; up to capacity corners into corners (56-byte structs, above). */
+int OW_EXPORT(ow_scenario_agent_nav)(const orca_scenario *sc, int index, double *w,
+                                     orca_nav_corner *corners, int capacity)
+{
+    orca_nav_agent a;
+    orca_status st = orca_scenario_agent_nav(sc, index, &a, corners, capacity);
+    if (st == ORCA_OK) {
+        w[0] = (double)a.navigating;
+        w[1] = (double)a.result;
+        w[2] = (double)a.corner;
+        w[3] = (double)a.corners;
+        w[4] = a.length;
+        w[5] = (double)a.plans;
+        w[6] = (double)a.reroutes;
+        w[7] = a.goal.x;
+        w[8] = a.goal.y;
+    }
+    return st;
+}
+
+/* The path query (orca/nav.h) over the walls of a simulation. */
+int OW_EXPORT(ow_nav_create)(const orca_sim *s, orca_nav **out) { return orca_nav_create(s, out); }
+void OW_EXPORT(ow_nav_destroy)(orca_nav *nav) { orca_nav_destroy(nav); }
+const char *OW_EXPORT(ow_nav_last_error)(const orca_nav *nav) { return orca_nav_last_error(nav); }
+const char *OW_EXPORT(ow_nav_result_name)(int result) { return orca_nav_result_name(result); }
+/* goals: count (x, y) pairs; w[0] result, w[1] length, w[2] goal index, w[3] corner count
+ * (w[1..3] only for ORCA_NAV_OK); up to capacity corners into corners. */
+int OW_EXPORT(ow_nav_path)(orca_nav *nav, double radius, double fx, double fy,
+                           const double *goals, int count, double *w, orca_nav_corner *corners,
+                           int capacity)
+{
+    orca_nav_result result = ORCA_NAV_NO_PATH;
+    double length = 0.0;
+    int index = -1, n = 0;
+    orca_status st = orca_nav_path(nav, radius, (orca_vec2){fx, fy},
+                                   (const orca_vec2 *)(const void *)goals, count, &result,
+                                   &length, &index, corners, capacity, &n);
+    w[0] = (double)result;
+    w[1] = length;
+    w[2] = (double)index;
+    w[3] = (double)n;
+    return st;
+}
+/* The graph for radius: walls, vertices, legs, bytes into w. */
+int OW_EXPORT(ow_nav_stats)(orca_nav *nav, double radius, double *w)
+{
+    orca_nav_stats s;
+    orca_status st = orca_nav_stats_get(nav, radius, &s);
+    if (st == ORCA_OK) {
+        w[0] = (double)s.walls;
+        w[1] = (double)s.vertices;
+        w[2] = (double)s.legs;
+        w[3] = (double)s.bytes;
+    }
+    return st;
 }

@@ -8,5 +8,6 @@
 #include "orca/solver.h"
 #include "orca/sim.h"
 #include "orca/scenario.h"
+#include "orca/nav.h"
 
 #endif

@@ -9,6 +9,7 @@
 
 #include <stdint.h>
 
+#include "orca/nav.h"
 #include "orca/sim.h"
 
 #ifdef __cplusplus
@@ -19,13 +20,19 @@ extern "C" {
 typedef enum orca_goal_kind {
     ORCA_GOAL_POINT = 0,    /**< walk to `target` at `preferred_speed` (docs/scenarios.md) */
     ORCA_GOAL_VELOCITY = 1, /**< keep the fixed preferred velocity `target` */
-    ORCA_GOAL_NONE = 2      /**< preferred velocity zero */
+    ORCA_GOAL_NONE = 2,     /**< preferred velocity zero */
+    ORCA_GOAL_SET = 3       /**< walk to the nearest point of goal set `goal_set` (by path
+                                 length with navigation, else by straight distance) at
+                                 `preferred_speed` (docs/navigation.md, "Shared goals") */
 } orca_goal_kind;
 
 typedef struct orca_goal {
     orca_goal_kind kind;
-    orca_vec2 target;       /**< goal point (m) or fixed preferred velocity (m/s) */
-    double preferred_speed; /**< m/s, >= 0, for ORCA_GOAL_POINT */
+    orca_vec2 target;       /**< goal point (m) or fixed preferred velocity (m/s); for
+                                 ORCA_GOAL_SET the set's point the agent heads for now (set
+                                 by the scenario; ignored when adding) */
+    double preferred_speed; /**< m/s, >= 0, for ORCA_GOAL_POINT and ORCA_GOAL_SET */
+    int goal_set;           /**< for ORCA_GOAL_SET: the set's index (orca_scenario_add_goal_set) */
 } orca_goal;
 
 /** The default goal: kind ORCA_GOAL_NONE, target (0, 0), preferred_speed 1 m/s (the walking
@@ -114,12 +121,75 @@ ORCA_API orca_status orca_scenario_set_waypoint_index(orca_scenario *sc, int ind
  * continued over each waypoint agent's current target (docs/extensions.md). */
 ORCA_API uint64_t orca_scenario_hash(const orca_scenario *sc);
 
+/** Navigation (an extension, off by default; docs/navigation.md): with it on, every agent with
+ * an ORCA_GOAL_POINT or ORCA_GOAL_SET goal walks along a shortest path that keeps its radius
+ * from every wall (segments and walkable-area loops) instead of straight at its goal: at the
+ * start of each step, before the rule, each such agent plans when it has no path yet, when its
+ * target or the walls changed, or when it made no progress toward its next corner for
+ * ORCA_NAV_STUCK_TIME seconds (re-routing: that corner then costs ORCA_NAV_PENALTY_TIME *
+ * preferred_speed metres more), passes the corners it is beyond, and heads for the next; on the last leg the rule is
+ * the plain one (the same bits as without navigation). An agent without a path stands (its
+ * preferred velocity is zero) and is counted by orca_scenario_nav_unreachable. With it off
+ * nothing here runs and every result is as before. ORCA_ERR_ARGUMENT for on not 0 or 1. */
+#define ORCA_NAV_STUCK_TIME 4.0
+#define ORCA_NAV_PENALTY_TIME 8.0
+#define ORCA_NAV_PROGRESS 0.1
+ORCA_API orca_status orca_scenario_set_navigation(orca_scenario *sc, int on);
+ORCA_API int orca_scenario_get_navigation(const orca_scenario *sc);
+
+/** A named goal set (exits, gathering points): count points (1 .. ORCA_NAV_GOALS_MAX, finite,
+ * magnitude below 2^21), name 1 .. 63 characters, unique in the scenario. *out (may be NULL)
+ * receives its index (0, 1, ... in the order added), which ORCA_GOAL_SET goals name. Agents
+ * heading for one set share one structure per radius (docs/navigation.md, "Shared goals"). */
+ORCA_API orca_status orca_scenario_add_goal_set(orca_scenario *sc, const char *name,
+                                                const orca_vec2 *points, int count, int *out);
+/** Makes a goal set an exit (docs/navigation.md, "Exits"): at the start of each step every
+ * agent heading for the set whose distance to the set's point it heads for is at most
+ * arrive_distance (0: its radius; else in [2^-30, 2^23] m) leaves the simulation (removed, in
+ * index order, before anything else of the step) and is counted by orca_scenario_exited.
+ * Until it leaves, such an agent counts as arrived. */
+ORCA_API orca_status orca_scenario_set_goal_set_exit(orca_scenario *sc, int set,
+                                                     double arrive_distance);
+/** Whether the set is an exit, and its arrive distance (either pointer may be NULL). */
+ORCA_API orca_status orca_scenario_goal_set_exit(const orca_scenario *sc, int set, int *exit,
+                                                 double *arrive_distance);
+/** Agents that left by exits so far, and the step count at which the last one left (-1 when
+ * none); either pointer may be NULL. */
+ORCA_API orca_status orca_scenario_exited(const orca_scenario *sc, int *count, int64_t *last_step);
+ORCA_API int orca_scenario_goal_set_count(const orca_scenario *sc);
+/** The index of the set called name, or -1. */
+ORCA_API int orca_scenario_goal_set_find(const orca_scenario *sc, const char *name);
+/** The set's name and points (the first min(count, capacity) to points; *count its size). */
+ORCA_API orca_status orca_scenario_goal_set_get(const orca_scenario *sc, int set, const char **name,
+                                                orca_vec2 *points, int capacity, int *count);
+
+/** What navigation knows of one agent (docs/navigation.md, "Diagnostics"). */
+typedef struct orca_nav_agent {
+    int navigating;        /**< 1 when navigation steers this agent */
+    orca_nav_result result; /**< of its last plan */
+    int corner;            /**< the corner it heads for: 0 .. corners (corners: the last leg) */
+    int corners;           /**< corners of its path */
+    double length;         /**< the path's length when planned (m) */
+    int plans;             /**< plans made, re-routings included */
+    int reroutes;          /**< plans made because it made no progress */
+    orca_vec2 goal;        /**< the goal point its path ends at */
+} orca_nav_agent;
+
+/** The navigation state of the agent at index; its path's corners to corners (the first
+ * min(corners, capacity); corners may be NULL when capacity is 0). Before its first plan
+ * navigating is 1 and corners 0. */
+ORCA_API orca_status orca_scenario_agent_nav(const orca_scenario *sc, int index,
+                                             orca_nav_agent *out, orca_nav_corner *corners,
+                                             int capacity);
+/** Agents whose last plan found no path (navigation on), for the current state. */
+ORCA_API int orca_scenario_nav_unreachable(const orca_scenario *sc);
+
 /** Sets every agent's preferred velocity by the rule (for the current step count), steps the
  * simulation by dt, then updates the arrival record and the deepest overlaps. */
 ORCA_API orca_status orca_scenario_step(orca_scenario *sc);
 
-/** Agents with ORCA_GOAL_POINT currently within their radius of the goal (others count as
- * arrived); an agent with waypoints only once its current target is the goal point and it
+/** Agents with ORCA_GOAL_POINT (or ORCA_GOAL_SET: the set's point they head for) currently
+ * within their radius of the goal (others count as arrived); an agent with waypoints only once its current target is the goal point and it
  * does not loop. */
 ORCA_API int orca_scenario_arrived_count(const orca_scenario *sc);
 /** The step count at which all agents were first arrived at once, or -1. */

@@ -26,11 +26,13 @@ from ._core import (ArgumentError, Error, ForeignHandleError, FormatError, Limit
 
 __all__ = [
     "AGENT_DEFAULTS", "Agent", "AgentDiagnostics", "ArgumentError", "Avoidance", "Boundary",
-    "Error", "ForeignHandleError", "FormatError", "GOAL_DEFAULTS", "LimitError",
-    "OutOfMemoryError", "SCENES", "Scenario", "Segment", "Simulator",
+    "Error", "Exited", "ForeignHandleError", "FormatError", "GOAL_DEFAULTS", "LimitError",
+    "NavPath", "NavStats", "Navigator", "OutOfMemoryError", "SCENES", "Scenario", "Segment",
+    "Simulator",
     "StaleHandleError", "StepDiagnostics", "constraint_agent",
     "constraint_boundary", "constraint_segment", "halfplane_signed_distance",
-    "kernels_available", "lp_fallback", "lp_solve", "segment_distance_squared", "sincos_turns",
+    "kernels_available", "lp_fallback", "lp_solve", "nav_path", "segment_distance_squared",
+    "sincos_turns",
     "solve", "vo_overlap", "vo_support", "library_version", "bits_version", "__version__",
 ]
 
@@ -60,6 +62,8 @@ AGENTS_MAX = _core.AGENTS_MAX
 SEGMENTS_MAX = _core.SEGMENTS_MAX
 BOUNDARY_EDGES_MAX = _core.BOUNDARY_EDGES_MAX
 WAYPOINTS_MAX = _core.WAYPOINTS_MAX
+#: The most points of a goal set and goals of a path query (ORCA_NAV_GOALS_MAX).
+NAV_GOALS_MAX = _core.NAV_GOALS_MAX
 
 #: The defaults of every agent parameter, read from the C library (orca_agent_def_default):
 #: the one set of defaults of docs/scenarios.md ("Defaults"), shared with scene files and the
@@ -766,26 +770,91 @@ class Scenario(_core.Scenario):
         releasing the GIL."""
         _core.Scenario.step(self, steps)
 
-    def add_agent(self, position, goal=None, target=None, preferred_speed=None, **fields):
+    def add_agent(self, position, goal=None, target=None, preferred_speed=None, goal_set=None,
+                  **fields):
         """Adds an agent with its goal and returns its Agent handle.
 
         goal: 'point' (walk to target at preferred_speed, default 1 m/s: orca_goal_default,
-        orca.GOAL_DEFAULTS), 'velocity' (keep the fixed preferred velocity target) or 'none';
-        by default 'point' when a target is given, else 'none'. fields: as Simulator.add_agent
-        (the avoidance settings priority, layers, mask and locked included; their defaults
-        are the library's).
+        orca.GOAL_DEFAULTS), 'velocity' (keep the fixed preferred velocity target), 'none', or
+        'set' (walk to the nearest point of the goal set goal_set, a name or index from
+        add_goal_set: by path length with navigation on, else by straight distance); by
+        default 'set' when goal_set is given, 'point' when a target is, else 'none'. fields:
+        as Simulator.add_agent (the avoidance settings priority, layers, mask and locked
+        included; their defaults are the library's).
         """
         av = _pop_avoidance(fields)
-        h = _core.Scenario.add_agent(self, position, goal, target, preferred_speed, **fields)
+        h = _core.Scenario.add_agent(self, position, goal, target, preferred_speed,
+                                     goal_set=goal_set, **fields)
         sim = self.simulation
         if av is not None:
             _core.Sim.agent_set_avoidance(sim, h, *av)  # checked above (only memory could refuse it)
         return Agent(sim, h)
 
     def agent_goal(self, index):
-        """{'goal', 'target', 'preferred_speed', 'start'} of the agent at index."""
-        kind, target, speed, start = _core.Scenario.agent_goal(self, index)
-        return {"goal": kind, "target": target, "preferred_speed": speed, "start": start}
+        """{'goal', 'target', 'preferred_speed', 'start', 'goal_set'} of the agent at index:
+        for a 'set' goal, target is the set's point it heads for now and goal_set the set's
+        name (None for the other kinds)."""
+        kind, target, speed, start, gset = _core.Scenario.agent_goal(self, index)
+        return {"goal": kind, "target": target, "preferred_speed": speed, "start": start,
+                "goal_set": gset}
+
+    # --- navigation (docs/navigation.md) ---------------------------------------------------
+    # The property `navigation` (bool, read and write; off at creation) and the read-only
+    # `nav_unreachable` (agents whose last plan found no path) come from orca._core.Scenario.
+
+    def add_goal_set(self, name, points, exit=False, arrive_distance=0.0):
+        """Adds a named goal set (exits, meeting points) and returns its index (0, 1, ... in
+        the order added): name 1 to 63 characters, unique; points an (n, 2) float64 array or a
+        sequence of pairs, 1 to NAV_GOALS_MAX (65536) of them, finite, of magnitude below 2^21.
+        exit=True makes it an exit: an agent heading for it leaves the simulation once within
+        arrive_distance of its point (0: its radius; else [2^-30, 2^23] m), counted by
+        `exited`. More points than the limit raise orca.LimitError before any is read; a bad
+        value orca.ArgumentError naming it; nothing is added then."""
+        return _core.Scenario.add_goal_set(self, name, points, bool(exit), arrive_distance)
+
+    def set_goal_set_exit(self, goal_set, arrive_distance=0.0):
+        """Makes the goal set (name or index) an exit with arrive_distance (see
+        add_goal_set)."""
+        _core.Scenario.set_goal_set_exit(self, goal_set, arrive_distance)
+
+    @property
+    def goal_sets(self):
+        """The names of the goal sets in index order (a new list)."""
+        return [_core.Scenario.goal_set_get(self, k)[1]
+                for k in range(_core.Scenario.goal_set_count(self))]
+
+    def goal_set(self, goal_set):
+        """{'index', 'name', 'points' (an (n, 2) float64 array, a copy), 'exit',
+        'arrive_distance'} of the goal set given by name or index."""
+        index, name, raw, exit, arrive = _core.Scenario.goal_set_get(self, goal_set)
+        return {"index": index, "name": name, "points": _as_array(raw, 2), "exit": exit,
+                "arrive_distance": arrive}
+
+    @property
+    def exited(self):
+        """Exited(count, last_step): agents that left by exits so far, and the step count at
+        which the last one left (-1 when none)."""
+        return Exited(*_core.Scenario.exited(self))
+
+    def agent_nav(self, index):
+        """What navigation knows of the agent at index (orca_scenario_agent_nav): a dict with
+        navigating (bool: navigation steers it), result ('ok', 'no_path', 'start_blocked',
+        'goal_blocked'; None before its first plan), corner (the corner it heads for, 0 ..
+        corners; corners = on its last leg), corners, length (m, when planned), plans,
+        reroutes and goal (the point its path ends at)."""
+        nav, result, corner, corners, length, plans, reroutes, goal, _ = \
+            _core.Scenario.agent_nav(self, index)
+        return {"navigating": nav, "result": result, "corner": corner, "corners": corners,
+                "length": length, "plans": plans, "reroutes": reroutes, "goal": goal}
+
+    def agent_path(self, index):
+        """The corners of the agent's path: a new (k, 7) float64 array, one row per corner,
+        columns vertex x, vertex y, side (+1: the path turns counter-clockwise round the
+        vertex, -1 clockwise), enter x, enter y, leave x, leave y (the path meets the circle of
+        the agent's radius round the vertex at enter and leaves it at leave). (0, 7) before a
+        plan, on a straight path and without a path. agent_nav(index)['corner'] is the row it
+        heads for."""
+        return _as_array(_core.Scenario.agent_nav(self, index)[8], 7)
 
     def _info(self, key):
         return _core.Scenario.info(self)[key]
@@ -832,8 +901,9 @@ class Scenario(_core.Scenario):
 
     def hash(self):
         """The scenario's state hash (int): the simulation's hash when no agent has
-        waypoints, else continued over each waypoint agent's current target
-        (orca_scenario_hash; the hash `orca run` prints)."""
+        waypoints and navigation is off, else continued over each waypoint agent's current
+        target and, with navigation on, every agent's path state (orca_scenario_hash; the hash
+        `orca run` prints)."""
         return _core.Scenario.hash(self)
 
     def hexhash(self):
@@ -847,6 +917,55 @@ class Scenario(_core.Scenario):
     def __repr__(self):
         return "<orca.Scenario %s agents=%d steps=%d>" % (
             self.name, self.simulation.agent_count, self.simulation.step_count)
+
+
+# --- navigation: the path query (orca/nav.h; docs/navigation.md) -------------------------
+
+#: Agents that left a scenario by exits, and the step count of the last (-1: none).
+Exited = _namedtuple("Exited", "count last_step")
+#: A path query's answer: result ('ok', 'no_path', 'start_blocked', 'goal_blocked'), length (m)
+#: and goal_index (the goal reached) when 'ok' (else None), corners (a (k, 7) float64 array as
+#: Scenario.agent_path: vertex x, y, side, enter x, y, leave x, y; (0, 7) unless 'ok').
+NavPath = _namedtuple("NavPath", "result length goal_index corners")
+#: The graph kept for a radius: walls, vertices (wall ends), legs (tangents), bytes held.
+NavStats = _namedtuple("NavStats", "walls vertices legs bytes")
+
+
+class Navigator(_core.Nav):
+    """Shortest paths through the walls of a Simulator (its segments and walkable-area loops)
+    for a disc of a given radius that keeps that radius from every wall (orca_nav_path,
+    docs/navigation.md): exact, the same bits everywhere.
+
+    Navigator(simulator): reads the simulator's walls at each query and rebuilds what it
+    keeps when they changed; a graph per radius is built by the first query for that radius
+    (milliseconds for hundreds of wall ends, seconds for thousands) and kept. Queries release
+    the GIL; meanwhile the simulator is busy (calls on it from other threads raise
+    RuntimeError). It keeps the simulator alive.
+    """
+
+    def __init__(self, simulator):
+        super().__init__(simulator)
+
+    def path(self, radius, start, goals):
+        """NavPath(result, length, goal_index, corners): the shortest path of a disc of radius
+        (in [2^-20, 2^20] m) from start to the nearest of goals (an (n, 2) float64 array or a
+        sequence of pairs, 1 to NAV_GOALS_MAX of them; ties go to the lower index). A bad
+        value raises orca.ArgumentError with the library's message."""
+        result, length, index, raw = _core.Nav.path(self, radius, start, goals)
+        return NavPath(result, length, index, _as_array(raw, 7))
+
+    def stats(self, radius):
+        """NavStats(walls, vertices, legs, bytes) of the graph for radius (built if needed)."""
+        return NavStats(*_core.Nav.stats(self, radius))
+
+    def __repr__(self):
+        return "<orca.Navigator of %r>" % (self.simulator,)
+
+
+def nav_path(simulator, radius, start, goals):
+    """Navigator(simulator).path(radius, start, goals): one query (a Navigator keeps the
+    graph between queries; use one for many)."""
+    return Navigator(simulator).path(radius, start, goals)
 
 
 # --- the building blocks (orca/solver.h), NumPy in and out --------------------------------

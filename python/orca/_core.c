@@ -2439,12 +2439,17 @@ static PyObject *Scenario_step(ScenarioObject *s, PyObject *args, PyObject *kwds
     Py_RETURN_NONE;
 }
 
-static int get_goal(PyObject *kind, PyObject *target, PyObject *speed, orca_goal *g)
+static int get_goal_set(ScenarioObject *s, PyObject *obj, int *out);
+
+/* The goal of add_agent: kind 'point', 'velocity', 'none' or 'set' (set: goal_set names the
+ * set, by name or index; it takes no target). */
+static int get_goal(ScenarioObject *s, PyObject *kind, PyObject *target, PyObject *speed,
+                    PyObject *set, orca_goal *g)
 {
     *g = orca_goal_default(); /* preferred_speed: the default unless given */
     if (!PyUnicode_Check(kind)) {
-        PyErr_Format(PyExc_TypeError, "goal must be 'point', 'velocity' or 'none', got %.100s",
-                     Py_TYPE(kind)->tp_name);
+        PyErr_Format(PyExc_TypeError, "goal must be 'point', 'velocity', 'none' or 'set', got "
+                     "%.100s", Py_TYPE(kind)->tp_name);
         return -1;
     }
     if (PyUnicode_CompareWithASCIIString(kind, "point") == 0) {
@@ -2453,14 +2458,33 @@ static int get_goal(PyObject *kind, PyObject *target, PyObject *speed, orca_goal
         g->kind = ORCA_GOAL_VELOCITY;
     } else if (PyUnicode_CompareWithASCIIString(kind, "none") == 0) {
         g->kind = ORCA_GOAL_NONE;
+    } else if (PyUnicode_CompareWithASCIIString(kind, "set") == 0) {
+        g->kind = ORCA_GOAL_SET;
     } else {
-        PyErr_Format(PyExc_ValueError, "goal must be 'point', 'velocity' or 'none', got %R", kind);
+        PyErr_Format(PyExc_ValueError, "goal must be 'point', 'velocity', 'none' or 'set', got %R",
+                     kind);
+        return -1;
+    }
+    if (g->kind == ORCA_GOAL_SET) {
+        if (set == Py_None) {
+            PyErr_SetString(PyExc_TypeError, "a 'set' goal needs goal_set (a set's name or index)");
+            return -1;
+        }
+        if (target != Py_None) {
+            PyErr_SetString(PyExc_TypeError, "a 'set' goal takes goal_set, not target");
+            return -1;
+        }
+        if (get_goal_set(s, set, &g->goal_set) < 0) {
+            return -1;
+        }
+    } else if (set != Py_None) {
+        PyErr_Format(PyExc_TypeError, "goal_set is for a 'set' goal, not %R", kind);
         return -1;
     }
     if (target != Py_None && get_vec2(target, "target", &g->target) < 0) {
         return -1;
     }
-    if (g->kind != ORCA_GOAL_NONE && target == Py_None) {
+    if ((g->kind == ORCA_GOAL_POINT || g->kind == ORCA_GOAL_VELOCITY) && target == Py_None) {
         PyErr_SetString(PyExc_TypeError, "a 'point' or 'velocity' goal needs target");
         return -1;
     }
@@ -2472,21 +2496,25 @@ static int get_goal(PyObject *kind, PyObject *target, PyObject *speed, orca_goal
 
 static const char *goal_name(orca_goal_kind k)
 {
-    return k == ORCA_GOAL_POINT ? "point" : k == ORCA_GOAL_VELOCITY ? "velocity" : "none";
+    return k == ORCA_GOAL_POINT      ? "point"
+           : k == ORCA_GOAL_VELOCITY ? "velocity"
+           : k == ORCA_GOAL_SET      ? "set"
+                                     : "none";
 }
 
-/* add_agent(position, goal='point', target=None, preferred_speed=None, **agent fields) */
+/* add_agent(position, goal=None, target=None, preferred_speed=None, goal_set=None,
+ * **agent fields) */
 static PyObject *Scenario_add_agent(ScenarioObject *s, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"position", "goal", "target", "preferred_speed", "velocity",
                              "radius", "max_speed", "neighbor_dist", "max_neighbors",
-                             "time_horizon", "obstacle_time_horizon", NULL};
-    PyObject *pos, *kind = NULL, *target = Py_None, *speed = Py_None;
+                             "time_horizon", "obstacle_time_horizon", "goal_set", NULL};
+    PyObject *pos, *kind = NULL, *target = Py_None, *speed = Py_None, *set = Py_None;
     agent_args a = {0};
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|OOOOOOOOOO:add_agent", kwlist, &pos, &kind,
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|OOOOOOOOOOO:add_agent", kwlist, &pos, &kind,
                                      &target, &speed, &a.velocity, &a.radius, &a.max_speed,
                                      &a.neighbor_dist, &a.max_neighbors, &a.time_horizon,
-                                     &a.obstacle_time_horizon)) {
+                                     &a.obstacle_time_horizon, &set)) {
         return NULL;
     }
     SC_READY(s);
@@ -2494,14 +2522,14 @@ static PyObject *Scenario_add_agent(ScenarioObject *s, PyObject *args, PyObject 
     orca_goal g;
     PyObject *point = NULL;
     if (!kind || kind == Py_None) {
-        point = PyUnicode_FromString(target == Py_None ? "none" : "point");
+        point = PyUnicode_FromString(set != Py_None ? "set" : target == Py_None ? "none" : "point");
         if (!point) {
             return NULL;
         }
         kind = point;
     }
     int bad = get_vec2(pos, "position", &d.position) < 0 || fill_def(&a, &d) < 0 ||
-              get_goal(kind, target, speed, &g) < 0;
+              get_goal(s, kind, target, speed, set, &g) < 0;
     Py_XDECREF(point);
     if (bad) {
         return NULL;
@@ -2514,6 +2542,7 @@ static PyObject *Scenario_add_agent(ScenarioObject *s, PyObject *args, PyObject 
     return handle_int(id.slot, id.generation, id.sim);
 }
 
+/* agent_goal(index) -> (kind, target, preferred_speed, start, goal set name or None) */
 static PyObject *Scenario_agent_goal(ScenarioObject *s, PyObject *arg)
 {
     SC_READY(s);
@@ -2524,11 +2553,15 @@ static PyObject *Scenario_agent_goal(ScenarioObject *s, PyObject *arg)
     orca_goal g;
     orca_vec2 start;
     orca_status st = orca_scenario_agent_goal(s->sc, i, &g, &start);
+    const char *set = NULL;
+    if (st == ORCA_OK && g.kind == ORCA_GOAL_SET) {
+        st = orca_scenario_goal_set_get(s->sc, g.goal_set, &set, NULL, 0, NULL);
+    }
     if (st != ORCA_OK) {
         return sc_fail(s, st);
     }
-    return Py_BuildValue("(s(dd)d(dd))", goal_name(g.kind), g.target.x, g.target.y,
-                         g.preferred_speed, start.x, start.y);
+    return Py_BuildValue("(s(dd)d(dd)z)", goal_name(g.kind), g.target.x, g.target.y,
+                         g.preferred_speed, start.x, start.y, set);
 }
 
 /* set_waypoints(index, points, loop=False, arrive_distance=0.0) */
@@ -2683,14 +2716,322 @@ static PyObject *Scenario_set_name(ScenarioObject *s, PyObject *arg)
     Py_RETURN_NONE;
 }
 
+/* --- navigation (docs/navigation.md) ------------------------------------------------------ */
+
+/* "ok", "no_path", "start_blocked", "goal_blocked": orca_nav_result_name without its
+ * "ORCA_NAV_" prefix, in lower case. */
+static PyObject *nav_result_str(int result)
+{
+    const char *name = orca_nav_result_name(result);
+    char low[32];
+    size_t skip = strncmp(name, "ORCA_NAV_", 9) == 0 ? 9 : 0, k = 0;
+    for (; name[skip + k] && k + 1 < sizeof low; ++k) {
+        char c = name[skip + k];
+        low[k] = (char)(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+    }
+    low[k] = '\0';
+    return PyUnicode_FromString(low);
+}
+
+/* corners as a bytearray of 7 doubles each: vertex x y, side, enter x y, leave x y. */
+static PyObject *corner_rows(const orca_nav_corner *c, int n)
+{
+    PyObject *b = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)n * 7 * (Py_ssize_t)sizeof(double));
+    if (!b) {
+        return NULL;
+    }
+    double *w = (double *)(void *)PyByteArray_AS_STRING(b);
+    for (int k = 0; k < n; ++k, w += 7) {
+        w[0] = c[k].vertex.x;
+        w[1] = c[k].vertex.y;
+        w[2] = (double)c[k].side;
+        w[3] = c[k].enter.x;
+        w[4] = c[k].enter.y;
+        w[5] = c[k].leave.x;
+        w[6] = c[k].leave.y;
+    }
+    return b;
+}
+
+/* The UTF-8 text of a str (what: its name in a message), NULL with TypeError or ValueError
+ * (a NUL inside, which C would cut the name at). */
+static const char *str_arg(PyObject *obj, const char *what)
+{
+    if (!PyUnicode_Check(obj)) {
+        PyErr_Format(PyExc_TypeError, "%s must be a str, got %.100s", what, Py_TYPE(obj)->tp_name);
+        return NULL;
+    }
+    Py_ssize_t size = 0;
+    const char *text = PyUnicode_AsUTF8AndSize(obj, &size);
+    if (text && strlen(text) != (size_t)size) {
+        PyErr_Format(PyExc_ValueError, "%s must not contain a NUL character, got %R", what, obj);
+        return NULL;
+    }
+    return text;
+}
+
+/* A goal set named by its name (str) or its index (int) into *out (an index the library then
+ * checks); an unknown name is orca.ArgumentError. */
+static int get_goal_set(ScenarioObject *s, PyObject *obj, int *out)
+{
+    if (PyUnicode_Check(obj)) {
+        const char *name = str_arg(obj, "goal_set");
+        if (!name) {
+            return -1;
+        }
+        *out = orca_scenario_goal_set_find(s->sc, name);
+        if (*out < 0) {
+            char msg[160];
+            PyOS_snprintf(msg, sizeof msg, "unknown goal set '%.63s' (the scenario has %d; "
+                          "add_goal_set adds one)", name, orca_scenario_goal_set_count(s->sc));
+            raise_status(ORCA_ERR_ARGUMENT, msg);
+            return -1;
+        }
+        return 0;
+    }
+    if (PyFloat_Check(obj) || !PyIndex_Check(obj)) {
+        PyErr_Format(PyExc_TypeError, "goal_set must be a set's name (str) or index (int), got "
+                     "%.100s", Py_TYPE(obj)->tp_name);
+        return -1;
+    }
+    return get_int(obj, "goal_set", INT32_MIN, INT32_MAX, out);
+}
+
+/* The exit arrive distance, checked before a set is added so that a refusal adds nothing:
+ * 0 (the agent's radius) or in [2^-30, 2^23] m, orca_scenario_set_goal_set_exit's range and
+ * message. */
+static int check_exit_arrive(double d)
+{
+    if (d == 0.0 || (d >= 0x1.0p-30 && d <= 0x1.0p23)) {
+        return 0;
+    }
+    char msg[160];
+    PyOS_snprintf(msg, sizeof msg, "arrive_distance must be 0 (the agent's radius) or in "
+                  "[2^-30, 2^23] m, got %.17g", d);
+    raise_status(ORCA_ERR_ARGUMENT, msg);
+    return -1;
+}
+
+static PyObject *Scenario_get_navigation(ScenarioObject *s, void *closure)
+{
+    (void)closure;
+    SC_READY(s);
+    return PyBool_FromLong(orca_scenario_get_navigation(s->sc));
+}
+
+static int Scenario_set_navigation(ScenarioObject *s, PyObject *value, void *closure)
+{
+    (void)closure;
+    if (!value) {
+        PyErr_SetString(PyExc_AttributeError, "cannot delete navigation");
+        return -1;
+    }
+    if (sc_ready(s) < 0) {
+        return -1;
+    }
+    int on = PyObject_IsTrue(value);
+    if (on < 0) {
+        return -1;
+    }
+    orca_status st = orca_scenario_set_navigation(s->sc, on);
+    if (st != ORCA_OK) {
+        sc_fail(s, st);
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *Scenario_get_nav_unreachable(ScenarioObject *s, void *closure)
+{
+    (void)closure;
+    SC_READY(s);
+    return PyLong_FromLong(orca_scenario_nav_unreachable(s->sc));
+}
+
+/* add_goal_set(name, points, exit=False, arrive_distance=0.0) -> index */
+static PyObject *Scenario_add_goal_set(ScenarioObject *s, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"name", "points", "exit", "arrive_distance", NULL};
+    PyObject *name, *pts, *ao = NULL;
+    int exit = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO|pO:add_goal_set", kwlist, &name, &pts,
+                                     &exit, &ao)) {
+        return NULL;
+    }
+    SC_READY(s);
+    const char *cname = str_arg(name, "name");
+    double arrive = 0.0;
+    if (!cname || (ao && get_double(ao, "arrive_distance", &arrive) < 0)) {
+        return NULL;
+    }
+    if (!exit && arrive != 0.0) {
+        raise_status(ORCA_ERR_ARGUMENT, "arrive_distance is for exits: pass exit=True with it");
+        return NULL;
+    }
+    if (check_exit_arrive(arrive) < 0 ||
+        check_bulk(pts, "add_goal_set", "points", ORCA_NAV_GOALS_MAX,
+                   "the 65536 points of a goal set (ORCA_NAV_GOALS_MAX)", ROW_BYTES_POINT) < 0) {
+        return NULL;
+    }
+    double *rows = NULL;
+    Py_ssize_t n = 0;
+    if (get_rows(pts, "points", 2, 0, &rows, &n) < 0) {
+        return NULL;
+    }
+    int index = -1;
+    orca_status st = orca_scenario_add_goal_set(s->sc, cname, (const orca_vec2 *)(void *)rows,
+                                                (int)n, &index);
+    free(rows);
+    if (st == ORCA_OK && exit) {
+        st = orca_scenario_set_goal_set_exit(s->sc, index, arrive); /* checked above */
+    }
+    if (st != ORCA_OK) {
+        return sc_fail(s, st);
+    }
+    return PyLong_FromLong(index);
+}
+
+/* set_goal_set_exit(set, arrive_distance=0.0) */
+static PyObject *Scenario_set_goal_set_exit(ScenarioObject *s, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"set", "arrive_distance", NULL};
+    PyObject *so, *ao = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|O:set_goal_set_exit", kwlist, &so, &ao)) {
+        return NULL;
+    }
+    SC_READY(s);
+    int set;
+    double arrive = 0.0;
+    if (get_goal_set(s, so, &set) < 0 ||
+        (ao && get_double(ao, "arrive_distance", &arrive) < 0)) {
+        return NULL;
+    }
+    orca_status st = orca_scenario_set_goal_set_exit(s->sc, set, arrive);
+    if (st != ORCA_OK) {
+        return sc_fail(s, st);
+    }
+    Py_RETURN_NONE;
+}
+
+/* goal_set_count() -> int */
+static PyObject *Scenario_goal_set_count(ScenarioObject *s, PyObject *unused)
+{
+    (void)unused;
+    SC_READY(s);
+    return PyLong_FromLong(orca_scenario_goal_set_count(s->sc));
+}
+
+/* goal_set_get(set) -> (index, name, points bytearray (x y per point), exit, arrive_distance) */
+static PyObject *Scenario_goal_set_get(ScenarioObject *s, PyObject *arg)
+{
+    SC_READY(s);
+    int set, n = 0, exit = 0;
+    const char *name = NULL;
+    double arrive = 0.0;
+    if (get_goal_set(s, arg, &set) < 0) {
+        return NULL;
+    }
+    orca_status st = orca_scenario_goal_set_get(s->sc, set, &name, NULL, 0, &n);
+    if (st == ORCA_OK) {
+        st = orca_scenario_goal_set_exit(s->sc, set, &exit, &arrive);
+    }
+    if (st != ORCA_OK) {
+        return sc_fail(s, st);
+    }
+    PyObject *b = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)n * 16);
+    if (!b) {
+        return NULL;
+    }
+    st = orca_scenario_goal_set_get(s->sc, set, NULL,
+                                    (orca_vec2 *)(void *)PyByteArray_AS_STRING(b), n, &n);
+    if (st != ORCA_OK) {
+        Py_DECREF(b);
+        return sc_fail(s, st);
+    }
+    return Py_BuildValue("(isNOd)", set, name, b, exit ? Py_True : Py_False, arrive);
+}
+
+/* exited() -> (count, last_step) */
+static PyObject *Scenario_exited(ScenarioObject *s, PyObject *unused)
+{
+    (void)unused;
+    SC_READY(s);
+    int count = 0;
+    int64_t last = -1;
+    orca_status st = orca_scenario_exited(s->sc, &count, &last);
+    if (st != ORCA_OK) {
+        return sc_fail(s, st);
+    }
+    return Py_BuildValue("(iL)", count, (long long)last);
+}
+
+/* agent_nav(index) -> (navigating, result or None before a plan, corner, corners, length,
+ * plans, reroutes, (goal x, y), corner rows bytearray) */
+static PyObject *Scenario_agent_nav(ScenarioObject *s, PyObject *arg)
+{
+    SC_READY(s);
+    int i;
+    if (get_int(arg, "index", INT32_MIN, INT32_MAX, &i) < 0) {
+        return NULL;
+    }
+    orca_nav_agent a;
+    orca_status st = orca_scenario_agent_nav(s->sc, i, &a, NULL, 0);
+    if (st != ORCA_OK) {
+        return sc_fail(s, st);
+    }
+    orca_nav_corner *c = NULL;
+    if (a.corners > 0) {
+        c = malloc((size_t)a.corners * sizeof *c);
+        if (!c) {
+            return PyErr_NoMemory();
+        }
+        st = orca_scenario_agent_nav(s->sc, i, &a, c, a.corners);
+        if (st != ORCA_OK) {
+            free(c);
+            return sc_fail(s, st);
+        }
+    }
+    PyObject *rows = corner_rows(c, a.corners);
+    free(c);
+    if (!rows) {
+        return NULL;
+    }
+    PyObject *result = NULL;
+    if (a.plans > 0) {
+        result = nav_result_str(a.result);
+        if (!result) {
+            Py_DECREF(rows);
+            return NULL;
+        }
+    } else {
+        result = Py_None;
+        Py_INCREF(result);
+    }
+    return Py_BuildValue("(ONiidii(dd)N)", a.navigating ? Py_True : Py_False, result, a.corner,
+                         a.corners, a.length, a.plans, a.reroutes, a.goal.x, a.goal.y, rows);
+}
+
 static PyMethodDef Scenario_methods[] = {
     {"_simulation", (PyCFunction)Scenario_simulation, METH_O, "the simulation inside"},
     {"step", (PyCFunction)(void (*)(void))Scenario_step, METH_VARARGS | METH_KEYWORDS,
      "step(steps=1): preferred velocities by the rule, then a step (GIL released)"},
     {"add_agent", (PyCFunction)(void (*)(void))Scenario_add_agent, METH_VARARGS | METH_KEYWORDS,
-     "add_agent(position, goal='point', target=None, preferred_speed=None, **fields) -> handle"},
+     "add_agent(position, goal=None, target=None, preferred_speed=None, goal_set=None, "
+     "**fields) -> handle"},
     {"agent_goal", (PyCFunction)Scenario_agent_goal, METH_O,
-     "agent_goal(index) -> (kind, target, preferred_speed, start)"},
+     "agent_goal(index) -> (kind, target, preferred_speed, start, goal set name or None)"},
+    {"add_goal_set", (PyCFunction)(void (*)(void))Scenario_add_goal_set,
+     METH_VARARGS | METH_KEYWORDS,
+     "add_goal_set(name, points, exit=False, arrive_distance=0.0) -> index"},
+    {"set_goal_set_exit", (PyCFunction)(void (*)(void))Scenario_set_goal_set_exit,
+     METH_VARARGS | METH_KEYWORDS, "set_goal_set_exit(set, arrive_distance=0.0)"},
+    {"goal_set_count", (PyCFunction)Scenario_goal_set_count, METH_NOARGS, "number of goal sets"},
+    {"goal_set_get", (PyCFunction)Scenario_goal_set_get, METH_O,
+     "goal_set_get(name or index) -> (index, name, points bytes, exit, arrive_distance)"},
+    {"exited", (PyCFunction)Scenario_exited, METH_NOARGS, "exited() -> (count, last_step)"},
+    {"agent_nav", (PyCFunction)Scenario_agent_nav, METH_O,
+     "agent_nav(index) -> (navigating, result, corner, corners, length, plans, reroutes, goal, "
+     "corner rows bytes)"},
     {"set_waypoints", (PyCFunction)(void (*)(void))Scenario_set_waypoints,
      METH_VARARGS | METH_KEYWORDS,
      "set_waypoints(index, points, loop=False, arrive_distance=0.0)"},
@@ -2705,6 +3046,16 @@ static PyMethodDef Scenario_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
+static PyGetSetDef Scenario_getset[] = {
+    {"navigation", (getter)Scenario_get_navigation, (setter)Scenario_set_navigation,
+     "navigation on or off (bool; off at creation): agents with a point or set goal walk along "
+     "shortest paths round the walls (docs/navigation.md)",
+     NULL},
+    {"nav_unreachable", (getter)Scenario_get_nav_unreachable, NULL,
+     "agents whose last plan found no path (orca_scenario_nav_unreachable)", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
 static PyTypeObject ScenarioType = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "orca._core.Scenario",
     .tp_basicsize = sizeof(ScenarioObject),
@@ -2712,8 +3063,220 @@ static PyTypeObject ScenarioType = {
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
     .tp_doc = "Low-level scenario object; use orca.Scenario.",
     .tp_methods = Scenario_methods,
+    .tp_getset = Scenario_getset,
     .tp_init = (initproc)Scenario_init,
     .tp_new = Scenario_new,
+};
+
+/* ------------------------------------------------------------------------------------------
+ * Nav: the path query of orca/nav.h over the walls of a simulation (docs/navigation.md)
+ * ---------------------------------------------------------------------------------------- */
+
+typedef struct NavObject {
+    PyObject_HEAD
+    orca_nav *nav;
+    SimObject *sim; /* kept alive: the query reads its walls */
+} NavObject;
+
+static PyObject *Nav_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    (void)args;
+    (void)kwds;
+    NavObject *n = (NavObject *)type->tp_alloc(type, 0);
+    if (n) {
+        n->nav = NULL;
+        n->sim = NULL;
+    }
+    return (PyObject *)n;
+}
+
+/* Nav(simulator) */
+static int Nav_init(NavObject *n, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"simulator", NULL};
+    PyObject *so;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O:Navigator", kwlist, &so)) {
+        return -1;
+    }
+    if (n->nav) {
+        PyErr_SetString(PyExc_RuntimeError, "Navigator.__init__ called twice");
+        return -1;
+    }
+    if (!PyObject_TypeCheck(so, &SimType)) {
+        PyErr_Format(PyExc_TypeError, "simulator must be an orca.Simulator (or a scenario's "
+                     "simulation), got %.100s", Py_TYPE(so)->tp_name);
+        return -1;
+    }
+    SimObject *s = (SimObject *)so;
+    if (sim_ready(s) < 0) {
+        return -1;
+    }
+    orca_status st = orca_nav_create(s->sim, &n->nav);
+    if (st != ORCA_OK) {
+        n->nav = NULL;
+        raise_status(st, "out of memory creating the navigation object");
+        return -1;
+    }
+    Py_INCREF(so);
+    n->sim = s;
+    return 0;
+}
+
+static void Nav_dealloc(NavObject *n)
+{
+    orca_nav_destroy(n->nav);
+    n->nav = NULL;
+    Py_CLEAR(n->sim);
+    Py_TYPE(n)->tp_free((PyObject *)n);
+}
+
+static int nav_ready(NavObject *n)
+{
+    if (!n->nav) {
+        PyErr_SetString(PyExc_RuntimeError, "the navigator is not initialised");
+        return -1;
+    }
+    return sim_ready(n->sim);
+}
+
+static PyObject *nav_fail(NavObject *n, int st)
+{
+    return raise_status(st, orca_nav_last_error(n->nav));
+}
+
+/* path(radius, start, goals) -> (result, length, goal_index, corner rows bytearray); length
+ * and goal_index None unless the result is 'ok'. The query runs without the GIL (a first
+ * query for a radius builds the graph: milliseconds to seconds); meanwhile the simulation is
+ * busy (other calls on it from other threads raise RuntimeError), as during a step. */
+static PyObject *Nav_path(NavObject *n, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"radius", "start", "goals", NULL};
+    PyObject *ro, *so, *go;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOO:path", kwlist, &ro, &so, &go)) {
+        return NULL;
+    }
+    if (nav_ready(n) < 0) {
+        return NULL;
+    }
+    double radius;
+    orca_vec2 start;
+    if (get_double(ro, "radius", &radius) < 0 || get_vec2(so, "start", &start) < 0 ||
+        check_bulk(go, "path", "goals", ORCA_NAV_GOALS_MAX,
+                   "the 65536 goals of a query (ORCA_NAV_GOALS_MAX)", ROW_BYTES_POINT) < 0) {
+        return NULL;
+    }
+    double *goals = NULL;
+    Py_ssize_t count = 0;
+    if (get_rows(go, "goals", 2, 0, &goals, &count) < 0) {
+        return NULL;
+    }
+    static const orca_vec2 none = {0.0, 0.0}; /* count 0: the library names it */
+    const orca_vec2 *g = count > 0 ? (const orca_vec2 *)(void *)goals : &none;
+    int capacity = 64, corners = 0, index = -1;
+    orca_nav_corner *c = malloc((size_t)capacity * sizeof *c);
+    if (!c) {
+        free(goals);
+        return PyErr_NoMemory();
+    }
+    orca_nav_result result = ORCA_NAV_NO_PATH;
+    double length = 0.0;
+    orca_status st;
+    *n->sim->busy = 1;
+    for (;;) {
+        Py_BEGIN_ALLOW_THREADS
+        st = orca_nav_path(n->nav, radius, start, g, (int)count, &result, &length, &index, c,
+                           capacity, &corners);
+        Py_END_ALLOW_THREADS
+        if (st != ORCA_OK || result != ORCA_NAV_OK || corners <= capacity) {
+            break;
+        }
+        orca_nav_corner *more = realloc(c, (size_t)corners * sizeof *c); /* asked again: the
+                                                                             graph is kept */
+        if (!more) {
+            break;
+        }
+        c = more;
+        capacity = corners;
+    }
+    *n->sim->busy = 0;
+    free(goals);
+    if (st != ORCA_OK) {
+        free(c);
+        return nav_fail(n, st);
+    }
+    if (result == ORCA_NAV_OK && corners > capacity) {
+        free(c);
+        return PyErr_NoMemory();
+    }
+    PyObject *rows = corner_rows(c, result == ORCA_NAV_OK ? corners : 0);
+    free(c);
+    PyObject *name = rows ? nav_result_str(result) : NULL;
+    if (!name) {
+        Py_XDECREF(rows);
+        return NULL;
+    }
+    if (result != ORCA_NAV_OK) {
+        return Py_BuildValue("(NOON)", name, Py_None, Py_None, rows);
+    }
+    return Py_BuildValue("(NdiN)", name, length, index, rows);
+}
+
+/* stats(radius) -> (walls, vertices, legs, bytes) */
+static PyObject *Nav_stats(NavObject *n, PyObject *arg)
+{
+    if (nav_ready(n) < 0) {
+        return NULL;
+    }
+    double radius;
+    if (get_double(arg, "radius", &radius) < 0) {
+        return NULL;
+    }
+    orca_nav_stats out;
+    orca_status st;
+    *n->sim->busy = 1;
+    Py_BEGIN_ALLOW_THREADS
+    st = orca_nav_stats_get(n->nav, radius, &out);
+    Py_END_ALLOW_THREADS
+    *n->sim->busy = 0;
+    if (st != ORCA_OK) {
+        return nav_fail(n, st);
+    }
+    return Py_BuildValue("(iiin)", out.walls, out.vertices, out.legs, (Py_ssize_t)out.bytes);
+}
+
+static PyObject *Nav_get_simulator(NavObject *n, void *closure)
+{
+    (void)closure;
+    if (!n->sim) {
+        Py_RETURN_NONE;
+    }
+    Py_INCREF(n->sim);
+    return (PyObject *)n->sim;
+}
+
+static PyMethodDef Nav_methods[] = {
+    {"path", (PyCFunction)(void (*)(void))Nav_path, METH_VARARGS | METH_KEYWORDS,
+     "path(radius, start, goals) -> (result, length, goal_index, corner rows bytes)"},
+    {"stats", (PyCFunction)Nav_stats, METH_O,
+     "stats(radius) -> (walls, vertices, legs, bytes)"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef Nav_getset[] = {
+    {"simulator", (getter)Nav_get_simulator, NULL, "the simulation whose walls it reads", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyTypeObject NavType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "orca._core.Nav",
+    .tp_basicsize = sizeof(NavObject),
+    .tp_dealloc = (destructor)Nav_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+    .tp_doc = "Low-level path query object; use orca.Navigator.",
+    .tp_methods = Nav_methods,
+    .tp_getset = Nav_getset,
+    .tp_init = (initproc)Nav_init,
+    .tp_new = Nav_new,
 };
 
 /* ------------------------------------------------------------------------------------------
@@ -3179,7 +3742,8 @@ static PyObject *error_with(PyObject *m, const char *name, PyObject *other, cons
 
 PyMODINIT_FUNC PyInit__core(void)
 {
-    if (PyType_Ready(&SimType) < 0 || PyType_Ready(&ScenarioType) < 0) {
+    if (PyType_Ready(&SimType) < 0 || PyType_Ready(&ScenarioType) < 0 ||
+        PyType_Ready(&NavType) < 0) {
         return NULL;
     }
     k_64 = PyLong_FromLong(64);
@@ -3210,8 +3774,10 @@ PyMODINIT_FUNC PyInit__core(void)
     }
     Py_INCREF(&SimType);
     Py_INCREF(&ScenarioType);
+    Py_INCREF(&NavType);
     if (PyModule_AddObject(m, "Sim", (PyObject *)&SimType) < 0 ||
-        PyModule_AddObject(m, "Scenario", (PyObject *)&ScenarioType) < 0) {
+        PyModule_AddObject(m, "Scenario", (PyObject *)&ScenarioType) < 0 ||
+        PyModule_AddObject(m, "Nav", (PyObject *)&NavType) < 0) {
         Py_DECREF(m);
         return NULL;
     }
@@ -3231,6 +3797,7 @@ PyMODINIT_FUNC PyInit__core(void)
     PyModule_AddIntConstant(m, "SEGMENTS_MAX", 1 << 28);
     PyModule_AddIntConstant(m, "BOUNDARY_EDGES_MAX", ORCA_BOUNDARY_EDGES_MAX);
     PyModule_AddIntConstant(m, "WAYPOINTS_MAX", ORCA_WAYPOINTS_MAX);
+    PyModule_AddIntConstant(m, "NAV_GOALS_MAX", ORCA_NAV_GOALS_MAX);
     PyModule_AddObject(m, "PRIORITY_MIN", PyFloat_FromDouble(ORCA_PRIORITY_MIN));
     PyModule_AddObject(m, "PRIORITY_MAX", PyFloat_FromDouble(ORCA_PRIORITY_MAX));
     return m;

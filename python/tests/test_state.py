@@ -176,7 +176,7 @@ def test_scenario_api():
     b = sc.add_agent((5, 0.1), goal="velocity", target=(-1, 0), radius=0.5)
     c = sc.add_agent((0, 5), goal="none")
     assert sc.agent_goal(0) == {"goal": "point", "target": (5.0, 0.0),
-                                "preferred_speed": 1.0, "start": (0.0, 0.0)}
+                                "preferred_speed": 1.0, "start": (0.0, 0.0), "goal_set": None}
     assert sc.agent_goal(1)["goal"] == "velocity"
     assert sc.agent_goal(2)["goal"] == "none"
     sc.name = "mine"

@@ -3,8 +3,11 @@
 // browser download). Serves the repository from an in-process HTTP server on 127.0.0.1 and
 // checks: the page loads without console errors (scalar and SIMD128 modules); the 100-agent
 // circle reaches step 400 with the native golden hash in both; a click adds an agent; a drag
-// adds a wall that the agents then avoid; the canvas is not blank (pixels of a screenshot);
-// a URL with parameters reproduces its hash. Screenshots go to out/web/.
+// adds a wall that the agents then avoid; the rooms scene (navigation): every agent leaves
+// with it and none without, the hash of Node, a selected agent's path, a click that selects an
+// agent or moves its group's exit, a wall drawn across a door re-routes the agents; the canvas
+// is not blank (pixels of a screenshot); a URL with parameters reproduces its hash.
+// Screenshots go to out/web/.
 //   node web/test/browser-test.mjs [--figure docs/figures/web.jpg]
 // Environment: CHROMIUM (default /usr/bin/chromium).
 // Prints "PASS name" / "FAIL name: why" lines and "web-browser: N passed, N failed".
@@ -14,6 +17,7 @@ import { extname, join, normalize, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import puppeteer from 'puppeteer-core';
 import { loadOrca } from '../orca.mjs';
+import { roomsScene } from '../scenes.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const OUT = join(ROOT, 'out/web');
@@ -208,6 +212,99 @@ await test('a drag adds a wall that the agents then avoid', async () => {
   check(r.without < 0.5 * r.radius, `without the wall the agents keep ${r.without} m from it: the test would prove nothing`);
   check(r.withWall > 0.95 * r.radius, `an agent came within ${r.withWall} m of the wall (radius ${r.radius})`);
   return `closest approach ${r.withWall.toFixed(3)} m with the wall (radius ${r.radius}), ${r.without.toFixed(3)} m without; ${r.arrived}/${r.agents} arrived after 300 steps`;
+});
+
+// --- navigation: the rooms scene (web/scenes.mjs) --------------------------------------------
+await test('rooms: with navigation every agent leaves by its exit, without none; the hash of Node', async () => {
+  const on = await open('scene=rooms&steps=300&simd=1');
+  const mid = await state(on.page);
+  await on.page.screenshot({ path: join(OUT, 'rooms-step300.png') });
+  await on.page.evaluate(() => window.orcaApp.runTo(1000));
+  const s1 = await state(on.page);
+  await on.page.close();
+  const off = await open('scene=rooms&nav=0&steps=1000&simd=0');
+  const s0 = await state(off.page);
+  await off.page.close();
+  const orca = await loadOrca({ wasm: await readFile(join(ROOT, 'web/wasm/orca.wasm')) });
+  const sc = roomsScene(orca);
+  for (let i = 0; i < 300; ++i) sc.step();
+  const node = sc.hash();
+  sc.destroy();
+  check(on.errors.length === 0 && off.errors.length === 0, [...on.errors, ...off.errors].join('; '));
+  check(mid.step === 300 && mid.agents > 0 && mid.sceneHash === node, `step ${mid.step}: page ${mid.sceneHash}, Node ${node}`);
+  check(s1.navigation && s1.exited.count === 40 && s1.agents === 0 && s1.unreachable === 0, `with: ${JSON.stringify(s1.exited)}, ${s1.agents} left`);
+  // a simulation without agents does not count its steps: the run stops where the last left
+  check(s1.step === s1.exited.lastStep, `step ${s1.step}, the last left at ${s1.exited.lastStep}`);
+  check(!s0.navigation && s0.step === 1000 && s0.exited.count === 0 && s0.agents === 40, `without: ${JSON.stringify(s0.exited)}`);
+  return `40 of 40 left by step ${s1.exited.lastStep} with navigation, 0 of 40 in 1000 steps without; step 300: ${node} = Node`;
+});
+
+await test('rooms: a selected agent\'s path is drawn; a click selects an agent or moves its group\'s exit', async () => {
+  const { page, errors } = await open('scene=rooms&steps=40&simd=1');
+  const s0 = await state(page);
+  const path0 = await page.evaluate(() => window.orcaApp.scene.agentPath(0).length);
+  const canvas = await page.$('#canvas');
+  await canvas.screenshot({ path: join(OUT, 'rooms-path.png') });
+  // a click on agent 25 (group 1) selects it
+  const p25 = await page.evaluate(() => { const p = window.orcaApp.scene.sim.positions(); return [p[50], p[51]]; });
+  const [ax, ay] = await page.evaluate((p) => window.orcaApp.toScreenCss(...p), p25);
+  await page.mouse.click(ax, ay);
+  const s1 = await state(page);
+  // a click on an empty point of the east room moves group 1's exit there
+  const before = await page.evaluate(() => Array.from(window.orcaApp.scene.sim.positions()));
+  const [gx, gy] = await page.evaluate(() => window.orcaApp.toScreenCss(33, 10));
+  await page.mouse.click(gx, gy);
+  const s2 = await state(page);
+  const after = await page.evaluate(() => {
+    const sc = window.orcaApp.scene;
+    sc.step();
+    return { pos: Array.from(window.orcaApp.scene.sim.positions()), set: sc.goalSet('g1').points[0], nav: sc.agentNav(25), g0: sc.goalSet('g0').points[0] };
+  });
+  await page.close();
+  check(errors.length === 0, errors.join('; '));
+  check(s0.selected === 0 && path0 >= 2, `agent 0 selected with a path of ${path0} corners`);
+  check(s1.selected === 25, `selected ${s1.selected} after clicking agent 25`);
+  check(Math.hypot(s2.goals[1][0] - 33, s2.goals[1][1] - 10) < 0.3 && s2.goals[0][0] === 36, `goals ${JSON.stringify(s2.goals)}`);
+  check(Math.hypot(after.set[0] - 33, after.set[1] - 10) < 0.3 && after.g0[0] === 36, `g1 at ${after.set}`);
+  check(s2.stepBase === 40 && s2.step === 0 && s2.agents === s1.agents && s2.selected === 25, `step base ${s2.stepBase}, agents ${s2.agents}`);
+  check(JSON.stringify(before.slice(0, 10)) !== JSON.stringify(after.pos.slice(0, 10)) &&
+    before.every((v, k) => Math.abs(v - after.pos[k]) < 1), 'the agents went on from where they were');
+  check(after.nav.result === 'ok' && Math.hypot(after.nav.goal[0] - 33, after.nav.goal[1] - 10) < 0.3, `agent 25 heads for ${after.nav.goal}`);
+  return `path of ${path0} corners; exit moved to (${after.set.map((v) => v.toFixed(2))})`;
+});
+
+await test('rooms: a wall drawn across a door re-routes the agents at the next step', async () => {
+  const { page, errors } = await open('scene=rooms&steps=150&simd=0');
+  const through = () => page.evaluate(() => {
+    const sc = window.orcaApp.scene;
+    let c = 0;
+    for (let i = 0; i < sc.sim.agentCount; ++i) {
+      const nav = sc.agentNav(i);
+      if (sc.agentPath(i).slice(nav.corner).some((k) => k.vertex[0] === 26 && (k.vertex[1] === 2 || k.vertex[1] === 5))) ++c;
+    }
+    return { c, plans: Array.from({ length: sc.sim.agentCount }, (_, i) => sc.agentNav(i).plans) };
+  });
+  const b = await through();
+  const [ax, ay] = await page.evaluate(() => window.orcaApp.toScreenCss(26, 1.5));
+  const [bx, by] = await page.evaluate(() => window.orcaApp.toScreenCss(26, 5.5));
+  await page.mouse.move(ax, ay);
+  await page.mouse.down();
+  for (let k = 1; k <= 10; ++k) await page.mouse.move(ax + (bx - ax) * k / 10, ay + (by - ay) * k / 10);
+  await page.mouse.up();
+  await page.evaluate(() => window.orcaApp.runTo(151));
+  const a = await through();
+  const s = await state(page);
+  await page.evaluate(() => window.orcaApp.runTo(1200));
+  const end = await state(page);
+  await page.screenshot({ path: join(OUT, 'rooms-wall.png') });
+  await page.close();
+  check(errors.length === 0, errors.join('; '));
+  check(s.walls === 15, `${s.walls} walls (the rooms have 14)`);
+  check(b.c > 0, `before the wall no path went through the south-east door: the test would prove nothing`);
+  check(a.c === 0 && s.unreachable === 0, `after it ${a.c} paths go through the closed door, ${s.unreachable} without a path`);
+  check(a.plans.length === b.plans.length && a.plans.every((p, i) => p > b.plans[i]), 'every agent planned again');
+  check(end.exited.count === 40, `${end.exited.count} of 40 left by step 1200`);
+  return `${b.c} paths through the door before the wall, 0 after; all 40 left by step ${end.exited.lastStep}`;
 });
 
 await test('the canvas is not blank (pixels of a screenshot)', async () => {

@@ -5,7 +5,9 @@
 // views, save/load, errors with the library's messages); the avoidance settings and diagnostics
 // (issue 16): the same hash and diagnostic totals as `orca run` on a scene file ($ORCA_CLI, else
 // build/release/cli/orca; without it that comparison is skipped and says so), and a scan over
-// every agent.
+// every agent; navigation (docs/navigation.md): a room whose door faces away from the goals
+// (the agents arrive only with it), the hash and exits of `orca run` on the same scene file,
+// agentNav and agentPath against the path query, a closed form, and the refusals.
 //   node web/test/node-test.mjs
 // Prints "PASS name" / "FAIL name: why" lines and "web-node: N passed, N failed".
 import { readFile, writeFile, mkdtemp, rm } from 'node:fs/promises';
@@ -118,6 +120,43 @@ let crowdRef = null; // { hash, diagnostics } from orca run, or null without the
     console.log(`SKIP avoidance: the same hash as orca run (no orca command at ${cli}; set ORCA_CLI)`);
   }
 }
+// --- navigation (docs/navigation.md) ------------------------------------------------------
+// A 10 x 10 m room open only on its west side (a door from y 4 to 6), the goals east of it:
+// three point goals and one agent of an exit goal set. `orca run` on the same scene file is
+// the C reference (as the crowd's).
+const ROOM = [[0, 4], [0, 0], [10, 0], [10, 10], [0, 10], [0, 6]];
+const ROOM_AGENTS = [[[8.5, 3], [14, 3]], [[8.5, 5], [15, 5]], [[8.5, 7], [16, 7]]];
+const ROOM_STEPS = 400;
+let roomRef = null;
+{
+  const cli = process.env.ORCA_CLI || join(ROOT, 'build/release/cli/orca');
+  if (existsSync(cli)) {
+    const dir = await mkdtemp(join(tmpdir(), 'orca-node-'));
+    const lines = ['orca-scene 1', 'dt 0.25', 'seed 3', 'navigation on', `polyline ${ROOM.flat().join(' ')}`,
+      'goalset out 15 2 15 8 exit arrive=0.5'];
+    for (const [p, g] of ROOM_AGENTS) lines.push(`agent ${p.join(' ')} goal ${g.join(' ')} radius=0.4 preferred_speed=1.2 max_speed=1.5`);
+    lines.push('agent 7 5 goalset out radius=0.4');
+    const file = join(dir, 'room.txt');
+    await writeFile(file, lines.join('\n') + '\n');
+    roomRef = JSON.parse(execFileSync(cli, ['run', file, '--steps', String(ROOM_STEPS), '--json'], { encoding: 'utf8' }));
+    await rm(dir, { recursive: true });
+  } else {
+    console.log(`SKIP navigation: the same hash as orca run (no orca command at ${cli}; set ORCA_CLI)`);
+  }
+}
+function roomScene(orca, navigation, exitAgent = true) {
+  const sc = orca.createScene('custom', { dt: 0.25, seed: 3 });
+  for (let k = 0; k + 1 < ROOM.length; ++k) sc.sim.addSegment(ROOM[k], ROOM[k + 1]);
+  for (const [p, g] of ROOM_AGENTS) sc.addAgent({ position: p, radius: 0.4, maxSpeed: 1.5 }, { target: g, speed: 1.2 });
+  sc.setNavigation(navigation);
+  if (exitAgent) {
+    sc.addGoalSet('out', [[15, 2], [15, 8]], { exit: true, arriveDistance: 0.5 });
+    sc.addAgent({ position: [7, 5], radius: 0.4 }, { goalSet: 'out' });
+  }
+  return sc;
+}
+let roomHash = null; // the same in both modules
+
 let crowdHash = null; // the crowd's hash, the same in both modules
 function crowdScene(orca, how) {
   const sc = orca.createScene('custom', { dt: 0.25, seed: 5 });
@@ -792,6 +831,158 @@ for (const [label, file] of [['scalar', 'orca.wasm'], ['SIMD128', 'orca-simd.was
     }
     sc.destroy();
     return 'priority, locked, layers, mask, stale handles';
+  });
+
+  // --- navigation -------------------------------------------------------------------------
+  test(`${label}: navigation: the trap room's agents arrive only with it; the hash of orca run`, () => {
+    const plain = roomScene(orca, false, false);
+    for (let i = 0; i < 500; ++i) plain.step();
+    const p = plain.sim.positions();
+    check(plain.arrivedCount === 0 && p[0] < 10 && p[2] < 10 && p[4] < 10, `without: ${plain.arrivedCount} arrived`);
+    check(plain.hash() === plain.sim.hash() && !plain.agentNav(0).navigating, 'navigation off: the plain hash');
+    plain.destroy();
+    const sc = roomScene(orca, true, false);
+    for (let i = 0; i < 500; ++i) sc.step();
+    const all = sc.allArrivedStep;
+    check(sc.arrivedCount === 3 && all > 0 && sc.navUnreachable === 0, `with: ${sc.arrivedCount} arrived`);
+    sc.destroy();
+    const ref = roomScene(orca, true);
+    for (let i = 0; i < ROOM_STEPS; ++i) ref.step();
+    const h = ref.hash(), ex = ref.exited;
+    check(ex.count === 1 && ex.lastStep > 0 && ref.sim.agentCount === 3, `exited ${JSON.stringify(ex)}`);
+    if (roomRef) {
+      check(roomRef.navigation === true && h === roomRef.hash, `hash ${h}, orca run ${roomRef.hash}`);
+      check(roomRef.exited === ex.count && roomRef.exited_last_step === ex.lastStep, 'exits as orca run');
+      check(roomRef.nav_unreachable === ref.navUnreachable && roomRef.arrived === ref.arrivedCount + ex.count, 'counts as orca run');
+    }
+    if (roomHash === null) roomHash = h;
+    check(h === roomHash, `hash ${h}, the other module ${roomHash}`);
+    ref.destroy();
+    return `all 3 arrived at step ${all} with navigation, 0 without; ${h}${roomRef ? ' = orca run' : ' (no orca command: not compared)'}`;
+  });
+
+  test(`${label}: navigation: agentNav, agentPath, goal sets and the path query`, () => {
+    const sc = roomScene(orca, true);
+    check(sc.navigation === true && JSON.stringify(sc.goalSets) === '["out"]', 'navigation, goalSets');
+    const gs = sc.goalSet('out');
+    check(JSON.stringify(gs) === JSON.stringify({ index: 0, name: 'out', points: [[15, 2], [15, 8]], exit: true, arriveDistance: 0.5 }), JSON.stringify(gs));
+    check(JSON.stringify(sc.goalSet(0)) === JSON.stringify(gs), 'by index');
+    const g3 = sc.goal(3);
+    check(g3.kind === GOAL.SET && g3.goalSet === 'out' && g3.target[0] === 15 && sc.goal(0).goalSet === null, JSON.stringify(g3));
+    check(sc.agentNav(0).result === null && sc.agentNav(0).plans === 0 && sc.agentPath(0).length === 0, 'before a plan');
+    sc.step();
+    const nav = orca.createNav(sc.sim);
+    const ends = new Set(ROOM.map((q) => q.join()));
+    ROOM_AGENTS.forEach(([start, goal], i) => {
+      const a = sc.agentNav(i), path = sc.agentPath(i);
+      check(a.navigating && a.result === 'ok' && a.plans === 1 && a.corners === path.length && path.length >= 3, JSON.stringify(a));
+      check(a.goal[0] === goal[0] && a.goal[1] === goal[1] && a.length > 20, 'goal and length');
+      for (const c of path) {
+        check(ends.has(c.vertex.join()) && Math.abs(c.side) === 1, JSON.stringify(c));
+        for (const q of [c.enter, c.leave]) check(Math.abs(Math.hypot(q[0] - c.vertex[0], q[1] - c.vertex[1]) - 0.4) < 1e-12, 'at the radius');
+      }
+      // the agent's plan is the path query from its start
+      const q = nav.path(0.4, start, [goal]);
+      check(q.result === 'ok' && q.length === a.length && JSON.stringify(q.corners) === JSON.stringify(path), `query ${q.length} vs ${a.length}`);
+    });
+    const st = nav.stats(0.4);
+    check(st.walls === 5 && st.vertices === 6 && st.legs > 0 && st.bytes > 0, JSON.stringify(st));
+    nav.destroy();
+    throwsWith(() => nav.path(0.4, [1, 1], [[2, 2]]), /navigation object was destroyed/);
+    // a point obstacle: the closed form 2 sqrt(24) + pi - 2 acos(1/5) for r = 1
+    const sim = orca.createSim();
+    sim.addSegment([0, 0], [0, 0]);
+    const p = sim.navPath(1, [-5, 0], [[5, 0]]);
+    const closed = 2 * Math.sqrt(24) + Math.PI - 2 * Math.acos(1 / 5);
+    check(p.result === 'ok' && Math.abs(p.length - closed) <= 1e-14 * closed && p.corners.length === 1, `${p.length} vs ${closed}`);
+    const n2 = orca.createNav(sim);
+    const two = n2.path(1, [-5, 0], [[5, 0], [-5, 3], [-5, -3]]);
+    check(two.goalIndex === 1 && two.length === 3 && two.corners.length === 0, 'the nearest goal, straight');
+    check(n2.path(1, [-0.5, 0], [[5, 0]]).result === 'start_blocked', 'start blocked');
+    const gb = n2.path(1, [-5, 0], [[0.5, 0]]);
+    check(gb.result === 'goal_blocked' && gb.length === null && gb.goalIndex === null, 'goal blocked');
+    const box = sim.addSegments([[10, -2], [14, -2], [14, 2], [10, 2]], [[14, -2], [14, 2], [10, 2], [10, -2]]);
+    check(n2.path(0.5, [-5, 0], [[12, 0]]).result === 'no_path', 'a closed box');
+    sim.removeSegment(box[3]);
+    check(n2.path(0.5, [-5, 0], [[12, 0]]).result === 'ok', 'opened: the next query sees it');
+    n2.destroy();
+    sim.destroy();
+    // an agent whose goal is in the closed box: no path, counted, it stands
+    const sc2 = orca.createScene('custom', { dt: 0.25, seed: 1 });
+    sc2.sim.addSegments([[20, 20], [24, 20], [24, 24], [20, 24]], [[24, 20], [24, 24], [20, 24], [20, 20]]);
+    sc2.setNavigation(true);
+    sc2.addGoalSet('box', [[22, 22]]);
+    sc2.addAgent({ position: [30, 22] }, { kind: GOAL.SET, goalSet: 0 });
+    for (let i = 0; i < 20; ++i) sc2.step();
+    const pos = sc2.sim.positions();
+    check(sc2.navUnreachable === 1 && sc2.agentNav(0).result === 'no_path' && pos[0] === 30 && pos[1] === 22, 'unreachable');
+    sc2.setGoalSetExit('box', 0);
+    check(sc2.goalSet('box').exit === true, 'setGoalSetExit');
+    sc2.setNavigation(false);
+    check(sc2.navUnreachable === 0 && sc2.navigation === false, 'off');
+    sc2.destroy();
+    sc.destroy();
+    return `path ${p.length} = closed form`;
+  });
+
+  test(`${label}: navigation: refusals throw the library's message and change nothing`, () => {
+    const sc = roomScene(orca, true);
+    for (let i = 0; i < 2; ++i) sc.step();
+    const before = `${sc.hash()} ${sc.goalSets.join()} ${sc.sim.agentCount}`;
+    const refused = (fn, pattern, status = 'ORCA_ERR_ARGUMENT') => {
+      throwsWith(fn, pattern, status);
+      check(`${sc.hash()} ${sc.goalSets.join()} ${sc.sim.agentCount}` === before, `${pattern}: the state changed`);
+    };
+    for (const bad of [NaN, Infinity, -Infinity, 2 ** 21, -1e308]) {
+      refused(() => sc.addGoalSet('g', [[1, 1], [bad, 0]]), /^goal set 'g': point 1 must have finite coordinates of magnitude below 2\^21/);
+    }
+    refused(() => sc.addGoalSet('out', [[1, 1]]), /^goal set 'out' exists already$/);
+    refused(() => sc.addGoalSet('', [[1, 1]]), /^goal set name must have 1 to 63 characters, got 0$/);
+    refused(() => sc.addGoalSet('x'.repeat(64), [[1, 1]]), /got 64$/);
+    refused(() => sc.addGoalSet(3, [[1, 1]]), /name must be a string/);
+    refused(() => sc.addGoalSet('g', []), /count must be in \[1, 65536\], got 0/);
+    refused(() => sc.addGoalSet('g', [[1]]), /goal set point 0 must be a pair/);
+    refused(() => sc.addGoalSet('g', new Array(LIMITS.NAV_GOALS + 1)), /^addGoalSet: points has 65537 entries, beyond the 65536 points of a goal set/, 'ORCA_ERR_LIMIT');
+    for (const bad of [-1, 5e-324, 2 ** -31, 2 ** 23 * (1 + 2 ** -52), NaN, Infinity]) {
+      refused(() => sc.addGoalSet('g', [[1, 1]], { exit: true, arriveDistance: bad }), /^arrive_distance must be 0 \(the agent's radius\) or in \[2\^-30, 2\^23\] m, got /);
+      refused(() => sc.setGoalSetExit('out', bad), /^arrive_distance must be 0 \(the agent's radius\) or in \[2\^-30, 2\^23\] m, got /);
+    }
+    refused(() => sc.addGoalSet('g', [[1, 1]], { arriveDistance: 1 }), /arriveDistance is for exits/);
+    refused(() => sc.addAgent({ position: [1, 1] }, { goalSet: 'gone' }), /^unknown goal set 'gone' \(the scene has 1/);
+    refused(() => sc.addAgent({ position: [1, 1] }, { goalSet: 5 }), /^goal_set must name a goal set: in \[0, 1\), got 5$/);
+    refused(() => sc.addAgent({ position: [1, 1] }, { kind: GOAL.SET }), /needs goalSet/);
+    refused(() => sc.addAgent({ position: [1, 1] }, { goalSet: 'out', target: [2, 2] }), /not a target/);
+    refused(() => sc.addAgent({ position: [1, 1] }, { kind: GOAL.POINT, target: [2, 2], goalSet: 'out' }), /goalSet is for a GOAL.SET goal/);
+    refused(() => sc.addAgent({ position: [1, 1] }, { goalSet: 'out', speed: -1 }), /preferred_speed must be in \[0, 2\^30\]/);
+    refused(() => sc.goalSet(3), /goal set must be in \[0, 1\), got 3/);
+    refused(() => sc.goalSet('nope'), /unknown goal set 'nope'/);
+    refused(() => sc.agentNav(4), /^index must be in \[0, 4\), got 4$/);
+    refused(() => sc.agentPath(-1), /^index must be in \[0, 4\), got -1$/);
+    const nav = orca.createNav(sc.sim);
+    for (const r of [0, -1, NaN, Infinity, 2 ** -21, 2 ** 21]) refused(() => nav.path(r, [5, 5], [[15, 2]]), /radius/);
+    for (const bad of [[NaN, 0], [0, Infinity], [2 ** 21, 0]]) {
+      refused(() => nav.path(0.5, bad, [[15, 2]]), /from/);
+      refused(() => nav.path(0.5, [5, 5], [[15, 2], bad]), /goal/);
+    }
+    refused(() => nav.path(0.5, [5, 5], []), /goal_count/);
+    refused(() => nav.path(0.5, [5, 5], new Array(LIMITS.NAV_GOALS + 1)), /^path: goals has 65537 entries/, 'ORCA_ERR_LIMIT');
+    refused(() => orca.createNav(sc), /expected a Sim/);
+    // a failed allocation is ORCA_ERR_MEMORY with nothing written (ow_malloc made to fail)
+    const real = orca.x;
+    orca.x = { ...real, ow_malloc: () => 0 };
+    try {
+      refused(() => sc.addGoalSet('g', [[1, 1]]), /out of memory/, 'ORCA_ERR_MEMORY');
+      refused(() => sc.addAgent({ position: [1, 1] }, { goalSet: 'out' }), /out of memory/, 'ORCA_ERR_MEMORY');
+      refused(() => sc.goalSet('out'), /out of memory/, 'ORCA_ERR_MEMORY');
+      refused(() => sc.agentPath(0), /out of memory/, 'ORCA_ERR_MEMORY');
+      refused(() => nav.path(0.5, [5, 5], [[15, 2]]), /out of memory/, 'ORCA_ERR_MEMORY');
+      refused(() => sc.sim.navPath(0.5, [5, 5], [[15, 2]]), /out of memory/, 'ORCA_ERR_MEMORY');
+    } finally {
+      orca.x = real;
+    }
+    nav.destroy();
+    sc.destroy();
+    return 'points, names, arrive distances, limits, memory';
   });
 
   test(`${label}: overrides equal to the scene's values keep the golden hash`, () => {

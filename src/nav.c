@@ -1,0 +1,2049 @@
+/* SPDX-License-Identifier: MIT */
+/* Navigation (docs/navigation.md): shortest paths of a disc of radius r through the walls of a
+ * simulation. The walls are the segments and the edges of the walkable-area loops; a path
+ * keeps at least r from each, so it is made of straight legs tangent to circles of radius r
+ * around wall ends and arcs of those circles. The structure kept per radius is the tangent
+ * visibility graph: every leg between two such circles that is clear of the walls, its ends
+ * (tangent points) as the nodes, and the arcs between angularly adjacent tangent points of a
+ * circle. A query adds legs from the start and to the goals and runs Dijkstra's search; a goal
+ * set keeps its distances to every node (one search backwards), so that each walker's query
+ * only connects its start. Every operation is binary64 as written, sqrt the only function,
+ * every order an index order. */
+#include "nav_internal.h"
+
+#include "exact.h"
+#include "sim_internal.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NAV_PI_4 0x1.921fb54442d18p-1
+#define NAV_PI_2 0x1.921fb54442d18p+0
+#define NAV_PI 0x1.921fb54442d18p+1
+#define NAV_2PI 0x1.921fb54442d18p+2
+#define NAV_TAN_PI_8 0x1.a827999fcef32p-2
+#define NAV_ATAN_TERMS 22
+#define NAV_TOL 0x1p-40   /* clearance tolerance, relative to r + M (docs/navigation.md) */
+#define NAV_TAUT 0x1p-20  /* the taut test's slack (a pruning: docs/navigation.md) */
+#define NAV_ERROR_SIZE 256
+
+/* --- angles ---------------------------------------------------------------------------- */
+
+/* atan(t) for t in [0, 1]: above tan(pi/8), pi/4 + atan((t - 1) / (t + 1)); then the series
+ * z - z^3/3 + z^5/5 - ... to 22 terms (|z| <= tan(pi/8): the first term left out is below
+ * 2^-56 of the sum), by Horner's rule from the last term. */
+static double nv_atan_unit(double t)
+{
+    double base = 0.0, z = t;
+    if (t > NAV_TAN_PI_8) {
+        z = (t - 1.0) / (t + 1.0);
+        base = NAV_PI_4;
+    }
+    double z2 = z * z;
+    double s = 0.0;
+    for (int k = NAV_ATAN_TERMS - 1; k >= 0; --k) {
+        s = 1.0 / (double)(2 * k + 1) - z2 * s;
+    }
+    return base + z * s;
+}
+
+double orca_nav_angle(double y, double x)
+{
+    double ax = x < 0 ? -x : x, ay = y < 0 ? -y : y;
+    if (!(ax > 0) && !(ay > 0)) {
+        return 0.0;
+    }
+    double a = ay <= ax ? nv_atan_unit(ay / ax) : NAV_PI_2 - nv_atan_unit(ax / ay);
+    if (x < 0) {
+        a = NAV_PI - a;
+    }
+    if (y < 0) {
+        a = NAV_2PI - a;
+    }
+    return a >= NAV_2PI ? 0.0 : a;
+}
+
+/* --- geometry -------------------------------------------------------------------------- */
+
+static double nv_cross2(orca_vec2 a, orca_vec2 b) { return a.x * b.y - a.y * b.x; }
+
+/* Squared distance from p to the segment a-b. */
+static double nv_pt_seg_d2(orca_vec2 p, orca_vec2 a, orca_vec2 b)
+{
+    double abx = b.x - a.x, aby = b.y - a.y;
+    double apx = p.x - a.x, apy = p.y - a.y;
+    double l2 = abx * abx + aby * aby;
+    double t = 0.0;
+    if (l2 > 0) {
+        t = (apx * abx + apy * aby) / l2;
+        t = t < 0 ? 0.0 : (t > 1 ? 1.0 : t);
+    }
+    double dx = apx - t * abx, dy = apy - t * aby;
+    return dx * dx + dy * dy;
+}
+
+/* Whether segments p-q and a-b cross at a point inside both (signs of the four crosses). */
+static int nv_seg_cross(orca_vec2 p, orca_vec2 q, orca_vec2 a, orca_vec2 b)
+{
+    orca_vec2 pq = v2_sub(q, p), ab = v2_sub(b, a);
+    double d1 = nv_cross2(pq, v2_sub(a, p)), d2 = nv_cross2(pq, v2_sub(b, p));
+    double d3 = nv_cross2(ab, v2_sub(p, a)), d4 = nv_cross2(ab, v2_sub(q, a));
+    return ((d1 > 0 && d2 < 0) || (d1 < 0 && d2 > 0)) &&
+           ((d3 > 0 && d4 < 0) || (d3 < 0 && d4 > 0));
+}
+
+/* Squared distance between segments p-q and a-b: 0 when they cross, else the least of the
+ * four end-to-segment distances. */
+static double nv_seg_seg_d2(orca_vec2 p, orca_vec2 q, orca_vec2 a, orca_vec2 b)
+{
+    if (nv_seg_cross(p, q, a, b)) {
+        return 0.0;
+    }
+    double d = nv_pt_seg_d2(p, a, b), e = nv_pt_seg_d2(q, a, b);
+    d = e < d ? e : d;
+    e = nv_pt_seg_d2(a, p, q);
+    d = e < d ? e : d;
+    e = nv_pt_seg_d2(b, p, q);
+    return e < d ? e : d;
+}
+
+/* The tangent point t on the circle (c, r) of the line from p that touches it with c on side
+ * s of the direction p -> t (s = 1: left): with w = c - p, D2 = w.w, h = sqrt(D2 - r*r),
+ * t = p + h (h w - s r perp(w)) / D2, perp(w) = (-w.y, w.x). 0 when p is not outside the
+ * circle (D2 <= r*r). */
+static int nv_tan_pc(orca_vec2 p, orca_vec2 c, double r, int s, orca_vec2 *t)
+{
+    double wx = c.x - p.x, wy = c.y - p.y;
+    double d2 = wx * wx + wy * wy;
+    double rr = r * r;
+    if (!(d2 > rr)) {
+        return 0;
+    }
+    double h = sqrt(d2 - rr);
+    double sr = (double)s * r;
+    t->x = p.x + h * (h * wx + sr * wy) / d2;
+    t->y = p.y + h * (h * wy - sr * wx) / d2;
+    return 1;
+}
+
+/* The leg from circle (u, r) on side su to circle (v, r) on side sv: its ends tu, tv. Same
+ * sides: the outer tangent, tu = u - su r n, tv = v - su r n with n = perp(v - u) / |v - u|.
+ * Opposite sides: the inner tangent through the midpoint m = (u + v) / 2 (|v - u| > 2r):
+ * tv = nv_tan_pc(m, v, sv), tu the same from m to u with the side reversed. 0 when none. */
+static int nv_tan_cc(orca_vec2 u, int su, orca_vec2 v, int sv, double r, orca_vec2 *tu,
+                  orca_vec2 *tv)
+{
+    double dx = v.x - u.x, dy = v.y - u.y;
+    double l2 = dx * dx + dy * dy;
+    if (!(l2 > 0)) {
+        return 0;
+    }
+    if (su == sv) {
+        double l = sqrt(l2);
+        double nx = -dy / l, ny = dx / l;
+        double k = (double)su * r;
+        tu->x = u.x - k * nx;
+        tu->y = u.y - k * ny;
+        tv->x = v.x - k * nx;
+        tv->y = v.y - k * ny;
+        return 1;
+    }
+    if (!(l2 > 4.0 * r * r)) {
+        return 0;
+    }
+    orca_vec2 m = v2((u.x + v.x) * 0.5, (u.y + v.y) * 0.5);
+    return nv_tan_pc(m, v, r, sv, tv) && nv_tan_pc(m, u, r, -su, tu);
+}
+
+/* --- the walls ------------------------------------------------------------------------- */
+
+typedef struct nav_field {
+    int id;
+    int goal_count;
+    orca_vec2 *goals;
+    int gv_count;      /* goal nodes: departure points toward a goal */
+    int32_t *gv_ring;  /* by (ring, key, index) */
+    double *gv_key;
+    orca_vec2 *gv_p;
+    int32_t *gv_goal;
+    double *dist;      /* nodes then goal nodes: distance to the nearest goal */
+    double *len;       /* the same without penalties (there are none here): path length */
+    int32_t *next;     /* the next node; >= node_count: a goal node; -1 none */
+    double *ring_min;  /* per ring: the least distance of its nodes and goal points */
+} nav_field;
+
+/* A cell index over the walls for the clearance checks of one radius: a wall is listed in
+ * every cell its box widened by lim overlaps, so the walls within lim of a point are all
+ * listed in that point's cell (docs/navigation.md, "The walls"). */
+typedef struct nav_grid {
+    double x0, y0, inv; /* cell of x: floor((x - x0) * inv) */
+    int w, h;
+    int32_t *start;     /* w * h + 1 */
+    int32_t *walls;
+    uint32_t *stamp;    /* per wall: the last check that looked at it */
+    uint32_t query;
+} nav_grid;
+
+typedef struct nav_plan {
+    double r, tol, lim, lim2;
+    nav_grid *grid;
+    int nv;
+    orca_vec2 *vp;
+    int32_t *inc_first, *inc_n; /* incident wall directions of each vertex */
+    orca_vec2 *inc_dir;
+    int32_t *near_first, *near_n, *near_w; /* walls within 2r of each vertex */
+    /* nodes: tangent points */
+    int nn, ncap;
+    orca_vec2 *np;
+    double *nkey;
+    int32_t *nring; /* 2 * vertex + (side > 0 ? 0 : 1) */
+    int32_t *npos;  /* place in its ring */
+    int32_t *nmate; /* departure: its leg's arrival node; arrival: the departure node */
+    uint8_t *ndep;  /* 1 departure, 0 arrival */
+    double *nleg;   /* the leg's length */
+    uint8_t *arc_free; /* the arc to the next node of the ring (in the ring's direction) */
+    double *arc_len;
+    int32_t *ring_first, *ring_n, *ring_nodes; /* by (key, node) */
+    int legs;
+    nav_field *fields;
+    int field_count;
+} nav_plan;
+
+struct orca_nav {
+    const orca_sim *sim;
+    int nw, nseg;     /* walls: the segments, then the loops' edges */
+    orca_vec2 *wa, *wb;
+    int wcap;
+    double M;         /* the largest coordinate magnitude of a wall end */
+    nav_plan **plans;
+    int plan_count;
+    char error[NAV_ERROR_SIZE];
+    /* query scratch */
+    double *dist, *len;
+    int32_t *pred;
+    int scratch_cap;
+    double *hcost;
+    int32_t *hnode;
+    int hcap;
+};
+
+static orca_status nav_fail(orca_nav *nav, orca_status st, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(nav->error, sizeof nav->error, fmt, ap);
+    va_end(ap);
+    return st;
+}
+
+static void nv_field_free(nav_field *f)
+{
+    orca_mem_free(f->goals);
+    orca_mem_free(f->gv_ring);
+    orca_mem_free(f->gv_key);
+    orca_mem_free(f->gv_p);
+    orca_mem_free(f->gv_goal);
+    orca_mem_free(f->dist);
+    orca_mem_free(f->len);
+    orca_mem_free(f->next);
+    orca_mem_free(f->ring_min);
+}
+
+static void nv_grid_free(nav_grid *g)
+{
+    if (g) {
+        orca_mem_free(g->start);
+        orca_mem_free(g->walls);
+        orca_mem_free(g->stamp);
+        orca_mem_free(g);
+    }
+}
+
+static void nv_plan_free(nav_plan *p)
+{
+    if (!p) {
+        return;
+    }
+    nv_grid_free(p->grid);
+    orca_mem_free(p->vp);
+    orca_mem_free(p->inc_first);
+    orca_mem_free(p->inc_n);
+    orca_mem_free(p->inc_dir);
+    orca_mem_free(p->near_first);
+    orca_mem_free(p->near_n);
+    orca_mem_free(p->near_w);
+    orca_mem_free(p->np);
+    orca_mem_free(p->nkey);
+    orca_mem_free(p->nring);
+    orca_mem_free(p->npos);
+    orca_mem_free(p->nmate);
+    orca_mem_free(p->ndep);
+    orca_mem_free(p->nleg);
+    orca_mem_free(p->arc_free);
+    orca_mem_free(p->arc_len);
+    orca_mem_free(p->ring_first);
+    orca_mem_free(p->ring_n);
+    orca_mem_free(p->ring_nodes);
+    for (int i = 0; i < p->field_count; ++i) {
+        nv_field_free(&p->fields[i]);
+    }
+    orca_mem_free(p->fields);
+    orca_mem_free(p);
+}
+
+static void nv_drop_plans(orca_nav *nav)
+{
+    for (int i = 0; i < nav->plan_count; ++i) {
+        nv_plan_free(nav->plans[i]);
+    }
+    orca_mem_free(nav->plans);
+    nav->plans = NULL;
+    nav->plan_count = 0;
+}
+
+const char *orca_nav_result_name(int result)
+{
+    switch (result) {
+    case ORCA_NAV_OK: return "ORCA_NAV_OK";
+    case ORCA_NAV_NO_PATH: return "ORCA_NAV_NO_PATH";
+    case ORCA_NAV_START_BLOCKED: return "ORCA_NAV_START_BLOCKED";
+    case ORCA_NAV_GOAL_BLOCKED: return "ORCA_NAV_GOAL_BLOCKED";
+    default: return "unknown result";
+    }
+}
+
+orca_status orca_nav_create(const orca_sim *sim, orca_nav **out)
+{
+    if (!out) {
+        return ORCA_ERR_NULL;
+    }
+    *out = NULL;
+    if (!sim) {
+        return ORCA_ERR_NULL;
+    }
+    orca_nav *nav = orca_mem_zalloc(1, sizeof *nav);
+    if (!nav) {
+        return ORCA_ERR_MEMORY;
+    }
+    nav->sim = sim;
+    nav->nw = -1; /* nothing read yet */
+    *out = nav;
+    return ORCA_OK;
+}
+
+void orca_nav_destroy(orca_nav *nav)
+{
+    if (!nav) {
+        return;
+    }
+    nv_drop_plans(nav);
+    orca_mem_free(nav->wa);
+    orca_mem_free(nav->wb);
+    orca_mem_free(nav->dist);
+    orca_mem_free(nav->len);
+    orca_mem_free(nav->pred);
+    orca_mem_free(nav->hcost);
+    orca_mem_free(nav->hnode);
+    orca_mem_free(nav);
+}
+
+const char *orca_nav_last_error(const orca_nav *nav)
+{
+    return nav ? nav->error : "nav is NULL";
+}
+
+/* A coordinate with -0 made +0 (x + 0.0), so that equal ends are equal bits. */
+static orca_vec2 nv_norm0(orca_vec2 p) { return v2(p.x + 0.0, p.y + 0.0); }
+
+int orca_nav_sync(orca_nav *nav)
+{
+    const orca_sim *s = nav->sim;
+    orca_segments_settle(s);
+    int nseg = s->segment_count;
+    int nloop = s->bnd ? s->bnd->edge_count : 0;
+    int nw = nseg + nloop;
+    int same = nw == nav->nw && nseg == nav->nseg;
+    for (int k = 0; same && k < nw; ++k) {
+        orca_vec2 a = k < nseg ? s->seg_a[k] : s->bnd->ea[k - nseg];
+        orca_vec2 b = k < nseg ? s->seg_b[k] : s->bnd->eb[k - nseg];
+        a = nv_norm0(a);
+        b = nv_norm0(b);
+        same = memcmp(&a, &nav->wa[k], sizeof a) == 0 && memcmp(&b, &nav->wb[k], sizeof b) == 0;
+    }
+    if (same) {
+        return 0;
+    }
+    if (nw > nav->wcap) {
+        orca_vec2 *wa = orca_mem_resize(nav->wa, (size_t)nw, sizeof *wa);
+        if (!wa) {
+            return -1;
+        }
+        nav->wa = wa;
+        orca_vec2 *wb = orca_mem_resize(nav->wb, (size_t)nw, sizeof *wb);
+        if (!wb) {
+            return -1;
+        }
+        nav->wb = wb;
+        nav->wcap = nw;
+    }
+    double M = 0.0;
+    for (int k = 0; k < nw; ++k) {
+        orca_vec2 a = k < nseg ? s->seg_a[k] : s->bnd->ea[k - nseg];
+        orca_vec2 b = k < nseg ? s->seg_b[k] : s->bnd->eb[k - nseg];
+        nav->wa[k] = nv_norm0(a);
+        nav->wb[k] = nv_norm0(b);
+        double m[4] = {d_abs(a.x), d_abs(a.y), d_abs(b.x), d_abs(b.y)};
+        for (int j = 0; j < 4; ++j) {
+            M = m[j] > M ? m[j] : M;
+        }
+    }
+    nav->nw = nw;
+    nav->nseg = nseg;
+    nav->M = M;
+    nv_drop_plans(nav);
+    return 1;
+}
+
+/* --- building the graph for one radius --------------------------------------------------- */
+
+static int nv_cmp_vec(const void *x, const void *y)
+{
+    const orca_vec2 *a = x, *b = y;
+    if (a->x != b->x) {
+        return a->x < b->x ? -1 : 1;
+    }
+    if (a->y != b->y) {
+        return a->y < b->y ? -1 : 1;
+    }
+    return 0;
+}
+
+/* The vertex at p (present: the ends were sorted and made unique). */
+static int nv_find_vertex(const nav_plan *P, orca_vec2 p)
+{
+    int lo = 0, hi = P->nv - 1;
+    while (lo <= hi) {
+        int mid = lo + (hi - lo) / 2;
+        int c = nv_cmp_vec(&P->vp[mid], &p);
+        if (c == 0) {
+            return mid;
+        }
+        if (c < 0) {
+            lo = mid + 1;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    return -1;
+}
+
+/* Whether wall k keeps lim from the segment p-q (box test first). */
+static int nv_wall_clear(const orca_nav *nav, int k, orca_vec2 p, orca_vec2 q, double lo_x,
+                         double hi_x, double lo_y, double hi_y, double lim2)
+{
+    orca_vec2 a = nav->wa[k], b = nav->wb[k];
+    if ((a.x < lo_x && b.x < lo_x) || (a.x > hi_x && b.x > hi_x) ||
+        (a.y < lo_y && b.y < lo_y) || (a.y > hi_y && b.y > hi_y)) {
+        return 1; /* both ends beyond one side of the box: farther than lim */
+    }
+    return nv_seg_seg_d2(p, q, a, b) >= lim2;
+}
+
+static int nv_cell(double x, double x0, double inv, int n)
+{
+    double c = (x - x0) * inv;
+    if (!(c > 0)) {
+        return 0;
+    }
+    if (c >= (double)n) {
+        return n - 1;
+    }
+    return (int)c;
+}
+
+/* Whether the segment p-q keeps at least lim (at most the plan's lim) from every wall: its
+ * squared distance to each is at least lim * lim (docs/navigation.md, "Clearance"). The walls
+ * looked at are those of the cells the segment's box meets column by column (every wall within
+ * lim of a point of the segment is listed in that point's cell); the answer is the same as
+ * over all walls. */
+static int nv_seg_clear(const orca_nav *nav, const nav_plan *P, orca_vec2 p, orca_vec2 q,
+                        double lim)
+{
+    double lo_x = (p.x < q.x ? p.x : q.x) - lim, hi_x = (p.x < q.x ? q.x : p.x) + lim;
+    double lo_y = (p.y < q.y ? p.y : q.y) - lim, hi_y = (p.y < q.y ? q.y : p.y) + lim;
+    double lim2 = lim * lim;
+    nav_grid *g = P ? P->grid : NULL;
+    if (!g) {
+        for (int k = 0; k < nav->nw; ++k) {
+            if (!nv_wall_clear(nav, k, p, q, lo_x, hi_x, lo_y, hi_y, lim2)) {
+                return 0;
+            }
+        }
+        return 1;
+    }
+    if (++g->query == 0) {
+        memset(g->stamp, 0, (size_t)nav->nw * sizeof *g->stamp);
+        g->query = 1;
+    }
+    /* columns of the segment (widened by a cell's 2^-20 against rounding), and in each the
+     * rows between the segment's lowest and highest y there */
+    double c = 1.0 / g->inv, e = c * 0x1p-20;
+    int c0 = nv_cell((p.x < q.x ? p.x : q.x) - e, g->x0, g->inv, g->w);
+    int c1 = nv_cell((p.x < q.x ? q.x : p.x) + e, g->x0, g->inv, g->w);
+    double dx = q.x - p.x, dy = q.y - p.y;
+    for (int cx = c0; cx <= c1; ++cx) {
+        double ya = p.y, yb = q.y;
+        if (dx != 0) {
+            double xl = g->x0 + (double)cx * c - e, xr = g->x0 + (double)(cx + 1) * c + e;
+            double ta = (xl - p.x) / dx, tb = (xr - p.x) / dx;
+            if (ta > tb) {
+                double t = ta;
+                ta = tb;
+                tb = t;
+            }
+            ta = ta < 0 ? 0.0 : (ta > 1 ? 1.0 : ta);
+            tb = tb < 0 ? 0.0 : (tb > 1 ? 1.0 : tb);
+            ya = p.y + ta * dy;
+            yb = p.y + tb * dy;
+        }
+        double ylo = ya < yb ? ya : yb, yhi = ya < yb ? yb : ya;
+        int r0 = nv_cell(ylo - e, g->y0, g->inv, g->h), r1 = nv_cell(yhi + e, g->y0, g->inv, g->h);
+        for (int cy = r0; cy <= r1; ++cy) {
+            int cell = cy * g->w + cx;
+            for (int j = g->start[cell]; j < g->start[cell + 1]; ++j) {
+                int k = g->walls[j];
+                if (g->stamp[k] == g->query) {
+                    continue;
+                }
+                g->stamp[k] = g->query;
+                if (!nv_wall_clear(nav, k, p, q, lo_x, hi_x, lo_y, hi_y, lim2)) {
+                    return 0;
+                }
+            }
+        }
+    }
+    return 1;
+}
+
+/* Whether a point keeps lim from every wall. */
+static int nv_pt_clear(const orca_nav *nav, const nav_plan *P, orca_vec2 p, double lim)
+{
+    return nv_seg_clear(nav, P, p, p, lim);
+}
+
+/* The plan's wall grid: cells of side max(2 lim, sqrt(box area / (4 walls))), at most 2^22
+ * cells; NULL without walls or out of memory (the checks then look at every wall). */
+static nav_grid *nv_grid_build(const orca_nav *nav, double lim)
+{
+    int nw = nav->nw;
+    if (nw == 0) {
+        return NULL;
+    }
+    double x0 = nav->wa[0].x, x1 = x0, y0 = nav->wa[0].y, y1 = y0;
+    for (int k = 0; k < nw; ++k) {
+        orca_vec2 e[2] = {nav->wa[k], nav->wb[k]};
+        for (int j = 0; j < 2; ++j) {
+            x0 = e[j].x < x0 ? e[j].x : x0;
+            x1 = e[j].x > x1 ? e[j].x : x1;
+            y0 = e[j].y < y0 ? e[j].y : y0;
+            y1 = e[j].y > y1 ? e[j].y : y1;
+        }
+    }
+    x0 -= lim;
+    y0 -= lim;
+    x1 += lim;
+    y1 += lim;
+    double cell = sqrt((x1 - x0) * (y1 - y0) / (4.0 * (double)nw));
+    cell = cell > 2 * lim ? cell : 2 * lim;
+    while ((x1 - x0) / cell * ((y1 - y0) / cell) > 4194304.0) {
+        cell *= 2;
+    }
+    nav_grid *g = orca_mem_zalloc(1, sizeof *g);
+    if (!g) {
+        return NULL;
+    }
+    g->x0 = x0;
+    g->y0 = y0;
+    g->inv = 1.0 / cell;
+    g->w = (int)((x1 - x0) * g->inv) + 1;
+    g->h = (int)((y1 - y0) * g->inv) + 1;
+    size_t cells = (size_t)g->w * (size_t)g->h;
+    g->start = orca_mem_zalloc(cells + 1, sizeof *g->start);
+    g->stamp = orca_mem_zalloc((size_t)nw, sizeof *g->stamp);
+    if (!g->start || !g->stamp) {
+        nv_grid_free(g);
+        return NULL;
+    }
+    /* two passes: count, then fill */
+    int64_t total = 0;
+    for (int pass = 0; pass < 2; ++pass) {
+        for (int k = 0; k < nw; ++k) {
+            orca_vec2 a = nav->wa[k], b = nav->wb[k];
+            int cx0 = nv_cell((a.x < b.x ? a.x : b.x) - lim, x0, g->inv, g->w);
+            int cx1 = nv_cell((a.x < b.x ? b.x : a.x) + lim, x0, g->inv, g->w);
+            int cy0 = nv_cell((a.y < b.y ? a.y : b.y) - lim, y0, g->inv, g->h);
+            int cy1 = nv_cell((a.y < b.y ? b.y : a.y) + lim, y0, g->inv, g->h);
+            for (int cy = cy0; cy <= cy1; ++cy) {
+                for (int cx = cx0; cx <= cx1; ++cx) {
+                    size_t cellno = (size_t)cy * (size_t)g->w + (size_t)cx;
+                    if (pass == 0) {
+                        g->start[cellno + 1]++;
+                        ++total;
+                    } else {
+                        g->walls[g->start[cellno]++] = k;
+                    }
+                }
+            }
+        }
+        if (pass == 0) {
+            if (total > INT32_MAX) {
+                nv_grid_free(g);
+                return NULL;
+            }
+            for (size_t c = 0; c < cells; ++c) {
+                g->start[c + 1] += g->start[c];
+            }
+            g->walls = orca_mem_alloc((size_t)total + 1, sizeof *g->walls);
+            if (!g->walls) {
+                nv_grid_free(g);
+                return NULL;
+            }
+        }
+    }
+    /* the fill advanced each start to the next cell's: shift back */
+    for (size_t c = cells; c > 0; --c) {
+        g->start[c] = g->start[c - 1];
+    }
+    g->start[0] = 0;
+    return g;
+}
+
+/* The least squared distance from p to a wall (+inf without walls). */
+static double nv_pt_wall_d2(const orca_nav *nav, orca_vec2 p)
+{
+    double best = 1.0 / 0.0;
+    for (int k = 0; k < nav->nw; ++k) {
+        double d = nv_pt_seg_d2(p, nav->wa[k], nav->wb[k]);
+        best = d < best ? d : best;
+    }
+    return best;
+}
+
+/* Inside the walkable area: without loops everywhere; else the winding number of the loops'
+ * edges at p, by exact orientations, at least 1 (docs/extensions.md's rule). */
+static int nv_inside(const orca_nav *nav, orca_vec2 p)
+{
+    if (nav->nw == nav->nseg) {
+        return 1;
+    }
+    int w = 0;
+    for (int k = nav->nseg; k < nav->nw; ++k) {
+        orca_vec2 a = nav->wa[k], b = nav->wb[k];
+        if (a.y <= p.y) {
+            if (b.y > p.y && orca_exact_orient(a, b, p) > 0) {
+                ++w;
+            }
+        } else if (b.y <= p.y && orca_exact_orient(a, b, p) < 0) {
+            --w;
+        }
+    }
+    return w >= 1;
+}
+
+/* The taut test at vertex v for a leg in direction f that passes v on side s: every wall that
+ * starts at v lies on v's side of the line through v along f, s * Cross(f, w) >= -slack
+ * (docs/navigation.md, "The graph"). */
+static int nv_taut(const nav_plan *P, int v, int s, orca_vec2 f)
+{
+    double ff = v2_dot(f, f);
+    for (int k = P->inc_first[v]; k < P->inc_first[v] + P->inc_n[v]; ++k) {
+        orca_vec2 w = P->inc_dir[k];
+        double c = (double)s * nv_cross2(f, w);
+        if (c < 0 && c * c > NAV_TAUT * NAV_TAUT * ff * v2_dot(w, w)) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Whether direction u lies on the counter-clockwise arc from ua to ub of sweep delta
+ * (0 < delta < 2 pi). */
+static int nv_in_sweep(orca_vec2 u, orca_vec2 ua, orca_vec2 ub, double delta)
+{
+    if (delta <= NAV_PI) {
+        return nv_cross2(ua, u) >= 0 && nv_cross2(u, ub) >= 0;
+    }
+    return !(nv_cross2(ub, u) > 0 && nv_cross2(u, ua) > 0);
+}
+
+/* Whether the counter-clockwise arc of the circle (v, r) from pa to pb, of sweep delta
+ * (0 <= delta < 2 pi), keeps lim from every wall near v (docs/navigation.md, "Arcs"): the
+ * distance from an arc to a segment is least at an end of the arc (to the segment), at an end
+ * of the segment (to the arc, where its direction from v lies on the arc), or where the
+ * segment's line meets the circle or is nearest to v. */
+static int nv_arc_clear(const nav_plan *P, const orca_nav *nav, int vi, orca_vec2 pa, orca_vec2 pb,
+                     double delta)
+{
+    orca_vec2 v = P->vp[vi];
+    orca_vec2 ua = v2_sub(pa, v), ub = v2_sub(pb, v);
+    double r = P->r, lim = P->lim, lim2 = P->lim2;
+    int sweep = delta > 0;
+    for (int j = P->near_first[vi]; j < P->near_first[vi] + P->near_n[vi]; ++j) {
+        int k = P->near_w[j];
+        orca_vec2 a = nav->wa[k], b = nav->wb[k];
+        if (nv_pt_seg_d2(pa, a, b) < lim2 || nv_pt_seg_d2(pb, a, b) < lim2) {
+            return 0;
+        }
+        if (!sweep) {
+            continue;
+        }
+        for (int e = 0; e < 2; ++e) {
+            orca_vec2 u = v2_sub(e ? b : a, v);
+            double uu = v2_dot(u, u);
+            if (uu > 0 && nv_in_sweep(u, ua, ub, delta)) {
+                double d = sqrt(uu) - r;
+                if (d_abs(d) < lim) {
+                    return 0;
+                }
+            }
+        }
+        orca_vec2 ab = v2_sub(b, a);
+        double l2 = v2_dot(ab, ab);
+        if (!(l2 > 0)) {
+            continue;
+        }
+        double t0 = v2_dot(v2_sub(v, a), ab) / l2;
+        orca_vec2 f = v2(a.x + t0 * ab.x, a.y + t0 * ab.y);
+        orca_vec2 vf = v2_sub(f, v);
+        double dl2 = v2_dot(vf, vf);
+        if (dl2 < r * r) {
+            double hh = sqrt((r * r - dl2) / l2);
+            for (int e = 0; e < 2; ++e) {
+                double t = e ? t0 + hh : t0 - hh;
+                if (t >= 0 && t <= 1) {
+                    orca_vec2 q = v2(a.x + t * ab.x, a.y + t * ab.y);
+                    orca_vec2 u = v2_sub(q, v);
+                    if (v2_dot(u, u) > 0 && nv_in_sweep(u, ua, ub, delta)) {
+                        return 0;
+                    }
+                }
+            }
+        } else if (t0 > 0 && t0 < 1 && nv_in_sweep(vf, ua, ub, delta)) {
+            if (sqrt(dl2) - r < lim) {
+                return 0;
+            }
+        }
+    }
+    return 1;
+}
+
+/* The arc from node-like point pa (key ka) to pb (key kb) on ring (vi, s) in the ring's
+ * direction: its sweep, and whether it is clear. */
+static double nv_ring_delta(double ka, double kb, int s)
+{
+    double d = s > 0 ? kb - ka : ka - kb;
+    return d < 0 ? d + NAV_2PI : d;
+}
+
+static int nv_arc_clear_dir(const nav_plan *P, const orca_nav *nav, int vi, int s, orca_vec2 pa,
+                         orca_vec2 pb, double delta)
+{
+    return s > 0 ? nv_arc_clear(P, nav, vi, pa, pb, delta) : nv_arc_clear(P, nav, vi, pb, pa, delta);
+}
+
+static int nv_add_node(nav_plan *P, orca_vec2 p, int ring, int dep)
+{
+    if (P->nn == P->ncap) {
+        int cap = P->ncap ? 2 * P->ncap : 256;
+#define NAV_GROW(f)                                                                         \
+    do {                                                                                    \
+        void *q_ = orca_mem_resize(P->f, (size_t)cap, sizeof *P->f);                       \
+        if (!q_) {                                                                          \
+            return -1;                                                                      \
+        }                                                                                   \
+        P->f = q_;                                                                          \
+    } while (0)
+        NAV_GROW(np);
+        NAV_GROW(nkey);
+        NAV_GROW(nring);
+        NAV_GROW(npos);
+        NAV_GROW(nmate);
+        NAV_GROW(ndep);
+        NAV_GROW(nleg);
+#undef NAV_GROW
+        P->ncap = cap;
+    }
+    int n = P->nn++;
+    P->np[n] = p;
+    int v = ring >> 1;
+    P->nkey[n] = orca_nav_angle(p.y - P->vp[v].y, p.x - P->vp[v].x);
+    P->nring[n] = ring;
+    P->ndep[n] = (uint8_t)dep;
+    return n;
+}
+
+/* A node as the rings sort them: by (ring, key, node). */
+typedef struct nv_ring_entry {
+    int32_t ring, node;
+    double key;
+} nv_ring_entry;
+
+static int nv_cmp_ring_entry(const void *x, const void *y)
+{
+    const nv_ring_entry *a = x, *b = y;
+    if (a->ring != b->ring) {
+        return a->ring < b->ring ? -1 : 1;
+    }
+    if (a->key != b->key) {
+        return a->key < b->key ? -1 : 1;
+    }
+    return a->node < b->node ? -1 : (a->node > b->node);
+}
+
+static nav_plan *nv_build_plan(orca_nav *nav, double r)
+{
+    nav_plan *P = orca_mem_zalloc(1, sizeof *P);
+    if (!P) {
+        return NULL;
+    }
+    P->r = r;
+    P->tol = NAV_TOL * (r + nav->M);
+    P->lim = r - P->tol;
+    P->lim2 = P->lim * P->lim;
+    int nw = nav->nw;
+    P->grid = nv_grid_build(nav, P->lim);
+    /* vertices: the distinct wall ends, by (x, y) */
+    P->vp = orca_mem_alloc((size_t)(2 * nw + 1), sizeof *P->vp);
+    if (!P->vp) {
+        goto fail;
+    }
+    for (int k = 0; k < nw; ++k) {
+        P->vp[2 * k] = nav->wa[k];
+        P->vp[2 * k + 1] = nav->wb[k];
+    }
+    if (nw > 0) {
+        qsort(P->vp, (size_t)(2 * nw), sizeof *P->vp, nv_cmp_vec);
+    }
+    int nv = 0;
+    for (int k = 0; k < 2 * nw; ++k) {
+        if (nv == 0 || nv_cmp_vec(&P->vp[nv - 1], &P->vp[k]) != 0) {
+            P->vp[nv++] = P->vp[k];
+        }
+    }
+    P->nv = nv;
+    /* incident directions */
+    P->inc_first = orca_mem_zalloc((size_t)nv + 1, sizeof *P->inc_first);
+    P->inc_n = orca_mem_zalloc((size_t)nv + 1, sizeof *P->inc_n);
+    P->inc_dir = orca_mem_alloc((size_t)(2 * nw + 1), sizeof *P->inc_dir);
+    P->near_first = orca_mem_zalloc((size_t)nv + 1, sizeof *P->near_first);
+    P->near_n = orca_mem_zalloc((size_t)nv + 1, sizeof *P->near_n);
+    if (!P->inc_first || !P->inc_n || !P->inc_dir || !P->near_first || !P->near_n) {
+        goto fail;
+    }
+    int32_t *wv = orca_mem_alloc((size_t)(2 * nw + 1), sizeof *wv);
+    if (!wv) {
+        goto fail;
+    }
+    for (int k = 0; k < nw; ++k) {
+        wv[2 * k] = nv_find_vertex(P, nav->wa[k]);
+        wv[2 * k + 1] = nv_find_vertex(P, nav->wb[k]);
+        if (wv[2 * k] != wv[2 * k + 1]) {
+            P->inc_n[wv[2 * k]]++;
+            P->inc_n[wv[2 * k + 1]]++;
+        }
+    }
+    for (int v = 0, at = 0; v < nv; ++v) {
+        P->inc_first[v] = at;
+        at += P->inc_n[v];
+        P->inc_n[v] = 0;
+    }
+    for (int k = 0; k < nw; ++k) {
+        int a = wv[2 * k], b = wv[2 * k + 1];
+        if (a != b) {
+            P->inc_dir[P->inc_first[a] + P->inc_n[a]++] = v2_sub(nav->wb[k], nav->wa[k]);
+            P->inc_dir[P->inc_first[b] + P->inc_n[b]++] = v2_sub(nav->wa[k], nav->wb[k]);
+        }
+    }
+    orca_mem_free(wv);
+    /* walls within 2r of each vertex (those an arc of radius r around it can come within
+     * lim < r of) */
+    {
+        int cap = 64, used = 0;
+        P->near_w = orca_mem_alloc((size_t)cap, sizeof *P->near_w);
+        if (!P->near_w) {
+            goto fail;
+        }
+        double rr4 = 4.0 * r * r;
+        for (int v = 0; v < nv; ++v) {
+            P->near_first[v] = used;
+            for (int k = 0; k < nw; ++k) {
+                if (nv_pt_seg_d2(P->vp[v], nav->wa[k], nav->wb[k]) < rr4) {
+                    if (used == cap) {
+                        int32_t *q = orca_mem_resize(P->near_w, (size_t)cap * 2, sizeof *q);
+                        if (!q) {
+                            goto fail;
+                        }
+                        P->near_w = q;
+                        cap *= 2;
+                    }
+                    P->near_w[used++] = k;
+                }
+            }
+            P->near_n[v] = used - P->near_first[v];
+        }
+    }
+    /* legs: for each pair i < j and sides (su, sv), the tangent from i to j, kept when taut at
+     * both ends and clear of the walls; it and its reverse become four nodes */
+    for (int i = 0; i < nv; ++i) {
+        for (int j = i + 1; j < nv; ++j) {
+            for (int c = 0; c < 4; ++c) {
+                int su = (c & 2) ? -1 : 1, sv = (c & 1) ? -1 : 1;
+                orca_vec2 tu, tv;
+                if (!nv_tan_cc(P->vp[i], su, P->vp[j], sv, r, &tu, &tv)) {
+                    continue;
+                }
+                orca_vec2 f = v2_sub(tv, tu);
+                if (!nv_taut(P, i, su, f) || !nv_taut(P, j, sv, f)) {
+                    continue;
+                }
+                if (!nv_seg_clear(nav, P, tu, tv, P->lim)) {
+                    continue;
+                }
+                double len = v2_len(f);
+                int d1 = nv_add_node(P, tu, 2 * i + (su > 0 ? 0 : 1), 1);
+                int a1 = nv_add_node(P, tv, 2 * j + (sv > 0 ? 0 : 1), 0);
+                int d2 = nv_add_node(P, tv, 2 * j + (sv > 0 ? 1 : 0), 1);
+                int a2 = nv_add_node(P, tu, 2 * i + (su > 0 ? 1 : 0), 0);
+                if (d1 < 0 || a1 < 0 || d2 < 0 || a2 < 0) {
+                    goto fail;
+                }
+                P->nmate[d1] = a1;
+                P->nmate[a1] = d1;
+                P->nmate[d2] = a2;
+                P->nmate[a2] = d2;
+                P->nleg[d1] = P->nleg[a1] = P->nleg[d2] = P->nleg[a2] = len;
+                P->legs++;
+            }
+        }
+    }
+    /* rings: nodes by (ring, key, index); arcs to the next node in the ring's direction */
+    int nr = 2 * nv;
+    P->ring_first = orca_mem_zalloc((size_t)nr + 1, sizeof *P->ring_first);
+    P->ring_n = orca_mem_zalloc((size_t)nr + 1, sizeof *P->ring_n);
+    P->ring_nodes = orca_mem_alloc((size_t)P->nn + 1, sizeof *P->ring_nodes);
+    P->arc_free = orca_mem_zalloc((size_t)P->nn + 1, sizeof *P->arc_free);
+    P->arc_len = orca_mem_zalloc((size_t)P->nn + 1, sizeof *P->arc_len);
+    if (!P->ring_first || !P->ring_n || !P->ring_nodes || !P->arc_free || !P->arc_len) {
+        goto fail;
+    }
+    {
+        nv_ring_entry *re = orca_mem_alloc((size_t)P->nn + 1, sizeof *re);
+        if (!re) {
+            goto fail;
+        }
+        for (int n = 0; n < P->nn; ++n) {
+            re[n].ring = P->nring[n];
+            re[n].node = n;
+            re[n].key = P->nkey[n];
+        }
+        if (P->nn > 0) {
+            qsort(re, (size_t)P->nn, sizeof *re, nv_cmp_ring_entry);
+        }
+        for (int n = 0; n < P->nn; ++n) {
+            P->ring_nodes[n] = re[n].node;
+        }
+        orca_mem_free(re);
+    }
+    for (int k = 0; k < P->nn; ++k) {
+        int n = P->ring_nodes[k];
+        int g = P->nring[n];
+        if (P->ring_n[g] == 0) {
+            P->ring_first[g] = k;
+        }
+        P->npos[n] = P->ring_n[g]++;
+    }
+    for (int g = 0; g < nr; ++g) {
+        int m = P->ring_n[g], s = (g & 1) ? -1 : 1, vi = g >> 1;
+        if (m < 2) {
+            continue;
+        }
+        const int32_t *rn = P->ring_nodes + P->ring_first[g];
+        for (int k = 0; k < m; ++k) {
+            int a = rn[k];
+            int b = rn[s > 0 ? (k + 1) % m : (k + m - 1) % m];
+            double d = nv_ring_delta(P->nkey[a], P->nkey[b], s);
+            P->arc_len[a] = r * d;
+            P->arc_free[a] = (uint8_t)nv_arc_clear_dir(P, nav, vi, s, P->np[a], P->np[b], d);
+        }
+    }
+    return P;
+fail:
+    nv_plan_free(P);
+    return NULL;
+}
+
+static nav_plan *nv_get_plan(orca_nav *nav, double r)
+{
+    for (int i = 0; i < nav->plan_count; ++i) {
+        if (nav->plans[i]->r == r) {
+            return nav->plans[i];
+        }
+    }
+    nav_plan **pl = orca_mem_resize(nav->plans, (size_t)nav->plan_count + 1, sizeof *pl);
+    if (!pl) {
+        return NULL;
+    }
+    nav->plans = pl;
+    nav_plan *P = nv_build_plan(nav, r);
+    if (!P) {
+        return NULL;
+    }
+    nav->plans[nav->plan_count++] = P;
+    return P;
+}
+
+/* --- search ---------------------------------------------------------------------------- */
+
+/* A binary heap of (cost, node), least cost first, ties to the lower node. */
+typedef struct nv_heap {
+    double *cost;
+    int32_t *node;
+    int n, cap;
+    orca_nav *nav; /* owns the arrays (hcost, hnode), grown here */
+    int oom;       /* a push found no memory: the search is abandoned */
+} nv_heap;
+
+static nv_heap nv_heap_open(orca_nav *nav)
+{
+    nv_heap h = {nav->hcost, nav->hnode, 0, nav->hcap, nav, 0};
+    return h;
+}
+
+static int nv_heap_less(const nv_heap *h, int i, int j)
+{
+    return h->cost[i] < h->cost[j] || (h->cost[i] == h->cost[j] && h->node[i] < h->node[j]);
+}
+
+static void nv_heap_swap(nv_heap *h, int i, int j)
+{
+    double c = h->cost[i];
+    h->cost[i] = h->cost[j];
+    h->cost[j] = c;
+    int32_t n = h->node[i];
+    h->node[i] = h->node[j];
+    h->node[j] = n;
+}
+
+static void nv_heap_push(nv_heap *h, double cost, int32_t node)
+{
+    if (h->n == h->cap) {
+        int cap = h->cap ? 2 * h->cap : 1024;
+        double *c = h->cap > INT32_MAX / 2 ? NULL
+                                           : orca_mem_resize(h->nav->hcost, (size_t)cap, sizeof *c);
+        if (!c) {
+            h->oom = 1;
+            return;
+        }
+        h->nav->hcost = h->cost = c;
+        int32_t *n = orca_mem_resize(h->nav->hnode, (size_t)cap, sizeof *n);
+        if (!n) {
+            h->oom = 1;
+            return;
+        }
+        h->nav->hnode = h->node = n;
+        h->nav->hcap = h->cap = cap;
+    }
+    int i = h->n++;
+    h->cost[i] = cost;
+    h->node[i] = node;
+    while (i > 0 && nv_heap_less(h, i, (i - 1) / 2)) {
+        nv_heap_swap(h, i, (i - 1) / 2);
+        i = (i - 1) / 2;
+    }
+}
+
+static void nv_heap_pop(nv_heap *h, double *cost, int32_t *node)
+{
+    *cost = h->cost[0];
+    *node = h->node[0];
+    h->n--;
+    h->cost[0] = h->cost[h->n];
+    h->node[0] = h->node[h->n];
+    int i = 0;
+    for (;;) {
+        int l = 2 * i + 1, m = i;
+        if (l < h->n && nv_heap_less(h, l, m)) {
+            m = l;
+        }
+        if (l + 1 < h->n && nv_heap_less(h, l + 1, m)) {
+            m = l + 1;
+        }
+        if (m == i) {
+            break;
+        }
+        nv_heap_swap(h, i, m);
+        i = m;
+    }
+}
+
+/* Scratch for a search over `total` nodes. */
+static int nv_scratch(orca_nav *nav, int total)
+{
+    if (total > nav->scratch_cap) {
+        double *d = orca_mem_resize(nav->dist, (size_t)total, sizeof *d);
+        if (!d) {
+            return 0;
+        }
+        nav->dist = d;
+        double *l = orca_mem_resize(nav->len, (size_t)total, sizeof *l);
+        if (!l) {
+            return 0;
+        }
+        nav->len = l;
+        int32_t *p = orca_mem_resize(nav->pred, (size_t)total, sizeof *p);
+        if (!p) {
+            return 0;
+        }
+        nav->pred = p;
+        nav->scratch_cap = total;
+    }
+    return 1;
+}
+
+/* A point added for one query on a ring: the start's tangent points (arrivals) or the
+ * departures toward a goal. */
+typedef struct nv_vpoint {
+    orca_vec2 p;
+    double key;
+    double leg; /* the leg to or from the query point */
+    int32_t ring;
+    int32_t goal; /* goal index (departures), -1 for the start's */
+} nv_vpoint;
+
+static int nv_cmp_vpoint(const void *x, const void *y)
+{
+    const nv_vpoint *a = x, *b = y;
+    if (a->ring != b->ring) {
+        return a->ring < b->ring ? -1 : 1;
+    }
+    if (a->key != b->key) {
+        return a->key < b->key ? -1 : 1;
+    }
+    if (a->goal != b->goal) {
+        return a->goal < b->goal ? -1 : 1;
+    }
+    return 0;
+}
+
+/* The ring node a point of key k on ring g reaches first in the ring's direction, and the
+ * sweep to it; -1 for an empty ring. Ties: a node of equal key is reached (sweep 0). */
+static int nv_ring_next_of(const nav_plan *P, int g, double k, double *delta)
+{
+    int m = P->ring_n[g];
+    if (m == 0) {
+        return -1;
+    }
+    const int32_t *rn = P->ring_nodes + P->ring_first[g];
+    int s = (g & 1) ? -1 : 1;
+    int lo = 0, hi = m; /* s > 0: the first with key >= k; s < 0: the last with key <= k */
+    if (s > 0) {
+        while (lo < hi) {
+            int mid = lo + (hi - lo) / 2;
+            if (P->nkey[rn[mid]] >= k) {
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        int n = rn[lo == m ? 0 : lo];
+        *delta = nv_ring_delta(k, P->nkey[n], s);
+        return n;
+    }
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (P->nkey[rn[mid]] > k) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    int n = rn[lo == 0 ? m - 1 : lo - 1];
+    *delta = nv_ring_delta(k, P->nkey[n], s);
+    return n;
+}
+
+/* The ring node reached last before a point of key k on ring g, against the ring's
+ * direction (the node whose arc leads to it), and the sweep from it; -1 for an empty ring. */
+static int nv_ring_prev_of(const nav_plan *P, int g, double k, double *delta)
+{
+    int m = P->ring_n[g];
+    if (m == 0) {
+        return -1;
+    }
+    const int32_t *rn = P->ring_nodes + P->ring_first[g];
+    int s = (g & 1) ? -1 : 1;
+    int lo = 0, hi = m;
+    if (s > 0) { /* the last with key <= k */
+        while (lo < hi) {
+            int mid = lo + (hi - lo) / 2;
+            if (P->nkey[rn[mid]] > k) {
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        int n = rn[lo == 0 ? m - 1 : lo - 1];
+        *delta = nv_ring_delta(P->nkey[n], k, s);
+        return n;
+    }
+    while (lo < hi) { /* the first with key >= k */
+        int mid = lo + (hi - lo) / 2;
+        if (P->nkey[rn[mid]] >= k) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    int n = rn[lo == m ? 0 : lo];
+    *delta = nv_ring_delta(P->nkey[n], k, s);
+    return n;
+}
+
+/* The departures toward the goals (each goal, each ring: the tangent from the goal, kept when
+ * clear and taut), sorted by (ring, key, goal). Returns the count, -1 out of memory. */
+static int nv_goal_points(const orca_nav *nav, const nav_plan *P, const orca_vec2 *goals,
+                       const uint8_t *ok, int ng, nv_vpoint **out)
+{
+    int cap = 16, n = 0;
+    nv_vpoint *v = orca_mem_alloc((size_t)cap, sizeof *v);
+    if (!v) {
+        return -1;
+    }
+    for (int g = 0; g < ng; ++g) {
+        if (!ok[g]) {
+            continue;
+        }
+        for (int vi = 0; vi < P->nv; ++vi) {
+            for (int side = 0; side < 2; ++side) {
+                int s = side ? -1 : 1;
+                orca_vec2 t;
+                if (!nv_tan_pc(goals[g], P->vp[vi], P->r, -s, &t)) {
+                    continue;
+                }
+                orca_vec2 f = v2_sub(goals[g], t);
+                if (!nv_taut(P, vi, s, f) || !nv_seg_clear(nav, P, t, goals[g], P->lim)) {
+                    continue;
+                }
+                if (n == cap) {
+                    nv_vpoint *q = orca_mem_resize(v, (size_t)cap * 2, sizeof *q);
+                    if (!q) {
+                        orca_mem_free(v);
+                        return -1;
+                    }
+                    v = q;
+                    cap *= 2;
+                }
+                v[n].p = t;
+                v[n].key = orca_nav_angle(t.y - P->vp[vi].y, t.x - P->vp[vi].x);
+                v[n].leg = v2_len(f);
+                v[n].ring = 2 * vi + side;
+                v[n].goal = g;
+                ++n;
+            }
+        }
+    }
+    if (n > 1) {
+        qsort(v, (size_t)n, sizeof *v, nv_cmp_vpoint);
+    }
+    *out = v;
+    return n;
+}
+
+/* The first goal point of ring g in gv[0 .. ngv) (sorted), or ngv. */
+static int nv_gv_lower(const nv_vpoint *gv, int ngv, int g)
+{
+    int lo = 0, hi = ngv;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (gv[mid].ring < g) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo;
+}
+
+/* The start's arrivals: for each ring, the tangent from the start, kept when the leg keeps
+ * start_lim from the walls and is taut at the vertex. */
+static int nv_start_points(const orca_nav *nav, const nav_plan *P, orca_vec2 from, double start_lim,
+                        nv_vpoint **out)
+{
+    nv_vpoint *v = orca_mem_alloc((size_t)(2 * P->nv + 1), sizeof *v);
+    if (!v) {
+        return -1;
+    }
+    int n = 0;
+    for (int vi = 0; vi < P->nv; ++vi) {
+        for (int side = 0; side < 2; ++side) {
+            int s = side ? -1 : 1;
+            orca_vec2 t;
+            if (!nv_tan_pc(from, P->vp[vi], P->r, s, &t)) {
+                continue;
+            }
+            orca_vec2 f = v2_sub(t, from);
+            if (!nv_taut(P, vi, s, f) || !nv_seg_clear(nav, P, from, t, start_lim)) {
+                continue;
+            }
+            v[n].p = t;
+            v[n].key = orca_nav_angle(t.y - P->vp[vi].y, t.x - P->vp[vi].x);
+            v[n].leg = v2_len(f);
+            v[n].ring = 2 * vi + side;
+            v[n].goal = -1;
+            ++n;
+        }
+    }
+    *out = v;
+    return n;
+}
+
+static int nv_route_reserve(nav_route *out, int count)
+{
+    if (count > out->cap) {
+        orca_nav_corner *c = orca_mem_resize(out->corners, (size_t)count, sizeof *c);
+        if (!c) {
+            return 0;
+        }
+        out->corners = c;
+        out->cap = count;
+    }
+    return 1;
+}
+
+void orca_nav_route_free(nav_route *r)
+{
+    orca_mem_free(r->corners);
+    r->corners = NULL;
+    r->cap = 0;
+    r->count = 0;
+}
+
+/* Appends point p on ring g (vertex, side) to the route's corners: a new corner when the ring
+ * differs from the last one's, else the last corner's leave point. */
+static int nv_route_point(nav_route *out, const nav_plan *P, int g, orca_vec2 p, int *last_ring)
+{
+    if (g == *last_ring) {
+        out->corners[out->count - 1].leave = p;
+        return 1;
+    }
+    if (!nv_route_reserve(out, out->count + 1)) {
+        return 0;
+    }
+    orca_nav_corner *c = &out->corners[out->count++];
+    c->vertex = P->vp[g >> 1];
+    c->side = (g & 1) ? -1 : 1;
+    c->enter = p;
+    c->leave = p;
+    *last_ring = g;
+    return 1;
+}
+
+/* Checks start and goals: the result, the start's leg clearance, and which goals are free. */
+static int nv_check_ends(const orca_nav *nav, const nav_plan *P, orca_vec2 from,
+                      const orca_vec2 *goals, int ng, uint8_t *ok, double *start_lim, int relax)
+{
+    *start_lim = P->lim;
+    if (!nv_inside(nav, from)) {
+        return ORCA_NAV_START_BLOCKED;
+    }
+    if (!nv_pt_clear(nav, P, from, P->lim)) {
+        if (!relax) {
+            return ORCA_NAV_START_BLOCKED;
+        }
+        /* a walker pushed closer than r plans its first leg with the clearance it has */
+        double d = sqrt(nv_pt_wall_d2(nav, from)) * (1.0 - NAV_TAUT);
+        if (!(d > 0)) {
+            return ORCA_NAV_START_BLOCKED;
+        }
+        *start_lim = d;
+    }
+    int any = 0;
+    for (int g = 0; g < ng; ++g) {
+        ok[g] = (uint8_t)(nv_inside(nav, goals[g]) && nv_pt_clear(nav, P, goals[g], P->lim));
+        any |= ok[g];
+    }
+    return any ? ORCA_NAV_OK : ORCA_NAV_GOAL_BLOCKED;
+}
+
+/* Forward search from `from` to the nearest goal (docs/navigation.md, "Search"). Node ids:
+ * the graph's [0, nn), the start's points [nn, nn + ns), the goal points after them, the end
+ * last. */
+static orca_status nv_search(orca_nav *nav, const nav_plan *P, orca_vec2 from, const orca_vec2 *goals,
+                          int ng, const orca_vec2 *avoid, double penalty, int relax,
+                          nav_route *out)
+{
+    out->count = 0;
+    out->length = 0.0;
+    out->goal = -1;
+    uint8_t *ok = orca_mem_zalloc((size_t)ng, 1);
+    if (!ok) {
+        return ORCA_ERR_MEMORY;
+    }
+    double start_lim;
+    out->result = nv_check_ends(nav, P, from, goals, ng, ok, &start_lim, relax);
+    if (out->result != ORCA_NAV_OK) {
+        orca_mem_free(ok);
+        return ORCA_OK;
+    }
+    nv_vpoint *sv = NULL, *gv = NULL;
+    int ns = nv_start_points(nav, P, from, start_lim, &sv);
+    int ngv = ns < 0 ? -1 : nv_goal_points(nav, P, goals, ok, ng, &gv);
+    if (ns < 0 || ngv < 0) {
+        orca_mem_free(ok);
+        orca_mem_free(sv);
+        orca_mem_free(gv);
+        return ORCA_ERR_MEMORY;
+    }
+    int nn = P->nn;
+    int total = nn + ns + ngv + 1;
+    int end = total - 1;
+    int avoid_v = avoid ? nv_find_vertex(P, nv_norm0(*avoid)) : -1;
+    if (!nv_scratch(nav, total)) {
+        orca_mem_free(ok);
+        orca_mem_free(sv);
+        orca_mem_free(gv);
+        return ORCA_ERR_MEMORY;
+    }
+    double *dist = nav->dist, *len = nav->len;
+    int32_t *pred = nav->pred;
+    for (int i = 0; i < total; ++i) {
+        dist[i] = 1.0 / 0.0;
+        len[i] = 0.0;
+        pred[i] = -1;
+    }
+    nv_heap h = nv_heap_open(nav);
+#define RELAX(y, c, l, x)                                                                   \
+    do {                                                                                    \
+        if ((c) < dist[y]) {                                                  \
+            dist[y] = (c);                                                                  \
+            len[y] = (l);                                                                   \
+            pred[y] = (x);                                                                  \
+            nv_heap_push(&h, (c), (y));                                                        \
+        }                                                                                   \
+    } while (0)
+    for (int g = 0; g < ng; ++g) {
+        if (ok[g] && nv_seg_clear(nav, P, from, goals[g], start_lim)) {
+            double l = v2_len(v2_sub(goals[g], from));
+            if (l < dist[end]) {
+                dist[end] = l;
+                len[end] = l;
+                pred[end] = -2 - g; /* straight from the start to goal g */
+                nv_heap_push(&h, l, end);
+            }
+        }
+    }
+    for (int k = 0; k < ns; ++k) {
+        double pen = (sv[k].ring >> 1) == avoid_v ? penalty : 0.0;
+        RELAX(nn + k, sv[k].leg + pen, sv[k].leg, -1);
+    }
+    while (h.n > 0 && !h.oom) {
+        double c;
+        int32_t x;
+        nv_heap_pop(&h, &c, &x);
+        if (c > dist[x]) {
+            continue;
+        }
+        if (x == end) {
+            break;
+        }
+        if (x >= nn + ns) { /* a goal point: its leg to the goal */
+            const nv_vpoint *q = &gv[x - nn - ns];
+            RELAX(end, c + q->leg, len[x] + q->leg, x);
+            continue;
+        }
+        int g;
+        double k;
+        orca_vec2 px;
+        if (x < nn) {
+            g = P->nring[x];
+            k = P->nkey[x];
+            px = P->np[x];
+        } else {
+            g = sv[x - nn].ring;
+            k = sv[x - nn].key;
+            px = sv[x - nn].p;
+        }
+        int s = (g & 1) ? -1 : 1, vi = g >> 1;
+        double dy = 0.0;
+        int y;
+        if (x < nn) {
+            y = P->ring_n[g] >= 2 ? P->ring_nodes[P->ring_first[g] +
+                                                  (s > 0 ? (P->npos[x] + 1) % P->ring_n[g]
+                                                         : (P->npos[x] + P->ring_n[g] - 1) %
+                                                               P->ring_n[g])]
+                                  : -1;
+            if (y >= 0) {
+                dy = nv_ring_delta(k, P->nkey[y], s);
+            }
+        } else {
+            y = nv_ring_next_of(P, g, k, &dy);
+        }
+        /* goal points on this ring up to the next node */
+        for (int j = nv_gv_lower(gv, ngv, g); j < ngv && gv[j].ring == g; ++j) {
+            double d = nv_ring_delta(k, gv[j].key, s);
+            if ((y < 0 || d <= dy) && nv_arc_clear_dir(P, nav, vi, s, px, gv[j].p, d)) {
+                double a = P->r * d;
+                RELAX(nn + ns + j, c + a, len[x] + a, x);
+            }
+        }
+        if (y >= 0 && y != x) {
+            int free = x < nn ? P->arc_free[x] : nv_arc_clear_dir(P, nav, vi, s, px, P->np[y], dy);
+            if (free) {
+                double a = P->r * dy;
+                RELAX(y, c + a, len[x] + a, x);
+            }
+        }
+        if (x < nn && P->ndep[x]) {
+            int m = P->nmate[x];
+            double pen = (P->nring[m] >> 1) == avoid_v ? penalty : 0.0;
+            RELAX(m, c + P->nleg[x] + pen, len[x] + P->nleg[x], x);
+        }
+    }
+#undef RELAX
+    orca_status st = ORCA_OK;
+    if (h.oom) {
+        st = ORCA_ERR_MEMORY;
+    } else if (!(dist[end] < 1.0 / 0.0)) {
+        out->result = ORCA_NAV_NO_PATH;
+    } else {
+        out->length = len[end];
+        /* the nodes from the end back to the start, then forward into corners */
+        int cnt = 0;
+        for (int x = pred[end]; x >= 0; x = pred[x]) {
+            ++cnt;
+        }
+        int32_t *seq = orca_mem_alloc((size_t)cnt + 1, sizeof *seq);
+        if (!seq) {
+            st = ORCA_ERR_MEMORY;
+        } else {
+            int i = cnt;
+            int gx = pred[end];
+            for (int x = gx; x >= 0; x = pred[x]) {
+                seq[--i] = x;
+            }
+            out->goal = gx <= -2 ? -2 - gx : gv[gx - nn - ns].goal;
+            int last = -1;
+            for (i = 0; i < cnt && st == ORCA_OK; ++i) {
+                int x = seq[i];
+                int g = x < nn ? P->nring[x] : x < nn + ns ? sv[x - nn].ring : gv[x - nn - ns].ring;
+                orca_vec2 p = x < nn ? P->np[x] : x < nn + ns ? sv[x - nn].p : gv[x - nn - ns].p;
+                if (!nv_route_point(out, P, g, p, &last)) {
+                    st = ORCA_ERR_MEMORY;
+                }
+            }
+            orca_mem_free(seq);
+        }
+    }
+    orca_mem_free(ok);
+    orca_mem_free(sv);
+    orca_mem_free(gv);
+    return st;
+}
+
+/* --- shared goals ---------------------------------------------------------------------- */
+
+/* The distances of every node to the nearest goal of the set (a search backwards from the
+ * goals, docs/navigation.md "Shared goals"). */
+static nav_field *nv_get_field(orca_nav *nav, nav_plan *P, int id, const orca_vec2 *goals, int ng)
+{
+    for (int i = 0; i < P->field_count; ++i) {
+        if (P->fields[i].id == id) {
+            return &P->fields[i];
+        }
+    }
+    nav_field *fs = orca_mem_resize(P->fields, (size_t)P->field_count + 1, sizeof *fs);
+    if (!fs) {
+        return NULL;
+    }
+    P->fields = fs;
+    nav_field *F = &P->fields[P->field_count];
+    memset(F, 0, sizeof *F);
+    F->id = id;
+    uint8_t *ok = orca_mem_zalloc((size_t)ng, 1);
+    F->goals = orca_mem_alloc((size_t)ng, sizeof *F->goals);
+    if (!ok || !F->goals) {
+        orca_mem_free(ok);
+        nv_field_free(F);
+        return NULL;
+    }
+    memcpy(F->goals, goals, (size_t)ng * sizeof *goals);
+    F->goal_count = ng;
+    for (int g = 0; g < ng; ++g) {
+        ok[g] = (uint8_t)(nv_inside(nav, goals[g]) && nv_pt_clear(nav, P, goals[g], P->lim));
+    }
+    nv_vpoint *gv = NULL;
+    int ngv = nv_goal_points(nav, P, goals, ok, ng, &gv);
+    orca_mem_free(ok);
+    if (ngv < 0) {
+        nv_field_free(F);
+        return NULL;
+    }
+    int nn = P->nn, total = nn + ngv;
+    F->gv_count = ngv;
+    F->gv_ring = orca_mem_alloc((size_t)ngv + 1, sizeof *F->gv_ring);
+    F->gv_key = orca_mem_alloc((size_t)ngv + 1, sizeof *F->gv_key);
+    F->gv_p = orca_mem_alloc((size_t)ngv + 1, sizeof *F->gv_p);
+    F->gv_goal = orca_mem_alloc((size_t)ngv + 1, sizeof *F->gv_goal);
+    F->dist = orca_mem_alloc((size_t)total + 1, sizeof *F->dist);
+    F->len = orca_mem_alloc((size_t)total + 1, sizeof *F->len);
+    F->next = orca_mem_alloc((size_t)total + 1, sizeof *F->next);
+    if (!F->gv_ring || !F->gv_key || !F->gv_p || !F->gv_goal || !F->dist || !F->len ||
+        !F->next) {
+        orca_mem_free(gv);
+        nv_field_free(F);
+        return NULL;
+    }
+    for (int j = 0; j < ngv; ++j) {
+        F->gv_ring[j] = gv[j].ring;
+        F->gv_key[j] = gv[j].key;
+        F->gv_p[j] = gv[j].p;
+        F->gv_goal[j] = gv[j].goal;
+    }
+    double *dist = F->dist, *len = F->len;
+    int32_t *next = F->next;
+    for (int i = 0; i < total; ++i) {
+        dist[i] = 1.0 / 0.0;
+        len[i] = 0.0;
+        next[i] = -1;
+    }
+    nv_heap h = nv_heap_open(nav);
+#define RELAXB(y, c, x)                                                                     \
+    do {                                                                                    \
+        if ((c) < dist[y]) {                                                  \
+            dist[y] = (c);                                                                  \
+            len[y] = (c);                                                                   \
+            next[y] = (x);                                                                  \
+            nv_heap_push(&h, (c), (y));                                                        \
+        }                                                                                   \
+    } while (0)
+    for (int j = 0; j < ngv; ++j) {
+        RELAXB(nn + j, gv[j].leg, -1);
+    }
+    while (h.n > 0 && !h.oom) {
+        double c;
+        int32_t x;
+        nv_heap_pop(&h, &c, &x);
+        if (c > dist[x]) {
+            continue;
+        }
+        int g;
+        double k;
+        orca_vec2 px;
+        if (x < nn) {
+            g = P->nring[x];
+            k = P->nkey[x];
+            px = P->np[x];
+        } else {
+            g = gv[x - nn].ring;
+            k = gv[x - nn].key;
+            px = gv[x - nn].p;
+        }
+        int s = (g & 1) ? -1 : 1, vi = g >> 1;
+        double d;
+        int p;
+        if (x < nn) {
+            int m = P->ring_n[g];
+            p = m >= 2 ? P->ring_nodes[P->ring_first[g] +
+                                       (s > 0 ? (P->npos[x] + m - 1) % m : (P->npos[x] + 1) % m)]
+                       : -1;
+            if (p >= 0 && p != x && P->arc_free[p]) {
+                RELAXB(p, c + P->arc_len[p], x);
+            }
+            if (!P->ndep[x]) { /* an arrival: the leg's departure */
+                int dn = P->nmate[x];
+                RELAXB(dn, c + P->nleg[x], x);
+            }
+        } else {
+            p = nv_ring_prev_of(P, g, k, &d);
+            if (p >= 0 && nv_arc_clear_dir(P, nav, vi, s, P->np[p], px, d)) {
+                RELAXB(p, c + P->r * d, x);
+            }
+        }
+    }
+#undef RELAXB
+    orca_mem_free(gv);
+    F->ring_min = orca_mem_alloc((size_t)(2 * P->nv) + 1, sizeof *F->ring_min);
+    if (h.oom || !F->ring_min) {
+        nv_field_free(F);
+        return NULL;
+    }
+    for (int g = 0; g < 2 * P->nv; ++g) {
+        F->ring_min[g] = 1.0 / 0.0;
+    }
+    for (int x = 0; x < total; ++x) {
+        int g = x < nn ? P->nring[x] : F->gv_ring[x - nn];
+        F->ring_min[g] = dist[x] < F->ring_min[g] ? dist[x] : F->ring_min[g];
+    }
+    P->field_count++;
+    return F;
+}
+
+/* A query through a goal set's distances: connect the start, take the best first node, then
+ * follow the distances' next nodes. */
+static orca_status nv_field_route(orca_nav *nav, const nav_plan *P, const nav_field *F,
+                                  orca_vec2 from, int avoid_v, double penalty, nav_route *out)
+{
+    out->count = 0;
+    out->length = 0.0;
+    out->goal = -1;
+    int ng = F->goal_count;
+    uint8_t *ok = orca_mem_zalloc((size_t)ng, 1);
+    if (!ok) {
+        return ORCA_ERR_MEMORY;
+    }
+    double start_lim;
+    out->result = nv_check_ends(nav, P, from, F->goals, ng, ok, &start_lim, 1);
+    if (out->result != ORCA_NAV_OK) {
+        orca_mem_free(ok);
+        return ORCA_OK;
+    }
+    double best = 1.0 / 0.0;
+    int best_goal = -1;  /* straight to a goal */
+    /* (or a start point below, then a node or goal point) */
+    for (int g = 0; g < ng; ++g) {
+        if (ok[g] && nv_seg_clear(nav, P, from, F->goals[g], start_lim)) {
+            double l = v2_len(v2_sub(F->goals[g], from));
+            if (l < best) {
+                best = l;
+                best_goal = g;
+            }
+        }
+    }
+    orca_mem_free(ok);
+    /* The start points, vertex by vertex in the order of a lower bound of the cost through the
+     * vertex, (|from - v| - r + the least distance on its rings) (1 - 2^-30), until the bound
+     * exceeds the best cost found: the result is that of trying every start point, the least
+     * cost winning and ties going to the earlier candidate (direct legs, then by vertex, side,
+     * goal point, next node), as docs/navigation.md says. */
+    int nn = P->nn, ngv = F->gv_count, nv = P->nv;
+    int64_t best_key = INT64_MIN; /* the direct legs come first */
+    int best_ring = -1, best_first = -1;
+    orca_vec2 best_p = v2(0.0, 0.0);
+    double *lb = orca_mem_alloc((size_t)nv + 1, sizeof *lb);
+    int32_t *order = orca_mem_alloc((size_t)nv + 1, sizeof *order);
+    if (!lb || !order) {
+        orca_mem_free(lb);
+        orca_mem_free(order);
+        return ORCA_ERR_MEMORY;
+    }
+    for (int vi = 0; vi < nv; ++vi) {
+        double dm = F->ring_min[2 * vi] < F->ring_min[2 * vi + 1] ? F->ring_min[2 * vi]
+                                                                   : F->ring_min[2 * vi + 1];
+        double dp = v2_len(v2_sub(P->vp[vi], from)) - P->r;
+        lb[vi] = ((dp > 0 ? dp : 0.0) + dm) * (1.0 - 0x1p-30);
+        order[vi] = vi;
+    }
+    /* a binary heap of vertices by (bound, index) */
+    int hn = nv;
+    for (int i = hn / 2 - 1; i >= 0; --i) {
+        for (int k = i;;) {
+            int l = 2 * k + 1, m = k;
+            if (l < hn && (lb[order[l]] < lb[order[m]] ||
+                           (lb[order[l]] == lb[order[m]] && order[l] < order[m]))) {
+                m = l;
+            }
+            if (l + 1 < hn && (lb[order[l + 1]] < lb[order[m]] ||
+                               (lb[order[l + 1]] == lb[order[m]] && order[l + 1] < order[m]))) {
+                m = l + 1;
+            }
+            if (m == k) {
+                break;
+            }
+            int32_t t = order[k];
+            order[k] = order[m];
+            order[m] = t;
+            k = m;
+        }
+    }
+    while (hn > 0) {
+        int vi = order[0];
+        if (!(lb[vi] <= best)) {
+            break; /* every vertex left costs more (or nothing is reachable through it) */
+        }
+        order[0] = order[--hn];
+        for (int k = 0;;) {
+            int l = 2 * k + 1, m = k;
+            if (l < hn && (lb[order[l]] < lb[order[m]] ||
+                           (lb[order[l]] == lb[order[m]] && order[l] < order[m]))) {
+                m = l;
+            }
+            if (l + 1 < hn && (lb[order[l + 1]] < lb[order[m]] ||
+                               (lb[order[l + 1]] == lb[order[m]] && order[l + 1] < order[m]))) {
+                m = l + 1;
+            }
+            if (m == k) {
+                break;
+            }
+            int32_t t = order[k];
+            order[k] = order[m];
+            order[m] = t;
+            k = m;
+        }
+        for (int side = 0; side < 2; ++side) {
+            int s = side ? -1 : 1;
+            orca_vec2 t;
+            if (!nv_tan_pc(from, P->vp[vi], P->r, s, &t)) {
+                continue;
+            }
+            orca_vec2 f = v2_sub(t, from);
+            if (!nv_taut(P, vi, s, f) || !nv_seg_clear(nav, P, from, t, start_lim)) {
+                continue;
+            }
+            double leg = v2_len(f);
+            double pen = vi == avoid_v ? penalty : 0.0;
+            double key_t = orca_nav_angle(t.y - P->vp[vi].y, t.x - P->vp[vi].x);
+            int g = 2 * vi + side;
+            int64_t base = (int64_t)g << 32;
+            double dy = 0.0;
+            int y = nv_ring_next_of(P, g, key_t, &dy);
+            int lo = 0, hi = ngv;
+            while (lo < hi) {
+                int mid = lo + (hi - lo) / 2;
+                if (F->gv_ring[mid] < g) {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
+                }
+            }
+            for (int j = lo; j < ngv && F->gv_ring[j] == g; ++j) {
+                double d = nv_ring_delta(key_t, F->gv_key[j], s);
+                if (y >= 0 && d > dy) {
+                    continue;
+                }
+                double c = leg + P->r * d + F->dist[nn + j] + pen;
+                int64_t key = base + (j - lo);
+                if ((c < best || (c == best && key < best_key)) &&
+                    nv_arc_clear_dir(P, nav, vi, s, t, F->gv_p[j], d)) {
+                    best = c;
+                    best_key = key;
+                    best_goal = -1;
+                    best_ring = g;
+                    best_p = t;
+                    best_first = nn + j;
+                }
+            }
+            if (y >= 0) {
+                double c = leg + P->r * dy + F->dist[y] + pen;
+                int64_t key = base + INT32_MAX;
+                if ((c < best || (c == best && key < best_key)) &&
+                    nv_arc_clear_dir(P, nav, vi, s, t, P->np[y], dy)) {
+                    best = c;
+                    best_key = key;
+                    best_goal = -1;
+                    best_ring = g;
+                    best_p = t;
+                    best_first = y;
+                }
+            }
+        }
+    }
+    orca_mem_free(lb);
+    orca_mem_free(order);
+    orca_status st = ORCA_OK;
+    if (!(best < 1.0 / 0.0)) {
+        out->result = ORCA_NAV_NO_PATH;
+    } else if (best_goal >= 0) {
+        out->length = best;
+        out->goal = best_goal;
+    } else {
+        out->length = best - ((best_ring >> 1) == avoid_v ? penalty : 0.0);
+        int last = -1;
+        if (!nv_route_point(out, P, best_ring, best_p, &last)) {
+            st = ORCA_ERR_MEMORY;
+        }
+        for (int x = best_first; x >= 0 && st == ORCA_OK; x = x < nn ? F->next[x] : -1) {
+            int g = x < nn ? P->nring[x] : F->gv_ring[x - nn];
+            orca_vec2 p = x < nn ? P->np[x] : F->gv_p[x - nn];
+            if (!nv_route_point(out, P, g, p, &last)) {
+                st = ORCA_ERR_MEMORY;
+            }
+            if (x >= nn) {
+                out->goal = F->gv_goal[x - nn];
+            }
+        }
+    }
+    return st;
+}
+
+orca_status orca_nav_route(orca_nav *nav, double radius, orca_vec2 from, const orca_vec2 *goals,
+                           int goal_count, int field, const orca_vec2 *avoid, double penalty,
+                           nav_route *out)
+{
+    if (orca_nav_sync(nav) < 0) {
+        return ORCA_ERR_MEMORY;
+    }
+    nav_plan *P = nv_get_plan(nav, radius);
+    if (!P) {
+        return ORCA_ERR_MEMORY;
+    }
+    from = nv_norm0(from);
+    if (field >= 0) {
+        nav_field *F = nv_get_field(nav, P, field, goals, goal_count);
+        if (!F) {
+            return ORCA_ERR_MEMORY;
+        }
+        return nv_field_route(nav, P, F, from, avoid ? nv_find_vertex(P, nv_norm0(*avoid)) : -1,
+                              penalty, out);
+    }
+    return nv_search(nav, P, from, goals, goal_count, avoid, penalty, 1, out);
+}
+
+/* --- following ------------------------------------------------------------------------- */
+
+orca_vec2 orca_nav_aim(orca_vec2 p, const orca_nav_corner *c, double r)
+{
+    double wx = c->vertex.x - p.x, wy = c->vertex.y - p.y;
+    double d2 = wx * wx + wy * wy;
+    double h2 = d2 - r * r;
+    double h = h2 > 0 ? sqrt(h2) : 0.0;
+    double sr = (double)c->side * r;
+    orca_vec2 d = v2(h * wx + sr * wy, h * wy - sr * wx);
+    if (d.x == 0 && d.y == 0) {
+        return v2(0.0, 0.0);
+    }
+    return v2_unit(d);
+}
+
+int orca_nav_passed(orca_vec2 p, const orca_nav_corner *c, const orca_nav_corner *next,
+                    orca_vec2 goal, double r)
+{
+    (void)r;
+    orca_vec2 to = next ? next->enter : goal;
+    orca_vec2 e = v2_sub(to, c->leave);
+    return v2_dot(v2_sub(p, c->leave), e) >= 0 &&
+           (double)c->side * nv_cross2(e, v2_sub(p, c->vertex)) <= 0;
+}
+
+/* --- the API --------------------------------------------------------------------------- */
+
+static int nv_finite_coord(double x) { return x - x == 0 && d_abs(x) < 0x1p21; }
+
+static orca_status nv_check_query(orca_nav *nav, double radius, orca_vec2 from, const orca_vec2 *goals,
+                               int goal_count)
+{
+    if (!(radius >= 0x1p-20 && radius <= 0x1p20)) {
+        return nav_fail(nav, ORCA_ERR_ARGUMENT, "radius %.17g must be in [2^-20, 2^20] m",
+                        radius);
+    }
+    if (!nv_finite_coord(from.x) || !nv_finite_coord(from.y)) {
+        return nav_fail(nav, ORCA_ERR_ARGUMENT,
+                        "from (%.17g, %.17g) must be finite with magnitude below 2^21", from.x,
+                        from.y);
+    }
+    if (goal_count < 1 || goal_count > ORCA_NAV_GOALS_MAX) {
+        return nav_fail(nav, goal_count < 1 ? ORCA_ERR_ARGUMENT : ORCA_ERR_LIMIT,
+                        "goal_count %d must be in [1, %d]", goal_count, ORCA_NAV_GOALS_MAX);
+    }
+    if (!goals) {
+        return nav_fail(nav, ORCA_ERR_NULL, "goals is NULL");
+    }
+    for (int g = 0; g < goal_count; ++g) {
+        if (!nv_finite_coord(goals[g].x) || !nv_finite_coord(goals[g].y)) {
+            return nav_fail(nav, ORCA_ERR_ARGUMENT,
+                            "goals[%d] (%.17g, %.17g) must be finite with magnitude below 2^21",
+                            g, goals[g].x, goals[g].y);
+        }
+    }
+    return ORCA_OK;
+}
+
+orca_status orca_nav_path(orca_nav *nav, double radius, orca_vec2 from, const orca_vec2 *goals,
+                          int goal_count, orca_nav_result *result, double *length,
+                          int *goal_index, orca_nav_corner *corners, int capacity, int *count)
+{
+    if (!nav) {
+        return ORCA_ERR_NULL;
+    }
+    nav->error[0] = 0;
+    if (!result) {
+        return nav_fail(nav, ORCA_ERR_NULL, "result is NULL");
+    }
+    if (capacity < 0 || (capacity > 0 && !corners)) {
+        return nav_fail(nav, capacity < 0 ? ORCA_ERR_ARGUMENT : ORCA_ERR_NULL,
+                        "corners is NULL with capacity %d", capacity);
+    }
+    orca_status st = nv_check_query(nav, radius, from, goals, goal_count);
+    if (st != ORCA_OK) {
+        return st;
+    }
+    if (orca_nav_sync(nav) < 0) {
+        return nav_fail(nav, ORCA_ERR_MEMORY, "out of memory reading the walls");
+    }
+    nav_plan *P = nv_get_plan(nav, radius);
+    if (!P) {
+        return nav_fail(nav, ORCA_ERR_MEMORY, "out of memory building the graph");
+    }
+    nav_route r;
+    memset(&r, 0, sizeof r);
+    orca_vec2 *g0 = orca_mem_alloc((size_t)goal_count, sizeof *g0);
+    if (!g0) {
+        return nav_fail(nav, ORCA_ERR_MEMORY, "out of memory");
+    }
+    for (int g = 0; g < goal_count; ++g) {
+        g0[g] = nv_norm0(goals[g]);
+    }
+    st = nv_search(nav, P, nv_norm0(from), g0, goal_count, NULL, 0.0, 0, &r);
+    orca_mem_free(g0);
+    if (st != ORCA_OK) {
+        orca_nav_route_free(&r);
+        return nav_fail(nav, st, "out of memory searching");
+    }
+    *result = (orca_nav_result)r.result;
+    if (r.result == ORCA_NAV_OK) {
+        if (length) {
+            *length = r.length;
+        }
+        if (goal_index) {
+            *goal_index = r.goal;
+        }
+        if (count) {
+            *count = r.count;
+        }
+        for (int i = 0; i < r.count && i < capacity; ++i) {
+            corners[i] = r.corners[i];
+        }
+    }
+    orca_nav_route_free(&r);
+    return ORCA_OK;
+}
+
+orca_status orca_nav_stats_get(orca_nav *nav, double radius, orca_nav_stats *out)
+{
+    if (!nav || !out) {
+        return ORCA_ERR_NULL;
+    }
+    if (!(radius >= 0x1p-20 && radius <= 0x1p20)) {
+        return nav_fail(nav, ORCA_ERR_ARGUMENT, "radius %.17g must be in [2^-20, 2^20] m",
+                        radius);
+    }
+    if (orca_nav_sync(nav) < 0) {
+        return nav_fail(nav, ORCA_ERR_MEMORY, "out of memory reading the walls");
+    }
+    nav_plan *P = nv_get_plan(nav, radius);
+    if (!P) {
+        return nav_fail(nav, ORCA_ERR_MEMORY, "out of memory building the graph");
+    }
+    out->walls = nav->nw;
+    out->vertices = P->nv;
+    out->legs = P->legs;
+    size_t b = sizeof *P + (size_t)P->nv * (sizeof(orca_vec2) + 4 * sizeof(int32_t)) +
+               (size_t)P->ncap * (sizeof(orca_vec2) + sizeof(double) * 4 + 3 * sizeof(int32_t) + 2);
+    for (int i = 0; i < P->field_count; ++i) {
+        b += (size_t)(P->nn + P->fields[i].gv_count) * (2 * sizeof(double) + sizeof(int32_t));
+    }
+    out->bytes = b;
+    return ORCA_OK;
+}

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/* Private: what the scenario layer uses of the navigation (nav.c; docs/navigation.md). */
+#ifndef ORCA_NAV_INTERNAL_H
+#define ORCA_NAV_INTERNAL_H
+
+#include "orca/nav.h"
+
+#include <stdint.h>
+
+/* A path as the scenario keeps it: the corners, in order, then goals[goal]. */
+typedef struct nav_route {
+    int result;   /* orca_nav_result */
+    double length;
+    int goal;
+    int count;
+    int cap;
+    orca_nav_corner *corners;
+} nav_route;
+
+void orca_nav_route_free(nav_route *r);
+
+/* Compares the simulation's walls with those the structures were built from; when they differ
+ * drops every structure (rebuilt at the next query). 1: they changed, 0: the same, -1: out of
+ * memory (nothing changed). */
+int orca_nav_sync(orca_nav *nav);
+
+/* The path of orca_nav_path into *out (its corners array grown as needed). field >= 0 names
+ * a goal set whose distances the object keeps per radius (docs/navigation.md, "Shared goals"):
+ * the same goals must come with the same field every time until the walls change. avoid:
+ * NULL, or a wall end whose corners cost `penalty` metres more (re-routing): in the whole
+ * search for a query without a field, at the first corner with one (the rest follows the
+ * set's distances). The caller validated every value. ORCA_OK or ORCA_ERR_MEMORY. */
+orca_status orca_nav_route(orca_nav *nav, double radius, orca_vec2 from, const orca_vec2 *goals,
+                           int goal_count, int field, const orca_vec2 *avoid, double penalty,
+                           nav_route *out);
+
+/* Where a walker at p heading for corner c (radius r) should go: the unit direction of the
+ * tangent from p to c's circle on c's side, or along the circle when p is on or inside it
+ * (docs/navigation.md, "Following a path"). (0, 0) when p is at c's vertex. */
+orca_vec2 orca_nav_aim(orca_vec2 p, const orca_nav_corner *c, double r);
+
+/* Whether a walker at p has passed corner c, whose path leaves it at c->leave in the
+ * direction of the next corner or the goal (docs/navigation.md, "Following a path"). */
+int orca_nav_passed(orca_vec2 p, const orca_nav_corner *c, const orca_nav_corner *next,
+                    orca_vec2 goal, double r);
+
+#endif

@@ -1,0 +1,565 @@
+/* SPDX-License-Identifier: MIT */
+/* Navigation (docs/navigation.md): the path query against closed forms, its refusals, and the
+ * angle function against libm (a test may use libm: only the library may not). */
+#include "orca/nav.h"
+#include "orca/scenario.h"
+#include "orca/sim.h"
+#include "test.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
+static orca_vec2 vec(double x, double y)
+{
+    orca_vec2 v = {x, y};
+    return v;
+}
+
+static orca_sim *new_sim(void)
+{
+    orca_sim *sim = NULL;
+    if (orca_sim_create(NULL, &sim) != ORCA_OK) {
+        return NULL;
+    }
+    return sim;
+}
+
+typedef struct path_out {
+    orca_nav_result result;
+    double length;
+    int goal, count;
+    orca_nav_corner c[64];
+} path_out;
+
+static orca_status query(orca_nav *nav, double r, orca_vec2 a, orca_vec2 b, path_out *o)
+{
+    memset(o, 0, sizeof *o);
+    return orca_nav_path(nav, r, a, &b, 1, &o->result, &o->length, &o->goal, o->c, 64, &o->count);
+}
+
+static int test_angle(void)
+{
+    test_rng rng = {7};
+    double worst = 0;
+    for (int i = 0; i < 200000; ++i) {
+        double x = test_rng_uniform(&rng, -10, 10), y = test_rng_uniform(&rng, -10, 10);
+        if (i % 7 == 0) {
+            x = 0;
+        }
+        if (i % 11 == 0) {
+            y = 0;
+        }
+        double a = orca_nav_angle(y, x);
+        double ref = atan2(y, x);
+        if (ref < 0) {
+            ref += 2 * M_PI;
+        }
+        ENSURE(a >= 0 && a < 2 * M_PI);
+        double e = fabs(a - ref);
+        if (e > M_PI) {
+            e = 2 * M_PI - e; /* 0 and 2 pi are the same direction */
+        }
+        worst = e > worst ? e : worst;
+    }
+    ENSURE_MSG(worst < 4e-15, "worst %g", worst);
+    ENSURE_BITS(orca_nav_angle(0, 0), 0.0);
+    ENSURE_BITS(orca_nav_angle(0, 1), 0.0);
+    ENSURE_NEAR(orca_nav_angle(1, 0), M_PI / 2, 1e-16);
+    ENSURE_NEAR(orca_nav_angle(0, -1), M_PI, 1e-15);
+    /* tiny and huge components */
+    ENSURE_NEAR(orca_nav_angle(1e-300, 1e-300), M_PI / 4, 1e-15);
+    ENSURE_NEAR(orca_nav_angle(-1e300, 1e300), 7 * M_PI / 4, 1e-15);
+    return 0;
+}
+
+static int test_open_floor(void)
+{
+    orca_sim *sim = new_sim();
+    ENSURE(sim);
+    orca_nav *nav = NULL;
+    ENSURE(orca_nav_create(sim, &nav) == ORCA_OK);
+    path_out o;
+    ENSURE(query(nav, 0.5, vec(0, 0), vec(3, 4), &o) == ORCA_OK);
+    ENSURE(o.result == ORCA_NAV_OK && o.count == 0);
+    ENSURE_BITS(o.length, 5.0);
+    orca_nav_destroy(nav);
+    orca_sim_destroy(sim);
+    return 0;
+}
+
+/* A point obstacle (a zero-length wall) on the straight line: around a circle of radius r,
+ * L = 2 sqrt(d^2 - r^2) + r * theta, theta = pi - 2 acos(r / d). */
+static int test_point_obstacle(void)
+{
+    orca_sim *sim = new_sim();
+    ENSURE(sim);
+    orca_segment_id id;
+    ENSURE(orca_sim_add_segment(sim, vec(0, 0), vec(0, 0), &id) == ORCA_OK);
+    orca_nav *nav = NULL;
+    ENSURE(orca_nav_create(sim, &nav) == ORCA_OK);
+    double r = 1.0, d = 5.0;
+    path_out o;
+    ENSURE(query(nav, r, vec(-d, 0), vec(d, 0), &o) == ORCA_OK);
+    ENSURE(o.result == ORCA_NAV_OK);
+    ENSURE(o.count == 1);
+    double theta = M_PI - 2 * acos(r / d);
+    double L = 2 * sqrt(d * d - r * r) + r * theta;
+    ENSURE_NEAR(o.length, L, 1e-12 * L);
+    ENSURE(o.c[0].vertex.x == 0 && o.c[0].vertex.y == 0);
+    /* ties between the two sides go the same way each time */
+    path_out o2;
+    ENSURE(query(nav, r, vec(-d, 0), vec(d, 0), &o2) == ORCA_OK);
+    ENSURE(o2.c[0].side == o.c[0].side);
+    orca_nav_destroy(nav);
+    orca_sim_destroy(sim);
+    return 0;
+}
+
+/* An L-bend: a wall from (0, -10) up to (0, 0) then right to (10, 0) ... walked around its
+ * corner from below-left to above-right is a capsule detour; here a corridor corner: inner
+ * wall corner at (0, 0) with walls (0,0)-(0,-10) and (0,0)-(10,0); start (-2, -5) [left of the
+ * vertical wall], goal (5, 2) [above the horizontal wall]. The path turns around (0, 0)
+ * clockwise-or-counter-clockwise on the outside: L = t1 + r*theta + t2. */
+static int test_l_corner(void)
+{
+    orca_sim *sim = new_sim();
+    ENSURE(sim);
+    orca_segment_id id;
+    ENSURE(orca_sim_add_segment(sim, vec(0, -10), vec(0, 0), &id) == ORCA_OK);
+    ENSURE(orca_sim_add_segment(sim, vec(0, 0), vec(10, 0), &id) == ORCA_OK);
+    orca_nav *nav = NULL;
+    ENSURE(orca_nav_create(sim, &nav) == ORCA_OK);
+    double r = 0.5;
+    orca_vec2 s = vec(-2, -5), g = vec(5, 2);
+    path_out o;
+    ENSURE(query(nav, r, s, g, &o) == ORCA_OK);
+    ENSURE(o.result == ORCA_NAV_OK && o.count == 1);
+    /* closed form: tangents from s and g to the circle at the origin, and the arc between
+     * the tangent points going around the outside (through the upper-left quadrant) */
+    double ds = hypot(s.x, s.y), dg = hypot(g.x, g.y);
+    double ts = sqrt(ds * ds - r * r), tg = sqrt(dg * dg - r * r);
+    /* direction angles of the tangent points: */
+    double as = atan2(s.y, s.x), ag = atan2(g.y, g.x);
+    /* the path passes the origin with the origin on its right (clockwise): tangent point
+     * angles as + acos(r/ds) (rotating toward the free side) and ag - acos(r/dg) */
+    double ps = as - acos(r / ds), pg = ag + acos(r / dg);
+    /* sweep clockwise from ps to pg */
+    double sweep = ps - pg;
+    while (sweep < 0) {
+        sweep += 2 * M_PI;
+    }
+    double L1 = ts + tg + r * sweep;
+    ps = as + acos(r / ds);
+    pg = ag - acos(r / dg);
+    sweep = pg - ps;
+    while (sweep < 0) {
+        sweep += 2 * M_PI;
+    }
+    double L2 = ts + tg + r * sweep;
+    double L = L1 < L2 ? L1 : L2;
+    ENSURE_MSG(fabs(o.length - L) <= 1e-12 * L, "length %.17g, closed form %.17g (%.17g, %.17g)",
+               o.length, L, L1, L2);
+    orca_nav_destroy(nav);
+    orca_sim_destroy(sim);
+    return 0;
+}
+
+/* Two rooms joined by one gap: width 2r + 1e-9 passes, 2r - 1e-9 does not. */
+static int gap_scene(double width, double r, orca_nav_result *res, double *len)
+{
+    orca_sim *sim = new_sim();
+    ENSURE(sim);
+    /* a wall along x = 0 from y = -10 to y = 10 with a gap centred at y = 0 */
+    double h = width / 2;
+    orca_segment_id id;
+    ENSURE(orca_sim_add_segment(sim, vec(0, -10), vec(0, -h), &id) == ORCA_OK);
+    ENSURE(orca_sim_add_segment(sim, vec(0, h), vec(0, 10), &id) == ORCA_OK);
+    /* a box around both rooms (a loop, walkable inside) */
+    orca_vec2 box[4] = {vec(-10, -10), vec(10, -10), vec(10, 10), vec(-10, 10)};
+    orca_boundary_id bid;
+    ENSURE(orca_sim_add_boundary(sim, box, 4, &bid) == ORCA_OK);
+    orca_nav *nav = NULL;
+    ENSURE(orca_nav_create(sim, &nav) == ORCA_OK);
+    path_out o;
+    ENSURE(query(nav, r, vec(-5, 3), vec(5, -3), &o) == ORCA_OK);
+    *res = o.result;
+    *len = o.length;
+    orca_nav_destroy(nav);
+    orca_sim_destroy(sim);
+    return 0;
+}
+
+static int test_gap(void)
+{
+    double r = 0.5;
+    orca_nav_result res;
+    double len;
+    ENSURE(gap_scene(2 * r + 1e-9, r, &res, &len) == 0);
+    ENSURE_MSG(res == ORCA_NAV_OK, "2r + 1e-9: %s", orca_nav_result_name(res));
+    ENSURE(len > hypot(10, 6));
+    ENSURE(gap_scene(2 * r - 1e-9, r, &res, &len) == 0);
+    ENSURE_MSG(res == ORCA_NAV_NO_PATH, "2r - 1e-9: %s", orca_nav_result_name(res));
+    ENSURE(gap_scene(2 * r + 0.5, r, &res, &len) == 0);
+    ENSURE(res == ORCA_NAV_OK);
+    return 0;
+}
+
+static int test_blocked_ends(void)
+{
+    orca_sim *sim = new_sim();
+    ENSURE(sim);
+    orca_vec2 box[4] = {vec(0, 0), vec(10, 0), vec(10, 10), vec(0, 10)};
+    orca_boundary_id bid;
+    ENSURE(orca_sim_add_boundary(sim, box, 4, &bid) == ORCA_OK);
+    orca_nav *nav = NULL;
+    ENSURE(orca_nav_create(sim, &nav) == ORCA_OK);
+    path_out o;
+    ENSURE(query(nav, 0.5, vec(0.2, 5), vec(5, 5), &o) == ORCA_OK);
+    ENSURE(o.result == ORCA_NAV_START_BLOCKED);
+    ENSURE(query(nav, 0.5, vec(5, 5), vec(9.9, 5), &o) == ORCA_OK);
+    ENSURE(o.result == ORCA_NAV_GOAL_BLOCKED);
+    ENSURE(query(nav, 0.5, vec(5, 5), vec(20, 5), &o) == ORCA_OK);
+    ENSURE(o.result == ORCA_NAV_GOAL_BLOCKED);
+    ENSURE(query(nav, 0.5, vec(-5, 5), vec(5, 5), &o) == ORCA_OK);
+    ENSURE(o.result == ORCA_NAV_START_BLOCKED);
+    ENSURE(query(nav, 0.5, vec(2, 2), vec(8, 8), &o) == ORCA_OK);
+    ENSURE(o.result == ORCA_NAV_OK && o.count == 0);
+    orca_nav_destroy(nav);
+    orca_sim_destroy(sim);
+    return 0;
+}
+
+static int test_arguments(void)
+{
+    orca_sim *sim = new_sim();
+    ENSURE(sim);
+    orca_nav *nav = NULL;
+    ENSURE(orca_nav_create(NULL, &nav) == ORCA_ERR_NULL && nav == NULL);
+    ENSURE(orca_nav_create(sim, NULL) == ORCA_ERR_NULL);
+    ENSURE(orca_nav_create(sim, &nav) == ORCA_OK);
+    orca_nav_result res = ORCA_NAV_OK;
+    orca_vec2 g = vec(1, 1);
+    double bad[] = {0.0, -1.0, 0x1p-21, 0x1p21, NAN, INFINITY};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+        ENSURE(orca_nav_path(nav, bad[i], vec(0, 0), &g, 1, &res, NULL, NULL, NULL, 0, NULL) ==
+               ORCA_ERR_ARGUMENT);
+        ENSURE(strstr(orca_nav_last_error(nav), "radius"));
+    }
+    ENSURE(orca_nav_path(nav, 0x1p-20, vec(0, 0), &g, 1, &res, NULL, NULL, NULL, 0, NULL) == ORCA_OK);
+    ENSURE(orca_nav_path(nav, 0x1p20, vec(0, 0), &g, 1, &res, NULL, NULL, NULL, 0, NULL) == ORCA_OK);
+    double badc[] = {NAN, INFINITY, -INFINITY, 0x1p21, -0x1p21, 1e300};
+    for (size_t i = 0; i < sizeof badc / sizeof badc[0]; ++i) {
+        ENSURE(orca_nav_path(nav, 1, vec(badc[i], 0), &g, 1, &res, NULL, NULL, NULL, 0, NULL) ==
+               ORCA_ERR_ARGUMENT);
+        ENSURE(strstr(orca_nav_last_error(nav), "from"));
+        orca_vec2 gb = vec(0, badc[i]);
+        ENSURE(orca_nav_path(nav, 1, vec(0, 0), &gb, 1, &res, NULL, NULL, NULL, 0, NULL) ==
+               ORCA_ERR_ARGUMENT);
+        ENSURE(strstr(orca_nav_last_error(nav), "goals[0]"));
+    }
+    ENSURE(orca_nav_path(nav, 1, vec(0x1.fffffffffffffp20, 0), &g, 1, &res, NULL, NULL, NULL, 0,
+                         NULL) == ORCA_OK);
+    ENSURE(orca_nav_path(nav, 1, vec(0, 0), &g, 0, &res, NULL, NULL, NULL, 0, NULL) ==
+           ORCA_ERR_ARGUMENT);
+    ENSURE(orca_nav_path(nav, 1, vec(0, 0), &g, ORCA_NAV_GOALS_MAX + 1, &res, NULL, NULL, NULL, 0,
+                         NULL) == ORCA_ERR_LIMIT);
+    ENSURE(orca_nav_path(nav, 1, vec(0, 0), NULL, 1, &res, NULL, NULL, NULL, 0, NULL) ==
+           ORCA_ERR_NULL);
+    ENSURE(orca_nav_path(nav, 1, vec(0, 0), &g, 1, NULL, NULL, NULL, NULL, 0, NULL) ==
+           ORCA_ERR_NULL);
+    ENSURE(orca_nav_path(nav, 1, vec(0, 0), &g, 1, &res, NULL, NULL, NULL, 3, NULL) ==
+           ORCA_ERR_NULL);
+    ENSURE(orca_nav_path(NULL, 1, vec(0, 0), &g, 1, &res, NULL, NULL, NULL, 0, NULL) ==
+           ORCA_ERR_NULL);
+    ENSURE(strcmp(orca_nav_result_name(ORCA_NAV_NO_PATH), "ORCA_NAV_NO_PATH") == 0);
+    ENSURE(strcmp(orca_nav_result_name(99), "unknown result") == 0);
+    orca_nav_destroy(nav);
+    orca_nav_destroy(NULL);
+    orca_sim_destroy(sim);
+    return 0;
+}
+
+/* Walls change between queries: the structure follows. */
+static int test_walls_change(void)
+{
+    orca_sim *sim = new_sim();
+    ENSURE(sim);
+    orca_nav *nav = NULL;
+    ENSURE(orca_nav_create(sim, &nav) == ORCA_OK);
+    path_out o;
+    ENSURE(query(nav, 0.5, vec(-5, 0), vec(5, 0), &o) == ORCA_OK);
+    ENSURE(o.result == ORCA_NAV_OK && o.count == 0);
+    orca_segment_id id;
+    ENSURE(orca_sim_add_segment(sim, vec(0, -3), vec(0, 3), &id) == ORCA_OK);
+    ENSURE(query(nav, 0.5, vec(-5, 0), vec(5, 0), &o) == ORCA_OK);
+    /* around one end of the wall: one corner, between the straight lines through the end */
+    ENSURE(o.result == ORCA_NAV_OK && o.count == 1);
+    ENSURE(fabs(o.c[0].vertex.y) == 3 && o.c[0].vertex.x == 0);
+    ENSURE(o.length > 2 * sqrt(34.0) && o.length < 2 * sqrt(34.0) + 0.5 * M_PI);
+    ENSURE(orca_sim_remove_segment(sim, id) == ORCA_OK);
+    ENSURE(query(nav, 0.5, vec(-5, 0), vec(5, 0), &o) == ORCA_OK);
+    ENSURE(o.result == ORCA_NAV_OK && o.count == 0);
+    orca_nav_destroy(nav);
+    orca_sim_destroy(sim);
+    return 0;
+}
+
+/* A room with its door on the left and the agents' goals beyond its right wall: without
+ * navigation they press against the right wall; with it every one walks out of the door and
+ * round the room. */
+static int trap_run(int navigation, int steps, int *arrived, int *unreachable, uint64_t *hash,
+                    int workers)
+{
+    orca_scenario *sc = NULL;
+    ENSURE(orca_scenario_create(NULL, 0.1, 1, &sc) == ORCA_OK);
+    orca_sim *sim = orca_scenario_sim(sc);
+    ENSURE(orca_sim_set_worker_count(sim, workers) == ORCA_OK);
+    orca_vec2 room[6] = {vec(0, 4), vec(0, 0), vec(10, 0), vec(10, 10), vec(0, 10), vec(0, 6)};
+    orca_segment_id ids[5];
+    ENSURE(orca_sim_add_polyline(sim, room, 6, 0, ids) == ORCA_OK);
+    ENSURE(orca_scenario_set_navigation(sc, navigation) == ORCA_OK);
+    for (int k = 0; k < 12; ++k) {
+        orca_agent_def d = orca_agent_def_default();
+        d.radius = 0.3;
+        d.max_speed = 1.5;
+        d.neighbor_dist = 3;
+        d.time_horizon = 2;
+        d.obstacle_time_horizon = 1;
+        d.position = vec(8.5 - (k / 3) * 1.0, 4 + (k % 3) * 1.0);
+        orca_goal g = orca_goal_default();
+        g.kind = ORCA_GOAL_POINT;
+        g.target = vec(14 + (k / 3) * 1.0, 3 + (k % 3) * 1.5);
+        g.preferred_speed = 1.2;
+        ENSURE(orca_scenario_add_agent(sc, &d, &g, NULL) == ORCA_OK);
+    }
+    for (int s = 0; s < steps; ++s) {
+        ENSURE(orca_scenario_step(sc) == ORCA_OK);
+    }
+    *arrived = orca_scenario_arrived_count(sc);
+    *unreachable = orca_scenario_nav_unreachable(sc);
+    *hash = orca_scenario_hash(sc);
+    double wo = orca_scenario_max_wall_overlap(sc);
+    ENSURE_MSG(wo < 0.01, "wall overlap %g", wo);
+    orca_scenario_destroy(sc);
+    return 0;
+}
+
+static int test_trap_room(void)
+{
+    int arrived, unreachable;
+    uint64_t h1, h2, h0;
+    ENSURE(trap_run(0, 800, &arrived, &unreachable, &h0, 1) == 0);
+    ENSURE_MSG(arrived == 0, "without navigation %d arrived", arrived);
+    ENSURE(trap_run(1, 800, &arrived, &unreachable, &h1, 1) == 0);
+    ENSURE_MSG(arrived == 12, "with navigation %d of 12 arrived", arrived);
+    ENSURE(unreachable == 0);
+    ENSURE(trap_run(1, 800, &arrived, &unreachable, &h2, 3) == 0);
+    ENSURE_MSG(h1 == h2, "1 worker %016llx, 3 workers %016llx", (unsigned long long)h1,
+               (unsigned long long)h2);
+    ENSURE(h0 != h1);
+    return 0;
+}
+
+/* Navigation off: a scenario's hash and bits are those of the plain rule, even after it was
+ * on and off again with no step between. */
+static int test_off_is_plain(void)
+{
+    uint64_t h[2];
+    for (int pass = 0; pass < 2; ++pass) {
+        orca_scenario *sc = NULL;
+        ENSURE(orca_scenario_create_builtin(ORCA_SCENE_WALL_GAP, 40, 3, NULL, &sc) == ORCA_OK);
+        if (pass) {
+            ENSURE(orca_scenario_set_navigation(sc, 1) == ORCA_OK);
+            ENSURE(orca_scenario_get_navigation(sc) == 1);
+            ENSURE(orca_scenario_set_navigation(sc, 0) == ORCA_OK);
+        }
+        ENSURE(orca_scenario_set_navigation(sc, 2) == ORCA_ERR_ARGUMENT);
+        for (int s = 0; s < 50; ++s) {
+            ENSURE(orca_scenario_step(sc) == ORCA_OK);
+        }
+        h[pass] = orca_scenario_hash(sc);
+        orca_scenario_destroy(sc);
+    }
+    ENSURE(h[0] == h[1]);
+    return 0;
+}
+
+/* Goal sets: two exits of a room; each agent takes the nearer by path. */
+static int test_goal_set(void)
+{
+    orca_scenario *sc = NULL;
+    ENSURE(orca_scenario_create(NULL, 0.1, 1, &sc) == ORCA_OK);
+    orca_sim *sim = orca_scenario_sim(sc);
+    /* a room 10 x 10 with a door in the left and the right wall; exits outside each */
+    orca_segment_id id;
+    ENSURE(orca_sim_add_segment(sim, vec(0, 0), vec(10, 0), &id) == ORCA_OK);
+    ENSURE(orca_sim_add_segment(sim, vec(0, 10), vec(10, 10), &id) == ORCA_OK);
+    ENSURE(orca_sim_add_segment(sim, vec(0, 0), vec(0, 4), &id) == ORCA_OK);
+    ENSURE(orca_sim_add_segment(sim, vec(0, 6), vec(0, 10), &id) == ORCA_OK);
+    ENSURE(orca_sim_add_segment(sim, vec(10, 0), vec(10, 4), &id) == ORCA_OK);
+    ENSURE(orca_sim_add_segment(sim, vec(10, 6), vec(10, 10), &id) == ORCA_OK);
+    orca_vec2 exits[2] = {vec(-3, 5), vec(13, 5)};
+    int set = -1;
+    ENSURE(orca_scenario_add_goal_set(sc, "exits", exits, 2, &set) == ORCA_OK && set == 0);
+    ENSURE(orca_scenario_add_goal_set(sc, "exits", exits, 2, NULL) == ORCA_ERR_ARGUMENT);
+    ENSURE(orca_scenario_add_goal_set(sc, "", exits, 2, NULL) == ORCA_ERR_ARGUMENT);
+    ENSURE(orca_scenario_add_goal_set(sc, "x", exits, 0, NULL) == ORCA_ERR_ARGUMENT);
+    orca_vec2 bad[1] = {vec(NAN, 0)};
+    ENSURE(orca_scenario_add_goal_set(sc, "bad", bad, 1, NULL) == ORCA_ERR_ARGUMENT);
+    ENSURE(strstr(orca_scenario_last_error(sc), "point 0"));
+    ENSURE(orca_scenario_goal_set_count(sc) == 1);
+    ENSURE(orca_scenario_goal_set_find(sc, "exits") == 0);
+    ENSURE(orca_scenario_goal_set_find(sc, "nope") == -1);
+    ENSURE(orca_scenario_set_navigation(sc, 1) == ORCA_OK);
+    for (int k = 0; k < 10; ++k) {
+        orca_agent_def d = orca_agent_def_default();
+        d.radius = 0.3;
+        d.max_speed = 1.5;
+        d.neighbor_dist = 3;
+        d.time_horizon = 2;
+        d.obstacle_time_horizon = 1;
+        d.position = vec(1.5 + (k % 5) * 1.6, (k / 5) ? 8.5 : 1.5);
+        orca_goal g = orca_goal_default();
+        g.kind = ORCA_GOAL_SET;
+        g.goal_set = 0;
+        g.preferred_speed = 1.2;
+        ENSURE(orca_scenario_add_agent(sc, &d, &g, NULL) == ORCA_OK);
+    }
+    orca_goal g = orca_goal_default();
+    g.kind = ORCA_GOAL_SET;
+    g.goal_set = 1;
+    orca_agent_def d = orca_agent_def_default();
+    ENSURE(orca_scenario_add_agent(sc, &d, &g, NULL) == ORCA_ERR_ARGUMENT);
+    ENSURE(orca_scenario_step(sc) == ORCA_OK);
+    for (int i = 0; i < 10; ++i) {
+        orca_nav_agent na;
+        ENSURE(orca_scenario_agent_nav(sc, i, &na, NULL, 0) == ORCA_OK);
+        ENSURE(na.navigating && na.result == ORCA_NAV_OK && na.plans == 1);
+        /* the nearer exit by path: the left one from x < 5 */
+        orca_vec2 start;
+        ENSURE(orca_scenario_agent_goal(sc, i, NULL, &start) == ORCA_OK);
+        if (start.x != 5) {
+            ENSURE_MSG((start.x < 5) == (na.goal.x < 0), "agent %d from %g went to %g", i, start.x,
+                       na.goal.x);
+        }
+    }
+    for (int s = 0; s < 400; ++s) {
+        ENSURE(orca_scenario_step(sc) == ORCA_OK);
+    }
+    const orca_vec2 *pos = orca_sim_positions(sim);
+    for (int i = 0; i < 10; ++i) {
+        ENSURE_MSG(pos[i].x < 0 || pos[i].x > 10, "agent %d still in the room at (%g, %g)", i,
+                   pos[i].x, pos[i].y);
+    }
+    orca_scenario_destroy(sc);
+    return 0;
+}
+
+/* A goal behind a wall that closes mid-run: the agents re-plan to the other way round. */
+static int test_blocked_corridor(void)
+{
+    orca_scenario *sc = NULL;
+    ENSURE(orca_scenario_create(NULL, 0.1, 1, &sc) == ORCA_OK);
+    orca_sim *sim = orca_scenario_sim(sc);
+    /* a ring corridor around a block: outer loop 0..20, inner block 6..14 (clockwise hole) */
+    orca_vec2 outer[4] = {vec(0, 0), vec(20, 0), vec(20, 20), vec(0, 20)};
+    orca_vec2 inner[4] = {vec(6, 6), vec(6, 14), vec(14, 14), vec(14, 6)};
+    orca_boundary_id b1, b2;
+    ENSURE(orca_sim_add_boundary(sim, outer, 4, &b1) == ORCA_OK);
+    ENSURE(orca_sim_add_boundary(sim, inner, 4, &b2) == ORCA_OK);
+    ENSURE(orca_scenario_set_navigation(sc, 1) == ORCA_OK);
+    for (int k = 0; k < 6; ++k) {
+        orca_agent_def d = orca_agent_def_default();
+        d.radius = 0.3;
+        d.max_speed = 1.5;
+        d.neighbor_dist = 3;
+        d.time_horizon = 2;
+        d.obstacle_time_horizon = 1;
+        d.position = vec(2 + (k % 3) * 1.0, 2 + (k / 3) * 1.0);
+        orca_goal g = orca_goal_default();
+        g.kind = ORCA_GOAL_POINT;
+        g.target = vec(17 + (k % 3) * 1.0, 17 + (k / 3) * 1.0 - 1);
+        g.preferred_speed = 1.2;
+        ENSURE(orca_scenario_add_agent(sc, &d, &g, NULL) == ORCA_OK);
+    }
+    for (int s = 0; s < 20; ++s) {
+        ENSURE(orca_scenario_step(sc) == ORCA_OK);
+    }
+    /* which way did agent 0 take? block that side's corridor with a wall across it */
+    orca_nav_agent na;
+    orca_nav_corner c[8];
+    ENSURE(orca_scenario_agent_nav(sc, 0, &na, c, 8) == ORCA_OK);
+    ENSURE(na.result == ORCA_NAV_OK && na.corners >= 1);
+    int via_right = c[0].vertex.x == 14; /* around (14, 6): the lower-right way */
+    orca_segment_id wall;
+    if (via_right) {
+        ENSURE(orca_sim_add_segment(sim, vec(14, 3), vec(20, 3), &wall) == ORCA_OK);
+    } else {
+        ENSURE(orca_sim_add_segment(sim, vec(3, 6), vec(3, 0), &wall) == ORCA_OK);
+    }
+    /* wait: the wall above must not overlap an agent: they are near (2..4, 2..3) */
+    for (int s = 0; s < 900; ++s) {
+        ENSURE(orca_scenario_step(sc) == ORCA_OK);
+    }
+    ENSURE_MSG(orca_scenario_arrived_count(sc) == 6, "%d of 6 arrived",
+               orca_scenario_arrived_count(sc));
+    ENSURE(orca_scenario_agent_nav(sc, 0, &na, c, 8) == ORCA_OK);
+    ENSURE(na.plans >= 2);
+    orca_scenario_destroy(sc);
+    return 0;
+}
+
+/* No path: a goal in a closed room is reported and the agent stands. */
+static int test_unreachable(void)
+{
+    orca_scenario *sc = NULL;
+    ENSURE(orca_scenario_create(NULL, 0.1, 1, &sc) == ORCA_OK);
+    orca_sim *sim = orca_scenario_sim(sc);
+    orca_vec2 room[4] = {vec(10, 10), vec(10, 14), vec(14, 14), vec(14, 10)}; /* clockwise */
+    orca_segment_id id;
+    for (int k = 0; k < 4; ++k) {
+        ENSURE(orca_sim_add_segment(sim, room[k], room[(k + 1) % 4], &id) == ORCA_OK);
+    }
+    ENSURE(orca_scenario_set_navigation(sc, 1) == ORCA_OK);
+    orca_agent_def d = orca_agent_def_default();
+    d.radius = 0.3;
+    d.position = vec(0, 0);
+    orca_goal g = orca_goal_default();
+    g.kind = ORCA_GOAL_POINT;
+    g.target = vec(12, 12);
+    ENSURE(orca_scenario_add_agent(sc, &d, &g, NULL) == ORCA_OK);
+    for (int s = 0; s < 5; ++s) {
+        ENSURE(orca_scenario_step(sc) == ORCA_OK);
+    }
+    ENSURE(orca_scenario_nav_unreachable(sc) == 1);
+    orca_nav_agent na;
+    ENSURE(orca_scenario_agent_nav(sc, 0, &na, NULL, 0) == ORCA_OK);
+    ENSURE(na.result == ORCA_NAV_NO_PATH);
+    orca_vec2 p;
+    ENSURE(orca_agent_get_position(sim, orca_sim_agent_at(sim, 0), &p) == ORCA_OK);
+    ENSURE(p.x == 0 && p.y == 0);
+    orca_scenario_destroy(sc);
+    return 0;
+}
+
+const orca_test ORCA_TESTS[] = {
+    {"trap_room", test_trap_room},
+    {"off_is_plain", test_off_is_plain},
+    {"goal_set", test_goal_set},
+    {"blocked_corridor", test_blocked_corridor},
+    {"unreachable", test_unreachable},
+    {"angle", test_angle},
+    {"open_floor", test_open_floor},
+    {"point_obstacle", test_point_obstacle},
+    {"l_corner", test_l_corner},
+    {"gap", test_gap},
+    {"blocked_ends", test_blocked_ends},
+    {"arguments", test_arguments},
+    {"walls_change", test_walls_change},
+    {0, 0},
+};

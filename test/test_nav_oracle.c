@@ -1,0 +1,276 @@
+/* SPDX-License-Identifier: MIT */
+/* Navigation against the independent oracle (test/nav_brute.c, written from the geometry, not
+ * from the library): the scenes of test/nav_scenes.h and random wall scenes, path results and
+ * lengths within 1e-9 relative (docs/navigation.md's method is exact). */
+#include "nav_brute.h"
+#include "nav_scenes.h"
+#include "orca/nav.h"
+#include "orca/sim.h"
+#include "test.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
+static int expected_result(int nb)
+{
+    switch (nb) {
+    case NB_OK: return ORCA_NAV_OK;
+    case NB_NO_PATH: return ORCA_NAV_NO_PATH;
+    case NB_START_BLOCKED: return ORCA_NAV_START_BLOCKED;
+    case NB_GOAL_BLOCKED: return ORCA_NAV_GOAL_BLOCKED;
+    default: return -1;
+    }
+}
+
+typedef struct tally {
+    int compared, ok;
+    double worst;
+} tally;
+
+/* One query both ways; 0 when they agree. */
+static int compare(orca_nav *nav, const nb_graph *g, double r, double sx, double sy, double gx,
+                   double gy, const char *what, int k, tally *t)
+{
+    nb_path p;
+    memset(&p, 0, sizeof p);
+    int st = nb_query(g, sx, sy, gx, gy, &p);
+    orca_vec2 from = {sx, sy}, goal = {gx, gy};
+    orca_nav_result res;
+    double len = 0;
+    int count = 0;
+    ENSURE(orca_nav_path(nav, r, from, &goal, 1, &res, &len, NULL, NULL, 0, &count) == ORCA_OK);
+    ENSURE_MSG((int)res == expected_result(st),
+               "%s %d: (%.17g, %.17g) -> (%.17g, %.17g) r %g: library %s, oracle %s", what, k, sx,
+               sy, gx, gy, r, orca_nav_result_name(res), nb_status_name(st));
+    t->compared++;
+    if (st == NB_OK) {
+        double e = fabs(len - p.length) / (p.length > 1 ? p.length : 1);
+        t->worst = e > t->worst ? e : t->worst;
+        ENSURE_MSG(e <= 1e-9, "%s %d: (%.17g, %.17g) -> (%.17g, %.17g) r %g: library %.17g, "
+                              "oracle %.17g",
+                   what, k, sx, sy, gx, gy, r, len, p.length);
+        t->ok++;
+    }
+    nb_path_free(&p);
+    return 0;
+}
+
+typedef void scene_fn(ns_scene *);
+
+static void gap_plus(ns_scene *sc) { ns_gap(1.0 + 1e-9, sc); }
+static void gap_minus(ns_scene *sc) { ns_gap(1.0 - 1e-9, sc); }
+
+static scene_fn *const k_scenes[] = {ns_maze, ns_bend, ns_rooms, ns_pillars, gap_plus, gap_minus,
+                                     ns_floor};
+
+/* Every scene's pairs, and random points of its box paired up, at its radius and two others. */
+static int test_scenes(void)
+{
+    static ns_scene sc;
+    tally t = {0, 0, 0};
+    test_rng rng = {2028};
+    for (size_t i = 0; i < sizeof k_scenes / sizeof k_scenes[0]; ++i) {
+        memset(&sc, 0, sizeof sc);
+        k_scenes[i](&sc);
+        orca_sim *sim = NULL;
+        ENSURE(orca_sim_create(NULL, &sim) == ORCA_OK);
+        ENSURE(ns_add_to_sim(&sc, sim) == ORCA_OK);
+        orca_nav *nav = NULL;
+        ENSURE(orca_nav_create(sim, &nav) == ORCA_OK);
+        double lo_x = INFINITY, lo_y = INFINITY, hi_x = -INFINITY, hi_y = -INFINITY;
+        for (int k = 0; k < sc.nwalls; ++k) {
+            lo_x = fmin(lo_x, fmin(sc.walls[k].ax, sc.walls[k].bx));
+            hi_x = fmax(hi_x, fmax(sc.walls[k].ax, sc.walls[k].bx));
+            lo_y = fmin(lo_y, fmin(sc.walls[k].ay, sc.walls[k].by));
+            hi_y = fmax(hi_y, fmax(sc.walls[k].ay, sc.walls[k].by));
+        }
+        int lp = 0;
+        for (int l = 0; l < sc.nloops; ++l) {
+            for (int k = 0; k < sc.loop_n[l]; ++k, ++lp) {
+                lo_x = fmin(lo_x, sc.loop_xy[2 * lp]);
+                hi_x = fmax(hi_x, sc.loop_xy[2 * lp]);
+                lo_y = fmin(lo_y, sc.loop_xy[2 * lp + 1]);
+                hi_y = fmax(hi_y, sc.loop_xy[2 * lp + 1]);
+            }
+        }
+        double radii[3] = {sc.radius, sc.radius * 0.5, sc.radius * 1.37};
+        for (int ri = 0; ri < 3; ++ri) {
+            double r = radii[ri];
+            nb_graph *g = NULL;
+            ENSURE(ns_prepare(&sc, r, &g) == NB_OK);
+            for (int k = 0; k < sc.npairs; ++k) {
+                const ns_pair *q = &sc.pairs[k];
+                if (compare(nav, g, r, q->sx, q->sy, q->gx, q->gy, sc.name, k, &t)) {
+                    return 1;
+                }
+            }
+            /* random points: those at least r + 1e-6 from every wall (or blocked by more than
+             * 1e-6), so that the two tolerances cannot disagree on them */
+            int done = 0;
+            for (int tries = 0; done < 40 && tries < 4000; ++tries) {
+                double sx = test_rng_uniform(&rng, lo_x - 2, hi_x + 2);
+                double sy = test_rng_uniform(&rng, lo_y - 2, hi_y + 2);
+                double gx = test_rng_uniform(&rng, lo_x - 2, hi_x + 2);
+                double gy = test_rng_uniform(&rng, lo_y - 2, hi_y + 2);
+                double cs = nb_clearance(g, sx, sy), cg = nb_clearance(g, gx, gy);
+                if (fabs(cs - r) < 1e-6 || fabs(cg - r) < 1e-6) {
+                    continue;
+                }
+                if (compare(nav, g, r, sx, sy, gx, gy, sc.name, 100 + done, &t)) {
+                    return 1;
+                }
+                ++done;
+            }
+            nb_free(g);
+        }
+        orca_nav_destroy(nav);
+        orca_sim_destroy(sim);
+    }
+    printf("  scenes: %d queries, %d paths, worst relative difference %.3g\n", t.compared, t.ok,
+           t.worst);
+    return 0;
+}
+
+/* Random wall scenes (walls of random length and direction, some of them points, some chained;
+ * half inside a room with clockwise holes), random radii, random pairs. */
+static int test_random_scenes(void)
+{
+    static ns_scene sc;
+    test_rng rng = {4242};
+    const char *env = getenv("NAV_ORACLE_SCENES");
+    int nscenes = env ? atoi(env) : 60;
+    tally t = {0, 0, 0};
+    for (int i = 0; i < nscenes; ++i) {
+        memset(&sc, 0, sizeof sc);
+        sc.name = "random";
+        double r = test_rng_uniform(&rng, 0.15, 0.8);
+        if (test_rng_next(&rng) % 2) {
+            const double room[] = {0, 0, 20, 0, 20, 20, 0, 20};
+            memcpy(sc.loop_xy, room, sizeof room);
+            sc.loop_n[sc.nloops++] = 4;
+            int holes = (int)(test_rng_next(&rng) % 4);
+            for (int h = 0; h < holes; ++h) {
+                double cx = 2.0 + 4.0 * h + test_rng_uniform(&rng, 1.5, 2.5);
+                double cy = test_rng_uniform(&rng, 3, 17);
+                double e = test_rng_uniform(&rng, 0.3, 1.5);
+                const double sq[] = {cx - e, cy - e, cx - e, cy + e, cx + e, cy + e, cx + e, cy - e};
+                memcpy(sc.loop_xy + 8 * sc.nloops, sq, sizeof sq);
+                sc.loop_n[sc.nloops++] = 4;
+            }
+        }
+        int nw = 4 + (int)(test_rng_next(&rng) % 12);
+        for (int k = 0; k < nw; ++k) {
+            double ax = test_rng_uniform(&rng, 1, 19), ay = test_rng_uniform(&rng, 1, 19);
+            double l = test_rng_next(&rng) % 8 == 0 ? 0.0 : test_rng_uniform(&rng, 0.5, 7);
+            double a = test_rng_uniform(&rng, 0, 2 * M_PI);
+            if (k > 0 && test_rng_next(&rng) % 4 == 0) {
+                ax = sc.walls[k - 1].bx;
+                ay = sc.walls[k - 1].by;
+            }
+            sc.walls[sc.nwalls++] = (nb_seg){ax, ay, ax + l * cos(a), ay + l * sin(a)};
+        }
+        orca_sim *sim = NULL;
+        ENSURE(orca_sim_create(NULL, &sim) == ORCA_OK);
+        ENSURE(ns_add_to_sim(&sc, sim) == ORCA_OK);
+        orca_nav *nav = NULL;
+        ENSURE(orca_nav_create(sim, &nav) == ORCA_OK);
+        nb_graph *g = NULL;
+        ENSURE(ns_prepare(&sc, r, &g) == NB_OK);
+        int done = 0;
+        for (int tries = 0; done < 12 && tries < 2000; ++tries) {
+            double sx = test_rng_uniform(&rng, -1, 21), sy = test_rng_uniform(&rng, -1, 21);
+            double gx = test_rng_uniform(&rng, -1, 21), gy = test_rng_uniform(&rng, -1, 21);
+            double cs = nb_clearance(g, sx, sy), cg = nb_clearance(g, gx, gy);
+            if (fabs(cs - r) < 1e-6 || fabs(cg - r) < 1e-6) {
+                continue;
+            }
+            char what[32];
+            snprintf(what, sizeof what, "random scene %d", i);
+            if (compare(nav, g, r, sx, sy, gx, gy, what, done, &t)) {
+                return 1;
+            }
+            ++done;
+        }
+        nb_free(g);
+        orca_nav_destroy(nav);
+        orca_sim_destroy(sim);
+    }
+    printf("  random: %d scenes, %d queries, %d paths, worst relative difference %.3g\n", nscenes,
+           t.compared, t.ok, t.worst);
+    return 0;
+}
+
+/* The floor plan's four exits as one goal set: the library's nearest exit by path equals the
+ * least of the oracle's four lengths. */
+static int test_floor_exits(void)
+{
+    static ns_scene sc;
+    ns_floor(&sc);
+    ENSURE(sc.npoints == 4);
+    orca_sim *sim = NULL;
+    ENSURE(orca_sim_create(NULL, &sim) == ORCA_OK);
+    ENSURE(ns_add_to_sim(&sc, sim) == ORCA_OK);
+    orca_nav *nav = NULL;
+    ENSURE(orca_nav_create(sim, &nav) == ORCA_OK);
+    double r = sc.radius;
+    nb_graph *g = NULL;
+    ENSURE(ns_prepare(&sc, r, &g) == NB_OK);
+    orca_vec2 exits[4];
+    for (int e = 0; e < 4; ++e) {
+        exits[e].x = sc.points[e].x;
+        exits[e].y = sc.points[e].y;
+    }
+    test_rng rng = {77};
+    int done = 0;
+    double worst = 0;
+    for (int tries = 0; done < 60 && tries < 5000; ++tries) {
+        double sx = test_rng_uniform(&rng, 0, 56), sy = test_rng_uniform(&rng, 0, 36);
+        if (nb_clearance(g, sx, sy) < r + 1e-6) {
+            continue;
+        }
+        double best = INFINITY;
+        int best_e = -1;
+        for (int e = 0; e < 4; ++e) {
+            nb_path p;
+            memset(&p, 0, sizeof p);
+            if (nb_query(g, sx, sy, exits[e].x, exits[e].y, &p) == NB_OK && p.length < best) {
+                best = p.length;
+                best_e = e;
+            }
+            nb_path_free(&p);
+        }
+        orca_vec2 from = {sx, sy};
+        orca_nav_result res;
+        double len = 0;
+        int gi = -1;
+        ENSURE(orca_nav_path(nav, r, from, exits, 4, &res, &len, &gi, NULL, 0, NULL) == ORCA_OK);
+        if (best_e < 0) {
+            ENSURE(res == ORCA_NAV_NO_PATH);
+        } else {
+            ENSURE_MSG(res == ORCA_NAV_OK, "(%g, %g): %s", sx, sy, orca_nav_result_name(res));
+            double e = fabs(len - best) / best;
+            worst = e > worst ? e : worst;
+            ENSURE_MSG(e <= 1e-9, "(%g, %g): library %.17g (exit %d), oracle %.17g (exit %d)", sx,
+                       sy, len, gi, best, best_e);
+        }
+        ++done;
+    }
+    printf("  floor: %d starts, worst relative difference %.3g\n", done, worst);
+    nb_free(g);
+    orca_nav_destroy(nav);
+    orca_sim_destroy(sim);
+    return 0;
+}
+
+const orca_test ORCA_TESTS[] = {
+    {"scenes", test_scenes},
+    {"random_scenes", test_random_scenes},
+    {"floor_exits", test_floor_exits},
+    {0, 0},
+};
