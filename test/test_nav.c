@@ -514,6 +514,61 @@ static int test_blocked_corridor(void)
     return 0;
 }
 
+/* Re-routing (docs/navigation.md, "Following a path"): the short door is blocked by an agent
+ * that stands in it (navigation does not see agents); after 4 s without progress the walker
+ * plans again with the door's corner costing more and goes through the other door. */
+static int test_reroute(void)
+{
+    uint64_t hashes[2];
+    for (int workers = 1; workers <= 2; ++workers) {
+        orca_scenario *sc = NULL;
+        ENSURE(orca_scenario_create(NULL, 0.1, 1, &sc) == ORCA_OK);
+        orca_sim *sim = orca_scenario_sim(sc);
+        ENSURE(orca_sim_set_worker_count(sim, workers) == ORCA_OK);
+        orca_segment_id id;
+        ENSURE(orca_sim_add_segment(sim, vec(0, -10), vec(0, -2.0), &id) == ORCA_OK);
+        ENSURE(orca_sim_add_segment(sim, vec(0, -0.8), vec(0, 3.4), &id) == ORCA_OK);
+        ENSURE(orca_sim_add_segment(sim, vec(0, 4.6), vec(0, 10), &id) == ORCA_OK);
+        ENSURE(orca_scenario_set_navigation(sc, 1) == ORCA_OK);
+        orca_agent_def d = orca_agent_def_default();
+        d.radius = 0.3;
+        d.max_speed = 1.5;
+        d.neighbor_dist = 3;
+        d.time_horizon = 2;
+        d.obstacle_time_horizon = 1;
+        d.position = vec(-5, 0);
+        orca_goal g = orca_goal_default();
+        g.kind = ORCA_GOAL_POINT;
+        g.target = vec(5, 0);
+        g.preferred_speed = 1.2;
+        ENSURE(orca_scenario_add_agent(sc, &d, &g, NULL) == ORCA_OK);
+        orca_agent_def b = d; /* the blocker: in the short door, standing */
+        b.radius = 0.55;
+        b.max_speed = 0;
+        b.position = vec(0, -1.4);
+        orca_goal none = orca_goal_default();
+        ENSURE(orca_scenario_add_agent(sc, &b, &none, NULL) == ORCA_OK);
+        orca_nav_agent na;
+        orca_nav_corner c[8];
+        ENSURE(orca_scenario_step(sc) == ORCA_OK);
+        ENSURE(orca_scenario_agent_nav(sc, 0, &na, c, 8) == ORCA_OK);
+        ENSURE(na.result == ORCA_NAV_OK && na.corners >= 1 && c[0].vertex.y == -0.8);
+        for (int s = 0; s < 600; ++s) {
+            ENSURE(orca_scenario_step(sc) == ORCA_OK);
+        }
+        ENSURE(orca_scenario_agent_nav(sc, 0, &na, c, 8) == ORCA_OK);
+        ENSURE_MSG(na.reroutes >= 1, "%d re-routings", na.reroutes);
+        orca_vec2 p;
+        ENSURE(orca_agent_get_position(sim, orca_sim_agent_at(sim, 0), &p) == ORCA_OK);
+        ENSURE_MSG(hypot(p.x - 5, p.y) <= 0.3, "at (%g, %g) after %d re-routings", p.x, p.y,
+                   na.reroutes);
+        hashes[workers - 1] = orca_scenario_hash(sc);
+        orca_scenario_destroy(sc);
+    }
+    ENSURE(hashes[0] == hashes[1]);
+    return 0;
+}
+
 /* No path: a goal in a closed room is reported and the agent stands. */
 static int test_unreachable(void)
 {
@@ -553,6 +608,7 @@ const orca_test ORCA_TESTS[] = {
     {"goal_set", test_goal_set},
     {"blocked_corridor", test_blocked_corridor},
     {"unreachable", test_unreachable},
+    {"reroute", test_reroute},
     {"angle", test_angle},
     {"open_floor", test_open_floor},
     {"point_obstacle", test_point_obstacle},
