@@ -685,11 +685,11 @@ static int nv_in_sweep(orca_vec2 u, orca_vec2 ua, orca_vec2 ub, double delta)
  * of the segment (to the arc, where its direction from v lies on the arc), or where the
  * segment's line meets the circle or is nearest to v. */
 static int nv_arc_clear(const nav_plan *P, const orca_nav *nav, int vi, orca_vec2 pa, orca_vec2 pb,
-                     double delta)
+                        double delta, double lim)
 {
     orca_vec2 v = P->vp[vi];
     orca_vec2 ua = v2_sub(pa, v), ub = v2_sub(pb, v);
-    double r = P->r, lim = P->lim, lim2 = P->lim2;
+    double r = P->r, lim2 = lim * lim;
     int sweep = delta > 0;
     for (int j = P->near_first[vi]; j < P->near_first[vi] + P->near_n[vi]; ++j) {
         int k = P->near_w[j];
@@ -749,9 +749,10 @@ static double nv_ring_delta(double ka, double kb, int s)
 }
 
 static int nv_arc_clear_dir(const nav_plan *P, const orca_nav *nav, int vi, int s, orca_vec2 pa,
-                         orca_vec2 pb, double delta)
+                            orca_vec2 pb, double delta, double lim)
 {
-    return s > 0 ? nv_arc_clear(P, nav, vi, pa, pb, delta) : nv_arc_clear(P, nav, vi, pb, pa, delta);
+    return s > 0 ? nv_arc_clear(P, nav, vi, pa, pb, delta, lim)
+                 : nv_arc_clear(P, nav, vi, pb, pa, delta, lim);
 }
 
 static int nv_add_node(nav_plan *P, orca_vec2 p, int ring, int dep)
@@ -976,7 +977,7 @@ static nav_plan *nv_build_plan(orca_nav *nav, double r)
             int b = rn[s > 0 ? (k + 1) % m : (k + m - 1) % m];
             double d = nv_ring_delta(P->nkey[a], P->nkey[b], s);
             P->arc_len[a] = r * d;
-            P->arc_free[a] = (uint8_t)nv_arc_clear_dir(P, nav, vi, s, P->np[a], P->np[b], d);
+            P->arc_free[a] = (uint8_t)nv_arc_clear_dir(P, nav, vi, s, P->np[a], P->np[b], d, P->lim);
         }
     }
     return P;
@@ -1295,7 +1296,7 @@ static int nv_start_points(const orca_nav *nav, const nav_plan *P, orca_vec2 fro
                 continue;
             }
             orca_vec2 f = v2_sub(t, from);
-            if (!nv_taut(P, vi, s, f) || !nv_seg_clear(nav, P, from, t, start_lim)) {
+            if ((start_lim == P->lim && !nv_taut(P, vi, s, f)) || !nv_seg_clear(nav, P, from, t, start_lim)) {
                 continue;
             }
             v[n].p = t;
@@ -1494,13 +1495,14 @@ static orca_status nv_search(orca_nav *nav, const nav_plan *P, orca_vec2 from, c
         /* goal points on this ring up to the next node */
         for (int j = nv_gv_lower(gv, ngv, g); j < ngv && gv[j].ring == g; ++j) {
             double d = nv_ring_delta(k, gv[j].key, s);
-            if ((y < 0 || d <= dy) && nv_arc_clear_dir(P, nav, vi, s, px, gv[j].p, d)) {
+            if ((y < 0 || d <= dy) &&
+                nv_arc_clear_dir(P, nav, vi, s, px, gv[j].p, d, x < nn ? P->lim : start_lim)) {
                 double a = P->r * d;
                 RELAX(nn + ns + j, c + a, len[x] + a, x);
             }
         }
         if (y >= 0 && y != x) {
-            int free = x < nn ? P->arc_free[x] : nv_arc_clear_dir(P, nav, vi, s, px, P->np[y], dy);
+            int free = x < nn ? P->arc_free[x] : nv_arc_clear_dir(P, nav, vi, s, px, P->np[y], dy, start_lim);
             if (free) {
                 double a = P->r * dy;
                 RELAX(y, c + a, len[x] + a, x);
@@ -1668,7 +1670,7 @@ static nav_field *nv_get_field(orca_nav *nav, nav_plan *P, int id, const orca_ve
             }
         } else {
             p = nv_ring_prev_of(P, g, k, &d);
-            if (p >= 0 && nv_arc_clear_dir(P, nav, vi, s, P->np[p], px, d)) {
+            if (p >= 0 && nv_arc_clear_dir(P, nav, vi, s, P->np[p], px, d, P->lim)) {
                 RELAXB(p, c + P->r * d, x);
             }
         }
@@ -1799,7 +1801,7 @@ static orca_status nv_field_route(orca_nav *nav, const nav_plan *P, const nav_fi
                 continue;
             }
             orca_vec2 f = v2_sub(t, from);
-            if (!nv_taut(P, vi, s, f) || !nv_seg_clear(nav, P, from, t, start_lim)) {
+            if ((start_lim == P->lim && !nv_taut(P, vi, s, f)) || !nv_seg_clear(nav, P, from, t, start_lim)) {
                 continue;
             }
             double leg = v2_len(f);
@@ -1826,7 +1828,7 @@ static orca_status nv_field_route(orca_nav *nav, const nav_plan *P, const nav_fi
                 double c = leg + P->r * d + F->dist[nn + j] + pen;
                 int64_t key = base + (j - lo);
                 if ((c < best || (c == best && key < best_key)) &&
-                    nv_arc_clear_dir(P, nav, vi, s, t, F->gv_p[j], d)) {
+                    nv_arc_clear_dir(P, nav, vi, s, t, F->gv_p[j], d, start_lim)) {
                     best = c;
                     best_key = key;
                     best_goal = -1;
@@ -1839,7 +1841,7 @@ static orca_status nv_field_route(orca_nav *nav, const nav_plan *P, const nav_fi
                 double c = leg + P->r * dy + F->dist[y] + pen;
                 int64_t key = base + INT32_MAX;
                 if ((c < best || (c == best && key < best_key)) &&
-                    nv_arc_clear_dir(P, nav, vi, s, t, P->np[y], dy)) {
+                    nv_arc_clear_dir(P, nav, vi, s, t, P->np[y], dy, start_lim)) {
                     best = c;
                     best_key = key;
                     best_goal = -1;

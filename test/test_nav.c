@@ -3,6 +3,7 @@
  * angle function against libm (a test may use libm: only the library may not). */
 #include "orca/nav.h"
 #include "orca/scenario.h"
+#include "nav_internal.h"
 #include "orca/sim.h"
 #include "test.h"
 
@@ -591,7 +592,12 @@ static int test_unreachable(void)
     for (int s = 0; s < 5; ++s) {
         ENSURE(orca_scenario_step(sc) == ORCA_OK);
     }
-    ENSURE(orca_scenario_nav_unreachable(sc) == 1);
+    {
+        orca_nav_agent q0, q1;
+        orca_scenario_agent_nav(sc, 0, &q0, NULL, 0);
+        orca_scenario_agent_nav(sc, 1, &q1, NULL, 0);
+        ENSURE_MSG(orca_scenario_nav_unreachable(sc) == 1, "%s %s", orca_nav_result_name(q0.result), orca_nav_result_name(q1.result));
+    }
     orca_nav_agent na;
     ENSURE(orca_scenario_agent_nav(sc, 0, &na, NULL, 0) == ORCA_OK);
     ENSURE(na.result == ORCA_NAV_NO_PATH);
@@ -602,7 +608,216 @@ static int test_unreachable(void)
     return 0;
 }
 
+/* orca_nav_stats_get, a start pushed nearer than r to a wall (it plans with the clearance it
+ * has), a goal set no agent can reach, and the aim at a corner's own vertex. */
+static int test_edges(void)
+{
+    orca_scenario *sc = NULL;
+    ENSURE(orca_scenario_create(NULL, 0.1, 1, &sc) == ORCA_OK);
+    orca_sim *sim = orca_scenario_sim(sc);
+    orca_vec2 room[6] = {vec(0, 4), vec(0, 0), vec(10, 0), vec(10, 10), vec(0, 10), vec(0, 6)};
+    orca_segment_id ids[5];
+    ENSURE(orca_sim_add_polyline(sim, room, 6, 0, ids) == ORCA_OK);
+    orca_vec2 closed[4] = {vec(20, 20), vec(20, 24), vec(24, 24), vec(24, 20)};
+    orca_segment_id cid[4];
+    ENSURE(orca_sim_add_polyline(sim, closed, 4, 1, cid) == ORCA_OK);
+    orca_nav *nav = NULL;
+    ENSURE(orca_nav_create(sim, &nav) == ORCA_OK);
+    orca_nav_stats st;
+    ENSURE(orca_nav_stats_get(nav, 0.3, &st) == ORCA_OK);
+    ENSURE(st.walls == 9 && st.vertices == 10 && st.legs > 0 && st.bytes > 0);
+    ENSURE(orca_nav_stats_get(nav, 0.0, &st) == ORCA_ERR_ARGUMENT);
+    ENSURE(orca_nav_stats_get(nav, 0.3, NULL) == ORCA_ERR_NULL);
+    ENSURE(orca_nav_stats_get(NULL, 0.3, &st) == ORCA_ERR_NULL);
+    ENSURE(strcmp(orca_nav_result_name(ORCA_NAV_OK), "ORCA_NAV_OK") == 0);
+    ENSURE(strcmp(orca_nav_result_name(ORCA_NAV_START_BLOCKED), "ORCA_NAV_START_BLOCKED") == 0);
+    ENSURE(strcmp(orca_nav_result_name(ORCA_NAV_GOAL_BLOCKED), "ORCA_NAV_GOAL_BLOCKED") == 0);
+    orca_nav_destroy(nav);
+    /* goal sets: one point inside the closed box (no path), one reachable */
+    orca_vec2 inside[1] = {vec(22, 22)};
+    orca_vec2 outside[1] = {vec(15, 5)};
+    int s_in = -1, s_out = -1;
+    ENSURE(orca_scenario_add_goal_set(sc, "in", inside, 1, &s_in) == ORCA_OK);
+    ENSURE(orca_scenario_add_goal_set(sc, "out", outside, 1, &s_out) == ORCA_OK);
+    ENSURE(orca_scenario_set_goal_set_exit(sc, s_out, 0.5) == ORCA_OK);
+    ENSURE(orca_scenario_set_goal_set_exit(sc, s_out, -1) == ORCA_ERR_ARGUMENT);
+    ENSURE(orca_scenario_set_goal_set_exit(sc, 7, 0) == ORCA_ERR_ARGUMENT);
+    int is_exit = 0;
+    double arrive = 0;
+    ENSURE(orca_scenario_goal_set_exit(sc, s_out, &is_exit, &arrive) == ORCA_OK && is_exit &&
+           arrive == 0.5);
+    ENSURE(orca_scenario_goal_set_exit(sc, s_in, &is_exit, NULL) == ORCA_OK && !is_exit);
+    ENSURE(orca_scenario_set_navigation(sc, 1) == ORCA_OK);
+    orca_agent_def d = orca_agent_def_default();
+    d.radius = 0.3;
+    d.max_speed = 1.5;
+    d.neighbor_dist = 3;
+    d.time_horizon = 2;
+    d.obstacle_time_horizon = 1;
+    orca_goal g = orca_goal_default();
+    g.kind = ORCA_GOAL_SET;
+    g.goal_set = s_in;
+    d.position = vec(5, 5);
+    ENSURE(orca_scenario_add_agent(sc, &d, &g, NULL) == ORCA_OK);
+    g.goal_set = s_out;
+    d.position = vec(0.25, 8); /* 0.25 from the wall x = 0: nearer than its radius */
+    ENSURE(orca_scenario_add_agent(sc, &d, &g, NULL) == ORCA_OK);
+    ENSURE(orca_scenario_step(sc) == ORCA_OK);
+    {
+        orca_nav_agent q0, q1;
+        orca_scenario_agent_nav(sc, 0, &q0, NULL, 0);
+        orca_scenario_agent_nav(sc, 1, &q1, NULL, 0);
+        ENSURE_MSG(orca_scenario_nav_unreachable(sc) == 1, "%s %s", orca_nav_result_name(q0.result), orca_nav_result_name(q1.result));
+    }
+    orca_nav_agent na;
+    ENSURE(orca_scenario_agent_nav(sc, 1, &na, NULL, 0) == ORCA_OK);
+    ENSURE_MSG(na.result == ORCA_NAV_OK, "%s", orca_nav_result_name(na.result));
+    ENSURE(orca_scenario_agent_nav(sc, 0, &na, NULL, 0) == ORCA_OK && na.result == ORCA_NAV_NO_PATH);
+    ENSURE(orca_scenario_agent_nav(sc, 9, &na, NULL, 0) == ORCA_ERR_ARGUMENT);
+    ENSURE(orca_scenario_agent_nav(sc, 0, NULL, NULL, 0) == ORCA_ERR_NULL);
+    ENSURE(orca_scenario_agent_nav(sc, 0, &na, NULL, 2) == ORCA_ERR_NULL);
+    for (int k = 0; k < 400; ++k) {
+        ENSURE(orca_scenario_step(sc) == ORCA_OK);
+    }
+    int exited = 0;
+    int64_t last = -2;
+    ENSURE(orca_scenario_exited(sc, &exited, &last) == ORCA_OK && exited == 1 && last > 0);
+    const char *name = NULL;
+    int count = 0;
+    orca_vec2 pts[1];
+    ENSURE(orca_scenario_goal_set_get(sc, s_out, &name, pts, 1, &count) == ORCA_OK &&
+           strcmp(name, "out") == 0 && count == 1 && pts[0].x == 15);
+    ENSURE(orca_scenario_goal_set_get(sc, 5, &name, NULL, 0, NULL) == ORCA_ERR_ARGUMENT);
+    orca_scenario_destroy(sc);
+    /* the aim at the corner's own vertex */
+    orca_nav_corner c;
+    memset(&c, 0, sizeof c);
+    c.vertex = vec(1, 1);
+    c.side = 1;
+    orca_vec2 a = orca_nav_aim(vec(1, 1), &c, 0.5);
+    ENSURE(a.x == 0 && a.y == 0);
+    return 0;
+}
+
+/* Allocation failures: the 1st, 2nd, ... allocation of a run with walls, a path query, goal
+ * sets, exits and navigated steps fails in turn; every call reports ORCA_ERR_MEMORY or
+ * succeeds, and nothing leaks. */
+static long g_calls, g_fail_at, g_live, g_failed;
+
+static void *fa_alloc(size_t size, void *context)
+{
+    (void)context;
+    if (g_fail_at > 0 && ++g_calls == g_fail_at) {
+        ++g_failed;
+        return NULL;
+    }
+    void *p = malloc(size);
+    g_live += p != NULL;
+    return p;
+}
+
+static void *fa_resize(void *p, size_t size, void *context)
+{
+    (void)context;
+    if (g_fail_at > 0 && ++g_calls == g_fail_at) {
+        ++g_failed;
+        return NULL;
+    }
+    return realloc(p, size);
+}
+
+static void fa_release(void *p, void *context)
+{
+    (void)context;
+    --g_live;
+    free(p);
+}
+
+static int nav_run(void)
+{
+    orca_scenario *sc = NULL;
+    orca_status st = orca_scenario_create(NULL, 0.1, 1, &sc);
+    if (st != ORCA_OK) {
+        return st == ORCA_ERR_MEMORY ? 0 : 1;
+    }
+    orca_sim *sim = orca_scenario_sim(sc);
+    orca_vec2 room[6] = {vec(0, 4), vec(0, 0), vec(10, 0), vec(10, 10), vec(0, 10), vec(0, 6)};
+    orca_vec2 exits[2] = {vec(-3, 5), vec(14, 5)};
+    orca_nav *nav = NULL;
+    int set = -1, bad = 0;
+    if (orca_sim_add_polyline(sim, room, 6, 0, NULL) != ORCA_OK ||
+        orca_scenario_add_goal_set(sc, "exits", exits, 2, &set) != ORCA_OK ||
+        orca_scenario_set_goal_set_exit(sc, set, 1.0) != ORCA_OK ||
+        orca_scenario_set_navigation(sc, 1) != ORCA_OK) {
+        goto done;
+    }
+    for (int k = 0; k < 4; ++k) {
+        orca_agent_def d = orca_agent_def_default();
+        d.radius = 0.3;
+        d.max_speed = 1.5;
+        d.neighbor_dist = 3;
+        d.time_horizon = 2;
+        d.obstacle_time_horizon = 1;
+        d.position = vec(7 + k % 2, 3 + k);
+        orca_goal g = orca_goal_default();
+        g.kind = k == 3 ? ORCA_GOAL_POINT : ORCA_GOAL_SET;
+        g.target = vec(14, 8);
+        g.goal_set = set;
+        if (orca_scenario_add_agent(sc, &d, &g, NULL) != ORCA_OK) {
+            goto done;
+        }
+    }
+    for (int s = 0; s < 20; ++s) {
+        st = orca_scenario_step(sc);
+        if (st != ORCA_OK) {
+            bad |= st != ORCA_ERR_MEMORY;
+            goto done;
+        }
+    }
+    if (orca_nav_create(sim, &nav) != ORCA_OK) {
+        goto done;
+    }
+    orca_nav_result res;
+    orca_nav_corner c[4];
+    int cnt = 0;
+    st = orca_nav_path(nav, 0.3, vec(8, 5), exits, 2, &res, NULL, NULL, c, 4, &cnt);
+    bad |= st != ORCA_OK && st != ORCA_ERR_MEMORY;
+    orca_nav_stats stats;
+    st = orca_nav_stats_get(nav, 0.4, &stats);
+    bad |= st != ORCA_OK && st != ORCA_ERR_MEMORY;
+done:
+    orca_nav_destroy(nav);
+    orca_scenario_destroy(sc);
+    return bad;
+}
+
+static int test_allocation_failures(void)
+{
+    orca_allocator a = {fa_alloc, fa_resize, fa_release, NULL};
+    ENSURE(orca_set_allocator(&a) == ORCA_OK);
+    int runs = 0;
+    for (long k = 1; k < 100000; ++k) {
+        g_calls = 0;
+        g_failed = 0;
+        g_fail_at = k;
+        long live0 = g_live;
+        int bad = nav_run();
+        g_fail_at = 0;
+        ENSURE_MSG(!bad, "allocation %ld failing: a status other than ORCA_ERR_MEMORY", k);
+        ENSURE_MSG(g_live == live0, "allocation %ld failing: %ld blocks leaked", k, g_live - live0);
+        ++runs;
+        if (g_failed == 0) {
+            break; /* the whole run passed without reaching allocation k */
+        }
+    }
+    ENSURE(orca_set_allocator(NULL) == ORCA_OK);
+    ENSURE(runs > 10);
+    return 0;
+}
+
 const orca_test ORCA_TESTS[] = {
+    {"edges", test_edges},
+    {"allocation_failures", test_allocation_failures},
     {"trap_room", test_trap_room},
     {"off_is_plain", test_off_is_plain},
     {"goal_set", test_goal_set},
