@@ -1142,7 +1142,7 @@ static orca_vec2 nav_goal(const orca_scenario *sc, const sc_agent *a, const sc_n
 }
 
 /* Plans agent a (at p, radius r) anew; avoid: a wall end to penalise (re-routing). */
-static orca_status nav_plan(orca_scenario *sc, sc_agent *a, sc_nav *v, orca_vec2 p, double r,
+static orca_status nav_replan(orca_scenario *sc, sc_agent *a, sc_nav *v, orca_vec2 p, double r,
                             const orca_vec2 *avoid)
 {
     const orca_vec2 *goals = &a->goal.target;
@@ -1226,7 +1226,7 @@ static orca_status nav_advance(orca_scenario *sc, const int32_t *ent, const orca
             v->planned = 0; /* a new target (waypoints, a changed goal) or radius */
         }
         if (!v->planned) {
-            orca_status st = nav_plan(sc, a, v, p, r, v->has_avoid ? &v->avoid : NULL);
+            orca_status st = nav_replan(sc, a, v, p, r, v->has_avoid ? &v->avoid : NULL);
             if (st != ORCA_OK) {
                 return st;
             }
@@ -1258,7 +1258,7 @@ static orca_status nav_advance(orca_scenario *sc, const int32_t *ent, const orca
             v->has_avoid = 1;
             v->avoid = v->route.corners[v->k].vertex;
             v->reroutes++;
-            orca_status st = nav_plan(sc, a, v, p, r, v->has_avoid ? &v->avoid : NULL);
+            orca_status st = nav_replan(sc, a, v, p, r, v->has_avoid ? &v->avoid : NULL);
             if (st != ORCA_OK) {
                 return st;
             }
