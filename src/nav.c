@@ -1693,6 +1693,29 @@ static nav_field *nv_get_field(orca_nav *nav, nav_plan *P, int id, const orca_ve
     return F;
 }
 
+/* Moves order[k] down the binary heap order[0 .. hn) of vertices kept by (lb, index). */
+static void nv_sift_down(const double *lb, int32_t *order, int hn, int k)
+{
+    for (;;) {
+        int l = 2 * k + 1, m = k;
+        if (l < hn && (lb[order[l]] < lb[order[m]] ||
+                       (lb[order[l]] == lb[order[m]] && order[l] < order[m]))) {
+            m = l;
+        }
+        if (l + 1 < hn && (lb[order[l + 1]] < lb[order[m]] ||
+                           (lb[order[l + 1]] == lb[order[m]] && order[l + 1] < order[m]))) {
+            m = l + 1;
+        }
+        if (m == k) {
+            return;
+        }
+        int32_t t = order[k];
+        order[k] = order[m];
+        order[m] = t;
+        k = m;
+    }
+}
+
 /* A query through a goal set's distances: connect the start, take the best first node, then
  * follow the distances' next nodes. */
 static orca_status nv_field_route(orca_nav *nav, const nav_plan *P, const nav_field *F,
@@ -1751,24 +1774,7 @@ static orca_status nv_field_route(orca_nav *nav, const nav_plan *P, const nav_fi
     /* a binary heap of vertices by (bound, index) */
     int hn = nv;
     for (int i = hn / 2 - 1; i >= 0; --i) {
-        for (int k = i;;) {
-            int l = 2 * k + 1, m = k;
-            if (l < hn && (lb[order[l]] < lb[order[m]] ||
-                           (lb[order[l]] == lb[order[m]] && order[l] < order[m]))) {
-                m = l;
-            }
-            if (l + 1 < hn && (lb[order[l + 1]] < lb[order[m]] ||
-                               (lb[order[l + 1]] == lb[order[m]] && order[l + 1] < order[m]))) {
-                m = l + 1;
-            }
-            if (m == k) {
-                break;
-            }
-            int32_t t = order[k];
-            order[k] = order[m];
-            order[m] = t;
-            k = m;
-        }
+        nv_sift_down(lb, order, hn, i);
     }
     while (hn > 0) {
         int vi = order[0];
@@ -1776,24 +1782,7 @@ static orca_status nv_field_route(orca_nav *nav, const nav_plan *P, const nav_fi
             break; /* every vertex left costs more (or nothing is reachable through it) */
         }
         order[0] = order[--hn];
-        for (int k = 0;;) {
-            int l = 2 * k + 1, m = k;
-            if (l < hn && (lb[order[l]] < lb[order[m]] ||
-                           (lb[order[l]] == lb[order[m]] && order[l] < order[m]))) {
-                m = l;
-            }
-            if (l + 1 < hn && (lb[order[l + 1]] < lb[order[m]] ||
-                               (lb[order[l + 1]] == lb[order[m]] && order[l + 1] < order[m]))) {
-                m = l + 1;
-            }
-            if (m == k) {
-                break;
-            }
-            int32_t t = order[k];
-            order[k] = order[m];
-            order[m] = t;
-            k = m;
-        }
+        nv_sift_down(lb, order, hn, 0);
         for (int side = 0; side < 2; ++side) {
             int s = side ? -1 : 1;
             orca_vec2 t;
