@@ -1790,9 +1790,13 @@ static orca_status nv_field_route(orca_nav *nav, const nav_plan *P, const nav_fi
                 continue;
             }
             orca_vec2 f = v2_sub(t, from);
-            if ((start_lim == P->lim && !nv_taut(P, vi, s, f)) || !nv_seg_clear(nav, P, from, t, start_lim)) {
+            if (start_lim == P->lim && !nv_taut(P, vi, s, f)) {
                 continue;
             }
+            /* the leg's clearance is checked once a candidate through it would win (-1: not
+             * yet): the same result as checking it first, without the walk along the leg for
+             * the start points that cannot win */
+            int clear = -1;
             double leg = v2_len(f);
             double pen = vi == avoid_v ? penalty : 0.0;
             double key_t = orca_nav_angle(t.y - P->vp[vi].y, t.x - P->vp[vi].x);
@@ -1816,8 +1820,16 @@ static orca_status nv_field_route(orca_nav *nav, const nav_plan *P, const nav_fi
                 }
                 double c = leg + P->r * d + F->dist[nn + j] + pen;
                 int64_t key = base + (j - lo);
-                if ((c < best || (c == best && key < best_key)) &&
-                    nv_arc_clear_dir(P, nav, vi, s, t, F->gv_p[j], d, start_lim)) {
+                if (!(c < best || (c == best && key < best_key))) {
+                    continue;
+                }
+                if (clear < 0) {
+                    clear = nv_seg_clear(nav, P, from, t, start_lim);
+                }
+                if (!clear) {
+                    break;
+                }
+                if (nv_arc_clear_dir(P, nav, vi, s, t, F->gv_p[j], d, start_lim)) {
                     best = c;
                     best_key = key;
                     best_goal = -1;
@@ -1826,10 +1838,11 @@ static orca_status nv_field_route(orca_nav *nav, const nav_plan *P, const nav_fi
                     best_first = nn + j;
                 }
             }
-            if (y >= 0) {
+            if (y >= 0 && clear != 0) {
                 double c = leg + P->r * dy + F->dist[y] + pen;
                 int64_t key = base + INT32_MAX;
                 if ((c < best || (c == best && key < best_key)) &&
+                    (clear > 0 || (clear = nv_seg_clear(nav, P, from, t, start_lim)) != 0) &&
                     nv_arc_clear_dir(P, nav, vi, s, t, P->np[y], dy, start_lim)) {
                     best = c;
                     best_key = key;
@@ -1873,9 +1886,6 @@ orca_status orca_nav_route(orca_nav *nav, double radius, orca_vec2 from, const o
                            int goal_count, int field, const orca_vec2 *avoid, double penalty,
                            nav_route *out)
 {
-    if (orca_nav_sync(nav) < 0) {
-        return ORCA_ERR_MEMORY;
-    }
     nav_plan *P = nv_get_plan(nav, radius);
     if (!P) {
         return ORCA_ERR_MEMORY;

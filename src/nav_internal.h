@@ -24,7 +24,8 @@ void orca_nav_route_free(nav_route *r);
  * memory (nothing changed). */
 int orca_nav_sync(orca_nav *nav);
 
-/* The path of orca_nav_path into *out (its corners array grown as needed). field >= 0 names
+/* The path of orca_nav_path into *out (its corners array grown as needed), on the walls of
+ * the last orca_nav_sync (the caller syncs once before its queries). field >= 0 names
  * a goal set whose distances the object keeps per radius (docs/navigation.md, "Shared goals"):
  * the same goals must come with the same field every time until the walls change. avoid:
  * NULL, or a wall end whose corners cost `penalty` metres more (re-routing): in the whole

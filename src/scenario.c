@@ -131,8 +131,12 @@ struct orca_scenario {
     int64_t exited_last_step;
     orca_agent_id *exit_ids; /* scratch: this step's leavers */
     int exit_cap;
-    int32_t *ent;        /* scratch: the entry of each index this step (navigation, sets) */
+    int32_t *ent;        /* the entry of each index this step (navigation, sets); after the
+                            step, the first ent_hint of them are the next step's guesses */
+    uint8_t *nav_flag;   /* scratch: per index, what nav_advance left to its serial pass */
+    orca_vec2 *pref;     /* scratch: per index, the rule's value nav_advance computed */
     int ent_cap;
+    int ent_hint;
 
     int measured_initial;
     int recording; /* 0: no overlap or arrival record (orca_scenario_set_recording) */
@@ -456,6 +460,8 @@ void orca_scenario_destroy(orca_scenario *sc)
     orca_mem_free(sc->sets);
     orca_mem_free(sc->exit_ids);
     orca_mem_free(sc->ent);
+    orca_mem_free(sc->nav_flag);
+    orca_mem_free(sc->pref);
     orca_nav_destroy(sc->nav);
     orca_mem_free(sc->agents);
     orca_mem_free(sc->map);
@@ -1045,6 +1051,22 @@ static orca_vec2 nav_velocity(orca_vec2 dir, double speed, uint64_t step_hash, u
     return pref;
 }
 
+/* The rule's preferred velocity of agent a (entry e) at position, after the step's
+ * navigation pass (docs/scenarios.md, docs/navigation.md): standing without a path, toward
+ * the next corner while one lies ahead, else the plain rule. Only reads. */
+static orca_vec2 agent_rule(const orca_scenario *sc, const sc_agent *a, int e, orca_vec2 position,
+                            uint64_t step_hash)
+{
+    const sc_nav *v = sc->navigation ? a->nv : NULL;
+    if (v && v->route.result != ORCA_NAV_OK) {
+        return v2(0.0, 0.0); /* no path: it stands (docs/navigation.md) */
+    }
+    if (v && v->k < v->route.count) {
+        return nav_velocity(v->dir, a->goal.preferred_speed, step_hash, (uint64_t)e);
+    }
+    return preferred_velocity(&a->goal, position, sc->dt, step_hash, (uint64_t)e);
+}
+
 static int agent_arrived(const sc_agent *a, orca_vec2 position, double radius)
 {
     if (a->goal.kind != ORCA_GOAL_POINT && a->goal.kind != ORCA_GOAL_SET) {
@@ -1172,38 +1194,169 @@ static orca_status nav_replan(orca_scenario *sc, sc_agent *a, sc_nav *v, orca_ve
     return ORCA_OK;
 }
 
+/* What an agent's navigation needs after the pass on the workers (nav_task). */
+enum { NAV_DONE = 0, NAV_PLAN = 1, NAV_REROUTE = 2 };
+
+/* The start of an agent's navigation in a step: keeps what nav_restore puts back and drops
+ * the plan when the walls changed, or the agent has a new target (waypoints, a changed goal)
+ * or radius. Returns whether it still has its plan. Writes only the agent's own state, and
+ * doing it twice in a step is the same as doing it once. */
+static int nav_prepare(const sc_agent *a, sc_nav *v, double r, int changed)
+{
+    v->prev_k = v->k;
+    v->prev_stuck = v->stuck;
+    v->prev_best = v->best;
+    if (changed) {
+        v->planned = 0; /* the walls changed: every path is planned again */
+    }
+    if (v->planned && (v->radius != r ||
+                       (a->goal.kind == ORCA_GOAL_POINT && !same_point(a->goal.target, v->target)))) {
+        v->planned = 0;
+    }
+    return v->planned;
+}
+
+/* Following a planned path (docs/navigation.md, "Following a path"): passes the corners the
+ * agent at p is beyond, counts its progress and takes its direction. NAV_REROUTE when it made
+ * no progress for ORCA_NAV_STUCK_TIME (then it takes no direction: the caller plans again
+ * first). Reads the scenario, writes only the agent's own state. */
+static int nav_follow(const orca_scenario *sc, const sc_agent *a, sc_nav *v, orca_vec2 p, double r)
+{
+    orca_vec2 goal = nav_goal(sc, a, v);
+    while (v->k < v->route.count &&
+           orca_nav_passed(p, &v->route.corners[v->k],
+                           v->k + 1 < v->route.count ? &v->route.corners[v->k + 1] : NULL, goal,
+                           r)) {
+        v->k++;
+        v->best = 1.0 / 0.0;
+        v->stuck = 0;
+    }
+    /* progress: the distance to where the current leg ends */
+    orca_vec2 o = v->k < v->route.count ? v->route.corners[v->k].leave : goal;
+    double d = v2_len(v2_sub(o, p));
+    if (d < v->best - ORCA_NAV_PROGRESS) {
+        v->best = d;
+        v->stuck = 0;
+    } else {
+        v->stuck++;
+    }
+    if (v->k < v->route.count && (double)v->stuck * sc->dt >= ORCA_NAV_STUCK_TIME) {
+        return NAV_REROUTE; /* (on the last leg there is no other way: it waits, as in a queue
+                               at the goal) */
+    }
+    if (v->k < v->route.count) {
+        v->dir = orca_nav_aim(p, &v->route.corners[v->k], r);
+    }
+    return NAV_DONE;
+}
+
+/* Re-routing: the corner the agent is stuck at costs more; it plans again and takes its
+ * direction. */
+static orca_status nav_reroute(orca_scenario *sc, sc_agent *a, sc_nav *v, orca_vec2 p, double r)
+{
+    v->has_avoid = 1;
+    v->avoid = v->route.corners[v->k].vertex;
+    v->reroutes++;
+    orca_status st = nav_replan(sc, a, v, p, r, &v->avoid);
+    if (st == ORCA_OK && v->route.result == ORCA_NAV_OK && v->k < v->route.count) {
+        v->dir = orca_nav_aim(p, &v->route.corners[v->k], r);
+    }
+    return st;
+}
+
+typedef struct nav_ctx {
+    orca_scenario *sc;
+    const int32_t *ent;
+    const orca_vec2 *pos;
+    uint8_t *flag; /* per index: NAV_DONE, NAV_PLAN or NAV_REROUTE */
+    orca_vec2 *pref; /* per index: the rule's value (agent_rule) for the agents with an entry */
+    uint64_t step_hash;
+    int changed;   /* the walls changed since the last pass */
+} nav_ctx;
+
+/* The pass over agents [begin, end) that needs no planning (on the workers: each agent writes
+ * only its own entry and flag): without navigation a goal-set agent takes the set's nearest
+ * point; with it an agent with a plan follows it, and one that needs a plan or a re-routing is
+ * flagged for nav_advance's serial pass. */
+static void nav_task(int begin, int end, int worker, void *context)
+{
+    (void)worker;
+    const nav_ctx *c = context;
+    orca_scenario *sc = c->sc;
+    for (int i = begin; i < end; ++i) {
+        int e = c->ent[i];
+        uint8_t f = NAV_DONE;
+        sc_agent *a = e >= 0 ? &sc->agents[e] : NULL;
+        if (a && (a->goal.kind == ORCA_GOAL_POINT || a->goal.kind == ORCA_GOAL_SET)) {
+            if (!sc->navigation) {
+                if (a->goal.kind == ORCA_GOAL_SET) {
+                    a->goal.target = nearest_point(&sc->sets[a->goal.goal_set], c->pos[i]);
+                }
+            } else if (!a->nv) {
+                f = NAV_PLAN;
+            } else {
+                double r = orca_sim_peek_radius(sc->sim, i);
+                if (!nav_prepare(a, a->nv, r, c->changed)) {
+                    f = NAV_PLAN;
+                } else if (a->nv->route.result == ORCA_NAV_OK) {
+                    f = (uint8_t)nav_follow(sc, a, a->nv, c->pos[i], r);
+                }
+            }
+        }
+        c->flag[i] = f;
+        if (a && f == NAV_DONE) {
+            c->pref[i] = agent_rule(sc, a, e, c->pos[i], c->step_hash);
+        }
+    }
+}
+
 /* Before the rule: each navigating agent plans when it must, passes the corners it is beyond,
  * counts its progress (re-routing when it has none for ORCA_NAV_STUCK_TIME) and takes its
- * direction; without navigation a goal-set agent takes the set's nearest point. In index
- * order on the calling thread. */
+ * direction; without navigation a goal-set agent takes the set's nearest point. The agents
+ * that need no planning go on the workers (nav_task, from NAV_TASK_MIN agents on); then the
+ * plans, which share the navigation's structures, in index order on the calling thread. Each
+ * agent's result is that of doing all of it for it alone, so it is the same for any split. */
+#define NAV_TASK_MIN 2048
 static orca_status nav_advance(orca_scenario *sc, const int32_t *ent, const orca_vec2 *pos,
-                               int n)
+                               int n, uint64_t step_hash)
 {
     orca_sim *sim = sc->sim;
-    int changed = 0;
+    nav_ctx c;
+    c.sc = sc;
+    c.ent = ent;
+    c.pos = pos;
+    c.flag = sc->nav_flag;
+    c.pref = sc->pref;
+    c.step_hash = step_hash;
+    c.changed = 0;
     if (sc->navigation) {
         if (!sc->nav && orca_nav_create(sim, &sc->nav) != ORCA_OK) {
             return fail(sc, ORCA_ERR_MEMORY, "out of memory creating the navigation");
         }
-        changed = orca_nav_sync(sc->nav);
-        if (changed < 0) {
+        c.changed = orca_nav_sync(sc->nav);
+        if (c.changed < 0) {
             return fail(sc, ORCA_ERR_MEMORY, "out of memory reading the walls");
         }
     }
+    if (n < NAV_TASK_MIN || orca_sim_run_task(sim, nav_task, n, &c) != ORCA_OK) {
+        nav_task(0, n, 0, &c);
+    }
+    if (!sc->navigation) {
+        return ORCA_OK;
+    }
     for (int i = 0; i < n; ++i) {
-        int e = ent[i];
-        if (e < 0) {
+        if (c.flag[i] == NAV_DONE) {
             continue;
         }
-        sc_agent *a = &sc->agents[e];
-        if (a->goal.kind != ORCA_GOAL_POINT && a->goal.kind != ORCA_GOAL_SET) {
-            continue;
-        }
+        sc_agent *a = &sc->agents[ent[i]];
         orca_vec2 p = pos[i];
-        if (!sc->navigation) {
-            if (a->goal.kind == ORCA_GOAL_SET) {
-                a->goal.target = nearest_point(&sc->sets[a->goal.goal_set], p);
+        double r = orca_sim_peek_radius(sim, i);
+        if (c.flag[i] == NAV_REROUTE) {
+            orca_status st = nav_reroute(sc, a, a->nv, p, r);
+            if (st != ORCA_OK) {
+                return st;
             }
+            c.pref[i] = agent_rule(sc, a, ent[i], p, step_hash);
             continue;
         }
         if (!a->nv) {
@@ -1214,61 +1367,16 @@ static orca_status nav_advance(orca_scenario *sc, const int32_t *ent, const orca
             a->nv->prev_best = a->nv->best = 1.0 / 0.0;
         }
         sc_nav *v = a->nv;
-        v->prev_k = v->k; /* for nav_restore */
-        v->prev_stuck = v->stuck;
-        v->prev_best = v->best;
-        if (changed) {
-            v->planned = 0; /* the walls changed: every path is planned again */
+        nav_prepare(a, v, r, c.changed);
+        orca_status st = nav_replan(sc, a, v, p, r, v->has_avoid ? &v->avoid : NULL);
+        if (st == ORCA_OK && v->route.result == ORCA_NAV_OK &&
+            nav_follow(sc, a, v, p, r) == NAV_REROUTE) {
+            st = nav_reroute(sc, a, v, p, r);
         }
-        double r = orca_sim_peek_radius(sim, i);
-        if (v->planned && (v->radius != r ||
-                           (a->goal.kind == ORCA_GOAL_POINT && !same_point(a->goal.target, v->target)))) {
-            v->planned = 0; /* a new target (waypoints, a changed goal) or radius */
+        if (st != ORCA_OK) {
+            return st;
         }
-        if (!v->planned) {
-            orca_status st = nav_replan(sc, a, v, p, r, v->has_avoid ? &v->avoid : NULL);
-            if (st != ORCA_OK) {
-                return st;
-            }
-        }
-        if (v->route.result != ORCA_NAV_OK) {
-            continue;
-        }
-        orca_vec2 goal = nav_goal(sc, a, v);
-        while (v->k < v->route.count &&
-               orca_nav_passed(p, &v->route.corners[v->k],
-                               v->k + 1 < v->route.count ? &v->route.corners[v->k + 1] : NULL,
-                               goal, r)) {
-            v->k++;
-            v->best = 1.0 / 0.0;
-            v->stuck = 0;
-        }
-        /* progress: the distance to where the current leg ends */
-        orca_vec2 o = v->k < v->route.count ? v->route.corners[v->k].leave : goal;
-        double d = v2_len(v2_sub(o, p));
-        if (d < v->best - ORCA_NAV_PROGRESS) {
-            v->best = d;
-            v->stuck = 0;
-        } else {
-            v->stuck++;
-        }
-        if (v->k < v->route.count && (double)v->stuck * sc->dt >= ORCA_NAV_STUCK_TIME) {
-            /* re-routing: the corner it is stuck at costs more (on the last leg there is no
-             * other way: it waits, as in a queue at the goal) */
-            v->has_avoid = 1;
-            v->avoid = v->route.corners[v->k].vertex;
-            v->reroutes++;
-            orca_status st = nav_replan(sc, a, v, p, r, v->has_avoid ? &v->avoid : NULL);
-            if (st != ORCA_OK) {
-                return st;
-            }
-            if (v->route.result != ORCA_NAV_OK) {
-                continue;
-            }
-        }
-        if (v->k < v->route.count) {
-            v->dir = orca_nav_aim(p, &v->route.corners[v->k], r);
-        }
+        c.pref[i] = agent_rule(sc, a, ent[i], p, step_hash);
     }
     return ORCA_OK;
 }
@@ -1602,6 +1710,7 @@ typedef struct rule_ctx {
     const uint32_t *slots, *generations; /* orca_sim_peek_handles */
     uint64_t step_hash;                  /* perturb_step_hash of this step */
     const int32_t *ent;                  /* the entry of each index, or NULL: key_at */
+    const orca_vec2 *pref;               /* NULL, or each entry's value, from nav_advance */
 } rule_ctx;
 
 /* The preferred-velocity rule of the agents at index[0 .. count-1] (orca_step_rule_fn: the
@@ -1616,23 +1725,20 @@ static void rule_agents(void *context, const int32_t *index, int32_t first,
     const orca_scenario *sc = c->sc;
     for (int j = 0; j < count; ++j) {
         int32_t i = index ? index[j] : first + j;
-        orca_agent_id id;
-        id.slot = c->slots[i];
-        id.generation = c->generations[id.slot];
-        int e = c->ent ? c->ent[i] : key_at(sc, i, id);
+        int e;
+        if (c->ent) {
+            e = c->ent[i];
+        } else {
+            orca_agent_id id;
+            id.slot = c->slots[i];
+            id.generation = c->generations[id.slot];
+            e = key_at(sc, i, id);
+        }
         if (e < 0) {
             out[i] = current[i];
             continue;
         }
-        const sc_agent *a = &sc->agents[e];
-        const sc_nav *v = sc->navigation ? a->nv : NULL;
-        if (v && v->route.result != ORCA_NAV_OK) {
-            out[i] = v2(0.0, 0.0); /* no path: it stands (docs/navigation.md) */
-        } else if (v && v->k < v->route.count) {
-            out[i] = nav_velocity(v->dir, a->goal.preferred_speed, c->step_hash, (uint64_t)e);
-        } else {
-            out[i] = preferred_velocity(&a->goal, position[j], sc->dt, c->step_hash, (uint64_t)e);
-        }
+        out[i] = c->pref ? c->pref[i] : agent_rule(sc, &sc->agents[e], e, position[j], c->step_hash);
     }
 }
 
@@ -1665,12 +1771,36 @@ orca_status orca_scenario_step(orca_scenario *sc)
                 return fail(sc, ORCA_ERR_MEMORY, "out of memory for the step's agent table");
             }
             sc->ent = q;
+            uint8_t *f = orca_mem_resize(sc->nav_flag, (size_t)n, sizeof *f);
+            if (!f) {
+                return fail(sc, ORCA_ERR_MEMORY, "out of memory for the step's agent table");
+            }
+            sc->nav_flag = f;
+            orca_vec2 *pv = orca_mem_resize(sc->pref, (size_t)n, sizeof *pv);
+            if (!pv) {
+                return fail(sc, ORCA_ERR_MEMORY, "out of memory for the step's agent table");
+            }
+            sc->pref = pv;
             sc->ent_cap = n;
         }
         ent = sc->ent;
+        /* The last step's entry of index i is the guess (right unless agents were added or
+         * removed in between); a guess is taken only when its handle is the agent's. */
+        const uint32_t *slots, *gens;
+        orca_sim_peek_handles(sim, &slots, &gens);
+        int hint = sc->shared_keys ? 0 : (sc->ent_hint < n ? sc->ent_hint : n);
         for (int i = 0; i < n; ++i) {
-            ent[i] = key_at(sc, i, orca_sim_agent_at(sim, i));
+            orca_agent_id id;
+            id.slot = slots[i];
+            id.generation = gens[id.slot];
+            int e = i < hint ? ent[i] : -1;
+            if (e < 0 || e >= sc->agent_count || sc->agents[e].id.slot != id.slot ||
+                sc->agents[e].id.generation != id.generation) {
+                e = key_at(sc, i, id);
+            }
+            ent[i] = e;
         }
+        sc->ent_hint = n;
     }
 
     /* Exits (docs/navigation.md, "Exits"): the agents at an exit leave first. */
@@ -1680,6 +1810,7 @@ orca_status orca_scenario_step(orca_scenario *sc)
             return st;
         }
         n = orca_sim_agent_count(sim);
+        sc->ent_hint = n;
     }
 
     /* Waypoints (docs/extensions.md): each agent with waypoints may take its next target,
@@ -1697,7 +1828,7 @@ orca_status orca_scenario_step(orca_scenario *sc)
     /* Navigation (docs/navigation.md) and goal sets: plans, corners passed, directions. */
     int navigated = 0;
     if (sc->navigation || sc->set_agents > 0) {
-        orca_status st = nav_advance(sc, ent, orca_sim_positions(sim), n);
+        orca_status st = nav_advance(sc, ent, orca_sim_positions(sim), n, perturb_step_hash(sc->seed, k));
         navigated = 1;
         if (st != ORCA_OK) {
             nav_restore(sc);
@@ -1716,6 +1847,7 @@ orca_status orca_scenario_step(orca_scenario *sc)
     orca_sim_peek_handles(sim, &ctx.slots, &ctx.generations);
     ctx.step_hash = perturb_step_hash(sc->seed, k);
     ctx.ent = ent;
+    ctx.pref = navigated ? sc->pref : NULL;
     orca_status st = orca_sim_step_rule(sim, sc->dt, rule_agents, &ctx);
     if (st != ORCA_OK) {
         fail_sim(sc, st, "the simulation step failed");
