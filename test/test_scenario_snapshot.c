@@ -527,6 +527,58 @@ static int test_refusals(void)
         ENSURE(try32(&pr, b, size, v3 + 108 + 16, 0, "corner 0 is not a corner (side 0)") == 0);
         ENSURE(try64(&pr, b, size, v3 + 108 + 20, NAN_BITS, "corner 0") == 0);
     }
+    ENSURE(try32(&pr, b, size, e3 + 8, 2, "entry 3 has a path but goal kind 2") == 0);
+    /* accepted: two entries with one handle (the map then asks for every key) */
+    {
+        unsigned char *c = malloc(size);
+        ENSURE(c);
+        memcpy(c, b, size);
+        memcpy(c + e1, c + e0, 8);
+        reseal(c, size);
+        orca_scenario *o = make(NULL, 1);
+        ENSURE(o && orca_scenario_load(o, c, size) == ORCA_OK);
+        size_t n = 0;
+        unsigned char *again = save(o, &n);
+        ENSURE(again && n == size && memcmp(again, c, size) == 0);
+        ENSURE(orca_scenario_step(o) == ORCA_OK);
+        free(again);
+        orca_scenario_destroy(o);
+        /* another set's point: the scenario's navigation structures are not kept */
+        memcpy(c, b, size);
+        c[s1 + 80] ^= 1; /* set 1's point x: -7 one unit in the last place away */
+        reseal(c, size);
+        o = make(build_doors, 1);
+        ENSURE(o && orca_scenario_step(o) == ORCA_OK);
+        ENSURE(orca_scenario_load(o, c, size) == ORCA_OK);
+        ENSURE(orca_scenario_step(o) == ORCA_OK);
+        orca_scenario_destroy(o);
+        /* one set more in the loading scenario */
+        o = make(build_doors, 1);
+        orca_vec2 extra = vec(1, 1);
+        ENSURE(o && orca_scenario_step(o) == ORCA_OK &&
+               orca_scenario_add_goal_set(o, "extra", &extra, 1, NULL) == ORCA_OK);
+        ENSURE(orca_scenario_load(o, b, size) == ORCA_OK);
+        ENSURE(orca_scenario_goal_set_count(o) == 2 && orca_scenario_goal_set_find(o, "extra") < 0);
+        orca_scenario_destroy(o);
+        free(c);
+    }
+    /* a set that runs past the bytes although the count fits the first bound */
+    {
+        orca_scenario *o = make(NULL, 1);
+        orca_vec2 many[10], one = vec(2, 2);
+        for (int k = 0; k < 10; ++k) {
+            many[k] = vec(k, 0);
+        }
+        ENSURE(o && orca_scenario_add_goal_set(o, "a", many, 10, NULL) == ORCA_OK &&
+               orca_scenario_add_goal_set(o, "b", &one, 1, NULL) == ORCA_OK);
+        size_t n = 0;
+        unsigned char *c = save(o, &n);
+        ENSURE(c);
+        probe po = {o, orca_scenario_hash(o), orca_sim_hash(orca_scenario_sim(o))};
+        ENSURE(try32(&po, c, n, 156, 3, "a goal set needs") == 0);
+        free(c);
+        orca_scenario_destroy(o);
+    }
     /* and the scenario still steps as before */
     ENSURE(orca_scenario_step(sc) == ORCA_OK);
     ENSURE(orca_scenario_load(sc, b, size) == ORCA_OK);
