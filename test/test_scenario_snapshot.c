@@ -365,32 +365,26 @@ static int refused(probe *pr, const unsigned char *b, size_t size, orca_status s
     return 0;
 }
 
-/* A copy with the u32 at off set to v (resealed). */
-static int try32(probe *pr, const unsigned char *b, size_t size, size_t off, uint32_t v,
-                 const char *want)
+/* A copy with the field of `bytes` bytes (4 or 8) at off set to v (resealed): refused. */
+static int try_field(probe *pr, const unsigned char *b, size_t size, size_t off, int bytes,
+                     uint64_t v, const char *want)
 {
     unsigned char *c = malloc(size);
     ENSURE(c);
     memcpy(c, b, size);
-    wr32(c + off, v);
+    if (bytes == 4) {
+        wr32(c + off, (uint32_t)v);
+    } else {
+        wr64(c + off, v);
+    }
     reseal(c, size);
     int r = refused(pr, c, size, ORCA_ERR_FORMAT, want);
     free(c);
     return r;
 }
 
-static int try64(probe *pr, const unsigned char *b, size_t size, size_t off, uint64_t v,
-                 const char *want)
-{
-    unsigned char *c = malloc(size);
-    ENSURE(c);
-    memcpy(c, b, size);
-    wr64(c + off, v);
-    reseal(c, size);
-    int r = refused(pr, c, size, ORCA_ERR_FORMAT, want);
-    free(c);
-    return r;
-}
+#define try32(pr, b, size, off, v, want) try_field(pr, b, size, off, 4, v, want)
+#define try64(pr, b, size, off, v, want) try_field(pr, b, size, off, 8, v, want)
 
 #define NAN_BITS 0x7ff8000000000000ull
 
