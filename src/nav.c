@@ -358,9 +358,8 @@ const char *orca_nav_last_error(const orca_nav *nav)
 /* A coordinate with -0 made +0 (x + 0.0), so that equal ends are equal bits. */
 static orca_vec2 nv_norm0(orca_vec2 p) { return v2(p.x + 0.0, p.y + 0.0); }
 
-int orca_nav_sync(orca_nav *nav)
+int orca_nav_same_walls(const orca_nav *nav, const orca_sim *s)
 {
-    const orca_sim *s = nav->sim;
     orca_segments_settle(s);
     int nseg = s->segment_count;
     int nloop = s->bnd ? s->bnd->edge_count : 0;
@@ -373,9 +372,21 @@ int orca_nav_sync(orca_nav *nav)
         b = nv_norm0(b);
         same = memcmp(&a, &nav->wa[k], sizeof a) == 0 && memcmp(&b, &nav->wb[k], sizeof b) == 0;
     }
-    if (same) {
+    return same;
+}
+
+int orca_nav_sync(orca_nav *nav)
+{
+    return orca_nav_sync_to(nav, nav->sim);
+}
+
+int orca_nav_sync_to(orca_nav *nav, const orca_sim *s)
+{
+    if (orca_nav_same_walls(nav, s)) {
         return 0;
     }
+    int nseg = s->segment_count;
+    int nw = nseg + (s->bnd ? s->bnd->edge_count : 0);
     if (nw > nav->wcap) {
         orca_vec2 *wa = orca_mem_resize(nav->wa, (size_t)nw, sizeof *wa);
         if (!wa) {

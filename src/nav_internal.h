@@ -23,6 +23,12 @@ void orca_nav_route_free(nav_route *r);
  * drops every structure (rebuilt at the next query). 1: they changed, 0: the same, -1: out of
  * memory (nothing changed). */
 int orca_nav_sync(orca_nav *nav);
+/* orca_nav_sync with the walls of another simulation s (a staged snapshot's, which becomes
+ * the nav's own simulation's state afterwards: orca_scenario_load). */
+int orca_nav_sync_to(orca_nav *nav, const orca_sim *s);
+/* 1 when the structures were built from exactly s's walls (orca_nav_sync would return 0);
+ * changes nothing. */
+int orca_nav_same_walls(const orca_nav *nav, const orca_sim *s);
 
 /* The path of orca_nav_path into *out (its corners array grown as needed), on the walls of
  * the last orca_nav_sync (the caller syncs once before its queries). field >= 0 names

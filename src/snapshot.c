@@ -3,6 +3,7 @@
  * snapshots (versioned, little-endian, checksummed; loading checks everything and changes
  * nothing on a refusal). docs/determinism.md defines both. */
 #include "sim_internal.h"
+#include "snap_io.h"
 
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -11,11 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define FNV_OFFSET 0xcbf29ce484222325ull
 #define EXT_TAG 0x6f7263612d657874ull /* "orca-ext": the hash's extension section */
 #define BND_TAG 0x6f7263612d626e64ull /* "orca-bnd": the hash's boundary section */
 #define SEP_TAG 0x6f7263612d736570ull /* "orca-sep": the separation option is on */
-#define FNV_PRIME 0x100000001b3ull
 
 /* FNV-1a over the value's bytes, most significant first: independent of byte order. */
 static uint64_t hash_u64(uint64_t h, uint64_t v)
@@ -25,20 +24,6 @@ static uint64_t hash_u64(uint64_t h, uint64_t v)
         h *= FNV_PRIME;
     }
     return h;
-}
-
-static uint64_t f64_bits(double x)
-{
-    uint64_t v;
-    memcpy(&v, &x, sizeof v);
-    return v;
-}
-
-static double bits_f64(uint64_t v)
-{
-    double x;
-    memcpy(&x, &v, sizeof x);
-    return x;
 }
 
 static uint64_t hash_f64(uint64_t h, double x)
@@ -123,35 +108,6 @@ uint64_t orca_sim_hash(const orca_sim *s)
 #define SNAP_SEGMENT (4 + 4 * 8)
 #define SNAP_SLOT 12
 
-typedef struct snap_writer {
-    unsigned char *p;
-} snap_writer;
-
-static void put_u32(snap_writer *w, uint32_t v)
-{
-    for (int b = 0; b < 4; ++b) {
-        *w->p++ = (unsigned char)(v >> (8 * b));
-    }
-}
-
-static void put_u64(snap_writer *w, uint64_t v)
-{
-    for (int b = 0; b < 8; ++b) {
-        *w->p++ = (unsigned char)(v >> (8 * b));
-    }
-}
-
-static void put_f64(snap_writer *w, double x)
-{
-    put_u64(w, f64_bits(x));
-}
-
-static void put_vec(snap_writer *w, orca_vec2 v)
-{
-    put_f64(w, v.x);
-    put_f64(w, v.y);
-}
-
 static void put_slots(snap_writer *w, const slot_table *t)
 {
     for (int32_t k = 0; k < t->count; ++k) {
@@ -159,16 +115,6 @@ static void put_slots(snap_writer *w, const slot_table *t)
         put_u32(w, (uint32_t)t->index[k]);
         put_u32(w, (uint32_t)t->next_free[k]);
     }
-}
-
-static uint64_t checksum(const unsigned char *p, size_t n)
-{
-    uint64_t h = FNV_OFFSET;
-    for (size_t k = 0; k < n; ++k) {
-        h ^= p[k];
-        h *= FNV_PRIME;
-    }
-    return h;
 }
 
 /* The bytes of a snapshot with these counts (64-bit arithmetic: at most about 1.1e11 for
@@ -275,36 +221,6 @@ orca_status orca_sim_save(const orca_sim *s, void *buffer, size_t capacity, size
     }
     put_u64(&w, checksum(buffer, need - 8));
     return ORCA_OK;
-}
-
-typedef struct snap_reader {
-    const unsigned char *p;
-} snap_reader;
-
-static uint32_t get_u32(snap_reader *r)
-{
-    uint32_t v = 0;
-    for (int b = 0; b < 4; ++b) {
-        v |= (uint32_t)*r->p++ << (8 * b);
-    }
-    return v;
-}
-
-static uint64_t get_u64(snap_reader *r)
-{
-    uint64_t v = 0;
-    for (int b = 0; b < 8; ++b) {
-        v |= (uint64_t)*r->p++ << (8 * b);
-    }
-    return v;
-}
-
-static orca_vec2 get_vec(snap_reader *r)
-{
-    orca_vec2 v;
-    v.x = bits_f64(get_u64(r));
-    v.y = bits_f64(get_u64(r));
-    return v;
 }
 
 /* Reads and checks a slot table against the dense array's slots (n objects). */
@@ -661,11 +577,9 @@ static orca_status load_into(orca_sim *s, orca_sim *t, const unsigned char *byte
     return ORCA_OK;
 }
 
-orca_status orca_sim_load(orca_sim *s, const void *buffer, size_t size)
+orca_status orca_sim_load_stage(orca_sim *s, const void *buffer, size_t size, orca_sim **staged)
 {
-    if (!s) {
-        return ORCA_ERR_NULL;
-    }
+    *staged = NULL;
     orca_clear_error(s);
     if (!buffer) {
         return orca_fail(s, ORCA_ERR_NULL, "snapshot buffer is NULL");
@@ -677,7 +591,20 @@ orca_status orca_sim_load(orca_sim *s, const void *buffer, size_t size)
     t->agent_slots.free_head = -1;
     t->segment_slots.free_head = -1;
     orca_status st = load_into(s, t, buffer, size);
-    if (st == ORCA_OK) {
+    if (st != ORCA_OK) {
+        orca_sim_load_finish(s, t, 0);
+        return st;
+    }
+    *staged = t;
+    return ORCA_OK;
+}
+
+void orca_sim_load_finish(orca_sim *s, orca_sim *t, int commit)
+{
+    if (!t) {
+        return;
+    }
+    if (commit) {
         /* The grid's arrays are scratch (rebuilt by the next step): at the same capacity the
          * ones already in use are kept rather than the new ones, whose pages the first step
          * would fault in. */
@@ -693,6 +620,17 @@ orca_status orca_sim_load(orca_sim *s, const void *buffer, size_t size)
     orca_slots_free(&t->segment_slots);
     orca_boundary_free(t->bnd);
     orca_mem_free(t);
-    return st;
 }
 
+orca_status orca_sim_load(orca_sim *s, const void *buffer, size_t size)
+{
+    if (!s) {
+        return ORCA_ERR_NULL;
+    }
+    orca_sim *t = NULL;
+    orca_status st = orca_sim_load_stage(s, buffer, size, &t);
+    if (st == ORCA_OK) {
+        orca_sim_load_finish(s, t, 1);
+    }
+    return st;
+}

@@ -1111,4 +1111,34 @@ export class Scene {
   get maxWallOverlap() { return this.x.ow_scenario_max_wall_overlap(this.live()); }
   get fallbackTotal() { return Number(this.x.ow_scenario_fallback_total(this.live())); }
   set recording(on) { this.check(this.x.ow_scenario_set_recording(this.live(), on ? 1 : 0)); }
+  /** The whole scenario as a snapshot (Uint8Array, a copy): its simulation, goals, waypoints,
+   * navigation state, goal sets, exits and record (docs/scenarios.md, "Snapshots"; the same
+   * bytes as natively). */
+  save() {
+    const s = this.orca.scratch + 128;
+    this.check(this.x.ow_scenario_save(this.live(), 0, 0, s));
+    const size = this.orca.u32(s, 1)[0];
+    const p = this.orca.alloc(size, `a scenario snapshot of ${size} bytes`);
+    try {
+      this.check(this.x.ow_scenario_save(this.ptr, p, size, s));
+      return new Uint8Array(this.orca.memory.buffer, p, size).slice();
+    } finally {
+      this.x.ow_free(p);
+    }
+  }
+  /** Replaces the whole state (the simulation's included) with a snapshot from save() of
+   * this or any scene (here or natively); stepping on gives the same bits as the saved scene.
+   * Damaged bytes throw ORCA_ERR_FORMAT with a message naming the field, and change nothing. */
+  load(bytes) {
+    if (!(bytes instanceof Uint8Array)) {
+      throw Object.assign(new Error('load: expected a Uint8Array scenario snapshot'), { status: 'ORCA_ERR_ARGUMENT' });
+    }
+    const p = this.orca.alloc(bytes.length, `a scenario snapshot of ${bytes.length} bytes`);
+    try {
+      new Uint8Array(this.orca.memory.buffer, p, bytes.length).set(bytes);
+      this.check(this.x.ow_scenario_load(this.live(), p, bytes.length));
+    } finally {
+      this.x.ow_free(p);
+    }
+  }
 }

@@ -552,6 +552,16 @@ int OW_EXPORT(ow_scenario_set_waypoint_index)(orca_scenario *sc, int index, int 
     return orca_scenario_set_waypoint_index(sc, index, current);
 }
 uint64_t OW_EXPORT(ow_scenario_hash)(const orca_scenario *sc) { return orca_scenario_hash(sc); }
+/* The scenario's snapshot (orca_scenario_save; buffer 0: the size only). */
+int OW_EXPORT(ow_scenario_save)(const orca_scenario *sc, void *buffer, size_t capacity,
+                                size_t *size)
+{
+    return orca_scenario_save(sc, buffer, capacity, size);
+}
+int OW_EXPORT(ow_scenario_load)(orca_scenario *sc, const void *buffer, size_t size)
+{
+    return orca_scenario_load(sc, buffer, size);
+}
 int OW_EXPORT(ow_scenario_step)(orca_scenario *sc) { return orca_scenario_step(sc); }
 int OW_EXPORT(ow_scenario_arrived_count)(const orca_scenario *sc)
 {

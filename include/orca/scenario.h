@@ -7,6 +7,7 @@
 #ifndef ORCA_SCENARIO_H
 #define ORCA_SCENARIO_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "orca/nav.h"
@@ -207,6 +208,25 @@ ORCA_API orca_status orca_scenario_set_recording(orca_scenario *sc, int on);
 
 /** How many agent solves used the fallback, summed over all steps. */
 ORCA_API uint64_t orca_scenario_fallback_total(const orca_scenario *sc);
+
+/** Snapshots of a whole scenario (docs/scenarios.md, "Snapshots"): its simulation
+ * (orca_sim_save's bytes inside), dt, seed, name, every agent's goal, start, waypoints and
+ * navigation state, the goal sets and exits, the counters and the record; versioned and
+ * byte-order independent. Navigation's structures are not in it (they follow from the walls
+ * and are rebuilt as needed). Stepping a loaded scenario gives the same bits as stepping the
+ * saved one (orca_scenario_hash and orca_sim_hash), in this scenario or another.
+ * Save: with buffer NULL, *size receives the size needed (ORCA_OK); with capacity too small,
+ * the size and ORCA_ERR_LIMIT (nothing written). */
+ORCA_API orca_status orca_scenario_save(const orca_scenario *sc, void *buffer, size_t capacity,
+                                        size_t *size);
+/** Replaces the scenario's whole state (its simulation's included, as orca_sim_load does)
+ * with a snapshot of orca_scenario_save, from this scenario or any other. Corrupt, truncated
+ * or foreign bytes are refused with ORCA_ERR_FORMAT and a message naming the field and its
+ * offset; ORCA_ERR_MEMORY when out of memory; on any refusal the scenario and its simulation
+ * are unchanged. The simulation keeps its worker setup and identity (orca_sim_id): the
+ * agents have the slots and generations they had when saved, so their handles from the saved
+ * scenario, with this simulation's identity, name them here. */
+ORCA_API orca_status orca_scenario_load(orca_scenario *sc, const void *buffer, size_t size);
 
 /** Deterministic sine and cosine of 2*pi*turns using only + - * / (no libm): the same bits
  * everywhere; accurate to a few units in the last place for |turns| < 2^20. */

@@ -744,6 +744,12 @@ class Simulator(_core.Sim):
             self.agent_count, self.segment_count, self.step_count, self.workers)
 
 
+def _restore_scenario(cls, workers, snapshot):
+    sc = cls(dt=1.0, workers=workers)
+    sc.load(snapshot)
+    return sc
+
+
 class Scenario(_core.Scenario):
     """A simulation plus goals and the preferred-velocity rule of docs/scenarios.md.
 
@@ -910,9 +916,32 @@ class Scenario(_core.Scenario):
         """hash() as 16 hex digits."""
         return "%016x" % _core.Scenario.hash(self)
 
+    def save(self):
+        """The whole scenario as a versioned, byte-order-independent snapshot (bytes): its
+        simulation, dt, seed, name, every agent's goal, start, waypoints and navigation state,
+        the goal sets and exits, the counters and the record (docs/scenarios.md,
+        "Snapshots")."""
+        return _core.Scenario.save(self)
+
+    def load(self, snapshot):
+        """Replaces the whole state (the simulation's included) with a snapshot from
+        save() of this or any scenario: stepping on gives the same bits as stepping the saved
+        one. Corrupt bytes raise orca.FormatError naming the field, and change nothing. The
+        simulation keeps its identity (sim_id) and worker count."""
+        _core.Scenario.load(self, snapshot)
+
+    def copy(self):
+        """An independent scenario with the same state (and worker count): it steps to the
+        same bits."""
+        return _restore_scenario(type(self), self.simulation.workers, self.save())
+
+    __copy__ = copy
+
+    def __deepcopy__(self, memo):
+        return self.copy()
+
     def __reduce__(self):
-        raise TypeError("orca.Scenario cannot be pickled (its goals are not in the snapshot); "
-                        "pickle scenario.simulation, or rebuild the scenario")
+        return (_restore_scenario, (type(self), self.simulation.workers, self.save()))
 
     def __repr__(self):
         return "<orca.Scenario %s agents=%d steps=%d>" % (

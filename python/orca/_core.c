@@ -3011,6 +3011,46 @@ static PyObject *Scenario_agent_nav(ScenarioObject *s, PyObject *arg)
                          a.corners, a.length, a.plans, a.reroutes, a.goal.x, a.goal.y, rows);
 }
 
+static PyObject *Scenario_save(ScenarioObject *s, PyObject *unused)
+{
+    (void)unused;
+    SC_READY(s);
+    size_t size = 0;
+    orca_status st = orca_scenario_save(s->sc, NULL, 0, &size);
+    if (st != ORCA_OK) {
+        return sc_fail(s, st);
+    }
+    PyObject *b = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)size);
+    if (!b) {
+        return NULL;
+    }
+    st = orca_scenario_save(s->sc, PyBytes_AS_STRING(b), size, &size);
+    if (st != ORCA_OK) {
+        Py_DECREF(b);
+        return sc_fail(s, st);
+    }
+    return b;
+}
+
+static PyObject *Scenario_load(ScenarioObject *s, PyObject *arg)
+{
+    SC_READY(s);
+    Py_buffer view;
+    if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError,
+                     "load() takes bytes (a scenario snapshot from save()), got %.100s",
+                     Py_TYPE(arg)->tp_name);
+        return NULL;
+    }
+    orca_status st = orca_scenario_load(s->sc, view.buf, (size_t)view.len);
+    PyBuffer_Release(&view);
+    if (st != ORCA_OK) {
+        return sc_fail(s, st);
+    }
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef Scenario_methods[] = {
     {"_simulation", (PyCFunction)Scenario_simulation, METH_O, "the simulation inside"},
     {"step", (PyCFunction)(void (*)(void))Scenario_step, METH_VARARGS | METH_KEYWORDS,
@@ -3043,6 +3083,8 @@ static PyMethodDef Scenario_methods[] = {
     {"info", (PyCFunction)Scenario_info, METH_NOARGS, "the record (dict)"},
     {"set_recording", (PyCFunction)Scenario_set_recording, METH_O, "set_recording(on)"},
     {"set_name", (PyCFunction)Scenario_set_name, METH_O, "set_name(name)"},
+    {"save", (PyCFunction)Scenario_save, METH_NOARGS, "save() -> bytes"},
+    {"load", (PyCFunction)Scenario_load, METH_O, "load(bytes)"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -70,9 +70,13 @@ def test_copy_is_independent():
         assert c.agent_count == 2
 
 
-def test_scenario_not_picklable_with_clear_error():
-    with pytest.raises(TypeError, match="pickle scenario.simulation"):
-        pickle.dumps(orca.Scenario("circle", agents=10))
+def test_scenario_pickles_with_its_goals():
+    sc = orca.Scenario("circle", agents=10)
+    sc.step(3)
+    twin = pickle.loads(pickle.dumps(sc))
+    sc.step(5)
+    twin.step(5)
+    assert twin.hash() == sc.hash() and twin.name == "circle"
 
 
 def test_positions_are_copies():

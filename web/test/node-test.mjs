@@ -861,6 +861,37 @@ for (const [label, file] of [['scalar', 'orca.wasm'], ['SIMD128', 'orca-simd.was
     return `all 3 arrived at step ${all} with navigation, 0 without; ${h}${roomRef ? ' = orca run' : ' (no orca command: not compared)'}`;
   });
 
+  test(`${label}: navigation: scene.save and scene.load continue with the same bits`, () => {
+    const sc = roomScene(orca, true);
+    sc.setWaypoints(0, [[5, 2], [5, 8]], { loop: true });
+    for (let i = 0; i < 40; ++i) sc.step();
+    const h0 = sc.hash();
+    const snap = sc.save();
+    check(snap instanceof Uint8Array && String.fromCharCode(...snap.slice(0, 8)) === 'ORCASCEN', 'magic');
+    const seq = [];
+    for (let i = 0; i < ROOM_STEPS; ++i) { sc.step(); seq.push(`${sc.hash()} ${sc.sim.hash()}`); }
+    const ex = sc.exited;
+    check(ex.count === 1, `exited ${JSON.stringify(ex)}`);
+    sc.load(snap);
+    check(sc.hash() === h0, 'hash after load');
+    for (let i = 0; i < ROOM_STEPS; ++i) { sc.step(); check(`${sc.hash()} ${sc.sim.hash()}` === seq[i], `step ${i} after the load`); }
+    const fresh = orca.createScene('custom', { dt: 1, seed: 9 });
+    fresh.load(snap);
+    check(fresh.hash() === h0 && fresh.dt === 0.25 && fresh.navigation && JSON.stringify(fresh.goalSets) === '["out"]', 'fresh scene');
+    for (let i = 0; i < ROOM_STEPS; ++i) { fresh.step(); check(`${fresh.hash()} ${fresh.sim.hash()}` === seq[i], `fresh: step ${i}`); }
+    check(JSON.stringify(fresh.exited) === JSON.stringify(ex), 'exits');
+    const before = fresh.hash();
+    const bad = snap.slice();
+    bad[bad.length - 1] ^= 0xff;
+    const msg = throwsWith(() => fresh.load(bad), /checksum/, 'ORCA_ERR_FORMAT');
+    throwsWith(() => fresh.load(snap.slice(0, 100)), /not an orca scenario snapshot/, 'ORCA_ERR_FORMAT');
+    throwsWith(() => fresh.load([1, 2]), /Uint8Array/, 'ORCA_ERR_ARGUMENT');
+    check(fresh.hash() === before, 'a refused load changed the state');
+    fresh.destroy();
+    sc.destroy();
+    return `${snap.length} bytes; corrupt: "${msg}"`;
+  });
+
   test(`${label}: navigation: agentNav, agentPath, goal sets and the path query`, () => {
     const sc = roomScene(orca, true);
     check(sc.navigation === true && JSON.stringify(sc.goalSets) === '["out"]', 'navigation, goalSets');

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: MIT */
+/* Private: the byte layer of the snapshots (docs/determinism.md, "Snapshots"; the scenario's
+ * in docs/scenarios.md, "Snapshots"): integers least significant byte first, doubles as
+ * their IEEE-754 bit patterns, the FNV-1a checksum; the same bytes on every machine. Shared
+ * by snapshot.c and scenario.c. Also the two halves of orca_sim_load, for a caller that must
+ * check more than the simulation's bytes before anything changes (orca_scenario_load). */
+#ifndef ORCA_SNAP_IO_H
+#define ORCA_SNAP_IO_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "orca/sim.h"
+
+#define FNV_OFFSET 0xcbf29ce484222325ull
+#define FNV_PRIME 0x100000001b3ull
+
+static inline uint64_t f64_bits(double x)
+{
+    uint64_t v;
+    memcpy(&v, &x, sizeof v);
+    return v;
+}
+
+static inline double bits_f64(uint64_t v)
+{
+    double x;
+    memcpy(&x, &v, sizeof x);
+    return x;
+}
+
+typedef struct snap_writer {
+    unsigned char *p;
+} snap_writer;
+
+static inline void put_u32(snap_writer *w, uint32_t v)
+{
+    for (int b = 0; b < 4; ++b) {
+        *w->p++ = (unsigned char)(v >> (8 * b));
+    }
+}
+
+static inline void put_u64(snap_writer *w, uint64_t v)
+{
+    for (int b = 0; b < 8; ++b) {
+        *w->p++ = (unsigned char)(v >> (8 * b));
+    }
+}
+
+static inline void put_f64(snap_writer *w, double x)
+{
+    put_u64(w, f64_bits(x));
+}
+
+static inline void put_vec(snap_writer *w, orca_vec2 v)
+{
+    put_f64(w, v.x);
+    put_f64(w, v.y);
+}
+
+typedef struct snap_reader {
+    const unsigned char *p;
+} snap_reader;
+
+static inline uint32_t get_u32(snap_reader *r)
+{
+    uint32_t v = 0;
+    for (int b = 0; b < 4; ++b) {
+        v |= (uint32_t)*r->p++ << (8 * b);
+    }
+    return v;
+}
+
+static inline uint64_t get_u64(snap_reader *r)
+{
+    uint64_t v = 0;
+    for (int b = 0; b < 8; ++b) {
+        v |= (uint64_t)*r->p++ << (8 * b);
+    }
+    return v;
+}
+
+static inline orca_vec2 get_vec(snap_reader *r)
+{
+    orca_vec2 v;
+    v.x = bits_f64(get_u64(r));
+    v.y = bits_f64(get_u64(r));
+    return v;
+}
+
+/* FNV-1a over n bytes: the snapshots' checksum. */
+static inline uint64_t checksum(const unsigned char *p, size_t n)
+{
+    uint64_t h = FNV_OFFSET;
+    for (size_t k = 0; k < n; ++k) {
+        h ^= p[k];
+        h *= FNV_PRIME;
+    }
+    return h;
+}
+
+/* orca_sim_load in two halves. The first checks the snapshot and builds its state apart
+ * (messages and the status as orca_sim_load gives them, in sim's error; sim unchanged);
+ * on ORCA_OK *staged holds it, and its walls may be read. The second puts the staged state
+ * in (commit 1; this cannot fail) or drops it (commit 0), and frees what is left over. */
+orca_status orca_sim_load_stage(orca_sim *sim, const void *buffer, size_t size,
+                                orca_sim **staged);
+void orca_sim_load_finish(orca_sim *sim, orca_sim *staged, int commit);
+
+#endif
