@@ -5,7 +5,7 @@
 # download), then runs web/test/node-test.mjs (orca.mjs under Node, both modules) and
 # web/test/browser-test.mjs (the page in headless Chromium, $CHROMIUM or /usr/bin/chromium).
 # Screenshots: out/web/. Closes with "web: N passed, N failed"; exit status 0 when all passed.
-#   scripts/web-test.sh [--figure docs/figures/web.jpg]   (--figure also rewrites the README's
+#   scripts/web-test.sh [--figure docs/figures/web.jpg]   (--figure also rewrites docs/web.md's
 #                                                         screenshot)
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
