@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// The RVO2 side of the README's comparison, built by scripts/compare-rvo2.sh against an RVO2
-// checkout (this file holds no RVO2 code; RVO2 is not part of orca). Times RVO2 on a built-in
+// The RVO2 side of docs/performance.md's comparison, built by scripts/compare-rvo2.sh
+// against an RVO2 checkout (this file holds no RVO2 code; RVO2 is not part of orca). Times RVO2 on a built-in
 // scene of orca without walls (random by default, the scene `orca bench` times): the starts,
 // goals, agent parameters and dt come from liborca (orca_scenario_create_builtin, seed X),
 // converted to float (random: dt 0.25, neighbour distance 15, 10 neighbours, both horizons 10,

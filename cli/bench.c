@@ -49,7 +49,7 @@ void help_bench(FILE *f)
         "  --cold              time cold steps instead: the first step after building the\n"
         "                      scene, after loading a snapshot and after moving many agents,\n"
         "                      each divided by the mean of the next 5 steps (see below)\n"
-        "  --churn P           time churn instead: each step removes P%% of the agents and\n"
+        "  --churn P           time churn instead: each step removes P% of the agents and\n"
         "                      adds as many (P in 0..50, may be fractional), against the\n"
         "                      same steps without churn (see below)\n"
         "  --churn-at WHERE    where --churn adds its agents: 'removed' (default), each in\n"

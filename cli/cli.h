@@ -121,7 +121,7 @@ void cli_json_string(FILE *f, const char *s);
 void cli_xml_text(FILE *f, const char *s);
 
 /* --- input files ----------------------------------------------------------------------------
- * Limits on what the command reads (README, docs/scene-format.md). */
+ * Limits on what the command reads (docs/usage.md, docs/scene-format.md). */
 #define CLI_SCENE_FILE_MAX ((uint64_t)1 << 30) /* bytes of a scene file: 1 GiB */
 #define CLI_SCENE_LINE_MAX ((size_t)1 << 20)   /* bytes of one scene-file line: 1 MiB */
 #define CLI_SNAPSHOT_MAX ((size_t)1 << 30)     /* bytes of a snapshot: 1 GiB */

@@ -22,7 +22,7 @@ static void help_main(FILE *f)
           "Options:\n"
           "  -h, --help       this text\n"
           "  -V, --version    the version and the bits version: equal bits versions give\n"
-          "                   equal state hashes for the same run (README, \"Versions\")\n"
+          "                   equal state hashes for the same run (docs/install.md, \"Versions\")\n"
           "\n"
           "Built-in scenes: circle, crossing, wallgap, corridor, random (docs/scenarios.md).\n"
           "Scene files: docs/scene-format.md.\n"

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# What `cmake --install` puts under the prefix (README, "Install"), and the .deb of `cpack -G DEB`:
+# What `cmake --install` puts under the prefix (docs/install.md), and the .deb of `cpack -G DEB`:
 #   include/orca/*.h                        the public headers
 #   LIBDIR/liborca.a, liborca.so.0.3.0      the libraries (liborca.so.0.3, the SONAME, and
 #                                           liborca.so links)
@@ -26,7 +26,7 @@ install(EXPORT orcaTargets NAMESPACE orca:: DESTINATION "${ORCA_INSTALL_CMAKEDIR
 configure_package_config_file("${PROJECT_SOURCE_DIR}/cmake/orcaConfig.cmake.in"
                               "${PROJECT_BINARY_DIR}/orcaConfig.cmake"
                               INSTALL_DESTINATION "${ORCA_INSTALL_CMAKEDIR}")
-# README, "Versions": within a major version the API only grows, except while the major
+# docs/install.md, "Versions": within a major version the API only grows, except while the major
 # version is 0, when each minor version may change it. So find_package(orca 0.3) accepts 0.3.x
 # and no other 0.x (SameMinorVersion), and find_package(orca 1.2) any later 1.x.
 if(PROJECT_VERSION_MAJOR EQUAL 0)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Builds the ORCA constraints of one agent by hand and solves them: the README's C example. */
+/* Builds the ORCA constraints of one agent by hand and solves them: docs/usage.md's C example. */
 #include <orca/orca.h>
 #include <stdio.h>
 

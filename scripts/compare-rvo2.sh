@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# The README's comparison with RVO2 (the paper authors' C++ library, single precision), on the
-# random scene `orca bench` times. RVO2 is not part of orca: give the path of a checkout of it
+# The comparison with RVO2 of docs/performance.md (the paper authors' C++ library, single
+# precision), on the random scene `orca bench` times. RVO2 is not part of orca: give the path of a checkout of it
 # (https://github.com/snape/RVO2; its src/*.cc or src/*.cpp are compiled, nothing is copied).
 #   scripts/compare-rvo2.sh RVO2_DIR [SIZES] [ROUNDS] [instructions]
 # defaults: SIZES 1000,10000,100000 ROUNDS 5. Builds orca's Release (gcc -O3, LTO) in

@@ -8,9 +8,28 @@
 # Idempotent: packages already installed (dpkg -s) are not asked for again, and when nothing
 # is missing apt-get is not run at all. Runs apt-get through sudo when not root.
 #
-# Usage: scripts/install-deps.sh          install what is missing
-#        scripts/install-deps.sh --check  only list what is missing (exit 1 if any)
+# Usage: scripts/install-deps.sh [--check] [--stage STAGE]
+#   (no option)      install what any stage of scripts/test lacks (what .ci/run does)
+#   --check          only list what is missing (exit 1 if any)
+#   --stage STAGE    only what one stage needs: demo (scripts/demo: compiler, CMake, Ninja),
+#                    quick (scripts/test --quick: the Release suite), or all (the default)
 set -euo pipefail
+
+check=0
+stage=all
+while [[ $# -gt 0 ]]; do
+    case $1 in
+        --check) check=1 ;;
+        --stage) stage=${2:-}; shift ;;
+        --stage=*) stage=${1#--stage=} ;;
+        *) echo "install-deps: unknown argument '$1' (--check, --stage demo|quick|all)" >&2; exit 2 ;;
+    esac
+    shift
+done
+case $stage in
+    demo|quick|all) ;;
+    *) echo "install-deps: unknown stage '$stage' (demo, quick or all)" >&2; exit 2 ;;
+esac
 
 # The multilib and wasm runtime packages carry the compiler's major version; follow the
 # installed gcc and clang (Debian 12: gcc 12, clang 14).
@@ -23,8 +42,15 @@ if command -v clang >/dev/null 2>&1; then
     clang_major=$(clang -dumpversion | cut -d. -f1)
 fi
 
+# scripts/demo: a C compiler with the C library's headers, CMake and Ninja.
+DEMO=(cmake ninja-build)
+command -v gcc >/dev/null 2>&1 || DEMO+=(gcc)
+[[ -e /usr/include/stdio.h ]] || DEMO+=(libc6-dev)
+# scripts/test --quick (the Release suite): the demo's, and python3 for the CLI tests' JSON
+# checks and the documentation's examples.
+QUICK=("${DEMO[@]}" python3)
 PACKAGES=(
-    cmake ninja-build python3                               # the build and the CLI tests
+    "${QUICK[@]}"                                           # the build and the CLI tests
     gcovr                                                   # coverage of src/
     pkgconf g++ dpkg-dev file                               # scripts/consumers (pkg-config, C++17, .deb)
     "libclang-rt-$clang_major-dev"                          # ASan, UBSan, TSan, libFuzzer (clang)
@@ -51,6 +77,11 @@ command -v npm >/dev/null 2>&1 || PACKAGES+=(npm)         # puppeteer-core into 
 command -v timeout >/dev/null 2>&1 || PACKAGES+=(coreutils)
 command -v diff >/dev/null 2>&1 || PACKAGES+=(diffutils)
 
+case $stage in
+    demo) PACKAGES=("${DEMO[@]}") ;;
+    quick) PACKAGES=("${QUICK[@]}") ;;
+esac
+
 missing=()
 for p in "${PACKAGES[@]}"; do
     if ! dpkg -s "$p" 2>/dev/null | grep -q '^Status: install ok installed'; then
@@ -59,11 +90,11 @@ for p in "${PACKAGES[@]}"; do
 done
 
 if [[ ${#missing[@]} -eq 0 ]]; then
-    echo "install-deps: all ${#PACKAGES[@]} packages already installed"
+    echo "install-deps: all ${#PACKAGES[@]} packages of stage $stage already installed"
     exit 0
 fi
-echo "install-deps: missing: ${missing[*]}"
-if [[ ${1:-} == --check ]]; then
+echo "install-deps: stage $stage: missing: ${missing[*]}"
+if [[ $check == 1 ]]; then
     exit 1
 fi
 

@@ -3,9 +3,10 @@
 # The browser module's tests (docs/web.md): builds web/wasm/ (scripts/web-build.sh), installs
 # puppeteer-core into web/node_modules when missing (npm ci: the registry, no browser
 # download), then runs web/test/node-test.mjs (orca.mjs under Node, both modules) and
-# web/test/browser-test.mjs (the page in headless Chromium, $CHROMIUM or /usr/bin/chromium).
+# web/test/browser-test.mjs (the page in headless Chromium, $CHROMIUM or /usr/bin/chromium),
+# and the documentation's JavaScript examples under Node (scripts/docs-examples).
 # Screenshots: out/web/. Closes with "web: N passed, N failed"; exit status 0 when all passed.
-#   scripts/web-test.sh [--figure docs/figures/web.jpg]   (--figure also rewrites the README's
+#   scripts/web-test.sh [--figure docs/figures/web.jpg]   (--figure also rewrites docs/web.md's
 #                                                         screenshot)
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -36,6 +37,9 @@ if [[ ! -f web/node_modules/puppeteer-core/package.json ]]; then
 fi
 node web/test/node-test.mjs 2>&1 | tee out/web/node-test.log
 count out/web/node-test.log web-node
+# The JavaScript examples of README.md and docs/*.md under Node (scripts/docs-examples).
+python3 scripts/docs-examples --lang js 2>&1 | tee out/web/docs-examples.log
+count out/web/docs-examples.log docs-examples
 chromium=${CHROMIUM:-/usr/bin/chromium}
 if [[ ! -x $chromium ]]; then
     echo "web-test: $chromium not found (scripts/install-deps.sh installs Debian's chromium)"

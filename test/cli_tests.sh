@@ -147,6 +147,8 @@ for c in run scene bench; do
     expect_status 0 "help $c" "$ORCA" help "$c"
     expect_status 0 "$c --help" "$ORCA" "$c" --help
     check "$c --help starts with Usage" grep -q "^Usage: orca $c" out.txt
+    # printf's escape shown literally (issue 31: "P%%" in orca help bench)
+    check "$c --help shows no '%%'" test -z "$(grep -F '%%' out.txt)"
 done
 "$ORCA" run --help > runhelp.txt
 for opt in --scene --agents --seed --steps --max-steps --dt --workers --json --csv --every --svg \

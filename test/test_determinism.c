@@ -64,7 +64,7 @@ static int test_golden_hashes(void)
     return 0;
 }
 
-/* The golden file holds the bits of bits version 2, the same hashes as bits version 1 (README,
+/* The golden file holds the bits of bits version 2, the same hashes as bits version 1 (docs/install.md,
  * "Versions"): whoever changes a hash in it changes ORCA_BITS_VERSION (include/orca/version.h)
  * and this test with it. */
 static int test_bits_version(void)

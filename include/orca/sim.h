@@ -19,7 +19,7 @@
  *
  * Every call that can refuse its input returns an orca_status; a refusal leaves the
  * simulation exactly as it was and orca_sim_last_error() then names the offending value
- * ("radius must be > 0 and finite, got -1").
+ * ("radius must be in [2^-30, 2^21] m, got -1").
  *
  * Threads: a simulation is used from one thread at a time (its own workers aside). The
  * queries (orca_sim_agent_constraints, orca_sim_agent_neighbors, orca_sim_measure_overlap)

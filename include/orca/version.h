@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* orca: the version of these headers, and of the library at run time (README, "Versions").
+/* orca: the version of these headers, and of the library at run time (docs/install.md,
+ * "Versions").
  *
  * ORCA_VERSION_MAJOR.MINOR.PATCH versions the C API (semantic versioning): within one major
  * version a newer library runs every program written for an older one. While the major

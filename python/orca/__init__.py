@@ -40,7 +40,7 @@ __version__ = "0.3.0"
 #: Version of the C library compiled into the module.
 library_version = _core.library_version
 #: Bits version of the C library: the same bits version gives the same state hash for the same
-#: run on every machine (README, "Versions").
+#: run on every machine (docs/install.md, "Versions").
 bits_version = _core.bits_version
 
 #: Names of the built-in scenes (docs/scenarios.md).
