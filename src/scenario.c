@@ -663,6 +663,46 @@ static int entry_of(orca_scenario *sc, int index)
     return e;
 }
 
+orca_status orca_scenario_set_agent_goal(orca_scenario *sc, int index, const orca_goal *goal)
+{
+    if (!sc) {
+        return ORCA_ERR_NULL;
+    }
+    if (!goal) {
+        return fail(sc, ORCA_ERR_NULL, "goal must not be NULL");
+    }
+    int e = entry_of(sc, index);
+    if (e < 0) {
+        return ORCA_ERR_ARGUMENT;
+    }
+    orca_status st = check_goal(sc, goal);
+    if (st != ORCA_OK) {
+        return st;
+    }
+    sc_agent *a = &sc->agents[e];
+    if (a->wp) {
+        return fail(sc, ORCA_ERR_ARGUMENT,
+                    "agent at index %d has waypoints: remove them first "
+                    "(orca_scenario_set_waypoints with count 0)",
+                    index);
+    }
+    orca_vec2 here = orca_sim_positions(sc->sim)[index];
+    sc->set_agents += (goal->kind == ORCA_GOAL_SET) - (a->goal.kind == ORCA_GOAL_SET);
+    a->goal = *goal;
+    if (goal->kind == ORCA_GOAL_SET) {
+        a->goal.target = nearest_point(&sc->sets[goal->goal_set], here);
+    }
+    if (a->nv && (goal->kind == ORCA_GOAL_POINT || goal->kind == ORCA_GOAL_SET)) {
+        a->nv->planned = 0; /* it plans anew at the next step, without the old route's penalty */
+        a->nv->has_avoid = 0;
+    } else if (a->nv) {
+        orca_nav_route_free(&a->nv->route); /* no path state without a point or set goal */
+        orca_mem_free(a->nv);
+        a->nv = NULL;
+    }
+    return ORCA_OK;
+}
+
 orca_status orca_scenario_set_waypoints(orca_scenario *sc, int index, const orca_vec2 *points,
                                         int count, int loop, double arrive_distance)
 {
@@ -1305,7 +1345,7 @@ static void nav_task(int begin, int end, int worker, void *context)
  * that need no planning go on the workers (nav_task, from NAV_TASK_MIN agents on); then the
  * plans, which share the navigation's structures, in index order on the calling thread. Each
  * agent's result is that of doing all of it for it alone, so it is the same for any split. */
-#define NAV_TASK_MIN 2048
+#define NAV_TASK_MIN 1024
 static orca_status nav_advance(orca_scenario *sc, const int32_t *ent, const orca_vec2 *pos,
                                int n, uint64_t step_hash)
 {

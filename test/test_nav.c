@@ -702,6 +702,234 @@ static int test_edges(void)
 /* Allocation failures: the 1st, 2nd, ... allocation of a run with walls, a path query, goal
  * sets, exits and navigated steps fails in turn; every call reports ORCA_ERR_MEMORY or
  * succeeds, and nothing leaks. */
+/* A ring corridor round a block (outer loop 0..20, a block 6..14) with navigation on and one
+ * agent at (2, 2) heading for (18, 2); workers 1 or 2. */
+static orca_scenario *ring_scene(int workers)
+{
+    orca_scenario *sc = NULL;
+    if (orca_scenario_create(NULL, 0.1, 1, &sc) != ORCA_OK) {
+        return NULL;
+    }
+    orca_sim *sim = orca_scenario_sim(sc);
+    if (orca_sim_set_worker_count(sim, workers) != ORCA_OK) {
+        orca_scenario_destroy(sc);
+        return NULL;
+    }
+    orca_vec2 outer[4] = {vec(0, 0), vec(20, 0), vec(20, 20), vec(0, 20)};
+    orca_vec2 inner[4] = {vec(6, 6), vec(6, 14), vec(14, 14), vec(14, 6)};
+    orca_boundary_id b;
+    orca_agent_def d = orca_agent_def_default();
+    d.radius = 0.3;
+    d.max_speed = 1.5;
+    d.position = vec(2, 2);
+    orca_goal g = orca_goal_default();
+    g.kind = ORCA_GOAL_POINT;
+    g.target = vec(18, 2);
+    g.preferred_speed = 1.2;
+    if (orca_sim_add_boundary(sim, outer, 4, &b) != ORCA_OK ||
+        orca_sim_add_boundary(sim, inner, 4, &b) != ORCA_OK ||
+        orca_scenario_set_navigation(sc, 1) != ORCA_OK ||
+        orca_scenario_add_agent(sc, &d, &g, NULL) != ORCA_OK) {
+        orca_scenario_destroy(sc);
+        return NULL;
+    }
+    return sc;
+}
+
+/* Changing a goal mid-run (orca_scenario_set_agent_goal): the agent plans a path to the new
+ * goal at the next step and arrives there; then a goal set, then a fixed velocity (its path
+ * state goes); the same bits with 1 and 2 workers. */
+static int test_goal_change(void)
+{
+    uint64_t hashes[2];
+    for (int w = 0; w < 2; ++w) {
+        orca_scenario *sc = ring_scene(w + 1);
+        ENSURE(sc != NULL);
+        for (int s = 0; s < 30; ++s) {
+            ENSURE(orca_scenario_step(sc) == ORCA_OK);
+        }
+        orca_nav_agent na;
+        ENSURE(orca_scenario_agent_nav(sc, 0, &na, NULL, 0) == ORCA_OK);
+        ENSURE(na.result == ORCA_NAV_OK && na.plans == 1 && na.corners == 0); /* in sight */
+        /* the opposite corner, behind the block: a path round it */
+        orca_goal g = orca_goal_default();
+        g.kind = ORCA_GOAL_POINT;
+        g.target = vec(18, 18);
+        g.preferred_speed = 1.2;
+        ENSURE(orca_scenario_set_agent_goal(sc, 0, &g) == ORCA_OK);
+        ENSURE(orca_scenario_step(sc) == ORCA_OK);
+        ENSURE(orca_scenario_agent_nav(sc, 0, &na, NULL, 0) == ORCA_OK);
+        ENSURE_MSG(na.result == ORCA_NAV_OK && na.plans == 2 && na.corners == 1,
+                   "result %d, plans %d, corners %d", (int)na.result, na.plans, na.corners);
+        ENSURE(na.goal.x == 18 && na.goal.y == 18);
+        for (int s = 0; s < 400 && orca_scenario_arrived_count(sc) < 1; ++s) {
+            ENSURE(orca_scenario_step(sc) == ORCA_OK);
+        }
+        ENSURE(orca_scenario_arrived_count(sc) == 1);
+        orca_goal got;
+        ENSURE(orca_scenario_agent_goal(sc, 0, &got, NULL) == ORCA_OK);
+        ENSURE(got.kind == ORCA_GOAL_POINT && got.target.x == 18 && got.target.y == 18);
+        /* a goal set of two points: it heads for the nearer by path, (2, 2) */
+        orca_vec2 pts[2] = {vec(2, 18), vec(2, 2)};
+        int set = -1;
+        ENSURE(orca_scenario_add_goal_set(sc, "meet", pts, 2, &set) == ORCA_OK);
+        g.kind = ORCA_GOAL_SET;
+        g.goal_set = set;
+        ENSURE(orca_scenario_set_agent_goal(sc, 0, &g) == ORCA_OK);
+        for (int s = 0; s < 400 && orca_scenario_arrived_count(sc) < 1; ++s) {
+            ENSURE(orca_scenario_step(sc) == ORCA_OK);
+        }
+        ENSURE(orca_scenario_agent_nav(sc, 0, &na, NULL, 0) == ORCA_OK);
+        ENSURE(na.plans == 3 && na.goal.x == 2 && na.goal.y == 18);
+        for (int s = 0; s < 400 && orca_scenario_arrived_count(sc) < 1; ++s) {
+            ENSURE(orca_scenario_step(sc) == ORCA_OK);
+        }
+        ENSURE(orca_scenario_arrived_count(sc) == 1);
+        /* a fixed velocity: no path state */
+        g = orca_goal_default();
+        g.kind = ORCA_GOAL_VELOCITY;
+        g.target = vec(0.5, 0);
+        ENSURE(orca_scenario_set_agent_goal(sc, 0, &g) == ORCA_OK);
+        ENSURE(orca_scenario_agent_nav(sc, 0, &na, NULL, 0) == ORCA_OK);
+        ENSURE(!na.navigating && na.plans == 0 && na.corners == 0);
+        orca_vec2 v[1];
+        ENSURE(orca_scenario_step(sc) == ORCA_OK);
+        v[0] = vec(0, 0);
+        ENSURE(orca_sim_swap_preferred_velocities(orca_scenario_sim(sc), v, 1) == ORCA_OK);
+        ENSURE(v[0].x == 0.5 && v[0].y == 0);
+        ENSURE(orca_sim_swap_preferred_velocities(orca_scenario_sim(sc), v, 1) == ORCA_OK);
+        hashes[w] = orca_scenario_hash(sc);
+        orca_scenario_destroy(sc);
+    }
+    ENSURE_MSG(hashes[0] == hashes[1], "%016llx with 1 worker, %016llx with 2",
+               (unsigned long long)hashes[0], (unsigned long long)hashes[1]);
+    return 0;
+}
+
+/* orca_scenario_set_agent_goal's refusals name the value and change nothing. */
+static int test_goal_change_refused(void)
+{
+    orca_scenario *sc = ring_scene(1);
+    ENSURE(sc != NULL);
+    orca_sim *sim = orca_scenario_sim(sc);
+    orca_agent_def d = orca_agent_def_default();
+    d.position = vec(3, 10);
+    orca_agent_id direct;
+    ENSURE(orca_sim_add_agent(sim, &d, &direct) == ORCA_OK); /* not through the scenario */
+    orca_vec2 wp = vec(10, 3);
+    ENSURE(orca_scenario_step(sc) == ORCA_OK);
+    uint64_t before = orca_scenario_hash(sc);
+    orca_goal g = orca_goal_default();
+    g.kind = ORCA_GOAL_POINT;
+    g.target = vec(18, 18);
+    ENSURE(orca_scenario_set_agent_goal(NULL, 0, &g) == ORCA_ERR_NULL);
+    ENSURE(orca_scenario_set_agent_goal(sc, 0, NULL) == ORCA_ERR_NULL);
+    ENSURE(strstr(orca_scenario_last_error(sc), "goal must not be NULL") != NULL);
+    ENSURE(orca_scenario_set_agent_goal(sc, 2, &g) == ORCA_ERR_ARGUMENT);
+    ENSURE(strstr(orca_scenario_last_error(sc), "index must be in [0, 2), got 2") != NULL);
+    ENSURE(orca_scenario_set_agent_goal(sc, -1, &g) == ORCA_ERR_ARGUMENT);
+    ENSURE(orca_scenario_set_agent_goal(sc, 1, &g) == ORCA_ERR_ARGUMENT);
+    ENSURE(strstr(orca_scenario_last_error(sc), "not added through the scenario") != NULL);
+    const double bad[] = {0.0 / 0.0, 1.0 / 0.0, -1.0 / 0.0, 0x1p21, -0x1p21, 1.7976931348623157e308};
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; ++k) {
+        orca_goal b = g;
+        b.target.y = bad[k];
+        ENSURE(orca_scenario_set_agent_goal(sc, 0, &b) == ORCA_ERR_ARGUMENT);
+        ENSURE(strstr(orca_scenario_last_error(sc), "goal point must have finite") != NULL);
+        b = g;
+        b.preferred_speed = k == 3 ? 0x1p30 * (1 + 0x1p-52) : (k == 4 ? -0x1p-1074 : bad[k]);
+        ENSURE(orca_scenario_set_agent_goal(sc, 0, &b) == ORCA_ERR_ARGUMENT);
+        ENSURE(strstr(orca_scenario_last_error(sc), "preferred_speed must be in") != NULL);
+    }
+    orca_goal b = g;
+    b.kind = ORCA_GOAL_SET;
+    b.goal_set = 0; /* no set yet */
+    ENSURE(orca_scenario_set_agent_goal(sc, 0, &b) == ORCA_ERR_ARGUMENT);
+    ENSURE(strstr(orca_scenario_last_error(sc), "goal_set must name a goal set: in [0, 0), got 0") != NULL);
+    b.kind = (orca_goal_kind)7;
+    ENSURE(orca_scenario_set_agent_goal(sc, 0, &b) == ORCA_ERR_ARGUMENT);
+    ENSURE(strstr(orca_scenario_last_error(sc), "goal kind must be") != NULL);
+    ENSURE(orca_scenario_set_waypoints(sc, 0, &wp, 1, 0, 0.0) == ORCA_OK);
+    uint64_t with_wp = orca_scenario_hash(sc);
+    ENSURE(orca_scenario_set_agent_goal(sc, 0, &g) == ORCA_ERR_ARGUMENT);
+    ENSURE(strstr(orca_scenario_last_error(sc), "has waypoints: remove them first") != NULL);
+    ENSURE(orca_scenario_hash(sc) == with_wp);
+    ENSURE(orca_scenario_set_waypoints(sc, 0, NULL, 0, 0, 0.0) == ORCA_OK);
+    ENSURE(orca_scenario_hash(sc) == before);
+    /* the largest accepted values */
+    b = g;
+    b.target = vec(0x1p21 * (1 - 0x1p-53), -0x1p21 * (1 - 0x1p-53));
+    b.preferred_speed = 0x1p30;
+    ENSURE(orca_scenario_set_agent_goal(sc, 0, &b) == ORCA_OK);
+    ENSURE(orca_scenario_step(sc) == ORCA_OK);
+    orca_nav_agent na;
+    ENSURE(orca_scenario_agent_nav(sc, 0, &na, NULL, 0) == ORCA_OK);
+    ENSURE(na.result == ORCA_NAV_GOAL_BLOCKED); /* outside the walkable area */
+    orca_scenario_destroy(sc);
+    return 0;
+}
+
+/* A crowd big enough for the navigation pass to run on the workers (2,500 agents in a walled
+ * yard split by a wall with two doors, heading for an exit set and a point behind the wall;
+ * re-routings in the queues): the same scenario hash with 1, 2 and 3 workers, step by step. */
+static int test_crowd_workers(void)
+{
+    uint64_t first[60];
+    for (int workers = 1; workers <= 3; ++workers) {
+        orca_scenario *sc = NULL;
+        ENSURE(orca_scenario_create(NULL, 0.1, 7, &sc) == ORCA_OK);
+        orca_sim *sim = orca_scenario_sim(sc);
+        ENSURE(orca_sim_set_worker_count(sim, workers) == ORCA_OK);
+        orca_vec2 yard[4] = {vec(0, 0), vec(80, 0), vec(80, 60), vec(0, 60)};
+        orca_boundary_id b;
+        orca_segment_id w;
+        ENSURE(orca_sim_add_boundary(sim, yard, 4, &b) == ORCA_OK);
+        ENSURE(orca_sim_add_segment(sim, vec(60, 0), vec(60, 20), &w) == ORCA_OK);
+        ENSURE(orca_sim_add_segment(sim, vec(60, 22), vec(60, 40), &w) == ORCA_OK);
+        ENSURE(orca_sim_add_segment(sim, vec(60, 41.5), vec(60, 60), &w) == ORCA_OK);
+        orca_vec2 exits[2] = {vec(79.5, 5), vec(79.5, 55)};
+        int set = -1;
+        ENSURE(orca_scenario_add_goal_set(sc, "exits", exits, 2, &set) == ORCA_OK);
+        ENSURE(orca_scenario_set_goal_set_exit(sc, set, 1.0) == ORCA_OK);
+        ENSURE(orca_scenario_set_navigation(sc, 1) == ORCA_OK);
+        for (int k = 0; k < 2500; ++k) {
+            orca_agent_def d = orca_agent_def_default();
+            d.radius = 0.3;
+            d.max_speed = 1.5;
+            d.neighbor_dist = 2;
+            d.max_neighbors = 8;
+            d.time_horizon = 1;
+            d.obstacle_time_horizon = 0.25;
+            d.position = vec(2 + (k % 50) * 1.1, 2 + (k / 50) * 1.1);
+            orca_goal g = orca_goal_default();
+            if (k % 5 == 0) {
+                g.kind = ORCA_GOAL_POINT;
+                g.target = vec(70, 30 + (k % 7));
+            } else {
+                g.kind = ORCA_GOAL_SET;
+                g.goal_set = set;
+            }
+            g.preferred_speed = 1.3;
+            ENSURE(orca_scenario_add_agent(sc, &d, &g, NULL) == ORCA_OK);
+        }
+        for (int s = 0; s < 60; ++s) {
+            ENSURE(orca_scenario_step(sc) == ORCA_OK);
+            uint64_t h = orca_scenario_hash(sc);
+            if (workers == 1) {
+                first[s] = h;
+            } else {
+                ENSURE_MSG(h == first[s], "step %d: %016llx with %d workers, %016llx with 1", s,
+                           (unsigned long long)h, workers, (unsigned long long)first[s]);
+            }
+        }
+        orca_nav_agent na;
+        ENSURE(orca_scenario_agent_nav(sc, 0, &na, NULL, 0) == ORCA_OK);
+        ENSURE(na.navigating && na.result == ORCA_NAV_OK);
+        orca_scenario_destroy(sc);
+    }
+    return 0;
+}
+
 static long g_calls, g_fail_at, g_live, g_failed;
 
 static void *fa_alloc(size_t size, void *context)
@@ -822,6 +1050,9 @@ const orca_test ORCA_TESTS[] = {
     {"off_is_plain", test_off_is_plain},
     {"goal_set", test_goal_set},
     {"blocked_corridor", test_blocked_corridor},
+    {"goal_change", test_goal_change},
+    {"crowd_workers", test_crowd_workers},
+    {"goal_change_refused", test_goal_change_refused},
     {"unreachable", test_unreachable},
     {"reroute", test_reroute},
     {"angle", test_angle},

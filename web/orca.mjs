@@ -900,6 +900,16 @@ export class Scene {
   addAgent(def = {}, goal = {}) {
     const [plain, av] = splitAvoidance(def); // avoidance settings: checked before the agent is added
     const settings = av && this.sim.checkAvoidance(av);
+    const g = this.goalArgs(goal);
+    const words = this.sim.writeDef(plain);
+    this.check(this.x.ow_scenario_add_agent(this.live(), words, g.kind, g.x, g.y, g.speed, g.set,
+      this.orca.scratch + 128));
+    const id = this.sim.handle('agent');
+    if (settings) this.sim.applyAvoidance(id, settings, () => {}); // only memory can refuse it
+    return id;
+  }
+  /** A goal { kind, target, speed, goalSet } as addAgent reads it: { kind, x, y, speed, set }. */
+  goalArgs(goal) {
     const dflt = this.orca.defaultGoal();
     const hasSet = goal.goalSet !== undefined && goal.goalSet !== null;
     const kind = goal.kind ?? (hasSet ? GOAL.SET : goal.target !== undefined ? GOAL.POINT : dflt.kind);
@@ -915,13 +925,16 @@ export class Scene {
       }
     }
     const target = vec(goal.target ?? dflt.target, 'goal target');
-    const speed = goal.speed ?? dflt.speed;
-    const words = this.sim.writeDef(plain);
-    this.check(this.x.ow_scenario_add_agent(this.live(), words, kind, Number(target[0]),
-      Number(target[1]), Number(speed), set, this.orca.scratch + 128));
-    const id = this.sim.handle('agent');
-    if (settings) this.sim.applyAvoidance(id, settings, () => {}); // only memory can refuse it
-    return id;
+    return { kind, x: Number(target[0]), y: Number(target[1]), speed: Number(goal.speed ?? dflt.speed), set };
+  }
+  /** Gives the agent at index a new goal (read as addAgent reads one). With navigation on it
+   * plans a path to it at the next step; a goal that is neither a point nor a goal set drops
+   * its path state. An agent with waypoints is refused (remove them first:
+   * setWaypoints(index, [])); a refusal names the value and changes nothing. */
+  setGoal(index, goal = {}) {
+    if (!Number.isInteger(index)) throw argError(`setGoal: index must be an integer, got ${index}`);
+    const g = this.goalArgs(goal);
+    this.check(this.x.ow_scenario_set_agent_goal(this.live(), index, g.kind, g.x, g.y, g.speed, g.set));
   }
   /** The goal and start of the agent at index: { kind, target, speed, start, goalSet }; for a
    * goal-set goal target is the set's point it heads for now and goalSet the set's name (null

@@ -506,6 +506,17 @@ int OW_EXPORT(ow_scenario_add_agent)(orca_scenario *sc, const double *w, int kin
     put_id(out, id.slot, id.generation, id.sim);
     return st;
 }
+/* The agent at index gets a new goal (orca_scenario_set_agent_goal). */
+int OW_EXPORT(ow_scenario_set_agent_goal)(orca_scenario *sc, int index, int kind, double tx,
+                                          double ty, double speed, int goal_set)
+{
+    orca_goal g = orca_goal_default();
+    g.kind = (orca_goal_kind)kind;
+    g.target = (orca_vec2){tx, ty};
+    g.preferred_speed = speed;
+    g.goal_set = goal_set;
+    return orca_scenario_set_agent_goal(sc, index, &g);
+}
 /* The goal of the agent at index: kind, target x y, preferred speed, start x y, and the goal
  * set's index (-1 unless kind is ORCA_GOAL_SET) into w. */
 int OW_EXPORT(ow_scenario_agent_goal)(const orca_scenario *sc, int index, double *w)

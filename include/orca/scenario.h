@@ -84,6 +84,14 @@ ORCA_API orca_status orca_scenario_add_agent(orca_scenario *sc, const orca_agent
 /** The goal and start of the agent at index. */
 ORCA_API orca_status orca_scenario_agent_goal(const orca_scenario *sc, int index, orca_goal *goal,
                                               orca_vec2 *start);
+/** Gives the agent at index (added through the scenario) a new goal, checked as
+ * orca_scenario_add_agent checks one; a goal set's agent heads for the set's nearest point
+ * from where it stands. With navigation on it plans a path to the new goal at the next step
+ * (docs/navigation.md, "Changing a goal"); an agent whose new goal is neither a point nor a
+ * set drops its path state. An agent with waypoints is refused (remove them first with
+ * orca_scenario_set_waypoints and count 0). A refusal names the value and changes nothing. */
+ORCA_API orca_status orca_scenario_set_agent_goal(orca_scenario *sc, int index,
+                                                  const orca_goal *goal);
 
 /** Waypoints (an extension, off by default; docs/extensions.md, "Waypoints"): the points an
  * agent with an ORCA_GOAL_POINT goal visits, in order, before its goal point. The agent

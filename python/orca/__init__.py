@@ -796,6 +796,14 @@ class Scenario(_core.Scenario):
             _core.Sim.agent_set_avoidance(sim, h, *av)  # checked above (only memory could refuse it)
         return Agent(sim, h)
 
+    def set_goal(self, index, goal=None, target=None, preferred_speed=None, goal_set=None):
+        """Gives the agent at index a new goal (arguments and defaults as add_agent's). With
+        navigation on it plans a path to it at the next step; a goal that is neither 'point'
+        nor 'set' drops its path state. An agent with waypoints raises orca.ArgumentError
+        (remove them first: set_waypoints(index, [])), as does a bad value, naming it; nothing
+        changes then."""
+        _core.Scenario.set_goal(self, index, goal, target, preferred_speed, goal_set)
+
     def agent_goal(self, index):
         """{'goal', 'target', 'preferred_speed', 'start', 'goal_set'} of the agent at index:
         for a 'set' goal, target is the set's point it heads for now and goal_set the set's

@@ -221,6 +221,9 @@ class Scenario:
     def add_agent(self, position: Vec2, goal: Optional[str] = ..., target: Optional[Vec2] = ...,
                   preferred_speed: Optional[Real] = ...,
                   goal_set: Optional[Union[str, int]] = ..., **fields: Any) -> Agent: ...
+    def set_goal(self, index: int, goal: Optional[str] = ..., target: Optional[Vec2] = ...,
+                 preferred_speed: Optional[Real] = ...,
+                 goal_set: Optional[Union[str, int]] = ...) -> None: ...
     def agent_goal(self, index: int) -> Dict[str, Any]: ...
     # navigation (docs/navigation.md)
     navigation: bool

@@ -2542,6 +2542,42 @@ static PyObject *Scenario_add_agent(ScenarioObject *s, PyObject *args, PyObject 
     return handle_int(id.slot, id.generation, id.sim);
 }
 
+/* set_goal(index, goal=None, target=None, preferred_speed=None, goal_set=None): the agent's
+ * new goal (orca_scenario_set_agent_goal); goal's default as in add_agent. */
+static PyObject *Scenario_set_goal(ScenarioObject *s, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"index", "goal", "target", "preferred_speed", "goal_set", NULL};
+    PyObject *idx, *kind = NULL, *target = Py_None, *speed = Py_None, *set = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|OOOO:set_goal", kwlist, &idx, &kind, &target,
+                                     &speed, &set)) {
+        return NULL;
+    }
+    SC_READY(s);
+    int i;
+    if (get_int(idx, "index", INT32_MIN, INT32_MAX, &i) < 0) {
+        return NULL;
+    }
+    orca_goal g;
+    PyObject *point = NULL;
+    if (!kind || kind == Py_None) {
+        point = PyUnicode_FromString(set != Py_None ? "set" : target == Py_None ? "none" : "point");
+        if (!point) {
+            return NULL;
+        }
+        kind = point;
+    }
+    int bad = get_goal(s, kind, target, speed, set, &g) < 0;
+    Py_XDECREF(point);
+    if (bad) {
+        return NULL;
+    }
+    orca_status st = orca_scenario_set_agent_goal(s->sc, i, &g);
+    if (st != ORCA_OK) {
+        return sc_fail(s, st);
+    }
+    Py_RETURN_NONE;
+}
+
 /* agent_goal(index) -> (kind, target, preferred_speed, start, goal set name or None) */
 static PyObject *Scenario_agent_goal(ScenarioObject *s, PyObject *arg)
 {
@@ -3058,6 +3094,8 @@ static PyMethodDef Scenario_methods[] = {
     {"add_agent", (PyCFunction)(void (*)(void))Scenario_add_agent, METH_VARARGS | METH_KEYWORDS,
      "add_agent(position, goal=None, target=None, preferred_speed=None, goal_set=None, "
      "**fields) -> handle"},
+    {"set_goal", (PyCFunction)(void (*)(void))Scenario_set_goal, METH_VARARGS | METH_KEYWORDS,
+     "set_goal(index, goal=None, target=None, preferred_speed=None, goal_set=None)"},
     {"agent_goal", (PyCFunction)Scenario_agent_goal, METH_O,
      "agent_goal(index) -> (kind, target, preferred_speed, start, goal set name or None)"},
     {"add_goal_set", (PyCFunction)(void (*)(void))Scenario_add_goal_set,

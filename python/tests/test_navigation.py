@@ -239,3 +239,41 @@ def test_refusals_name_the_value_and_change_nothing():
     with pytest.raises(TypeError, match="orca.Simulator"):
         orca.Navigator(sc)
     assert (sc.hash(), sc.goal_sets) == before[:2]
+
+
+def test_set_goal_mid_run():
+    """Scenario.set_goal: a new goal behind the room's wall is planned at the next step and
+    reached; a goal set, then a fixed velocity (the path state goes); refusals name the value
+    and change nothing."""
+    sc = trap(True)
+    sc.step(1)
+    assert sc.agent_nav(0)["plans"] == 1
+    sc.set_goal(0, target=(5.0, 5.0))  # inside the room again
+    assert sc.agent_goal(0)["target"] == (5.0, 5.0)
+    sc.step(1)
+    nav = sc.agent_nav(0)
+    assert nav["plans"] == 2 and nav["goal"] == (5.0, 5.0) and nav["corners"] == 0
+    sc.set_goal(0, goal="velocity", target=(0.5, 0.0))
+    assert sc.agent_nav(0)["navigating"] is False and sc.agent_nav(0)["plans"] == 0
+    assert sc.add_goal_set("east", [(14.0, 3.0)]) == 0
+    sc.set_goal(1, goal_set="east", preferred_speed=1.3)
+    g = sc.agent_goal(1)
+    assert g["goal"] == "set" and g["goal_set"] == "east" and g["preferred_speed"] == 1.3
+    before = sc.hash()
+    with pytest.raises(orca.ArgumentError, match=r"index must be in \[0, 3\), got 3"):
+        sc.set_goal(3, target=(1.0, 1.0))
+    with pytest.raises(orca.ArgumentError, match="goal point must have finite coordinates"):
+        sc.set_goal(2, target=(float("nan"), 1.0))
+    with pytest.raises(orca.ArgumentError, match="preferred_speed must be in"):
+        sc.set_goal(2, target=(1.0, 1.0), preferred_speed=2.0**31)
+    with pytest.raises((orca.ArgumentError, KeyError, ValueError)):
+        sc.set_goal(2, goal_set="nowhere")
+    sc.set_waypoints(2, [(9.0, 9.0)])
+    with_wp = sc.hash()
+    with pytest.raises(orca.ArgumentError, match="has waypoints: remove them first"):
+        sc.set_goal(2, target=(1.0, 1.0))
+    assert sc.hash() == with_wp
+    sc.set_waypoints(2, [])
+    assert sc.hash() == before
+    sc.step(400)
+    assert sc.agent_nav(1)["goal"] == (14.0, 3.0)

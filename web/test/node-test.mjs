@@ -956,6 +956,31 @@ for (const [label, file] of [['scalar', 'orca.wasm'], ['SIMD128', 'orca-simd.was
     return `path ${p.length} = closed form`;
   });
 
+  test(`${label}: navigation: setGoal gives an agent a new goal mid-run`, () => {
+    const sc = roomScene(orca, true);
+    sc.step();
+    check(sc.agentNav(0).plans === 1, 'first plan');
+    sc.setGoal(0, { target: [5, 5] }); // back inside the room: in sight
+    sc.step();
+    const nav = sc.agentNav(0);
+    check(nav.plans === 2 && nav.goal[0] === 5 && nav.goal[1] === 5 && nav.corners === 0, `plans ${nav.plans}`);
+    check(sc.goal(0).target[0] === 5, 'goal(0)');
+    sc.setGoal(1, { goalSet: 'out', speed: 1.3 });
+    check(sc.goal(1).goalSet === 'out' && sc.goal(1).speed === 1.3, 'goal set');
+    sc.setGoal(2, { kind: GOAL.VELOCITY, target: [0.5, 0] });
+    check(!sc.agentNav(2).navigating && sc.agentNav(2).plans === 0, 'velocity: no path state');
+    const before = sc.hash();
+    throwsWith(() => sc.setGoal(9, { target: [1, 1] }), /^index must be in \[0, 4\), got 9$/, 'ORCA_ERR_ARGUMENT');
+    throwsWith(() => sc.setGoal(1.5, { target: [1, 1] }), /index must be an integer/, 'ORCA_ERR_ARGUMENT');
+    throwsWith(() => sc.setGoal(0, { target: [NaN, 1] }), /goal point must have finite coordinates/, 'ORCA_ERR_ARGUMENT');
+    throwsWith(() => sc.setGoal(0, { goalSet: 'gone' }), /unknown goal set 'gone'/, 'ORCA_ERR_ARGUMENT');
+    check(sc.hash() === before, 'refusals changed the state');
+    for (let i = 0; i < 800 && sc.exited.count < 2; ++i) sc.step();
+    check(sc.exited.count === 2, `exited ${sc.exited.count}`);
+    sc.destroy();
+    return 'planned again at the next step; refusals change nothing';
+  });
+
   test(`${label}: navigation: refusals throw the library's message and change nothing`, () => {
     const sc = roomScene(orca, true);
     for (let i = 0; i < 2; ++i) sc.step();
