@@ -39,6 +39,10 @@ static const int k_max_counts[ORCA_SCENE_COUNT] = {2196132, 4000000, 1258287, 16
 /* Perturbation amplitude per unit of preferred speed (docs/scenarios.md, "The rule"). */
 #define SC_PERTURB 0x1.a36e2eb1c432dp-14 /* 1e-4 rounded to nearest (an exact hex literal) */
 
+/* From this many agents on, the scenario's per-agent passes before the step (the entry table,
+ * exits, navigation) run on the simulation's workers. */
+#define NAV_TASK_MIN 1024
+
 /* The splitmix64 increment (golden ratio), shared by the hash and the generator. */
 #define SC_GOLDEN UINT64_C(0x9E3779B97F4A7C15)
 
@@ -1345,7 +1349,6 @@ static void nav_task(int begin, int end, int worker, void *context)
  * that need no planning go on the workers (nav_task, from NAV_TASK_MIN agents on); then the
  * plans, which share the navigation's structures, in index order on the calling thread. Each
  * agent's result is that of doing all of it for it alone, so it is the same for any split. */
-#define NAV_TASK_MIN 1024
 static orca_status nav_advance(orca_scenario *sc, const int32_t *ent, const orca_vec2 *pos,
                                int n, uint64_t step_hash)
 {
@@ -1425,46 +1428,67 @@ static void nav_restore(orca_scenario *sc)
     }
 }
 
+typedef struct exit_ctx {
+    const orca_scenario *sc;
+    const int32_t *ent;
+    const orca_vec2 *pos;
+    uint8_t *leaves; /* per index: 1 when the agent leaves */
+} exit_ctx;
+
+/* Which agents of [begin, end) are at their exit (on the workers: each index its own flag). */
+static void exit_task(int begin, int end, int worker, void *context)
+{
+    (void)worker;
+    const exit_ctx *c = context;
+    const orca_scenario *sc = c->sc;
+    for (int i = begin; i < end; ++i) {
+        int e = c->ent[i];
+        uint8_t out = 0;
+        if (e >= 0 && sc->agents[e].goal.kind == ORCA_GOAL_SET) {
+            const sc_goal_set *set = &sc->sets[sc->agents[e].goal.goal_set];
+            if (set->exit) {
+                double d = set->arrive > 0 ? set->arrive : orca_sim_peek_radius(sc->sim, i);
+                out = v2_len(v2_sub(sc->agents[e].goal.target, c->pos[i])) <= d;
+            }
+        }
+        c->leaves[i] = out;
+    }
+}
+
 /* The agents heading for an exit and within its arrive distance leave (one batch removal, in
  * index order). */
 static orca_status exits_leave(orca_scenario *sc, int32_t *ent)
 {
     orca_sim *sim = sc->sim;
     int n = orca_sim_agent_count(sim);
-    const orca_vec2 *pos = orca_sim_positions(sim);
+    exit_ctx c;
+    c.sc = sc;
+    c.ent = ent;
+    c.pos = orca_sim_positions(sim);
+    c.leaves = sc->nav_flag;
+    if (n < NAV_TASK_MIN || orca_sim_run_task(sim, exit_task, n, &c) != ORCA_OK) {
+        exit_task(0, n, 0, &c);
+    }
     int m = 0;
-    for (int pass = 0; pass < 2; ++pass) {
-        for (int i = 0; i < n; ++i) {
-            int e = ent[i];
-            if (e < 0 || sc->agents[e].goal.kind != ORCA_GOAL_SET) {
-                continue;
-            }
-            const sc_goal_set *set = &sc->sets[sc->agents[e].goal.goal_set];
-            if (!set->exit) {
-                continue;
-            }
-            double d = set->arrive > 0 ? set->arrive : orca_sim_peek_radius(sim, i);
-            if (v2_len(v2_sub(sc->agents[e].goal.target, pos[i])) <= d) {
-                if (pass == 1) {
-                    sc->exit_ids[m] = orca_sim_agent_at(sim, i);
-                    ent[i] = -2; /* leaves */
-                }
-                ++m;
-            }
+    for (int i = 0; i < n; ++i) {
+        m += c.leaves[i];
+    }
+    if (m == 0) {
+        return ORCA_OK;
+    }
+    if (m > sc->exit_cap) {
+        orca_agent_id *ids = orca_mem_resize(sc->exit_ids, (size_t)m, sizeof *ids);
+        if (!ids) {
+            return fail(sc, ORCA_ERR_MEMORY, "out of memory removing agents at exits");
         }
-        if (m == 0) {
-            return ORCA_OK;
-        }
-        if (pass == 0) {
-            if (m > sc->exit_cap) {
-                orca_agent_id *ids = orca_mem_resize(sc->exit_ids, (size_t)m, sizeof *ids);
-                if (!ids) {
-                    return fail(sc, ORCA_ERR_MEMORY, "out of memory removing agents at exits");
-                }
-                sc->exit_ids = ids;
-                sc->exit_cap = m;
-            }
-            m = 0;
+        sc->exit_ids = ids;
+        sc->exit_cap = m;
+    }
+    m = 0;
+    for (int i = 0; i < n; ++i) {
+        if (c.leaves[i]) {
+            sc->exit_ids[m++] = orca_sim_agent_at(sim, i);
+            ent[i] = -2; /* leaves */
         }
     }
     orca_status st = orca_sim_remove_agents(sim, sc->exit_ids, m);
@@ -1771,6 +1795,34 @@ static void rule_agents(void *context, const int32_t *index, int32_t first,
     }
 }
 
+typedef struct ent_ctx {
+    orca_scenario *sc;
+    const uint32_t *slots, *gens; /* orca_sim_peek_handles */
+    int hint;                     /* ent[0 .. hint) hold the last step's entries */
+} ent_ctx;
+
+/* The entry of each index in [begin, end) into sc->ent (on the workers: each index its own
+ * slot; the map is only read). The last step's entry of index i is the guess (right unless
+ * agents were added or removed in between); a guess is taken only when its handle is the
+ * agent's. */
+static void ent_task(int begin, int end, int worker, void *context)
+{
+    (void)worker;
+    const ent_ctx *c = context;
+    orca_scenario *sc = c->sc;
+    for (int i = begin; i < end; ++i) {
+        orca_agent_id id;
+        id.slot = c->slots[i];
+        id.generation = c->gens[id.slot];
+        int e = i < c->hint ? sc->ent[i] : -1;
+        if (e < 0 || e >= sc->agent_count || sc->agents[e].id.slot != id.slot ||
+            sc->agents[e].id.generation != id.generation) {
+            e = key_at(sc, i, id);
+        }
+        sc->ent[i] = e;
+    }
+}
+
 orca_status orca_scenario_step(orca_scenario *sc)
 {
     if (!sc) {
@@ -1813,21 +1865,12 @@ orca_status orca_scenario_step(orca_scenario *sc)
             sc->ent_cap = n;
         }
         ent = sc->ent;
-        /* The last step's entry of index i is the guess (right unless agents were added or
-         * removed in between); a guess is taken only when its handle is the agent's. */
-        const uint32_t *slots, *gens;
-        orca_sim_peek_handles(sim, &slots, &gens);
-        int hint = sc->shared_keys ? 0 : (sc->ent_hint < n ? sc->ent_hint : n);
-        for (int i = 0; i < n; ++i) {
-            orca_agent_id id;
-            id.slot = slots[i];
-            id.generation = gens[id.slot];
-            int e = i < hint ? ent[i] : -1;
-            if (e < 0 || e >= sc->agent_count || sc->agents[e].id.slot != id.slot ||
-                sc->agents[e].id.generation != id.generation) {
-                e = key_at(sc, i, id);
-            }
-            ent[i] = e;
+        ent_ctx c;
+        c.sc = sc;
+        orca_sim_peek_handles(sim, &c.slots, &c.gens);
+        c.hint = sc->shared_keys ? 0 : (sc->ent_hint < n ? sc->ent_hint : n);
+        if (n < NAV_TASK_MIN || orca_sim_run_task(sim, ent_task, n, &c) != ORCA_OK) {
+            ent_task(0, n, 0, &c);
         }
         sc->ent_hint = n;
     }

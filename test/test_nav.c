@@ -930,36 +930,7 @@ static int test_crowd_workers(void)
     return 0;
 }
 
-static long g_calls, g_fail_at, g_live, g_failed;
-
-static void *fa_alloc(size_t size, void *context)
-{
-    (void)context;
-    if (g_fail_at > 0 && ++g_calls == g_fail_at) {
-        ++g_failed;
-        return NULL;
-    }
-    void *p = malloc(size);
-    g_live += p != NULL;
-    return p;
-}
-
-static void *fa_resize(void *p, size_t size, void *context)
-{
-    (void)context;
-    if (g_fail_at > 0 && ++g_calls == g_fail_at) {
-        ++g_failed;
-        return NULL;
-    }
-    return realloc(p, size);
-}
-
-static void fa_release(void *p, void *context)
-{
-    (void)context;
-    --g_live;
-    free(p);
-}
+#include "fail_alloc.h"
 
 static int nav_run(void)
 {

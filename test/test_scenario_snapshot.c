@@ -589,38 +589,7 @@ static int test_refusals(void)
 
 /* --- allocation failures ------------------------------------------------------------------ */
 
-static long g_calls, g_fail_at, g_live, g_failed;
-
-static void *fa_alloc(size_t size, void *context)
-{
-    (void)context;
-    if (g_fail_at > 0 && ++g_calls == g_fail_at) {
-        ++g_failed;
-        return NULL;
-    }
-    void *p = malloc(size);
-    g_live += p != NULL;
-    return p;
-}
-
-static void *fa_resize(void *p, size_t size, void *context)
-{
-    (void)context;
-    if (g_fail_at > 0 && ++g_calls == g_fail_at) {
-        ++g_failed;
-        return NULL;
-    }
-    void *q = realloc(p, size);
-    g_live += p == NULL && q != NULL;
-    return q;
-}
-
-static void fa_release(void *p, void *context)
-{
-    (void)context;
-    g_live -= p != NULL;
-    free(p);
-}
+#include "fail_alloc.h"
 
 /* Loads bytes into a scenario built by b (NULL: an empty one) with the k-th allocation
  * failing: ORCA_OK, or ORCA_ERR_MEMORY with nothing changed. *reached: the k-th came. */
