@@ -1551,25 +1551,40 @@ static PyObject *Sim_hash(SimObject *s, PyObject *unused)
     return PyLong_FromUnsignedLongLong(orca_sim_hash(s->sim));
 }
 
-static PyObject *Sim_save(SimObject *s, PyObject *unused)
+/* A snapshot as bytes: save (orca_sim_save's or orca_scenario_save's conventions) of obj. NULL
+ * with *st the library's refusal, or with *st ORCA_OK and a Python error set. */
+typedef orca_status save_fn(const void *obj, void *buffer, size_t capacity, size_t *size);
+static PyObject *snapshot_bytes(save_fn *save, const void *obj, orca_status *st)
 {
-    (void)unused;
-    SIM_READY(s);
     size_t size = 0;
-    orca_status st = orca_sim_save(s->sim, NULL, 0, &size);
-    if (st != ORCA_OK) {
-        return sim_fail(s, st);
+    *st = save(obj, NULL, 0, &size);
+    if (*st != ORCA_OK) {
+        return NULL;
     }
     PyObject *b = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)size);
     if (!b) {
         return NULL;
     }
-    st = orca_sim_save(s->sim, PyBytes_AS_STRING(b), size, &size);
-    if (st != ORCA_OK) {
+    *st = save(obj, PyBytes_AS_STRING(b), size, &size);
+    if (*st != ORCA_OK) {
         Py_DECREF(b);
-        return sim_fail(s, st);
+        return NULL;
     }
     return b;
+}
+
+static orca_status sim_save_fn(const void *obj, void *buffer, size_t capacity, size_t *size)
+{
+    return orca_sim_save(obj, buffer, capacity, size);
+}
+
+static PyObject *Sim_save(SimObject *s, PyObject *unused)
+{
+    (void)unused;
+    SIM_READY(s);
+    orca_status st;
+    PyObject *b = snapshot_bytes(sim_save_fn, s->sim, &st);
+    return b || st == ORCA_OK ? b : sim_fail(s, st);
 }
 
 static PyObject *Sim_load(SimObject *s, PyObject *arg)
@@ -3047,25 +3062,19 @@ static PyObject *Scenario_agent_nav(ScenarioObject *s, PyObject *arg)
                          a.corners, a.length, a.plans, a.reroutes, a.goal.x, a.goal.y, rows);
 }
 
+static orca_status scenario_save_fn(const void *obj, void *buffer, size_t capacity,
+                                    size_t *size)
+{
+    return orca_scenario_save(obj, buffer, capacity, size);
+}
+
 static PyObject *Scenario_save(ScenarioObject *s, PyObject *unused)
 {
     (void)unused;
     SC_READY(s);
-    size_t size = 0;
-    orca_status st = orca_scenario_save(s->sc, NULL, 0, &size);
-    if (st != ORCA_OK) {
-        return sc_fail(s, st);
-    }
-    PyObject *b = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)size);
-    if (!b) {
-        return NULL;
-    }
-    st = orca_scenario_save(s->sc, PyBytes_AS_STRING(b), size, &size);
-    if (st != ORCA_OK) {
-        Py_DECREF(b);
-        return sc_fail(s, st);
-    }
-    return b;
+    orca_status st;
+    PyObject *b = snapshot_bytes(scenario_save_fn, s->sc, &st);
+    return b || st == ORCA_OK ? b : sc_fail(s, st);
 }
 
 static PyObject *Scenario_load(ScenarioObject *s, PyObject *arg)
