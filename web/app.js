@@ -5,7 +5,7 @@
 // and the rooms scene of scenes.mjs: a selected agent's path, click to move its group's exit,
 // walls drawn with the mouse re-route the agents at the next step).
 import { loadOrca, simdSupported } from './orca.mjs';
-import { roomsScene, roomsWithGoals, ROOMS_GOALS } from './scenes.mjs';
+import { roomsScene, roomsGroup, moveRoomsExit, ROOMS_GOALS } from './scenes.mjs';
 
 const GROUP_COLOURS = ['#3f6fc4', '#c4473f'];
 const HINTS = {
@@ -128,7 +128,7 @@ function build() {
   app.rateWindow = { t: performance.now(), ms: 0, agentSteps: 0 };
   app.rooms = cfg.scene === 'rooms';
   app.goals = ROOMS_GOALS.map((p) => [...p]);
-  app.stepBase = 0; // steps of the scenarios a moved goal replaced (roomsWithGoals)
+  app.goalMoves = 0; // exits moved so far (each a new goal set: moveRoomsExit)
   app.selected = app.rooms ? scene.sim.agentAt(0) : null;
   $('hint').textContent = app.rooms ? HINTS.rooms : HINTS.plain;
   const g = app.golden.get(cfg.scene);
@@ -277,7 +277,7 @@ function draw() {
 function groupsOf(scene) {
   const n = scene.sim.agentCount;
   const out = new Int32Array(n);
-  for (let i = 0; i < n; ++i) out[i] = scene.goal(i).goalSet === 'g1' ? 1 : 0;
+  for (let i = 0; i < n; ++i) out[i] = roomsGroup(scene, i);
   return out;
 }
 
@@ -295,14 +295,13 @@ function drawNavigation(pos, rs) {
   const sc = app.scene;
   const k = 6 * app.view.dpr;
   ctx.lineWidth = 2.5 * app.view.dpr;
-  sc.goalSets.forEach((name, g) => {
+  // each group's exit now (a moved exit leaves its old goal set unused)
+  if (app.rooms) app.goals.forEach((p, g) => {
     ctx.strokeStyle = GROUP_COLOURS[g % GROUP_COLOURS.length];
+    const [gx, gy] = toScreen(...p);
     ctx.beginPath();
-    for (const p of sc.goalSet(g).points) {
-      const [gx, gy] = toScreen(...p);
-      ctx.moveTo(gx - k, gy - k); ctx.lineTo(gx + k, gy + k);
-      ctx.moveTo(gx - k, gy + k); ctx.lineTo(gx + k, gy - k);
-    }
+    ctx.moveTo(gx - k, gy - k); ctx.lineTo(gx + k, gy + k);
+    ctx.moveTo(gx - k, gy + k); ctx.lineTo(gx + k, gy - k);
     ctx.stroke();
   });
   const i = selectedIndex();
@@ -336,17 +335,12 @@ function drawNavigation(pos, rs) {
   ctx.setLineDash([]);
 }
 
-// Moves group g's exit to p: a copy of the scene with every agent where it is (the library
-// has no call that changes a goal; scenes.mjs, roomsWithGoals).
+// Moves group g's exit to p: a new exit set, and the group's agents head for it from where
+// they are (Scene.setGoal; scenes.mjs, moveRoomsExit).
 function moveGoal(g, p) {
-  const old = app.scene;
-  const keep = selectedIndex();
   app.goals[g] = p;
-  const sc = roomsWithGoals(app.orca, old, app.goals);
-  app.stepBase += old.sim.stepCount;
-  app.scene = sc;
-  app.selected = keep >= 0 ? sc.sim.agentAt(keep) : null;
-  old.destroy();
+  app.goalMoves += 1;
+  moveRoomsExit(app.scene, g, `g${g}.${app.goalMoves}`, p);
 }
 
 // Steps the scene count times (throughput measured over the steps only).
@@ -394,11 +388,10 @@ function updateStats() {
   const sim = s.sim;
   const steps = sim.stepCount;
   const n = sim.agentCount;
-  const total = steps + (app.stepBase ?? 0);
   const lines = [
     `module      ${app.orca.simd ? 'SIMD128' : 'scalar'} (1 worker)`,
-    `step        ${total}${app.stepBase ? ` (${steps} since the goal moved)` : ''}`,
-    `time        ${(total * s.dt).toFixed(2)} s`,
+    `step        ${steps}`,
+    `time        ${(steps * s.dt).toFixed(2)} s`,
     `agents      ${n}   walls ${sim.segmentCount}`,
     `arrived     ${s.arrivedCount}`,
   ];
@@ -463,7 +456,7 @@ app.state = () => ({
   maxWallOverlap: app.scene.maxWallOverlap, maxAgentOverlap: app.scene.maxAgentOverlap,
   navigation: app.scene.navigation, sceneHash: app.scene.hash(), exited: app.scene.exited,
   unreachable: app.scene.navUnreachable, selected: app.selected ? selectedIndex() : -1,
-  goals: app.rooms ? app.goals.map((p) => [...p]) : null, stepBase: app.stepBase,
+  goals: app.rooms ? app.goals.map((p) => [...p]) : null,
 });
 app.toScreenCss = (x, y) => {
   const [sx, sy] = toScreen(x, y);
@@ -510,7 +503,7 @@ canvas.addEventListener('pointerup', () => {
         app.selected = sim.agentAt(best);
       } else {
         const i = selectedIndex();
-        moveGoal(i >= 0 && app.scene.goal(i).goalSet === 'g1' ? 1 : 0, p);
+        moveGoal(i >= 0 ? roomsGroup(app.scene, i) : 0, p);
       }
     } else {
       const p = toWorld(d.sx, d.sy);

@@ -57,27 +57,23 @@ export function roomsScene(orca, { perGroup = 20, seed = 1, navigation = true, g
   return sc;
 }
 
+/** The group (0 or 1) of agent i of a rooms scene, by its goal set's name: g0 or g1, or
+ * g0.K / g1.K once moveRoomsExit moved the group's exit. */
+export function roomsGroup(scene, i) {
+  const set = scene.goal(i).goalSet;
+  return set !== null && set.split('.')[0] === 'g1' ? 1 : 0;
+}
+
 /**
- * A copy of scene (a rooms scene, possibly with walls drawn since) with every agent where it
- * is now, at its velocity, and the groups' goals `goals`: a new scenario (its step count
- * starts at 0), the walls in the same order. What the page does when a goal is moved (the
- * library has no call that changes an agent's goal).
+ * Moves group g's exit of a rooms scene to p: a new exit set `name` at p, and every agent of
+ * the group heads for it (Scene.setGoal: each plans its path at the next step). The run goes
+ * on: the same scenario, its step count and every agent's state.
  */
-export function roomsWithGoals(orca, scene, goals) {
-  const sc = orca.createScene('custom', { dt: scene.dt, seed: scene.seed });
-  try {
-    for (const seg of scene.sim.segments()) sc.sim.addSegment(seg.a, seg.b);
-    goals.forEach((p, g) => sc.addGoalSet(`g${g}`, [p], { exit: true, arriveDistance: ROOMS_ARRIVE }));
-    const n = scene.sim.agentCount;
-    for (let i = 0; i < n; ++i) {
-      const def = scene.sim.getAgent(scene.sim.agentAt(i));
-      const g = scene.goal(i);
-      sc.addAgent(def, { goalSet: g.goalSet, speed: g.speed });
-    }
-    sc.setNavigation(scene.navigation);
-  } catch (e) {
-    sc.destroy();
-    throw e;
+export function moveRoomsExit(scene, g, name, p) {
+  scene.addGoalSet(name, [p], { exit: true, arriveDistance: ROOMS_ARRIVE });
+  const n = scene.sim.agentCount;
+  for (let i = 0; i < n; ++i) {
+    const goal = scene.goal(i);
+    if (goal.goalSet !== null && roomsGroup(scene, i) === g) scene.setGoal(i, { goalSet: name, speed: goal.speed });
   }
-  return sc;
 }

@@ -258,7 +258,8 @@ await test('rooms: a selected agent\'s path is drawn; a click selects an agent o
   const after = await page.evaluate(() => {
     const sc = window.orcaApp.scene;
     sc.step();
-    return { pos: Array.from(window.orcaApp.scene.sim.positions()), set: sc.goalSet('g1').points[0], nav: sc.agentNav(25), g0: sc.goalSet('g0').points[0] };
+    const moved = sc.goal(25).goalSet;
+    return { pos: Array.from(window.orcaApp.scene.sim.positions()), moved, set: sc.goalSet(moved).points[0], nav: sc.agentNav(25), g0: sc.goalSet(sc.goal(0).goalSet).points[0], g0name: sc.goal(0).goalSet };
   });
   await page.close();
   check(errors.length === 0, errors.join('; '));
@@ -266,7 +267,8 @@ await test('rooms: a selected agent\'s path is drawn; a click selects an agent o
   check(s1.selected === 25, `selected ${s1.selected} after clicking agent 25`);
   check(Math.hypot(s2.goals[1][0] - 33, s2.goals[1][1] - 10) < 0.3 && s2.goals[0][0] === 36, `goals ${JSON.stringify(s2.goals)}`);
   check(Math.hypot(after.set[0] - 33, after.set[1] - 10) < 0.3 && after.g0[0] === 36, `g1 at ${after.set}`);
-  check(s2.stepBase === 40 && s2.step === 0 && s2.agents === s1.agents && s2.selected === 25, `step base ${s2.stepBase}, agents ${s2.agents}`);
+  check(s2.step === 40 && s2.agents === s1.agents && s2.selected === 25 && after.moved === 'g1.1' && after.g0name === 'g0',
+    `step ${s2.step}, agents ${s2.agents}, sets ${after.moved} ${after.g0name}`);
   check(JSON.stringify(before.slice(0, 10)) !== JSON.stringify(after.pos.slice(0, 10)) &&
     before.every((v, k) => Math.abs(v - after.pos[k]) < 1), 'the agents went on from where they were');
   check(after.nav.result === 'ok' && Math.hypot(after.nav.goal[0] - 33, after.nav.goal[1] - 10) < 0.3, `agent 25 heads for ${after.nav.goal}`);
