@@ -1242,8 +1242,9 @@ static int nav_prepare(const sc_agent *a, sc_nav *v, double r, int changed)
     if (changed) {
         v->planned = 0; /* the walls changed: every path is planned again */
     }
-    if (v->planned && (v->radius != r ||
-                       (a->goal.kind == ORCA_GOAL_POINT && !same_point(a->goal.target, v->target)))) {
+    if (v->planned &&
+        (v->radius != r ||
+         (a->goal.kind == ORCA_GOAL_POINT && !same_point(a->goal.target, v->target)))) {
         v->planned = 0;
     }
     return v->planned;
@@ -1791,7 +1792,8 @@ static void rule_agents(void *context, const int32_t *index, int32_t first,
             out[i] = current[i];
             continue;
         }
-        out[i] = c->pref ? c->pref[i] : agent_rule(sc, &sc->agents[e], e, position[j], c->step_hash);
+        out[i] = c->pref ? c->pref[i]
+                         : agent_rule(sc, &sc->agents[e], e, position[j], c->step_hash);
     }
 }
 
@@ -1900,7 +1902,8 @@ orca_status orca_scenario_step(orca_scenario *sc)
     /* Navigation (docs/navigation.md) and goal sets: plans, corners passed, directions. */
     int navigated = 0;
     if (sc->navigation || sc->set_agents > 0) {
-        orca_status st = nav_advance(sc, ent, orca_sim_positions(sim), n, perturb_step_hash(sc->seed, k));
+        orca_status st =
+            nav_advance(sc, ent, orca_sim_positions(sim), n, perturb_step_hash(sc->seed, k));
         navigated = 1;
         if (st != ORCA_OK) {
             nav_restore(sc);

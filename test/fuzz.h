@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* The fuzz targets (test/fuzz_api.c, test/fuzz_snapshot.c, test/fuzz_scene.c) and their seeded
+/* The fuzz targets (test/fuzz_api.c, test/fuzz_snapshot.c, test/fuzz_scenario.c,
+ * test/fuzz_scene.c) and their seeded
  * driver (test/fuzz_driver.c). Each target defines LLVMFuzzerTestOneInput, which libFuzzer
  * calls in the fuzz build (cmake -DORCA_FUZZ=ON, clang; ORCA_LIBFUZZER defined). Built
  * without libFuzzer, the target also defines fuzz_generate and is linked with the driver,
