@@ -1090,7 +1090,10 @@ static orca_vec2 nav_velocity(orca_vec2 dir, double speed, uint64_t step_hash, u
 static orca_vec2 agent_rule(const orca_scenario *sc, const sc_agent *a, int e, orca_vec2 position,
                             uint64_t step_hash)
 {
-    const sc_nav *v = sc->navigation ? a->nv : NULL;
+    const sc_nav *v = sc->navigation && (a->goal.kind == ORCA_GOAL_POINT ||
+                                         a->goal.kind == ORCA_GOAL_SET)
+                          ? a->nv
+                          : NULL;
     if (v && v->route.result != ORCA_NAV_OK) {
         return v2(0.0, 0.0); /* no path: it stands (docs/navigation.md) */
     }
