@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include <orca/orca.h>
+
 /* Runs one input; returns 0. An invariant violation abort()s. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -69,6 +71,74 @@ static inline void fuzz_inj_release(void *p, void *context)
 {
     (void)context;
     free(p);
+}
+
+/* Installs the injector as the library's allocator, once per process and before the first
+ * simulation exists (orca_set_allocator's rule); 0 when it is in place. */
+static inline int fuzz_install_hooks(fuzz_injector *j)
+{
+    static int installed;
+    if (!installed) {
+        orca_allocator a = {fuzz_inj_alloc, fuzz_inj_resize, fuzz_inj_release, j};
+        if (orca_set_allocator(&a) != ORCA_OK) {
+            return -1;
+        }
+        installed = 1;
+    }
+    return 0;
+}
+
+/* Arms the injector from an input's control byte: with bit 7 set the k-th allocation fails
+ * (k from bits 4..6), with bit 2 also every one after it. */
+static inline void fuzz_arm(fuzz_injector *j, unsigned control)
+{
+    j->armed = (control & 0x80) != 0;
+    j->countdown = (control >> 4) & 7;
+    j->persistent = (control & 4) != 0;
+    j->fired = 0;
+}
+
+/* Snapshot bytes (little-endian words and the FNV-1a 64 checksum, as orca_sim_save writes). */
+static inline uint32_t fuzz_get32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static inline uint64_t fuzz_get64(const unsigned char *p)
+{
+    return (uint64_t)fuzz_get32(p) | (uint64_t)fuzz_get32(p + 4) << 32;
+}
+
+static inline void fuzz_put32(unsigned char *p, uint32_t v)
+{
+    for (int k = 0; k < 4; ++k) {
+        p[k] = (unsigned char)(v >> (8 * k));
+    }
+}
+
+static inline void fuzz_put64(unsigned char *p, uint64_t v)
+{
+    for (int k = 0; k < 8; ++k) {
+        p[k] = (unsigned char)(v >> (8 * k));
+    }
+}
+
+static inline uint64_t fuzz_fnv1a(const unsigned char *p, size_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t k = 0; k < n; ++k) {
+        h ^= p[k];
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+/* Writes over the last 8 of n bytes the checksum of those before them (nothing when n < 8). */
+static inline void fuzz_seal(unsigned char *p, size_t n)
+{
+    if (n >= 8) {
+        fuzz_put64(p + n - 8, fuzz_fnv1a(p, n - 8));
+    }
 }
 
 #endif

@@ -2564,14 +2564,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (g_trace < 0) {
         g_trace = getenv("ORCA_FUZZ_TRACE") != NULL;
     }
-    static int hooks;
-    if (!hooks) {
-        /* before the first simulation exists (orca_set_allocator's rule) */
-        orca_allocator a = {fuzz_inj_alloc, fuzz_inj_resize, fuzz_inj_release, &g_inj};
-        if (orca_set_allocator(&a) != ORCA_OK) {
-            violation("orca_set_allocator refused the hooks");
-        }
-        hooks = 1;
+    if (fuzz_install_hooks(&g_inj) != 0) {
+        violation("orca_set_allocator refused the hooks");
     }
     g_inj.armed = 0;
     world *w = calloc(1, sizeof *w);

@@ -37,44 +37,16 @@ static void violation(const char *fmt, ...)
     fuzz_vviolation("fuzz_scenario", fmt, ap);
 }
 
-static uint64_t get64(const unsigned char *p)
-{
-    uint64_t v = 0;
-    for (int k = 7; k >= 0; --k) {
-        v = v << 8 | p[k];
-    }
-    return v;
-}
-
-static void put64(unsigned char *p, uint64_t v)
-{
-    for (int k = 0; k < 8; ++k) {
-        p[k] = (unsigned char)(v >> (8 * k));
-    }
-}
-
-static uint64_t fnv1a(const unsigned char *p, size_t n)
-{
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (size_t k = 0; k < n; ++k) {
-        h ^= p[k];
-        h *= 0x100000001b3ull;
-    }
-    return h;
-}
-
 /* Writes the inner (simulation) checksum where the header says it is, then the outer one. */
 static void fix_checksums(unsigned char *p, size_t n)
 {
     if (n >= HEADER) {
-        uint64_t s = get64(p + SIM_SIZE_AT);
+        uint64_t s = fuzz_get64(p + SIM_SIZE_AT);
         if (s >= 8 && s <= n - HEADER) {
-            put64(p + HEADER + s - 8, fnv1a(p + HEADER, (size_t)s - 8));
+            fuzz_seal(p + HEADER, (size_t)s);
         }
     }
-    if (n >= 8) {
-        put64(p + n - 8, fnv1a(p, n - 8));
-    }
+    fuzz_seal(p, n);
 }
 
 /* A walled room split by a wall with a door, navigation on, a goal set that is an exit, a
@@ -151,14 +123,8 @@ static fuzz_injector g_inj;
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static int hooks;
-    if (!hooks) {
-        /* before the first simulation exists (orca_set_allocator's rule) */
-        orca_allocator a = {fuzz_inj_alloc, fuzz_inj_resize, fuzz_inj_release, &g_inj};
-        if (orca_set_allocator(&a) != ORCA_OK) {
-            violation("orca_set_allocator refused the hooks");
-        }
-        hooks = 1;
+    if (fuzz_install_hooks(&g_inj) != 0) {
+        violation("orca_set_allocator refused the hooks");
     }
     if (size < 1) {
         return 0;
@@ -178,10 +144,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         violation("the receiving scene's step failed: %s", orca_scenario_last_error(sc));
     }
     uint64_t h0 = orca_scenario_hash(sc), s0 = orca_sim_hash(orca_scenario_sim(sc));
-    g_inj.armed = (control & 0x80) != 0;
-    g_inj.countdown = (control >> 4) & 7;
-    g_inj.persistent = (control & 4) != 0;
-    g_inj.fired = 0;
+    fuzz_arm(&g_inj, control);
     orca_status st = orca_scenario_load(sc, buf, n);
     g_inj.armed = 0;
     if (g_inj.fired && st != ORCA_ERR_MEMORY) {
@@ -252,13 +215,6 @@ static uint64_t below(uint64_t n)
     return fuzz_rand() % n;
 }
 
-static void put32(unsigned char *p, uint32_t v)
-{
-    for (int k = 0; k < 4; ++k) {
-        p[k] = (unsigned char)(v >> (8 * k));
-    }
-}
-
 static const double EDGE[] = {0.0, -0.0, 0x1p-1074, 0x1p-30, 0x1.fffffffffffffp-31, 0x1p23,
                               0x1.0000000000001p23, 0x1p30, 0x1.0000000000001p30, 0x1p21,
                               0x1.fffffffffffffp20, -0x1p21, 1e300, 1.7976931348623157e308,
@@ -278,7 +234,7 @@ size_t fuzz_generate(uint8_t *out, size_t cap)
     unsigned char *p = out + 1;
     orca_scenario_save(sc, p, n, &n);
     orca_scenario_destroy(sc);
-    size_t body = HEADER + (size_t)get64(p + SIM_SIZE_AT); /* the goal sets and entries */
+    size_t body = HEADER + (size_t)fuzz_get64(p + SIM_SIZE_AT); /* the goal sets and entries */
     for (int m = (int)below(4); m >= 0; --m) {
         switch (below(8)) {
         case 0: /* a byte anywhere */
@@ -287,12 +243,12 @@ size_t fuzz_generate(uint8_t *out, size_t cap)
         case 1: { /* a header word */
             static const uint32_t V[] = {0, 1, 2, 3, 8, 16, 0xffffffffu, 0x7fffffffu,
                                          0x1fffffffu, 0x20000000u};
-            put32(p + 8 + 4 * (size_t)below((HEADER - 8) / 4), V[below(10)]);
+            fuzz_put32(p + 8 + 4 * (size_t)below((HEADER - 8) / 4), V[below(10)]);
             break;
         }
         case 2: { /* a header size or count: near its value, or any small one */
             size_t at = 16 + 8 * (size_t)below(2);
-            put64(p + at, below(2) ? get64(p + at) + below(3) - 1 : (uint64_t)below(1u << 20));
+            fuzz_put64(p + at, below(2) ? fuzz_get64(p + at) + below(3) - 1 : (uint64_t)below(1u << 20));
             break;
         }
         case 3: /* a double after the simulation's snapshot */
@@ -302,14 +258,14 @@ size_t fuzz_generate(uint8_t *out, size_t cap)
                 double x = EDGE[below(sizeof EDGE / sizeof EDGE[0])];
                 uint64_t u;
                 memcpy(&u, &x, sizeof u);
-                put64(p + at, u);
+                fuzz_put64(p + at, u);
             }
             break;
         case 5: /* a word after the simulation's snapshot */
             if (body + 12 < n) {
                 static const uint32_t V[] = {0, 1, 2, 3, 4, 5, 7, 0xffffffffu, 0x10000u, 0x10001u,
                                              0x100000u, 0x100001u};
-                put32(p + body + below(n - body - 12), V[below(12)]);
+                fuzz_put32(p + body + below(n - body - 12), V[below(12)]);
             }
             break;
         case 6: /* truncate or extend */
@@ -325,7 +281,7 @@ size_t fuzz_generate(uint8_t *out, size_t cap)
             break;
         default: /* a word anywhere */
             if (n >= 4) {
-                put32(p + below(n - 3), (uint32_t)fuzz_rand());
+                fuzz_put32(p + below(n - 3), (uint32_t)fuzz_rand());
             }
             break;
         }

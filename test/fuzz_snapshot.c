@@ -62,27 +62,6 @@ static int vel_ok(orca_vec2 v)
     return fabs(v.x) <= ORCA_VELOCITY_LIMIT && fabs(v.y) <= ORCA_VELOCITY_LIMIT;
 }
 
-static uint64_t fnv1a(const unsigned char *p, size_t n)
-{
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (size_t k = 0; k < n; ++k) {
-        h ^= p[k];
-        h *= 0x100000001b3ull;
-    }
-    return h;
-}
-
-static void fix_checksum(unsigned char *p, size_t n)
-{
-    if (n < 8) {
-        return;
-    }
-    uint64_t h = fnv1a(p, n - 8);
-    for (int k = 0; k < 8; ++k) {
-        p[n - 8 + (size_t)k] = (unsigned char)(h >> (8 * k));
-    }
-}
-
 static orca_sim *new_sim(int workers)
 {
     orca_sim_def d = orca_sim_def_default();
@@ -207,14 +186,8 @@ static void prior_scene(orca_sim *s)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static int hooks;
-    if (!hooks) {
-        /* before the first simulation exists (orca_set_allocator's rule) */
-        orca_allocator a = {fuzz_inj_alloc, fuzz_inj_resize, fuzz_inj_release, &g_inj};
-        if (orca_set_allocator(&a) != ORCA_OK) {
-            violation("orca_set_allocator refused the hooks");
-        }
-        hooks = 1;
+    if (fuzz_install_hooks(&g_inj) != 0) {
+        violation("orca_set_allocator refused the hooks");
     }
     if (size < 1) {
         return 0;
@@ -227,16 +200,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     memcpy(buf, data + 1, n);
     if (control & 3) {
-        fix_checksum(buf, n);
+        fuzz_seal(buf, n);
     }
     orca_sim *s = new_sim(1);
     prior_scene(s);
     uint64_t h0 = orca_sim_hash(s);
     orca_agent_id first = orca_sim_agent_at(s, 0);
-    g_inj.armed = (control & 0x80) != 0;
-    g_inj.countdown = (control >> 4) & 7;
-    g_inj.persistent = (control & 4) != 0;
-    g_inj.fired = 0;
+    fuzz_arm(&g_inj, control);
     orca_status st = orca_sim_load(s, buf, n);
     g_inj.armed = 0;
     if (g_inj.fired && st != ORCA_ERR_MEMORY) {
@@ -339,25 +309,6 @@ static uint64_t below(uint64_t n)
     return fuzz_rand() % n;
 }
 
-static void put32(unsigned char *p, uint32_t v)
-{
-    for (int k = 0; k < 4; ++k) {
-        p[k] = (unsigned char)(v >> (8 * k));
-    }
-}
-
-static void put64(unsigned char *p, uint64_t v)
-{
-    for (int k = 0; k < 8; ++k) {
-        p[k] = (unsigned char)(v >> (8 * k));
-    }
-}
-
-static uint32_t get32(const unsigned char *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 static const double EDGE[] = {0.0, -0.0, 0x1p-1074, 0x1p-1022, 1e-300, 0x1p-30,
                               0x1.fffffffffffffp-31, 0x1p23, 0x1.0000000000001p23,
                               0x1.0000000000001p30, 0x1p31, 0x1.0000000000001p31, 0x1p20,
@@ -391,7 +342,7 @@ size_t fuzz_generate(uint8_t *out, size_t cap)
     unsigned char *p = out + 1;
     orca_sim_save(s, p, n, &n);
     orca_scenario_destroy(sc);
-    uint32_t na = get32(p + 20), nas = get32(p + 24), ns = get32(p + 32), nss = get32(p + 36);
+    uint32_t na = fuzz_get32(p + 20), nas = fuzz_get32(p + 24), ns = fuzz_get32(p + 32), nss = fuzz_get32(p + 36);
     size_t agents_at = HEADER + (size_t)nas * SLOT;
     size_t segs_at = agents_at + (size_t)na * AGENT + (size_t)nss * SLOT;
     int segs_fit = ns > 0 && segs_at + (size_t)ns * SEGMENT + 8 <= n;
@@ -404,8 +355,8 @@ size_t fuzz_generate(uint8_t *out, size_t cap)
             static const uint32_t V[] = {0, 1, 2, 0xffffffffu, 0x7fffffffu, 0x40000000u, 0x40000001u,
                                          0x10000001u, 3, 16};
             size_t at = 8 + 4 * (size_t)below(10);
-            uint32_t v = below(3) == 0 ? get32(p + at) + (uint32_t)below(3) - 1u : V[below(10)];
-            put32(p + at, v);
+            uint32_t v = below(3) == 0 ? fuzz_get32(p + at) + (uint32_t)below(3) - 1u : V[below(10)];
+            fuzz_put32(p + at, v);
             break;
         }
         case 2: { /* a slot table word */
@@ -414,7 +365,7 @@ size_t fuzz_generate(uint8_t *out, size_t cap)
             }
             size_t at = HEADER + 4 * (size_t)below((n - HEADER - 8) / 4);
             static const uint32_t V[] = {0, 1, 0xffffffffu, 0xfffffffeu, 0x7fffffffu, 2, 5};
-            put32(p + at, below(2) ? V[below(7)] : get32(p + at) + 1u);
+            fuzz_put32(p + at, below(2) ? V[below(7)] : fuzz_get32(p + at) + 1u);
             break;
         }
         case 3: /* an agent's double */
@@ -424,13 +375,13 @@ size_t fuzz_generate(uint8_t *out, size_t cap)
                 double x = EDGE[below(sizeof EDGE / sizeof EDGE[0])];
                 uint64_t u;
                 memcpy(&u, &x, sizeof u);
-                put64(p + at, u);
+                fuzz_put64(p + at, u);
             }
             break;
         case 5: /* an agent's max_neighbors */
             if (na > 0 && agents_at + (size_t)na * AGENT <= n) {
                 static const uint32_t V[] = {0, 1, 1024, 1025, 0xffffffffu, 0x80000000u};
-                put32(p + agents_at + (size_t)below(na) * AGENT + 92, V[below(6)]);
+                fuzz_put32(p + agents_at + (size_t)below(na) * AGENT + 92, V[below(6)]);
             }
             break;
         case 6: /* truncate or extend */
@@ -447,12 +398,12 @@ size_t fuzz_generate(uint8_t *out, size_t cap)
         case 8: /* an agent's or a segment's slot: another's, one past the table, anything */
             if (na > 0 && agents_at + (size_t)na * AGENT <= n && below(2)) {
                 size_t at = agents_at + (size_t)below(na) * AGENT;
-                uint32_t v[3] = {get32(p + agents_at + (size_t)below(na) * AGENT), nas, (uint32_t)below(4)};
-                put32(p + at, v[below(3)]);
+                uint32_t v[3] = {fuzz_get32(p + agents_at + (size_t)below(na) * AGENT), nas, (uint32_t)below(4)};
+                fuzz_put32(p + at, v[below(3)]);
             } else if (segs_fit) {
                 size_t at = segs_at + (size_t)below(ns) * SEGMENT;
-                uint32_t v[3] = {get32(p + segs_at + (size_t)below(ns) * SEGMENT), nss, (uint32_t)below(4)};
-                put32(p + at, v[below(3)]);
+                uint32_t v[3] = {fuzz_get32(p + segs_at + (size_t)below(ns) * SEGMENT), nss, (uint32_t)below(4)};
+                fuzz_put32(p + at, v[below(3)]);
             }
             break;
         case 9: /* a segment coordinate */
@@ -461,12 +412,12 @@ size_t fuzz_generate(uint8_t *out, size_t cap)
                 double x = EDGE[below(sizeof EDGE / sizeof EDGE[0])];
                 uint64_t u;
                 memcpy(&u, &x, sizeof u);
-                put64(p + at, u);
+                fuzz_put64(p + at, u);
             }
             break;
         default: /* a word anywhere */
             if (n >= 4) {
-                put32(p + below(n - 3), (uint32_t)fuzz_rand());
+                fuzz_put32(p + below(n - 3), (uint32_t)fuzz_rand());
             }
             break;
         }
