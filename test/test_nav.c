@@ -30,6 +30,29 @@ static orca_sim *new_sim(void)
     return sim;
 }
 
+/* A scenario of dt 0.1 with seed and workers, or NULL. */
+static orca_scenario *new_scenario(uint64_t seed, int workers)
+{
+    orca_scenario *sc = NULL;
+    if (orca_scenario_create(NULL, 0.1, seed, &sc) != ORCA_OK) {
+        return NULL;
+    }
+    if (orca_sim_set_worker_count(orca_scenario_sim(sc), workers) != ORCA_OK) {
+        orca_scenario_destroy(sc);
+        return NULL;
+    }
+    return sc;
+}
+
+/* A ring corridor round a block: the outer loop 0..20 and the block 6..14 (a clockwise hole). */
+static int add_ring(orca_sim *sim)
+{
+    orca_vec2 outer[4] = {vec(0, 0), vec(20, 0), vec(20, 20), vec(0, 20)};
+    orca_vec2 inner[4] = {vec(6, 6), vec(6, 14), vec(14, 14), vec(14, 6)};
+    return orca_sim_add_boundary(sim, outer, 4, NULL) == ORCA_OK &&
+           orca_sim_add_boundary(sim, inner, 4, NULL) == ORCA_OK;
+}
+
 typedef struct path_out {
     orca_nav_result result;
     double length;
@@ -316,10 +339,9 @@ static int test_walls_change(void)
 static int trap_run(int navigation, int steps, int *arrived, int *unreachable, uint64_t *hash,
                     int workers)
 {
-    orca_scenario *sc = NULL;
-    ENSURE(orca_scenario_create(NULL, 0.1, 1, &sc) == ORCA_OK);
+    orca_scenario *sc = new_scenario(1, workers);
+    ENSURE(sc != NULL);
     orca_sim *sim = orca_scenario_sim(sc);
-    ENSURE(orca_sim_set_worker_count(sim, workers) == ORCA_OK);
     orca_vec2 room[6] = {vec(0, 4), vec(0, 0), vec(10, 0), vec(10, 10), vec(0, 10), vec(0, 6)};
     orca_segment_id ids[5];
     ENSURE(orca_sim_add_polyline(sim, room, 6, 0, ids) == ORCA_OK);
@@ -464,15 +486,10 @@ static int test_goal_set(void)
 /* A goal behind a wall that closes mid-run: the agents re-plan to the other way round. */
 static int test_blocked_corridor(void)
 {
-    orca_scenario *sc = NULL;
-    ENSURE(orca_scenario_create(NULL, 0.1, 1, &sc) == ORCA_OK);
+    orca_scenario *sc = new_scenario(1, 1);
+    ENSURE(sc != NULL);
     orca_sim *sim = orca_scenario_sim(sc);
-    /* a ring corridor around a block: outer loop 0..20, inner block 6..14 (clockwise hole) */
-    orca_vec2 outer[4] = {vec(0, 0), vec(20, 0), vec(20, 20), vec(0, 20)};
-    orca_vec2 inner[4] = {vec(6, 6), vec(6, 14), vec(14, 14), vec(14, 6)};
-    orca_boundary_id b1, b2;
-    ENSURE(orca_sim_add_boundary(sim, outer, 4, &b1) == ORCA_OK);
-    ENSURE(orca_sim_add_boundary(sim, inner, 4, &b2) == ORCA_OK);
+    ENSURE(add_ring(sim));
     ENSURE(orca_scenario_set_navigation(sc, 1) == ORCA_OK);
     for (int k = 0; k < 6; ++k) {
         orca_agent_def d = orca_agent_def_default();
@@ -522,10 +539,9 @@ static int test_reroute(void)
 {
     uint64_t hashes[2];
     for (int workers = 1; workers <= 2; ++workers) {
-        orca_scenario *sc = NULL;
-        ENSURE(orca_scenario_create(NULL, 0.1, 1, &sc) == ORCA_OK);
+        orca_scenario *sc = new_scenario(1, workers);
+        ENSURE(sc != NULL);
         orca_sim *sim = orca_scenario_sim(sc);
-        ENSURE(orca_sim_set_worker_count(sim, workers) == ORCA_OK);
         orca_segment_id id;
         ENSURE(orca_sim_add_segment(sim, vec(0, -10), vec(0, -2.0), &id) == ORCA_OK);
         ENSURE(orca_sim_add_segment(sim, vec(0, -0.8), vec(0, 3.4), &id) == ORCA_OK);
@@ -699,25 +715,15 @@ static int test_edges(void)
     return 0;
 }
 
-/* Allocation failures: the 1st, 2nd, ... allocation of a run with walls, a path query, goal
- * sets, exits and navigated steps fails in turn; every call reports ORCA_ERR_MEMORY or
- * succeeds, and nothing leaks. */
 /* A ring corridor round a block (outer loop 0..20, a block 6..14) with navigation on and one
  * agent at (2, 2) heading for (18, 2); workers 1 or 2. */
 static orca_scenario *ring_scene(int workers)
 {
-    orca_scenario *sc = NULL;
-    if (orca_scenario_create(NULL, 0.1, 1, &sc) != ORCA_OK) {
+    orca_scenario *sc = new_scenario(1, workers);
+    if (!sc) {
         return NULL;
     }
     orca_sim *sim = orca_scenario_sim(sc);
-    if (orca_sim_set_worker_count(sim, workers) != ORCA_OK) {
-        orca_scenario_destroy(sc);
-        return NULL;
-    }
-    orca_vec2 outer[4] = {vec(0, 0), vec(20, 0), vec(20, 20), vec(0, 20)};
-    orca_vec2 inner[4] = {vec(6, 6), vec(6, 14), vec(14, 14), vec(14, 6)};
-    orca_boundary_id b;
     orca_agent_def d = orca_agent_def_default();
     d.radius = 0.3;
     d.max_speed = 1.5;
@@ -726,9 +732,7 @@ static orca_scenario *ring_scene(int workers)
     g.kind = ORCA_GOAL_POINT;
     g.target = vec(18, 2);
     g.preferred_speed = 1.2;
-    if (orca_sim_add_boundary(sim, outer, 4, &b) != ORCA_OK ||
-        orca_sim_add_boundary(sim, inner, 4, &b) != ORCA_OK ||
-        orca_scenario_set_navigation(sc, 1) != ORCA_OK ||
+    if (!add_ring(sim) || orca_scenario_set_navigation(sc, 1) != ORCA_OK ||
         orca_scenario_add_agent(sc, &d, &g, NULL) != ORCA_OK) {
         orca_scenario_destroy(sc);
         return NULL;
@@ -876,10 +880,9 @@ static int test_crowd_workers(void)
 {
     uint64_t first[60];
     for (int workers = 1; workers <= 3; ++workers) {
-        orca_scenario *sc = NULL;
-        ENSURE(orca_scenario_create(NULL, 0.1, 7, &sc) == ORCA_OK);
+        orca_scenario *sc = new_scenario(7, workers);
+        ENSURE(sc != NULL);
         orca_sim *sim = orca_scenario_sim(sc);
-        ENSURE(orca_sim_set_worker_count(sim, workers) == ORCA_OK);
         orca_vec2 yard[4] = {vec(0, 0), vec(80, 0), vec(80, 60), vec(0, 60)};
         orca_boundary_id b;
         orca_segment_id w;
@@ -932,6 +935,9 @@ static int test_crowd_workers(void)
 
 #include "fail_alloc.h"
 
+/* Allocation failures: the 1st, 2nd, ... allocation of a run with walls, a path query, goal
+ * sets, exits and navigated steps fails in turn; every call reports ORCA_ERR_MEMORY or
+ * succeeds, and nothing leaks. */
 static int nav_run(void)
 {
     orca_scenario *sc = NULL;
