@@ -1573,6 +1573,19 @@ static PyObject *snapshot_bytes(save_fn *save, const void *obj, orca_status *st)
     return b;
 }
 
+/* The bytes of load()'s argument (any object with the buffer protocol) in *view; -1 with a
+ * TypeError naming what it should be ("a snapshot", "a scenario snapshot"). */
+static int snapshot_view(PyObject *arg, const char *what, Py_buffer *view)
+{
+    if (PyObject_GetBuffer(arg, view, PyBUF_SIMPLE) < 0) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError, "load() takes bytes (%s from save()), got %.100s", what,
+                     Py_TYPE(arg)->tp_name);
+        return -1;
+    }
+    return 0;
+}
+
 static orca_status sim_save_fn(const void *obj, void *buffer, size_t capacity, size_t *size)
 {
     return orca_sim_save(obj, buffer, capacity, size);
@@ -1591,10 +1604,7 @@ static PyObject *Sim_load(SimObject *s, PyObject *arg)
 {
     SIM_READY(s);
     Py_buffer view;
-    if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0) {
-        PyErr_Clear();
-        PyErr_Format(PyExc_TypeError, "load() takes bytes (a snapshot from save()), got %.100s",
-                     Py_TYPE(arg)->tp_name);
+    if (snapshot_view(arg, "a snapshot", &view) < 0) {
         return NULL;
     }
     orca_status st = orca_sim_load(s->sim, view.buf, (size_t)view.len);
@@ -3081,11 +3091,7 @@ static PyObject *Scenario_load(ScenarioObject *s, PyObject *arg)
 {
     SC_READY(s);
     Py_buffer view;
-    if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0) {
-        PyErr_Clear();
-        PyErr_Format(PyExc_TypeError,
-                     "load() takes bytes (a scenario snapshot from save()), got %.100s",
-                     Py_TYPE(arg)->tp_name);
+    if (snapshot_view(arg, "a scenario snapshot", &view) < 0) {
         return NULL;
     }
     orca_status st = orca_scenario_load(s->sc, view.buf, (size_t)view.len);
