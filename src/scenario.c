@@ -164,6 +164,13 @@ static int is_finite(double x)
     return x - x == 0.0; /* false for +-inf and NaN (fast-math is refused by fp.h) */
 }
 
+/* A point with finite coordinates of magnitude below 2^21 (docs/limits.md). */
+static int is_coord(orca_vec2 p)
+{
+    return is_finite(p.x) && is_finite(p.y) && d_abs(p.x) < ORCA_COORD_LIMIT &&
+           d_abs(p.y) < ORCA_COORD_LIMIT;
+}
+
 static orca_status fail(orca_scenario *sc, orca_status status, const char *fmt, ...)
 {
     va_list ap;
@@ -527,9 +534,7 @@ static orca_status check_goal(orca_scenario *sc, const orca_goal *goal)
 {
     switch (goal->kind) {
     case ORCA_GOAL_POINT:
-        if (!is_finite(goal->target.x) || !is_finite(goal->target.y) ||
-            !(d_abs(goal->target.x) < ORCA_COORD_LIMIT) ||
-            !(d_abs(goal->target.y) < ORCA_COORD_LIMIT)) {
+        if (!is_coord(goal->target)) {
             return fail(sc, ORCA_ERR_ARGUMENT,
                         "goal point must have finite coordinates of magnitude below 2^21, got "
                         "(%.17g, %.17g)",
@@ -746,8 +751,7 @@ orca_status orca_scenario_set_waypoints(orca_scenario *sc, int index, const orca
     }
     for (int k = 0; k < count; ++k) {
         orca_vec2 p = points[k];
-        if (!is_finite(p.x) || !is_finite(p.y) || !(d_abs(p.x) < ORCA_COORD_LIMIT) ||
-            !(d_abs(p.y) < ORCA_COORD_LIMIT)) {
+        if (!is_coord(p)) {
             return fail(sc, ORCA_ERR_ARGUMENT,
                         "waypoint %d must have finite coordinates of magnitude below 2^21, got "
                         "(%.17g, %.17g)",
@@ -1627,8 +1631,7 @@ orca_status orca_scenario_add_goal_set(orca_scenario *sc, const char *name, cons
         return fail(sc, ORCA_ERR_NULL, "goal set '%s': points must not be NULL", name);
     }
     for (int k = 0; k < count; ++k) {
-        if (!is_finite(points[k].x) || !is_finite(points[k].y) ||
-            !(d_abs(points[k].x) < ORCA_COORD_LIMIT) || !(d_abs(points[k].y) < ORCA_COORD_LIMIT)) {
+        if (!is_coord(points[k])) {
             return fail(sc, ORCA_ERR_ARGUMENT,
                         "goal set '%s': point %d must have finite coordinates of magnitude below "
                         "2^21, got (%.17g, %.17g)",
@@ -2575,12 +2578,6 @@ static int scs_has(scs_reader *in, uint64_t n, const char *what)
         return 0;
     }
     return 1;
-}
-
-static int is_coord(orca_vec2 p)
-{
-    return is_finite(p.x) && is_finite(p.y) && d_abs(p.x) < ORCA_COORD_LIMIT &&
-           d_abs(p.y) < ORCA_COORD_LIMIT;
 }
 
 static int is_arrive(double d)
