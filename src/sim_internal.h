@@ -11,6 +11,7 @@
  *   extensions.c  per-agent avoidance settings (priority, layers, locked) and diagnostics:
  *               their API and storage; the step's extended path is in step.c
  *   boundary.c  walkable-area boundaries: their API, storage, edge grid and constraints
+ *   density.c   the density-dependent speed: its parameters, estimator, exp and factor
  * Names shared between the files carry the orca_ prefix (safe in a static archive) but are
  * not part of the API; the shared library hides them. */
 #ifndef ORCA_SIM_INTERNAL_H
@@ -342,6 +343,9 @@ struct orca_sim {
     int separation;          /* 1: coincident agents are separated on every path (state: the
                                 hash's and the snapshot's separation flag); the extended path
                                 separates them anyway (sep_active) */
+    int density_on;          /* 1: the density-dependent speed (state: the hash's and the
+                                snapshot's density section); the step runs the extended path */
+    orca_density_speed density; /* its parameters while density_on */
     orca_agent_diagnostics *diag; /* per agent: the last step's; NULL until needed */
     orca_step_diagnostics diag_counts;
 
@@ -538,7 +542,8 @@ static inline int has_boundaries(const orca_sim *s)
  * boundaries). */
 static inline int ext_path(const orca_sim *s)
 {
-    return s->ext_nondefault > 0 || s->diagnostics || has_boundaries(s) || s->separation;
+    return s->ext_nondefault > 0 || s->diagnostics || has_boundaries(s) || s->separation ||
+           s->density_on;
 }
 
 /* Coincident agents are separated (docs/extensions.md, "Coincident agents"): the option, or
@@ -546,8 +551,18 @@ static inline int ext_path(const orca_sim *s)
  * boundaries). Diagnostics alone do not: they never change a bit. */
 static inline int sep_active(const orca_sim *s)
 {
-    return s->separation || s->ext_nondefault > 0 || has_boundaries(s);
+    return s->separation || s->ext_nondefault > 0 || has_boundaries(s) || s->density_on;
 }
+
+/* density.c: the density-dependent speed (docs/extensions.md, "Density-dependent speed") */
+/* exp(-x) for x >= 0 from + - * / only (0 for x > 708 and NaN; x < 0 as 0). */
+double orca_exp_neg(double x);
+/* The local density of an agent from its neighbour list (n entries by (squared distance,
+ * index), capacity cap) with the kernel radius `radius`; +inf for a full list at distance 0. */
+double orca_density_estimate(const neighbor *list, int n, int cap, double radius);
+/* f(rho): 1 - exp(-gamma (1/rho - 1/max_density)) below max_density, else 0. */
+double orca_density_factor(const orca_density_speed *p, double rho);
+orca_status orca_check_density_speed(const orca_sim *s, const orca_density_speed *p);
 
 /* grid.c */
 typedef struct grid_range {

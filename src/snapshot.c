@@ -15,6 +15,7 @@
 #define EXT_TAG 0x6f7263612d657874ull /* "orca-ext": the hash's extension section */
 #define BND_TAG 0x6f7263612d626e64ull /* "orca-bnd": the hash's boundary section */
 #define SEP_TAG 0x6f7263612d736570ull /* "orca-sep": the separation option is on */
+#define DEN_TAG 0x6f7263612d64656eull /* "orca-den": the density-dependent speed is on */
 
 /* FNV-1a over the value's bytes, most significant first: independent of byte order. */
 static uint64_t hash_u64(uint64_t h, uint64_t v)
@@ -88,6 +89,13 @@ uint64_t orca_sim_hash(const orca_sim *s)
     if (s->separation) {
         h = hash_u64(h, SEP_TAG);
     }
+    /* The density-dependent speed likewise: a tag and its parameters when it is on. */
+    if (s->density_on) {
+        h = hash_u64(h, DEN_TAG);
+        h = hash_f64(h, s->density.radius);
+        h = hash_f64(h, s->density.gamma);
+        h = hash_f64(h, s->density.max_density);
+    }
     return h;
 }
 
@@ -96,10 +104,13 @@ uint64_t orca_sim_hash(const orca_sim *s)
 #define SNAP_VERSION_EXT 2u /* version 1 plus the avoidance settings after the segments */
 #define SNAP_VERSION_FLAGS 3u /* the header's last word holds flags: 1 avoidance settings (as
                                  version 2), 2 the boundary section after them, 4 the
-                                 separation option on (no bytes) */
+                                 separation option on (no bytes), 8 the density section
+                                 (radius, gamma, max_density: 3 doubles) after the rest */
 #define SNAP_FLAG_EXT 1u
 #define SNAP_FLAG_BND 2u
 #define SNAP_FLAG_SEP 4u
+#define SNAP_FLAG_DEN 8u
+#define SNAP_DEN 24
 #define SNAP_BND_HEADER 16 /* loop count, slot count, free head, edge count */
 #define SNAP_LOOP 8        /* slot, point count */
 #define SNAP_EXT (8 + 3 * 4)
@@ -153,6 +164,9 @@ orca_status orca_sim_save(const orca_sim *s, void *buffer, size_t capacity, size
         bytes += boundary_bytes((uint64_t)b->loop_count, (uint64_t)b->slots.count,
                                 (uint64_t)b->edge_count);
     }
+    if (s->density_on) {
+        bytes += SNAP_DEN;
+    }
     if (bytes > SIZE_MAX) {
         return orca_fail(s, ORCA_ERR_LIMIT, "the snapshot would need %llu bytes, more than a size_t holds",
                     (unsigned long long)bytes);
@@ -168,7 +182,8 @@ orca_status orca_sim_save(const orca_sim *s, void *buffer, size_t capacity, size
     snap_writer w = {buffer};
     memcpy(w.p, SNAP_MAGIC, 8);
     w.p += 8;
-    int flagged = b || s->separation; /* version 3: a boundary section or the option */
+    /* version 3: a boundary section, the separation option or the density section */
+    int flagged = b || s->separation || s->density_on;
     put_u32(&w, flagged ? SNAP_VERSION_FLAGS : ext ? SNAP_VERSION_EXT : SNAP_VERSION);
     put_u64(&w, s->steps);
     put_u32(&w, (uint32_t)s->agent_count);
@@ -178,7 +193,8 @@ orca_status orca_sim_save(const orca_sim *s, void *buffer, size_t capacity, size
     put_u32(&w, (uint32_t)s->segment_slots.count);
     put_u32(&w, (uint32_t)s->segment_slots.free_head);
     put_u32(&w, flagged ? (ext ? SNAP_FLAG_EXT : 0) | (b ? SNAP_FLAG_BND : 0) |
-                              (s->separation ? SNAP_FLAG_SEP : 0)
+                              (s->separation ? SNAP_FLAG_SEP : 0) |
+                              (s->density_on ? SNAP_FLAG_DEN : 0)
                         : 0);
     put_slots(&w, &s->agent_slots);
     for (int32_t i = 0; i < s->agent_count; ++i) {
@@ -218,6 +234,11 @@ orca_status orca_sim_save(const orca_sim *s, void *buffer, size_t capacity, size
         for (int32_t k = 0; k < b->edge_count; ++k) {
             put_vec(&w, b->ea[k]);
         }
+    }
+    if (s->density_on) {
+        put_f64(&w, s->density.radius);
+        put_f64(&w, s->density.gamma);
+        put_f64(&w, s->density.max_density);
     }
     put_u64(&w, checksum(buffer, need - 8));
     return ORCA_OK;
@@ -319,6 +340,8 @@ static void swap_state(orca_sim *a, orca_sim *b, int grid)
     SW(seg_dead_capacity);
     SW(steps);
     SW(separation);
+    SW(density_on);
+    SW(density);
     SW(ext);
     SW(ext_nondefault);
     SW(diag);
@@ -353,16 +376,18 @@ static orca_status load_into(orca_sim *s, orca_sim *t, const unsigned char *byte
     uint32_t ns = get_u32(&r), nss = get_u32(&r);
     int32_t sfree = (int32_t)get_u32(&r);
     uint32_t flags = get_u32(&r);
-    int bnd = 0, sep = 0;
+    int bnd = 0, sep = 0, den = 0;
     if (version == SNAP_VERSION_FLAGS) {
-        /* version 3 is written only with a boundary section or the separation option */
-        if ((flags & ~(SNAP_FLAG_EXT | SNAP_FLAG_BND | SNAP_FLAG_SEP)) != 0 ||
-            (flags & (SNAP_FLAG_BND | SNAP_FLAG_SEP)) == 0) {
+        /* version 3 is written only with a boundary section, the separation option or the
+         * density section */
+        uint32_t known = SNAP_FLAG_EXT | SNAP_FLAG_BND | SNAP_FLAG_SEP | SNAP_FLAG_DEN;
+        if ((flags & ~known) != 0 || (flags & (SNAP_FLAG_BND | SNAP_FLAG_SEP | SNAP_FLAG_DEN)) == 0) {
             return orca_fail(s, ORCA_ERR_FORMAT, "snapshot flags %u are not known", (unsigned)flags);
         }
         ext = (flags & SNAP_FLAG_EXT) != 0;
         bnd = (flags & SNAP_FLAG_BND) != 0;
         sep = (flags & SNAP_FLAG_SEP) != 0;
+        den = (flags & SNAP_FLAG_DEN) != 0;
     }
     if (na > (1u << 30) || nas > (1u << 30) || ns > (1u << 28) || nss > (1u << 28) || na > nas ||
         ns > nss) {
@@ -390,6 +415,9 @@ static orca_status load_into(orca_sim *s, orca_sim *t, const unsigned char *byte
                              (unsigned)nl, (unsigned)nls, (unsigned)ne);
         }
         need += boundary_bytes(nl, nls, ne);
+    }
+    if (den) {
+        need += SNAP_DEN;
     }
     if ((uint64_t)size != need) {
         return orca_fail(s, ORCA_ERR_FORMAT, "snapshot is %zu bytes, its header says %llu (truncated?)",
@@ -571,6 +599,21 @@ static orca_status load_into(orca_sim *s, orca_sim *t, const unsigned char *byte
             ORCA_OK) {
             return st;
         }
+    }
+    if (den) {
+        /* the density section (docs/extensions.md, "Density-dependent speed"), checked as
+         * orca_sim_set_density_speed checks it */
+        orca_density_speed d;
+        d.radius = bits_f64(get_u64(&r));
+        d.gamma = bits_f64(get_u64(&r));
+        d.max_density = bits_f64(get_u64(&r));
+        if ((st = orca_check_density_speed(s, &d)) != ORCA_OK) {
+            char msg[sizeof s->error];
+            snprintf(msg, sizeof msg, "%s", s->error);
+            return orca_fail(s, ORCA_ERR_FORMAT, "snapshot density section: %s", msg);
+        }
+        t->density = d;
+        t->density_on = 1;
     }
     t->steps = steps;
     t->separation = sep;

@@ -431,8 +431,8 @@ int orca_step_search_test(orca_sim *s, int32_t i, float hint, int kernels, int32
 }
 
 /* ---------------------------------------------------------------------------------------
- * The extended path (docs/extensions.md): priority, layers and mask, locked agents, and the
- * per-agent diagnostics. Scalar code; with every agent at the defaults it computes the plain
+ * The extended path (docs/extensions.md): priority, layers and mask, locked agents, the
+ * density-dependent speed, and the per-agent diagnostics. Scalar code; with every agent at the defaults it computes the plain
  * path's bits: the same neighbour list (the agents within neighbor_dist, the max_neighbors
  * first by (squared distance, index)), the same constraint operations with share
  * 1 / (1 + 1) = 0.5, and the same solve.
@@ -615,6 +615,14 @@ static int ext_step_agents(orca_sim *s, worker *w, int begin, int end, double dt
         orca_halfplane *planes;
         int count = ext_build_constraints(s, w, k, dt, &hard, &nb, &na, &within, &planes);
         orca_vec2 pref = s->step_pref[i];
+        if (s->density_on) {
+            /* the step's copy times f(rho) of the agent's list (docs/extensions.md,
+             * "Density-dependent speed") */
+            double rho = orca_density_estimate(w->agents, na, s->par[i].max_neighbors,
+                                               s->density.radius);
+            double f = orca_density_factor(&s->density, rho);
+            pref = v2(pref.x * f, pref.y * f);
+        }
         double max_speed = s->par[i].max_speed;
         orca_halfplane *scratch =
             nb > 0 ? s->bnd->ws[(int)(w - s->workers)].scratch : w->scratch;

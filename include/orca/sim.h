@@ -393,8 +393,42 @@ ORCA_API orca_status orca_sim_set_separation(orca_sim *sim, int on);
 /** The option as set (0 for sim == NULL). */
 ORCA_API int orca_sim_get_separation(const orca_sim *sim);
 /** 1 when the next step separates coincident agents: the option, or avoidance settings away
- * from the defaults, or a boundary loop (0 for sim == NULL). */
+ * from the defaults, or a boundary loop, or the density-dependent speed (0 for sim == NULL). */
 ORCA_API int orca_sim_separation_active(const orca_sim *sim);
+
+/* --- density-dependent speed (docs/extensions.md, "Density-dependent speed") ------------- */
+/* Off by default: then the step is the algorithm's, bit for bit. When on, each step estimates
+ * every solved agent's local density rho from its neighbour list (a biweight kernel, the agent
+ * itself included; no extra search) and solves with its preferred velocity times
+ * f(rho) = 1 - exp(-gamma (1/rho - 1/max_density)) for rho < max_density, 0 otherwise (the
+ * pedestrians' fundamental diagram: slower in a denser crowd). The stored preferred velocities
+ * are unchanged: only the step's copy is scaled. The exp is the library's own (+ - * / only).
+ * The kernel reaches `radius`, or the last entry of a full neighbour list when that is nearer;
+ * agents beyond neighbor_dist are not in the list, so give the agents neighbor_dist >= radius. */
+/** radius in [2^-30, 2^23] m; gamma and max_density in [2^-30, 2^30] m^-2 (docs/limits.md). */
+#define ORCA_DENSITY_RADIUS_MIN 9.31322574615478515625e-10
+#define ORCA_DENSITY_RADIUS_MAX 8388608.0
+#define ORCA_DENSITY_GAMMA_MIN 9.31322574615478515625e-10
+#define ORCA_DENSITY_GAMMA_MAX 1073741824.0
+#define ORCA_DENSITY_MAX_MIN 9.31322574615478515625e-10
+#define ORCA_DENSITY_MAX_MAX 1073741824.0
+typedef struct orca_density_speed {
+    double radius;      /**< m: the kernel's reach (default 2) */
+    double gamma;       /**< m^-2: how fast the speed falls with density (default 1.913) */
+    double max_density; /**< agents per m^2 at which the agents stop (default 5.4) */
+} orca_density_speed;
+/** The defaults as an initializer: radius 2 m, gamma 1.913 m^-2, max_density 5.4 m^-2
+ * (Weidmann's fundamental diagram). */
+#define ORCA_DENSITY_SPEED_DEFAULT {2.0, 1.913, 5.4}
+/** The same as a function. */
+ORCA_API orca_density_speed orca_density_speed_default(void);
+/** Turns the density-dependent speed on with the parameters *params (checked first: on a
+ * refusal nothing changes and the message names the value), or off with params NULL (off at
+ * creation). Part of the state: the hash and snapshots carry the parameters when on. */
+ORCA_API orca_status orca_sim_set_density_speed(orca_sim *sim, const orca_density_speed *params);
+/** 1 when on, 0 when off (also for sim == NULL). out (may be NULL) receives the parameters
+ * when on, the defaults when off. */
+ORCA_API int orca_sim_get_density_speed(const orca_sim *sim, orca_density_speed *out);
 
 /* --- per-agent diagnostics (docs/extensions.md, "Diagnostics") --------------------------- */
 
