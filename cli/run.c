@@ -84,6 +84,14 @@ void help_run(FILE *f)
         "                      agents never part (the algorithm's bits); the run warns when\n"
         "                      agents start at one point.\n"
         "\n"
+        "Density-dependent speed (docs/extensions.md):\n"
+        "  --density-speed     slow each agent with the local density of its neighbour list\n"
+        "                      (Weidmann's fundamental diagram: radius 2 m, gamma 1.913,\n"
+        "                      max density 5.4 per m^2), as the scene statement\n"
+        "                      'density_speed on' does; a statement's own parameters are\n"
+        "                      kept. Give the agents neighbor_dist >= 2 and max_neighbors\n"
+        "                      >= 64 for densities up to 4 per m^2 (JSON: density_speed).\n"
+        "\n"
         "Spatial queries on the final state (docs/extensions.md; agent indices, exact):\n"
         "  --near X,Y,R        the agents within R m of (X, Y), nearest first (ties: lower\n"
         "                      index first); |X|, |Y| < 2^21, R in [0, 2^23]\n"
@@ -126,7 +134,8 @@ void help_run(FILE *f)
 
 void help_scene(FILE *f)
 {
-    fputs("Usage: orca scene NAME [-n N] [--seed S] [--dt SECONDS] [-o FILE]\n"
+    fputs("Usage: orca scene NAME [-n N] [--seed S] [--dt SECONDS] [--density-speed]\n"
+          "                  [-o FILE]\n"
           "\n"
           "Writes the built-in scene NAME (circle, crossing, wallgap, corridor, random) as a\n"
           "scene file (docs/scene-format.md) to FILE or standard output, to start your own\n"
@@ -137,6 +146,8 @@ void help_scene(FILE *f)
           "  -n, --agents N      agents (the scene may round N; default: the scene's size)\n"
           "  --seed S            seed (default 1)\n"
           "  --dt SECONDS        step length written to the file (default 0.25)\n"
+          "  --density-speed     write 'density_speed on' with the default parameters\n"
+          "                      (docs/extensions.md, \"Density-dependent speed\")\n"
           "  -o, --output FILE   output file (default: standard output; '-' too). It is\n"
           "                      written to FILE.tmp.XXXXXX and renamed to FILE when complete,\n"
           "                      so a failure leaves an existing FILE as it was\n"
@@ -156,8 +167,19 @@ typedef struct scene_opts {
     double dt;
     int have_dt;
     int separation; /* orca run --separation (docs/extensions.md, "Coincident agents") */
+    int density;    /* --density-speed (docs/extensions.md, "Density-dependent speed") */
     int loading;    /* orca run --load: the snapshot's agents replace the file's starts */
 } scene_opts;
+
+/* --density-speed: on with the defaults unless the scene (or snapshot) already turned it on
+ * with its own parameters. */
+static void density_option(const scene_opts *o, orca_sim *sim)
+{
+    if (o->density && !orca_sim_get_density_speed(sim, NULL)) {
+        orca_density_speed p = orca_density_speed_default();
+        orca_sim_set_density_speed(sim, &p); /* the defaults are always accepted */
+    }
+}
 
 /* Builds the scenario. Returns an exit status (0 on success). */
 static int make_scenario(const scene_opts *o, const orca_sim_def *sim_def, orca_scenario **out,
@@ -177,6 +199,9 @@ static int make_scenario(const scene_opts *o, const orca_sim_def *sim_def, orca_
         snprintf(source, source_size, "scene file %s", d.path);
         if (rc == 0 && o->separation) {
             orca_sim_set_separation(orca_scenario_sim(*out), 1); /* 1 is always accepted */
+        }
+        if (rc == 0) {
+            density_option(o, orca_scenario_sim(*out));
         }
         if (rc == 0 && !o->loading) {
             scene_warn_coincident(&d, orca_scenario_sim(*out), stderr);
@@ -221,6 +246,7 @@ static int make_scenario(const scene_opts *o, const orca_sim_def *sim_def, orca_
     if (o->separation) {
         orca_sim_set_separation(orca_scenario_sim(sc), 1); /* 1 is always accepted */
     }
+    density_option(o, orca_scenario_sim(sc));
     *out = sc;
     return EXIT_OK;
 }
@@ -276,7 +302,7 @@ int cmd_scene(int argc, char **argv)
 {
     static const cli_opt opts[] = {{"scene", 0, 1},  {"agents", 'n', 1}, {"seed", 0, 1},
                                    {"dt", 0, 1},     {"output", 'o', 1}, {"help", 'h', 0},
-                                   {NULL, 0, 0}};
+                                   {"density-speed", 0, 0}, {NULL, 0, 0}};
     cli_args a = {argc, argv, 1, "scene", 0};
     scene_opts so;
     memset(&so, 0, sizeof so);
@@ -308,6 +334,8 @@ int cmd_scene(int argc, char **argv)
                 return EXIT_USAGE;
             }
             output = value;
+        } else if (k == 6) {
+            so.density = 1;
         } else {
             help_scene(stdout);
             return EXIT_OK;
@@ -755,6 +783,8 @@ typedef struct run_result {
     int vector; /* the vector kernels were used */
     int extended; /* the step ran the extensions' scalar path (docs/extensions.md) */
     int separation; /* coincident agents were separated (orca_sim_separation_active) */
+    int density;    /* the density-dependent speed was on; its parameters below */
+    orca_density_speed density_params;
     int navigation; /* navigation on (docs/navigation.md); the two below when on */
     int nav_unreachable; /* agents whose last plan found no path, at the end */
     int nav_reroutes;    /* re-routings over the run, all agents */
@@ -819,11 +849,12 @@ static void format_arrival(const run_result *r, char *buf, size_t size)
 
 /* Whether the steps ran the extensions' scalar path (docs/extensions.md, "When the extended
  * path runs"): diagnostics on, the separation of coincident agents (the option, a boundary
- * loop), or an agent not at the avoidance defaults. */
+ * loop), the density-dependent speed, or an agent not at the avoidance defaults. */
 static int extended_path(const orca_sim *sim, int diagnostics)
 {
-    /* orca_sim_separation_active covers the option, a boundary loop and avoidance settings
-     * away from the defaults: with diagnostics, every reason the extended path runs */
+    /* orca_sim_separation_active covers the option, a boundary loop, the density-dependent
+     * speed and avoidance settings away from the defaults: with diagnostics, every reason the
+     * extended path runs */
     return diagnostics || orca_sim_separation_active(sim);
 }
 
@@ -875,6 +906,11 @@ static void print_text(const run_result *r, const run_opts *o)
     if (r->separation) {
         /* active by the option, a boundary loop or avoidance settings (orca_sim_separation_active) */
         printf("  separation        active: agents at one point are parted (docs/extensions.md)\n");
+    }
+    if (r->density) {
+        printf("  density speed     on: radius %.6g m, gamma %.6g m^-2, max density %.6g m^-2 "
+               "(docs/extensions.md)\n",
+               r->density_params.radius, r->density_params.gamma, r->density_params.max_density);
     }
     if (r->exits > 0) {
         if (r->exited > 0) {
@@ -970,6 +1006,15 @@ static void print_json(const run_result *r, const run_opts *o)
     fprintf(f, ",\"vector_kernels\":%s", r->vector ? "true" : "false");
     fprintf(f, ",\"extended_path\":%s", r->extended ? "true" : "false");
     fprintf(f, ",\"separation\":%s", r->separation ? "true" : "false");
+    fprintf(f, ",\"density_speed\":%s", r->density ? "true" : "false");
+    if (r->density) {
+        fprintf(f, ",\"density_radius\":");
+        print_json_double(f, r->density_params.radius);
+        fprintf(f, ",\"density_gamma\":");
+        print_json_double(f, r->density_params.gamma);
+        fprintf(f, ",\"density_max\":");
+        print_json_double(f, r->density_params.max_density);
+    }
     if (r->exits > 0) {
         fprintf(f, ",\"exited\":%d,\"exited_last_step\":%lld", r->exited,
                 (long long)r->exited_last_step);
@@ -1078,7 +1123,8 @@ enum {
     R_NEAREST,
     R_BOX,
     R_DIAGNOSTICS,
-    R_SEPARATION
+    R_SEPARATION,
+    R_DENSITY
 };
 
 /* An output path for --csv, --svg, --save, -o: not empty. */
@@ -1099,7 +1145,7 @@ int cmd_run(int argc, char **argv)
         {"quiet", 'q', 0},   {"csv", 0, 1},      {"every", 0, 1},   {"svg", 0, 1},
         {"save", 0, 1},      {"load", 0, 1},     {"scalar", 0, 0},  {"help", 'h', 0},
         {"near", 0, 1},      {"nearest", 0, 1},  {"box", 0, 1},     {"diagnostics", 0, 0},
-        {"separation", 0, 0}, {NULL, 0, 0}};
+        {"separation", 0, 0}, {"density-speed", 0, 0}, {NULL, 0, 0}};
     run_opts o;
     memset(&o, 0, sizeof o);
     o.scene.builtin = -1;
@@ -1170,6 +1216,7 @@ int cmd_run(int argc, char **argv)
         case R_SCALAR: o.scalar = 1; break;
         case R_DIAGNOSTICS: o.diagnostics = 1; break;
         case R_SEPARATION: o.scene.separation = 1; break;
+        case R_DENSITY: o.scene.density = 1; break;
         case R_HELP: help_run(stdout); return EXIT_OK;
         case R_NEAR:
         case R_NEAREST:
@@ -1312,6 +1359,7 @@ int cmd_run(int argc, char **argv)
         if (o.scene.separation) {
             orca_sim_set_separation(sim, 1);
         }
+        density_option(&o.scene, sim); /* likewise the density-dependent speed */
         char where[600];
         snprintf(where, sizeof where, "snapshot %s", strcmp(o.load, "-") == 0 ? "<stdin>" : o.load);
         cli_warn_coincident(orca_sim_positions(sim), orca_sim_agent_count(sim), NULL, where, sim,
@@ -1462,6 +1510,7 @@ int cmd_run(int argc, char **argv)
     r.vector = orca_sim_get_vector_kernels(sim);
     r.extended = extended_path(sim, o.diagnostics);
     r.separation = orca_sim_separation_active(sim);
+    r.density = orca_sim_get_density_speed(sim, &r.density_params);
     for (int gs = 0; gs < orca_scenario_goal_set_count(sc); ++gs) {
         int is_exit = 0;
         if (orca_scenario_goal_set_exit(sc, gs, &is_exit, NULL) == ORCA_OK && is_exit) {

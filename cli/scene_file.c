@@ -530,6 +530,49 @@ static int once(reader *r, int *line, const char *what)
     return 0;
 }
 
+/* density_speed on|off [radius=R] [gamma=G] [max_density=M] (docs/scene-format.md): the
+ * parameters only with 'on', each at most once; their ranges are the library's, checked when
+ * the scenario is built (orca_sim_set_density_speed, the message naming this line). */
+static int density_statement(reader *r, char **tok, int ntok)
+{
+    scene_desc *d = r->d;
+    if (once(r, &d->density_line, "density_speed") != 0) {
+        return -1;
+    }
+    if (ntok < 1 || (strcmp(tok[0], "on") != 0 && strcmp(tok[0], "off") != 0)) {
+        return rfail(r, "density_speed takes 'on' or 'off', got %s", q(r, ntok ? tok[0] : ""));
+    }
+    d->density_speed = strcmp(tok[0], "on") == 0;
+    d->density = orca_density_speed_default();
+    if (!d->density_speed && ntok > 1) {
+        return rfail(r, "density_speed off takes nothing after it, got %s", q(r, tok[1]));
+    }
+    static const char *const keys[3] = {"radius", "gamma", "max_density"};
+    double *fields[3] = {&d->density.radius, &d->density.gamma, &d->density.max_density};
+    int seen[3] = {0, 0, 0};
+    for (int i = 1; i < ntok; ++i) {
+        const char *eq = strchr(tok[i], '=');
+        int k = 0;
+        while (k < 3 && !(eq && (size_t)(eq - tok[i]) == strlen(keys[k]) &&
+                          strncmp(tok[i], keys[k], strlen(keys[k])) == 0)) {
+            ++k;
+        }
+        if (k == 3) {
+            return rfail(r, "density_speed: expected radius=R, gamma=G or max_density=M, got %s",
+                         q(r, tok[i]));
+        }
+        if (seen[k]++) {
+            return rfail(r, "density_speed: %s given twice", keys[k]);
+        }
+        char field[32];
+        snprintf(field, sizeof field, "density_speed %s", keys[k]);
+        if (num(r, field, eq + 1, fields[k]) != 0) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
 static int statement(reader *r, char *text, char ***tokbuf, int *tokcap)
 {
     /* Comments: from the first '#' to the end of the line. */
@@ -610,7 +653,8 @@ static int statement(reader *r, char *text, char ***tokbuf, int *tokcap)
         /* A point line: "X Y". kw is the first number. */
         static const char *const keywords[] = {"agent",   "segment", "polyline", "polygon",
                                                "boundary", "default", "dt", "seed", "orca-scene",
-                                               "separation", "navigation", "goalset"};
+                                               "separation", "navigation", "goalset",
+                                               "density_speed"};
         for (size_t i = 0; i < sizeof keywords / sizeof keywords[0]; ++i) {
             if (strcmp(kw, keywords[i]) == 0) {
                 return rfail(r, "'%s' inside the %s block started on line %d (missing 'end'?)",
@@ -681,6 +725,9 @@ static int statement(reader *r, char *text, char ***tokbuf, int *tokcap)
         }
         d->separation = strcmp(tok[0], "on") == 0;
         return 0;
+    }
+    if (strcmp(kw, "density_speed") == 0) {
+        return density_statement(r, tok, ntok);
     }
     if (strcmp(kw, "navigation") == 0) {
         if (once(r, &d->navigation_line, "navigation") != 0) {
@@ -814,7 +861,7 @@ static int statement(reader *r, char *text, char ***tokbuf, int *tokcap)
     }
     return rfail(r, "unknown statement %s (expected orca-scene, name, dt, seed, default, "
                     "agent, segment, polyline, polygon, boundary, separation, navigation, "
-                    "goalset)",
+                    "goalset, density_speed)",
                  q(r, kw));
 }
 
@@ -1123,6 +1170,11 @@ int scene_build(const scene_desc *d, const orca_sim_def *sim_def, const double *
         orca_scenario_destroy(sc);
         return runtime_status(st);
     }
+    if (d->density_speed && (st = orca_sim_set_density_speed(sim, &d->density)) != ORCA_OK) {
+        snprintf(err, err_size, "%s:%d: %s", d->path, d->density_line, orca_sim_last_error(sim));
+        orca_scenario_destroy(sc);
+        return runtime_status(st);
+    }
     for (int k = 0; k < d->set_count; ++k) {
         const scene_goal_set *gs = &d->sets[k];
         int set = -1;
@@ -1203,6 +1255,10 @@ orca_status scene_clone(orca_scenario *src, const orca_sim_def *sim_def, double 
     st = orca_scenario_set_name(sc, orca_scenario_name(src));
     if (st == ORCA_OK) {
         st = orca_sim_set_separation(to, orca_sim_get_separation(from));
+    }
+    orca_density_speed dens;
+    if (st == ORCA_OK && orca_sim_get_density_speed(from, &dens)) {
+        st = orca_sim_set_density_speed(to, &dens);
     }
     int ns = orca_sim_segment_count(from);
     for (int i = 0; i < ns && st == ORCA_OK; ++i) {
@@ -1354,6 +1410,11 @@ int scene_write(FILE *f, orca_scenario *sc, const char *comment)
     fprintf(f, "seed %llu\n", (unsigned long long)orca_scenario_seed(sc));
     if (orca_sim_get_separation(sim)) {
         fprintf(f, "separation on\n");
+    }
+    orca_density_speed dens;
+    if (orca_sim_get_density_speed(sim, &dens)) {
+        fprintf(f, "density_speed on radius=%.17g gamma=%.17g max_density=%.17g\n", dens.radius,
+                dens.gamma, dens.max_density);
     }
     if (orca_scenario_get_navigation(sc)) {
         fprintf(f, "navigation on\n");

@@ -55,6 +55,10 @@ typedef struct scene_desc {
     int seed_line;
     int separation;      /* `separation on` (docs/extensions.md, "Coincident agents") */
     int separation_line; /* 0 when absent */
+    int density_speed;   /* `density_speed on [radius=R] [gamma=G] [max_density=M]`
+                            (docs/extensions.md, "Density-dependent speed") */
+    orca_density_speed density; /* its parameters (the defaults where not given) */
+    int density_line;    /* 0 when absent */
     int navigation;      /* `navigation on` (docs/navigation.md) */
     int navigation_line; /* 0 when absent */
     struct scene_goal_set *sets; /* `goalset NAME X1 Y1 ...`, in file order */

@@ -1074,6 +1074,66 @@ nav_bad "exit arrive range" "goalset more 1 2 exit arrive=-1" "arrive must be 0 
 nav_bad "arrive without exit" "goalset more 1 2 arrive=1" "goalset: after the points only 'exit' and then 'arrive=D' may follow, got 'arrive=1'"
 nav_bad "word after exit" "goalset more 1 2 exit now" "goalset: after the points only 'exit' and then 'arrive=D' may follow, got 'now'"
 
+# --- density-dependent speed (docs/extensions.md, "Density-dependent speed") -----------------
+# A dense block and a lone agent walk +x: with --density-speed or 'density_speed on' the block
+# is slower; the option and the statement give the same hash, which the JSON and the summary
+# report; the parameters travel through `orca scene` and snapshots; errors name file:line.
+{
+    printf 'dt 0.1\ndefault radius 0.2\ndefault neighbor_dist 2\ndefault max_neighbors 64\ndefault time_horizon 2\n'
+    for x in 0 0.5 1 1.5 2 2.5; do for y in 0 0.5 1 1.5 2 2.5; do printf 'agent %s %s goal 100 %s\n' "$x" "$y" "$y"; done; done
+    printf 'agent 0 50 goal 100 50\n'
+} > dense.txt
+expect_status 0 "density: off" "$ORCA" run dense.txt --steps 30 --json
+check "density: off: density_speed false" test "$(json_get out.txt density_speed)" = false
+speed_off=$(json_get out.txt mean_speed)
+hoff=$(json_get out.txt hash)
+expect_status 0 "density: --density-speed" "$ORCA" run dense.txt --steps 30 --json --density-speed
+check "density: on: density_speed true, extended path" test "$(json_get out.txt density_speed)/$(json_get out.txt extended_path)" = true/true
+check "density: on: default radius" test "$(json_get out.txt density_radius)" = 2
+hden=$(json_get out.txt hash)
+check "density: on: slower" awk -v on="$(json_get out.txt mean_speed)" -v off="$speed_off" 'BEGIN { exit !(on < 0.8 * off) }'
+check "density: on changes the hash" test "$hden" != "$hoff"
+printf 'density_speed on\n' | cat - dense.txt > dense-on.txt
+check "density: 'density_speed on' = --density-speed" test "$(hash_of run dense-on.txt --steps 30)" = "$hden"
+check "density: -j 3 --scalar = -j 1" test "$(hash_of run dense-on.txt --steps 30 -j 3 --scalar)" = "$hden"
+printf 'density_speed off\n' | cat - dense.txt > dense-off.txt
+check "density: 'density_speed off' = plain" test "$(hash_of run dense-off.txt --steps 30)" = "$hoff"
+printf 'density_speed on radius=1.5 gamma=2 max_density=5\n' | cat - dense.txt > dense-par.txt
+expect_status 0 "density: parameters" "$ORCA" run dense-par.txt --steps 30 --json --density-speed
+check "density: the statement's parameters are kept" test "$(json_get out.txt density_radius)/$(json_get out.txt density_gamma)/$(json_get out.txt density_max)" = 1.5/2/5
+hpar=$(json_get out.txt hash)
+check "density: parameters change the hash" test "$hpar" != "$hden"
+expect_status 0 "density: summary" "$ORCA" run dense-par.txt --steps 1
+check "density: summary line" grep -q "density speed     on: radius 1.5 m, gamma 2 m^-2, max density 5 m^-2" out.txt
+# snapshots keep it
+expect_status 0 "density: save half" "$ORCA" run dense-par.txt --steps 15 --save dense.snap
+expect_status 0 "density: load without the statement" "$ORCA" run dense.txt --load dense.snap --steps 15 --json
+check "density: the snapshot keeps the parameters" test "$(json_get out.txt density_radius)/$(json_get out.txt hash)" = "1.5/$hpar"
+# orca scene writes the statement back
+expect_status 0 "density: orca scene --density-speed" "$ORCA" scene circle -n 8 --density-speed -o dscene.txt
+check "density: the statement is written" grep -qx "density_speed on radius=2 gamma=1.913 max_density=5.4000000000000004" dscene.txt
+check "density: written scene = --density-speed" test "$(hash_of run dscene.txt --steps 20)" = "$(hash_of run --scene circle -n 8 --density-speed --steps 20)"
+check "circle: golden hash without the option" test "$(hash_of run --scene circle --steps 400)" = 4be6d7e7a7e24a3a
+den_bad() { # NAME LINE REGEX
+    printf 'agent 5 5 goal 1 1\n%s\n' "$2" > denbad.txt
+    expect_status 2 "density_speed: $1" "$ORCA" run denbad.txt --steps 1
+    err_matches "density_speed: $1: message" "^denbad\.txt:2: $3"
+}
+den_bad "no value" "density_speed" "density_speed takes 'on' or 'off', got ''"
+den_bad "bad value" "density_speed yes" "density_speed takes 'on' or 'off', got 'yes'"
+den_bad "off with a parameter" "density_speed off radius=1" "density_speed off takes nothing after it, got 'radius=1'"
+den_bad "unknown key" "density_speed on speed=1" "density_speed: expected radius=R, gamma=G or max_density=M, got 'speed=1'"
+den_bad "key twice" "density_speed on gamma=1 gamma=2" "density_speed: gamma given twice"
+den_bad "not a number" "density_speed on radius=abc" "density_speed radius: "
+den_bad "radius 0" "density_speed on radius=0" "density radius must be in \[2\^-30, 2\^23\] m, got 0"
+den_bad "radius negative" "density_speed on radius=-2" "density radius must be in \[2\^-30, 2\^23\] m, got -2"
+den_bad "radius huge" "density_speed on radius=1e300" "density radius must be in \[2\^-30, 2\^23\] m, got 1.0000000000000001e\+300"
+den_bad "gamma subnormal" "density_speed on gamma=5e-324" "density gamma must be in \[2\^-30, 2\^30\] m\^-2, got 4.9406564584124654e-324"
+den_bad "max_density inf" "density_speed on max_density=inf" "density_speed max_density: "
+printf 'density_speed on\nagent 5 5 goal 1 1\ndensity_speed off\n' > denbad.txt
+expect_status 2 "density_speed twice" "$ORCA" run denbad.txt --steps 1
+err_matches "density_speed twice: message" "^denbad\.txt:3: density_speed given twice \(first on line 1\)"
+
 if ((SKIPPED > 0)); then
     echo "$PASSED passed, $FAILED failed, $SKIPPED skipped"
 else
