@@ -681,8 +681,13 @@ class Simulator(_core.Sim):
     # The property `diagnostics` (bool, read and write; off at creation, not part of the state)
     # comes from orca._core.Sim, as do `separation` (bool, read and write; off at creation,
     # part of the state: agents at exactly one point are separated, docs/extensions.md,
-    # "Coincident agents") and `separation_active` (read-only: the option, a boundary loop or
-    # avoidance settings away from the defaults).
+    # "Coincident agents") and `separation_active` (read-only: the option, a boundary loop,
+    # the density-dependent speed or avoidance settings away from the defaults).
+    # The density-dependent speed (docs/extensions.md, "Density-dependent speed"; part of the
+    # state, so save/load, copy and pickle keep it) is orca._core.Sim's too:
+    # `set_density_speed(radius=None, gamma=None, max_density=None)` turns it on (None keeps
+    # the value in use, the default when off), `clear_density_speed()` turns it off, and the
+    # read-only `density_speed` is {'radius', 'gamma', 'max_density'} or None.
 
     def avoidance(self, agent):
         """The agent's Avoidance(priority, layers, mask, locked)."""

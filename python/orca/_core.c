@@ -2071,6 +2071,54 @@ static PyObject *Sim_get_separation_active(SimObject *s, void *closure)
     return PyBool_FromLong(orca_sim_separation_active(s->sim));
 }
 
+/* The density-dependent speed (state: docs/extensions.md, "Density-dependent speed"):
+ * set_density_speed(radius=None, gamma=None, max_density=None) turns it on, each None keeping
+ * the value in use (the default when off); clear_density_speed() turns it off; the property
+ * density_speed is a dict of the three, or None when off. The library checks the ranges. */
+static PyObject *Sim_set_density_speed(SimObject *s, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"radius", "gamma", "max_density", NULL};
+    PyObject *obj[3] = {Py_None, Py_None, Py_None};
+    SIM_READY(s);
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|OOO:set_density_speed", kwlist, &obj[0],
+                                     &obj[1], &obj[2])) {
+        return NULL;
+    }
+    orca_density_speed p;
+    orca_sim_get_density_speed(s->sim, &p); /* the defaults when off */
+    double *field[3] = {&p.radius, &p.gamma, &p.max_density};
+    for (int k = 0; k < 3; ++k) {
+        if (obj[k] != Py_None && get_double(obj[k], kwlist[k], field[k]) < 0) {
+            return NULL;
+        }
+    }
+    orca_status st = orca_sim_set_density_speed(s->sim, &p);
+    if (st != ORCA_OK) {
+        return sim_fail(s, st);
+    }
+    Py_RETURN_NONE;
+}
+
+static PyObject *Sim_clear_density_speed(SimObject *s, PyObject *unused)
+{
+    (void)unused;
+    SIM_READY(s);
+    orca_sim_set_density_speed(s->sim, NULL); /* always accepted */
+    Py_RETURN_NONE;
+}
+
+static PyObject *Sim_get_density_speed(SimObject *s, void *closure)
+{
+    (void)closure;
+    SIM_READY(s);
+    orca_density_speed p;
+    if (!orca_sim_get_density_speed(s->sim, &p)) {
+        Py_RETURN_NONE;
+    }
+    return Py_BuildValue("{s:d,s:d,s:d}", "radius", p.radius, "gamma", p.gamma, "max_density",
+                         p.max_density);
+}
+
 static PyObject *diag_tuple(const orca_agent_diagnostics *d)
 {
     return Py_BuildValue("(iiiiiii)", d->fallback, d->failed_constraint, d->neighbor_count,
@@ -2159,6 +2207,13 @@ static PyMethodDef Sim_methods[] = {
      "query_nearest(point, k) -> indices of the k nearest, by (squared distance, index)"},
     {"query_box", (PyCFunction)Sim_query_box, METH_VARARGS,
      "query_box(lo, hi) -> indices inside the box (edges included), in index order"},
+    {"set_density_speed", (PyCFunction)(void (*)(void))Sim_set_density_speed,
+     METH_VARARGS | METH_KEYWORDS,
+     "set_density_speed(radius=None, gamma=None, max_density=None): turns the density-"
+     "dependent speed on (docs/extensions.md); None keeps the value in use (the default "
+     "when off: radius 2 m, gamma 1.913, max_density 5.4)"},
+    {"clear_density_speed", (PyCFunction)Sim_clear_density_speed, METH_NOARGS,
+     "clear_density_speed(): turns the density-dependent speed off"},
     /* avoidance extensions and diagnostics (issue 16) */
     {"agent_avoidance", (PyCFunction)Sim_agent_avoidance, METH_O,
      "agent_avoidance(handle) -> (priority, layers, mask, locked)"},
@@ -2239,6 +2294,10 @@ static PyGetSetDef Sim_getset[] = {
     {"separation", (getter)Sim_get_separation, (setter)Sim_set_separation,
      "True: agents at exactly one point are separated in every step (state; "
      "docs/extensions.md, Coincident agents)",
+     NULL},
+    {"density_speed", (getter)Sim_get_density_speed, NULL,
+     "the density-dependent speed's parameters {'radius', 'gamma', 'max_density'} when on, "
+     "else None (state; docs/extensions.md, Density-dependent speed)",
      NULL},
     {"separation_active", (getter)Sim_get_separation_active, NULL,
      "True when the next step separates coincident agents: the option, a boundary loop or "
