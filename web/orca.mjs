@@ -66,6 +66,7 @@ function limitError(call, name, n, limit) {
 }
 // The avoidance settings of docs/extensions.md (issue 16); addAgent takes them with the fields.
 const AVOIDANCE_FIELDS = ['priority', 'layers', 'mask', 'locked'];
+const DENSITY_FIELDS = ['radius', 'gamma', 'maxDensity'];
 const DIAGNOSTIC_FIELDS = [
   'fallback', 'failedConstraint', 'neighborCount', 'candidates', 'neighborsCut', 'blocked', 'locked',
 ];
@@ -733,6 +734,35 @@ export class Sim {
   /** True when the next step separates coincident agents: the option, a boundary loop, or
    * avoidance settings away from the defaults. */
   get separationActive() { return this.x.ow_sim_separation_active(this.live()) === 1; }
+  /** The density-dependent speed (docs/extensions.md, "Density-dependent speed"; state: the
+   * hash and snapshots carry it): setDensitySpeed({ radius, gamma, maxDensity }) turns it on,
+   * a field not given keeping the value in use (the default when off: radius 2 m, gamma
+   * 1.913, maxDensity 5.4); setDensitySpeed(null) turns it off. The library checks the
+   * ranges: a refusal throws its message and nothing changes. */
+  setDensitySpeed(params) {
+    if (params === null || params === undefined) {
+      this.check(this.x.ow_sim_clear_density_speed(this.live()));
+      return;
+    }
+    for (const k of Object.keys(params)) {
+      if (!DENSITY_FIELDS.includes(k)) {
+        throw argError(`unknown density speed parameter '${k}' (one of ${DENSITY_FIELDS.join(', ')})`);
+      }
+    }
+    const p = { ...this.densityParams(), ...params };
+    this.check(this.x.ow_sim_set_density_speed(this.ptr, Number(p.radius), Number(p.gamma),
+      Number(p.maxDensity)));
+  }
+  /** { radius, gamma, maxDensity } when on, else null. */
+  get densitySpeed() {
+    return this.x.ow_sim_get_density_speed(this.live(), this.orca.scratch) === 1 ? this.densityParams() : null;
+  }
+  /** The parameters in use, or the defaults when off (internal). */
+  densityParams() {
+    this.x.ow_sim_get_density_speed(this.live(), this.orca.scratch);
+    const w = this.orca.f64(this.orca.scratch, 3);
+    return { radius: w[0], gamma: w[1], maxDensity: w[2] };
+  }
   /** Every agent's diagnostics of the last step with diagnostics on, in index order (one
    * orca_sim_diagnostics): { fallback, failedConstraint, neighborCount, candidates,
    * neighborsCut, blocked, locked }, each a new Int32Array of agentCount entries. */

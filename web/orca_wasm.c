@@ -395,6 +395,24 @@ int OW_EXPORT(ow_sim_get_diagnostics)(const orca_sim *s) { return orca_sim_get_d
 int OW_EXPORT(ow_sim_set_separation)(orca_sim *s, int on) { return orca_sim_set_separation(s, on); }
 int OW_EXPORT(ow_sim_get_separation)(const orca_sim *s) { return orca_sim_get_separation(s); }
 int OW_EXPORT(ow_sim_separation_active)(const orca_sim *s) { return orca_sim_separation_active(s); }
+/* The density-dependent speed: on with the three parameters, off, and the parameters in use
+ * (or the defaults when off) as three f64 into w; returns 1 when on. */
+int OW_EXPORT(ow_sim_set_density_speed)(orca_sim *s, double radius, double gamma,
+                                        double max_density)
+{
+    orca_density_speed p = {radius, gamma, max_density};
+    return orca_sim_set_density_speed(s, &p);
+}
+int OW_EXPORT(ow_sim_clear_density_speed)(orca_sim *s) { return orca_sim_set_density_speed(s, NULL); }
+int OW_EXPORT(ow_sim_get_density_speed)(const orca_sim *s, double *w)
+{
+    orca_density_speed p;
+    int on = orca_sim_get_density_speed(s, &p);
+    w[0] = p.radius;
+    w[1] = p.gamma;
+    w[2] = p.max_density;
+    return on;
+}
 /* One agent's diagnostics as seven i32 (the struct's fields in order) into w. */
 int OW_EXPORT(ow_agent_get_diagnostics)(const orca_sim *s, uint32_t slot, uint32_t generation,
                                         uint32_t sim, int32_t *w)

@@ -381,6 +381,55 @@ for (const [label, file] of [['scalar', 'orca.wasm'], ['SIMD128', 'orca-simd.was
     return `hash ${h}`;
   });
 
+  test(`${label}: density-dependent speed: a dense block is slower; state (hash, save/load); refusals`, () => {
+    const block = (params) => {
+      const sim = orca.createSim();
+      for (let i = 0; i < 6; ++i) {
+        for (let j = 0; j < 6; ++j) {
+          sim.addAgent({ position: [i * 0.5, j * 0.5], radius: 0.2, neighborDist: 2, maxNeighbors: 64,
+            timeHorizon: 2, preferredVelocity: [1.34, 0] });
+        }
+      }
+      if (params !== undefined) sim.setDensitySpeed(params);
+      return sim;
+    };
+    const plain = block(), dens = block({});
+    check(plain.densitySpeed === null, 'off at creation');
+    const d = dens.densitySpeed;
+    check(d && d.radius === 2 && d.gamma === 1.913 && d.maxDensity === 5.4, `defaults ${JSON.stringify(d)}`);
+    check(dens.separationActive, 'the step is beyond the plain bits');
+    check(plain.hash() !== dens.hash(), 'on is in the hash');
+    const snap = dens.save();
+    const x0 = Array.from(dens.positions());
+    for (let i = 0; i < 40; ++i) { plain.step(0.1); dens.step(0.1); }
+    const adv = (sim) => { const p = sim.positions(); let s = 0; for (let k = 0; k < 36; ++k) s += p[2 * k] - x0[2 * k]; return s / 36; };
+    check(adv(dens) < 0.6 * adv(plain), `dense block slower: ${adv(dens)} vs ${adv(plain)}`);
+    const h = dens.hash();
+    const other = orca.createSim();
+    other.load(snap);
+    check(other.densitySpeed && other.densitySpeed.radius === 2, 'load restores it');
+    for (let i = 0; i < 40; ++i) other.step(0.1);
+    check(other.hash() === h, 'save + load = one run');
+    dens.setDensitySpeed({ radius: 1.5 });
+    check(dens.densitySpeed.radius === 1.5 && dens.densitySpeed.gamma === 1.913, 'a field not given is kept');
+    const before = dens.hash();
+    for (const [k, v] of [['radius', NaN], ['gamma', 0], ['maxDensity', -1], ['radius', Infinity], ['gamma', 5e-324], ['maxDensity', 1e300]]) {
+      let msg = '';
+      try { dens.setDensitySpeed({ [k]: v }); } catch (e) { msg = e.message; }
+      check(msg.includes(k === 'maxDensity' ? 'max_density' : k), `${k} = ${v} refused: '${msg}'`);
+      check(dens.hash() === before && dens.densitySpeed.radius === 1.5, `${k} = ${v}: nothing changed`);
+    }
+    let unknown = '';
+    try { dens.setDensitySpeed({ speed: 1 }); } catch (e) { unknown = e.message; }
+    check(unknown.includes("unknown density speed parameter 'speed'"), `unknown key: '${unknown}'`);
+    dens.setDensitySpeed(null);
+    check(dens.densitySpeed === null, 'null turns it off');
+    plain.destroy();
+    dens.destroy();
+    other.destroy();
+    return `hash ${h}`;
+  });
+
   test(`${label}: save and load reproduce the run`, () => {
     const sc = orca.createScene('wallgap', { agents: 40, seed: 3 });
     for (let i = 0; i < 50; ++i) sc.step();
