@@ -446,6 +446,26 @@ static int test_snapshot_round_trip(void)
     ENSURE(orca_sim_load(b, buf, size - 24) == ORCA_ERR_FORMAT);
     ENSURE(orca_sim_hash(b) == hb);
 
+    /* with a boundary section and the separation flag before it */
+    orca_sim *c = new_sim(1);
+    add_crowd(c, 30, 4, 20, 2, 13);
+    const orca_vec2 room[4] = {{-5, -5}, {10, -5}, {10, 10}, {-5, 10}};
+    ENSURE(orca_sim_add_boundary(c, room, 4, NULL) == ORCA_OK);
+    ENSURE(orca_sim_set_separation(c, 1) == ORCA_OK);
+    ENSURE(orca_sim_set_density_speed(c, &p) == ORCA_OK);
+    size_t cs = 0;
+    orca_sim_save(c, NULL, 0, &cs);
+    unsigned char *cb = malloc(cs);
+    ENSURE(orca_sim_save(c, cb, cs, &cs) == ORCA_OK);
+    ENSURE(fuzz_get32(cb + 44) == (2u | 4u | 8u));
+    ENSURE(orca_sim_load(b, cb, cs) == ORCA_OK);
+    ENSURE(orca_sim_get_density_speed(b, &q) == 1 && memcmp(&p, &q, sizeof p) == 0);
+    ENSURE(orca_sim_hash(b) == orca_sim_hash(c));
+    ENSURE(orca_sim_step(b, 0.1) == ORCA_OK && orca_sim_step(c, 0.1) == ORCA_OK);
+    ENSURE(orca_sim_hash(b) == orca_sim_hash(c));
+    free(cb);
+    orca_sim_destroy(c);
+
     /* a snapshot without the extension (version 1) loads and turns it off */
     orca_sim *plain = new_sim(1);
     add_crowd(plain, 10, 3, 10, 2, 3);
