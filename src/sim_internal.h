@@ -538,8 +538,8 @@ static inline int has_boundaries(const orca_sim *s)
     return s->bnd && s->bnd->edge_count > 0;
 }
 
-/* The step's extended path is needed (some agent is not at the defaults, diagnostics, or
- * boundaries). */
+/* The step's extended path is needed (some agent is not at the defaults, diagnostics,
+ * boundaries, the separation option, or the density-dependent speed). */
 static inline int ext_path(const orca_sim *s)
 {
     return s->ext_nondefault > 0 || s->diagnostics || has_boundaries(s) || s->separation ||
@@ -548,7 +548,8 @@ static inline int ext_path(const orca_sim *s)
 
 /* Coincident agents are separated (docs/extensions.md, "Coincident agents"): the option, or
  * any extension that already takes the step beyond the algorithm's bits (avoidance settings,
- * boundaries). Diagnostics alone do not: they never change a bit. */
+ * boundaries, the density-dependent speed). Diagnostics alone do not: they never change a
+ * bit. */
 static inline int sep_active(const orca_sim *s)
 {
     return s->separation || s->ext_nondefault > 0 || has_boundaries(s) || s->density_on;
