@@ -61,6 +61,14 @@ def test_state_travels():
         for _ in range(5):
             s.step(0.1)
     assert fresh.hash() == sim.hash()
+    # a scenario's snapshot carries its simulation's
+    sc = orca.Scenario(dt=0.1, seed=2)
+    sc.add_agent((0.0, 0.0), target=(10.0, 0.0))
+    sc.simulation.set_density_speed(radius=3.0)
+    sc.step(3)
+    for other in (sc.copy(), pickle.loads(pickle.dumps(sc))):
+        assert other.simulation.density_speed == dict(DEFAULTS, radius=3.0)
+        assert other.simulation.hash() == sc.simulation.hash()
     # a snapshot without it turns it off
     plain = orca.Simulator()
     block(plain)
