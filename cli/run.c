@@ -1012,7 +1012,7 @@ static void print_json(const run_result *r, const run_opts *o)
         print_json_double(f, r->density_params.radius);
         fprintf(f, ",\"density_gamma\":");
         print_json_double(f, r->density_params.gamma);
-        fprintf(f, ",\"density_max\":");
+        fprintf(f, ",\"density_max_density\":");
         print_json_double(f, r->density_params.max_density);
     }
     if (r->exits > 0) {

@@ -1100,7 +1100,7 @@ printf 'density_speed off\n' | cat - dense.txt > dense-off.txt
 check "density: 'density_speed off' = plain" test "$(hash_of run dense-off.txt --steps 30)" = "$hoff"
 printf 'density_speed on radius=1.5 gamma=2 max_density=5\n' | cat - dense.txt > dense-par.txt
 expect_status 0 "density: parameters" "$ORCA" run dense-par.txt --steps 30 --json --density-speed
-check "density: the statement's parameters are kept" test "$(json_get out.txt density_radius)/$(json_get out.txt density_gamma)/$(json_get out.txt density_max)" = 1.5/2/5
+check "density: the statement's parameters are kept" test "$(json_get out.txt density_radius)/$(json_get out.txt density_gamma)/$(json_get out.txt density_max_density)" = 1.5/2/5
 hpar=$(json_get out.txt hash)
 check "density: parameters change the hash" test "$hpar" != "$hden"
 expect_status 0 "density: summary" "$ORCA" run dense-par.txt --steps 1
