@@ -566,7 +566,53 @@ static int test_degenerate_lists(void)
     return 0;
 }
 
+/* The bits pinned: a 10 x 10 block (0.5 m apart) walking +x with the defaults, 40 steps of
+ * 0.1 s; python/tests/test_density.py and the browser module's test build the same scene and
+ * expect the same hash (on every machine: docs/determinism.md). */
+#define PINNED_HASH 0xf011970776cc6b30ull
+
+static uint64_t pinned_scene_hash(int workers, int kernels)
+{
+    orca_sim *s = new_sim(workers);
+    if (!s) {
+        return 0;
+    }
+    orca_sim_set_vector_kernels(s, kernels);
+    for (int i = 0; i < 100; ++i) {
+        orca_agent_def d = orca_agent_def_default();
+        d.position = vec((i % 10) * 0.5, (i / 10) * 0.5);
+        d.radius = 0.2;
+        d.neighbor_dist = 2;
+        d.max_neighbors = 64;
+        d.time_horizon = 2;
+        d.obstacle_time_horizon = 2;
+        d.preferred_velocity = vec(1.34, 0.05 * (i % 3));
+        orca_sim_add_agent(s, &d, NULL);
+    }
+    orca_density_speed p = ORCA_DENSITY_SPEED_DEFAULT;
+    orca_sim_set_density_speed(s, &p);
+    for (int t = 0; t < 40; ++t) {
+        orca_sim_step(s, 0.1);
+    }
+    uint64_t h = orca_sim_hash(s);
+    orca_sim_destroy(s);
+    return h;
+}
+
+static int test_pinned_hash(void)
+{
+    for (int w = 1; w <= 2; ++w) {
+        for (int k = 0; k < 2; ++k) {
+            uint64_t h = pinned_scene_hash(w, k);
+            ENSURE_MSG(h == PINNED_HASH, "hash %016llx, pinned %016llx (workers %d, kernels %d)",
+                       (unsigned long long)h, (unsigned long long)PINNED_HASH, w, k);
+        }
+    }
+    return 0;
+}
+
 const orca_test ORCA_TESTS[] = {
+    {"pinned_hash", test_pinned_hash},
     {"exp_against_libm", test_exp_against_libm},
     {"exp_edges", test_exp_edges},
     {"factor", test_factor},

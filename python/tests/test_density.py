@@ -117,6 +117,19 @@ def test_dense_block_slower():
     assert mean_advance(True) < 0.6 * mean_advance(False)
 
 
+def test_pinned_hash():
+    # the scene and hash of test/test_density.c's pinned_hash (and the browser module's test)
+    sim = orca.Simulator()
+    for i in range(100):
+        sim.add_agent(((i % 10) * 0.5, (i // 10) * 0.5), radius=0.2, neighbor_dist=2.0,
+                      max_neighbors=64, time_horizon=2.0, obstacle_time_horizon=2.0,
+                      preferred_velocity=(1.34, 0.05 * (i % 3)))
+    sim.set_density_speed()
+    for _ in range(40):
+        sim.step(0.1)
+    assert sim.hexhash() == "f011970776cc6b30"
+
+
 def test_same_hash_as_orca_run(tmp_path):
     cli = os.environ.get("ORCA_CLI", "")
     if not (cli and os.access(cli, os.X_OK)):

@@ -424,6 +424,16 @@ for (const [label, file] of [['scalar', 'orca.wasm'], ['SIMD128', 'orca-simd.was
     check(unknown.includes("unknown density speed parameter 'speed'"), `unknown key: '${unknown}'`);
     dens.setDensitySpeed(null);
     check(dens.densitySpeed === null, 'null turns it off');
+    // the scene and hash of test/test_density.c's pinned_hash
+    const pinned = orca.createSim();
+    for (let i = 0; i < 100; ++i) {
+      pinned.addAgent({ position: [(i % 10) * 0.5, Math.floor(i / 10) * 0.5], radius: 0.2, neighborDist: 2,
+        maxNeighbors: 64, timeHorizon: 2, obstacleTimeHorizon: 2, preferredVelocity: [1.34, 0.05 * (i % 3)] });
+    }
+    pinned.setDensitySpeed({});
+    for (let i = 0; i < 40; ++i) pinned.step(0.1);
+    check(pinned.hash() === 'f011970776cc6b30', `pinned hash ${pinned.hash()} = f011970776cc6b30 (native)`);
+    pinned.destroy();
     plain.destroy();
     dens.destroy();
     other.destroy();
