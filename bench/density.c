@@ -4,11 +4,12 @@
  * 4, 5, 6 agents/m^2 in a hexagonal lattice whose rows fit the 2 m measuring square
  * (ceil(2 sqrt(rho)) rows in it), each agent moved at random by up to half the free space
  * around it (not with `regular`); radius 0.2 m, max_speed 2, neighbor_dist max(radius, 1),
- * both horizons 2 s, preferred velocity (1.34, 0), dt 0.1 s, the extension's defaults but the
+ * both horizons `horizon`, preferred velocity (1.34, 0), dt 0.1 s, the extension's defaults but the
  * kernel radius. Measures the mean speed of the agents in the 2 m x 2 m square at the
  * corridor's centre over 10 s to 70 s and compares it with Weidmann's speed at the square's
  * measured density (count / 4 m^2, averaged over the steps). Prints figures; never judges.
- *   orca_density [length [max_neighbors [radius [regular]]]]   (defaults 200, 64, 2, 0) */
+ *   orca_density [length [max_neighbors [radius [regular [horizon]]]]]
+ *   (defaults 200, 64, 2, 0, 2: the agents' time horizons in s) */
 #include <orca/sim.h>
 
 #include <math.h>
@@ -17,7 +18,8 @@
 
 #define WIDTH 10.0
 
-static int run(double rho, double length, int max_nb, double radius, int regular)
+static int run(double rho, double length, int max_nb, double radius, int regular,
+               double horizon)
 {
     orca_sim_def sd = orca_sim_def_default();
     orca_sim *s = NULL;
@@ -29,8 +31,8 @@ static int run(double rho, double length, int max_nb, double radius, int regular
     d.max_speed = 2.0;
     d.neighbor_dist = radius > 1 ? radius : 1;
     d.max_neighbors = max_nb;
-    d.time_horizon = 2;
-    d.obstacle_time_horizon = 2;
+    d.time_horizon = horizon;
+    d.obstacle_time_horizon = horizon;
     d.preferred_velocity = (orca_vec2){1.34, 0};
     int m = (int)ceil(2 * sqrt(rho)); /* rows in the 2 m square */
     double ay = 2.0 / m, ax = 1 / (rho * ay);
@@ -99,12 +101,14 @@ int main(int argc, char **argv)
     int max_nb = argc > 2 ? atoi(argv[2]) : 64;
     double radius = argc > 3 ? atof(argv[3]) : 2;
     int regular = argc > 4 ? atoi(argv[4]) : 0;
-    printf("corridor %g m x %g m, max_neighbors %d, kernel radius %g m, %s lattice\n", length,
-           WIDTH, max_nb, radius, regular ? "regular" : "jittered");
+    double horizon = argc > 5 ? atof(argv[5]) : 2;
+    printf("corridor %g m x %g m, max_neighbors %d, kernel radius %g m, %s lattice, time "
+           "horizons %g s\n",
+           length, WIDTH, max_nb, radius, regular ? "regular" : "jittered", horizon);
     printf(" fill  agents  density  speed     Weidmann  difference\n");
     const double fills[] = {0.5, 1, 2, 3, 4, 5, 6};
     for (int k = 0; k < 7; ++k) {
-        if (run(fills[k], length, max_nb, radius, regular) != 0) {
+        if (run(fills[k], length, max_nb, radius, regular, horizon) != 0) {
             return 1;
         }
     }
