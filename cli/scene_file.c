@@ -881,6 +881,7 @@ static int next_line(reader *r, line_reader *lr, char **line, size_t *len)
             if (e != EISDIR) {
                 r->runtime = 1;
             }
+            r->d->sys_errno = e;
             snprintf(r->err, r->err_size, "%s: read error: %s", r->d->path,
                      e == EISDIR ? "is a directory" : strerror(e));
             return -1;
@@ -931,6 +932,7 @@ int scene_read(const char *path, scene_desc *d, char *err, size_t err_size)
     memset(&lr, 0, sizeof lr);
     long long regular = -1;
     if (cli_open_input(path, &lr.fd, &regular, err, err_size) != CLI_READ_OK) {
+        d->sys_errno = errno ? errno : EIO;
         return -1;
     }
     if (regular >= 0 && (unsigned long long)regular > CLI_SCENE_FILE_MAX) {

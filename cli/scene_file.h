@@ -47,6 +47,8 @@ typedef struct scene_goal_set {
 
 typedef struct scene_desc {
     char path[512]; /* as given; "<stdin>" for "-" */
+    int sys_errno;  /* when scene_read failed because the file could not be opened or read:
+                     * the errno (ENOENT, EACCES, EISDIR, EIO, ...); else 0 */
     char name[SCENE_NAME_MAX + 1];
     int name_line; /* 0 when absent */
     double dt;
