@@ -285,6 +285,48 @@ static void add_number(text *t)
     adds(t, number());
 }
 
+/* What follows an agent's position, or a grid's placement: a goal clause (waypoints too),
+ * then key=value overrides. */
+static void agent_tail(text *t)
+{
+    unsigned g = (unsigned)below(4);
+    if (g == 1) {
+        adds(t, " goal");
+        add_number(t);
+        add_number(t);
+        if (below(2)) { /* waypoints (docs/extensions.md) */
+            adds(t, " via");
+            for (int k = (int)below(7); k > 0; --k) {
+                add_number(t);
+            }
+            if (below(2)) {
+                adds(t, " loop");
+            }
+            if (below(2)) {
+                adds(t, " arrive=");
+                adds(t, number());
+            }
+        }
+    } else if (g == 2) {
+        adds(t, " prefvel");
+        add_number(t);
+        add_number(t);
+    } else if (g == 3) {
+        adds(t, " none");
+    }
+    for (int k = (int)below(3); k > 0; --k) {
+        const char *key = KEYS[below(KEY_COUNT)];
+        adds(t, " ");
+        adds(t, key);
+        adds(t, "=");
+        adds(t, number());
+        if (!strcmp(key, "velocity")) {
+            adds(t, ",");
+            adds(t, number());
+        }
+    }
+}
+
 /* One synthetic statement (a line, or a polygon block). */
 static void statement(text *t)
 {
@@ -296,42 +338,7 @@ static void statement(text *t)
         adds(t, "agent");
         add_number(t);
         add_number(t);
-        unsigned g = (unsigned)below(4);
-        if (g == 1) {
-            adds(t, " goal");
-            add_number(t);
-            add_number(t);
-            if (below(2)) { /* waypoints (docs/extensions.md) */
-                adds(t, " via");
-                for (int k = (int)below(7); k > 0; --k) {
-                    add_number(t);
-                }
-                if (below(2)) {
-                    adds(t, " loop");
-                }
-                if (below(2)) {
-                    adds(t, " arrive=");
-                    adds(t, number());
-                }
-            }
-        } else if (g == 2) {
-            adds(t, " prefvel");
-            add_number(t);
-            add_number(t);
-        } else if (g == 3) {
-            adds(t, " none");
-        }
-        for (int k = (int)below(3); k > 0; --k) {
-            const char *key = KEYS[below(KEY_COUNT)];
-            adds(t, " ");
-            adds(t, key);
-            adds(t, "=");
-            adds(t, number());
-            if (!strcmp(key, "velocity")) {
-                adds(t, ",");
-                adds(t, number());
-            }
-        }
+        agent_tail(t);
         break;
     }
     case 4:
@@ -389,29 +396,7 @@ static void statement(text *t)
         if (below(2)) {
             adds(t, " stagger");
         }
-        unsigned g = (unsigned)below(4);
-        if (g == 1) {
-            adds(t, " goal");
-            add_number(t);
-            add_number(t);
-            if (below(3) == 0) {
-                adds(t, " via");
-                add_number(t);
-                add_number(t);
-            }
-        } else if (g == 2) {
-            adds(t, " prefvel");
-            add_number(t);
-            add_number(t);
-        } else if (g == 3) {
-            adds(t, " none");
-        }
-        if (below(2)) {
-            adds(t, " ");
-            adds(t, KEYS[below(KEY_COUNT)]);
-            adds(t, "=");
-            adds(t, number());
-        }
+        agent_tail(t);
         break;
     }
     case 10:
