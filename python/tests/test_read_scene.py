@@ -17,6 +17,9 @@ import orca
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 EXAMPLES = sorted(p for p in glob.glob(os.path.join(ROOT, "examples", "*.txt"))
                   if os.path.basename(p) != "CMakeLists.txt")
+# the validation suite's scenes (scripts/validation-scenes; grid statements), run by
+# scripts/validate through read_scene
+VALIDATION = sorted(glob.glob(os.path.join(ROOT, "examples", "validation", "*.txt")))
 
 # Every statement of the format at once: name, dt, seed, separation, goal sets with an exit,
 # navigation off, defaults, segments, a polyline block, a polygon, a boundary loop, waypoints
@@ -82,6 +85,15 @@ def test_examples_same_hash_as_orca_run(path):
     sc.step(150)
     assert sc.hexhash() == ref["hash"]
     assert sc.name == ref["scene"]
+
+
+@pytest.mark.parametrize("path", VALIDATION, ids=os.path.basename)
+def test_validation_scenes_same_hash_as_orca_run(path):
+    ref = cli_run(path, 3)
+    sc = orca.read_scene(path)
+    assert sc.simulation.agent_count == ref["agents"]
+    sc.step(3)
+    assert sc.hexhash() == ref["hash"]
 
 
 def test_example_contents():
