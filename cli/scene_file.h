@@ -10,6 +10,9 @@
 #include <orca/orca.h>
 
 #define SCENE_NAME_MAX 63
+/* Agents in a scene: the library's limit (docs/limits.md, "Sizes"); a `grid` line beyond it
+ * is refused before anything is allocated. */
+#define SCENE_AGENTS_MAX (1 << 30)
 
 typedef struct scene_agent {
     orca_agent_def def;

@@ -17,6 +17,9 @@ import orca
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 EXAMPLES = sorted(p for p in glob.glob(os.path.join(ROOT, "examples", "*.txt"))
                   if os.path.basename(p) != "CMakeLists.txt")
+# the validation suite's scenes (scripts/validation-scenes; grid statements), run by
+# scripts/validate through read_scene
+VALIDATION = sorted(glob.glob(os.path.join(ROOT, "examples", "validation", "*.txt")))
 
 # Every statement of the format at once: name, dt, seed, separation, goal sets with an exit,
 # navigation off, defaults, segments, a polyline block, a polygon, a boundary loop, waypoints
@@ -82,6 +85,15 @@ def test_examples_same_hash_as_orca_run(path):
     sc.step(150)
     assert sc.hexhash() == ref["hash"]
     assert sc.name == ref["scene"]
+
+
+@pytest.mark.parametrize("path", VALIDATION, ids=os.path.basename)
+def test_validation_scenes_same_hash_as_orca_run(path):
+    ref = cli_run(path, 3)
+    sc = orca.read_scene(path)
+    assert sc.simulation.agent_count == ref["agents"]
+    sc.step(3)
+    assert sc.hexhash() == ref["hash"]
 
 
 def test_example_contents():
@@ -223,3 +235,90 @@ def test_copy_pickle_of_a_read_scene(tmp_path):
         assert other.name == "mixed one"
     sc.step(20)
     assert sc.hash() == other.hash()
+
+
+# --- grid statements (docs/scene-format.md, "Grids") -----------------------------------------
+
+def grid_positions(nx, ny, x0, y0, dx, dy, stagger=False):
+    """The documented formula: x = X0 + (i + h) * DX, y = Y0 + j * DY, j outer, i inner
+    (Python's float arithmetic is binary64 without contraction)."""
+    return [(x0 + (i + (0.5 if stagger and j % 2 else 0.0)) * dx, y0 + j * dy)
+            for j in range(ny) for i in range(nx)]
+
+
+@pytest.mark.parametrize("nx,ny,x0,y0,dx,dy,stagger", [
+    (4, 3, -1.0, 0.1, 0.1, -0.3, True),
+    (5, 2, 0.3, -0.7, 1.0 / 3.0, 0.7, False),
+    (3, 3, 2097150.0, -2097151.5, 0.6666666666666666, 1.5, True),
+    (2, 2, -0.0, -0.0, 5e-324, -5e-324, False),
+    (1, 4, 1e-300, 3.0, 1.7976931348623157e308, 1.25, False),
+    (3, 1, -2.5, 0.0, -1.1, 0.0, True),
+])
+def test_grid_positions_are_the_formula(tmp_path, nx, ny, x0, y0, dx, dy, stagger):
+    line = "grid %d %d %r %r %r %r%s none radius=0.01" % (nx, ny, x0, y0, dx, dy,
+                                                          " stagger" if stagger else "")
+    sc = orca.read_scene(write(tmp_path, line + "\n"))
+    got = [tuple(p) for p in sc.simulation.positions.tolist()]
+    want = grid_positions(nx, ny, x0, y0, dx, dy, stagger)
+    assert len(got) == nx * ny
+    for g, w in zip(got, want):  # the same bits, the sign of zero included
+        assert g[0].hex() == w[0].hex() and g[1].hex() == w[1].hex()
+
+
+GRID = """\
+dt 0.2
+goalset out 15 -3 15 3 exit
+default radius 0.25
+agent -9 0 goal 9 0
+grid 6 4 -4 -2 0.8 0.9 stagger goal 10 10 via 5 -5 preferred_speed=1.2
+default radius 0.3
+grid 3 3 4 4 -0.9 -0.8 goalset out priority=1.5
+grid 2 1 0 7 1 0 prefvel 0.5 -0.5 velocity=0.25,0
+"""
+
+
+def test_grid_same_hash_as_orca_run_and_as_agent_lines(tmp_path):
+    path = write(tmp_path, GRID)
+    sc = orca.read_scene(path)
+    assert sc.simulation.agent_count == 1 + 24 + 9 + 2
+    # the same scene with one agent line per grid agent
+    lines = []
+    for text in GRID.splitlines():
+        f = text.split()
+        if f[0] != "grid":
+            lines.append(text)
+            continue
+        nx, ny = int(f[1]), int(f[2])
+        x0, y0, dx, dy = map(float, f[3:7])
+        stagger = f[7] == "stagger"
+        rest = " ".join(f[8 if stagger else 7:])
+        for x, y in grid_positions(nx, ny, x0, y0, dx, dy, stagger):
+            lines.append("agent %r %r %s" % (x, y, rest))
+    flat = orca.read_scene(write(tmp_path, "\n".join(lines) + "\n", name="flat.txt"))
+    assert flat.hash() == sc.hash()
+    sc.step(60)
+    flat.step(60)
+    assert flat.hexhash() == sc.hexhash()
+    assert sc.hexhash() == cli_run(path, 60)["hash"]
+
+
+GRID_BAD = [
+    ("grid 0 2 0 0 1 1\n", "scene.txt:1: grid: NX must be between 1 and 1073741824, got '0'"),
+    ("grid 2 1.5 0 0 1 1\n", "scene.txt:1: grid: NY: expected a whole number, got '1.5'"),
+    ("grid 32768 32769 0 0 1 1\n", "scene.txt:1: grid: NX * NY = 1073774592 agents, more than "
+     "the limit of 2^30 (1073741824) agents in a scene"),
+    ("grid 2 2 0 0 nan 1\n", "scene.txt:1: grid DX: expected a finite number, got 'nan'"),
+    ("grid 2 2 0 0 1 1e999\n", None),
+    ("agent 0 0\ngrid 3 1 0 0 1.7e308 1\n",
+     "scene.txt:2: grid: point (2, 0) x = inf must have magnitude below 2^21 (2097152)"),
+    ("grid 1 2 2097151.5 0 1 1 stagger\n",
+     "scene.txt:1: grid: point (0, 1) x = 2097152 must have magnitude below 2^21 (2097152)"),
+    ("grid 1 3 0 0.5 1 -1048576.5\n",
+     "scene.txt:1: grid: point (0, 2) y = -2097152.5 must have magnitude below 2^21 (2097152)"),
+    ("grid 2 2 0 0 1 1 max_speed=1e300\n", None),
+]
+
+
+@pytest.mark.parametrize("text,message", GRID_BAD)
+def test_grid_errors(tmp_path, text, message):
+    test_bad_file_same_message_as_orca_run(tmp_path, text, message)
