@@ -134,7 +134,8 @@ void cli_xml_text(FILE *f, const char *s);
 /* Opens path for reading ("-" is standard input, named "<stdin>" in messages). Refuses a
  * directory. *regular_size is the size of a regular file, or -1 for anything else (a pipe, a
  * terminal, a device: read until the end). Returns CLI_READ_OK or CLI_READ_BAD with a complete
- * message in err ("scene.txt: cannot open: No such file or directory", "DIR: is a directory"). */
+ * message in err ("scene.txt: cannot open: No such file or directory", "DIR: is a directory")
+ * and the reason in errno (EISDIR for a directory). */
 int cli_open_input(const char *path, int *fd, long long *regular_size, char *err,
                    size_t err_size);
 /* read(2) that retries on EINTR. */

@@ -75,6 +75,9 @@ static int grow(void **ptr, int *capacity, int need, size_t elem)
         }
         cap *= 2;
     }
+    if ((size_t)cap > SIZE_MAX / elem) { /* a 32-bit size_t: 2^30 agents do not fit */
+        return -1;
+    }
     void *p = realloc(*ptr, (size_t)cap * elem);
     if (!p) {
         return -1;
@@ -354,23 +357,17 @@ static int finish_obstacle(reader *r, const scene_obstacle *o)
     return rc;
 }
 
-static int st_agent(reader *r, char **tok, int ntok)
+/* What follows the position on an agent line, and the placement on a grid line (`what`
+ * names the statement in messages): the goal clause, then key=value overrides, from tok[i]
+ * on, into *a with the defaults in force; a's position and line are the caller's. */
+static int agent_clause(reader *r, const char *what, char **tok, int ntok, int i, scene_agent *a)
 {
     scene_desc *d = r->d;
-    if (ntok < 2) {
-        return rfail(r, "agent needs a position: agent X Y [goal GX GY [via X1 Y1 ... [loop]] | "
-                        "goalset NAME | prefvel VX VY | none] [key=value ...]");
-    }
     orca_agent_def def = r->defaults;
     double pref_speed = r->default_pref_speed;
-    if (coord(r, "x", tok[0], &def.position.x) != 0 ||
-        coord(r, "y", tok[1], &def.position.y) != 0) {
-        return -1;
-    }
     orca_goal goal = orca_goal_default(); /* no goal clause: none */
     int via_first = 0, via_count = 0, loop = 0;
     double arrive = 0.0;
-    int i = 2;
     if (i < ntok && strchr(tok[i], '=') == NULL) {
         if (strcmp(tok[i], "goal") == 0) {
             if (ntok < i + 3) {
@@ -436,21 +433,21 @@ static int st_agent(reader *r, char **tok, int ntok)
                 }
             }
             if (set < 0) {
-                return rfail(r, "agent: unknown goal set %s (declare it first: goalset NAME X1 "
+                return rfail(r, "%s: unknown goal set %s (declare it first: goalset NAME X1 "
                                 "Y1 [X2 Y2 ...])",
-                             q(r, tok[i + 1]));
+                             what, q(r, tok[i + 1]));
             }
             goal.kind = ORCA_GOAL_SET;
             goal.goal_set = set;
             i += 2;
         } else if (strcmp(tok[i], "via") == 0 || strcmp(tok[i], "loop") == 0) {
-            return rfail(r, "agent: %s needs a goal point first (goal GX GY via X1 Y1 ... "
+            return rfail(r, "%s: %s needs a goal point first (goal GX GY via X1 Y1 ... "
                             "[loop])",
-                         q(r, tok[i]));
+                         what, q(r, tok[i]));
         } else {
-            return rfail(r, "agent: expected 'goal', 'goalset', 'prefvel', 'none' or key=value "
-                            "after the position, got %s",
-                         q(r, tok[i]));
+            return rfail(r, "%s: expected 'goal', 'goalset', 'prefvel', 'none' or key=value "
+                            "after the %s, got %s",
+                         what, what[0] == 'g' ? "grid's placement" : "position", q(r, tok[i]));
         }
     }
     unsigned seen = 0;
@@ -458,14 +455,14 @@ static int st_agent(reader *r, char **tok, int ntok)
     for (; i < ntok; ++i) {
         const char *eq = strchr(tok[i], '=');
         if (!eq && (strcmp(tok[i], "via") == 0 || strcmp(tok[i], "loop") == 0)) {
-            return rfail(r, "agent: %s must come right after 'goal GX GY' (goal GX GY via X1 Y1 "
+            return rfail(r, "%s: %s must come right after 'goal GX GY' (goal GX GY via X1 Y1 "
                             "... [loop])",
-                         q(r, tok[i]));
+                         what, q(r, tok[i]));
         }
         if (!eq) {
-            return rfail(r, "agent: expected key=value, got %s (goal, prefvel or none must "
-                            "come right after the position)",
-                         q(r, tok[i]));
+            return rfail(r, "%s: expected key=value, got %s (goal, prefvel or none must "
+                            "come right after the %s)",
+                         what, q(r, tok[i]), what[0] == 'g' ? "grid's placement" : "position");
         }
         param_kind k = param_from_name(tok[i], (size_t)(eq - tok[i]));
         if (k == P_UNKNOWN) {
@@ -481,8 +478,9 @@ static int st_agent(reader *r, char **tok, int ntok)
         }
         seen |= 1u << k;
         if (k == P_ARRIVE && via_count == 0) {
-            return rfail(r, "agent: arrive= needs via points (goal GX GY via X1 Y1 ... "
-                            "arrive=D)");
+            return rfail(r, "%s: arrive= needs via points (goal GX GY via X1 Y1 ... "
+                            "arrive=D)",
+                         what);
         }
         if (k >= P_PRIORITY ? set_avoidance_param(r, k, eq + 1, &avoidance) != 0
                             : set_param(r, k, eq + 1, &def, &pref_speed, &arrive) != 0) {
@@ -492,10 +490,6 @@ static int st_agent(reader *r, char **tok, int ntok)
     if (goal.kind == ORCA_GOAL_POINT || goal.kind == ORCA_GOAL_SET) {
         goal.preferred_speed = pref_speed;
     }
-    if (grow((void **)&d->agents, &d->agent_capacity, d->agent_count + 1, sizeof *d->agents)) {
-        return out_of_memory(r);
-    }
-    scene_agent *a = &d->agents[d->agent_count++];
     a->def = def;
     a->goal = goal;
     a->avoidance = avoidance;
@@ -504,6 +498,123 @@ static int st_agent(reader *r, char **tok, int ntok)
     a->via_count = via_count;
     a->loop = loop;
     a->arrive = arrive;
+    return 0;
+}
+
+/* Room for n more agents (n <= SCENE_AGENTS_MAX - agent_count). */
+static int reserve_agents(reader *r, long long n)
+{
+    scene_desc *d = r->d;
+    if (grow((void **)&d->agents, &d->agent_capacity, d->agent_count + (int)n, sizeof *d->agents)) {
+        return out_of_memory(r);
+    }
+    return 0;
+}
+
+static int st_agent(reader *r, char **tok, int ntok)
+{
+    if (ntok < 2) {
+        return rfail(r, "agent needs a position: agent X Y [goal GX GY [via X1 Y1 ... [loop]] | "
+                        "goalset NAME | prefvel VX VY | none] [key=value ...]");
+    }
+    orca_vec2 p;
+    scene_agent a;
+    if (coord(r, "x", tok[0], &p.x) != 0 || coord(r, "y", tok[1], &p.y) != 0 ||
+        agent_clause(r, "agent", tok, ntok, 2, &a) != 0 || reserve_agents(r, 1) != 0) {
+        return -1;
+    }
+    a.def.position = p;
+    r->d->agents[r->d->agent_count++] = a;
+    return 0;
+}
+
+/* x = X0 + (i + h) * DX: h = 0.5 on the odd rows of a staggered grid, else 0 (i + h is exact);
+ * the product rounded to binary64, then the sum (no contraction: -ffp-contract=off). The
+ * port's formula (docs/scene-format.md, "Grids"). */
+static double grid_coord(double origin, double index, double step)
+{
+    double offset = index * step;
+    return origin + offset;
+}
+
+/* grid NX NY X0 Y0 DX DY [stagger] [GOAL] [key=value ...] (docs/scene-format.md, "Grids"):
+ * NX * NY agents in index order j (rows) outer, i inner, each as an agent line with the same
+ * goal clause and overrides, at (grid_coord(X0, i + h, DX), grid_coord(Y0, j, DY)). */
+static int st_grid(reader *r, char **tok, int ntok)
+{
+    scene_desc *d = r->d;
+    if (ntok < 6) {
+        return rfail(r, "grid takes NX NY X0 Y0 DX DY first: grid NX NY X0 Y0 DX DY [stagger] "
+                        "[goal GX GY [via ...] | goalset NAME | prefvel VX VY | none] "
+                        "[key=value ...], got %d fields",
+                     ntok);
+    }
+    static const char *const count_name[2] = {"NX", "NY"};
+    static const char *const real_name[4] = {"X0", "Y0", "DX", "DY"};
+    long long n[2];
+    double v[4];
+    char why[160];
+    for (int k = 0; k < 2; ++k) {
+        int rc = cli_parse_long(tok[k], 1, SCENE_AGENTS_MAX, &n[k], why, sizeof why);
+        if (rc != 0) { /* "NX: expected a whole number, got 'x'", "NX must be between ..." */
+            return rfail(r, "grid: %s%s %s", count_name[k], rc == -1 ? ":" : "", why);
+        }
+    }
+    for (int k = 0; k < 4; ++k) {
+        char field[16];
+        snprintf(field, sizeof field, "grid %s", real_name[k]);
+        if (num(r, field, tok[2 + k], &v[k]) != 0) {
+            return -1;
+        }
+    }
+    long long count = n[0] * n[1]; /* at most 2^60 */
+    if (count > SCENE_AGENTS_MAX - d->agent_count) {
+        return count > SCENE_AGENTS_MAX
+                   ? rfail(r, "grid: NX * NY = %lld agents, more than the limit of 2^30 "
+                              "(1073741824) agents in a scene",
+                           count)
+                   : rfail(r, "grid: %lld agents after the %d before it, more than the limit "
+                              "of 2^30 (1073741824) agents in a scene",
+                           count, d->agent_count);
+    }
+    int stagger = ntok > 6 && strcmp(tok[6], "stagger") == 0;
+    /* Rounding is monotonic, so every point lies within the extreme ones: x at i + h = 0 and
+     * NX - 1 (and 0.5 more on an odd row of a staggered grid), y at j = 0 and NY - 1. */
+    for (int k = 0; k < 4; ++k) {
+        long long i = (k & 1) ? n[0] - 1 : 0, j = k >> 1; /* j = 1: an odd row */
+        if (j == 1 && !(stagger && n[1] > 1)) {
+            break;
+        }
+        double x = grid_coord(v[0], (double)i + (j ? 0.5 : 0.0), v[2]);
+        if (!(x < ORCA_COORD_LIMIT && x > -ORCA_COORD_LIMIT)) {
+            return rfail(r, "grid: point (%lld, %lld) x = %.17g must have magnitude below 2^21 "
+                            "(2097152)",
+                         i, j, x);
+        }
+    }
+    for (int k = 0; k < 2; ++k) {
+        long long j = k ? n[1] - 1 : 0;
+        double y = grid_coord(v[1], (double)j, v[3]);
+        if (!(y < ORCA_COORD_LIMIT && y > -ORCA_COORD_LIMIT)) {
+            return rfail(r, "grid: point (0, %lld) y = %.17g must have magnitude below 2^21 "
+                            "(2097152)",
+                         j, y);
+        }
+    }
+    scene_agent a;
+    if (agent_clause(r, "grid", tok, ntok, 6 + stagger, &a) != 0 ||
+        reserve_agents(r, count) != 0) {
+        return -1;
+    }
+    for (long long j = 0; j < n[1]; ++j) {
+        double h = stagger && (j & 1) ? 0.5 : 0.0;
+        double y = grid_coord(v[1], (double)j, v[3]);
+        for (long long i = 0; i < n[0]; ++i) {
+            a.def.position.x = grid_coord(v[0], (double)i + h, v[2]);
+            a.def.position.y = y;
+            d->agents[d->agent_count++] = a;
+        }
+    }
     return 0;
 }
 
@@ -654,7 +765,7 @@ static int statement(reader *r, char *text, char ***tokbuf, int *tokcap)
         static const char *const keywords[] = {"agent",   "segment", "polyline", "polygon",
                                                "boundary", "default", "dt", "seed", "orca-scene",
                                                "separation", "navigation", "goalset",
-                                               "density_speed"};
+                                               "grid", "density_speed"};
         for (size_t i = 0; i < sizeof keywords / sizeof keywords[0]; ++i) {
             if (strcmp(kw, keywords[i]) == 0) {
                 return rfail(r, "'%s' inside the %s block started on line %d (missing 'end'?)",
@@ -830,6 +941,9 @@ static int statement(reader *r, char *text, char ***tokbuf, int *tokcap)
     if (strcmp(kw, "agent") == 0) {
         return st_agent(r, tok, ntok);
     }
+    if (strcmp(kw, "grid") == 0) {
+        return st_grid(r, tok, ntok);
+    }
     if (strcmp(kw, "segment") == 0) {
         if (ntok != 4) {
             return rfail(r, "segment takes 4 numbers (segment AX AY BX BY), got %d", ntok);
@@ -860,8 +974,8 @@ static int statement(reader *r, char *text, char ***tokbuf, int *tokcap)
         return rfail(r, "'end' without a polyline, polygon or boundary block");
     }
     return rfail(r, "unknown statement %s (expected orca-scene, name, dt, seed, default, "
-                    "agent, segment, polyline, polygon, boundary, separation, navigation, "
-                    "goalset, density_speed)",
+                    "agent, grid, segment, polyline, polygon, boundary, separation, "
+                    "navigation, goalset, density_speed)",
                  q(r, kw));
 }
 
@@ -928,6 +1042,7 @@ static int next_line(reader *r, line_reader *lr, char **line, size_t *len)
             if (e != EISDIR) {
                 r->runtime = 1;
             }
+            r->d->sys_errno = e;
             snprintf(r->err, r->err_size, "%s: read error: %s", r->d->path,
                      e == EISDIR ? "is a directory" : strerror(e));
             return -1;
@@ -978,6 +1093,7 @@ int scene_read(const char *path, scene_desc *d, char *err, size_t err_size)
     memset(&lr, 0, sizeof lr);
     long long regular = -1;
     if (cli_open_input(path, &lr.fd, &regular, err, err_size) != CLI_READ_OK) {
+        d->sys_errno = errno ? errno : EIO;
         return -1;
     }
     if (regular >= 0 && (unsigned long long)regular > CLI_SCENE_FILE_MAX) {

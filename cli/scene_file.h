@@ -10,6 +10,9 @@
 #include <orca/orca.h>
 
 #define SCENE_NAME_MAX 63
+/* Agents in a scene: the library's limit (docs/limits.md, "Sizes"); a `grid` line beyond it
+ * is refused before anything is allocated. */
+#define SCENE_AGENTS_MAX (1 << 30)
 
 typedef struct scene_agent {
     orca_agent_def def;
@@ -47,6 +50,8 @@ typedef struct scene_goal_set {
 
 typedef struct scene_desc {
     char path[512]; /* as given; "<stdin>" for "-" */
+    int sys_errno;  /* when scene_read failed because the file could not be opened or read:
+                     * the errno (ENOENT, EACCES, EISDIR, EIO, ...); else 0 */
     char name[SCENE_NAME_MAX + 1];
     int name_line; /* 0 when absent */
     double dt;

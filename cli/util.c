@@ -604,27 +604,30 @@ int cli_open_input(const char *path, int *fd, long long *regular_size, char *err
     int is_stdin = strcmp(path, "-") == 0;
     const char *shown = is_stdin ? "<stdin>" : path;
     int d = is_stdin ? 0 : cli_open_read(path);
+    int e = 0; /* the reason, kept in errno for the caller (snprintf may change errno) */
     if (d < 0) {
-        if (errno == EISDIR) { /* (Windows: a directory cannot be opened as a file) */
+        e = errno;
+        if (e == EISDIR) { /* (Windows: a directory cannot be opened as a file) */
             snprintf(err, err_size, "%s: is a directory", shown);
         } else {
-            snprintf(err, err_size, "%s: cannot open: %s", shown, strerror(errno));
+            snprintf(err, err_size, "%s: cannot open: %s", shown, strerror(e));
         }
+        errno = e;
         return CLI_READ_BAD;
     }
     struct stat st;
     if (fstat(d, &st) != 0) {
-        snprintf(err, err_size, "%s: cannot open: %s", shown, strerror(errno));
-        if (!is_stdin) {
-            cli_close_fd(d);
-        }
-        return CLI_READ_BAD;
-    }
-    if (S_ISDIR(st.st_mode)) {
+        e = errno;
+        snprintf(err, err_size, "%s: cannot open: %s", shown, strerror(e));
+    } else if (S_ISDIR(st.st_mode)) {
+        e = EISDIR;
         snprintf(err, err_size, "%s: is a directory", shown);
+    }
+    if (e != 0) {
         if (!is_stdin) {
             cli_close_fd(d);
         }
+        errno = e;
         return CLI_READ_BAD;
     }
     *regular_size = S_ISREG(st.st_mode) ? (long long)st.st_size : -1;

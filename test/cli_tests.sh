@@ -1031,6 +1031,82 @@ printf 'separation on\nagent 5 5 goal 1 1\nseparation off\n' > sepbad.txt
 expect_status 2 "separation twice" "$ORCA" run sepbad.txt --steps 1
 err_matches "separation twice: message" "^sepbad\.txt:3: "
 
+# --- grid: a block of agents on a lattice (docs/scene-format.md, "Grids") ----------------------
+# The same agents as agent lines, in index order j outer, i inner: the same hash; the values
+# below are exact in binary64, so the agent lines can be written by hand.
+printf 'dt 0.2\ndefault radius 0.2\ngrid 3 3 -3 1 0.5 -0.75 stagger goal 4 4 preferred_speed=1.2 max_speed=1.5\nagent 9 9 none\n' > grid.txt
+{
+    printf 'dt 0.2\ndefault radius 0.2\n'
+    for y in 1 0.25 -0.5; do
+        for x in -3 -2.5 -2; do
+            [[ $y == 0.25 ]] && x=$(awk "BEGIN { print $x + 0.25 }")
+            printf 'agent %s %s goal 4 4 preferred_speed=1.2 max_speed=1.5\n' "$x" "$y"
+        done
+    done
+    printf 'agent 9 9 none\n'
+} > grid-agents.txt
+hgrid=$(hash_of run grid.txt --steps 60)
+check "grid: a hash" is_hex16 "$hgrid"
+check "grid: = the agent lines" test "$hgrid" = "$(hash_of run grid-agents.txt --steps 60)"
+check "grid: 10 agents" test "$(json_get hash.json agents)" = 10
+check "grid: -j 3 = -j 1" test "$(hash_of run grid.txt --steps 60 -j 3)" = "$hgrid"
+# via waypoints and goal sets are an agent line's; a default line after the grid does not apply
+printf 'goalset out 20 0 20 5\ngrid 2 2 0 0 1 1 goalset out\ngrid 2 1 0 -3 1 1 goal 5 -3 via 2 -5 loop arrive=0.5\ndefault radius 0.3\n' > grid2.txt
+printf 'goalset out 20 0 20 5\nagent 0 0 goalset out\nagent 1 0 goalset out\nagent 0 1 goalset out\nagent 1 1 goalset out\nagent 0 -3 goal 5 -3 via 2 -5 loop arrive=0.5\nagent 1 -3 goal 5 -3 via 2 -5 loop arrive=0.5\n' > grid2-agents.txt
+check "grid: goal sets and waypoints = agent lines" test "$(hash_of run grid2.txt --steps 40)" = "$(hash_of run grid2-agents.txt --steps 40)"
+# 60,000 agents in one line (a corridor fill)
+printf 'grid 600 100 -300 -50 1 1 prefvel 1 0 radius=0.3\n' > grid60k.txt
+expect_status 0 "grid: 60,000 agents" "$ORCA" run grid60k.txt --steps 1 --json
+check "grid: 60,000 agents counted" test "$(json_get out.txt agents)" = 60000
+# DX = DY = 0: every agent at one point, warned about with the grid's line
+printf '# c\ngrid 3 2 1 1 0 0\n' > gridzero.txt
+expect_status 0 "grid: zero steps" "$ORCA" run gridzero.txt --steps 1
+err_matches "grid: zero steps: coincident warning with the line" "^gridzero\.txt:2: warning: agent 1 starts at the same point as agent 0 \(line 2\)"
+check "grid: zero steps: five warnings and a count" test "$(grep -c warning err.txt)" = 5
+printf 'separation on\ngrid 3 2 1 1 0 0\n' > gridsep.txt
+expect_status 0 "grid: zero steps, separation on" "$ORCA" run gridsep.txt --steps 3
+check "grid: zero steps, separation on: no warning" test ! -s err.txt
+# the smallest subnormal step and the largest finite number that keeps the points in range
+printf 'grid 3 2 0 0 4.9406564584124654e-324 -0x1p-1074 none\n' > gridtiny.txt
+expect_status 0 "grid: subnormal DX" "$ORCA" run gridtiny.txt --steps 2
+printf 'grid 1 2 0 0 1.7976931348623157e308 1 none\n' > gridcol.txt
+expect_status 0 "grid: one column, any DX" "$ORCA" run gridcol.txt --steps 2
+printf 'grid 2 2 2097150 -2097151.5 0x1.ffffffffp0 1.5 none\n' > gridedge.txt
+expect_status 0 "grid: the last point just inside 2^21" "$ORCA" run gridedge.txt --steps 0
+grid_bad() { # NAME REGEX GRID-LINE: the grid on line 2 is refused with "gridbad.txt:2: REGEX"
+    printf 'goalset g 1 1\n%s\n' "$3" > gridbad.txt
+    expect_status 2 "grid: $1" "$ORCA" run gridbad.txt --steps 1
+    err_matches "grid: $1: message" "^gridbad\.txt:2: $2"
+}
+grid_bad "too few fields" "grid takes NX NY X0 Y0 DX DY first: .*got 5 fields" "grid 2 2 0 0 1"
+grid_bad "NX 0" "grid: NX must be between 1 and 1073741824, got '0'" "grid 0 2 0 0 1 1"
+grid_bad "NY negative" "grid: NY must be between 1 and 1073741824, got '-3'" "grid 2 -3 0 0 1 1"
+grid_bad "NX fraction" "grid: NX: expected a whole number, got '1.5'" "grid 1.5 2 0 0 1 1"
+grid_bad "NX exponent" "grid: NX: expected a whole number, got '1e3'" "grid 1e3 2 0 0 1 1"
+grid_bad "NX huge" "grid: NX must be between 1 and 1073741824, got '99999999999999999999'" "grid 99999999999999999999 1 0 0 1 1"
+grid_bad "NX 2^30 + 1" "grid: NX must be between 1 and 1073741824, got '1073741825'" "grid 1073741825 1 0 0 1 1"
+grid_bad "NX * NY beyond 2^30" "grid: NX \* NY = 1073774592 agents, more than the limit of 2\^30 \(1073741824\) agents in a scene" "grid 32768 32769 0 0 1 1"
+grid_bad "NX * NY = 2^60" "grid: NX \* NY = 1152921504606846976 agents" "grid 0x40000000 0x40000000 0 0 1 1"
+grid_bad "DX NaN" "grid DX: expected a finite number, got 'nan'" "grid 2 2 0 0 nan 1"
+grid_bad "DY infinite" "grid DY: expected a finite number, got '-inf'" "grid 2 2 0 0 1 -inf"
+grid_bad "DX overflow" "grid DX: number out of range" "grid 2 2 0 0 1e999 1"
+grid_bad "X0 text" "grid X0: expected a number, got '0,5'" "grid 2 2 0,5 0 1 1"
+grid_bad "X0 beyond 2^21" "grid: point \(0, 0\) x = 3000000 must have magnitude below 2\^21 \(2097152\)" "grid 2 2 3e6 0 1 1"
+grid_bad "last column at 2^21" "grid: point \(1, 0\) x = 2097152 must have magnitude below 2\^21" "grid 2 1 2097151 0 1 1"
+grid_bad "negative DX past -2^21" "grid: point \(4, 0\) x = -2097152 must have magnitude" "grid 5 1 -2097148 0 -1 1"
+grid_bad "stagger: the odd row's half step" "grid: point \(0, 1\) x = 2097152 must have magnitude" "grid 1 2 2097151.5 0 1 1 stagger"
+grid_bad "i * DX overflows" "grid: point \(2, 0\) x = inf must have magnitude" "grid 3 1 0 0 1.7e308 1"
+grid_bad "last row beyond 2^21" "grid: point \(0, 2\) y = -2097152.5 must have magnitude" "grid 1 3 0 0.5 1 -1048576.5"
+grid_bad "unknown goal set" "grid: unknown goal set 'h'" "grid 2 2 0 0 1 1 goalset h"
+grid_bad "via without a goal" "grid: 'via' needs a goal point first" "grid 2 2 0 0 1 1 via 1 1"
+grid_bad "stagger after the goal" "grid: expected key=value, got 'stagger'" "grid 2 2 0 0 1 1 goal 1 1 stagger"
+grid_bad "a word for the goal" "grid: expected 'goal', 'goalset', 'prefvel', 'none' or key=value after the grid's placement, got 'staggered'" "grid 2 2 0 0 1 1 staggered"
+grid_bad "bad radius" "radius must be > 0, got '0'" "grid 2 2 0 0 1 1 radius=0"
+grid_bad "library refusal names the first agent" "agent 0: agent refused by the simulation: max_speed must be in" "grid 2 2 0 0 1 1 max_speed=1e300"
+printf 'polygon\n0 0\n1 0\ngrid 2 2 5 5 1 1\n' > gridbad.txt
+expect_status 2 "grid: inside a block" "$ORCA" run gridbad.txt --steps 1
+err_matches "grid: inside a block: message" "^gridbad\.txt:4: 'grid' inside the polygon block started on line 1"
+
 # --- navigation (docs/navigation.md) ---------------------------------------------------------
 # A room whose door faces away from the goals: without navigation nobody arrives, with it all
 # do; goal sets by name; the summary and JSON report it; errors name the line.

@@ -118,8 +118,46 @@ static void check_rewrite(orca_scenario *sc)
     orca_scenario_destroy(again);
 }
 
+/* The agents the input's grid lines ask for (docs/scene-format.md, "Grids"), summed over the
+ * lines, each NX and NY read as the reader would or more generously; at most cap + 1. A small
+ * input can ask for 2^30 agents: such inputs are passed over (their refusals and the counts'
+ * limits are in test/cli_tests.sh), so that the fuzzer's memory and time stay those of small
+ * scenes. */
+static double grid_agents(const uint8_t *data, size_t size, double cap)
+{
+    double total = 0;
+    size_t at = size >= 3 && memcmp(data, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+    while (at < size && total <= cap) {
+        size_t end = at;
+        while (end < size && data[end] != '\n') {
+            ++end;
+        }
+        char line[256];
+        size_t n = end - at < sizeof line - 1 ? end - at : sizeof line - 1;
+        memcpy(line, data + at, n);
+        line[n] = '\0';
+        at = end + 1;
+        char *save = NULL;
+        char *kw = strtok_r(line, " \t\v\f\r", &save);
+        if (!kw || strcmp(kw, "grid") != 0) {
+            continue;
+        }
+        double count = 1;
+        for (int k = 0; k < 2; ++k) {
+            char *tok = strtok_r(NULL, " \t\v\f\r", &save);
+            double v = tok ? strtod(tok, NULL) : 0;
+            count *= v == v && v > 1 ? v : 1;
+        }
+        total += count;
+    }
+    return total;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+    if (grid_agents(data, size, 4096) > 4096) {
+        return 0;
+    }
     if (!path[0][0]) {
         const char *dir = getenv("TMPDIR");
         dir = dir && dir[0] ? dir : "/tmp";
@@ -247,10 +285,52 @@ static void add_number(text *t)
     adds(t, number());
 }
 
+/* What follows an agent's position, or a grid's placement: a goal clause (waypoints too),
+ * then key=value overrides. */
+static void agent_tail(text *t)
+{
+    unsigned g = (unsigned)below(4);
+    if (g == 1) {
+        adds(t, " goal");
+        add_number(t);
+        add_number(t);
+        if (below(2)) { /* waypoints (docs/extensions.md) */
+            adds(t, " via");
+            for (int k = (int)below(7); k > 0; --k) {
+                add_number(t);
+            }
+            if (below(2)) {
+                adds(t, " loop");
+            }
+            if (below(2)) {
+                adds(t, " arrive=");
+                adds(t, number());
+            }
+        }
+    } else if (g == 2) {
+        adds(t, " prefvel");
+        add_number(t);
+        add_number(t);
+    } else if (g == 3) {
+        adds(t, " none");
+    }
+    for (int k = (int)below(3); k > 0; --k) {
+        const char *key = KEYS[below(KEY_COUNT)];
+        adds(t, " ");
+        adds(t, key);
+        adds(t, "=");
+        adds(t, number());
+        if (!strcmp(key, "velocity")) {
+            adds(t, ",");
+            adds(t, number());
+        }
+    }
+}
+
 /* One synthetic statement (a line, or a polygon block). */
 static void statement(text *t)
 {
-    switch (below(12)) {
+    switch (below(13)) {
     case 0:
     case 1:
     case 2:
@@ -258,42 +338,7 @@ static void statement(text *t)
         adds(t, "agent");
         add_number(t);
         add_number(t);
-        unsigned g = (unsigned)below(4);
-        if (g == 1) {
-            adds(t, " goal");
-            add_number(t);
-            add_number(t);
-            if (below(2)) { /* waypoints (docs/extensions.md) */
-                adds(t, " via");
-                for (int k = (int)below(7); k > 0; --k) {
-                    add_number(t);
-                }
-                if (below(2)) {
-                    adds(t, " loop");
-                }
-                if (below(2)) {
-                    adds(t, " arrive=");
-                    adds(t, number());
-                }
-            }
-        } else if (g == 2) {
-            adds(t, " prefvel");
-            add_number(t);
-            add_number(t);
-        } else if (g == 3) {
-            adds(t, " none");
-        }
-        for (int k = (int)below(3); k > 0; --k) {
-            const char *key = KEYS[below(KEY_COUNT)];
-            adds(t, " ");
-            adds(t, key);
-            adds(t, "=");
-            adds(t, number());
-            if (!strcmp(key, "velocity")) {
-                adds(t, ",");
-                adds(t, number());
-            }
-        }
+        agent_tail(t);
         break;
     }
     case 4:
@@ -329,6 +374,31 @@ static void statement(text *t)
         adds(t, "dt");
         add_number(t);
         break;
+    case 11: { /* grid NX NY X0 Y0 DX DY [stagger] [goal clause] [key=value] */
+        /* mostly a valid placement: small counts, and steps of 0.5 to 2 m or zero */
+        static const char *const COUNTS[] = {"1", "2", "3", "4", "5", "0x3",
+                                             "0", "-1", "1.5"};
+        adds(t, "grid ");
+        adds(t, COUNTS[below(below(4) ? 6 : sizeof COUNTS / sizeof COUNTS[0])]);
+        adds(t, " ");
+        adds(t, COUNTS[below(below(4) ? 6 : sizeof COUNTS / sizeof COUNTS[0])]);
+        for (int k = 0; k < 4; ++k) {
+            if (below(4)) {
+                char buf[64];
+                snprintf(buf, sizeof buf, " %.17g",
+                         k < 2 ? (double)(int64_t)below(80) * 0.5 - 20.0
+                               : (double)(int64_t)below(5) * 0.5 * (below(4) ? 1 : -1));
+                adds(t, buf);
+            } else {
+                add_number(t);
+            }
+        }
+        if (below(2)) {
+            adds(t, " stagger");
+        }
+        agent_tail(t);
+        break;
+    }
     case 10:
         adds(t, "seed");
         add_number(t);

@@ -31,7 +31,8 @@ __all__ = [
     "Simulator",
     "StaleHandleError", "StepDiagnostics", "constraint_agent",
     "constraint_boundary", "constraint_segment", "halfplane_signed_distance",
-    "kernels_available", "lp_fallback", "lp_solve", "nav_path", "segment_distance_squared",
+    "kernels_available", "lp_fallback", "lp_solve", "nav_path", "read_scene",
+    "segment_distance_squared",
     "sincos_turns",
     "solve", "vo_overlap", "vo_support", "library_version", "bits_version", "__version__",
 ]
@@ -959,6 +960,21 @@ class Scenario(_core.Scenario):
     def __repr__(self):
         return "<orca.Scenario %s agents=%d steps=%d>" % (
             self.name, self.simulation.agent_count, self.simulation.step_count)
+
+
+def read_scene(path, workers=1, dt=None, seed=None):
+    """A Scenario built from a scene file (docs/scene-format.md) by the very code `orca run
+    FILE` uses: stepping it gives the bits `orca run FILE` gives (goals, waypoints, goal sets,
+    exits, navigation, separation, walls, boundaries, dt, seed and name from the file). dt and
+    seed, when given, replace the file's as `orca run --dt/--seed` do; workers as Scenario's.
+    path is a str, bytes or os.PathLike ('-' is a file of that name, not standard input).
+
+    A bad file raises ValueError with the message `orca run` prints ("scene.txt:12: radius
+    must be > 0, got '-1'"); a file that cannot be opened or read OSError naming the path
+    (FileNotFoundError, PermissionError, IsADirectoryError, ...); running out of memory
+    MemoryError. Unlike `orca run`, it prints no warning about agents that start at one
+    point."""
+    return _core.read_scene(Scenario, path, workers, dt, seed)
 
 
 # --- navigation: the path query (orca/nav.h; docs/navigation.md) -------------------------

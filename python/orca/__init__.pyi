@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: MIT
 # Type stubs of the orca package (docs/python.md).
+import os
 from typing import (Any, Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union,
                     overload)
 
@@ -270,6 +271,10 @@ class Scenario:
     def copy(self) -> Scenario: ...
     def __copy__(self) -> Scenario: ...
     def __deepcopy__(self, memo: Any) -> Scenario: ...
+
+def read_scene(path: Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"],
+               workers: int = ..., dt: Optional[Real] = ...,
+               seed: Optional[int] = ...) -> Scenario: ...
 
 # navigation: the path query (orca/nav.h; docs/navigation.md)
 class Exited(NamedTuple):

@@ -14,6 +14,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
@@ -23,6 +24,8 @@
 
 #include <orca/orca.h>
 #include <orca/scenario.h>
+
+#include "scene_file.h" /* cli/: the scene-file reader of `orca run` */
 
 #if defined(__unix__) || defined(__APPLE__)
 #include <unistd.h>
@@ -2364,6 +2367,29 @@ static PyObject *Scenario_new(PyTypeObject *type, PyObject *args, PyObject *kwds
     return (PyObject *)s;
 }
 
+/* A seed: an integer in [0, 2^64). */
+static int get_seed(PyObject *so, unsigned long long *out)
+{
+    if (!PyLong_Check(so) && !PyIndex_Check(so)) {
+        PyErr_Format(PyExc_TypeError, "seed must be an integer, got %.100s",
+                     Py_TYPE(so)->tp_name);
+        return -1;
+    }
+    PyObject *idx = PyNumber_Index(so);
+    if (!idx) {
+        return -1;
+    }
+    unsigned long long seed = PyLong_AsUnsignedLongLong(idx);
+    Py_DECREF(idx);
+    if (seed == (unsigned long long)-1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_ValueError, "seed must be in [0, 2^64), got %R", so);
+        return -1;
+    }
+    *out = seed;
+    return 0;
+}
+
 /* Scenario(scene=None, agents=0, seed=1, workers=1, dt=None): a built-in scene by name, or
  * with scene None an empty scenario with step dt (required) and seed. */
 static int Scenario_init(ScenarioObject *s, PyObject *args, PyObject *kwds)
@@ -2387,23 +2413,8 @@ static int Scenario_init(ScenarioObject *s, PyObject *args, PyObject *kwds)
     if (ao && get_int(ao, "agents", 0, INT32_MAX, &agents) < 0) {
         return -1;
     }
-    if (so) {
-        if (!PyLong_Check(so) && !PyIndex_Check(so)) {
-            PyErr_Format(PyExc_TypeError, "seed must be an integer, got %.100s",
-                         Py_TYPE(so)->tp_name);
-            return -1;
-        }
-        PyObject *idx = PyNumber_Index(so);
-        if (!idx) {
-            return -1;
-        }
-        seed = PyLong_AsUnsignedLongLong(idx);
-        Py_DECREF(idx);
-        if (seed == (unsigned long long)-1 && PyErr_Occurred()) {
-            PyErr_Clear();
-            PyErr_Format(PyExc_ValueError, "seed must be in [0, 2^64), got %R", so);
-            return -1;
-        }
+    if (so && get_seed(so, &seed) < 0) {
+        return -1;
     }
     orca_scenario *sc = NULL;
     orca_status st;
@@ -3817,6 +3828,86 @@ static PyObject *f_agent_def_default(PyObject *self, PyObject *unused)
                          d.time_horizon, "obstacle_time_horizon", d.obstacle_time_horizon);
 }
 
+/* read_scene(cls, path, workers, dt, seed) -> a new cls (a subclass of Scenario): the scene
+ * file read and built by the code `orca run FILE` uses (cli/scene_file.c: scene_read, then
+ * scene_build; docs/scene-format.md), dt and seed overriding the file's when not None as
+ * --dt and --seed do. A bad file raises ValueError with the message `orca run` prints
+ * ("scene.txt:12: ..."); a file that cannot be opened or read OSError (FileNotFoundError,
+ * IsADirectoryError, ...) naming the path; memory MemoryError. The GIL is released while
+ * the file is read and the scenario built. */
+static PyObject *f_read_scene(PyObject *self, PyObject *args, PyObject *kwds)
+{
+    (void)self;
+    static char *kwlist[] = {"cls", "path", "workers", "dt", "seed", NULL};
+    PyObject *cls, *po, *wo = NULL, *dto = Py_None, *so = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO|OOO:read_scene", kwlist, &cls, &po, &wo,
+                                     &dto, &so)) {
+        return NULL;
+    }
+    if (!PyType_Check(cls) || !PyType_IsSubtype((PyTypeObject *)cls, &ScenarioType)) {
+        PyErr_SetString(PyExc_TypeError, "expected a subclass of orca._core.Scenario");
+        return NULL;
+    }
+    orca_sim_def def = orca_sim_def_default();
+    double dt = 0.0;
+    unsigned long long seed = 0;
+    if ((wo && get_int(wo, "workers", 1, ORCA_MAX_WORKERS, &def.worker_count) < 0) ||
+        (dto != Py_None && get_double(dto, "dt", &dt) < 0) ||
+        (so != Py_None && get_seed(so, &seed) < 0)) {
+        return NULL;
+    }
+    PyObject *bytes = NULL; /* the path in the file system's encoding */
+    if (!PyUnicode_FSConverter(po, &bytes)) {
+        return NULL;
+    }
+    /* scene_read takes "-" for standard input: here it is the file named "-" */
+    const char *path = PyBytes_AS_STRING(bytes);
+    if (strcmp(path, "-") == 0) {
+        path = "./-";
+    }
+    uint64_t seed64 = (uint64_t)seed;
+    scene_desc *d = PyMem_RawMalloc(sizeof *d);
+    char err[1024];
+    orca_scenario *sc = NULL;
+    int rc = -2;
+    if (d) {
+        Py_BEGIN_ALLOW_THREADS
+        rc = scene_read(path, d, err, sizeof err);
+        if (rc == 0) {
+            rc = scene_build(d, &def, dto != Py_None ? &dt : NULL,
+                             so != Py_None ? &seed64 : NULL, &sc, err, sizeof err);
+        }
+        Py_END_ALLOW_THREADS
+    }
+    int sys_errno = d ? d->sys_errno : 0;
+    if (d) {
+        scene_free(d);
+        PyMem_RawFree(d);
+    }
+    if (rc != 0) {
+        if (sys_errno) {
+            errno = sys_errno;
+            PyErr_SetFromErrnoWithFilenameObject(PyExc_OSError, po);
+        } else if (rc == -2) {
+            PyErr_NoMemory();
+        } else {
+            PyErr_SetString(PyExc_ValueError, err);
+        }
+        Py_DECREF(bytes);
+        return NULL;
+    }
+    Py_DECREF(bytes);
+    PyTypeObject *t = (PyTypeObject *)cls;
+    ScenarioObject *s = (ScenarioObject *)t->tp_alloc(t, 0);
+    if (!s) {
+        orca_scenario_destroy(sc);
+        return NULL;
+    }
+    s->sc = sc;
+    s->busy = 0;
+    return (PyObject *)s;
+}
+
 /* goal_default() -> dict: orca_goal_default (docs/scenarios.md, "Defaults"). */
 static PyObject *f_goal_default(PyObject *self, PyObject *unused)
 {
@@ -3858,6 +3949,8 @@ static PyMethodDef module_methods[] = {
      "_check_handle_count(call, n, segment): n handles against the library's limit"},
     {"agent_def_default", f_agent_def_default, METH_NOARGS,
      "orca_agent_def_default() as a dict of the add_agent keywords"},
+    {"read_scene", (PyCFunction)(void (*)(void))f_read_scene, METH_VARARGS | METH_KEYWORDS,
+     "read_scene(cls, path, workers, dt, seed): a scene file built as by `orca run FILE`"},
     {"goal_default", f_goal_default, METH_NOARGS,
      "orca_goal_default() as a dict: goal, target, preferred_speed"},
     {NULL, NULL, 0, NULL},
