@@ -433,9 +433,10 @@ int orca_step_search_test(orca_sim *s, int32_t i, float hint, int kernels, int32
 /* ---------------------------------------------------------------------------------------
  * The extended path (docs/extensions.md): priority, layers and mask, locked agents, the
  * density-dependent speed, and the per-agent diagnostics. Scalar code; with every agent at
- * the defaults and the density-dependent speed off it computes the plain path's bits: the same neighbour list (the agents within neighbor_dist, the max_neighbors
- * first by (squared distance, index)), the same constraint operations with share
- * 1 / (1 + 1) = 0.5, and the same solve.
+ * the defaults and the density-dependent speed off it computes the plain path's bits: the
+ * same neighbour list (the agents within neighbor_dist, the max_neighbors first by (squared
+ * distance, index)), the same constraint operations with share 1 / (1 + 1) = 0.5, and the
+ * same solve.
  * ------------------------------------------------------------------------------------- */
 
 /* Whether agent a (index) considers agent b (index): a.mask & b.layers. */

@@ -8,12 +8,30 @@
 
 #include <stdio.h>
 
+#include <orca/orca.h>
+
 typedef struct orca_test {
     const char *name;
     int (*fn)(void);
 } orca_test;
 
 extern const orca_test ORCA_TESTS[];
+
+/* Helpers shared by the test files. */
+static inline orca_vec2 vec(double x, double y)
+{
+    orca_vec2 v = {x, y};
+    return v;
+}
+
+/* A simulation with the default definition and `workers` workers; NULL if refused. */
+static inline orca_sim *test_new_sim(int workers)
+{
+    orca_sim_def d = orca_sim_def_default();
+    d.worker_count = workers;
+    orca_sim *sim = NULL;
+    return orca_sim_create(&d, &sim) == ORCA_OK ? sim : NULL;
+}
 
 #define ENSURE(c)                                                                      \
     do {                                                                               \

@@ -89,12 +89,6 @@ static void disarm(void)
 
 /* --- fixtures ----------------------------------------------------------------------------- */
 
-static orca_vec2 vec(double x, double y)
-{
-    orca_vec2 v = {x, y};
-    return v;
-}
-
 static orca_sim *new_sim(int workers)
 {
     orca_sim_def def = orca_sim_def_default();

@@ -14,20 +14,6 @@
 #include <orca/sim.h>
 #include <orca/solver.h>
 
-static orca_vec2 vec(double x, double y)
-{
-    orca_vec2 v = {x, y};
-    return v;
-}
-
-static orca_sim *new_sim(int workers)
-{
-    orca_sim_def d = orca_sim_def_default();
-    d.worker_count = workers;
-    orca_sim *sim = NULL;
-    return orca_sim_create(&d, &sim) == ORCA_OK ? sim : NULL;
-}
-
 static orca_agent_id add(orca_sim *sim, orca_vec2 p, orca_vec2 v)
 {
     orca_agent_def d = orca_agent_def_default();
@@ -143,7 +129,7 @@ static int test_share_hand_derived(void)
     };
     double dt = 0.25, tau = 10, r = 1.5;
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
-        orca_sim *sim = new_sim(1);
+        orca_sim *sim = test_new_sim(1);
         ENSURE(sim);
         orca_vec2 va = vec(1, 0.1), vb = vec(-1, 0);
         orca_agent_id a = add(sim, vec(0, 0), va), b = add(sim, vec(9, 0.5), vb);
@@ -177,7 +163,7 @@ static int test_priority_head_on(void)
 {
     static const double prio[][2] = {{1, 1}, {3, 1}, {100, 1}, {1, 40}};
     for (size_t c = 0; c < sizeof prio / sizeof prio[0]; ++c) {
-        orca_sim *sim = new_sim(1);
+        orca_sim *sim = test_new_sim(1);
         ENSURE(sim);
         orca_agent_id a = add(sim, vec(0, 0), vec(1, 0)), b = add(sim, vec(8, 0.25), vec(-1, 0));
         ENSURE(orca_agent_set_priority(sim, a, prio[c][0]) == ORCA_OK);
@@ -206,7 +192,7 @@ typedef struct nb {
 static int test_layers_brute_force(void)
 {
     enum { N = 500 };
-    orca_sim *sim = new_sim(2);
+    orca_sim *sim = test_new_sim(2);
     ENSURE(sim);
     test_rng g = {42};
     uint32_t layers[N], mask[N];
@@ -282,7 +268,7 @@ static int test_groups_ignore_each_other(void)
 {
     double deepest[2] = {0, 0};
     for (int mode = 0; mode < 2; ++mode) {
-        orca_sim *sim = new_sim(1);
+        orca_sim *sim = test_new_sim(1);
         ENSURE(sim);
         for (int i = 0; i < 10; ++i) {
             orca_agent_id a = add(sim, vec(-20, -9 + 2 * i), vec(1.5, 0));
@@ -315,7 +301,7 @@ static int test_groups_ignore_each_other(void)
  * its place never enters it. */
 static int test_locked_never_entered(void)
 {
-    orca_sim *sim = new_sim(2);
+    orca_sim *sim = test_new_sim(2);
     ENSURE(sim);
     orca_agent_id lk = add(sim, vec(0, 0), vec(0.1, 0.05));
     ENSURE(orca_agent_set_locked(sim, lk, 1) == ORCA_OK);
@@ -361,7 +347,7 @@ static int test_priority_crossing(void)
 {
     double mean_speed[2];
     for (int mode = 0; mode < 2; ++mode) {
-        orca_sim *sim = new_sim(1);
+        orca_sim *sim = test_new_sim(1);
         ENSURE(sim);
         orca_agent_id vip = add(sim, vec(-25, 0), vec(1.5, 0));
         if (mode == 1) {
@@ -394,7 +380,7 @@ static int test_diagnostics(void)
 {
     orca_agent_diagnostics first[64];
     for (int workers = 1; workers <= 4; workers += 3) {
-        orca_sim *sim = new_sim(workers);
+        orca_sim *sim = test_new_sim(workers);
         ENSURE(sim);
         ENSURE(orca_sim_set_diagnostics(sim, 1) == ORCA_OK);
         ENSURE(orca_sim_get_diagnostics(sim) == 1);
@@ -451,7 +437,7 @@ static int test_diagnostics(void)
  * snapshot round trip keeps them; removing the only non-default agent gives the plain state. */
 static int test_state(void)
 {
-    orca_sim *a = new_sim(1), *b = new_sim(1);
+    orca_sim *a = test_new_sim(1), *b = test_new_sim(1);
     ENSURE(a && b);
     orca_agent_id ids[3];
     for (int i = 0; i < 3; ++i) {
@@ -481,7 +467,7 @@ static int test_state(void)
     unsigned char *snap = malloc(size);
     ENSURE(snap && orca_sim_save(a, snap, size, &size) == ORCA_OK);
     uint64_t h1 = orca_sim_hash(a);
-    orca_sim *c = new_sim(3);
+    orca_sim *c = test_new_sim(3);
     ENSURE(c && orca_sim_load(c, snap, size) == ORCA_OK);
     ENSURE(orca_sim_hash(c) == h1);
     orca_agent_avoidance got;
@@ -515,7 +501,7 @@ static int test_state(void)
     free(snap);
     /* removing the only agent with settings gives a plain state */
     ENSURE(orca_sim_remove_agent(a, ids[2]) == ORCA_OK);
-    orca_sim *d = new_sim(1);
+    orca_sim *d = test_new_sim(1);
     ENSURE(d);
     for (int i = 0; i < 2; ++i) {
         orca_agent_def def;
@@ -542,7 +528,7 @@ static int refused(orca_sim *sim, orca_status st, const char *needle, uint64_t h
 /* Every value outside its range is refused with a message naming it; the state stays. */
 static int test_bad_arguments(void)
 {
-    orca_sim *sim = new_sim(1);
+    orca_sim *sim = test_new_sim(1);
     ENSURE(sim);
     orca_agent_id id = add(sim, vec(0, 0), vec(0, 0));
     ENSURE(orca_agent_set_priority(sim, id, 2) == ORCA_OK);

@@ -19,20 +19,6 @@
 #include <orca/sim.h>
 #include <orca/solver.h>
 
-static orca_vec2 vec(double x, double y)
-{
-    orca_vec2 v = {x, y};
-    return v;
-}
-
-static orca_sim *new_sim(int workers)
-{
-    orca_sim_def d = orca_sim_def_default();
-    d.worker_count = workers;
-    orca_sim *sim = NULL;
-    return orca_sim_create(&d, &sim) == ORCA_OK ? sim : NULL;
-}
-
 /* Moves agent id to about q the way the library lets an agent past the walls: locked, it
  * keeps its velocity and no wall holds it (docs/extensions.md); one step of 1 s there, then
  * unlocked and at rest. The only agent of its simulation. */
@@ -171,7 +157,7 @@ static int run_stress(const scene *sc, const stress *st, unsigned long long seed
                       double by, double *worst, int *fallbacks)
 {
     test_rng rng = {seed};
-    orca_sim *sim = new_sim(1);
+    orca_sim *sim = test_new_sim(1);
     ENSURE(sim && add_loops(sim, sc));
     orca_vec2 goal[256];
     for (int i = 0; i < st->agents; ++i) {
@@ -223,7 +209,7 @@ static int run_stress(const scene *sc, const stress *st, unsigned long long seed
     }
     /* every position the steps reached is accepted again: all the agents, added at once to a
      * new simulation with the same loops (the disc check's tolerance covers the rounding) */
-    orca_sim *again = new_sim(1);
+    orca_sim *again = test_new_sim(1);
     ENSURE(again && add_loops(again, sc));
     orca_agent_def defs[256];
     for (int i = 0; i < st->agents; ++i) {
@@ -287,7 +273,7 @@ static int test_no_crossing_stress(void)
 
 static int test_validation(void)
 {
-    orca_sim *sim = new_sim(1);
+    orca_sim *sim = test_new_sim(1);
     ENSURE(sim);
     orca_agent_def d = orca_agent_def_default();
     d.position = vec(10, 2); /* clear of the room's walls and of the loops below */
@@ -392,7 +378,7 @@ static orca_agent_def disc(double x, double y, double r)
  * edge and the distance, the state unchanged. */
 static int test_disc_check_add(void)
 {
-    orca_sim *sim = new_sim(1);
+    orca_sim *sim = test_new_sim(1);
     ENSURE(sim && orca_sim_add_boundary(sim, ROOM, 4, NULL) == ORCA_OK &&
            orca_sim_add_boundary(sim, PILLAR, 4, NULL) == ORCA_OK);
     uint64_t h0 = orca_sim_hash(sim);
@@ -465,7 +451,7 @@ static int test_disc_check_add(void)
     orca_sim_destroy(sim);
     /* a passage narrower than the agent: no place in it fits */
     orca_vec2 slot[4] = {{0, 0}, {10, 0}, {10, 0.6}, {0, 0.6}};
-    sim = new_sim(1);
+    sim = test_new_sim(1);
     ENSURE(sim && orca_sim_add_boundary(sim, slot, 4, NULL) == ORCA_OK);
     for (double x = 0.25; x < 10; x += 0.5) {
         d = disc(x, 0.3, 0.5);
@@ -478,7 +464,7 @@ static int test_disc_check_add(void)
     double far = 2097151.0;
     orca_vec2 edge_room[4] = {vec(far - 4, far - 4), vec(far, far - 4), vec(far, far),
                               vec(far - 4, far)};
-    sim = new_sim(1);
+    sim = test_new_sim(1);
     ENSURE(sim && orca_sim_add_boundary(sim, edge_room, 4, NULL) == ORCA_OK);
     d = disc(far - 0.5, far - 2, 0.5);
     ENSURE(orca_sim_add_agent(sim, &d, NULL) == ORCA_OK);
@@ -489,7 +475,7 @@ static int test_disc_check_add(void)
     ENSURE_ERR(sim, "outside");
     orca_sim_destroy(sim);
     /* without loops nothing is checked; segments are not loops */
-    sim = new_sim(1);
+    sim = test_new_sim(1);
     ENSURE(sim && orca_sim_add_segment(sim, vec(0, 0), vec(10, 0), NULL) == ORCA_OK);
     d = disc(5, 0, 1);
     ENSURE(orca_sim_add_agent(sim, &d, NULL) == ORCA_OK);
@@ -503,7 +489,7 @@ static int test_disc_check_add(void)
 static int test_disc_check_move(void)
 {
     orca_vec2 annex[4] = {{30, 0}, {40, 0}, {40, 14}, {30, 14}};
-    orca_sim *sim = new_sim(1);
+    orca_sim *sim = test_new_sim(1);
     orca_boundary_id annex_id;
     ENSURE(sim && orca_sim_add_boundary(sim, ROOM, 4, NULL) == ORCA_OK &&
            orca_sim_add_boundary(sim, annex, 4, &annex_id) == ORCA_OK);
@@ -545,7 +531,7 @@ static int test_disc_check_move(void)
     ENSURE(orca_sim_save(sim, NULL, 0, &n) == ORCA_OK);
     unsigned char *buf = malloc(n);
     ENSURE(buf && orca_sim_save(sim, buf, n, &n) == ORCA_OK);
-    orca_sim *t = new_sim(2);
+    orca_sim *t = test_new_sim(2);
     ENSURE(t && orca_sim_load(t, buf, n) == ORCA_OK && orca_sim_hash(t) == orca_sim_hash(sim));
     free(buf);
     orca_sim_destroy(t);
@@ -561,7 +547,7 @@ static int test_disc_check_move(void)
  * inside outside (every centre, for the first loop); the state unchanged. */
 static int test_disc_check_loop(void)
 {
-    orca_sim *sim = new_sim(2);
+    orca_sim *sim = test_new_sim(2);
     ENSURE(sim);
     orca_agent_def defs[4] = {disc(2, 2, 0.5), disc(30, 30, 0.5), disc(10, 7, 0.5),
                               disc(15, 7, 0.5)};
@@ -670,7 +656,7 @@ static void area_loop(test_rng *g, orca_vec2 *p, int n)
 
 static int test_area_exact(void)
 {
-    orca_sim *sim = new_sim(1);
+    orca_sim *sim = test_new_sim(1);
     ENSURE(sim);
     /* the room: 1 cm square at (2e6, 2e6), and at the origin */
     double o = 2e6;
@@ -747,7 +733,7 @@ static int test_builder_bits(void)
      * with clearance = radius and horizon = max(obstacle horizon, dt) */
     test_rng rng = {99};
     for (int trial = 0; trial < 2000; ++trial) {
-        orca_sim *sim = new_sim(1);
+        orca_sim *sim = test_new_sim(1);
         ENSURE(sim);
         double s = pow(2, test_rng_uniform(&rng, -10, 10));
         orca_vec2 tri[3] = {{-100 * s, -s}, {100 * s, -s}, {0, 100 * s}};
@@ -795,7 +781,7 @@ static int test_builder_bits(void)
  * corner to the agent), which the builder alone does not give. */
 static int test_corner_plane(void)
 {
-    orca_sim *sim = new_sim(1);
+    orca_sim *sim = test_new_sim(1);
     ENSURE(sim);
     ENSURE(orca_sim_add_boundary(sim, ROOM, 4, NULL) == ORCA_OK);
     ENSURE(orca_sim_add_boundary(sim, PILLAR, 4, NULL) == ORCA_OK);
@@ -830,7 +816,7 @@ static int test_corner_plane(void)
 
 static orca_sim *crowd(int workers, int with_room, int far_loop)
 {
-    orca_sim *sim = new_sim(workers);
+    orca_sim *sim = test_new_sim(workers);
     if (!sim) {
         return NULL;
     }
@@ -911,7 +897,7 @@ static int test_hash_snapshot_workers(void)
     unsigned char *buf = malloc(n);
     ENSURE(buf && orca_sim_save(a, buf, n, &n) == ORCA_OK);
     ENSURE(buf[8] == 3); /* version 3: flags */
-    orca_sim *r = new_sim(2);
+    orca_sim *r = test_new_sim(2);
     ENSURE(r && orca_sim_load(r, buf, n) == ORCA_OK);
     ENSURE(orca_sim_hash(r) == orca_sim_hash(a));
     ENSURE(orca_sim_boundary_count(r) == 2);
@@ -953,7 +939,7 @@ static int test_narrow(void)
 {
     /* a 4 x 4 chamber with a slot 0.6 wide and 10 long on its right */
     orca_vec2 area[8] = {{0, 0}, {4, 0}, {4, 1.7}, {14, 1.7}, {14, 2.3}, {4, 2.3}, {4, 4}, {0, 4}};
-    orca_sim *sim = new_sim(1);
+    orca_sim *sim = test_new_sim(1);
     ENSURE(sim && orca_sim_add_boundary(sim, area, 8, NULL) == ORCA_OK);
     orca_agent_def d = orca_agent_def_default();
     d.radius = 0.5;
@@ -985,7 +971,7 @@ static int test_narrow(void)
  * area after every step, by the measurement; the last agent against the room's walls). */
 static int test_api_edges(void)
 {
-    orca_sim *s = new_sim(1);
+    orca_sim *s = test_new_sim(1);
     ENSURE(s);
     orca_boundary_id none = {1, 1, orca_sim_id(s)};
     ENSURE(orca_sim_remove_boundary(s, none) == ORCA_ERR_STALE); /* no loop ever */
@@ -1018,7 +1004,7 @@ static int test_api_edges(void)
     ENSURE(memcmp(got, pillar, 5 * sizeof *got) == 0);
     ENSURE(orca_boundary_get(s, ids[1], got, -1, NULL) != ORCA_OK);
     /* agents around the pillar, a few pressed against its corners */
-    orca_sim *r = new_sim(1);
+    orca_sim *r = test_new_sim(1);
     ENSURE(r);
     for (int i = 0; i < 40; ++i) {
         orca_agent_def d = orca_agent_def_default();
@@ -1067,7 +1053,7 @@ static int test_api_edges(void)
     }
     orca_sim_destroy(s);
     /* a room near the coordinate limit: the edge grid's cells follow the coordinates */
-    s = new_sim(1);
+    s = test_new_sim(1);
     ENSURE(s);
     double far = 0x1p20;
     orca_vec2 big[4] = {vec(far - 20, far - 20), vec(far + 20, far - 20), vec(far + 20, far + 20),

@@ -18,20 +18,6 @@
 
 #include <orca/orca.h>
 
-static orca_vec2 vec(double x, double y)
-{
-    orca_vec2 v = {x, y};
-    return v;
-}
-
-static orca_sim *new_sim(int workers)
-{
-    orca_sim_def d = orca_sim_def_default();
-    d.worker_count = workers;
-    orca_sim *sim = NULL;
-    return orca_sim_create(&d, &sim) == ORCA_OK ? sim : NULL;
-}
-
 static uint64_t bits_of(double x)
 {
     uint64_t u;
@@ -234,7 +220,7 @@ static int test_step_against_brute_force(void)
 {
     const int caps[2] = {12, 64};
     for (int c = 0; c < 2; ++c) {
-        orca_sim *a = new_sim(1), *b = new_sim(1);
+        orca_sim *a = test_new_sim(1), *b = test_new_sim(1);
         ENSURE(a && b);
         add_crowd(a, 150, 7, caps[c], 3, 5 + c);
         add_crowd(b, 150, 7, caps[c], 3, 5 + c);
@@ -280,7 +266,7 @@ static int test_step_against_brute_force(void)
  * one's and than without it (the sparse one barely slows). */
 static int block_advance(int on, double *dense, double *sparse)
 {
-    orca_sim *s = new_sim(2);
+    orca_sim *s = test_new_sim(2);
     ENSURE(s);
     int count[2] = {0, 0};
     for (int b = 0; b < 2; ++b) {
@@ -336,7 +322,7 @@ static int test_dense_block_slower(void)
 
 static uint64_t run_hash(int workers, int kernels, int on, int steps)
 {
-    orca_sim *s = new_sim(workers);
+    orca_sim *s = test_new_sim(workers);
     if (!s) {
         return 0;
     }
@@ -373,7 +359,7 @@ static int test_same_bits_any_workers_and_kernels(void)
 static int test_off_changes_nothing(void)
 {
     /* never on, and on then off again: the same hashes as the plain step */
-    orca_sim *a = new_sim(1), *b = new_sim(1);
+    orca_sim *a = test_new_sim(1), *b = test_new_sim(1);
     ENSURE(a && b);
     add_crowd(a, 100, 6, 10, 3, 9);
     add_crowd(b, 100, 6, 10, 3, 9);
@@ -404,7 +390,7 @@ static int test_off_changes_nothing(void)
 
 static int test_snapshot_round_trip(void)
 {
-    orca_sim *a = new_sim(1), *b = new_sim(2);
+    orca_sim *a = test_new_sim(1), *b = test_new_sim(2);
     ENSURE(a && b);
     add_crowd(a, 120, 6, 20, 2, 11);
     orca_density_speed p = {1.75, 2.5, 4.75};
@@ -447,7 +433,7 @@ static int test_snapshot_round_trip(void)
     ENSURE(orca_sim_hash(b) == hb);
 
     /* with a boundary section and the separation flag before it */
-    orca_sim *c = new_sim(1);
+    orca_sim *c = test_new_sim(1);
     add_crowd(c, 30, 4, 20, 2, 13);
     const orca_vec2 room[4] = {{-5, -5}, {10, -5}, {10, 10}, {-5, 10}};
     ENSURE(orca_sim_add_boundary(c, room, 4, NULL) == ORCA_OK);
@@ -467,7 +453,7 @@ static int test_snapshot_round_trip(void)
     orca_sim_destroy(c);
 
     /* a snapshot without the extension (version 1) loads and turns it off */
-    orca_sim *plain = new_sim(1);
+    orca_sim *plain = test_new_sim(1);
     add_crowd(plain, 10, 3, 10, 2, 3);
     size_t ps = 0;
     orca_sim_save(plain, NULL, 0, &ps);
@@ -489,7 +475,7 @@ static int test_snapshot_round_trip(void)
  * (the parameters, the hash) as it was with a message naming the field and the value. */
 static int test_refused_parameters(void)
 {
-    orca_sim *s = new_sim(1);
+    orca_sim *s = test_new_sim(1);
     ENSURE(s);
     add_crowd(s, 5, 3, 10, 2, 1);
     orca_density_speed on = {1.25, 2.0, 5.0};
@@ -550,7 +536,7 @@ static int test_degenerate_lists(void)
     rho = orca_density_estimate(list, 3, 4, 2.0);
     ENSURE_NEAR(rho, 4 * 3 / (3.14159265358979323846 * 4), 1e-15);
 
-    orca_sim *s = new_sim(1);
+    orca_sim *s = test_new_sim(1);
     ENSURE(s);
     add_crowd(s, 60, 4, 20, 2, 4);
     ENSURE(orca_sim_set_density_speed(s, &p) == ORCA_OK);
@@ -573,7 +559,7 @@ static int test_degenerate_lists(void)
 
 static uint64_t pinned_scene_hash(int workers, int kernels)
 {
-    orca_sim *s = new_sim(workers);
+    orca_sim *s = test_new_sim(workers);
     if (!s) {
         return 0;
     }

@@ -43,12 +43,6 @@ static int kernels_missing(void)
     return 1;
 }
 
-static orca_vec2 vec(double x, double y)
-{
-    orca_vec2 v = {x, y};
-    return v;
-}
-
 /* Runs the kernel on c (neighbours at sorted positions 1..count, listed in a shuffled order)
  * and compares every plane with the scalar builder; returns 0 when all agree. */
 static int check_case(const kcase *c, test_rng *g, long long *planes, long long *all_cut)

@@ -16,12 +16,6 @@
 #include "sim_peek.h"
 #include "test.h"
 
-static orca_vec2 vec(double x, double y)
-{
-    orca_vec2 v = {x, y};
-    return v;
-}
-
 static int irand(test_rng *g, int n)
 {
     return (int)(test_rng_next(g) % (unsigned long long)n);

@@ -15,12 +15,6 @@
 #define M_PI 3.14159265358979323846
 #endif
 
-static orca_vec2 vec(double x, double y)
-{
-    orca_vec2 v = {x, y};
-    return v;
-}
-
 static orca_sim *new_sim(void)
 {
     orca_sim *sim = NULL;

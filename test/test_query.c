@@ -20,12 +20,6 @@ typedef struct truth {
     int index;
 } truth;
 
-static orca_vec2 vec(double x, double y)
-{
-    orca_vec2 v = {x, y};
-    return v;
-}
-
 static double uni(test_rng *g, double lo, double hi)
 {
     return test_rng_uniform(g, lo, hi);

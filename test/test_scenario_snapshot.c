@@ -10,12 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static orca_vec2 vec(double x, double y)
-{
-    orca_vec2 v = {x, y};
-    return v;
-}
-
 static orca_agent_def walker(double x, double y)
 {
     orca_agent_def d = orca_agent_def_default();

@@ -13,20 +13,6 @@
 
 #include <orca/orca.h>
 
-static orca_vec2 vec(double x, double y)
-{
-    orca_vec2 v = {x, y};
-    return v;
-}
-
-static orca_sim *new_sim(int workers)
-{
-    orca_sim_def d = orca_sim_def_default();
-    d.worker_count = workers;
-    orca_sim *sim = NULL;
-    return orca_sim_create(&d, &sim) == ORCA_OK ? sim : NULL;
-}
-
 static orca_agent_def walker(orca_vec2 p)
 {
     orca_agent_def d = orca_agent_def_default();
@@ -68,7 +54,7 @@ static double dist_to(orca_vec2 a, orca_vec2 b)
  * whatever their goals, as algorithm.md §5 and §3.7 say. */
 static int run_pair(int separation, int *arrived, double *gap)
 {
-    orca_sim *s = new_sim(1);
+    orca_sim *s = test_new_sim(1);
     ENSURE(s);
     ENSURE(orca_sim_set_separation(s, separation) == ORCA_OK);
     orca_agent_def d = walker(vec(0, 0));
@@ -106,7 +92,7 @@ static int test_open_space_pair(void)
 static int test_rule_bits(void)
 {
     for (int on = 0; on <= 1; ++on) {
-        orca_sim *s = new_sim(1);
+        orca_sim *s = test_new_sim(1);
         ENSURE(s);
         ENSURE(orca_sim_set_separation(s, on) == ORCA_OK);
         orca_agent_def d = walker(vec(3, -2));
@@ -160,7 +146,7 @@ static int test_rule_bits(void)
 static int corner_room(int workers, uint64_t *hash, int *met, int *next, int *arrived)
 {
     enum { N = 40 };
-    orca_sim *s = new_sim(workers);
+    orca_sim *s = test_new_sim(workers);
     ENSURE(s);
     orca_vec2 room[4] = {{0, 0}, {10, 0}, {10, 10}, {0, 10}};
     ENSURE(orca_sim_add_boundary(s, room, 4, NULL) == ORCA_OK);
@@ -230,7 +216,7 @@ static int test_corner_room(void)
  * loop; not diagnostics alone (they never change a bit). Each case steps a fused pair once. */
 static int parted_after_one_step(int mode)
 {
-    orca_sim *s = new_sim(1);
+    orca_sim *s = test_new_sim(1);
     if (!s) {
         return -1;
     }
@@ -276,7 +262,7 @@ static int test_when_active(void)
  * refused. */
 static int test_option_state(void)
 {
-    orca_sim *s = new_sim(1);
+    orca_sim *s = test_new_sim(1);
     ENSURE(s);
     ENSURE(orca_sim_set_separation(s, 2) == ORCA_ERR_ARGUMENT);
     ENSURE(strstr(orca_sim_last_error(s), "separation must be 0 or 1, got 2"));
@@ -321,7 +307,7 @@ static int test_option_state(void)
 static int test_max_speed_zero_stands_still(void)
 {
     for (int mode = 0; mode < 4; ++mode) {
-        orca_sim *s = new_sim(mode == 3 ? 3 : 1);
+        orca_sim *s = test_new_sim(mode == 3 ? 3 : 1);
         ENSURE(s);
         if (mode == 1) {
             ENSURE(orca_sim_set_diagnostics(s, 1) == ORCA_OK);

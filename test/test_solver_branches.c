@@ -14,12 +14,6 @@
  * algorithm.md's formulas, written out again
  * ------------------------------------------------------------------------------------- */
 
-static orca_vec2 vec(double x, double y)
-{
-    orca_vec2 v = {x, y};
-    return v;
-}
-
 static double dot(orca_vec2 a, orca_vec2 b)
 {
     return a.x * b.x + a.y * b.y;

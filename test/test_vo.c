@@ -66,12 +66,6 @@ static double vlen(orca_vec2 v)
     return sqrt(v.x * v.x + v.y * v.y);
 }
 
-static orca_vec2 vec(double x, double y)
-{
-    orca_vec2 v = {x, y};
-    return v;
-}
-
 static double uni(test_rng *g, double lo, double hi)
 {
     return test_rng_uniform(g, lo, hi);

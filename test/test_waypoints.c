@@ -17,12 +17,6 @@
 
 #include <orca/scenario.h>
 
-static orca_vec2 vec(double x, double y)
-{
-    orca_vec2 v = {x, y};
-    return v;
-}
-
 static orca_vec2 position_of(orca_scenario *sc, int i)
 {
     orca_sim *sim = orca_scenario_sim(sc);
