@@ -792,6 +792,12 @@ def write_hashes(path, hashes, quick):
             f.write("%s %d %s\n" % (key, steps, h))
 
 
+def by_extension(rows):
+    """(the plain runs, the runs with the density-dependent speed), each in run order."""
+    return ([r for r in rows if r["extension"] == "plain"],
+            [r for r in rows if r["extension"] == "density_speed"])
+
+
 def md_table(header, rows):
     out = "| " + " | ".join(header) + " |\n|" + "---|" * len(header) + "\n"
     for r in rows:
@@ -946,11 +952,8 @@ def write_report(rep, ctx, path, elapsed, args, names):
                           [(g(p["nominal"]), "%.2f" % p["density"], "%.3f" % p["speed"],
                             "%.2f" % e["density"], "%.3f" % e["speed"],
                             "`%s`, `%s`" % (p["hash"], e["hash"]))
-                           for p, e in zip([r for r in rows if r["extension"] == "plain"],
-                                           [r for r in rows if r["extension"] ==
-                                            "density_speed"])]))
-        plain = [r for r in rows if r["extension"] == "plain"]
-        on = [r for r in rows if r["extension"] == "density_speed"]
+                           for p, e in zip(*by_extension(rows))]))
+        plain, on = by_extension(rows)
         t.append(
             "\nIn a single file an agent cannot pass a slower one: the plain speeds fall from "
             "%.2f to %.2f m/s as the file closes up, towards the slowest class's 1.24 m/s, and "
@@ -1003,8 +1006,7 @@ def write_report(rep, ctx, path, elapsed, args, names):
         rows = rep.bottleneck_rows
         t.append("## Bottleneck width sweep\n\n![Bottleneck sweep](%s)\n\nData: %s.\n\n" % (
             fig("bottleneck"), data("bottleneck")))
-        pairs = zip([r for r in rows if r["extension"] == "plain"],
-                    [r for r in rows if r["extension"] == "density_speed"])
+        pairs = zip(*by_extension(rows))
         t.append(md_table(["width (m)", "plain: flow (1/s)", "per metre", "last out (s)",
                            "density_speed: flow (1/s)", "per metre", "last out (s)",
                            "hashes (plain, on)"],
@@ -1012,8 +1014,7 @@ def write_report(rep, ctx, path, elapsed, args, names):
                             "%.1f" % p["last"], "%.2f" % e["flow"], "%.2f" % e["specific_flow"],
                             "%.1f" % e["last"], "`%s`, `%s`" % (p["hash"], e["hash"]))
                            for p, e in pairs]))
-        plain = [r for r in rows if r["extension"] == "plain"]
-        on = [r for r in rows if r["extension"] == "density_speed"]
+        plain, on = by_extension(rows)
         t.append(
             "\nNeither series matches the experiments. Plain ORCA's specific flow grows with "
             "the width, from %.2f to %.2f agents/(m·s): its agents queue before the passage "

@@ -1019,11 +1019,14 @@ check "fused: boundary: no warning" test ! -s err.txt
 expect_status 0 "circle: no separation" "$ORCA" run --scene circle --steps 400 --json
 check "circle: separation false, no warning" test "$(json_get out.txt separation)" = false -a ! -s err.txt
 check "circle: golden hash" test "$(json_get out.txt hash)" = 4be6d7e7a7e24a3a
-sep_bad() { # NAME LINE REGEX
-    printf 'agent 5 5 goal 1 1\n%s\n' "$2" > sepbad.txt
-    expect_status 2 "separation: $1" "$ORCA" run sepbad.txt --steps 1
-    err_matches "separation: $1: message" "^sepbad\.txt:2: $3"
+# statement_bad KEYWORD NAME LINE REGEX: a scene whose second line is LINE is refused (exit
+# 2) with the message REGEX after "FILE:2: "
+statement_bad() {
+    printf 'agent 5 5 goal 1 1\n%s\n' "$3" > "$1-bad.txt"
+    expect_status 2 "$1: $2" "$ORCA" run "$1-bad.txt" --steps 1
+    err_matches "$1: $2: message" "^$1-bad\.txt:2: $4"
 }
+sep_bad() { statement_bad separation "$@"; }
 sep_bad "no value" "separation" "separation takes 'on' or 'off', got ''"
 sep_bad "bad value" "separation 1" "separation takes 'on' or 'off', got '1'"
 sep_bad "two values" "separation on off" "separation takes 'on' or 'off', got 'on'"
@@ -1190,11 +1193,7 @@ expect_status 0 "density: orca scene --density-speed" "$ORCA" scene circle -n 8 
 check "density: the statement is written" grep -qx "density_speed on radius=2 gamma=1.913 max_density=5.4000000000000004" dscene.txt
 check "density: written scene = --density-speed" test "$(hash_of run dscene.txt --steps 20)" = "$(hash_of run --scene circle -n 8 --density-speed --steps 20)"
 check "circle: golden hash without the option" test "$(hash_of run --scene circle --steps 400)" = 4be6d7e7a7e24a3a
-den_bad() { # NAME LINE REGEX
-    printf 'agent 5 5 goal 1 1\n%s\n' "$2" > denbad.txt
-    expect_status 2 "density_speed: $1" "$ORCA" run denbad.txt --steps 1
-    err_matches "density_speed: $1: message" "^denbad\.txt:2: $3"
-}
+den_bad() { statement_bad density_speed "$@"; }
 den_bad "no value" "density_speed" "density_speed takes 'on' or 'off', got ''"
 den_bad "bad value" "density_speed yes" "density_speed takes 'on' or 'off', got 'yes'"
 den_bad "off with a parameter" "density_speed off radius=1" "density_speed off takes nothing after it, got 'radius=1'"
