@@ -25,7 +25,6 @@ Exit status: 0 when every judged criterion passed (and every hash matched), 1 ot
 import argparse
 import csv
 import json
-import math
 import os
 import subprocess
 import sys
@@ -153,9 +152,13 @@ def rimea1(ctx, rep):
     ok = t40 is not None and 26.0 <= t40 <= 34.0
     rep.row("RiMEA 1: speed in a corridor", "40 m in 26 to 34 s (1.33 m/s)",
             "%.2f s" % t40 if t40 is not None else "not reached in 60 s", ok, h, run.command())
-    rep.text("rimea1", "The agent covers the 40 m in %.2f s (40 / 1.33 = 30.08 s): ORCA keeps "
-             "the preferred velocity when nothing is in the way, and the walls 1 m to either "
-             "side never constrain it (their time horizon is 0.5 s)." % t40)
+    if t40 is None:
+        rep.text("rimea1", "The agent did not reach x = 40 m within 60 s.")
+    else:
+        rep.text("rimea1", "The agent covers the 40 m in %.2f s (40 / 1.33 = 30.08 s)%s." % (
+            t40, ": ORCA keeps the preferred velocity when nothing is in the way, and the walls "
+            "1 m to either side never constrain it (their time horizon is 0.5 s)"
+            if abs(t40 - 40.0 / 1.33) < 0.05 else ""))
 
 
 # ------------------------------------------------------------------------------------------
@@ -384,11 +387,9 @@ def rimea12(ctx, rep):
     every = max(1, int(round(0.25 / run.dt)))
     cells = np.zeros((10, 26))  # 1 m cells over x -0.5..25.5 (26), y 0..10
     door, exit_ = [], []
-    samples = 0
     while len(run.sim) and run.t < 600.0:
         run.step(every)
         p = run.sim.positions
-        samples += 1
         ix = np.clip(np.floor(p[:, 0] + 0.5).astype(int), 0, 25)
         iy = np.clip(np.floor(p[:, 1]).astype(int), 0, 9)
         occ = np.zeros_like(cells)
@@ -450,8 +451,7 @@ def steersuite_run(ctx, filename, cap, radius=0.5, lanes=False):
     goal_dir = None
     lane_series = []
     deepest = 0.0
-    if lanes:
-        v0 = run.sim.positions  # the two groups: the first half walks +x, the second -x
+    if lanes:  # the two groups: the first half walks +x, the second -x
         goal_dir = np.where(np.arange(n0) < n0 // 2, 1, -1)
     while len(run.sim) and run.t < cap:
         run.step()
