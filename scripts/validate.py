@@ -309,6 +309,12 @@ class Tracker:
             self.ids = alive
 
 
+def paths_rows(traj, **extra):
+    """CSV rows (agent, time, x, y) of paths recorded as lists of (t, x, y) per agent."""
+    return [dict(extra, agent=i, time=t, x=x, y=y) for i, path in enumerate(traj)
+            for (t, x, y) in path]
+
+
 def rimea6(ctx, rep):
     run = Run(ctx, "rimea06-corner.txt")
     walls = run.walls()
@@ -317,7 +323,7 @@ def rimea6(ctx, rep):
     crossed = 0
     p = run.sim.positions
     for i in range(tr.n0):
-        traj[i].append(p[i])
+        traj[i].append((0.0, p[i, 0], p[i, 1]))
     while len(run.sim) and run.t < 120.0:
         before = dict(zip(tr.ids, run.sim.positions))
         run.step()
@@ -328,7 +334,7 @@ def rimea6(ctx, rep):
         if len(ids):
             crossed += int(segments_cross(p0, p, walls).sum())
         for k, i in enumerate(ids):
-            traj[i].append(p[k])
+            traj[i].append((run.t, p[k, 0], p[k, 1]))
     wall = run.sc.max_wall_overlap
     h = run.finish()
     out = int(run.sc.exited.count)
@@ -336,6 +342,7 @@ def rimea6(ctx, rep):
     rep.row("RiMEA 6: corner", "all 20 reach the exit, none crosses a wall",
             "%d of 20 out by %.1f s; %d wall crossings; deepest wall overlap %g radius" % (
                 out, run.t, crossed, wall), ok, h, run.command())
+    rep.csv("rimea6", paths_rows(traj))
     rep.figure_trajectories("rimea6", walls, traj, "RiMEA 6: 20 agents round a corner",
                             (-0.5, 12.5, -0.5, 13.5))
 
@@ -480,7 +487,7 @@ def steersuite_run(ctx, filename, cap, radius=0.5, lanes=False):
         touching = now
         if n0 <= 200 and run.steps % 4 == 0:
             for k, i in enumerate(ids):
-                traj[i].append(p[k])
+                traj[i].append((run.t, p[k, 0], p[k, 1]))
         if lanes and run.steps % 20 == 0:
             lane_series.append((run.t, lane_order(p, goal_dir[ids])))
     time_ = np.where(np.isnan(tr.left), run.t, tr.left)
@@ -540,6 +547,14 @@ def steersuite(ctx, rep):
                      "energy_per_agent": r["energy"], "score": r["score"], "hash": h})
         results[name] = r
     rep.csv("steersuite", rows)
+    paths = []
+    for name in ("doorway-two-way", "circle-20"):
+        if name in results:
+            paths += paths_rows(results[name]["traj"], scene=name)
+    rep.csv("steersuite-paths", paths)
+    lanes = results.get("hallway-two-way", {}).get("lanes", [])
+    if lanes:
+        rep.csv("steersuite-lanes", [{"time": t, "lane_order": v} for t, v in lanes])
     rep.figure_steersuite(results)
 
 
@@ -688,8 +703,8 @@ class Report:
         for t in traj:
             t = np.array(t)
             if len(t):
-                ax.plot(t[:, 0], t[:, 1], lw=0.8)
-                ax.plot(t[0, 0], t[0, 1], "o", color="0.4", ms=3)
+                ax.plot(t[:, 1], t[:, 2], lw=0.8)
+                ax.plot(t[0, 1], t[0, 2], "o", color="0.4", ms=3)
         ax.set_aspect("equal")
         ax.set_xlim(box[0], box[1])
         ax.set_ylim(box[2], box[3])
@@ -738,7 +753,7 @@ class Report:
             for t in r["traj"]:
                 t = np.array(t)
                 if len(t):
-                    axes[0].plot(t[:, 0], t[:, 1], lw=1.2)
+                    axes[0].plot(t[:, 1], t[:, 2], lw=1.2)
             axes[0].set_xlim(-16, 16)
             axes[0].set_ylim(-4, 6)
             axes[0].set_aspect("equal")
@@ -748,7 +763,7 @@ class Report:
             for t in r["traj"]:
                 t = np.array(t)
                 if len(t):
-                    axes[1].plot(t[:, 0], t[:, 1], lw=0.8)
+                    axes[1].plot(t[:, 1], t[:, 2], lw=0.8)
             axes[1].set_aspect("equal")
             axes[1].set_title("circle-20: paths")
         r = results.get("hallway-two-way")
@@ -966,7 +981,8 @@ def write_report(rep, ctx, path, elapsed, args, names):
                 plain[0]["speed"], plain[-1]["speed"], on[0]["speed"], on[-1]["speed"]))
 
     if "rimea6" in names:
-        t.append("## RiMEA 6: the corner\n\n![RiMEA 6 trajectories](%s)\n\n" % fig("rimea6"))
+        t.append("## RiMEA 6: the corner\n\n![RiMEA 6 trajectories](%s)\n\nData: %s (every "
+                 "agent's path, every step).\n\n" % (fig("rimea6"), data("rimea6")))
         t.append("Every agent's path, from its start (grey dot) to the exit at the top. The "
                  "check follows each agent from step to step and counts a move that crosses a "
                  "wall segment; the deepest overlap with a wall is the scenario's record.\n\n")
@@ -989,8 +1005,10 @@ def write_report(rep, ctx, path, elapsed, args, names):
                  "behaviour the test asks to see.\n\n" % (pd, pe))
 
     if "steersuite" in names:
-        t.append("## SteerSuite scenes\n\n![SteerSuite](%s)\n\nData: %s.\n\n" % (
-            fig("steersuite"), data("steersuite")))
+        t.append("## SteerSuite scenes\n\n![SteerSuite](%s)\n\nData: %s (the scores), %s "
+                 "(the paths drawn, every 0.2 s), %s (the lane order, every second).\n\n" % (
+                     fig("steersuite"), data("steersuite"), data("steersuite-paths"),
+                     data("steersuite-lanes")))
         t.append(
             "doorway-two-way is the classic deadlock of reciprocal methods: two agents meet "
             "head on in a doorway only one can pass. orca's preferred-velocity rule perturbs "
