@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <orca/orca.h>
 
@@ -34,6 +35,13 @@ static inline void fuzz_vviolation(const char *prefix, const char *fmt, va_list 
     fprintf(stderr, "\n");
     fflush(stderr);
     abort();
+}
+
+static inline void fuzz_violation(const char *prefix, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fuzz_vviolation(prefix, fmt, ap);
 }
 
 /* Allocation failure for orca_set_allocator's hooks (context: the injector): once armed, the
@@ -96,6 +104,52 @@ static inline void fuzz_arm(fuzz_injector *j, unsigned control)
     j->countdown = (control >> 4) & 7;
     j->persistent = (control & 4) != 0;
     j->fired = 0;
+}
+
+/* The snapshot targets' input: installs the injector (a violation under PREFIX if it cannot
+ * be), then returns the control byte in *control and a malloc'ed copy of the bytes after it
+ * (*n of them; free it); NULL for an empty input or when memory runs out. */
+static inline unsigned char *fuzz_snapshot_input(fuzz_injector *j, const char *prefix,
+                                                 const uint8_t *data, size_t size,
+                                                 unsigned *control, size_t *n)
+{
+    if (fuzz_install_hooks(j) != 0) {
+        fuzz_violation(prefix, "orca_set_allocator refused the hooks");
+    }
+    if (size < 1) {
+        return NULL;
+    }
+    *control = data[0];
+    *n = size - 1;
+    unsigned char *buf = malloc(*n ? *n : 1);
+    if (buf && *n) {
+        memcpy(buf, data + 1, *n);
+    }
+    return buf;
+}
+
+/* A load's status against the disarmed injector: ORCA_ERR_MEMORY exactly when an allocation
+ * failed; a refusal ORCA_ERR_FORMAT or ORCA_ERR_MEMORY with a message (`message`, the
+ * object's last error). Violations are reported under PREFIX. */
+static inline void fuzz_check_load_status(const fuzz_injector *j, const char *prefix,
+                                          orca_status st, const char *message)
+{
+    if (j->fired && st != ORCA_ERR_MEMORY) {
+        fuzz_violation(prefix, "an allocation failed during the load, which gave %s",
+                       orca_status_name(st));
+    }
+    if (!j->fired && st == ORCA_ERR_MEMORY) {
+        fuzz_violation(prefix, "the load gave ORCA_ERR_MEMORY though no allocation failed");
+    }
+    if (st != ORCA_OK) {
+        if (!message[0]) {
+            fuzz_violation(prefix, "a refused load gave no message");
+        }
+        if (st != ORCA_ERR_FORMAT && st != ORCA_ERR_MEMORY) {
+            fuzz_violation(prefix, "a refused load gave %s, not ORCA_ERR_FORMAT",
+                           orca_status_name(st));
+        }
+    }
 }
 
 /* Snapshot bytes (little-endian words and the FNV-1a 64 checksum, as orca_sim_save writes). */
