@@ -641,19 +641,30 @@ static int once(reader *r, int *line, const char *what)
     return 0;
 }
 
+/* KEYWORD on|off, at most once per file (its line in *line): *on from the first field; with
+ * `alone` nothing may follow it. */
+static int on_off(reader *r, const char *kw, int *line, char **tok, int ntok, int alone, int *on)
+{
+    if (once(r, line, kw) != 0) {
+        return -1;
+    }
+    if ((alone ? ntok != 1 : ntok < 1) ||
+        (strcmp(tok[0], "on") != 0 && strcmp(tok[0], "off") != 0)) {
+        return rfail(r, "%s takes 'on' or 'off', got %s", kw, q(r, ntok ? tok[0] : ""));
+    }
+    *on = strcmp(tok[0], "on") == 0;
+    return 0;
+}
+
 /* density_speed on|off [radius=R] [gamma=G] [max_density=M] (docs/scene-format.md): the
  * parameters only with 'on', each at most once; their ranges are the library's, checked when
  * the scenario is built (orca_sim_set_density_speed, the message naming this line). */
 static int density_statement(reader *r, char **tok, int ntok)
 {
     scene_desc *d = r->d;
-    if (once(r, &d->density_line, "density_speed") != 0) {
+    if (on_off(r, "density_speed", &d->density_line, tok, ntok, 0, &d->density_speed) != 0) {
         return -1;
     }
-    if (ntok < 1 || (strcmp(tok[0], "on") != 0 && strcmp(tok[0], "off") != 0)) {
-        return rfail(r, "density_speed takes 'on' or 'off', got %s", q(r, ntok ? tok[0] : ""));
-    }
-    d->density_speed = strcmp(tok[0], "on") == 0;
     d->density = orca_density_speed_default();
     if (!d->density_speed && ntok > 1) {
         return rfail(r, "density_speed off takes nothing after it, got %s", q(r, tok[1]));
@@ -828,27 +839,13 @@ static int statement(reader *r, char *text, char ***tokbuf, int *tokcap)
         return 0;
     }
     if (strcmp(kw, "separation") == 0) {
-        if (once(r, &d->separation_line, "separation") != 0) {
-            return -1;
-        }
-        if (ntok != 1 || (strcmp(tok[0], "on") != 0 && strcmp(tok[0], "off") != 0)) {
-            return rfail(r, "separation takes 'on' or 'off', got %s", q(r, ntok ? tok[0] : ""));
-        }
-        d->separation = strcmp(tok[0], "on") == 0;
-        return 0;
+        return on_off(r, "separation", &d->separation_line, tok, ntok, 1, &d->separation);
     }
     if (strcmp(kw, "density_speed") == 0) {
         return density_statement(r, tok, ntok);
     }
     if (strcmp(kw, "navigation") == 0) {
-        if (once(r, &d->navigation_line, "navigation") != 0) {
-            return -1;
-        }
-        if (ntok != 1 || (strcmp(tok[0], "on") != 0 && strcmp(tok[0], "off") != 0)) {
-            return rfail(r, "navigation takes 'on' or 'off', got %s", q(r, ntok ? tok[0] : ""));
-        }
-        d->navigation = strcmp(tok[0], "on") == 0;
-        return 0;
+        return on_off(r, "navigation", &d->navigation_line, tok, ntok, 1, &d->navigation);
     }
     if (strcmp(kw, "goalset") == 0) {
         /* goalset NAME X1 Y1 [X2 Y2 ...] [exit [arrive=D]] */
