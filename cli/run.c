@@ -848,8 +848,8 @@ static void format_arrival(const run_result *r, char *buf, size_t size)
     }
 }
 
-/* Whether the steps ran the extensions' scalar path (docs/extensions.md, "When the extended
- * path runs"): diagnostics on, the separation of coincident agents (the option, a boundary
+/* Whether the steps ran the extended path (docs/extensions.md, "When the extended path
+ * runs"; with diagnostics its scalar form): diagnostics on, the separation of coincident agents (the option, a boundary
  * loop), the density-dependent speed, or an agent not at the avoidance defaults. */
 static int extended_path(const orca_sim *sim, int diagnostics)
 {
@@ -902,7 +902,9 @@ static void print_text(const run_result *r, const run_opts *o)
     }
     printf("  wall time         %.3f s (stepping %.3f s, %d worker%s, %s)\n", r->wall_time,
            r->step_time, r->workers, r->workers == 1 ? "" : "s",
-           r->extended ? "extended path, scalar code"
+           r->extended ? (r->diagnostics ? "extended path with diagnostics, scalar code"
+                                         : r->vector ? "extended path, AVX2 kernels"
+                                                     : "extended path, scalar code")
                        : r->vector ? "AVX2 kernels" : "scalar code");
     if (r->separation) {
         /* active by the option, a boundary loop or avoidance settings (orca_sim_separation_active) */

@@ -785,7 +785,8 @@ static int workers_reserve(orca_sim *s)
     uint64_t obstacles_b = line_bytes((uint64_t)sg + 1, sizeof(neighbor));
     uint64_t planes_b = line_bytes(planes, sizeof(orca_halfplane));
     uint64_t stamp_b = line_bytes((uint64_t)sg + 1, sizeof(uint32_t));
-    uint64_t total = 64 + agents_b + cand_b + obstacles_b + 2 * planes_b + stamp_b;
+    uint64_t share_b = line_bytes(list + 1, sizeof(double));
+    uint64_t total = 64 + 2 * agents_b + cand_b + obstacles_b + 2 * planes_b + stamp_b + share_b;
     if (total > SIZE_MAX) {
         return 0;
     }
@@ -812,6 +813,10 @@ static int workers_reserve(orca_sim *s)
         k->scratch = (orca_halfplane *)(void *)at;
         at += (size_t)planes_b;
         k->stamp = (uint32_t *)(void *)at;
+        at += (size_t)stamp_b;
+        k->order = (neighbor *)(void *)at; /* the extended path's (sim_step.inc) */
+        at += (size_t)agents_b;
+        k->share = (double *)(void *)at;
         k->query = 0;
     }
     s->worker_agents_cap = nb;

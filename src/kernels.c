@@ -52,6 +52,28 @@ static ORCA_NOINLINE void overlap_plane(orca_vec2 p, orca_vec2 v, double r, doub
     *out = orca_constraint_agent(rel, r + radius[at], v, vel[at], tau, dt, NULL);
 }
 
+/* A lane in the overlap form on the extended path: orca_constraint_agent_sep with the
+ * lane's share, the separation given to the higher index (sep_self > the neighbour's index;
+ * sep_self is INT32_MIN without the separation). */
+static ORCA_NOINLINE void overlap_plane_share(orca_vec2 p, orca_vec2 v, double r, double tau,
+                                             double dt, const orca_vec2 *pos,
+                                             const orca_vec2 *vel, const double *radius,
+                                             int32_t at, double share, int higher,
+                                             orca_halfplane *out)
+{
+    orca_vec2 rel = {pos[at].x - p.x, pos[at].y - p.y};
+    *out = orca_constraint_agent_sep(rel, r + radius[at], v, vel[at], tau, dt, share, higher,
+                                     NULL);
+}
+
+/* The extended path's per-lane inputs: each neighbour's share, and what the separation of
+ * coincident agents needs (orca_agent_planes_share_vector). */
+typedef struct agent_shares {
+    const double *share;
+    const int32_t *cell_index;
+    int32_t sep_self;
+} agent_shares;
+
 /* The constants of one agent's kernel call. */
 typedef struct agent_consts {
     __m256d px, py, vx, vy, ra, tv, half, zero, sign;
@@ -64,7 +86,8 @@ static ORCA_AVX ORCA_ALWAYS_INLINE void agent_group(const agent_consts *q, orca_
                                                     const orca_vec2 *pos, const orca_vec2 *vel,
                                                     const double *radius, const neighbor *nb,
                                                     int k, int m, int32_t i0, int32_t i1,
-                                                    int32_t i2, int32_t i3, orca_halfplane *out)
+                                                    int32_t i2, int32_t i3,
+                                                    const agent_shares *e, orca_halfplane *out)
 {
     const __m256d px = q->px, py = q->py, vx = q->vx, vy = q->vy, ra = q->ra, tv = q->tv;
     const __m256d half = q->half, zero = q->zero, sign = q->sign;
@@ -124,9 +147,15 @@ static ORCA_AVX ORCA_ALWAYS_INLINE void agent_group(const agent_consts *q, orca_
         fx = _mm256_blendv_pd(lux, cux, cut);
         fy = _mm256_blendv_pd(luy, cuy, cut);
     }
-    /* P = vA + u * 0.5 */
-    __m256d qx = _mm256_add_pd(vx, _mm256_mul_pd(fx, half));
-    __m256d qy = _mm256_add_pd(vy, _mm256_mul_pd(fy, half));
+    /* P = vA + u * 0.5, or u * share on the extended path (the lanes past m repeat the
+     * group's first share) */
+    __m256d sh = half;
+    if (e) {
+        const double *h = e->share + k;
+        sh = _mm256_set_pd(m > 3 ? h[3] : h[0], m > 2 ? h[2] : h[0], m > 1 ? h[1] : h[0], h[0]);
+    }
+    __m256d qx = _mm256_add_pd(vx, _mm256_mul_pd(fx, sh));
+    __m256d qy = _mm256_add_pd(vy, _mm256_mul_pd(fy, sh));
 
     /* lanes to half-planes (point.x, point.y, normal.x, normal.y) */
     __m256d t0 = _mm256_unpacklo_pd(qx, qy), t1 = _mm256_unpackhi_pd(qx, qy);
@@ -145,14 +174,22 @@ static ORCA_AVX ORCA_ALWAYS_INLINE void agent_group(const agent_consts *q, orca_
     while (overlap) {
         int l = __builtin_ctz((unsigned)overlap);
         overlap &= overlap - 1;
-        overlap_plane(p, v, r, tau, dt, pos, vel, radius, nb[k + l].at, out + k + l);
+        int32_t at = nb[k + l].at;
+        if (e) {
+            overlap_plane_share(p, v, r, tau, dt, pos, vel, radius, at, e->share[k + l],
+                                e->sep_self > e->cell_index[at], out + k + l);
+        } else {
+            overlap_plane(p, v, r, tau, dt, pos, vel, radius, at, out + k + l);
+        }
     }
 }
 
-ORCA_AVX void orca_agent_planes_vector(orca_vec2 p, orca_vec2 v, double r, double tau, double dt,
-                                       const orca_vec2 *pos, const orca_vec2 *vel,
-                                       const double *radius, const neighbor *nb, int count,
-                                       orca_halfplane *out)
+/* The kernel's loop over the list's groups of four; e NULL on the plain path. */
+static ORCA_AVX ORCA_ALWAYS_INLINE void agent_planes(orca_vec2 p, orca_vec2 v, double r,
+                                                     double tau, double dt, const orca_vec2 *pos,
+                                                     const orca_vec2 *vel, const double *radius,
+                                                     const neighbor *nb, int count,
+                                                     const agent_shares *e, orca_halfplane *out)
 {
     agent_consts q;
     q.px = _mm256_set1_pd(p.x);
@@ -167,15 +204,34 @@ ORCA_AVX void orca_agent_planes_vector(orca_vec2 p, orca_vec2 v, double r, doubl
     int k = 0;
     for (; k + 4 <= count; k += 4) {
         agent_group(&q, p, v, r, tau, dt, pos, vel, radius, nb, k, 4, nb[k].at, nb[k + 1].at,
-                    nb[k + 2].at, nb[k + 3].at, out);
+                    nb[k + 2].at, nb[k + 3].at, e, out);
     }
     if (k < count) {
         /* a short last group repeats its first lane; only its m lanes are stored */
         int m = count - k;
         int32_t i0 = nb[k].at;
         agent_group(&q, p, v, r, tau, dt, pos, vel, radius, nb, k, m, i0, m > 1 ? nb[k + 1].at : i0,
-                    m > 2 ? nb[k + 2].at : i0, i0, out);
+                    m > 2 ? nb[k + 2].at : i0, i0, e, out);
     }
+}
+
+ORCA_AVX void orca_agent_planes_vector(orca_vec2 p, orca_vec2 v, double r, double tau, double dt,
+                                       const orca_vec2 *pos, const orca_vec2 *vel,
+                                       const double *radius, const neighbor *nb, int count,
+                                       orca_halfplane *out)
+{
+    agent_planes(p, v, r, tau, dt, pos, vel, radius, nb, count, NULL, out);
+}
+
+ORCA_AVX void orca_agent_planes_share_vector(orca_vec2 p, orca_vec2 v, double r, double tau,
+                                             double dt, const orca_vec2 *pos,
+                                             const orca_vec2 *vel, const double *radius,
+                                             const neighbor *nb, int count, const double *share,
+                                             const int32_t *cell_index, int32_t sep_self,
+                                             orca_halfplane *out)
+{
+    agent_shares e = {share, cell_index, sep_self};
+    agent_planes(p, v, r, tau, dt, pos, vel, radius, nb, count, &e, out);
 }
 
 CAND_DEFINE_COUNT_RANKS(cand_count_ranks_vector, 4)

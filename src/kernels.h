@@ -290,6 +290,16 @@ void orca_agent_planes_vector(orca_vec2 p, orca_vec2 v, double r, double tau, do
                               const orca_vec2 *pos, const orca_vec2 *vel, const double *radius,
                               const neighbor *nb, int count, orca_halfplane *out);
 
+/* orca_agent_planes_vector on the extended path (docs/extensions.md): out[k] =
+ * orca_constraint_agent_sep(pos[at] - p, r + radius[at], v, vel[at], tau, dt, share[k],
+ * sep_self > cell_index[at], NULL), bit for bit; sep_self is the agent's index with the
+ * separation of coincident agents, INT32_MIN without. */
+void orca_agent_planes_share_vector(orca_vec2 p, orca_vec2 v, double r, double tau, double dt,
+                                    const orca_vec2 *pos, const orca_vec2 *vel,
+                                    const double *radius, const neighbor *nb, int count,
+                                    const double *share, const int32_t *cell_index,
+                                    int32_t sep_self, orca_halfplane *out);
+
 /* The dense agent grid as the vector box search reads it (grid.c fills it with the grid). */
 typedef struct box_grid {
     const int32_t *cell_start; /* prefix sums of the cells, row by row */
@@ -334,7 +344,16 @@ void orca_agent_planes_simd128(orca_vec2 p, orca_vec2 v, double r, double tau, d
  * validated them); lp.inc. The _avx2 copy runs only when orca_kernels_available(). */
 orca_solve_result orca_solve_step(const orca_halfplane *planes, int count, int hard_count,
                                   double max_speed, orca_vec2 preferred, orca_halfplane *scratch);
+/* orca_solve_step with the first nb half-planes a walkable area's boundary ones (nb > 0): a
+ * program that fails within the hard ones keeps them hard (docs/extensions.md,
+ * "Walkable-area boundaries"); lp.inc. */
+orca_solve_result orca_solve_step_bnd(const orca_halfplane *planes, int count, int hard_count,
+                                      int nb, double max_speed, orca_vec2 preferred,
+                                      orca_halfplane *scratch);
 #ifdef ORCA_HAVE_AVX
+orca_solve_result orca_solve_step_bnd_avx2(const orca_halfplane *planes, int count,
+                                           int hard_count, int nb, double max_speed,
+                                           orca_vec2 preferred, orca_halfplane *scratch);
 orca_solve_result orca_solve_step_avx2(const orca_halfplane *planes, int count, int hard_count,
                                        double max_speed, orca_vec2 preferred,
                                        orca_halfplane *scratch);

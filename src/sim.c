@@ -182,9 +182,14 @@ void orca_free_agent_arrays(orca_sim *s)
     orca_mem_free(s->cell_radius);
     orca_mem_free(s->rank);
     orca_mem_free(s->ext);
+    orca_mem_free(s->cell_ext);
+    orca_mem_free(s->cell_layers);
     orca_mem_free(s->diag);
     orca_mem_free(s->dead);
     s->ext = NULL;
+    s->cell_ext = NULL;
+    s->cell_layers = NULL;
+    s->cell_ext_cap = 0;
     s->diag = NULL;
     s->dead = NULL;
     s->dead_count = s->dead_capacity = 0;

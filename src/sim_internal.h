@@ -244,6 +244,8 @@ typedef struct worker {
     orca_halfplane *scratch; /* same */
     uint32_t *stamp;   /* per segment: the last query that saw it */
     cand_buf *cand;    /* the hinted search's candidates (next to agents: see workers_reserve) */
+    neighbor *order;   /* the extended path: the neighbour list, locked neighbours first */
+    double *share;     /* the extended path: each neighbour's share, in that order */
     void *block;       /* the one allocation behind the six buffers above */
     uint32_t query;
     int fallbacks;
@@ -337,6 +339,18 @@ struct orca_sim {
 
     /* extensions (docs/extensions.md), index order, capacity agent_capacity; NULL until used */
     agent_ext *ext;          /* per agent: priority, layers, mask, locked */
+    /* The extended path's sorted copy of ext for the step without diagnostics (step.c,
+     * ext_prepare; a cache, capacity cell_ext_cap), and what that step needs to know. */
+    agent_ext *cell_ext;
+    uint32_t *cell_layers;
+    int32_t cell_ext_cap;
+    uint32_t ext_mask_and; /* the AND of every agent's mask */
+    int ext_shares;        /* 1: some agent's settings differ from the defaults */
+    int ext_layered;       /* 1: some agent's layers miss some agent's mask (a test against
+                              ext_mask_and, which may say so when it is not: the
+                              layered search then finds the same lists): the layered search
+                              runs */
+    int ext_locked_any;    /* 1: some agent is locked */
     int32_t ext_nondefault;  /* agents whose settings differ from the defaults: while 0 the
                                 step is the algorithm's plain path */
     int diagnostics;         /* 1: the step records diag (not state) */

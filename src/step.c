@@ -32,8 +32,12 @@ static ORCA_ALWAYS_INLINE int lowest_bit(uint32_t m)
 }
 
 /* The squared distances Dot(d, d), d = pos[q] - p, of len <= SCAN_CHUNK positions into dist;
- * returns the mask of those < filt2 (bit q for pos[q]), without branches. */
-static ORCA_ALWAYS_INLINE uint32_t filter_chunk(const orca_vec2 *pos, int len, orca_vec2 p,
+ * returns the mask of those < filt2 (bit q for pos[q]), without branches. With lay (the
+ * layers of the same sorted positions: the extended path's layered search), only those whose
+ * layers meet `want` (the searching agent's mask) count; every caller passes lay as a constant
+ * NULL or not, so the plain search compiles without the test. */
+static ORCA_ALWAYS_INLINE uint32_t filter_chunk(const orca_vec2 *pos, const uint32_t *lay,
+                                                uint32_t want, int len, orca_vec2 p,
                                                 double filt2, double *dist)
 {
     uint32_t mask = 0;
@@ -41,7 +45,11 @@ static ORCA_ALWAYS_INLINE uint32_t filter_chunk(const orca_vec2 *pos, int len, o
         orca_vec2 d = v2_sub(pos[q], p);
         double d2 = v2_dot(d, d);
         dist[q] = d2;
-        mask |= (uint32_t)(d2 < filt2) << q;
+        uint32_t ok = d2 < filt2;
+        if (lay) {
+            ok &= (lay[q] & want) != 0;
+        }
+        mask |= ok << q;
     }
     return mask;
 }
@@ -52,12 +60,14 @@ static ORCA_ALWAYS_INLINE uint32_t filter_chunk(const orca_vec2 *pos, int len, o
  * a row pass it, which a branch would mispredict); the survivors are offered in order. */
 static ORCA_ALWAYS_INLINE int scan_agents(const orca_sim *s, int32_t self, orca_vec2 p,
                                           double filt2, int32_t begin, int32_t end,
-                                          neighbor *out, int n, int cap)
+                                          neighbor *out, int n, int cap, const uint32_t *lay,
+                                          uint32_t want)
 {
     double dist[SCAN_CHUNK];
     for (int32_t k0 = begin; k0 < end; k0 += SCAN_CHUNK) {
         int len = end - k0 > SCAN_CHUNK ? SCAN_CHUNK : (int)(end - k0);
-        uint32_t mask = filter_chunk(s->cell_pos + k0, len, p, filt2, dist);
+        uint32_t mask = filter_chunk(s->cell_pos + k0, lay ? lay + k0 : NULL, want, len, p,
+                                     filt2, dist);
         while (mask) {
             int q = lowest_bit(mask);
             mask &= mask - 1;
@@ -72,8 +82,9 @@ static ORCA_ALWAYS_INLINE int scan_agents(const orca_sim *s, int32_t self, orca_
 /* The rest of grid_search from orca_grid_query's *next = next on: out of line (only a search
  * beyond the hashed grid's cells needs it), and reading the agent's position and neighbour
  * distance again, so that grid_search keeps nothing more for it. */
-static ORCA_NOINLINE int grid_search_rest(const orca_sim *s, int32_t self,
-                                                      neighbor *out, int n, int cap, int64_t next)
+static ORCA_NOINLINE int grid_search_rest(const orca_sim *s, int32_t self, neighbor *out,
+                                         int n, int cap, int64_t next, const uint32_t *lay,
+                                         uint32_t want)
 {
     grid_range ranges[GRID_RANGES];
     orca_vec2 p = s->cell_pos[self];
@@ -82,7 +93,8 @@ static ORCA_NOINLINE int grid_search_rest(const orca_sim *s, int32_t self,
     while (next > 0) {
         int nr = orca_grid_query(s, p, nd, ranges, &next);
         for (int r = 0; r < nr; ++r) {
-            n = scan_agents(s, self, p, nd2, ranges[r].begin, ranges[r].end, out, n, cap);
+            n = scan_agents(s, self, p, nd2, ranges[r].begin, ranges[r].end, out, n, cap, lay,
+                            want);
         }
     }
     return n;
@@ -92,16 +104,17 @@ static ORCA_NOINLINE int grid_search_rest(const orca_sim *s, int32_t self,
  * nd2 = nd * nd) in the hashed grid of a sparse scene: every agent orca_grid_query finds
  * offered to the sorted list out; returns its length. */
 static ORCA_ALWAYS_INLINE int grid_search(const orca_sim *s, int32_t self, orca_vec2 p, double nd,
-                                          double nd2, neighbor *out, int cap)
+                                          double nd2, neighbor *out, int cap,
+                                          const uint32_t *lay, uint32_t want)
 {
     grid_range ranges[GRID_RANGES];
     int64_t next = 0;
     int n = 0;
     int nr = orca_grid_query(s, p, nd, ranges, &next);
     for (int r = 0; r < nr; ++r) {
-        n = scan_agents(s, self, p, nd2, ranges[r].begin, ranges[r].end, out, n, cap);
+        n = scan_agents(s, self, p, nd2, ranges[r].begin, ranges[r].end, out, n, cap, lay, want);
     }
-    return next > 0 ? grid_search_rest(s, self, out, n, cap, next) : n;
+    return next > 0 ? grid_search_rest(s, self, out, n, cap, next, lay, want) : n;
 }
 
 /* Column of the dense grid holding x (relative to the origin): floor(x * inv) clamped to
@@ -115,13 +128,13 @@ static ORCA_ALWAYS_INLINE int32_t dense_column(double x, double inv, double wmax
 /* Offers the agents of row r within half-width hw of p.x. */
 static ORCA_ALWAYS_INLINE int scan_row(const orca_sim *s, int32_t self, orca_vec2 p, double filt2,
                                        int32_t r, double hw, double m, neighbor *out, int n,
-                                       int cap)
+                                       int cap, const uint32_t *lay, uint32_t want)
 {
     double inv = s->inv_cell_x, wmax = (double)s->grid_w;
     int32_t c0 = dense_column(p.x - hw - m - s->origin_x, inv, wmax, s->grid_w);
     int32_t c1 = dense_column(p.x + hw + m - s->origin_x, inv, wmax, s->grid_w);
     const int32_t *row = s->cell_start + (int64_t)r * s->grid_w;
-    return scan_agents(s, self, p, filt2, row[c0], row[c1 + 1], out, n, cap);
+    return scan_agents(s, self, p, filt2, row[c0], row[c1 + 1], out, n, cap, lay, want);
 }
 
 CAND_DEFINE_COUNT_RANKS(cand_count_ranks, 2)
@@ -375,20 +388,150 @@ static ORCA_ALWAYS_INLINE void moved_box_merge(worker *w, const moved_box *b)
 
 #define PREFETCH_AHEAD 8 /* agents ahead whose own data the step fetches */
 
-#define STEP_FN(name) name
+/* ---------------------------------------------------------------------------------------
+ * The extended path's pieces that both of its forms share (ext_step_agents below, with the
+ * diagnostics; ext_step_fast in sim_step.inc, without them).
+ * ------------------------------------------------------------------------------------- */
+
+/* Agent a's share of the avoidance against agent b (docs/extensions.md, "Priority, layers and
+ * locked agents"): 1 when b is locked or does not consider a, else p_b / (p_a + p_b). */
+static ORCA_ALWAYS_INLINE double ext_share_of(const agent_ext *a, const agent_ext *b)
+{
+    if (b->locked || (b->mask & a->layers) == 0) {
+        return 1.0;
+    }
+    return b->priority / (a->priority + b->priority);
+}
+
+/* The order of the agent half-planes of the agent at sorted position self, whose neighbour
+ * list is w->agents (na entries): the locked neighbours first, then the others, each group in
+ * the list's order (w->order when there is a locked one, else the list itself); each
+ * neighbour's share into w->share in that order; *locked receives the locked count. Reads the
+ * step's sorted copy of the settings (s->cell_ext). */
+static ORCA_ALWAYS_INLINE const neighbor *ext_order(const orca_sim *s, worker *w, int32_t self,
+                                                    int na, int *locked)
+{
+    const agent_ext *ce = s->cell_ext;
+    const neighbor *list = w->agents;
+    int nl = 0;
+    if (s->ext_locked_any) {
+        for (int k = 0; k < na; ++k) {
+            nl += ce[w->agents[k].at].locked != 0;
+        }
+        if (nl > 0) {
+            int a = 0, b = nl;
+            for (int k = 0; k < na; ++k) {
+                w->order[ce[w->agents[k].at].locked ? a++ : b++] = w->agents[k];
+            }
+            list = w->order;
+        }
+    }
+    for (int k = 0; k < na; ++k) {
+        w->share[k] = ext_share_of(&ce[self], &ce[list[k].at]);
+    }
+    *locked = nl;
+    return list;
+}
+
+/* A locked agent (at sorted position k) keeps its velocity: the new position p + v dt, and
+ * the check that it stays within the coordinate limit (docs/limits.md); with dg its
+ * diagnostics. */
+static void ext_step_locked(orca_sim *s, int32_t k, double dt, moved_box *box,
+                            orca_agent_diagnostics *dg)
+{
+    int32_t i = s->cell_index[k];
+    orca_vec2 v = s->cell_vel[k], p = s->cell_pos[k];
+    s->vel[i] = v;
+    s->pos[i] = v2_add(p, v2_mul(v, dt));
+    moved_box_add(box, s->pos[i]);
+    orca_vec2 q = s->pos[i];
+    if (!(d_mag(q.x) < ORCA_COORD_LIMIT && d_mag(q.y) < ORCA_COORD_LIMIT)) {
+        note_bad_agent(s, i);
+    }
+    if (dg) {
+        memset(dg, 0, sizeof *dg);
+        dg->failed_constraint = -1;
+        dg->locked = 1;
+    }
+}
+
+/* Agent i's preferred velocity in the step: the step's copy, times f(rho) of its neighbour
+ * list (na entries, in (squared distance, index) order) with the density-dependent speed on
+ * (docs/extensions.md, "Density-dependent speed"). */
+static ORCA_ALWAYS_INLINE orca_vec2 ext_preferred(const orca_sim *s, const neighbor *list,
+                                                  int na, int32_t i)
+{
+    orca_vec2 pref = s->step_pref[i];
+    if (s->density_on) {
+        double rho = orca_density_estimate(list, na, s->par[i].max_neighbors, s->density.radius);
+        double f = orca_density_factor(&s->density, rho);
+        pref = v2(pref.x * f, pref.y * f);
+    }
+    return pref;
+}
+
+/* The sorted positions' layers for the layered search of the extended path: every agent
+ * considers every other unless s->ext_layered (set by ext_prepare). */
+#define STEP_LFN_LAY(s, self) (s)->cell_layers, (s)->cell_ext[self].mask
+
+/* Each copy twice: first the layered search alone (STEP_LAYERED 1: the extended path's
+ * search where layers and masks hide agents from each other), then the whole step, whose
+ * extended path calls the layered copy's select_agents as STEP_LFN(select_agents). */
+#define STEP_LAYERED 1
+#define STEP_LAY(s, self) STEP_LFN_LAY(s, self)
+#define STEP_LAY_AT(s, self, k0) (s)->cell_layers + (k0), (s)->cell_ext[self].mask
+#define STEP_FN(name) name##_lay
 #define STEP_TARGET
 #define STEP_KERNELS 0
 #include "sim_step.inc"
 #undef STEP_FN
 #undef STEP_TARGET
 #undef STEP_KERNELS
+#undef STEP_LAYERED
+#undef STEP_LAY
+#undef STEP_LAY_AT
+
+#define STEP_LAYERED 0
+#define STEP_LAY(s, self) NULL, 0u
+#define STEP_LAY_AT(s, self, k0) NULL, 0u
+#define STEP_FN(name) name
+#define STEP_LFN(name) name##_lay
+#define STEP_TARGET
+#define STEP_KERNELS 0
+#include "sim_step.inc"
+#undef STEP_FN
+#undef STEP_LFN
+#undef STEP_TARGET
+#undef STEP_KERNELS
 
 #ifdef ORCA_HAVE_AVX
-#define STEP_FN(name) name##_avx2
+#undef STEP_LAYERED
+#undef STEP_LAY
+#undef STEP_LAY_AT
+#define STEP_LAYERED 1
+#define STEP_LAY(s, self) STEP_LFN_LAY(s, self)
+#define STEP_LAY_AT(s, self, k0) (s)->cell_layers + (k0), (s)->cell_ext[self].mask
+#define STEP_FN(name) name##_avx2_lay
 #define STEP_TARGET ORCA_AVX
 #define STEP_KERNELS 1
 #include "sim_step.inc"
 #undef STEP_FN
+#undef STEP_TARGET
+#undef STEP_KERNELS
+#undef STEP_LAYERED
+#undef STEP_LAY
+#undef STEP_LAY_AT
+#define STEP_LAYERED 0
+#define STEP_LAY(s, self) NULL, 0u
+#define STEP_LAY_AT(s, self, k0) NULL, 0u
+
+#define STEP_FN(name) name##_avx2
+#define STEP_LFN(name) name##_avx2_lay
+#define STEP_TARGET ORCA_AVX
+#define STEP_KERNELS 1
+#include "sim_step.inc"
+#undef STEP_FN
+#undef STEP_LFN
 #undef STEP_TARGET
 #undef STEP_KERNELS
 #endif
@@ -485,18 +628,10 @@ static ORCA_NOINLINE int ext_select_agents(const orca_sim *s, int32_t self,
     return n;
 }
 
-/* Agent i's share of the avoidance against agent j: 1 when j is locked or does not consider
- * i, else p_j / (p_i + p_j); 0.5 without extensions. */
+/* Agent i's share of the avoidance against agent j: ext_share_of, 0.5 without extensions. */
 static ORCA_ALWAYS_INLINE double ext_share(const orca_sim *s, int32_t i, int32_t j)
 {
-    if (!s->ext) {
-        return 0.5;
-    }
-    const agent_ext *a = &s->ext[i], *b = &s->ext[j];
-    if (b->locked || (b->mask & a->layers) == 0) {
-        return 1.0;
-    }
-    return b->priority / (a->priority + b->priority);
+    return s->ext ? ext_share_of(&s->ext[i], &s->ext[j]) : 0.5;
 }
 
 /* build_constraints of the extended path: the boundary half-planes (docs/extensions.md,
@@ -554,43 +689,8 @@ static int ext_build_constraints(const orca_sim *s, worker *w, int32_t self, dou
     return n;
 }
 
-/* The solve of the extended path: orca_solve_step, except that with boundary half-planes
- * (the first nb) a program that fails within the hard constraints keeps the boundary ones
- * hard (docs/extensions.md, "Walkable-area boundaries"). */
-static orca_solve_result ext_solve(orca_halfplane *planes, int count, int hard, int nb,
-                                   double max_speed, orca_vec2 pref, orca_halfplane *scratch)
-{
-    if (nb == 0) {
-        return orca_solve_step(planes, count, hard, max_speed, pref, scratch);
-    }
-    orca_lp_result lp;
-    orca_lp_solve(planes, count, max_speed, pref, &lp);
-    orca_solve_result res = {lp.velocity, lp.failed, 0};
-    if (lp.failed < 0) {
-        return res;
-    }
-    res.fallback = 1;
-    if (lp.failed < nb) {
-        /* the boundary half-planes alone, relaxed */
-        orca_lp_fallback(planes, nb, nb, lp.failed, max_speed, scratch, &res.velocity);
-    } else if (lp.failed < hard) {
-        /* the hard prefix, with the boundary half-planes kept hard */
-        orca_lp_fallback(planes, hard, nb, lp.failed, max_speed, scratch, &res.velocity);
-    } else {
-        orca_lp_fallback(planes, count, hard, lp.failed, max_speed, scratch, &res.velocity);
-    }
-    return res;
-}
-
-/* A locked agent keeps its velocity: the step checks only that it stays finite (always, by
- * the accepted ranges) and within the coordinate limit (docs/limits.md). */
-static ORCA_ALWAYS_INLINE int locked_result_ok(orca_vec2 v, orca_vec2 p, double dt)
-{
-    orca_vec2 q = v2_add(p, v2_mul(v, dt));
-    return d_mag(q.x) < ORCA_COORD_LIMIT && d_mag(q.y) < ORCA_COORD_LIMIT;
-}
-
-/* step_agents of the extended path. */
+/* step_agents of the extended path with the diagnostics (the scalar search above, which counts
+ * the candidates); ext_step_fast (sim_step.inc) computes the same bits without them. */
 static int ext_step_agents(orca_sim *s, worker *w, int begin, int end, double dt)
 {
     int fallbacks = 0;
@@ -599,35 +699,18 @@ static int ext_step_agents(orca_sim *s, worker *w, int begin, int end, double dt
         int32_t i = s->cell_index[k];
         orca_agent_diagnostics *dg = s->diagnostics ? &s->diag[i] : NULL;
         if (s->ext && s->ext[i].locked) {
-            s->vel[i] = s->cell_vel[k];
-            s->pos[i] = v2_add(s->cell_pos[k], v2_mul(s->cell_vel[k], dt));
-            moved_box_add(&box, s->pos[i]);
-            if (!locked_result_ok(s->cell_vel[k], s->cell_pos[k], dt)) {
-                note_bad_agent(s, i);
-            }
-            if (dg) {
-                memset(dg, 0, sizeof *dg);
-                dg->failed_constraint = -1;
-                dg->locked = 1;
-            }
+            ext_step_locked(s, k, dt, &box, dg);
             continue;
         }
         int hard, nb, na, within;
         orca_halfplane *planes;
         int count = ext_build_constraints(s, w, k, dt, &hard, &nb, &na, &within, &planes);
-        orca_vec2 pref = s->step_pref[i];
-        if (s->density_on) {
-            /* the step's copy times f(rho) of the agent's list (docs/extensions.md,
-             * "Density-dependent speed") */
-            double rho = orca_density_estimate(w->agents, na, s->par[i].max_neighbors,
-                                               s->density.radius);
-            double f = orca_density_factor(&s->density, rho);
-            pref = v2(pref.x * f, pref.y * f);
-        }
+        orca_vec2 pref = ext_preferred(s, w->agents, na, i);
         double max_speed = s->par[i].max_speed;
-        orca_halfplane *scratch =
-            nb > 0 ? s->bnd->ws[(int)(w - s->workers)].scratch : w->scratch;
-        orca_solve_result res = ext_solve(planes, count, hard, nb, max_speed, pref, scratch);
+        orca_solve_result res =
+            nb > 0 ? orca_solve_step_bnd(planes, count, hard, nb, max_speed, pref,
+                                         s->bnd->ws[(int)(w - s->workers)].scratch)
+                   : orca_solve_step(planes, count, hard, max_speed, pref, w->scratch);
         if (max_speed == 0) {
             stand_still(&res); /* its neighbours still count in the diagnostics */
         }
@@ -731,7 +814,17 @@ static void step_task(int begin, int end, int worker_index, void *context)
         rule_range(c, begin, end);
     }
     if (ext_path(s)) {
-        w->fallbacks += ext_step_agents(s, w, begin, end, c->dt);
+        if (s->diagnostics) {
+            w->fallbacks += ext_step_agents(s, w, begin, end, c->dt);
+        }
+#ifdef ORCA_HAVE_AVX
+        else if (s->vector) {
+            w->fallbacks += ext_step_fast_avx2(s, w, begin, end, c->dt);
+        }
+#endif
+        else {
+            w->fallbacks += ext_step_fast(s, w, begin, end, c->dt);
+        }
     }
 #ifdef ORCA_HAVE_AVX
     else if (s->vector) {
@@ -746,6 +839,78 @@ static void step_task(int begin, int end, int worker_index, void *context)
     else {
         w->fallbacks += step_agents(s, w, begin, end, c->dt);
     }
+}
+
+/* The sorted copy of the avoidance settings (s->cell_ext, s->cell_layers) for the agents at
+ * sorted positions [begin, end); a range where some agent's layers miss every agent's mask
+ * (s->ext_mask_and) sets the context's flag (then the search must filter by layers). */
+typedef struct ext_gather_ctx {
+    orca_sim *sim;
+    atomic_int layered;
+} ext_gather_ctx;
+
+static void ext_gather_task(int begin, int end, int worker_index, void *context)
+{
+    (void)worker_index; /* each sorted position is its own slot */
+    ext_gather_ctx *c = context;
+    orca_sim *s = c->sim;
+    uint32_t all = s->ext_mask_and;
+    int layered = 0;
+    for (int32_t at = begin; at < end; ++at) {
+        if (at + 16 < end) {
+            PREFETCH(&s->ext[s->cell_index[at + 16]]);
+        }
+        const agent_ext *e = &s->ext[s->cell_index[at]];
+        s->cell_ext[at] = *e;
+        s->cell_layers[at] = e->layers;
+        layered |= (e->layers & all) == 0;
+    }
+    if (layered) {
+        atomic_store(&c->layered, 1);
+    }
+}
+
+/* Before a step of the extended path without diagnostics (ext_step_fast): whether settings
+ * other than the defaults exist (s->ext_shares), and then their sorted copy, whether any agent
+ * is locked and whether the layers hide some agent from another (s->ext_layered: otherwise
+ * the plain search finds the same lists). A cache, refilled each such step. */
+static orca_status ext_prepare(orca_sim *s)
+{
+    s->ext_shares = s->ext && s->ext_nondefault > 0;
+    s->ext_layered = 0;
+    s->ext_locked_any = 0;
+    if (!s->ext_shares) {
+        return ORCA_OK;
+    }
+    if (s->cell_ext_cap < s->agent_count) {
+        agent_ext *e = orca_mem_resize(s->cell_ext, (size_t)s->agent_capacity, sizeof *e);
+        if (e) {
+            s->cell_ext = e;
+        }
+        uint32_t *l = e ? orca_mem_resize(s->cell_layers, (size_t)s->agent_capacity, sizeof *l)
+                        : NULL;
+        if (!l) {
+            return orca_fail(s, ORCA_ERR_MEMORY,
+                             "out of memory for the avoidance settings of %d agents",
+                             s->agent_count);
+        }
+        s->cell_layers = l;
+        s->cell_ext_cap = s->agent_capacity;
+    }
+    uint32_t all = 0xFFFFFFFFu;
+    int locked = 0;
+    for (int32_t i = 0; i < s->agent_count; ++i) {
+        all &= s->ext[i].mask;
+        locked |= s->ext[i].locked;
+    }
+    s->ext_mask_and = all;
+    s->ext_locked_any = locked;
+    ext_gather_ctx c;
+    c.sim = s;
+    atomic_init(&c.layered, 0);
+    orca_run_task(s, ext_gather_task, s->agent_count, &c);
+    s->ext_layered = atomic_load(&c.layered);
+    return ORCA_OK;
 }
 
 orca_status orca_sim_step(orca_sim *s, double dt)
@@ -790,6 +955,12 @@ orca_status orca_sim_step_rule(orca_sim *s, double dt, orca_step_rule_fn *rule, 
     }
     atomic_store(&s->bad_worker, -1);
     atomic_store(&s->bad_agent, s->agent_count);
+    if (ext_path(s) && !s->diagnostics) {
+        st = ext_prepare(s);
+        if (st != ORCA_OK) {
+            return st;
+        }
+    }
     step_ctx ctx;
     ctx.sim = s;
     ctx.dt = dt;

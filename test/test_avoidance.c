@@ -574,6 +574,117 @@ static int test_bad_arguments(void)
     return 0;
 }
 
+/* One random scene of the extended path (seed): up to 400 agents in a square boundary loop
+ * (tight: many agents see its edges), with walls, coincident pairs, random priorities over
+ * the whole range, layers and masks (some zero), locked agents, max_neighbors 0..30 (lists
+ * past the ranked length), neighbour distances 0..12 m, and the density-dependent speed and
+ * the separation option in some seeds; variant picks which settings are used. */
+static orca_sim *fast_scene(unsigned long long seed, int variant, int workers, int kernels,
+                            int diagnostics)
+{
+    test_rng r = {seed * 0x9e3779b97f4a7c15ull + (unsigned long long)variant};
+    orca_sim *sim = test_new_sim(workers);
+    if (!sim) {
+        return NULL;
+    }
+    orca_sim_set_vector_kernels(sim, kernels);
+    orca_sim_set_diagnostics(sim, diagnostics);
+    double half = test_rng_uniform(&r, 5, 25);
+    if (variant != 3) {
+        orca_vec2 loop[4] = {vec(-half, -half), vec(half, -half), vec(half, half), vec(-half, half)};
+        if (orca_sim_add_boundary(sim, loop, 4, NULL) != ORCA_OK) {
+            orca_sim_destroy(sim);
+            return NULL;
+        }
+    }
+    if (test_rng_next(&r) % 2) {
+        orca_sim_add_segment(sim, vec(-half / 3, 0), vec(half / 3, half / 5), NULL);
+    }
+    int n = 20 + (int)(test_rng_next(&r) % 380);
+    orca_agent_def last = orca_agent_def_default();
+    for (int i = 0; i < n; ++i) {
+        orca_agent_def d = orca_agent_def_default();
+        d.radius = test_rng_uniform(&r, 0.1, 0.6);
+        double m = half - d.radius - 0.01;
+        d.position = vec(test_rng_uniform(&r, -m, m), test_rng_uniform(&r, -m, m));
+        d.velocity = vec(test_rng_uniform(&r, -1, 1), test_rng_uniform(&r, -1, 1));
+        if (i > 0 && test_rng_next(&r) % 8 == 0) {
+            /* coincident with the last one, at its velocity: the pair the separation parts */
+            d.position = last.position;
+            d.velocity = last.velocity;
+            d.radius = last.radius;
+        }
+        last = d;
+        d.preferred_velocity = vec(test_rng_uniform(&r, -2, 2), test_rng_uniform(&r, -2, 2));
+        d.max_speed = test_rng_uniform(&r, 0, 2.5);
+        d.max_neighbors = (int)(test_rng_next(&r) % 31);
+        d.neighbor_dist = test_rng_uniform(&r, 0, 12);
+        orca_agent_id id;
+        if (orca_sim_add_agent(sim, &d, &id) != ORCA_OK) {
+            continue; /* e.g. a disc across the wall */
+        }
+        orca_agent_avoidance a = orca_agent_avoidance_default();
+        static const double prio[] = {1, 1, 2, 0x1p-30, 0x1p30, 7.25};
+        if (variant == 0 || variant == 2) {
+            a.priority = test_rng_next(&r) % 3 ? prio[test_rng_next(&r) % 6]
+                                               : test_rng_uniform(&r, 0.5, 10);
+            a.locked = test_rng_next(&r) % 4 == 0;
+        }
+        if (variant == 0 || variant == 1) {
+            a.layers = 1u << (test_rng_next(&r) % 4);
+            a.mask = (uint32_t)(test_rng_next(&r) % 16);
+        }
+        orca_agent_set_avoidance(sim, id, &a);
+    }
+    if (seed % 3 == 0) {
+        orca_density_speed ds = orca_density_speed_default();
+        orca_sim_set_density_speed(sim, &ds);
+    }
+    if (seed % 4 == 1) {
+        orca_sim_set_separation(sim, 1);
+    }
+    return sim;
+}
+
+/* The extended path without diagnostics (the plain step's search and kernels: ext_step_fast)
+ * against the same step with diagnostics on (the extended path's own scalar search and
+ * builder, which counts candidates), state hash after every step: random scenes with every
+ * combination of priorities, layers and locked agents, with and without a boundary loop, the
+ * vector kernels on and off, 1, 2 and 3 workers. */
+static int test_fast_path_same_bits(void)
+{
+    for (unsigned long long seed = 0; seed < 16; ++seed) {
+        int variant = (int)(seed % 4);
+        orca_sim *ref = fast_scene(seed, variant, 1, 0, 1);
+        ENSURE(ref);
+        orca_sim *fast[4];
+        for (int f = 0; f < 4; ++f) {
+            fast[f] = fast_scene(seed, variant, 1 + f % 3, f != 1, 0);
+            ENSURE(fast[f]);
+            ENSURE(orca_sim_hash(fast[f]) == orca_sim_hash(ref));
+        }
+        for (int step = 0; step < 25; ++step) {
+            orca_status st = orca_sim_step(ref, 0.1);
+            ENSURE_MSG(st == ORCA_OK, "seed %llu step %d: %s", seed, step,
+                       orca_sim_last_error(ref));
+            for (int f = 0; f < 4; ++f) {
+                ENSURE(orca_sim_step(fast[f], 0.1) == ORCA_OK);
+                ENSURE_MSG(orca_sim_hash(fast[f]) == orca_sim_hash(ref),
+                           "seed %llu variant %d step %d run %d: %016llx vs %016llx", seed,
+                           variant, step, f, (unsigned long long)orca_sim_hash(fast[f]),
+                           (unsigned long long)orca_sim_hash(ref));
+                ENSURE(orca_sim_last_fallback_count(fast[f]) ==
+                       orca_sim_last_fallback_count(ref));
+            }
+        }
+        orca_sim_destroy(ref);
+        for (int f = 0; f < 4; ++f) {
+            orca_sim_destroy(fast[f]);
+        }
+    }
+    return 0;
+}
+
 const orca_test ORCA_TESTS[] = {
     {"defaults_same_bits", test_defaults_same_bits},
     {"share_hand_derived", test_share_hand_derived},
@@ -585,5 +696,6 @@ const orca_test ORCA_TESTS[] = {
     {"diagnostics", test_diagnostics},
     {"state", test_state},
     {"bad_arguments", test_bad_arguments},
+    {"fast_path_same_bits", test_fast_path_same_bits},
     {0, 0},
 };
