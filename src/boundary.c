@@ -360,7 +360,9 @@ static int build_edge_grid(const orca_sim *s, boundary_set *b)
 
 static int scratch_reserve(const orca_sim *s, boundary_set *b)
 {
-    int planes = b->edge_count + s->segment_count + s->max_nb + 1;
+    /* + 4: the AVX2 fallback's projections (lp.inc, lp_project4) read and write four
+     * half-planes at a time, up to three past a list (as the workers' buffers, grid.c) */
+    int planes = b->edge_count + s->segment_count + s->max_nb + 4;
     if (b->ws && b->ws_count == s->worker_count && b->edge_count <= b->ws_edges &&
         planes <= b->ws_planes) {
         return 1;
