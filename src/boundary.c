@@ -55,6 +55,7 @@ void orca_boundary_free(boundary_set *b)
     orca_mem_free(b->enext);
     orca_cell_map_free(&b->cells);
     orca_mem_free(b->list);
+    orca_mem_free(b->occ);
     orca_mem_free(b->rows);
     orca_mem_free(b->row_edges);
     orca_mem_free(b->fit_stamp);
@@ -340,6 +341,93 @@ static double edge_cell_size(const orca_sim *s, const boundary_set *b)
     return cell;
 }
 
+#define OCC_MAX_BITS (1 << 24) /* the largest bitmap: 2 MiB */
+
+/* The cell coordinates of a key of cell_key. */
+static void key_cell(uint64_t key, int32_t *cx, int32_t *cy)
+{
+    *cx = (int32_t)((int64_t)(key >> 32) - 2 - (int64_t)CELL_LIMIT);
+    *cy = (int32_t)((int64_t)(key & 0xFFFFFFFFu) - 2 - (int64_t)CELL_LIMIT);
+}
+
+/* The occupancy bitmap of the edge grid just built (b->occ; NULL when its box would exceed
+ * OCC_MAX_BITS cells or memory runs out: only a shortcut is lost). */
+static void build_occupancy(boundary_set *b)
+{
+    orca_mem_free(b->occ);
+    b->occ = NULL;
+    int64_t x0 = INT32_MAX, y0 = INT32_MAX, x1 = INT32_MIN, y1 = INT32_MIN;
+    for (uint32_t h = 0; h <= b->cells.mask; ++h) {
+        if (b->cells.keys[h] != CELL_EMPTY) {
+            int32_t cx, cy;
+            key_cell(b->cells.keys[h], &cx, &cy);
+            x0 = cx < x0 ? cx : x0;
+            x1 = cx > x1 ? cx : x1;
+            y0 = cy < y0 ? cy : y0;
+            y1 = cy > y1 ? cy : y1;
+        }
+    }
+    if (x1 < x0) {
+        return;
+    }
+    int64_t w = x1 - x0 + 1, h = y1 - y0 + 1, words = (w + 63) / 64;
+    if (words * 64 * h > OCC_MAX_BITS) {
+        return;
+    }
+    uint64_t *occ = orca_mem_zalloc((size_t)(words * h), sizeof *occ);
+    if (!occ) {
+        return;
+    }
+    for (uint32_t k = 0; k <= b->cells.mask; ++k) {
+        if (b->cells.keys[k] != CELL_EMPTY) {
+            int32_t cx, cy;
+            key_cell(b->cells.keys[k], &cx, &cy);
+            int64_t c = cx - x0;
+            occ[(cy - y0) * words + c / 64] |= (uint64_t)1 << (c % 64);
+        }
+    }
+    b->occ = occ;
+    b->occ_x = (int32_t)x0;
+    b->occ_y = (int32_t)y0;
+    b->occ_w = (int32_t)w;
+    b->occ_h = (int32_t)h;
+    b->occ_words = (int32_t)words;
+}
+
+/* Whether the block of cells x0..x1 by y0..y1 may hold an edge: 1 without the bitmap, else
+ * whether one of its cells is occupied. */
+static int block_occupied(const boundary_set *b, int32_t x0, int32_t x1, int32_t y0, int32_t y1)
+{
+    if (!b->occ) {
+        return 1;
+    }
+    int64_t c0 = (int64_t)x0 - b->occ_x, c1 = (int64_t)x1 - b->occ_x;
+    int64_t r0 = (int64_t)y0 - b->occ_y, r1 = (int64_t)y1 - b->occ_y;
+    c0 = c0 < 0 ? 0 : c0;
+    r0 = r0 < 0 ? 0 : r0;
+    c1 = c1 >= b->occ_w ? b->occ_w - 1 : c1;
+    r1 = r1 >= b->occ_h ? b->occ_h - 1 : r1;
+    if (c0 > c1 || r0 > r1) {
+        return 0;
+    }
+    for (int64_t r = r0; r <= r1; ++r) {
+        const uint64_t *row = b->occ + r * b->occ_words;
+        for (int64_t w = c0 / 64; w <= c1 / 64; ++w) {
+            uint64_t m = ~(uint64_t)0;
+            if (w == c0 / 64) {
+                m &= ~(uint64_t)0 << (c0 % 64);
+            }
+            if (w == c1 / 64) {
+                m &= ~(uint64_t)0 >> (63 - c1 % 64);
+            }
+            if (row[w] & m) {
+                return 1;
+            }
+        }
+    }
+    return 0;
+}
+
 static int build_edge_grid(const orca_sim *s, boundary_set *b)
 {
     double want = edge_cell_size(s, b);
@@ -354,6 +442,7 @@ static int build_edge_grid(const orca_sim *s, boundary_set *b)
                                   &b->list, &b->list_len)) {
         return 0;
     }
+    build_occupancy(b);
     b->grid_valid = 1;
     return 1;
 }
@@ -469,7 +558,9 @@ int orca_boundary_constraints(const orca_sim *s, int worker_index, int32_t i, or
     int32_t x0 = cell_coord(p.x - reach - mg, inv), x1 = cell_coord(p.x + reach + mg, inv);
     int32_t y0 = cell_coord(p.y - reach - mg, inv), y1 = cell_coord(p.y + reach + mg, inv);
     int64_t block = ((int64_t)x1 - x0 + 1) * ((int64_t)y1 - y0 + 1);
-    if (block > (int64_t)b->edge_count) {
+    if (!block_occupied(b, x0, x1, y0, y1)) {
+        /* no edge in the block (every point of an edge lies in a cell that lists it) */
+    } else if (block > (int64_t)b->edge_count) {
         /* a reach far beyond the cells: every edge, in index order */
         for (int32_t k = 0; k < b->edge_count; ++k) {
             n += edge_feature(b, k, p, r, h, reach2, &ws->feat[n]);

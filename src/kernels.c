@@ -338,6 +338,8 @@ static const uint8_t pack_lanes[16][8] __attribute__((aligned(8))) = {
 typedef struct box_consts {
     __m256d pxy, f2; /* p.x p.y p.x p.y, filt2 */
     __m256i selfv;
+    const uint32_t *lay; /* the layered search (the extended path): the sorted layers, or NULL */
+    __m128i want;        /* the searching agent's mask, four times */
 } box_consts;
 
 /* Agents k0 .. k1 - 1 (those before end), four at a time without branches: each group's
@@ -363,6 +365,15 @@ static ORCA_AVX ORCA_ALWAYS_INLINE int64_t box_groups(const box_consts *q, const
         __m256i in = _mm256_and_si256(_mm256_castpd_si256(_mm256_cmp_pd(d2, q->f2, _CMP_LT_OQ)),
                                       _mm256_cmpgt_epi64(endv, at));
         in = _mm256_andnot_si256(_mm256_cmpeq_epi64(at, q->selfv), in);
+        if (q->lay) {
+            /* the layers of the four agents that miss the mask, in the lanes' order */
+            const uint32_t *l = q->lay + (p - pos);
+            __m128i hid = _mm_cmpeq_epi32(_mm_and_si128(_mm_loadu_si128((const __m128i *)l),
+                                                        q->want),
+                                          _mm_setzero_si128());
+            hid = _mm_shuffle_epi32(hid, _MM_SHUFFLE(3, 1, 2, 0));
+            in = _mm256_andnot_si256(_mm256_cvtepi32_epi64(hid), in);
+        }
         int m = _mm256_movemask_pd(_mm256_castsi256_pd(in));
         /* the row's bytes widened to 32 bits: one instruction, and its index scales by 8 */
         __m256i perm = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)pack_lanes[m]));
@@ -403,6 +414,8 @@ static ORCA_AVX ORCA_NOINLINE int box_scan_rest(cand_buf *c, neighbor *out)
     q.pxy = _mm256_setr_pd(c->rest.px, c->rest.py, c->rest.px, c->rest.py);
     q.f2 = _mm256_set1_pd(c->rest.filt2);
     q.selfv = _mm256_set1_epi64x(c->rest.self);
+    q.lay = c->rest.lay;
+    q.want = _mm_set1_epi32((int)c->rest.want);
     const orca_vec2 *pos = c->rest.pos;
     const int32_t *cell_index = c->rest.cell_index;
     int cap = c->rest.cap;
@@ -428,12 +441,14 @@ static ORCA_AVX ORCA_NOINLINE int box_finish_long(cand_buf *c,
 static ORCA_AVX ORCA_ALWAYS_INLINE int
 box_scan(const int32_t *row, int32_t w, int32_t rows, int32_t c0, int32_t c1,
          const orca_vec2 *pos, const int32_t *cell_index, int32_t self, orca_vec2 p,
-         double filt2, neighbor *out, cand_buf *c, int cap)
+         double filt2, neighbor *out, cand_buf *c, int cap, const uint32_t *lay, uint32_t want)
 {
     box_consts q;
     q.pxy = _mm256_setr_pd(p.x, p.y, p.x, p.y);
     q.f2 = _mm256_set1_pd(filt2);
     q.selfv = _mm256_set1_epi64x(self);
+    q.lay = lay;
+    q.want = _mm_set1_epi32((int)want);
     int64_t cn = 0; /* the candidates' count in a register through the scan */
     const int32_t *lo = row + c0, *last = lo + (int64_t)(rows - 1) * w;
     const int64_t span = (int64_t)c1 + 1 - c0;
@@ -453,6 +468,8 @@ box_scan(const int32_t *row, int32_t w, int32_t rows, int32_t c0, int32_t c1,
             c->rest.filt2 = filt2;
             c->rest.self = self;
             c->rest.cap = cap;
+            c->rest.lay = lay;
+            c->rest.want = want;
             return box_scan_rest(c, out);
         }
         /* the row fits into the buffer in one go (nearly always) */
@@ -473,7 +490,7 @@ ORCA_AVX int orca_box_scan_vector(const int32_t *row, int32_t w, int32_t rows, i
                                   int32_t self, orca_vec2 p, double filt2, neighbor *out,
                                   cand_buf *c, int cap)
 {
-    return box_scan(row, w, rows, c0, c1, pos, cell_index, self, p, filt2, out, c, cap);
+    return box_scan(row, w, rows, c0, c1, pos, cell_index, self, p, filt2, out, c, cap, NULL, 0);
 }
 
 /* dense_column four times at once: q = x * inv with x = ((p + -bound) + -m) - origin for
@@ -511,7 +528,20 @@ ORCA_AVX ORCA_NOINLINE int orca_box_search_vector(const box_grid *g, int32_t sel
     int32_t c0 = _mm_cvtsi128_si32(cr), c1 = _mm_extract_epi32(cr, 1);
     int32_t r0 = _mm_extract_epi32(cr, 2), r1 = _mm_extract_epi32(cr, 3);
     return box_scan(g->cell_start + (int64_t)r0 * g->w, g->w, r1 - r0 + 1, c0, c1, g->pos,
-                    g->cell_index, self, p, filt2, out, c, cap);
+                    g->cell_index, self, p, filt2, out, c, cap, NULL, 0);
+}
+
+ORCA_AVX ORCA_NOINLINE int orca_box_search_layered_vector(const box_grid *g, int32_t self,
+                                                          orca_vec2 p, double bound, double m,
+                                                          double filt2, neighbor *out,
+                                                          cand_buf *c, int cap,
+                                                          const uint32_t *lay, uint32_t want)
+{
+    __m128i cr = box_cells(g, p, bound, m);
+    int32_t c0 = _mm_cvtsi128_si32(cr), c1 = _mm_extract_epi32(cr, 1);
+    int32_t r0 = _mm_extract_epi32(cr, 2), r1 = _mm_extract_epi32(cr, 3);
+    return box_scan(g->cell_start + (int64_t)r0 * g->w, g->w, r1 - r0 + 1, c0, c1, g->pos,
+                    g->cell_index, self, p, filt2, out, c, cap, lay, want);
 }
 
 #endif

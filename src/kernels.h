@@ -121,6 +121,8 @@ typedef struct cand_buf {
         double px, filt2, py; /* not px, py: gcc 12 paired their stores through memory */
         int32_t self;
         int cap;
+        const uint32_t *lay; /* the layered search's (orca_box_search_layered_vector) */
+        uint32_t want;
     } rest;
 } cand_buf;
 
@@ -320,6 +322,13 @@ void orca_box_cells_vector(const box_grid *g, orca_vec2 p, double bound, double 
  * by orca_box_scan_vector. */
 int orca_box_search_vector(const box_grid *g, int32_t self, orca_vec2 p, double bound, double m,
                            double filt2, neighbor *out, cand_buf *c, int cap);
+
+/* orca_box_search_vector on the extended path where layers hide agents: only the agents
+ * whose layers lay[k] (sorted positions, readable CELL_POS_PAD entries past the last) meet
+ * want count. */
+int orca_box_search_layered_vector(const box_grid *g, int32_t self, orca_vec2 p, double bound,
+                                   double m, double filt2, neighbor *out, cand_buf *c, int cap,
+                                   const uint32_t *lay, uint32_t want);
 
 /* The scan of orca_box_search_vector on given cells (the tests call it directly): rows row,
  * row + w, ... (`rows` of them) of the dense grid's prefix sums, columns c0..c1 of each;

@@ -887,8 +887,13 @@ static orca_status ext_prepare(orca_sim *s)
         if (e) {
             s->cell_ext = e;
         }
-        uint32_t *l = e ? orca_mem_resize(s->cell_layers, (size_t)s->agent_capacity, sizeof *l)
+        /* the vector scan reads groups of four: CELL_POS_PAD entries past the last, zero */
+        uint32_t *l = e ? orca_mem_resize(s->cell_layers,
+                                          (size_t)s->agent_capacity + CELL_POS_PAD, sizeof *l)
                         : NULL;
+        if (l) {
+            memset(l + s->agent_capacity, 0, CELL_POS_PAD * sizeof *l);
+        }
         if (!l) {
             return orca_fail(s, ORCA_ERR_MEMORY,
                              "out of memory for the avoidance settings of %d agents",
