@@ -600,6 +600,15 @@ static int bench_cold(const bench_cfg *c, int agents)
     return rc;
 }
 
+/* Grows the box lo..hi to hold p (first: the box is p alone). */
+static void box_grow(orca_vec2 *lo, orca_vec2 *hi, orca_vec2 p, int first)
+{
+    lo->x = first || p.x < lo->x ? p.x : lo->x;
+    lo->y = first || p.y < lo->y ? p.y : lo->y;
+    hi->x = first || p.x > hi->x ? p.x : hi->x;
+    hi->y = first || p.y > hi->y ? p.y : hi->y;
+}
+
 /* A random direction: a point of the unit disc, by rejection, scaled to length 1 (square
  * roots only: the same on every machine). */
 static orca_vec2 bench_direction(uint64_t *rng)
@@ -694,10 +703,7 @@ static int bench_churn(const bench_cfg *c, int agents)
     orca_vec2 lo = {0, 0}, hi = {0, 0};
     const orca_vec2 *pos = orca_sim_positions(sim);
     for (int i = 0; i < n; ++i) {
-        lo.x = i == 0 || pos[i].x < lo.x ? pos[i].x : lo.x;
-        lo.y = i == 0 || pos[i].y < lo.y ? pos[i].y : lo.y;
-        hi.x = i == 0 || pos[i].x > hi.x ? pos[i].x : hi.x;
-        hi.y = i == 0 || pos[i].y > hi.y ? pos[i].y : hi.y;
+        box_grow(&lo, &hi, pos[i], i == 0);
     }
     int runs = (int)c->runs;
     double *v[5];
@@ -797,11 +803,7 @@ static int ext_measure(orca_scenario *sc, ext_applied *x)
         orca_vec2 p[2] = {d.position, g.target};
         int count = g.kind == ORCA_GOAL_POINT || g.kind == ORCA_GOAL_SET ? 2 : 1;
         for (int q = 0; q < count; ++q) {
-            int first = i == 0 && q == 0;
-            x->lo.x = first || p[q].x < x->lo.x ? p[q].x : x->lo.x;
-            x->lo.y = first || p[q].y < x->lo.y ? p[q].y : x->lo.y;
-            x->hi.x = first || p[q].x > x->hi.x ? p[q].x : x->hi.x;
-            x->hi.y = first || p[q].y > x->hi.y ? p[q].y : x->hi.y;
+            box_grow(&x->lo, &x->hi, p[q], i == 0 && q == 0);
         }
         double h = d.obstacle_time_horizon > dt ? d.obstacle_time_horizon : dt;
         double reach = h * d.max_speed + d.radius;
@@ -932,12 +934,12 @@ static int ext_apply(const bench_cfg *c, orca_scenario *sc, ext_applied *x)
     return 0;
 }
 
-/* One worker count's figures of --extensions: [0] plain, [1] extended. */
+/* One worker count's figures of --extensions: [0] the plain path's rate, [1] the extended
+ * path's, [2] the ratio extended / plain of the same run. */
 typedef struct ext_row {
     int workers;
-    double median[2], min[2], max[2];
-    double ratio, ratio_min, ratio_max; /* extended / plain */
-    uint64_t hash[2];
+    double median[3], min[3], max[3];
+    uint64_t hash[2]; /* the state hash after the last run of each path */
 } ext_row;
 
 /* Prints what the extensions of a size were. */
@@ -976,10 +978,14 @@ static int bench_ext(const bench_cfg *c, int agents, FILE *csv)
     double *v[3];
     for (int q = 0; q < 3; ++q) {
         v[q] = malloc((size_t)runs * sizeof *v[q]);
-        rc |= v[q] ? 0 : -1;
+        if (!v[q] && rc == 0) {
+            cli_error("bench: %d agents: out of memory", agents);
+            rc = -1;
+        }
     }
     ext_row rows[BENCH_MAX_LIST];
     int same[2] = {1, 1};
+    uint64_t first[2] = {0, 0}; /* each path's hash after the first run */
     for (int w = 0; w < c->worker_count && rc == 0; ++w) {
         ext_row *row = &rows[w];
         row->workers = (int)c->workers[w];
@@ -998,7 +1004,10 @@ static int bench_ext(const bench_cfg *c, int agents, FILE *csv)
                 t[k] = timed_steps(sc, steps);
                 rc = t[k] < 0 ? -1 : 0;
                 uint64_t h = orca_sim_hash(sim);
-                same[k] &= (w == 0 && r == 0) || h == rows[0].hash[k];
+                if (w == 0 && r == 0) {
+                    first[k] = h;
+                }
+                same[k] &= h == first[k];
                 row->hash[k] = h;
             }
             if (rc == 0) {
@@ -1008,12 +1017,9 @@ static int bench_ext(const bench_cfg *c, int agents, FILE *csv)
             }
         }
         for (int q = 0; q < 3 && rc == 0; ++q) {
-            double m = median_of(v[q], runs);
-            double *lo = q < 2 ? &row->min[q] : &row->ratio_min;
-            double *hi = q < 2 ? &row->max[q] : &row->ratio_max;
-            *(q < 2 ? &row->median[q] : &row->ratio) = m;
-            *lo = v[q][0];
-            *hi = v[q][runs - 1];
+            row->median[q] = median_of(v[q], runs); /* sorts them */
+            row->min[q] = v[q][0];
+            row->max[q] = v[q][runs - 1];
         }
     }
     if (c->progress) {
@@ -1025,9 +1031,9 @@ static int bench_ext(const bench_cfg *c, int agents, FILE *csv)
     for (int w = 0; w < c->worker_count && rc == 0; ++w) {
         const ext_row *r = &rows[w];
         char range[64];
-        snprintf(range, sizeof range, "%.3f..%.3f", r->ratio_min, r->ratio_max);
+        snprintf(range, sizeof range, "%.3f..%.3f", r->min[2], r->max[2]);
         printf("%10d %8d %6d %12.4g %12.4g %7.3f %15s %11s %9s\n", n, r->workers, steps,
-               r->median[0], r->median[1], r->ratio, range, same[0] ? "yes" : "NO",
+               r->median[0], r->median[1], r->median[2], range, same[0] ? "yes" : "NO",
                same[1] ? "yes" : "NO");
         if (csv) {
             fprintf(csv,
@@ -1035,7 +1041,7 @@ static int bench_ext(const bench_cfg *c, int agents, FILE *csv)
                     "%016llx,%016llx\n",
                     orca_scene_name((orca_scene_kind)c->scene), k_ext_names[c->extensions], n,
                     r->workers, steps, c->warmup, runs, r->median[0], r->min[0], r->max[0],
-                    r->median[1], r->min[1], r->max[1], r->ratio, r->ratio_min, r->ratio_max,
+                    r->median[1], r->min[1], r->max[1], r->median[2], r->min[2], r->max[2],
                     same[0], same[1], (unsigned long long)r->hash[0],
                     (unsigned long long)r->hash[1]);
         }
@@ -1360,26 +1366,18 @@ int cmd_bench(int argc, char **argv)
     int rc = EXIT_OK;
     bench_row rows[BENCH_MAX_LIST];
     for (int s = 0; s < c.size_count; ++s) {
-        if (c.extensions) {
-            if (bench_ext(&c, (int)c.sizes[s], csv) != 0) {
-                if (c.progress) {
-                    fputs("\r\033[K", stderr);
-                }
-                printf("%10lld  failed (see the message above)\n", c.sizes[s]);
-                rc = EXIT_RUNTIME;
-            }
-            continue;
+        int failed = c.extensions ? bench_ext(&c, (int)c.sizes[s], csv) != 0
+                                  : bench_size_isolated(&c, (int)c.sizes[s], rows) != 0;
+        if (c.progress) {
+            fputs("\r\033[K", stderr);
         }
-        if (bench_size_isolated(&c, (int)c.sizes[s], rows) != 0) {
-            if (c.progress) {
-                fputs("\r\033[K", stderr);
-            }
+        if (failed) {
             printf("%10lld  failed (see the message above)\n", c.sizes[s]);
             rc = EXIT_RUNTIME;
             continue;
         }
-        if (c.progress) {
-            fputs("\r\033[K", stderr);
+        if (c.extensions) {
+            continue; /* bench_ext printed its rows */
         }
         for (int w = 0; w < c.worker_count; ++w) {
             const bench_row *r = &rows[w];
