@@ -831,7 +831,8 @@ static orca_status add_square(orca_sim *sim, orca_vec2 m, double h, int hole)
  * within MIX_PILLAR_CLEAR of it (centres outside the square of half side pillar + clearance
  * + the largest radius), and it does not touch the pillars placed before; -1 on a failed
  * query. */
-static int pillar_free(orca_scenario *sc, const ext_applied *x, orca_vec2 m, const orca_vec2 *placed)
+static int pillar_free(orca_scenario *sc, const ext_applied *x, orca_vec2 m,
+                       const orca_vec2 *placed)
 {
     orca_sim *sim = orca_scenario_sim(sc);
     double h = MIX_PILLAR_SIDE / 2 + MIX_PILLAR_CLEAR + x->max_radius;
