@@ -25,6 +25,8 @@
 #define BENCH_DEFAULT_RUNS 3
 #define BENCH_DEFAULT_WARMUP 20
 
+enum { BENCH_EXT_NONE = 0, BENCH_EXT_DEFAULTS = 1, BENCH_EXT_MIX = 2 };
+
 void help_bench(FILE *f)
 {
     fputs(
@@ -54,6 +56,8 @@ void help_bench(FILE *f)
         "                      same steps without churn (see below)\n"
         "  --churn-at WHERE    where --churn adds its agents: 'removed' (default), each in\n"
         "                      the place of a removed one, or 'random' points\n"
+        "  --extensions MIX    time the extended path against the plain one instead, with\n"
+        "                      the extensions of MIX: 'defaults' or 'mix' (see below)\n"
         "  -h, --help          this text\n"
         "\n"
         "Method: for each size the scene is built and warmed up once (W steps, with the largest\n"
@@ -99,6 +103,37 @@ void help_bench(FILE *f)
         "order) and orca_sim_add_agents. The removals are compacted once, when the step\n"
         "begins. A row gives the medians over the runs of the time per step and of the ratio\n"
         "churn / churn-free.\n",
+        f);
+    fputs(
+        "\n"
+        "--extensions MIX: per size the scene is built and warmed up as above (the plain path)\n"
+        "and its state saved (S0); then the extensions of MIX are applied and that state saved\n"
+        "(S1). For each worker count, R times, interleaved: load S0 and time S steps (the plain\n"
+        "path), load S1 and time S steps (the extended path), both with orca_scenario_step and\n"
+        "recording off. A row gives the median agent-steps/s of each path, the median and the\n"
+        "range (min..max) over the runs of the ratio extended / plain of the same run, and for\n"
+        "each path whether its state hash after a run is the same across the runs and worker\n"
+        "counts. The line before a size's rows says what was applied. The random choices are\n"
+        "drawn from --seed (the bench's own generator, not the library's): the same every time.\n"
+        "Each mix has one outer loop: a square (counter-clockwise) centred on the box of every\n"
+        "agent's position and goal point, of half side half the box's larger side + M.\n"
+        "  defaults  every agent given orca_agent_set_avoidance with the default values\n"
+        "            (priority 1, layers 1, mask 0xFFFFFFFF, not locked); the outer loop with\n"
+        "            M the largest of 100 m, the box's larger side and 4 times the largest\n"
+        "            reach of an agent (max(obstacle horizon, dt) * max speed + radius:\n"
+        "            docs/extensions.md), so that no agent reaches it.\n"
+        "  mix       a game's mix: agent i on layer 1<<g, g drawn from 0..3, its mask all four\n"
+        "            layers but (g+2) mod 4, i.e. ~(1<<((g+2)%4)) & 0xF; its priority drawn\n"
+        "            from the whole numbers 1..10; round(n/20) agents (5%) drawn at random\n"
+        "            locked, with velocity 0 (units holding their place); the outer loop with\n"
+        "            M = the largest radius + 2 m (the agents at the crowd's edge see it); and\n"
+        "            up to 4 square pillars (holes, clockwise, 1 m side) at random points of\n"
+        "            the box where no agent's disc, and no disc at a goal point, comes within\n"
+        "            0.25 m of the pillar or of one placed before (1024 points tried at most;\n"
+        "            a pillar the library refuses is skipped and counted).\n"
+        "Diagnostics stay off (with them on every step runs the extended path). With --scalar\n"
+        "both paths run the scalar code. --csv writes each row with both paths' medians and\n"
+        "ranges, the ratios and both hashes. --extensions does not go with --cold or --churn.\n",
         f);
 }
 
@@ -190,6 +225,7 @@ typedef struct bench_cfg {
     double churn; /* --churn P; < 0 when not given */
     int churn_random; /* --churn-at random: new agents at random points */
     int churn_at_given;
+    int extensions; /* --extensions: BENCH_EXT_NONE, BENCH_EXT_DEFAULTS or BENCH_EXT_MIX */
     int progress;
 } bench_cfg;
 
@@ -197,6 +233,13 @@ static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
+}
+
+/* The median of v[0..n-1] (n >= 1); sorts v. */
+static double median_of(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
 }
 
 static void progress(const bench_cfg *c, const char *fmt, ...)
@@ -237,6 +280,40 @@ static int bench_steps(const bench_cfg *c, int agents)
     return (int)(s < 10 ? 10 : s > 200 ? 200 : s);
 }
 
+/* Saves the simulation's state (`what`: for the message) into a new buffer; 0, or -1 with a
+ * message. */
+static int bench_save(orca_sim *sim, int agents, const char *what, unsigned char **snap,
+                      size_t *size)
+{
+    *size = 0;
+    orca_status st = orca_sim_save(sim, NULL, 0, size);
+    *snap = st == ORCA_OK ? malloc(*size ? *size : 1) : NULL;
+    if (*snap) {
+        st = orca_sim_save(sim, *snap, *size, size);
+    }
+    if (st != ORCA_OK || !*snap) {
+        cli_error("bench: %d agents: could not save the %s state (%zu bytes): %s", agents, what,
+                  *size, st != ORCA_OK ? orca_sim_last_error(sim) : "out of memory");
+        free(*snap);
+        *snap = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+/* Times `steps` calls of orca_scenario_step; the seconds, or -1 with a message. */
+static double timed_steps(orca_scenario *sc, int steps)
+{
+    double t0 = cli_now();
+    for (int s = 0; s < steps; ++s) {
+        if (orca_scenario_step(sc) != ORCA_OK) {
+            cli_error("bench: %s", orca_scenario_last_error(sc));
+            return -1;
+        }
+    }
+    return cli_now() - t0;
+}
+
 /* Runs every worker count for one size; writes worker_count rows. Returns 0 or -1. */
 static int bench_size(const bench_cfg *c, int agents, bench_row *rows)
 {
@@ -275,15 +352,12 @@ static int bench_size(const bench_cfg *c, int agents, bench_row *rows)
     double mem = before >= 0 && peak >= 0 ? (double)(peak - before) / (double)n : -1.0;
 
     size_t size = 0;
-    st = orca_sim_save(sim, NULL, 0, &size);
-    unsigned char *snap = st == ORCA_OK ? malloc(size ? size : 1) : NULL;
+    unsigned char *snap = NULL;
     double *rates = malloc((size_t)c->runs * sizeof *rates);
-    if (st == ORCA_OK && snap && rates) {
-        st = orca_sim_save(sim, snap, size, &size);
-    }
-    if (st != ORCA_OK || !snap || !rates) {
-        cli_error("bench: %d agents: could not save the warmed-up state (%zu bytes): %s", agents,
-                  size, st != ORCA_OK ? orca_sim_last_error(sim) : "out of memory");
+    if (!rates || bench_save(sim, agents, "warmed-up", &snap, &size) != 0) {
+        if (!rates) {
+            cli_error("bench: %d agents: out of memory", agents);
+        }
         free(snap);
         free(rates);
         orca_scenario_destroy(sc);
@@ -311,16 +385,9 @@ static int bench_size(const bench_cfg *c, int agents, bench_row *rows)
                 row->status = -1;
                 break;
             }
-            double t0 = cli_now();
-            for (int s = 0; s < steps; ++s) {
-                if (orca_scenario_step(sc) != ORCA_OK) {
-                    cli_error("bench: %s", orca_scenario_last_error(sc));
-                    row->status = -1;
-                    break;
-                }
-            }
-            double t = cli_now() - t0;
-            if (row->status != 0) {
+            double t = timed_steps(sc, steps);
+            if (t < 0) {
+                row->status = -1;
                 break;
             }
             rates[r] = t > 0 ? (double)n * (double)steps / t : 0.0;
@@ -333,11 +400,9 @@ static int bench_size(const bench_cfg *c, int agents, bench_row *rows)
             row->hash = h;
         }
         if (row->status == 0) {
-            qsort(rates, (size_t)row->runs, sizeof *rates, cmp_double);
-            int m = row->runs;
-            row->median = m % 2 ? rates[m / 2] : (rates[m / 2 - 1] + rates[m / 2]) / 2.0;
+            row->median = median_of(rates, row->runs); /* sorts them */
             row->min = rates[0];
-            row->max = rates[m - 1];
+            row->max = rates[row->runs - 1];
         }
     }
     for (int w = 0; w < c->worker_count; ++w) {
@@ -352,12 +417,6 @@ static int bench_size(const bench_cfg *c, int agents, bench_row *rows)
 /* --- cold steps and churn (--cold, --churn) ------------------------------------------------- */
 
 #define COLD_WARM_STEPS 5
-
-static double median_of(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
-}
 
 /* splitmix64: the bench's own choices (victims, new agents, moves); not the library's. */
 static uint64_t bench_rand(uint64_t *state)
@@ -452,16 +511,7 @@ static orca_scenario *bench_scene(const bench_cfg *c, int agents, int workers, i
             return NULL;
         }
     }
-    if (!snap) {
-        return sc;
-    }
-    *size = 0;
-    st = orca_sim_save(sim, NULL, 0, size);
-    *snap = st == ORCA_OK ? malloc(*size ? *size : 1) : NULL;
-    if (!*snap || orca_sim_save(sim, *snap, *size, size) != ORCA_OK) {
-        cli_error("bench: %d agents: could not save the warmed-up state", agents);
-        free(*snap);
-        *snap = NULL;
+    if (snap && bench_save(sim, agents, "warmed-up", snap, size) != 0) {
         orca_scenario_destroy(sc);
         return NULL;
     }
@@ -548,6 +598,15 @@ static int bench_cold(const bench_cfg *c, int agents)
     free(snap);
     orca_scenario_destroy(sc);
     return rc;
+}
+
+/* Grows the box lo..hi to hold p (first: the box is p alone). */
+static void box_grow(orca_vec2 *lo, orca_vec2 *hi, orca_vec2 p, int first)
+{
+    lo->x = first || p.x < lo->x ? p.x : lo->x;
+    lo->y = first || p.y < lo->y ? p.y : lo->y;
+    hi->x = first || p.x > hi->x ? p.x : hi->x;
+    hi->y = first || p.y > hi->y ? p.y : hi->y;
 }
 
 /* A random direction: a point of the unit disc, by rejection, scaled to length 1 (square
@@ -644,10 +703,7 @@ static int bench_churn(const bench_cfg *c, int agents)
     orca_vec2 lo = {0, 0}, hi = {0, 0};
     const orca_vec2 *pos = orca_sim_positions(sim);
     for (int i = 0; i < n; ++i) {
-        lo.x = i == 0 || pos[i].x < lo.x ? pos[i].x : lo.x;
-        lo.y = i == 0 || pos[i].y < lo.y ? pos[i].y : lo.y;
-        hi.x = i == 0 || pos[i].x > hi.x ? pos[i].x : hi.x;
-        hi.y = i == 0 || pos[i].y > hi.y ? pos[i].y : hi.y;
+        box_grow(&lo, &hi, pos[i], i == 0);
     }
     int runs = (int)c->runs;
     double *v[5];
@@ -702,6 +758,301 @@ static int bench_churn(const bench_cfg *c, int agents)
         free(v[q]);
     }
     free(snap);
+    orca_scenario_destroy(sc);
+    return rc;
+}
+
+/* --- the extended path (--extensions) ------------------------------------------------------- */
+
+/* The two mixes (help_bench states them exactly). */
+#define MIX_LAYERS 4
+#define MIX_PRIORITIES 10         /* priorities 1..10 */
+#define MIX_LOCKED_IN 20          /* one in 20 (5%) of the agents locked */
+#define MIX_OUTER_GAP 2.0         /* m: the outer square this far beyond the largest radius */
+#define MIX_PILLARS 4
+#define MIX_PILLAR_SIDE 1.0       /* m */
+#define MIX_PILLAR_CLEAR 0.25     /* m between a pillar and any agent's disc or goal */
+#define MIX_PILLAR_TRIES 1024
+#define DEFAULTS_MARGIN_MIN 100.0 /* m: the unreachable loop at least this far out */
+
+static const char *const k_ext_names[3] = {"", "defaults", "mix"};
+
+/* What the extensions of one size were. */
+typedef struct ext_applied {
+    orca_vec2 lo, hi;   /* the box of every agent and goal point */
+    double max_radius;
+    double max_reach;   /* the largest boundary reach, max(tauO, dt) * max speed + radius */
+    double margin;      /* the outer square's distance beyond the box */
+    int locked, pillars, refused;
+} ext_applied;
+
+/* The box of the agents and their goal points, the largest radius and reach into x. */
+static int ext_measure(orca_scenario *sc, ext_applied *x)
+{
+    orca_sim *sim = orca_scenario_sim(sc);
+    double dt = orca_scenario_dt(sc);
+    int n = orca_sim_agent_count(sim);
+    for (int i = 0; i < n; ++i) {
+        orca_agent_def d;
+        orca_goal g;
+        orca_vec2 start;
+        if (orca_agent_get(sim, orca_sim_agent_at(sim, i), &d) != ORCA_OK ||
+            orca_scenario_agent_goal(sc, i, &g, &start) != ORCA_OK) {
+            return -1;
+        }
+        orca_vec2 p[2] = {d.position, g.target};
+        int count = g.kind == ORCA_GOAL_POINT || g.kind == ORCA_GOAL_SET ? 2 : 1;
+        for (int q = 0; q < count; ++q) {
+            box_grow(&x->lo, &x->hi, p[q], i == 0 && q == 0);
+        }
+        double h = d.obstacle_time_horizon > dt ? d.obstacle_time_horizon : dt;
+        double reach = h * d.max_speed + d.radius;
+        x->max_radius = d.radius > x->max_radius ? d.radius : x->max_radius;
+        x->max_reach = reach > x->max_reach ? reach : x->max_reach;
+    }
+    return 0;
+}
+
+/* A square loop of half side h around m: counter-clockwise (an outer loop) or clockwise (a
+ * hole). */
+static orca_status add_square(orca_sim *sim, orca_vec2 m, double h, int hole)
+{
+    orca_vec2 p[4] = {{m.x - h, m.y - h}, {m.x + h, m.y - h}, {m.x + h, m.y + h},
+                      {m.x - h, m.y + h}};
+    if (hole) {
+        orca_vec2 t = p[1];
+        p[1] = p[3];
+        p[3] = t;
+    }
+    return orca_sim_add_boundary(sim, p, 4, NULL);
+}
+
+/* 1 when a pillar centred at m is free: no agent's disc and no disc at a goal point comes
+ * within MIX_PILLAR_CLEAR of it (centres outside the square of half side pillar + clearance
+ * + the largest radius), and it does not touch the pillars placed before; -1 on a failed
+ * query. */
+static int pillar_free(orca_scenario *sc, const ext_applied *x, orca_vec2 m,
+                       const orca_vec2 *placed)
+{
+    orca_sim *sim = orca_scenario_sim(sc);
+    double h = MIX_PILLAR_SIDE / 2 + MIX_PILLAR_CLEAR + x->max_radius;
+    for (int k = 0; k < x->pillars; ++k) {
+        if (fabs(placed[k].x - m.x) <= h && fabs(placed[k].y - m.y) <= h) {
+            return 0;
+        }
+    }
+    orca_vec2 lo = {m.x - h, m.y - h}, hi = {m.x + h, m.y + h};
+    int count = 0;
+    if (orca_sim_query_box(sim, lo, hi, NULL, 0, &count) != ORCA_OK) {
+        return -1;
+    }
+    for (int i = 0; i < orca_sim_agent_count(sim) && count == 0; ++i) {
+        orca_goal g;
+        orca_vec2 start;
+        if (orca_scenario_agent_goal(sc, i, &g, &start) != ORCA_OK) {
+            return -1;
+        }
+        count = (g.kind == ORCA_GOAL_POINT || g.kind == ORCA_GOAL_SET) &&
+                fabs(g.target.x - m.x) <= h && fabs(g.target.y - m.y) <= h;
+    }
+    return count == 0;
+}
+
+/* Applies --extensions to the warmed-up scene (choices seeded from --seed); 0 or -1 with a
+ * message. */
+static int ext_apply(const bench_cfg *c, orca_scenario *sc, ext_applied *x)
+{
+    orca_sim *sim = orca_scenario_sim(sc);
+    int mix = c->extensions == BENCH_EXT_MIX;
+    memset(x, 0, sizeof *x);
+    if (ext_measure(sc, x) != 0) {
+        cli_error("bench: --extensions: %s", orca_sim_last_error(sim));
+        return -1;
+    }
+    uint64_t rng = c->seed ^ 0x6578742d6d6978ull; /* "ext-mix" */
+    int n = orca_sim_agent_count(sim);
+    /* mix: round(n / 20) distinct agents locked, drawn at random */
+    unsigned char *lock = calloc((size_t)(n > 0 ? n : 1), 1);
+    if (!lock) {
+        cli_error("bench: --extensions: out of memory");
+        return -1;
+    }
+    for (int k = mix ? (n + MIX_LOCKED_IN / 2) / MIX_LOCKED_IN : 0; k > 0;) {
+        int i = (int)(bench_rand(&rng) % (uint64_t)n);
+        k -= !lock[i];
+        lock[i] = 1;
+    }
+    for (int i = 0; i < n; ++i) {
+        orca_agent_id id = orca_sim_agent_at(sim, i);
+        orca_agent_avoidance a = orca_agent_avoidance_default();
+        if (mix) {
+            unsigned g = (unsigned)(bench_rand(&rng) % MIX_LAYERS);
+            a.layers = 1u << g;
+            a.mask = ~(1u << ((g + 2) % MIX_LAYERS)) & ((1u << MIX_LAYERS) - 1);
+            a.priority = (double)(1 + bench_rand(&rng) % MIX_PRIORITIES);
+            a.locked = lock[i];
+        }
+        orca_vec2 still = {0, 0};
+        if (orca_agent_set_avoidance(sim, id, &a) != ORCA_OK ||
+            (a.locked && orca_agent_set_velocity(sim, id, still) != ORCA_OK)) {
+            cli_error("bench: --extensions: agent %d: %s", i, orca_sim_last_error(sim));
+            free(lock);
+            return -1;
+        }
+        x->locked += a.locked;
+    }
+    free(lock);
+    double w = x->hi.x - x->lo.x, h = x->hi.y - x->lo.y;
+    double half = (w > h ? w : h) / 2;
+    if (mix) {
+        x->margin = x->max_radius + MIX_OUTER_GAP;
+    } else {
+        x->margin = 2 * half > 4 * x->max_reach ? 2 * half : 4 * x->max_reach;
+        x->margin = x->margin > DEFAULTS_MARGIN_MIN ? x->margin : DEFAULTS_MARGIN_MIN;
+    }
+    orca_vec2 mid = {(x->lo.x + x->hi.x) / 2, (x->lo.y + x->hi.y) / 2};
+    if (add_square(sim, mid, half + x->margin, 0) != ORCA_OK) {
+        cli_error("bench: --extensions: the outer loop: %s", orca_sim_last_error(sim));
+        return -1;
+    }
+    orca_vec2 placed[MIX_PILLARS];
+    for (int t = 0; mix && t < MIX_PILLAR_TRIES && x->pillars < MIX_PILLARS; ++t) {
+        orca_vec2 m = {x->lo.x + w * bench_unit(&rng), x->lo.y + h * bench_unit(&rng)};
+        int clear = pillar_free(sc, x, m, placed);
+        if (clear < 0) {
+            cli_error("bench: --extensions: %s", orca_sim_last_error(sim));
+            return -1;
+        }
+        if (!clear) {
+            continue;
+        }
+        if (add_square(sim, m, MIX_PILLAR_SIDE / 2, 1) != ORCA_OK) {
+            x->refused++;
+            continue;
+        }
+        placed[x->pillars++] = m;
+    }
+    return 0;
+}
+
+/* One worker count's figures of --extensions: [0] the plain path's rate, [1] the extended
+ * path's, [2] the ratio extended / plain of the same run. */
+typedef struct ext_row {
+    int workers;
+    double median[3], min[3], max[3];
+    uint64_t hash[2]; /* the state hash after the last run of each path */
+} ext_row;
+
+/* Prints what the extensions of a size were. */
+static void ext_describe(const bench_cfg *c, int n, const ext_applied *x)
+{
+    if (c->extensions == BENCH_EXT_MIX) {
+        printf("  mix at %d agents: %d locked (%.1f%%), outer square %g m beyond the agents and "
+               "goals, %d pillar%s (%d refused by the library)\n",
+               n, x->locked, n > 0 ? 100.0 * x->locked / n : 0.0, x->margin, x->pillars,
+               x->pillars == 1 ? "" : "s", x->refused);
+    } else {
+        printf("  defaults at %d agents: one loop %g m beyond the agents and goals (the farthest "
+               "reach of an agent is %g m)\n",
+               n, x->margin, x->max_reach);
+    }
+}
+
+/* --extensions for one size: prints its rows (and writes them to csv); 0 or -1. */
+static int bench_ext(const bench_cfg *c, int agents, FILE *csv)
+{
+    unsigned char *snap[2] = {NULL, NULL};
+    size_t size[2] = {0, 0};
+    orca_scenario *sc = bench_warm_scene(c, agents, &snap[0], &size[0]);
+    if (!sc) {
+        return -1;
+    }
+    orca_sim *sim = orca_scenario_sim(sc);
+    int n = orca_sim_agent_count(sim);
+    int steps = bench_steps(c, agents);
+    int runs = (int)c->runs;
+    ext_applied x;
+    int rc = ext_apply(c, sc, &x);
+    if (rc == 0) {
+        rc = bench_save(sim, agents, "extended", &snap[1], &size[1]);
+    }
+    double *v[3];
+    for (int q = 0; q < 3; ++q) {
+        v[q] = malloc((size_t)runs * sizeof *v[q]);
+        if (!v[q] && rc == 0) {
+            cli_error("bench: %d agents: out of memory", agents);
+            rc = -1;
+        }
+    }
+    ext_row rows[BENCH_MAX_LIST];
+    int same[2] = {1, 1};
+    uint64_t first[2] = {0, 0}; /* each path's hash after the first run */
+    for (int w = 0; w < c->worker_count && rc == 0; ++w) {
+        ext_row *row = &rows[w];
+        row->workers = (int)c->workers[w];
+        for (int r = 0; r < runs && rc == 0; ++r) {
+            double t[2] = {0, 0};
+            for (int k = 0; k < 2 && rc == 0; ++k) {
+                progress(c, "orca bench --extensions %s: %d agents, %d workers, run %d, %s",
+                         k_ext_names[c->extensions], n, row->workers, r + 1,
+                         k ? "extended" : "plain");
+                if (orca_sim_set_worker_count(sim, row->workers) != ORCA_OK ||
+                    orca_sim_load(sim, snap[k], size[k]) != ORCA_OK) {
+                    cli_error("bench: %s", orca_sim_last_error(sim));
+                    rc = -1;
+                    break;
+                }
+                t[k] = timed_steps(sc, steps);
+                rc = t[k] < 0 ? -1 : 0;
+                uint64_t h = orca_sim_hash(sim);
+                if (w == 0 && r == 0) {
+                    first[k] = h;
+                }
+                same[k] &= h == first[k];
+                row->hash[k] = h;
+            }
+            if (rc == 0) {
+                v[0][r] = t[0] > 0 ? (double)n * steps / t[0] : 0.0;
+                v[1][r] = t[1] > 0 ? (double)n * steps / t[1] : 0.0;
+                v[2][r] = t[1] > 0 ? t[0] / t[1] : 0.0;
+            }
+        }
+        for (int q = 0; q < 3 && rc == 0; ++q) {
+            row->median[q] = median_of(v[q], runs); /* sorts them */
+            row->min[q] = v[q][0];
+            row->max[q] = v[q][runs - 1];
+        }
+    }
+    if (c->progress) {
+        fputs("\r\033[K", stderr);
+    }
+    if (rc == 0) {
+        ext_describe(c, n, &x);
+    }
+    for (int w = 0; w < c->worker_count && rc == 0; ++w) {
+        const ext_row *r = &rows[w];
+        char range[64];
+        snprintf(range, sizeof range, "%.3f..%.3f", r->min[2], r->max[2]);
+        printf("%10d %8d %6d %12.4g %12.4g %7.3f %15s %11s %9s\n", n, r->workers, steps,
+               r->median[0], r->median[1], r->median[2], range, same[0] ? "yes" : "NO",
+               same[1] ? "yes" : "NO");
+        if (csv) {
+            fprintf(csv,
+                    "%s,%s,%d,%d,%d,%lld,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%d,%d,"
+                    "%016llx,%016llx\n",
+                    orca_scene_name((orca_scene_kind)c->scene), k_ext_names[c->extensions], n,
+                    r->workers, steps, c->warmup, runs, r->median[0], r->min[0], r->max[0],
+                    r->median[1], r->min[1], r->max[1], r->median[2], r->min[2], r->max[2],
+                    same[0], same[1], (unsigned long long)r->hash[0],
+                    (unsigned long long)r->hash[1]);
+        }
+    }
+    fflush(stdout);
+    for (int q = 0; q < 3; ++q) {
+        free(v[q]);
+    }
+    free(snap[0]);
+    free(snap[1]);
     orca_scenario_destroy(sc);
     return rc;
 }
@@ -785,12 +1136,12 @@ static void format_mem(char *buf, size_t size, double bytes)
 int cmd_bench(int argc, char **argv)
 {
     enum { B_SCENE, B_SIZES, B_WORKERS, B_RUNS, B_STEPS, B_WARMUP, B_SEED, B_CSV, B_SCALAR,
-           B_COLD, B_CHURN, B_CHURN_AT, B_HELP };
+           B_COLD, B_CHURN, B_CHURN_AT, B_EXTENSIONS, B_HELP };
     static const cli_opt opts[] = {{"scene", 0, 1},  {"sizes", 0, 1}, {"workers", 'j', 1},
                                    {"runs", 0, 1},   {"steps", 0, 1}, {"warmup", 0, 1},
                                    {"seed", 0, 1},   {"csv", 0, 1},   {"scalar", 0, 0},
                                    {"cold", 0, 0},   {"churn", 0, 1}, {"churn-at", 0, 1},
-                                   {"help", 'h', 0},
+                                   {"extensions", 0, 1}, {"help", 'h', 0},
                                    {NULL, 0, 0}};
     bench_cfg c;
     memset(&c, 0, sizeof c);
@@ -891,6 +1242,14 @@ int cmd_bench(int argc, char **argv)
                 bad = 1;
             }
             break;
+        case B_EXTENSIONS:
+            if (strcmp(value, "defaults") == 0 || strcmp(value, "mix") == 0) {
+                c.extensions = strcmp(value, "mix") == 0 ? BENCH_EXT_MIX : BENCH_EXT_DEFAULTS;
+            } else {
+                cli_usage_error("bench", "%s: 'defaults' or 'mix', got '%s'", name, value);
+                bad = 1;
+            }
+            break;
         case B_HELP: help_bench(stdout); return EXIT_OK;
         default: break;
         }
@@ -905,6 +1264,12 @@ int cmd_bench(int argc, char **argv)
     }
     if (c.cold && c.churn >= 0) {
         cli_usage_error("bench", "bench: --cold and --churn are separate measurements: give one");
+        return EXIT_USAGE;
+    }
+    if (c.extensions && (c.cold || c.churn >= 0)) {
+        cli_usage_error("bench", "bench: --extensions times steady steps with and without the "
+                                 "extensions; it does not go with --%s",
+                        c.cold ? "cold" : "churn");
         return EXIT_USAGE;
     }
     if ((c.cold || c.churn >= 0) && csv_path) {
@@ -956,37 +1321,64 @@ int cmd_bench(int argc, char **argv)
             return EXIT_RUNTIME;
         }
         csv = csv_out.f;
-        fputs("scene,agents,workers,steps,warmup,runs,median_agent_steps_per_s,"
-              "min_agent_steps_per_s,max_agent_steps_per_s,peak_bytes_per_agent,same_bits,"
-              "hash\n",
+        fputs(c.extensions
+                  ? "scene,extensions,agents,workers,steps,warmup,runs,"
+                    "plain_median_agent_steps_per_s,plain_min_agent_steps_per_s,"
+                    "plain_max_agent_steps_per_s,extended_median_agent_steps_per_s,"
+                    "extended_min_agent_steps_per_s,extended_max_agent_steps_per_s,ratio_median,"
+                    "ratio_min,ratio_max,plain_same_bits,extended_same_bits,plain_hash,"
+                    "extended_hash\n"
+                  : "scene,agents,workers,steps,warmup,runs,median_agent_steps_per_s,"
+                    "min_agent_steps_per_s,max_agent_steps_per_s,peak_bytes_per_agent,same_bits,"
+                    "hash\n",
               csv);
     }
-
-    printf("orca bench: scene %s, seed %llu, %d CPU%s online, orca %s (bits version %d), %s\n",
+    printf("orca bench%s%s: scene %s, seed %llu, %d CPU%s online, orca %s (bits version %d), "
+           "%s\n",
+           c.extensions ? " --extensions " : "", k_ext_names[c.extensions],
            orca_scene_name((orca_scene_kind)c.scene), (unsigned long long)c.seed, cpus,
            cpus == 1 ? "" : "s", orca_version(), orca_bits_version(), cli_kernels_text(c.scalar));
-    printf("each row: %lld timed run%s of S steps after a %lld-step warm-up; agent-steps/s "
-           "median and min..max over the runs\n",
-           c.runs, c.runs == 1 ? "" : "s", c.warmup);
-    printf("mem/agent: peak RSS growth (VmHWM) while building the scene and warming up, per "
-           "agent\n\n");
-    printf("%10s %8s %6s %14s %27s %9s %12s %10s\n", "agents", "workers", "S", "median/s",
-           "min..max /s", "spread", "mem/agent", "same bits");
+    if (c.extensions) {
+        printf("each row: %lld pair%s of timed runs of S steps after a %lld-step warm-up, "
+               "interleaved: the plain\npath (the warmed-up state), then the extended path (that "
+               "state with the extensions below);\nagent-steps/s medians over the runs; ratio: "
+               "the median and min..max of the runs' extended/plain\n%s; diagnostics off "
+               "(orca help bench)\n\n",
+               c.runs, c.runs == 1 ? "" : "s", c.warmup,
+               c.extensions == BENCH_EXT_MIX
+                   ? "mix: 4 layers with masks, priorities 1..10, 5% of the agents locked and "
+                     "standing, a square loop\na few metres beyond the agents and goals, up to "
+                     "4 square pillars"
+                   : "defaults: every agent's avoidance set to the defaults, one square loop "
+                     "beyond any agent's reach");
+        printf("%10s %8s %6s %12s %12s %7s %15s %11s %9s\n", "agents", "workers", "S", "plain/s",
+               "extended/s", "ratio", "ratio range", "same plain", "same ext");
+    } else {
+        printf("each row: %lld timed run%s of S steps after a %lld-step warm-up; agent-steps/s "
+               "median and min..max over the runs\n",
+               c.runs, c.runs == 1 ? "" : "s", c.warmup);
+        printf("mem/agent: peak RSS growth (VmHWM) while building the scene and warming up, per "
+               "agent\n\n");
+        printf("%10s %8s %6s %14s %27s %9s %12s %10s\n", "agents", "workers", "S", "median/s",
+               "min..max /s", "spread", "mem/agent", "same bits");
+    }
     fflush(stdout);
 
     int rc = EXIT_OK;
     bench_row rows[BENCH_MAX_LIST];
     for (int s = 0; s < c.size_count; ++s) {
-        if (bench_size_isolated(&c, (int)c.sizes[s], rows) != 0) {
-            if (c.progress) {
-                fputs("\r\033[K", stderr);
-            }
+        int failed = c.extensions ? bench_ext(&c, (int)c.sizes[s], csv) != 0
+                                  : bench_size_isolated(&c, (int)c.sizes[s], rows) != 0;
+        if (c.progress) {
+            fputs("\r\033[K", stderr);
+        }
+        if (failed) {
             printf("%10lld  failed (see the message above)\n", c.sizes[s]);
             rc = EXIT_RUNTIME;
             continue;
         }
-        if (c.progress) {
-            fputs("\r\033[K", stderr);
+        if (c.extensions) {
+            continue; /* bench_ext printed its rows */
         }
         for (int w = 0; w < c.worker_count; ++w) {
             const bench_row *r = &rows[w];

@@ -156,7 +156,7 @@ for opt in --scene --agents --seed --steps --max-steps --dt --workers --json --c
     check "run --help documents $opt" grep -q -- "$opt" runhelp.txt
 done
 "$ORCA" bench --help > benchhelp.txt
-for opt in --sizes --workers --runs --steps --warmup --csv --cold --churn; do
+for opt in --sizes --workers --runs --steps --warmup --csv --cold --churn --extensions; do
     check "bench --help documents $opt" grep -q -- "$opt" benchhelp.txt
 done
 expect_status 2 "no command" "$ORCA"
@@ -525,6 +525,36 @@ expect_status 2 "bench --churn out of range" "$ORCA" bench --churn 60
 expect_status 2 "bench --churn not a number" "$ORCA" bench --churn abc
 expect_status 2 "bench --cold with --churn" "$ORCA" bench --cold --churn 1
 expect_status 2 "bench --cold with --csv" "$ORCA" bench --cold --csv x.csv
+# --extensions: the plain and the extended path, interleaved (issue 30)
+for m in mix defaults; do
+    expect_status 0 "bench --extensions $m, tiny" "$ORCA" bench --extensions "$m" --sizes 300 --runs 1 --steps 2 --warmup 2 --workers 1,2 --csv "ext-$m.csv"
+    check "bench --extensions $m: the header line names the mix" grep -q "^orca bench --extensions $m: scene random, seed 1, " out.txt
+    check "bench --extensions $m: the columns" grep -Eq '^ +agents +workers +S +plain/s +extended/s +ratio +ratio range +same plain +same ext$' out.txt
+    check "bench --extensions $m: a row per worker count, same bits on both paths" \
+        test "$(grep -Ec '^ +300 +[12] +2 +[0-9.e+]+ +[0-9.e+]+ +[0-9.]+ +[0-9.]+\.\.[0-9.]+ +yes +yes$' out.txt)" -eq 2
+    check "bench --extensions $m: says what it applied" grep -q "^  $m at 300 agents: " out.txt
+    check "bench --extensions $m: CSV header" grep -q "^scene,extensions,agents,workers,steps,warmup,runs,plain_median_agent_steps_per_s,.*,ratio_median,ratio_min,ratio_max,plain_same_bits,extended_same_bits,plain_hash,extended_hash$" "ext-$m.csv"
+    check "bench --extensions $m: CSV rows" test "$(grep -Ec "^random,$m,300,[12],2,2,1,.*,1,1,[0-9a-f]{16},[0-9a-f]{16}$" "ext-$m.csv")" -eq 2
+    hashes=$(sed 1d "ext-$m.csv" | cut -d, -f19,20 | sort -u)
+    check "bench --extensions $m: CSV: one hash per path over the worker counts; they differ" \
+        test "$(wc -l <<< "$hashes")" -eq 1 -a "${hashes%,*}" != "${hashes#*,}"
+    if [[ $m == mix ]]; then
+        check "bench --extensions mix: 5% of 300 locked, the outer loop 3.5 m out, 4 pillars" \
+            grep -Eq '^  mix at 300 agents: 15 locked \(5\.0%\), outer square 3\.5 m beyond the agents and goals, 4 pillars ' out.txt
+    else
+        check "bench --extensions defaults: one loop 100 m out" \
+            grep -q '^  defaults at 300 agents: one loop 100 m beyond the agents and goals' out.txt
+    fi
+done
+expect_status 0 "bench --extensions --scalar" "$ORCA" bench --extensions defaults --sizes 200 --runs 1 --steps 2 --warmup 0 --workers 1 --scalar
+check "bench --extensions --scalar: the header says so" grep -q "scalar code (--scalar)" out.txt
+check "bench --extensions --scalar: a row" grep -Eq '^ +200 +1 +2 .* yes +yes$' out.txt
+expect_status 2 "bench --extensions bad value" "$ORCA" bench --extensions fast
+err_matches "bench --extensions bad value: message" "--extensions: 'defaults' or 'mix', got 'fast'"
+expect_status 2 "bench --extensions with --cold" "$ORCA" bench --extensions mix --cold
+err_matches "bench --extensions with --cold: message" "--extensions .*does not go with --cold"
+expect_status 2 "bench --extensions with --churn" "$ORCA" bench --extensions defaults --churn 5
+err_matches "bench --extensions with --churn: message" "--extensions .*does not go with --churn"
 
 # --- issue 12: inputs, outputs and messages of the command (hostile input) ---------------------
 
