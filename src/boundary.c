@@ -341,7 +341,7 @@ static double edge_cell_size(const orca_sim *s, const boundary_set *b)
     return cell;
 }
 
-#define OCC_MAX_BITS (1 << 24) /* the largest bitmap: 2 MiB */
+#define OCC_MAX_CELLS (1 << 21) /* the largest table: 8 MiB */
 
 /* The cell coordinates of a key of cell_key. */
 static void key_cell(uint64_t key, int32_t *cx, int32_t *cy)
@@ -350,8 +350,10 @@ static void key_cell(uint64_t key, int32_t *cx, int32_t *cy)
     *cy = (int32_t)((int64_t)(key & 0xFFFFFFFFu) - 2 - (int64_t)CELL_LIMIT);
 }
 
-/* The occupancy bitmap of the edge grid just built (b->occ; NULL when its box would exceed
- * OCC_MAX_BITS cells or memory runs out: only a shortcut is lost). */
+/* The occupancy table of the edge grid just built (b->occ: entry (r, c), r in 0..occ_h and
+ * c in 0..occ_w, counts the occupied cells of rows < r and columns < c of the occupied box;
+ * NULL when it would exceed OCC_MAX_CELLS entries or memory runs out: only a shortcut is
+ * lost). */
 static void build_occupancy(boundary_set *b)
 {
     orca_mem_free(b->occ);
@@ -370,11 +372,11 @@ static void build_occupancy(boundary_set *b)
     if (x1 < x0) {
         return;
     }
-    int64_t w = x1 - x0 + 1, h = y1 - y0 + 1, words = (w + 63) / 64;
-    if (words * 64 * h > OCC_MAX_BITS) {
+    int64_t w = x1 - x0 + 1, h = y1 - y0 + 1, stride = w + 1;
+    if (stride * (h + 1) > OCC_MAX_CELLS) {
         return;
     }
-    uint64_t *occ = orca_mem_zalloc((size_t)(words * h), sizeof *occ);
+    int32_t *occ = orca_mem_zalloc((size_t)(stride * (h + 1)), sizeof *occ);
     if (!occ) {
         return;
     }
@@ -382,8 +384,13 @@ static void build_occupancy(boundary_set *b)
         if (b->cells.keys[k] != CELL_EMPTY) {
             int32_t cx, cy;
             key_cell(b->cells.keys[k], &cx, &cy);
-            int64_t c = cx - x0;
-            occ[(cy - y0) * words + c / 64] |= (uint64_t)1 << (c % 64);
+            occ[(cy - y0 + 1) * stride + (cx - x0 + 1)] = 1;
+        }
+    }
+    for (int64_t r = 1; r <= h; ++r) {
+        for (int64_t c = 1; c <= w; ++c) {
+            occ[r * stride + c] += occ[(r - 1) * stride + c] + occ[r * stride + c - 1] -
+                                   occ[(r - 1) * stride + c - 1];
         }
     }
     b->occ = occ;
@@ -391,41 +398,28 @@ static void build_occupancy(boundary_set *b)
     b->occ_y = (int32_t)y0;
     b->occ_w = (int32_t)w;
     b->occ_h = (int32_t)h;
-    b->occ_words = (int32_t)words;
 }
 
-/* Whether the block of cells x0..x1 by y0..y1 may hold an edge: 1 without the bitmap, else
- * whether one of its cells is occupied. */
+/* Whether the block of cells x0..x1 by y0..y1 may hold an edge: 1 without the table, else
+ * whether one of its cells is occupied (four entries of the table). */
 static int block_occupied(const boundary_set *b, int32_t x0, int32_t x1, int32_t y0, int32_t y1)
 {
-    if (!b->occ) {
+    const int32_t *t = b->occ;
+    if (!t) {
         return 1;
     }
-    int64_t c0 = (int64_t)x0 - b->occ_x, c1 = (int64_t)x1 - b->occ_x;
-    int64_t r0 = (int64_t)y0 - b->occ_y, r1 = (int64_t)y1 - b->occ_y;
+    int64_t c0 = (int64_t)x0 - b->occ_x, c1 = (int64_t)x1 - b->occ_x + 1;
+    int64_t r0 = (int64_t)y0 - b->occ_y, r1 = (int64_t)y1 - b->occ_y + 1;
     c0 = c0 < 0 ? 0 : c0;
     r0 = r0 < 0 ? 0 : r0;
-    c1 = c1 >= b->occ_w ? b->occ_w - 1 : c1;
-    r1 = r1 >= b->occ_h ? b->occ_h - 1 : r1;
-    if (c0 > c1 || r0 > r1) {
+    c1 = c1 > b->occ_w ? b->occ_w : c1;
+    r1 = r1 > b->occ_h ? b->occ_h : r1;
+    if (c0 >= c1 || r0 >= r1) {
         return 0;
     }
-    for (int64_t r = r0; r <= r1; ++r) {
-        const uint64_t *row = b->occ + r * b->occ_words;
-        for (int64_t w = c0 / 64; w <= c1 / 64; ++w) {
-            uint64_t m = ~(uint64_t)0;
-            if (w == c0 / 64) {
-                m &= ~(uint64_t)0 << (c0 % 64);
-            }
-            if (w == c1 / 64) {
-                m &= ~(uint64_t)0 >> (63 - c1 % 64);
-            }
-            if (row[w] & m) {
-                return 1;
-            }
-        }
-    }
-    return 0;
+    int64_t stride = (int64_t)b->occ_w + 1;
+    return t[r1 * stride + c1] - t[r0 * stride + c1] - t[r1 * stride + c0] + t[r0 * stride + c0] >
+           0;
 }
 
 static int build_edge_grid(const orca_sim *s, boundary_set *b)

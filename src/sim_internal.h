@@ -509,12 +509,12 @@ typedef struct boundary_set {
     cell_map cells;
     int32_t *list;
     int32_t list_len;
-    /* the grid's occupied cells as a bitmap over their bounding box (occ_w by occ_h cells
-     * from cell (occ_x, occ_y), occ_words 64-bit words a row), which tells an agent whose
-     * reach holds no edge in one probe per row instead of a map lookup per cell; NULL when
-     * the box is too large (or out of memory): then the lookups alone */
-    uint64_t *occ;
-    int32_t occ_x, occ_y, occ_w, occ_h, occ_words;
+    /* the counts of the grid's occupied cells over their bounding box (occ_w by occ_h cells
+     * from cell (occ_x, occ_y)) as a table of prefix sums, which tells an agent whose reach
+     * holds no edge from four entries instead of a map lookup per cell; NULL when the box is
+     * too large (or out of memory): then the lookups alone */
+    int32_t *occ;
+    int32_t occ_x, occ_y, occ_w, occ_h;
     /* per-worker scratch (a cache) */
     boundary_scratch *ws;
     int ws_count, ws_edges, ws_planes;
