@@ -537,6 +537,37 @@ static int feature_cmp(const void *pa, const void *pb)
     return feature_less(x, y) ? -1 : (feature_less(y, x) ? 1 : 0);
 }
 
+int orca_boundary_out_of_reach(const orca_sim *s, double dt)
+{
+    const boundary_set *b = s->bnd;
+    if (!b || !b->occ || s->agent_count == 0) {
+        return 0;
+    }
+    /* the box of the positions and the largest reach, as orca_boundary_constraints computes
+     * each agent's */
+    double lox = HUGE_VAL, loy = HUGE_VAL, hix = -HUGE_VAL, hiy = -HUGE_VAL, reach = 0;
+    for (int32_t i = 0; i < s->agent_count; ++i) {
+        orca_vec2 p = s->pos[i];
+        double tau_o = s->par[i].tau_obst;
+        double h = dt > tau_o ? dt : tau_o;
+        double ri = h * s->par[i].max_speed + s->par[i].radius;
+        reach = ri > reach ? ri : reach;
+        lox = p.x < lox ? p.x : lox;
+        hix = p.x > hix ? p.x : hix;
+        loy = p.y < loy ? p.y : loy;
+        hiy = p.y > hiy ? p.y : hiy;
+    }
+    /* Every agent's block lies in this one: each bound below is the same rounded operations
+     * on operands at least as far out (rounding is monotone), the margin's too. */
+    double ax = d_abs(lox) > d_abs(hix) ? d_abs(lox) : d_abs(hix);
+    double ay = d_abs(loy) > d_abs(hiy) ? d_abs(loy) : d_abs(hiy);
+    double mg = 1e-9 * (ax + ay + reach) + MARGIN_ABS;
+    double inv = b->inv_cell;
+    int32_t x0 = cell_coord(lox - reach - mg, inv), x1 = cell_coord(hix + reach + mg, inv);
+    int32_t y0 = cell_coord(loy - reach - mg, inv), y1 = cell_coord(hiy + reach + mg, inv);
+    return !block_occupied(b, x0, x1, y0, y1);
+}
+
 int orca_boundary_constraints(const orca_sim *s, int worker_index, int32_t i, orca_vec2 p,
                               double r, double dt, orca_halfplane *out)
 {

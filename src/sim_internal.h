@@ -351,6 +351,7 @@ struct orca_sim {
                               layered search then finds the same lists): the layered search
                               runs */
     int ext_locked_any;    /* 1: some agent is locked */
+    int ext_boundaries;    /* 1: has_boundaries and some agent may reach an edge */
     int32_t ext_nondefault;  /* agents whose settings differ from the defaults: while 0 the
                                 step is the algorithm's plain path */
     int diagnostics;         /* 1: the step records diag (not state) */
@@ -537,6 +538,10 @@ void orca_boundary_free(struct boundary_set *b);
  * of docs/extensions.md, into out; returns their number (at most the edge count). */
 int orca_boundary_constraints(const orca_sim *s, int worker_index, int32_t i, orca_vec2 p,
                               double r, double dt, orca_halfplane *out);
+/* 1 when no agent's reach (as orca_boundary_constraints searches it, from the agents'
+ * positions now) holds an occupied cell of the edge grid: then every agent's boundary
+ * half-planes are none this step (one pass over the agents instead of a search each). */
+int orca_boundary_out_of_reach(const orca_sim *s, double dt);
 orca_status orca_check_boundary(const orca_sim *s, const orca_vec2 *points, int count,
                                 int32_t existing_edges);
 /* Stores a validated loop (snapshots; the API) with the given slot already taken. */

@@ -870,12 +870,14 @@ static void ext_gather_task(int begin, int end, int worker_index, void *context)
     }
 }
 
-/* Before a step of the extended path without diagnostics (ext_step_fast): whether settings
+/* Before a step of the extended path without diagnostics (ext_step_fast): whether an agent
+ * may reach a boundary edge (s->ext_boundaries), whether settings
  * other than the defaults exist (s->ext_shares), and then their sorted copy, whether any agent
  * is locked and whether the layers hide some agent from another (s->ext_layered: otherwise
  * the plain search finds the same lists). A cache, refilled each such step. */
-static orca_status ext_prepare(orca_sim *s)
+static orca_status ext_prepare(orca_sim *s, double dt)
 {
+    s->ext_boundaries = has_boundaries(s) && !orca_boundary_out_of_reach(s, dt);
     s->ext_shares = s->ext && s->ext_nondefault > 0;
     s->ext_layered = 0;
     s->ext_locked_any = 0;
@@ -961,7 +963,7 @@ orca_status orca_sim_step_rule(orca_sim *s, double dt, orca_step_rule_fn *rule, 
     atomic_store(&s->bad_worker, -1);
     atomic_store(&s->bad_agent, s->agent_count);
     if (ext_path(s) && !s->diagnostics) {
-        st = ext_prepare(s);
+        st = ext_prepare(s, dt);
         if (st != ORCA_OK) {
             return st;
         }
