@@ -8,91 +8,11 @@
  * Prints figures; never judges.
  *   orca_walls [agents [runs]]   (defaults 100000 and 5) */
 #define _POSIX_C_SOURCE 200809L
-#include <orca/sim.h>
+#include "pillars.h"
 
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-#define PILLARS 50   /* per side */
-#define SPACING 8.0  /* pillar lattice, m */
-#define SIDE (PILLARS * SPACING)
-#define RADIUS 0.3
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static uint64_t rng = 0x9e3779b97f4a7c15ull;
-
-static double unit(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return (double)(rng >> 11) * 0x1p-53;
-}
-
-/* A random point whose disc clears the walls, the pillars and the spare pillar's square
- * [1, 3]^2 (added by the last measurement) by 0.1 m. */
-static orca_vec2 free_point(void)
-{
-    for (;;) {
-        orca_vec2 p = {1 + (SIDE - 2) * unit(), 1 + (SIDE - 2) * unit()};
-        double fx = p.x - SPACING * (double)(int)(p.x / SPACING);
-        double fy = p.y - SPACING * (double)(int)(p.y / SPACING);
-        double m = RADIUS + 0.1; /* pillars span [3, 5] within each lattice cell */
-        int in_pillar = fx > 3 - m && fx < 5 + m && fy > 3 - m && fy < 5 + m;
-        int in_spare = p.x < 3 + m && p.y < 3 + m;
-        if (!in_pillar && !in_spare) {
-            return p;
-        }
-    }
-}
-
-static void add_loops(orca_sim *s)
-{
-    orca_vec2 room[4] = {{0, 0}, {SIDE, 0}, {SIDE, SIDE}, {0, SIDE}};
-    if (orca_sim_add_boundary(s, room, 4, NULL) != ORCA_OK) {
-        fprintf(stderr, "room: %s\n", orca_sim_last_error(s));
-        exit(1);
-    }
-    for (int i = 0; i < PILLARS; ++i) {
-        for (int j = 0; j < PILLARS; ++j) {
-            double x = SPACING * i + 3, y = SPACING * j + 3;
-            orca_vec2 p[4] = {{x, y}, {x, y + 2}, {x + 2, y + 2}, {x + 2, y}}; /* a hole */
-            if (orca_sim_add_boundary(s, p, 4, NULL) != ORCA_OK) {
-                fprintf(stderr, "pillar: %s\n", orca_sim_last_error(s));
-                exit(1);
-            }
-        }
-    }
-}
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-static void check(orca_sim *s, orca_status st, const char *what)
-{
-    if (st != ORCA_OK) {
-        fprintf(stderr, "%s: %s\n", what, orca_sim_last_error(s));
-        exit(1);
-    }
-}
 
 int main(int argc, char **argv)
 {
@@ -157,7 +77,7 @@ int main(int argc, char **argv)
     }
     printf("orca_walls: %d agents (radius %g m) in a %g m room with %d pillars (%d edges), "
            "median of %d runs\n",
-           n, RADIUS, SIDE, PILLARS * PILLARS, 4 + 4 * PILLARS * PILLARS, runs);
+           n, RADIUS, SIDE, g_pillars * g_pillars, 4 + 4 * g_pillars * g_pillars, runs);
     printf("  %-28s %14s %14s %10s\n", "call", "with loops", "without", "ratio");
     for (int what = 0; what < 4; ++what) {
         double a = median(t[1][what], runs), b = median(t[0][what], runs);
@@ -165,24 +85,6 @@ int main(int argc, char **argv)
                a / b);
     }
     printf("  (*) per agent present; without: the same call with no agent\n");
-    /* for scale: the scan over every agent and edge that the grid spares the check */
-    {
-        orca_sim *s = NULL;
-        if (orca_sim_create(NULL, &s) != ORCA_OK) {
-            return 1;
-        }
-        add_loops(s);
-        int m = n < 10000 ? n : 10000;
-        check(s, orca_sim_add_agents(s, defs, m, NULL), "setup");
-        double t0 = now(), deepest = 0;
-        int outside = 0;
-        check(s, orca_sim_measure_boundary(s, &deepest, &outside), "measure");
-        double t1 = now();
-        printf("  for scale, orca_sim_measure_boundary (every agent against every edge): "
-               "%.1f ns per agent (%d agents, %d outside)\n",
-               1e9 * (t1 - t0) / m, m, outside);
-        orca_sim_destroy(s);
-    }
     printf("  the first check (edge grid and rows built): %.2f ms (last run)\n",
            1e3 * first_check);
     free(defs);

@@ -480,6 +480,26 @@ static orca_status run_query(orca_sim *sim, int kind, const double *q, query_ans
     return st;
 }
 
+/* The state measured against the boundaries (orca_sim_measure_boundary) into the running
+ * largest intrusion and outside count; -1 after the error (out of memory), the progress line
+ * cleared first when one is shown. */
+static int measure_boundary(orca_sim *sim, double *deepest, int *outside, int progress)
+{
+    double deep = 0.0;
+    int out = 0;
+    if (orca_sim_measure_boundary(sim, &deep, &out) != ORCA_OK) {
+        if (progress) {
+            fputs("\r\033[K", stderr);
+        }
+        cli_error("step %llu: measuring the agents against the boundaries: %s",
+                  (unsigned long long)orca_sim_step_count(sim), orca_sim_last_error(sim));
+        return -1;
+    }
+    *deepest = deep > *deepest ? deep : *deepest;
+    *outside = out > *outside ? out : *outside;
+    return 0;
+}
+
 static int write_csv_rows(FILE *f, orca_sim *sim, double dt)
 {
     int n = orca_sim_agent_count(sim);
@@ -1432,12 +1452,13 @@ int cmd_run(int argc, char **argv)
     double speed_total = 0.0, step_time = 0.0;
     double next_progress = cli_now() + 0.2;
     uint64_t last_csv_step = 0;
-    /* With boundaries every state is measured against them (agents x edges per step). */
+    /* With boundaries every state is measured against them (linear work on the workers). */
     int boundaries = orca_sim_boundary_count(sim);
     double bnd_deepest = 0.0;
     int bnd_outside = 0;
-    if (boundaries > 0) {
-        orca_sim_measure_boundary(sim, &bnd_deepest, &bnd_outside);
+    if (boundaries > 0 && measure_boundary(sim, &bnd_deepest, &bnd_outside, 0) != 0) {
+        rc = EXIT_RUNTIME;
+        goto done;
     }
     while (done_steps < limit) {
         if (!o.have_steps && orca_scenario_all_arrived_step(sc) >= 0) {
@@ -1458,12 +1479,10 @@ int cmd_run(int argc, char **argv)
         }
         ++done_steps;
         speed_total += speed_sum(sim);
-        if (boundaries > 0) {
-            double deep = 0.0;
-            int out = 0;
-            orca_sim_measure_boundary(sim, &deep, &out);
-            bnd_deepest = deep > bnd_deepest ? deep : bnd_deepest;
-            bnd_outside = out > bnd_outside ? out : bnd_outside;
+        if (boundaries > 0 &&
+            measure_boundary(sim, &bnd_deepest, &bnd_outside, progress) != 0) {
+            rc = EXIT_RUNTIME;
+            goto done;
         }
         if (o.diagnostics && orca_sim_step_diagnostics(sim, &diag_last) == ORCA_OK) {
             diag_total.agents += diag_last.agents;

@@ -28,7 +28,7 @@ static boundary_set *bnd_ensure(orca_sim *s)
 static void scratch_free(boundary_set *b)
 {
     for (int w = 0; b->ws && w < b->ws_count; ++w) {
-        orca_mem_free(b->ws[w].stamp);
+        orca_mem_free(b->ws[w].stamp.mark);
         orca_mem_free(b->ws[w].feat);
         orca_mem_free(b->ws[w].planes);
         orca_mem_free(b->ws[w].scratch);
@@ -58,7 +58,8 @@ void orca_boundary_free(boundary_set *b)
     orca_mem_free(b->occ);
     orca_mem_free(b->rows);
     orca_mem_free(b->row_edges);
-    orca_mem_free(b->fit_stamp);
+    orca_mem_free(b->row_at);
+    orca_mem_free(b->fit_stamp.mark);
     orca_mem_free(b);
 }
 
@@ -460,11 +461,12 @@ static int scratch_reserve(const orca_sim *s, boundary_set *b)
     b->ws_count = s->worker_count;
     for (int w = 0; w < s->worker_count; ++w) {
         boundary_scratch *k = &b->ws[w];
-        k->stamp = orca_mem_zalloc((size_t)edges + 1, sizeof *k->stamp);
+        k->stamp.mark = orca_mem_zalloc((size_t)edges + 1, sizeof *k->stamp.mark);
+        k->stamp.count = edges + 1;
         k->feat = orca_mem_alloc((size_t)edges + 1, sizeof *k->feat);
         k->planes = orca_mem_alloc((size_t)planes, sizeof *k->planes);
         k->scratch = orca_mem_alloc((size_t)planes, sizeof *k->scratch);
-        if (!k->stamp || !k->feat || !k->planes || !k->scratch) {
+        if (!k->stamp.mark || !k->feat || !k->planes || !k->scratch) {
             scratch_free(b);
             return 0;
         }
@@ -484,6 +486,16 @@ int orca_boundary_prepare(orca_sim *s)
 }
 
 /* --- the constraints ------------------------------------------------------------------ */
+
+/* A fresh query of st for one pass over edges. */
+static uint32_t stamp_next(boundary_stamp *st)
+{
+    if (++st->query == 0) {
+        memset(st->mark, 0, (size_t)st->count * sizeof *st->mark);
+        st->query = 1;
+    }
+    return st->query;
+}
 
 /* Edge k's feature for the agent at p (docs/extensions.md, "Walkable-area boundaries"):
  * 0 when the agent is behind the edge's line or the feature is beyond reach2. */
@@ -591,11 +603,7 @@ int orca_boundary_constraints(const orca_sim *s, int worker_index, int32_t i, or
             n += edge_feature(b, k, p, r, h, reach2, &ws->feat[n]);
         }
     } else {
-        boundary_scratch *wsm = ws;
-        if (++wsm->query == 0) {
-            memset(wsm->stamp, 0, (size_t)b->ws_edges * sizeof *wsm->stamp);
-            wsm->query = 1;
-        }
+        uint32_t *mark = ws->stamp.mark, query = stamp_next(&ws->stamp);
         for (int32_t cy = y0; cy <= y1; ++cy) {
             for (int32_t cx = x0; cx <= x1; ++cx) {
                 int64_t hh = cell_map_find(&b->cells, cell_key(cx, cy));
@@ -605,10 +613,10 @@ int orca_boundary_constraints(const orca_sim *s, int worker_index, int32_t i, or
                 int32_t begin = b->cells.start[hh], end = begin + b->cells.count[hh];
                 for (int32_t q = begin; q < end; ++q) {
                     int32_t k = b->list[q];
-                    if (wsm->stamp[k] == wsm->query) {
+                    if (mark[k] == query) {
                         continue;
                     }
-                    wsm->stamp[k] = wsm->query;
+                    mark[k] = query;
                     n += edge_feature(b, k, p, r, h, reach2, &ws->feat[n]);
                 }
             }
@@ -678,15 +686,15 @@ static int fit_prepare(orca_sim *s)
     if (!b->grid_valid && !build_edge_grid(s, b)) {
         return 0;
     }
-    if (b->fit_stamp_count < b->edge_count) {
+    if (b->fit_stamp.count < b->edge_count) {
         uint32_t *st = orca_mem_zalloc((size_t)b->edge_count, sizeof *st);
         if (!st) {
             return 0;
         }
-        orca_mem_free(b->fit_stamp);
-        b->fit_stamp = st;
-        b->fit_stamp_count = b->edge_count;
-        b->fit_query = 0;
+        orca_mem_free(b->fit_stamp.mark);
+        b->fit_stamp.mark = st;
+        b->fit_stamp.count = b->edge_count;
+        b->fit_stamp.query = 0;
     }
     if (!b->rows_valid) {
         int32_t n = 0;
@@ -708,10 +716,23 @@ static int fit_prepare(orca_sim *s)
             }
         }
         qsort(rows, (size_t)n, sizeof *rows, row_cmp);
+        /* rows from the first occupied one to the last: at most about 4096 of them (a cell is
+         * at least 1/4096 of the edges' extent) */
+        int64_t first = n > 0 ? (int64_t)(rows[0].key >> 32) : 0;
+        int32_t span = n > 0 ? (int32_t)((int64_t)(rows[n - 1].key >> 32) - first + 1) : 0;
         boundary_row_edge *re = orca_mem_alloc((size_t)b->list_len + 1, sizeof *re);
-        if (!re) {
+        int32_t *row_at = orca_mem_alloc((size_t)span + 1, sizeof *row_at);
+        if (!re || !row_at) {
             orca_mem_free(rows);
+            orca_mem_free(re);
+            orca_mem_free(row_at);
             return 0;
+        }
+        for (int32_t j = 0, c = 0; j <= span; ++j) {
+            while (c < n && (int64_t)(rows[c].key >> 32) - first < j) {
+                ++c;
+            }
+            row_at[j] = c;
         }
         int32_t at = 0;
         for (int32_t c = 0; c < n; ++c) {
@@ -728,28 +749,21 @@ static int fit_prepare(orca_sim *s)
         rows[n].begin = at; /* the end of the last cell */
         orca_mem_free(b->rows);
         orca_mem_free(b->row_edges);
+        orca_mem_free(b->row_at);
         b->rows = rows;
         b->row_edges = re;
         b->row_count = n;
+        b->row_at = row_at;
+        b->row_first = first;
+        b->row_span = span;
         b->rows_valid = 1;
     }
     return 1;
 }
 
-/* A fresh stamp for one pass over edges. */
-static uint32_t fit_next_query(boundary_set *b)
+/* The first occupied cell in [lo, hi) with key >= key (hi if none). */
+static int32_t row_lower(const boundary_set *b, int32_t lo, int32_t hi, uint64_t key)
 {
-    if (++b->fit_query == 0) {
-        memset(b->fit_stamp, 0, (size_t)b->fit_stamp_count * sizeof *b->fit_stamp);
-        b->fit_query = 1;
-    }
-    return b->fit_query;
-}
-
-/* The first row entry with key >= key. */
-static int32_t row_lower(const boundary_set *b, uint64_t key)
-{
-    int32_t lo = 0, hi = b->row_count;
     while (lo < hi) {
         int32_t mid = lo + (hi - lo) / 2;
         if (b->rows[mid].key < key) {
@@ -801,30 +815,40 @@ static int edge_winding(orca_vec2 a, orca_vec2 b, orca_vec2 p, int right, int *o
     return (down && o > 0) - (up && o < 0);
 }
 
-/* The winding number at p over the edges of p's row of cells on one side of p: the side with
- * fewer occupied cells. Every point of an edge lies in a cell that lists the edge, and the
- * ray's crossings lie in p's row on that side (p's column and its neighbour included). */
-static void fit_ray(boundary_set *b, orca_vec2 p, int32_t from, disc_fit *f)
+/* The winding number at p over the edges of p's row of cells on one side of p: the side
+ * whose cells list fewer edges. Every point of an edge lies in a cell that lists the edge, and
+ * the ray's crossings lie in p's row on that side (p's column and its neighbour included), so
+ * does an edge through p (it is counted in f->on_edge or f->on_old); a row without occupied
+ * cells has none. Each edge once (st). */
+static void fit_ray(const boundary_set *b, boundary_stamp *st, orca_vec2 p, int32_t from,
+                    disc_fit *f)
 {
     int32_t cx = cell_coord(p.x, b->inv_cell), cy = cell_coord(p.y, b->inv_cell);
-    int32_t first_col = -(int32_t)CELL_LIMIT - 1;
-    int32_t lo = row_lower(b, cell_key(cy, first_col));
-    int32_t hi = row_lower(b, cell_key(cy + 1, first_col));
-    int32_t right_begin = row_lower(b, cell_key(cy, cx - 1));
-    int32_t left_end = row_lower(b, cell_key(cy, cx + 2));
-    int right = hi - right_begin <= left_end - lo;
+    int64_t j = ((int64_t)cy + 2 + (int64_t)CELL_LIMIT) - b->row_first; /* cell_key's half */
+    if (j < 0 || j >= b->row_span) {
+        return;
+    }
+    int32_t lo = b->row_at[j], hi = b->row_at[j + 1];
+    int32_t right_begin = row_lower(b, lo, hi, cell_key(cy, cx - 1));
+    int32_t left_end = row_lower(b, right_begin, hi, cell_key(cy, cx + 2));
+    const boundary_row *rows = b->rows;
+    int right = rows[hi].begin - rows[right_begin].begin <= rows[left_end].begin - rows[lo].begin;
     int32_t begin = right ? right_begin : lo, end = right ? hi : left_end;
-    uint32_t q = fit_next_query(b);
+    uint32_t *mark = st->mark, q = stamp_next(st);
     /* the cells [begin, end) of one row are consecutive: so are their edges */
     const boundary_row_edge *re = b->row_edges;
-    for (int32_t m = b->rows[begin].begin, me = b->rows[end].begin; m < me; ++m) {
+    for (int32_t m = rows[begin].begin, me = rows[end].begin; m < me; ++m) {
+        orca_vec2 ea = re[m].a, eb = re[m].b;
+        if ((ea.y > p.y && eb.y > p.y) || (ea.y < p.y && eb.y < p.y)) {
+            continue; /* off the line y = p.y: no part in wn, not through p (most edges) */
+        }
         int32_t k = re[m].k;
-        if (b->fit_stamp[k] == q) {
+        if (mark[k] == q) {
             continue;
         }
-        b->fit_stamp[k] = q;
+        mark[k] = q;
         int on;
-        int w = edge_winding(re[m].a, re[m].b, p, right, &on);
+        int w = edge_winding(ea, eb, p, right, &on);
         f->wn += w;
         if (k >= from) {
             f->wn_new += w;
@@ -843,9 +867,13 @@ static double fit_max(double m, double v)
     return v > m ? v : m;
 }
 
-/* Edge k's distance from p against the radius r, with the tolerance. */
-static void fit_edge_near(const boundary_set *b, int32_t k, orca_vec2 p, double r, disc_fit *f)
+/* What fit_near does with an edge near the disc of centre p and radius r. */
+typedef void edge_visit(const boundary_set *b, int32_t k, orca_vec2 p, double r, void *acc);
+
+/* Edge k's distance from p against the radius r, with the tolerance, into the disc_fit acc. */
+static void fit_edge_near(const boundary_set *b, int32_t k, orca_vec2 p, double r, void *acc)
 {
+    disc_fit *f = acc;
     orca_vec2 a = b->ea[k], e = b->eb[k];
     double d = sqrt(orca_segment_distance_squared(v2_sub(a, p), v2_sub(e, p)));
     double m = fit_max(fit_max(fit_max(fit_max(fit_max(d_abs(p.x), p.y), a.x), a.y), e.x), e.y);
@@ -856,9 +884,15 @@ static void fit_edge_near(const boundary_set *b, int32_t k, orca_vec2 p, double 
     }
 }
 
-/* The edges from `from` on within r of p: those the grid lists in the cells around the disc
- * (the margin as the constraints' search), or all of them when that block has more cells. */
-static void fit_near(boundary_set *b, orca_vec2 p, double r, int32_t from, disc_fit *f)
+/* Visits the edges from `from` on within r of p, each once (st): those the grid lists in the
+ * cells of [p - q, p + q] (q: r with the margin of the constraints' search), or all of them
+ * when that block has more cells. Every edge whose squared distance from p (computed) is below
+ * r * r is among them: its nearest point is within r of p up to a rounding of a few units in
+ * the last place of its ends' coordinates relative to p, which q's margin and the grid's (a
+ * cell lists the edges within 0.75 cell of its centre, 0.04 cell beyond the cell, and a cell
+ * is at least 2^-28 of the largest edge coordinate) exceed many times over. */
+static ORCA_ALWAYS_INLINE void fit_near(const boundary_set *b, boundary_stamp *st, orca_vec2 p,
+                                        double r, int32_t from, edge_visit *visit, void *acc)
 {
     double q = r + 1e-9 * (d_abs(p.x) + d_abs(p.y) + r) + MARGIN_ABS;
     double inv = b->inv_cell;
@@ -867,11 +901,11 @@ static void fit_near(boundary_set *b, orca_vec2 p, double r, int32_t from, disc_
     int64_t block = ((int64_t)x1 - x0 + 1) * ((int64_t)y1 - y0 + 1);
     if (block > (int64_t)(b->edge_count - from)) {
         for (int32_t k = from; k < b->edge_count; ++k) {
-            fit_edge_near(b, k, p, r, f);
+            visit(b, k, p, r, acc);
         }
         return;
     }
-    uint32_t stamp = fit_next_query(b);
+    uint32_t *mark = st->mark, stamp = stamp_next(st);
     for (int32_t cy = y0; cy <= y1; ++cy) {
         for (int32_t cx = x0; cx <= x1; ++cx) {
             int64_t h = cell_map_find(&b->cells, cell_key(cx, cy));
@@ -881,11 +915,11 @@ static void fit_near(boundary_set *b, orca_vec2 p, double r, int32_t from, disc_
             int32_t lb = b->cells.start[h], le = lb + b->cells.count[h];
             for (int32_t m = lb; m < le; ++m) {
                 int32_t k = b->list[m];
-                if (k < from || b->fit_stamp[k] == stamp) {
+                if (k < from || mark[k] == stamp) {
                     continue;
                 }
-                b->fit_stamp[k] = stamp;
-                fit_edge_near(b, k, p, r, f);
+                mark[k] = stamp;
+                visit(b, k, p, r, acc);
             }
         }
     }
@@ -894,8 +928,8 @@ static void fit_near(boundary_set *b, orca_vec2 p, double r, int32_t from, disc_
 static disc_fit fit_query(boundary_set *b, orca_vec2 p, double r, int32_t from)
 {
     disc_fit f = {0, 0, 0, -1, -1, 0};
-    fit_ray(b, p, from, &f);
-    fit_near(b, p, r, from, &f);
+    fit_ray(b, &b->fit_stamp, p, from, &f);
+    fit_near(b, &b->fit_stamp, p, r, from, fit_edge_near, &f);
     return f;
 }
 
@@ -1020,32 +1054,82 @@ static orca_status check_agents_for_loop(orca_sim *s, int32_t first)
 
 /* --- measurement --------------------------------------------------------------------- */
 
-orca_status orca_sim_measure_boundary(const orca_sim *s, double *deepest, int *outside)
+/* Edge k's intrusion into the disc, (r - distance) / r when the squared distance is below
+ * r * r, into the largest so far (the double acc). */
+static void measure_edge(const boundary_set *b, int32_t k, orca_vec2 p, double r, void *acc)
 {
-    if (!s) {
-        return ORCA_ERR_NULL;
+    double *worst = acc;
+    double d2 = orca_segment_distance_squared(v2_sub(b->ea[k], p), v2_sub(b->eb[k], p));
+    if (d2 < r * r) {
+        double o = (r - sqrt(d2)) / r;
+        *worst = o > *worst ? o : *worst;
     }
-    orca_clear_error(s);
-    orca_agents_settle(s); /* the loop below reads the agents by index */
-    double worst = 0;
-    int out = 0;
+}
+
+/* Each worker's part of the measurement, over its agents: the largest intrusion and the count
+ * of centres outside. The largest of a set and a count are the same in any order and split:
+ * the result never depends on the worker count. */
+static void measure_task(int begin, int end, int worker_index, void *context)
+{
+    orca_sim *s = context;
+    if (orca_bad_worker_index(s, worker_index)) {
+        return;
+    }
     const boundary_set *b = s->bnd;
-    for (int32_t i = 0; b && b->edge_count > 0 && i < s->agent_count; ++i) {
+    boundary_scratch *ws = &b->ws[worker_index];
+    double worst = ws->deepest;
+    int out = ws->outside;
+    for (int32_t i = begin; i < end; ++i) {
         orca_vec2 p = s->pos[i];
         double r = s->par[i].radius;
-        int wn = 0, on_edge = 0;
-        for (int32_t k = 0; k < b->edge_count; ++k) {
-            orca_vec2 a = v2_sub(b->ea[k], p), e = v2_sub(b->eb[k], p);
-            double d2 = orca_segment_distance_squared(a, e);
-            if (d2 < r * r) {
-                double o = (r - sqrt(d2)) / r;
-                worst = o > worst ? o : worst;
-            }
-            int on;
-            wn += edge_winding(b->ea[k], b->eb[k], p, 1, &on); /* the disc check's rule */
-            on_edge |= on;
+        disc_fit f = {0, 0, 0, -1, -1, 0};
+        fit_ray(b, &ws->stamp, p, 0, &f); /* the exact winding number, or the centre on an edge */
+        out += f.wn < 1 || f.on_edge >= 0;
+        fit_near(b, &ws->stamp, p, r, 0, measure_edge, &worst);
+    }
+    ws->deepest = worst;
+    ws->outside = out;
+}
+
+orca_status orca_sim_measure_boundary(const orca_sim *sim, double *deepest, int *outside)
+{
+    if (!sim) {
+        return ORCA_ERR_NULL;
+    }
+    orca_clear_error(sim);
+    orca_sim *s = (orca_sim *)sim; /* the caches only: agent storage, edge grid, scratch */
+    orca_agents_settle(s);        /* the workers read the agents by index */
+    double worst = 0;
+    int out = 0;
+    boundary_set *b = s->bnd;
+    if (b && b->edge_count > 0 && s->agent_count > 0) {
+        if (!fit_prepare(s) || !scratch_reserve(s, b)) {
+            return orca_fail(s, ORCA_ERR_MEMORY,
+                             "out of memory measuring %d agents against %d boundary edges "
+                             "(the edge grid or the workers' scratch)",
+                             (int)s->agent_count, (int)b->edge_count);
         }
-        out += wn < 1 || on_edge;
+        /* On the workers; if the engine's callbacks give a bad worker index, again on the
+         * caller (a measurement changes nothing, so there is nothing to refuse). */
+        for (int serial = 0; serial < 2; ++serial) {
+            atomic_store(&s->bad_worker, -1);
+            for (int w = 0; w < b->ws_count; ++w) {
+                b->ws[w].deepest = 0;
+                b->ws[w].outside = 0;
+            }
+            if (serial) {
+                measure_task(0, s->agent_count, 0, s);
+            } else {
+                orca_run_task(s, measure_task, s->agent_count, s);
+            }
+            if (atomic_load(&s->bad_worker) < 0) {
+                break;
+            }
+        }
+        for (int w = 0; w < b->ws_count; ++w) {
+            worst = b->ws[w].deepest > worst ? b->ws[w].deepest : worst;
+            out += b->ws[w].outside;
+        }
     }
     if (deepest) {
         *deepest = worst;

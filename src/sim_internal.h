@@ -484,12 +484,21 @@ typedef struct boundary_feature {
     orca_halfplane plane;
 } boundary_feature;
 
-typedef struct boundary_scratch {
-    uint32_t *stamp;          /* per edge: the last query that saw it */
+/* A mark per edge: the last pass over edges (query) that took it, so that an edge listed in
+ * several cells is taken once a pass. Each worker and the disc check have their own. */
+typedef struct boundary_stamp {
+    uint32_t *mark;
+    int32_t count; /* marks allocated */
     uint32_t query;
+} boundary_stamp;
+
+typedef struct boundary_scratch {
+    boundary_stamp stamp;     /* count: at least the edge count */
     boundary_feature *feat;   /* capacity: the edge count */
     orca_halfplane *planes;   /* capacity: edges + segments + largest max_neighbors + 1 */
     orca_halfplane *scratch;  /* same */
+    double deepest;           /* this worker's part of orca_sim_measure_boundary */
+    int outside;
     char pad[64];
 } boundary_scratch;
 
@@ -519,16 +528,17 @@ typedef struct boundary_set {
     /* per-worker scratch (a cache) */
     boundary_scratch *ws;
     int ws_count, ws_edges, ws_planes;
-    /* the disc check (orca_boundary_check_agent; a cache over the edge grid): the grid's
-     * occupied cells in (row, column) order, their edges copied in that order, and a stamp
-     * per edge */
+    /* the disc check and the measurement (a cache over the edge grid): the grid's occupied
+     * cells in (row, column) order, their edges copied in that order, where each row begins,
+     * and the disc check's stamp (the measurement's workers use theirs in ws) */
     int rows_valid;
     struct boundary_row *rows;
     int32_t row_count;
     struct boundary_row_edge *row_edges;
-    uint32_t *fit_stamp;
-    int32_t fit_stamp_count;
-    uint32_t fit_query;
+    int32_t *row_at;   /* row_at[j]: the first occupied cell of row row_first + j (of row_span) */
+    int64_t row_first; /* high half of the first row's cell_key */
+    int32_t row_span;
+    boundary_stamp fit_stamp;
 } boundary_set;
 
 /* Builds the edge grid and the workers' scratch; 0 when out of memory. */

@@ -1076,6 +1076,424 @@ static int test_api_edges(void)
     return 0;
 }
 
+/* --- the measurement against a brute-force oracle ------------------------------------------ */
+
+/* Edge a -> b's share of the winding number at q on the ray towards +x (an upward edge,
+ * a.y <= q.y < b.y, with q on its left: +1; a downward one with q on its right: -1), the
+ * sides exact (exact_ref_orient); *on when q lies on the edge. */
+static int ref_winding(orca_vec2 a, orca_vec2 b, orca_vec2 q, int *on)
+{
+    *on = 0;
+    int up = a.y <= q.y && q.y < b.y, down = b.y <= q.y && q.y < a.y;
+    int inbox = fmin(a.x, b.x) <= q.x && q.x <= fmax(a.x, b.x) && fmin(a.y, b.y) <= q.y &&
+                q.y <= fmax(a.y, b.y);
+    if (!up && !down && !inbox) {
+        return 0; /* the sign cannot matter: saves the exact sum */
+    }
+    int o = exact_ref_orient(a, b, q);
+    *on = o == 0 && inbox;
+    return (up && o > 0) - (down && o < 0);
+}
+
+/* orca_sim_measure_boundary as its definition reads, over every agent and every edge, agent
+ * by agent (index order): over[i] the largest (r - sqrt(d2)) / r over the edges with
+ * d2 < r * r (d2 from orca_segment_distance_squared of the edge's ends relative to the
+ * centre), or 0; out[i] 1 when the winding number at the centre is below 1 or the centre lies
+ * on an edge (then on[i] = 1). The measurement is the largest over[i] and the sum of out[i]. */
+static int ref_agents(const orca_sim *sim, double *over, int *out, int *on)
+{
+    int nl = orca_sim_boundary_count(sim), ne = 0;
+    for (int l = 0; l < nl; ++l) {
+        int n = 0;
+        ENSURE(orca_boundary_get(sim, orca_sim_boundary_at(sim, l), NULL, 0, &n) == ORCA_OK);
+        ne += n;
+    }
+    orca_vec2 *pts = malloc((size_t)(ne + 1) * sizeof *pts);
+    orca_vec2 *ea = malloc((size_t)(ne + 1) * sizeof *ea);
+    orca_vec2 *eb = malloc((size_t)(ne + 1) * sizeof *eb);
+    ENSURE(pts && ea && eb);
+    int m = 0;
+    for (int l = 0; l < nl; ++l) {
+        int n = 0;
+        ENSURE(orca_boundary_get(sim, orca_sim_boundary_at(sim, l), pts, ne, &n) == ORCA_OK);
+        for (int k = 0; k < n; ++k, ++m) {
+            ea[m] = pts[k];
+            eb[m] = pts[(k + 1) % n];
+        }
+    }
+    for (int i = 0; i < orca_sim_agent_count(sim); ++i) {
+        orca_agent_def d;
+        ENSURE(orca_agent_get(sim, orca_sim_agent_at(sim, i), &d) == ORCA_OK);
+        orca_vec2 p = d.position;
+        double r = d.radius, worst = 0;
+        int wn = 0, on_any = 0;
+        for (int k = 0; k < ne; ++k) {
+            double d2 = orca_segment_distance_squared(vec(ea[k].x - p.x, ea[k].y - p.y),
+                                                      vec(eb[k].x - p.x, eb[k].y - p.y));
+            if (d2 < r * r) {
+                double o = (r - sqrt(d2)) / r;
+                worst = o > worst ? o : worst;
+            }
+            int at;
+            wn += ref_winding(ea[k], eb[k], p, &at);
+            on_any |= at;
+        }
+        over[i] = worst;
+        out[i] = ne > 0 && (wn < 1 || on_any);
+        on[i] = on_any;
+    }
+    free(pts);
+    free(ea);
+    free(eb);
+    return 0;
+}
+
+/* The measurement against the oracle's figures: deepest bit for bit, outside exactly. */
+static int measure_is(orca_sim *sim, double want, int want_out, const char *what)
+{
+    double got = -1;
+    int got_out = -1;
+    ENSURE_MSG(orca_sim_measure_boundary(sim, &got, &got_out) == ORCA_OK, "%s: %s", what,
+               orca_sim_last_error(sim));
+    ENSURE_MSG(memcmp(&got, &want, sizeof got) == 0 && got_out == want_out,
+               "%s, %d workers: deepest %a outside %d, the oracle %a and %d", what,
+               orca_sim_get_worker_count(sim), got, got_out, want, want_out);
+    return 0;
+}
+
+static const double *g_over; /* by_over's key */
+
+static int by_over(const void *x, const void *y)
+{
+    double a = g_over[*(const int *)x], b = g_over[*(const int *)y];
+    return a > b ? -1 : a < b;
+}
+
+/* The measurement of sim against the oracle with 1, 2 and 3 workers; then, with `each`, agent
+ * by agent: the agents removed one at a time, the most overlapping first, measured after
+ * each removal (so every agent's own overlap is the deepest once, and its part of the count is
+ * the count's change). Adds the oracle's figures to totals[0..2] (outside, on an edge,
+ * states with an overlap). */
+static int measure_matches(orca_sim *sim, const char *what, int each, int *totals)
+{
+    int n = orca_sim_agent_count(sim);
+    double *over = malloc((size_t)(n + 1) * sizeof *over);
+    int *out = malloc((size_t)(n + 1) * sizeof *out), *on = malloc((size_t)(n + 1) * sizeof *on);
+    int *order = malloc((size_t)(n + 1) * sizeof *order);
+    orca_agent_id *ids = malloc((size_t)(n + 1) * sizeof *ids);
+    ENSURE(over && out && on && order && ids);
+    ENSURE(ref_agents(sim, over, out, on) == 0);
+    double want = 0;
+    int want_out = 0;
+    for (int i = 0; i < n; ++i) {
+        want = over[i] > want ? over[i] : want;
+        want_out += out[i];
+        totals[1] += on[i];
+        order[i] = i;
+        ids[i] = orca_sim_agent_at(sim, i);
+    }
+    totals[0] += want_out;
+    totals[2] += want > 0;
+    for (int w = 1; w <= 3; ++w) {
+        ENSURE(orca_sim_set_worker_count(sim, w) == ORCA_OK);
+        if (measure_is(sim, want, want_out, what)) {
+            return 1;
+        }
+    }
+    if (each) {
+        g_over = over;
+        qsort(order, (size_t)n, sizeof *order, by_over);
+        for (int j = 0; j < n; ++j) {
+            ENSURE(orca_sim_remove_agent(sim, ids[order[j]]) == ORCA_OK);
+            want_out -= out[order[j]];
+            want = j + 1 < n ? over[order[j + 1]] : 0;
+            char at[96];
+            snprintf(at, sizeof at, "%s, agent %d removed (%d of %d)", what, order[j], j + 1, n);
+            if (measure_is(sim, want, want_out, at)) {
+                return 1;
+            }
+        }
+    }
+    free(over);
+    free(out);
+    free(on);
+    free(order);
+    free(ids);
+    return 0;
+}
+
+/* A random test scene in unit coordinates on a grid of 1/4 (the caller scales and shifts
+ * them exactly): a concave star-shaped room (8 to 24 corners at radius 6 to 10 around the
+ * origin, counter-clockwise), up to four holes in the slots (+-2.25, +-2.25) (rectangles,
+ * diamonds with diagonal edges, a rectangle with an island: a loop inside a hole), and at
+ * times a second room, a rectangle right of the first. Loops as (start, count) into pts. */
+typedef struct mscene {
+    orca_vec2 pts[96];
+    int start[12], len[12], nl;
+} mscene;
+
+static double quarter(double x)
+{
+    return floor(4 * x + 0.5) / 4;
+}
+
+static void mscene_loop(mscene *m, const orca_vec2 *p, int n)
+{
+    int at = m->nl ? m->start[m->nl - 1] + m->len[m->nl - 1] : 0;
+    memcpy(&m->pts[at], p, (size_t)n * sizeof *p);
+    m->start[m->nl] = at;
+    m->len[m->nl] = n;
+    ++m->nl;
+}
+
+/* The rectangle [x0, x1] x [y0, y1]: counter-clockwise (a room) or clockwise (a hole). */
+static void mscene_rect(mscene *m, double x0, double y0, double x1, double y1, int ccw)
+{
+    orca_vec2 r[4] = {vec(x0, y0), vec(x1, y0), vec(x1, y1), vec(x0, y1)};
+    if (!ccw) {
+        orca_vec2 t = r[1];
+        r[1] = r[3];
+        r[3] = t;
+    }
+    mscene_loop(m, r, 4);
+}
+
+static void mscene_make(mscene *m, test_rng *g)
+{
+    memset(m, 0, sizeof *m);
+    int n = 8 + (int)(test_rng_next(g) % 17);
+    orca_vec2 star[24];
+    for (int k = 0; k < n; ++k) {
+        double a = 2 * 3.14159265358979 * k / n, r = test_rng_uniform(g, 6, 10);
+        star[k] = vec(quarter(r * cos(a)), quarter(r * sin(a)));
+    }
+    mscene_loop(m, star, n);
+    for (int slot = 0; slot < 4; ++slot) {
+        double cx = slot & 1 ? 2.25 : -2.25, cy = slot & 2 ? 2.25 : -2.25;
+        double h = quarter(test_rng_uniform(g, 0.5, 1.25));
+        switch (test_rng_next(g) % 4) {
+        case 0:
+            break;
+        case 1:
+            mscene_rect(m, cx - h, cy - quarter(h * 0.7), cx + h, cy + h, 0);
+            break;
+        case 2: {
+            orca_vec2 d[4] = {vec(cx - h, cy), vec(cx, cy + h), vec(cx + h, cy), vec(cx, cy - h)};
+            mscene_loop(m, d, 4); /* clockwise */
+            break;
+        }
+        default:
+            mscene_rect(m, cx - 1.25, cy - 1.25, cx + 1.25, cy + 1.25, 0);
+            mscene_rect(m, cx - 0.5, cy - 0.5, cx + 0.5, cy + 0.25, 1);
+            break;
+        }
+    }
+    if (test_rng_next(g) % 2) {
+        mscene_rect(m, 14, -3, 20, quarter(test_rng_uniform(g, 1, 5)), 1);
+    }
+}
+
+/* Many random scenes (seeded) at several scales and places (near the coordinate limit, tiny),
+ * measured against the oracle with 1, 2 and 3 workers: agents at random places inside
+ * (added where the disc check takes them, then a few steps pushing them against the walls:
+ * touching), and agents driven past the walls by a locked step onto exact points: corners,
+ * points of edges (diagonal ones too), points a little either side of an edge (overlapping
+ * or outside), points of the grid of 1/64 and cell corners (cell borders and the rows' lines:
+ * the edge grid's cells are 1 m at scale 1, for the agents' reach of about 1.1 m does not
+ * resize them) and on the line of a corner (the ray through it); then again with a loop
+ * removed (the centres it held outside, or a hole's inside), and agent by agent. */
+static int test_measure_oracle(void)
+{
+    /* scale, offset */
+    static const double place[][2] = {{1, 0},           {1, 0},         {0.5, 0},
+                                      {1, 0x1p21 - 32}, {1, -0x1p21 + 32}, {0x1p-20, 0},
+                                      {0x1p-28, 0},     {1024, 0x1p20}};
+    int nplace = (int)(sizeof place / sizeof place[0]);
+    int totals[3] = {0, 0, 0};
+    for (int seed = 0; seed < 24; ++seed) {
+        test_rng g = {0x5eed0000ull + (unsigned long long)seed};
+        double sc = place[seed % nplace][0], off = place[seed % nplace][1];
+        mscene m;
+        mscene_make(&m, &g);
+        orca_sim *sim = test_new_sim(1);
+        ENSURE(sim);
+        orca_boundary_id ids[12];
+        for (int l = 0; l < m.nl; ++l) {
+            orca_vec2 p[32];
+            for (int k = 0; k < m.len[l]; ++k) {
+                orca_vec2 u = m.pts[m.start[l] + k];
+                p[k] = vec(off + sc * u.x, off + sc * u.y);
+            }
+            ENSURE_MSG(orca_sim_add_boundary(sim, p, m.len[l], &ids[l]) == ORCA_OK,
+                       "seed %d loop %d: %s", seed, l, orca_sim_last_error(sim));
+        }
+        orca_agent_def d = orca_agent_def_default();
+        d.max_speed = 0.6 * sc;
+        d.neighbor_dist = 2 * sc;
+        d.max_neighbors = 5;
+        d.time_horizon = 1;
+        d.obstacle_time_horizon = 1;
+        /* inside, at random places, pushed about */
+        for (int t = 0; t < 400; ++t) {
+            d.radius = sc * test_rng_uniform(&g, 0.15, 0.5);
+            d.position = vec(off + sc * test_rng_uniform(&g, -10, 20),
+                             off + sc * test_rng_uniform(&g, -10, 10));
+            double a = test_rng_uniform(&g, 0, 6.283);
+            d.preferred_velocity = vec(d.max_speed * cos(a), d.max_speed * sin(a));
+            orca_status st = orca_sim_add_agent(sim, &d, NULL);
+            ENSURE(st == ORCA_OK || st == ORCA_ERR_ARGUMENT);
+        }
+        for (int k = 0; k < 6; ++k) {
+            ENSURE_MSG(orca_sim_step(sim, 0.5) == ORCA_OK, "%s", orca_sim_last_error(sim));
+        }
+        /* driven onto exact points (all on the grid of 1/64: p + (q - p) is q) */
+        enum { DRIVEN = 80 };
+        orca_agent_id drv[DRIVEN];
+        orca_vec2 target[DRIVEN];
+        int nd = 0;
+        d.preferred_velocity = vec(0, 0);
+        for (int t = 0; t < 4000 && nd < DRIVEN; ++t) {
+            d.radius = sc * test_rng_uniform(&g, 0.15, 0.5);
+            double ux = floor(test_rng_uniform(&g, -10, 20) * 64) / 64;
+            double uy = floor(test_rng_uniform(&g, -10, 10) * 64) / 64;
+            d.position = vec(off + sc * ux, off + sc * uy);
+            if (orca_sim_add_agent(sim, &d, &drv[nd]) != ORCA_OK) {
+                continue;
+            }
+            int l = (int)(test_rng_next(&g) % (unsigned)m.nl);
+            int k = (int)(test_rng_next(&g) % (unsigned)m.len[l]);
+            orca_vec2 a = m.pts[m.start[l] + k], b = m.pts[m.start[l] + (k + 1) % m.len[l]];
+            double f = (double)(test_rng_next(&g) % 9) / 8;
+            double e = (double)((int)(test_rng_next(&g) % 33) - 16) / 64;
+            orca_vec2 q;
+            switch (test_rng_next(&g) % 6) {
+            case 0: /* a corner */
+                q = a;
+                break;
+            case 1: /* a point of the edge */
+                q = vec(a.x + (b.x - a.x) * f, a.y + (b.y - a.y) * f);
+                break;
+            case 2: /* a little either side of it (along its normal, unnormalised) */
+                q = vec(a.x + (b.x - a.x) * f - (b.y - a.y) * e / 4,
+                        a.y + (b.y - a.y) * f + (b.x - a.x) * e / 4);
+                break;
+            case 3: /* on the line of a corner */
+                q = vec(floor(test_rng_uniform(&g, -10, 20) * 64) / 64, a.y);
+                break;
+            case 4: /* a cell corner */
+                q = vec(floor(test_rng_uniform(&g, -10, 20)), floor(test_rng_uniform(&g, -10, 10)));
+                break;
+            default: /* anywhere on the grid of 1/64 */
+                q = vec(floor(test_rng_uniform(&g, -12, 22) * 64) / 64,
+                        floor(test_rng_uniform(&g, -12, 12) * 64) / 64);
+                break;
+            }
+            target[nd] = vec(off + sc * q.x, off + sc * q.y);
+            ENSURE(orca_agent_set_locked(sim, drv[nd], 1) == ORCA_OK);
+            ENSURE(orca_agent_set_velocity(sim, drv[nd], vec(target[nd].x - d.position.x,
+                                                               target[nd].y - d.position.y)) ==
+                   ORCA_OK);
+            ++nd;
+        }
+        ENSURE_MSG(orca_sim_step(sim, 1) == ORCA_OK, "%s", orca_sim_last_error(sim));
+        for (int i = 0; i < nd; ++i) {
+            orca_vec2 p;
+            ENSURE(orca_agent_get_position(sim, drv[i], &p) == ORCA_OK);
+            ENSURE(p.x == target[i].x && p.y == target[i].y);
+        }
+        char what[64];
+        snprintf(what, sizeof what, "seed %d", seed);
+        if (measure_matches(sim, what, 0, totals)) {
+            return 1;
+        }
+        /* agent by agent, in a copy (a snapshot keeps the loops, agents and locks) */
+        size_t size = 0;
+        ENSURE(orca_sim_save(sim, NULL, 0, &size) == ORCA_OK);
+        unsigned char *snap = malloc(size);
+        orca_sim *copy = test_new_sim(1);
+        ENSURE(snap && copy && orca_sim_save(sim, snap, size, &size) == ORCA_OK);
+        ENSURE(orca_sim_load(copy, snap, size) == ORCA_OK);
+        free(snap);
+        if (measure_matches(copy, what, 1, totals)) {
+            return 1;
+        }
+        orca_sim_destroy(copy);
+        /* a loop removed: the room (every centre it held outside) or another */
+        int l = seed % 3 == 0 ? 0 : (int)(test_rng_next(&g) % (unsigned)m.nl);
+        ENSURE(orca_sim_remove_boundary(sim, ids[l]) == ORCA_OK);
+        snprintf(what, sizeof what, "seed %d without loop %d", seed, l);
+        if (measure_matches(sim, what, 1, totals)) {
+            return 1;
+        }
+        orca_sim_destroy(sim);
+    }
+    /* the scenes reached what they are for */
+    ENSURE_MSG(totals[0] > 200 && totals[1] > 20 && totals[2] > 30,
+               "outside %d, on an edge %d, overlapping %d", totals[0], totals[1], totals[2]);
+    return 0;
+}
+
+#include "fail_alloc.h"
+
+/* Out of memory in the measurement (the edge grid, its rows or the workers' scratch to build,
+ * after a loop's removal on three workers): ORCA_ERR_MEMORY with a message, the outputs and
+ * the state unchanged, nothing leaked; then it measures as the oracle does. */
+static int test_measure_memory(void)
+{
+    orca_allocator alloc = {fa_alloc, fa_resize, fa_release, NULL};
+    ENSURE(orca_set_allocator(&alloc) == ORCA_OK);
+    long live0 = g_live;
+    int failed = 0;
+    for (long k = 1; k < 1000; ++k) {
+        orca_sim *sim = test_new_sim(3);
+        ENSURE(sim);
+        orca_vec2 room[4] = {vec(0, 0), vec(30, 0), vec(30, 30), vec(0, 30)};
+        orca_vec2 hole[4] = {vec(10, 10), vec(10, 20), vec(20, 20), vec(20, 10)};
+        orca_boundary_id hid;
+        ENSURE(orca_sim_add_boundary(sim, room, 4, NULL) == ORCA_OK);
+        ENSURE(orca_sim_add_boundary(sim, hole, 4, &hid) == ORCA_OK);
+        orca_agent_def d = orca_agent_def_default();
+        d.radius = 0.4;
+        for (int i = 0; i < 29 * 29; ++i) {
+            d.position = vec(1 + i % 29, 1 + i / 29);
+            orca_status st = orca_sim_add_agent(sim, &d, NULL);
+            ENSURE(st == ORCA_OK || st == ORCA_ERR_ARGUMENT); /* none in the hole */
+        }
+        ENSURE(orca_sim_remove_boundary(sim, hid) == ORCA_OK);
+        uint64_t h = orca_sim_hash(sim);
+        double deepest = -7;
+        int outside = -7;
+        g_calls = 0;
+        g_failed = 0;
+        g_fail_at = k;
+        orca_status st = orca_sim_measure_boundary(sim, &deepest, &outside);
+        g_fail_at = 0;
+        if (g_failed > 0) {
+            ENSURE_MSG(st == ORCA_ERR_MEMORY, "allocation %ld failing: %s", k,
+                       orca_status_name(st));
+            ENSURE(strstr(orca_sim_last_error(sim), "out of memory measuring") != NULL);
+            ENSURE(deepest == -7 && outside == -7);
+            ENSURE(orca_sim_hash(sim) == h);
+            ++failed;
+        } else {
+            ENSURE(st == ORCA_OK);
+        }
+        int totals[3] = {0, 0, 0};
+        if (measure_matches(sim, "after the failure", 0, totals)) {
+            return 1;
+        }
+        ENSURE(orca_sim_step(sim, 0.1) == ORCA_OK);
+        orca_sim_destroy(sim);
+        ENSURE_MSG(g_live == live0, "allocation %ld failing: %ld blocks leaked", k, g_live - live0);
+        if (g_failed == 0) {
+            break; /* the measurement made fewer allocations than k */
+        }
+    }
+    ENSURE(orca_set_allocator(NULL) == ORCA_OK);
+    ENSURE(failed >= 8); /* grid, rows and the three workers' scratch */
+    return 0;
+}
+
 const orca_test ORCA_TESTS[] = {
     {"api_edges", test_api_edges},
     {"validation", test_validation},
@@ -1089,5 +1507,7 @@ const orca_test ORCA_TESTS[] = {
     {"hash_snapshot_workers", test_hash_snapshot_workers},
     {"narrow", test_narrow},
     {"no_crossing_stress", test_no_crossing_stress},
+    {"measure_oracle", test_measure_oracle},
+    {"measure_memory", test_measure_memory},
     {0, 0},
 };

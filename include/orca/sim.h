@@ -22,9 +22,10 @@
  * ("radius must be in [2^-30, 2^21] m, got -1").
  *
  * Threads: a simulation is used from one thread at a time (its own workers aside). The
- * queries (orca_sim_agent_constraints, orca_sim_agent_neighbors, orca_sim_measure_overlap)
- * take a const pointer but refresh internal caches (the neighbour grids), so they too must
- * not run concurrently with any other call on the same simulation. */
+ * queries (orca_sim_agent_constraints, orca_sim_agent_neighbors, orca_sim_measure_overlap,
+ * orca_sim_measure_boundary) take a const pointer but refresh internal caches (the neighbour
+ * and edge grids), so they too must not run concurrently with any other call on the same
+ * simulation. */
 #ifndef ORCA_SIM_H
 #define ORCA_SIM_H
 
@@ -294,12 +295,15 @@ ORCA_API orca_boundary_id orca_sim_boundary_at(const orca_sim *sim, int index);
  * when capacity is 0); *count (may be NULL) receives its point count. */
 ORCA_API orca_status orca_boundary_get(const orca_sim *sim, orca_boundary_id id,
                                        orca_vec2 *points, int capacity, int *count);
-/** Measures the agents against the boundaries (a scan over every agent and edge):
- * *deepest (may be NULL) the largest (r - distance) / r over agents and edges, where
- * distance is from the agent's centre to the nearest point of the edge, or 0 when every
- * agent is at least its radius from every edge; *outside (may be NULL) the number of agents
- * whose centre is not in the walkable area (winding number of all loops around it < 1, or
- * on an edge). With no boundary both are 0. */
+/** Measures the agents against the boundaries: *deepest (may be NULL) the largest
+ * (r - distance) / r over agents and edges, where distance is from the agent's centre to the
+ * nearest point of the edge, or 0 when every agent is at least its radius from every edge;
+ * *outside (may be NULL) the number of agents whose centre is not in the walkable area
+ * (winding number of all loops around it < 1, or on an edge). With no boundary or no agent
+ * both are 0. Linear work on the workers, over the edge grid of the disc check (built on
+ * first use and kept with the loops; docs/extensions.md, "Agents must fit"): the same
+ * results for any worker count. ORCA_ERR_MEMORY (with a message; the outputs untouched)
+ * when that grid or the workers' scratch cannot be built. */
 ORCA_API orca_status orca_sim_measure_boundary(const orca_sim *sim, double *deepest,
                                                int *outside);
 
