@@ -353,9 +353,9 @@ static void key_cell(uint64_t key, int32_t *cx, int32_t *cy)
 
 /* The occupancy table of the edge grid just built (b->occ: entry (r, c), r in 0..occ_h and
  * c in 0..occ_w, counts the occupied cells of rows < r and columns < c of the occupied box;
- * NULL when it would exceed OCC_MAX_CELLS entries or memory runs out: only a shortcut is
- * lost). */
-static void build_occupancy(boundary_set *b)
+ * NULL when it would exceed OCC_MAX_CELLS entries: only a shortcut is lost). 0 when out of
+ * memory. */
+static int build_occupancy(boundary_set *b)
 {
     orca_mem_free(b->occ);
     b->occ = NULL;
@@ -371,15 +371,15 @@ static void build_occupancy(boundary_set *b)
         }
     }
     if (x1 < x0) {
-        return;
+        return 1;
     }
     int64_t w = x1 - x0 + 1, h = y1 - y0 + 1, stride = w + 1;
     if (stride * (h + 1) > OCC_MAX_CELLS) {
-        return;
+        return 1;
     }
     int32_t *occ = orca_mem_zalloc((size_t)(stride * (h + 1)), sizeof *occ);
     if (!occ) {
-        return;
+        return 0;
     }
     for (uint32_t k = 0; k <= b->cells.mask; ++k) {
         if (b->cells.keys[k] != CELL_EMPTY) {
@@ -399,6 +399,7 @@ static void build_occupancy(boundary_set *b)
     b->occ_y = (int32_t)y0;
     b->occ_w = (int32_t)w;
     b->occ_h = (int32_t)h;
+    return 1;
 }
 
 /* Whether the block of cells x0..x1 by y0..y1 may hold an edge: 1 without the table, else
@@ -437,7 +438,9 @@ static int build_edge_grid(const orca_sim *s, boundary_set *b)
                                   &b->list, &b->list_len)) {
         return 0;
     }
-    build_occupancy(b);
+    if (!build_occupancy(b)) {
+        return 0;
+    }
     b->grid_valid = 1;
     return 1;
 }
