@@ -470,76 +470,52 @@ static ORCA_ALWAYS_INLINE orca_vec2 ext_preferred(const orca_sim *s, const neigh
     return pref;
 }
 
-/* The sorted positions' layers for the layered search of the extended path: every agent
- * considers every other unless s->ext_layered (set by ext_prepare). */
-#define STEP_LFN_LAY(s, self) (s)->cell_layers, (s)->cell_ext[self].mask
-
 /* Each copy twice: first the layered search alone (STEP_LAYERED 1: the extended path's
  * search where layers and masks hide agents from each other), then the whole step, whose
  * extended path calls the layered copy's select_agents as STEP_LFN(select_agents). */
 #define STEP_LAYERED 1
-#define STEP_LAY(s, self) STEP_LFN_LAY(s, self)
-#define STEP_LAY_AT(s, self, k0) (s)->cell_layers + (k0), (s)->cell_ext[self].mask
 #define STEP_FN(name) name##_lay
 #define STEP_TARGET
 #define STEP_KERNELS 0
 #include "sim_step.inc"
 #undef STEP_FN
-#undef STEP_TARGET
-#undef STEP_KERNELS
 #undef STEP_LAYERED
-#undef STEP_LAY
-#undef STEP_LAY_AT
 
 #define STEP_LAYERED 0
-#define STEP_LAY(s, self) NULL, 0u
-#define STEP_LAY_AT(s, self, k0) NULL, 0u
 #define STEP_FN(name) name
 #define STEP_LFN(name) name##_lay
-#define STEP_TARGET
-#define STEP_KERNELS 0
 #include "sim_step.inc"
 #undef STEP_FN
 #undef STEP_LFN
 #undef STEP_TARGET
 #undef STEP_KERNELS
+#undef STEP_LAYERED
 
 #ifdef ORCA_HAVE_AVX
-#undef STEP_LAYERED
-#undef STEP_LAY
-#undef STEP_LAY_AT
 #define STEP_LAYERED 1
-#define STEP_LAY(s, self) STEP_LFN_LAY(s, self)
-#define STEP_LAY_AT(s, self, k0) (s)->cell_layers + (k0), (s)->cell_ext[self].mask
 #define STEP_FN(name) name##_avx2_lay
 #define STEP_TARGET ORCA_AVX
 #define STEP_KERNELS 1
 #include "sim_step.inc"
 #undef STEP_FN
-#undef STEP_TARGET
-#undef STEP_KERNELS
 #undef STEP_LAYERED
-#undef STEP_LAY
-#undef STEP_LAY_AT
-#define STEP_LAYERED 0
-#define STEP_LAY(s, self) NULL, 0u
-#define STEP_LAY_AT(s, self, k0) NULL, 0u
 
+#define STEP_LAYERED 0
 #define STEP_FN(name) name##_avx2
 #define STEP_LFN(name) name##_avx2_lay
-#define STEP_TARGET ORCA_AVX
-#define STEP_KERNELS 1
 #include "sim_step.inc"
 #undef STEP_FN
 #undef STEP_LFN
 #undef STEP_TARGET
 #undef STEP_KERNELS
+#undef STEP_LAYERED
 #endif
 
 #ifdef ORCA_HAVE_SIMD128
 /* The wasm SIMD128 module: the constraints by orca_agent_planes_simd128, the rest as the
  * scalar copy (the same solve). */
 #define orca_solve_step_simd128 orca_solve_step
+#define STEP_LAYERED 0
 #define STEP_FN(name) name##_simd128
 #define STEP_TARGET
 #define STEP_KERNELS 2
@@ -547,6 +523,7 @@ static ORCA_ALWAYS_INLINE orca_vec2 ext_preferred(const orca_sim *s, const neigh
 #undef STEP_FN
 #undef STEP_TARGET
 #undef STEP_KERNELS
+#undef STEP_LAYERED
 #undef orca_solve_step_simd128
 #endif
 
@@ -708,9 +685,8 @@ static int ext_step_agents(orca_sim *s, worker *w, int begin, int end, double dt
         orca_vec2 pref = ext_preferred(s, w->agents, na, i);
         double max_speed = s->par[i].max_speed;
         orca_solve_result res =
-            nb > 0 ? orca_solve_step_bnd(planes, count, hard, nb, max_speed, pref,
-                                         s->bnd->ws[(int)(w - s->workers)].scratch)
-                   : orca_solve_step(planes, count, hard, max_speed, pref, w->scratch);
+            orca_solve_step_bnd(planes, count, hard, nb, max_speed, pref,
+                                nb > 0 ? s->bnd->ws[(int)(w - s->workers)].scratch : w->scratch);
         if (max_speed == 0) {
             stand_still(&res); /* its neighbours still count in the diagnostics */
         }
