@@ -34,8 +34,8 @@ static ORCA_ALWAYS_INLINE int lowest_bit(uint32_t m)
 /* The squared distances Dot(d, d), d = pos[q] - p, of len <= SCAN_CHUNK positions into dist;
  * returns the mask of those < filt2 (bit q for pos[q]), without branches. With lay (the
  * layers of the same sorted positions: the extended path's layered search), only those whose
- * layers meet `want` (the searching agent's mask) count; every caller passes lay as a constant
- * NULL or not, so the plain search compiles without the test. */
+ * layers meet `want` (the searching agent's mask) count; the plain copies of the search pass
+ * a constant NULL, so they compile without the test. */
 static ORCA_ALWAYS_INLINE uint32_t filter_chunk(const orca_vec2 *pos, const uint32_t *lay,
                                                 uint32_t want, int len, orca_vec2 p,
                                                 double filt2, double *dist)

@@ -575,7 +575,8 @@ static int test_bad_arguments(void)
 }
 
 /* One random scene of the extended path (seed): up to 400 agents in a square boundary loop
- * (tight: many agents see its edges), with walls, coincident pairs, random priorities over
+ * (tight: many agents see its edges; from seed 16 on four clusters far apart, which the
+ * hashed grid holds), with walls, coincident pairs, random priorities over
  * the whole range, layers and masks (some zero), locked agents, max_neighbors 0..30 (lists
  * past the ranked length), neighbour distances 0..12 m, and the density-dependent speed and
  * the separation option in some seeds; variant picks which settings are used. */
@@ -589,7 +590,9 @@ static orca_sim *fast_scene(unsigned long long seed, int variant, int workers, i
     }
     orca_sim_set_vector_kernels(sim, kernels);
     orca_sim_set_diagnostics(sim, diagnostics);
-    double half = test_rng_uniform(&r, 5, 25);
+    /* from seed 16 on a sparse scene (the hashed grid): clusters far apart in a large loop */
+    int sparse = seed >= 16;
+    double half = sparse ? 3000 : test_rng_uniform(&r, 5, 25);
     if (variant != 3) {
         orca_vec2 loop[4] = {vec(-half, -half), vec(half, -half), vec(half, half), vec(-half, half)};
         if (orca_sim_add_boundary(sim, loop, 4, NULL) != ORCA_OK) {
@@ -607,6 +610,10 @@ static orca_sim *fast_scene(unsigned long long seed, int variant, int workers, i
         d.radius = test_rng_uniform(&r, 0.1, 0.6);
         double m = half - d.radius - 0.01;
         d.position = vec(test_rng_uniform(&r, -m, m), test_rng_uniform(&r, -m, m));
+        if (sparse) {
+            double cx = i % 2 ? 2250 : -2250, cy = i % 4 < 2 ? 2250 : -2250;
+            d.position = vec(cx + test_rng_uniform(&r, -8, 8), cy + test_rng_uniform(&r, -8, 8));
+        }
         d.velocity = vec(test_rng_uniform(&r, -1, 1), test_rng_uniform(&r, -1, 1));
         if (i > 0 && test_rng_next(&r) % 8 == 0) {
             /* coincident with the last one, at its velocity: the pair the separation parts */
@@ -653,7 +660,7 @@ static orca_sim *fast_scene(unsigned long long seed, int variant, int workers, i
  * vector kernels on and off, 1, 2 and 3 workers. */
 static int test_fast_path_same_bits(void)
 {
-    for (unsigned long long seed = 0; seed < 16; ++seed) {
+    for (unsigned long long seed = 0; seed < 24; ++seed) {
         int variant = (int)(seed % 4);
         orca_sim *ref = fast_scene(seed, variant, 1, 0, 1);
         ENSURE(ref);
