@@ -388,6 +388,20 @@ static ORCA_ALWAYS_INLINE void moved_box_merge(worker *w, const moved_box *b)
 
 #define PREFETCH_AHEAD 8 /* agents ahead whose own data the step fetches */
 
+/* The step's loops over sorted positions k < end: the own parameters of the agent
+ * PREFETCH_AHEAD places ahead are in index order, so they are fetched ahead. */
+static ORCA_ALWAYS_INLINE void prefetch_ahead(const orca_sim *s, int k, int end)
+{
+    if (k + PREFETCH_AHEAD < end) {
+        int32_t ia = s->cell_index[k + PREFETCH_AHEAD];
+        PREFETCH(&s->step_pref[ia]);
+        PREFETCH_WRITE(&s->vel[ia]); /* written at the end, as are the hint and pos */
+        PREFETCH_WRITE(&s->pos[ia]);
+        PREFETCH_WRITE(&s->par[ia]); /* the hint is written there */
+        PREFETCH_WRITE((const char *)&s->par[ia] + sizeof(agent_params) - 1);
+    }
+}
+
 /* ---------------------------------------------------------------------------------------
  * The extended path's pieces that both of its forms share (ext_step_agents below, with the
  * diagnostics; ext_step_fast in sim_step.inc, without them).
@@ -441,10 +455,10 @@ static void ext_step_locked(orca_sim *s, int32_t k, double dt, moved_box *box,
 {
     int32_t i = s->cell_index[k];
     orca_vec2 v = s->cell_vel[k], p = s->cell_pos[k];
+    orca_vec2 q = v2_add(p, v2_mul(v, dt));
     s->vel[i] = v;
-    s->pos[i] = v2_add(p, v2_mul(v, dt));
-    moved_box_add(box, s->pos[i]);
-    orca_vec2 q = s->pos[i];
+    s->pos[i] = q;
+    moved_box_add(box, q);
     if (!(d_mag(q.x) < ORCA_COORD_LIMIT && d_mag(q.y) < ORCA_COORD_LIMIT)) {
         note_bad_agent(s, i);
     }
