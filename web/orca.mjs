@@ -7,17 +7,41 @@
 //   for (let i = 0; i < 400; ++i) scene.step();
 //   scene.sim.hash();                                 // '4be6d7e7a7e24a3a', as natively
 //
-// Every refusal of the C library throws an Error whose message is the library's
-// (orca_sim_last_error); its `status` is the enumerator's name ("ORCA_ERR_ARGUMENT").
+// Every failure throws an OrcaError: a refusal of the C library with the library's message
+// (orca_sim_last_error), its `status` the enumerator's name ("ORCA_ERR_ARGUMENT") and `code`
+// its number; the module's own checks (arguments, destroyed objects) in the same form.
 // Handles are strings 'KIND:SLOT:GENERATION:SIM' ('agent:3:1:7'; kinds agent, segment,
 // boundary; SIM the identity of the simulation that issued it, Sim.id): values that compare
 // with === and serve as Map keys and in JSON. A handle of another simulation throws
 // (ORCA_ERR_FOREIGN) and changes nothing; parseHandle() gives the parts.
 // Bulk calls refuse a count beyond the library's limits (ORCA_ERR_LIMIT) or a block beyond the
-// module's memory (ORCA_ERR_MEMORY) before anything is copied. positions() and velocities() are Float64Array
-// views on the module's memory (x0 y0 x1 y1 ...): valid until the next call that adds,
-// removes or moves agents, steps or loads; take a copy (.slice()) to keep one.
+// module's memory (ORCA_ERR_MEMORY) before anything is copied. positions() and velocities()
+// are Float64Array views on the module's memory (x0 y0 x1 y1 ...), checked at each call (a
+// new view once the block moved or the memory grew; `v === sim.positions()` tells whether a
+// kept one is current); positionsInto() and velocitiesInto() copy.
+// Sim, Scene and Nav free their module memory with destroy() (or `using`); wrappers collected
+// without it are freed by a FinalizationRegistry. Everything else is private.
 // The module runs one worker: WebAssembly here has no threads.
+
+/** The library's statuses (orca_status, include/orca/base.h): name -> code. */
+export const STATUS = Object.freeze({
+  ORCA_OK: 0, ORCA_ERR_ARGUMENT: -1, ORCA_ERR_NULL: -2, ORCA_ERR_MEMORY: -3, ORCA_ERR_STALE: -4,
+  ORCA_ERR_FORMAT: -5, ORCA_ERR_LIMIT: -6, ORCA_ERR_IO: -7, ORCA_ERR_FOREIGN: -8,
+});
+
+/**
+ * What every failure of this module throws: status is the name of the library's status
+ * ('ORCA_ERR_ARGUMENT', ... : STATUS), code its number, message the library's message (or
+ * the module's, in the library's style, for what it checks itself).
+ */
+export class OrcaError extends Error {
+  constructor(status, message, options) {
+    super(message, options);
+    this.name = 'OrcaError';
+    this.status = status;
+    this.code = STATUS[status] ?? null;
+  }
+}
 
 const DEF_WORDS = 12;
 const DEF_FIELDS = [
@@ -35,6 +59,12 @@ export const LIMITS = Object.freeze({
 const NAV_RESULTS = ['ok', 'no_path', 'start_blocked', 'goal_blocked'];
 // orca_nav_corner: 56 bytes (web/orca_wasm.c checks the layout).
 const CORNER_BYTES = 56;
+// ORCA_MAX_NEIGHBORS_LIMIT (include/orca/sim.h).
+const MAX_NEIGHBORS = 1024;
+// The private state of a Sim and of a Scene, for the module's own functions (set by the
+// classes' static blocks).
+let simStateOf;
+let sceneStateOf;
 // The most bytes one block of module memory can have (wasm32: a 32-bit address space).
 const MAX_BLOCK = 2 ** 32 - 1;
 
@@ -58,11 +88,10 @@ function handleWords(h, kind, what = 'handle') {
   return [p.slot, p.generation, p.sim];
 }
 function memoryError(message) {
-  return Object.assign(new Error(message), { status: 'ORCA_ERR_MEMORY' });
+  return new OrcaError('ORCA_ERR_MEMORY', message);
 }
 function limitError(call, name, n, limit) {
-  return Object.assign(new Error(`${call}: ${name} has ${n} entries, beyond ${limit}; nothing was changed`),
-    { status: 'ORCA_ERR_LIMIT' });
+  return new OrcaError('ORCA_ERR_LIMIT', `${call}: ${name} has ${n} entries, beyond ${limit}; nothing was changed`);
 }
 // The avoidance settings of docs/extensions.md (issue 16); addAgent takes them with the fields.
 const AVOIDANCE_FIELDS = ['priority', 'layers', 'mask', 'locked'];
@@ -113,7 +142,7 @@ function wasiImports(getMemory) {
         };
       }
       if (name === 'proc_exit') {
-        return (code) => { throw new Error(`orca: the module exited with status ${code}`); };
+        return (code) => { throw new OrcaError('ORCA_ERR_IO', `orca: the module exited with status ${code}`); };
       }
       return () => 52;
     },
@@ -125,7 +154,9 @@ async function toBytesOrResponse(src) {
   if (typeof src === 'string' || src instanceof URL) {
     const url = new URL(src, import.meta.url);
     if (url.protocol === 'file:') { // Node: read the file (fetch has no file: URLs there)
-      const { readFile } = await import('node:fs/promises');
+      // A computed specifier: bundlers leave it alone, so no browser bundle pulls in node:fs.
+      const fs = 'node:fs/promises';
+      const { readFile } = await import(/* @vite-ignore */ fs);
       return readFile(url);
     }
     return fetch(url);
@@ -138,47 +169,71 @@ async function toBytesOrResponse(src) {
  *   simd: 'auto' (default: SIMD128 where the engine validates it), true or false
  *   wasm: the module to use instead (URL, Response, ArrayBuffer or typed array)
  *   baseUrl: where orca.wasm and orca-simd.wasm are (default: ./wasm/ next to orca.mjs)
+ * A module that cannot be fetched or read throws OrcaError ORCA_ERR_IO; bytes that are not a
+ * valid module ORCA_ERR_FORMAT.
  */
 export async function loadOrca(options = {}) {
   const wantSimd = options.simd === undefined || options.simd === 'auto'
     ? simdSupported() : !!options.simd;
   let src = options.wasm;
   if (src === undefined) {
-    const base = options.baseUrl ?? new URL('./wasm/', import.meta.url);
-    src = new URL(wantSimd ? 'orca-simd.wasm' : 'orca.wasm', base);
+    // Literal `new URL('./…', import.meta.url)` expressions: bundlers (Vite, webpack, Rollup)
+    // see them and ship the files with the app.
+    if (options.baseUrl !== undefined) {
+      src = new URL(wantSimd ? 'orca-simd.wasm' : 'orca.wasm', options.baseUrl);
+    } else {
+      src = wantSimd ? new URL('./wasm/orca-simd.wasm', import.meta.url)
+        : new URL('./wasm/orca.wasm', import.meta.url);
+    }
   }
   let memory = null;
   const imports = { wasi_snapshot_preview1: wasiImports(() => memory) };
-  src = await toBytesOrResponse(src);
+  let bytes;
+  try {
+    bytes = await toBytesOrResponse(src);
+    if (typeof Response !== 'undefined' && bytes instanceof Response) {
+      if (!bytes.ok) throw new OrcaError('ORCA_ERR_IO', `orca: could not load ${bytes.url}: HTTP ${bytes.status}`);
+      bytes = await bytes.arrayBuffer();
+    }
+  } catch (e) {
+    if (e instanceof OrcaError) throw e;
+    throw new OrcaError('ORCA_ERR_IO', `orca: could not load ${src}: ${e && e.message ? e.message : e}`, { cause: e });
+  }
   let instance;
-  if (typeof Response !== 'undefined' && src instanceof Response) {
-    if (!src.ok) throw new Error(`orca: could not load ${src.url}: HTTP ${src.status}`);
-    const bytes = await src.arrayBuffer();
+  try {
     ({ instance } = await WebAssembly.instantiate(bytes, imports));
-  } else {
-    ({ instance } = await WebAssembly.instantiate(src, imports));
+  } catch (e) {
+    throw new OrcaError('ORCA_ERR_FORMAT', `orca: not a usable orca module: ${e && e.message ? e.message : e}`, { cause: e });
   }
   memory = instance.exports.memory;
   instance.exports._initialize();
-  return new Orca(instance.exports);
+  const x = options.wrapExports ? options.wrapExports(instance.exports) : instance.exports;
+  return new Orca(INTERNAL, new Core(x));
 }
 
-/** The loaded module: factory of simulations and scenes. */
-export class Orca {
-  constructor(exports) {
-    this.x = exports;
-    this.memory = exports.memory;
+// Passed by the module to the constructors of Orca, Sim, Scene and Nav: objects come from
+// loadOrca() and the factories, never from `new` in user code.
+const INTERNAL = Symbol('orca internal');
+function internalOnly(token, cls) {
+  if (token !== INTERNAL) {
+    throw new OrcaError('ORCA_ERR_ARGUMENT', `${cls} objects come from loadOrca() and its factories, not from new ${cls}()`);
+  }
+}
+
+// The loaded module's internals, shared by the objects made from it and never exposed: the
+// exports, the memory, the scratch block and the memory helpers.
+class Core {
+  constructor(x) {
+    this.x = x;
+    this.memory = x.memory;
     this.text = new TextDecoder();
     this.enc = new TextEncoder();
-    this.simd = exports.ow_simd128() === 1;
-    this.version = this.str(exports.ow_version());
     // scratch: 16 doubles, then handles at +128; reused by every call (one thread)
     this.scratch = this.alloc(256, 'the scratch block');
   }
-
   /** A block of module memory of `bytes` bytes (released with ow_free) for `what`: a size the
    * module cannot address, or an allocation that fails, throws ORCA_ERR_MEMORY (nothing is
-   * written through a null pointer). */
+   * written through a null pointer). The module's only call of ow_malloc. */
   alloc(bytes, what) {
     this.fits(bytes, what);
     const p = this.x.ow_malloc(bytes);
@@ -193,9 +248,9 @@ export class Orca {
         'than the 4 GiB a WebAssembly module addresses; nothing was changed');
     }
   }
-
   f64(ptr, n) { return new Float64Array(this.memory.buffer, ptr, n); }
   u32(ptr, n) { return new Uint32Array(this.memory.buffer, ptr, n); }
+  i32(ptr, n) { return new Int32Array(this.memory.buffer, ptr, n); }
   str(ptr) {
     if (!ptr) return '';
     const bytes = new Uint8Array(this.memory.buffer, ptr);
@@ -212,39 +267,46 @@ export class Orca {
     m[b.length] = 0;
     return p;
   }
+  // Throws the library's status as an OrcaError with message (or the status's name).
   fail(status, message) {
     const name = this.str(this.x.ow_status_name(status));
-    const e = new Error(message || name);
-    e.status = name;
-    throw e;
+    throw new OrcaError(name, message || name);
+  }
+}
+
+/** The loaded module: factory of simulations and scenes. */
+export class Orca {
+  #c;
+  constructor(token, core) {
+    internalOnly(token, 'Orca');
+    this.#c = core;
+    /** Whether this is the SIMD128 module. */
+    this.simd = core.x.ow_simd128() === 1;
+    /** orca_version(). */
+    this.version = core.str(core.x.ow_version());
+    Object.freeze(this);
   }
 
   /** The default agent definition (orca_agent_def_default; docs/scenarios.md, "Defaults"). */
   defaultAgent() {
-    this.x.ow_agent_def_default(this.scratch);
-    return wordsToDef(this.f64(this.scratch, DEF_WORDS));
+    this.#c.x.ow_agent_def_default(this.#c.scratch);
+    return wordsToDef(this.#c.f64(this.#c.scratch, DEF_WORDS));
   }
   /** The default goal (orca_goal_default): { kind: GOAL.NONE, target: [0, 0], speed: 1 }; speed
    * is a point goal's preferred speed when none is given. */
-  defaultGoal() {
-    this.x.ow_goal_default(this.scratch);
-    const w = this.f64(this.scratch, 4);
-    return { kind: w[0], target: [w[1], w[2]], speed: w[3] };
-  }
+  defaultGoal() { return goalDefault(this.#c); }
 
   /** A path query object over the walls of sim (a Sim, or a scene's sim): see Nav. */
   createNav(sim) {
-    if (!(sim instanceof Sim)) throw argError('createNav: expected a Sim (orca.createSim() or scene.sim)');
-    const st = this.x.ow_nav_create(sim.live(), this.scratch);
-    if (st !== 0) this.fail(st, 'out of memory creating the navigation object');
-    return new Nav(this, this.u32(this.scratch, 1)[0], sim);
+    return makeNav(this.#c, sim);
   }
 
   /** A new empty simulation (one worker). */
   createSim() {
-    const st = this.x.ow_sim_create(this.scratch);
-    if (st !== 0) this.fail(st, this.str(this.x.ow_sim_last_error(0)));
-    return new Sim(this, this.u32(this.scratch, 1)[0], true);
+    const st = this.#c.x.ow_sim_create(this.#c.scratch);
+    if (st !== 0) this.#c.fail(st, this.#c.str(this.#c.x.ow_sim_last_error(0)));
+    const s = simState(this.#c, this.#c.u32(this.#c.scratch, 1)[0], true);
+    return track(new Sim(INTERNAL, s, null), s);
   }
 
   /**
@@ -253,30 +315,31 @@ export class Orca {
    * empty one ('custom', with options.dt and options.seed). The preferred-velocity rule of
    * docs/scenarios.md steers its agents. options.agent (fields of an agent definition) and
    * options.speed (preferred speed of the point goals) change every agent of a built-in
-   * scene.
+   * scene. A seed is a whole number (or BigInt) in [0, 2^64).
    */
   createScene(name, options = {}) {
-    const seed = BigInt.asUintN(64, BigInt(options.seed ?? 1));
+    if (options === null || typeof options !== 'object') {
+      throw argError(`createScene: options must be an object, got ${options}`);
+    }
+    const seed = seed64(options.seed);
     let st;
     if (name === 'custom') {
-      st = this.x.ow_scenario_create(options.dt ?? 0.25, seed, this.scratch);
+      st = this.#c.x.ow_scenario_create(options.dt ?? 0.25, seed, this.#c.scratch);
     } else {
-      const p = this.cstr(name);
-      const kind = this.x.ow_scene_from_name(p);
-      this.x.ow_free(p);
+      const p = this.#c.cstr(name);
+      const kind = this.#c.x.ow_scene_from_name(p);
+      this.#c.x.ow_free(p);
       if (kind < 0) {
-        throw Object.assign(new Error(`unknown scene '${name}' (one of ${SCENES.join(', ')}, custom)`),
-          { status: 'ORCA_ERR_ARGUMENT' });
+        throw new OrcaError('ORCA_ERR_ARGUMENT', `unknown scene '${name}' (one of ${SCENES.join(', ')}, custom)`);
       }
       const agents = options.agents ?? 0;
       if (!Number.isInteger(agents)) {
-        throw Object.assign(new Error(`agent count must be a whole number, got ${agents}`),
-          { status: 'ORCA_ERR_ARGUMENT' });
+        throw new OrcaError('ORCA_ERR_ARGUMENT', `agent count must be a whole number, got ${agents}`);
       }
-      st = this.x.ow_scenario_create_builtin(kind, agents, seed, this.scratch);
+      st = this.#c.x.ow_scenario_create_builtin(kind, agents, seed, this.#c.scratch);
     }
-    if (st !== 0) this.fail(st, this.str(this.x.ow_scenario_last_error(0)));
-    const scene = new Scene(this, this.u32(this.scratch, 1)[0]);
+    if (st !== 0) this.#c.fail(st, this.#c.str(this.#c.x.ow_scenario_last_error(0)));
+    const scene = makeScene(this.#c, this.#c.u32(this.#c.scratch, 1)[0]);
     const agent = options.agent ?? {};
     if (name === 'custom' || (Object.keys(agent).length === 0 && options.speed === undefined)) {
       return scene;
@@ -287,9 +350,9 @@ export class Orca {
     try {
       const custom = this.createScene('custom', { dt: scene.dt, seed: scene.seed });
       try {
-        const p = this.cstr(name);
-        this.x.ow_scenario_set_name(custom.ptr, p);
-        this.x.ow_free(p);
+        const p = this.#c.cstr(name);
+        this.#c.x.ow_scenario_set_name(sceneStateOf(custom).ptr, p);
+        this.#c.x.ow_free(p);
         const n = scene.sim.agentCount;
         for (let i = 0; i < n; ++i) {
           const def = { ...scene.sim.getAgent(scene.sim.agentAt(i)), ...agent };
@@ -312,6 +375,13 @@ export class Orca {
 // The handle of kind from three words of w at k.
 function wordsHandle(kind, w, k) { return `${kind}:${w[k]}:${w[k + 1]}:${w[k + 2]}`; }
 
+// orca_goal_default as { kind, target, speed }.
+function goalDefault(c) {
+  c.x.ow_goal_default(c.scratch);
+  const w = c.f64(c.scratch, 4);
+  return { kind: w[0], target: [w[1], w[2]], speed: w[3] };
+}
+
 function wordsToDef(w) {
   return {
     position: [w[0], w[1]], velocity: [w[2], w[3]], preferredVelocity: [w[4], w[5]],
@@ -321,7 +391,7 @@ function wordsToDef(w) {
 }
 
 function argError(message) {
-  return Object.assign(new Error(message), { status: 'ORCA_ERR_ARGUMENT' });
+  return new OrcaError('ORCA_ERR_ARGUMENT', message);
 }
 // An exit's arrive distance: 0 or [2^-30, 2^23] m, orca_scenario_set_goal_set_exit's range and
 // message (checked before a goal set is added, so that a refusal adds nothing).
@@ -358,6 +428,7 @@ function lockedInt(v) {
 }
 // def without its avoidance settings, and those settings (or null when none is given).
 function splitAvoidance(def) {
+  if (def === null || typeof def !== 'object') throw argError(`an agent definition must be an object, got ${def}`);
   let av = null;
   const plain = {};
   for (const k of Object.keys(def)) {
@@ -369,180 +440,292 @@ function splitAvoidance(def) {
 
 function vec(v, what) {
   if (!Array.isArray(v) && !ArrayBuffer.isView(v) || v.length !== 2) {
-    throw Object.assign(new Error(`${what} must be a pair [x, y], got ${JSON.stringify(v)}`),
-      { status: 'ORCA_ERR_ARGUMENT' });
+    throw new OrcaError('ORCA_ERR_ARGUMENT', `${what} must be a pair [x, y], got ${JSON.stringify(v)}`);
   }
   return v;
 }
 
-/** A simulation (orca_sim). */
-export class Sim {
-  constructor(orca, ptr, owned) {
-    this.orca = orca;
-    this.ptr = ptr;
-    this.owned = owned;
+// The state of a simulation wrapper (shared with its scene's and its navigation objects'
+// states; the FinalizationRegistry holds it, never the wrapper): the module, the pointer (0
+// once destroyed), whether the wrapper owns it, the reused block of setPreferredVelocities and
+// the cached views of positions() and velocities().
+function simState(c, ptr, owned) {
+  return { kind: 'sim', c, ptr, owned, pv: 0, pvBytes: 0, views: [null, null] };
+}
+function simCheck(s, st) {
+  if (st !== 0) s.c.fail(st, s.c.str(s.c.x.ow_sim_last_error(s.ptr)));
+}
+function simLive(s) {
+  if (!s.ptr) throw new OrcaError('ORCA_ERR_STALE', 'orca: the simulation was destroyed');
+  return s.ptr;
+}
+// Frees what the wrapper state s holds in module memory (its object when it owns it) and
+// marks it destroyed: destroy(), and the FinalizationRegistry for wrappers collected alive.
+function release(s) {
+  const x = s.c.x;
+  if (s.kind === 'nav') {
+    if (s.ptr) x.ow_nav_destroy(s.ptr);
+  } else if (s.kind === 'scene') {
+    if (s.ptr) x.ow_scenario_destroy(s.ptr);
+    release(s.sim);
+  } else {
+    if (s.ptr && s.owned) x.ow_sim_destroy(s.ptr);
+    if (s.pv) x.ow_free(s.pv);
+    s.pv = 0;
+    s.pvBytes = 0;
+    s.views = [null, null];
   }
-  get x() { return this.orca.x; }
-  check(st) {
-    if (st !== 0) this.orca.fail(st, this.orca.str(this.x.ow_sim_last_error(this.ptr)));
+  s.ptr = 0;
+}
+// Wrappers that are collected without destroy() give their module memory back (where the
+// engine has FinalizationRegistry; the time is the engine's choice).
+const registry = typeof FinalizationRegistry === 'function' ? new FinalizationRegistry(release) : null;
+function track(wrapper, s) {
+  registry?.register(wrapper, s, wrapper);
+  return wrapper;
+}
+function untrack(wrapper, s) {
+  registry?.unregister(wrapper);
+  release(s);
+}
+// Symbol.dispose where the engine has it (`using`), else Node's name for it.
+const DISPOSE = Symbol.dispose ?? Symbol.for('nodejs.dispose');
+
+// A seed: a whole number or BigInt in [0, 2^64) (1 when absent).
+function seed64(v) {
+  if (v === undefined) return 1n;
+  if ((typeof v === 'number' && Number.isInteger(v) && v >= 0 && v < 2 ** 64) ||
+      (typeof v === 'bigint' && v >= 0n && v < 2n ** 64n)) {
+    return BigInt(v);
   }
-  live() {
-    if (!this.ptr) throw new Error('orca: the simulation was destroyed');
-    return this.ptr;
-  }
-  destroy() {
-    if (this.owned && this.ptr) this.x.ow_sim_destroy(this.ptr);
-    this.ptr = 0;
-  }
-  // def (any subset of DEF_FIELDS; the rest from `base`) into the scratch words
-  writeDef(def, base) {
-    const w = this.orca.f64(this.orca.scratch, DEF_WORDS);
-    if (base) w.set(base); else this.x.ow_agent_def_default(this.orca.scratch);
-    for (const k of Object.keys(def)) {
-      if (!DEF_FIELDS.includes(k)) {
-        throw Object.assign(new Error(`unknown agent field '${k}' (one of ${DEF_FIELDS.join(', ')})`),
-          { status: 'ORCA_ERR_ARGUMENT' });
-      }
+  throw argError(`seed must be a whole number in [0, 2^64), got ${typeof v === 'string' ? `'${v}'` : String(v)}`);
+}
+
+// def (any subset of DEF_FIELDS; the rest from `base`) into the scratch words of core c.
+function writeDef(c, def, base) {
+  if (def === null || typeof def !== 'object') throw argError(`an agent definition must be an object, got ${def}`);
+  const w = c.f64(c.scratch, DEF_WORDS);
+  if (base) w.set(base); else c.x.ow_agent_def_default(c.scratch);
+  for (const k of Object.keys(def)) {
+    if (!DEF_FIELDS.includes(k)) {
+      throw new OrcaError('ORCA_ERR_ARGUMENT', `unknown agent field '${k}' (one of ${DEF_FIELDS.join(', ')})`);
     }
-    const put = (i, v, what) => { if (v !== undefined) { vec(v, what); w[i] = v[0]; w[i + 1] = v[1]; } };
-    put(0, def.position, 'position');
-    put(2, def.velocity, 'velocity');
-    put(4, def.preferredVelocity, 'preferredVelocity');
-    const num = (i, v) => { if (v !== undefined) w[i] = Number(v); };
-    num(6, def.radius);
-    num(7, def.maxSpeed);
-    num(8, def.neighborDist);
-    num(9, def.maxNeighbors);
-    num(10, def.timeHorizon);
-    num(11, def.obstacleTimeHorizon);
-    return this.orca.scratch;
   }
-  // The handle of kind the module wrote at scratch + 128 (three words).
-  handle(kind) { return wordsHandle(kind, this.orca.u32(this.orca.scratch + 128, 3), 0); }
+  const put = (i, v, what) => { if (v !== undefined) { vec(v, what); w[i] = v[0]; w[i + 1] = v[1]; } };
+  put(0, def.position, 'position');
+  put(2, def.velocity, 'velocity');
+  put(4, def.preferredVelocity, 'preferredVelocity');
+  const num = (i, v) => { if (v !== undefined) w[i] = Number(v); };
+  num(6, def.radius);
+  num(7, def.maxSpeed);
+  num(8, def.neighborDist);
+  // The module carries max_neighbors as an int: a value no int holds exactly is refused here,
+  // with the value as given (the library's range and wording for the rest).
+  const mn = def.maxNeighbors === undefined ? undefined : Number(def.maxNeighbors);
+  if (mn !== undefined && !(Number.isInteger(mn) && mn >= -(2 ** 31) && mn < 2 ** 31)) {
+    throw argError(`max_neighbors must be in 0..${MAX_NEIGHBORS}, got ${String(def.maxNeighbors)}`);
+  }
+  num(9, mn);
+  num(10, def.timeHorizon);
+  num(11, def.obstacleTimeHorizon);
+  return c.scratch;
+}
+// The handle of kind the module wrote at scratch + 128 (three words).
+function takeHandle(c, kind) { return wordsHandle(kind, c.u32(c.scratch + 128, 3), 0); }
+
+// The view of positions (which 0) or velocities (1) of simulation state s: the cached one
+// while it still covers the current block (same memory buffer, address and length), else a
+// new one.
+function simView(s, which) {
+  const c = s.c;
+  const n = c.x.ow_sim_agent_count(simLive(s));
+  const ptr = n ? (which ? c.x.ow_sim_velocities(s.ptr) : c.x.ow_sim_positions(s.ptr)) : 0;
+  const v = s.views[which];
+  if (v && v.buffer === c.memory.buffer && v.byteOffset === ptr && v.length === 2 * n) return v;
+  return (s.views[which] = n ? c.f64(ptr, 2 * n) : new Float64Array(0));
+}
+// Copies view `which` of s into out (a Float64Array of at least 2 * agentCount entries).
+function simCopy(s, which, out, call) {
+  const v = simView(s, which);
+  if (!(out instanceof Float64Array) || out.length < v.length) {
+    throw argError(`${call}: expected a Float64Array of at least ${v.length} entries (2 per agent), got ${
+      out instanceof Float64Array ? `one of ${out.length}` : out === null ? 'null' : typeof out}`);
+  }
+  out.set(v);
+  return out;
+}
+
+// The full avoidance settings av (defaults where not given) after the library's check, for
+// the simulation of state s.
+function checkAvoidance(s, av) {
+  const a = { priority: 1, layers: 1, mask: 0xFFFFFFFF, locked: false, ...av };
+  simCheck(s, s.c.x.ow_check_avoidance(simLive(s), Number(a.priority), mask32(a.layers, 'layers'),
+    mask32(a.mask, 'mask'), lockedInt(a.locked)));
+  return a;
+}
+// Gives a just-added agent checked settings; undo() takes it back if that still fails.
+function applyAvoidance(s, id, a, undo) {
+  const st = s.c.x.ow_agent_set_avoidance(s.ptr, ...handleWords(id, 'agent'), Number(a.priority),
+    a.layers, a.mask, lockedInt(a.locked));
+  if (st !== 0) {
+    const msg = s.c.str(s.c.x.ow_sim_last_error(s.ptr));
+    undo();
+    s.c.fail(st, msg);
+  }
+}
+
+/** A simulation (orca_sim). Made by orca.createSim() (yours to destroy) or a scene (scene.sim,
+ * destroyed with its scene). */
+export class Sim {
+  #s;
+  #scene; // the scene that owns this simulation (kept alive while its sim is reachable)
+  static {
+    simStateOf = (sim, what) => {
+      if (!(sim !== null && typeof sim === 'object' && #s in sim)) {
+        throw argError(`${what}: expected a Sim (orca.createSim() or scene.sim)`);
+      }
+      return sim.#s;
+    };
+  }
+  constructor(token, s, scene) {
+    internalOnly(token, 'Sim');
+    this.#s = s;
+    this.#scene = scene;
+  }
+  get #c() { return this.#s.c; }
+  /** Frees the simulation (again: nothing). A scene's simulation is the scene's: its destroy()
+   * throws ORCA_ERR_ARGUMENT (destroy the scene). */
+  destroy() {
+    if (!this.#s.owned) {
+      throw argError('this simulation belongs to a scene: destroy the scene (scene.destroy()), not scene.sim');
+    }
+    untrack(this, this.#s);
+  }
+  /** destroy(), for `using`. */
+  [DISPOSE]() { this.destroy(); }
+  /** Whether destroy() (or the owning scene's) has freed it. */
+  get destroyed() { return this.#s.ptr === 0; }
   /** The simulation's identity (orca_sim_id): the SIM part of every handle it issues. */
-  get id() { return this.x.ow_sim_id(this.live()); }
+  get id() { return this.#c.x.ow_sim_id(simLive(this.#s)); }
 
   /** Adds an agent (fields as defaultAgent(); missing ones take the defaults; the avoidance
    * settings priority, layers, mask and locked may be given too, checked before it is added). */
   addAgent(def = {}) {
     const [plain, av] = splitAvoidance(def);
-    const settings = av && this.checkAvoidance(av);
-    const words = this.writeDef(plain);
-    this.check(this.x.ow_sim_add_agent(this.live(), words, this.orca.scratch + 128));
-    const id = this.handle('agent');
-    if (settings) this.applyAvoidance(id, settings, () => this.removeAgent(id));
+    const settings = av && checkAvoidance(this.#s, av);
+    const words = writeDef(this.#c, plain);
+    simCheck(this.#s, this.#c.x.ow_sim_add_agent(simLive(this.#s), words, this.#c.scratch + 128));
+    const id = takeHandle(this.#c, 'agent');
+    if (settings) applyAvoidance(this.#s, id, settings, () => this.removeAgent(id));
     return id;
   }
-  removeAgent(id) { this.check(this.x.ow_sim_remove_agent(this.live(), ...handleWords(id, 'agent'))); }
+  removeAgent(id) { simCheck(this.#s, this.#c.x.ow_sim_remove_agent(simLive(this.#s), ...handleWords(id, 'agent'))); }
   /** Removes several agents, exactly as removeAgent on each in turn. Every handle is checked
    * first: a stale one, one of another simulation or one listed twice removes nothing (the
    * message names ids[k]). */
-  removeAgents(ids) { this.removeHandles(ids, 'agent', 'removeAgents', LIMITS.AGENTS, 'ow_sim_remove_agents'); }
+  removeAgents(ids) { this.#removeHandles(ids, 'agent', 'removeAgents', LIMITS.AGENTS, 'ow_sim_remove_agents'); }
   // ids [handle, ...] as 3 * n words, to one batch call of the module; the count against the
   // library's limit before anything is read or allocated
-  removeHandles(ids, kind, call, limit, fn) {
+  #removeHandles(ids, kind, call, limit, fn) {
     if (!Array.isArray(ids)) {
-      throw Object.assign(new Error(`expected an array of handles, got ${typeof ids}`),
-        { status: 'ORCA_ERR_ARGUMENT' });
+      throw new OrcaError('ORCA_ERR_ARGUMENT', `expected an array of handles, got ${typeof ids}`);
     }
     const n = ids.length;
     if (n > limit) throw limitError(call, 'ids', n, `the ${limit} ${kind}s a simulation holds`);
-    this.orca.fits(12 * n, `${call} of ${n} handles`);
+    this.#c.fits(12 * n, `${call} of ${n} handles`);
     const words = [];
     for (let k = 0; k < n; ++k) words.push(handleWords(ids[k], kind, `ids[${k}]`));
-    const p = this.orca.alloc(12 * n, `${call} of ${n} handles`);
+    const p = this.#c.alloc(12 * n, `${call} of ${n} handles`);
     try {
-      const w = this.orca.u32(p, 3 * n);
+      const w = this.#c.u32(p, 3 * n);
       words.forEach((h, k) => w.set(h, 3 * k));
-      this.check(this.x[fn](this.live(), p, n));
+      simCheck(this.#s, this.#c.x[fn](simLive(this.#s), p, n));
     } finally {
-      this.x.ow_free(p);
+      this.#c.x.ow_free(p);
     }
   }
-  get agentCount() { return this.x.ow_sim_agent_count(this.live()); }
-  /** The handle of the agent at index (0 .. agentCount - 1); out of range throws (RangeError,
+  get agentCount() { return this.#c.x.ow_sim_agent_count(simLive(this.#s)); }
+  /** The handle of the agent at index (0 .. agentCount - 1); out of range throws (OrcaError,
    * status ORCA_ERR_ARGUMENT): there is no null handle here. */
   agentAt(index) {
     const n = this.agentCount;
     if (!Number.isInteger(index) || index < 0 || index >= n) {
-      throw Object.assign(new RangeError(`agent index ${index} out of range (${n} agents)`),
-        { status: 'ORCA_ERR_ARGUMENT' });
+      throw new OrcaError('ORCA_ERR_ARGUMENT', `agent index ${index} out of range (${n} agents)`);
     }
-    this.x.ow_sim_agent_at(this.ptr, index, this.orca.scratch + 128);
-    return this.handle('agent');
+    this.#c.x.ow_sim_agent_at(this.#s.ptr, index, this.#c.scratch + 128);
+    return takeHandle(this.#c, 'agent');
   }
-  agentIndex(id) { return this.x.ow_sim_agent_index(this.live(), ...handleWords(id, 'agent')); }
+  agentIndex(id) { return this.#c.x.ow_sim_agent_index(simLive(this.#s), ...handleWords(id, 'agent')); }
   getAgent(id) {
-    this.check(this.x.ow_agent_get(this.live(), ...handleWords(id, 'agent'), this.orca.scratch));
-    return wordsToDef(this.orca.f64(this.orca.scratch, DEF_WORDS));
+    simCheck(this.#s, this.#c.x.ow_agent_get(simLive(this.#s), ...handleWords(id, 'agent'), this.#c.scratch));
+    return wordsToDef(this.#c.f64(this.#c.scratch, DEF_WORDS));
   }
   /** Changes the given fields of an agent (the others are kept). */
   setAgent(id, def) {
     const h = handleWords(id, 'agent');
-    this.check(this.x.ow_agent_get(this.live(), ...h, this.orca.scratch));
-    const cur = this.orca.f64(this.orca.scratch, DEF_WORDS).slice();
-    const words = this.writeDef(def, cur);
-    this.check(this.x.ow_agent_set(this.ptr, ...h, words));
+    simCheck(this.#s, this.#c.x.ow_agent_get(simLive(this.#s), ...h, this.#c.scratch));
+    const cur = this.#c.f64(this.#c.scratch, DEF_WORDS).slice();
+    const words = writeDef(this.#c, def, cur);
+    simCheck(this.#s, this.#c.x.ow_agent_set(this.#s.ptr, ...h, words));
   }
 
   addSegment(a, b) {
     vec(a, 'segment end a');
     vec(b, 'segment end b');
-    this.check(this.x.ow_sim_add_segment(this.live(), a[0], a[1], b[0], b[1], this.orca.scratch + 128));
-    return this.handle('segment');
+    simCheck(this.#s, this.#c.x.ow_sim_add_segment(simLive(this.#s), a[0], a[1], b[0], b[1], this.#c.scratch + 128));
+    return takeHandle(this.#c, 'segment');
   }
   /** Adds the segments a[k]-b[k] (a, b: arrays of [x, y] of one length), in order, exactly as
    * addSegment on each; returns their handles. Every point is checked first: on a refusal
    * (naming a[k] or b[k] and the value) nothing is added. */
   addSegments(a, b) {
     if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) {
-      throw Object.assign(new Error('addSegments: a and b must be arrays of [x, y] of one length'),
-        { status: 'ORCA_ERR_ARGUMENT' });
+      throw new OrcaError('ORCA_ERR_ARGUMENT', 'addSegments: a and b must be arrays of [x, y] of one length');
     }
     const n = a.length;
     const have = this.segmentCount;
     if (n > LIMITS.SEGMENTS - have) {
       throw limitError('addSegments', 'a', n, `the ${LIMITS.SEGMENTS} segments a simulation holds in all (it has ${have})`);
     }
-    this.orca.fits(44 * n, `addSegments of ${n} segments`);
+    this.#c.fits(44 * n, `addSegments of ${n} segments`);
     for (let k = 0; k < n; ++k) vec(a[k], `a[${k}]`);
     for (let k = 0; k < n; ++k) vec(b[k], `b[${k}]`);
-    const p = this.orca.alloc(32 * n, `addSegments of ${n} segments`);
+    const p = this.#c.alloc(32 * n, `addSegments of ${n} segments`);
     let q = 0;
     try {
-      q = this.orca.alloc(12 * n, `addSegments of ${n} segments`);
-      const f = this.orca.f64(p, 4 * n);
+      q = this.#c.alloc(12 * n, `addSegments of ${n} segments`);
+      const f = this.#c.f64(p, 4 * n);
       a.forEach((v, k) => { f[2 * k] = v[0]; f[2 * k + 1] = v[1]; });
       b.forEach((v, k) => { f[2 * n + 2 * k] = v[0]; f[2 * n + 2 * k + 1] = v[1]; });
-      this.check(this.x.ow_sim_add_segments(this.live(), p, n, q));
-      const w = this.orca.u32(q, 3 * n);
+      simCheck(this.#s, this.#c.x.ow_sim_add_segments(simLive(this.#s), p, n, q));
+      const w = this.#c.u32(q, 3 * n);
       const out = [];
       for (let k = 0; k < n; ++k) out.push(wordsHandle('segment', w, 3 * k));
       return out;
     } finally {
-      this.x.ow_free(p);
-      if (q) this.x.ow_free(q);
+      this.#c.x.ow_free(p);
+      if (q) this.#c.x.ow_free(q);
     }
   }
   /** Removes a segment (the others keep their order). Removals are deferred: the next step,
    * query or hash compacts them all in one pass. */
   removeSegment(id) {
-    this.check(this.x.ow_sim_remove_segment(this.live(), ...handleWords(id, 'segment')));
+    simCheck(this.#s, this.#c.x.ow_sim_remove_segment(simLive(this.#s), ...handleWords(id, 'segment')));
   }
   /** Removes several segments, exactly as removeSegment on each in turn; checked as
    * removeAgents. */
   removeSegments(ids) {
-    this.removeHandles(ids, 'segment', 'removeSegments', LIMITS.SEGMENTS, 'ow_sim_remove_segments');
+    this.#removeHandles(ids, 'segment', 'removeSegments', LIMITS.SEGMENTS, 'ow_sim_remove_segments');
   }
-  get segmentCount() { return this.x.ow_sim_segment_count(this.live()); }
+  get segmentCount() { return this.#c.x.ow_sim_segment_count(simLive(this.#s)); }
   /** All segments in index order: [{ a: [x, y], b: [x, y], id }]. */
   segments() {
     const out = [];
     const n = this.segmentCount;
     for (let i = 0; i < n; ++i) {
-      this.check(this.x.ow_sim_segment_at(this.ptr, i, this.orca.scratch, this.orca.scratch + 128));
-      const w = this.orca.f64(this.orca.scratch, 4);
-      out.push({ a: [w[0], w[1]], b: [w[2], w[3]], id: this.handle('segment') });
+      simCheck(this.#s, this.#c.x.ow_sim_segment_at(this.#s.ptr, i, this.#c.scratch, this.#c.scratch + 128));
+      const w = this.#c.f64(this.#c.scratch, 4);
+      out.push({ a: [w[0], w[1]], b: [w[2], w[3]], id: takeHandle(this.#c, 'segment') });
     }
     return out;
   }
@@ -552,89 +735,113 @@ export class Sim {
    * edge (outer loops counter-clockwise, holes clockwise); returns its handle. */
   addBoundary(points) {
     if (!Array.isArray(points)) {
-      throw Object.assign(new Error('boundary: expected an array of [x, y] points'), { status: 'ORCA_ERR_ARGUMENT' });
+      throw new OrcaError('ORCA_ERR_ARGUMENT', 'boundary: expected an array of [x, y] points');
     }
     const n = points.length;
     if (n > LIMITS.BOUNDARY_EDGES) {
       throw limitError('addBoundary', 'points', n, `the ${LIMITS.BOUNDARY_EDGES} boundary edges a simulation holds in all`);
     }
-    this.orca.fits(16 * n, `a boundary of ${n} points`);
+    this.#c.fits(16 * n, `a boundary of ${n} points`);
     for (let k = 0; k < n; ++k) vec(points[k], `boundary point ${k}`);
-    const p = this.orca.alloc(16 * n, `a boundary of ${n} points`);
+    const p = this.#c.alloc(16 * n, `a boundary of ${n} points`);
     try {
-      const f = this.orca.f64(p, 2 * n);
+      const f = this.#c.f64(p, 2 * n);
       points.forEach((q, k) => { f[2 * k] = q[0]; f[2 * k + 1] = q[1]; });
-      this.check(this.x.ow_sim_add_boundary(this.live(), p, n, this.orca.scratch + 128));
+      simCheck(this.#s, this.#c.x.ow_sim_add_boundary(simLive(this.#s), p, n, this.#c.scratch + 128));
     } finally {
-      this.x.ow_free(p);
+      this.#c.x.ow_free(p);
     }
-    return this.handle('boundary');
+    return takeHandle(this.#c, 'boundary');
   }
   removeBoundary(id) {
-    this.check(this.x.ow_sim_remove_boundary(this.live(), ...handleWords(id, 'boundary')));
+    simCheck(this.#s, this.#c.x.ow_sim_remove_boundary(simLive(this.#s), ...handleWords(id, 'boundary')));
   }
-  get boundaryCount() { return this.x.ow_sim_boundary_count(this.live()); }
+  get boundaryCount() { return this.#c.x.ow_sim_boundary_count(simLive(this.#s)); }
   /** All loops in index order: [{ points: [[x, y], ...], id }]. */
   boundaries() {
     const out = [];
     const n = this.boundaryCount;
     for (let i = 0; i < n; ++i) {
-      this.check(this.x.ow_sim_boundary_at(this.ptr, i, 0, 0, this.orca.scratch, this.orca.scratch + 128));
-      const m = new Int32Array(this.orca.memory.buffer, this.orca.scratch, 1)[0];
-      const p = this.orca.alloc(16 * m, `a boundary of ${m} points`);
+      simCheck(this.#s, this.#c.x.ow_sim_boundary_at(this.#s.ptr, i, 0, 0, this.#c.scratch, this.#c.scratch + 128));
+      const m = new Int32Array(this.#c.memory.buffer, this.#c.scratch, 1)[0];
+      const p = this.#c.alloc(16 * m, `a boundary of ${m} points`);
       try {
-        this.check(this.x.ow_sim_boundary_at(this.ptr, i, p, m, this.orca.scratch, this.orca.scratch + 128));
-        const f = this.orca.f64(p, 2 * m);
+        simCheck(this.#s, this.#c.x.ow_sim_boundary_at(this.#s.ptr, i, p, m, this.#c.scratch, this.#c.scratch + 128));
+        const f = this.#c.f64(p, 2 * m);
         const points = [];
         for (let k = 0; k < m; ++k) points.push([f[2 * k], f[2 * k + 1]]);
-        out.push({ points, id: this.handle('boundary') });
+        out.push({ points, id: takeHandle(this.#c, 'boundary') });
       } finally {
-        this.x.ow_free(p);
+        this.#c.x.ow_free(p);
       }
     }
     return out;
   }
   /** Against the boundaries now: { deepest (fraction of radius), outside (agents) }. */
   measureBoundary() {
-    this.check(this.x.ow_sim_measure_boundary(this.live(), this.orca.scratch));
-    const w = this.orca.f64(this.orca.scratch, 2);
+    simCheck(this.#s, this.#c.x.ow_sim_measure_boundary(simLive(this.#s), this.#c.scratch));
+    const w = this.#c.f64(this.#c.scratch, 2);
     return { deepest: w[0], outside: w[1] };
   }
   // --- end of walkable-area boundaries -----------------------------------------------------
 
-  /** Sets every agent's preferred velocity: v holds 2 * agentCount numbers (x0 y0 x1 y1 ...). */
+  /** Sets every agent's preferred velocity: v holds 2 * agentCount numbers (x0 y0 x1 y1 ...;
+   * a Float64Array or an array). Copied through a block of module memory that the simulation
+   * keeps for the next call (allocated again only when the agent count grows): no allocation
+   * per frame. */
   setPreferredVelocities(v) {
+    const s = this.#s;
     const n = this.agentCount;
     if (!v || v.length !== 2 * n) {
-      throw Object.assign(new Error(`preferred velocities: expected ${2 * n} numbers (2 per agent), got ${v ? v.length : v}`),
-        { status: 'ORCA_ERR_ARGUMENT' });
+      throw new OrcaError('ORCA_ERR_ARGUMENT', `preferred velocities: expected ${2 * n} numbers (2 per agent), got ${v ? v.length : v}`);
     }
-    const p = this.orca.alloc(16 * n, `the preferred velocities of ${n} agents`);
-    try {
-      this.orca.f64(p, 2 * n).set(v);
-      this.check(this.x.ow_sim_swap_preferred_velocities(this.ptr, p, n));
-    } finally {
-      this.x.ow_free(p);
+    if (s.pvBytes < 16 * n) {
+      const p = this.#c.alloc(16 * n, `the preferred velocities of ${n} agents`);
+      if (s.pv) this.#c.x.ow_free(s.pv);
+      s.pv = p;
+      s.pvBytes = 16 * n;
     }
+    this.#c.f64(s.pv, 2 * n).set(v);
+    simCheck(s, this.#c.x.ow_sim_swap_preferred_velocities(s.ptr, s.pv, n));
   }
-  step(dt) { this.check(this.x.ow_sim_step(this.live(), Number(dt))); }
-  get stepCount() { return Number(this.x.ow_sim_step_count(this.live())); }
-  get lastFallbackCount() { return this.x.ow_sim_last_fallback_count(this.live()); }
+  step(dt) { simCheck(this.#s, this.#c.x.ow_sim_step(simLive(this.#s), Number(dt))); }
+  get stepCount() { return Number(this.#c.x.ow_sim_step_count(simLive(this.#s))); }
+  get lastFallbackCount() { return this.#c.x.ow_sim_last_fallback_count(simLive(this.#s)); }
   /** The state hash (orca_sim_hash) as 16 hex digits, as `orca run` prints it. */
-  hash() { return BigInt.asUintN(64, this.x.ow_sim_hash(this.live())).toString(16).padStart(16, '0'); }
-  /** Float64Array view x0 y0 x1 y1 ... on the module's memory (see the top of this file). */
-  positions() {
-    const n = this.agentCount;
-    return n ? this.orca.f64(this.x.ow_sim_positions(this.ptr), 2 * n) : new Float64Array(0);
-  }
-  velocities() {
-    const n = this.agentCount;
-    return n ? this.orca.f64(this.x.ow_sim_velocities(this.ptr), 2 * n) : new Float64Array(0);
+  hash() { return BigInt.asUintN(64, this.#c.x.ow_sim_hash(simLive(this.#s))).toString(16).padStart(16, '0'); }
+  /** The positions x0 y0 x1 y1 ... (index order) as a Float64Array view on the module's
+   * memory, checked at each call: the same object while it still covers the simulation's
+   * current block, a new one after the block moved (adds, removals, load, memory growth).
+   * A view kept across such a call is stale: `v === sim.positions()` tells; read through a
+   * fresh call, or copy with positionsInto(). */
+  positions() { return simView(this.#s, 0); }
+  /** The velocities, as positions(). */
+  velocities() { return simView(this.#s, 1); }
+  /** Copies the positions into out (a Float64Array of at least 2 * agentCount entries;
+   * returns it): the copy for keeping, or transferring to another thread. */
+  positionsInto(out) { return simCopy(this.#s, 0, out, 'positionsInto'); }
+  /** Copies the velocities into out, as positionsInto. */
+  velocitiesInto(out) { return simCopy(this.#s, 1, out, 'velocitiesInto'); }
+  /** The handles of all agents in index order (one call of the module): what agentAt(i)
+   * gives for each i, for renderers that key sprites by agent. */
+  handles() {
+    const n = this.#c.x.ow_sim_agent_count(simLive(this.#s));
+    if (n === 0) return [];
+    const p = this.#c.alloc(12 * n, `the handles of ${n} agents`);
+    try {
+      this.#c.x.ow_sim_agent_handles(this.#s.ptr, p, n);
+      const w = this.#c.u32(p, 3 * n);
+      const out = new Array(n);
+      for (let k = 0; k < n; ++k) out[k] = wordsHandle('agent', w, 3 * k);
+      return out;
+    } finally {
+      this.#c.x.ow_free(p);
+    }
   }
   /** Deepest overlaps now, as fractions of radius: { agents, walls }. */
   measureOverlap() {
-    this.check(this.x.ow_sim_measure_overlap(this.live(), this.orca.scratch));
-    const w = this.orca.f64(this.orca.scratch, 2);
+    simCheck(this.#s, this.#c.x.ow_sim_measure_overlap(simLive(this.#s), this.#c.scratch));
+    const w = this.#c.f64(this.#c.scratch, 2);
     return { agents: w[0], walls: w[1] };
   }
   /** Spatial queries (docs/extensions.md, "Spatial queries"): arrays of agent indices, exact
@@ -643,41 +850,41 @@ export class Sim {
    * (edges included), in index order. Use agentAt(i) for a handle. */
   queryRadius(center, radius) {
     vec(center, 'center');
-    return this.query((out, n, cnt) =>
-      this.x.ow_sim_query_radius(this.ptr, Number(center[0]), Number(center[1]), Number(radius), out, n, cnt));
+    return this.#query((out, n, cnt) =>
+      this.#c.x.ow_sim_query_radius(this.#s.ptr, Number(center[0]), Number(center[1]), Number(radius), out, n, cnt));
   }
   queryNearest(point, k) {
     vec(point, 'point');
     if (!Number.isInteger(k) || k < 0) {
-      throw Object.assign(new Error(`k must be a whole number >= 0, got ${k}`), { status: 'ORCA_ERR_ARGUMENT' });
+      throw new OrcaError('ORCA_ERR_ARGUMENT', `k must be a whole number >= 0, got ${k}`);
     }
-    return this.query((out, n, cnt) =>
-      this.x.ow_sim_query_nearest(this.ptr, Number(point[0]), Number(point[1]),
+    return this.#query((out, n, cnt) =>
+      this.#c.x.ow_sim_query_nearest(this.#s.ptr, Number(point[0]), Number(point[1]),
         k > n ? n : k, out, cnt));
   }
   queryBox(lo, hi) {
     vec(lo, 'lo');
     vec(hi, 'hi');
-    return this.query((out, n, cnt) =>
-      this.x.ow_sim_query_box(this.ptr, Number(lo[0]), Number(lo[1]), Number(hi[0]), Number(hi[1]), out, n, cnt));
+    return this.#query((out, n, cnt) =>
+      this.#c.x.ow_sim_query_box(this.#s.ptr, Number(lo[0]), Number(lo[1]), Number(hi[0]), Number(hi[1]), out, n, cnt));
   }
-  query(call) {
-    const n = this.x.ow_sim_agent_count(this.live());
-    const out = this.orca.alloc(4 * n + 8, `a query over ${n} agents`);
+  #query(call) {
+    const n = this.#c.x.ow_sim_agent_count(simLive(this.#s));
+    const out = this.#c.alloc(4 * n + 8, `a query over ${n} agents`);
     try {
       const cnt = out + 4 * n;
-      this.check(call(out, n, cnt));
-      const count = this.orca.u32(cnt, 1)[0];
-      return Array.from(new Int32Array(this.orca.memory.buffer, out, Math.min(count, n)));
+      simCheck(this.#s, call(out, n, cnt));
+      const count = this.#c.u32(cnt, 1)[0];
+      return Array.from(new Int32Array(this.#c.memory.buffer, out, Math.min(count, n)));
     } finally {
-      this.x.ow_free(out);
+      this.#c.x.ow_free(out);
     }
   }
   // --- avoidance extensions and diagnostics (docs/extensions.md; issue 16) ---------------
   /** { priority, layers, mask, locked } of an agent (orca_agent_get_avoidance). */
   getAvoidance(id) {
-    this.check(this.x.ow_agent_get_avoidance(this.live(), ...handleWords(id, 'agent'), this.orca.scratch));
-    const w = this.orca.f64(this.orca.scratch, 4);
+    simCheck(this.#s, this.#c.x.ow_agent_get_avoidance(simLive(this.#s), ...handleWords(id, 'agent'), this.#c.scratch));
+    const w = this.#c.f64(this.#c.scratch, 4);
     return { priority: w[0], layers: w[1], mask: w[2], locked: w[3] === 1 };
   }
   /** Changes the settings given ({ priority, layers, mask, locked }; the others are kept) in
@@ -689,51 +896,34 @@ export class Sim {
         throw argError(`unknown avoidance setting '${k}' (one of ${AVOIDANCE_FIELDS.join(', ')})`);
       }
     }
-    this.check(this.x.ow_agent_set_avoidance(this.ptr, ...handleWords(id, 'agent'), Number(a.priority),
+    simCheck(this.#s, this.#c.x.ow_agent_set_avoidance(this.#s.ptr, ...handleWords(id, 'agent'), Number(a.priority),
       mask32(a.layers, 'layers'), mask32(a.mask, 'mask'), lockedInt(a.locked)));
   }
   /** A higher priority yields less: against B an agent takes pB / (pA + pB); 2^-30 .. 2^30. */
   setPriority(id, priority) {
-    this.check(this.x.ow_agent_set_priority(this.live(), ...handleWords(id, 'agent'), Number(priority)));
+    simCheck(this.#s, this.#c.x.ow_agent_set_priority(simLive(this.#s), ...handleWords(id, 'agent'), Number(priority)));
   }
   /** The layers the agent is on and the layers of the agents it considers (A considers B when
    * A.mask & B.layers != 0), 32-bit masks. */
   setLayers(id, layers, mask) {
-    this.check(this.x.ow_agent_set_layers(this.live(), ...handleWords(id, 'agent'),
+    simCheck(this.#s, this.#c.x.ow_agent_set_layers(simLive(this.#s), ...handleWords(id, 'agent'),
       mask32(layers, 'layers'), mask32(mask, 'mask')));
   }
   /** A locked agent keeps its velocity and is not solved; others avoid it as a moving obstacle. */
   setLocked(id, locked) {
-    this.check(this.x.ow_agent_set_locked(this.live(), ...handleWords(id, 'agent'), lockedInt(locked)));
-  }
-  // The full settings (defaults where not given) after the library's check.
-  checkAvoidance(av) {
-    const a = { priority: 1, layers: 1, mask: 0xFFFFFFFF, locked: false, ...av };
-    this.check(this.x.ow_check_avoidance(this.live(), Number(a.priority), mask32(a.layers, 'layers'),
-      mask32(a.mask, 'mask'), lockedInt(a.locked)));
-    return a;
-  }
-  // Gives a just-added agent checked settings; undo() takes it back if that still fails.
-  applyAvoidance(id, a, undo) {
-    const st = this.x.ow_agent_set_avoidance(this.ptr, ...handleWords(id, 'agent'), Number(a.priority),
-      a.layers, a.mask, lockedInt(a.locked));
-    if (st !== 0) {
-      const msg = this.orca.str(this.x.ow_sim_last_error(this.ptr));
-      undo();
-      this.orca.fail(st, msg);
-    }
+    simCheck(this.#s, this.#c.x.ow_agent_set_locked(simLive(this.#s), ...handleWords(id, 'agent'), lockedInt(locked)));
   }
   /** Per-agent diagnostics on or off (off at creation; not state: the hash ignores it). */
-  setDiagnostics(on) { this.check(this.x.ow_sim_set_diagnostics(this.live(), on ? 1 : 0)); }
-  get diagnosticsEnabled() { return this.x.ow_sim_get_diagnostics(this.live()) === 1; }
+  setDiagnostics(on) { simCheck(this.#s, this.#c.x.ow_sim_set_diagnostics(simLive(this.#s), on ? 1 : 0)); }
+  get diagnosticsEnabled() { return this.#c.x.ow_sim_get_diagnostics(simLive(this.#s)) === 1; }
   /** Separation of coincident agents on or off (off at creation; state: the hash and
    * snapshots carry it): agents at exactly one point part in one step (docs/extensions.md,
    * "Coincident agents"). */
-  setSeparation(on) { this.check(this.x.ow_sim_set_separation(this.live(), on ? 1 : 0)); }
-  get separation() { return this.x.ow_sim_get_separation(this.live()) === 1; }
+  setSeparation(on) { simCheck(this.#s, this.#c.x.ow_sim_set_separation(simLive(this.#s), on ? 1 : 0)); }
+  get separation() { return this.#c.x.ow_sim_get_separation(simLive(this.#s)) === 1; }
   /** True when the next step separates coincident agents: the option, a boundary loop, or
    * avoidance settings away from the defaults. */
-  get separationActive() { return this.x.ow_sim_separation_active(this.live()) === 1; }
+  get separationActive() { return this.#c.x.ow_sim_separation_active(simLive(this.#s)) === 1; }
   /** The density-dependent speed (docs/extensions.md, "Density-dependent speed"; state: the
    * hash and snapshots carry it): setDensitySpeed({ radius, gamma, maxDensity }) turns it on,
    * a field not given keeping the value in use (the default when off: radius 2 m, gamma
@@ -741,7 +931,7 @@ export class Sim {
    * ranges: a refusal throws its message and nothing changes. */
   setDensitySpeed(params) {
     if (params === null || params === undefined) {
-      this.check(this.x.ow_sim_clear_density_speed(this.live()));
+      simCheck(this.#s, this.#c.x.ow_sim_clear_density_speed(simLive(this.#s)));
       return;
     }
     for (const k of Object.keys(params)) {
@@ -749,29 +939,29 @@ export class Sim {
         throw argError(`unknown density speed parameter '${k}' (one of ${DENSITY_FIELDS.join(', ')})`);
       }
     }
-    const p = { ...this.densityParams(), ...params };
-    this.check(this.x.ow_sim_set_density_speed(this.ptr, Number(p.radius), Number(p.gamma),
+    const p = { ...this.#densityParams(), ...params };
+    simCheck(this.#s, this.#c.x.ow_sim_set_density_speed(this.#s.ptr, Number(p.radius), Number(p.gamma),
       Number(p.maxDensity)));
   }
   /** { radius, gamma, maxDensity } when on, else null. */
   get densitySpeed() {
-    return this.x.ow_sim_get_density_speed(this.live(), this.orca.scratch) === 1 ? this.densityParams() : null;
+    return this.#c.x.ow_sim_get_density_speed(simLive(this.#s), this.#c.scratch) === 1 ? this.#densityParams() : null;
   }
-  /** The parameters in use, or the defaults when off (internal). */
-  densityParams() {
-    this.x.ow_sim_get_density_speed(this.live(), this.orca.scratch);
-    const w = this.orca.f64(this.orca.scratch, 3);
+  // The parameters in use, or the defaults when off.
+  #densityParams() {
+    this.#c.x.ow_sim_get_density_speed(simLive(this.#s), this.#c.scratch);
+    const w = this.#c.f64(this.#c.scratch, 3);
     return { radius: w[0], gamma: w[1], maxDensity: w[2] };
   }
   /** Every agent's diagnostics of the last step with diagnostics on, in index order (one
    * orca_sim_diagnostics): { fallback, failedConstraint, neighborCount, candidates,
    * neighborsCut, blocked, locked }, each a new Int32Array of agentCount entries. */
   diagnostics() {
-    const n = this.x.ow_sim_agent_count(this.live());
-    const buf = this.orca.alloc(28 * n + 8, `the diagnostics of ${n} agents`);
+    const n = this.#c.x.ow_sim_agent_count(simLive(this.#s));
+    const buf = this.#c.alloc(28 * n + 8, `the diagnostics of ${n} agents`);
     try {
-      this.check(this.x.ow_sim_diagnostics(this.ptr, buf, n, buf + 28 * n));
-      const table = new Int32Array(this.orca.memory.buffer, buf, 7 * n);
+      simCheck(this.#s, this.#c.x.ow_sim_diagnostics(this.#s.ptr, buf, n, buf + 28 * n));
+      const table = new Int32Array(this.#c.memory.buffer, buf, 7 * n);
       const out = {};
       DIAGNOSTIC_FIELDS.forEach((k, j) => {
         const col = new Int32Array(n);
@@ -780,26 +970,26 @@ export class Sim {
       });
       return out;
     } finally {
-      this.x.ow_free(buf);
+      this.#c.x.ow_free(buf);
     }
   }
   /** One agent's diagnostics of the last step with diagnostics on (the fields of diagnostics()). */
   agentDiagnostics(id) {
-    this.check(this.x.ow_agent_get_diagnostics(this.live(), ...handleWords(id, 'agent'), this.orca.scratch));
-    const w = new Int32Array(this.orca.memory.buffer, this.orca.scratch, 7);
+    simCheck(this.#s, this.#c.x.ow_agent_get_diagnostics(simLive(this.#s), ...handleWords(id, 'agent'), this.#c.scratch));
+    const w = new Int32Array(this.#c.memory.buffer, this.#c.scratch, 7);
     return Object.fromEntries(DIAGNOSTIC_FIELDS.map((k, j) => [k, w[j]]));
   }
   /** The counts of the last step with diagnostics on: { agents, fallback, cut, blocked, locked }. */
   stepDiagnostics() {
-    this.check(this.x.ow_sim_step_diagnostics(this.live(), this.orca.scratch));
-    const w = new Int32Array(this.orca.memory.buffer, this.orca.scratch, 5);
+    simCheck(this.#s, this.#c.x.ow_sim_step_diagnostics(simLive(this.#s), this.#c.scratch));
+    const w = new Int32Array(this.#c.memory.buffer, this.#c.scratch, 5);
     return { agents: w[0], fallback: w[1], cut: w[2], blocked: w[3], locked: w[4] };
   }
 
   /** One path query over this simulation's walls (Nav.path; a Nav from orca.createNav(sim)
    * keeps the graph between queries: use one for many). */
   navPath(radius, start, goals) {
-    const nav = this.orca.createNav(this);
+    const nav = makeNav(this.#c, this);
     try {
       return nav.path(radius, start, goals);
     } finally {
@@ -807,31 +997,40 @@ export class Sim {
     }
   }
 
-  get vectorKernels() { return this.x.ow_sim_get_vector_kernels(this.live()) === 1; }
-  set vectorKernels(on) { this.x.ow_sim_set_vector_kernels(this.live(), on ? 1 : 0); }
+  get vectorKernels() { return this.#c.x.ow_sim_get_vector_kernels(simLive(this.#s)) === 1; }
+  set vectorKernels(on) { this.#c.x.ow_sim_set_vector_kernels(simLive(this.#s), on ? 1 : 0); }
 
   /** The whole state as a snapshot (Uint8Array, a copy). */
   save() {
-    const s = this.orca.scratch + 128;
-    this.check(this.x.ow_sim_save(this.live(), s, s + 4));
-    const [ptr, size] = this.orca.u32(s, 2);
-    const bytes = new Uint8Array(this.orca.memory.buffer, ptr, size).slice();
-    this.x.ow_free(ptr);
+    const s = this.#c.scratch + 128;
+    simCheck(this.#s, this.#c.x.ow_sim_save(simLive(this.#s), s, s + 4));
+    const [ptr, size] = this.#c.u32(s, 2);
+    const bytes = new Uint8Array(this.#c.memory.buffer, ptr, size).slice();
+    this.#c.x.ow_free(ptr);
     return bytes;
   }
   /** Replaces the state with a snapshot from save() (here or natively: the format is the same). */
   load(bytes) {
     if (!(bytes instanceof Uint8Array)) {
-      throw Object.assign(new Error('load: expected a Uint8Array snapshot'), { status: 'ORCA_ERR_ARGUMENT' });
+      throw new OrcaError('ORCA_ERR_ARGUMENT', 'load: expected a Uint8Array snapshot');
     }
-    const p = this.orca.alloc(bytes.length, `a snapshot of ${bytes.length} bytes`);
+    const p = this.#c.alloc(bytes.length, `a snapshot of ${bytes.length} bytes`);
     try {
-      new Uint8Array(this.orca.memory.buffer, p, bytes.length).set(bytes);
-      this.check(this.x.ow_sim_load(this.live(), p, bytes.length));
+      new Uint8Array(this.#c.memory.buffer, p, bytes.length).set(bytes);
+      simCheck(this.#s, this.#c.x.ow_sim_load(simLive(this.#s), p, bytes.length));
     } finally {
-      this.x.ow_free(p);
+      this.#c.x.ow_free(p);
     }
   }
+}
+
+// A Nav over the walls of sim (a Sim wrapper) in core c.
+function makeNav(c, sim) {
+  const ss = simStateOf(sim, 'createNav');
+  const st = c.x.ow_nav_create(simLive(ss), c.scratch);
+  if (st !== 0) c.fail(st, 'out of memory creating the navigation object');
+  const s = { kind: 'nav', c, ptr: c.u32(c.scratch, 1)[0], sim: ss };
+  return track(new Nav(INTERNAL, s, sim), s);
 }
 
 /**
@@ -842,30 +1041,36 @@ export class Sim {
  * simulation (a query after the simulation was destroyed throws).
  */
 export class Nav {
-  constructor(orca, ptr, sim) {
-    this.orca = orca;
-    this.ptr = ptr;
-    this.sim = sim;
+  #s;
+  #sim;
+  constructor(token, s, sim) {
+    internalOnly(token, 'Nav');
+    this.#s = s;
+    this.#sim = sim;
   }
-  get x() { return this.orca.x; }
-  live() {
-    if (!this.ptr) throw new Error('orca: the navigation object was destroyed');
-    this.sim.live();
-    return this.ptr;
+  get #c() { return this.#s.c; }
+  #live() {
+    if (!this.#s.ptr) throw new OrcaError('ORCA_ERR_STALE', 'orca: the navigation object was destroyed');
+    simLive(this.#s.sim);
+    return this.#s.ptr;
   }
-  check(st) {
-    if (st !== 0) this.orca.fail(st, this.orca.str(this.x.ow_nav_last_error(this.ptr)));
+  #check(st) {
+    if (st !== 0) this.#c.fail(st, this.#c.str(this.#c.x.ow_nav_last_error(this.#s.ptr)));
   }
-  destroy() {
-    if (this.ptr) this.x.ow_nav_destroy(this.ptr);
-    this.ptr = 0;
-  }
+  /** The simulation whose walls it reads. */
+  get sim() { return this.#sim; }
+  /** Frees it (again: nothing). */
+  destroy() { untrack(this, this.#s); }
+  /** destroy(), for `using`. */
+  [DISPOSE]() { this.destroy(); }
+  /** Whether destroy() has freed it. */
+  get destroyed() { return this.#s.ptr === 0; }
   /** The shortest path of a disc of radius ([2^-20, 2^20] m) from start [x, y] to the nearest
    * of goals [[x, y], ...] (1 to LIMITS.NAV_GOALS; ties to the lower index): { result ('ok',
    * 'no_path', 'start_blocked', 'goal_blocked'), length (m), goalIndex, corners (as
    * Scene.agentPath) }; length and goalIndex null unless 'ok'. */
   path(radius, start, goals) {
-    this.live();
+    this.#live();
     vec(start, 'start');
     if (!Array.isArray(goals)) throw argError('path: expected an array of [x, y] goals');
     const n = goals.length;
@@ -873,81 +1078,96 @@ export class Nav {
     for (let k = 0; k < n; ++k) vec(goals[k], `goal ${k}`);
     let cap = 32;
     for (;;) {
-      const buf = this.orca.alloc(16 * n + 32 + CORNER_BYTES * cap, `a path query of ${n} goals`);
+      const buf = this.#c.alloc(16 * n + 32 + CORNER_BYTES * cap, `a path query of ${n} goals`);
       try {
-        const g = this.orca.f64(buf + 32, 2 * n);
+        const g = this.#c.f64(buf + 32, 2 * n);
         goals.forEach((q, k) => { g[2 * k] = Number(q[0]); g[2 * k + 1] = Number(q[1]); });
         const cp = buf + 32 + 16 * n;
-        this.check(this.x.ow_nav_path(this.ptr, Number(radius), Number(start[0]), Number(start[1]),
+        this.#check(this.#c.x.ow_nav_path(this.#s.ptr, Number(radius), Number(start[0]), Number(start[1]),
           buf + 32, n, buf, cp, cap));
-        const w = this.orca.f64(buf, 4);
+        const w = this.#c.f64(buf, 4);
         const result = NAV_RESULTS[w[0]];
         if (result !== 'ok') return { result, length: null, goalIndex: null, corners: [] };
         if (w[3] > cap) { cap = w[3]; continue; } // asked again: the graph is kept
-        return { result, length: w[1], goalIndex: w[2], corners: readCorners(this.orca, cp, w[3]) };
+        return { result, length: w[1], goalIndex: w[2], corners: readCorners(this.#c, cp, w[3]) };
       } finally {
-        this.x.ow_free(buf);
+        this.#c.x.ow_free(buf);
       }
     }
   }
   /** { walls, vertices, legs, bytes } of the graph for radius (built if needed). */
   stats(radius) {
-    this.check(this.x.ow_nav_stats(this.live(), Number(radius), this.orca.scratch));
-    const w = this.orca.f64(this.orca.scratch, 4);
+    this.#check(this.#c.x.ow_nav_stats(this.#live(), Number(radius), this.#c.scratch));
+    const w = this.#c.f64(this.#c.scratch, 4);
     return { walls: w[0], vertices: w[1], legs: w[2], bytes: w[3] };
   }
 }
 
+// A Scene over the scenario at ptr in core c.
+function makeScene(c, ptr) {
+  const s = { kind: 'scene', c, ptr, sim: simState(c, c.x.ow_scenario_sim(ptr), false) };
+  return track(new Scene(INTERNAL, s), s);
+}
+
 /** A scenario (orca_scenario): a simulation, goals and the preferred-velocity rule. */
 export class Scene {
-  constructor(orca, ptr) {
-    this.orca = orca;
-    this.ptr = ptr;
-    this.sim = new Sim(orca, orca.x.ow_scenario_sim(ptr), false);
+  #s;
+  #sim;
+  static {
+    sceneStateOf = (scene) => scene.#s;
   }
-  get x() { return this.orca.x; }
-  check(st) {
-    if (st !== 0) this.orca.fail(st, this.orca.str(this.x.ow_scenario_last_error(this.ptr)));
+  constructor(token, s) {
+    internalOnly(token, 'Scene');
+    this.#s = s;
+    this.#sim = new Sim(INTERNAL, s.sim, this);
   }
-  live() {
-    if (!this.ptr) throw new Error('orca: the scene was destroyed');
-    return this.ptr;
+  get #c() { return this.#s.c; }
+  #check(st) {
+    if (st !== 0) this.#c.fail(st, this.#c.str(this.#c.x.ow_scenario_last_error(this.#s.ptr)));
   }
-  destroy() {
-    if (this.ptr) this.x.ow_scenario_destroy(this.ptr);
-    this.ptr = 0;
-    this.sim.ptr = 0;
+  #live() {
+    if (!this.#s.ptr) throw new OrcaError('ORCA_ERR_STALE', 'orca: the scene was destroyed');
+    return this.#s.ptr;
   }
-  get name() { return this.orca.str(this.x.ow_scenario_name(this.live())); }
-  get dt() { return this.x.ow_scenario_dt(this.live()); }
-  get seed() { return BigInt.asUintN(64, this.x.ow_scenario_seed(this.live())); }
+  /** Its simulation (destroyed with the scene; not to be destroyed on its own). */
+  get sim() { return this.#sim; }
+  /** Frees the scene and its simulation (again: nothing). */
+  destroy() { untrack(this, this.#s); }
+  /** destroy(), for `using`. */
+  [DISPOSE]() { this.destroy(); }
+  /** Whether destroy() has freed it. */
+  get destroyed() { return this.#s.ptr === 0; }
+  get name() { return this.#c.str(this.#c.x.ow_scenario_name(this.#live())); }
+  get dt() { return this.#c.x.ow_scenario_dt(this.#live()); }
+  get seed() { return BigInt.asUintN(64, this.#c.x.ow_scenario_seed(this.#live())); }
   /** One step: the rule's preferred velocities, then the simulation's step by dt. */
-  step() { this.check(this.x.ow_scenario_step(this.live())); }
+  step() { this.#check(this.#c.x.ow_scenario_step(this.#live())); }
   /** Adds an agent with a goal: { kind, target: [x, y], speed }. The defaults are the library's
    * (orca_goal_default, docs/scenarios.md "Defaults"): kind GOAL.POINT when a target is given,
    * else GOAL.NONE; speed (a point goal's preferred speed) 1 m/s. A point or velocity goal
    * needs a target. def as Sim.addAgent (avoidance settings included). */
   addAgent(def = {}, goal = {}) {
     const [plain, av] = splitAvoidance(def); // avoidance settings: checked before the agent is added
-    const settings = av && this.sim.checkAvoidance(av);
-    const g = this.goalArgs(goal);
-    const words = this.sim.writeDef(plain);
-    this.check(this.x.ow_scenario_add_agent(this.live(), words, g.kind, g.x, g.y, g.speed, g.set,
-      this.orca.scratch + 128));
-    const id = this.sim.handle('agent');
-    if (settings) this.sim.applyAvoidance(id, settings, () => {}); // only memory can refuse it
+    const settings = av && checkAvoidance(this.#s.sim, av);
+    const g = this.#goalArgs(goal);
+    const words = writeDef(this.#c, plain);
+    this.#check(this.#c.x.ow_scenario_add_agent(this.#live(), words, g.kind, g.x, g.y, g.speed, g.set,
+      this.#c.scratch + 128));
+    const id = takeHandle(this.#c, 'agent');
+    if (settings) applyAvoidance(this.#s.sim, id, settings, () => {}); // only memory can refuse it
     return id;
   }
   /** A goal { kind, target, speed, goalSet } as addAgent reads it: { kind, x, y, speed, set }. */
-  goalArgs(goal) {
-    const dflt = this.orca.defaultGoal();
+  #goalArgs(goal) {
+    if (goal === null || typeof goal !== 'object') throw argError(`a goal must be an object, got ${goal}`);
+    const dflt = goalDefault(this.#c);
     const hasSet = goal.goalSet !== undefined && goal.goalSet !== null;
     const kind = goal.kind ?? (hasSet ? GOAL.SET : goal.target !== undefined ? GOAL.POINT : dflt.kind);
     let set = -1;
     if (kind === GOAL.SET) {
       if (!hasSet) throw argError('a goal-set goal needs goalSet (a set\'s name or index)');
       if (goal.target !== undefined) throw argError('a goal-set goal takes goalSet, not a target');
-      set = this.goalSetIndex(goal.goalSet);
+      set = this.#goalSetIndex(goal.goalSet);
     } else {
       if (hasSet) throw argError(`goalSet is for a GOAL.SET goal, not kind ${kind}`);
       if (kind !== GOAL.NONE && goal.target === undefined) {
@@ -963,31 +1183,31 @@ export class Scene {
    * setWaypoints(index, [])); a refusal names the value and changes nothing. */
   setGoal(index, goal = {}) {
     if (!Number.isInteger(index)) throw argError(`setGoal: index must be an integer, got ${index}`);
-    const g = this.goalArgs(goal);
-    this.check(this.x.ow_scenario_set_agent_goal(this.live(), index, g.kind, g.x, g.y, g.speed, g.set));
+    const g = this.#goalArgs(goal);
+    this.#check(this.#c.x.ow_scenario_set_agent_goal(this.#live(), index, g.kind, g.x, g.y, g.speed, g.set));
   }
   /** The goal and start of the agent at index: { kind, target, speed, start, goalSet }; for a
    * goal-set goal target is the set's point it heads for now and goalSet the set's name (null
    * for the other kinds). */
   goal(index) {
-    this.check(this.x.ow_scenario_agent_goal(this.live(), index, this.orca.scratch));
-    const w = this.orca.f64(this.orca.scratch, 7);
+    this.#check(this.#c.x.ow_scenario_agent_goal(this.#live(), index, this.#c.scratch));
+    const w = this.#c.f64(this.#c.scratch, 7);
     const g = { kind: w[0], target: [w[1], w[2]], speed: w[3], start: [w[4], w[5]], goalSet: null };
-    if (w[6] >= 0) g.goalSet = this.orca.str(this.x.ow_scenario_goal_set_get(this.ptr, w[6], 0, 0, this.orca.scratch, this.orca.scratch + 8));
+    if (w[6] >= 0) g.goalSet = this.#c.str(this.#c.x.ow_scenario_goal_set_get(this.#s.ptr, w[6], 0, 0, this.#c.scratch, this.#c.scratch + 8));
     return g;
   }
 
   // --- navigation (docs/navigation.md) ---------------------------------------------------
   /** Navigation on or off (off at creation): agents with a point or goal-set goal walk along
    * shortest paths round the walls that keep their radius from every wall. */
-  setNavigation(on) { this.check(this.x.ow_scenario_set_navigation(this.live(), on ? 1 : 0)); }
-  get navigation() { return this.x.ow_scenario_get_navigation(this.live()) === 1; }
+  setNavigation(on) { this.#check(this.#c.x.ow_scenario_set_navigation(this.#live(), on ? 1 : 0)); }
+  get navigation() { return this.#c.x.ow_scenario_get_navigation(this.#live()) === 1; }
   /** Agents whose last plan found no path (they stand still). */
-  get navUnreachable() { return this.x.ow_scenario_nav_unreachable(this.live()); }
+  get navUnreachable() { return this.#c.x.ow_scenario_nav_unreachable(this.#live()); }
   /** { count, lastStep }: agents that left by exits, and the step of the last (-1: none). */
   get exited() {
-    this.check(this.x.ow_scenario_exited(this.live(), this.orca.scratch));
-    const w = this.orca.f64(this.orca.scratch, 2);
+    this.#check(this.#c.x.ow_scenario_exited(this.#live(), this.#c.scratch));
+    const w = this.#c.f64(this.#c.scratch, 2);
     return { count: w[0], lastStep: w[1] };
   }
   /** Adds a named goal set (exits, meeting points) and returns its index (0, 1, ... in the
@@ -1007,54 +1227,54 @@ export class Scene {
     if (!exit && arrive !== 0) throw argError('arriveDistance is for exits: pass exit: true with it');
     if (exit) checkArrive(arrive);
     for (let k = 0; k < n; ++k) vec(points[k], `goal set point ${k}`);
-    const buf = this.orca.alloc(16 * n + 8, `a goal set of ${n} points`);
+    const buf = this.#c.alloc(16 * n + 8, `a goal set of ${n} points`);
     let p = 0;
     try {
-      p = this.orca.cstr(name);
-      const w = this.orca.f64(buf + 8, 2 * n);
+      p = this.#c.cstr(name);
+      const w = this.#c.f64(buf + 8, 2 * n);
       points.forEach((q, k) => { w[2 * k] = Number(q[0]); w[2 * k + 1] = Number(q[1]); });
-      this.check(this.x.ow_scenario_add_goal_set(this.live(), p, buf + 8, n, exit ? 1 : 0, arrive, buf));
-      return new Int32Array(this.orca.memory.buffer, buf, 1)[0];
+      this.#check(this.#c.x.ow_scenario_add_goal_set(this.#live(), p, buf + 8, n, exit ? 1 : 0, arrive, buf));
+      return new Int32Array(this.#c.memory.buffer, buf, 1)[0];
     } finally {
-      this.x.ow_free(buf);
-      if (p) this.x.ow_free(p);
+      this.#c.x.ow_free(buf);
+      if (p) this.#c.x.ow_free(p);
     }
   }
   /** Makes the goal set (name or index) an exit with arriveDistance (as addGoalSet). */
   setGoalSetExit(set, arriveDistance = 0) {
-    this.check(this.x.ow_scenario_set_goal_set_exit(this.live(), this.goalSetIndex(set), Number(arriveDistance)));
+    this.#check(this.#c.x.ow_scenario_set_goal_set_exit(this.#live(), this.#goalSetIndex(set), Number(arriveDistance)));
   }
   /** The names of the goal sets in index order. */
   get goalSets() {
-    const n = this.x.ow_scenario_goal_set_count(this.live());
+    const n = this.#c.x.ow_scenario_goal_set_count(this.#live());
     const out = [];
-    for (let k = 0; k < n; ++k) out.push(this.orca.str(this.x.ow_scenario_goal_set_get(this.ptr, k, 0, 0, this.orca.scratch, this.orca.scratch + 8)));
+    for (let k = 0; k < n; ++k) out.push(this.#c.str(this.#c.x.ow_scenario_goal_set_get(this.#s.ptr, k, 0, 0, this.#c.scratch, this.#c.scratch + 8)));
     return out;
   }
   /** { index, name, points: [[x, y], ...], exit, arriveDistance } of a goal set (name or index). */
   goalSet(set) {
-    const index = this.goalSetIndex(set);
-    const info = this.orca.scratch;
-    const name = this.x.ow_scenario_goal_set_get(this.live(), index, 0, 0, info, info + 8);
-    const n = new Int32Array(this.orca.memory.buffer, info, 1)[0];
+    const index = this.#goalSetIndex(set);
+    const info = this.#c.scratch;
+    const name = this.#c.x.ow_scenario_goal_set_get(this.#live(), index, 0, 0, info, info + 8);
+    const n = new Int32Array(this.#c.memory.buffer, info, 1)[0];
     if (!name) {
-      throw argError(`goal set must be in [0, ${this.x.ow_scenario_goal_set_count(this.ptr)}), got ${index}`);
+      throw argError(`goal set must be in [0, ${this.#c.x.ow_scenario_goal_set_count(this.#s.ptr)}), got ${index}`);
     }
-    const buf = this.orca.alloc(16 * n + 16, `a goal set of ${n} points`);
+    const buf = this.#c.alloc(16 * n + 16, `a goal set of ${n} points`);
     try {
-      this.x.ow_scenario_goal_set_get(this.ptr, index, buf + 16, n, buf, buf + 8);
-      const i = new Int32Array(this.orca.memory.buffer, buf, 2);
-      const w = this.orca.f64(buf + 16, 2 * n);
+      this.#c.x.ow_scenario_goal_set_get(this.#s.ptr, index, buf + 16, n, buf, buf + 8);
+      const i = new Int32Array(this.#c.memory.buffer, buf, 2);
+      const w = this.#c.f64(buf + 16, 2 * n);
       const points = [];
       for (let k = 0; k < n; ++k) points.push([w[2 * k], w[2 * k + 1]]);
-      return { index, name: this.orca.str(name), points, exit: i[1] === 1, arriveDistance: this.orca.f64(buf + 8, 1)[0] };
+      return { index, name: this.#c.str(name), points, exit: i[1] === 1, arriveDistance: this.#c.f64(buf + 8, 1)[0] };
     } finally {
-      this.x.ow_free(buf);
+      this.#c.x.ow_free(buf);
     }
   }
   // The index of a goal set given by name (unknown: ORCA_ERR_ARGUMENT) or index (checked by
   // the library where it is used).
-  goalSetIndex(set) {
+  #goalSetIndex(set) {
     if (typeof set === 'number') {
       if (!Number.isInteger(set) || set < -(2 ** 31) || set >= 2 ** 31) {
         throw argError(`goal set index must be a whole number, got ${set}`);
@@ -1062,11 +1282,11 @@ export class Scene {
       return set;
     }
     if (typeof set !== 'string') throw argError(`goal set must be a name or an index, got ${typeof set}`);
-    const p = this.orca.cstr(set);
-    const k = this.x.ow_scenario_goal_set_find(this.live(), p);
-    this.x.ow_free(p);
+    const p = this.#c.cstr(set);
+    const k = this.#c.x.ow_scenario_goal_set_find(this.#live(), p);
+    this.#c.x.ow_free(p);
     if (k < 0) {
-      throw argError(`unknown goal set '${set}' (the scene has ${this.x.ow_scenario_goal_set_count(this.ptr)}; addGoalSet adds one)`);
+      throw argError(`unknown goal set '${set}' (the scene has ${this.#c.x.ow_scenario_goal_set_count(this.#s.ptr)}; addGoalSet adds one)`);
     }
     return k;
   }
@@ -1074,8 +1294,8 @@ export class Scene {
    * 'start_blocked', 'goal_blocked'; null before its first plan), corner (the corner it heads
    * for, 0 .. corners; corners = its last leg), corners, length (m), plans, reroutes, goal }. */
   agentNav(index) {
-    this.check(this.x.ow_scenario_agent_nav(this.live(), index, this.orca.scratch, 0, 0));
-    const w = this.orca.f64(this.orca.scratch, 9);
+    this.#check(this.#c.x.ow_scenario_agent_nav(this.#live(), index, this.#c.scratch, 0, 0));
+    const w = this.#c.f64(this.#c.scratch, 9);
     return {
       navigating: w[0] === 1, result: w[5] > 0 ? NAV_RESULTS[w[1]] : null, corner: w[2], corners: w[3],
       length: w[4], plans: w[5], reroutes: w[6], goal: [w[7], w[8]],
@@ -1087,12 +1307,12 @@ export class Scene {
    * straight on. [] on a straight path, before a plan and without a path. */
   agentPath(index) {
     const n = this.agentNav(index).corners;
-    const buf = this.orca.alloc(CORNER_BYTES * n + 80, `a path of ${n} corners`);
+    const buf = this.#c.alloc(CORNER_BYTES * n + 80, `a path of ${n} corners`);
     try {
-      this.check(this.x.ow_scenario_agent_nav(this.ptr, index, buf, buf + 80, n));
-      return readCorners(this.orca, buf + 80, n);
+      this.#check(this.#c.x.ow_scenario_agent_nav(this.#s.ptr, index, buf, buf + 80, n));
+      return readCorners(this.#c, buf + 80, n);
     } finally {
-      this.x.ow_free(buf);
+      this.#c.x.ow_free(buf);
     }
   }
   /** Waypoints (docs/extensions.md, "Waypoints"): the points [[x, y], ...] the agent at
@@ -1107,66 +1327,66 @@ export class Scene {
     if (n > LIMITS.WAYPOINTS) {
       throw limitError('setWaypoints', 'points', n, `the ${LIMITS.WAYPOINTS} waypoints of an agent`);
     }
-    const buf = this.orca.alloc(16 * n, `${n} waypoints`);
+    const buf = this.#c.alloc(16 * n, `${n} waypoints`);
     try {
-      const w = this.orca.f64(buf, 2 * n);
+      const w = this.#c.f64(buf, 2 * n);
       points.forEach((p, k) => {
         vec(p, `waypoint ${k}`);
         w[2 * k] = Number(p[0]);
         w[2 * k + 1] = Number(p[1]);
       });
-      this.check(this.x.ow_scenario_set_waypoints(this.live(), index, buf, n, loop ? 1 : 0,
+      this.#check(this.#c.x.ow_scenario_set_waypoints(this.#live(), index, buf, n, loop ? 1 : 0,
         Number(arriveDistance)));
     } finally {
-      this.x.ow_free(buf);
+      this.#c.x.ow_free(buf);
     }
   }
   /** { points, loop, arriveDistance, current } of the agent at index; current is the index of
    * its current target (points.length = the goal). */
   waypoints(index) {
-    const info = this.orca.scratch;
-    this.check(this.x.ow_scenario_agent_waypoints(this.live(), index, 0, 0, info, info + 16));
-    const n = this.orca.u32(info, 3)[0];
-    const buf = this.orca.alloc(16 * n + 32, `${n} waypoints`);
+    const info = this.#c.scratch;
+    this.#check(this.#c.x.ow_scenario_agent_waypoints(this.#live(), index, 0, 0, info, info + 16));
+    const n = this.#c.u32(info, 3)[0];
+    const buf = this.#c.alloc(16 * n + 32, `${n} waypoints`);
     try {
-      this.check(this.x.ow_scenario_agent_waypoints(this.ptr, index, buf + 32, n, buf, buf + 16));
-      const i = this.orca.u32(buf, 3);
-      const w = this.orca.f64(buf + 32, 2 * n);
+      this.#check(this.#c.x.ow_scenario_agent_waypoints(this.#s.ptr, index, buf + 32, n, buf, buf + 16));
+      const i = this.#c.u32(buf, 3);
+      const w = this.#c.f64(buf + 32, 2 * n);
       const points = [];
       for (let k = 0; k < n; ++k) points.push([w[2 * k], w[2 * k + 1]]);
-      return { points, loop: i[1] === 1, arriveDistance: this.orca.f64(buf + 16, 1)[0], current: i[2] };
+      return { points, loop: i[1] === 1, arriveDistance: this.#c.f64(buf + 16, 1)[0], current: i[2] };
     } finally {
-      this.x.ow_free(buf);
+      this.#c.x.ow_free(buf);
     }
   }
   /** Sets the current target (0 .. points.length; points.length is the goal). */
   setWaypointIndex(index, current) {
-    this.check(this.x.ow_scenario_set_waypoint_index(this.live(), index, current));
+    this.#check(this.#c.x.ow_scenario_set_waypoint_index(this.#live(), index, current));
   }
   /** The scenario's state hash (orca_scenario_hash) as 16 hex digits: sim.hash() when no
    * agent has waypoints; the hash `orca run` prints. */
   hash() {
-    return BigInt.asUintN(64, this.x.ow_scenario_hash(this.live())).toString(16).padStart(16, '0');
+    return BigInt.asUintN(64, this.#c.x.ow_scenario_hash(this.#live())).toString(16).padStart(16, '0');
   }
-  get arrivedCount() { return this.x.ow_scenario_arrived_count(this.live()); }
-  get allArrivedStep() { return Number(this.x.ow_scenario_all_arrived_step(this.live())); }
-  get maxAgentOverlap() { return this.x.ow_scenario_max_agent_overlap(this.live()); }
-  get maxWallOverlap() { return this.x.ow_scenario_max_wall_overlap(this.live()); }
-  get fallbackTotal() { return Number(this.x.ow_scenario_fallback_total(this.live())); }
-  set recording(on) { this.check(this.x.ow_scenario_set_recording(this.live(), on ? 1 : 0)); }
+  get arrivedCount() { return this.#c.x.ow_scenario_arrived_count(this.#live()); }
+  get allArrivedStep() { return Number(this.#c.x.ow_scenario_all_arrived_step(this.#live())); }
+  get maxAgentOverlap() { return this.#c.x.ow_scenario_max_agent_overlap(this.#live()); }
+  get maxWallOverlap() { return this.#c.x.ow_scenario_max_wall_overlap(this.#live()); }
+  get fallbackTotal() { return Number(this.#c.x.ow_scenario_fallback_total(this.#live())); }
+  set recording(on) { this.#check(this.#c.x.ow_scenario_set_recording(this.#live(), on ? 1 : 0)); }
   /** The whole scenario as a snapshot (Uint8Array, a copy): its simulation, goals, waypoints,
    * navigation state, goal sets, exits and record (docs/scenarios.md, "Snapshots"; the same
    * bytes as natively). */
   save() {
-    const s = this.orca.scratch + 128;
-    this.check(this.x.ow_scenario_save(this.live(), 0, 0, s));
-    const size = this.orca.u32(s, 1)[0];
-    const p = this.orca.alloc(size, `a scenario snapshot of ${size} bytes`);
+    const s = this.#c.scratch + 128;
+    this.#check(this.#c.x.ow_scenario_save(this.#live(), 0, 0, s));
+    const size = this.#c.u32(s, 1)[0];
+    const p = this.#c.alloc(size, `a scenario snapshot of ${size} bytes`);
     try {
-      this.check(this.x.ow_scenario_save(this.ptr, p, size, s));
-      return new Uint8Array(this.orca.memory.buffer, p, size).slice();
+      this.#check(this.#c.x.ow_scenario_save(this.#s.ptr, p, size, s));
+      return new Uint8Array(this.#c.memory.buffer, p, size).slice();
     } finally {
-      this.x.ow_free(p);
+      this.#c.x.ow_free(p);
     }
   }
   /** Replaces the whole state (the simulation's included) with a snapshot from save() of
@@ -1174,14 +1394,14 @@ export class Scene {
    * Damaged bytes throw ORCA_ERR_FORMAT with a message naming the field, and change nothing. */
   load(bytes) {
     if (!(bytes instanceof Uint8Array)) {
-      throw Object.assign(new Error('load: expected a Uint8Array scenario snapshot'), { status: 'ORCA_ERR_ARGUMENT' });
+      throw new OrcaError('ORCA_ERR_ARGUMENT', 'load: expected a Uint8Array scenario snapshot');
     }
-    const p = this.orca.alloc(bytes.length, `a scenario snapshot of ${bytes.length} bytes`);
+    const p = this.#c.alloc(bytes.length, `a scenario snapshot of ${bytes.length} bytes`);
     try {
-      new Uint8Array(this.orca.memory.buffer, p, bytes.length).set(bytes);
-      this.check(this.x.ow_scenario_load(this.live(), p, bytes.length));
+      new Uint8Array(this.#c.memory.buffer, p, bytes.length).set(bytes);
+      this.#check(this.#c.x.ow_scenario_load(this.#live(), p, bytes.length));
     } finally {
-      this.x.ow_free(p);
+      this.#c.x.ow_free(p);
     }
   }
 }

@@ -173,6 +173,15 @@ void OW_EXPORT(ow_sim_agent_at)(const orca_sim *s, int index, uint32_t *out)
     orca_agent_id id = orca_sim_agent_at(s, index);
     put_id(out, id.slot, id.generation, id.sim);
 }
+/* The handles of agents 0 .. count-1 in index order, three words each (count <= the agent
+ * count; orca.mjs passes it): one call per frame for renderers that key sprites by agent. */
+void OW_EXPORT(ow_sim_agent_handles)(const orca_sim *s, uint32_t *out, int count)
+{
+    for (int i = 0; i < count; ++i) {
+        orca_agent_id id = orca_sim_agent_at(s, i);
+        put_id(out + 3 * i, id.slot, id.generation, id.sim);
+    }
+}
 int OW_EXPORT(ow_sim_agent_index)(const orca_sim *s, uint32_t slot, uint32_t generation,
                                   uint32_t sim)
 {

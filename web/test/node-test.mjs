@@ -16,7 +16,7 @@ import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadOrca, simdSupported, GOAL, LIMITS, parseHandle } from '../orca.mjs';
+import { loadOrca, simdSupported, GOAL, LIMITS, parseHandle, OrcaError, STATUS, Sim, Scene, Nav, Orca } from '../orca.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 let passed = 0;
@@ -180,7 +180,11 @@ function crowdScene(orca, how) {
   return sc;
 }
 for (const [label, file] of [['scalar', 'orca.wasm'], ['SIMD128', 'orca-simd.wasm']]) {
-  const orca = await loadOrca({ wasm: await readFile(join(ROOT, 'web/wasm', file)) });
+  // ow_malloc made to fail on demand (failMalloc): loadOrca's wrapExports hook, the one way
+  // in to the module's exports
+  let failMalloc = false;
+  const orca = await loadOrca({ wasm: await readFile(join(ROOT, 'web/wasm', file)),
+    wrapExports: (x) => ({ ...x, ow_malloc: (n) => (failMalloc ? 0 : x.ow_malloc(n)) }) });
   test(`${label}: module kind`, () => {
     check(orca.simd === (label === 'SIMD128'), `simd ${orca.simd}`);
     const sim = orca.createSim();
@@ -276,7 +280,7 @@ for (const [label, file] of [['scalar', 'orca.wasm'], ['SIMD128', 'orca-simd.was
     const p = sim.positions();
     const v = sim.velocities();
     check(p instanceof Float64Array && p.length === 4 && v.length === 4, 'views');
-    check(p.buffer === orca.memory.buffer, 'positions are a view on the module memory');
+    check(p === sim.positions() && v === sim.velocities(), 'the same views while current');
     const d = Math.hypot(p[0] - p[2], p[1] - p[3]);
     check(p[0] > -10 && p[2] < 10, `agents did not move: ${p}`);
     check(d >= 3 - 1e-9, `agents overlap: distance ${d}`);
@@ -538,7 +542,7 @@ for (const [label, file] of [['scalar', 'orca.wasm'], ['SIMD128', 'orca-simd.was
       const e = throwsWith(() => sim.agentAt(bad), /out of range \(5 agents\)/, 'ORCA_ERR_ARGUMENT');
       check(e.length > 0, 'message');
     }
-    try { sim.agentAt(5); } catch (e) { check(e instanceof RangeError, 'a RangeError'); }
+    try { sim.agentAt(5); } catch (e) { check(e instanceof OrcaError, 'an OrcaError'); }
     check(parseHandle('agent:1:2') === null && parseHandle(7) === null && parseHandle(`agent:1:1:${2 ** 32}`) === null, 'parseHandle');
     // snapshots: the loading simulation keeps its identity
     const snap = sim.save();
@@ -584,8 +588,7 @@ for (const [label, file] of [['scalar', 'orca.wasm'], ['SIMD128', 'orca-simd.was
     const took = Date.now() - t0;
     check(took < 2000, `the refusals took ${took} ms`);
     // a failed allocation is ORCA_ERR_MEMORY with nothing written (ow_malloc made to fail)
-    const real = orca.x;
-    orca.x = { ...real, ow_malloc: () => 0 }; // the exports object is frozen: a copy
+    failMalloc = true;
     try {
       refused(() => sim.addSegments([[0, 0]], [[1, 1]]), /out of memory: addSegments of 1 segments needs 32 bytes/, 'ORCA_ERR_MEMORY');
       refused(() => sim.removeAgents([sim.agentAt(0)]), /out of memory/, 'ORCA_ERR_MEMORY');
@@ -595,7 +598,7 @@ for (const [label, file] of [['scalar', 'orca.wasm'], ['SIMD128', 'orca-simd.was
       refused(() => sim.queryRadius([0, 0], 5), /out of memory/, 'ORCA_ERR_MEMORY');
       refused(() => sim.load(new Uint8Array(8)), /out of memory/, 'ORCA_ERR_MEMORY');
     } finally {
-      orca.x = real;
+      failMalloc = false;
     }
     sc.destroy();
     return `${took} ms for 9 refusals`;
@@ -1083,8 +1086,7 @@ for (const [label, file] of [['scalar', 'orca.wasm'], ['SIMD128', 'orca-simd.was
     refused(() => nav.path(0.5, [5, 5], new Array(LIMITS.NAV_GOALS + 1)), /^path: goals has 65537 entries/, 'ORCA_ERR_LIMIT');
     refused(() => orca.createNav(sc), /expected a Sim/);
     // a failed allocation is ORCA_ERR_MEMORY with nothing written (ow_malloc made to fail)
-    const real = orca.x;
-    orca.x = { ...real, ow_malloc: () => 0 };
+    failMalloc = true;
     try {
       refused(() => sc.addGoalSet('g', [[1, 1]]), /out of memory/, 'ORCA_ERR_MEMORY');
       refused(() => sc.addAgent({ position: [1, 1] }, { goalSet: 'out' }), /out of memory/, 'ORCA_ERR_MEMORY');
@@ -1093,7 +1095,7 @@ for (const [label, file] of [['scalar', 'orca.wasm'], ['SIMD128', 'orca-simd.was
       refused(() => nav.path(0.5, [5, 5], [[15, 2]]), /out of memory/, 'ORCA_ERR_MEMORY');
       refused(() => sc.sim.navPath(0.5, [5, 5], [[15, 2]]), /out of memory/, 'ORCA_ERR_MEMORY');
     } finally {
-      orca.x = real;
+      failMalloc = false;
     }
     nav.destroy();
     sc.destroy();
@@ -1108,6 +1110,229 @@ for (const [label, file] of [['scalar', 'orca.wasm'], ['SIMD128', 'orca-simd.was
     const g = golden.find((x) => x.scene === 'corridor');
     check(h === g.hash, `${h} != ${g.hash}`);
     return h;
+  });
+}
+
+// --- the safe API (issue 31): OrcaError, views, handles, cleanup, the private surface -------
+{
+  // The exports seen through wrapExports: calls of ow_malloc, ow_sim_destroy,
+  // ow_scenario_destroy and ow_nav_destroy counted.
+  const calls = { ow_malloc: 0, ow_sim_destroy: 0, ow_scenario_destroy: 0, ow_nav_destroy: 0 };
+  let exportsSeen = null;
+  const orca = await loadOrca({ simd: false, wrapExports: (x) => {
+    const w = { ...x };
+    for (const k of Object.keys(calls)) w[k] = (...a) => { ++calls[k]; return x[k](...a); };
+    exportsSeen = x;
+    return w;
+  } });
+  const isOrcaError = (fn, pattern, status) => {
+    try {
+      fn();
+    } catch (e) {
+      check(e instanceof OrcaError && e instanceof Error, `${e && e.name}: ${e && e.message} is not an OrcaError`);
+      check(e.name === 'OrcaError' && e.code === STATUS[e.status], `name ${e.name}, code ${e.code} of ${e.status}`);
+      check(pattern.test(e.message), `message "${e.message}" does not match ${pattern}`);
+      check(e.status === status, `status ${e.status}, expected ${status}`);
+      return e.message;
+    }
+    throw new Error(`no error thrown (expected ${pattern})`);
+  };
+
+  test('OrcaError: STATUS is the library\'s enumeration (orca_status_name of each code)', () => {
+    const names = [];
+    for (let code = 0; code >= -8; --code) {
+      const p = exportsSeen.ow_status_name(code);
+      const b = new Uint8Array(exportsSeen.memory.buffer, p, 40);
+      names.push(new TextDecoder().decode(b.subarray(0, b.indexOf(0))));
+    }
+    check(JSON.stringify(names) === JSON.stringify(Object.keys(STATUS)), `${names} != ${Object.keys(STATUS)}`);
+    check(Object.values(STATUS).every((v, k) => v === -k), 'codes 0 .. -8');
+    return `${names.length} statuses`;
+  });
+
+  test('OrcaError for every failure: library statuses, module checks, bad seeds and counts, destroyed objects', () => {
+    const sim = orca.createSim();
+    sim.addAgent({ position: [0, 0] });
+    const h0 = sim.hash();
+    const msgs = [
+      isOrcaError(() => orca.createScene('circle', { seed: 1.5 }), /^seed must be a whole number in \[0, 2\^64\), got 1\.5$/, 'ORCA_ERR_ARGUMENT'),
+      isOrcaError(() => orca.createScene('circle', { seed: -1 }), /got -1$/, 'ORCA_ERR_ARGUMENT'),
+      isOrcaError(() => orca.createScene('circle', { seed: 2n ** 64n }), /got 18446744073709551616$/, 'ORCA_ERR_ARGUMENT'),
+      isOrcaError(() => orca.createScene('circle', { seed: '7' }), /got '7'$/, 'ORCA_ERR_ARGUMENT'),
+      isOrcaError(() => orca.createScene('circle', { agents: 2.5 }), /agent count must be a whole number, got 2\.5/, 'ORCA_ERR_ARGUMENT'),
+      isOrcaError(() => orca.createScene('nowhere'), /unknown scene 'nowhere'/, 'ORCA_ERR_ARGUMENT'),
+      isOrcaError(() => orca.createScene('circle', null), /options must be an object/, 'ORCA_ERR_ARGUMENT'),
+      isOrcaError(() => sim.addAgent({ position: [5, 5], maxNeighbors: 2.5 }), /^max_neighbors must be in 0\.\.1024, got 2\.5$/, 'ORCA_ERR_ARGUMENT'),
+      isOrcaError(() => sim.addAgent({ position: [5, 5], maxNeighbors: 2 ** 40 }), /got 1099511627776$/, 'ORCA_ERR_ARGUMENT'),
+      isOrcaError(() => sim.addAgent({ position: [5, 5], maxNeighbors: 2000 }), /^max_neighbors must be in 0\.\.1024, got 2000$/, 'ORCA_ERR_ARGUMENT'),
+      isOrcaError(() => sim.addAgent({ position: [5, 5], maxNeighbors: NaN }), /got NaN$/, 'ORCA_ERR_ARGUMENT'),
+      isOrcaError(() => sim.addAgent({ radius: -1 }), /radius must be in/, 'ORCA_ERR_ARGUMENT'),
+      isOrcaError(() => sim.addAgent(null), /an agent definition must be an object, got null/, 'ORCA_ERR_ARGUMENT'),
+      isOrcaError(() => sim.agentAt(3), /out of range/, 'ORCA_ERR_ARGUMENT'),
+      isOrcaError(() => sim.removeAgent(`agent:0:1:${sim.id + 1}`), /belongs to another simulation/, 'ORCA_ERR_FOREIGN'),
+      isOrcaError(() => sim.load(new Uint8Array(8)), /./, 'ORCA_ERR_FORMAT'),
+      isOrcaError(() => sim.positionsInto(new Float64Array(1)), /positionsInto: expected a Float64Array of at least 2 entries/, 'ORCA_ERR_ARGUMENT'),
+      isOrcaError(() => sim.velocitiesInto([0, 0]), /velocitiesInto: expected a Float64Array/, 'ORCA_ERR_ARGUMENT'),
+      isOrcaError(() => new Sim(), /Sim objects come from loadOrca\(\) and its factories/, 'ORCA_ERR_ARGUMENT'),
+      isOrcaError(() => new Orca(), /Orca objects/, 'ORCA_ERR_ARGUMENT'),
+    ];
+    check(sim.hash() === h0 && sim.agentCount === 1, 'a refusal changed the simulation');
+    const sc = orca.createScene('circle', { agents: 4, seed: 2n ** 64n - 1n });
+    check(sc.seed === 2n ** 64n - 1n, `seed ${sc.seed}`);
+    isOrcaError(() => sc.addAgent({ position: [1, 1] }, null), /a goal must be an object/, 'ORCA_ERR_ARGUMENT');
+    isOrcaError(() => sc.sim.destroy(), /belongs to a scene: destroy the scene/, 'ORCA_ERR_ARGUMENT');
+    check(!sc.sim.destroyed && sc.sim.agentCount === 4, 'scene.sim.destroy() changed the scene');
+    const nav = orca.createNav(sim);
+    sim.destroy();
+    sim.destroy(); // again: nothing
+    check(sim.destroyed, 'destroyed');
+    isOrcaError(() => sim.hash(), /the simulation was destroyed/, 'ORCA_ERR_STALE');
+    isOrcaError(() => sim.positions(), /the simulation was destroyed/, 'ORCA_ERR_STALE');
+    isOrcaError(() => nav.path(0.5, [0, 0], [[1, 1]]), /the simulation was destroyed/, 'ORCA_ERR_STALE');
+    nav.destroy();
+    isOrcaError(() => nav.stats(0.5), /the navigation object was destroyed/, 'ORCA_ERR_STALE');
+    sc.destroy();
+    check(sc.destroyed && sc.sim.destroyed, 'the scene\'s sim goes with it');
+    isOrcaError(() => sc.step(), /the scene was destroyed/, 'ORCA_ERR_STALE');
+    isOrcaError(() => sc.sim.step(0.25), /the simulation was destroyed/, 'ORCA_ERR_STALE');
+    return `${msgs.length + 10} refusals; e.g. "${msgs[7]}"`;
+  });
+
+  test('views: re-checked at each call; after memory grows and after load they read the current values', () => {
+    const sc = orca.createScene('circle', { agents: 100, seed: 1 });
+    for (let i = 0; i < 50; ++i) sc.step();
+    const kept = sc.sim.positions();
+    const keptVel = sc.sim.velocities();
+    check(kept === sc.sim.positions() && keptVel === sc.sim.velocities(), 'the same view while current');
+    const before = Float64Array.from(kept);
+    const mem0 = exportsSeen.memory.buffer.byteLength;
+    // another big scene grows the module's memory: every view on the old buffer detaches
+    const big = orca.createScene('random', { agents: 20000, seed: 3 });
+    const grown = exportsSeen.memory.buffer.byteLength;
+    check(grown > mem0, `memory did not grow (${mem0} -> ${grown})`);
+    check(kept.length === 0, `the kept view should have detached, length ${kept.length}`);
+    const now = sc.sim.positions();
+    check(now !== kept && now.length === 200, 'a new view');
+    check(now.every((v, k) => Object.is(v, before[k])), 'the new view reads the same values');
+    const into = sc.sim.positionsInto(new Float64Array(256));
+    check(before.every((v, k) => Object.is(v, into[k])) && into[200] === 0, 'positionsInto copies 2n values');
+    const vel = sc.sim.velocitiesInto(new Float64Array(200));
+    check(vel.every((v, k) => Object.is(v, sc.sim.velocities()[k])), 'velocitiesInto');
+    big.destroy();
+    // load: the state of step 10 again; the accessor reads it
+    const sc2 = orca.createScene('circle', { agents: 100, seed: 1 });
+    for (let i = 0; i < 10; ++i) sc2.step();
+    const at10 = Float64Array.from(sc2.sim.positions());
+    sc.load(sc2.save());
+    check(sc.sim.positions().every((v, k) => Object.is(v, at10[k])), 'positions after load');
+    // removals: the view shrinks with the agents
+    sc.sim.removeAgents([sc.sim.agentAt(0), sc.sim.agentAt(1)]);
+    const p = sc.sim.positions();
+    check(p.length === 196 && Object.is(p[0], at10[4]), `after removals: length ${p.length}`);
+    for (let i = 10; i < 400; ++i) sc2.step();
+    check(sc2.sim.hash() === '4be6d7e7a7e24a3a', `golden hash ${sc2.sim.hash()}`);
+    sc.destroy();
+    sc2.destroy();
+    return `memory ${mem0} -> ${grown} bytes`;
+  });
+
+  test('setPreferredVelocities: no allocation per frame (one block, kept); the same bits as an array', () => {
+    const a = orca.createScene('circle', { agents: 100, seed: 1 });
+    const b = orca.createScene('circle', { agents: 100, seed: 1 });
+    const v = new Float64Array(200);
+    let allocs = 0;
+    for (let i = 0; i < 60; ++i) {
+      const p = b.sim.positions();
+      for (let k = 0; k < 100; ++k) {
+        v[2 * k] = -p[2 * k] / 10;
+        v[2 * k + 1] = -p[2 * k + 1] / 10;
+      }
+      const m0 = calls.ow_malloc;
+      b.sim.setPreferredVelocities(v);
+      allocs += calls.ow_malloc - m0;
+      b.sim.step(0.25);
+      a.sim.setPreferredVelocities(Array.from(v));
+      a.sim.step(0.25);
+    }
+    check(allocs === 1, `${allocs} allocations in 60 frames`);
+    check(a.sim.hash() === b.sim.hash(), 'array and Float64Array differ');
+    a.destroy();
+    b.destroy();
+    return `${allocs} allocation in 60 frames`;
+  });
+
+  test('handles(): the handles of agentAt(i) in index order', () => {
+    const sim = orca.createSim();
+    check(sim.handles().length === 0, 'empty');
+    const hs = [];
+    for (let k = 0; k < 7; ++k) hs.push(sim.addAgent({ position: [3 * k, 0] }));
+    sim.removeAgents([hs[1], hs[4]]);
+    hs.push(sim.addAgent({ position: [40, 0] }));
+    const all = sim.handles();
+    check(all.length === sim.agentCount, 'count');
+    check(all.every((h, i) => h === sim.agentAt(i) && sim.agentIndex(h) === i), 'agentAt order');
+    sim.destroy();
+    return all.join(' ');
+  });
+
+  test('private surface: no own properties; the prototypes list only the API', () => {
+    const sc = orca.createScene('circle', { agents: 4 });
+    const nav = orca.createNav(sc.sim);
+    const own = [orca, sc, sc.sim, nav].map((o) => Reflect.ownKeys(o).join(','));
+    check(JSON.stringify(own) === JSON.stringify(['simd,version', '', '', '']), `own properties ${own}`);
+    const internals = ['x', 'scratch', 'memory', 'ptr', 'check', 'live', 'writeDef', 'handle', 'orca', 'owned',
+      'alloc', 'fits', 'str', 'cstr', 'fail', 'f64', 'u32', 'query', 'removeHandles', 'checkAvoidance',
+      'applyAvoidance', 'densityParams', 'goalArgs', 'goalSetIndex'];
+    for (const o of [orca, sc, sc.sim, nav]) {
+      for (const k of internals) check(!(k in o), `${o.constructor.name}.${k} is visible`);
+    }
+    const counts = [Orca, Sim, Scene, Nav].map((c) => Reflect.ownKeys(c.prototype).length - 1);
+    nav.destroy();
+    sc.destroy();
+    return `prototype members Orca ${counts[0]}, Sim ${counts[1]}, Scene ${counts[2]}, Nav ${counts[3]}`;
+  });
+
+  test('destroy() and Symbol.dispose free the objects; scene.sim is the scene\'s', () => {
+    const DISPOSE = Symbol.dispose ?? Symbol.for('nodejs.dispose');
+    const c0 = { ...calls };
+    const sim = orca.createSim();
+    sim[DISPOSE]();
+    check(sim.destroyed && calls.ow_sim_destroy === c0.ow_sim_destroy + 1, 'dispose');
+    const sc = orca.createScene('circle', { agents: 4 });
+    const nav = orca.createNav(sc.sim);
+    nav[DISPOSE]();
+    sc[DISPOSE]();
+    sc.destroy();
+    check(calls.ow_scenario_destroy === c0.ow_scenario_destroy + 1 && calls.ow_nav_destroy === c0.ow_nav_destroy + 1,
+      'scene and nav freed once');
+    check(calls.ow_sim_destroy === c0.ow_sim_destroy + 1, 'a scene\'s sim is not destroyed on its own');
+  });
+
+  // The FinalizationRegistry: wrappers dropped without destroy() free their objects once collected.
+  const { setFlagsFromString } = await import('node:v8');
+  const { runInNewContext } = await import('node:vm');
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc');
+  const c0 = { ...calls };
+  (() => {
+    for (let k = 0; k < 20; ++k) {
+      const s = orca.createSim();
+      s.addAgent({ position: [0, 0] });
+      s.setPreferredVelocities([1, 0]);
+      const sc = orca.createScene('circle', { agents: 10 });
+      orca.createNav(sc.sim);
+    }
+  })();
+  for (let k = 0; k < 10 && calls.ow_sim_destroy - c0.ow_sim_destroy < 20; ++k) {
+    gc();
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  test('FinalizationRegistry: collected wrappers free their simulations, scenes and navigation objects', () => {
+    const d = Object.fromEntries(Object.keys(calls).map((k) => [k, calls[k] - c0[k]]));
+    // (at least: wrappers of the tests above may be collected too)
+    check(d.ow_sim_destroy >= 20 && d.ow_scenario_destroy >= 20 && d.ow_nav_destroy >= 20,
+      `freed ${JSON.stringify(d)}`);
+    return `20 sims, 20 scenes, 20 navs freed after gc`;
   });
 }
 
