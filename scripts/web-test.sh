@@ -4,7 +4,8 @@
 # puppeteer-core into web/node_modules when missing (npm ci: the registry, no browser
 # download), then runs web/test/node-test.mjs (orca.mjs under Node, both modules) and
 # web/test/browser-test.mjs (the page in headless Chromium, $CHROMIUM or /usr/bin/chromium),
-# and the documentation's JavaScript examples under Node (scripts/docs-examples).
+# and the documentation's JavaScript examples under Node (scripts/docs-examples), then the npm
+# package in a fresh Vite project (web/test/package-test.mjs).
 # Screenshots: out/web/. Closes with "web: N passed, N failed"; exit status 0 when all passed.
 #   scripts/web-test.sh [--figure docs/figures/web.jpg]   (--figure also rewrites docs/web.md's
 #                                                         screenshot)
@@ -47,6 +48,12 @@ if [[ ! -x $chromium ]]; then
 else
     CHROMIUM=$chromium timeout 300 node web/test/browser-test.mjs "$@" 2>&1 | tee out/web/browser-test.log
     count out/web/browser-test.log web-browser
+fi
+# The npm package (scripts/npm-pack) installed into a fresh Vite project, type-checked, built
+# and run in Chromium (web/test/package-test.mjs; vite and typescript from the npm registry).
+if [[ -x $chromium ]]; then
+    CHROMIUM=$chromium timeout 600 node web/test/package-test.mjs 2>&1 | tee out/web/package-test.log
+    count out/web/package-test.log web-package
 fi
 echo "web: $passed passed, $failed failed"
 [[ $failed == 0 ]]

@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: MIT
+// The npm package as a web developer installs it (docs/web.md, "The npm package"): builds the
+// tarball (scripts/npm-pack), installs it into a fresh Vite project (out/npm/app, from
+// web/test/package-app/; vite and typescript from the npm registry, its cache when offline),
+// checks the typed consumer main.ts with `tsc --noEmit` against orca.d.ts, runs `vite build`,
+// serves dist/ and loads it in headless Chromium (puppeteer-core, $CHROMIUM or
+// /usr/bin/chromium): the golden circle's hash 4be6d7e7a7e24a3a. The built bundle has both
+// .wasm files and no browser stub of a Node module.
+//   node web/test/package-test.mjs
+// Prints "PASS name" / "FAIL name: why" lines and "web-package: N passed, N failed".
+import { execFileSync } from 'node:child_process';
+import { createServer } from 'node:http';
+import { cp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { basename, extname, join, normalize, resolve, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import puppeteer from 'puppeteer-core';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const APP = join(ROOT, 'out/npm/app');
+const VITE = '5.4.9';
+const TYPESCRIPT = '5.9.3';
+let passed = 0;
+let failed = 0;
+async function test(name, fn) {
+  try {
+    const note = await fn();
+    ++passed;
+    console.log(`PASS ${name}${note ? ` (${note})` : ''}`);
+    return true;
+  } catch (e) {
+    ++failed;
+    console.log(`FAIL ${name}: ${e && e.message ? e.message : e}`);
+    return false;
+  }
+}
+function check(cond, msg) { if (!cond) throw new Error(msg); }
+function run(cmd, args, cwd) {
+  try {
+    return execFileSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  } catch (e) {
+    throw new Error(`${cmd} ${args.join(' ')}: ${(e.stdout || '') + (e.stderr || '')}`.slice(0, 2000));
+  }
+}
+
+let tgz;
+const ok = await test('scripts/npm-pack builds the tarball', () => {
+  tgz = run('bash', [join(ROOT, 'scripts/npm-pack')], ROOT).trim().split('\n').pop();
+  const files = run('tar', ['-tzf', join(ROOT, tgz)], ROOT).trim().split('\n').sort();
+  const want = ['package/LICENSE', 'package/README.md', 'package/orca.d.ts', 'package/orca.mjs',
+    'package/package.json', 'package/wasm/orca-simd.wasm', 'package/wasm/orca.wasm'];
+  check(JSON.stringify(files) === JSON.stringify(want), `files ${files}`);
+  return `${tgz}: ${files.length} files`;
+}) && await test('a fresh Vite project installs it (npm install)', async () => {
+  await rm(APP, { recursive: true, force: true });
+  await mkdir(APP, { recursive: true });
+  await cp(join(ROOT, 'web/test/package-app'), APP, { recursive: true });
+  await writeFile(join(APP, 'package.json'), JSON.stringify({
+    name: 'orca-vite-app', private: true, type: 'module',
+    dependencies: { 'orca-wasm': `file:../${basename(tgz)}` },
+    devDependencies: { vite: VITE, typescript: TYPESCRIPT },
+  }, null, 2));
+  run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], APP);
+  return `vite ${VITE}, typescript ${TYPESCRIPT}`;
+}) && await test('tsc --noEmit: the typed consumer against orca.d.ts (strict)', () => {
+  run(join(APP, 'node_modules/.bin/tsc'), ['--noEmit', '-p', '.'], APP);
+}) && await test('vite build: the bundle ships both modules and no Node module stub', async () => {
+  run(join(APP, 'node_modules/.bin/vite'), ['build', '--logLevel', 'warn'], APP);
+  const assets = await readdir(join(APP, 'dist/assets'));
+  check(assets.some((f) => /^orca-[\w-]+\.wasm$/.test(f)) && assets.some((f) => /^orca-simd-[\w-]+\.wasm$/.test(f)),
+    `assets ${assets}`);
+  for (const f of assets.filter((a) => a.endsWith('.js'))) {
+    const js = await readFile(join(APP, 'dist/assets', f), 'utf8');
+    check(!js.includes('__vite-browser-external') && !/from\s*["']node:/.test(js), `${f} pulls in a Node module`);
+  }
+  return assets.join(' ');
+});
+
+if (ok) {
+  const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm' };
+  const DIST = join(APP, 'dist');
+  const server = createServer(async (req, res) => {
+    const path = normalize(decodeURIComponent(new URL(req.url, 'http://x').pathname));
+    const file = join(DIST, path.endsWith('/') ? join(path, 'index.html') : path);
+    if (!file.startsWith(DIST)) { res.writeHead(403).end(); return; }
+    try {
+      const body = await readFile(file);
+      res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' }).end(body);
+    } catch {
+      res.writeHead(404).end('not found');
+    }
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  const browser = await puppeteer.launch({
+    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+    headless: true,
+    args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu'],
+  });
+  for (const simd of [true, false]) {
+    await test(`the built app in Chromium: the golden circle hash (${simd ? 'SIMD128' : 'scalar, SIMD disabled'})`, async () => {
+      const page = await browser.newPage();
+      const problems = [];
+      page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+      page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
+      page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()}`));
+      page.on('response', (r) => { if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.url()}`); });
+      // without SIMD: WebAssembly.validate says no to the probe, so orca.wasm is fetched
+      if (!simd) await page.evaluateOnNewDocument(() => { WebAssembly.validate = () => false; });
+      await page.goto(`http://127.0.0.1:${server.address().port}/`);
+      await page.waitForFunction(() => window.orcaResult, { timeout: 30000 });
+      const r = await page.evaluate(() => window.orcaResult);
+      await page.close();
+      check(problems.length === 0, problems.join('; '));
+      check(r.hash === '4be6d7e7a7e24a3a' && r.step === 400, `hash ${r.hash} at step ${r.step}`);
+      check(r.simd === simd, `module simd ${r.simd}`);
+      check(r.handles === 100 && r.error === 'ORCA_ERR_ARGUMENT', `handles ${r.handles}, error ${r.error}`);
+      return `hash ${r.hash} at step ${r.step}`;
+    });
+  }
+  await browser.close();
+  server.close();
+}
+console.log(`web-package: ${passed} passed, ${failed} failed`);
+process.exit(failed ? 1 : 0);
