@@ -344,6 +344,32 @@ await test('a URL with parameters reproduces its hash', async () => {
   return `hash ${s1.hash} from the URL, its link and Node`;
 });
 
+// The module Worker example (web/examples/worker.html): the simulation in the worker,
+// positions transferred each frame; the worker's hash at step 400, and the page's last
+// positions equal Node's.
+await test('a module Worker (web/examples/worker.html): the golden circle hash, positions transferred', async () => {
+  const page = await browser.newPage();
+  const errors = [];
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
+  page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
+  page.on('response', (r) => { if (r.status() >= 400) errors.push(`HTTP ${r.status()}: ${r.url()}`); });
+  await page.goto(`${BASE}examples/worker.html?scene=circle&agents=100&seed=1&steps=400&per=4`);
+  await page.waitForFunction(() => window.workerResult, { timeout: 60000 });
+  const r = await page.evaluate(() => window.workerResult);
+  await page.screenshot({ path: join(OUT, 'worker.png') });
+  await page.close();
+  check(errors.length === 0 && !r.error, [...errors, r.error].join('; '));
+  check(r.step === 400 && r.hash === golden.get('circle').hash, `hash ${r.hash} at step ${r.step}`);
+  const orca = await loadOrca({ wasm: await readFile(join(ROOT, 'web/wasm/orca.wasm')) });
+  const sc = orca.createScene('circle', { agents: 100, seed: 1 });
+  for (let i = 0; i < 400; ++i) sc.step();
+  const node = Array.from(sc.sim.positions());
+  sc.destroy();
+  check(r.positions.length === 200 && r.positions.every((v, k) => Object.is(v, node[k])),
+    'the transferred positions differ from Node\'s');
+  return `hash ${r.hash} at step ${r.step}; 200 positions = Node's`;
+});
+
 if (FIGURE) {
   await test(`figure ${FIGURE}`, async () => {
     const { page, errors } = await open('scene=circle&agents=100&trails=1&steps=400&simd=1', { width: 960, height: 600 });
