@@ -169,6 +169,8 @@ async function toBytesOrResponse(src) {
  *   simd: 'auto' (default: SIMD128 where the engine validates it), true or false
  *   wasm: the module to use instead (URL, Response, ArrayBuffer or typed array)
  *   baseUrl: where orca.wasm and orca-simd.wasm are (default: ./wasm/ next to orca.mjs)
+ *   wrapExports: a function given the module's exports that returns the object to call
+ *     instead (for tests: e.g. an ow_malloc that fails)
  * A module that cannot be fetched or read throws OrcaError ORCA_ERR_IO; bytes that are not a
  * valid module ORCA_ERR_FORMAT.
  */
@@ -250,7 +252,6 @@ class Core {
   }
   f64(ptr, n) { return new Float64Array(this.memory.buffer, ptr, n); }
   u32(ptr, n) { return new Uint32Array(this.memory.buffer, ptr, n); }
-  i32(ptr, n) { return new Int32Array(this.memory.buffer, ptr, n); }
   str(ptr) {
     if (!ptr) return '';
     const bytes = new Uint8Array(this.memory.buffer, ptr);

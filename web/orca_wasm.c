@@ -40,7 +40,8 @@ static void def_to_words(const orca_agent_def *d, double *w)
 }
 
 /* Words to a definition; max_neighbors must be a whole number in int range, otherwise it is
- * replaced by -1, which the library refuses with its own message. */
+ * replaced by -1, which the library refuses (orca.mjs refuses such a value first, naming it
+ * as given). */
 static orca_agent_def words_to_def(const double *w)
 {
     orca_agent_def d = orca_agent_def_default();
