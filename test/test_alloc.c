@@ -174,6 +174,30 @@ static orca_status call_add_boundary(orca_sim *s)
     }
     return orca_sim_add_boundary(s, p, 40, NULL);
 }
+/* the dense scene with avoidance settings other than the defaults (the extended path's
+ * sorted copy of them is allocated by the step: docs/extensions.md) */
+static int set_avoidance(orca_sim *s)
+{
+    for (int32_t i = 0; i < orca_sim_agent_count(s); ++i) {
+        orca_agent_avoidance a = orca_agent_avoidance_default();
+        a.layers = 1u << (i % 3);
+        a.mask = 0x7u & ~(1u << ((i + 1) % 3));
+        a.priority = 1 + i % 4;
+        a.locked = i % 17 == 0;
+        ENSURE(orca_agent_set_avoidance(s, orca_sim_agent_at(s, i), &a) == ORCA_OK);
+    }
+    return 0;
+}
+static int setup_avoid(orca_sim *s)
+{
+    ENSURE(populate(s, 300, 3.0, 6) == 0);
+    return set_avoidance(s);
+}
+static int setup_room_avoid(orca_sim *s)
+{
+    ENSURE(setup_room(s) == 0);
+    return set_avoidance(s);
+}
 static orca_status call_step(orca_sim *s) { return orca_sim_step(s, 0.25); }
 static orca_status call_add_agent(orca_sim *s)
 {
@@ -358,6 +382,9 @@ static int test_sim_calls(void)
         {"add_agent (boundaries)", 1, setup_room_empty, call_add_agent_room},
         {"step (boundaries)", 1, setup_room, call_step},
         {"step (boundaries, 2 workers)", 2, setup_room, call_step},
+        {"step (avoidance settings)", 1, setup_avoid, call_step},
+        {"step (avoidance, 2 workers)", 2, setup_avoid, call_step},
+        {"step (avoidance, boundaries)", 1, setup_room_avoid, call_step},
         {"agent_constraints (boundaries)", 1, setup_room, call_constraints},
         {"load (boundaries)", 1, setup_room, call_load_bnd},
     };
