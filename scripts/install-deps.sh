@@ -64,6 +64,7 @@ PACKAGES=(
     gcc-mingw-w64-x86-64 gcc-mingw-w64-i686 wine64          # Windows: MinGW-w64 (gcc; clang with lld) and Wine
     python3-dev python3-setuptools python3-pip python3-venv # the Python binding (python/)
     python3-numpy python3-pytest                            # its arrays and tests
+    mypy                                                    # its type stubs (mypy --strict, stubtest)
     python3-scipy                                           # scripts/validate (collision counts)
     python3-matplotlib python3-pil                          # its animation example (tested)
     chromium                                                # the browser tests (scripts/web-test.sh)

@@ -362,7 +362,8 @@ class Agent(_Handle):
 
     def constraints(self, dt):
         """(planes, hard_count): the half-planes a step of length dt taken now would give
-        this agent, an (n, 4) float64 array of rows (px, py, nx, ny), obstacle planes first."""
+        this agent, an (n, 4) float64 array of rows (px, py, nx, ny), obstacle planes first.
+        dt in s; each plane's point in m/s, its normal a unit vector."""
         raw, hard = _core.Sim.agent_constraints(self._sim, self._h, dt)
         return _as_array(raw, 4), hard
 
@@ -528,14 +529,14 @@ class Simulator(_core.Sim):
     def get_positions(self, out=None):
         """Positions into out (a writable C-contiguous float64 buffer of 2n values, e.g. an
         (n, 2) NumPy array reused every step: no allocation) and returns out; without out,
-        like the positions property."""
+        like the positions property. Positions (x, y) in m."""
         if out is None:
             return self.positions
         _core.Sim.read_positions(self, out)
         return out
 
     def get_velocities(self, out=None):
-        """Velocities into out (as get_positions) and returns out."""
+        """Velocities into out (as get_positions) and returns out. Velocities (vx, vy) in m/s."""
         if out is None:
             return self.velocities
         _core.Sim.read_velocities(self, out)
@@ -670,12 +671,13 @@ class Simulator(_core.Sim):
 
     def query_nearest(self, point, k):
         """Indices of the k agents nearest to point, ordered by (squared distance, index)
-        (all of them when there are fewer than k). k >= 0."""
+        (all of them when there are fewer than k). k >= 0. point: (x, y) in m."""
         return _core.Sim.query_nearest(self, point, k)
 
     def query_box(self, lo, hi):
         """Indices of the agents with lo <= position <= hi in both coordinates (edges
-        included), in index order. lo and hi finite with lo <= hi."""
+        included), in index order. lo and hi finite with lo <= hi.
+        lo and hi: corners (x, y) in m."""
         return _core.Sim.query_box(self, lo, hi)
 
     # --- avoidance extensions and diagnostics (docs/extensions.md; issue 16) ---------------
@@ -834,7 +836,7 @@ class Scenario(_core.Scenario):
 
     def set_goal_set_exit(self, goal_set, arrive_distance=0.0):
         """Makes the goal set (name or index) an exit with arrive_distance (see
-        add_goal_set)."""
+        add_goal_set). arrive_distance in m."""
         _core.Scenario.set_goal_set_exit(self, goal_set, arrive_distance)
 
     @property
@@ -906,7 +908,8 @@ class Scenario(_core.Scenario):
         pairs; [] removes them. It takes the next one when its squared distance to the
         current one is <= D*D, D = arrive_distance (0: its radius). With loop the goal is
         followed by the first point again, and the agent never counts as arrived. Starts at
-        the first point. A bad value raises orca.ArgumentError naming it; nothing changes."""
+        the first point. A bad value raises orca.ArgumentError naming it; nothing changes.
+        Points (x, y) and arrive_distance in m."""
         _core.Scenario.set_waypoints(self, index, points, bool(loop), arrive_distance)
 
     def waypoints(self, index):
@@ -1013,7 +1016,8 @@ class Navigator(_core.Nav):
         return NavPath(result, length, index, _as_array(raw, 7))
 
     def stats(self, radius):
-        """NavStats(walls, vertices, legs, bytes) of the graph for radius (built if needed)."""
+        """NavStats(walls, vertices, legs, bytes) of the graph for radius (built if needed).
+        radius in m."""
         return NavStats(*_core.Nav.stats(self, radius))
 
     def __repr__(self):
@@ -1022,7 +1026,7 @@ class Navigator(_core.Nav):
 
 def nav_path(simulator, radius, start, goals):
     """Navigator(simulator).path(radius, start, goals): one query (a Navigator keeps the
-    graph between queries; use one for many)."""
+    graph between queries; use one for many). radius in m; start and goals (x, y) in m."""
     return Navigator(simulator).path(radius, start, goals)
 
 
@@ -1036,7 +1040,7 @@ def constraint_agent(rel_pos, r, va, vb, tau, dt):
     """ORCA half-plane of agent A against agent B (docs/algorithm.md §6): rel_pos = pB - pA,
     r = rA + rB, va and vb the current velocities, tau the time horizon, dt the step.
     Returns (plane, form): plane a (4,) float64 array (px, py, nx, ny), form 'cases' or
-    'overlap'."""
+    'overlap'. Units: rel_pos and r in m, va and vb in m/s, tau and dt in s."""
     plane, form = _core.constraint_agent(rel_pos, r, va, vb, tau, dt)
     return _vec(plane), form
 
@@ -1044,14 +1048,15 @@ def constraint_agent(rel_pos, r, va, vb, tau, dt):
 def constraint_segment(a, b, r, tau, dt):
     """ORCA half-plane for a static two-sided segment a-b (relative to the agent) for an
     agent of radius r (docs/algorithm.md §6). Returns (plane, form) with form 'support' or
-    'overlap'."""
+    'overlap'. Units: a, b and r in m, tau and dt in s."""
     plane, form = _core.constraint_segment(a, b, r, tau, dt)
     return _vec(plane), form
 
 
 def constraint_boundary(a, b, clearance, tau):
     """One-sided boundary constraint for the stretch a -> b of a walkable area
-    (docs/algorithm.md §7): a (4,) plane array, or None when there is no constraint."""
+    (docs/algorithm.md §7): a (4,) plane array, or None when there is no constraint.
+    Units: a, b and clearance in m, tau in s."""
     plane = _core.constraint_boundary(a, b, clearance, tau)
     return None if plane is None else _vec(plane)
 
@@ -1065,7 +1070,8 @@ def vo_support(a, b, r, tau, x):
 
 
 def vo_overlap(a, b, r, dt, x):
-    """The overlap form (capsule cut off at dt): (distance, normal (2,) array)."""
+    """The overlap form (capsule cut off at dt): (distance, normal (2,) array).
+    Units: a, b and r in m, dt in s, x in m/s."""
     d, n = _core.vo_overlap(a, b, r, dt, x)
     return d, _vec(n)
 
@@ -1101,20 +1107,23 @@ def solve(planes, max_speed, preferred, hard_count=0):
     """The whole solve of one agent (docs/algorithm.md §8 to §10): the linear program over
     the disc |v| <= max_speed and planes (an (n, 4) float64 array of rows px, py, nx, ny, the
     first hard_count of them hard), closest to preferred; the fallback when it fails.
-    Returns a SolveResult (velocity, failed, fallback)."""
+    Returns a SolveResult (velocity, failed, fallback).
+    Units: max_speed, preferred and the planes' points in m/s."""
     v, failed, fallback = _core.solve(planes, max_speed, preferred, hard_count)
     return SolveResult(_vec(v), failed, fallback)
 
 
 def lp_solve(planes, max_speed, preferred, direction=False):
     """The linear program alone: (velocity (2,) array, failed index or -1). direction=True
-    maximises v . preferred instead (the objective-direction variant)."""
+    maximises v . preferred instead (the objective-direction variant).
+    Units: max_speed, preferred and the planes' points in m/s."""
     v, failed = _core.lp_solve(planes, max_speed, preferred, direction)
     return _vec(v), failed
 
 
 def lp_fallback(planes, hard_count, failed_index, max_speed):
-    """The fallback program after lp_solve failed at failed_index: a (2,) array."""
+    """The fallback program after lp_solve failed at failed_index: a (2,) array.
+    Units: max_speed and the planes' points in m/s."""
     return _vec(_core.lp_fallback(planes, hard_count, failed_index, max_speed))
 
 

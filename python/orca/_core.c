@@ -2194,95 +2194,151 @@ static PyObject *Sim_step_diagnostics(SimObject *s, PyObject *unused)
 
 static PyMethodDef Sim_methods[] = {
     {"add_agent", (PyCFunction)(void (*)(void))Sim_add_agent, METH_VARARGS | METH_KEYWORDS,
-     "add_agent(position, velocity=(0, 0), radius=1.5, max_speed=2, neighbor_dist=15, "
-     "max_neighbors=10, time_horizon=10, obstacle_time_horizon=10, preferred_velocity=(0, 0)) "
-     "-> int handle"},
+     "add_agent($self, position, velocity=(0, 0), radius=1.5, max_speed=2, "
+     "neighbor_dist=15, max_neighbors=10, time_horizon=10, "
+     "obstacle_time_horizon=10, preferred_velocity=(0, 0))\n--\n\nReturns int handle"},
     {"add_agents", (PyCFunction)(void (*)(void))Sim_add_agents, METH_VARARGS | METH_KEYWORDS,
-     "add_agents(positions, **params) -> list of int handles; all checked before any is added"},
-    {"remove_agent", (PyCFunction)Sim_remove_agent, METH_O, "remove_agent(handle)"},
-    {"remove_agents", (PyCFunction)Sim_remove_agents, METH_O, "remove_agents(handles)"},
-    {"agent_count", (PyCFunction)Sim_agent_count, METH_NOARGS, "number of agents"},
-    {"agent_handles", (PyCFunction)Sim_agent_handles, METH_NOARGS, "handles in index order"},
-    {"agent_at", (PyCFunction)Sim_agent_at, METH_O, "agent_at(index) -> handle"},
+     "add_agents($self, positions, **params)\n--\n\nReturns list of int handles; "
+     "all checked before any is added"},
+    {"remove_agent", (PyCFunction)Sim_remove_agent, METH_O, "remove_agent($self, handle, /)\n--\n\nRemoves the agent of handle; a stale or "
+     "foreign handle raises and changes nothing."},
+    {"remove_agents", (PyCFunction)Sim_remove_agents, METH_O, "remove_agents($self, handles, /)\n--\n\nRemoves the agents of handles (a "
+     "sequence), as remove_agent on each in turn; every handle is checked first "
+     "(nothing removed on a refusal)."},
+    {"agent_count", (PyCFunction)Sim_agent_count, METH_NOARGS, "agent_count($self, /)\n--\n\nNumber of agents"},
+    {"agent_handles", (PyCFunction)Sim_agent_handles, METH_NOARGS, "agent_handles($self, /)\n--\n\nReturns every agent's handle in index order."},
+    {"agent_at", (PyCFunction)Sim_agent_at, METH_O, "agent_at($self, index, /)\n--\n\nReturns the handle of the agent at index (0 "
+     ".. agent_count - 1)."},
     {"query_radius", (PyCFunction)Sim_query_radius, METH_VARARGS,
-     "query_radius(center, radius) -> indices within radius, by (squared distance, index)"},
+     "query_radius($self, center, radius, /)\n--\n\nReturns the indices of the "
+     "agents within radius (m) of center (x, y) (m), by (squared distance, index)."},
     {"query_nearest", (PyCFunction)Sim_query_nearest, METH_VARARGS,
-     "query_nearest(point, k) -> indices of the k nearest, by (squared distance, index)"},
+     "query_nearest($self, point, k, /)\n--\n\nReturns the indices of the k agents "
+     "nearest point (x, y) (m), by (squared distance, index)."},
     {"query_box", (PyCFunction)Sim_query_box, METH_VARARGS,
-     "query_box(lo, hi) -> indices inside the box (edges included), in index order"},
+     "query_box($self, lo, hi, /)\n--\n\nReturns the indices of the agents inside "
+     "the box lo..hi (corners (x, y) in m, edges included), in index order."},
     {"set_density_speed", (PyCFunction)(void (*)(void))Sim_set_density_speed,
      METH_VARARGS | METH_KEYWORDS,
-     "set_density_speed(radius=None, gamma=None, max_density=None): turns the density-"
-     "dependent speed on (docs/extensions.md); None keeps the value in use (the default "
-     "when off: radius 2 m, gamma 1.913, max_density 5.4)"},
+     "set_density_speed($self, radius=None, gamma=None, "
+     "max_density=None)\n--\n\nTurns the density-dependent speed on "
+     "(docs/extensions.md): radius in m, gamma in 1/m^2, max_density in agents/m^2; "
+     "None keeps the value in use (the default when off: radius 2 m, gamma 1.913, "
+     "max_density 5.4)."},
     {"clear_density_speed", (PyCFunction)Sim_clear_density_speed, METH_NOARGS,
-     "clear_density_speed(): turns the density-dependent speed off"},
+     "clear_density_speed($self, /)\n--\n\nTurns the density-dependent speed off."},
     /* avoidance extensions and diagnostics (issue 16) */
     {"agent_avoidance", (PyCFunction)Sim_agent_avoidance, METH_O,
-     "agent_avoidance(handle) -> (priority, layers, mask, locked)"},
+     "agent_avoidance($self, handle, /)\n--\n\nReturns the agent's avoidance "
+     "settings: (priority, layers, mask, locked)."},
     {"agent_set_avoidance", (PyCFunction)(void (*)(void))Sim_agent_set_avoidance,
      METH_VARARGS | METH_KEYWORDS,
-     "agent_set_avoidance(handle, priority=None, layers=None, mask=None, locked=None)"},
-    {"set_priority", (PyCFunction)Sim_set_priority, METH_VARARGS, "set_priority(handle, p)"},
-    {"set_layers", (PyCFunction)Sim_set_layers, METH_VARARGS, "set_layers(handle, layers, mask)"},
-    {"set_locked", (PyCFunction)Sim_set_locked, METH_VARARGS, "set_locked(handle, locked)"},
+     "agent_set_avoidance($self, handle, priority=None, layers=None, mask=None, "
+     "locked=None)\n--\n\nSets the agent's avoidance settings (docs/extensions.md); "
+     "None keeps a value."},
+    {"set_priority", (PyCFunction)Sim_set_priority, METH_VARARGS, "set_priority($self, handle, p, /)\n--\n\nSets the agent's priority p (a whole "
+     "number, docs/extensions.md)."},
+    {"set_layers", (PyCFunction)Sim_set_layers, METH_VARARGS, "set_layers($self, handle, layers, mask, /)\n--\n\nSets the agent's layers and "
+     "mask (32-bit masks, docs/extensions.md)."},
+    {"set_locked", (PyCFunction)Sim_set_locked, METH_VARARGS, "set_locked($self, handle, locked, /)\n--\n\nLocks (True) or unlocks the "
+     "agent: a locked agent keeps its velocity."},
     {"agent_diagnostics", (PyCFunction)Sim_agent_diagnostics, METH_O,
-     "agent_diagnostics(handle) -> (fallback, failed_constraint, neighbor_count, candidates, "
-     "neighbors_cut, blocked, locked)"},
+     "agent_diagnostics($self, handle, /)\n--\n\nReturns (fallback, "
+     "failed_constraint, neighbor_count, candidates, neighbors_cut, blocked, locked)"},
     {"read_diagnostics", (PyCFunction)Sim_read_diagnostics, METH_NOARGS,
-     "read_diagnostics() -> bytearray of n * 7 int32"},
+     "read_diagnostics($self, /)\n--\n\nReturns the last step's per-agent "
+     "diagnostics: a bytearray of n * 7 int32."},
     {"step_diagnostics", (PyCFunction)Sim_step_diagnostics, METH_NOARGS,
-     "step_diagnostics() -> (agents, fallback, cut, blocked, locked)"},
-    {"agent_index", (PyCFunction)Sim_agent_index, METH_O, "agent_index(handle) -> int (-1: stale)"},
-    {"agent_get", (PyCFunction)Sim_agent_get, METH_O, "agent_get(handle) -> tuple of fields"},
+     "step_diagnostics($self, /)\n--\n\nReturns (agents, fallback, cut, blocked, "
+     "locked)"},
+    {"agent_index", (PyCFunction)Sim_agent_index, METH_O, "agent_index($self, handle, /)\n--\n\nReturns the agent's index, or -1 for a "
+     "stale handle."},
+    {"agent_get", (PyCFunction)Sim_agent_get, METH_O, "agent_get($self, handle, /)\n--\n\nReturns the agent's fields as a tuple: "
+     "position (m), velocity (m/s), preferred velocity (m/s), radius (m), max speed "
+     "(m/s), neighbour distance (m), max neighbours, time horizon (s), obstacle "
+     "time horizon (s)."},
     {"agent_set", (PyCFunction)(void (*)(void))Sim_agent_set, METH_VARARGS | METH_KEYWORDS,
-     "agent_set(handle, **fields)"},
-    {"set_position", (PyCFunction)Sim_set_position, METH_VARARGS, "set_position(handle, xy)"},
-    {"set_velocity", (PyCFunction)Sim_set_velocity, METH_VARARGS, "set_velocity(handle, xy)"},
+     "agent_set($self, handle, **fields)\n--\n\nChanges the given fields of the "
+     "agent: position (m), velocity, preferred_velocity, max_speed (m/s), radius, "
+     "neighbor_dist (m), max_neighbors, time_horizon, obstacle_time_horizon (s); "
+     "all checked before any changes."},
+    {"set_position", (PyCFunction)Sim_set_position, METH_VARARGS, "set_position($self, handle, xy, /)\n--\n\nMoves the agent to xy = (x, y) in m."},
+    {"set_velocity", (PyCFunction)Sim_set_velocity, METH_VARARGS, "set_velocity($self, handle, xy, /)\n--\n\nSets the agent's velocity xy = (vx, "
+     "vy) in m/s."},
     {"set_preferred_velocity", (PyCFunction)Sim_set_preferred_velocity, METH_VARARGS,
-     "set_preferred_velocity(handle, xy)"},
-    {"get_position", (PyCFunction)Sim_get_position, METH_O, "get_position(handle) -> (x, y)"},
-    {"get_velocity", (PyCFunction)Sim_get_velocity, METH_O, "get_velocity(handle) -> (x, y)"},
+     "set_preferred_velocity($self, handle, xy, /)\n--\n\nSets the agent's "
+     "preferred velocity xy = (vx, vy) in m/s."},
+    {"get_position", (PyCFunction)Sim_get_position, METH_O, "get_position($self, handle, /)\n--\n\nReturns the agent's position (x, y) in "
+     "m."},
+    {"get_velocity", (PyCFunction)Sim_get_velocity, METH_O, "get_velocity($self, handle, /)\n--\n\nReturns the agent's velocity (vx, vy) "
+     "in m/s."},
     {"read_positions", (PyCFunction)(void (*)(void))Sim_read_positions,
-     METH_VARARGS | METH_KEYWORDS, "read_positions(out=None) -> bytearray or None"},
+     METH_VARARGS | METH_KEYWORDS, "read_positions($self, out=None)\n--\n\nEvery agent's position (x, y) in m, "
+     "index order, as n * 2 float64: into out (a writable buffer) or a new "
+     "bytearray."},
     {"read_velocities", (PyCFunction)(void (*)(void))Sim_read_velocities,
-     METH_VARARGS | METH_KEYWORDS, "read_velocities(out=None) -> bytearray or None"},
+     METH_VARARGS | METH_KEYWORDS, "read_velocities($self, out=None)\n--\n\nEvery agent's velocity (vx, vy) in "
+     "m/s, index order, as n * 2 float64: into out (a writable buffer) or a new "
+     "bytearray."},
     {"read_preferred_velocities", (PyCFunction)(void (*)(void))Sim_read_preferred_velocities,
-     METH_VARARGS | METH_KEYWORDS, "read_preferred_velocities(out=None) -> bytearray or None"},
+     METH_VARARGS | METH_KEYWORDS, "read_preferred_velocities($self, out=None)\n--\n\nEvery agent's preferred "
+     "velocity (vx, vy) in m/s, index order, as n * 2 float64: into out (a writable "
+     "buffer) or a new bytearray."},
     {"set_preferred_velocities", (PyCFunction)Sim_set_preferred_velocities, METH_O,
-     "set_preferred_velocities(array of shape (n, 2))"},
-    {"add_segment", (PyCFunction)Sim_add_segment, METH_VARARGS, "add_segment(a, b) -> handle"},
+     "set_preferred_velocities($self, array of shape (n, 2), /)\n--\n\nSets every "
+     "agent's preferred velocity from an (n, 2) float64 array, (vx, vy) in m/s, "
+     "index order."},
+    {"add_segment", (PyCFunction)Sim_add_segment, METH_VARARGS, "add_segment($self, a, b, /)\n--\n\nAdds the wall from a to b (each (x, y) in "
+     "m); returns its handle."},
     {"add_polyline", (PyCFunction)(void (*)(void))Sim_add_polyline, METH_VARARGS | METH_KEYWORDS,
-     "add_polyline(points, closed=False) -> list of handles"},
-    {"add_segments", (PyCFunction)Sim_add_segments, METH_VARARGS, "add_segments(a, b) -> handles"},
-    {"remove_segment", (PyCFunction)Sim_remove_segment, METH_O, "remove_segment(handle)"},
-    {"remove_segments", (PyCFunction)Sim_remove_segments, METH_O, "remove_segments(handles)"},
-    {"segment_count", (PyCFunction)Sim_segment_count, METH_NOARGS, "number of segments"},
-    {"segment_handles", (PyCFunction)Sim_segment_handles, METH_NOARGS, "handles in index order"},
-    {"segment_get", (PyCFunction)Sim_segment_get, METH_O, "segment_get(handle) -> (a, b)"},
+     "add_polyline($self, points, closed=False)\n--\n\nAdds the walls between "
+     "consecutive points ((x, y) in m), closed: also last to first; returns their "
+     "handles."},
+    {"add_segments", (PyCFunction)Sim_add_segments, METH_VARARGS, "add_segments($self, a, b, /)\n--\n\nAdds the walls a[k]-b[k] (points (x, y) "
+     "in m); returns their handles."},
+    {"remove_segment", (PyCFunction)Sim_remove_segment, METH_O, "remove_segment($self, handle, /)\n--\n\nRemoves the wall of handle; a stale "
+     "or foreign handle raises and changes nothing."},
+    {"remove_segments", (PyCFunction)Sim_remove_segments, METH_O, "remove_segments($self, handles, /)\n--\n\nRemoves the walls of handles "
+     "(checked first; nothing removed on a refusal)."},
+    {"segment_count", (PyCFunction)Sim_segment_count, METH_NOARGS, "segment_count($self, /)\n--\n\nNumber of segments"},
+    {"segment_handles", (PyCFunction)Sim_segment_handles, METH_NOARGS, "segment_handles($self, /)\n--\n\nReturns every segment's handle in index "
+     "order."},
+    {"segment_get", (PyCFunction)Sim_segment_get, METH_O, "segment_get($self, handle, /)\n--\n\nReturns the segment's ends (a, b), each "
+     "(x, y) in m."},
     /* walkable-area boundaries */
-    {"add_boundary", (PyCFunction)Sim_add_boundary, METH_O, "add_boundary(points) -> handle"},
-    {"remove_boundary", (PyCFunction)Sim_remove_boundary, METH_O, "remove_boundary(handle)"},
+    {"add_boundary", (PyCFunction)Sim_add_boundary, METH_O, "add_boundary($self, points, /)\n--\n\nAdds a walkable-area loop (points (x, "
+     "y) in m, walkable on the left); returns its handle."},
+    {"remove_boundary", (PyCFunction)Sim_remove_boundary, METH_O, "remove_boundary($self, handle, /)\n--\n\nRemoves the boundary loop of handle."},
     {"boundary_handles", (PyCFunction)Sim_boundary_handles, METH_NOARGS,
-     "boundary handles in index order"},
-    {"boundary_get", (PyCFunction)Sim_boundary_get, METH_O, "boundary_get(handle) -> points"},
+     "boundary_handles($self, /)\n--\n\nReturns every boundary loop's handle in "
+     "index order."},
+    {"boundary_get", (PyCFunction)Sim_boundary_get, METH_O, "boundary_get($self, handle, /)\n--\n\nReturns the boundary loop's points, "
+     "each (x, y) in m."},
     {"measure_boundary", (PyCFunction)Sim_measure_boundary, METH_NOARGS,
-     "measure_boundary() -> (deepest intrusion, agents outside)"},
+     "measure_boundary($self, /)\n--\n\nReturns (deepest intrusion into a boundary "
+     "as a fraction of the radius, agents outside)."},
     /* end of walkable-area boundaries */
     {"step", (PyCFunction)(void (*)(void))Sim_step, METH_VARARGS | METH_KEYWORDS,
-     "step(dt, steps=1): releases the GIL"},
-    {"step_count", (PyCFunction)Sim_step_count, METH_NOARGS, "steps taken"},
+     "step($self, dt, steps=1)\n--\n\nAdvances dt s (2^-30 .. 2^30), steps times; "
+     "releases the GIL."},
+    {"step_count", (PyCFunction)Sim_step_count, METH_NOARGS, "step_count($self, /)\n--\n\nSteps taken"},
     {"last_fallback_count", (PyCFunction)Sim_last_fallback_count, METH_NOARGS,
-     "agents that needed the fallback in the last step"},
-    {"hash", (PyCFunction)Sim_hash, METH_NOARGS, "64-bit state hash (int)"},
-    {"save", (PyCFunction)Sim_save, METH_NOARGS, "save() -> bytes"},
-    {"load", (PyCFunction)Sim_load, METH_O, "load(bytes)"},
+     "last_fallback_count($self, /)\n--\n\nAgents that needed the fallback in the "
+     "last step"},
+    {"hash", (PyCFunction)Sim_hash, METH_NOARGS, "hash($self, /)\n--\n\n64-bit state hash (int)"},
+    {"save", (PyCFunction)Sim_save, METH_NOARGS, "save($self, /)\n--\n\nReturns bytes"},
+    {"load", (PyCFunction)Sim_load, METH_O, "load($self, bytes, /)\n--\n\nReplaces the state with a snapshot of save() "
+     "(bytes); damaged bytes raise and change nothing."},
     {"agent_constraints", (PyCFunction)Sim_agent_constraints, METH_VARARGS,
-     "agent_constraints(handle, dt) -> (bytearray, hard_count)"},
+     "agent_constraints($self, handle, dt, /)\n--\n\nReturns the agent's "
+     "constraints for a step of dt s: (bytearray of half-planes, 4 float64 each: "
+     "point (m/s), unit normal; count of hard ones)."},
     {"agent_neighbors", (PyCFunction)Sim_agent_neighbors, METH_O,
-     "agent_neighbors(handle) -> (agent indices, segment indices)"},
+     "agent_neighbors($self, handle, /)\n--\n\nReturns the agent's neighbours of "
+     "the last step: (agent indices, segment indices)."},
     {"measure_overlap", (PyCFunction)Sim_measure_overlap, METH_NOARGS,
-     "measure_overlap() -> (agent overlap, wall overlap)"},
+     "measure_overlap($self, /)\n--\n\nReturns the deepest overlaps now: "
+     "(agent-agent, agent-wall), as fractions of the radius."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -3175,39 +3231,53 @@ static PyObject *Scenario_load(ScenarioObject *s, PyObject *arg)
 static PyMethodDef Scenario_methods[] = {
     {"_simulation", (PyCFunction)Scenario_simulation, METH_O, "the simulation inside"},
     {"step", (PyCFunction)(void (*)(void))Scenario_step, METH_VARARGS | METH_KEYWORDS,
-     "step(steps=1): preferred velocities by the rule, then a step (GIL released)"},
+     "step($self, steps=1)\n--\n\nAdvances dt s (2^-30 .. 2^30), steps times; "
+     "releases the GIL."},
     {"add_agent", (PyCFunction)(void (*)(void))Scenario_add_agent, METH_VARARGS | METH_KEYWORDS,
-     "add_agent(position, goal=None, target=None, preferred_speed=None, goal_set=None, "
-     "**fields) -> handle"},
+     "add_agent($self, position, goal=None, target=None, preferred_speed=None, "
+     "goal_set=None, **fields)\n--\n\nReturns handle"},
     {"set_goal", (PyCFunction)(void (*)(void))Scenario_set_goal, METH_VARARGS | METH_KEYWORDS,
-     "set_goal(index, goal=None, target=None, preferred_speed=None, goal_set=None)"},
+     "set_goal($self, index, goal=None, target=None, preferred_speed=None, "
+     "goal_set=None)\n--\n\nGives the agent at index a new goal (checked as a new "
+     "agent's): target (x, y) in m or a goal_set, preferred_speed in m/s."},
     {"agent_goal", (PyCFunction)Scenario_agent_goal, METH_O,
-     "agent_goal(index) -> (kind, target, preferred_speed, start, goal set name or None)"},
+     "agent_goal($self, index, /)\n--\n\nReturns (kind, target, preferred_speed, "
+     "start, goal set name or None)"},
     {"add_goal_set", (PyCFunction)(void (*)(void))Scenario_add_goal_set,
      METH_VARARGS | METH_KEYWORDS,
-     "add_goal_set(name, points, exit=False, arrive_distance=0.0) -> index"},
+     "add_goal_set($self, name, points, exit=False, "
+     "arrive_distance=0.0)\n--\n\nReturns index"},
     {"set_goal_set_exit", (PyCFunction)(void (*)(void))Scenario_set_goal_set_exit,
-     METH_VARARGS | METH_KEYWORDS, "set_goal_set_exit(set, arrive_distance=0.0)"},
-    {"goal_set_count", (PyCFunction)Scenario_goal_set_count, METH_NOARGS, "number of goal sets"},
+     METH_VARARGS | METH_KEYWORDS, "set_goal_set_exit($self, set, arrive_distance=0.0)\n--\n\nMakes the goal set "
+     "an exit: agents within arrive_distance (m) of one of its points leave."},
+    {"goal_set_count", (PyCFunction)Scenario_goal_set_count, METH_NOARGS, "goal_set_count($self, /)\n--\n\nReturns the number of goal sets."},
     {"goal_set_get", (PyCFunction)Scenario_goal_set_get, METH_O,
-     "goal_set_get(name or index) -> (index, name, points bytes, exit, arrive_distance)"},
-    {"exited", (PyCFunction)Scenario_exited, METH_NOARGS, "exited() -> (count, last_step)"},
+     "goal_set_get($self, name or index, /)\n--\n\nReturns the goal set given by "
+     "name or index: (index, name, points as float64 bytes of (x, y) in m, exit, "
+     "arrive_distance in m)."},
+    {"exited", (PyCFunction)Scenario_exited, METH_NOARGS, "exited($self, /)\n--\n\nReturns (count, last_step)"},
     {"agent_nav", (PyCFunction)Scenario_agent_nav, METH_O,
-     "agent_nav(index) -> (navigating, result, corner, corners, length, plans, reroutes, goal, "
-     "corner rows bytes)"},
+     "agent_nav($self, index, /)\n--\n\nReturns (navigating, result, corner, "
+     "corners, length, plans, reroutes, goal, corner rows bytes)"},
     {"set_waypoints", (PyCFunction)(void (*)(void))Scenario_set_waypoints,
      METH_VARARGS | METH_KEYWORDS,
-     "set_waypoints(index, points, loop=False, arrive_distance=0.0)"},
+     "set_waypoints($self, index, points, loop=False, "
+     "arrive_distance=0.0)\n--\n\nGives the agent at index waypoints (points (x, y) "
+     "in m), loop or not; arrive_distance in m."},
     {"waypoints", (PyCFunction)Scenario_waypoints, METH_O,
-     "waypoints(index) -> (points, loop, arrive_distance, current)"},
+     "waypoints($self, index, /)\n--\n\nReturns (points, loop, arrive_distance, "
+     "current)"},
     {"set_waypoint_index", (PyCFunction)Scenario_set_waypoint_index, METH_VARARGS,
-     "set_waypoint_index(index, current)"},
-    {"hash", (PyCFunction)Scenario_hash, METH_NOARGS, "orca_scenario_hash"},
-    {"info", (PyCFunction)Scenario_info, METH_NOARGS, "the record (dict)"},
-    {"set_recording", (PyCFunction)Scenario_set_recording, METH_O, "set_recording(on)"},
-    {"set_name", (PyCFunction)Scenario_set_name, METH_O, "set_name(name)"},
-    {"save", (PyCFunction)Scenario_save, METH_NOARGS, "save() -> bytes"},
-    {"load", (PyCFunction)Scenario_load, METH_O, "load(bytes)"},
+     "set_waypoint_index($self, index, current, /)\n--\n\nSets which waypoint the "
+     "agent at index heads for (current; len(points) = its goal)."},
+    {"hash", (PyCFunction)Scenario_hash, METH_NOARGS, "hash($self, /)\n--\n\nOrca_scenario_hash"},
+    {"info", (PyCFunction)Scenario_info, METH_NOARGS, "info($self, /)\n--\n\nReturns the record (a dict)."},
+    {"set_recording", (PyCFunction)Scenario_set_recording, METH_O, "set_recording($self, on, /)\n--\n\nTurns the per-step recording (overlaps, "
+     "arrivals) on or off."},
+    {"set_name", (PyCFunction)Scenario_set_name, METH_O, "set_name($self, name, /)\n--\n\nSets the scenario's name (a string)."},
+    {"save", (PyCFunction)Scenario_save, METH_NOARGS, "save($self, /)\n--\n\nReturns bytes"},
+    {"load", (PyCFunction)Scenario_load, METH_O, "load($self, bytes, /)\n--\n\nReplaces the state with a snapshot of save() "
+     "(bytes); damaged bytes raise and change nothing."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -3421,9 +3491,10 @@ static PyObject *Nav_get_simulator(NavObject *n, void *closure)
 
 static PyMethodDef Nav_methods[] = {
     {"path", (PyCFunction)(void (*)(void))Nav_path, METH_VARARGS | METH_KEYWORDS,
-     "path(radius, start, goals) -> (result, length, goal_index, corner rows bytes)"},
+     "path($self, radius, start, goals)\n--\n\nReturns (result, length, goal_index, "
+     "corner rows bytes)"},
     {"stats", (PyCFunction)Nav_stats, METH_O,
-     "stats(radius) -> (walls, vertices, legs, bytes)"},
+     "stats($self, radius, /)\n--\n\nReturns (walls, vertices, legs, bytes)"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -3942,17 +4013,21 @@ static PyMethodDef module_methods[] = {
     {"sincos_turns", f_sincos_turns, METH_O, "deterministic sine and cosine of 2*pi*turns"},
     {"status_name", f_status_name, METH_O, "name of a status code"},
     {"kernels_available", f_kernels_available, METH_NOARGS,
-     "True when this CPU runs the AVX2 kernels"},
+     "kernels_available()\n--\n\nTrue when this CPU runs the AVX2 kernels"},
     {"check_avoidance", (PyCFunction)(void (*)(void))f_check_avoidance,
      METH_VARARGS | METH_KEYWORDS, "the avoidance settings checked by the library"},
     {"_check_handle_count", f_check_handle_count, METH_VARARGS,
-     "_check_handle_count(call, n, segment): n handles against the library's limit"},
+     "_check_handle_count(call, n, segment, /)\n--\n\nN handles against the "
+     "library's limit"},
     {"agent_def_default", f_agent_def_default, METH_NOARGS,
-     "orca_agent_def_default() as a dict of the add_agent keywords"},
+     "agent_def_default()\n--\n\nOrca_agent_def_default() as a dict of the "
+     "add_agent keywords"},
     {"read_scene", (PyCFunction)(void (*)(void))f_read_scene, METH_VARARGS | METH_KEYWORDS,
-     "read_scene(cls, path, workers, dt, seed): a scene file built as by `orca run FILE`"},
+     "read_scene(cls, path, workers, dt, seed)\n--\n\nA scene file built as by "
+     "`orca run FILE`"},
     {"goal_default", f_goal_default, METH_NOARGS,
-     "orca_goal_default() as a dict: goal, target, preferred_speed"},
+     "goal_default()\n--\n\nOrca_goal_default() as a dict: goal, target, "
+     "preferred_speed"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -6,7 +6,10 @@
 // adds a wall that the agents then avoid; the rooms scene (navigation): every agent leaves
 // with it and none without, the hash of Node, a selected agent's path, a click that selects an
 // agent or moves its group's exit, a wall drawn across a door re-routes the agents; the canvas
-// is not blank (pixels of a screenshot); a URL with parameters reproduces its hash.
+// is not blank (pixels of a screenshot); a URL with parameters reproduces its hash; the
+// layout at 1280x800 and at phone width (390x844): the scene drawn and not covered by the
+// panel (screenshots out/web/layout-*.png, inspected); a paused page draws no frames; the
+// frame rate at 10,000 agents, stepping and drawing timed apart.
 // Screenshots go to out/web/.
 //   node web/test/browser-test.mjs [--figure docs/figures/web.jpg]
 // Environment: CHROMIUM (default /usr/bin/chromium).
@@ -89,9 +92,11 @@ async function open(query, viewport = { width: 1100, height: 700 }) {
 const state = (page) => page.evaluate(() => window.orcaApp.state());
 
 // Pixels of a PNG screenshot, decoded by the browser: how many differ from the background
-// and how many distinct colours there are.
-async function pixelCheck(page, png) {
-  return page.evaluate(async (b64) => {
+// and how many distinct colours there are, within region { left, top, right, bottom } (image
+// pixels; default the whole image). The background is the region's first pixel unless given
+// as [r, g, b].
+async function pixelCheck(page, png, region = null, background = null) {
+  return page.evaluate(async (b64, region, background) => {
     const img = new Image();
     img.src = `data:image/png;base64,${b64}`;
     await img.decode();
@@ -100,8 +105,11 @@ async function pixelCheck(page, png) {
     c.height = img.height;
     const g = c.getContext('2d');
     g.drawImage(img, 0, 0);
-    const d = g.getImageData(0, 0, c.width, c.height).data;
-    const bg = [d[0], d[1], d[2]];
+    const r = region ?? { left: 0, top: 0, right: c.width, bottom: c.height };
+    const x0 = Math.max(0, Math.floor(r.left)), y0 = Math.max(0, Math.floor(r.top));
+    const w = Math.min(c.width, Math.ceil(r.right)) - x0, h = Math.min(c.height, Math.ceil(r.bottom)) - y0;
+    const d = g.getImageData(x0, y0, w, h).data;
+    const bg = background ?? [d[0], d[1], d[2]];
     let differ = 0;
     const colours = new Set();
     for (let i = 0; i < d.length; i += 4) {
@@ -109,7 +117,7 @@ async function pixelCheck(page, png) {
       if (colours.size < 1000) colours.add((d[i] << 16) | (d[i + 1] << 8) | d[i + 2]);
     }
     return { differ, total: d.length / 4, colours: colours.size };
-  }, Buffer.from(png).toString('base64'));
+  }, Buffer.from(png).toString('base64'), region, background);
 }
 
 const gc = golden.get('circle');
@@ -139,7 +147,7 @@ for (const [label, simd] of [['scalar', '0'], ['SIMD128', '1']]) {
 }
 
 await test('a click adds an agent with a goal', async () => {
-  const { page, errors } = await open('scene=circle&agents=40&simd=0');
+  const { page, errors } = await open('scene=circle&agents=40&simd=0&play=0');
   const before = await state(page);
   // a point inside the circle, away from its agents
   const [x, y] = await page.evaluate(() => window.orcaApp.toScreenCss(6, 4));
@@ -164,7 +172,7 @@ await test('a click adds an agent with a goal', async () => {
 
 await test('a drag adds a wall that the agents then avoid', async () => {
   // the corridor's upper row (y = 3) walks straight through x = 0: a wall across it there
-  const { page, errors } = await open('scene=corridor&agents=40&simd=1');
+  const { page, errors } = await open('scene=corridor&agents=40&simd=1&play=0');
   const A = [0, 0.5];
   const B = [0, 6.5];
   const [ax, ay] = await page.evaluate((p) => window.orcaApp.toScreenCss(...p), A);
@@ -344,6 +352,108 @@ await test('a URL with parameters reproduces its hash', async () => {
   return `hash ${s1.hash} from the URL, its link and Node`;
 });
 
+// --- the page's layout, idling and drawing cost ---------------------------------------------
+// At a desktop size and at phone width: the first scene (the 100-agent circle) at step 300, a
+// screenshot of the page; in it the canvas region is not blank (pixels off the background,
+// several colours: the agents are coloured by their goal's direction); the box of what the
+// frame drew lies inside the canvas and the viewport's width and does not overlap the
+// panel or the side column; the caption is there; nothing is wider than the viewport.
+const overlaps = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+for (const [label, viewport] of [
+  ['1280x800', { width: 1280, height: 800 }],
+  ['390x844', { width: 390, height: 844, deviceScaleFactor: 2, isMobile: true, hasTouch: true }],
+]) {
+  await test(`layout ${label}: the scene is drawn and the panel does not cover it`, async () => {
+    const { page, errors } = await open('steps=300', viewport);
+    const file = join(OUT, `layout-${label}.png`);
+    const png = await page.screenshot({ path: file });
+    const L = await page.evaluate(() => {
+      const rect = (id) => { const r = document.getElementById(id).getBoundingClientRect(); return { left: r.left, top: r.top, right: r.right, bottom: r.bottom }; };
+      return { drawn: window.orcaApp.drawnBoxCss(), canvas: rect('canvas'), panel: rect('panel'),
+        side: rect('side'), caption: document.getElementById('caption').textContent,
+        scrollWidth: document.documentElement.scrollWidth, width: window.innerWidth,
+        step: window.orcaApp.scene.sim.stepCount };
+    });
+    const dpr = viewport.deviceScaleFactor ?? 1;
+    const scaled = Object.fromEntries(Object.entries(L.canvas).map(([k, v]) => [k, v * dpr]));
+    const px = await pixelCheck(page, png, scaled, [0xfb, 0xfb, 0xfc]);
+    await page.close();
+    check(errors.length === 0, errors.join('; '));
+    check(L.step === 300, `step ${L.step}`);
+    check(px.differ > 0.01 * px.total && px.colours >= 12,
+      `canvas region: ${px.differ} of ${px.total} pixels off the background, ${px.colours} colours`);
+    const d = L.drawn;
+    check(d.left >= L.canvas.left - 1 && d.right <= L.canvas.right + 1 && d.top >= L.canvas.top - 1 &&
+      d.bottom <= L.canvas.bottom + 1 && d.left >= 0 && d.right <= L.width,
+      `drawn box ${JSON.stringify(d)} outside the canvas ${JSON.stringify(L.canvas)} or the viewport`);
+    check(d.right - d.left > 0.5 * (L.canvas.right - L.canvas.left), 'the scene uses less than half the canvas width');
+    check(!overlaps(d, L.panel) && !overlaps(d, L.side),
+      `the panel ${JSON.stringify(L.panel)} or side ${JSON.stringify(L.side)} overlaps the scene ${JSON.stringify(d)}`);
+    check(L.caption.length > 40, `caption: "${L.caption}"`);
+    check(L.scrollWidth <= L.width, `the page is ${L.scrollWidth} px wide in a ${L.width} px viewport`);
+    const f = (v) => Math.round(v);
+    return `${file.slice(ROOT.length + 1)}: ${px.differ} of ${px.total} canvas pixels drawn, ${px.colours} colours; scene [${f(d.left)}, ${f(d.right)}] x [${f(d.top)}, ${f(d.bottom)}], panel [${f(L.panel.left)}, ${f(L.panel.right)}] x [${f(L.panel.top)}, ${f(L.panel.bottom)}]`;
+  });
+}
+
+// Paused: no frame is drawn and the panel (its hash) is not refreshed; playing draws frames;
+// a Step while paused draws one frame (or two) and stops again.
+await test('a paused page draws no frames; playing does; Step draws once', async () => {
+  const { page, errors } = await open('play=0');
+  const counters = () => page.evaluate(() => ({ frames: window.orcaApp.frames, stats: window.orcaApp.statsUpdates,
+    step: window.orcaApp.scene.sim.stepCount, draws: window.orcaApp.agentDraws }));
+  const wait = (ms) => new Promise((r) => setTimeout(r, ms));
+  await wait(300);
+  const a = await counters();
+  await wait(1000);
+  const b = await counters();
+  await page.click('#play');
+  await wait(1000);
+  const c = await counters();
+  await page.click('#play'); // pause
+  await wait(200);
+  const d = await counters();
+  await wait(1000);
+  const e = await counters();
+  await page.click('#stepBtn');
+  await wait(500);
+  const f = await counters();
+  await page.close();
+  check(errors.length === 0, errors.join('; '));
+  check(a.frames > 0 && b.frames === a.frames && b.stats === a.stats && b.step === 0,
+    `paused: ${a.frames} -> ${b.frames} frames, ${a.stats} -> ${b.stats} panel refreshes in 1 s`);
+  check(c.frames - b.frames >= 10 && c.step > b.step && c.draws === 1,
+    `playing: ${c.frames - b.frames} frames, ${c.step - b.step} steps in 1 s; ${c.draws} draw calls for the agents`);
+  check(e.frames === d.frames && e.stats === d.stats && e.step === d.step,
+    `paused again: ${d.frames} -> ${e.frames} frames in 1 s`);
+  check(f.step === e.step + 1 && f.frames - e.frames >= 1 && f.frames - e.frames <= 2,
+    `Step: ${f.step - e.step} steps, ${f.frames - e.frames} frames`);
+  return `paused: 0 frames in 1 s (twice); playing: ${c.frames - b.frames} frames in 1 s`;
+});
+
+// 10,000 agents (the random scene, SIMD128, one step per frame, trails and all): the frame
+// rate over 4 s after 1 s of warm-up, and the milliseconds per frame spent stepping (the
+// simulation) and drawing (raster, putImageData, walls; the trails' marks). The frame rate is
+// bounded by their sum; the check is that drawing alone fits a 30 fps frame (60 fps needs
+// 16.7 ms; figures in docs/web.md).
+await test('10,000 agents: frames per second, stepping and drawing timed apart', async () => {
+  const { page, errors } = await open('scene=random&agents=10000&spf=1&simd=1', { width: 1280, height: 800 });
+  await new Promise((r) => setTimeout(r, 1000));
+  await page.evaluate(() => window.orcaApp.resetPerf());
+  await new Promise((r) => setTimeout(r, 4000));
+  const p = await page.evaluate(() => ({ ...window.orcaApp.perf, now: performance.now(),
+    draws: window.orcaApp.agentDraws, agents: window.orcaApp.scene.sim.agentCount, playing: window.orcaApp.playing }));
+  await page.screenshot({ path: join(OUT, 'agents-10000.png') });
+  await page.close();
+  check(errors.length === 0, errors.join('; '));
+  check(p.playing && p.agents === 10000 && p.frames > 0, `playing ${p.playing}, ${p.agents} agents, ${p.frames} frames`);
+  const fps = p.frames / ((p.now - p.t0) / 1000);
+  const step = p.stepMs / p.frames, draw = p.drawMs / p.frames;
+  check(p.draws === 1, `${p.draws} draw calls for the agents`);
+  check(draw < 1000 / 30, `drawing takes ${draw.toFixed(2)} ms per frame`);
+  return `${fps.toFixed(1)} fps; per frame: stepping ${step.toFixed(2)} ms, drawing ${draw.toFixed(2)} ms (${(1000 / draw).toFixed(0)} fps if drawing alone)`;
+});
+
 // The module Worker example (web/examples/worker.html): the simulation in the worker,
 // positions transferred each frame; the worker's hash at step 400, and the page's last
 // positions equal Node's.
@@ -372,7 +482,7 @@ await test('a module Worker (web/examples/worker.html): the golden circle hash, 
 
 if (FIGURE) {
   await test(`figure ${FIGURE}`, async () => {
-    const { page, errors } = await open('scene=circle&agents=100&trails=1&steps=400&simd=1', { width: 960, height: 600 });
+    const { page, errors } = await open('scene=circle&agents=100&steps=400&simd=1', { width: 1200, height: 720 });
     // JPEG for .jpg (small), PNG otherwise
     await page.screenshot({ path: FIGURE, ...(/\.jpe?g$/.test(FIGURE) ? { type: 'jpeg', quality: 82 } : {}) });
     await page.close();
