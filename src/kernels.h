@@ -367,5 +367,14 @@ orca_solve_result orca_solve_step_avx2(const orca_halfplane *planes, int count, 
                                        double max_speed, orca_vec2 preferred,
                                        orca_halfplane *scratch);
 #endif
+#ifdef ORCA_HAVE_SIMD128
+/* The SIMD128 module's copies (lp.inc with LP_VECTOR 2). */
+orca_solve_result orca_solve_step_simd128(const orca_halfplane *planes, int count,
+                                          int hard_count, double max_speed, orca_vec2 preferred,
+                                          orca_halfplane *scratch);
+orca_solve_result orca_solve_step_bnd_simd128(const orca_halfplane *planes, int count,
+                                              int hard_count, int nb, double max_speed,
+                                              orca_vec2 preferred, orca_halfplane *scratch);
+#endif
 
 #endif

@@ -575,7 +575,6 @@ static ORCA_ALWAYS_INLINE orca_vec2 ext_preferred(const orca_sim *s, const neigh
 #ifdef ORCA_HAVE_SIMD128
 /* The wasm SIMD128 module: the constraints by orca_agent_planes_simd128, the rest as the
  * scalar copy (the same solve). */
-#define orca_solve_step_simd128 orca_solve_step
 #define STEP_LAYERED 0
 #define STEP_FN(name) name##_simd128
 #define STEP_TARGET
@@ -585,7 +584,6 @@ static ORCA_ALWAYS_INLINE orca_vec2 ext_preferred(const orca_sim *s, const neigh
 #undef STEP_TARGET
 #undef STEP_KERNELS
 #undef STEP_LAYERED
-#undef orca_solve_step_simd128
 #endif
 
 int orca_step_search_test(orca_sim *s, int32_t i, float hint, int kernels, int32_t *agents)
