@@ -347,6 +347,12 @@ int orca_box_scan_vector(const int32_t *row, int32_t w, int32_t rows, int32_t c0
 void orca_agent_planes_simd128(orca_vec2 p, orca_vec2 v, double r, double tau, double dt,
                                const orca_vec2 *pos, const orca_vec2 *vel, const double *radius,
                                const neighbor *nb, int count, orca_halfplane *out);
+/* orca_agent_planes_share_vector's contract, two lanes at a time (the extended path). */
+void orca_agent_planes_share_simd128(orca_vec2 p, orca_vec2 v, double r, double tau, double dt,
+                                     const orca_vec2 *pos, const orca_vec2 *vel,
+                                     const double *radius, const neighbor *nb, int count,
+                                     const double *share, const int32_t *cell_index,
+                                     int32_t sep_self, orca_halfplane *out);
 #endif
 
 /* The step's solve: orca_solve without the checks of its arguments (the simulator has

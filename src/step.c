@@ -573,14 +573,23 @@ static ORCA_ALWAYS_INLINE orca_vec2 ext_preferred(const orca_sim *s, const neigh
 #endif
 
 #ifdef ORCA_HAVE_SIMD128
-/* The wasm SIMD128 module: the constraints by orca_agent_planes_simd128, the rest as the
- * scalar copy (the same solve). */
-#define STEP_LAYERED 0
-#define STEP_FN(name) name##_simd128
+/* The wasm SIMD128 module (docs/web.md): the box scan's filter two at a time
+ * (filter_pairs_simd128), the constraints by orca_agent_planes_simd128 (the extended path's
+ * by orca_agent_planes_share_simd128), the solve's SIMD128 copy; the rest as the scalar copy. */
+#define STEP_LAYERED 1
+#define STEP_FN(name) name##_simd128_lay
 #define STEP_TARGET
 #define STEP_KERNELS 2
 #include "sim_step.inc"
 #undef STEP_FN
+#undef STEP_LAYERED
+
+#define STEP_LAYERED 0
+#define STEP_FN(name) name##_simd128
+#define STEP_LFN(name) name##_simd128_lay
+#include "sim_step.inc"
+#undef STEP_FN
+#undef STEP_LFN
 #undef STEP_TARGET
 #undef STEP_KERNELS
 #undef STEP_LAYERED
@@ -597,6 +606,11 @@ int orca_step_search_test(orca_sim *s, int32_t i, float hint, int kernels, int32
 #ifdef ORCA_HAVE_AVX
     if (kernels && orca_kernels_available()) {
         n = select_agents_avx2(s, s->rank[i], w->agents, w->cand, 1);
+    } else
+#endif
+#ifdef ORCA_HAVE_SIMD128
+    if (kernels) {
+        n = select_agents_simd128(s, s->rank[i], w->agents, w->cand, 1);
     } else
 #endif
     {
@@ -855,6 +869,11 @@ static void step_task(int begin, int end, int worker_index, void *context)
 #ifdef ORCA_HAVE_AVX
         else if (s->vector) {
             w->fallbacks += ext_step_fast_avx2(s, w, begin, end, c->dt);
+        }
+#endif
+#ifdef ORCA_HAVE_SIMD128
+        else if (s->vector) {
+            w->fallbacks += ext_step_fast_simd128(s, w, begin, end, c->dt);
         }
 #endif
         else {
