@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* The step's batched kernels (kernels.h): x86-64 with AVX2, chosen at run time. Every lane
+/* The step's batched kernels (kernels.h): x86-64 with AVX2, chosen at run time, and the wasm
+ * SIMD128 module's (two lanes, the compiler's vector extensions). Every lane
  * computes the scalar code's operations in its order; both sides of a branch are computed
  * and the lane's side is selected, which copies bits. Elsewhere the scalar code runs. */
 #include "fp.h"

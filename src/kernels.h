@@ -52,7 +52,7 @@ typedef struct neighbor {
 /* wasm32 with -msimd128 (clang): the agent constraints two at a time in 128-bit vectors of
  * the compiler's vector extensions (wasm SIMD128: no relaxed SIMD, no multiply-add), in the
  * step compiled for that module (web/orca-simd.wasm, chosen by the loader where the engine
- * validates SIMD128). docs/web.md. */
+ * validates SIMD128), with its box filter (step.c) and its LP copy (lp.inc). docs/web.md. */
 #if defined(__wasm_simd128__) && defined(__clang__) && !defined(ORCA_NO_VECTOR)
 #define ORCA_HAVE_SIMD128 1
 #endif

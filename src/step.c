@@ -2,7 +2,7 @@
 /* Neighbour selection and constraint order (docs/algorithm.md §11), the step (§12) with its
  * check before anything is applied (docs/limits.md), and the queries that show an agent's
  * neighbours, constraints and the deepest overlaps. The per-agent code is sim_step.inc,
- * compiled here twice (scalar, and AVX2 where the CPU has it). */
+ * compiled here twice (scalar, and AVX2 where the CPU has it; SIMD128 in that wasm module). */
 #include "sim_internal.h"
 #include "sim_check.h"
 #include "sim_peek.h"
