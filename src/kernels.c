@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* The step's batched kernels (kernels.h): x86-64 with AVX2, chosen at run time. Every lane
+/* The step's batched kernels (kernels.h): x86-64 with AVX2, chosen at run time, and the wasm
+ * SIMD128 module's (two lanes, the compiler's vector extensions). Every lane
  * computes the scalar code's operations in its order; both sides of a branch are computed
  * and the lane's side is selected, which copies bits. Elsewhere the scalar code runs. */
 #include "fp.h"
@@ -25,20 +26,7 @@ int orca_kernels_available(void)
 #endif
 }
 
-#ifdef ORCA_HAVE_AVX
-
-/* The x and y components of a[i0], a[i1], a[i2], a[i3], one vector each. */
-static ORCA_AVX inline void load_xy(const orca_vec2 *a, int32_t i0, int32_t i1, int32_t i2,
-                                    int32_t i3, __m256d *x, __m256d *y)
-{
-    __m256d lo = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(&a[i0].x)),
-                                      _mm_loadu_pd(&a[i2].x), 1);
-    __m256d hi = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(&a[i1].x)),
-                                      _mm_loadu_pd(&a[i3].x), 1);
-    *x = _mm256_unpacklo_pd(lo, hi); /* a0.x a1.x a2.x a3.x */
-    *y = _mm256_unpackhi_pd(lo, hi);
-}
-
+#if defined(ORCA_HAVE_AVX) || defined(ORCA_HAVE_SIMD128)
 /* A lane in the overlap form: orca_constraint_agent itself. Out of line (rare), so that the
  * kernel's two groups do not make two more call sites of orca_constraint_agent: with them,
  * the link-time inliner stopped inlining it into the scalar step (+350 instructions per
@@ -73,6 +61,21 @@ typedef struct agent_shares {
     const int32_t *cell_index;
     int32_t sep_self;
 } agent_shares;
+#endif
+
+#ifdef ORCA_HAVE_AVX
+
+/* The x and y components of a[i0], a[i1], a[i2], a[i3], one vector each. */
+static ORCA_AVX inline void load_xy(const orca_vec2 *a, int32_t i0, int32_t i1, int32_t i2,
+                                    int32_t i3, __m256d *x, __m256d *y)
+{
+    __m256d lo = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(&a[i0].x)),
+                                      _mm_loadu_pd(&a[i2].x), 1);
+    __m256d hi = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(&a[i1].x)),
+                                      _mm_loadu_pd(&a[i3].x), 1);
+    *x = _mm256_unpacklo_pd(lo, hi); /* a0.x a1.x a2.x a3.x */
+    *y = _mm256_unpackhi_pd(lo, hi);
+}
 
 /* The constants of one agent's kernel call. */
 typedef struct agent_consts {
@@ -578,22 +581,13 @@ static inline v2d splat2(double x)
     return (v2d){x, x};
 }
 
-/* A lane in the overlap form: orca_constraint_agent itself (rare). */
-static ORCA_NOINLINE void overlap_plane2(orca_vec2 p, orca_vec2 v, double r, double tau,
-                                                     double dt, const orca_vec2 *pos,
-                                                     const orca_vec2 *vel, const double *radius,
-                                                     int32_t at, orca_halfplane *out)
-{
-    orca_vec2 rel = {pos[at].x - p.x, pos[at].y - p.y};
-    *out = orca_constraint_agent(rel, r + radius[at], v, vel[at], tau, dt, NULL);
-}
-
 /* Neighbours k and k + 1 (m = 1: only k; the sorted positions i0, i1), their half-planes into
- * out[k ..]: the AVX2 kernel's operations above, in its order, two lanes wide. */
+ * out[k ..]: the AVX2 kernel's operations above, in its order, two lanes wide; e NULL on the
+ * plain path. */
 static ORCA_ALWAYS_INLINE void agent_pair(orca_vec2 p, orca_vec2 v, double r, double tau,
                                           double dt, const orca_vec2 *pos, const orca_vec2 *vel,
                                           const double *radius, int k, int m, int32_t i0,
-                                          int32_t i1, orca_halfplane *out)
+                                          int32_t i1, const agent_shares *e, orca_halfplane *out)
 {
     const v2d px = splat2(p.x), py = splat2(p.y), vx = splat2(v.x), vy = splat2(v.y);
     const v2d ra = splat2(r), tv = splat2(tau), half = splat2(0.5), zero = splat2(0.0);
@@ -645,9 +639,14 @@ static ORCA_ALWAYS_INLINE void agent_pair(orca_vec2 p, orca_vec2 v, double r, do
 
     v2d nx = sel2(cut, cnx, lnx), ny = sel2(cut, cny, lny);
     v2d fx = sel2(cut, cux, lux), fy = sel2(cut, cuy, luy);
-    /* P = vA + u * 0.5 */
-    v2d qx = vx + fx * half;
-    v2d qy = vy + fy * half;
+    /* P = vA + u * 0.5, or u * share on the extended path (lane 1 of m = 1 repeats the
+     * first share) */
+    v2d sh = half;
+    if (e) {
+        sh = (v2d){e->share[k], e->share[m > 1 ? k + 1 : k]};
+    }
+    v2d qx = vx + fx * sh;
+    v2d qy = vy + fy * sh;
 
     /* lanes to half-planes (point.x, point.y, normal.x, normal.y): 128-bit stores */
     v2d lane0[2] = {__builtin_shufflevector(qx, qy, 0, 2), __builtin_shufflevector(nx, ny, 0, 2)};
@@ -656,11 +655,32 @@ static ORCA_ALWAYS_INLINE void agent_pair(orca_vec2 p, orca_vec2 v, double r, do
         v2d lane1[2] = {__builtin_shufflevector(qx, qy, 1, 3), __builtin_shufflevector(nx, ny, 1, 3)};
         memcpy(out + k + 1, lane1, sizeof lane1);
     }
-    if (overlap[0]) {
-        overlap_plane2(p, v, r, tau, dt, pos, vel, radius, i0, out + k);
+    for (int l = 0; l < m; ++l) {
+        if (overlap[l]) {
+            int32_t at = l ? i1 : i0;
+            if (e) {
+                overlap_plane_share(p, v, r, tau, dt, pos, vel, radius, at, e->share[k + l],
+                                    e->sep_self > e->cell_index[at], out + k + l);
+            } else {
+                overlap_plane(p, v, r, tau, dt, pos, vel, radius, at, out + k + l);
+            }
+        }
     }
-    if (m > 1 && overlap[1]) {
-        overlap_plane2(p, v, r, tau, dt, pos, vel, radius, i1, out + k + 1);
+}
+
+/* The kernel's loop over the list's pairs; e NULL on the plain path. */
+static ORCA_ALWAYS_INLINE void agent_pairs(orca_vec2 p, orca_vec2 v, double r, double tau,
+                                           double dt, const orca_vec2 *pos, const orca_vec2 *vel,
+                                           const double *radius, const neighbor *nb, int count,
+                                           const agent_shares *e, orca_halfplane *out)
+{
+    int k = 0;
+    for (; k + 2 <= count; k += 2) {
+        agent_pair(p, v, r, tau, dt, pos, vel, radius, k, 2, nb[k].at, nb[k + 1].at, e, out);
+    }
+    if (k < count) {
+        /* the odd last one: its lane twice, one stored */
+        agent_pair(p, v, r, tau, dt, pos, vel, radius, k, 1, nb[k].at, nb[k].at, e, out);
     }
 }
 
@@ -668,14 +688,17 @@ void orca_agent_planes_simd128(orca_vec2 p, orca_vec2 v, double r, double tau, d
                                const orca_vec2 *pos, const orca_vec2 *vel, const double *radius,
                                const neighbor *nb, int count, orca_halfplane *out)
 {
-    int k = 0;
-    for (; k + 2 <= count; k += 2) {
-        agent_pair(p, v, r, tau, dt, pos, vel, radius, k, 2, nb[k].at, nb[k + 1].at, out);
-    }
-    if (k < count) {
-        /* the odd last one: its lane twice, one stored */
-        agent_pair(p, v, r, tau, dt, pos, vel, radius, k, 1, nb[k].at, nb[k].at, out);
-    }
+    agent_pairs(p, v, r, tau, dt, pos, vel, radius, nb, count, NULL, out);
+}
+
+void orca_agent_planes_share_simd128(orca_vec2 p, orca_vec2 v, double r, double tau, double dt,
+                                     const orca_vec2 *pos, const orca_vec2 *vel,
+                                     const double *radius, const neighbor *nb, int count,
+                                     const double *share, const int32_t *cell_index,
+                                     int32_t sep_self, orca_halfplane *out)
+{
+    agent_shares e = {share, cell_index, sep_self};
+    agent_pairs(p, v, r, tau, dt, pos, vel, radius, nb, count, &e, out);
 }
 
 #endif

@@ -52,7 +52,7 @@ typedef struct neighbor {
 /* wasm32 with -msimd128 (clang): the agent constraints two at a time in 128-bit vectors of
  * the compiler's vector extensions (wasm SIMD128: no relaxed SIMD, no multiply-add), in the
  * step compiled for that module (web/orca-simd.wasm, chosen by the loader where the engine
- * validates SIMD128). docs/web.md. */
+ * validates SIMD128), with its box filter (step.c) and its LP copy (lp.inc). docs/web.md. */
 #if defined(__wasm_simd128__) && defined(__clang__) && !defined(ORCA_NO_VECTOR)
 #define ORCA_HAVE_SIMD128 1
 #endif
@@ -347,6 +347,12 @@ int orca_box_scan_vector(const int32_t *row, int32_t w, int32_t rows, int32_t c0
 void orca_agent_planes_simd128(orca_vec2 p, orca_vec2 v, double r, double tau, double dt,
                                const orca_vec2 *pos, const orca_vec2 *vel, const double *radius,
                                const neighbor *nb, int count, orca_halfplane *out);
+/* orca_agent_planes_share_vector's contract, two lanes at a time (the extended path). */
+void orca_agent_planes_share_simd128(orca_vec2 p, orca_vec2 v, double r, double tau, double dt,
+                                     const orca_vec2 *pos, const orca_vec2 *vel,
+                                     const double *radius, const neighbor *nb, int count,
+                                     const double *share, const int32_t *cell_index,
+                                     int32_t sep_self, orca_halfplane *out);
 #endif
 
 /* The step's solve: orca_solve without the checks of its arguments (the simulator has
@@ -366,6 +372,15 @@ orca_solve_result orca_solve_step_bnd_avx2(const orca_halfplane *planes, int cou
 orca_solve_result orca_solve_step_avx2(const orca_halfplane *planes, int count, int hard_count,
                                        double max_speed, orca_vec2 preferred,
                                        orca_halfplane *scratch);
+#endif
+#ifdef ORCA_HAVE_SIMD128
+/* The SIMD128 module's copies (lp.inc with LP_VECTOR 2). */
+orca_solve_result orca_solve_step_simd128(const orca_halfplane *planes, int count,
+                                          int hard_count, double max_speed, orca_vec2 preferred,
+                                          orca_halfplane *scratch);
+orca_solve_result orca_solve_step_bnd_simd128(const orca_halfplane *planes, int count,
+                                              int hard_count, int nb, double max_speed,
+                                              orca_vec2 preferred, orca_halfplane *scratch);
 #endif
 
 #endif

@@ -341,6 +341,17 @@ int orca_constraint_boundary(orca_vec2 a, orca_vec2 b, double clearance, double 
 #undef LP_VECTOR
 #endif
 
+#ifdef ORCA_HAVE_SIMD128
+/* the SIMD128 module's copy (docs/web.md): the fallback's projections two at a time */
+#define LP_FN(name) name##_simd128
+#define LP_TARGET
+#define LP_VECTOR 2
+#include "lp.inc"
+#undef LP_FN
+#undef LP_TARGET
+#undef LP_VECTOR
+#endif
+
 static orca_status lp_check(const orca_halfplane *planes, int count, double max_speed,
                             const void *out)
 {

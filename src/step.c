@@ -2,7 +2,7 @@
 /* Neighbour selection and constraint order (docs/algorithm.md §11), the step (§12) with its
  * check before anything is applied (docs/limits.md), and the queries that show an agent's
  * neighbours, constraints and the deepest overlaps. The per-agent code is sim_step.inc,
- * compiled here twice (scalar, and AVX2 where the CPU has it). */
+ * compiled here twice (scalar, and AVX2 where the CPU has it; SIMD128 in that wasm module). */
 #include "sim_internal.h"
 #include "sim_check.h"
 #include "sim_peek.h"
@@ -198,6 +198,53 @@ static int cand_rank(cand_buf *c, const int32_t *cell_index, neighbor *out, int 
 {
     cand_count_ranks(c);
     return cand_place(c, cell_index, out, cap);
+}
+#endif
+
+#ifdef ORCA_HAVE_SIMD128
+/* The box scan's filter in the SIMD128 module (sim_step.inc, STEP_KERNELS 2): the agents at
+ * sorted positions k0 .. end - 1 (at most SCAN_CHUNK), two at a time without branches, their
+ * squared distances and positions stored at c's candidates from c->n on, those that pass
+ * (squared distance < filt2, before end, not self; with lay, layers meeting want) packed to
+ * the front of each pair. Dot(d, d) is summed from the squares of p - pos = -d (the same
+ * squares: a rounded difference only changes sign with its operands' order), x's then y's,
+ * as filter_chunk. Each pair stores two entries (CAND_PAD covers the last) and reads one
+ * position and layer past an odd end (CELL_POS_PAD). */
+static ORCA_ALWAYS_INLINE void filter_pairs_simd128(cand_buf *c, const orca_vec2 *pos,
+                                                    const uint32_t *lay, uint32_t want,
+                                                    int32_t k0, int32_t end, int32_t self,
+                                                    orca_vec2 p, double filt2)
+{
+    const rank_vd pxy = {p.x, p.y}, f2 = {filt2, filt2};
+    const rank_vi endv = {end, end}, selfv = {self, self}, two = {2, 2};
+    rank_vi at = {k0, (long long)k0 + 1};
+    int cn = c->n;
+    for (int32_t k = k0; k < end; k += 2) {
+        rank_vd a, b;
+        memcpy(&a, &pos[k], sizeof a); /* (x, y): one 128-bit load */
+        memcpy(&b, &pos[k + 1], sizeof b);
+        a = pxy - a;
+        b = pxy - b;
+        a = a * a;
+        b = b * b;
+        rank_vd d2 = __builtin_shufflevector(a, b, 0, 2) + __builtin_shufflevector(a, b, 1, 3);
+        rank_vi in = (rank_vi)(d2 < f2) & (rank_vi)(at < endv) & (rank_vi)(at != selfv);
+        if (lay) {
+            const rank_vi l = {lay[k] & want, lay[k + 1] & want};
+            in &= (rank_vi)(l != (rank_vi){0});
+        }
+        /* the first lane passes: the pair as it is; else the second lane first */
+        rank_vi first = __builtin_shufflevector(in, in, 0, 0);
+        rank_vd dsw = __builtin_shufflevector(d2, d2, 1, 0);
+        rank_vi asw = __builtin_shufflevector(at, at, 1, 0);
+        rank_vd dd = (rank_vd)(((rank_vi)d2 & first) | ((rank_vi)dsw & ~first));
+        rank_vi aa = (at & first) | (asw & ~first);
+        memcpy(c->d2 + cn, &dd, sizeof dd);
+        memcpy(c->at + cn, &aa, sizeof aa);
+        cn -= (int)(in[0] + in[1]); /* -1 a passing lane */
+        at += two;
+    }
+    c->n = cn;
 }
 #endif
 
@@ -526,19 +573,26 @@ static ORCA_ALWAYS_INLINE orca_vec2 ext_preferred(const orca_sim *s, const neigh
 #endif
 
 #ifdef ORCA_HAVE_SIMD128
-/* The wasm SIMD128 module: the constraints by orca_agent_planes_simd128, the rest as the
- * scalar copy (the same solve). */
-#define orca_solve_step_simd128 orca_solve_step
-#define STEP_LAYERED 0
-#define STEP_FN(name) name##_simd128
+/* The wasm SIMD128 module (docs/web.md): the box scan's filter two at a time
+ * (filter_pairs_simd128), the constraints by orca_agent_planes_simd128 (the extended path's
+ * by orca_agent_planes_share_simd128), the solve's SIMD128 copy; the rest as the scalar copy. */
+#define STEP_LAYERED 1
+#define STEP_FN(name) name##_simd128_lay
 #define STEP_TARGET
 #define STEP_KERNELS 2
 #include "sim_step.inc"
 #undef STEP_FN
+#undef STEP_LAYERED
+
+#define STEP_LAYERED 0
+#define STEP_FN(name) name##_simd128
+#define STEP_LFN(name) name##_simd128_lay
+#include "sim_step.inc"
+#undef STEP_FN
+#undef STEP_LFN
 #undef STEP_TARGET
 #undef STEP_KERNELS
 #undef STEP_LAYERED
-#undef orca_solve_step_simd128
 #endif
 
 int orca_step_search_test(orca_sim *s, int32_t i, float hint, int kernels, int32_t *agents)
@@ -552,6 +606,11 @@ int orca_step_search_test(orca_sim *s, int32_t i, float hint, int kernels, int32
 #ifdef ORCA_HAVE_AVX
     if (kernels && orca_kernels_available()) {
         n = select_agents_avx2(s, s->rank[i], w->agents, w->cand, 1);
+    } else
+#endif
+#ifdef ORCA_HAVE_SIMD128
+    if (kernels) {
+        n = select_agents_simd128(s, s->rank[i], w->agents, w->cand, 1);
     } else
 #endif
     {
@@ -810,6 +869,11 @@ static void step_task(int begin, int end, int worker_index, void *context)
 #ifdef ORCA_HAVE_AVX
         else if (s->vector) {
             w->fallbacks += ext_step_fast_avx2(s, w, begin, end, c->dt);
+        }
+#endif
+#ifdef ORCA_HAVE_SIMD128
+        else if (s->vector) {
+            w->fallbacks += ext_step_fast_simd128(s, w, begin, end, c->dt);
         }
 #endif
         else {

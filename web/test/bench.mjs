@@ -2,7 +2,10 @@
 // Throughput of the wasm modules (docs/web.md): agent-steps per second on the random scene,
 // as `orca bench` measures it (recording off, 20 warm-up steps, then
 // clamp(2,000,000 / agents, 10, 200) timed steps; the best of the runs), for the scalar and the
-// SIMD128 module, under Node and in headless Chromium. One worker. Prints a Markdown table.
+// SIMD128 module, under Node and in headless Chromium. One worker. The two modules' runs
+// alternate (scalar, SIMD128, scalar, ...), and the ratio row is the median over the rounds of
+// each round's SIMD128 rate / scalar rate, so that a load on a shared machine, which comes and
+// goes, falls on both sides of each ratio alike. Prints a Markdown table.
 //   node web/test/bench.mjs [--sizes 1000,10000,100000] [--runs 3]
 // Needs web/wasm/ (scripts/web-build.sh) and, for Chromium, web/node_modules (scripts/web-test.sh).
 import { createServer } from 'node:http';
@@ -19,29 +22,36 @@ const arg = (name, def) => {
 const SIZES = arg('--sizes', '1000,10000,100000').split(',').map(Number);
 const RUNS = Number(arg('--runs', '3'));
 
-// The measurement, the same text in Node and in the page: returns agent-steps/s.
-async function measure(orca, agents, runs) {
-  const steps = Math.min(200, Math.max(10, Math.floor(2000000 / agents)));
-  let best = 0;
-  for (let r = 0; r < runs; ++r) {
-    const sc = orca.createScene('random', { agents, seed: 1 });
-    sc.recording = false;
-    for (let i = 0; i < 20; ++i) sc.step();
-    const t0 = performance.now();
-    for (let i = 0; i < steps; ++i) sc.step();
-    const s = (performance.now() - t0) / 1000;
-    sc.destroy();
-    best = Math.max(best, (agents * steps) / s);
+// The measurement, the same text in Node and in the page: for each size, the runs of the
+// modules (an array of loaded orca.mjs instances) in turn; returns rates[module][size], the
+// agent-steps/s of each run.
+async function measure(mods, sizes, runs) {
+  const rates = mods.map(() => ({}));
+  for (const agents of sizes) {
+    const steps = Math.min(200, Math.max(10, Math.floor(2000000 / agents)));
+    for (let r = 0; r < runs; ++r) {
+      for (let m = 0; m < mods.length; ++m) {
+        const sc = mods[m].createScene('random', { agents, seed: 1 });
+        sc.recording = false;
+        for (let i = 0; i < 20; ++i) sc.step();
+        const t0 = performance.now();
+        for (let i = 0; i < steps; ++i) sc.step();
+        const s = (performance.now() - t0) / 1000;
+        sc.destroy();
+        (rates[m][agents] ??= []).push((agents * steps) / s);
+      }
+    }
   }
-  return best;
+  return rates;
 }
 
+const MODULES = [['scalar', 'orca.wasm'], ['SIMD128', 'orca-simd.wasm']];
 const results = {}; // results[where][module][size]
-for (const [mod, file] of [['scalar', 'orca.wasm'], ['SIMD128', 'orca-simd.wasm']]) {
-  const orca = await loadOrca({ wasm: await readFile(join(ROOT, 'web/wasm', file)) });
-  for (const n of SIZES) {
-    ((results.Node ??= {})[mod] ??= {})[n] = await measure(orca, n, RUNS);
-  }
+{
+  const mods = [];
+  for (const [, file] of MODULES) mods.push(await loadOrca({ wasm: await readFile(join(ROOT, 'web/wasm', file)) }));
+  const rates = await measure(mods, SIZES, RUNS);
+  results.Node = Object.fromEntries(MODULES.map(([mod], m) => [mod, rates[m]]));
 }
 
 let puppeteer = null;
@@ -70,27 +80,30 @@ if (puppeteer) {
   });
   const page = await browser.newPage();
   await page.goto(`http://127.0.0.1:${server.address().port}/web/test/blank.html`);
-  for (const mod of ['scalar', 'SIMD128']) {
-    for (const n of SIZES) {
-      const v = await page.evaluate(async (simd, agents, runs, src) => {
-        const { loadOrca } = await import('/web/orca.mjs');
-        const orca = await loadOrca({ simd });
-        const measureFn = new Function(`return (${src})`)();
-        return measureFn(orca, agents, runs);
-      }, mod === 'SIMD128', n, RUNS, measure.toString());
-      ((results.Chromium ??= {})[mod] ??= {})[n] = v;
-    }
-  }
+  const rates = await page.evaluate(async (sizes, runs, src) => {
+    const { loadOrca } = await import('/web/orca.mjs');
+    const mods = [await loadOrca({ simd: false }), await loadOrca({ simd: true })];
+    const measureFn = new Function(`return (${src})`)();
+    return measureFn(mods, sizes, runs);
+  }, SIZES, RUNS, measure.toString());
+  results.Chromium = Object.fromEntries(MODULES.map(([mod], m) => [mod, rates[m]]));
   await browser.close();
   server.close();
 }
 
-const fmt = (x) => (x / 1e6).toFixed(2);
+const fmt = (runs) => (Math.max(...runs) / 1e6).toFixed(2); // the best run
+const median = (a) => {
+  const b = [...a].sort((x, y) => x - y);
+  return b.length % 2 ? b[b.length >> 1] : (b[b.length / 2 - 1] + b[b.length / 2]) / 2;
+};
 console.log(`| build | ${SIZES.map((n) => `${n.toLocaleString('en')} agents`).join(' | ')} |`);
 console.log(`|---|${SIZES.map(() => '---:').join('|')}|`);
 for (const where of Object.keys(results)) {
-  for (const mod of Object.keys(results[where])) {
-    console.log(`| ${where}, ${mod} | ${SIZES.map((n) => fmt(results[where][mod][n])).join(' | ')} |`);
+  const r = results[where];
+  for (const mod of Object.keys(r)) {
+    console.log(`| ${where}, ${mod} | ${SIZES.map((n) => fmt(r[mod][n])).join(' | ')} |`);
   }
+  const ratio = (n) => median(r.SIMD128[n].map((v, k) => v / r.scalar[n][k]));
+  console.log(`| ${where}, SIMD128 / scalar (median of rounds) | ${SIZES.map((n) => `${ratio(n).toFixed(2)}x`).join(' | ')} |`);
 }
 console.log('(millions of agent-steps per second, one worker)');

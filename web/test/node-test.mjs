@@ -755,6 +755,50 @@ for (const [label, file] of [['scalar', 'orca.wasm'], ['SIMD128', 'orca-simd.was
     return crowdRef ? `${hashes[0]} = orca run` : `${hashes[0]} (no orca command: not compared)`;
   });
 
+  // The extended path's fast form (diagnostics off; in the SIMD128 module with its kernels:
+  // the share kernel, the layered box filter, the LP copy) against the reference form
+  // (diagnostics on), as test_avoidance's fast_path_same_bits natively: a dense random crowd
+  // with priorities, layers and masks that hide agents, locked agents, the separation and a
+  // walkable-area loop close around it.
+  test(`${label}: avoidance: the extended path's fast form gives the reference form's bits${orca.simd ? ' (kernels on and off)' : ''}`, () => {
+    const make = () => {
+      const sc = orca.createScene('random', { agents: 1500, seed: 3 });
+      const sim = sc.sim;
+      let lo = [Infinity, Infinity], hi = [-Infinity, -Infinity];
+      const pos = sim.positions();
+      for (let i = 0; i < sim.agentCount; ++i) {
+        lo = [Math.min(lo[0], pos[2 * i]), Math.min(lo[1], pos[2 * i + 1])];
+        hi = [Math.max(hi[0], pos[2 * i]), Math.max(hi[1], pos[2 * i + 1])];
+      }
+      for (let i = 0; i < sim.agentCount; i += 3) {
+        sim.setAvoidance(sim.agentAt(i), { priority: [1, 3, 0.25, 7.5][i % 4], layers: 1 << ((i / 3) % 3),
+          mask: [0xFFFFFFFF, 1, 6, 3][i % 4], locked: i % 41 === 0 });
+      }
+      sim.setSeparation(true);
+      sim.addBoundary([[lo[0] - 3, lo[1] - 3], [hi[0] + 3, lo[1] - 3], [hi[0] + 3, hi[1] + 3], [lo[0] - 3, hi[1] + 3]]);
+      return sc;
+    };
+    const forms = [{ vector: false, diagnostics: true }, { vector: false, diagnostics: false }];
+    if (orca.simd) forms.push({ vector: true, diagnostics: false }, { vector: true, diagnostics: true });
+    const hashes = forms.map(({ vector, diagnostics }) => {
+      const sc = make();
+      sc.sim.vectorKernels = vector;
+      sc.sim.setDiagnostics(diagnostics);
+      const per = [];
+      for (let i = 0; i < 40; ++i) {
+        sc.step();
+        per.push(sc.sim.hash());
+      }
+      sc.destroy();
+      return per;
+    });
+    for (let f = 1; f < forms.length; ++f) {
+      const step = hashes[f].findIndex((h, i) => h !== hashes[0][i]);
+      check(step < 0, `${JSON.stringify(forms[f])}: step ${step + 1} ${hashes[f][step]} != ${hashes[0][step]}`);
+    }
+    return hashes[0][39];
+  });
+
   test(`${label}: avoidance: defaults with diagnostics on give the golden hash`, () => {
     const g = golden.find((x) => x.scene === 'wallgap');
     const sc = orca.createScene('wallgap', { agents: g.agents, seed: 1 });
