@@ -551,19 +551,7 @@ ORCA_AVX ORCA_NOINLINE int orca_box_search_layered_vector(const box_grid *g, int
 
 #ifdef ORCA_HAVE_SIMD128
 
-/* Two lanes of binary64 and their masks (all ones where a comparison holds), in the
- * compiler's vector extensions: with -msimd128 each operation is one f64x2 instruction
- * (add, sub, mul, div, sqrt, comparisons, bitwise selection), the same IEEE operation as the
- * scalar code's on each lane. */
-typedef double v2d __attribute__((vector_size(16)));
-typedef long long v2m __attribute__((vector_size(16)));
-
-/* m ? a : b lane by lane: copies bits. */
-static inline v2d sel2(v2m m, v2d a, v2d b)
-{
-    return (v2d)(((v2m)a & m) | ((v2m)b & ~m));
-}
-
+/* v2d, v2m and sel2: kernels.h. With -msimd128 each operation is one f64x2 instruction. */
 static inline v2d sqrt2(v2d x)
 {
     return __builtin_wasm_sqrt_f64x2(x);

@@ -57,6 +57,23 @@ typedef struct neighbor {
 #define ORCA_HAVE_SIMD128 1
 #endif
 
+/* Two lanes of binary64 and their masks (all ones where a comparison holds), in the
+ * compiler's vector extensions (gcc, clang): each operation is the same IEEE operation as the
+ * scalar code's on each lane (SSE2 or NEON natively, f64x2 in the wasm SIMD128 module). The
+ * two-lane ranking (step.c), the SIMD128 kernels (kernels.c), box filter (step.c) and the
+ * fallback's projections (lp.inc) use them. */
+#if defined(__GNUC__) || defined(__clang__)
+typedef double v2d __attribute__((vector_size(16)));
+typedef long long v2m __attribute__((vector_size(16)));
+#endif
+#ifdef ORCA_HAVE_SIMD128
+/* m ? a : b lane by lane: copies bits. */
+static inline v2d sel2(v2m m, v2d a, v2d b)
+{
+    return (v2d)(((v2m)a & m) | ((v2m)b & ~m));
+}
+#endif
+
 /* solver.c: orca_constraint_agent_share, except that with `higher` set an exactly coincident
  * pair's degenerate direction (algorithm.md §3.7 with a + b == 0) is (-1, 0) instead of
  * (1, 0): the separation of coincident agents, given to the higher index of the pair

@@ -140,18 +140,16 @@ static ORCA_ALWAYS_INLINE int scan_row(const orca_sim *s, int32_t self, orca_vec
 CAND_DEFINE_COUNT_RANKS(cand_count_ranks, 2)
 
 #if defined(__GNUC__) || defined(__clang__)
-typedef double rank_vd __attribute__((vector_size(16)));
-typedef long long rank_vi __attribute__((vector_size(16)));
 
 /* Candidate i's rank against the first 2 * nv candidates (d, +inf past the last): the lanes
  * where d2[j] < d2[i], summed as -1 each; its entry goes to out[rank]. Returns the rank. */
-static ORCA_ALWAYS_INLINE int64_t rank_place_2(const cand_buf *c, int i, const rank_vd *d,
+static ORCA_ALWAYS_INLINE int64_t rank_place_2(const cand_buf *c, int i, const v2d *d,
                                                int nv, neighbor *out)
 {
-    rank_vd b = c->d2[i] - (rank_vd){0}; /* broadcast: x - 0 is x */
-    rank_vi a = (rank_vi)(d[0] < b) + (rank_vi)(d[1] < b);
+    v2d b = c->d2[i] - (v2d){0}; /* broadcast: x - 0 is x */
+    v2m a = (v2m)(d[0] < b) + (v2m)(d[1] < b);
     for (int k = 2; k < nv; k += 2) {
-        a += (rank_vi)(d[k] < b) + (rank_vi)(d[k + 1] < b);
+        a += (v2m)(d[k] < b) + (v2m)(d[k + 1] < b);
     }
     int64_t r = -(a[0] + a[1]);
     out[r].dist2 = c->d2[i];
@@ -174,7 +172,7 @@ static ORCA_ALWAYS_INLINE int cand_rank(cand_buf *c, const int32_t *cell_index, 
     for (int q = 0; q < 16; ++q) {
         c->d2[n + q] = HUGE_VAL; /* never smaller */
     }
-    rank_vd d[8];
+    v2d d[8];
     memcpy(d, c->d2, sizeof d);
     int64_t sum = 0;
     if (n <= 8) {
@@ -215,30 +213,30 @@ static ORCA_ALWAYS_INLINE void filter_pairs_simd128(cand_buf *c, const orca_vec2
                                                     int32_t k0, int32_t end, int32_t self,
                                                     orca_vec2 p, double filt2)
 {
-    const rank_vd pxy = {p.x, p.y}, f2 = {filt2, filt2};
-    const rank_vi endv = {end, end}, selfv = {self, self}, two = {2, 2};
-    rank_vi at = {k0, (long long)k0 + 1};
+    const v2d pxy = {p.x, p.y}, f2 = {filt2, filt2};
+    const v2m endv = {end, end}, selfv = {self, self}, two = {2, 2};
+    v2m at = {k0, (long long)k0 + 1};
     int cn = c->n;
     for (int32_t k = k0; k < end; k += 2) {
-        rank_vd a, b;
+        v2d a, b;
         memcpy(&a, &pos[k], sizeof a); /* (x, y): one 128-bit load */
         memcpy(&b, &pos[k + 1], sizeof b);
         a = pxy - a;
         b = pxy - b;
         a = a * a;
         b = b * b;
-        rank_vd d2 = __builtin_shufflevector(a, b, 0, 2) + __builtin_shufflevector(a, b, 1, 3);
-        rank_vi in = (rank_vi)(d2 < f2) & (rank_vi)(at < endv) & (rank_vi)(at != selfv);
+        v2d d2 = __builtin_shufflevector(a, b, 0, 2) + __builtin_shufflevector(a, b, 1, 3);
+        v2m in = (v2m)(d2 < f2) & (v2m)(at < endv) & (v2m)(at != selfv);
         if (lay) {
-            const rank_vi l = {lay[k] & want, lay[k + 1] & want};
-            in &= (rank_vi)(l != (rank_vi){0});
+            const v2m l = {lay[k] & want, lay[k + 1] & want};
+            in &= (v2m)(l != (v2m){0});
         }
         /* the first lane passes: the pair as it is; else the second lane first */
-        rank_vi first = __builtin_shufflevector(in, in, 0, 0);
-        rank_vd dsw = __builtin_shufflevector(d2, d2, 1, 0);
-        rank_vi asw = __builtin_shufflevector(at, at, 1, 0);
-        rank_vd dd = (rank_vd)(((rank_vi)d2 & first) | ((rank_vi)dsw & ~first));
-        rank_vi aa = (at & first) | (asw & ~first);
+        v2m first = __builtin_shufflevector(in, in, 0, 0);
+        v2d dsw = __builtin_shufflevector(d2, d2, 1, 0);
+        v2m asw = __builtin_shufflevector(at, at, 1, 0);
+        v2d dd = sel2(first, d2, dsw);
+        v2m aa = (at & first) | (asw & ~first);
         memcpy(c->d2 + cn, &dd, sizeof dd);
         memcpy(c->at + cn, &aa, sizeof aa);
         cn -= (int)(in[0] + in[1]); /* -1 a passing lane */
