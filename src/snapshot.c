@@ -519,6 +519,16 @@ static orca_status load_into(orca_sim *s, orca_sim *t, const unsigned char *byte
             t->ext[i].locked = a.locked;
             t->ext_nondefault += !orca_ext_is_default(&t->ext[i]);
         }
+        /* orca_sim_save writes the section only when some agent is off the defaults, so a
+         * snapshot whose section holds only defaults is not one it wrote: refused, so that
+         * every snapshot loaded saves back to the same bytes (docs/extensions.md) */
+        if (t->ext_nondefault == 0) {
+            return orca_fail(s, ORCA_ERR_FORMAT,
+                             "snapshot: its avoidance section (version 2, or flag 1 of version 3) "
+                             "holds only default settings for its %u agents; orca writes it only "
+                             "when some agent is off the defaults",
+                             (unsigned)na);
+        }
     }
     if (bnd) {
         r.p += SNAP_BND_HEADER;

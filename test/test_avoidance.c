@@ -433,6 +433,19 @@ static int test_diagnostics(void)
     return 0;
 }
 
+/* Writes a snapshot's checksum (FNV-1a over everything before it, little-endian) after an
+ * edit of its bytes. */
+static void fix_checksum(unsigned char *snap, size_t size)
+{
+    uint64_t ck = 0xcbf29ce484222325ull;
+    for (size_t k = 0; k < size - 8; ++k) {
+        ck = (ck ^ snap[k]) * 0x100000001b3ull;
+    }
+    for (int k = 0; k < 8; ++k) {
+        snap[size - 8 + k] = (unsigned char)(ck >> (8 * k));
+    }
+}
+
 /* Settings enter the hash and snapshots only when some agent is not at the defaults; a
  * snapshot round trip keeps them; removing the only non-default agent gives the plain state. */
 static int test_state(void)
@@ -485,18 +498,47 @@ static int test_state(void)
     ENSURE(bad);
     memcpy(bad, snap, size);
     bad[size - 12] = 5;
-    /* recompute the checksum (FNV-1a over everything before it) */
-    uint64_t ck = 0xcbf29ce484222325ull;
-    for (size_t k = 0; k < size - 8; ++k) {
-        ck = (ck ^ bad[k]) * 0x100000001b3ull;
-    }
-    for (int k = 0; k < 8; ++k) {
-        bad[size - 8 + k] = (unsigned char)(ck >> (8 * k));
-    }
+    fix_checksum(bad, size);
     ENSURE(orca_sim_load(c, bad, size) == ORCA_ERR_FORMAT);
     ENSURE_MSG(strstr(orca_sim_last_error(c), "locked must be 0 or 1, got 5") != NULL, "%s",
                orca_sim_last_error(c));
     ENSURE(orca_sim_hash(c) == hc);
+    /* a section that holds only defaults is not one orca_sim_save writes (it would save back
+     * as version 1): refused by name, the state stays; with the last agent's settings set
+     * back to the defaults, and with version 2 on a snapshot of no agents */
+    orca_agent_avoidance dflt;
+    ENSURE(orca_agent_get_avoidance(a, ids[0], &dflt) == ORCA_OK);
+    memcpy(bad, snap, size);
+    unsigned char *e = bad + size - 8 - 20;
+    uint64_t pb64;
+    memcpy(&pb64, &dflt.priority, 8);
+    for (int k = 0; k < 8; ++k) {
+        e[k] = (unsigned char)(pb64 >> (8 * k));
+    }
+    uint32_t words[3] = {dflt.layers, dflt.mask, (uint32_t)dflt.locked};
+    for (int w = 0; w < 3; ++w) {
+        for (int k = 0; k < 4; ++k) {
+            e[8 + 4 * w + k] = (unsigned char)(words[w] >> (8 * k));
+        }
+    }
+    fix_checksum(bad, size);
+    ENSURE(orca_sim_load(c, bad, size) == ORCA_ERR_FORMAT);
+    ENSURE_MSG(strstr(orca_sim_last_error(c), "holds only default settings for its 3 agents") !=
+                   NULL,
+               "%s", orca_sim_last_error(c));
+    ENSURE(orca_sim_hash(c) == hc);
+    orca_sim *empty = test_new_sim(1);
+    ENSURE(empty);
+    size_t esize = 0;
+    unsigned char ebuf[256];
+    ENSURE(orca_sim_save(empty, ebuf, sizeof ebuf, &esize) == ORCA_OK && ebuf[8] == 1);
+    ebuf[8] = 2;
+    fix_checksum(ebuf, esize);
+    ENSURE(orca_sim_load(c, ebuf, esize) == ORCA_ERR_FORMAT);
+    ENSURE_MSG(strstr(orca_sim_last_error(c), "for its 0 agents") != NULL, "%s",
+               orca_sim_last_error(c));
+    ENSURE(orca_sim_hash(c) == hc);
+    orca_sim_destroy(empty);
     free(bad);
     free(snap);
     /* removing the only agent with settings gives a plain state */
