@@ -15,6 +15,7 @@
 #include "alloc.h"
 #include "orca/scenario.h"
 #include "nav_internal.h"
+#include "scenario_rule.h"
 #include "sim_peek.h"
 #include "snap_io.h"
 #include "vec.h"
@@ -1073,6 +1074,29 @@ static orca_vec2 preferred_velocity(const orca_goal *goal, orca_vec2 position, d
     pref.x = pref.x + (2.0 * sc_unit(h1) - 1.0) * amplitude;
     pref.y = pref.y + (2.0 * sc_unit(h2) - 1.0) * amplitude;
     return pref;
+}
+
+/* The rule for other layers (scenario_rule.h: the MPI layer computes each owned agent's
+ * preferred velocity itself, with the same bits). */
+uint64_t orca_rule_step_hash(uint64_t seed, uint64_t step)
+{
+    return perturb_step_hash(seed, step);
+}
+
+orca_vec2 orca_rule_velocity(const orca_goal *goal, orca_vec2 position, double dt,
+                             uint64_t step_hash, uint64_t key)
+{
+    return preferred_velocity(goal, position, dt, step_hash, key);
+}
+
+int orca_scenario_rule_key(const orca_scenario *sc, int index)
+{
+    return key_at(sc, index, orca_sim_agent_at(sc->sim, index));
+}
+
+int64_t orca_scenario_next_rule_key(const orca_scenario *sc)
+{
+    return (int64_t)sc->agent_count;
 }
 
 /* The preferred velocity toward a corner (docs/navigation.md, "Following a path"): the unit

@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: MIT */
+/* orca on MPI (docs/mpi.md): one run split across the processes of an MPI communicator by
+ * spatial domains, with the bits of one process. Every agent carries its order key (its place
+ * in the one-process index order); each rank owns the agents whose position lies in its strip
+ * of the plane, steps them with copies of the agents near its borders (the halo), and hands
+ * agents that crossed a border to their new owner. The result of every step, and so the state
+ * hash, equals the one-process run (an orca_scenario with the same agents, goals, seed and dt)
+ * for any rank count, any strip layout and any rebalancing.
+ *
+ * Every function marked "collective" must be called by every rank of the communicator, in the
+ * same order, with the same arguments where the comment says so; each returns the same status
+ * on every rank, and a refusal names the value and the rank it came from and changes nothing
+ * on any rank. Not thread-safe: one thread per rank calls these. Built when CMake finds MPI
+ * (target orca::orca_mpi; link MPI::MPI_C). */
+#ifndef ORCA_MPI_H
+#define ORCA_MPI_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "orca/scenario.h"
+#include "orca/sim.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct orca_mpi orca_mpi;
+
+/** How a distributed run is set up (orca_mpi_def_default gives the defaults). */
+typedef struct orca_mpi_def {
+    double dt;           /**< step length (s), as orca_sim_step accepts */
+    uint64_t seed;       /**< the preferred-velocity rule's seed (docs/scenarios.md) */
+    int workers;         /**< worker threads per rank (1..64; default 1): same bits for any */
+    int vector_kernels;  /**< 1 (default): the vector kernels where the CPU has them */
+    int rebalance_every; /**< move the strip borders every this many steps (0: never; default
+                              50); the bits do not depend on it */
+    int record;          /**< 1 (default): keep the deepest overlaps over the run's states */
+    int diagnostics;     /**< 1: count fallbacks (the local step records per-agent
+                              diagnostics: same bits, slower); 0 (default): not counted */
+} orca_mpi_def;
+
+ORCA_API orca_mpi_def orca_mpi_def_default(void);
+
+/** Collective. An empty distributed run on comm (duplicated; the caller's stays its own); def
+ * equal on every rank (it is checked). */
+ORCA_API orca_status orca_mpi_create(MPI_Comm comm, const orca_mpi_def *def, orca_mpi **out);
+
+/** Collective. A built-in scene (orca_scenario_create_builtin's arguments, same on every
+ * rank): its agents, goals and walls, spread over the ranks by position. def->seed is
+ * ignored: the scene's seed is seed. */
+ORCA_API orca_status orca_mpi_create_builtin(MPI_Comm comm, orca_scene_kind kind, int agent_count,
+                                             uint64_t seed, const orca_mpi_def *def,
+                                             orca_mpi **out);
+
+/** Collective. The agents and walls of a scenario: every rank passes a scenario holding the
+ * same scene (a scene file read on every rank, say); each rank takes only its share. Refused
+ * when the scenario uses what the distributed run does not support yet (docs/mpi.md,
+ * "What runs under MPI"): waypoints, goal sets, navigation, avoidance settings, boundaries,
+ * the separation option, the density-dependent speed, or agents added to its simulation
+ * directly. */
+ORCA_API orca_status orca_mpi_create_from_scenario(MPI_Comm comm, const orca_scenario *scenario,
+                                                   const orca_mpi_def *def, orca_mpi **out);
+
+/** Collective. Frees everything; NULL is ignored. */
+ORCA_API void orca_mpi_destroy(orca_mpi *m);
+
+/** The last refusal's message on this rank ("" when none); with m NULL, the last refusal of
+ * orca_mpi_create, orca_mpi_create_builtin, orca_mpi_create_from_scenario or orca_mpi_restart
+ * (the same on every rank, naming the rank it came from). */
+ORCA_API const char *orca_mpi_last_error(const orca_mpi *m);
+
+/** Steps taken (the one-process step count, carried over a restart). */
+ORCA_API uint64_t orca_mpi_step_count(const orca_mpi *m);
+
+/** Collective, same arguments on every rank: a wall segment (orca_sim_add_segment's rules;
+ * every rank keeps every segment). */
+ORCA_API orca_status orca_mpi_add_segment(orca_mpi *m, orca_vec2 a, orca_vec2 b);
+
+/** Collective. Each rank adds its own list (count may differ, 0 included): agent defs with
+ * their goals (ORCA_GOAL_POINT, ORCA_GOAL_VELOCITY or ORCA_GOAL_NONE). The new agents come
+ * after every agent there is, in rank order and then list order, with consecutive keys; this
+ * rank's first key goes to *first_key (may be NULL). The keys are what a one-process scenario
+ * would give agents added in that order: their rule keys and their index order. */
+ORCA_API orca_status orca_mpi_add_agents(orca_mpi *m, const orca_agent_def *defs,
+                                         const orca_goal *goals, int count, uint64_t *first_key);
+
+/** Collective. Each rank names keys to remove (any rank may name any agent; a key named twice
+ * is removed once). A key that names no agent refuses the whole call. */
+ORCA_API orca_status orca_mpi_remove_agents(orca_mpi *m, const uint64_t *keys, int count);
+
+/** Collective: one step of the scenario rule and orca_sim_step (docs/mpi.md, "The step"). */
+ORCA_API orca_status orca_mpi_step(orca_mpi *m);
+
+/** Collective: move the strip borders by the agents' count now (docs/mpi.md, "Domains"). */
+ORCA_API orca_status orca_mpi_rebalance(orca_mpi *m);
+
+/** Collective: the state hash, equal to orca_sim_hash of the one-process simulation in the
+ * same state; the same value on every rank (0 with *status set on a failure, may be NULL). */
+ORCA_API uint64_t orca_mpi_hash(orca_mpi *m, orca_status *status);
+
+/** Global figures (collective to compute; the same on every rank). */
+typedef struct orca_mpi_summary {
+    int64_t agents;            /**< agents in the run */
+    int64_t arrived;           /**< agents arrived (docs/scenarios.md's test) now */
+    uint64_t steps;            /**< steps taken */
+    double agent_overlap;      /**< deepest agent-agent overlap over the recorded states (m) */
+    double wall_overlap;       /**< deepest agent-wall overlap likewise (m) */
+    int64_t fallbacks;         /**< fallback count over the run; -1 without diagnostics */
+    int32_t segments;          /**< wall segments */
+} orca_mpi_summary;
+
+/** Collective. Measures the current state too (so the final state enters the overlaps). */
+ORCA_API orca_status orca_mpi_summarize(orca_mpi *m, orca_mpi_summary *out);
+
+/** This rank's exchange figures, summed over the steps since orca_mpi_reset_stats. */
+typedef struct orca_mpi_stats {
+    int rank, ranks;
+    int64_t steps;          /**< steps counted */
+    int64_t owned;          /**< agents owned now */
+    int64_t owned_sum;      /**< owned agents summed over the steps */
+    int64_t halo_sum;       /**< halo agents received, summed over the steps */
+    int64_t halo_bytes;     /**< bytes received for halos */
+    int64_t moved;          /**< agents handed to another rank after steps */
+    int64_t moved_bytes;    /**< bytes sent for them */
+    double step_seconds;    /**< wall time inside orca_mpi_step */
+    double comm_seconds;    /**< of which in MPI calls (exchange, reductions, waiting) */
+    double solve_seconds;   /**< of which in orca_sim_step */
+    double lo, hi;          /**< this rank's strip: lo <= x < hi */
+    double halo_width;      /**< the last step's halo width (m) */
+} orca_mpi_stats;
+
+ORCA_API void orca_mpi_get_stats(const orca_mpi *m, orca_mpi_stats *out);
+ORCA_API void orca_mpi_reset_stats(orca_mpi *m);
+
+/** This rank's agents, in key order (positions; keys may be NULL): writes min(capacity, owned)
+ * entries and returns the owned count. */
+ORCA_API int orca_mpi_local_agents(const orca_mpi *m, uint64_t *keys, orca_vec2 *positions,
+                                   int capacity);
+
+/** Collective: a checkpoint in directory dir (which must exist): each rank writes its part
+ * (part-R.bin) and rank 0 the manifest (manifest.bin, written last: a checkpoint without it is
+ * incomplete). Files of an earlier checkpoint in dir are replaced. */
+ORCA_API orca_status orca_mpi_checkpoint(orca_mpi *m, const char *dir);
+
+/** Collective: a run restored from the checkpoint in dir, on any number of ranks (def's
+ * workers, vector_kernels, rebalance_every, record and diagnostics apply; its dt and seed are
+ * the checkpoint's). It continues with the bits of the run that wrote it. */
+ORCA_API orca_status orca_mpi_restart(MPI_Comm comm, const char *dir, const orca_mpi_def *def,
+                                      orca_mpi **out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

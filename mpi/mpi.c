@@ -1,0 +1,1785 @@
+/* SPDX-License-Identifier: MIT */
+/* orca on MPI (include/orca/mpi.h; docs/mpi.md describes every operation). Each rank keeps the
+ * agents it owns in key order; a step sends every owned agent to each rank whose strip lies
+ * within the halo width of it, merges its own agents and the received ones in key order into
+ * a local simulation (so the local index order is the global one restricted to them), steps
+ * it, keeps the owned agents' results and hands the agents that left its strip to their new
+ * owners. Since an agent's step reads only agents within its neighbour distance, the walls
+ * (every rank has every wall) and the order of indices, the owned agents' results are the
+ * one-process bits (docs/algorithm.md §11-12). */
+#include "orca/mpi.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scenario_rule.h"
+#include "sim_internal.h"
+
+#define FNV_OFFSET_BASIS 0xcbf29ce484222325ull
+#define FNV_PRIME_64 0x100000001b3ull
+#define HASH_WINDOW 65536         /* keys per gather of orca_mpi_hash */
+#define BALANCE_BINS 4096         /* histogram bins of the rebalancing rule */
+#define CKPT_MAGIC_PART "ORCAMPIP"
+#define CKPT_MAGIC_MANIFEST "ORCAMPIM"
+#define CKPT_VERSION 1u
+
+/* One agent as the ranks exchange it (bytes: every rank runs the same build). */
+typedef struct mpi_agent {
+    uint64_t key;      /* order key: its place in the one-process index order */
+    uint64_t rule_key; /* the rule's key (docs/scenarios.md): its creation ordinal */
+    orca_agent_def def;
+    orca_goal goal;
+    int64_t aux; /* local: the owned index in a merged list, -1 for a halo agent */
+} mpi_agent;
+
+struct orca_mpi {
+    MPI_Comm comm;
+    int rank, size;
+    orca_mpi_def def;
+    uint64_t steps;
+    uint64_t next_key, next_rule_key;
+    orca_sim *local;
+    mpi_agent *own;
+    int64_t own_n, own_cap;
+    double *border; /* size - 1 ascending: rank r owns border[r-1] <= x < border[r] */
+    orca_vec2 *seg_a, *seg_b;
+    int32_t seg_n, seg_cap;
+    /* scratch */
+    mpi_agent *send, *recv, *merged, *tmp;
+    int64_t send_cap, recv_cap, merged_cap, tmp_cap;
+    int *scount, *sdispl, *rcount, *rdispl;
+    orca_agent_def *defs;
+    int64_t defs_cap;
+    orca_agent_id *ids;
+    int64_t ids_cap;
+    orca_agent_diagnostics *diag;
+    int64_t diag_cap;
+    /* record */
+    double agent_overlap, wall_overlap;
+    int64_t fallbacks;
+    orca_mpi_stats stats;
+    char error[512];
+};
+
+static char create_error[512];
+
+orca_mpi_def orca_mpi_def_default(void)
+{
+    orca_mpi_def d;
+    memset(&d, 0, sizeof d);
+    d.dt = 0.25;
+    d.seed = 1;
+    d.workers = 1;
+    d.vector_kernels = 1;
+    d.rebalance_every = 50;
+    d.record = 1;
+    d.diagnostics = 0;
+    return d;
+}
+
+uint64_t orca_mpi_step_count(const orca_mpi *m)
+{
+    return m ? m->steps : 0;
+}
+
+const char *orca_mpi_last_error(const orca_mpi *m)
+{
+    return m ? m->error : create_error;
+}
+
+/* --- errors: every rank agrees on the status and the first failing rank's message -------- */
+
+static orca_status local_fail(orca_mpi *m, orca_status st, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(m->error, sizeof m->error, fmt, ap);
+    va_end(ap);
+    return st;
+}
+
+/* Collective: the status of the lowest failing rank (ORCA_OK when none failed); its message
+ * goes to every rank's error, prefixed with the rank. */
+static orca_status agree(orca_mpi *m, orca_status st)
+{
+    int mine = st != ORCA_OK ? m->rank : m->size, first = m->size;
+    MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, m->comm);
+    if (first == m->size) {
+        return ORCA_OK;
+    }
+    int code = (int)st;
+    char msg[sizeof m->error];
+    if (m->rank == first) {
+        snprintf(msg, sizeof msg, "rank %d: %.480s", m->rank, m->error);
+    }
+    MPI_Bcast(&code, 1, MPI_INT, first, m->comm);
+    MPI_Bcast(msg, (int)sizeof msg, MPI_CHAR, first, m->comm);
+    memcpy(m->error, msg, sizeof msg);
+    return (orca_status)code;
+}
+
+/* --- growable arrays --------------------------------------------------------------------- */
+
+static int reserve(void **p, int64_t *cap, int64_t need, size_t size)
+{
+    if (need <= *cap) {
+        return 1;
+    }
+    int64_t c = *cap > 0 ? *cap : 64;
+    while (c < need) {
+        c *= 2;
+    }
+    void *q = realloc(*p, (size_t)c * size);
+    if (!q) {
+        return 0;
+    }
+    *p = q;
+    *cap = c;
+    return 1;
+}
+
+#define RESERVE(m, arr, cap, need)                                                             \
+    (reserve((void **)&(m)->arr, &(m)->cap, (need), sizeof *(m)->arr)                          \
+         ? ORCA_OK                                                                             \
+         : local_fail((m), ORCA_ERR_MEMORY, "out of memory (%lld entries of %s)",              \
+                      (long long)(need), #arr))
+
+/* --- domains ----------------------------------------------------------------------------- */
+
+/* The rank whose strip holds x: the count of borders <= x. */
+static int owner_of(const orca_mpi *m, double x)
+{
+    int lo = 0, hi = m->size - 1;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (m->border[mid] <= x) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo;
+}
+
+/* The count of borders < x. */
+static int borders_below(const orca_mpi *m, double x)
+{
+    int lo = 0, hi = m->size - 1;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (m->border[mid] < x) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo;
+}
+
+static double strip_lo(const orca_mpi *m, int r)
+{
+    return r == 0 ? -HUGE_VAL : m->border[r - 1];
+}
+
+static double strip_hi(const orca_mpi *m, int r)
+{
+    return r == m->size - 1 ? HUGE_VAL : m->border[r];
+}
+
+/* --- merging lists in key order ---------------------------------------------------------- */
+
+static int64_t merge2(mpi_agent *out, const mpi_agent *a, int64_t na, const mpi_agent *b,
+                      int64_t nb)
+{
+    int64_t i = 0, j = 0, k = 0;
+    while (i < na && j < nb) {
+        out[k++] = a[i].key < b[j].key ? a[i++] : b[j++];
+    }
+    while (i < na) {
+        out[k++] = a[i++];
+    }
+    while (j < nb) {
+        out[k++] = b[j++];
+    }
+    return k;
+}
+
+/* m->merged = base (sorted, nbase entries) merged with every rank's block of m->recv (each
+ * sorted by key); returns the count or -1 when out of memory. */
+static int64_t merge_received(orca_mpi *m, const mpi_agent *base, int64_t nbase)
+{
+    int64_t total = nbase;
+    for (int r = 0; r < m->size; ++r) {
+        total += m->rcount[r];
+    }
+    if (RESERVE(m, merged, merged_cap, total) != ORCA_OK ||
+        RESERVE(m, tmp, tmp_cap, total) != ORCA_OK) {
+        return -1;
+    }
+    memcpy(m->merged, base, (size_t)nbase * sizeof *base);
+    int64_t n = nbase;
+    for (int r = 0; r < m->size; ++r) {
+        if (m->rcount[r] == 0) {
+            continue;
+        }
+        n = merge2(m->tmp, m->merged, n, m->recv + m->rdispl[r], m->rcount[r]);
+        mpi_agent *t = m->merged;
+        int64_t tc = m->merged_cap;
+        m->merged = m->tmp;
+        m->merged_cap = m->tmp_cap;
+        m->tmp = t;
+        m->tmp_cap = tc;
+    }
+    return n;
+}
+
+/* --- exchange ---------------------------------------------------------------------------- */
+
+/* Collective: sends m->send in blocks by destination (m->scount), receives into m->recv
+ * (m->rcount, m->rdispl, in units of agents). Returns the status agreed. */
+static orca_status exchange(orca_mpi *m, double *seconds)
+{
+    double t0 = MPI_Wtime();
+    MPI_Alltoall(m->scount, 1, MPI_INT, m->rcount, 1, MPI_INT, m->comm);
+    int64_t total = 0;
+    for (int r = 0; r < m->size; ++r) {
+        m->rdispl[r] = (int)total;
+        total += m->rcount[r];
+    }
+    orca_status st = ORCA_OK;
+    if (total > INT32_MAX / (int64_t)sizeof(mpi_agent)) {
+        st = local_fail(m, ORCA_ERR_LIMIT, "a rank would receive %lld agents at once",
+                        (long long)total);
+    } else {
+        st = RESERVE(m, recv, recv_cap, total + 1);
+    }
+    st = agree(m, st);
+    if (st != ORCA_OK) {
+        *seconds += MPI_Wtime() - t0;
+        return st;
+    }
+    /* counts and displacements in bytes for MPI_BYTE */
+    int *sc = malloc(4 * (size_t)m->size * sizeof *sc);
+    if (!sc) {
+        /* cannot agree without memory to spare: fall back to agent-sized units */
+        MPI_Abort(m->comm, 1);
+        return ORCA_ERR_MEMORY;
+    }
+    int *sd = sc + m->size, *rc = sd + m->size, *rd = rc + m->size;
+    for (int r = 0; r < m->size; ++r) {
+        sc[r] = m->scount[r] * (int)sizeof(mpi_agent);
+        sd[r] = m->sdispl[r] * (int)sizeof(mpi_agent);
+        rc[r] = m->rcount[r] * (int)sizeof(mpi_agent);
+        rd[r] = m->rdispl[r] * (int)sizeof(mpi_agent);
+    }
+    MPI_Alltoallv(m->send, sc, sd, MPI_BYTE, m->recv, rc, rd, MPI_BYTE, m->comm);
+    free(sc);
+    *seconds += MPI_Wtime() - t0;
+    return ORCA_OK;
+}
+
+/* Collective: hands every owned agent outside this rank's strip to its owner; own stays in key
+ * order. */
+static orca_status migrate(orca_mpi *m, double *seconds)
+{
+    orca_status st = RESERVE(m, send, send_cap, m->own_n + 1);
+    if (st == ORCA_OK) {
+        for (int r = 0; r < m->size; ++r) {
+            m->scount[r] = 0;
+        }
+        for (int64_t i = 0; i < m->own_n; ++i) {
+            int o = owner_of(m, m->own[i].def.position.x);
+            m->scount[o] += o != m->rank;
+        }
+        int64_t off = 0;
+        for (int r = 0; r < m->size; ++r) {
+            m->sdispl[r] = (int)off;
+            off += m->scount[r];
+        }
+        int64_t kept = 0;
+        int *fill = m->rdispl; /* scratch until exchange overwrites it */
+        for (int r = 0; r < m->size; ++r) {
+            fill[r] = m->sdispl[r];
+        }
+        for (int64_t i = 0; i < m->own_n; ++i) {
+            int o = owner_of(m, m->own[i].def.position.x);
+            if (o == m->rank) {
+                m->own[kept++] = m->own[i];
+            } else {
+                m->send[fill[o]++] = m->own[i];
+            }
+        }
+        m->stats.moved += off;
+        m->stats.moved_bytes += off * (int64_t)sizeof(mpi_agent);
+        m->own_n = kept;
+    }
+    st = agree(m, st);
+    if (st != ORCA_OK) {
+        return st;
+    }
+    if ((st = exchange(m, seconds)) != ORCA_OK) {
+        return st;
+    }
+    int64_t n = merge_received(m, m->own, m->own_n);
+    st = agree(m, n < 0 ? ORCA_ERR_MEMORY : ORCA_OK);
+    if (st != ORCA_OK) {
+        /* the agents sent are gone from here and arrived there: keep the received ones */
+        return st;
+    }
+    mpi_agent *t = m->own;
+    int64_t tc = m->own_cap;
+    m->own = m->merged;
+    m->own_cap = m->merged_cap;
+    m->merged = t;
+    m->merged_cap = tc;
+    m->own_n = n;
+    return ORCA_OK;
+}
+
+/* Collective: the largest neighbour distance and the largest diameter over every agent: an
+ * agent's step reads only agents within its neighbour distance (algorithm.md §11.2), and an
+ * overlap needs the two within their radii's sum. */
+static double halo_width(orca_mpi *m, double *seconds)
+{
+    double w = 0.0;
+    for (int64_t i = 0; i < m->own_n; ++i) {
+        const orca_agent_def *d = &m->own[i].def;
+        if (d->neighbor_dist > w) {
+            w = d->neighbor_dist;
+        }
+        if (2.0 * d->radius > w) {
+            w = 2.0 * d->radius;
+        }
+    }
+    double g = 0.0, t0 = MPI_Wtime();
+    MPI_Allreduce(&w, &g, 1, MPI_DOUBLE, MPI_MAX, m->comm);
+    *seconds += MPI_Wtime() - t0;
+    /* wider than needed by more than the rounding of x +- w (positions below 2^21): a halo
+     * agent too many is never read (the exact test decides), one too few would change bits */
+    return g * (1.0 + 0x1p-30) + 0x1p-28;
+}
+
+/* Collective: sends the halos (every owned agent to each other rank whose strip lies within w
+ * of it) and merges own and received agents in key order into m->merged; the owned ones carry
+ * their owned index in aux. */
+static orca_status gather_halo(orca_mpi *m, double w, int64_t *count, double *seconds)
+{
+    for (int r = 0; r < m->size; ++r) {
+        m->scount[r] = 0;
+    }
+    for (int64_t i = 0; i < m->own_n; ++i) {
+        double x = m->own[i].def.position.x;
+        int a = borders_below(m, x - w), b = owner_of(m, x + w);
+        for (int r = a; r <= b; ++r) {
+            m->scount[r] += r != m->rank;
+        }
+    }
+    int64_t off = 0;
+    for (int r = 0; r < m->size; ++r) {
+        m->sdispl[r] = (int)off;
+        off += m->scount[r];
+    }
+    orca_status st = off > INT32_MAX / (int64_t)sizeof(mpi_agent)
+                         ? local_fail(m, ORCA_ERR_LIMIT, "a rank would send %lld halo agents",
+                                      (long long)off)
+                         : RESERVE(m, send, send_cap, off + 1);
+    if (st == ORCA_OK) {
+        int *fill = m->rdispl;
+        for (int r = 0; r < m->size; ++r) {
+            fill[r] = m->sdispl[r];
+        }
+        for (int64_t i = 0; i < m->own_n; ++i) {
+            double x = m->own[i].def.position.x;
+            int a = borders_below(m, x - w), b = owner_of(m, x + w);
+            for (int r = a; r <= b; ++r) {
+                if (r != m->rank) {
+                    m->send[fill[r]] = m->own[i];
+                    m->send[fill[r]].aux = -1;
+                    fill[r]++;
+                }
+            }
+        }
+    }
+    st = agree(m, st);
+    if (st != ORCA_OK) {
+        return st;
+    }
+    if ((st = exchange(m, seconds)) != ORCA_OK) {
+        return st;
+    }
+    for (int64_t i = 0; i < m->own_n; ++i) {
+        m->own[i].aux = i;
+    }
+    int64_t n = merge_received(m, m->own, m->own_n);
+    st = agree(m, n < 0 ? ORCA_ERR_MEMORY : ORCA_OK);
+    if (st != ORCA_OK) {
+        return st;
+    }
+    m->stats.halo_sum += n - m->own_n;
+    m->stats.halo_bytes += (n - m->own_n) * (int64_t)sizeof(mpi_agent);
+    *count = n;
+    return ORCA_OK;
+}
+
+/* Local: the local simulation holds exactly m->merged[0 .. n) in that order. */
+static orca_status fill_local(orca_mpi *m, int64_t n)
+{
+    if (n > INT32_MAX) {
+        return local_fail(m, ORCA_ERR_LIMIT, "%lld agents on one rank", (long long)n);
+    }
+    int have = orca_sim_agent_count(m->local);
+    orca_status st = RESERVE(m, ids, ids_cap, (int64_t)have + 1);
+    if (st == ORCA_OK) {
+        st = RESERVE(m, defs, defs_cap, n + 1);
+    }
+    if (st != ORCA_OK) {
+        return st;
+    }
+    for (int i = 0; i < have; ++i) {
+        m->ids[i] = orca_sim_agent_at(m->local, i);
+    }
+    if (have > 0 && (st = orca_sim_remove_agents(m->local, m->ids, have)) != ORCA_OK) {
+        return local_fail(m, st, "%s", orca_sim_last_error(m->local));
+    }
+    for (int64_t i = 0; i < n; ++i) {
+        m->defs[i] = m->merged[i].def;
+    }
+    if (n > 0 && (st = orca_sim_add_agents(m->local, m->defs, (int)n, NULL)) != ORCA_OK) {
+        return local_fail(m, st, "%s", orca_sim_last_error(m->local));
+    }
+    return ORCA_OK;
+}
+
+/* Local: the deepest overlaps of the local state into the record. */
+static orca_status measure(orca_mpi *m)
+{
+    double ao = 0.0, wo = 0.0;
+    orca_status st = orca_sim_measure_overlap(m->local, &ao, &wo);
+    if (st != ORCA_OK) {
+        return local_fail(m, st, "%s", orca_sim_last_error(m->local));
+    }
+    if (ao > m->agent_overlap) {
+        m->agent_overlap = ao;
+    }
+    if (wo > m->wall_overlap) {
+        m->wall_overlap = wo;
+    }
+    return ORCA_OK;
+}
+
+/* --- the step ---------------------------------------------------------------------------- */
+
+orca_status orca_mpi_step(orca_mpi *m)
+{
+    if (!m) {
+        return ORCA_ERR_NULL;
+    }
+    m->error[0] = '\0';
+    double t0 = MPI_Wtime(), comm = 0.0;
+    double w = halo_width(m, &comm);
+    int64_t n = 0;
+    orca_status st = gather_halo(m, w, &n, &comm);
+    if (st != ORCA_OK) {
+        return st;
+    }
+    /* the rule for the owned agents (the halo agents' preferred velocities are not read) */
+    uint64_t sh = orca_rule_step_hash(m->def.seed, m->steps);
+    for (int64_t i = 0; i < n; ++i) {
+        mpi_agent *a = &m->merged[i];
+        if (a->aux >= 0) {
+            a->def.preferred_velocity =
+                orca_rule_velocity(&a->goal, a->def.position, m->def.dt, sh, a->rule_key);
+        }
+    }
+    st = fill_local(m, n);
+    if (st == ORCA_OK && m->def.record) {
+        st = measure(m);
+    }
+    double ts = MPI_Wtime();
+    if (st == ORCA_OK && (st = orca_sim_step(m->local, m->def.dt)) != ORCA_OK) {
+        local_fail(m, st, "%s", orca_sim_last_error(m->local));
+    }
+    m->stats.solve_seconds += MPI_Wtime() - ts;
+    int64_t fb = 0;
+    if (st == ORCA_OK && m->def.diagnostics) {
+        st = RESERVE(m, diag, diag_cap, n + 1);
+        if (st == ORCA_OK) {
+            orca_sim_diagnostics(m->local, m->diag, (int)n, NULL);
+            for (int64_t i = 0; i < n; ++i) {
+                fb += m->merged[i].aux >= 0 && m->diag[i].fallback;
+            }
+        }
+    }
+    double ta = MPI_Wtime();
+    st = agree(m, st);
+    comm += MPI_Wtime() - ta;
+    if (st != ORCA_OK) {
+        m->stats.step_seconds += MPI_Wtime() - t0;
+        m->stats.comm_seconds += comm;
+        return st; /* nothing owned changed */
+    }
+    orca_agents_settle(m->local);
+    const orca_vec2 *pos = m->local->pos, *vel = m->local->vel;
+    for (int64_t i = 0; i < n; ++i) {
+        const mpi_agent *a = &m->merged[i];
+        if (a->aux >= 0) {
+            mpi_agent *o = &m->own[a->aux];
+            o->def.position = pos[i];
+            o->def.velocity = vel[i];
+            o->def.preferred_velocity = a->def.preferred_velocity;
+        }
+    }
+    m->fallbacks += fb;
+    m->steps++;
+    m->stats.steps++;
+    m->stats.owned_sum += m->own_n;
+    st = migrate(m, &comm);
+    if (st == ORCA_OK && m->def.rebalance_every > 0 &&
+        m->steps % (uint64_t)m->def.rebalance_every == 0) {
+        double tb = MPI_Wtime();
+        st = orca_mpi_rebalance(m);
+        comm += MPI_Wtime() - tb; /* rebalancing is all communication but a histogram */
+    }
+    m->stats.halo_width = w;
+    m->stats.step_seconds += MPI_Wtime() - t0;
+    m->stats.comm_seconds += comm;
+    return st;
+}
+
+/* --- rebalancing ------------------------------------------------------------------------- */
+
+orca_status orca_mpi_rebalance(orca_mpi *m)
+{
+    if (!m) {
+        return ORCA_ERR_NULL;
+    }
+    if (m->size == 1) {
+        return ORCA_OK;
+    }
+    double mm[2] = {HUGE_VAL, HUGE_VAL}, g[2];
+    for (int64_t i = 0; i < m->own_n; ++i) {
+        double x = m->own[i].def.position.x;
+        if (x < mm[0]) {
+            mm[0] = x;
+        }
+        if (-x < mm[1]) {
+            mm[1] = -x;
+        }
+    }
+    MPI_Allreduce(mm, g, 2, MPI_DOUBLE, MPI_MIN, m->comm);
+    double lo = g[0], hi = -g[1];
+    double comm = 0.0;
+    if (!(lo < hi)) {
+        return migrate(m, &comm); /* no agents, or all at one x: the borders stay */
+    }
+    long long *hist = calloc(2 * BALANCE_BINS, sizeof *hist);
+    orca_status st = hist ? ORCA_OK : local_fail(m, ORCA_ERR_MEMORY, "out of memory (histogram)");
+    st = agree(m, st);
+    if (st != ORCA_OK) {
+        free(hist);
+        return st;
+    }
+    double scale = (double)BALANCE_BINS / (hi - lo);
+    for (int64_t i = 0; i < m->own_n; ++i) {
+        double b = (m->own[i].def.position.x - lo) * scale;
+        int k = b >= BALANCE_BINS ? BALANCE_BINS - 1 : (int)b;
+        hist[k]++;
+    }
+    MPI_Allreduce(hist, hist + BALANCE_BINS, BALANCE_BINS, MPI_LONG_LONG, MPI_SUM, m->comm);
+    const long long *all = hist + BALANCE_BINS;
+    long long total = 0;
+    for (int k = 0; k < BALANCE_BINS; ++k) {
+        total += all[k];
+    }
+    /* border r (between ranks r and r+1) at the first bin edge where the count to its left
+     * reaches (r + 1) * total / size */
+    long long cum = 0;
+    int k = 0;
+    for (int r = 0; r < m->size - 1; ++r) {
+        long long want = (long long)((double)total * (double)(r + 1) / (double)m->size);
+        while (k < BALANCE_BINS && cum + all[k] <= want) {
+            cum += all[k++];
+        }
+        /* take the bin whose edge is nearer the target count */
+        if (k < BALANCE_BINS && want - cum > cum + all[k] - want) {
+            cum += all[k++];
+        }
+        m->border[r] = k >= BALANCE_BINS ? hi + 1.0 : lo + (double)k / scale;
+        if (r > 0 && m->border[r] < m->border[r - 1]) {
+            m->border[r] = m->border[r - 1];
+        }
+    }
+    free(hist);
+    return migrate(m, &comm);
+}
+
+/* --- creation ---------------------------------------------------------------------------- */
+
+static void free_all(orca_mpi *m)
+{
+    if (!m) {
+        return;
+    }
+    orca_sim_destroy(m->local);
+    free(m->own);
+    free(m->border);
+    free(m->seg_a);
+    free(m->seg_b);
+    free(m->send);
+    free(m->recv);
+    free(m->merged);
+    free(m->tmp);
+    free(m->scount);
+    free(m->defs);
+    free(m->ids);
+    free(m->diag);
+    if (m->comm != MPI_COMM_NULL) {
+        MPI_Comm_free(&m->comm);
+    }
+    free(m);
+}
+
+void orca_mpi_destroy(orca_mpi *m)
+{
+    free_all(m);
+}
+
+/* Checks the def on this rank; 0 and the message in create_error when bad. */
+static int def_ok(const orca_mpi_def *d)
+{
+    if (!(d->dt >= 0x1p-30 && d->dt <= 0x1p20)) {
+        snprintf(create_error, sizeof create_error,
+                 "dt must be in [2^-30, 2^20] s, got %.17g", d->dt);
+        return 0;
+    }
+    if (d->workers < 1 || d->workers > ORCA_MAX_WORKERS) {
+        snprintf(create_error, sizeof create_error, "workers must be in [1, %d], got %d",
+                 ORCA_MAX_WORKERS, d->workers);
+        return 0;
+    }
+    if (d->rebalance_every < 0) {
+        snprintf(create_error, sizeof create_error, "rebalance_every must be >= 0, got %d",
+                 d->rebalance_every);
+        return 0;
+    }
+    if ((d->record != 0 && d->record != 1) || (d->diagnostics != 0 && d->diagnostics != 1) ||
+        (d->vector_kernels != 0 && d->vector_kernels != 1)) {
+        snprintf(create_error, sizeof create_error,
+                 "record, diagnostics and vector_kernels must be 0 or 1, got %d, %d, %d",
+                 d->record, d->diagnostics, d->vector_kernels);
+        return 0;
+    }
+    return 1;
+}
+
+/* Collective: 1 on every rank when ok holds on every rank; else the first failing rank's
+ * create_error on every rank. */
+static int agree_create(MPI_Comm comm, int ok)
+{
+    int rank = 0, size = 1;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    int mine = ok ? size : rank, first = size;
+    MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
+    if (first == size) {
+        return 1;
+    }
+    char msg[sizeof create_error];
+    if (rank == first) {
+        snprintf(msg, sizeof msg, "rank %d: %.480s", rank, create_error);
+    }
+    MPI_Bcast(msg, (int)sizeof msg, MPI_CHAR, first, comm);
+    memcpy(create_error, msg, sizeof msg);
+    return 0;
+}
+
+orca_status orca_mpi_create(MPI_Comm comm, const orca_mpi_def *def, orca_mpi **out)
+{
+    if (!out) {
+        return ORCA_ERR_NULL;
+    }
+    *out = NULL;
+    create_error[0] = '\0';
+    orca_mpi_def d = def ? *def : orca_mpi_def_default();
+    int ok = def_ok(&d);
+    /* the same def everywhere: compare with rank 0's bytes of the fields that matter */
+    double mine[6] = {d.dt, (double)(d.seed >> 32), (double)(d.seed & 0xffffffffu),
+                      (double)d.rebalance_every, (double)d.record, (double)d.diagnostics};
+    double root[6];
+    memcpy(root, mine, sizeof root);
+    MPI_Bcast(root, 6, MPI_DOUBLE, 0, comm);
+    if (ok && memcmp(root, mine, sizeof root) != 0) {
+        snprintf(create_error, sizeof create_error,
+                 "the definition (dt, seed, rebalance_every, record, diagnostics) differs "
+                 "from rank 0's");
+        ok = 0;
+    }
+    orca_mpi *m = NULL;
+    if (ok) {
+        m = calloc(1, sizeof *m);
+        if (m) {
+            m->comm = MPI_COMM_NULL;
+        } else {
+            snprintf(create_error, sizeof create_error, "out of memory");
+            ok = 0;
+        }
+    }
+    if (ok) {
+        MPI_Comm_rank(comm, &m->rank);
+        MPI_Comm_size(comm, &m->size);
+        m->def = d;
+        m->scount = malloc(4 * (size_t)m->size * sizeof *m->scount);
+        m->border = malloc((size_t)(m->size > 1 ? m->size - 1 : 1) * sizeof *m->border);
+        orca_sim_def sd = orca_sim_def_default();
+        sd.worker_count = d.workers;
+        if (!m->scount || !m->border ||
+            orca_sim_create(&sd, &m->local) != ORCA_OK) {
+            snprintf(create_error, sizeof create_error, "out of memory");
+            ok = 0;
+        } else {
+            m->sdispl = m->scount + m->size;
+            m->rcount = m->sdispl + m->size;
+            m->rdispl = m->rcount + m->size;
+            for (int r = 0; r + 1 < m->size; ++r) {
+                m->border[r] = 0.0; /* everyone but the last rank empty until rebalanced */
+            }
+            orca_sim_set_vector_kernels(m->local, d.vector_kernels);
+            if (d.diagnostics) {
+                orca_sim_set_diagnostics(m->local, 1);
+            }
+        }
+    }
+    if (!agree_create(comm, ok)) {
+        if (m) {
+            m->comm = MPI_COMM_NULL;
+        }
+        free_all(m);
+        return ORCA_ERR_ARGUMENT;
+    }
+    MPI_Comm_dup(comm, &m->comm);
+    m->stats.rank = m->rank;
+    m->stats.ranks = m->size;
+    *out = m;
+    return ORCA_OK;
+}
+
+orca_status orca_mpi_add_segment(orca_mpi *m, orca_vec2 a, orca_vec2 b)
+{
+    if (!m) {
+        return ORCA_ERR_NULL;
+    }
+    m->error[0] = '\0';
+    /* the same arguments everywhere */
+    double mine[4] = {a.x, a.y, b.x, b.y}, root[4];
+    memcpy(root, mine, sizeof root);
+    MPI_Bcast(root, 4, MPI_DOUBLE, 0, m->comm);
+    orca_status st = ORCA_OK;
+    if (memcmp(root, mine, sizeof root) != 0) {
+        st = local_fail(m, ORCA_ERR_ARGUMENT,
+                        "segment (%.17g, %.17g)-(%.17g, %.17g) differs from rank 0's", a.x, a.y,
+                        b.x, b.y);
+    }
+    if (st == ORCA_OK) {
+        int32_t n = m->seg_n;
+        int64_t cap = m->seg_cap;
+        if (!reserve((void **)&m->seg_a, &cap, n + 1, sizeof *m->seg_a)) {
+            st = local_fail(m, ORCA_ERR_MEMORY, "out of memory (segments)");
+        } else {
+            int64_t cap2 = m->seg_cap;
+            if (!reserve((void **)&m->seg_b, &cap2, n + 1, sizeof *m->seg_b)) {
+                st = local_fail(m, ORCA_ERR_MEMORY, "out of memory (segments)");
+            } else {
+                m->seg_cap = (int32_t)cap;
+            }
+        }
+    }
+    if (st == ORCA_OK && (st = orca_sim_add_segment(m->local, a, b, NULL)) != ORCA_OK) {
+        local_fail(m, st, "%s", orca_sim_last_error(m->local));
+    }
+    st = agree(m, st);
+    if (st != ORCA_OK) {
+        return st; /* every rank failed alike (same arguments) or nothing was added */
+    }
+    m->seg_a[m->seg_n] = a;
+    m->seg_b[m->seg_n] = b;
+    m->seg_n++;
+    return ORCA_OK;
+}
+
+/* Local: checks one goal as orca_scenario_add_agent does, for the kinds the distributed run
+ * supports. */
+static orca_status check_goal(orca_mpi *m, const orca_goal *g, int i)
+{
+    switch (g->kind) {
+    case ORCA_GOAL_POINT:
+        if (!(fabs(g->target.x) < ORCA_COORD_LIMIT && fabs(g->target.y) < ORCA_COORD_LIMIT)) {
+            return local_fail(m, ORCA_ERR_ARGUMENT,
+                              "agent %d: goal point must have finite coordinates of magnitude "
+                              "below 2^21, got (%.17g, %.17g)",
+                              i, g->target.x, g->target.y);
+        }
+        if (!(g->preferred_speed >= 0.0 && g->preferred_speed <= ORCA_SPEED_MAX)) {
+            return local_fail(m, ORCA_ERR_ARGUMENT,
+                              "agent %d: goal preferred_speed must be in [0, 2^30] m/s, got %.17g",
+                              i, g->preferred_speed);
+        }
+        return ORCA_OK;
+    case ORCA_GOAL_VELOCITY:
+        if (!(fabs(g->target.x) <= ORCA_VELOCITY_LIMIT && fabs(g->target.y) <= ORCA_VELOCITY_LIMIT)) {
+            return local_fail(m, ORCA_ERR_ARGUMENT,
+                              "agent %d: goal velocity must be finite with components of "
+                              "magnitude at most 2^31, got (%.17g, %.17g)",
+                              i, g->target.x, g->target.y);
+        }
+        return ORCA_OK;
+    case ORCA_GOAL_NONE:
+        return ORCA_OK;
+    case ORCA_GOAL_SET:
+        return local_fail(m, ORCA_ERR_ARGUMENT,
+                          "agent %d: goal sets (goal kind 3) do not run under MPI yet "
+                          "(docs/mpi.md, \"What runs under MPI\")",
+                          i);
+    default:
+        return local_fail(m, ORCA_ERR_ARGUMENT, "agent %d: goal kind must be 0, 1 or 2, got %d",
+                          i, (int)g->kind);
+    }
+}
+
+/* Local: checks the defs through the local simulation's own checks (it is refilled before the
+ * next step); the state does not change. */
+static orca_status check_defs(orca_mpi *m, const orca_agent_def *defs, const orca_goal *goals,
+                              int count)
+{
+    for (int i = 0; i < count; ++i) {
+        orca_status st = check_goal(m, &goals[i], i);
+        if (st != ORCA_OK) {
+            return st;
+        }
+    }
+    orca_sim_def sd = orca_sim_def_default();
+    orca_sim *probe = NULL;
+    orca_status st = orca_sim_create(&sd, &probe);
+    if (st != ORCA_OK) {
+        return local_fail(m, st, "out of memory");
+    }
+    for (int i = 0; i < count && st == ORCA_OK; ++i) {
+        if ((st = orca_sim_add_agent(probe, &defs[i], NULL)) != ORCA_OK) {
+            local_fail(m, st, "agent %d: %s", i, orca_sim_last_error(probe));
+        }
+    }
+    orca_sim_destroy(probe);
+    return st;
+}
+
+/* Local: appends agents with keys from key0 and rule keys from rkey0 (all larger than every
+ * key here, so own stays sorted). */
+static orca_status append_own(orca_mpi *m, const orca_agent_def *defs, const orca_goal *goals,
+                              int count, uint64_t key0, uint64_t rkey0)
+{
+    orca_status st = RESERVE(m, own, own_cap, m->own_n + count + 1);
+    if (st != ORCA_OK) {
+        return st;
+    }
+    for (int i = 0; i < count; ++i) {
+        mpi_agent *a = &m->own[m->own_n + i];
+        memset(a, 0, sizeof *a);
+        a->key = key0 + (uint64_t)i;
+        a->rule_key = rkey0 + (uint64_t)i;
+        a->def = defs[i];
+        a->goal = goals[i];
+        a->aux = -1;
+    }
+    m->own_n += count;
+    return ORCA_OK;
+}
+
+orca_status orca_mpi_add_agents(orca_mpi *m, const orca_agent_def *defs, const orca_goal *goals,
+                                int count, uint64_t *first_key)
+{
+    if (!m) {
+        return ORCA_ERR_NULL;
+    }
+    m->error[0] = '\0';
+    orca_status st = ORCA_OK;
+    if (count < 0) {
+        st = local_fail(m, ORCA_ERR_ARGUMENT, "count must be >= 0, got %d", count);
+    } else if (count > 0 && (!defs || !goals)) {
+        st = local_fail(m, ORCA_ERR_NULL, "defs or goals is NULL with count %d", count);
+    } else {
+        st = check_defs(m, defs, goals, count);
+    }
+    st = agree(m, st);
+    if (st != ORCA_OK) {
+        return st;
+    }
+    long long mine = count, before = 0, total = 0;
+    MPI_Exscan(&mine, &before, 1, MPI_LONG_LONG, MPI_SUM, m->comm);
+    if (m->rank == 0) {
+        before = 0;
+    }
+    MPI_Allreduce(&mine, &total, 1, MPI_LONG_LONG, MPI_SUM, m->comm);
+    st = agree(m, append_own(m, defs, goals, count, m->next_key + (uint64_t)before,
+                             m->next_rule_key + (uint64_t)before));
+    if (st != ORCA_OK) {
+        if (m->rank >= 0) {
+            /* undo the appends that did happen */
+            int64_t keep = 0;
+            for (int64_t i = 0; i < m->own_n; ++i) {
+                if (m->own[i].key < m->next_key) {
+                    m->own[keep++] = m->own[i];
+                }
+            }
+            m->own_n = keep;
+        }
+        return st;
+    }
+    if (first_key) {
+        *first_key = m->next_key + (uint64_t)before;
+    }
+    m->next_key += (uint64_t)total;
+    m->next_rule_key += (uint64_t)total;
+    double comm = 0.0;
+    return migrate(m, &comm);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The owned index of key, or -1. */
+static int64_t find_own(const orca_mpi *m, uint64_t key)
+{
+    int64_t lo = 0, hi = m->own_n;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (m->own[mid].key < key) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo < m->own_n && m->own[lo].key == key ? lo : -1;
+}
+
+orca_status orca_mpi_remove_agents(orca_mpi *m, const uint64_t *keys, int count)
+{
+    if (!m) {
+        return ORCA_ERR_NULL;
+    }
+    m->error[0] = '\0';
+    orca_status st = ORCA_OK;
+    if (count < 0) {
+        st = local_fail(m, ORCA_ERR_ARGUMENT, "count must be >= 0, got %d", count);
+    } else if (count > 0 && !keys) {
+        st = local_fail(m, ORCA_ERR_NULL, "keys is NULL with count %d", count);
+    }
+    st = agree(m, st);
+    if (st != ORCA_OK) {
+        return st;
+    }
+    int *counts = malloc(2 * (size_t)m->size * sizeof *counts);
+    if (!counts) {
+        MPI_Abort(m->comm, 1);
+        return ORCA_ERR_MEMORY;
+    }
+    int *displs = counts + m->size;
+    MPI_Allgather(&count, 1, MPI_INT, counts, 1, MPI_INT, m->comm);
+    long long total = 0;
+    for (int r = 0; r < m->size; ++r) {
+        displs[r] = (int)total;
+        total += counts[r];
+    }
+    uint64_t *all = malloc((size_t)(total + 1) * sizeof *all);
+    st = all ? ORCA_OK : local_fail(m, ORCA_ERR_MEMORY, "out of memory (%lld keys)", total);
+    st = agree(m, st);
+    if (st != ORCA_OK) {
+        free(counts);
+        free(all);
+        return st;
+    }
+    MPI_Allgatherv(keys, count, MPI_UINT64_T, all, counts, displs, MPI_UINT64_T, m->comm);
+    free(counts);
+    qsort(all, (size_t)total, sizeof *all, cmp_u64);
+    long long distinct = 0;
+    for (long long i = 0; i < total; ++i) {
+        if (i == 0 || all[i] != all[i - 1]) {
+            all[distinct++] = all[i];
+        }
+    }
+    /* every key must name an agent: count the ones found anywhere */
+    unsigned char *found = calloc((size_t)distinct + 1, 1);
+    unsigned char *any = calloc((size_t)distinct + 1, 1);
+    st = found && any ? ORCA_OK : local_fail(m, ORCA_ERR_MEMORY, "out of memory");
+    st = agree(m, st);
+    if (st != ORCA_OK) {
+        free(all);
+        free(found);
+        free(any);
+        return st;
+    }
+    for (long long i = 0; i < distinct; ++i) {
+        found[i] = find_own(m, all[i]) >= 0;
+    }
+    MPI_Allreduce(found, any, (int)distinct, MPI_UNSIGNED_CHAR, MPI_MAX, m->comm);
+    for (long long i = 0; i < distinct; ++i) {
+        if (!any[i]) {
+            if (m->rank == 0) {
+                local_fail(m, ORCA_ERR_ARGUMENT, "key %llu names no agent",
+                           (unsigned long long)all[i]);
+            }
+            st = agree(m, m->rank == 0 ? ORCA_ERR_ARGUMENT : ORCA_OK);
+            free(all);
+            free(found);
+            free(any);
+            return st;
+        }
+    }
+    int64_t keep = 0;
+    long long j = 0;
+    for (int64_t i = 0; i < m->own_n; ++i) {
+        while (j < distinct && all[j] < m->own[i].key) {
+            ++j;
+        }
+        if (!(j < distinct && all[j] == m->own[i].key)) {
+            m->own[keep++] = m->own[i];
+        }
+    }
+    m->own_n = keep;
+    free(all);
+    free(found);
+    free(any);
+    return ORCA_OK;
+}
+
+/* --- hash and summary -------------------------------------------------------------------- */
+
+static uint64_t h_u64(uint64_t h, uint64_t v)
+{
+    for (int b = 56; b >= 0; b -= 8) {
+        h ^= (v >> b) & 0xffu;
+        h *= FNV_PRIME_64;
+    }
+    return h;
+}
+
+static uint64_t h_f64(uint64_t h, double x)
+{
+    uint64_t bits;
+    if (x != x) {
+        bits = 0x7ff8000000000000ull;
+    } else {
+        memcpy(&bits, &x, sizeof bits);
+    }
+    return h_u64(h, bits);
+}
+
+static uint64_t h_agent(uint64_t h, const orca_agent_def *d)
+{
+    h = h_f64(h, d->position.x);
+    h = h_f64(h, d->position.y);
+    h = h_f64(h, d->velocity.x);
+    h = h_f64(h, d->velocity.y);
+    h = h_f64(h, d->preferred_velocity.x);
+    h = h_f64(h, d->preferred_velocity.y);
+    h = h_f64(h, d->radius);
+    h = h_f64(h, d->max_speed);
+    h = h_f64(h, d->neighbor_dist);
+    h = h_u64(h, (uint64_t)d->max_neighbors);
+    h = h_f64(h, d->time_horizon);
+    return h_f64(h, d->obstacle_time_horizon);
+}
+
+typedef struct hash_entry {
+    uint64_t key;
+    orca_agent_def def;
+} hash_entry;
+
+uint64_t orca_mpi_hash(orca_mpi *m, orca_status *status)
+{
+    if (status) {
+        *status = ORCA_OK;
+    }
+    if (!m) {
+        if (status) {
+            *status = ORCA_ERR_NULL;
+        }
+        return 0;
+    }
+    m->error[0] = '\0';
+    long long mine = m->own_n, total = 0;
+    MPI_Allreduce(&mine, &total, 1, MPI_LONG_LONG, MPI_SUM, m->comm);
+    /* The FNV-1a chain runs over the agents in key order, so it runs on one rank: rank 0
+     * takes the agents a window of HASH_WINDOW keys at a time (its memory stays bounded;
+     * every agent's hashed values pass through it once). */
+    int *counts = malloc(2 * (size_t)m->size * sizeof *counts);
+    hash_entry *mine_e = malloc(HASH_WINDOW * sizeof *mine_e);
+    hash_entry *got = m->rank == 0 ? malloc(HASH_WINDOW * sizeof *got) : NULL;
+    hash_entry *slot = m->rank == 0 ? malloc(HASH_WINDOW * sizeof *slot) : NULL;
+    unsigned char *seen = m->rank == 0 ? malloc(HASH_WINDOW) : NULL;
+    orca_status st = counts && mine_e && (m->rank != 0 || (got && slot && seen))
+                         ? ORCA_OK
+                         : local_fail(m, ORCA_ERR_MEMORY, "out of memory (hash)");
+    st = agree(m, st);
+    uint64_t h = FNV_OFFSET_BASIS;
+    if (st == ORCA_OK) {
+        int *displs = counts + m->size;
+        h = h_u64(h, (uint64_t)total);
+        uint64_t windows = (m->next_key + HASH_WINDOW - 1) / HASH_WINDOW;
+        int64_t at = 0;
+        for (uint64_t w = 0; w < windows; ++w) {
+            uint64_t end = (w + 1) * HASH_WINDOW;
+            int n = 0;
+            while (at < m->own_n && m->own[at].key < end) {
+                mine_e[n].key = m->own[at].key;
+                mine_e[n].def = m->own[at].def;
+                ++n;
+                ++at;
+            }
+            MPI_Gather(&n, 1, MPI_INT, counts, 1, MPI_INT, 0, m->comm);
+            int sum = 0;
+            if (m->rank == 0) {
+                for (int r = 0; r < m->size; ++r) {
+                    displs[r] = sum * (int)sizeof(hash_entry);
+                    sum += counts[r];
+                    counts[r] *= (int)sizeof(hash_entry);
+                }
+            }
+            MPI_Gatherv(mine_e, n * (int)sizeof(hash_entry), MPI_BYTE, got, counts, displs,
+                        MPI_BYTE, 0, m->comm);
+            if (m->rank == 0 && sum > 0) {
+                /* each rank's block is in key order; the keys of a window are distinct, so
+                 * a counting placement orders them */
+                uint64_t base = w * HASH_WINDOW;
+                memset(seen, 0, HASH_WINDOW);
+                for (int k = 0; k < sum; ++k) {
+                    uint64_t o = got[k].key - base;
+                    slot[o] = got[k];
+                    seen[o] = 1;
+                }
+                for (uint64_t o = 0; o < HASH_WINDOW; ++o) {
+                    if (seen[o]) {
+                        h = h_agent(h, &slot[o].def);
+                    }
+                }
+            }
+        }
+        h = h_u64(h, (uint64_t)m->seg_n);
+        for (int32_t k = 0; k < m->seg_n; ++k) {
+            h = h_f64(h, m->seg_a[k].x);
+            h = h_f64(h, m->seg_a[k].y);
+            h = h_f64(h, m->seg_b[k].x);
+            h = h_f64(h, m->seg_b[k].y);
+        }
+        MPI_Bcast(&h, 1, MPI_UINT64_T, 0, m->comm);
+    }
+    free(counts);
+    free(mine_e);
+    free(got);
+    free(slot);
+    free(seen);
+    if (status) {
+        *status = st;
+    }
+    return st == ORCA_OK ? h : 0;
+}
+
+orca_status orca_mpi_summarize(orca_mpi *m, orca_mpi_summary *out)
+{
+    if (!m || !out) {
+        return ORCA_ERR_NULL;
+    }
+    m->error[0] = '\0';
+    double comm = 0.0;
+    orca_status st = ORCA_OK;
+    if (m->def.record) {
+        /* the current state's overlaps: a fresh halo */
+        double w = halo_width(m, &comm);
+        int64_t n = 0;
+        if ((st = gather_halo(m, w, &n, &comm)) != ORCA_OK) {
+            return st;
+        }
+        m->stats.halo_sum -= n - m->own_n; /* not a step's exchange */
+        m->stats.halo_bytes -= (n - m->own_n) * (int64_t)sizeof(mpi_agent);
+        st = fill_local(m, n);
+        if (st == ORCA_OK) {
+            st = measure(m);
+        }
+        st = agree(m, st);
+        if (st != ORCA_OK) {
+            return st;
+        }
+    }
+    long long loc[3] = {m->own_n, 0, m->fallbacks}, glob[3];
+    for (int64_t i = 0; i < m->own_n; ++i) {
+        const mpi_agent *a = &m->own[i];
+        if (a->goal.kind != ORCA_GOAL_POINT) {
+            loc[1]++;
+        } else {
+            orca_vec2 d = {a->goal.target.x - a->def.position.x,
+                           a->goal.target.y - a->def.position.y};
+            loc[1] += sqrt(d.x * d.x + d.y * d.y) <= a->def.radius;
+        }
+    }
+    MPI_Allreduce(loc, glob, 3, MPI_LONG_LONG, MPI_SUM, m->comm);
+    double ov[2] = {m->agent_overlap, m->wall_overlap}, gov[2];
+    MPI_Allreduce(ov, gov, 2, MPI_DOUBLE, MPI_MAX, m->comm);
+    out->agents = glob[0];
+    out->arrived = glob[1];
+    out->fallbacks = m->def.diagnostics ? glob[2] : -1;
+    out->steps = m->steps;
+    out->agent_overlap = gov[0];
+    out->wall_overlap = gov[1];
+    out->segments = m->seg_n;
+    return ORCA_OK;
+}
+
+void orca_mpi_get_stats(const orca_mpi *m, orca_mpi_stats *out)
+{
+    if (!m || !out) {
+        return;
+    }
+    *out = m->stats;
+    out->owned = m->own_n;
+    out->lo = strip_lo(m, m->rank);
+    out->hi = strip_hi(m, m->rank);
+}
+
+void orca_mpi_reset_stats(orca_mpi *m)
+{
+    if (!m) {
+        return;
+    }
+    memset(&m->stats, 0, sizeof m->stats);
+    m->stats.rank = m->rank;
+    m->stats.ranks = m->size;
+}
+
+int orca_mpi_local_agents(const orca_mpi *m, uint64_t *keys, orca_vec2 *positions, int capacity)
+{
+    if (!m) {
+        return 0;
+    }
+    for (int64_t i = 0; i < m->own_n && i < capacity; ++i) {
+        if (keys) {
+            keys[i] = m->own[i].key;
+        }
+        if (positions) {
+            positions[i] = m->own[i].def.position;
+        }
+    }
+    return (int)m->own_n;
+}
+
+/* --- scenes ------------------------------------------------------------------------------ */
+
+/* Local: why this scenario cannot run distributed, or NULL. */
+static const char *unsupported(const orca_scenario *sc)
+{
+    orca_scenario *s = (orca_scenario *)sc; /* orca_scenario_sim only reads here */
+    orca_sim *sim = orca_scenario_sim(s);
+    if (orca_scenario_goal_set_count(sc) > 0) {
+        return "goal sets";
+    }
+    if (orca_scenario_get_navigation(sc)) {
+        return "navigation";
+    }
+    if (sim->ext_nondefault > 0) {
+        return "avoidance settings (priority, layers, locked agents)";
+    }
+    if (orca_sim_boundary_count(sim) > 0) {
+        return "walkable-area boundaries";
+    }
+    if (orca_sim_get_separation(sim)) {
+        return "the separation option";
+    }
+    if (orca_sim_get_density_speed(sim, NULL)) {
+        return "the density-dependent speed";
+    }
+    int n = orca_sim_agent_count(sim);
+    for (int i = 0; i < n; ++i) {
+        int count = 0;
+        if (orca_scenario_rule_key(sc, i) < 0) {
+            return "agents added to the simulation directly (without a goal)";
+        }
+        if (orca_scenario_agent_waypoints(sc, i, NULL, 0, &count, NULL, NULL) == ORCA_OK &&
+            count > 0) {
+            return "waypoints";
+        }
+    }
+    return NULL;
+}
+
+orca_status orca_mpi_create_from_scenario(MPI_Comm comm, const orca_scenario *sc,
+                                          const orca_mpi_def *def, orca_mpi **out)
+{
+    if (!out) {
+        return ORCA_ERR_NULL;
+    }
+    *out = NULL;
+    const char *why = sc ? unsupported(sc) : "no scenario (NULL)";
+    if (why) {
+        snprintf(create_error, sizeof create_error,
+                 "the scenario uses %s, which does not run under MPI yet (docs/mpi.md, \"What "
+                 "runs under MPI\")",
+                 why);
+    }
+    if (!agree_create(comm, why == NULL)) {
+        return ORCA_ERR_ARGUMENT;
+    }
+    orca_mpi_def d = def ? *def : orca_mpi_def_default();
+    d.dt = orca_scenario_dt(sc);
+    d.seed = orca_scenario_seed(sc);
+    orca_mpi *m = NULL;
+    orca_status st = orca_mpi_create(comm, &d, &m);
+    if (st != ORCA_OK) {
+        return st;
+    }
+    orca_sim *sim = orca_scenario_sim((orca_scenario *)sc);
+    int ns = orca_sim_segment_count(sim);
+    for (int k = 0; k < ns && st == ORCA_OK; ++k) {
+        orca_vec2 a, b;
+        orca_segment_get(sim, orca_sim_segment_at(sim, k), &a, &b);
+        st = orca_mpi_add_segment(m, a, b);
+    }
+    int n = orca_sim_agent_count(sim);
+    int mine = (n - m->rank + m->size - 1) / m->size;
+    if (st == ORCA_OK) {
+        st = RESERVE(m, own, own_cap, (int64_t)mine + 1);
+        for (int i = m->rank; i < n && st == ORCA_OK; i += m->size) {
+            mpi_agent *a = &m->own[m->own_n++];
+            memset(a, 0, sizeof *a);
+            a->key = (uint64_t)i;
+            a->rule_key = (uint64_t)orca_scenario_rule_key(sc, i);
+            orca_agent_id id = orca_sim_agent_at(sim, i);
+            orca_agent_get(sim, id, &a->def);
+            orca_scenario_agent_goal(sc, i, &a->goal, NULL);
+            a->aux = -1;
+        }
+        st = agree(m, st);
+    }
+    if (st == ORCA_OK) {
+        m->steps = orca_sim_step_count(sim);
+        m->next_key = (uint64_t)n;
+        m->next_rule_key = (uint64_t)orca_scenario_next_rule_key(sc);
+        st = orca_mpi_rebalance(m);
+    }
+    if (st != ORCA_OK) {
+        snprintf(create_error, sizeof create_error, "%s", m->error);
+        orca_mpi_destroy(m);
+        return st;
+    }
+    *out = m;
+    return ORCA_OK;
+}
+
+orca_status orca_mpi_create_builtin(MPI_Comm comm, orca_scene_kind kind, int agent_count,
+                                    uint64_t seed, const orca_mpi_def *def, orca_mpi **out)
+{
+    if (!out) {
+        return ORCA_ERR_NULL;
+    }
+    *out = NULL;
+    orca_scenario *sc = NULL;
+    orca_status st = orca_scenario_create_builtin(kind, agent_count, seed, NULL, &sc);
+    if (st != ORCA_OK) {
+        snprintf(create_error, sizeof create_error, "%s",
+                 sc ? orca_scenario_last_error(sc) : "the built-in scene was refused");
+    }
+    if (!agree_create(comm, st == ORCA_OK)) {
+        orca_scenario_destroy(sc);
+        return st != ORCA_OK ? st : ORCA_ERR_ARGUMENT;
+    }
+    st = orca_mpi_create_from_scenario(comm, sc, def, out);
+    orca_scenario_destroy(sc);
+    return st;
+}
+
+/* --- checkpoints ------------------------------------------------------------------------- */
+
+/* Every value little-endian, so a checkpoint restarts on any machine. */
+static void put64(unsigned char **p, uint64_t v)
+{
+    for (int b = 0; b < 8; ++b) {
+        (*p)[b] = (unsigned char)(v >> (8 * b));
+    }
+    *p += 8;
+}
+
+static void putf(unsigned char **p, double x)
+{
+    uint64_t v;
+    memcpy(&v, &x, 8);
+    put64(p, v);
+}
+
+static uint64_t get64(const unsigned char **p)
+{
+    uint64_t v = 0;
+    for (int b = 0; b < 8; ++b) {
+        v |= (uint64_t)(*p)[b] << (8 * b);
+    }
+    *p += 8;
+    return v;
+}
+
+static double getf(const unsigned char **p)
+{
+    uint64_t v = get64(p);
+    double x;
+    memcpy(&x, &v, 8);
+    return x;
+}
+
+#define CKPT_RECORD (20 * 8)
+#define CKPT_PART_HEADER (8 + 6 * 8)
+
+static void put_record(unsigned char **p, const mpi_agent *a)
+{
+    put64(p, a->key);
+    put64(p, a->rule_key);
+    putf(p, a->def.position.x);
+    putf(p, a->def.position.y);
+    putf(p, a->def.velocity.x);
+    putf(p, a->def.velocity.y);
+    putf(p, a->def.preferred_velocity.x);
+    putf(p, a->def.preferred_velocity.y);
+    putf(p, a->def.radius);
+    putf(p, a->def.max_speed);
+    putf(p, a->def.neighbor_dist);
+    put64(p, (uint64_t)(int64_t)a->def.max_neighbors);
+    putf(p, a->def.time_horizon);
+    putf(p, a->def.obstacle_time_horizon);
+    put64(p, (uint64_t)(int64_t)a->goal.kind);
+    putf(p, a->goal.target.x);
+    putf(p, a->goal.target.y);
+    putf(p, a->goal.preferred_speed);
+    put64(p, (uint64_t)(int64_t)a->goal.goal_set);
+    put64(p, 0); /* reserved */
+}
+
+static void get_record(const unsigned char **p, mpi_agent *a)
+{
+    memset(a, 0, sizeof *a);
+    a->key = get64(p);
+    a->rule_key = get64(p);
+    a->def.position.x = getf(p);
+    a->def.position.y = getf(p);
+    a->def.velocity.x = getf(p);
+    a->def.velocity.y = getf(p);
+    a->def.preferred_velocity.x = getf(p);
+    a->def.preferred_velocity.y = getf(p);
+    a->def.radius = getf(p);
+    a->def.max_speed = getf(p);
+    a->def.neighbor_dist = getf(p);
+    a->def.max_neighbors = (int)(int64_t)get64(p);
+    a->def.time_horizon = getf(p);
+    a->def.obstacle_time_horizon = getf(p);
+    a->goal.kind = (orca_goal_kind)(int64_t)get64(p);
+    a->goal.target.x = getf(p);
+    a->goal.target.y = getf(p);
+    a->goal.preferred_speed = getf(p);
+    a->goal.goal_set = (int)(int64_t)get64(p);
+    (void)get64(p);
+    a->aux = -1;
+}
+
+static void part_name(char *out, size_t size, const char *dir, uint64_t steps, int rank)
+{
+    snprintf(out, size, "%s/step-%llu-part-%05d.bin", dir, (unsigned long long)steps, rank);
+}
+
+static orca_status write_file(orca_mpi *m, const char *path, const unsigned char *bytes,
+                              size_t size)
+{
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "wb");
+    if (!f) {
+        return local_fail(m, ORCA_ERR_ARGUMENT, "cannot write %.400s", tmp);
+    }
+    int ok = fwrite(bytes, 1, size, f) == size;
+    ok = fclose(f) == 0 && ok;
+    if (!ok || rename(tmp, path) != 0) {
+        remove(tmp);
+        return local_fail(m, ORCA_ERR_ARGUMENT, "cannot write %.400s (disk full?)", path);
+    }
+    return ORCA_OK;
+}
+
+orca_status orca_mpi_checkpoint(orca_mpi *m, const char *dir)
+{
+    if (!m) {
+        return ORCA_ERR_NULL;
+    }
+    m->error[0] = '\0';
+    orca_status st = ORCA_OK;
+    if (!dir || strlen(dir) > 4000) {
+        st = local_fail(m, ORCA_ERR_ARGUMENT, "checkpoint directory is NULL or too long");
+    }
+    st = agree(m, st);
+    if (st != ORCA_OK) {
+        return st;
+    }
+    /* the part: header, then the owned agents in key order */
+    size_t size = CKPT_PART_HEADER + (size_t)m->own_n * CKPT_RECORD;
+    unsigned char *buf = malloc(size);
+    if (!buf) {
+        st = local_fail(m, ORCA_ERR_MEMORY, "out of memory (%zu bytes for the checkpoint)", size);
+    } else {
+        unsigned char *p = buf;
+        memcpy(p, CKPT_MAGIC_PART, 8);
+        p += 8;
+        put64(&p, CKPT_VERSION);
+        put64(&p, (uint64_t)m->rank);
+        put64(&p, (uint64_t)m->size);
+        put64(&p, m->steps);
+        put64(&p, (uint64_t)m->own_n);
+        put64(&p, 0);
+        for (int64_t i = 0; i < m->own_n; ++i) {
+            put_record(&p, &m->own[i]);
+        }
+        char path[4200];
+        part_name(path, sizeof path, dir, m->steps, m->rank);
+        st = write_file(m, path, buf, size);
+        free(buf);
+    }
+    st = agree(m, st);
+    if (st != ORCA_OK) {
+        return st;
+    }
+    long long loc = m->fallbacks, fb = 0;
+    MPI_Reduce(&loc, &fb, 1, MPI_LONG_LONG, MPI_SUM, 0, m->comm);
+    double ov[2] = {m->agent_overlap, m->wall_overlap}, gov[2] = {0, 0};
+    MPI_Reduce(ov, gov, 2, MPI_DOUBLE, MPI_MAX, 0, m->comm);
+    long long mine = m->own_n, total = 0;
+    MPI_Reduce(&mine, &total, 1, MPI_LONG_LONG, MPI_SUM, 0, m->comm);
+    /* the manifest, last: it names the checkpoint's step */
+    if (m->rank == 0) {
+        size_t ms = 8 + 13 * 8 + (size_t)m->seg_n * 32;
+        unsigned char *mb = malloc(ms);
+        if (!mb) {
+            st = local_fail(m, ORCA_ERR_MEMORY, "out of memory (manifest)");
+        } else {
+            unsigned char *p = mb;
+            memcpy(p, CKPT_MAGIC_MANIFEST, 8);
+            p += 8;
+            put64(&p, CKPT_VERSION);
+            put64(&p, (uint64_t)m->size);
+            put64(&p, m->steps);
+            put64(&p, m->next_key);
+            put64(&p, m->next_rule_key);
+            putf(&p, m->def.dt);
+            put64(&p, m->def.seed);
+            put64(&p, (uint64_t)total);
+            putf(&p, gov[0]);
+            putf(&p, gov[1]);
+            put64(&p, (uint64_t)fb);
+            put64(&p, (uint64_t)m->def.diagnostics);
+            put64(&p, (uint64_t)m->seg_n);
+            for (int32_t k = 0; k < m->seg_n; ++k) {
+                putf(&p, m->seg_a[k].x);
+                putf(&p, m->seg_a[k].y);
+                putf(&p, m->seg_b[k].x);
+                putf(&p, m->seg_b[k].y);
+            }
+            char path[4200];
+            snprintf(path, sizeof path, "%s/manifest.bin", dir);
+            st = write_file(m, path, mb, ms);
+            free(mb);
+        }
+    }
+    return agree(m, st);
+}
+
+/* Reads a whole file (at most 2^40 bytes); NULL with the message set. */
+static unsigned char *read_file(const char *path, size_t *size, char *err, size_t errsize)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, errsize, "cannot open %.400s", path);
+        return NULL;
+    }
+    size_t cap = 1 << 16, n = 0;
+    unsigned char *b = malloc(cap);
+    while (b) {
+        size_t got = fread(b + n, 1, cap - n, f);
+        n += got;
+        if (n < cap) {
+            break;
+        }
+        unsigned char *nb = cap < ((size_t)1 << 40) ? realloc(b, cap * 2) : NULL;
+        if (!nb) {
+            free(b);
+            b = NULL;
+            break;
+        }
+        b = nb;
+        cap *= 2;
+    }
+    int bad = ferror(f);
+    fclose(f);
+    if (!b || bad) {
+        free(b);
+        snprintf(err, errsize, bad ? "cannot read %.400s" : "out of memory reading %.400s", path);
+        return NULL;
+    }
+    *size = n;
+    return b;
+}
+
+static int cmp_key(const void *a, const void *b)
+{
+    uint64_t x = ((const mpi_agent *)a)->key, y = ((const mpi_agent *)b)->key;
+    return (x > y) - (x < y);
+}
+
+orca_status orca_mpi_restart(MPI_Comm comm, const char *dir, const orca_mpi_def *def,
+                             orca_mpi **out)
+{
+    if (!out) {
+        return ORCA_ERR_NULL;
+    }
+    *out = NULL;
+    create_error[0] = '\0';
+    char path[4200];
+    snprintf(path, sizeof path, "%s/manifest.bin", dir ? dir : "(null)");
+    size_t ms = 0;
+    unsigned char *mb = dir && strlen(dir) <= 4000
+                            ? read_file(path, &ms, create_error, sizeof create_error)
+                            : NULL;
+    if (!mb && !create_error[0]) {
+        snprintf(create_error, sizeof create_error, "checkpoint directory is NULL or too long");
+    }
+    uint64_t v[13] = {0};
+    const unsigned char *p = mb;
+    if (mb) {
+        if (ms < 8 + 13 * 8 || memcmp(mb, CKPT_MAGIC_MANIFEST, 8) != 0) {
+            snprintf(create_error, sizeof create_error, "%.400s is not an orca MPI checkpoint manifest",
+                     path);
+            free(mb);
+            mb = NULL;
+        } else {
+            p += 8;
+            for (int k = 0; k < 13; ++k) {
+                v[k] = get64(&p);
+            }
+            if (v[0] != CKPT_VERSION || v[1] < 1 || v[1] > (1u << 24) ||
+                v[12] > (uint64_t)INT32_MAX || ms != 8 + 13 * 8 + v[12] * 32) {
+                snprintf(create_error, sizeof create_error,
+                         "%.300s: version %llu, %llu ranks, %llu segments in %zu bytes: not a "
+                         "checkpoint this orca writes",
+                         path, (unsigned long long)v[0], (unsigned long long)v[1],
+                         (unsigned long long)v[12], ms);
+                free(mb);
+                mb = NULL;
+            }
+        }
+    }
+    if (!agree_create(comm, mb != NULL)) {
+        free(mb);
+        return ORCA_ERR_FORMAT;
+    }
+    orca_mpi_def d = def ? *def : orca_mpi_def_default();
+    memcpy(&d.dt, &v[5], 8);
+    d.seed = v[6];
+    orca_mpi *m = NULL;
+    orca_status st = orca_mpi_create(comm, &d, &m);
+    if (st != ORCA_OK) {
+        free(mb);
+        return st;
+    }
+    for (uint64_t k = 0; k < v[12] && st == ORCA_OK; ++k) {
+        orca_vec2 a, b;
+        a.x = getf(&p);
+        a.y = getf(&p);
+        b.x = getf(&p);
+        b.y = getf(&p);
+        st = orca_mpi_add_segment(m, a, b);
+    }
+    free(mb);
+    m->steps = v[2];
+    m->next_key = v[3];
+    m->next_rule_key = v[4];
+    int old_ranks = (int)v[1];
+    if (m->rank == 0) {
+        memcpy(&m->agent_overlap, &v[8], 8);
+        memcpy(&m->wall_overlap, &v[9], 8);
+        m->fallbacks = (int64_t)v[10];
+    }
+    /* this rank reads parts rank, rank + size, ... */
+    for (int f = m->rank; f < old_ranks && st == ORCA_OK; f += m->size) {
+        char pp[4200];
+        part_name(pp, sizeof pp, dir, m->steps, f);
+        size_t size = 0;
+        unsigned char *b = read_file(pp, &size, m->error, sizeof m->error);
+        if (!b) {
+            st = ORCA_ERR_FORMAT;
+            break;
+        }
+        const unsigned char *q = b;
+        uint64_t h[6] = {0};
+        if (size >= CKPT_PART_HEADER && memcmp(b, CKPT_MAGIC_PART, 8) == 0) {
+            q += 8;
+            for (int k = 0; k < 6; ++k) {
+                h[k] = get64(&q);
+            }
+        }
+        if (size < CKPT_PART_HEADER || memcmp(b, CKPT_MAGIC_PART, 8) != 0 ||
+            h[0] != CKPT_VERSION || h[1] != (uint64_t)f || h[2] != (uint64_t)old_ranks ||
+            h[3] != m->steps || h[4] > (uint64_t)INT32_MAX ||
+            size != CKPT_PART_HEADER + h[4] * CKPT_RECORD) {
+            st = local_fail(m, ORCA_ERR_FORMAT,
+                            "%.300s is not part %d of %d of the checkpoint at step %llu (truncated, "
+                            "or from another checkpoint)",
+                            pp, f, old_ranks, (unsigned long long)m->steps);
+            free(b);
+            break;
+        }
+        st = RESERVE(m, own, own_cap, m->own_n + (int64_t)h[4] + 1);
+        for (uint64_t i = 0; i < h[4] && st == ORCA_OK; ++i) {
+            mpi_agent a;
+            get_record(&q, &a);
+            orca_status cs = check_defs(m, &a.def, &a.goal, 1);
+            if (cs == ORCA_OK && (a.key >= m->next_key || a.rule_key >= m->next_rule_key)) {
+                cs = local_fail(m, ORCA_ERR_FORMAT, "key %llu beyond the manifest's next key",
+                                (unsigned long long)a.key);
+            }
+            if (cs != ORCA_OK) {
+                char msg[sizeof m->error];
+                snprintf(msg, sizeof msg, "%s", m->error);
+                st = local_fail(m, ORCA_ERR_FORMAT, "%.200s: record %llu: %.250s", pp,
+                                (unsigned long long)i, msg);
+                break;
+            }
+            m->own[m->own_n++] = a;
+        }
+        free(b);
+    }
+    st = agree(m, st);
+    if (st == ORCA_OK) {
+        qsort(m->own, (size_t)m->own_n, sizeof *m->own, cmp_key);
+        long long mine = m->own_n, total = 0;
+        MPI_Allreduce(&mine, &total, 1, MPI_LONG_LONG, MPI_SUM, m->comm);
+        if ((uint64_t)total != v[7]) {
+            local_fail(m, ORCA_ERR_FORMAT, "checkpoint %.300s: its parts hold %lld agents, its manifest says %llu",
+                       dir, total, (unsigned long long)v[7]);
+            st = ORCA_ERR_FORMAT;
+        }
+        st = agree(m, m->rank == 0 ? st : ORCA_OK);
+    }
+    if (st == ORCA_OK) {
+        st = orca_mpi_rebalance(m);
+    }
+    if (st != ORCA_OK) {
+        snprintf(create_error, sizeof create_error, "%s", m->error);
+        orca_mpi_destroy(m);
+        return st;
+    }
+    *out = m;
+    return ORCA_OK;
+}
