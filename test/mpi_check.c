@@ -1,0 +1,306 @@
+/* SPDX-License-Identifier: MIT */
+/* orca on MPI against one process (test/mpi_tests.sh runs it on 1-4 ranks). Every rank runs
+ * the distributed run and, alongside, the same scene as a plain orca_scenario; after every step
+ * orca_mpi_hash must equal the plain run's orca_sim_hash. The scene: two groups crossing a
+ * wall with two gaps, walking in both directions across the strips, packed so that the halos
+ * are dense; borders moved every step; agents removed and added mid-run (from every rank);
+ * refusals that name the value and change nothing; a checkpoint restarted on fewer ranks. */
+#include <orca/mpi.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int rank, ranks, failures;
+
+#define CHECK(cond, ...)                                                                       \
+    do {                                                                                       \
+        if (!(cond)) {                                                                         \
+            failures++;                                                                        \
+            fprintf(stderr, "rank %d: %s:%d: %s: ", rank, __FILE__, __LINE__, #cond);          \
+            fprintf(stderr, __VA_ARGS__);                                                      \
+            fprintf(stderr, "\n");                                                             \
+        }                                                                                      \
+    } while (0)
+
+#define MAXA 4096
+
+/* The plain run: the scenario and each key's handle (agents are added in key order). */
+static orca_scenario *ref;
+static orca_agent_id handle_of[MAXA];
+static int keys_used;
+
+static void ref_add(const orca_agent_def *d, const orca_goal *g)
+{
+    orca_status st = orca_scenario_add_agent(ref, d, g, &handle_of[keys_used++]);
+    CHECK(st == ORCA_OK, "reference add: %s", orca_scenario_last_error(ref));
+}
+
+/* agent k of a group: a packed block crossing to the other side of the wall */
+static void agent(int k, int group, orca_agent_def *d, orca_goal *g)
+{
+    *d = orca_agent_def_default();
+    d->radius = 0.5;
+    d->neighbor_dist = 5.0;
+    d->max_speed = 1.5;
+    d->time_horizon = 4.0;
+    d->obstacle_time_horizon = 2.0;
+    double row = (double)(k / 8), col = (double)(k % 8);
+    double side = group ? 1.0 : -1.0;
+    d->position.x = side * (6.0 + 1.1 * row);
+    d->position.y = -4.0 + 1.1 * col;
+    *g = orca_goal_default();
+    g->kind = ORCA_GOAL_POINT;
+    g->target.x = -side * (8.0 + 1.1 * row);
+    g->target.y = 4.0 - 1.1 * col;
+    g->preferred_speed = 1.2;
+}
+
+static uint64_t ref_hash(void)
+{
+    return orca_sim_hash(orca_scenario_sim(ref));
+}
+
+static int same_hash(orca_mpi *m, const char *when, int step)
+{
+    orca_status st;
+    uint64_t h = orca_mpi_hash(m, &st), want = ref_hash();
+    CHECK(st == ORCA_OK && h == want, "%s, step %d: hash %016llx, one process %016llx (%s)", when,
+          step, (unsigned long long)h, (unsigned long long)want, orca_mpi_last_error(m));
+    if (h != want) {
+        /* name the agents whose positions differ */
+        static uint64_t keys[MAXA];
+        static orca_vec2 pos[MAXA];
+        int n = orca_mpi_local_agents(m, keys, pos, MAXA);
+        orca_sim *sim = orca_scenario_sim(ref);
+        for (int i = 0, shown = 0; i < n && shown < 5; ++i) {
+            orca_vec2 p;
+            orca_agent_get_position(sim, handle_of[keys[i]], &p);
+            if (p.x != pos[i].x || p.y != pos[i].y) {
+                fprintf(stderr, "rank %d: key %llu at (%.17g, %.17g), one process (%.17g, %.17g)\n",
+                        rank, (unsigned long long)keys[i], pos[i].x, pos[i].y, p.x, p.y);
+                ++shown;
+            }
+        }
+    }
+    return h == want;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+    const double dt = 0.25;
+    const uint64_t seed = 7;
+    orca_status st = orca_scenario_create(NULL, dt, seed, &ref);
+    CHECK(st == ORCA_OK, "scenario");
+    orca_mpi_def def = orca_mpi_def_default();
+    def.dt = dt;
+    def.seed = seed;
+    def.rebalance_every = 1; /* the borders move every step */
+    def.diagnostics = 1;
+    orca_mpi *m = NULL;
+    st = orca_mpi_create(MPI_COMM_WORLD, &def, &m);
+    CHECK(st == ORCA_OK, "create: %s", orca_mpi_last_error(NULL));
+    /* a wall along x = 0 with two gaps */
+    orca_vec2 wall[4][2] = {{{0, -30}, {0, -3}}, {{0, -1.5}, {0, 1.5}}, {{0, 3}, {0, 30}},
+                            {{-20, 12}, {20, 12}}};
+    for (int k = 0; k < 4; ++k) {
+        CHECK(orca_mpi_add_segment(m, wall[k][0], wall[k][1]) == ORCA_OK, "segment");
+        orca_sim_add_segment(orca_scenario_sim(ref), wall[k][0], wall[k][1], NULL);
+    }
+    /* 160 agents, added by every rank in turn: rank r adds the agents k with k % ranks == r of
+     * each group, so the keys interleave ranks; the reference adds them in the same key order */
+    int per_group = 80;
+    orca_agent_def defs[MAXA];
+    orca_goal goals[MAXA];
+    int mine = 0;
+    for (int r = 0; r < ranks; ++r) {
+        for (int group = 0; group < 2; ++group) {
+            for (int k = 0; k < per_group; ++k) {
+                if (k % ranks != r) {
+                    continue;
+                }
+                orca_agent_def d;
+                orca_goal g;
+                agent(k, group, &d, &g);
+                ref_add(&d, &g);
+                if (r == rank) {
+                    defs[mine] = d;
+                    goals[mine] = g;
+                    ++mine;
+                }
+            }
+        }
+    }
+    uint64_t first = 0;
+    st = orca_mpi_add_agents(m, defs, goals, mine, &first);
+    CHECK(st == ORCA_OK, "add: %s", orca_mpi_last_error(m));
+    same_hash(m, "start", 0);
+
+    /* refusals: a bad value on the last rank only; every rank refuses, the state stays */
+    {
+        orca_agent_def d;
+        orca_goal g;
+        agent(0, 0, &d, &g);
+        d.radius = rank == ranks - 1 ? -1.0 : 0.5;
+        st = orca_mpi_add_agents(m, &d, &g, 1, NULL);
+        CHECK(st == ORCA_ERR_ARGUMENT, "a negative radius: status %d", (int)st);
+        char want[64];
+        snprintf(want, sizeof want, "rank %d: agent 0: radius", ranks - 1);
+        CHECK(strstr(orca_mpi_last_error(m), want) != NULL, "message '%s'",
+              orca_mpi_last_error(m));
+        g.kind = ORCA_GOAL_POINT;
+        g.target.x = rank == 0 ? 1e300 : 0.0;
+        d.radius = 0.5;
+        st = orca_mpi_add_agents(m, &d, &g, 1, NULL);
+        CHECK(st == ORCA_ERR_ARGUMENT && strstr(orca_mpi_last_error(m), "goal point") != NULL,
+              "goal at 1e300: %d '%s'", (int)st, orca_mpi_last_error(m));
+        uint64_t nokey = 1u << 30;
+        st = orca_mpi_remove_agents(m, &nokey, rank == 0 ? 1 : 0);
+        CHECK(st == ORCA_ERR_ARGUMENT &&
+                  strstr(orca_mpi_last_error(m), "key 1073741824 names no agent") != NULL,
+              "unknown key: %d '%s'", (int)st, orca_mpi_last_error(m));
+        orca_vec2 a = {rank == 0 ? 0.0 : 1.0, 0}, b = {5, 5};
+        if (ranks > 1) {
+            st = orca_mpi_add_segment(m, a, b);
+            CHECK(st == ORCA_ERR_ARGUMENT && strstr(orca_mpi_last_error(m), "differs") != NULL,
+                  "segments that differ: %d '%s'", (int)st, orca_mpi_last_error(m));
+        }
+        orca_mpi_def bad = def;
+        bad.dt = rank == ranks - 1 ? 0.0 : dt;
+        orca_mpi *m2 = NULL;
+        st = orca_mpi_create(MPI_COMM_WORLD, &bad, &m2);
+        CHECK(st == ORCA_ERR_ARGUMENT && m2 == NULL &&
+                  strstr(orca_mpi_last_error(NULL), "dt must be in") != NULL,
+              "dt 0: %d '%s'", (int)st, orca_mpi_last_error(NULL));
+        same_hash(m, "after the refusals", 0);
+    }
+
+    char dir[256];
+    snprintf(dir, sizeof dir, "/tmp/orca-mpi-check-%ld", (long)getpid());
+    MPI_Bcast(dir, sizeof dir, MPI_CHAR, 0, MPI_COMM_WORLD);
+    if (rank == 0) {
+        mkdir(dir, 0700);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    uint64_t ck_hash = 0;
+    int steps = 120, ok = 1;
+    for (int s = 1; s <= steps && ok; ++s) {
+        /* the rule, then the step, in the plain run */
+        CHECK(orca_scenario_step(ref) == ORCA_OK, "reference step");
+        st = orca_mpi_step(m);
+        CHECK(st == ORCA_OK, "step %d: %s", s, orca_mpi_last_error(m));
+        ok = same_hash(m, "after the step", s);
+        if (s == 30) {
+            /* remove every 5th key (each rank names a share of them, one named twice) */
+            uint64_t rm[64];
+            int n = 0;
+            for (uint64_t k = 0; k < 160; k += 5) {
+                if ((int)(k / 5) % ranks == rank) {
+                    rm[n++] = k;
+                }
+            }
+            if (rank == 0) {
+                rm[n++] = 5; /* twice: removed once */
+            }
+            st = orca_mpi_remove_agents(m, rm, n);
+            CHECK(st == ORCA_OK, "remove: %s", orca_mpi_last_error(m));
+            for (uint64_t k = 0; k < 160; k += 5) {
+                orca_sim_remove_agent(orca_scenario_sim(ref), handle_of[k]);
+            }
+            ok = same_hash(m, "after removals", s);
+        }
+        if (s == 45) {
+            /* additions: every rank adds 3 agents coming in from the top */
+            int count = 0;
+            for (int r = 0; r < ranks; ++r) {
+                for (int i = 0; i < 3; ++i) {
+                    orca_agent_def d;
+                    orca_goal g;
+                    agent(0, i & 1, &d, &g);
+                    d.position.x = -15.0 + 3.0 * (double)(3 * r + i);
+                    d.position.y = 9.0;
+                    g.target.x = -d.position.x;
+                    g.target.y = -9.0;
+                    ref_add(&d, &g);
+                    if (r == rank) {
+                        defs[count] = d;
+                        goals[count] = g;
+                        ++count;
+                    }
+                }
+            }
+            uint64_t k0 = 0;
+            st = orca_mpi_add_agents(m, defs, goals, count, &k0);
+            CHECK(st == ORCA_OK && k0 == 160u + 3u * (uint64_t)rank, "add mid-run: %d, key %llu",
+                  (int)st, (unsigned long long)k0);
+            ok = same_hash(m, "after additions", s);
+        }
+        if (s == 80) {
+            st = orca_mpi_checkpoint(m, dir);
+            CHECK(st == ORCA_OK, "checkpoint: %s", orca_mpi_last_error(m));
+        }
+        if (s == 100) {
+            ck_hash = ref_hash();
+        }
+    }
+    orca_mpi_summary sum;
+    st = orca_mpi_summarize(m, &sum);
+    CHECK(st == ORCA_OK && sum.agents == 160 - 32 + 3 * ranks && sum.steps == (uint64_t)steps &&
+              sum.fallbacks >= 0 && sum.segments == 4,
+          "summary: %lld agents, %llu steps, %lld fallbacks", (long long)sum.agents,
+          (unsigned long long)sum.steps, (long long)sum.fallbacks);
+    CHECK(sum.arrived == orca_scenario_arrived_count(ref), "arrived %lld, one process %d",
+          (long long)sum.arrived, orca_scenario_arrived_count(ref));
+    orca_mpi_stats stats;
+    orca_mpi_get_stats(m, &stats);
+    long long moved = stats.moved, moved_all = 0;
+    MPI_Allreduce(&moved, &moved_all, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    CHECK(ranks == 1 || moved_all > 0, "no agent crossed a border");
+    orca_mpi_destroy(m);
+
+    /* the checkpoint of step 80 restarted on every rank count from 1 to this one (a
+     * sub-communicator of the first ranks), 20 steps more: the one-process hash of step 100 */
+    for (int sub = 1; sub <= ranks; ++sub) {
+        MPI_Comm c;
+        MPI_Comm_split(MPI_COMM_WORLD, rank < sub ? 0 : MPI_UNDEFINED, rank, &c);
+        if (c != MPI_COMM_NULL) {
+            orca_mpi *r = NULL;
+            st = orca_mpi_restart(c, dir, &def, &r);
+            CHECK(st == ORCA_OK, "restart on %d ranks: %s", sub, orca_mpi_last_error(NULL));
+            for (int s = 0; s < 20 && st == ORCA_OK; ++s) {
+                st = orca_mpi_step(r);
+            }
+            uint64_t h = st == ORCA_OK ? orca_mpi_hash(r, &st) : 0;
+            CHECK(st == ORCA_OK && h == ck_hash && orca_mpi_step_count(r) == 100,
+                  "restart on %d ranks: %016llx at step %llu, one process %016llx", sub,
+                  (unsigned long long)h, (unsigned long long)orca_mpi_step_count(r),
+                  (unsigned long long)ck_hash);
+            orca_mpi_destroy(r);
+            MPI_Comm_free(&c);
+        }
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0) {
+        char cmd[512];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+        if (system(cmd) != 0) {
+            fprintf(stderr, "could not remove %s\n", dir);
+        }
+    }
+    orca_scenario_destroy(ref);
+    int all = 0;
+    MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0) {
+        printf("mpi_check on %d ranks: %s (%d failed checks; %d steps, hash equal at every one, "
+               "restarts on 1..%d ranks)\n",
+               ranks, all ? "FAILED" : "passed", all, steps, ranks);
+    }
+    MPI_Finalize();
+    return all ? 1 : 0;
+}

@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# orca on MPI (docs/mpi.md): every hash of a split run equals the one-process hash.
+#   test/mpi_tests.sh MPI_CHECK ORCA_MPI ORCA [MPIEXEC]
+# 1. mpi_check (test/mpi_check.c) on 1, 2, 3 and 4 ranks: a scene with walls built through the
+#    API, agents crossing strip borders both ways, dense halos, borders moved every step,
+#    removals and additions mid-run, refusals, a checkpoint restarted on fewer ranks; each
+#    hash against a one-process simulation run alongside on every rank.
+# 2. orca-mpi on every built-in scene on 1-4 ranks: the hash every 50 steps equals
+#    `orca run --steps K`'s.
+# 3. A checkpoint written on 2 ranks continued on 3 and on 1: the hash equals orca run's.
+# 4. A rank killed mid-run: the job fails within a bounded time with a message naming the
+#    lost process; the last checkpoint restarts it with the one-process bits.
+# Ranks beyond the machine's cores run oversubscribed; as root Open MPI needs the run-as-root
+# variables, set here.
+set -u
+check=$1
+ompi=$2
+orca=$3
+mpiexec=${4:-mpirun}
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# no InfiniBand or shared-memory warnings on a VM
+export OMPI_MCA_btl_base_warn_component_unused=0
+run() { timeout 300 "$mpiexec" --oversubscribe -n "$@"; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+passed=0
+failed=0
+ok() { passed=$((passed + 1)); echo "ok: $*"; }
+bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
+json() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
+
+# 1. the API test
+for r in 1 2 3 4; do
+    if run "$r" "$check" >"$tmp/check$r.log" 2>&1; then
+        ok "mpi_check on $r ranks: $(tail -n 1 "$tmp/check$r.log")"
+    else
+        bad "mpi_check on $r ranks"
+        tail -n 20 "$tmp/check$r.log"
+    fi
+done
+
+# 2. the built-in scenes: hashes every 50 steps against orca run
+scenes=("circle 100" "crossing 98" "wallgap 40" "corridor 40" "random 1000")
+steps=200
+for sn in "${scenes[@]}"; do
+    read -r scene n <<<"$sn"
+    want=""
+    for k in 50 100 150 200; do
+        h=$("$orca" run --scene "$scene" -n "$n" --steps "$k" --json | json 'd["hash"]')
+        want+="$k:$h "
+    done
+    for r in 1 2 3 4; do
+        got=$(run "$r" "$ompi" run --scene "$scene" -n "$n" --steps $steps --hash-every 50 \
+            --rebalance 10 --json 2>"$tmp/err" |
+            json '" ".join("%d:%s" % (x["step"], x["hash"]) for x in d["hashes"]) + " "')
+        if [[ "$got" == "$want" ]]; then
+            ok "$scene ($n agents) on $r ranks: $want"
+        else
+            bad "$scene on $r ranks: got '$got', orca run gives '$want'"
+            cat "$tmp/err"
+        fi
+    done
+done
+
+# 3. a checkpoint at step 100 on 2 ranks, continued to 200 on 3 ranks and on 1
+want=$("$orca" run --scene wallgap --steps 200 --json | json 'd["hash"]')
+mkdir -p "$tmp/ck"
+if run 2 "$ompi" run --scene wallgap --steps 100 --checkpoint "$tmp/ck" -q >/dev/null 2>"$tmp/err"; then
+    for r in 3 1; do
+        got=$(run "$r" "$ompi" run --restart "$tmp/ck" --steps 100 --json 2>"$tmp/err" | json 'd["hash"]')
+        if [[ "$got" == "$want" ]]; then
+            ok "wallgap: checkpoint at 100 on 2 ranks, restarted on $r ranks to 200: $got"
+        else
+            bad "wallgap restart on $r ranks: $got, orca run gives $want"
+            cat "$tmp/err"
+        fi
+    done
+else
+    bad "wallgap checkpoint on 2 ranks"
+    cat "$tmp/err"
+fi
+# a corrupt checkpoint is refused by name
+cp -r "$tmp/ck" "$tmp/ck2"
+part=$(ls "$tmp/ck2"/step-100-part-00001.bin)
+truncate -s -7 "$part"
+if run 2 "$ompi" run --restart "$tmp/ck2" --steps 1 -q >/dev/null 2>"$tmp/err"; then
+    bad "a truncated checkpoint part was accepted"
+elif grep -q "step-100-part-00001.bin is not part 1 of 2" "$tmp/err"; then
+    ok "a truncated part is refused: $(grep -m1 orca-mpi "$tmp/err")"
+else
+    bad "truncated part: unexpected message"
+    cat "$tmp/err"
+fi
+
+# 4. a rank killed mid-run
+mkdir -p "$tmp/kill"
+"$mpiexec" --oversubscribe -n 2 "$ompi" run --scene random -n 4000 --steps 100000 \
+    --checkpoint "$tmp/kill" --checkpoint-every 20 -q >"$tmp/kill.log" 2>&1 &
+job=$!
+for _ in $(seq 1 600); do
+    [[ -f "$tmp/kill/manifest.bin" ]] && break
+    sleep 0.1
+done
+sleep 1
+victim=$(pgrep -f "orca-mpi run --scene random -n 4000 --steps 100000" | tail -n 1)
+start=$(date +%s)
+if [[ -n "$victim" ]]; then
+    kill -9 "$victim"
+fi
+status=0
+for _ in $(seq 1 600); do
+    kill -0 "$job" 2>/dev/null || break
+    sleep 0.1
+done
+if kill -0 "$job" 2>/dev/null; then
+    kill -9 "$job"
+    bad "a killed rank: the job still runs 60 s later"
+else
+    wait "$job"
+    status=$?
+    took=$(($(date +%s) - start))
+    if [[ $status != 0 ]] && grep -qiE "killed|signal|exited|terminated|aborted" "$tmp/kill.log"; then
+        ok "a killed rank: the job failed with status $status in ${took} s ($(grep -m1 -iE 'killed|signal' "$tmp/kill.log" | tr -s ' ' | head -c 160))"
+    else
+        bad "a killed rank: status $status"
+        cat "$tmp/kill.log"
+    fi
+fi
+at=$(python3 -c "
+import struct,sys
+b=open('$tmp/kill/manifest.bin','rb').read()
+print(struct.unpack('<Q', b[24:32])[0])")
+want=$("$orca" run --scene random -n 4000 --steps $((at + 20)) --json | json 'd["hash"]')
+got=$(run 3 "$ompi" run --restart "$tmp/kill" --steps 20 --json 2>"$tmp/err" | json 'd["hash"]')
+if [[ "$got" == "$want" ]]; then
+    ok "restarted from the last checkpoint (step $at) on 3 ranks, 20 steps more: $got"
+else
+    bad "restart after the kill: $got, orca run gives $want"
+    cat "$tmp/err"
+fi
+
+echo "mpi: $passed passed, $failed failed"
+[[ $failed == 0 ]]
