@@ -66,6 +66,7 @@ PACKAGES=(
     python3-numpy python3-pytest                            # its arrays and tests
     mypy                                                    # its type stubs (mypy --strict, stubtest)
     python3-scipy                                           # scripts/validate (collision counts)
+    openmpi-bin libopenmpi-dev                              # orca on MPI (mpi/, test/mpi_tests.sh)
     python3-matplotlib python3-pil                          # its animation example (tested)
     chromium                                                # the browser tests (scripts/web-test.sh)
 )
