@@ -32,7 +32,6 @@ typedef struct mpi_agent {
     uint64_t rule_key; /* the rule's key (docs/scenarios.md): its creation ordinal */
     orca_agent_def def;
     orca_goal goal;
-    int64_t aux; /* local: the owned index in a merged list, -1 for a halo agent */
 } mpi_agent;
 
 struct orca_mpi {
@@ -42,6 +41,9 @@ struct orca_mpi {
     uint64_t steps;
     uint64_t next_key, next_rule_key;
     orca_sim *local;
+    int local_stale; /* 1: rebuild the local simulation (walls changed) */
+    orca_agent_id *ids;
+    int64_t ids_cap;
     mpi_agent *own;
     int64_t own_n, own_cap;
     double *border; /* size - 1 ascending: rank r owns border[r-1] <= x < border[r] */
@@ -53,6 +55,8 @@ struct orca_mpi {
     int *scount, *sdispl, *rcount, *rdispl;
     orca_agent_def *defs;
     int64_t defs_cap;
+    const mpi_agent **order, **order_tmp; /* the local list: owned and halo agents by key */
+    int64_t order_cap, order_tmp_cap;
     orca_agent_diagnostics *diag;
     int64_t diag_cap;
     /* record */
@@ -321,10 +325,15 @@ static orca_status migrate(orca_mpi *m, double *seconds)
     if ((st = exchange(m, seconds)) != ORCA_OK) {
         return st;
     }
-    int64_t n = merge_received(m, m->own, m->own_n);
+    int64_t arrived = 0;
+    for (int r = 0; r < m->size; ++r) {
+        arrived += m->rcount[r];
+    }
+    /* with none received own is in key order already */
+    int64_t n = arrived == 0 ? m->own_n : merge_received(m, m->own, m->own_n);
     st = agree(m, n < 0 ? ORCA_ERR_MEMORY : ORCA_OK);
-    if (st != ORCA_OK) {
-        /* the agents sent are gone from here and arrived there: keep the received ones */
+    if (st != ORCA_OK || arrived == 0) {
+        /* on a failure the agents sent are gone from here and did not arrive there */
         return st;
     }
     mpi_agent *t = m->own;
@@ -361,8 +370,8 @@ static double halo_width(orca_mpi *m, double *seconds)
 }
 
 /* Collective: sends the halos (every owned agent to each other rank whose strip lies within w
- * of it) and merges own and received agents in key order into m->merged; the owned ones carry
- * their owned index in aux. */
+ * of it) and merges own and received agents in key order into m->order (pointers into own
+ * and recv). */
 static orca_status gather_halo(orca_mpi *m, double w, int64_t *count, double *seconds)
 {
     for (int r = 0; r < m->size; ++r) {
@@ -395,7 +404,6 @@ static orca_status gather_halo(orca_mpi *m, double w, int64_t *count, double *se
             for (int r = a; r <= b; ++r) {
                 if (r != m->rank) {
                     m->send[fill[r]] = m->own[i];
-                    m->send[fill[r]].aux = -1;
                     fill[r]++;
                 }
             }
@@ -408,13 +416,46 @@ static orca_status gather_halo(orca_mpi *m, double w, int64_t *count, double *se
     if ((st = exchange(m, seconds)) != ORCA_OK) {
         return st;
     }
-    for (int64_t i = 0; i < m->own_n; ++i) {
-        m->own[i].aux = i;
+    /* the local list: pointers to the owned agents and the received ones, merged by key
+     * (each block is in key order) */
+    int64_t total = m->own_n;
+    for (int r = 0; r < m->size; ++r) {
+        total += m->rcount[r];
     }
-    int64_t n = merge_received(m, m->own, m->own_n);
-    st = agree(m, n < 0 ? ORCA_ERR_MEMORY : ORCA_OK);
+    st = RESERVE(m, order, order_cap, total + 1);
+    if (st == ORCA_OK) {
+        st = RESERVE(m, order_tmp, order_tmp_cap, total + 1);
+    }
+    st = agree(m, st);
     if (st != ORCA_OK) {
         return st;
+    }
+    int64_t n = m->own_n;
+    for (int64_t i = 0; i < n; ++i) {
+        m->order[i] = &m->own[i];
+    }
+    for (int r = 0; r < m->size; ++r) {
+        const mpi_agent *b = m->recv + m->rdispl[r];
+        int64_t nb = m->rcount[r], i = 0, j = 0, k = 0;
+        if (nb == 0) {
+            continue;
+        }
+        while (i < n && j < nb) {
+            m->order_tmp[k++] = m->order[i]->key < b[j].key ? m->order[i++] : &b[j++];
+        }
+        while (i < n) {
+            m->order_tmp[k++] = m->order[i++];
+        }
+        while (j < nb) {
+            m->order_tmp[k++] = &b[j++];
+        }
+        const mpi_agent **t = m->order;
+        int64_t tc = m->order_cap;
+        m->order = m->order_tmp;
+        m->order_cap = m->order_tmp_cap;
+        m->order_tmp = t;
+        m->order_tmp_cap = tc;
+        n = k;
     }
     m->stats.halo_sum += n - m->own_n;
     m->stats.halo_bytes += (n - m->own_n) * (int64_t)sizeof(mpi_agent);
@@ -422,11 +463,9 @@ static orca_status gather_halo(orca_mpi *m, double w, int64_t *count, double *se
     return ORCA_OK;
 }
 
-/* Local: a new local simulation with the walls. Each step starts from a new one rather than
- * removing the last step's agents and adding the new ones: a simulation in which every agent
- * was removed and others added was seen to step one agent differently from a new simulation
- * holding the same state (test/mpi_check.c on 2 ranks, step 21; docs/mpi.md, "Known
- * limits"). */
+/* Local: a new local simulation with the walls (at the first step, and after a wall was
+ * added). Later steps reuse it: its agents are removed and the new local list added, which
+ * keeps its arrays (no page faults for a new simulation's memory each step). */
 static orca_status new_local(orca_mpi *m)
 {
     orca_sim_destroy(m->local);
@@ -450,18 +489,56 @@ static orca_status new_local(orca_mpi *m)
     return ORCA_OK;
 }
 
-/* Local: the local simulation holds exactly m->merged[0 .. n) in that order. */
+/* The owned index of a local list entry, or -1 for a halo agent. */
+static int64_t owned_index(const orca_mpi *m, const mpi_agent *a)
+{
+    return a >= m->own && a < m->own + m->own_n ? (int64_t)(a - m->own) : -1;
+}
+
+/* Local: m->defs[0 .. n) from the local list; with rule, the owned agents' preferred
+ * velocities by the scenario rule for step m->steps. */
+static orca_status local_defs(orca_mpi *m, int64_t n, int rule)
+{
+    orca_status st = RESERVE(m, defs, defs_cap, n + 1);
+    if (st != ORCA_OK) {
+        return st;
+    }
+    uint64_t sh = orca_rule_step_hash(m->def.seed, m->steps);
+    for (int64_t i = 0; i < n; ++i) {
+        const mpi_agent *a = m->order[i];
+        m->defs[i] = a->def;
+        if (rule && owned_index(m, a) >= 0) {
+            m->defs[i].preferred_velocity =
+                orca_rule_velocity(&a->goal, a->def.position, m->def.dt, sh, a->rule_key);
+        }
+    }
+    return ORCA_OK;
+}
+
+/* Local: the local simulation holds exactly m->defs[0 .. n) in that order. */
 static orca_status fill_local(orca_mpi *m, int64_t n)
 {
     if (n > INT32_MAX) {
         return local_fail(m, ORCA_ERR_LIMIT, "%lld agents on one rank", (long long)n);
     }
-    orca_status st = RESERVE(m, defs, defs_cap, n + 1);
-    if (st != ORCA_OK || (st = new_local(m)) != ORCA_OK) {
-        return st;
-    }
-    for (int64_t i = 0; i < n; ++i) {
-        m->defs[i] = m->merged[i].def;
+    orca_status st = ORCA_OK;
+    if (m->local_stale || !m->local) {
+        if ((st = new_local(m)) != ORCA_OK) {
+            return st;
+        }
+        m->local_stale = 0;
+    } else {
+        int have = orca_sim_agent_count(m->local);
+        if ((st = RESERVE(m, ids, ids_cap, (int64_t)have + 1)) != ORCA_OK) {
+            return st;
+        }
+        for (int i = 0; i < have; ++i) {
+            m->ids[i] = orca_sim_agent_at(m->local, i);
+        }
+        if (have > 0 && (st = orca_sim_remove_agents(m->local, m->ids, have)) != ORCA_OK) {
+            return local_fail(m, st, "%s", orca_sim_last_error(m->local));
+        }
+        orca_agents_settle(m->local); /* now: the new agents then reuse the same entries */
     }
     if (n > 0 && (st = orca_sim_add_agents(m->local, m->defs, (int)n, NULL)) != ORCA_OK) {
         return local_fail(m, st, "%s", orca_sim_last_error(m->local));
@@ -502,15 +579,10 @@ orca_status orca_mpi_step(orca_mpi *m)
         return st;
     }
     /* the rule for the owned agents (the halo agents' preferred velocities are not read) */
-    uint64_t sh = orca_rule_step_hash(m->def.seed, m->steps);
-    for (int64_t i = 0; i < n; ++i) {
-        mpi_agent *a = &m->merged[i];
-        if (a->aux >= 0) {
-            a->def.preferred_velocity =
-                orca_rule_velocity(&a->goal, a->def.position, m->def.dt, sh, a->rule_key);
-        }
+    st = local_defs(m, n, 1);
+    if (st == ORCA_OK) {
+        st = fill_local(m, n);
     }
-    st = fill_local(m, n);
     if (st == ORCA_OK && m->def.record) {
         st = measure(m);
     }
@@ -525,7 +597,7 @@ orca_status orca_mpi_step(orca_mpi *m)
         if (st == ORCA_OK) {
             orca_sim_diagnostics(m->local, m->diag, (int)n, NULL);
             for (int64_t i = 0; i < n; ++i) {
-                fb += m->merged[i].aux >= 0 && m->diag[i].fallback;
+                fb += owned_index(m, m->order[i]) >= 0 && m->diag[i].fallback;
             }
         }
     }
@@ -540,12 +612,12 @@ orca_status orca_mpi_step(orca_mpi *m)
     orca_agents_settle(m->local);
     const orca_vec2 *pos = m->local->pos, *vel = m->local->vel;
     for (int64_t i = 0; i < n; ++i) {
-        const mpi_agent *a = &m->merged[i];
-        if (a->aux >= 0) {
-            mpi_agent *o = &m->own[a->aux];
+        int64_t k = owned_index(m, m->order[i]);
+        if (k >= 0) {
+            mpi_agent *o = &m->own[k];
             o->def.position = pos[i];
             o->def.velocity = vel[i];
-            o->def.preferred_velocity = a->def.preferred_velocity;
+            o->def.preferred_velocity = m->defs[i].preferred_velocity;
         }
     }
     m->fallbacks += fb;
@@ -650,6 +722,9 @@ static void free_all(orca_mpi *m)
     free(m->tmp);
     free(m->scount);
     free(m->defs);
+    free(m->order);
+    free(m->order_tmp);
+    free(m->ids);
     free(m->diag);
     if (m->comm != MPI_COMM_NULL) {
         MPI_Comm_free(&m->comm);
@@ -798,21 +873,25 @@ orca_status orca_mpi_add_segment(orca_mpi *m, orca_vec2 a, orca_vec2 b)
                         b.x, b.y);
     }
     if (st == ORCA_OK) {
-        int32_t n = m->seg_n;
-        int64_t cap = m->seg_cap;
-        if (!reserve((void **)&m->seg_a, &cap, n + 1, sizeof *m->seg_a)) {
+        int64_t cap_a = m->seg_cap, cap_b = m->seg_cap;
+        if (!reserve((void **)&m->seg_a, &cap_a, (int64_t)m->seg_n + 1, sizeof *m->seg_a) ||
+            !reserve((void **)&m->seg_b, &cap_b, (int64_t)m->seg_n + 1, sizeof *m->seg_b)) {
             st = local_fail(m, ORCA_ERR_MEMORY, "out of memory (segments)");
         } else {
-            int64_t cap2 = m->seg_cap;
-            if (!reserve((void **)&m->seg_b, &cap2, n + 1, sizeof *m->seg_b)) {
-                st = local_fail(m, ORCA_ERR_MEMORY, "out of memory (segments)");
-            } else {
-                m->seg_cap = (int32_t)cap;
-            }
+            m->seg_cap = (int32_t)(cap_a < cap_b ? cap_a : cap_b);
         }
     }
-    if (st == ORCA_OK && (st = orca_sim_add_segment(m->local, a, b, NULL)) != ORCA_OK) {
-        local_fail(m, st, "%s", orca_sim_last_error(m->local));
+    if (st == ORCA_OK) {
+        /* the simulator's own checks, on a probe: nothing here changes before every rank
+         * agrees (the local simulation gets the walls from seg_a, seg_b at each step) */
+        orca_sim_def sd = orca_sim_def_default();
+        orca_sim *probe = NULL;
+        if ((st = orca_sim_create(&sd, &probe)) != ORCA_OK) {
+            local_fail(m, st, "out of memory");
+        } else if ((st = orca_sim_add_segment(probe, a, b, NULL)) != ORCA_OK) {
+            local_fail(m, st, "%s", orca_sim_last_error(probe));
+        }
+        orca_sim_destroy(probe);
     }
     st = agree(m, st);
     if (st != ORCA_OK) {
@@ -821,6 +900,7 @@ orca_status orca_mpi_add_segment(orca_mpi *m, orca_vec2 a, orca_vec2 b)
     m->seg_a[m->seg_n] = a;
     m->seg_b[m->seg_n] = b;
     m->seg_n++;
+    m->local_stale = 1;
     return ORCA_OK;
 }
 
@@ -905,7 +985,6 @@ static orca_status append_own(orca_mpi *m, const orca_agent_def *defs, const orc
         a->rule_key = rkey0 + (uint64_t)i;
         a->def = defs[i];
         a->goal = goals[i];
-        a->aux = -1;
     }
     m->own_n += count;
     return ORCA_OK;
@@ -1220,7 +1299,10 @@ orca_status orca_mpi_summarize(orca_mpi *m, orca_mpi_summary *out)
         }
         m->stats.halo_sum -= n - m->own_n; /* not a step's exchange */
         m->stats.halo_bytes -= (n - m->own_n) * (int64_t)sizeof(mpi_agent);
-        st = fill_local(m, n);
+        st = local_defs(m, n, 0);
+        if (st == ORCA_OK) {
+            st = fill_local(m, n);
+        }
         if (st == ORCA_OK) {
             st = measure(m);
         }
@@ -1373,7 +1455,6 @@ orca_status orca_mpi_create_from_scenario(MPI_Comm comm, const orca_scenario *sc
             orca_agent_id id = orca_sim_agent_at(sim, i);
             orca_agent_get(sim, id, &a->def);
             orca_scenario_agent_goal(sc, i, &a->goal, NULL);
-            a->aux = -1;
         }
         st = agree(m, st);
     }
@@ -1500,7 +1581,6 @@ static void get_record(const unsigned char **p, mpi_agent *a)
     a->goal.preferred_speed = getf(p);
     a->goal.goal_set = (int)(int64_t)get64(p);
     (void)get64(p);
-    a->aux = -1;
 }
 
 static void part_name(char *out, size_t size, const char *dir, uint64_t steps, int rank)
