@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* orca on MPI (include/orca/mpi.h; docs/mpi.md describes every operation). Each rank keeps the
+/* orca on MPI (mpi/include/orca/mpi.h; docs/mpi.md describes every operation). Each rank keeps the
  * agents it owns in key order; a step sends every owned agent to each rank whose strip lies
  * within the halo width of it, merges its own agents and the received ones in key order into
  * a local simulation (so the local index order is the global one restricted to them), steps

@@ -63,6 +63,37 @@ for sn in "${scenes[@]}"; do
     done
 done
 
+# 2b. a scene file: `orca scene` writes the corridor, both commands run it; a scene file with
+#     waypoints is refused by name
+"$orca" scene corridor >"$tmp/corridor.txt" 2>"$tmp/err" || bad "orca scene corridor"
+want=$("$orca" run "$tmp/corridor.txt" --steps 150 --json | json 'd["hash"]')
+for r in 1 3; do
+    got=$(run "$r" "$ompi" run "$tmp/corridor.txt" --steps 150 --json 2>"$tmp/err" | json 'd["hash"]')
+    if [[ "$got" == "$want" ]]; then
+        ok "scene file (corridor) on $r ranks: $got"
+    else
+        bad "scene file on $r ranks: $got, orca run gives $want"
+        cat "$tmp/err"
+    fi
+done
+printf 'agent 0 0 goal 10 0 via 5 5\nagent 3 0 goal -10 0\n' >"$tmp/wp.txt"
+if run 2 "$ompi" run "$tmp/wp.txt" --steps 5 -q >/dev/null 2>"$tmp/err"; then
+    bad "a scene with waypoints ran under MPI"
+elif grep -q "uses waypoints, which does not run under MPI yet" "$tmp/err"; then
+    ok "waypoints refused: $(grep -m1 orca-mpi "$tmp/err")"
+else
+    bad "waypoints: unexpected message"
+    cat "$tmp/err"
+fi
+if run 2 "$ompi" run --scene circle --steps x >/dev/null 2>"$tmp/err"; then
+    bad "--steps x accepted"
+elif grep -q -- "--steps: expected a whole number" "$tmp/err"; then
+    ok "bad option value refused: $(head -n 1 "$tmp/err")"
+else
+    bad "--steps x: unexpected message"
+    cat "$tmp/err"
+fi
+
 # 3. a checkpoint at step 100 on 2 ranks, continued to 200 on 3 ranks and on 1
 want=$("$orca" run --scene wallgap --steps 200 --json | json 'd["hash"]')
 mkdir -p "$tmp/ck"

@@ -41,16 +41,16 @@ typedef struct orca_mpi_def {
                               diagnostics: same bits, slower); 0 (default): not counted */
 } orca_mpi_def;
 
-ORCA_API orca_mpi_def orca_mpi_def_default(void);
+orca_mpi_def orca_mpi_def_default(void);
 
 /** Collective. An empty distributed run on comm (duplicated; the caller's stays its own); def
  * equal on every rank (it is checked). */
-ORCA_API orca_status orca_mpi_create(MPI_Comm comm, const orca_mpi_def *def, orca_mpi **out);
+orca_status orca_mpi_create(MPI_Comm comm, const orca_mpi_def *def, orca_mpi **out);
 
 /** Collective. A built-in scene (orca_scenario_create_builtin's arguments, same on every
  * rank): its agents, goals and walls, spread over the ranks by position. def->seed is
  * ignored: the scene's seed is seed. */
-ORCA_API orca_status orca_mpi_create_builtin(MPI_Comm comm, orca_scene_kind kind, int agent_count,
+orca_status orca_mpi_create_builtin(MPI_Comm comm, orca_scene_kind kind, int agent_count,
                                              uint64_t seed, const orca_mpi_def *def,
                                              orca_mpi **out);
 
@@ -60,45 +60,45 @@ ORCA_API orca_status orca_mpi_create_builtin(MPI_Comm comm, orca_scene_kind kind
  * "What runs under MPI"): waypoints, goal sets, navigation, avoidance settings, boundaries,
  * the separation option, the density-dependent speed, or agents added to its simulation
  * directly. */
-ORCA_API orca_status orca_mpi_create_from_scenario(MPI_Comm comm, const orca_scenario *scenario,
+orca_status orca_mpi_create_from_scenario(MPI_Comm comm, const orca_scenario *scenario,
                                                    const orca_mpi_def *def, orca_mpi **out);
 
 /** Collective. Frees everything; NULL is ignored. */
-ORCA_API void orca_mpi_destroy(orca_mpi *m);
+void orca_mpi_destroy(orca_mpi *m);
 
 /** The last refusal's message on this rank ("" when none); with m NULL, the last refusal of
  * orca_mpi_create, orca_mpi_create_builtin, orca_mpi_create_from_scenario or orca_mpi_restart
  * (the same on every rank, naming the rank it came from). */
-ORCA_API const char *orca_mpi_last_error(const orca_mpi *m);
+const char *orca_mpi_last_error(const orca_mpi *m);
 
 /** Steps taken (the one-process step count, carried over a restart). */
-ORCA_API uint64_t orca_mpi_step_count(const orca_mpi *m);
+uint64_t orca_mpi_step_count(const orca_mpi *m);
 
 /** Collective, same arguments on every rank: a wall segment (orca_sim_add_segment's rules;
  * every rank keeps every segment). */
-ORCA_API orca_status orca_mpi_add_segment(orca_mpi *m, orca_vec2 a, orca_vec2 b);
+orca_status orca_mpi_add_segment(orca_mpi *m, orca_vec2 a, orca_vec2 b);
 
 /** Collective. Each rank adds its own list (count may differ, 0 included): agent defs with
  * their goals (ORCA_GOAL_POINT, ORCA_GOAL_VELOCITY or ORCA_GOAL_NONE). The new agents come
  * after every agent there is, in rank order and then list order, with consecutive keys; this
  * rank's first key goes to *first_key (may be NULL). The keys are what a one-process scenario
  * would give agents added in that order: their rule keys and their index order. */
-ORCA_API orca_status orca_mpi_add_agents(orca_mpi *m, const orca_agent_def *defs,
+orca_status orca_mpi_add_agents(orca_mpi *m, const orca_agent_def *defs,
                                          const orca_goal *goals, int count, uint64_t *first_key);
 
 /** Collective. Each rank names keys to remove (any rank may name any agent; a key named twice
  * is removed once). A key that names no agent refuses the whole call. */
-ORCA_API orca_status orca_mpi_remove_agents(orca_mpi *m, const uint64_t *keys, int count);
+orca_status orca_mpi_remove_agents(orca_mpi *m, const uint64_t *keys, int count);
 
 /** Collective: one step of the scenario rule and orca_sim_step (docs/mpi.md, "The step"). */
-ORCA_API orca_status orca_mpi_step(orca_mpi *m);
+orca_status orca_mpi_step(orca_mpi *m);
 
 /** Collective: move the strip borders by the agents' count now (docs/mpi.md, "Domains"). */
-ORCA_API orca_status orca_mpi_rebalance(orca_mpi *m);
+orca_status orca_mpi_rebalance(orca_mpi *m);
 
 /** Collective: the state hash, equal to orca_sim_hash of the one-process simulation in the
  * same state; the same value on every rank (0 with *status set on a failure, may be NULL). */
-ORCA_API uint64_t orca_mpi_hash(orca_mpi *m, orca_status *status);
+uint64_t orca_mpi_hash(orca_mpi *m, orca_status *status);
 
 /** Global figures (collective to compute; the same on every rank). */
 typedef struct orca_mpi_summary {
@@ -112,7 +112,7 @@ typedef struct orca_mpi_summary {
 } orca_mpi_summary;
 
 /** Collective. Measures the current state too (so the final state enters the overlaps). */
-ORCA_API orca_status orca_mpi_summarize(orca_mpi *m, orca_mpi_summary *out);
+orca_status orca_mpi_summarize(orca_mpi *m, orca_mpi_summary *out);
 
 /** This rank's exchange figures, summed over the steps since orca_mpi_reset_stats. */
 typedef struct orca_mpi_stats {
@@ -131,23 +131,23 @@ typedef struct orca_mpi_stats {
     double halo_width;      /**< the last step's halo width (m) */
 } orca_mpi_stats;
 
-ORCA_API void orca_mpi_get_stats(const orca_mpi *m, orca_mpi_stats *out);
-ORCA_API void orca_mpi_reset_stats(orca_mpi *m);
+void orca_mpi_get_stats(const orca_mpi *m, orca_mpi_stats *out);
+void orca_mpi_reset_stats(orca_mpi *m);
 
 /** This rank's agents, in key order (positions; keys may be NULL): writes min(capacity, owned)
  * entries and returns the owned count. */
-ORCA_API int orca_mpi_local_agents(const orca_mpi *m, uint64_t *keys, orca_vec2 *positions,
+int orca_mpi_local_agents(const orca_mpi *m, uint64_t *keys, orca_vec2 *positions,
                                    int capacity);
 
 /** Collective: a checkpoint in directory dir (which must exist): each rank writes its part
  * (part-R.bin) and rank 0 the manifest (manifest.bin, written last: a checkpoint without it is
  * incomplete). Files of an earlier checkpoint in dir are replaced. */
-ORCA_API orca_status orca_mpi_checkpoint(orca_mpi *m, const char *dir);
+orca_status orca_mpi_checkpoint(orca_mpi *m, const char *dir);
 
 /** Collective: a run restored from the checkpoint in dir, on any number of ranks (def's
  * workers, vector_kernels, rebalance_every, record and diagnostics apply; its dt and seed are
  * the checkpoint's). It continues with the bits of the run that wrote it. */
-ORCA_API orca_status orca_mpi_restart(MPI_Comm comm, const char *dir, const orca_mpi_def *def,
+orca_status orca_mpi_restart(MPI_Comm comm, const char *dir, const orca_mpi_def *def,
                                       orca_mpi **out);
 
 #ifdef __cplusplus
