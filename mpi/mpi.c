@@ -1473,6 +1473,28 @@ orca_status orca_mpi_create_from_scenario(MPI_Comm comm, const orca_scenario *sc
     return ORCA_OK;
 }
 
+/* The built-in scene's agents as they are generated: this rank keeps every size-th one
+ * (index % size == rank); the rebalancing afterwards hands each to its owner. */
+static orca_status keep_share(void *ctx, int64_t index, const orca_agent_def *def,
+                              const orca_goal *goal)
+{
+    orca_mpi *m = ctx;
+    if (index % m->size != m->rank) {
+        return ORCA_OK;
+    }
+    orca_status st = RESERVE(m, own, own_cap, m->own_n + 1);
+    if (st != ORCA_OK) {
+        return st;
+    }
+    mpi_agent *a = &m->own[m->own_n++];
+    memset(a, 0, sizeof *a);
+    a->key = (uint64_t)index;
+    a->rule_key = (uint64_t)index;
+    a->def = *def;
+    a->goal = *goal;
+    return ORCA_OK;
+}
+
 orca_status orca_mpi_create_builtin(MPI_Comm comm, orca_scene_kind kind, int agent_count,
                                     uint64_t seed, const orca_mpi_def *def, orca_mpi **out)
 {
@@ -1480,19 +1502,47 @@ orca_status orca_mpi_create_builtin(MPI_Comm comm, orca_scene_kind kind, int age
         return ORCA_ERR_NULL;
     }
     *out = NULL;
-    orca_scenario *sc = NULL;
-    orca_status st = orca_scenario_create_builtin(kind, agent_count, seed, NULL, &sc);
+    orca_mpi_def d = def ? *def : orca_mpi_def_default();
+    d.dt = 0.25; /* every built-in scene's (docs/scenarios.md) */
+    d.seed = seed;
+    orca_mpi *m = NULL;
+    orca_status st = orca_mpi_create(comm, &d, &m);
     if (st != ORCA_OK) {
-        snprintf(create_error, sizeof create_error, "%s",
-                 sc ? orca_scenario_last_error(sc) : "the built-in scene was refused");
+        return st;
     }
-    if (!agree_create(comm, st == ORCA_OK)) {
-        orca_scenario_destroy(sc);
-        return st != ORCA_OK ? st : ORCA_ERR_ARGUMENT;
+    /* every rank runs the scene's generator (the random scene's rejection sampling needs
+     * every earlier point) but keeps only its share of the agents */
+    orca_scenario *sc = NULL;
+    st = orca_builtin_stream(kind, agent_count, seed, keep_share, m, &sc);
+    if (st != ORCA_OK && !m->error[0]) {
+        local_fail(m, st, "%s", orca_scenario_last_error(NULL));
     }
-    st = orca_mpi_create_from_scenario(comm, sc, def, out);
+    st = agree(m, st);
+    if (st == ORCA_OK && orca_scenario_dt(sc) != d.dt) {
+        st = local_fail(m, ORCA_ERR_ARGUMENT, "the scene's dt is not 0.25");
+    }
+    orca_sim *sim = st == ORCA_OK ? orca_scenario_sim(sc) : NULL;
+    int ns = sim ? orca_sim_segment_count(sim) : 0;
+    for (int k = 0; k < ns && st == ORCA_OK; ++k) {
+        orca_vec2 a, b;
+        orca_segment_get(sim, orca_sim_segment_at(sim, k), &a, &b);
+        st = orca_mpi_add_segment(m, a, b);
+    }
+    if (st == ORCA_OK) {
+        long long mine = m->own_n, total = 0;
+        MPI_Allreduce(&mine, &total, 1, MPI_LONG_LONG, MPI_SUM, m->comm);
+        m->next_key = (uint64_t)total;
+        m->next_rule_key = (uint64_t)total;
+        st = orca_mpi_rebalance(m);
+    }
     orca_scenario_destroy(sc);
-    return st;
+    if (st != ORCA_OK) {
+        snprintf(create_error, sizeof create_error, "%s", m->error);
+        orca_mpi_destroy(m);
+        return st;
+    }
+    *out = m;
+    return ORCA_OK;
 }
 
 /* --- checkpoints ------------------------------------------------------------------------- */

@@ -110,6 +110,10 @@ typedef struct sc_agent {
 
 struct orca_scenario {
     orca_sim *sim;
+    /* set only by orca_builtin_stream: the scene's agents go to emit, not to the simulation */
+    orca_scene_emit_fn *emit;
+    void *emit_ctx;
+    int64_t emitted;
     double dt;
     uint64_t seed;
     char name[SC_NAME_MAX + 1];
@@ -2062,9 +2066,13 @@ static orca_status scene_add_speed(orca_scenario *sc, orca_vec2 start, orca_vec2
 {
     orca_agent_def d = scene_agent(start);
     orca_goal g;
+    memset(&g, 0, sizeof g);
     g.kind = ORCA_GOAL_POINT;
     g.target = goal_point;
     g.preferred_speed = preferred_speed;
+    if (sc->emit) {
+        return sc->emit(sc->emit_ctx, sc->emitted++, &d, &g);
+    }
     return orca_scenario_add_agent(sc, &d, &g, NULL);
 }
 
@@ -2341,8 +2349,25 @@ static orca_status build_random(orca_scenario *sc, int n, uint64_t seed)
 
 static const int k_default_counts[ORCA_SCENE_COUNT] = {100, 98, 40, 40, 1000};
 
+static orca_status create_builtin(orca_scene_kind kind, int agent_count, uint64_t seed,
+                                  const orca_sim_def *sim_def, orca_scene_emit_fn *emit,
+                                  void *emit_ctx, orca_scenario **out);
+
 orca_status orca_scenario_create_builtin(orca_scene_kind kind, int agent_count, uint64_t seed,
                                          const orca_sim_def *sim_def, orca_scenario **out)
+{
+    return create_builtin(kind, agent_count, seed, sim_def, NULL, NULL, out);
+}
+
+orca_status orca_builtin_stream(orca_scene_kind kind, int agent_count, uint64_t seed,
+                                orca_scene_emit_fn *emit, void *emit_ctx, orca_scenario **out)
+{
+    return create_builtin(kind, agent_count, seed, NULL, emit, emit_ctx, out);
+}
+
+static orca_status create_builtin(orca_scene_kind kind, int agent_count, uint64_t seed,
+                                  const orca_sim_def *sim_def, orca_scene_emit_fn *emit,
+                                  void *emit_ctx, orca_scenario **out)
 {
     if (!out) {
         return fail(NULL, ORCA_ERR_NULL, "out must not be NULL");
@@ -2366,7 +2391,9 @@ orca_status orca_scenario_create_builtin(orca_scene_kind kind, int agent_count, 
     if (st != ORCA_OK) {
         return st; /* message already in g_create_error */
     }
-    strcpy(sc->name, k_scene_names[kind]);
+    snprintf(sc->name, sizeof sc->name, "%s", k_scene_names[kind]);
+    sc->emit = emit;
+    sc->emit_ctx = emit_ctx;
     switch (kind) {
     case ORCA_SCENE_CIRCLE: st = build_circle(sc, n); break;
     case ORCA_SCENE_CROSSING: st = build_crossing(sc, n); break;
@@ -2374,6 +2401,7 @@ orca_status orca_scenario_create_builtin(orca_scene_kind kind, int agent_count, 
     case ORCA_SCENE_CORRIDOR: st = build_corridor(sc, n); break;
     default: st = build_random(sc, n, seed); break;
     }
+    sc->emit = NULL;
     if (st != ORCA_OK) {
         fail(NULL, st, "building scene %s with %d agents: %s", k_scene_names[kind], n,
              sc->error);

@@ -21,4 +21,13 @@ int orca_scenario_rule_key(const orca_scenario *sc, int index);
 /* The key the next agent added through the scenario will get. */
 int64_t orca_scenario_next_rule_key(const orca_scenario *sc);
 
+/* A built-in scene streamed: each agent (index, def, goal) goes to emit in index order (a
+ * refusal from emit stops the build with its status) instead of into the scenario, which
+ * comes back with the scene's walls, dt, seed and name but no agents. The agents' rule keys
+ * are their indices. */
+typedef orca_status orca_scene_emit_fn(void *ctx, int64_t index, const orca_agent_def *def,
+                                       const orca_goal *goal);
+orca_status orca_builtin_stream(orca_scene_kind kind, int agent_count, uint64_t seed,
+                                orca_scene_emit_fn *emit, void *emit_ctx, orca_scenario **out);
+
 #endif

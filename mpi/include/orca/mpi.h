@@ -48,8 +48,9 @@ orca_mpi_def orca_mpi_def_default(void);
 orca_status orca_mpi_create(MPI_Comm comm, const orca_mpi_def *def, orca_mpi **out);
 
 /** Collective. A built-in scene (orca_scenario_create_builtin's arguments, same on every
- * rank): its agents, goals and walls, spread over the ranks by position. def->seed is
- * ignored: the scene's seed is seed. */
+ * rank): its agents, goals and walls, spread over the ranks by position. Every rank runs the
+ * scene's generator but keeps only its share of the agents (no rank holds the whole scene).
+ * def->dt and def->seed are ignored: the scene's dt (0.25 s) and seed apply. */
 orca_status orca_mpi_create_builtin(MPI_Comm comm, orca_scene_kind kind, int agent_count,
                                              uint64_t seed, const orca_mpi_def *def,
                                              orca_mpi **out);
