@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* orca on MPI (mpi/include/orca/mpi.h; docs/mpi.md describes every operation). Each rank keeps the
- * agents it owns in key order; a step sends every owned agent to each rank whose strip lies
+ * agents it owns in key order; a step sends every owned agent to each rank whose domain lies
  * within the halo width of it, merges its own agents and the received ones in key order into
  * a local simulation (so the local index order is the global one restricted to them), steps
- * it, keeps the owned agents' results and hands the agents that left its strip to their new
+ * it, keeps the owned agents' results and hands the agents that left its domain to their new
  * owners. Since an agent's step reads only agents within its neighbour distance, the walls
  * (every rank has every wall) and the order of indices, the owned agents' results are the
  * one-process bits (docs/algorithm.md §11-12). */
@@ -26,6 +26,16 @@
 #define CKPT_MAGIC_MANIFEST "ORCAMPIM"
 #define CKPT_VERSION 1u
 
+/* A node of the domain tree: an inner node cuts its region at `cut` along `axis` (0 x, 1 y):
+ * coordinates below the cut go to child lo, the others to child hi; a leaf (lo = -1) is the
+ * domain of rank r0. It covers ranks [r0, r1). */
+typedef struct dnode {
+    int axis, depth;
+    double cut;
+    int lo, hi;
+    int r0, r1;
+} dnode;
+
 /* One agent as the ranks exchange it (bytes: every rank runs the same build). */
 typedef struct mpi_agent {
     uint64_t key;      /* order key: its place in the one-process index order */
@@ -46,7 +56,9 @@ struct orca_mpi {
     int64_t ids_cap;
     mpi_agent *own;
     int64_t own_n, own_cap;
-    double *border; /* size - 1 ascending: rank r owns border[r-1] <= x < border[r] */
+    dnode *tree;    /* the domains: 2 size - 1 nodes, the root first (docs/mpi.md, "Domains") */
+    int tree_n;
+    int *near; /* scratch: ranks near an agent */
     orca_vec2 *seg_a, *seg_b;
     int32_t seg_n, seg_cap;
     /* scratch */
@@ -151,44 +163,80 @@ static int reserve(void **p, int64_t *cap, int64_t need, size_t size)
 
 /* --- domains ----------------------------------------------------------------------------- */
 
-/* The rank whose strip holds x: the count of borders <= x. */
-static int owner_of(const orca_mpi *m, double x)
+static double coord(orca_vec2 p, int axis)
 {
-    int lo = 0, hi = m->size - 1;
-    while (lo < hi) {
-        int mid = (lo + hi) / 2;
-        if (m->border[mid] <= x) {
-            lo = mid + 1;
-        } else {
-            hi = mid;
+    return axis ? p.y : p.x;
+}
+
+/* The rank whose domain holds p. */
+static int owner_of(const orca_mpi *m, orca_vec2 p)
+{
+    int k = 0;
+    while (m->tree[k].lo >= 0) {
+        k = coord(p, m->tree[k].axis) < m->tree[k].cut ? m->tree[k].lo : m->tree[k].hi;
+    }
+    return m->tree[k].r0;
+}
+
+/* Adds to out every rank other than this one whose domain meets the square of half-width w
+ * around p (a superset is harmless); returns the count. */
+static int ranks_near(const orca_mpi *m, orca_vec2 p, double w, int *out)
+{
+    int stack[128], top = 0, n = 0;
+    stack[top++] = 0;
+    while (top > 0) {
+        const dnode *d = &m->tree[stack[--top]];
+        if (d->lo < 0) {
+            if (d->r0 != m->rank) {
+                out[n++] = d->r0;
+            }
+            continue;
+        }
+        double c = coord(p, d->axis);
+        if (c - w <= d->cut) {
+            stack[top++] = d->lo;
+        }
+        if (c + w >= d->cut) {
+            stack[top++] = d->hi;
         }
     }
-    return lo;
+    return n;
 }
 
-/* The count of borders < x. */
-static int borders_below(const orca_mpi *m, double x)
+/* A tree that splits the ranks in halves with every cut at 0 (before the first balancing). */
+static void default_tree(orca_mpi *m)
 {
-    int lo = 0, hi = m->size - 1;
-    while (lo < hi) {
-        int mid = (lo + hi) / 2;
-        if (m->border[mid] < x) {
-            lo = mid + 1;
-        } else {
-            hi = mid;
+    m->tree[0] = (dnode){0, 0, 0.0, -1, -1, 0, m->size};
+    m->tree_n = 1;
+    for (int k = 0; k < m->tree_n; ++k) {
+        dnode *d = &m->tree[k];
+        if (d->r1 - d->r0 > 1) {
+            int mid = d->r0 + (d->r1 - d->r0) / 2;
+            d->axis = d->depth & 1;
+            d->lo = m->tree_n;
+            d->hi = m->tree_n + 1;
+            m->tree[m->tree_n++] = (dnode){0, d->depth + 1, 0.0, -1, -1, d->r0, mid};
+            m->tree[m->tree_n++] = (dnode){0, d->depth + 1, 0.0, -1, -1, mid, d->r1};
         }
     }
-    return lo;
 }
 
-static double strip_lo(const orca_mpi *m, int r)
+/* This rank's domain as a box (x0, y0, x1, y1; infinite where unbounded). */
+static void domain_box(const orca_mpi *m, double box[4])
 {
-    return r == 0 ? -HUGE_VAL : m->border[r - 1];
-}
-
-static double strip_hi(const orca_mpi *m, int r)
-{
-    return r == m->size - 1 ? HUGE_VAL : m->border[r];
+    box[0] = box[1] = -HUGE_VAL;
+    box[2] = box[3] = HUGE_VAL;
+    int k = 0;
+    while (m->tree[k].lo >= 0) {
+        const dnode *d = &m->tree[k];
+        if (m->rank < m->tree[d->lo].r1) {
+            box[2 + d->axis] = d->cut;
+            k = d->lo;
+        } else {
+            box[d->axis] = d->cut;
+            k = d->hi;
+        }
+    }
 }
 
 /* --- merging lists in key order ---------------------------------------------------------- */
@@ -283,7 +331,7 @@ static orca_status exchange(orca_mpi *m, double *seconds)
     return ORCA_OK;
 }
 
-/* Collective: hands every owned agent outside this rank's strip to its owner; own stays in key
+/* Collective: hands every owned agent outside this rank's domain to its owner; own stays in key
  * order. */
 static orca_status migrate(orca_mpi *m, double *seconds)
 {
@@ -293,7 +341,7 @@ static orca_status migrate(orca_mpi *m, double *seconds)
             m->scount[r] = 0;
         }
         for (int64_t i = 0; i < m->own_n; ++i) {
-            int o = owner_of(m, m->own[i].def.position.x);
+            int o = owner_of(m, m->own[i].def.position);
             m->scount[o] += o != m->rank;
         }
         int64_t off = 0;
@@ -307,7 +355,7 @@ static orca_status migrate(orca_mpi *m, double *seconds)
             fill[r] = m->sdispl[r];
         }
         for (int64_t i = 0; i < m->own_n; ++i) {
-            int o = owner_of(m, m->own[i].def.position.x);
+            int o = owner_of(m, m->own[i].def.position);
             if (o == m->rank) {
                 m->own[kept++] = m->own[i];
             } else {
@@ -369,7 +417,7 @@ static double halo_width(orca_mpi *m, double *seconds)
     return g * (1.0 + 0x1p-30) + 0x1p-28;
 }
 
-/* Collective: sends the halos (every owned agent to each other rank whose strip lies within w
+/* Collective: sends the halos (every owned agent to each other rank whose domain lies within w
  * of it) and merges own and received agents in key order into m->order (pointers into own
  * and recv). */
 static orca_status gather_halo(orca_mpi *m, double w, int64_t *count, double *seconds)
@@ -377,11 +425,11 @@ static orca_status gather_halo(orca_mpi *m, double w, int64_t *count, double *se
     for (int r = 0; r < m->size; ++r) {
         m->scount[r] = 0;
     }
+    int *near = m->near;
     for (int64_t i = 0; i < m->own_n; ++i) {
-        double x = m->own[i].def.position.x;
-        int a = borders_below(m, x - w), b = owner_of(m, x + w);
-        for (int r = a; r <= b; ++r) {
-            m->scount[r] += r != m->rank;
+        int k = ranks_near(m, m->own[i].def.position, w, near);
+        for (int j = 0; j < k; ++j) {
+            m->scount[near[j]]++;
         }
     }
     int64_t off = 0;
@@ -399,13 +447,9 @@ static orca_status gather_halo(orca_mpi *m, double w, int64_t *count, double *se
             fill[r] = m->sdispl[r];
         }
         for (int64_t i = 0; i < m->own_n; ++i) {
-            double x = m->own[i].def.position.x;
-            int a = borders_below(m, x - w), b = owner_of(m, x + w);
-            for (int r = a; r <= b; ++r) {
-                if (r != m->rank) {
-                    m->send[fill[r]] = m->own[i];
-                    fill[r]++;
-                }
+            int k = ranks_near(m, m->own[i].def.position, w, near);
+            for (int j = 0; j < k; ++j) {
+                m->send[fill[near[j]]++] = m->own[i];
             }
         }
     }
@@ -639,68 +683,131 @@ orca_status orca_mpi_step(orca_mpi *m)
 
 /* --- rebalancing ------------------------------------------------------------------------- */
 
+/* The node (of the tree built so far) whose region holds p and that is not cut yet. */
+static int open_node(const orca_mpi *m, orca_vec2 p)
+{
+    int k = 0;
+    while (m->tree[k].lo >= 0) {
+        k = coord(p, m->tree[k].axis) < m->tree[k].cut ? m->tree[k].lo : m->tree[k].hi;
+    }
+    return k;
+}
+
 orca_status orca_mpi_rebalance(orca_mpi *m)
 {
     if (!m) {
         return ORCA_ERR_NULL;
     }
+    double comm = 0.0;
     if (m->size == 1) {
         return ORCA_OK;
     }
-    double mm[2] = {HUGE_VAL, HUGE_VAL}, g[2];
-    for (int64_t i = 0; i < m->own_n; ++i) {
-        double x = m->own[i].def.position.x;
-        if (x < mm[0]) {
-            mm[0] = x;
-        }
-        if (-x < mm[1]) {
-            mm[1] = -x;
-        }
-    }
-    MPI_Allreduce(mm, g, 2, MPI_DOUBLE, MPI_MIN, m->comm);
-    double lo = g[0], hi = -g[1];
-    double comm = 0.0;
-    if (!(lo < hi)) {
-        return migrate(m, &comm); /* no agents, or all at one x: the borders stay */
-    }
-    long long *hist = calloc(2 * BALANCE_BINS, sizeof *hist);
-    orca_status st = hist ? ORCA_OK : local_fail(m, ORCA_ERR_MEMORY, "out of memory (histogram)");
+    /* Recursive bisection by count, a level at a time: every node of the level that covers
+     * more than one rank is cut along x at even depths and y at odd ones, at a histogram bin
+     * edge, so that its lower half of the ranks gets its share of the node's agents. */
+    int *slot = malloc((size_t)(2 * m->size) * sizeof *slot);
+    double *mm = malloc((size_t)(8 * m->size) * sizeof *mm);
+    size_t hist_cap = (size_t)(256 * m->size > 32768 ? 256 * m->size : 32768);
+    long long *hist = calloc(2 * hist_cap, sizeof *hist);
+    orca_status st = slot && mm && hist ? ORCA_OK
+                                        : local_fail(m, ORCA_ERR_MEMORY, "out of memory (balancing)");
     st = agree(m, st);
     if (st != ORCA_OK) {
+        free(slot);
+        free(mm);
         free(hist);
         return st;
     }
-    double scale = (double)BALANCE_BINS / (hi - lo);
-    for (int64_t i = 0; i < m->own_n; ++i) {
-        double b = (m->own[i].def.position.x - lo) * scale;
-        int k = b >= BALANCE_BINS ? BALANCE_BINS - 1 : (int)b;
-        hist[k]++;
-    }
-    MPI_Allreduce(hist, hist + BALANCE_BINS, BALANCE_BINS, MPI_LONG_LONG, MPI_SUM, m->comm);
-    const long long *all = hist + BALANCE_BINS;
-    long long total = 0;
-    for (int k = 0; k < BALANCE_BINS; ++k) {
-        total += all[k];
-    }
-    /* border r (between ranks r and r+1) at the first bin edge where the count to its left
-     * reaches (r + 1) * total / size */
-    long long cum = 0;
-    int k = 0;
-    for (int r = 0; r < m->size - 1; ++r) {
-        long long want = (long long)((double)total * (double)(r + 1) / (double)m->size);
-        while (k < BALANCE_BINS && cum + all[k] <= want) {
-            cum += all[k++];
+    m->tree[0] = (dnode){0, 0, 0.0, -1, -1, 0, m->size};
+    m->tree_n = 1;
+    for (;;) {
+        /* the open nodes to cut at this level */
+        int np = 0;
+        for (int k = 0; k < m->tree_n; ++k) {
+            const dnode *d = &m->tree[k];
+            slot[k] = d->lo < 0 && d->r1 - d->r0 > 1 ? np++ : -1;
         }
-        /* take the bin whose edge is nearer the target count */
-        if (k < BALANCE_BINS && want - cum > cum + all[k] - want) {
-            cum += all[k++];
+        if (np == 0) {
+            break;
         }
-        m->border[r] = k >= BALANCE_BINS ? hi + 1.0 : lo + (double)k / scale;
-        if (r > 0 && m->border[r] < m->border[r - 1]) {
-            m->border[r] = m->border[r - 1];
+        for (int k = 0; k < m->tree_n; ++k) {
+            if (slot[k] >= 0) {
+                m->tree[k].axis = m->tree[k].depth & 1;
+            }
+        }
+        /* 4,096 bins per node while few nodes are cut at once, fewer (at least 256) for many */
+        int bins = np <= 8 ? BALANCE_BINS : 32768 / np > 256 ? 32768 / np : 256;
+        /* the extent of each open node's agents along its axis */
+        double *lo = mm, *nhi = mm + np, *glo = mm + 2 * np, *gnhi = mm + 3 * np;
+        for (int j = 0; j < np; ++j) {
+            lo[j] = nhi[j] = HUGE_VAL;
+        }
+        for (int64_t i = 0; i < m->own_n; ++i) {
+            int k = open_node(m, m->own[i].def.position);
+            int j = slot[k];
+            if (j >= 0) {
+                double c = coord(m->own[i].def.position, m->tree[k].axis);
+                lo[j] = c < lo[j] ? c : lo[j];
+                nhi[j] = -c < nhi[j] ? -c : nhi[j];
+            }
+        }
+        double t0 = MPI_Wtime();
+        MPI_Allreduce(mm, glo, 2 * np, MPI_DOUBLE, MPI_MIN, m->comm);
+        long long *h = hist, *gh = hist + hist_cap;
+        memset(h, 0, (size_t)np * (size_t)bins * sizeof *h);
+        for (int64_t i = 0; i < m->own_n; ++i) {
+            int k = open_node(m, m->own[i].def.position);
+            int j = slot[k];
+            if (j >= 0 && glo[j] < -gnhi[j]) {
+                double c = coord(m->own[i].def.position, m->tree[k].axis);
+                double b = (c - glo[j]) * ((double)bins / (-gnhi[j] - glo[j]));
+                int bin = b >= bins ? bins - 1 : (int)b;
+                h[(size_t)j * (size_t)bins + (size_t)bin]++;
+            }
+        }
+        MPI_Allreduce(h, gh, np * bins, MPI_LONG_LONG, MPI_SUM, m->comm);
+        comm += MPI_Wtime() - t0;
+        int n0 = m->tree_n;
+        for (int k = 0; k < n0; ++k) {
+            int j = slot[k];
+            if (j < 0) {
+                continue;
+            }
+            dnode *d = &m->tree[k];
+            int mid = d->r0 + (d->r1 - d->r0) / 2;
+            double a = glo[j], b = -gnhi[j];
+            if (!(a < b)) {
+                d->cut = a < HUGE_VAL ? a : 0.0; /* no agents, or all at one coordinate */
+            } else {
+                const long long *all = gh + (size_t)j * (size_t)bins;
+                long long total = 0;
+                for (int q = 0; q < bins; ++q) {
+                    total += all[q];
+                }
+                long long want =
+                    (long long)((double)total * (double)(mid - d->r0) / (double)(d->r1 - d->r0));
+                long long cum = 0;
+                int q = 0;
+                while (q < bins && cum + all[q] <= want) {
+                    cum += all[q++];
+                }
+                /* the bin edge nearer the target count */
+                if (q < bins && want - cum > cum + all[q] - want) {
+                    cum += all[q++];
+                }
+                double scale = (double)bins / (b - a);
+                d->cut = q >= bins ? b + 1.0 : a + (double)q / scale;
+            }
+            d->lo = m->tree_n;
+            d->hi = m->tree_n + 1;
+            m->tree[m->tree_n++] = (dnode){0, d->depth + 1, 0.0, -1, -1, d->r0, mid};
+            m->tree[m->tree_n++] = (dnode){0, d->depth + 1, 0.0, -1, -1, mid, d->r1};
         }
     }
+    free(slot);
+    free(mm);
     free(hist);
+    (void)comm;
     return migrate(m, &comm);
 }
 
@@ -713,7 +820,8 @@ static void free_all(orca_mpi *m)
     }
     orca_sim_destroy(m->local);
     free(m->own);
-    free(m->border);
+    free(m->tree);
+    free(m->near);
     free(m->seg_a);
     free(m->seg_b);
     free(m->send);
@@ -822,10 +930,11 @@ orca_status orca_mpi_create(MPI_Comm comm, const orca_mpi_def *def, orca_mpi **o
         MPI_Comm_size(comm, &m->size);
         m->def = d;
         m->scount = malloc(4 * (size_t)m->size * sizeof *m->scount);
-        m->border = malloc((size_t)(m->size > 1 ? m->size - 1 : 1) * sizeof *m->border);
+        m->tree = malloc((size_t)(2 * m->size) * sizeof *m->tree);
+        m->near = malloc((size_t)m->size * sizeof *m->near);
         orca_sim_def sd = orca_sim_def_default();
         sd.worker_count = d.workers;
-        if (!m->scount || !m->border ||
+        if (!m->scount || !m->tree || !m->near ||
             orca_sim_create(&sd, &m->local) != ORCA_OK) {
             snprintf(create_error, sizeof create_error, "out of memory");
             ok = 0;
@@ -833,9 +942,7 @@ orca_status orca_mpi_create(MPI_Comm comm, const orca_mpi_def *def, orca_mpi **o
             m->sdispl = m->scount + m->size;
             m->rcount = m->sdispl + m->size;
             m->rdispl = m->rcount + m->size;
-            for (int r = 0; r + 1 < m->size; ++r) {
-                m->border[r] = 0.0; /* everyone but the last rank empty until rebalanced */
-            }
+            default_tree(m);
             orca_sim_set_vector_kernels(m->local, d.vector_kernels);
             if (d.diagnostics) {
                 orca_sim_set_diagnostics(m->local, 1);
@@ -1342,8 +1449,7 @@ void orca_mpi_get_stats(const orca_mpi *m, orca_mpi_stats *out)
     }
     *out = m->stats;
     out->owned = m->own_n;
-    out->lo = strip_lo(m, m->rank);
-    out->hi = strip_hi(m, m->rank);
+    domain_box(m, out->box);
 }
 
 void orca_mpi_reset_stats(orca_mpi *m)

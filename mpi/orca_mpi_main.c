@@ -167,6 +167,12 @@ static int parse(int argc, char **argv, options *o)
     return 1;
 }
 
+/* JSON has no infinity: an unbounded side as +-1e308 */
+static double clamp(double v)
+{
+    return v < -1e308 ? -1e308 : v > 1e308 ? 1e308 : v;
+}
+
 static void print_stats(const orca_mpi_stats *all, int ranks, int json)
 {
     for (int r = 0; r < ranks; ++r) {
@@ -177,13 +183,13 @@ static void print_stats(const orca_mpi_stats *all, int ranks, int json)
             printf("%s{\"rank\":%d,\"owned\":%lld,\"owned_per_step\":%.1f,\"halo_per_step\":%.1f,"
                    "\"halo_bytes_per_step\":%.0f,\"moved\":%lld,\"moved_bytes\":%lld,"
                    "\"step_ms\":%.3f,\"comm_ms\":%.3f,\"solve_ms\":%.3f,\"comm_share\":%.4f,"
-                   "\"lo\":%.17g,\"hi\":%.17g}",
+                   "\"box\":[%.17g,%.17g,%.17g,%.17g]}",
                    r ? "," : "", r, (long long)s->owned, (double)s->owned_sum / steps,
                    (double)s->halo_sum / steps, (double)s->halo_bytes / steps,
                    (long long)s->moved, (long long)s->moved_bytes,
                    1e3 * s->step_seconds / steps, 1e3 * s->comm_seconds / steps,
-                   1e3 * s->solve_seconds / steps, share, s->lo < -1e308 ? -1e308 : s->lo,
-                   s->hi > 1e308 ? 1e308 : s->hi);
+                   1e3 * s->solve_seconds / steps, share, clamp(s->box[0]), clamp(s->box[1]),
+                   clamp(s->box[2]), clamp(s->box[3]));
         } else {
             printf("  rank %d: %lld agents (%.0f per step), halo %.0f agents and %.0f bytes per "
                    "step, %lld handed on; step %.3f ms, %.1f%% of it in MPI calls\n",

@@ -128,7 +128,8 @@ typedef struct orca_mpi_stats {
     double step_seconds;    /**< wall time inside orca_mpi_step */
     double comm_seconds;    /**< of which in MPI calls (exchange, reductions, waiting) */
     double solve_seconds;   /**< of which in orca_sim_step */
-    double lo, hi;          /**< this rank's strip: lo <= x < hi */
+    double box[4];          /**< this rank's domain: x0 <= x < x1, y0 <= y < y1 as
+                                 (x0, y0, x1, y1), infinite where unbounded */
     double halo_width;      /**< the last step's halo width (m) */
 } orca_mpi_stats;
 
