@@ -17,9 +17,8 @@
 
 #include "scenario_rule.h"
 #include "sim_internal.h"
+#include "snap_io.h"
 
-#define FNV_OFFSET_BASIS 0xcbf29ce484222325ull
-#define FNV_PRIME_64 0x100000001b3ull
 #define HASH_WINDOW 65536         /* keys per gather of orca_mpi_hash */
 #define BALANCE_BINS 4096         /* histogram bins of the rebalancing rule */
 #define CKPT_MAGIC_PART "ORCAMPIP"
@@ -42,6 +41,9 @@ typedef struct mpi_agent {
     uint64_t rule_key; /* the rule's key (docs/scenarios.md): its creation ordinal */
     orca_agent_def def;
     orca_goal goal;
+    float hint;  /* the step's search-radius hint for this agent (not state: it never decides,
+                    algorithm.md §11.4), carried so the local simulation starts warm */
+    uint32_t unused;
 } mpi_agent;
 
 struct orca_mpi {
@@ -312,13 +314,7 @@ static orca_status exchange(orca_mpi *m, double *seconds)
         return st;
     }
     /* counts and displacements in bytes for MPI_BYTE */
-    int *sc = malloc(4 * (size_t)m->size * sizeof *sc);
-    if (!sc) {
-        /* cannot agree without memory to spare: fall back to agent-sized units */
-        MPI_Abort(m->comm, 1);
-        return ORCA_ERR_MEMORY;
-    }
-    int *sd = sc + m->size, *rc = sd + m->size, *rd = rc + m->size;
+    int *sc = m->rdispl + m->size, *sd = sc + m->size, *rc = sd + m->size, *rd = rc + m->size;
     for (int r = 0; r < m->size; ++r) {
         sc[r] = m->scount[r] * (int)sizeof(mpi_agent);
         sd[r] = m->sdispl[r] * (int)sizeof(mpi_agent);
@@ -326,7 +322,6 @@ static orca_status exchange(orca_mpi *m, double *seconds)
         rd[r] = m->rdispl[r] * (int)sizeof(mpi_agent);
     }
     MPI_Alltoallv(m->send, sc, sd, MPI_BYTE, m->recv, rc, rd, MPI_BYTE, m->comm);
-    free(sc);
     *seconds += MPI_Wtime() - t0;
     return ORCA_OK;
 }
@@ -587,6 +582,12 @@ static orca_status fill_local(orca_mpi *m, int64_t n)
     if (n > 0 && (st = orca_sim_add_agents(m->local, m->defs, (int)n, NULL)) != ORCA_OK) {
         return local_fail(m, st, "%s", orca_sim_last_error(m->local));
     }
+    /* the search hints from each agent's last step (its owner's), as a one-process run
+     * keeps them from step to step */
+    orca_agents_settle(m->local);
+    for (int64_t i = 0; i < n; ++i) {
+        m->local->par[i].nb_guess = m->order[i]->hint;
+    }
     return ORCA_OK;
 }
 
@@ -662,6 +663,7 @@ orca_status orca_mpi_step(orca_mpi *m)
             o->def.position = pos[i];
             o->def.velocity = vel[i];
             o->def.preferred_velocity = m->defs[i].preferred_velocity;
+            o->hint = m->local->par[i].nb_guess;
         }
     }
     m->fallbacks += fb;
@@ -929,7 +931,8 @@ orca_status orca_mpi_create(MPI_Comm comm, const orca_mpi_def *def, orca_mpi **o
         MPI_Comm_rank(comm, &m->rank);
         MPI_Comm_size(comm, &m->size);
         m->def = d;
-        m->scount = malloc(4 * (size_t)m->size * sizeof *m->scount);
+        /* scount, sdispl, rcount, rdispl, then the exchange's four byte arrays */
+        m->scount = malloc(8 * (size_t)m->size * sizeof *m->scount);
         m->tree = malloc((size_t)(2 * m->size) * sizeof *m->tree);
         m->near = malloc((size_t)m->size * sizeof *m->near);
         orca_sim_def sd = orca_sim_def_default();
@@ -1183,12 +1186,7 @@ orca_status orca_mpi_remove_agents(orca_mpi *m, const uint64_t *keys, int count)
     if (st != ORCA_OK) {
         return st;
     }
-    int *counts = malloc(2 * (size_t)m->size * sizeof *counts);
-    if (!counts) {
-        MPI_Abort(m->comm, 1);
-        return ORCA_ERR_MEMORY;
-    }
-    int *displs = counts + m->size;
+    int *counts = m->rcount, *displs = m->rdispl; /* free between exchanges */
     MPI_Allgather(&count, 1, MPI_INT, counts, 1, MPI_INT, m->comm);
     long long total = 0;
     for (int r = 0; r < m->size; ++r) {
@@ -1199,12 +1197,10 @@ orca_status orca_mpi_remove_agents(orca_mpi *m, const uint64_t *keys, int count)
     st = all ? ORCA_OK : local_fail(m, ORCA_ERR_MEMORY, "out of memory (%lld keys)", total);
     st = agree(m, st);
     if (st != ORCA_OK) {
-        free(counts);
         free(all);
         return st;
     }
     MPI_Allgatherv(keys, count, MPI_UINT64_T, all, counts, displs, MPI_UINT64_T, m->comm);
-    free(counts);
     qsort(all, (size_t)total, sizeof *all, cmp_u64);
     long long distinct = 0;
     for (long long i = 0; i < total; ++i) {
@@ -1259,40 +1255,20 @@ orca_status orca_mpi_remove_agents(orca_mpi *m, const uint64_t *keys, int count)
 
 /* --- hash and summary -------------------------------------------------------------------- */
 
-static uint64_t h_u64(uint64_t h, uint64_t v)
-{
-    for (int b = 56; b >= 0; b -= 8) {
-        h ^= (v >> b) & 0xffu;
-        h *= FNV_PRIME_64;
-    }
-    return h;
-}
-
-static uint64_t h_f64(uint64_t h, double x)
-{
-    uint64_t bits;
-    if (x != x) {
-        bits = 0x7ff8000000000000ull;
-    } else {
-        memcpy(&bits, &x, sizeof bits);
-    }
-    return h_u64(h, bits);
-}
-
 static uint64_t h_agent(uint64_t h, const orca_agent_def *d)
 {
-    h = h_f64(h, d->position.x);
-    h = h_f64(h, d->position.y);
-    h = h_f64(h, d->velocity.x);
-    h = h_f64(h, d->velocity.y);
-    h = h_f64(h, d->preferred_velocity.x);
-    h = h_f64(h, d->preferred_velocity.y);
-    h = h_f64(h, d->radius);
-    h = h_f64(h, d->max_speed);
-    h = h_f64(h, d->neighbor_dist);
-    h = h_u64(h, (uint64_t)d->max_neighbors);
-    h = h_f64(h, d->time_horizon);
-    return h_f64(h, d->obstacle_time_horizon);
+    h = hash_f64(h, d->position.x);
+    h = hash_f64(h, d->position.y);
+    h = hash_f64(h, d->velocity.x);
+    h = hash_f64(h, d->velocity.y);
+    h = hash_f64(h, d->preferred_velocity.x);
+    h = hash_f64(h, d->preferred_velocity.y);
+    h = hash_f64(h, d->radius);
+    h = hash_f64(h, d->max_speed);
+    h = hash_f64(h, d->neighbor_dist);
+    h = hash_u64(h, (uint64_t)d->max_neighbors);
+    h = hash_f64(h, d->time_horizon);
+    return hash_f64(h, d->obstacle_time_horizon);
 }
 
 typedef struct hash_entry {
@@ -1326,10 +1302,10 @@ uint64_t orca_mpi_hash(orca_mpi *m, orca_status *status)
                          ? ORCA_OK
                          : local_fail(m, ORCA_ERR_MEMORY, "out of memory (hash)");
     st = agree(m, st);
-    uint64_t h = FNV_OFFSET_BASIS;
+    uint64_t h = FNV_OFFSET;
     if (st == ORCA_OK) {
         int *displs = counts + m->size;
-        h = h_u64(h, (uint64_t)total);
+        h = hash_u64(h, (uint64_t)total);
         uint64_t windows = (m->next_key + HASH_WINDOW - 1) / HASH_WINDOW;
         int64_t at = 0;
         for (uint64_t w = 0; w < windows; ++w) {
@@ -1369,12 +1345,12 @@ uint64_t orca_mpi_hash(orca_mpi *m, orca_status *status)
                 }
             }
         }
-        h = h_u64(h, (uint64_t)m->seg_n);
+        h = hash_u64(h, (uint64_t)m->seg_n);
         for (int32_t k = 0; k < m->seg_n; ++k) {
-            h = h_f64(h, m->seg_a[k].x);
-            h = h_f64(h, m->seg_a[k].y);
-            h = h_f64(h, m->seg_b[k].x);
-            h = h_f64(h, m->seg_b[k].y);
+            h = hash_f64(h, m->seg_a[k].x);
+            h = hash_f64(h, m->seg_a[k].y);
+            h = hash_f64(h, m->seg_b[k].x);
+            h = hash_f64(h, m->seg_b[k].y);
         }
         MPI_Bcast(&h, 1, MPI_UINT64_T, 0, m->comm);
     }

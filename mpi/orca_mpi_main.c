@@ -14,7 +14,7 @@ static const char USAGE[] =
     "       mpirun -n RANKS orca-mpi run SCENE_FILE [options]\n"
     "       mpirun -n RANKS orca-mpi run --restart DIR [options]\n"
     "\n"
-    "Runs a built-in scene or a scene file split across the MPI ranks by spatial strips,\n"
+    "Runs a built-in scene or a scene file split across the MPI ranks by spatial domains,\n"
     "with the bits of one process: every hash printed equals `orca run`'s for the same\n"
     "scene and step count, for any number of ranks (docs/mpi.md).\n"
     "\n"
@@ -27,11 +27,13 @@ static const char USAGE[] =
     "  --steps N             steps to run (default 100; after --restart: more steps)\n"
     "  -j, --workers N       worker threads per rank, 1..64 (default 1)\n"
     "  --scalar              no vector kernels (same bits)\n"
-    "  --rebalance K         move the strip borders every K steps (default 50; 0 never)\n"
+    "  --rebalance K         rebuild the domains every K steps (default 50; 0 never)\n"
     "  --checkpoint DIR      write a checkpoint into DIR (which must exist) at the end,\n"
     "                        and every --checkpoint-every K steps (default: only at the end)\n"
     "  --checkpoint-every K\n"
     "  --diagnostics         count fallbacks (same bits, slower)\n"
+    "  --warmup K            the per-rank figures leave out the first K of the steps\n"
+    "                        (the first steps fault in the memory)\n"
     "Output (rank 0):\n"
     "  --hash-every K        print the state hash every K steps (\"step K hash H\")\n"
     "  --json                the summary as one JSON object\n"
@@ -42,7 +44,7 @@ static const char USAGE[] =
 
 typedef struct options {
     const char *scene, *file, *restart, *checkpoint;
-    long long agents, steps, hash_every, ckpt_every, rebalance, workers;
+    long long agents, steps, hash_every, ckpt_every, rebalance, workers, warmup;
     uint64_t seed;
     int scalar, json, quiet, diagnostics;
 } options;
@@ -125,6 +127,8 @@ static int parse(int argc, char **argv, options *o)
             ok = parse_ll(a, v, 1, 1LL << 40, &o->ckpt_every);
         } else if (!strcmp(a, "--steps")) {
             ok = parse_ll(a, v, 0, 1LL << 40, &o->steps);
+        } else if (!strcmp(a, "--warmup")) {
+            ok = parse_ll(a, v, 0, 1LL << 40, &o->warmup);
         } else if (!strcmp(a, "--hash-every")) {
             ok = parse_ll(a, v, 1, 1LL << 40, &o->hash_every);
         } else if (!strcmp(a, "--rebalance")) {
@@ -269,6 +273,9 @@ int main(int argc, char **argv)
     for (long long k = 0; k < o.steps && st == ORCA_OK; ++k) {
         st = orca_mpi_step(m);
         uint64_t done = start + (uint64_t)k + 1;
+        if (k + 1 == o.warmup) {
+            orca_mpi_reset_stats(m);
+        }
         if (st == ORCA_OK && o.hash_every && done % (uint64_t)o.hash_every == 0) {
             uint64_t h = orca_mpi_hash(m, &st);
             if (st == ORCA_OK && rank0) {

@@ -23,6 +23,22 @@ static inline uint64_t f64_bits(double x)
     return v;
 }
 
+/* The state hash's steps (docs/determinism.md): FNV-1a over a value's bytes, most significant
+ * first (independent of byte order); every NaN as 0x7ff8000000000000. */
+static inline uint64_t hash_u64(uint64_t h, uint64_t v)
+{
+    for (int b = 56; b >= 0; b -= 8) {
+        h ^= (v >> b) & 0xffu;
+        h *= FNV_PRIME;
+    }
+    return h;
+}
+
+static inline uint64_t hash_f64(uint64_t h, double x)
+{
+    return hash_u64(h, x != x ? 0x7ff8000000000000ull : f64_bits(x));
+}
+
 static inline double bits_f64(uint64_t v)
 {
     double x;

@@ -17,21 +17,6 @@
 #define SEP_TAG 0x6f7263612d736570ull /* "orca-sep": the separation option is on */
 #define DEN_TAG 0x6f7263612d64656eull /* "orca-den": the density-dependent speed is on */
 
-/* FNV-1a over the value's bytes, most significant first: independent of byte order. */
-static uint64_t hash_u64(uint64_t h, uint64_t v)
-{
-    for (int b = 56; b >= 0; b -= 8) {
-        h ^= (v >> b) & 0xffu;
-        h *= FNV_PRIME;
-    }
-    return h;
-}
-
-static uint64_t hash_f64(uint64_t h, double x)
-{
-    return hash_u64(h, x != x ? 0x7ff8000000000000ull : f64_bits(x));
-}
-
 static uint64_t hash_vec(uint64_t h, orca_vec2 v)
 {
     return hash_f64(hash_f64(h, v.x), v.y);

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* orca on MPI (docs/mpi.md): one run split across the processes of an MPI communicator by
  * spatial domains, with the bits of one process. Every agent carries its order key (its place
- * in the one-process index order); each rank owns the agents whose position lies in its strip
+ * in the one-process index order); each rank owns the agents whose position lies in its domain
  * of the plane, steps them with copies of the agents near its borders (the halo), and hands
  * agents that crossed a border to their new owner. The result of every step, and so the state
  * hash, equals the one-process run (an orca_scenario with the same agents, goals, seed and dt)
- * for any rank count, any strip layout and any rebalancing.
+ * for any rank count, any domain layout and any rebalancing.
  *
  * Every function marked "collective" must be called by every rank of the communicator, in the
  * same order, with the same arguments where the comment says so; each returns the same status
@@ -34,7 +34,7 @@ typedef struct orca_mpi_def {
     uint64_t seed;       /**< the preferred-velocity rule's seed (docs/scenarios.md) */
     int workers;         /**< worker threads per rank (1..64; default 1): same bits for any */
     int vector_kernels;  /**< 1 (default): the vector kernels where the CPU has them */
-    int rebalance_every; /**< move the strip borders every this many steps (0: never; default
+    int rebalance_every; /**< rebuild the domains every this many steps (0: never; default
                               50); the bits do not depend on it */
     int record;          /**< 1 (default): keep the deepest overlaps over the run's states */
     int diagnostics;     /**< 1: count fallbacks (the local step records per-agent
@@ -94,7 +94,7 @@ orca_status orca_mpi_remove_agents(orca_mpi *m, const uint64_t *keys, int count)
 /** Collective: one step of the scenario rule and orca_sim_step (docs/mpi.md, "The step"). */
 orca_status orca_mpi_step(orca_mpi *m);
 
-/** Collective: move the strip borders by the agents' count now (docs/mpi.md, "Domains"). */
+/** Collective: rebuild the domains by the agents' count now (docs/mpi.md, "Domains"). */
 orca_status orca_mpi_rebalance(orca_mpi *m);
 
 /** Collective: the state hash, equal to orca_sim_hash of the one-process simulation in the
