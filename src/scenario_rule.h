@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The scenario's preferred-velocity rule (docs/scenarios.md, "The rule") for the library's
- * other layers: the MPI layer (src/mpi/mpi.c) computes each agent's preferred velocity with
+ * other layers: the MPI layer (mpi/mpi.c) computes each agent's preferred velocity with
  * these, with the bits of orca_scenario_step. */
 #ifndef ORCA_SCENARIO_RULE_H
 #define ORCA_SCENARIO_RULE_H

@@ -15,6 +15,8 @@
 
 #include <orca/scenario.h>
 
+#include "scenario_rule.h"
+
 /* ------------------------------------------------------------------------------------------
  * Helpers
  * ---------------------------------------------------------------------------------------- */
@@ -863,6 +865,85 @@ static int test_recording(void)
     return 0;
 }
 
+/* The rule and the built-in scenes for other layers (scenario_rule.h, used by the MPI layer):
+ * a streamed scene emits exactly the agents and goals the built scene holds, in index order,
+ * with the same walls; the rule's velocity for each agent equals what a scenario step sets. */
+typedef struct stream_ctx {
+    const orca_scenario *sc;
+    int64_t count;
+    int bad, stop_at;
+} stream_ctx;
+
+static orca_status stream_check(void *ctx, int64_t index, const orca_agent_def *def,
+                                const orca_goal *goal)
+{
+    stream_ctx *c = ctx;
+    if (index == c->stop_at) {
+        return ORCA_ERR_MEMORY;
+    }
+    orca_sim *sim = orca_scenario_sim((orca_scenario *)c->sc);
+    orca_agent_def d;
+    orca_goal g;
+    c->bad += index != c->count;
+    c->bad += orca_agent_get(sim, orca_sim_agent_at(sim, (int)index), &d) != ORCA_OK ||
+              d.position.x != def->position.x || d.position.y != def->position.y ||
+              d.velocity.x != def->velocity.x || d.velocity.y != def->velocity.y ||
+              d.radius != def->radius || d.max_speed != def->max_speed ||
+              d.neighbor_dist != def->neighbor_dist || d.max_neighbors != def->max_neighbors ||
+              d.time_horizon != def->time_horizon ||
+              d.obstacle_time_horizon != def->obstacle_time_horizon;
+    c->bad += orca_scenario_agent_goal(c->sc, (int)index, &g, NULL) != ORCA_OK ||
+              g.kind != goal->kind || g.target.x != goal->target.x ||
+              g.target.y != goal->target.y || g.preferred_speed != goal->preferred_speed;
+    c->bad += orca_scenario_rule_key(c->sc, (int)index) != (int)index;
+    c->count++;
+    return ORCA_OK;
+}
+
+static int test_stream_and_rule(void)
+{
+    for (int kind = 0; kind < ORCA_SCENE_COUNT; ++kind) {
+        orca_scenario *built = NULL, *walls = NULL;
+        ENSURE(orca_scenario_create_builtin((orca_scene_kind)kind, 0, 3, NULL, &built) == ORCA_OK);
+        stream_ctx c = {built, 0, 0, -1};
+        ENSURE(orca_builtin_stream((orca_scene_kind)kind, 0, 3, stream_check, &c, &walls) ==
+               ORCA_OK);
+        orca_sim *bs = orca_scenario_sim(built), *ws = orca_scenario_sim(walls);
+        ENSURE_MSG(c.bad == 0 && c.count == orca_sim_agent_count(bs), "%s: %d bad of %lld",
+                   orca_scene_name((orca_scene_kind)kind), c.bad, (long long)c.count);
+        ENSURE(orca_sim_agent_count(ws) == 0 &&
+               orca_sim_segment_count(ws) == orca_sim_segment_count(bs));
+        ENSURE(orca_scenario_next_rule_key(built) == c.count);
+        /* the rule, computed outside the scenario, equals the step's preferred velocities */
+        uint64_t sh = orca_rule_step_hash(3, 0);
+        orca_vec2 want[100];
+        int n = orca_sim_agent_count(bs) < 100 ? orca_sim_agent_count(bs) : 100;
+        for (int i = 0; i < n; ++i) {
+            orca_goal g;
+            orca_vec2 p;
+            ENSURE(orca_scenario_agent_goal(built, i, &g, NULL) == ORCA_OK);
+            ENSURE(orca_agent_get_position(bs, orca_sim_agent_at(bs, i), &p) == ORCA_OK);
+            want[i] = orca_rule_velocity(&g, p, orca_scenario_dt(built), sh, (uint64_t)i);
+        }
+        ENSURE(orca_scenario_step(built) == ORCA_OK);
+        for (int i = 0; i < n; ++i) {
+            orca_agent_def d;
+            ENSURE(orca_agent_get(bs, orca_sim_agent_at(bs, i), &d) == ORCA_OK);
+            ENSURE_BITS(d.preferred_velocity.x, want[i].x);
+            ENSURE_BITS(d.preferred_velocity.y, want[i].y);
+        }
+        /* a refusal from the receiver stops the build with its status */
+        stream_ctx stop = {built, 0, 0, 5};
+        orca_scenario *none = NULL;
+        ENSURE(orca_builtin_stream((orca_scene_kind)kind, 0, 3, stream_check, &stop, &none) ==
+                   ORCA_ERR_MEMORY &&
+               none == NULL);
+        orca_scenario_destroy(built);
+        orca_scenario_destroy(walls);
+    }
+    return 0;
+}
+
 const orca_test ORCA_TESTS[] = {
     {"sincos_exact", test_sincos_exact},
     {"sincos_accuracy", test_sincos_accuracy},
@@ -890,5 +971,6 @@ const orca_test ORCA_TESTS[] = {
     {"circle_1000", test_circle_1000},
     {"small_circle_note", test_small_circle},
     {"random_note", test_random_runs},
+    {"stream_and_rule", test_stream_and_rule},
     {0, 0},
 };
