@@ -1456,6 +1456,32 @@ int orca_mpi_local_agents(const orca_mpi *m, uint64_t *keys, orca_vec2 *position
 
 /* --- scenes ------------------------------------------------------------------------------ */
 
+/* Collective: every wall of sim, in index order. */
+static orca_status add_walls(orca_mpi *m, orca_sim *sim)
+{
+    orca_status st = ORCA_OK;
+    int ns = orca_sim_segment_count(sim);
+    for (int k = 0; k < ns && st == ORCA_OK; ++k) {
+        orca_vec2 a, b;
+        orca_segment_get(sim, orca_sim_segment_at(sim, k), &a, &b);
+        st = orca_mpi_add_segment(m, a, b);
+    }
+    return st;
+}
+
+/* The end of every constructor: on a failure the run is freed and its message kept for
+ * orca_mpi_last_error(NULL). */
+static orca_status finish_create(orca_mpi *m, orca_status st, orca_mpi **out)
+{
+    if (st != ORCA_OK) {
+        snprintf(create_error, sizeof create_error, "%s", m->error);
+        orca_mpi_destroy(m);
+        return st;
+    }
+    *out = m;
+    return ORCA_OK;
+}
+
 /* Local: why this scenario cannot run distributed, or NULL. */
 static const char *unsupported(const orca_scenario *sc)
 {
@@ -1519,12 +1545,7 @@ orca_status orca_mpi_create_from_scenario(MPI_Comm comm, const orca_scenario *sc
         return st;
     }
     orca_sim *sim = orca_scenario_sim((orca_scenario *)sc);
-    int ns = orca_sim_segment_count(sim);
-    for (int k = 0; k < ns && st == ORCA_OK; ++k) {
-        orca_vec2 a, b;
-        orca_segment_get(sim, orca_sim_segment_at(sim, k), &a, &b);
-        st = orca_mpi_add_segment(m, a, b);
-    }
+    st = add_walls(m, sim);
     int n = orca_sim_agent_count(sim);
     int mine = (n - m->rank + m->size - 1) / m->size;
     if (st == ORCA_OK) {
@@ -1546,13 +1567,7 @@ orca_status orca_mpi_create_from_scenario(MPI_Comm comm, const orca_scenario *sc
         m->next_rule_key = (uint64_t)orca_scenario_next_rule_key(sc);
         st = orca_mpi_rebalance(m);
     }
-    if (st != ORCA_OK) {
-        snprintf(create_error, sizeof create_error, "%s", m->error);
-        orca_mpi_destroy(m);
-        return st;
-    }
-    *out = m;
-    return ORCA_OK;
+    return finish_create(m, st, out);
 }
 
 /* The built-in scene's agents as they are generated: this rank keeps every size-th one
@@ -1603,12 +1618,8 @@ orca_status orca_mpi_create_builtin(MPI_Comm comm, orca_scene_kind kind, int age
     if (st == ORCA_OK && orca_scenario_dt(sc) != d.dt) {
         st = local_fail(m, ORCA_ERR_ARGUMENT, "the scene's dt is not 0.25");
     }
-    orca_sim *sim = st == ORCA_OK ? orca_scenario_sim(sc) : NULL;
-    int ns = sim ? orca_sim_segment_count(sim) : 0;
-    for (int k = 0; k < ns && st == ORCA_OK; ++k) {
-        orca_vec2 a, b;
-        orca_segment_get(sim, orca_sim_segment_at(sim, k), &a, &b);
-        st = orca_mpi_add_segment(m, a, b);
+    if (st == ORCA_OK) {
+        st = add_walls(m, orca_scenario_sim(sc));
     }
     if (st == ORCA_OK) {
         long long mine = m->own_n, total = 0;
@@ -1618,13 +1629,7 @@ orca_status orca_mpi_create_builtin(MPI_Comm comm, orca_scene_kind kind, int age
         st = orca_mpi_rebalance(m);
     }
     orca_scenario_destroy(sc);
-    if (st != ORCA_OK) {
-        snprintf(create_error, sizeof create_error, "%s", m->error);
-        orca_mpi_destroy(m);
-        return st;
-    }
-    *out = m;
-    return ORCA_OK;
+    return finish_create(m, st, out);
 }
 
 /* --- checkpoints ------------------------------------------------------------------------- */
@@ -2002,11 +2007,5 @@ orca_status orca_mpi_restart(MPI_Comm comm, const char *dir, const orca_mpi_def 
     if (st == ORCA_OK) {
         st = orca_mpi_rebalance(m);
     }
-    if (st != ORCA_OK) {
-        snprintf(create_error, sizeof create_error, "%s", m->error);
-        orca_mpi_destroy(m);
-        return st;
-    }
-    *out = m;
-    return ORCA_OK;
+    return finish_create(m, st, out);
 }
