@@ -5,28 +5,38 @@
 // scene, and the rooms scene of scenes.mjs: a selected agent's path, click to move its group's
 // exit, walls drawn with the mouse re-route the agents at the next step).
 //
+// The simulation runs in a module Worker (page-worker.mjs over page-sim.mjs); this thread
+// draws. For every frame the page sends { type: 'frame', steps, buffer } and the worker
+// answers with the positions (copied into the ArrayBuffer the page handed back; transferred
+// both ways), the colours, and what else is drawn: walls, exits, the selected agent's path,
+// and four times a second the panel's figures. When the worker is behind, the request for
+// frame k+1 goes out before frame k is drawn, so the worker steps while the page draws and a
+// frame costs about the larger of the two, not their sum; the worker is at most AHEAD frames
+// ahead of the one shown. Edits
+// (a click, a drag, the navigation box) are messages too, handled in order between frames.
+// Without module Workers (or with ?worker=0) the same simulation side runs on this thread
+// behind a MessageChannel: the same messages, and the costs add up.
+//
 // Drawing: every agent is coloured by the direction from its start to its goal (one of HUES
 // buckets round the colour wheel; the rooms scene: by group), its goal is a faint dot of that
 // colour and its last TRAIL steps a fading trail. Agents, goals and trails are rasterised into
 // one ImageData by the page (discs with anti-aliased edges from a precomputed stamp) and put on
 // the canvas with one putImageData per frame, whatever the agent count; walls, paths and marks
 // are drawn on top as vector paths. The page draws only when something changed: while
-// playing, one requestAnimationFrame per frame; while paused, none (an edit, a resize or a
-// button asks for one frame).
-import { loadOrca, simdSupported } from './orca.mjs';
-import { roomsScene, roomsGroup, moveRoomsExit, ROOMS_GOALS } from './scenes.mjs';
+// playing, once per frame the worker delivers (at most one per requestAnimationFrame); while
+// paused, none (an edit, a resize or a button asks for one frame).
+import { simdSupported } from './orca.mjs';
+import { serve, HUES, GROUPS, TRAIL } from './page-sim.mjs';
 
 const GROUP_COLOURS = ['#3f6fc4', '#c4473f'];
-const HUES = 12;
 const NO_GOAL = '#6b7280'; // agents without a point goal
 const ADDED = '#e07a1f'; // agents added by clicks
 const BACKGROUND = '#fbfbfc';
-const TAU = 2 * Math.PI;
-const TRAIL = 48; // steps a trail lasts
-const FADES = 4; // and the shades it fades through (each TRAIL / FADES steps)
+const FADES = 4; // the shades a trail fades through (each TRAIL / FADES steps)
 const GOALS_MAX = 5000; // goal dots are drawn up to this many agents
 const STATS_MS = 250; // the panel (and its hash) refreshes at most this often while playing
 const PIXELS_MAX = 1920 * 1200; // the canvas's backing store: at most this many pixels
+const AHEAD = 2; // frames asked for or delivered and not yet drawn, while playing
 
 // Colours as [r, g, b] (0..255).
 function hexRgb(hex) { return [1, 3, 5].map((k) => parseInt(hex.slice(k, k + 2), 16)); }
@@ -64,20 +74,22 @@ const ctx = canvas.getContext('2d');
 // URL parameter <-> control. Numbers left empty keep the scene's own values.
 const NUMBER_PARAMS = ['agents', 'seed', 'radius', 'maxSpeed', 'speed', 'tau', 'tauObst',
   'neighborDist', 'maxNeighbors', 'spf'];
-const AGENT_FIELDS = { radius: 'radius', maxSpeed: 'maxSpeed', tau: 'timeHorizon',
-  tauObst: 'obstacleTimeHorizon', neighborDist: 'neighborDist', maxNeighbors: 'maxNeighbors' };
 
 const params = new URLSearchParams(location.search);
 const simdChoice = params.get('simd') ?? 'auto';
+const workerChoice = params.get('worker') !== '0'; // worker=0: the simulation on this thread
 const app = {
-  orca: null, scene: null, playing: false, edited: false, golden: new Map(),
-  goldenMark: null, view: null, added: [], stepMs: 0, rate: 0,
-  rateWindow: { t: 0, ms: 0, agentSteps: 0 }, agentSteps: 0, drag: null,
-  colours: null, // the colour bucket of every agent and its goal (colourAgents)
-  // counters for the tests: frames drawn, draw calls for the agents in the last frame, panel refreshes,
-  // and the time spent stepping and drawing (docs/web.md, "The page")
-  frames: 0, agentDraws: 0, statsUpdates: 0, lastStats: 0,
-  perf: { frames: 0, stepMs: 0, drawMs: 0, steps: 0, t0: 0 },
+  simd: null, where: null, gen: 0, playing: false, golden: new Map(), view: null, drag: null,
+  rooms: false, world: null, palette: null, cfg: null,
+  shown: null, // the frame drawn last (the worker's answer), kept for redraws
+  step: 0, // its step
+  walls: [], goalDots: null, // the latest walls and goal dots (sent when they change)
+  // frames asked for and not answered, answered and not drawn, buffers to hand back, steps
+  // owed (Step), an edit to show (a frame of no steps), when the panel's figures were asked for
+  pipe: { inFlight: 0, queue: [], free: [], owed: 0, dirty: false, statsAsked: -Infinity },
+  // counters for the tests: frames drawn, draw calls for the agents in the last frame, panel
+  // refreshes; app.perf: frames, steps and the time spent stepping and drawing (resetPerf)
+  frames: 0, agentDraws: 0, statsUpdates: 0, perf: null,
 };
 window.orcaApp = app;
 
@@ -129,6 +141,7 @@ function urlFor(cfg) {
   if (!cfg.goals) q.set('goals', '0');
   if (cfg.nav !== (cfg.scene === 'rooms')) q.set('nav', cfg.nav ? '1' : '0');
   if (simdChoice !== 'auto') q.set('simd', simdChoice);
+  if (!workerChoice) q.set('worker', '0');
   return `${location.pathname}?${q}`;
 }
 
@@ -147,76 +160,192 @@ async function loadGolden() {
   }
 }
 
-function build() {
+// --- the simulation: a module Worker, or this thread ---------------------------------------
+// request(msg) posts msg with an id; the answer with that id resolves it (or rejects it with
+// the simulation's error). Answers come in the order of the messages.
+const pending = new Map();
+let nextId = 1;
+let port = null;
+function request(msg, transfer = []) {
+  const id = nextId++;
+  return new Promise((resolve, reject) => {
+    pending.set(id, { resolve, reject });
+    port.postMessage({ ...msg, id }, transfer);
+  });
+}
+function answered({ data: m }) {
+  const p = pending.get(m.id);
+  if (!p) return;
+  pending.delete(m.id);
+  if (m.error) p.reject(Object.assign(new Error(m.error.message), { status: m.error.status }));
+  else p.resolve(m);
+}
+
+// Starts the simulation side and loads orca.mjs there: in a module Worker when the browser
+// has them (and the URL does not say worker=0), else on this thread. (A module that cannot be
+// loaded is an error either way.)
+async function connect(simd) {
+  if (workerChoice && typeof Worker === 'function') {
+    let worker = null;
+    let started = null;
+    try {
+      worker = new Worker(new URL('./page-worker.mjs', import.meta.url), { type: 'module' });
+      // a browser without module Workers fails to start it: an error event before the answer
+      const failed = new Promise((resolve) => worker.addEventListener('error', (e) => {
+        e.preventDefault();
+        resolve(e.message || 'the module Worker did not start');
+      }, { once: true }));
+      port = worker;
+      worker.onmessage = answered;
+      started = request({ type: 'init', simd }).then((r) => ({ r }));
+      const first = await Promise.race([started, failed]);
+      if (first.r) {
+        worker.addEventListener('error', (e) => showError(`the simulation's Worker failed: ${e.message}`));
+        app.where = 'worker';
+        return first.r;
+      }
+      console.warn(`orca: no module Worker (${first}); the simulation runs on the page's thread`);
+    } catch (e) {
+      if (started) throw e; // the worker answered: orca.mjs could not load the module
+      console.warn(`orca: no module Worker (${e.message}); the simulation runs on the page's thread`);
+    }
+    worker?.terminate();
+    pending.clear();
+  }
+  const channel = new MessageChannel();
+  serve(channel.port2);
+  port = channel.port1;
+  port.onmessage = answered;
+  app.where = 'page';
+  return request({ type: 'init', simd });
+}
+
+// --- frames ---------------------------------------------------------------------------------
+// The pipeline: postFrame asks for a frame; its answer is queued (received) and drawn at the
+// next animation frame (frame). While playing, AHEAD frames are asked for or wait to be drawn:
+// when the worker is behind, two requests are on their way and it steps frame k+1 while this
+// thread draws frame k; when it is ahead, the next request goes out after the next drawing.
+function spf() { return Math.max(1, Math.min(100, Math.floor(app.cfg.spf ?? 1))); }
+
+function postFrame(opts) {
+  const pipe = app.pipe;
+  const buffer = pipe.free.pop() ?? null;
+  const now = performance.now();
+  const stats = !app.playing || opts.until !== undefined || now - pipe.statsAsked >= STATS_MS;
+  if (stats) pipe.statsAsked = now;
+  pipe.inFlight += 1;
+  return new Promise((drawn) => {
+    request({ type: 'frame', trail: app.cfg.trails ? TRAIL : 0, stats, playing: app.playing, ...opts, buffer },
+      buffer ? [buffer] : [])
+      .then((m) => { pipe.inFlight -= 1; m.drawn = drawn; received(m); },
+        (e) => { pipe.inFlight -= 1; showError(e); setPlaying(false); drawn(null); });
+  });
+}
+
+// Asks for the next frame if one is due: while playing, whenever fewer than AHEAD frames are
+// asked for or wait to be drawn (so that a worker that is behind finds the next request
+// waiting when it finishes a frame); paused, when none is on its way: the steps owed (Step),
+// or an edit to show (a frame of no steps).
+function pump() {
+  const pipe = app.pipe;
+  if (!app.gen) return;
+  if (app.playing) {
+    if (pipe.inFlight + pipe.queue.length < AHEAD) {
+      pipe.dirty = false;
+      postFrame({ steps: spf() });
+    }
+  } else if (pipe.inFlight === 0 && pipe.owed > 0) {
+    const steps = pipe.owed;
+    pipe.owed = 0;
+    pipe.dirty = false;
+    postFrame({ steps });
+  } else if (pipe.inFlight === 0 && pipe.dirty) {
+    pipe.dirty = false;
+    postFrame({ steps: 0 });
+  }
+}
+
+function recycle(m) {
+  if (m.pos && app.pipe.free.length < AHEAD + 1) app.pipe.free.push(m.pos.buffer);
+}
+
+function received(m) {
+  if (m.gen !== app.gen) { // a frame of the scene before a Reset or a new scene
+    recycle(m);
+    m.drawn(null);
+    pump();
+    return;
+  }
+  // walls and goal dots come when they changed; every frame keeps the latest
+  if (m.walls) app.walls = m.walls;
+  if (m.goals) app.goalDots = m.goals;
+  m.walls = app.walls;
+  m.goalDots = app.goalDots;
+  if (app.perf && m.done > 0) app.perf.stepSpans.push(m.span);
+  app.pipe.queue.push(m);
+  requestFrame();
+  pump();
+}
+
+// Takes frame m as the one shown: marks its steps' trails, recycles the previous frame's
+// buffer, counts it.
+function show(m) {
+  if (m.error) {
+    showError(m.error.message);
+    setPlaying(false);
+  }
+  if (app.cfg.trails && m.trail) {
+    if (m.cleared) clearTrails(); // more steps than a trail lasts: only the last TRAIL count
+    let p = 0, b = 0;
+    for (const n of m.counts) {
+      markTrails(m.pos.subarray(p, p + 2 * n), m.bucket.subarray(b, b + n), n);
+      p += 2 * n;
+      b += n;
+    }
+  }
+  if (app.shown) recycle(app.shown);
+  app.shown = m;
+  app.step = m.step;
+  if (app.perf) {
+    app.perf.frames += 1;
+    app.perf.steps += m.done;
+    app.perf.stepMs += m.stepMs;
+  }
+}
+
+// --- the scene ------------------------------------------------------------------------------
+async function build() {
   showError(null);
   const cfg = readControls();
   app.cfg = cfg;
-  const agent = {};
-  for (const [p, field] of Object.entries(AGENT_FIELDS)) {
-    if (cfg[p] !== undefined) agent[field] = cfg[p];
-  }
-  let scene;
+  let b;
   try {
-    if (cfg.scene === 'rooms') {
-      scene = roomsScene(app.orca, { perGroup: cfg.agents ?? 20, seed: cfg.seed ?? 1,
-        navigation: cfg.nav, agent, ...(cfg.speed !== undefined ? { speed: cfg.speed } : {}) });
-    } else {
-      scene = app.orca.createScene(cfg.scene, {
-        agents: cfg.agents ?? 0, seed: cfg.seed ?? 1, agent, speed: cfg.speed,
-      });
-      if (cfg.nav) scene.setNavigation(true);
-    }
+    b = await request({ type: 'build', cfg, golden: app.golden.get(cfg.scene) ?? null });
   } catch (e) {
     showError(e);
     return;
   }
-  if (app.scene) app.scene.destroy();
-  app.scene = scene;
-  app.edited = false;
-  app.added = [];
-  app.colours = null;
-  app.agentSteps = 0;
-  app.stepMs = 0;
-  app.rate = 0;
-  app.rateWindow = { t: performance.now(), ms: 0, agentSteps: 0 };
-  app.rooms = cfg.scene === 'rooms';
-  app.goals = ROOMS_GOALS.map((p) => [...p]);
-  app.goalMoves = 0; // exits moved so far (each a new goal set: moveRoomsExit)
-  app.selected = app.rooms ? scene.sim.agentAt(0) : null;
+  // frames of the scene before are not drawn
+  const pipe = app.pipe;
+  for (const m of pipe.queue) { recycle(m); m.drawn(null); }
+  pipe.queue = [];
+  if (app.shown) recycle(app.shown);
+  app.shown = null;
+  app.gen = b.gen;
+  app.walls = [];
+  app.goalDots = null;
+  app.step = 0;
+  app.rooms = b.rooms;
+  app.palette = palette(b.rooms);
+  app.world = b.world;
   $('hint').textContent = app.rooms ? HINTS.rooms : HINTS.plain;
-  $('caption').innerHTML = CAPTIONS[cfg.scene](scene.sim.agentCount);
-  const g = app.golden.get(cfg.scene);
-  app.goldenRun = g && (cfg.seed ?? 1) === 1 && Object.keys(agent).length === 0 && !cfg.nav &&
-    cfg.speed === undefined && scene.sim.agentCount === g.agents ? g : null;
-  app.goldenMark = null;
-  fitView();
+  $('caption').innerHTML = CAPTIONS[cfg.scene](b.agents);
+  resize();
   const url = urlFor(cfg);
   history.replaceState(null, '', url);
   $('link').href = url;
-  requestFrame();
-}
-
-// The world box of the scene: starts, goals and walls, with a margin.
-function fitView() {
-  const s = app.scene;
-  let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
-  const take = (x, y) => { x0 = Math.min(x0, x); x1 = Math.max(x1, x); y0 = Math.min(y0, y); y1 = Math.max(y1, y); };
-  const n = s.sim.agentCount;
-  const pos = s.sim.positions();
-  const c = colourAgents();
-  for (let i = 0; i < n; ++i) {
-    take(pos[2 * i], pos[2 * i + 1]);
-    if (c.hasGoal[i]) take(c.goals[2 * i], c.goals[2 * i + 1]);
-  }
-  for (const seg of s.sim.segments()) {
-    // walls reach far; keep the view on the agents unless there are none (the rooms: the
-    // floor)
-    if (n === 0 || app.rooms) { take(...seg.a); take(...seg.b); }
-  }
-  if (!Number.isFinite(x0)) { x0 = y0 = -20; x1 = y1 = 20; }
-  const m = Math.max(x1 - x0, y1 - y0) * 0.04 + 2;
-  app.world = { x0: x0 - m, y0: y0 - m, x1: x1 + m, y1: y1 + m };
-  resize();
+  pipe.dirty = true;
+  pump();
 }
 
 function resize() {
@@ -248,43 +377,15 @@ const toWorld = (sx, sy) => [(sx - app.view.ox) / app.view.scale + app.view.cx,
   app.view.cy - (sy - app.view.oy) / app.view.scale];
 
 // --- colours ---------------------------------------------------------------------------
-// Every agent's colour bucket and goal point, in index order; computed again when the agent
-// count changes (exits) or an agent is added. Buckets 0..HUES-1: the direction from the
-// start to the goal (atan2 here is drawing only: the simulation uses no angles); then no
-// point goal; then added by a click. The rooms scene: its groups' colours.
-function colourAgents() {
-  const sc = app.scene;
-  const n = sc.sim.agentCount;
-  if (app.colours && app.colours.n === n) return app.colours;
-  const bucket = new Uint8Array(n);
-  const goals = new Float64Array(2 * n);
-  const hasGoal = new Uint8Array(n);
-  const added = new Set(app.added.map((a) => sc.sim.agentIndex(a.id)));
-  const rgb = [...(app.rooms ? GROUP_COLOURS.map(hexRgb) : HUE_RGB), hexRgb(NO_GOAL), hexRgb(ADDED)];
-  const none = rgb.length - 2;
-  for (let i = 0; i < n; ++i) {
-    if (app.rooms) {
-      bucket[i] = roomsGroup(sc, i); // the exits are drawn as crosses (drawNavigation)
-      continue;
-    }
-    const g = sc.goal(i);
-    bucket[i] = none;
-    if (g.kind === 0) {
-      goals[2 * i] = g.target[0];
-      goals[2 * i + 1] = g.target[1];
-      hasGoal[i] = 1;
-      const dx = g.target[0] - g.start[0], dy = g.target[1] - g.start[1];
-      if (dx !== 0 || dy !== 0) bucket[i] = ((Math.round(Math.atan2(dy, dx) / TAU * HUES) % HUES) + HUES) % HUES;
-    }
-    if (added.has(i)) bucket[i] = none + 1;
-  }
-  // packed pixels: the agents, the goal dots, and the trails' shades (0: newest)
+// The colour of each bucket (page-sim.mjs computes every agent's bucket) as packed pixels: the
+// agents, the goal dots, and the trails' shades (0: newest).
+function palette(rooms) {
+  const rgb = [...(rooms ? GROUP_COLOURS.slice(0, GROUPS).map(hexRgb) : HUE_RGB), hexRgb(NO_GOAL), hexRgb(ADDED)];
   const solid = Int32Array.from(rgb, pack);
   const faint = Int32Array.from(rgb, (c) => over(c, 0.3));
   const trail = new Int32Array(rgb.length * FADES);
   rgb.forEach((c, k) => { for (let l = 0; l < FADES; ++l) trail[k * FADES + l] = over(c, 0.5 * (1 - l / FADES)); });
-  app.colours = { n, bucket, goals, hasGoal, rgb, solid, faint, trail };
-  return app.colours;
+  return { solid, faint, trail };
 }
 
 // A disc of radius r pixels centred on a pixel: the offsets of the pixels it touches and
@@ -310,6 +411,7 @@ function discStamp(r) {
 
 // Stamps a disc of radius r at every point of xy (x0 y0 x1 y1 ...; only where keep[i] if
 // given) into the frame buffer, in colours[bucket[i]], blending the edge; widens app.drawnBox.
+
 function rasterDiscs(xy, n, r, bucket, colours, keep) {
   const fb = app.fb, px = fb.px, w = fb.w, h = fb.h, v = app.view, box = app.drawnBox;
   const { R, dx, dy, cov } = discStamp(r);
@@ -343,7 +445,8 @@ function rasterDiscs(xy, n, r, bucket, colours, keep) {
 // step writes a dot at every agent's pixel, remembers the step on that pixel (fb.stamp) and
 // the pixels in a ring of the last TRAIL steps; a dot still showing the step it was written at
 // is repainted a lighter shade every TRAIL / FADES steps and cleared after TRAIL. So a step
-// costs a few writes per agent, and a frame one copy of fb.base.
+// costs a few writes per agent, and a frame one copy of fb.base. The worker sends the
+// positions of every step of a frame (its last TRAIL) for this.
 function clearTrails() {
   if (!app.fb) return;
   app.fb.base.fill(pack(BG_RGB));
@@ -352,8 +455,9 @@ function clearTrails() {
   app.trailClock = TRAIL;
 }
 
-function markTrails() {
-  const fb = app.fb, v = app.view, c = colourAgents(), { base, stamp, ring, ringLength } = fb;
+function markTrails(pos, bucket, n) {
+  const fb = app.fb, v = app.view, c = app.palette, { base, stamp, ring, ringLength } = fb;
+  if (!v || !c) return;
   const t = ++app.trailClock;
   for (let l = 1; l <= FADES; ++l) {
     const then = t - l * TRAIL / FADES;
@@ -365,8 +469,7 @@ function markTrails() {
       base[p] = shade < 0 ? pack(BG_RGB) : c.trail[r[k + 1] * FADES + shade];
     }
   }
-  const pos = app.scene.sim.positions();
-  const n = pos.length / 2, slot = t % TRAIL;
+  const slot = t % TRAIL;
   if (ring[slot].length < 2 * n) ring[slot] = new Int32Array(2 * n);
   const r = ring[slot];
   let m = 0;
@@ -374,7 +477,7 @@ function markTrails() {
     const x = Math.floor((pos[2 * i] - v.cx) * v.scale + v.ox);
     const y = Math.floor(v.oy - (pos[2 * i + 1] - v.cy) * v.scale);
     if (x < 0 || y < 0 || x >= fb.w || y >= fb.h) continue;
-    const p = y * fb.w + x, b = c.bucket[i];
+    const p = y * fb.w + x, b = bucket[i];
     stamp[p] = t;
     base[p] = c.trail[b * FADES];
     r[m++] = p;
@@ -383,29 +486,27 @@ function markTrails() {
   ringLength[slot] = m;
 }
 
-function agentRadius(sim) {
-  return sim.agentCount ? sim.getAgent(sim.agentAt(0)).radius : 1;
-}
-
+// Draws the frame shown (app.shown).
 function draw() {
-  if (!app.scene || !app.view || !app.fb) return;
-  const t0 = performance.now();
-  const sim = app.scene.sim;
-  const fb = app.fb, W = fb.w, H = fb.h;
-  const c = colourAgents();
+  const f = app.shown;
+  if (!f || !app.view || !app.fb) return;
+  const fb = app.fb, W = fb.w, H = fb.h, c = app.palette;
   // the background, with the trails
   if (app.cfg.trails) fb.px.set(fb.base);
   else fb.px.fill(pack(BG_RGB));
   // what is drawn, in canvas pixels (for the layout test: app.drawnBoxCss)
   app.drawnBox = { x0: Infinity, y0: Infinity, x1: -Infinity, y1: -Infinity };
   const box = app.drawnBox;
-  const pos = sim.positions();
-  const n = pos.length / 2;
-  const rs = Math.max(0.75, agentRadius(sim) * app.view.scale);
-  if (app.cfg.goals && n <= GOALS_MAX && !app.rooms) {
-    rasterDiscs(c.goals, n, Math.max(1, 0.4 * rs), c.bucket, c.faint, c.hasGoal);
+  // the current positions: the last record of the frame
+  const n = f.counts[f.counts.length - 1];
+  const pos = f.pos.subarray(f.pos.length - 2 * n);
+  const bucket = f.bucket.subarray(f.bucket.length - n);
+  const rs = Math.max(0.75, f.radius * app.view.scale);
+  const g = f.goalDots;
+  if (app.cfg.goals && n <= GOALS_MAX && !app.rooms && g && g.hasGoal.length === n) {
+    rasterDiscs(g.goals, n, Math.max(1, 0.4 * rs), bucket, c.faint, g.hasGoal);
   }
-  rasterDiscs(pos, n, rs, c.bucket, c.solid, null);
+  rasterDiscs(pos, n, rs, bucket, c.solid, null);
   ctx.putImageData(fb.img, 0, 0);
   app.agentDraws = 1; // the agents, goals and trails: one putImageData
   // walls: one path
@@ -413,8 +514,8 @@ function draw() {
   ctx.lineWidth = Math.max(2, 0.3 * app.view.scale);
   ctx.lineCap = 'round';
   ctx.beginPath();
-  for (const seg of sim.segments()) {
-    const a = toScreen(...seg.a), b = toScreen(...seg.b);
+  for (const [wa, wb] of f.walls) {
+    const a = toScreen(...wa), b = toScreen(...wb);
     ctx.moveTo(...a);
     ctx.lineTo(...b);
     for (const [x, y] of [a, b]) {
@@ -423,19 +524,20 @@ function draw() {
     }
   }
   ctx.stroke();
-  if (app.scene.navigation || app.rooms) drawNavigation(pos, rs);
+  if (f.nav) drawNavigation(f.nav, rs);
   // the goals of agents added by clicks: crosses
-  ctx.strokeStyle = ADDED;
-  ctx.lineWidth = 1.5 * app.view.dpr;
-  const k = 5 * app.view.dpr;
-  ctx.beginPath();
-  for (const a of app.added) {
-    if (sim.agentIndex(a.id) < 0) continue;
-    const [gx, gy] = toScreen(...a.goal);
-    ctx.moveTo(gx - k, gy - k); ctx.lineTo(gx + k, gy + k);
-    ctx.moveTo(gx - k, gy + k); ctx.lineTo(gx + k, gy - k);
+  if (f.added) {
+    ctx.strokeStyle = ADDED;
+    ctx.lineWidth = 1.5 * app.view.dpr;
+    const k = 5 * app.view.dpr;
+    ctx.beginPath();
+    for (const goal of f.added) {
+      const [gx, gy] = toScreen(...goal);
+      ctx.moveTo(gx - k, gy - k); ctx.lineTo(gx + k, gy + k);
+      ctx.moveTo(gx - k, gy + k); ctx.lineTo(gx + k, gy - k);
+    }
+    ctx.stroke();
   }
-  ctx.stroke();
   if (app.drag && app.drag.moved) {
     ctx.strokeStyle = '#888';
     ctx.setLineDash([6, 4]);
@@ -446,25 +548,15 @@ function draw() {
     ctx.setLineDash([]);
   }
   app.frames += 1;
-  app.perf.drawMs += performance.now() - t0;
 }
 
-// The selected agent's index, or -1 (none selected, or it left by an exit).
-function selectedIndex() {
-  if (!app.selected) return -1;
-  const i = app.scene.sim.agentIndex(app.selected);
-  if (i < 0) app.selected = null;
-  return i;
-}
-
-// Navigation: each goal set's points (crosses), the selected agent (a ring) and the rest of
-// its path: straight legs between the corners, arcs of its radius round them.
-function drawNavigation(pos, rs) {
-  const sc = app.scene;
+// Navigation: each group's exit (crosses), the selected agent (a ring) and the rest of its
+// path: straight legs between the corners, arcs of its radius round them.
+function drawNavigation(navDrawn, rs) {
   const k = 6 * app.view.dpr;
   ctx.lineWidth = 2.5 * app.view.dpr;
   // each group's exit now (a moved exit leaves its old goal set unused)
-  if (app.rooms) app.goals.forEach((p, g) => {
+  if (navDrawn.exits) navDrawn.exits.forEach((p, g) => {
     ctx.strokeStyle = GROUP_COLOURS[g % GROUP_COLOURS.length];
     const [gx, gy] = toScreen(...p);
     ctx.beginPath();
@@ -472,11 +564,10 @@ function drawNavigation(pos, rs) {
     ctx.moveTo(gx - k, gy + k); ctx.lineTo(gx + k, gy - k);
     ctx.stroke();
   });
-  const i = selectedIndex();
-  if (i < 0) return;
-  const nav = sc.agentNav(i);
-  const path = sc.agentPath(i);
-  const [px, py] = toScreen(pos[2 * i], pos[2 * i + 1]);
+  const sel = navDrawn.selected;
+  if (!sel) return;
+  const { nav, path } = sel;
+  const [px, py] = toScreen(...sel.p);
   ctx.strokeStyle = '#1d2430';
   ctx.lineWidth = 2 * app.view.dpr;
   ctx.beginPath();
@@ -487,7 +578,7 @@ function drawNavigation(pos, rs) {
   ctx.setLineDash([5 * app.view.dpr, 4 * app.view.dpr]);
   ctx.beginPath();
   ctx.moveTo(px, py);
-  const r = sc.sim.getAgent(app.selected).radius * app.view.scale;
+  const r = sel.radius * app.view.scale;
   for (let c = nav.corner; c < path.length; ++c) {
     const { vertex, side, enter, leave } = path[c];
     const [vx, vy] = toScreen(...vertex);
@@ -503,115 +594,61 @@ function drawNavigation(pos, rs) {
   ctx.setLineDash([]);
 }
 
-// Moves group g's exit to p: a new exit set, and the group's agents head for it from where
-// they are (Scene.setGoal; scenes.mjs, moveRoomsExit).
-function moveGoal(g, p) {
-  app.goals[g] = p;
-  app.goalMoves += 1;
-  moveRoomsExit(app.scene, g, `g${g}.${app.goalMoves}`, p);
-}
-
-
-// Steps the scene count times (throughput measured over the steps only; the trails' dots
-// count as drawing).
-function stepScene(count) {
-  if (!app.scene) return;
-  const n = app.scene.sim.agentCount;
-  let ms = 0;
-  let done = 0;
-  try {
-    for (let k = 0; k < count; ++k) {
-      const t0 = performance.now();
-      app.scene.step();
-      checkGolden();
-      ms += performance.now() - t0;
-      ++done;
-      if (app.cfg.trails) {
-        const t1 = performance.now();
-        markTrails();
-        app.perf.drawMs += performance.now() - t1;
-      }
-    }
-  } catch (e) {
-    showError(e);
-    setPlaying(false);
-  }
-  app.perf.stepMs += ms;
-  app.perf.steps += done;
-  app.stepMs += ms;
-  app.agentSteps += n * done;
-  app.rateWindow.ms += ms;
-  app.rateWindow.agentSteps += n * done;
-  if (performance.now() - app.rateWindow.t > 500 || !app.playing) {
-    if (app.rateWindow.ms > 0) app.rate = app.rateWindow.agentSteps / (app.rateWindow.ms / 1000);
-    app.rateWindow = { t: performance.now(), ms: 0, agentSteps: 0 };
-  }
-}
-
-function checkGolden() {
-  const g = app.goldenRun;
-  if (!g || app.edited) return;
-  if (app.scene.sim.stepCount === g.steps) {
-    const h = app.scene.sim.hash();
-    app.goldenMark = { step: g.steps, hash: h, ok: h === g.hash, expected: g.hash };
-  }
-}
-
 function fmt(x, digits = 3) {
   return Number.isFinite(x) ? x.toPrecision(digits) : String(x);
 }
 
-function updateStats() {
-  const s = app.scene;
-  if (!s) return;
+// The panel, from the figures the simulation sent (page-sim.mjs, stats()).
+function updateStats(s) {
   app.statsUpdates += 1;
-  app.lastStats = performance.now();
-  const sim = s.sim;
-  const steps = sim.stepCount;
-  const n = sim.agentCount;
   const lines = [
-    `module      ${app.orca.simd ? 'SIMD128' : 'scalar'} (1 worker)`,
-    `step        ${steps}`,
-    `time        ${(steps * s.dt).toFixed(2)} s`,
-    `agents      ${n}   walls ${sim.segmentCount}`,
-    `arrived     ${s.arrivedCount}`,
+    `module      ${app.simd ? 'SIMD128' : 'scalar'}, ${app.where === 'worker' ? 'in a Worker' : 'on the page\'s thread'}`,
+    `step        ${s.step}`,
+    `time        ${s.time.toFixed(2)} s`,
+    `agents      ${s.agents}   walls ${s.walls}`,
+    `arrived     ${s.arrived}`,
   ];
   if (s.navigation) {
     const ex = s.exited;
-    lines.push(`navigation  on: ${s.navUnreachable} without a path`);
-    if (ex.count > 0 || app.rooms) lines.push(`exited      ${ex.count}${ex.count ? ` (last at step ${ex.lastStep})` : ''}`);
+    lines.push(`navigation  on: ${s.unreachable} without a path`);
+    if (ex.count > 0 || s.rooms) lines.push(`exited      ${ex.count}${ex.count ? ` (last at step ${ex.lastStep})` : ''}`);
   }
   lines.push(
-    `throughput  ${app.rate ? (app.rate / 1e6).toFixed(3) + ' M agent-steps/s' : '-'}`,
+    `throughput  ${s.rate ? (s.rate / 1e6).toFixed(3) + ' M agent-steps/s' : '-'}`,
     `overlap     agents ${fmt(100 * s.maxAgentOverlap)}%  walls ${fmt(100 * s.maxWallOverlap)}%`,
-    `fallback    ${app.agentSteps ? fmt(100 * s.fallbackTotal / app.agentSteps) + '%' : '-'} of solves`,
-    `hash        ${s.hash()}`);
+    `fallback    ${s.agentSteps ? fmt(100 * s.fallbackTotal / s.agentSteps) + '%' : '-'} of solves`,
+    `hash        ${s.hash}`);
   $('stats').textContent = lines.join('\n');
   const el = $('golden');
-  const m = app.goldenMark;
+  const m = s.goldenMark;
   if (m) {
     el.className = m.ok ? 'ok' : 'bad';
     el.textContent = m.ok
       ? `\u2713 step ${m.step}: hash ${m.hash} = native golden hash`
       : `\u2717 step ${m.step}: hash ${m.hash} differs from the native ${m.expected}`;
-  } else if (app.goldenRun && !app.edited) {
+  } else if (s.goldenSteps !== null && !s.edited) {
     el.className = '';
-    el.textContent = `golden checkpoint: step ${app.goldenRun.steps}`;
+    el.textContent = `golden checkpoint: step ${s.goldenSteps}`;
   } else {
     el.className = '';
-    el.textContent = app.edited ? 'edited: no golden checkpoint' : '';
+    el.textContent = s.edited ? 'edited: no golden checkpoint' : '';
   }
 }
 
 function setPlaying(on) {
   app.playing = on;
   $('play').textContent = on ? 'Pause' : 'Play';
-  requestFrame();
+  if (!on) app.pipe.dirty = true; // one more frame, with the panel, where the run stopped
+  pump();
 }
 
-// One frame: steps when playing, draws, refreshes the panel (while playing at most every
-// STATS_MS), and asks for the next frame only while playing. Anything that changes what is
-// shown calls requestFrame(); a paused page then draws once and stays idle.
+// One animation frame: takes the oldest frame the worker delivered, marks its trails, draws it
+// and refreshes the panel when the frame brought its figures. The next frame is asked for
+// before drawing when no other frame waits (the worker is behind: it steps while this one is
+// drawn), else after drawing (a frame is ready for the next animation frame, and the worker's
+// stepping does not compete with the drawing for a core when the machine has only one free).
+// Anything else that changes what is shown (a resize, the settings, a drag) calls
+// requestFrame() to draw the frame shown again; a paused page then draws once and stays idle.
 let framePending = false;
 function requestFrame() {
   if (framePending) return;
@@ -620,38 +657,34 @@ function requestFrame() {
 }
 function frame() {
   framePending = false;
-  if (!app.scene) return;
-  if (app.playing) {
-    const spf = Math.max(1, Math.min(100, Math.floor(app.cfg.spf ?? 1)));
-    stepScene(spf);
-  }
+  const m = app.pipe.queue.shift();
+  if (app.pipe.queue.length === 0) pump();
+  const t0 = performance.now();
+  if (m) show(m);
   draw();
-  app.perf.frames += 1;
-  if (!app.playing || performance.now() - app.lastStats >= STATS_MS) updateStats();
-  if (app.playing) requestFrame();
+  const t1 = performance.now();
+  if (app.perf) {
+    app.perf.draws += 1;
+    app.perf.drawMs += t1 - t0;
+    app.perf.drawSpans.push([performance.timeOrigin + t0, performance.timeOrigin + t1]);
+  }
+  if (m?.stats) updateStats(m.stats);
+  pump();
+  if (app.pipe.queue.length) requestFrame();
+  m?.drawn(m);
 }
 
-/** Steps (without drawing each step) until the step count is target; resolves when there,
- * or when a step no longer advances it (a simulation without agents, e.g. after every agent
- * left by an exit, does not count its steps; or a refused step). */
-app.runTo = async function runTo(target) {
-  while (app.scene && app.scene.sim.stepCount < target) {
-    const before = app.scene.sim.stepCount;
-    stepScene(Math.min(50, target - before));
-    if (app.scene.sim.stepCount === before) break;
-    await new Promise((r) => setTimeout(r, 0));
-  }
-  draw();
-  updateStats();
-};
-app.state = () => ({
-  step: app.scene.sim.stepCount, hash: app.scene.sim.hash(), agents: app.scene.sim.agentCount,
-  walls: app.scene.sim.segmentCount, simd: app.orca.simd, golden: app.goldenMark,
-  maxWallOverlap: app.scene.maxWallOverlap, maxAgentOverlap: app.scene.maxAgentOverlap,
-  navigation: app.scene.navigation, sceneHash: app.scene.hash(), exited: app.scene.exited,
-  unreachable: app.scene.navUnreachable, selected: app.selected ? selectedIndex() : -1,
-  goals: app.rooms ? app.goals.map((p) => [...p]) : null,
-});
+// --- for the tests (web/test/browser-test.mjs) ------------------------------------------------
+/** Steps (without drawing each step) until the step count is target; resolves when that frame
+ * is drawn, or when a step no longer advances it (a simulation without agents, e.g. after
+ * every agent left by an exit, does not count its steps; or a refused step). */
+app.runTo = (target) => postFrame({ until: target }).then(() => undefined);
+/** The simulation's state now (after every message sent before): step, hashes, counts, the
+ * golden mark, the rooms' selection and exits, the agents added by clicks. */
+app.state = () => request({ type: 'state' }).then(({ id, ...s }) => s);
+/** A Scene ('scene') or Sim ('sim') method called (or property read) in the simulation:
+ * app.call('scene', 'agentPath', 0). */
+app.call = (target, method, ...args) => request({ type: 'call', target, method, args }).then((r) => r.value);
 app.toScreenCss = (x, y) => {
   const [sx, sy] = toScreen(x, y);
   const r = canvas.getBoundingClientRect();
@@ -665,16 +698,49 @@ app.drawnBoxCss = () => {
   const d = app.view.dpr;
   return { left: r.left + b.x0 / d, top: r.top + b.y0 / d, right: r.left + b.x1 / d, bottom: r.top + b.y1 / d };
 };
-/** Starts (or restarts) the frame-time counters; app.perf then holds the frames, steps and
- * milliseconds spent stepping and drawing since. */
-app.resetPerf = () => { app.perf = { frames: 0, stepMs: 0, drawMs: 0, steps: 0, t0: performance.now() }; };
+/** Starts (or restarts) the frame counters: app.perf then holds the frames delivered and
+ * drawn, their steps, the stepping time (the simulation's, per frame), the drawing time (this
+ * thread's: trails, raster, putImageData, vector marks; every draw) and when each stepping
+ * and drawing ran (performance.timeOrigin + now, in ms). */
+app.resetPerf = () => {
+  app.perf = { frames: 0, draws: 0, steps: 0, stepMs: 0, drawMs: 0, t0: performance.now(),
+    stepSpans: [], drawSpans: [] };
+};
+/** The figures since resetPerf: frames per second (frames delivered and drawn), frameMs (ms
+ * per such frame), stepMs (stepping per step), stepFrameMs (stepping per frame), drawMs
+ * (drawing per draw), overlap (the share of the drawing time during which the simulation was
+ * stepping), where ('worker' or 'page'). */
+app.perfSummary = () => {
+  const p = app.perf;
+  const s = (performance.now() - p.t0) / 1000;
+  let both = 0, drawn = 0, k = 0;
+  const steps = p.stepSpans;
+  for (const [d0, d1] of p.drawSpans) {
+    drawn += d1 - d0;
+    while (k < steps.length && steps[k][1] <= d0) ++k;
+    for (let j = k; j < steps.length && steps[j][0] < d1; ++j) {
+      both += Math.max(0, Math.min(d1, steps[j][1]) - Math.max(d0, steps[j][0]));
+    }
+  }
+  return { seconds: s, frames: p.frames, draws: p.draws, steps: p.steps, fps: p.frames / s,
+    frameMs: 1000 * s / p.frames, stepMs: p.stepMs / p.steps, stepFrameMs: p.stepMs / p.frames,
+    drawMs: p.drawMs / p.draws, overlap: drawn > 0 ? both / drawn : 0, where: app.where };
+};
 
 // --- mouse: click adds an agent, drag draws a wall ---------------------------------------
 function canvasPoint(ev) {
   const r = canvas.getBoundingClientRect();
   return [(ev.clientX - r.left) * app.view.dpr, (ev.clientY - r.top) * app.view.dpr];
 }
+// An edit: a message to the simulation (handled after the frames asked for before it), then a
+// frame to show it (the next one while playing).
+function edit(msg) {
+  request(msg).then(() => showError(null), showError);
+  app.pipe.dirty = true;
+  pump();
+}
 canvas.addEventListener('pointerdown', (ev) => {
+  if (!app.view) return;
   const [sx, sy] = canvasPoint(ev);
   app.drag = { sx, sy, ex: sx, ey: sy, moved: false };
   canvas.setPointerCapture(ev.pointerId);
@@ -690,50 +756,26 @@ canvas.addEventListener('pointermove', (ev) => {
 canvas.addEventListener('pointerup', () => {
   const d = app.drag;
   app.drag = null;
-  if (!d || !app.scene) return;
-  try {
-    const sim = app.scene.sim;
-    if (d.moved) {
-      sim.addSegment(toWorld(d.sx, d.sy), toWorld(d.ex, d.ey));
-    } else if (app.rooms) {
-      // an agent near the click: select it; else move the selected agent's group's exit
-      const p = toWorld(d.sx, d.sy);
-      const pos = sim.positions();
-      let best = -1, bd = Infinity;
-      for (let i = 0; i < pos.length / 2; ++i) {
-        const dd = Math.hypot(pos[2 * i] - p[0], pos[2 * i + 1] - p[1]);
-        if (dd < bd) { bd = dd; best = i; }
-      }
-      const radius = best >= 0 ? sim.getAgent(sim.agentAt(best)).radius : 0;
-      if (best >= 0 && bd <= Math.max(2 * radius, 8 / app.view.scale)) {
-        app.selected = sim.agentAt(best);
-      } else {
-        const i = selectedIndex();
-        moveGoal(i >= 0 ? roomsGroup(app.scene, i) : 0, p);
-      }
-    } else {
-      const p = toWorld(d.sx, d.sy);
-      // the goal: the point opposite through the view's centre, as in the circle scene
-      const goal = [2 * app.view.cx - p[0], 2 * app.view.cy - p[1]];
-      const base = sim.agentCount ? sim.getAgent(sim.agentAt(0)) : app.orca.defaultAgent();
-      const speed = sim.agentCount ? app.scene.goal(0).speed : app.orca.defaultGoal().speed;
-      const def = { ...base, position: p, velocity: [0, 0], preferredVelocity: [0, 0] };
-      const id = app.scene.addAgent(def, { target: goal, speed });
-      app.added.push({ id, goal });
-      app.colours = null;
-    }
-    app.edited = true;
-    app.goldenMark = null;
-    showError(null);
-  } catch (e) {
-    showError(e);
+  if (!d || !app.gen) return;
+  const p = toWorld(d.sx, d.sy);
+  if (d.moved) {
+    edit({ type: 'addSegment', a: p, b: toWorld(d.ex, d.ey) });
+  } else if (app.rooms) {
+    // an agent near the click: select it; else move the selected agent's group's exit
+    edit({ type: 'click', p, pick: 8 / app.view.scale });
+  } else {
+    // the goal: the point opposite through the view's centre, as in the circle scene
+    edit({ type: 'addAgent', p, goal: [2 * app.view.cx - p[0], 2 * app.view.cy - p[1]] });
   }
-  requestFrame();
+  requestFrame(); // without the dashed line
 });
 
 // --- controls -------------------------------------------------------------------------------
 $('play').addEventListener('click', () => setPlaying(!app.playing));
-$('stepBtn').addEventListener('click', () => { setPlaying(false); stepScene(1); requestFrame(); });
+$('stepBtn').addEventListener('click', () => {
+  app.pipe.owed += 1; // one frame of one step, with the panel
+  setPlaying(false);
+});
 $('reset').addEventListener('click', () => build());
 $('scene').addEventListener('change', () => {
   $('nav').checked = $('scene').value === 'rooms'; // each scene's default
@@ -756,13 +798,7 @@ $('goals').addEventListener('change', viewChanged);
 $('trails').addEventListener('change', () => { clearTrails(); viewChanged(); });
 $('nav').addEventListener('change', () => {
   // live: the agents plan (or stop planning) at the next step
-  try {
-    app.scene.setNavigation($('nav').checked);
-  } catch (e) {
-    showError(e);
-  }
-  app.edited = true;
-  app.goldenMark = null;
+  if (app.gen) edit({ type: 'setNavigation', on: $('nav').checked });
   viewChanged();
 });
 $('simd').addEventListener('change', () => {
@@ -775,18 +811,19 @@ new ResizeObserver(() => { resize(); requestFrame(); }).observe($('main'));
 async function main() {
   const cfg = cfgFromUrl();
   writeControls(cfg);
+  app.cfg = cfg;
   // the settings start open where there is room for them beside the scene
   $('settings').open = window.matchMedia('(min-width: 760px) and (min-height: 700px)').matches;
   const simd = simdChoice === 'auto' ? 'auto' : simdChoice === '1';
   if (simd === true && !simdSupported()) showError('this browser has no WebAssembly SIMD128');
-  [app.orca] = await Promise.all([loadOrca({ simd }), loadGolden()]);
-  build();
+  const [loaded] = await Promise.all([connect(simd), loadGolden()]);
+  app.simd = loaded.simd;
+  await build();
   const target = Number(params.get('steps') ?? 0);
   if (target > 0) await app.runTo(target);
   // plays from the start unless the URL says play=0, or runs to a step (steps=N: paused
   // there unless play=1)
   setPlaying(params.has('play') ? params.get('play') === '1' : !(target > 0));
   app.ready = true;
-  requestFrame();
 }
 main().catch((e) => { showError(e); console.error(e); });

@@ -5,14 +5,18 @@
 // checks the typed consumer main.ts with `tsc --noEmit` against orca.d.ts, runs `vite build`,
 // serves dist/ and loads it in headless Chromium (puppeteer-core, $CHROMIUM or
 // /usr/bin/chromium): the golden circle's hash 4be6d7e7a7e24a3a. The built bundle has both
-// .wasm files and no browser stub of a Node module.
+// .wasm files and no browser stub of a Node module. Then the same app under Vite's dev server
+// (its JavaScript API, on 127.0.0.1): the golden hash in Chromium with the app's
+// `optimizeDeps: { exclude: ['orca-wasm'] }` (docs/web.md), and a failure to load the module
+// without it (pre-bundling moves orca.mjs away from its wasm/), which shows the setting is
+// what makes it work.
 //   node web/test/package-test.mjs
 // Prints "PASS name" / "FAIL name: why" lines and "web-package: N passed, N failed".
 import { execFileSync } from 'node:child_process';
 import { createServer } from 'node:http';
 import { cp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { basename, extname, join, normalize, resolve, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import puppeteer from 'puppeteer-core';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -95,27 +99,72 @@ if (ok) {
     headless: true,
     args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu'],
   });
+  // The app at url in a page: window.orcaResult (or the problems: page errors, console errors,
+  // failed requests, HTTP errors).
+  const runApp = async (url, simd) => {
+    const page = await browser.newPage();
+    const problems = [];
+    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+    page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
+    page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()}`));
+    page.on('response', (r) => { if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.url()}`); });
+    // without SIMD: WebAssembly.validate says no to the probe, so orca.wasm is fetched
+    if (!simd) await page.evaluateOnNewDocument(() => { WebAssembly.validate = () => false; });
+    await page.goto(url);
+    const r = await page.waitForFunction(() => window.orcaResult, { timeout: 30000 })
+      .then(() => page.evaluate(() => window.orcaResult), () => null);
+    await page.close();
+    return { r, problems };
+  };
+  const golden = ({ r, problems }, simd) => {
+    check(problems.length === 0, problems.join('; '));
+    check(r, 'no result in 30 s');
+    check(r.hash === '4be6d7e7a7e24a3a' && r.step === 400, `hash ${r.hash} at step ${r.step}`);
+    check(r.simd === simd, `module simd ${r.simd}`);
+    check(r.handles === 100 && r.error === 'ORCA_ERR_ARGUMENT', `handles ${r.handles}, error ${r.error}`);
+    return `hash ${r.hash} at step ${r.step}`;
+  };
   for (const simd of [true, false]) {
-    await test(`the built app in Chromium: the golden circle hash (${simd ? 'SIMD128' : 'scalar, SIMD disabled'})`, async () => {
-      const page = await browser.newPage();
-      const problems = [];
-      page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-      page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
-      page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()}`));
-      page.on('response', (r) => { if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.url()}`); });
-      // without SIMD: WebAssembly.validate says no to the probe, so orca.wasm is fetched
-      if (!simd) await page.evaluateOnNewDocument(() => { WebAssembly.validate = () => false; });
-      await page.goto(`http://127.0.0.1:${server.address().port}/`);
-      await page.waitForFunction(() => window.orcaResult, { timeout: 30000 });
-      const r = await page.evaluate(() => window.orcaResult);
-      await page.close();
-      check(problems.length === 0, problems.join('; '));
-      check(r.hash === '4be6d7e7a7e24a3a' && r.step === 400, `hash ${r.hash} at step ${r.step}`);
-      check(r.simd === simd, `module simd ${r.simd}`);
-      check(r.handles === 100 && r.error === 'ORCA_ERR_ARGUMENT', `handles ${r.handles}, error ${r.error}`);
-      return `hash ${r.hash} at step ${r.step}`;
+    await test(`the built app in Chromium: the golden circle hash (${simd ? 'SIMD128' : 'scalar, SIMD disabled'})`,
+      async () => golden(await runApp(`http://127.0.0.1:${server.address().port}/`, simd), simd));
+  }
+  // Vite's dev server (the app's own vite): serves main.ts and the package from node_modules.
+  const vite = await import(pathToFileURL(join(APP, 'node_modules/vite/dist/node/index.js')).href);
+  // exclude: the app's vite.config.js; else the same settings without the exclude
+  const devServer = async (exclude) => {
+    const dev = await vite.createServer({
+      root: APP, logLevel: 'silent', clearScreen: false, server: { host: '127.0.0.1', hmr: false },
+      ...(exclude ? { configFile: join(APP, 'vite.config.js') } : {
+        configFile: false, cacheDir: join(APP, 'node_modules/.vite-prebundled'), build: { target: 'es2022' },
+        optimizeDeps: { force: true, esbuildOptions: { target: 'es2022' } },
+      }),
+    });
+    await dev.listen();
+    return dev;
+  };
+  for (const simd of [true, false]) {
+    await test(`vite dev server: the app in Chromium, the golden circle hash (${simd ? 'SIMD128' : 'scalar'})`, async () => {
+      const dev = await devServer(true);
+      try {
+        return golden(await runApp(dev.resolvedUrls.local[0], simd), simd);
+      } finally {
+        await dev.close();
+      }
     });
   }
+  await test('vite dev server without optimizeDeps.exclude: the pre-bundled orca.mjs gets no .wasm (the setting is needed)', async () => {
+    const dev = await devServer(false);
+    let out;
+    try {
+      out = await runApp(dev.resolvedUrls.local[0], true);
+    } finally {
+      await dev.close();
+    }
+    check(!out.r, `it ran (${JSON.stringify(out.r)}): the exclude would not be needed`);
+    const failure = out.problems.find((p) => /orca: (not a usable orca module|could not load)/.test(p));
+    check(failure, `no failure to load the .wasm: ${out.problems.join('; ')}`);
+    return failure.split('\n')[0];
+  });
   await browser.close();
   server.close();
 }
