@@ -8,11 +8,11 @@
 // goes, falls on both sides of each ratio alike. Prints a Markdown table.
 //   node web/test/bench.mjs [--sizes 1000,10000,100000] [--runs 3]
 // Needs web/wasm/ (scripts/web-build.sh) and, for Chromium, web/node_modules (scripts/web-test.sh).
-import { createServer } from 'node:http';
 import { readFile } from 'node:fs/promises';
-import { extname, join, normalize, resolve, dirname } from 'node:path';
+import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadOrca } from '../orca.mjs';
+import { serveStatic } from './static-server.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const arg = (name, def) => {
@@ -61,25 +61,14 @@ try {
   console.error('bench: puppeteer-core missing (scripts/web-test.sh installs it): no Chromium figures');
 }
 if (puppeteer) {
-  const TYPES = { '.html': 'text/html', '.mjs': 'text/javascript', '.js': 'text/javascript', '.wasm': 'application/wasm' };
-  const server = createServer(async (req, res) => {
-    const path = normalize(decodeURIComponent(new URL(req.url, 'http://x').pathname));
-    const file = join(ROOT, path);
-    try {
-      const body = await readFile(file);
-      res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' }).end(body);
-    } catch {
-      res.writeHead(404).end();
-    }
-  });
-  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  const { server, origin } = await serveStatic(ROOT);
   const browser = await puppeteer.launch({
     executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
     headless: true,
     args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu'],
   });
   const page = await browser.newPage();
-  await page.goto(`http://127.0.0.1:${server.address().port}/web/test/blank.html`);
+  await page.goto(`${origin}/web/test/blank.html`);
   const rates = await page.evaluate(async (sizes, runs, src) => {
     const { loadOrca } = await import('/web/orca.mjs');
     const mods = [await loadOrca({ simd: false }), await loadOrca({ simd: true })];

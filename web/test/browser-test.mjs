@@ -18,36 +18,21 @@
 // tests whose names match); WORKER=0 (the frame-rate tests with the simulation on the page's
 // thread, to see their checks fail).
 // Prints "PASS name" / "FAIL name: why" lines and "web-browser: N passed, N failed".
-import { createServer } from 'node:http';
 import { readFile, mkdir, writeFile } from 'node:fs/promises';
-import { extname, join, normalize, resolve, dirname } from 'node:path';
+import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import puppeteer from 'puppeteer-core';
 import { loadOrca } from '../orca.mjs';
 import { roomsScene } from '../scenes.mjs';
+import { serveStatic } from './static-server.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const OUT = join(ROOT, 'out/web');
 const figureArg = process.argv.indexOf('--figure');
 const FIGURE = figureArg > 0 ? resolve(process.argv[figureArg + 1]) : null;
 
-const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.mjs': 'text/javascript',
-  '.wasm': 'application/wasm', '.txt': 'text/plain', '.png': 'image/png' };
-const server = createServer(async (req, res) => {
-  const path = normalize(decodeURIComponent(new URL(req.url, 'http://x').pathname));
-  let file = join(ROOT, path);
-  if (!file.startsWith(ROOT)) { res.writeHead(403).end(); return; }
-  if (path.endsWith('/')) file = join(file, 'index.html');
-  try {
-    const body = await readFile(file);
-    res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' });
-    res.end(body);
-  } catch {
-    res.writeHead(404).end('not found');
-  }
-});
-await new Promise((r) => server.listen(0, '127.0.0.1', r));
-const BASE = `http://127.0.0.1:${server.address().port}/web/`;
+const { server, origin } = await serveStatic(ROOT);
+const BASE = `${origin}/web/`;
 
 const golden = new Map();
 for (const line of (await readFile(join(ROOT, 'test/golden/determinism.txt'), 'utf8')).split('\n')) {

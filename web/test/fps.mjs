@@ -11,11 +11,10 @@
 //   node web/test/fps.mjs [--rounds 3] [--seconds 4] [--query scene=random&agents=10000&spf=1&simd=1]
 // Needs web/wasm/ (scripts/web-build.sh) and web/node_modules (scripts/web-test.sh); CHROMIUM
 // (default /usr/bin/chromium).
-import { createServer } from 'node:http';
-import { readFile } from 'node:fs/promises';
-import { extname, join, normalize, resolve, dirname } from 'node:path';
+import { resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import puppeteer from 'puppeteer-core';
+import { serveStatic } from './static-server.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const arg = (name, def) => {
@@ -26,21 +25,8 @@ const ROUNDS = Number(arg('--rounds', '3'));
 const SECONDS = Number(arg('--seconds', '4'));
 const QUERY = arg('--query', 'scene=random&agents=10000&spf=1&simd=1');
 
-const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.mjs': 'text/javascript',
-  '.wasm': 'application/wasm', '.txt': 'text/plain' };
-const server = createServer(async (req, res) => {
-  const path = normalize(decodeURIComponent(new URL(req.url, 'http://x').pathname));
-  let file = join(ROOT, path);
-  if (path.endsWith('/')) file = join(file, 'index.html');
-  try {
-    const body = await readFile(file);
-    res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' }).end(body);
-  } catch {
-    res.writeHead(404).end();
-  }
-});
-await new Promise((r) => server.listen(0, '127.0.0.1', r));
-const BASE = `http://127.0.0.1:${server.address().port}/web/`;
+const { server, origin } = await serveStatic(ROOT);
+const BASE = `${origin}/web/`;
 
 const ARGS = ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu'];
 const browsers = {

@@ -13,11 +13,11 @@
 //   node web/test/package-test.mjs
 // Prints "PASS name" / "FAIL name: why" lines and "web-package: N passed, N failed".
 import { execFileSync } from 'node:child_process';
-import { createServer } from 'node:http';
 import { cp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { basename, extname, join, normalize, resolve, dirname } from 'node:path';
+import { basename, join, resolve, dirname } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import puppeteer from 'puppeteer-core';
+import { serveStatic } from './static-server.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const APP = join(ROOT, 'out/npm/app');
@@ -80,20 +80,7 @@ const ok = await test('scripts/npm-pack builds the tarball', () => {
 });
 
 if (ok) {
-  const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm' };
-  const DIST = join(APP, 'dist');
-  const server = createServer(async (req, res) => {
-    const path = normalize(decodeURIComponent(new URL(req.url, 'http://x').pathname));
-    const file = join(DIST, path.endsWith('/') ? join(path, 'index.html') : path);
-    if (!file.startsWith(DIST)) { res.writeHead(403).end(); return; }
-    try {
-      const body = await readFile(file);
-      res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' }).end(body);
-    } catch {
-      res.writeHead(404).end('not found');
-    }
-  });
-  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  const { server, origin } = await serveStatic(join(APP, 'dist'));
   const browser = await puppeteer.launch({
     executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
     headless: true,
@@ -126,7 +113,7 @@ if (ok) {
   };
   for (const simd of [true, false]) {
     await test(`the built app in Chromium: the golden circle hash (${simd ? 'SIMD128' : 'scalar, SIMD disabled'})`,
-      async () => golden(await runApp(`http://127.0.0.1:${server.address().port}/`, simd), simd));
+      async () => golden(await runApp(`${origin}/`, simd), simd));
   }
   // Vite's dev server (the app's own vite): serves main.ts and the package from node_modules.
   const vite = await import(pathToFileURL(join(APP, 'node_modules/vite/dist/node/index.js')).href);
