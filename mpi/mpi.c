@@ -73,6 +73,8 @@ struct orca_mpi {
     int64_t order_cap, order_tmp_cap;
     orca_agent_diagnostics *diag;
     int64_t diag_cap;
+    unsigned char *owned; /* per entry of the local list: 1 owned, 0 a halo copy */
+    int64_t owned_cap;
     /* record */
     double agent_overlap, wall_overlap;
     int64_t fallbacks;
@@ -534,11 +536,14 @@ static int64_t owned_index(const orca_mpi *m, const mpi_agent *a)
     return a >= m->own && a < m->own + m->own_n ? (int64_t)(a - m->own) : -1;
 }
 
-/* Local: m->defs[0 .. n) from the local list; with rule, the owned agents' preferred
- * velocities by the scenario rule for step m->steps. */
+/* Local: m->defs[0 .. n) from the local list and m->owned[0 .. n) which of them are owned;
+ * with rule, the owned agents' preferred velocities by the scenario rule for step m->steps. */
 static orca_status local_defs(orca_mpi *m, int64_t n, int rule)
 {
     orca_status st = RESERVE(m, defs, defs_cap, n + 1);
+    if (st == ORCA_OK) {
+        st = RESERVE(m, owned, owned_cap, n + 1);
+    }
     if (st != ORCA_OK) {
         return st;
     }
@@ -546,7 +551,8 @@ static orca_status local_defs(orca_mpi *m, int64_t n, int rule)
     for (int64_t i = 0; i < n; ++i) {
         const mpi_agent *a = m->order[i];
         m->defs[i] = a->def;
-        if (rule && owned_index(m, a) >= 0) {
+        m->owned[i] = owned_index(m, a) >= 0;
+        if (rule && m->owned[i]) {
             m->defs[i].preferred_velocity =
                 orca_rule_velocity(&a->goal, a->def.position, m->def.dt, sh, a->rule_key);
         }
@@ -608,6 +614,20 @@ static orca_status measure(orca_mpi *m)
     return ORCA_OK;
 }
 
+/* Local: the message of a refused local step. A refused new velocity (an owned agent's: see
+ * step_check) names the agent by its order key (the library's message numbers the agents of
+ * the local simulation, which mean nothing outside this rank). */
+static orca_status local_step_fail(orca_mpi *m, orca_status st, int64_t n)
+{
+    int b = atomic_load(&m->local->bad_agent); /* set by a refused new velocity only */
+    if (st != ORCA_ERR_LIMIT || strncmp(orca_sim_last_error(m->local), "step refused", 12) != 0 ||
+        b < 0 || b >= n) {
+        return local_fail(m, st, "%s", orca_sim_last_error(m->local));
+    }
+    return local_fail(m, st, "the agent with key %llu (local index %d): %s",
+                      (unsigned long long)m->order[b]->key, b, orca_sim_last_error(m->local));
+}
+
 /* --- the step ---------------------------------------------------------------------------- */
 
 orca_status orca_mpi_step(orca_mpi *m)
@@ -632,8 +652,14 @@ orca_status orca_mpi_step(orca_mpi *m)
         st = measure(m);
     }
     double ts = MPI_Wtime();
-    if (st == ORCA_OK && (st = orca_sim_step(m->local, m->def.dt)) != ORCA_OK) {
-        local_fail(m, st, "%s", orca_sim_last_error(m->local));
+    if (st == ORCA_OK) {
+        /* only the owned agents' new velocities can refuse the step: a halo copy may lack
+         * some of its own neighbours, and its rank checks the real one */
+        m->local->step_check = m->owned;
+        if ((st = orca_sim_step(m->local, m->def.dt)) != ORCA_OK) {
+            local_step_fail(m, st, n);
+        }
+        m->local->step_check = NULL;
     }
     m->stats.solve_seconds += MPI_Wtime() - ts;
     int64_t fb = 0;
@@ -836,6 +862,7 @@ static void free_all(orca_mpi *m)
     free(m->order_tmp);
     free(m->ids);
     free(m->diag);
+    free(m->owned);
     if (m->comm != MPI_COMM_NULL) {
         MPI_Comm_free(&m->comm);
     }

@@ -157,6 +157,7 @@ orca_status orca_sim_create(const orca_sim_def *def, orca_sim **out)
     s->user_context = d.user_context;
     atomic_init(&s->bad_worker, -1);
     atomic_init(&s->bad_agent, 0);
+    atomic_init(&s->step_unchecked_bad, 0);
     s->vector = orca_kernels_available();
     if (configure_workers(s, d.worker_count, d.enqueue != NULL) != ORCA_OK) {
         create_fail(ORCA_ERR_MEMORY, "%s", s->error);

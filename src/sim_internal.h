@@ -334,6 +334,12 @@ struct orca_sim {
     void *user_context;
     atomic_int bad_worker;
     atomic_int bad_agent; /* the lowest index whose new velocity failed the step's check */
+    /* Internal to orca on MPI (mpi/mpi.c): NULL, or one byte per agent for the next step; a
+     * new velocity that fails the step's check refuses the step only for an agent i with
+     * step_check[i] != 0. The others (halo copies, whose own ranks compute them) keep what
+     * they got, unchecked, and step_unchecked_bad is set (the kept box is then rebuilt). */
+    const unsigned char *step_check;
+    atomic_int step_unchecked_bad;
 
     int vector; /* 1: the vector kernels (kernels.h) run in the step */
 

@@ -344,6 +344,10 @@ static ORCA_ALWAYS_INLINE int step_result_ok(orca_vec2 v, orca_vec2 v0, orca_vec
 /* Records agent i as failing the check: the lowest such index wins (the same in any split). */
 static ORCA_COLD void note_bad_agent(orca_sim *s, int32_t i)
 {
+    if (s->step_check && !s->step_check[i]) {
+        atomic_store(&s->step_unchecked_bad, 1);
+        return;
+    }
     sim_atomic_min(&s->bad_agent, i);
 }
 
@@ -389,7 +393,8 @@ static orca_status fail_step_result(const orca_sim *s, int32_t i, orca_vec2 v, o
 
 /* The box of the positions a step moves the agents of one range to (min and max are exact,
  * so the ranges' boxes combine to the same box in any split; a NaN never gets here: the step
- * is then refused and the box unused). The next grid is sized by it (grid.c, bounds). */
+ * is then refused and the box unused, or, for an agent step_check leaves unchecked, the box is
+ * marked for counting again). The next grid is sized by it (grid.c, bounds). */
 typedef struct moved_box {
     double lox, loy, hix, hiy;
 } moved_box;
@@ -1014,6 +1019,7 @@ orca_status orca_sim_step_rule(orca_sim *s, double dt, orca_step_rule_fn *rule, 
     }
     atomic_store(&s->bad_worker, -1);
     atomic_store(&s->bad_agent, s->agent_count);
+    atomic_store(&s->step_unchecked_bad, 0);
     if (ext_path(s) && !s->diagnostics) {
         st = ext_prepare(s, dt);
         if (st != ORCA_OK) {
@@ -1067,6 +1073,9 @@ orca_status orca_sim_step_rule(orca_sim *s, double dt, orca_step_rule_fn *rule, 
         const grid_bounds *b = &s->workers[w].bounds;
         fallbacks += s->workers[w].fallbacks;
         box_widen(&s->bounds, b->lox, b->loy, b->hix, b->hiy);
+    }
+    if (atomic_load(&s->step_unchecked_bad)) {
+        s->bounds_valid = 0; /* an unchecked position may not be finite: count again */
     }
     s->last_fallbacks = fallbacks;
     if (s->diagnostics) {

@@ -4,7 +4,8 @@
  * orca_mpi_hash must equal the plain run's orca_sim_hash. The scene: two groups crossing a
  * wall with two gaps, walking in both directions across the strips, packed so that the halos
  * are dense; borders moved every step; agents removed and added mid-run (from every rank);
- * refusals that name the value and change nothing; a checkpoint restarted on fewer ranks. */
+ * refusals that name the value and change nothing; a checkpoint restarted on fewer ranks; a
+ * step refused at the edge of the 2^21 square as in one process, naming the agent's key. */
 #include <orca/mpi.h>
 
 #include <math.h>
@@ -87,6 +88,100 @@ static int same_hash(orca_mpi *m, const char *when, int step)
         }
     }
     return h == want;
+}
+
+/* Two agents near the edge of the 2^21 square, added by the last rank, stepped alongside one
+ * process: the status and the hash after every step are those of one process. Key 0 stands at
+ * x0 on its goal; key 1 walks from x1 at 10 m/s towards x1g. Returns the step one process
+ * refused, or -1. */
+static int edge_run(const char *what, double x0, double x1, double x1g)
+{
+    const double dt = 0.25;
+    orca_scenario *one = NULL;
+    orca_status st = orca_scenario_create(NULL, dt, 7, &one);
+    CHECK(st == ORCA_OK, "%s: scenario", what);
+    orca_mpi_def def = orca_mpi_def_default();
+    def.dt = dt;
+    def.seed = 7;
+    def.rebalance_every = 1;
+    orca_mpi *m = NULL;
+    st = orca_mpi_create(MPI_COMM_WORLD, &def, &m);
+    CHECK(st == ORCA_OK, "%s: create: %s", what, orca_mpi_last_error(NULL));
+    orca_agent_def d[2];
+    orca_goal g[2];
+    for (int k = 0; k < 2; ++k) {
+        d[k] = orca_agent_def_default();
+        d[k].radius = 0.5;
+        d[k].max_speed = 10.0;
+        d[k].neighbor_dist = 20.0;
+        d[k].time_horizon = 4.0;
+        g[k] = orca_goal_default();
+        g[k].kind = ORCA_GOAL_POINT;
+    }
+    d[0].position.x = x0;
+    g[0].target = d[0].position;
+    g[0].preferred_speed = 1.0;
+    d[1].position.x = x1;
+    g[1].target.x = x1g;
+    g[1].preferred_speed = 10.0;
+    for (int k = 0; k < 2; ++k) {
+        CHECK(orca_scenario_add_agent(one, &d[k], &g[k], NULL) == ORCA_OK, "%s: add", what);
+    }
+    st = orca_mpi_add_agents(m, d, g, rank == ranks - 1 ? 2 : 0, NULL);
+    CHECK(st == ORCA_OK, "%s: add: %s", what, orca_mpi_last_error(m));
+    int refused_at = -1;
+    for (int s = 0; s < 40 && refused_at < 0; ++s) {
+        orca_status want = orca_scenario_step(one);
+        uint64_t h1 = orca_sim_hash(orca_scenario_sim(one));
+        st = orca_mpi_step(m);
+        const char *msg = orca_mpi_last_error(m);
+        CHECK(st == want, "%s, step %d: status %d, one process %d (%s)", what, s, (int)st,
+              (int)want, msg);
+        if (want != ORCA_OK) {
+            refused_at = s;
+            /* the position the one process names: "would move to (x, y)" */
+            const char *at = strstr(orca_scenario_last_error(one), "would move to (");
+            char where[96] = "";
+            if (at) {
+                const char *e = strchr(at, ')');
+                snprintf(where, sizeof where, "%.*s", e ? (int)(e - at + 1) : 0, at);
+            }
+            CHECK(at && strstr(orca_scenario_last_error(one), "agent 1 ") != NULL,
+                  "%s: one process refused another way: %s", what, orca_scenario_last_error(one));
+            if (getenv("MPI_CHECK_SHOW") && rank == 0) {
+                printf("%s: refused at step %d: %s\n", what, s, msg);
+            }
+            CHECK(where[0] && strstr(msg, where) != NULL && strstr(msg, "key 1 (") != NULL,
+                  "%s: the refusal names key 1 and '%s': %s", what, where, msg);
+        }
+        orca_status hs;
+        uint64_t h = orca_mpi_hash(m, &hs);
+        CHECK(hs == ORCA_OK && h == h1, "%s, step %d: hash %016llx, one process %016llx", what, s,
+              (unsigned long long)h, (unsigned long long)h1);
+    }
+    CHECK(refused_at < 0 || orca_mpi_step_count(m) == (uint64_t)refused_at,
+          "%s: step count %llu after a refusal at %d", what,
+          (unsigned long long)orca_mpi_step_count(m), refused_at);
+    orca_mpi_destroy(m);
+    orca_scenario_destroy(one);
+    return refused_at;
+}
+
+/* The step's check near the edge of the 2^21 square (docs/mpi.md, step 5). */
+static void edge_checks(void)
+{
+    const double edge = 2097152.0;
+    /* key 1 walks to a goal just inside the edge, swerves round key 0 standing there and
+     * would step beyond it: refused at the same step as one process, with the same position,
+     * the agent named by its key; nothing changes */
+    CHECK(edge_run("edge refusal", edge - 1.0, edge - 4.0, edge - 0.6) > 0,
+          "edge refusal: one process refused no step in 40");
+    /* key 1 arrives at a goal 0.6 m inside the edge at 10 m/s, 15 m from key 0: no step is
+     * refused. Where key 1 is a halo copy (another rank owns it), its copy steps with the
+     * preferred velocity of the step before, 10 m/s, and beyond the edge; that copy's result
+     * is not checked (its owner's is) */
+    CHECK(edge_run("edge, halo copy", edge - 45.0, edge - 30.0, edge - 0.6) < 0,
+          "edge, halo copy: one process refused a step");
 }
 
 int main(int argc, char **argv)
@@ -294,6 +389,7 @@ int main(int argc, char **argv)
         }
     }
     orca_scenario_destroy(ref);
+    edge_checks();
     int all = 0;
     MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0) {
