@@ -1392,6 +1392,40 @@ uint64_t orca_mpi_hash(orca_mpi *m, orca_status *status)
     return st == ORCA_OK ? h : 0;
 }
 
+/* Local: the owned agents arrived now (docs/scenarios.md's test: within its radius of its goal
+ * point; an agent without a point goal counts as arrived). */
+static long long arrived_here(const orca_mpi *m)
+{
+    long long n = 0;
+    for (int64_t i = 0; i < m->own_n; ++i) {
+        const mpi_agent *a = &m->own[i];
+        if (a->goal.kind != ORCA_GOAL_POINT) {
+            n++;
+        } else {
+            orca_vec2 d = {a->goal.target.x - a->def.position.x,
+                           a->goal.target.y - a->def.position.y};
+            n += sqrt(d.x * d.x + d.y * d.y) <= a->def.radius;
+        }
+    }
+    return n;
+}
+
+orca_status orca_mpi_count_arrived(orca_mpi *m, int64_t *arrived, int64_t *agents)
+{
+    if (!m) {
+        return ORCA_ERR_NULL;
+    }
+    long long loc[2] = {arrived_here(m), m->own_n}, glob[2];
+    MPI_Allreduce(loc, glob, 2, MPI_LONG_LONG, MPI_SUM, m->comm);
+    if (arrived) {
+        *arrived = glob[0];
+    }
+    if (agents) {
+        *agents = glob[1];
+    }
+    return ORCA_OK;
+}
+
 orca_status orca_mpi_summarize(orca_mpi *m, orca_mpi_summary *out)
 {
     if (!m || !out) {
@@ -1421,17 +1455,7 @@ orca_status orca_mpi_summarize(orca_mpi *m, orca_mpi_summary *out)
             return st;
         }
     }
-    long long loc[3] = {m->own_n, 0, m->fallbacks}, glob[3];
-    for (int64_t i = 0; i < m->own_n; ++i) {
-        const mpi_agent *a = &m->own[i];
-        if (a->goal.kind != ORCA_GOAL_POINT) {
-            loc[1]++;
-        } else {
-            orca_vec2 d = {a->goal.target.x - a->def.position.x,
-                           a->goal.target.y - a->def.position.y};
-            loc[1] += sqrt(d.x * d.x + d.y * d.y) <= a->def.radius;
-        }
-    }
+    long long loc[3] = {m->own_n, arrived_here(m), m->fallbacks}, glob[3];
     MPI_Allreduce(loc, glob, 3, MPI_LONG_LONG, MPI_SUM, m->comm);
     double ov[2] = {m->agent_overlap, m->wall_overlap}, gov[2];
     MPI_Allreduce(ov, gov, 2, MPI_DOUBLE, MPI_MAX, m->comm);

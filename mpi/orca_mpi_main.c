@@ -25,6 +25,9 @@ static const char USAGE[] =
     "  --restart DIR         continue the run whose checkpoint is in DIR (on any rank count)\n"
     "Run:\n"
     "  --steps N             steps to run (default 100; after --restart: more steps)\n"
+    "  --max-steps CAP       instead of --steps: run until every agent has arrived (is\n"
+    "                        within its radius of its goal point), at most CAP steps;\n"
+    "                        stops at the step `orca run --max-steps CAP` stops at\n"
     "  -j, --workers N       worker threads per rank, 1..64 (default 1)\n"
     "  --scalar              no vector kernels (same bits)\n"
     "  --rebalance K         rebuild the domains every K steps (default 50; 0 never)\n"
@@ -44,9 +47,9 @@ static const char USAGE[] =
 
 typedef struct options {
     const char *scene, *file, *restart, *checkpoint;
-    long long agents, steps, hash_every, ckpt_every, rebalance, workers, warmup;
+    long long agents, steps, max_steps, hash_every, ckpt_every, rebalance, workers, warmup;
     uint64_t seed;
-    int scalar, json, quiet, diagnostics;
+    int scalar, json, quiet, diagnostics, have_steps, until_arrived;
 } options;
 
 static int rank0;
@@ -127,6 +130,10 @@ static int parse(int argc, char **argv, options *o)
             ok = parse_ll(a, v, 1, 1LL << 40, &o->ckpt_every);
         } else if (!strcmp(a, "--steps")) {
             ok = parse_ll(a, v, 0, 1LL << 40, &o->steps);
+            o->have_steps = 1;
+        } else if (!strcmp(a, "--max-steps")) {
+            ok = parse_ll(a, v, 1, 1LL << 40, &o->max_steps);
+            o->until_arrived = 1;
         } else if (!strcmp(a, "--warmup")) {
             ok = parse_ll(a, v, 0, 1LL << 40, &o->warmup);
         } else if (!strcmp(a, "--hash-every")) {
@@ -162,6 +169,10 @@ static int parse(int argc, char **argv, options *o)
             return -1;
         }
         i += used;
+    }
+    if (o->have_steps && o->until_arrived) {
+        say("give --steps N or --max-steps CAP, not both%s%s", "", "");
+        return -1;
     }
     int sources = (o->scene != NULL) + (o->file != NULL) + (o->restart != NULL);
     if (sources != 1) {
@@ -270,9 +281,29 @@ int main(int argc, char **argv)
     orca_mpi_reset_stats(m);
     int hashes = 0;
     char hash_lines[64][40];
-    for (long long k = 0; k < o.steps && st == ORCA_OK; ++k) {
+    /* --max-steps: as `orca run` (and orca_scenario) decide it, the start state is judged with
+     * the first step, and the run stops before a step once every agent has arrived */
+    long long limit = o.until_arrived ? o.max_steps : o.steps;
+    int64_t all_arrived_step = -1, arrived = 0, agents = 0;
+    int start_all = 0;
+    if (o.until_arrived) {
+        st = orca_mpi_count_arrived(m, &arrived, &agents);
+        start_all = arrived == agents;
+    }
+    for (long long k = 0; k < limit && st == ORCA_OK; ++k) {
+        if (o.until_arrived && all_arrived_step >= 0) {
+            break;
+        }
         st = orca_mpi_step(m);
         uint64_t done = start + (uint64_t)k + 1;
+        if (st == ORCA_OK && o.until_arrived) {
+            if (k == 0 && start_all) {
+                all_arrived_step = (int64_t)start;
+            } else if ((st = orca_mpi_count_arrived(m, &arrived, &agents)) == ORCA_OK &&
+                       arrived == agents) {
+                all_arrived_step = (int64_t)done;
+            }
+        }
         if (k + 1 == o.warmup) {
             orca_mpi_reset_stats(m);
         }
@@ -321,10 +352,21 @@ int main(int argc, char **argv)
     if (rank0 && o.json) {
         printf("{\"ranks\":%d,\"agents\":%lld,\"segments\":%d,\"steps\":%llu,\"arrived\":%lld,"
                "\"agent_overlap\":%.17g,\"wall_overlap\":%.17g,\"fallbacks\":%lld,"
-               "\"wall_seconds\":%.6f,\"hash\":\"%016llx\",\"hashes\":[",
+               "\"wall_seconds\":%.6f,\"hash\":\"%016llx\",",
                ranks, (long long)s.agents, s.segments, (unsigned long long)s.steps,
                (long long)s.arrived, s.agent_overlap, s.wall_overlap, (long long)s.fallbacks,
                wall, (unsigned long long)h);
+        printf("\"until_arrived\":%s,\"stop_reason\":\"%s\",", o.until_arrived ? "true" : "false",
+               !o.until_arrived ? "steps" : all_arrived_step >= 0 ? "all_arrived" : "step_cap");
+        if (o.until_arrived) {
+            printf("\"max_steps\":%lld,", o.max_steps);
+        }
+        if (all_arrived_step >= 0) {
+            printf("\"all_arrived_step\":%lld,", (long long)all_arrived_step);
+        } else {
+            printf("\"all_arrived_step\":null,");
+        }
+        printf("\"hashes\":[");
         for (int k = 0; k < hashes; ++k) {
             printf("%s%s", k ? "," : "", hash_lines[k]);
         }
@@ -340,6 +382,12 @@ int main(int argc, char **argv)
             printf("fallbacks: %lld\n", (long long)s.fallbacks);
         } else {
             printf("fallbacks: not counted (--diagnostics counts them)\n");
+        }
+        if (o.until_arrived && all_arrived_step >= 0) {
+            printf("all arrived: at step %lld\n", (long long)all_arrived_step);
+        } else if (o.until_arrived) {
+            printf("all arrived: no (the step cap, --max-steps %lld, stopped the run)\n",
+                   o.max_steps);
         }
         printf("wall time: %.3f s\n", wall);
         print_stats(all, ranks, 0);

@@ -291,6 +291,13 @@ int main(int argc, char **argv)
         st = orca_mpi_step(m);
         CHECK(st == ORCA_OK, "step %d: %s", s, orca_mpi_last_error(m));
         ok = same_hash(m, "after the step", s);
+        int64_t arrived = -1, agents = -1;
+        st = orca_mpi_count_arrived(m, &arrived, &agents);
+        CHECK(st == ORCA_OK && arrived == orca_scenario_arrived_count(ref) &&
+                  agents == orca_sim_agent_count(orca_scenario_sim(ref)),
+              "step %d: %lld of %lld arrived, one process %d of %d", s, (long long)arrived,
+              (long long)agents, orca_scenario_arrived_count(ref),
+              orca_sim_agent_count(orca_scenario_sim(ref)));
         if (s == 30) {
             /* remove every 5th key (each rank names a share of them, one named twice) */
             uint64_t rm[64];

@@ -8,6 +8,7 @@
 #    hash against a one-process simulation run alongside on every rank.
 # 2. orca-mpi on every built-in scene on 1-4 ranks: the hash every 50 steps equals
 #    `orca run --steps K`'s.
+#    --max-steps (until every agent has arrived) stops where orca run stops, with its hash.
 # 3. A checkpoint written on 2 ranks continued on 3 and on 1: the hash equals orca run's.
 # 4. A rank killed mid-run: the job fails within a bounded time with a message naming the
 #    lost process; the last checkpoint restarts it with the one-process bits.
@@ -93,6 +94,36 @@ else
     bad "--steps x: unexpected message"
     cat "$tmp/err"
 fi
+if run 2 "$ompi" run --scene circle --steps 5 --max-steps 9 >/dev/null 2>"$tmp/err"; then
+    bad "--steps with --max-steps accepted"
+elif grep -q -- "give --steps N or --max-steps CAP, not both" "$tmp/err"; then
+    ok "--steps with --max-steps refused: $(head -n 1 "$tmp/err")"
+else
+    bad "--steps with --max-steps: unexpected message"
+    cat "$tmp/err"
+fi
+
+# 2c. until every agent has arrived (--max-steps): the step it stops at, why, and the hash
+#     equal orca run's: the circle (all arrive), the wallgap stopped by the cap, and a scene
+#     whose one agent stands on its goal from the start (one step, arrived at step 0)
+printf 'agent 0 0 goal 0 0\n' >"$tmp/still.txt"
+fields='"%s %s %s %s" % (d.get("last_step", d.get("steps")), d["stop_reason"], d["all_arrived_step"], d["hash"])'
+for case in "--scene circle --max-steps 20000:1 2 3 4" "--scene wallgap --max-steps 50:2" \
+    "$tmp/still.txt --max-steps 100:3"; do
+    args=${case%%:*}
+    # shellcheck disable=SC2086
+    want=$("$orca" run $args --json | json "$fields")
+    for r in ${case##*:}; do
+        # shellcheck disable=SC2086
+        got=$(run "$r" "$ompi" run $args --json 2>"$tmp/err" | json "$fields")
+        if [[ "$got" == "$want" ]]; then
+            ok "until arrived, $args on $r ranks: $got"
+        else
+            bad "until arrived, $args on $r ranks: '$got', orca run gives '$want'"
+            cat "$tmp/err"
+        fi
+    done
+done
 
 # 3. a checkpoint at step 100 on 2 ranks, continued to 200 on 3 ranks and on 1
 want=$("$orca" run --scene wallgap --steps 200 --json | json 'd["hash"]')

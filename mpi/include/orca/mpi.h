@@ -115,6 +115,12 @@ typedef struct orca_mpi_summary {
 /** Collective. Measures the current state too (so the final state enters the overlaps). */
 orca_status orca_mpi_summarize(orca_mpi *m, orca_mpi_summary *out);
 
+/** Collective and cheap (one pass over the owned agents, one MPI_Allreduce): the agents
+ * arrived now (docs/scenarios.md's test, as in orca_mpi_summary) and the agents in the run,
+ * the same on every rank. Either pointer may be NULL. A run until every agent has arrived
+ * (`orca-mpi run --max-steps`) asks after every step. */
+orca_status orca_mpi_count_arrived(orca_mpi *m, int64_t *arrived, int64_t *agents);
+
 /** This rank's exchange figures, summed over the steps since orca_mpi_reset_stats. */
 typedef struct orca_mpi_stats {
     int rank, ranks;
