@@ -41,7 +41,8 @@ static const char USAGE[] =
     "  --hash-every K        print the state hash every K steps (\"step K hash H\")\n"
     "  --json                the summary as one JSON object\n"
     "  -q, --quiet           no summary (--json still prints)\n"
-    "Summary: agents, segments, steps, arrived, deepest overlaps, fallbacks, the state hash,\n"
+    "Summary: agents, segments, steps, arrived (with --max-steps: the step all had arrived\n"
+    "at, or the cap), deepest overlaps, fallbacks, the state hash,\n"
     "and per rank: agents owned, halo agents and bytes per step, agents handed on, step time\n"
     "and the share of it in MPI calls.\n";
 
