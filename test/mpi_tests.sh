@@ -78,30 +78,23 @@ for r in 1 3; do
     fi
 done
 printf 'agent 0 0 goal 10 0 via 5 5\nagent 3 0 goal -10 0\n' >"$tmp/wp.txt"
-if run 2 "$ompi" run "$tmp/wp.txt" --steps 5 -q >/dev/null 2>"$tmp/err"; then
-    bad "a scene with waypoints ran under MPI"
-elif grep -q "uses waypoints, which does not run under MPI yet" "$tmp/err"; then
-    ok "waypoints refused: $(grep -m1 orca-mpi "$tmp/err")"
-else
-    bad "waypoints: unexpected message"
-    cat "$tmp/err"
-fi
-if run 2 "$ompi" run --scene circle --steps x >/dev/null 2>"$tmp/err"; then
-    bad "--steps x accepted"
-elif grep -q -- "--steps: expected a whole number" "$tmp/err"; then
-    ok "bad option value refused: $(head -n 1 "$tmp/err")"
-else
-    bad "--steps x: unexpected message"
-    cat "$tmp/err"
-fi
-if run 2 "$ompi" run --scene circle --steps 5 --max-steps 9 >/dev/null 2>"$tmp/err"; then
-    bad "--steps with --max-steps accepted"
-elif grep -q -- "give --steps N or --max-steps CAP, not both" "$tmp/err"; then
-    ok "--steps with --max-steps refused: $(head -n 1 "$tmp/err")"
-else
-    bad "--steps with --max-steps: unexpected message"
-    cat "$tmp/err"
-fi
+# refused WHAT MESSAGE ARGS...: `orca-mpi run ARGS` on 2 ranks fails, saying MESSAGE
+refused() {
+    local what=$1 msg=$2
+    shift 2
+    if run 2 "$ompi" run "$@" >/dev/null 2>"$tmp/err"; then
+        bad "$what: accepted"
+    elif grep -q -- "$msg" "$tmp/err"; then
+        ok "$what refused: $(grep -m1 orca-mpi "$tmp/err")"
+    else
+        bad "$what: unexpected message"
+        cat "$tmp/err"
+    fi
+}
+refused "waypoints" "uses waypoints, which does not run under MPI yet" "$tmp/wp.txt" --steps 5 -q
+refused "a bad option value" "--steps: expected a whole number" --scene circle --steps x
+refused "--steps with --max-steps" "give --steps N or --max-steps CAP, not both" \
+    --scene circle --steps 5 --max-steps 9
 
 # 2c. until every agent has arrived (--max-steps): the step it stops at, why, and the hash
 #     equal orca run's: the circle (all arrive), the wallgap stopped by the cap, and a scene
@@ -146,14 +139,8 @@ fi
 cp -r "$tmp/ck" "$tmp/ck2"
 part=$(ls "$tmp/ck2"/step-100-part-00001.bin)
 truncate -s -7 "$part"
-if run 2 "$ompi" run --restart "$tmp/ck2" --steps 1 -q >/dev/null 2>"$tmp/err"; then
-    bad "a truncated checkpoint part was accepted"
-elif grep -q "step-100-part-00001.bin is not part 1 of 2" "$tmp/err"; then
-    ok "a truncated part is refused: $(grep -m1 orca-mpi "$tmp/err")"
-else
-    bad "truncated part: unexpected message"
-    cat "$tmp/err"
-fi
+refused "a truncated checkpoint part" "step-100-part-00001.bin is not part 1 of 2" \
+    --restart "$tmp/ck2" --steps 1 -q
 
 # 4. a rank killed mid-run
 mkdir -p "$tmp/kill"
