@@ -172,14 +172,21 @@ static double coord(orca_vec2 p, int axis)
     return axis ? p.y : p.x;
 }
 
-/* The rank whose domain holds p. */
-static int owner_of(const orca_mpi *m, orca_vec2 p)
+/* The node of the tree whose region holds p and that is not cut (yet, while rebalancing
+ * builds the tree; once it is built, the leaf: the domain). */
+static int open_node(const orca_mpi *m, orca_vec2 p)
 {
     int k = 0;
     while (m->tree[k].lo >= 0) {
         k = coord(p, m->tree[k].axis) < m->tree[k].cut ? m->tree[k].lo : m->tree[k].hi;
     }
-    return m->tree[k].r0;
+    return k;
+}
+
+/* The rank whose domain holds p. */
+static int owner_of(const orca_mpi *m, orca_vec2 p)
+{
+    return m->tree[open_node(m, p)].r0;
 }
 
 /* Adds to out every rank other than this one whose domain meets the square of half-width w
@@ -619,9 +626,9 @@ static orca_status measure(orca_mpi *m)
  * the local simulation, which mean nothing outside this rank). */
 static orca_status local_step_fail(orca_mpi *m, orca_status st, int64_t n)
 {
-    int b = atomic_load(&m->local->bad_agent); /* set by a refused new velocity only */
-    if (st != ORCA_ERR_LIMIT || strncmp(orca_sim_last_error(m->local), "step refused", 12) != 0 ||
-        b < 0 || b >= n) {
+    /* a refused new velocity is the step's only ORCA_ERR_LIMIT, and sets bad_agent */
+    int b = atomic_load(&m->local->bad_agent);
+    if (st != ORCA_ERR_LIMIT || b < 0 || b >= n) {
         return local_fail(m, st, "%s", orca_sim_last_error(m->local));
     }
     return local_fail(m, st, "the agent with key %llu (local index %d): %s",
@@ -711,16 +718,6 @@ orca_status orca_mpi_step(orca_mpi *m)
 
 /* --- rebalancing ------------------------------------------------------------------------- */
 
-/* The node (of the tree built so far) whose region holds p and that is not cut yet. */
-static int open_node(const orca_mpi *m, orca_vec2 p)
-{
-    int k = 0;
-    while (m->tree[k].lo >= 0) {
-        k = coord(p, m->tree[k].axis) < m->tree[k].cut ? m->tree[k].lo : m->tree[k].hi;
-    }
-    return k;
-}
-
 orca_status orca_mpi_rebalance(orca_mpi *m)
 {
     if (!m) {
@@ -779,7 +776,6 @@ orca_status orca_mpi_rebalance(orca_mpi *m)
                 nhi[j] = -c < nhi[j] ? -c : nhi[j];
             }
         }
-        double t0 = MPI_Wtime();
         MPI_Allreduce(mm, glo, 2 * np, MPI_DOUBLE, MPI_MIN, m->comm);
         long long *h = hist, *gh = hist + hist_cap;
         memset(h, 0, (size_t)np * (size_t)bins * sizeof *h);
@@ -794,7 +790,6 @@ orca_status orca_mpi_rebalance(orca_mpi *m)
             }
         }
         MPI_Allreduce(h, gh, np * bins, MPI_LONG_LONG, MPI_SUM, m->comm);
-        comm += MPI_Wtime() - t0;
         int n0 = m->tree_n;
         for (int k = 0; k < n0; ++k) {
             int j = slot[k];
@@ -835,7 +830,6 @@ orca_status orca_mpi_rebalance(orca_mpi *m)
     free(slot);
     free(mm);
     free(hist);
-    (void)comm;
     return migrate(m, &comm);
 }
 
