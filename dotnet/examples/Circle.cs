@@ -3,7 +3,10 @@
 // the opposite point. Written against the drop-in (`using Orca.RVO;`); with `using RVO;`
 // instead it builds against RVO2-CS itself. Runs until every agent is within its radius of
 // its goal (at most 4000 steps) and prints the time it took; built with -define:ORCA it
-// also prints the state hash, the same on every machine.
+// also prints the state hash. As RVO2-CS's Blocks example does, it adds a tiny perturbation
+// to the preferred velocities (from a fixed generator: every run is the same): a small circle
+// is so symmetric that, in binary64, its agents can come to rest in a ring round the centre
+// (docs/dotnet.md, "The RVO drop-in").
 //   mono Circle.exe [agents, default 200]
 using System;
 using System.Collections.Generic;
@@ -12,12 +15,19 @@ using Orca.RVO;
 internal static class CircleProgram
 {
     private static readonly List<Vector2> goals = new List<Vector2>();
+    private static ulong state = 7;
+
+    private static float Unit()
+    {
+        state = state * 6364136223846793005UL + 1442695040888963407UL;
+        return (state >> 40) / 16777216.0f;
+    }
 
     private static void Setup(int agents)
     {
         Simulator.Instance.setTimeStep(0.25f);
         Simulator.Instance.setAgentDefaults(15.0f, 10, 10.0f, 10.0f, 1.5f, 2.0f, new Vector2(0.0f, 0.0f));
-        float ring = 2.0f * agents / 3.14159265f; // about 4 m of circumference per agent
+        float ring = 0.8f * agents; // about 5 m of circumference per agent
         for (int i = 0; i < agents; ++i) {
             double a = 2.0 * Math.PI * i / agents;
             Vector2 start = ring * new Vector2((float)Math.Cos(a), (float)Math.Sin(a));
@@ -33,7 +43,8 @@ internal static class CircleProgram
             if (RVOMath.absSq(toGoal) > 1.0f) {
                 toGoal = RVOMath.normalize(toGoal);
             }
-            Simulator.Instance.setAgentPrefVelocity(i, toGoal);
+            float angle = Unit() * 2.0f * (float)Math.PI, dist = Unit() * 0.0001f;
+            Simulator.Instance.setAgentPrefVelocity(i, toGoal + dist * new Vector2((float)Math.Cos(angle), (float)Math.Sin(angle)));
         }
     }
 
