@@ -92,6 +92,10 @@ namespace Orca
         }
     }
 
+    /// <summary>A snapshot writer (orca_sim_save, orca_scenario_save) bound to its object.
+    /// </summary>
+    internal unsafe delegate Status SaveFn(byte* buffer, UIntPtr capacity, UIntPtr* size);
+
     /// <summary>orca_task_fn: process items [begin, end) as worker `worker`.</summary>
     [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
     public delegate void TaskFn(int begin, int end, int worker, IntPtr taskContext);
@@ -115,6 +119,19 @@ namespace Orca
             byte[] b = new byte[n];
             Marshal.Copy(s, b, 0, n);
             return Encoding.UTF8.GetString(b);
+        }
+
+        /// <summary>The bytes of a snapshot: its size first, then the snapshot (check throws on
+        /// a refusal).</summary>
+        internal static byte[] Snapshot(SaveFn save, Action<Status> check)
+        {
+            UIntPtr size;
+            check(save(null, UIntPtr.Zero, &size));
+            byte[] bytes = new byte[(long)size.ToUInt64()];
+            fixed (byte* p = bytes) {
+                check(save(p, size, &size));
+            }
+            return bytes;
         }
 
         /// <summary>A string for the library: UTF-8 and a terminating NUL (null for null).

@@ -279,13 +279,7 @@ namespace Orca
         /// <summary>A snapshot of the whole scenario (its simulation's inside).</summary>
         public byte[] Save()
         {
-            UIntPtr size;
-            Check(Native.orca_scenario_save(h_, null, UIntPtr.Zero, &size));
-            byte[] bytes = new byte[(long)size.ToUInt64()];
-            fixed (byte* p = bytes) {
-                Check(Native.orca_scenario_save(h_, p, size, &size));
-            }
-            return bytes;
+            return Native.Snapshot((buffer, capacity, size) => Native.orca_scenario_save(h_, buffer, capacity, size), Check);
         }
 
         /// <summary>Replaces the scenario's whole state with a snapshot (Status.Format for

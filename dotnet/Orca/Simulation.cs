@@ -670,13 +670,7 @@ namespace Orca
         /// </summary>
         public byte[] Save()
         {
-            UIntPtr size;
-            Check(Native.orca_sim_save(h_, null, UIntPtr.Zero, &size));
-            byte[] bytes = new byte[(long)size.ToUInt64()];
-            fixed (byte* p = bytes) {
-                Check(Native.orca_sim_save(h_, p, size, &size));
-            }
-            return bytes;
+            return Native.Snapshot((buffer, capacity, size) => Native.orca_sim_save(h_, buffer, capacity, size), Check);
         }
 
         /// <summary>Replaces the state with a snapshot (Status.Format for corrupt, truncated

@@ -99,9 +99,15 @@ namespace Orca.RVO
             return sim_.GetAgent(Id(agentNo));
         }
 
-        private void Update(int agentNo, AgentDef def)
+        private delegate void Edit(ref AgentDef def);
+
+        /// <summary>Changes one field of an agent (the library checks the whole definition).
+        /// </summary>
+        private void Modify(int agentNo, Edit edit)
         {
-            sim_.SetAgent(Id(agentNo), def);
+            AgentDef d = Def(agentNo);
+            edit(ref d);
+            sim_.SetAgent(Id(agentNo), d);
             Changed();
         }
 
@@ -423,23 +429,17 @@ namespace Orca.RVO
 
         public void setAgentMaxNeighbors(int agentNo, int maxNeighbors)
         {
-            AgentDef d = Def(agentNo);
-            d.MaxNeighbors = maxNeighbors;
-            Update(agentNo, d);
+            Modify(agentNo, (ref AgentDef d) => d.MaxNeighbors = maxNeighbors);
         }
 
         public void setAgentMaxSpeed(int agentNo, float maxSpeed)
         {
-            AgentDef d = Def(agentNo);
-            d.MaxSpeed = maxSpeed;
-            Update(agentNo, d);
+            Modify(agentNo, (ref AgentDef d) => d.MaxSpeed = maxSpeed);
         }
 
         public void setAgentNeighborDist(int agentNo, float neighborDist)
         {
-            AgentDef d = Def(agentNo);
-            d.NeighborDist = neighborDist;
-            Update(agentNo, d);
+            Modify(agentNo, (ref AgentDef d) => d.NeighborDist = neighborDist);
         }
 
         public void setAgentPosition(int agentNo, Vector2 position)
@@ -456,23 +456,17 @@ namespace Orca.RVO
 
         public void setAgentRadius(int agentNo, float radius)
         {
-            AgentDef d = Def(agentNo);
-            d.Radius = radius;
-            Update(agentNo, d);
+            Modify(agentNo, (ref AgentDef d) => d.Radius = radius);
         }
 
         public void setAgentTimeHorizon(int agentNo, float timeHorizon)
         {
-            AgentDef d = Def(agentNo);
-            d.TimeHorizon = timeHorizon;
-            Update(agentNo, d);
+            Modify(agentNo, (ref AgentDef d) => d.TimeHorizon = timeHorizon);
         }
 
         public void setAgentTimeHorizonObst(int agentNo, float timeHorizonObst)
         {
-            AgentDef d = Def(agentNo);
-            d.ObstacleTimeHorizon = timeHorizonObst;
-            Update(agentNo, d);
+            Modify(agentNo, (ref AgentDef d) => d.ObstacleTimeHorizon = timeHorizonObst);
         }
 
         public void setAgentVelocity(int agentNo, Vector2 velocity)
