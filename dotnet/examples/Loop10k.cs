@@ -3,7 +3,9 @@
 // compute every preferred velocity in C#, set them in bulk, step. On the scene of `orca bench`
 // (the random scene, seed 1, after its 20 warm-up steps) this program times that loop against
 // the library's own loop over the same steps (orca_scenario_step with recording off, what
-// `orca bench` times), in alternating rounds, and prints both rates (medians) and their ratio.
+// `orca bench` times), in alternating rounds, and prints both rates (medians) and their ratio,
+// of wall time (as `orca bench` measures) and of the process's CPU time (steadier on a shared
+// machine).
 // The C# loop computes docs/scenarios.md's rule itself, perturbation included, so both loops
 // give the same bits: the program checks that the two hashes are equal (exit status 1 if not).
 //   mono Loop10k.exe [agents, default 10000] [steps, default 100] [workers, default 1] [rounds, default 5]
@@ -43,6 +45,11 @@ internal static class Loop10k
         return new Vec2(v.X + (2.0 * u1 - 1.0) * a, v.Y + (2.0 * u2 - 1.0) * a);
     }
 
+    private static TimeSpan Cpu()
+    {
+        return Process.GetCurrentProcess().TotalProcessorTime;
+    }
+
     private static double Median(double[] x)
     {
         double[] s = x.OrderBy(v => v).ToArray();
@@ -73,15 +80,20 @@ internal static class Loop10k
             var pos = new Vec2[count];
             var pref = new Vec2[count];
             double[] library = new double[rounds], csharp = new double[rounds];
+            double[] libraryCpu = new double[rounds], csharpCpu = new double[rounds];
+            double work = (double)count * steps;
             string libraryHash = null, csharpHash = null;
             for (int r = 0; r < rounds; ++r) {
                 sc.Load(warm);
+                TimeSpan cpu = Cpu();
                 var watch = Stopwatch.StartNew();
                 sc.Step(steps);
-                library[r] = (double)count * steps / watch.Elapsed.TotalSeconds;
+                library[r] = work / watch.Elapsed.TotalSeconds;
+                libraryCpu[r] = work / (Cpu() - cpu).TotalSeconds;
                 libraryHash = sc.HexHash;
 
                 sc.Load(warm);
+                cpu = Cpu();
                 watch.Restart();
                 for (int k = 0; k < steps; ++k) {
                     sim.GetPositions(pos);
@@ -92,12 +104,15 @@ internal static class Loop10k
                     sim.SetPreferredVelocities(pref);
                     sim.Step(dt);
                 }
-                csharp[r] = (double)count * steps / watch.Elapsed.TotalSeconds;
+                csharp[r] = work / watch.Elapsed.TotalSeconds;
+                csharpCpu[r] = work / (Cpu() - cpu).TotalSeconds;
                 csharpHash = sim.HexHash;
             }
             double lib = Median(library), cs = Median(csharp);
-            Console.WriteLine("{0} agents, {1} steps, {2} worker(s), median of {3} rounds: library loop {4:F3} M agent-steps/s, C# loop {5:F3} M agent-steps/s ({6:F1}% of the library's)",
-                              count, steps, workers, rounds, lib / 1e6, cs / 1e6, 100.0 * cs / lib);
+            double libCpu = Median(libraryCpu), csCpu = Median(csharpCpu);
+            Console.WriteLine("{0} agents, {1} steps, {2} worker(s), median of {3} rounds: library loop {4:F3} M agent-steps/s, C# loop {5:F3} M agent-steps/s ({6:F1}% of the library's); of CPU time {7:F3} and {8:F3} M ({9:F1}%)",
+                              count, steps, workers, rounds, lib / 1e6, cs / 1e6, 100.0 * cs / lib,
+                              libCpu / 1e6, csCpu / 1e6, 100.0 * csCpu / libCpu);
             Console.WriteLine("hashes: library {0}, C# {1}", libraryHash, csharpHash);
             if (libraryHash != csharpHash) {
                 Console.WriteLine("the C# loop's hash differs from the library's");
