@@ -1085,6 +1085,11 @@ static int nav_run(void)
     if (orca_nav_create(sim, &nav) != ORCA_OK) {
         goto done;
     }
+    int seen = -1; /* the first query reads the walls: its allocation may fail */
+    st = orca_nav_visible(nav, 0.3, vec(8, 5), vec(14, 5), &seen);
+    bad |= st != ORCA_OK && st != ORCA_ERR_MEMORY;
+    bad |= st == ORCA_OK && seen != 0; /* through the room's east wall */
+    bad |= st == ORCA_ERR_MEMORY && seen != -1;
     orca_nav_result res;
     orca_nav_corner c[4];
     int cnt = 0;
