@@ -82,8 +82,10 @@ static orca_vec2 nav_velocity(orca_vec2 dir, double speed, uint64_t step_hash, u
     return perturb(v2_mul(dir, speed), speed, step_hash, key);
 }
 
-orca_vec2 orca_sc_agent_rule(const orca_scenario *sc, const sc_agent *a, int e,
-                             orca_vec2 position, uint64_t step_hash)
+/* (Static, so that the compiler may pass it parts of its arguments in the step's pass below
+ * without link-time optimisation; orca_sc_agent_rule is it for the other files.) */
+static orca_vec2 agent_rule(const orca_scenario *sc, const sc_agent *a, int e, orca_vec2 position,
+                            uint64_t step_hash)
 {
     const sc_nav *v = sc->navigation && (a->goal.kind == ORCA_GOAL_POINT ||
                                          a->goal.kind == ORCA_GOAL_SET)
@@ -96,6 +98,12 @@ orca_vec2 orca_sc_agent_rule(const orca_scenario *sc, const sc_agent *a, int e,
         return nav_velocity(v->dir, a->goal.preferred_speed, step_hash, (uint64_t)e);
     }
     return preferred_velocity(&a->goal, position, sc->dt, step_hash, (uint64_t)e);
+}
+
+orca_vec2 orca_sc_agent_rule(const orca_scenario *sc, const sc_agent *a, int e,
+                             orca_vec2 position, uint64_t step_hash)
+{
+    return agent_rule(sc, a, e, position, step_hash);
 }
 
 void orca_sc_rule_agents(void *context, const int32_t *index, int32_t first,
@@ -120,7 +128,7 @@ void orca_sc_rule_agents(void *context, const int32_t *index, int32_t first,
             continue;
         }
         out[i] = c->pref ? c->pref[i]
-                         : orca_sc_agent_rule(sc, &sc->agents[e], e, position[j], c->step_hash);
+                         : agent_rule(sc, &sc->agents[e], e, position[j], c->step_hash);
     }
 }
 
