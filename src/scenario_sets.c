@@ -14,6 +14,16 @@
  * Goal sets (docs/navigation.md, "Shared goals")
  * ---------------------------------------------------------------------------------------- */
 
+/* ORCA_OK when set is the index of one of sc's goal sets, else the refusal with its message. */
+static orca_status check_set(orca_scenario *sc, int set)
+{
+    if (set < 0 || set >= sc->set_count) {
+        return orca_sc_fail(sc, ORCA_ERR_ARGUMENT, "set must be in [0, %d), got %d", sc->set_count,
+                            set);
+    }
+    return ORCA_OK;
+}
+
 orca_vec2 orca_sc_nearest_point(const sc_goal_set *set, orca_vec2 p)
 {
     int best = 0;
@@ -115,9 +125,8 @@ orca_status orca_scenario_goal_set_get(const orca_scenario *sc_in, int set, cons
     if (!sc) {
         return ORCA_ERR_NULL;
     }
-    if (set < 0 || set >= sc->set_count) {
-        return orca_sc_fail(sc, ORCA_ERR_ARGUMENT, "set must be in [0, %d), got %d", sc->set_count,
-                            set);
+    if (check_set(sc, set) != ORCA_OK) {
+        return ORCA_ERR_ARGUMENT;
     }
     if (capacity < 0 || (capacity > 0 && !points)) {
         return orca_sc_fail(sc, capacity < 0 ? ORCA_ERR_ARGUMENT : ORCA_ERR_NULL,
@@ -145,9 +154,8 @@ orca_status orca_scenario_set_goal_set_exit(orca_scenario *sc, int set, double a
     if (!sc) {
         return ORCA_ERR_NULL;
     }
-    if (set < 0 || set >= sc->set_count) {
-        return orca_sc_fail(sc, ORCA_ERR_ARGUMENT, "set must be in [0, %d), got %d", sc->set_count,
-                            set);
+    if (check_set(sc, set) != ORCA_OK) {
+        return ORCA_ERR_ARGUMENT;
     }
     if (!is_arrive(arrive_distance)) {
         return orca_sc_fail(sc, ORCA_ERR_ARGUMENT,
@@ -170,9 +178,8 @@ orca_status orca_scenario_goal_set_exit(const orca_scenario *sc_in, int set, int
     if (!sc) {
         return ORCA_ERR_NULL;
     }
-    if (set < 0 || set >= sc->set_count) {
-        return orca_sc_fail(sc, ORCA_ERR_ARGUMENT, "set must be in [0, %d), got %d", sc->set_count,
-                            set);
+    if (check_set(sc, set) != ORCA_OK) {
+        return ORCA_ERR_ARGUMENT;
     }
     if (exit) {
         *exit = sc->sets[set].exit;
