@@ -7,7 +7,6 @@
 
 #include "alloc.h"
 #include "scenario_internal.h"
-#include "sim_peek.h"
 
 /* Perturbation amplitude per unit of preferred speed (docs/scenarios.md, "The rule"). */
 #define SC_PERTURB 0x1.a36e2eb1c432dp-14 /* 1e-4 rounded to nearest (an exact hex literal) */
