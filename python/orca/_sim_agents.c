@@ -175,8 +175,6 @@ PyObject *Sim_remove_agent(SimObject *s, PyObject *arg)
 
 /* --- batch removals (issue 17: orca_sim_remove_agents, orca_sim_remove_segments) -------- */
 
-/* The handles of a sequence, removed in one call of the agents' (segment 0) or segments'
- * batch removal. */
 /* n handles of agents (segment 0) or segments for call, against the library's limit. */
 static int check_handle_count(const char *call, Py_ssize_t n, int segment)
 {
@@ -201,6 +199,8 @@ PyObject *f_check_handle_count(PyObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* The handles of a sequence, removed in one call of the agents' (segment 0) or segments'
+ * batch removal. */
 static PyObject *remove_handles(SimObject *s, PyObject *arg, int segment)
 {
     const char *what = segment ? "remove_segments" : "remove_agents";
