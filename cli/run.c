@@ -383,10 +383,12 @@ typedef struct run_opts {
     long long steps;
     int have_steps;
     long long max_steps;
+    int have_max; /* --max-steps given (else the default cap) */
     long long workers;
     int json, quiet;
     const char *csv, *svg, *save, *load;
     long long every;
+    int have_every;
     int scalar; /* --scalar: vector kernels off */
     int diagnostics; /* --diagnostics: per-agent diagnostics each step (docs/extensions.md) */
     /* --near X,Y,R, --nearest X,Y,K, --box X0,Y0,X1,Y1: spatial queries on the final state
@@ -1150,6 +1152,9 @@ enum {
     R_DENSITY
 };
 
+/* cmd_run's steps return an exit status, or RUN_GO when the run goes on. */
+#define RUN_GO (-1)
+
 /* An output path for --csv, --svg, --save, -o: not empty. */
 static int check_path(const char *name, const char *value)
 {
@@ -1160,133 +1165,115 @@ static int check_path(const char *name, const char *value)
     return 0;
 }
 
-int cmd_run(int argc, char **argv)
+/* The scene file: the one positional argument. Returns 0, or -1 (message printed). */
+static int run_positional(run_opts *o, const char *value)
 {
-    static const cli_opt opts[] = {
-        {"scene", 0, 1},     {"agents", 'n', 1}, {"seed", 0, 1},    {"dt", 0, 1},
-        {"steps", 0, 1},     {"max-steps", 0, 1}, {"workers", 'j', 1}, {"json", 0, 0},
-        {"quiet", 'q', 0},   {"csv", 0, 1},      {"every", 0, 1},   {"svg", 0, 1},
-        {"save", 0, 1},      {"load", 0, 1},     {"scalar", 0, 0},  {"help", 'h', 0},
-        {"near", 0, 1},      {"nearest", 0, 1},  {"box", 0, 1},     {"diagnostics", 0, 0},
-        {"separation", 0, 0}, {"density-speed", 0, 0}, {NULL, 0, 0}};
-    run_opts o;
-    memset(&o, 0, sizeof o);
-    o.scene.builtin = -1;
-    o.max_steps = CLI_DEFAULT_MAX_STEPS;
-    o.workers = 1;
-    o.every = 1;
-    int have_every = 0, have_max = 0;
-    cli_args a = {argc, argv, 1, "run", 0};
-    const char *value, *name;
-    int k;
-    while ((k = cli_next(&a, opts, &value, &name)) != CLI_END) {
-        if (k == CLI_ERROR) {
-            return EXIT_USAGE;
+    if (o->scene.file) {
+        cli_usage_error("run", "run: one scene file only (got '%s' and '%s')", o->scene.file,
+                        value);
+        return -1;
+    }
+    if (value[0] == '\0') {
+        cli_usage_error("run", "run: empty scene file name");
+        return -1;
+    }
+    o->scene.file = value;
+    return 0;
+}
+
+/* One option of orca run (k: its R_ index). Returns 0, -1 on a bad value (message printed). */
+static int run_option(run_opts *o, int k, const char *name, const char *value)
+{
+    int bad = 0;
+    switch (k) {
+    case R_SCENE:
+    case R_AGENTS:
+    case R_SEED:
+    case R_DT: bad = scene_option(&o->scene, k, name, value) < 0; break;
+    case R_STEPS:
+        bad = cli_opt_long(name, value, 0, 1000000000000LL, &o->steps) != 0;
+        o->have_steps = 1;
+        break;
+    case R_MAX_STEPS:
+        bad = cli_opt_long(name, value, 1, 1000000000000LL, &o->max_steps) != 0;
+        o->have_max = 1;
+        break;
+    case R_WORKERS: bad = cli_opt_long(name, value, 0, ORCA_MAX_WORKERS, &o->workers) != 0; break;
+    case R_JSON: o->json = 1; break;
+    case R_QUIET: o->quiet = 1; break;
+    case R_CSV:
+        bad = check_path(name, value) != 0;
+        o->csv = value;
+        break;
+    case R_EVERY:
+        bad = cli_opt_long(name, value, 1, 1000000000000LL, &o->every) != 0;
+        o->have_every = 1;
+        break;
+    case R_SVG:
+        bad = check_path(name, value) != 0;
+        o->svg = value;
+        break;
+    case R_SAVE:
+        bad = check_path(name, value) != 0;
+        o->save = value;
+        break;
+    case R_LOAD:
+        bad = check_path(name, value) != 0;
+        o->load = value;
+        o->scene.loading = 1;
+        break;
+    case R_SCALAR: o->scalar = 1; break;
+    case R_DIAGNOSTICS: o->diagnostics = 1; break;
+    case R_SEPARATION: o->scene.separation = 1; break;
+    case R_DENSITY: o->scene.density = 1; break;
+    case R_NEAR:
+    case R_NEAREST:
+    case R_BOX: {
+        int kind = k - R_NEAR;
+        if (o->have_query[kind]) {
+            cli_usage_error("run", "%s given twice", name);
+            return -1;
         }
-        if (k == CLI_POSITIONAL) {
-            if (o.scene.file) {
-                cli_usage_error("run", "run: one scene file only (got '%s' and '%s')",
-                                o.scene.file, value);
-                return EXIT_USAGE;
-            }
-            if (value[0] == '\0') {
-                cli_usage_error("run", "run: empty scene file name");
-                return EXIT_USAGE;
-            }
-            o.scene.file = value;
-            continue;
-        }
-        int bad = 0;
-        switch (k) {
-        case R_SCENE:
-        case R_AGENTS:
-        case R_SEED:
-        case R_DT: bad = scene_option(&o.scene, k, name, value) < 0; break;
-        case R_STEPS:
-            bad = cli_opt_long(name, value, 0, 1000000000000LL, &o.steps) != 0;
-            o.have_steps = 1;
-            break;
-        case R_MAX_STEPS:
-            bad = cli_opt_long(name, value, 1, 1000000000000LL, &o.max_steps) != 0;
-            have_max = 1;
-            break;
-        case R_WORKERS:
-            bad = cli_opt_long(name, value, 0, ORCA_MAX_WORKERS, &o.workers) != 0;
-            break;
-        case R_JSON: o.json = 1; break;
-        case R_QUIET: o.quiet = 1; break;
-        case R_CSV:
-            bad = check_path(name, value) != 0;
-            o.csv = value;
-            break;
-        case R_EVERY:
-            bad = cli_opt_long(name, value, 1, 1000000000000LL, &o.every) != 0;
-            have_every = 1;
-            break;
-        case R_SVG:
-            bad = check_path(name, value) != 0;
-            o.svg = value;
-            break;
-        case R_SAVE:
-            bad = check_path(name, value) != 0;
-            o.save = value;
-            break;
-        case R_LOAD:
-            bad = check_path(name, value) != 0;
-            o.load = value;
-            o.scene.loading = 1;
-            break;
-        case R_SCALAR: o.scalar = 1; break;
-        case R_DIAGNOSTICS: o.diagnostics = 1; break;
-        case R_SEPARATION: o.scene.separation = 1; break;
-        case R_DENSITY: o.scene.density = 1; break;
-        case R_HELP: help_run(stdout); return EXIT_OK;
-        case R_NEAR:
-        case R_NEAREST:
-        case R_BOX: {
-            int kind = k - R_NEAR;
-            if (o.have_query[kind]) {
-                cli_usage_error("run", "%s given twice", name);
-                return EXIT_USAGE;
-            }
-            bad = parse_query(kind, name, value, o.query[kind]) != 0;
-            o.have_query[kind] = 1;
-            break;
-        }
-        default: break;
-        }
-        if (bad) {
-            return EXIT_USAGE;
-        }
+        bad = parse_query(kind, name, value, o->query[kind]) != 0;
+        o->have_query[kind] = 1;
+        break;
     }
-    if (o.scene.file && o.scene.builtin >= 0) {
-        cli_usage_error("run", "run: give a scene file or --scene, not both");
-        return EXIT_USAGE;
+    default: break;
     }
-    if (!o.scene.file && o.scene.builtin < 0) {
-        cli_usage_error("run", "run: which scene? Give a scene file or --scene NAME");
-        return EXIT_USAGE;
+    return bad ? -1 : 0;
+}
+
+/* Options that exclude or need each other. Returns 0, or -1 (message printed). */
+static int run_check_options(const run_opts *o)
+{
+    const char *why = NULL;
+    if (o->scene.file && o->scene.builtin >= 0) {
+        why = "run: give a scene file or --scene, not both";
+    } else if (!o->scene.file && o->scene.builtin < 0) {
+        why = "run: which scene? Give a scene file or --scene NAME";
+    } else if (o->scene.file && o->scene.have_agents) {
+        why = "run: --agents applies to built-in scenes only";
+    } else if (o->have_steps && o->have_max) {
+        why = "run: --steps and --max-steps exclude each other";
+    } else if (o->have_every && !o->csv) {
+        why = "run: --every needs --csv";
+    } else if (o->load && o->scene.file && strcmp(o->load, "-") == 0 &&
+               strcmp(o->scene.file, "-") == 0) {
+        why = "run: the scene file and --load cannot both be '-' (standard input)";
     }
-    if (o.scene.file && o.scene.have_agents) {
-        cli_usage_error("run", "run: --agents applies to built-in scenes only");
-        return EXIT_USAGE;
+    if (why) {
+        cli_usage_error("run", "%s", why);
+        return -1;
     }
-    if (o.have_steps && have_max) {
-        cli_usage_error("run", "run: --steps and --max-steps exclude each other");
-        return EXIT_USAGE;
-    }
-    if (have_every && !o.csv) {
-        cli_usage_error("run", "run: --every needs --csv");
-        return EXIT_USAGE;
-    }
-    if (o.load && o.scene.file && strcmp(o.load, "-") == 0 && strcmp(o.scene.file, "-") == 0) {
-        cli_usage_error("run", "run: the scene file and --load cannot both be '-' (standard "
-                               "input)");
-        return EXIT_USAGE;
-    }
-    /* Outputs: at most one on standard output (then it carries nothing else), and no two on
-     * the same file (the second would replace the first). */
-    const char *out_paths[3] = {o.csv, o.svg, o.save};
+    return 0;
+}
+
+/* The output files: at most one on standard output (then it carries nothing else, so the
+ * summary is off), no two on the same file (the second would replace the first), none over
+ * an input. Returns 0, or -1 (message printed). */
+static int run_check_outputs(run_opts *o)
+{
+    const char *out_paths[3] = {o->csv, o->svg, o->save};
     const char *out_names[3] = {"--csv", "--svg", "--save"};
     int on_stdout = -1;
     for (int i = 0; i < 3; ++i) {
@@ -1297,12 +1284,12 @@ int cmd_run(int argc, char **argv)
             if (on_stdout >= 0) {
                 cli_usage_error("run", "run: %s - and %s - both ask for standard output",
                                 out_names[on_stdout], out_names[i]);
-                return EXIT_USAGE;
+                return -1;
             }
-            if (o.json) {
+            if (o->json) {
                 cli_usage_error("run", "run: %s - (standard output) and --json exclude each other",
                                 out_names[i]);
-                return EXIT_USAGE;
+                return -1;
             }
             on_stdout = i;
             continue;
@@ -1311,371 +1298,497 @@ int cmd_run(int argc, char **argv)
             if (out_paths[j] && cli_same_output(out_paths[i], out_paths[j])) {
                 cli_usage_error("run", "run: %s and %s name the same file '%s'", out_names[j],
                                 out_names[i], out_paths[i]);
-                return EXIT_USAGE;
+                return -1;
             }
         }
         /* An output over an input is a slip (--csv scene.txt), except --save over the
          * snapshot --load read: continuing a run in place, safe as the file is replaced
          * only at the end. */
-        if (o.scene.file && strcmp(o.scene.file, "-") != 0 &&
-            cli_same_output(out_paths[i], o.scene.file)) {
+        if (o->scene.file && strcmp(o->scene.file, "-") != 0 &&
+            cli_same_output(out_paths[i], o->scene.file)) {
             cli_usage_error("run", "run: %s '%s' would replace the scene file", out_names[i],
                             out_paths[i]);
-            return EXIT_USAGE;
+            return -1;
         }
-        if (o.load && i != 2 && strcmp(o.load, "-") != 0 && cli_same_output(out_paths[i], o.load)) {
+        if (o->load && i != 2 && strcmp(o->load, "-") != 0 &&
+            cli_same_output(out_paths[i], o->load)) {
             cli_usage_error("run", "run: %s '%s' would replace the snapshot --load reads",
                             out_names[i], out_paths[i]);
-            return EXIT_USAGE;
+            return -1;
         }
     }
     if (on_stdout >= 0) {
-        o.quiet = 1; /* standard output carries that output only */
+        o->quiet = 1; /* standard output carries that output only */
     }
-    if (o.workers == 0) {
-        o.workers = cli_cpu_count();
-        if (o.workers > ORCA_MAX_WORKERS) {
-            o.workers = ORCA_MAX_WORKERS;
+    return 0;
+}
+
+/* Reads the command line into o: RUN_GO, or the exit status (--help: EXIT_OK). */
+static int run_parse(run_opts *o, int argc, char **argv)
+{
+    static const cli_opt opts[] = {
+        {"scene", 0, 1},     {"agents", 'n', 1}, {"seed", 0, 1},    {"dt", 0, 1},
+        {"steps", 0, 1},     {"max-steps", 0, 1}, {"workers", 'j', 1}, {"json", 0, 0},
+        {"quiet", 'q', 0},   {"csv", 0, 1},      {"every", 0, 1},   {"svg", 0, 1},
+        {"save", 0, 1},      {"load", 0, 1},     {"scalar", 0, 0},  {"help", 'h', 0},
+        {"near", 0, 1},      {"nearest", 0, 1},  {"box", 0, 1},     {"diagnostics", 0, 0},
+        {"separation", 0, 0}, {"density-speed", 0, 0}, {NULL, 0, 0}};
+    memset(o, 0, sizeof *o);
+    o->scene.builtin = -1;
+    o->max_steps = CLI_DEFAULT_MAX_STEPS;
+    o->workers = 1;
+    o->every = 1;
+    cli_args a = {argc, argv, 1, "run", 0};
+    const char *value, *name;
+    int k;
+    while ((k = cli_next(&a, opts, &value, &name)) != CLI_END) {
+        if (k == CLI_ERROR) {
+            return EXIT_USAGE;
+        }
+        if (k == R_HELP) {
+            help_run(stdout);
+            return EXIT_OK;
+        }
+        int bad = k == CLI_POSITIONAL ? run_positional(o, value) : run_option(o, k, name, value);
+        if (bad) {
+            return EXIT_USAGE;
         }
     }
+    if (run_check_options(o) != 0 || run_check_outputs(o) != 0) {
+        return EXIT_USAGE;
+    }
+    if (o->workers == 0) {
+        o->workers = cli_cpu_count();
+        if (o->workers > ORCA_MAX_WORKERS) {
+            o->workers = ORCA_MAX_WORKERS;
+        }
+    }
+    return RUN_GO;
+}
 
-    double t_begin = cli_now();
-    orca_sim_def sim_def = orca_sim_def_default();
-    sim_def.worker_count = (int)o.workers;
-    orca_scenario *sc = NULL;
+/* What one `orca run` holds from the scene to the summary: the options, the scenario, the
+ * outputs (opened before the first step, replaced only when everything is written) and the
+ * figures the loop gathers. */
+typedef struct run_state {
+    run_opts o;
+    orca_scenario *sc;
+    orca_sim *sim;
     char source[600];
-    int rc = make_scenario(&o.scene, &sim_def, &sc, source, sizeof source);
+    double t_begin;
+    cli_out csv_out, svg_out, save_out;
+    FILE *csv;
+    char *csv_buf;
+    svg_rec *svg;
+    query_answer answers[Q_KINDS];
+    /* gathered by the loop */
+    int agents; /* at the start of the run */
+    int progress;
+    uint64_t first_step, done_steps, last_csv_step;
+    double speed_total, step_time;
+    int boundaries; /* with boundaries every state is measured against them */
+    double bnd_deepest;
+    int bnd_outside;
+    /* --diagnostics: totals over the run (agent-steps) and the last step's counts */
+    orca_step_diagnostics diag_total, diag_last;
+} run_state;
+
+/* --load: the snapshot, then the options the snapshot may have changed, and a warning for
+ * agents that stand at one point. */
+static int run_load(run_state *s)
+{
+    int rc = load_snapshot(s->o.load, s->sc);
     if (rc != EXIT_OK) {
         return rc;
     }
-    orca_sim *sim = orca_scenario_sim(sc);
-    if (o.scalar) {
-        orca_sim_set_vector_kernels(sim, 0);
+    /* The snapshot holds the option as saved; --separation turns it on again. */
+    if (s->o.scene.separation) {
+        orca_sim_set_separation(s->sim, 1);
     }
-    if (o.diagnostics && orca_sim_set_diagnostics(sim, 1) != ORCA_OK) {
-        cli_error("--diagnostics: %s", orca_sim_last_error(sim));
-        orca_scenario_destroy(sc);
+    density_option(&s->o.scene, s->sim); /* likewise the density-dependent speed */
+    char where[600];
+    snprintf(where, sizeof where, "snapshot %s",
+             strcmp(s->o.load, "-") == 0 ? "<stdin>" : s->o.load);
+    cli_warn_coincident(orca_sim_positions(s->sim), orca_sim_agent_count(s->sim), NULL, where,
+                        s->sim, stderr);
+    return EXIT_OK;
+}
+
+/* The scene (built, with --load restored), the execution options, and the checks that need
+ * it: the queries' values, a goal to arrive at. */
+static int run_build(run_state *s)
+{
+    orca_sim_def sim_def = orca_sim_def_default();
+    sim_def.worker_count = (int)s->o.workers;
+    int rc = make_scenario(&s->o.scene, &sim_def, &s->sc, s->source, sizeof s->source);
+    if (rc != EXIT_OK) {
+        return rc;
+    }
+    s->sim = orca_scenario_sim(s->sc);
+    if (s->o.scalar) {
+        orca_sim_set_vector_kernels(s->sim, 0);
+    }
+    if (s->o.diagnostics && orca_sim_set_diagnostics(s->sim, 1) != ORCA_OK) {
+        cli_error("--diagnostics: %s", orca_sim_last_error(s->sim));
         return EXIT_RUNTIME;
     }
-    /* --diagnostics: totals over the run (agent-steps) and the last step's counts */
-    orca_step_diagnostics diag_total, diag_last;
-    memset(&diag_total, 0, sizeof diag_total);
-    memset(&diag_last, 0, sizeof diag_last);
-    /* Every output is opened (its temporary file created) before the first step, so that an
-     * unwritable path fails at once; none replaces its file before the run has succeeded. */
-    cli_out csv_out, svg_out, save_out;
-    memset(&csv_out, 0, sizeof csv_out);
-    memset(&svg_out, 0, sizeof svg_out);
-    memset(&save_out, 0, sizeof save_out);
-    FILE *csv = NULL;
-    svg_rec *svg = NULL;
-    char *csv_buf = NULL;
-    query_answer answers[Q_KINDS];
-    memset(answers, 0, sizeof answers);
-
-    if (o.load) {
-        rc = load_snapshot(o.load, sc);
-        if (rc != EXIT_OK) {
-            goto done;
-        }
-        /* The snapshot holds the option as saved; --separation turns it on again. */
-        if (o.scene.separation) {
-            orca_sim_set_separation(sim, 1);
-        }
-        density_option(&o.scene, sim); /* likewise the density-dependent speed */
-        char where[600];
-        snprintf(where, sizeof where, "snapshot %s", strcmp(o.load, "-") == 0 ? "<stdin>" : o.load);
-        cli_warn_coincident(orca_sim_positions(sim), orca_sim_agent_count(sim), NULL, where, sim,
-                            stderr);
+    if (s->o.load && (rc = run_load(s)) != EXIT_OK) {
+        return rc;
     }
     /* The queries' values are checked by the library before the first step. */
     for (int kind = 0; kind < Q_KINDS; ++kind) {
-        if (o.have_query[kind] && run_query(sim, kind, o.query[kind], NULL) != ORCA_OK) {
-            cli_usage_error("run", "%s: %s", k_query_option[kind], orca_sim_last_error(sim));
-            rc = EXIT_USAGE;
-            goto done;
+        if (s->o.have_query[kind] && run_query(s->sim, kind, s->o.query[kind], NULL) != ORCA_OK) {
+            cli_usage_error("run", "%s: %s", k_query_option[kind], orca_sim_last_error(s->sim));
+            return EXIT_USAGE;
         }
     }
-    if (!o.have_steps && !has_goal_point(sc)) {
+    if (!s->o.have_steps && !has_goal_point(s->sc)) {
         cli_usage_error("run", "run: no agent has a goal point, so 'until all arrived' would "
                                "stop at once; give --steps N");
-        rc = EXIT_USAGE;
-        goto done;
+        return EXIT_USAGE;
     }
-    if (o.save) {
-        rc = check_snapshot_size(sc);
+    return EXIT_OK;
+}
+
+/* Every output is opened (its temporary file created) before the first step, so that an
+ * unwritable path fails at once; none replaces its file before the run has succeeded. The
+ * CSV gets its header and the first state. */
+static int run_open_outputs(run_state *s)
+{
+    if (s->o.save) {
+        int rc = check_snapshot_size(s->sc);
         if (rc != EXIT_OK) {
-            goto done;
+            return rc;
         }
-        if (cli_out_open(&save_out, "--save", o.save, 1) != 0) {
-            rc = EXIT_RUNTIME;
-            goto done;
+        if (cli_out_open(&s->save_out, "--save", s->o.save, 1) != 0) {
+            return EXIT_RUNTIME;
         }
     }
-    if (o.svg) {
-        if (cli_out_open(&svg_out, "--svg", o.svg, 1) != 0) {
-            rc = EXIT_RUNTIME;
-            goto done;
+    if (s->o.svg) {
+        if (cli_out_open(&s->svg_out, "--svg", s->o.svg, 1) != 0) {
+            return EXIT_RUNTIME;
         }
-        svg = svg_create(sc);
-        if (!svg) {
+        s->svg = svg_create(s->sc);
+        if (!s->svg) {
             cli_error("--svg: out of memory recording trajectories (or the agents could not be "
                       "read)");
-            rc = EXIT_RUNTIME;
-            goto done;
+            return EXIT_RUNTIME;
         }
     }
-    if (o.csv) {
-        if (cli_out_open(&csv_out, "--csv", o.csv, 1) != 0) {
-            rc = EXIT_RUNTIME;
-            goto done;
+    if (s->o.csv) {
+        if (cli_out_open(&s->csv_out, "--csv", s->o.csv, 1) != 0) {
+            return EXIT_RUNTIME;
         }
-        csv = csv_out.f;
-        csv_buf = csv == stdout ? NULL : malloc(1 << 20);
-        if (csv_buf) {
-            setvbuf(csv, csv_buf, _IOFBF, 1 << 20);
+        s->csv = s->csv_out.f;
+        s->csv_buf = s->csv == stdout ? NULL : malloc(1 << 20);
+        if (s->csv_buf) {
+            setvbuf(s->csv, s->csv_buf, _IOFBF, 1 << 20);
         }
-        fputs("step,time,agent,x,y,vx,vy\n", csv);
-        if (write_csv_rows(csv, sim, orca_scenario_dt(sc)) != 0) {
-            cli_error("--csv: %s: write failed: %s", o.csv, strerror(errno));
-            rc = EXIT_RUNTIME;
-            goto done;
+        fputs("step,time,agent,x,y,vx,vy\n", s->csv);
+        if (write_csv_rows(s->csv, s->sim, orca_scenario_dt(s->sc)) != 0) {
+            cli_error("--csv: %s: write failed: %s", s->o.csv, strerror(errno));
+            return EXIT_RUNTIME;
         }
     }
+    return EXIT_OK;
+}
 
-    int n = orca_sim_agent_count(sim);
-    double dt = orca_scenario_dt(sc);
-    int progress = !o.quiet && cli_stderr_is_terminal();
-    uint64_t first_step = orca_sim_step_count(sim);
-    uint64_t limit = (uint64_t)(o.have_steps ? o.steps : o.max_steps);
-    uint64_t done_steps = 0;
-    double speed_total = 0.0, step_time = 0.0;
-    double next_progress = cli_now() + 0.2;
-    uint64_t last_csv_step = 0;
-    /* With boundaries every state is measured against them (linear work on the workers). */
-    int boundaries = orca_sim_boundary_count(sim);
-    double bnd_deepest = 0.0;
-    int bnd_outside = 0;
-    if (boundaries > 0 && measure_boundary(sim, &bnd_deepest, &bnd_outside, 0) != 0) {
-        rc = EXIT_RUNTIME;
-        goto done;
-    }
-    while (done_steps < limit) {
-        if (!o.have_steps && orca_scenario_all_arrived_step(sc) >= 0) {
-            break;
-        }
-        double t0 = cli_now();
-        orca_status st = orca_scenario_step(sc);
-        double t1 = cli_now();
-        step_time += t1 - t0;
-        if (st != ORCA_OK) {
-            if (progress) {
-                fputs("\r\033[K", stderr);
-            }
-            cli_error("step %llu: %s", (unsigned long long)orca_sim_step_count(sim),
-                      orca_scenario_last_error(sc));
-            rc = EXIT_RUNTIME;
-            goto done;
-        }
-        ++done_steps;
-        speed_total += speed_sum(sim);
-        if (boundaries > 0 &&
-            measure_boundary(sim, &bnd_deepest, &bnd_outside, progress) != 0) {
-            rc = EXIT_RUNTIME;
-            goto done;
-        }
-        if (o.diagnostics && orca_sim_step_diagnostics(sim, &diag_last) == ORCA_OK) {
-            diag_total.agents += diag_last.agents;
-            diag_total.fallback += diag_last.fallback;
-            diag_total.cut += diag_last.cut;
-            diag_total.blocked += diag_last.blocked;
-            diag_total.locked += diag_last.locked;
-        }
-        if (csv && done_steps % (uint64_t)o.every == 0) {
-            if (write_csv_rows(csv, sim, dt) != 0) {
-                cli_error("--csv: %s: write failed: %s", o.csv, strerror(errno));
-                rc = EXIT_RUNTIME;
-                goto done;
-            }
-            last_csv_step = done_steps;
-        }
-        if (svg && svg_sample(svg, sc, done_steps) != 0) {
-            cli_error("--svg: could not read the agents");
-            rc = EXIT_RUNTIME;
-            goto done;
-        }
-        if (progress && t1 >= next_progress) {
-            next_progress = t1 + 0.2;
-            fprintf(stderr, "\rorca: step %llu, %d/%d arrived, %.3g agent-steps/s\033[K",
-                    (unsigned long long)orca_sim_step_count(sim), orca_scenario_arrived_count(sc),
-                    n, step_time > 0 ? (double)n * (double)done_steps / step_time : 0.0);
-            fflush(stderr);
-        }
-    }
-    if (progress) {
+/* The progress line on stderr (a terminal only): cleared before a message and at the end. */
+static void clear_progress(const run_state *s)
+{
+    if (s->progress) {
         fputs("\r\033[K", stderr);
         fflush(stderr);
     }
-    if (csv && last_csv_step != done_steps && write_csv_rows(csv, sim, dt) != 0) {
-        cli_error("--csv: %s: write failed: %s", o.csv, strerror(errno));
-        rc = EXIT_RUNTIME;
-        goto done;
-    }
+}
 
-    run_result r;
-    memset(&r, 0, sizeof r);
-    r.name = orca_scenario_name(sc);
-    r.source = source;
-    r.agents = n;
-    r.segments = orca_sim_segment_count(sim);
-    r.workers = orca_sim_get_worker_count(sim);
-    r.vector = orca_sim_get_vector_kernels(sim);
-    r.extended = extended_path(sim, o.diagnostics);
-    r.separation = orca_sim_separation_active(sim);
-    r.density = orca_sim_get_density_speed(sim, &r.density_params);
+static void show_progress(const run_state *s)
+{
+    int n = s->agents;
+    fprintf(stderr, "\rorca: step %llu, %d/%d arrived, %.3g agent-steps/s\033[K",
+            (unsigned long long)orca_sim_step_count(s->sim), orca_scenario_arrived_count(s->sc),
+            n, s->step_time > 0 ? (double)n * (double)s->done_steps / s->step_time : 0.0);
+    fflush(stderr);
+}
+
+/* What the run records after each step: the mean speed's sum, the boundaries' measures, the
+ * diagnostics, the CSV rows (every --every steps) and the picture's samples. */
+static int record_step(run_state *s)
+{
+    s->speed_total += speed_sum(s->sim);
+    if (s->boundaries > 0 &&
+        measure_boundary(s->sim, &s->bnd_deepest, &s->bnd_outside, s->progress) != 0) {
+        return EXIT_RUNTIME;
+    }
+    if (s->o.diagnostics && orca_sim_step_diagnostics(s->sim, &s->diag_last) == ORCA_OK) {
+        s->diag_total.agents += s->diag_last.agents;
+        s->diag_total.fallback += s->diag_last.fallback;
+        s->diag_total.cut += s->diag_last.cut;
+        s->diag_total.blocked += s->diag_last.blocked;
+        s->diag_total.locked += s->diag_last.locked;
+    }
+    if (s->csv && s->done_steps % (uint64_t)s->o.every == 0) {
+        if (write_csv_rows(s->csv, s->sim, orca_scenario_dt(s->sc)) != 0) {
+            cli_error("--csv: %s: write failed: %s", s->o.csv, strerror(errno));
+            return EXIT_RUNTIME;
+        }
+        s->last_csv_step = s->done_steps;
+    }
+    if (s->svg && svg_sample(s->svg, s->sc, s->done_steps) != 0) {
+        cli_error("--svg: could not read the agents");
+        return EXIT_RUNTIME;
+    }
+    return EXIT_OK;
+}
+
+/* The steps: --steps of them, or until every agent has arrived within --max-steps. The CSV
+ * ends with the last state. */
+static int run_loop(run_state *s)
+{
+    s->agents = orca_sim_agent_count(s->sim);
+    s->progress = !s->o.quiet && cli_stderr_is_terminal();
+    s->first_step = orca_sim_step_count(s->sim);
+    s->boundaries = orca_sim_boundary_count(s->sim);
+    if (s->boundaries > 0 && measure_boundary(s->sim, &s->bnd_deepest, &s->bnd_outside, 0) != 0) {
+        return EXIT_RUNTIME;
+    }
+    uint64_t limit = (uint64_t)(s->o.have_steps ? s->o.steps : s->o.max_steps);
+    double next_progress = cli_now() + 0.2;
+    while (s->done_steps < limit) {
+        if (!s->o.have_steps && orca_scenario_all_arrived_step(s->sc) >= 0) {
+            break;
+        }
+        double t0 = cli_now();
+        orca_status st = orca_scenario_step(s->sc);
+        double t1 = cli_now();
+        s->step_time += t1 - t0;
+        if (st != ORCA_OK) {
+            clear_progress(s);
+            cli_error("step %llu: %s", (unsigned long long)orca_sim_step_count(s->sim),
+                      orca_scenario_last_error(s->sc));
+            return EXIT_RUNTIME;
+        }
+        ++s->done_steps;
+        int rc = record_step(s);
+        if (rc != EXIT_OK) {
+            return rc;
+        }
+        if (s->progress && t1 >= next_progress) {
+            next_progress = t1 + 0.2;
+            show_progress(s);
+        }
+    }
+    clear_progress(s);
+    if (s->csv && s->last_csv_step != s->done_steps &&
+        write_csv_rows(s->csv, s->sim, orca_scenario_dt(s->sc)) != 0) {
+        cli_error("--csv: %s: write failed: %s", s->o.csv, strerror(errno));
+        return EXIT_RUNTIME;
+    }
+    return EXIT_OK;
+}
+
+/* The scenario's extensions in the summary: exits, navigation. */
+static void result_extensions(orca_scenario *sc, int n, run_result *r)
+{
     for (int gs = 0; gs < orca_scenario_goal_set_count(sc); ++gs) {
         int is_exit = 0;
         if (orca_scenario_goal_set_exit(sc, gs, &is_exit, NULL) == ORCA_OK && is_exit) {
-            r.exits++;
+            r->exits++;
         }
     }
-    orca_scenario_exited(sc, &r.exited, &r.exited_last_step);
-    r.navigation = orca_scenario_get_navigation(sc);
-    if (r.navigation) {
-        r.nav_unreachable = orca_scenario_nav_unreachable(sc);
+    orca_scenario_exited(sc, &r->exited, &r->exited_last_step);
+    r->navigation = orca_scenario_get_navigation(sc);
+    if (r->navigation) {
+        r->nav_unreachable = orca_scenario_nav_unreachable(sc);
         for (int i = 0; i < n; ++i) {
             orca_nav_agent na;
             if (orca_scenario_agent_nav(sc, i, &na, NULL, 0) == ORCA_OK) {
-                r.nav_reroutes += na.reroutes;
+                r->nav_reroutes += na.reroutes;
             }
         }
     }
-    r.dt = dt;
-    r.seed = orca_scenario_seed(sc);
-    r.first_step = first_step;
-    r.last_step = orca_sim_step_count(sim);
-    r.steps = done_steps;
-    r.until_arrived = !o.have_steps;
-    r.max_steps = o.max_steps;
-    r.max_steps_given = have_max;
-    r.arrived = orca_scenario_arrived_count(sc);
-    r.arrived += r.exited;
-    r.all_arrived_step = orca_scenario_all_arrived_step(sc);
-    r.max_agent_overlap = orca_scenario_max_agent_overlap(sc);
-    r.max_wall_overlap = orca_scenario_max_wall_overlap(sc);
-    r.boundaries = boundaries;
-    r.max_boundary_intrusion = bnd_deepest;
-    r.max_outside = bnd_outside;
-    if (done_steps == 0) {
+}
+
+/* The summary's figures (and the queries' answers) for the final state. */
+static int run_result_of(run_state *s, run_result *r)
+{
+    orca_scenario *sc = s->sc;
+    orca_sim *sim = s->sim;
+    int n = s->agents;
+    double dt = orca_scenario_dt(sc);
+    r->name = orca_scenario_name(sc);
+    r->source = s->source;
+    r->agents = n;
+    r->segments = orca_sim_segment_count(sim);
+    r->workers = orca_sim_get_worker_count(sim);
+    r->vector = orca_sim_get_vector_kernels(sim);
+    r->extended = extended_path(sim, s->o.diagnostics);
+    r->separation = orca_sim_separation_active(sim);
+    r->density = orca_sim_get_density_speed(sim, &r->density_params);
+    result_extensions(sc, n, r);
+    r->dt = dt;
+    r->seed = orca_scenario_seed(sc);
+    r->first_step = s->first_step;
+    r->last_step = orca_sim_step_count(sim);
+    r->steps = s->done_steps;
+    r->until_arrived = !s->o.have_steps;
+    r->max_steps = s->o.max_steps;
+    r->max_steps_given = s->o.have_max;
+    r->arrived = orca_scenario_arrived_count(sc) + r->exited;
+    r->all_arrived_step = orca_scenario_all_arrived_step(sc);
+    r->max_agent_overlap = orca_scenario_max_agent_overlap(sc);
+    r->max_wall_overlap = orca_scenario_max_wall_overlap(sc);
+    r->boundaries = s->boundaries;
+    r->max_boundary_intrusion = s->bnd_deepest;
+    r->max_outside = s->bnd_outside;
+    if (s->done_steps == 0) {
         /* No step ran: measure the current state directly. */
-        if (orca_sim_measure_overlap(sim, &r.max_agent_overlap, &r.max_wall_overlap) !=
+        if (orca_sim_measure_overlap(sim, &r->max_agent_overlap, &r->max_wall_overlap) !=
             ORCA_OK) {
             cli_error("measuring the overlaps: %s", orca_sim_last_error(sim));
-            rc = EXIT_RUNTIME;
-            goto done;
+            return EXIT_RUNTIME;
         }
-        if (r.arrived == n) {
-            r.all_arrived_step = (int64_t)r.last_step;
+        if (r->arrived == n) {
+            r->all_arrived_step = (int64_t)r->last_step;
         }
     }
     /* Why the run stopped: the loop ends at the step limit or (until all arrived) at the
      * arrival; arrival on the very last allowed step counts as arrival. */
-    if (o.have_steps) {
-        r.stop = STOP_STEPS;
+    if (s->o.have_steps) {
+        r->stop = STOP_STEPS;
     } else {
-        r.stop = r.all_arrived_step >= 0 ? STOP_ARRIVED : STOP_CAP;
+        r->stop = r->all_arrived_step >= 0 ? STOP_ARRIVED : STOP_CAP;
     }
-    r.mean_speed = done_steps > 0 && n > 0 ? speed_total / ((double)n * (double)done_steps) : 0.0;
-    r.fallback_total = orca_scenario_fallback_total(sc);
-    r.diagnostics = o.diagnostics;
-    r.diag_total = diag_total;
-    r.diag_last = diag_last;
-    r.step_time = step_time;
-    r.rate = step_time > 0 ? (double)n * (double)done_steps / step_time : 0.0;
-    cli_hex64(orca_scenario_hash(sc), r.hash); /* orca_sim_hash without waypoints */
+    double agent_steps = (double)n * (double)s->done_steps;
+    r->mean_speed = s->done_steps > 0 && n > 0 ? s->speed_total / agent_steps : 0.0;
+    r->fallback_total = orca_scenario_fallback_total(sc);
+    r->diagnostics = s->o.diagnostics;
+    r->diag_total = s->diag_total;
+    r->diag_last = s->diag_last;
+    r->step_time = s->step_time;
+    r->rate = s->step_time > 0 ? agent_steps / s->step_time : 0.0;
+    cli_hex64(orca_scenario_hash(sc), r->hash); /* orca_sim_hash without waypoints */
     /* The queries on the final state (their values were checked before the first step). */
-    r.queries = answers;
+    r->queries = s->answers;
     for (int kind = 0; kind < Q_KINDS; ++kind) {
-        if (o.have_query[kind] &&
-            run_query(sim, kind, o.query[kind], &answers[kind]) != ORCA_OK) {
+        if (s->o.have_query[kind] &&
+            run_query(sim, kind, s->o.query[kind], &s->answers[kind]) != ORCA_OK) {
             cli_error("%s: %s", k_query_option[kind],
                       orca_sim_last_error(sim)[0] ? orca_sim_last_error(sim) : "out of memory");
-            rc = EXIT_RUNTIME;
-            goto done;
+            return EXIT_RUNTIME;
         }
     }
+    return EXIT_OK;
+}
 
-    if (o.save) {
-        rc = save_snapshot(&save_out, sc);
-        if (rc != EXIT_OK) {
-            goto done;
-        }
+/* The picture: its caption from the summary's figures, then svg_write. */
+static int write_picture(run_state *s, const run_result *r)
+{
+    char title[300], l1[700], l2[300], l3[1200], arrival[300];
+    format_arrival(r, arrival, sizeof arrival);
+    const char *what = s->o.scene.file ? NULL : scene_description(s->o.scene.builtin);
+    snprintf(title, sizeof title, "orca · %s%s%s", r->name, what ? " — " : "", what ? what : "");
+    char walls[48];
+    if (r->segments == 0) {
+        snprintf(walls, sizeof walls, "no walls");
+    } else {
+        snprintf(walls, sizeof walls, "%d wall segment%s", r->segments,
+                 r->segments == 1 ? "" : "s");
     }
-    if (svg) {
-        char title[300], l1[700], l2[300], l3[1200], arrival[300];
-        format_arrival(&r, arrival, sizeof arrival);
-        const char *what = o.scene.file ? NULL : scene_description(o.scene.builtin);
-        snprintf(title, sizeof title, "orca · %s%s%s", r.name, what ? " — " : "",
-                 what ? what : "");
-        char walls[48];
-        if (r.segments == 0) {
-            snprintf(walls, sizeof walls, "no walls");
-        } else {
-            snprintf(walls, sizeof walls, "%d wall segment%s", r.segments,
-                     r.segments == 1 ? "" : "s");
-        }
-        snprintf(l1, sizeof l1, "%d agents, %s · %llu steps of %g s = %.6g s simulated · %s", n,
-                 walls, (unsigned long long)r.last_step, dt, (double)r.last_step * dt, arrival);
-        snprintf(l2, sizeof l2,
-                 "deepest overlap (fraction of radius): agent–agent %.3g, agent–wall %.3g · "
-                 "fallback solves %llu",
-                 r.max_agent_overlap, r.max_wall_overlap, (unsigned long long)r.fallback_total);
-        snprintf(l3, sizeof l3, "state hash %s (bits version %d) · %s · orca %s", r.hash,
-                 orca_bits_version(), source, orca_version());
-        svg_caption cap;
-        memset(&cap, 0, sizeof cap);
-        cap.title = title;
-        cap.lines[0] = l1;
-        cap.lines[1] = l2;
-        cap.lines[2] = l3;
-        if (svg_write(svg, sc, svg_out.f, &cap) != 0) {
-            cli_error("--svg: %s: write failed: %s", o.svg,
-                      ferror(svg_out.f) ? strerror(errno) : "could not read the agents");
-            rc = EXIT_RUNTIME;
-            goto done;
-        }
+    snprintf(l1, sizeof l1, "%d agents, %s · %llu steps of %g s = %.6g s simulated · %s",
+             r->agents, walls, (unsigned long long)r->last_step, r->dt,
+             (double)r->last_step * r->dt, arrival);
+    snprintf(l2, sizeof l2,
+             "deepest overlap (fraction of radius): agent–agent %.3g, agent–wall %.3g · "
+             "fallback solves %llu",
+             r->max_agent_overlap, r->max_wall_overlap, (unsigned long long)r->fallback_total);
+    snprintf(l3, sizeof l3, "state hash %s (bits version %d) · %s · orca %s", r->hash,
+             orca_bits_version(), s->source, orca_version());
+    svg_caption cap;
+    memset(&cap, 0, sizeof cap);
+    cap.title = title;
+    cap.lines[0] = l1;
+    cap.lines[1] = l2;
+    cap.lines[2] = l3;
+    if (svg_write(s->svg, s->sc, s->svg_out.f, &cap) != 0) {
+        cli_error("--svg: %s: write failed: %s", s->o.svg,
+                  ferror(s->svg_out.f) ? strerror(errno) : "could not read the agents");
+        return EXIT_RUNTIME;
     }
-    /* Everything written: close (flush, sync) every output, then replace the files. A
-     * failure before this point leaves every target as it was. */
-    cli_out *outs[3] = {&csv_out, &svg_out, &save_out};
+    return EXIT_OK;
+}
+
+/* The snapshot and the picture, then every output closed (flushed, synced) and only then the
+ * files replaced: a failure before that leaves every target as it was. */
+static int run_write_outputs(run_state *s, const run_result *r)
+{
+    int rc;
+    if (s->o.save && (rc = save_snapshot(&s->save_out, s->sc)) != EXIT_OK) {
+        return rc;
+    }
+    if (s->svg && (rc = write_picture(s, r)) != EXIT_OK) {
+        return rc;
+    }
+    cli_out *outs[3] = {&s->csv_out, &s->svg_out, &s->save_out};
     for (int i = 0; i < 3; ++i) {
         if (cli_out_close(outs[i]) != 0) {
-            rc = EXIT_RUNTIME;
-            goto done;
+            return EXIT_RUNTIME;
         }
     }
     for (int i = 0; i < 3; ++i) {
         if (cli_out_commit(outs[i]) != 0) {
-            rc = EXIT_RUNTIME;
-            goto done;
+            return EXIT_RUNTIME;
         }
     }
-    r.wall_time = cli_now() - t_begin;
-    if (o.json) {
-        print_json(&r, &o);
-    } else if (!o.quiet) {
-        print_text(&r, &o);
-    }
+    return EXIT_OK;
+}
 
-done:
+static void run_free(run_state *s)
+{
     for (int kind = 0; kind < Q_KINDS; ++kind) {
-        free(answers[kind].agents);
+        free(s->answers[kind].agents);
     }
-    cli_out_abort(&csv_out);
-    cli_out_abort(&svg_out);
-    cli_out_abort(&save_out);
-    free(csv_buf);
-    svg_destroy(svg);
-    orca_scenario_destroy(sc);
+    cli_out_abort(&s->csv_out);
+    cli_out_abort(&s->svg_out);
+    cli_out_abort(&s->save_out);
+    free(s->csv_buf);
+    svg_destroy(s->svg);
+    orca_scenario_destroy(s->sc);
+}
+
+/* orca run: the options, the scene, its outputs opened, the steps, the figures, the outputs
+ * written, the summary. */
+int cmd_run(int argc, char **argv)
+{
+    run_state s;
+    memset(&s, 0, sizeof s);
+    int rc = run_parse(&s.o, argc, argv);
+    if (rc != RUN_GO) {
+        return rc;
+    }
+    s.t_begin = cli_now();
+    run_result r;
+    memset(&r, 0, sizeof r);
+    rc = run_build(&s);
+    if (rc == EXIT_OK) {
+        rc = run_open_outputs(&s);
+    }
+    if (rc == EXIT_OK) {
+        rc = run_loop(&s);
+    }
+    if (rc == EXIT_OK) {
+        rc = run_result_of(&s, &r);
+    }
+    if (rc == EXIT_OK) {
+        rc = run_write_outputs(&s, &r);
+    }
+    if (rc == EXIT_OK) {
+        r.wall_time = cli_now() - s.t_begin;
+        if (s.o.json) {
+            print_json(&r, &s.o);
+        } else if (!s.o.quiet) {
+            print_text(&r, &s.o);
+        }
+    }
+    run_free(&s);
     return rc;
 }
