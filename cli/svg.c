@@ -19,6 +19,7 @@
 #define SVG_MARGIN 24.0
 #define SVG_CAPTION_H 96.0
 #define SVG_FOOTER_H 56.0
+#define SVG_MARKER 3.0         /* start and goal marks, pixels */
 
 typedef struct fpoint {
     float x, y;
@@ -241,45 +242,79 @@ static orca_vec2 *waypoints_of(orca_scenario *sc, int index, int *count)
     return p;
 }
 
-int svg_write(svg_rec *r, orca_scenario *sc, FILE *f, const svg_caption *cap)
-{
-    orca_sim *sim = orca_scenario_sim(sc);
-    int n = orca_sim_agent_count(sim);
-    int ns = orca_sim_segment_count(sim);
+/* What the layers of one picture share: the scene, the final state and the mapping to
+ * pixels. */
+typedef struct picture {
+    orca_scenario *sc;
+    orca_sim *sim;
+    const svg_rec *rec;
+    int n, ns;           /* agents, wall segments */
+    orca_vec2 *final_pos; /* by agent index */
+    double *radius;
+    view v;
+    double plot_w, plot_h; /* the plot, pixels */
+    double width, height;  /* the whole picture, pixels */
+} picture;
 
-    /* The box: every start, goal point, trajectory point, final disc and segment. */
-    double box[4] = {INFINITY, -INFINITY, INFINITY, -INFINITY};
-    orca_vec2 *final_pos = malloc((size_t)(n ? n : 1) * sizeof *final_pos);
-    double *radius = malloc((size_t)(n ? n : 1) * sizeof *radius);
-    if (!final_pos || !radius) {
-        free(final_pos);
-        free(radius);
+/* The final state into p, and the box of every start, goal point, waypoint and final disc.
+ * Returns 0, or -1 when out of memory or an agent cannot be read. */
+static int read_agents(picture *p, double *box)
+{
+    size_t cap = (size_t)(p->n ? p->n : 1);
+    p->final_pos = malloc(cap * sizeof *p->final_pos);
+    p->radius = malloc(cap * sizeof *p->radius);
+    if (!p->final_pos || !p->radius) {
         return -1;
     }
-    for (int i = 0; i < n; ++i) {
+    for (int i = 0; i < p->n; ++i) {
         orca_agent_def def;
         orca_goal g;
         orca_vec2 start;
-        if (orca_agent_get(sim, orca_sim_agent_at(sim, i), &def) != ORCA_OK ||
-            orca_scenario_agent_goal(sc, i, &g, &start) != ORCA_OK) {
-            free(final_pos);
-            free(radius);
+        if (orca_agent_get(p->sim, orca_sim_agent_at(p->sim, i), &def) != ORCA_OK ||
+            orca_scenario_agent_goal(p->sc, i, &g, &start) != ORCA_OK) {
             return -1;
         }
-        final_pos[i] = def.position;
-        radius[i] = def.radius;
+        p->final_pos[i] = def.position;
+        p->radius[i] = def.radius;
         grow_box(box, def.position.x, def.position.y, def.radius);
         grow_box(box, start.x, start.y, 0.0);
         if (g.kind == ORCA_GOAL_POINT || g.kind == ORCA_GOAL_SET) {
             grow_box(box, g.target.x, g.target.y, 0.0);
         }
         int wn = 0;
-        orca_vec2 *wp = waypoints_of(sc, i, &wn);
+        orca_vec2 *wp = waypoints_of(p->sc, i, &wn);
         for (int k = 0; k < wn; ++k) {
             grow_box(box, wp[k].x, wp[k].y, 0.0);
         }
         free(wp);
     }
+    return 0;
+}
+
+/* The loop's points (malloc'd, *count of them), or NULL when it cannot be read. */
+static orca_vec2 *boundary_points(orca_sim *sim, int index, int *count)
+{
+    orca_boundary_id bid = orca_sim_boundary_at(sim, index);
+    int np = 0;
+    *count = 0;
+    if (orca_boundary_get(sim, bid, NULL, 0, &np) != ORCA_OK || np <= 0) {
+        return NULL;
+    }
+    orca_vec2 *pts = malloc((size_t)np * sizeof *pts);
+    if (!pts || orca_boundary_get(sim, bid, pts, np, &np) != ORCA_OK) {
+        free(pts);
+        return NULL;
+    }
+    *count = np;
+    return pts;
+}
+
+/* The box grown by the trajectories and the boundary loops, and by the walls up to 15% of
+ * the agents' extent on each side: walls may reach far beyond the agents (a wall with a gap,
+ * a long corridor), and the plot is clipped. */
+static void grow_box_scene(const picture *p, double *box)
+{
+    const svg_rec *r = p->rec;
     for (int t = 0; t < r->tracked; ++t) {
         const fpoint *s = r->samples + (size_t)t * (size_t)(2 * r->half);
         for (int j = 0; j < r->count; ++j) {
@@ -289,29 +324,22 @@ int svg_write(svg_rec *r, orca_scenario *sc, FILE *f, const svg_caption *cap)
     if (!(box[0] <= box[1])) {
         box[0] = -1.0; box[1] = 1.0; box[2] = -1.0; box[3] = 1.0;
     }
-    /* Walls may reach far beyond the agents (a wall with a gap, a long corridor): include
-     * them only up to 15% of the agents' extent on each side; the plot is clipped. */
-    int nbox = orca_sim_boundary_count(sim);
+    int nbox = orca_sim_boundary_count(p->sim);
     for (int i = 0; i < nbox; ++i) {
-        orca_boundary_id bid = orca_sim_boundary_at(sim, i);
         int np = 0;
-        if (orca_boundary_get(sim, bid, NULL, 0, &np) == ORCA_OK && np > 0) {
-            orca_vec2 *pts = malloc((size_t)np * sizeof *pts);
-            if (pts && orca_boundary_get(sim, bid, pts, np, &np) == ORCA_OK) {
-                for (int k = 0; k < np; ++k) {
-                    grow_box(box, pts[k].x, pts[k].y, 0.0);
-                }
-            }
-            free(pts);
+        orca_vec2 *pts = boundary_points(p->sim, i, &np);
+        for (int k = 0; k < np; ++k) {
+            grow_box(box, pts[k].x, pts[k].y, 0.0);
         }
+        free(pts);
     }
-    if (ns > 0) {
+    if (p->ns > 0) {
         double ext = 0.15 * fmax(box[1] - box[0], box[3] - box[2]) + 2.0;
         double lim[4] = {box[0] - ext, box[1] + ext, box[2] - ext, box[3] + ext};
         double wall[4] = {INFINITY, -INFINITY, INFINITY, -INFINITY};
-        for (int i = 0; i < ns; ++i) {
+        for (int i = 0; i < p->ns; ++i) {
             orca_vec2 a, b;
-            if (orca_segment_get(sim, orca_sim_segment_at(sim, i), &a, &b) == ORCA_OK) {
+            if (orca_segment_get(p->sim, orca_sim_segment_at(p->sim, i), &a, &b) == ORCA_OK) {
                 grow_box(wall, a.x, a.y, 0.0);
                 grow_box(wall, b.x, b.y, 0.0);
             }
@@ -321,49 +349,55 @@ int svg_write(svg_rec *r, orca_scenario *sc, FILE *f, const svg_caption *cap)
         box[2] = fmin(box[2], fmax(wall[2], lim[2]));
         box[3] = fmax(box[3], fmin(wall[3], lim[3]));
     }
+}
+
+/* The view of the box with a margin: the longer side SVG_PLOT_PX pixels, a thin scene at
+ * least 240 pixels high, room for the caption above and the footer below. */
+static void layout(picture *p, const double *box)
+{
     double wx = box[1] - box[0], wy = box[3] - box[2];
     double pad = 0.03 * (wx > wy ? wx : wy) + 1.0;
-    view v;
-    v.xmin = box[0] - pad;
-    v.xmax = box[1] + pad;
-    v.ymin = box[2] - pad;
-    v.ymax = box[3] + pad;
-    wx = v.xmax - v.xmin;
-    wy = v.ymax - v.ymin;
-    v.scale = SVG_PLOT_PX / (wx > wy ? wx : wy);
-    double plot_w = wx * v.scale, plot_h = wy * v.scale;
-    if (plot_h < 240.0 && plot_w >= plot_h) {
+    view *v = &p->v;
+    v->xmin = box[0] - pad;
+    v->xmax = box[1] + pad;
+    v->ymin = box[2] - pad;
+    v->ymax = box[3] + pad;
+    wx = v->xmax - v->xmin;
+    wy = v->ymax - v->ymin;
+    v->scale = SVG_PLOT_PX / (wx > wy ? wx : wy);
+    p->plot_w = wx * v->scale;
+    p->plot_h = wy * v->scale;
+    if (p->plot_h < 240.0 && p->plot_w >= p->plot_h) {
         /* A long thin scene (a corridor): make the plot at least 240 px high. */
-        double extra = (240.0 - plot_h) / v.scale / 2.0;
-        v.ymin -= extra;
-        v.ymax += extra;
-        plot_h = 240.0;
+        double extra = (240.0 - p->plot_h) / v->scale / 2.0;
+        v->ymin -= extra;
+        v->ymax += extra;
+        p->plot_h = 240.0;
     }
-    double width = plot_w + 2.0 * SVG_MARGIN;
-    if (width < SVG_MIN_WIDTH) {
-        width = SVG_MIN_WIDTH;
+    p->width = p->plot_w + 2.0 * SVG_MARGIN;
+    if (p->width < SVG_MIN_WIDTH) {
+        p->width = SVG_MIN_WIDTH;
     }
-    v.left = (width - plot_w) / 2.0;
-    v.top = SVG_CAPTION_H;
-    double height = SVG_CAPTION_H + plot_h + SVG_FOOTER_H;
-    double unit = v.scale; /* pixels per metre */
-    double stroke = 1.3;
-    double marker = 3.0;
+    v->left = (p->width - p->plot_w) / 2.0;
+    v->top = SVG_CAPTION_H;
+    p->height = SVG_CAPTION_H + p->plot_h + SVG_FOOTER_H;
+}
 
+/* The document's start, the background, the plot's frame and the caption above it. */
+static void draw_caption(FILE *f, const picture *p, const svg_caption *cap)
+{
     fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     fprintf(f,
             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
             "viewBox=\"0 0 %.0f %.0f\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\">\n",
-            width, height, width, height);
+            p->width, p->height, p->width, p->height);
     fprintf(f, "<title>orca run: ");
     cli_xml_text(f, cap->title);
     fprintf(f, "</title>\n");
     fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"#ffffff\"/>\n");
     fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#f6f6f3\" "
                "stroke=\"#d0d0c8\"/>\n",
-            v.left, v.top, plot_w, plot_h);
-
-    /* Caption. */
+            p->v.left, p->v.top, p->plot_w, p->plot_h);
     fprintf(f, "<g fill=\"#222\">\n<text x=\"%.0f\" y=\"30\" font-size=\"20\" "
                "font-weight=\"bold\">",
             SVG_MARGIN);
@@ -376,51 +410,46 @@ int svg_write(svg_rec *r, orca_scenario *sc, FILE *f, const svg_caption *cap)
         fprintf(f, "</text>\n");
     }
     fprintf(f, "</g>\n");
+}
 
-    /* Everything drawn in metres is clipped to the plot. */
-    fprintf(f, "<clipPath id=\"plot\"><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
-               "height=\"%.1f\"/></clipPath>\n<g clip-path=\"url(#plot)\">\n",
-            v.left, v.top, plot_w, plot_h);
-
-    /* Walkable-area boundaries (docs/extensions.md): the loops as one path, the walkable area
-     * (winding number non-zero: outer loops counter-clockwise, holes clockwise) shaded. */
-    int nbd = orca_sim_boundary_count(sim);
-    if (nbd > 0) {
-        fprintf(f, "<path fill=\"#e3ecd9\" fill-rule=\"nonzero\" stroke=\"#4a5d3a\" "
-                   "stroke-width=\"2\" stroke-linejoin=\"round\" d=\"");
-        for (int i = 0; i < nbd; ++i) {
-            orca_boundary_id bid = orca_sim_boundary_at(sim, i);
-            int np = 0;
-            if (orca_boundary_get(sim, bid, NULL, 0, &np) != ORCA_OK || np < 3) {
-                continue;
-            }
-            orca_vec2 *pts = malloc((size_t)np * sizeof *pts);
-            if (!pts) {
-                continue;
-            }
-            int ok = orca_boundary_get(sim, bid, pts, np, &np) == ORCA_OK;
-            for (int k = 0; ok && k < np; ++k) {
-                ok = drawable(pts[k].x, pts[k].y);
-            }
-            for (int k = 0; ok && k < np; ++k) {
-                fprintf(f, "%s%.1f %.1f", k == 0 ? "M" : " L", px(&v, pts[k].x), py(&v, pts[k].y));
-            }
-            if (ok) {
-                fprintf(f, " Z ");
-            }
-            free(pts);
-        }
-        fprintf(f, "\"/>\n");
+/* Walkable-area boundaries (docs/extensions.md): the loops as one path, the walkable area
+ * (winding number non-zero: outer loops counter-clockwise, holes clockwise) shaded. */
+static void draw_boundaries(FILE *f, const picture *p)
+{
+    int nbd = orca_sim_boundary_count(p->sim);
+    if (nbd == 0) {
+        return;
     }
+    fprintf(f, "<path fill=\"#e3ecd9\" fill-rule=\"nonzero\" stroke=\"#4a5d3a\" "
+               "stroke-width=\"2\" stroke-linejoin=\"round\" d=\"");
+    for (int i = 0; i < nbd; ++i) {
+        int np = 0;
+        orca_vec2 *pts = boundary_points(p->sim, i, &np);
+        int ok = np >= 3;
+        for (int k = 0; ok && k < np; ++k) {
+            ok = drawable(pts[k].x, pts[k].y);
+        }
+        for (int k = 0; ok && k < np; ++k) {
+            fprintf(f, "%s%.1f %.1f", k == 0 ? "M" : " L", px(&p->v, pts[k].x),
+                    py(&p->v, pts[k].y));
+        }
+        if (ok) {
+            fprintf(f, " Z ");
+        }
+        free(pts);
+    }
+    fprintf(f, "\"/>\n");
+}
 
-    /* Trajectories (sampled), then the last point: the final position. */
-    fprintf(f, "<g fill=\"none\" stroke-width=\"%.1f\" stroke-opacity=\"0.75\" "
-               "stroke-linejoin=\"round\" stroke-linecap=\"round\">\n",
-            stroke);
+/* Trajectories (sampled), each ending at the agent's final position. */
+static void draw_trajectories(FILE *f, const picture *p)
+{
+    const svg_rec *r = p->rec;
+    fprintf(f, "<g fill=\"none\" stroke-width=\"1.3\" stroke-opacity=\"0.75\" "
+               "stroke-linejoin=\"round\" stroke-linecap=\"round\">\n");
     for (int t = 0; t < r->tracked; ++t) {
-        int i = t * r->stride;
         char col[8];
-        agent_colour(i, col);
+        agent_colour(t * r->stride, col);
         const fpoint *s = r->samples + (size_t)t * (size_t)(2 * r->half);
         fprintf(f, "<polyline stroke=\"%s\" points=\"", col);
         double lx = 1e300, ly = 1e300;
@@ -429,7 +458,7 @@ int svg_write(svg_rec *r, orca_scenario *sc, FILE *f, const svg_caption *cap)
             if (!drawable(s[j].x, s[j].y)) {
                 continue; /* beyond any picture (or beyond float) */
             }
-            double x = px(&v, s[j].x), y = py(&v, s[j].y);
+            double x = px(&p->v, s[j].x), y = py(&p->v, s[j].y);
             if (drawn > 0 && fabs(x - lx) < 0.4 && fabs(y - ly) < 0.4) {
                 continue; /* standing still: skip repeated points */
             }
@@ -438,29 +467,33 @@ int svg_write(svg_rec *r, orca_scenario *sc, FILE *f, const svg_caption *cap)
             ly = y;
             ++drawn;
         }
-        int cur = orca_sim_agent_index(sim, r->ids[t]);
-        if (cur >= 0 && drawable(final_pos[cur].x, final_pos[cur].y)) {
-            fprintf(f, "%s%.1f,%.1f", drawn ? " " : "", px(&v, final_pos[cur].x),
-                    py(&v, final_pos[cur].y));
+        int cur = orca_sim_agent_index(p->sim, r->ids[t]);
+        if (cur >= 0 && drawable(p->final_pos[cur].x, p->final_pos[cur].y)) {
+            fprintf(f, "%s%.1f,%.1f", drawn ? " " : "", px(&p->v, p->final_pos[cur].x),
+                    py(&p->v, p->final_pos[cur].y));
         }
         fprintf(f, "\"/>\n");
     }
     fprintf(f, "</g>\n");
+}
 
-    /* Waypoint paths (docs/extensions.md): faint dashed lines from each waypoint to the next,
-     * to the goal, and back to the first when the agent loops. */
+/* Waypoint paths (docs/extensions.md): faint dashed lines from each waypoint to the next, to
+ * the goal, and back to the first when the agent loops. */
+static void draw_waypoints(FILE *f, const picture *p)
+{
+    const svg_rec *r = p->rec;
     fprintf(f, "<g fill=\"none\" stroke-width=\"1\" stroke-opacity=\"0.35\" "
                "stroke-dasharray=\"4 3\">\n");
     for (int t = 0; t < r->tracked; ++t) {
-        int i = orca_sim_agent_index(sim, r->ids[t]);
+        int i = orca_sim_agent_index(p->sim, r->ids[t]);
         if (i < 0) {
             continue;
         }
         int wn = 0, loop = 0;
-        orca_vec2 *wp = waypoints_of(sc, i, &wn);
+        orca_vec2 *wp = waypoints_of(p->sc, i, &wn);
         orca_goal g;
-        if (!wp || orca_scenario_agent_goal(sc, i, &g, NULL) != ORCA_OK ||
-            orca_scenario_agent_waypoints(sc, i, NULL, 0, NULL, &loop, NULL) != ORCA_OK) {
+        if (!wp || orca_scenario_agent_goal(p->sc, i, &g, NULL) != ORCA_OK ||
+            orca_scenario_agent_waypoints(p->sc, i, NULL, 0, NULL, &loop, NULL) != ORCA_OK) {
             free(wp);
             continue;
         }
@@ -468,55 +501,65 @@ int svg_write(svg_rec *r, orca_scenario *sc, FILE *f, const svg_caption *cap)
         agent_colour(i, col);
         fprintf(f, "<polyline stroke=\"%s\" points=\"", col);
         for (int k = 0; k <= wn + (loop ? 1 : 0); ++k) {
-            orca_vec2 p = k < wn ? wp[k] : k == wn ? g.target : wp[0];
-            if (drawable(p.x, p.y)) {
-                fprintf(f, "%s%.1f,%.1f", k ? " " : "", px(&v, p.x), py(&v, p.y));
+            orca_vec2 q = k < wn ? wp[k] : k == wn ? g.target : wp[0];
+            if (drawable(q.x, q.y)) {
+                fprintf(f, "%s%.1f,%.1f", k ? " " : "", px(&p->v, q.x), py(&p->v, q.y));
             }
         }
         fprintf(f, "\"/>\n");
         for (int k = 0; k < wn; ++k) {
             if (drawable(wp[k].x, wp[k].y)) {
                 fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" stroke=\"%s\"/>\n",
-                        px(&v, wp[k].x), py(&v, wp[k].y), marker * 0.6, col);
+                        px(&p->v, wp[k].x), py(&p->v, wp[k].y), SVG_MARKER * 0.6, col);
             }
         }
         free(wp);
     }
     fprintf(f, "</g>\n");
+}
 
-    /* Obstacles. */
-    if (ns > 0) {
-        fprintf(f, "<g stroke=\"#333\" stroke-width=\"%.1f\" stroke-linecap=\"round\">\n",
-                unit * 0.3 > 3.0 ? unit * 0.3 : 3.0);
-        for (int i = 0; i < ns; ++i) {
-            orca_vec2 a, b;
-            if (orca_segment_get(sim, orca_sim_segment_at(sim, i), &a, &b) == ORCA_OK &&
-                drawable(a.x, a.y) && drawable(b.x, b.y)) {
-                fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n",
-                        px(&v, a.x), py(&v, a.y), px(&v, b.x), py(&v, b.y));
-            }
-        }
-        fprintf(f, "</g>\n");
+/* Wall segments, at least 3 pixels or 0.3 m wide. */
+static void draw_walls(FILE *f, const picture *p)
+{
+    if (p->ns == 0) {
+        return;
     }
+    double unit = p->v.scale;
+    fprintf(f, "<g stroke=\"#333\" stroke-width=\"%.1f\" stroke-linecap=\"round\">\n",
+            unit * 0.3 > 3.0 ? unit * 0.3 : 3.0);
+    for (int i = 0; i < p->ns; ++i) {
+        orca_vec2 a, b;
+        if (orca_segment_get(p->sim, orca_sim_segment_at(p->sim, i), &a, &b) == ORCA_OK &&
+            drawable(a.x, a.y) && drawable(b.x, b.y)) {
+            fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n",
+                    px(&p->v, a.x), py(&p->v, a.y), px(&p->v, b.x), py(&p->v, b.y));
+        }
+    }
+    fprintf(f, "</g>\n");
+}
 
-    /* Starts (small rings) and goals (small crosses) of the agents with a trajectory. */
+/* Starts (small rings) and goals (small crosses) of the agents with a trajectory; an agent
+ * still in the simulation shows its goal now (a goal set's point may change). */
+static void draw_marks(FILE *f, const picture *p)
+{
+    const svg_rec *r = p->rec;
+    const double marker = SVG_MARKER;
     fprintf(f, "<g fill=\"none\" stroke-width=\"1.2\">\n");
     for (int t = 0; t < r->tracked; ++t) {
-        int i = t * r->stride;
         orca_goal g = r->goal[t];
         orca_vec2 start = r->start[t];
-        int cur = orca_sim_agent_index(sim, r->ids[t]);
+        int cur = orca_sim_agent_index(p->sim, r->ids[t]);
         orca_vec2 st0;
-        if (cur >= 0 && orca_scenario_agent_goal(sc, cur, &g, &st0) != ORCA_OK) {
+        if (cur >= 0 && orca_scenario_agent_goal(p->sc, cur, &g, &st0) != ORCA_OK) {
             g = r->goal[t];
         }
         char col[8];
-        agent_colour(i, col);
-        fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" stroke=\"%s\"/>", px(&v, start.x),
-                py(&v, start.y), marker, col);
+        agent_colour(t * r->stride, col);
+        fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" stroke=\"%s\"/>",
+                px(&p->v, start.x), py(&p->v, start.y), marker, col);
         if ((g.kind == ORCA_GOAL_POINT || g.kind == ORCA_GOAL_SET) &&
             drawable(g.target.x, g.target.y)) {
-            double gx = px(&v, g.target.x), gy = py(&v, g.target.y);
+            double gx = px(&p->v, g.target.x), gy = py(&p->v, g.target.y);
             fprintf(f, "<path d=\"M%.1f %.1fl%.1f %.1fm0 %.1fl%.1f %.1f\" stroke=\"%s\"/>",
                     gx - marker, gy - marker, 2 * marker, 2 * marker, -2 * marker, -2 * marker,
                     2 * marker, col);
@@ -524,60 +567,70 @@ int svg_write(svg_rec *r, orca_scenario *sc, FILE *f, const svg_caption *cap)
         fputc('\n', f);
     }
     fprintf(f, "</g>\n");
+}
 
-    /* Navigation (docs/navigation.md): each tracked agent's path from where it stands, round
-     * the corners still ahead, to its goal: thin dashed lines. */
-    if (orca_scenario_get_navigation(sc)) {
-        fprintf(f, "<g fill=\"none\" stroke-width=\"1\" stroke-opacity=\"0.6\" "
-                   "stroke-dasharray=\"3 2\">\n");
-        orca_nav_corner corners[64];
-        for (int t = 0; t < r->tracked; ++t) {
-            int cur = orca_sim_agent_index(sim, r->ids[t]);
-            orca_nav_agent na;
-            if (cur < 0 ||
-                orca_scenario_agent_nav(sc, cur, &na, corners, 64) != ORCA_OK ||
-                na.result != ORCA_NAV_OK || !drawable(final_pos[cur].x, final_pos[cur].y)) {
-                continue;
-            }
-            char col[8];
-            agent_colour(t * r->stride, col);
-            fprintf(f, "<polyline stroke=\"%s\" points=\"%.1f,%.1f", col, px(&v, final_pos[cur].x),
-                    py(&v, final_pos[cur].y));
-            for (int k = na.corner; k < na.corners && k < 64; ++k) {
-                orca_vec2 pts[2] = {corners[k].enter, corners[k].leave};
-                for (int e = 0; e < 2; ++e) {
-                    if (drawable(pts[e].x, pts[e].y)) {
-                        fprintf(f, " %.1f,%.1f", px(&v, pts[e].x), py(&v, pts[e].y));
-                    }
+/* Navigation (docs/navigation.md): each tracked agent's path from where it stands, round the
+ * corners still ahead, to its goal: thin dashed lines. */
+static void draw_nav_paths(FILE *f, const picture *p)
+{
+    if (!orca_scenario_get_navigation(p->sc)) {
+        return;
+    }
+    const svg_rec *r = p->rec;
+    fprintf(f, "<g fill=\"none\" stroke-width=\"1\" stroke-opacity=\"0.6\" "
+               "stroke-dasharray=\"3 2\">\n");
+    orca_nav_corner corners[64];
+    for (int t = 0; t < r->tracked; ++t) {
+        int cur = orca_sim_agent_index(p->sim, r->ids[t]);
+        orca_nav_agent na;
+        if (cur < 0 || orca_scenario_agent_nav(p->sc, cur, &na, corners, 64) != ORCA_OK ||
+            na.result != ORCA_NAV_OK || !drawable(p->final_pos[cur].x, p->final_pos[cur].y)) {
+            continue;
+        }
+        char col[8];
+        agent_colour(t * r->stride, col);
+        fprintf(f, "<polyline stroke=\"%s\" points=\"%.1f,%.1f", col,
+                px(&p->v, p->final_pos[cur].x), py(&p->v, p->final_pos[cur].y));
+        for (int k = na.corner; k < na.corners && k < 64; ++k) {
+            orca_vec2 pts[2] = {corners[k].enter, corners[k].leave};
+            for (int e = 0; e < 2; ++e) {
+                if (drawable(pts[e].x, pts[e].y)) {
+                    fprintf(f, " %.1f,%.1f", px(&p->v, pts[e].x), py(&p->v, pts[e].y));
                 }
             }
-            if (drawable(na.goal.x, na.goal.y)) {
-                fprintf(f, " %.1f,%.1f", px(&v, na.goal.x), py(&v, na.goal.y));
-            }
-            fprintf(f, "\"/>\n");
         }
-        fprintf(f, "</g>\n");
+        if (drawable(na.goal.x, na.goal.y)) {
+            fprintf(f, " %.1f,%.1f", px(&p->v, na.goal.x), py(&p->v, na.goal.y));
+        }
+        fprintf(f, "\"/>\n");
     }
+    fprintf(f, "</g>\n");
+}
 
-    /* Final positions: discs of the true radius. */
+/* Final positions: discs of the true radius. */
+static void draw_discs(FILE *f, const picture *p)
+{
     fprintf(f, "<g fill-opacity=\"0.55\" stroke-width=\"1\">\n");
-    for (int i = 0; i < n; ++i) {
-        if (!drawable(final_pos[i].x, final_pos[i].y)) {
+    for (int i = 0; i < p->n; ++i) {
+        if (!drawable(p->final_pos[i].x, p->final_pos[i].y)) {
             continue;
         }
         char col[8];
         agent_colour(i, col);
         fprintf(f, "<circle cx=\"%.2f\" cy=\"%.2f\" r=\"%.2f\" fill=\"%s\" stroke=\"%s\"/>\n",
-                px(&v, final_pos[i].x), py(&v, final_pos[i].y), radius[i] * unit, col, col);
+                px(&p->v, p->final_pos[i].x), py(&p->v, p->final_pos[i].y),
+                p->radius[i] * p->v.scale, col, col);
     }
     fprintf(f, "</g>\n");
+}
 
-    fprintf(f, "</g>\n");
-
-    /* Scale bar at the bottom left, under the plot. */
-    double bar_m = nice_length((v.xmax - v.xmin) / 5.0);
-    double bar_px = bar_m * unit;
-    double bx = v.left, by = v.top + plot_h + 22.0;
+/* Under the plot: the scale bar at the left, the legend at the right. */
+static void draw_footer(FILE *f, const picture *p)
+{
+    const view *v = &p->v;
+    double bar_m = nice_length((v->xmax - v->xmin) / 5.0);
+    double bar_px = bar_m * v->scale;
+    double bx = v->left, by = v->top + p->plot_h + 22.0;
     char len[32];
     format_length(len, sizeof len, bar_m);
     fprintf(f, "<g stroke=\"#222\" stroke-width=\"2\" fill=\"none\">"
@@ -586,12 +639,12 @@ int svg_write(svg_rec *r, orca_scenario *sc, FILE *f, const svg_caption *cap)
     fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"13\" fill=\"#222\">%s</text>\n",
             bx + bar_px + 8.0, by, len);
 
-    /* Legend at the bottom right. */
-    double lx = v.left + plot_w - 520.0;
+    double lx = v->left + p->plot_w - 520.0;
     if (lx < bx + bar_px + 90.0) {
         lx = bx + bar_px + 90.0;
     }
     double ly = by;
+    int sampled = p->rec->stride > 1;
     fprintf(f, "<g font-size=\"12\" fill=\"#222\">\n");
     fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"none\" stroke=\"#444\" "
                "stroke-width=\"1.2\"/><text x=\"%.1f\" y=\"%.1f\">start</text>\n",
@@ -604,20 +657,56 @@ int svg_write(svg_rec *r, orca_scenario *sc, FILE *f, const svg_caption *cap)
     fprintf(f, "<path d=\"M%.1f %.1fh18\" stroke=\"#c44\" stroke-width=\"1.5\"/>"
                "<text x=\"%.1f\" y=\"%.1f\">%s</text>\n",
             lx - 3.0, ly - 4.0, lx + 20.0, ly,
-            r->stride > 1 ? "trajectory (a sample of agents)" : "trajectory");
-    lx += r->stride > 1 ? 210.0 : 90.0;
+            sampled ? "trajectory (a sample of agents)" : "trajectory");
+    lx += sampled ? 210.0 : 90.0;
     fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"6\" fill=\"#c44\" fill-opacity=\"0.55\" "
                "stroke=\"#c44\"/><text x=\"%.1f\" y=\"%.1f\">final position (disc = true "
                "radius)</text>\n",
             lx + 3.0, ly - 4.0, lx + 14.0, ly);
-    if (ns > 0) {
+    if (p->ns > 0) {
         lx += 230.0;
         fprintf(f, "<path d=\"M%.1f %.1fh18\" stroke=\"#333\" stroke-width=\"3\"/>"
                    "<text x=\"%.1f\" y=\"%.1f\">wall</text>\n",
                 lx, ly - 4.0, lx + 22.0, ly);
     }
-    fprintf(f, "</g>\n</svg>\n");
-    free(final_pos);
-    free(radius);
+    fprintf(f, "</g>\n");
+}
+
+/* The picture's layers, bottom to top: boundaries, trajectories, waypoint paths, walls,
+ * starts and goals, navigation paths, final discs; everything in metres clipped to the
+ * plot. */
+int svg_write(svg_rec *r, orca_scenario *sc, FILE *f, const svg_caption *cap)
+{
+    picture p;
+    memset(&p, 0, sizeof p);
+    p.sc = sc;
+    p.sim = orca_scenario_sim(sc);
+    p.rec = r;
+    p.n = orca_sim_agent_count(p.sim);
+    p.ns = orca_sim_segment_count(p.sim);
+    double box[4] = {INFINITY, -INFINITY, INFINITY, -INFINITY};
+    if (read_agents(&p, box) != 0) {
+        free(p.final_pos);
+        free(p.radius);
+        return -1;
+    }
+    grow_box_scene(&p, box);
+    layout(&p, box);
+    draw_caption(f, &p, cap);
+    fprintf(f, "<clipPath id=\"plot\"><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+               "height=\"%.1f\"/></clipPath>\n<g clip-path=\"url(#plot)\">\n",
+            p.v.left, p.v.top, p.plot_w, p.plot_h);
+    draw_boundaries(f, &p);
+    draw_trajectories(f, &p);
+    draw_waypoints(f, &p);
+    draw_walls(f, &p);
+    draw_marks(f, &p);
+    draw_nav_paths(f, &p);
+    draw_discs(f, &p);
+    fprintf(f, "</g>\n");
+    draw_footer(f, &p);
+    fprintf(f, "</svg>\n");
+    free(p.final_pos);
+    free(p.radius);
     return ferror(f) ? -1 : 0;
 }
