@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "scene_file.h"
+#include "snapfile.h"
 #include "svg.h"
 
 void help_run(FILE *f)
@@ -54,18 +55,20 @@ void help_run(FILE *f)
         "  --svg FILE          picture: walls, starts, goals, waypoint paths (dashed),\n"
         "                      trajectories, final discs at the true radius, scale bar and a\n"
         "                      caption with the key figures\n"
-        "  --save FILE         write the simulator snapshot (orca_sim_save) after the run; one\n"
-        "                      larger than 1 GiB (what --load reads; about 9.9 million agents)\n"
-        "                      is refused before the first step\n"
-        "  --load FILE         restore the simulator state from a snapshot before the run\n"
-        "                      ('-' reads standard input; at most 1 GiB).\n"
-        "                      The scene must be given too (same file or built-in scene and\n"
-        "                      options as when the snapshot was saved): the snapshot holds the\n"
-        "                      agents, segments and step count but not the goals, dt or seed\n"
-        "                      (with waypoints, --save adds each agent's current waypoint\n"
-        "                      after the snapshot and --load restores it).\n"
-        "                      --steps then counts the additional steps. Overlaps, arrival\n"
-        "                      and fallbacks in the summary cover this run only.\n"
+        "  --save FILE         write the scenario's snapshot after the run (orca_scenario_save:\n"
+        "                      agents, walls, goals, waypoints, navigation, exits, dt, seed and\n"
+        "                      the record of arrivals, overlaps and fallbacks); one larger\n"
+        "                      than 1 GiB (what --load reads; about 6.4 million agents) is\n"
+        "                      refused before the first step\n"
+        "  --load FILE         continue a saved run: restore the snapshot before the first step\n"
+        "                      ('-' reads standard input; at most 1 GiB). Give the scene it was\n"
+        "                      saved from (the same file or built-in scene, -n, --dt, --seed);\n"
+        "                      another scene's is refused. --steps then counts the additional\n"
+        "                      steps, and N steps, --save, --load, M steps give the bits and\n"
+        "                      the summary's arrival, overlaps, fallbacks and exits of N+M\n"
+        "                      steps (mean speed, boundaries, diagnostics and times cover this\n"
+        "                      run). Simulation snapshots of orca 0.3 (ORCASNAP) load too:\n"
+        "                      then the summary covers this run only.\n"
         "\n",
         f);
     fputs(
@@ -534,262 +537,6 @@ static double speed_sum(orca_sim *sim)
     return s;
 }
 
-/* The snapshot's first bytes (docs/determinism.md): a stream that does not begin with them is
- * refused as soon as they have been read, not after a gigabyte. */
-#define SNAPSHOT_MAGIC "ORCASNAP"
-
-/* Waypoint progress after the simulator snapshot (docs/extensions.md, "Waypoints"): written
- * only when some agent has waypoints, so every other snapshot file is exactly orca_sim_save's.
- * Layout, integers little-endian: for each waypoint agent in index order its index and
- * current target (u32 each), then the agent count m (u32), the FNV-1a checksum of the
- * section's bytes before it (u64), the section's whole length (u64) and the 8 bytes
- * "ORCAWAYP". */
-#define WAYP_MAGIC "ORCAWAYP"
-#define WAYP_FOOTER 28 /* m, checksum, length, magic */
-
-static void put_le(unsigned char *p, uint64_t v, int bytes)
-{
-    for (int b = 0; b < bytes; ++b) {
-        p[b] = (unsigned char)(v >> (8 * b));
-    }
-}
-
-static uint64_t get_le(const unsigned char *p, int bytes)
-{
-    uint64_t v = 0;
-    for (int b = bytes - 1; b >= 0; --b) {
-        v = (v << 8) | p[b];
-    }
-    return v;
-}
-
-static uint64_t wayp_checksum(const unsigned char *p, size_t n)
-{
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (size_t i = 0; i < n; ++i) {
-        h ^= p[i];
-        h *= 0x100000001b3ull;
-    }
-    return h;
-}
-
-/* The section's bytes (malloc'd, *size), or NULL with *size 0 when no agent has waypoints;
- * -1 when out of memory. */
-static int wayp_section(orca_scenario *sc, unsigned char **out, size_t *size)
-{
-    orca_sim *sim = orca_scenario_sim(sc);
-    int n = orca_sim_agent_count(sim);
-    int m = 0;
-    *out = NULL;
-    *size = 0;
-    for (int i = 0; i < n; ++i) {
-        int c = 0;
-        if (orca_scenario_agent_waypoints(sc, i, NULL, 0, &c, NULL, NULL) == ORCA_OK && c > 0) {
-            ++m;
-        }
-    }
-    if (m == 0) {
-        return 0;
-    }
-    size_t len = (size_t)m * 8 + WAYP_FOOTER;
-    unsigned char *b = malloc(len);
-    if (!b) {
-        return -1;
-    }
-    size_t at = 0;
-    for (int i = 0; i < n; ++i) {
-        int c = 0, current = 0;
-        if (orca_scenario_agent_waypoints(sc, i, NULL, 0, &c, NULL, NULL) == ORCA_OK && c > 0 &&
-            orca_scenario_waypoint_index(sc, i, &current) == ORCA_OK) {
-            put_le(b + at, (uint64_t)i, 4);
-            put_le(b + at + 4, (uint64_t)current, 4);
-            at += 8;
-        }
-    }
-    put_le(b + at, (uint64_t)m, 4);
-    at += 4;
-    put_le(b + at, wayp_checksum(b, at), 8);
-    at += 8;
-    put_le(b + at, (uint64_t)len, 8);
-    at += 8;
-    memcpy(b + at, WAYP_MAGIC, 8);
-    *out = b;
-    *size = len;
-    return 0;
-}
-
-/* Splits a --load file into the simulator snapshot (*sim_size bytes) and checks the waypoint
- * section after it, if any. Returns 0 (with *wayp at the section or NULL), or -1 with a
- * message in err. */
-static int wayp_split(const unsigned char *data, size_t size, size_t *sim_size,
-                      const unsigned char **wayp, size_t *wayp_size, char *err, size_t err_size)
-{
-    *sim_size = size;
-    *wayp = NULL;
-    *wayp_size = 0;
-    if (size < WAYP_FOOTER || memcmp(data + size - 8, WAYP_MAGIC, 8) != 0) {
-        return 0;
-    }
-    uint64_t len = get_le(data + size - 16, 8);
-    if (len < WAYP_FOOTER || len > size || (len - WAYP_FOOTER) % 8 != 0) {
-        snprintf(err, err_size, "the waypoint section has a bad length (%llu of %zu bytes)",
-                 (unsigned long long)len, size);
-        return -1;
-    }
-    const unsigned char *w = data + size - len;
-    size_t body = (size_t)len - WAYP_FOOTER;
-    uint64_t m = get_le(w + body, 4);
-    if (m * 8 != body || get_le(w + body + 4, 8) != wayp_checksum(w, body + 4)) {
-        snprintf(err, err_size, "the waypoint section is corrupt (count or checksum)");
-        return -1;
-    }
-    *sim_size = size - (size_t)len;
-    *wayp = w;
-    *wayp_size = body;
-    return 0;
-}
-
-static int load_snapshot(const char *path, orca_scenario *sc)
-{
-    unsigned char *data = NULL;
-    size_t size = 0;
-    char err[1024];
-    int rc = cli_read_file(path, CLI_SNAPSHOT_MAX, "snapshot", SNAPSHOT_MAGIC, &data, &size,
-                           err, sizeof err);
-    if (rc != CLI_READ_OK) {
-        cli_error("--load: %s", err);
-        return rc == CLI_READ_RUNTIME ? EXIT_RUNTIME : EXIT_USAGE;
-    }
-    const char *shown = strcmp(path, "-") == 0 ? "<stdin>" : path;
-    orca_sim *sim = orca_scenario_sim(sc);
-    int scene_agents = orca_sim_agent_count(sim);
-    size_t sim_size = size, wayp_size = 0;
-    const unsigned char *wayp = NULL;
-    if (wayp_split(data, size, &sim_size, &wayp, &wayp_size, err, sizeof err) != 0) {
-        free(data);
-        cli_error("--load: %s: %s", shown, err);
-        return EXIT_USAGE;
-    }
-    orca_status st = orca_sim_load(sim, data, sim_size);
-    if (st != ORCA_OK) {
-        free(data);
-        cli_error("--load: %s: %s", shown, orca_sim_last_error(sim));
-        return st == ORCA_ERR_MEMORY ? EXIT_RUNTIME : EXIT_USAGE;
-    }
-    int n = orca_sim_agent_count(sim);
-    if (n != scene_agents) {
-        cli_error("--load: %s: the snapshot has %d agents but the scene has %d (give the scene "
-                  "the snapshot was saved from)",
-                  shown, n, scene_agents);
-        free(data);
-        return EXIT_USAGE;
-    }
-    for (int i = 0; i < n; ++i) {
-        if (orca_scenario_agent_goal(sc, i, NULL, NULL) != ORCA_OK) {
-            cli_error("--load: %s: agent %d of the snapshot is not an agent of the scene (give "
-                      "the scene the snapshot was saved from)",
-                      shown, i);
-            free(data);
-            return EXIT_USAGE;
-        }
-    }
-    /* The waypoint progress: each listed agent's current target. */
-    for (size_t at = 0; at < wayp_size; at += 8) {
-        int index = (int)get_le(wayp + at, 4);
-        uint64_t current = get_le(wayp + at + 4, 4);
-        int c = 0;
-        if (index < 0 || index >= n ||
-            orca_scenario_agent_waypoints(sc, index, NULL, 0, &c, NULL, NULL) != ORCA_OK ||
-            c == 0) {
-            cli_error("--load: %s: the snapshot has waypoint progress for agent %d, which has "
-                      "no waypoints in the scene (give the scene the snapshot was saved from)",
-                      shown, index);
-            free(data);
-            return EXIT_USAGE;
-        }
-        if (current > (uint64_t)c ||
-            orca_scenario_set_waypoint_index(sc, index, (int)current) != ORCA_OK) {
-            cli_error("--load: %s: agent %d: %s", shown, index,
-                      current > (uint64_t)c ? "waypoint index beyond its waypoints"
-                                            : orca_scenario_last_error(sc));
-            free(data);
-            return EXIT_USAGE;
-        }
-    }
-    free(data);
-    return EXIT_OK;
-}
-
-/* The size of the snapshot --save will write; refused before the run when --load could not
- * read it back. The agents and segments do not change during a run, so neither does it. */
-static int check_snapshot_size(orca_scenario *sc)
-{
-    orca_sim *sim = orca_scenario_sim(sc);
-    size_t size = 0, extra = 0;
-    unsigned char *w = NULL;
-    if (wayp_section(sc, &w, &extra) != 0) {
-        cli_error("--save: out of memory");
-        return EXIT_RUNTIME;
-    }
-    free(w);
-    orca_status st = orca_sim_save(sim, NULL, 0, &size);
-    size += extra;
-    if (st != ORCA_OK) {
-        cli_error("--save: %s (%s)", orca_sim_last_error(sim), orca_status_name(st));
-        return EXIT_RUNTIME;
-    }
-    if (size > CLI_SNAPSHOT_MAX) {
-        char lim[64], got[64];
-        cli_format_bytes(lim, sizeof lim, CLI_SNAPSHOT_MAX);
-        cli_format_bytes(got, sizeof got, size);
-        cli_error("--save: the snapshot would be %s, more than the limit of %s that --load "
-                  "reads (%d agents)",
-                  got, lim, orca_sim_agent_count(sim));
-        return EXIT_USAGE;
-    }
-    return EXIT_OK;
-}
-
-static int save_snapshot(cli_out *out, orca_scenario *sc)
-{
-    orca_sim *sim = orca_scenario_sim(sc);
-    size_t size = 0;
-    orca_status st = orca_sim_save(sim, NULL, 0, &size);
-    if (st != ORCA_OK) {
-        cli_error("--save: %s (%s)", orca_sim_last_error(sim), orca_status_name(st));
-        return EXIT_RUNTIME;
-    }
-    unsigned char *buf = malloc(size ? size : 1);
-    if (!buf) {
-        cli_error("--save: out of memory (%zu bytes)", size);
-        return EXIT_RUNTIME;
-    }
-    st = orca_sim_save(sim, buf, size, &size);
-    if (st != ORCA_OK) {
-        cli_error("--save: %s (%s)", orca_sim_last_error(sim), orca_status_name(st));
-        free(buf);
-        return EXIT_RUNTIME;
-    }
-    size_t put = fwrite(buf, 1, size, out->f);
-    free(buf);
-    unsigned char *w = NULL;
-    size_t wsize = 0;
-    if (put == size && wayp_section(sc, &w, &wsize) != 0) {
-        cli_error("--save: out of memory");
-        return EXIT_RUNTIME;
-    }
-    if (put == size && wsize > 0) {
-        size += wsize;
-        put += fwrite(w, 1, wsize, out->f);
-    }
-    free(w);
-    if (put != size) {
-        cli_error("--save: %s: write failed: %s", out->path, strerror(errno));
-        return EXIT_RUNTIME;
-    }
-    return EXIT_OK;
-}
-
 static void print_json_double(FILE *f, double v)
 {
     if (isfinite(v)) {
@@ -817,6 +564,9 @@ typedef struct run_result {
     double dt;
     uint64_t seed;
     uint64_t first_step, last_step, steps;
+    /* the steps the scenario's record (arrival, overlaps, fallbacks, exits) covers: this
+     * run's, or since step 0 when it continues a scenario snapshot */
+    uint64_t record_steps;
     int until_arrived;
     long long max_steps;
     int max_steps_given; /* --max-steps on the command line (else the default cap) */
@@ -910,8 +660,13 @@ static void print_text(const run_result *r, const run_opts *o)
                r->boundaries, r->boundaries == 1 ? "" : "s", r->max_boundary_intrusion,
                r->max_outside, r->max_outside == 1 ? "" : "s");
     }
-    printf("  mean speed        %.4g m/s (all agents, all steps)\n", r->mean_speed);
-    double agent_steps = (double)r->agents * (double)r->steps;
+    if (r->first_step > 0) {
+        printf("  mean speed        %.4g m/s (all agents, the %llu steps of this run)\n",
+               r->mean_speed, (unsigned long long)r->steps);
+    } else {
+        printf("  mean speed        %.4g m/s (all agents, all steps)\n", r->mean_speed);
+    }
+    double agent_steps = (double)r->agents * (double)r->record_steps;
     printf("  fallback          %llu agent-steps (%.3g%%)\n",
            (unsigned long long)r->fallback_total,
            agent_steps > 0 ? 100.0 * (double)r->fallback_total / agent_steps : 0.0);
@@ -1381,7 +1136,9 @@ typedef struct run_state {
     svg_rec *svg;
     query_answer answers[Q_KINDS];
     /* gathered by the loop */
-    int agents; /* at the start of the run */
+    int agents; /* in the simulation at the start of the run */
+    int exited_before; /* agents that had left by exits before it (a loaded snapshot's) */
+    uint64_t record_start; /* the step the scenario's record starts at (0, or a --load's) */
     int progress;
     uint64_t first_step, done_steps, last_csv_step;
     double speed_total, step_time;
@@ -1396,10 +1153,12 @@ typedef struct run_state {
  * agents that stand at one point. */
 static int run_load(run_state *s)
 {
-    int rc = load_snapshot(s->o.load, s->sc);
+    int whole_run = 0;
+    int rc = snapfile_load(s->o.load, s->sc, &whole_run);
     if (rc != EXIT_OK) {
         return rc;
     }
+    s->record_start = whole_run ? 0 : orca_sim_step_count(s->sim);
     /* The snapshot holds the option as saved; --separation turns it on again. */
     if (s->o.scene.separation) {
         orca_sim_set_separation(s->sim, 1);
@@ -1455,7 +1214,7 @@ static int run_build(run_state *s)
 static int run_open_outputs(run_state *s)
 {
     if (s->o.save) {
-        int rc = check_snapshot_size(s->sc);
+        int rc = snapfile_check_size(s->sc);
         if (rc != EXIT_OK) {
             return rc;
         }
@@ -1545,6 +1304,7 @@ static int record_step(run_state *s)
 static int run_loop(run_state *s)
 {
     s->agents = orca_sim_agent_count(s->sim);
+    orca_scenario_exited(s->sc, &s->exited_before, NULL);
     s->progress = !s->o.quiet && cli_stderr_is_terminal();
     s->first_step = orca_sim_step_count(s->sim);
     s->boundaries = orca_sim_boundary_count(s->sim);
@@ -1617,7 +1377,7 @@ static int run_result_of(run_state *s, run_result *r)
     double dt = orca_scenario_dt(sc);
     r->name = orca_scenario_name(sc);
     r->source = s->source;
-    r->agents = n;
+    r->agents = n + s->exited_before; /* the scene's agents, as r->arrived counts them */
     r->segments = orca_sim_segment_count(sim);
     r->workers = orca_sim_get_worker_count(sim);
     r->vector = orca_sim_get_vector_kernels(sim);
@@ -1630,6 +1390,7 @@ static int run_result_of(run_state *s, run_result *r)
     r->first_step = s->first_step;
     r->last_step = orca_sim_step_count(sim);
     r->steps = s->done_steps;
+    r->record_steps = r->last_step - s->record_start;
     r->until_arrived = !s->o.have_steps;
     r->max_steps = s->o.max_steps;
     r->max_steps_given = s->o.have_max;
@@ -1641,13 +1402,16 @@ static int run_result_of(run_state *s, run_result *r)
     r->max_boundary_intrusion = s->bnd_deepest;
     r->max_outside = s->bnd_outside;
     if (s->done_steps == 0) {
-        /* No step ran: measure the current state directly. */
-        if (orca_sim_measure_overlap(sim, &r->max_agent_overlap, &r->max_wall_overlap) !=
-            ORCA_OK) {
+        /* No step ran, so the record may not hold the current state yet (it does after a
+         * loaded scenario snapshot): measure it directly. */
+        double agent = 0.0, wall = 0.0;
+        if (orca_sim_measure_overlap(sim, &agent, &wall) != ORCA_OK) {
             cli_error("measuring the overlaps: %s", orca_sim_last_error(sim));
             return EXIT_RUNTIME;
         }
-        if (r->arrived == n) {
+        r->max_agent_overlap = fmax(r->max_agent_overlap, agent);
+        r->max_wall_overlap = fmax(r->max_wall_overlap, wall);
+        if (r->all_arrived_step < 0 && r->arrived == r->agents) {
             r->all_arrived_step = (int64_t)r->last_step;
         }
     }
@@ -1722,7 +1486,7 @@ static int write_picture(run_state *s, const run_result *r)
 static int run_write_outputs(run_state *s, const run_result *r)
 {
     int rc;
-    if (s->o.save && (rc = save_snapshot(&s->save_out, s->sc)) != EXIT_OK) {
+    if (s->o.save && (rc = snapfile_save(&s->save_out, s->sc)) != EXIT_OK) {
         return rc;
     }
     if (s->svg && (rc = write_picture(s, r)) != EXIT_OK) {

@@ -635,7 +635,30 @@ int cli_open_input(const char *path, int *fd, long long *regular_size, char *err
     return CLI_READ_OK;
 }
 
-int cli_read_file(const char *path, size_t limit, const char *kind, const char *magic,
+/* Whether buf begins with one of the magics (each len bytes). */
+static int begins_with_magic(const unsigned char *buf, const char *const *magics, size_t len)
+{
+    for (int i = 0; magics[i]; ++i) {
+        if (memcmp(buf, magics[i], len) == 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* "ORCASCEN or ORCASNAP" for a message. */
+static void magic_list(char *buf, size_t size, const char *const *magics)
+{
+    size_t at = 0;
+    buf[0] = '\0';
+    for (int i = 0; magics[i] && at < size; ++i) {
+        int w = snprintf(buf + at, size - at, "%s%s", i == 0 ? "" : magics[i + 1] ? ", " : " or ",
+                         magics[i]);
+        at += w > 0 ? (size_t)w : 0;
+    }
+}
+
+int cli_read_file(const char *path, size_t limit, const char *kind, const char *const *magics,
                   unsigned char **data, size_t *size, char *err, size_t err_size)
 {
     int is_stdin = strcmp(path, "-") == 0;
@@ -648,7 +671,7 @@ int cli_read_file(const char *path, size_t limit, const char *kind, const char *
     }
     char lim[64];
     cli_format_bytes(lim, sizeof lim, limit);
-    size_t magic_len = magic ? strlen(magic) : 0;
+    size_t magic_len = magics && magics[0] ? strlen(magics[0]) : 0;
     unsigned char *buf = NULL;
     size_t cap = 0, len = 0;
     if (regular >= 0 && (unsigned long long)regular > limit) {
@@ -724,9 +747,11 @@ int cli_read_file(const char *path, size_t limit, const char *kind, const char *
         size_t before = len;
         len += (size_t)n;
         if (magic_len && before < magic_len && len >= magic_len &&
-            memcmp(buf, magic, magic_len) != 0) {
+            !begins_with_magic(buf, magics, magic_len)) {
+            char list[128];
+            magic_list(list, sizeof list, magics);
             snprintf(err, err_size, "%s: not a %s (it does not begin with %s)", shown, kind,
-                     magic);
+                     list);
             rc = CLI_READ_BAD;
             goto out;
         }

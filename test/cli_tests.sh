@@ -499,8 +499,28 @@ check "load with a scene file and 2 workers = 100 steps" \
 expect_status 0 "random: 50 steps + --save" "$ORCA" run --scene random -n 300 --steps 50 --save r.snap -j 2 --quiet
 check "random: load + 50 = 100" \
     test "$(hash_of run --scene random -n 300 --load r.snap --steps 50)" = "$(hash_of run --scene random -n 300 --steps 100)"
+check "--save writes the scenario's snapshot" test "$(head -c 8 half.snap)" = ORCASCEN
+# a snapshot of another scene, or of other options, is refused, naming the difference
 expect_status 2 "--load of another scene's snapshot" "$ORCA" run --scene circle --load half.snap --steps 1
-err_matches "mismatched snapshot message" "--load: half\.snap: the snapshot has 40 agents but the scene has 100"
+err_matches "mismatched snapshot message" "^orca: --load: half\.snap: the snapshot is of scene 'corridor' but the scene is 'circle' \(give the scene the snapshot was saved from\)$"
+expect_status 2 "--load with another -n" "$ORCA" run --scene corridor -n 20 --load half.snap --steps 1
+err_matches "--load with another -n: message" "^orca: --load: half\.snap: the snapshot has 40 agents but the scene has 20 \(give"
+expect_status 2 "--load with another --dt" "$ORCA" run --scene corridor --dt 0.125 --load half.snap --steps 1
+err_matches "--load with another --dt: message" "the snapshot's dt is 0\.25 s but the scene's is 0\.125 s \(give the --dt the snapshot was saved with\)$"
+expect_status 2 "--load with another --seed" "$ORCA" run --scene corridor --seed 2 --load half.snap --steps 1
+err_matches "--load with another --seed: message" "the snapshot's seed is 1 but the scene's is 2 \(give the --seed the snapshot was saved with\)$"
+sed '/^segment/d' corridor.txt > corridor-open.txt
+expect_status 2 "--load into the scene without its walls" "$ORCA" run corridor-open.txt --load half.snap --steps 1
+err_matches "--load without the walls: message" "the snapshot has [0-9]+ wall segments but the scene has 0"
+# Simulation snapshots of orca 0.3 (orca_sim_save's bytes, ORCASNAP) still load: the goals, dt
+# and seed come from the scene. test/golden/orca-0.3-corridor-50.snap is orca 0.3.0's
+# 'orca run --scene corridor --steps 50 --save'.
+OLD_SNAP="$SRC_DIR/test/golden/orca-0.3-corridor-50.snap"
+check "orca 0.3 snapshot: load + 50 steps = 100 steps" \
+    test "$(hash_of run --scene corridor --load "$OLD_SNAP" --steps 50)" = "$hfull"
+check "orca 0.3 snapshot: the summary covers this run (first_step 50)" test "$(json_get hash.json first_step)" = 50
+expect_status 2 "orca 0.3 snapshot of another scene" "$ORCA" run --scene circle --load "$OLD_SNAP" --steps 1
+err_matches "orca 0.3 snapshot of another scene: message" "the snapshot has 40 agents but the scene has 100 \(give"
 head -c 64 half.snap > trunc.snap
 expect_status 2 "--load of a truncated snapshot" "$ORCA" run --scene corridor --load trunc.snap --steps 1
 err_matches "truncated snapshot message" "^orca: --load: trunc\.snap: "
@@ -591,7 +611,7 @@ same_text() { [[ "$(cat "$1")" == "$2" ]]; }
 expect_status 2 "run /dev/zero" in_time 20 run /dev/zero
 err_matches "run /dev/zero names the NUL byte" "^/dev/zero:1: NUL byte"
 expect_status 2 "--load /dev/zero" in_time 20 run --scene circle --load /dev/zero
-err_matches "--load /dev/zero: not a snapshot" "^orca: --load: /dev/zero: not a snapshot \(it does not begin with ORCASNAP\)$"
+err_matches "--load /dev/zero: not a snapshot" "^orca: --load: /dev/zero: not a snapshot \(it does not begin with ORCASCEN or ORCASNAP\)$"
 # A regular file larger than the limit is refused before it is read (sparse: no disk used).
 dd if=/dev/null of=huge.bin bs=1 count=0 seek=1073741825 2> /dev/null
 expect_status 2 "scene file over 1 GiB" in_time 20 run huge.bin
@@ -978,12 +998,16 @@ assert min(laps) >= 4 and gap > -0.1, (laps, gap)
 fi
 hwp=$(hash_of run "$PATROL" --steps 400)
 expect_status 0 "patrol: 200 steps + --save" "$ORCA" run "$PATROL" --steps 200 --save wp.snap --quiet
-check "patrol: the snapshot carries the waypoint section" test "$(tail -c 8 wp.snap)" = ORCAWAYP
 check "patrol: --load + 200 steps = 400 steps" test "$(hash_of run "$PATROL" --load wp.snap --steps 200)" = "$hwp"
-check "a snapshot without waypoints has no waypoint section" test "$(tail -c 8 half.snap)" != ORCAWAYP
-expect_status 2 "--load of waypoint progress into a scene without waypoints" "$ORCA" run --scene circle -n 8 --load wp.snap --steps 1
-err_matches "waypoint progress for an agent without waypoints" "--load: wp\.snap: the snapshot has waypoint progress for agent 0, which has no waypoints"
-python3 -c 'import sys; b = bytearray(open(sys.argv[1], "rb").read()); b[-30] ^= 1; open(sys.argv[2], "wb").write(b)' wp.snap bad-wp.snap
+# orca 0.3 saved the simulation and, after it, a waypoint section (each agent's current target,
+# ORCAWAYP at the end): test/golden/orca-0.3-patrol-200.snap is its 'orca run
+# examples/patrol.txt --steps 200 --save'.
+cp "$SRC_DIR/test/golden/orca-0.3-patrol-200.snap" wp03.snap
+check "orca 0.3 patrol snapshot: the waypoint section" test "$(tail -c 8 wp03.snap)" = ORCAWAYP
+check "orca 0.3 patrol snapshot: --load + 200 steps = 400 steps" test "$(hash_of run "$PATROL" --load wp03.snap --steps 200)" = "$hwp"
+expect_status 2 "--load of waypoint progress into a scene without waypoints" "$ORCA" run --scene circle -n 8 --load wp03.snap --steps 1
+err_matches "waypoint progress for an agent without waypoints" "--load: wp03\.snap: the snapshot has waypoint progress for agent 0, which has no waypoints"
+python3 -c 'import sys; b = bytearray(open(sys.argv[1], "rb").read()); b[-30] ^= 1; open(sys.argv[2], "wb").write(b)' wp03.snap bad-wp.snap
 expect_status 2 "--load of a corrupt waypoint section" "$ORCA" run "$PATROL" --load bad-wp.snap --steps 1
 err_matches "corrupt waypoint section: said" "--load: bad-wp\.snap: the waypoint section is corrupt"
 # A goal with one waypoint: the same scene written with the final target only differs.
@@ -1182,6 +1206,89 @@ nav_bad "goalset without name" "agent 0 0 goalset" "goalset needs the name of a 
 nav_bad "exit arrive range" "goalset more 1 2 exit arrive=-1" "arrive must be 0 \(the agent's radius\) or between 2\^-30 and 2\^23 m, got '-1'"
 nav_bad "arrive without exit" "goalset more 1 2 arrive=1" "goalset: after the points only 'exit' and then 'arrive=D' may follow, got 'arrive=1'"
 nav_bad "word after exit" "goalset more 1 2 exit now" "goalset: after the points only 'exit' and then 'arrive=D' may follow, got 'now'"
+
+# --- any run stopped and continued (docs/usage.md, "Snapshots") ------------------------------
+# N steps, --save, --load, M steps give what one run of N+M steps gives: the state hash and the
+# summary's counters, for every example scene, every built-in scene, and a scene with exits,
+# navigation and waypoints at once (agents have left by the exit before the snapshot).
+CONT_KEYS="agents arrived not_arrived all_arrived all_arrived_step max_agent_overlap max_wall_overlap fallback_total exited exited_last_step navigation nav_unreachable nav_reroutes last_step simulated_time stop_reason hash"
+# json_pick FILE KEYS: "key=value ..." for the top-level keys (missing ones as undefined).
+json_pick() {
+    if [[ $JSON_TOOL == python3 ]]; then
+        python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(" ".join("%s=%r" % (k, d.get(k, "undefined")) for k in sys.argv[2:]))' "$@"
+    else
+        node -e 'const d = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")); console.log(process.argv.slice(2).map((k) => k + "=" + JSON.stringify(d[k])).join(" "));' "$@"
+    fi
+}
+# continued NAME N M ARGS...: ARGS run N+M steps, and N steps, --save, --load, M steps.
+continued() {
+    local name=$1 n=$2 m=$3
+    shift 3
+    if "$ORCA" run "$@" --steps $((n + m)) --json > cont-full.json 2> err.txt &&
+        "$ORCA" run "$@" --steps "$n" --save cont.snap --quiet 2> err.txt &&
+        "$ORCA" run "$@" --load cont.snap --steps "$m" --json > cont-part.json 2> err.txt; then
+        local a b
+        a=$(json_pick cont-full.json $CONT_KEYS)
+        b=$(json_pick cont-part.json $CONT_KEYS)
+        if [[ $a == "$b" ]]; then pass; else fail "$name: $n + $m steps: $b; $n+$m at once: $a"; fi
+    else
+        fail "$name: a run failed: $(head -c 300 err.txt)"
+    fi
+}
+cat > mixed.txt << 'SCENE'
+# a room with a pillar and a door: five agents leave by the door (an exit), two patrol round
+# the pillar, one walks by two waypoints to a goal; navigation on
+name mixed
+navigation on
+segment 0 0 20 0
+segment 20 0 20 9
+segment 20 11 20 20
+segment 20 20 0 20
+segment 0 20 0 0
+polygon
+8 8
+12 8
+12 12
+8 12
+end
+goalset door 21 10 exit arrive=0.8
+default radius 0.4
+agent 2 2 goalset door
+agent 2 5 goalset door
+agent 2 15 goalset door
+agent 5 18 goalset door
+agent 3 10 goalset door
+agent 6 6 goal 6 6 via 14 6 14 14 6 14 loop arrive=1
+agent 14 14 goal 14 14 via 6 14 6 6 14 6 loop arrive=1
+agent 1 18 goal 18 2 via 10 17 17 16
+SCENE
+expect_status 0 "continued: mixed scene, 230 steps" "$ORCA" run mixed.txt --steps 230 --json
+check "continued: mixed: agents have left by the exit by step 230" test "$(json_get out.txt exited)" -ge 2
+continued "mixed scene (exits, navigation, waypoints)" 230 100 mixed.txt
+continued "mixed scene, 2 workers" 230 100 mixed.txt -j 2
+for ex in bend room patrol; do
+    continued "examples/$ex.txt" 100 150 "$SRC_DIR/examples/$ex.txt"
+done
+continued "examples/floor.txt" 120 30 "$SRC_DIR/examples/floor.txt" -j 2
+for sc in circle crossing wallgap corridor random; do
+    continued "--scene $sc" 100 100 --scene "$sc"
+done
+continued "--scene random with --separation and --density-speed" 40 40 --scene random -n 300 --separation --density-speed
+# The issue's case: an agent leaves by an exit in the first steps; 5 + 5 steps continue.
+printf 'goalset out 1 0 exit arrive=0.5\nagent 0.8 0 goalset out\nagent -5 0 goal -10 0\n' > leave.txt
+expect_status 0 "continued: an agent leaves, 5 steps + --save" "$ORCA" run leave.txt --steps 5 --save leave.snap --json
+check "continued: the agent has left" test "$(json_get out.txt exited)" = 1
+continued "an agent left by an exit" 5 5 leave.txt
+# until every agent has arrived: the continued run stops at the same step
+"$ORCA" run "$SRC_DIR/examples/room.txt" --json > cont-full.json
+expect_status 0 "continued: room, 100 steps + --save" "$ORCA" run "$SRC_DIR/examples/room.txt" --steps 100 --save room.snap --quiet
+expect_status 0 "continued: room until all arrived" "$ORCA" run "$SRC_DIR/examples/room.txt" --load room.snap --json
+check "continued: room: the counters of one run to arrival" test "$(json_pick out.txt $CONT_KEYS)" = "$(json_pick cont-full.json $CONT_KEYS)"
+# no step: the summary of the saved run
+"$ORCA" run mixed.txt --steps 230 --json > cont-full.json
+"$ORCA" run mixed.txt --steps 230 --save cont.snap --quiet
+expect_status 0 "continued: --load, 0 steps" "$ORCA" run mixed.txt --load cont.snap --steps 0 --json
+check "continued: 0 steps: the saved run's counters" test "$(json_pick out.txt $CONT_KEYS)" = "$(json_pick cont-full.json $CONT_KEYS)"
 
 # --- density-dependent speed (docs/extensions.md, "Density-dependent speed") -----------------
 # A dense block and a lone agent walk +x: with --density-speed or 'density_speed on' the block
