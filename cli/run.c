@@ -52,9 +52,15 @@ void help_run(FILE *f)
         "  --csv FILE          trajectories: step,time,agent,x,y,vx,vy (numbers as %.17g)\n"
         "  --every K           CSV rows every K steps (default 1); the first and the last\n"
         "                      state are always written\n"
-        "  --svg FILE          picture: walls, starts, goals, waypoint paths (dashed),\n"
-        "                      trajectories, final discs at the true radius, scale bar and a\n"
-        "                      caption with the key figures\n"
+        "  --svg FILE          picture of the final state: walls, waypoint paths (dashed),\n"
+        "                      trajectories, starts and goals, the agents as discs of the true\n"
+        "                      radius, each agent coloured by the direction of its goal (as\n"
+        "                      the demo page), scale bar and a caption with the key figures.\n"
+        "                      Trajectories cover the whole run, sampled evenly (every step,\n"
+        "                      then every 2nd, 4th, ... as the run gets longer; the legend\n"
+        "                      says how often)\n"
+        "  --svg-trail SECONDS draw only each agent's last SECONDS (> 0), fading, instead\n"
+        "                      of its whole trajectory: how the agents move at the end\n"
         "  --save FILE         write the scenario's snapshot after the run (orca_scenario_save:\n"
         "                      agents, walls, goals, waypoints, navigation, exits, dt, seed and\n"
         "                      the record of arrivals, overlaps and fallbacks); one larger\n"
@@ -121,7 +127,9 @@ void help_run(FILE *f)
         "(docs/scene-format.md). A directory or a larger input is refused with exit status 2.\n"
         "\n"
         "The summary says why the run stopped: every agent arrived, the step cap\n"
-        "(--max-steps) was reached, or the --steps were done (JSON: stop_reason).\n"
+        "(--max-steps) was reached, or the --steps were done (JSON: stop_reason). Agents on\n"
+        "looping waypoints never arrive: without --steps such a run goes on to the cap and\n"
+        "says so (JSON: looping).\n"
         "Progress is shown on stderr when stderr is a terminal.\n"
         "Exit status: 0 success (also when the step cap stopped a run before every agent\n"
         "arrived), 2 bad usage, scene file or snapshot, 1 runtime failure (a refused step,\n"
@@ -129,6 +137,7 @@ void help_run(FILE *f)
         "\n"
         "Examples:\n"
         "  orca run --scene circle -n 100 --svg demo.svg\n"
+        "  orca run --scene circle -n 100 --steps 1500 --svg demo.svg --svg-trail 60\n"
         "  orca scene crossing -o cross.txt && orca run cross.txt --json\n"
         "  orca run --scene random -n 10000 -j 0 --steps 200\n"
         "  orca run --scene corridor --steps 50 --save half.snap\n"
@@ -390,6 +399,7 @@ typedef struct run_opts {
     long long workers;
     int json, quiet;
     const char *csv, *svg, *save, *load;
+    double svg_trail; /* --svg-trail SECONDS: the picture's trails (0: whole trajectories) */
     long long every;
     int have_every;
     int scalar; /* --scalar: vector kernels off */
@@ -571,6 +581,7 @@ typedef struct run_result {
     long long max_steps;
     int max_steps_given; /* --max-steps on the command line (else the default cap) */
     int stop;            /* why the run stopped: STOP_* */
+    int looping;         /* agents on looping waypoints: they never arrive */
     int arrived;
     int64_t all_arrived_step;
     double max_agent_overlap, max_wall_overlap;
@@ -591,33 +602,49 @@ typedef struct run_result {
 enum { STOP_STEPS, STOP_ARRIVED, STOP_CAP };
 static const char *const k_stop_names[] = {"steps", "all_arrived", "step_cap"};
 
-/* "(until all arrived)", "(the step cap: --max-steps 10)", "(--steps)" */
+/* "until all arrived", "stopped by the step cap, --max-steps 10", "as asked by --steps";
+ * at the cap with agents on looping waypoints, why the run could not end otherwise. */
 static void format_stop(const run_result *r, char *buf, size_t size)
 {
-    switch (r->stop) {
-    case STOP_ARRIVED: snprintf(buf, size, "until all arrived"); break;
-    case STOP_CAP:
-        if (r->max_steps_given) {
-            snprintf(buf, size, "stopped by the step cap, --max-steps %lld", r->max_steps);
-        } else {
-            snprintf(buf, size, "stopped by the default step cap %lld (--max-steps)",
-                     r->max_steps);
-        }
-        break;
-    default: snprintf(buf, size, "as asked by --steps"); break;
+    char cap[80];
+    if (r->max_steps_given) {
+        snprintf(cap, sizeof cap, "the step cap, --max-steps %lld", r->max_steps);
+    } else {
+        snprintf(cap, sizeof cap, "the default step cap %lld (--max-steps)", r->max_steps);
+    }
+    if (r->stop == STOP_ARRIVED) {
+        snprintf(buf, size, "until all arrived");
+    } else if (r->stop == STOP_CAP && r->looping > 0) {
+        snprintf(buf, size, "stopped at %s: %d agent%s follow%s looping waypoints and never "
+                            "arrive%s; give --steps N",
+                 cap, r->looping, r->looping == 1 ? "" : "s", r->looping == 1 ? "s" : "",
+                 r->looping == 1 ? "s" : "");
+    } else if (r->stop == STOP_CAP) {
+        snprintf(buf, size, "stopped by %s", cap);
+    } else {
+        snprintf(buf, size, "as asked by --steps");
     }
 }
 
+/* "all 40 agents arrived at step 377 (t = 94.25 s)", "3 of 8 agents arrived, 5 did not (5 loop
+ * their waypoints for ever; the step cap stopped the run)" */
 static void format_arrival(const run_result *r, char *buf, size_t size)
 {
     if (r->all_arrived_step >= 0) {
-        snprintf(buf, size, "all %d agents arrived at step %lld (t = %.6g s)", r->agents,
+        snprintf(buf, size, "%s%d agent%s arrived at step %lld (t = %.6g s)",
+                 r->agents == 1 ? "" : "all ", r->agents, r->agents == 1 ? "" : "s",
                  (long long)r->all_arrived_step, (double)r->all_arrived_step * r->dt);
-    } else {
-        snprintf(buf, size, "%d of %d agents arrived, %d did not%s", r->arrived, r->agents,
-                 r->agents - r->arrived,
-                 r->stop == STOP_CAP ? " (the step cap stopped the run)" : "");
+        return;
     }
+    char loops[80] = "";
+    if (r->looping > 0) {
+        snprintf(loops, sizeof loops, "%d loop%s %s waypoints for ever", r->looping,
+                 r->looping == 1 ? "s" : "", r->looping == 1 ? "its" : "their");
+    }
+    const char *cap = r->stop == STOP_CAP ? "the step cap stopped the run" : "";
+    snprintf(buf, size, "%d of %d agent%s arrived, %d did not%s%s%s%s%s", r->arrived, r->agents,
+             r->agents == 1 ? "" : "s", r->agents - r->arrived, loops[0] || cap[0] ? " (" : "",
+             loops, loops[0] && cap[0] ? "; " : "", cap, loops[0] || cap[0] ? ")" : "");
 }
 
 /* Whether the steps ran the extended path (docs/extensions.md, "When the extended path
@@ -633,13 +660,13 @@ static int extended_path(const orca_sim *sim, int diagnostics)
 
 static void print_text(const run_result *r, const run_opts *o)
 {
-    char arrival[200];
+    char arrival[300];
     format_arrival(r, arrival, sizeof arrival);
     char shown[1200];
     printf("orca run: %s (%s)\n", r->name, cli_printable(shown, sizeof shown, r->source));
     printf("  agents            %d\n", r->agents);
     printf("  segments          %d\n", r->segments);
-    char stop[120];
+    char stop[300];
     format_stop(r, stop, sizeof stop);
     if (r->first_step > 0) {
         printf("  steps             %llu (%s; step %llu to %llu, continued from --load), dt %g "
@@ -765,8 +792,9 @@ static void print_json(const run_result *r, const run_opts *o)
     }
     fputs(",\"simulated_time\":", f);
     print_json_double(f, (double)r->last_step * r->dt);
-    fprintf(f, ",\"arrived\":%d,\"not_arrived\":%d,\"all_arrived\":%s", r->arrived,
-            r->agents - r->arrived, r->all_arrived_step >= 0 ? "true" : "false");
+    fprintf(f, ",\"arrived\":%d,\"not_arrived\":%d,\"looping\":%d,\"all_arrived\":%s",
+            r->arrived, r->agents - r->arrived, r->looping,
+            r->all_arrived_step >= 0 ? "true" : "false");
     if (r->all_arrived_step >= 0) {
         fprintf(f, ",\"all_arrived_step\":%lld,\"all_arrived_time\":",
                 (long long)r->all_arrived_step);
@@ -904,7 +932,8 @@ enum {
     R_BOX,
     R_DIAGNOSTICS,
     R_SEPARATION,
-    R_DENSITY
+    R_DENSITY,
+    R_SVG_TRAIL
 };
 
 /* cmd_run's steps return an exit status, or RUN_GO when the run goes on. */
@@ -968,6 +997,14 @@ static int run_option(run_opts *o, int k, const char *name, const char *value)
         bad = check_path(name, value) != 0;
         o->svg = value;
         break;
+    case R_SVG_TRAIL:
+        bad = cli_opt_double(name, value, &o->svg_trail) != 0;
+        if (!bad && !(o->svg_trail > 0.0)) {
+            cli_usage_error("run", "%s: must be > 0 seconds, got '%s'%s", name, value,
+                            cli_rounds_to_zero(value, o->svg_trail));
+            bad = 1;
+        }
+        break;
     case R_SAVE:
         bad = check_path(name, value) != 0;
         o->save = value;
@@ -1012,6 +1049,8 @@ static int run_check_options(const run_opts *o)
         why = "run: --steps and --max-steps exclude each other";
     } else if (o->have_every && !o->csv) {
         why = "run: --every needs --csv";
+    } else if (o->svg_trail > 0.0 && !o->svg) {
+        why = "run: --svg-trail needs --svg";
     } else if (o->load && o->scene.file && strcmp(o->load, "-") == 0 &&
                strcmp(o->scene.file, "-") == 0) {
         why = "run: the scene file and --load cannot both be '-' (standard input)";
@@ -1087,7 +1126,7 @@ static int run_parse(run_opts *o, int argc, char **argv)
         {"quiet", 'q', 0},   {"csv", 0, 1},      {"every", 0, 1},   {"svg", 0, 1},
         {"save", 0, 1},      {"load", 0, 1},     {"scalar", 0, 0},  {"help", 'h', 0},
         {"near", 0, 1},      {"nearest", 0, 1},  {"box", 0, 1},     {"diagnostics", 0, 0},
-        {"separation", 0, 0}, {"density-speed", 0, 0}, {NULL, 0, 0}};
+        {"separation", 0, 0}, {"density-speed", 0, 0}, {"svg-trail", 0, 1}, {NULL, 0, 0}};
     memset(o, 0, sizeof *o);
     o->scene.builtin = -1;
     o->max_steps = CLI_DEFAULT_MAX_STEPS;
@@ -1226,7 +1265,7 @@ static int run_open_outputs(run_state *s)
         if (cli_out_open(&s->svg_out, "--svg", s->o.svg, 1) != 0) {
             return EXIT_RUNTIME;
         }
-        s->svg = svg_create(s->sc);
+        s->svg = svg_create(s->sc, s->o.svg_trail);
         if (!s->svg) {
             cli_error("--svg: out of memory recording trajectories (or the agents could not be "
                       "read)");
@@ -1346,9 +1385,18 @@ static int run_loop(run_state *s)
     return EXIT_OK;
 }
 
-/* The scenario's extensions in the summary: exits, navigation. */
-static void result_extensions(orca_scenario *sc, int n, run_result *r)
+/* The scenario's extensions in the summary: looping waypoints, exits, navigation (of the
+ * agents in the simulation now). */
+static void result_extensions(orca_scenario *sc, run_result *r)
 {
+    int n = orca_sim_agent_count(orca_scenario_sim(sc));
+    for (int i = 0; i < n; ++i) {
+        int count = 0, loop = 0;
+        if (orca_scenario_agent_waypoints(sc, i, NULL, 0, &count, &loop, NULL) == ORCA_OK &&
+            count > 0 && loop) {
+            r->looping++;
+        }
+    }
     for (int gs = 0; gs < orca_scenario_goal_set_count(sc); ++gs) {
         int is_exit = 0;
         if (orca_scenario_goal_set_exit(sc, gs, &is_exit, NULL) == ORCA_OK && is_exit) {
@@ -1384,7 +1432,7 @@ static int run_result_of(run_state *s, run_result *r)
     r->extended = extended_path(sim, s->o.diagnostics);
     r->separation = orca_sim_separation_active(sim);
     r->density = orca_sim_get_density_speed(sim, &r->density_params);
-    result_extensions(sc, n, r);
+    result_extensions(sc, r);
     r->dt = dt;
     r->seed = orca_scenario_seed(sc);
     r->first_step = s->first_step;

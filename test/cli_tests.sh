@@ -289,10 +289,75 @@ check "SVG caption has the hash" grep -q "$(grep -Eo '[0-9a-f]{16}' out.txt | he
 check "SVG has a scale bar label" grep -Eq '>[0-9.]+ (m|km|cm)</text>' pic.svg
 check "SVG has one trajectory per agent" test "$(grep -c '<polyline' pic.svg)" -eq 40
 check "SVG draws the 2 walls" test "$(grep -c '<line ' pic.svg)" -eq 2
-check "SVG final discs: true radius 1.5 m scaled" grep -q 'fill-opacity="0.55"' pic.svg
+check "SVG final discs: true radius 1.5 m scaled" grep -q 'fill-opacity="0.6"' pic.svg
 expect_status 0 "--svg with 1000 agents" "$ORCA" run --scene random -n 1000 --steps 300 --svg big.svg --quiet
 check "SVG of 1000 agents x 300 steps stays below 3 MB" test "$(wc -c < big.svg)" -lt 3000000
 check "big SVG well-formed" xml_valid big.svg
+# Trajectories are sampled evenly over the whole run, however long: 100 agents walking +x at
+# 1 m/s for 20,000 steps; the legend says every how many steps (K), each trajectory has a
+# point every K steps from step 0 to 20,000 and the final position, equally spaced.
+printf 'grid 1 100 0 0 1 3 prefvel 1 0\n' > walk.txt
+expect_status 0 "--svg of a long run" "$ORCA" run walk.txt --steps 20000 --svg walk.svg --quiet
+expect_status 0 "--svg of a long run: --svg-trail 1250" "$ORCA" run walk.txt --steps 20000 --svg walk-trail.svg --svg-trail 1250 --quiet
+expect_status 0 "patrol to the step cap" "$ORCA" run "$SRC_DIR/examples/patrol.txt" --svg patrol-cap.svg --quiet
+# colours: the direction of the goal (two agents walking +x share one, a third walking -x not)
+printf 'agent 0 0 goal 10 0\nagent 0 5 goal 10 5\nagent 10 10 goal 0 10\n' > dirs.txt
+expect_status 0 "--svg: colours by direction" "$ORCA" run dirs.txt --steps 10 --svg dirs.svg --quiet
+if command -v python3 > /dev/null 2>&1; then
+    check "SVG: a point every K steps over the whole run, evenly spaced" python3 -c '
+import re, sys
+s = open(sys.argv[1]).read()
+k = int(re.search(r"a point every (\d+) steps", s).group(1))
+lines = re.findall(r"<polyline stroke=\"#[0-9a-f]{6}\" points=\"([^\"]*)\"", s)
+assert len(lines) == 100, len(lines)
+for q in lines:
+    x = [float(p.split(",")[0]) for p in q.split()]
+    assert len(x) == 20000 // k + 2, (len(x), k)
+    d = [b - a for a, b in zip(x, x[1:-1])]
+    assert max(d) - min(d) < 0.15, (min(d), max(d))
+    assert x[-1] == x[-2]  # the final position is the sample at step 20000
+' walk.svg
+    check "SVG: patrol to the cap draws at least 4000 points per agent" python3 -c '
+import re, sys
+s = open(sys.argv[1]).read()
+lines = re.findall(r"<polyline stroke=\"#[0-9a-f]{6}\" points=\"([^\"]*)\"", s)
+n = [len(q.split()) for q in lines if len(q.split()) > 100]
+assert len(n) == 8 and min(n) >= 4000, n
+' patrol-cap.svg
+    # --svg-trail 1250: the last 1250 s = 5000 steps of 20,000, so a quarter of each path
+    check "SVG: --svg-trail draws the last seconds only" python3 -c '
+import re, sys
+def extent(path):
+    s = open(path).read()
+    lines = re.findall(r"<polyline stroke=\"#[0-9a-f]{6}\" points=\"([^\"]*)\"", s)
+    xs = {}
+    for q in lines:
+        x = [float(p.split(",")[0]) for p in q.split()]
+        xs.setdefault(q.split()[-1].split(",")[1], []).extend(x)  # by the final y
+    return [max(x) - min(x) for x in xs.values()]
+whole, trail = extent(sys.argv[1]), extent(sys.argv[2])
+assert len(whole) == len(trail) == 100, (len(whole), len(trail))
+for w, t in zip(whole, trail):
+    assert abs(t / w - 0.25) < 0.002, (t, w)
+' walk.svg walk-trail.svg
+    check "SVG: colours by the direction of the goal" python3 -c '
+import re, sys
+c = re.findall(r"<polyline stroke=\"(#[0-9a-f]{6})\"", open(sys.argv[1]).read())
+assert len(c) == 3 and c[0] == c[1] != c[2], c
+' dirs.svg
+else
+    skip_checks 4
+fi
+check "SVG: --svg-trail fades in 4 shades" test "$(grep -c '<g stroke-opacity=' walk-trail.svg)" -eq 4
+check "SVG: the legend says how long the trails are" grep -q "trail: the last 1250 s" walk-trail.svg
+# the start and goal marks (white halo first) come after the trajectories: drawn over them
+check "SVG: marks drawn over the trajectories" test "$(grep -n 'stroke="#fff"' dirs.svg | cut -d: -f1)" -gt "$(grep -n '<polyline' dirs.svg | tail -n 1 | cut -d: -f1)"
+expect_status 2 "--svg-trail 0" "$ORCA" run dirs.txt --steps 1 --svg x.svg --svg-trail 0
+err_matches "--svg-trail 0: message" "^orca: --svg-trail: must be > 0 seconds, got '0'$"
+expect_status 2 "--svg-trail without --svg" "$ORCA" run dirs.txt --steps 1 --svg-trail 5
+err_matches "--svg-trail without --svg: message" "^orca: run: --svg-trail needs --svg$"
+expect_status 2 "--svg-trail x" "$ORCA" run dirs.txt --steps 1 --svg x.svg --svg-trail x
+err_matches "--svg-trail x: message" "^orca: --svg-trail: "
 
 # --- scene files: write, read, round trip ------------------------------------------------------
 
@@ -963,6 +1028,15 @@ expect_status 0 "patrol example" "$ORCA" run "$PATROL" --steps 2000 --csv patrol
 cp out.txt patrol.json
 check "patrol: JSON" json_valid patrol.json
 check "patrol: looping agents never arrive" test "$(json_get patrol.json arrived)" = 0
+check "patrol: JSON counts the looping agents" test "$(json_get patrol.json looping)" = 8
+# Without --steps a looping scene runs to the step cap; the summary says why, in its words.
+expect_status 0 "patrol to the step cap (text)" "$ORCA" run "$PATROL"
+check "patrol: the steps line says why the run ended" grep -q "^  steps             20000 (stopped at the default step cap 20000 (--max-steps): 8 agents follow looping waypoints and never arrive; give --steps N), dt 0.25 s$" out.txt
+check "patrol: the arrival line counts the looping agents" grep -q "^  arrival           0 of 8 agents arrived, 8 did not (8 loop their waypoints for ever; the step cap stopped the run)$" out.txt
+printf 'agent 0 0 goal 5 0\nagent 0 5 goal 0 5 via 5 5 loop\n' > loop1.txt
+expect_status 0 "one looping agent of two, to a cap" "$ORCA" run loop1.txt --max-steps 100
+check "one looping agent: the steps line" grep -q "(stopped at the step cap, --max-steps 100: 1 agent follows looping waypoints and never arrives; give --steps N)" out.txt
+check "one looping agent: the arrival line" grep -q "1 of 2 agents arrived, 1 did not (1 loops its waypoints for ever; the step cap stopped the run)" out.txt
 check "patrol: SVG well-formed" xml_valid patrol.svg
 check "patrol: SVG draws the waypoint paths" grep -q 'stroke-dasharray="4 3"' patrol.svg
 check "patrol: -j 4 = -j 1" test "$(hash_of run "$PATROL" --steps 300 -j 4)" = "$(hash_of run "$PATROL" --steps 300)"
