@@ -292,8 +292,9 @@ static int bench_save(orca_sim *sim, int agents, const char *what, unsigned char
         st = orca_sim_save(sim, *snap, *size, size);
     }
     if (st != ORCA_OK || !*snap) {
-        cli_error("bench: %d agents: could not save the %s state (%zu bytes): %s", agents, what,
-                  *size, st != ORCA_OK ? orca_sim_last_error(sim) : "out of memory");
+        cli_error("bench: %d agent%s: could not save the %s state (%zu bytes): %s", agents,
+                  agents == 1 ? "" : "s", what, *size,
+                  st != ORCA_OK ? orca_sim_last_error(sim) : "out of memory");
         free(*snap);
         *snap = NULL;
         return -1;
@@ -325,12 +326,13 @@ static int bench_size(const bench_cfg *c, int agents, bench_row *rows)
     orca_sim_def def = orca_sim_def_default();
     def.worker_count = max_workers;
     orca_scenario *sc = NULL;
-    progress(c, "orca bench: %d agents: building the scene", agents);
+    progress(c, "orca bench: %d agent%s: building the scene", agents, agents == 1 ? "" : "s");
     orca_status st = orca_scenario_create_builtin((orca_scene_kind)c->scene, agents, c->seed,
                                                   &def, &sc);
     if (st != ORCA_OK) {
-        cli_lib_error(st, orca_scenario_last_error(NULL), "bench: building scene %s with %d agents",
-                      orca_scene_name((orca_scene_kind)c->scene), agents);
+        cli_lib_error(st, orca_scenario_last_error(NULL),
+                      "bench: building scene %s with %d agent%s",
+                      orca_scene_name((orca_scene_kind)c->scene), agents, agents == 1 ? "" : "s");
         return -1;
     }
     orca_sim *sim = orca_scenario_sim(sc);
@@ -341,7 +343,7 @@ static int bench_size(const bench_cfg *c, int agents, bench_row *rows)
     /* The figures are the simulation's: no overlap or arrival bookkeeping in the loop. */
     orca_scenario_set_recording(sc, 0);
     for (long long i = 0; i < c->warmup; ++i) {
-        progress(c, "orca bench: %d agents: warm-up step %lld", agents, i + 1);
+        progress(c, "orca bench: %d agent%s: warm-up step %lld", agents, agents == 1 ? "" : "s", i + 1);
         if (orca_scenario_step(sc) != ORCA_OK) {
             cli_error("bench: warm-up: %s", orca_scenario_last_error(sc));
             orca_scenario_destroy(sc);
@@ -356,7 +358,7 @@ static int bench_size(const bench_cfg *c, int agents, bench_row *rows)
     double *rates = malloc((size_t)c->runs * sizeof *rates);
     if (!rates || bench_save(sim, agents, "warmed-up", &snap, &size) != 0) {
         if (!rates) {
-            cli_error("bench: %d agents: out of memory", agents);
+            cli_error("bench: %d agent%s: out of memory", agents, agents == 1 ? "" : "s");
         }
         free(snap);
         free(rates);
@@ -379,7 +381,8 @@ static int bench_size(const bench_cfg *c, int agents, bench_row *rows)
             continue;
         }
         for (int r = 0; r < row->runs; ++r) {
-            progress(c, "orca bench: %d agents, %d workers, run %d", n, row->workers, r + 1);
+            progress(c, "orca bench: %d agent%s, %d worker%s, run %d", n, n == 1 ? "" : "s",
+                     row->workers, row->workers == 1 ? "" : "s", r + 1);
             if (orca_sim_load(sim, snap, size) != ORCA_OK) {
                 cli_error("bench: %s", orca_sim_last_error(sim));
                 row->status = -1;
@@ -495,8 +498,9 @@ static orca_scenario *bench_scene(const bench_cfg *c, int agents, int workers, i
     orca_status st = orca_scenario_create_builtin((orca_scene_kind)c->scene, agents, c->seed,
                                                   &def, &sc);
     if (st != ORCA_OK) {
-        cli_lib_error(st, orca_scenario_last_error(NULL), "bench: building scene %s with %d agents",
-                      orca_scene_name((orca_scene_kind)c->scene), agents);
+        cli_lib_error(st, orca_scenario_last_error(NULL),
+                      "bench: building scene %s with %d agent%s",
+                      orca_scene_name((orca_scene_kind)c->scene), agents, agents == 1 ? "" : "s");
         return NULL;
     }
     orca_sim *sim = orca_scenario_sim(sc);
@@ -523,7 +527,7 @@ static orca_scenario *bench_scene(const bench_cfg *c, int agents, int workers, i
 static orca_scenario *bench_warm_scene(const bench_cfg *c, int agents, unsigned char **snap,
                                        size_t *size)
 {
-    progress(c, "orca bench: %d agents: building and warming up", agents);
+    progress(c, "orca bench: %d agent%s: building and warming up", agents, agents == 1 ? "" : "s");
     return bench_scene(c, agents, bench_max_workers(c), (int)c->warmup, snap, size);
 }
 
@@ -549,8 +553,8 @@ static int bench_cold(const bench_cfg *c, int agents)
         int workers = (int)c->workers[w];
         for (int r = 0; r < runs && rc == 0; ++r) {
             for (int k = 0; k < 3 && rc == 0; ++k) {
-                progress(c, "orca bench --cold: %d agents, %d workers, %s, run %d", n, workers,
-                         k_cold_cases[k], r + 1);
+                progress(c, "orca bench --cold: %d agent%s, %d worker%s, %s, run %d", n,
+                         n == 1 ? "" : "s", workers, workers == 1 ? "" : "s", k_cold_cases[k], r + 1);
                 double first = 0, warm = 0;
                 if (k == 0) {
                     orca_scenario *fresh = bench_scene(c, agents, workers, 0, NULL, NULL);
@@ -717,7 +721,8 @@ static int bench_churn(const bench_cfg *c, int agents)
         for (int r = 0; r < runs && rc == 0; ++r) {
             double t[3];
             for (int mode = 0; mode < 3 && rc == 0; ++mode) {
-                progress(c, "orca bench --churn: %d agents, %d workers, run %d", n, workers, r + 1);
+                progress(c, "orca bench --churn: %d agent%s, %d worker%s, run %d", n,
+                         n == 1 ? "" : "s", workers, workers == 1 ? "" : "s", r + 1);
                 uint64_t rng = c->seed ^ 0x636875726eu ^ (uint64_t)r;
                 if (orca_sim_set_worker_count(sim, workers) != ORCA_OK ||
                     orca_sim_load(sim, snap, size) != ORCA_OK) {
@@ -947,14 +952,14 @@ typedef struct ext_row {
 static void ext_describe(const bench_cfg *c, int n, const ext_applied *x)
 {
     if (c->extensions == BENCH_EXT_MIX) {
-        printf("  mix at %d agents: %d locked (%.1f%%), outer square %g m beyond the agents and "
-               "goals, %d pillar%s (%d refused by the library)\n",
-               n, x->locked, n > 0 ? 100.0 * x->locked / n : 0.0, x->margin, x->pillars,
+        printf("  mix at %d agent%s: %d locked (%.1f%%), outer square %g m beyond the agents "
+               "and goals, %d pillar%s (%d refused by the library)\n",
+               n, n == 1 ? "" : "s", x->locked, n > 0 ? 100.0 * x->locked / n : 0.0, x->margin, x->pillars,
                x->pillars == 1 ? "" : "s", x->refused);
     } else {
-        printf("  defaults at %d agents: one loop %g m beyond the agents and goals (the farthest "
-               "reach of an agent is %g m)\n",
-               n, x->margin, x->max_reach);
+        printf("  defaults at %d agent%s: one loop %g m beyond the agents and goals (the "
+               "farthest reach of an agent is %g m)\n",
+               n, n == 1 ? "" : "s", x->margin, x->max_reach);
     }
 }
 
@@ -980,7 +985,7 @@ static int bench_ext(const bench_cfg *c, int agents, FILE *csv)
     for (int q = 0; q < 3; ++q) {
         v[q] = malloc((size_t)runs * sizeof *v[q]);
         if (!v[q] && rc == 0) {
-            cli_error("bench: %d agents: out of memory", agents);
+            cli_error("bench: %d agent%s: out of memory", agents, agents == 1 ? "" : "s");
             rc = -1;
         }
     }
@@ -993,8 +998,9 @@ static int bench_ext(const bench_cfg *c, int agents, FILE *csv)
         for (int r = 0; r < runs && rc == 0; ++r) {
             double t[2] = {0, 0};
             for (int k = 0; k < 2 && rc == 0; ++k) {
-                progress(c, "orca bench --extensions %s: %d agents, %d workers, run %d, %s",
-                         k_ext_names[c->extensions], n, row->workers, r + 1,
+                progress(c, "orca bench --extensions %s: %d agent%s, %d worker%s, run %d, %s",
+                         k_ext_names[c->extensions], n, n == 1 ? "" : "s", row->workers,
+                         row->workers == 1 ? "" : "s", r + 1,
                          k ? "extended" : "plain");
                 if (orca_sim_set_worker_count(sim, row->workers) != ORCA_OK ||
                     orca_sim_load(sim, snap[k], size[k]) != ORCA_OK) {
@@ -1115,8 +1121,9 @@ static int bench_size_isolated(const bench_cfg *c, int agents, bench_row *rows)
     }
     if (got != want || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         if (WIFSIGNALED(status)) {
-            cli_error("bench: %d agents: the measuring process died (signal %d; out of memory?)",
-                      agents, WTERMSIG(status));
+            cli_error("bench: %d agent%s: the measuring process died (signal %d; out of "
+                      "memory?)",
+                      agents, agents == 1 ? "" : "s", WTERMSIG(status));
         }
         return -1;
     }

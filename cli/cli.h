@@ -71,6 +71,12 @@ typedef struct cli_opt {
  * codes above. *name receives the spelling used ("--agents", "-n") for messages. */
 int cli_next(cli_args *a, const cli_opt *opts, const char **value, const char **name);
 
+/* The candidate nearest to word by edit distance (insertions, deletions, substitutions and
+ * swaps of two neighbours), for a "did you mean" after a slip: NULL when none is within 1
+ * edit for words up to 4 characters, 2 up to 8, 3 beyond (ties: the first). cli_next suggests
+ * the nearest long option this way. */
+const char *cli_suggest(const char *word, const char *const *candidates, int count);
+
 /* Prints "orca: <fmt>" to stderr and a hint to see the help. */
 void cli_usage_error(const char *command, const char *fmt, ...)
     CLI_PRINTF(2, 3)

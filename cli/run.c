@@ -235,8 +235,8 @@ static int make_scenario(const scene_opts *o, const orca_sim_def *sim_def, orca_
     if (st != ORCA_OK) {
         /* No scenario to ask: the library's message is orca_scenario_last_error(NULL). */
         if (o->have_agents) {
-            cli_lib_error(st, orca_scenario_last_error(NULL), "building scene %s with %lld agents",
-                          scene_name, o->agents);
+            cli_lib_error(st, orca_scenario_last_error(NULL), "building scene %s with %lld agent%s",
+                          scene_name, o->agents, o->agents == 1 ? "" : "s");
         } else {
             cli_lib_error(st, orca_scenario_last_error(NULL), "building scene %s", scene_name);
         }
@@ -371,8 +371,9 @@ int cmd_scene(int argc, char **argv)
         return EXIT_RUNTIME;
     }
     char comment[256];
-    snprintf(comment, sizeof comment, "written by orca %s: built-in scene %s, %d agents, seed %llu",
-             orca_version(), orca_scenario_name(sc), orca_sim_agent_count(orca_scenario_sim(sc)),
+    int agents = orca_sim_agent_count(orca_scenario_sim(sc));
+    snprintf(comment, sizeof comment, "written by orca %s: built-in scene %s, %d agent%s, seed %llu",
+             orca_version(), orca_scenario_name(sc), agents, agents == 1 ? "" : "s",
              (unsigned long long)orca_scenario_seed(sc));
     int wrc = scene_write(out.f, sc, comment);
     orca_scenario_destroy(sc);
@@ -1499,16 +1500,21 @@ static int write_picture(run_state *s, const run_result *r)
     format_arrival(r, arrival, sizeof arrival);
     const char *what = s->o.scene.file ? NULL : scene_description(s->o.scene.builtin);
     snprintf(title, sizeof title, "orca · %s%s%s", r->name, what ? " — " : "", what ? what : "");
-    char walls[48];
-    if (r->segments == 0) {
-        snprintf(walls, sizeof walls, "no walls");
-    } else {
-        snprintf(walls, sizeof walls, "%d wall segment%s", r->segments,
-                 r->segments == 1 ? "" : "s");
+    /* the walls: segments and walkable-area boundary loops */
+    char walls[96], loops[48] = "";
+    if (r->boundaries > 0) {
+        snprintf(loops, sizeof loops, "%d boundary loop%s", r->boundaries,
+                 r->boundaries == 1 ? "" : "s");
     }
-    snprintf(l1, sizeof l1, "%d agents, %s · %llu steps of %g s = %.6g s simulated · %s",
-             r->agents, walls, (unsigned long long)r->last_step, r->dt,
-             (double)r->last_step * r->dt, arrival);
+    if (r->segments > 0) {
+        snprintf(walls, sizeof walls, "%d wall segment%s%s%s", r->segments,
+                 r->segments == 1 ? "" : "s", loops[0] ? ", " : "", loops);
+    } else {
+        snprintf(walls, sizeof walls, "%s", loops[0] ? loops : "no walls");
+    }
+    snprintf(l1, sizeof l1, "%d agent%s, %s · %llu step%s of %g s = %.6g s simulated · %s",
+             r->agents, r->agents == 1 ? "" : "s", walls, (unsigned long long)r->last_step,
+             r->last_step == 1 ? "" : "s", r->dt, (double)r->last_step * r->dt, arrival);
     snprintf(l2, sizeof l2,
              "deepest overlap (fraction of radius): agent–agent %.3g, agent–wall %.3g · "
              "fallback solves %llu",

@@ -337,6 +337,87 @@ int cli_opt_u64(const char *name, const char *value, uint64_t *out)
 
 /* --- options ------------------------------------------------------------------------------ */
 
+/* --- suggestions ------------------------------------------------------------------------------ */
+
+#define SUGGEST_MAX_LEN 64 /* longer words get no suggestion */
+
+/* The edit distance of a and b (each at most SUGGEST_MAX_LEN bytes): insertions, deletions,
+ * substitutions and swaps of two neighbours cost 1 each (optimal string alignment). */
+static int edit_distance(const char *a, const char *b)
+{
+    int la = (int)strlen(a), lb = (int)strlen(b);
+    int d[SUGGEST_MAX_LEN + 1][SUGGEST_MAX_LEN + 1];
+    for (int i = 0; i <= la; ++i) {
+        d[i][0] = i;
+    }
+    for (int j = 0; j <= lb; ++j) {
+        d[0][j] = j;
+    }
+    for (int i = 1; i <= la; ++i) {
+        for (int j = 1; j <= lb; ++j) {
+            int best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            best = d[i - 1][j] + 1 < best ? d[i - 1][j] + 1 : best;
+            best = d[i][j - 1] + 1 < best ? d[i][j - 1] + 1 : best;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+                d[i - 2][j - 2] + 1 < best) {
+                best = d[i - 2][j - 2] + 1;
+            }
+            d[i][j] = best;
+        }
+    }
+    return d[la][lb];
+}
+
+const char *cli_suggest(const char *word, const char *const *candidates, int count)
+{
+    size_t len = strlen(word);
+    if (len == 0 || len > SUGGEST_MAX_LEN) {
+        return NULL;
+    }
+    int limit = len <= 4 ? 1 : len <= 8 ? 2 : 3;
+    const char *best = NULL;
+    int best_d = limit + 1;
+    for (int i = 0; i < count; ++i) {
+        if (strlen(candidates[i]) > SUGGEST_MAX_LEN) {
+            continue;
+        }
+        int dist = edit_distance(word, candidates[i]);
+        if (dist < best_d) {
+            best = candidates[i];
+            best_d = dist;
+        }
+    }
+    return best;
+}
+
+/* The long option nearest to the name (len bytes; "--" not included), or NULL. */
+static const char *suggest_option(const cli_opt *opts, const char *name, size_t len)
+{
+    char word[SUGGEST_MAX_LEN + 1];
+    const char *names[64];
+    int count = 0;
+    if (len > SUGGEST_MAX_LEN) {
+        return NULL;
+    }
+    memcpy(word, name, len);
+    word[len] = '\0';
+    for (int i = 0; opts[i].long_name && count < 64; ++i) {
+        names[count++] = opts[i].long_name;
+    }
+    return cli_suggest(word, names, count);
+}
+
+/* "run: unknown option '--stpes': did you mean '--steps'?" */
+static void unknown_option(const cli_args *a, const char *spelled, const char *suggestion)
+{
+    char hint[96] = "";
+    if (suggestion) {
+        snprintf(hint, sizeof hint, ": did you mean '--%s'?", suggestion);
+    }
+    cli_usage_error(a->command, "%s%sunknown option '%s'%s", a->command ? a->command : "",
+                    a->command ? ": " : "", spelled, hint);
+}
+
 int cli_next(cli_args *a, const cli_opt *opts, const char **value, const char **name)
 {
     static char spelled[80];
@@ -368,8 +449,7 @@ int cli_next(cli_args *a, const cli_opt *opts, const char **value, const char **
         }
         snprintf(spelled, sizeof spelled, "--%.*s", (int)(len > 60 ? 60 : len), body);
         if (found < 0) {
-            cli_usage_error(a->command, "%s%sunknown option '%s'", a->command ? a->command : "",
-                            a->command ? ": " : "", spelled);
+            unknown_option(a, spelled, suggest_option(opts, body, len));
             return CLI_ERROR;
         }
         if (eq) {
@@ -388,8 +468,12 @@ int cli_next(cli_args *a, const cli_opt *opts, const char **value, const char **
         }
         snprintf(spelled, sizeof spelled, "-%c", arg[1]);
         if (found < 0) {
-            cli_usage_error(a->command, "%s%sunknown option '%s'", a->command ? a->command : "",
-                            a->command ? ": " : "", spelled);
+            /* "-steps": a long option with one dash */
+            const char *suggestion = arg[2] ? suggest_option(opts, arg + 1, strlen(arg + 1)) : NULL;
+            if (suggestion) {
+                snprintf(spelled, sizeof spelled, "%.60s", arg);
+            }
+            unknown_option(a, spelled, suggestion);
             return CLI_ERROR;
         }
         if (arg[2] != '\0') {

@@ -163,6 +163,23 @@ expect_status 2 "no command" "$ORCA"
 expect_status 2 "unknown command" "$ORCA" frobnicate
 err_matches "unknown command message" "unknown command 'frobnicate'"
 expect_status 2 "help of an unknown command" "$ORCA" help frobnicate
+check "unknown command: no suggestion when nothing is near" eval '! grep -q "did you mean" err.txt'
+# A slip gets the nearest command or option by edit distance, for every subcommand.
+for slip in "rnu|unknown command 'rnu': did you mean 'run'\\? \\(commands:" \
+            "help sceen|help: unknown command 'sceen': did you mean 'scene'\\?" \
+            "--verison|unknown option '--verison': did you mean '--version'\\?" \
+            "run --scene circle --stpes 3|run: unknown option '--stpes': did you mean '--steps'\\?" \
+            "run --scene circle --max-step 3|run: unknown option '--max-step': did you mean '--max-steps'\\?" \
+            "run --scene circle -steps 3|run: unknown option '-steps': did you mean '--steps'\\?" \
+            "run --scene circle --svgtrail 3|run: unknown option '--svgtrail': did you mean '--svg-trail'\\?" \
+            "scene circle --ouput x.txt|scene: unknown option '--ouput': did you mean '--output'\\?" \
+            "bench --size 100|bench: unknown option '--size': did you mean '--sizes'\\?" \
+            "bench --cld|bench: unknown option '--cld': did you mean '--cold'\\?"; do
+    args=${slip%%|*}
+    # shellcheck disable=SC2086
+    expect_status 2 "slip: orca $args" "$ORCA" $args
+    err_matches "slip: orca $args: did you mean" "^orca: ${slip#*|}"
+done
 
 # --- every built-in scene, briefly -------------------------------------------------------------
 
@@ -531,7 +548,7 @@ expect_status 2 "--steps -1" "$ORCA" run --scene circle --steps -1
 expect_status 2 "--seed too big" "$ORCA" run --scene circle --seed 18446744073709551616
 expect_status 2 "--workers 65" "$ORCA" run --scene circle -j 65
 expect_status 2 "unknown option" "$ORCA" run --scene circle --frobnicate
-err_matches "unknown option message" "unknown option '--frobnicate'"
+err_matches "unknown option message" "unknown option '--frobnicate'$"
 expect_status 2 "unknown scene" "$ORCA" run --scene blob
 expect_status 2 "missing option value" "$ORCA" run --scene circle --steps
 expect_status 2 "no scene" "$ORCA" run
@@ -898,6 +915,17 @@ expect_status 0 "all arrived (text)" "$ORCA" run --scene corridor
 check "all arrived: the steps line says so" grep -Eq "^  steps +[0-9]+ \(until all arrived\)" out.txt
 expect_status 0 "--steps (JSON)" "$ORCA" run --scene circle --steps 3 --json
 check "--steps: stop_reason steps" test "$(json_get out.txt stop_reason)" = steps
+# One agent: singular words ("1 agent arrived", not "all 1 agents")
+printf 'agent 0 0 goal 5 0\n' > one.txt
+expect_status 0 "one agent arrives" "$ORCA" run one.txt --svg one.svg
+check "one agent: '1 agent arrived at step'" grep -Eq "^  arrival +1 agent arrived at step [0-9]+ \(t = " out.txt
+check "one agent: the caption too" grep -q ">1 agent, no walls · [0-9]* steps of 0.25 s" one.svg
+check "one agent: no 'all 1 agents' anywhere" eval '! grep -q "1 agents" out.txt one.svg'
+expect_status 0 "orca scene of 1 agent" "$ORCA" scene circle -n 1
+check "orca scene of 1 agent: '1 agent' in the comment" grep -q "^# written by orca .*: built-in scene circle, 1 agent, seed 1$" out.txt
+# The caption counts walls and boundary loops: the room has no wall segment but two loops.
+expect_status 0 "room: --svg" "$ORCA" run "$SRC_DIR/examples/room.txt" --steps 5 --svg room.svg --quiet
+check "room: the caption names the boundary loops, not 'no walls'" grep -q ">14 agents, 2 boundary loops · 5 steps" room.svg
 
 # A step that would carry an agent beyond the coordinate limit is refused (docs/limits.md):
 # exit 1, the agent named, and the outputs' old files left as they were.
