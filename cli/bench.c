@@ -1207,14 +1207,8 @@ static int bench_option(bench_cfg *c, int k, const char *name, const char *value
     int choice;
     switch (k) {
     case B_SCENE:
-        c->scene = orca_scene_from_name(value);
-        if (c->scene < 0) {
-            cli_error("%s: unknown scene '%s' (built-in scenes: circle, crossing, wallgap, "
-                      "corridor, random)",
-                      name, value);
-            return -1;
-        }
-        return 0;
+        c->scene = cli_scene_kind(name, value);
+        return c->scene < 0 ? -1 : 0;
     case B_SIZES: return bench_list(name, value, 4000000, c->sizes, &c->size_count);
     case B_WORKERS:
         return bench_list(name, value, ORCA_MAX_WORKERS, c->workers, &c->worker_count);

@@ -77,6 +77,11 @@ int cli_next(cli_args *a, const cli_opt *opts, const char **value, const char **
  * the nearest long option this way. */
 const char *cli_suggest(const char *word, const char *const *candidates, int count);
 
+/* The built-in scene called value (an orca_scene_kind), or -1 with a message naming option
+ * and the scenes ("--scene: unknown scene 'circel': did you mean 'circle'? (built-in scenes:
+ * ...)"). */
+int cli_scene_kind(const char *option, const char *value);
+
 /* Prints "orca: <fmt>" to stderr and a hint to see the help. */
 void cli_usage_error(const char *command, const char *fmt, ...)
     CLI_PRINTF(2, 3)

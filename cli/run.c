@@ -272,14 +272,8 @@ static int scene_option(scene_opts *o, int which, const char *name, const char *
     long long v;
     switch (which) {
     case O_SCENE:
-        o->builtin = orca_scene_from_name(value);
-        if (o->builtin < 0) {
-            cli_error("%s: unknown scene '%s' (built-in scenes: circle, crossing, wallgap, "
-                      "corridor, random)",
-                      name, value);
-            return -1;
-        }
-        return 1;
+        o->builtin = cli_scene_kind(name, value);
+        return o->builtin < 0 ? -1 : 1;
     case O_AGENTS:
         if (cli_opt_long(name, value, 1, 2147483647, &v) != 0) {
             return -1;

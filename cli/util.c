@@ -390,6 +390,26 @@ const char *cli_suggest(const char *word, const char *const *candidates, int cou
     return best;
 }
 
+int cli_scene_kind(const char *option, const char *value)
+{
+    int kind = orca_scene_from_name(value);
+    if (kind < 0) {
+        const char *names[ORCA_SCENE_COUNT];
+        for (int k = 0; k < ORCA_SCENE_COUNT; ++k) {
+            names[k] = orca_scene_name((orca_scene_kind)k);
+        }
+        const char *near = cli_suggest(value, names, ORCA_SCENE_COUNT);
+        char hint[64] = "";
+        if (near) {
+            snprintf(hint, sizeof hint, ": did you mean '%s'?", near);
+        }
+        cli_error("%s: unknown scene '%s'%s (built-in scenes: circle, crossing, wallgap, "
+                  "corridor, random)",
+                  option, value, hint);
+    }
+    return kind;
+}
+
 /* The long option nearest to the name (len bytes; "--" not included), or NULL. */
 static const char *suggest_option(const cli_opt *opts, const char *name, size_t len)
 {

@@ -174,7 +174,9 @@ for slip in "rnu|unknown command 'rnu': did you mean 'run'\\? \\(commands:" \
             "run --scene circle --svgtrail 3|run: unknown option '--svgtrail': did you mean '--svg-trail'\\?" \
             "scene circle --ouput x.txt|scene: unknown option '--ouput': did you mean '--output'\\?" \
             "bench --size 100|bench: unknown option '--size': did you mean '--sizes'\\?" \
-            "bench --cld|bench: unknown option '--cld': did you mean '--cold'\\?"; do
+            "bench --cld|bench: unknown option '--cld': did you mean '--cold'\\?" \
+            "run --scene circel|--scene: unknown scene 'circel': did you mean 'circle'\\? \\(built-in scenes:" \
+            "bench --scene wallgp|--scene: unknown scene 'wallgp': did you mean 'wallgap'\\?"; do
     args=${slip%%|*}
     # shellcheck disable=SC2086
     expect_status 2 "slip: orca $args" "$ORCA" $args
