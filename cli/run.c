@@ -653,6 +653,65 @@ static int extended_path(const orca_sim *sim, int diagnostics)
     return diagnostics || orca_sim_separation_active(sim);
 }
 
+/* The summary's lines of the extensions in use: separation, density, exits, navigation. */
+static void print_text_extensions(const run_result *r)
+{
+    if (r->separation) {
+        /* active by the option, a boundary loop or avoidance settings (orca_sim_separation_active) */
+        printf("  separation        active: agents at one point are parted (docs/extensions.md)\n");
+    }
+    if (r->density) {
+        printf("  density speed     on: radius %.6g m, gamma %.6g m^-2, max density %.6g m^-2 "
+               "(docs/extensions.md)\n",
+               r->density_params.radius, r->density_params.gamma, r->density_params.max_density);
+    }
+    if (r->exits > 0) {
+        if (r->exited > 0) {
+            printf("  exits             %d agent%s left by the exits, the last at step %lld "
+                   "(%.6g s)\n",
+                   r->exited, r->exited == 1 ? "" : "s", (long long)r->exited_last_step,
+                   (double)r->exited_last_step * r->dt);
+        } else {
+            printf("  exits             no agent left by the exits\n");
+        }
+    }
+    if (r->navigation) {
+        printf("  navigation        on: %d agent%s without a path, %d re-routing%s "
+               "(docs/navigation.md)\n",
+               r->nav_unreachable, r->nav_unreachable == 1 ? "" : "s", r->nav_reroutes,
+               r->nav_reroutes == 1 ? "" : "s");
+    }
+}
+
+/* The queries' answers: the first 20 agents of each (--json has all). */
+static void print_text_queries(const run_result *r, const run_opts *o)
+{
+    for (int kind = 0; kind < Q_KINDS; ++kind) {
+        const query_answer *q = &r->queries[kind];
+        const double *v = o->query[kind];
+        if (!o->have_query[kind]) {
+            continue;
+        }
+        printf("  %-17s ", k_query_option[kind]);
+        if (kind == Q_NEAR) {
+            printf("%d agent%s within %g m of (%g, %g)", q->count,
+                   q->count == 1 ? "" : "s", v[2], v[0], v[1]);
+        } else if (kind == Q_NEAREST) {
+            printf("the %d agent%s nearest to (%g, %g)", q->count, q->count == 1 ? "" : "s",
+                   v[0], v[1]);
+        } else {
+            printf("%d agent%s in (%g, %g)-(%g, %g)", q->count,
+                   q->count == 1 ? "" : "s", v[0], v[1], v[2], v[3]);
+        }
+        int shown_n = q->count < 20 ? q->count : 20;
+        printf("%s", shown_n > 0 ? ":" : "");
+        for (int i = 0; i < shown_n; ++i) {
+            printf(" %d", q->agents[i]);
+        }
+        printf("%s\n", q->count > shown_n ? " ... (all of them in --json)" : "");
+    }
+}
+
 static void print_text(const run_result *r, const run_opts *o)
 {
     char arrival[300];
@@ -705,31 +764,7 @@ static void print_text(const run_result *r, const run_opts *o)
                                          : r->vector ? "extended path, AVX2 kernels"
                                                      : "extended path, scalar code")
                        : r->vector ? "AVX2 kernels" : "scalar code");
-    if (r->separation) {
-        /* active by the option, a boundary loop or avoidance settings (orca_sim_separation_active) */
-        printf("  separation        active: agents at one point are parted (docs/extensions.md)\n");
-    }
-    if (r->density) {
-        printf("  density speed     on: radius %.6g m, gamma %.6g m^-2, max density %.6g m^-2 "
-               "(docs/extensions.md)\n",
-               r->density_params.radius, r->density_params.gamma, r->density_params.max_density);
-    }
-    if (r->exits > 0) {
-        if (r->exited > 0) {
-            printf("  exits             %d agent%s left by the exits, the last at step %lld "
-                   "(%.6g s)\n",
-                   r->exited, r->exited == 1 ? "" : "s", (long long)r->exited_last_step,
-                   (double)r->exited_last_step * r->dt);
-        } else {
-            printf("  exits             no agent left by the exits\n");
-        }
-    }
-    if (r->navigation) {
-        printf("  navigation        on: %d agent%s without a path, %d re-routing%s "
-               "(docs/navigation.md)\n",
-               r->nav_unreachable, r->nav_unreachable == 1 ? "" : "s", r->nav_reroutes,
-               r->nav_reroutes == 1 ? "" : "s");
-    }
+    print_text_extensions(r);
     printf("  throughput        %.4g agent-steps/s\n", r->rate);
     printf("  state hash        %s (bits version %d)\n", r->hash, orca_bits_version());
     if (o->csv) {
@@ -741,29 +776,59 @@ static void print_text(const run_result *r, const run_opts *o)
     if (o->save) {
         printf("  snapshot          %s\n", cli_printable(shown, sizeof shown, o->save));
     }
+    print_text_queries(r, o);
+}
+
+/* The JSON keys of the execution and the extensions: kernels, path, separation, density,
+ * exits, navigation. */
+static void print_json_extensions(FILE *f, const run_result *r)
+{
+    fprintf(f, ",\"vector_kernels\":%s", r->vector ? "true" : "false");
+    fprintf(f, ",\"extended_path\":%s", r->extended ? "true" : "false");
+    fprintf(f, ",\"separation\":%s", r->separation ? "true" : "false");
+    fprintf(f, ",\"density_speed\":%s", r->density ? "true" : "false");
+    if (r->density) {
+        fprintf(f, ",\"density_radius\":");
+        print_json_double(f, r->density_params.radius);
+        fprintf(f, ",\"density_gamma\":");
+        print_json_double(f, r->density_params.gamma);
+        fprintf(f, ",\"density_max_density\":");
+        print_json_double(f, r->density_params.max_density);
+    }
+    if (r->exits > 0) {
+        fprintf(f, ",\"exited\":%d,\"exited_last_step\":%lld", r->exited,
+                (long long)r->exited_last_step);
+    }
+    fprintf(f, ",\"navigation\":%s", r->navigation ? "true" : "false");
+    if (r->navigation) {
+        fprintf(f, ",\"nav_unreachable\":%d,\"nav_reroutes\":%d", r->nav_unreachable,
+                r->nav_reroutes);
+    }
+}
+
+/* Each query asked, with its values, count and every agent. */
+static void print_json_queries(FILE *f, const run_result *r, const run_opts *o)
+{
     for (int kind = 0; kind < Q_KINDS; ++kind) {
         const query_answer *q = &r->queries[kind];
         const double *v = o->query[kind];
         if (!o->have_query[kind]) {
             continue;
         }
-        printf("  %-17s ", k_query_option[kind]);
-        if (kind == Q_NEAR) {
-            printf("%d agent%s within %g m of (%g, %g)", q->count,
-                   q->count == 1 ? "" : "s", v[2], v[0], v[1]);
-        } else if (kind == Q_NEAREST) {
-            printf("the %d agent%s nearest to (%g, %g)", q->count, q->count == 1 ? "" : "s",
-                   v[0], v[1]);
-        } else {
-            printf("%d agent%s in (%g, %g)-(%g, %g)", q->count,
-                   q->count == 1 ? "" : "s", v[0], v[1], v[2], v[3]);
+        fprintf(f, ",\"%s\":{", k_query_key[kind]);
+        const char *names[Q_KINDS][4] = {{"x", "y", "radius", NULL},
+                                         {"x", "y", "k", NULL},
+                                         {"x0", "y0", "x1", "y1"}};
+        for (int i = 0; i < 4 && names[kind][i]; ++i) {
+            fprintf(f, "\"%s\":", names[kind][i]);
+            print_json_double(f, v[i]);
+            fputs(",", f);
         }
-        int shown_n = q->count < 20 ? q->count : 20;
-        printf("%s", shown_n > 0 ? ":" : "");
-        for (int i = 0; i < shown_n; ++i) {
-            printf(" %d", q->agents[i]);
+        fprintf(f, "\"count\":%d,\"agents\":[", q->count);
+        for (int i = 0; i < q->count; ++i) {
+            fprintf(f, "%s%d", i ? "," : "", q->agents[i]);
         }
-        printf("%s\n", q->count > shown_n ? " ... (all of them in --json)" : "");
+        fputs("]}", f);
     }
 }
 
@@ -806,27 +871,7 @@ static void print_json(const run_result *r, const run_opts *o)
         print_json_double(f, r->max_boundary_intrusion);
         fprintf(f, ",\"max_outside\":%d", r->max_outside);
     }
-    fprintf(f, ",\"vector_kernels\":%s", r->vector ? "true" : "false");
-    fprintf(f, ",\"extended_path\":%s", r->extended ? "true" : "false");
-    fprintf(f, ",\"separation\":%s", r->separation ? "true" : "false");
-    fprintf(f, ",\"density_speed\":%s", r->density ? "true" : "false");
-    if (r->density) {
-        fprintf(f, ",\"density_radius\":");
-        print_json_double(f, r->density_params.radius);
-        fprintf(f, ",\"density_gamma\":");
-        print_json_double(f, r->density_params.gamma);
-        fprintf(f, ",\"density_max_density\":");
-        print_json_double(f, r->density_params.max_density);
-    }
-    if (r->exits > 0) {
-        fprintf(f, ",\"exited\":%d,\"exited_last_step\":%lld", r->exited,
-                (long long)r->exited_last_step);
-    }
-    fprintf(f, ",\"navigation\":%s", r->navigation ? "true" : "false");
-    if (r->navigation) {
-        fprintf(f, ",\"nav_unreachable\":%d,\"nav_reroutes\":%d", r->nav_unreachable,
-                r->nav_reroutes);
-    }
+    print_json_extensions(f, r);
     fputs(",\"mean_speed\":", f);
     print_json_double(f, r->mean_speed);
     fprintf(f, ",\"fallback_total\":%llu", (unsigned long long)r->fallback_total);
@@ -855,27 +900,7 @@ static void print_json(const run_result *r, const run_opts *o)
             cli_json_string(f, files[i]);
         }
     }
-    for (int kind = 0; kind < Q_KINDS; ++kind) {
-        const query_answer *q = &r->queries[kind];
-        const double *v = o->query[kind];
-        if (!o->have_query[kind]) {
-            continue;
-        }
-        fprintf(f, ",\"%s\":{", k_query_key[kind]);
-        const char *names[Q_KINDS][4] = {{"x", "y", "radius", NULL},
-                                         {"x", "y", "k", NULL},
-                                         {"x0", "y0", "x1", "y1"}};
-        for (int i = 0; i < 4 && names[kind][i]; ++i) {
-            fprintf(f, "\"%s\":", names[kind][i]);
-            print_json_double(f, v[i]);
-            fputs(",", f);
-        }
-        fprintf(f, "\"count\":%d,\"agents\":[", q->count);
-        for (int i = 0; i < q->count; ++i) {
-            fprintf(f, "%s%d", i ? "," : "", q->agents[i]);
-        }
-        fputs("]}", f);
-    }
+    print_json_queries(f, r, o);
     fputs("}\n", f);
 }
 
