@@ -343,7 +343,8 @@ static int bench_size(const bench_cfg *c, int agents, bench_row *rows)
     /* The figures are the simulation's: no overlap or arrival bookkeeping in the loop. */
     orca_scenario_set_recording(sc, 0);
     for (long long i = 0; i < c->warmup; ++i) {
-        progress(c, "orca bench: %d agent%s: warm-up step %lld", agents, agents == 1 ? "" : "s", i + 1);
+        progress(c, "orca bench: %d agent%s: warm-up step %lld", agents,
+                 agents == 1 ? "" : "s", i + 1);
         if (orca_scenario_step(sc) != ORCA_OK) {
             cli_error("bench: warm-up: %s", orca_scenario_last_error(sc));
             orca_scenario_destroy(sc);
@@ -554,7 +555,8 @@ static int bench_cold(const bench_cfg *c, int agents)
         for (int r = 0; r < runs && rc == 0; ++r) {
             for (int k = 0; k < 3 && rc == 0; ++k) {
                 progress(c, "orca bench --cold: %d agent%s, %d worker%s, %s, run %d", n,
-                         n == 1 ? "" : "s", workers, workers == 1 ? "" : "s", k_cold_cases[k], r + 1);
+                         n == 1 ? "" : "s", workers, workers == 1 ? "" : "s", k_cold_cases[k],
+                         r + 1);
                 double first = 0, warm = 0;
                 if (k == 0) {
                     orca_scenario *fresh = bench_scene(c, agents, workers, 0, NULL, NULL);
@@ -954,8 +956,8 @@ static void ext_describe(const bench_cfg *c, int n, const ext_applied *x)
     if (c->extensions == BENCH_EXT_MIX) {
         printf("  mix at %d agent%s: %d locked (%.1f%%), outer square %g m beyond the agents "
                "and goals, %d pillar%s (%d refused by the library)\n",
-               n, n == 1 ? "" : "s", x->locked, n > 0 ? 100.0 * x->locked / n : 0.0, x->margin, x->pillars,
-               x->pillars == 1 ? "" : "s", x->refused);
+               n, n == 1 ? "" : "s", x->locked, n > 0 ? 100.0 * x->locked / n : 0.0, x->margin,
+               x->pillars, x->pillars == 1 ? "" : "s", x->refused);
     } else {
         printf("  defaults at %d agent%s: one loop %g m beyond the agents and goals (the "
                "farthest reach of an agent is %g m)\n",

@@ -366,8 +366,9 @@ int cmd_scene(int argc, char **argv)
     }
     char comment[256];
     int agents = orca_sim_agent_count(orca_scenario_sim(sc));
-    snprintf(comment, sizeof comment, "written by orca %s: built-in scene %s, %d agent%s, seed %llu",
-             orca_version(), orca_scenario_name(sc), agents, agents == 1 ? "" : "s",
+    snprintf(comment, sizeof comment,
+             "written by orca %s: built-in scene %s, %d agent%s, seed %llu", orca_version(),
+             orca_scenario_name(sc), agents, agents == 1 ? "" : "s",
              (unsigned long long)orca_scenario_seed(sc));
     int wrc = scene_write(out.f, sc, comment);
     orca_scenario_destroy(sc);

@@ -2,7 +2,7 @@
 /* SVG picture of a run. Coordinates are metres in the simulation (y up); the picture maps
  * them to pixels with y flipped so that text stays upright. It is drawn as the demo page
  * draws (web/app.js): each agent coloured by the direction of its goal, start and goal marks
- * on top, and with --svg-trail only the last seconds of each trajectory, fading. */
+ * over the trajectories, and with --svg-trail only the last seconds of each one, fading. */
 #define _POSIX_C_SOURCE 200809L
 #include "svg.h"
 

@@ -335,8 +335,6 @@ int cli_opt_u64(const char *name, const char *value, uint64_t *out)
     return 0;
 }
 
-/* --- options ------------------------------------------------------------------------------ */
-
 /* --- suggestions ------------------------------------------------------------------------------ */
 
 #define SUGGEST_MAX_LEN 64 /* longer words get no suggestion */
@@ -409,6 +407,8 @@ int cli_scene_kind(const char *option, const char *value)
     }
     return kind;
 }
+
+/* --- options ------------------------------------------------------------------------------ */
 
 /* The long option nearest to the name (len bytes; "--" not included), or NULL. */
 static const char *suggest_option(const cli_opt *opts, const char *name, size_t len)
@@ -489,7 +489,8 @@ int cli_next(cli_args *a, const cli_opt *opts, const char **value, const char **
         snprintf(spelled, sizeof spelled, "-%c", arg[1]);
         if (found < 0) {
             /* "-steps": a long option with one dash */
-            const char *suggestion = arg[2] ? suggest_option(opts, arg + 1, strlen(arg + 1)) : NULL;
+            const char *suggestion =
+                arg[2] ? suggest_option(opts, arg + 1, strlen(arg + 1)) : NULL;
             if (suggestion) {
                 snprintf(spelled, sizeof spelled, "%.60s", arg);
             }
