@@ -1437,7 +1437,7 @@ static void result_extensions(orca_scenario *sc, run_result *r)
     }
 }
 
-/* The summary's figures (and the queries' answers) for the final state. */
+/* The summary's figures for the final state. */
 static int run_result_of(run_state *s, run_result *r)
 {
     orca_scenario *sc = s->sc;
@@ -1500,13 +1500,18 @@ static int run_result_of(run_state *s, run_result *r)
     r->step_time = s->step_time;
     r->rate = s->step_time > 0 ? agent_steps / s->step_time : 0.0;
     cli_hex64(orca_scenario_hash(sc), r->hash); /* orca_sim_hash without waypoints */
-    /* The queries on the final state (their values were checked before the first step). */
     r->queries = s->answers;
+    return EXIT_OK;
+}
+
+/* The queries on the final state (their values were checked before the first step). */
+static int run_answer_queries(run_state *s)
+{
     for (int kind = 0; kind < Q_KINDS; ++kind) {
         if (s->o.have_query[kind] &&
-            run_query(sim, kind, s->o.query[kind], &s->answers[kind]) != ORCA_OK) {
-            cli_error("%s: %s", k_query_option[kind],
-                      orca_sim_last_error(sim)[0] ? orca_sim_last_error(sim) : "out of memory");
+            run_query(s->sim, kind, s->o.query[kind], &s->answers[kind]) != ORCA_OK) {
+            const char *why = orca_sim_last_error(s->sim);
+            cli_error("%s: %s", k_query_option[kind], why[0] ? why : "out of memory");
             return EXIT_RUNTIME;
         }
     }
@@ -1615,6 +1620,9 @@ int cmd_run(int argc, char **argv)
     }
     if (rc == EXIT_OK) {
         rc = run_result_of(&s, &r);
+    }
+    if (rc == EXIT_OK) {
+        rc = run_answer_queries(&s);
     }
     if (rc == EXIT_OK) {
         rc = run_write_outputs(&s, &r);
