@@ -207,9 +207,9 @@ static void print_stats(const orca_mpi_stats *all, int ranks, int json)
                    1e3 * s->solve_seconds / steps, share, clamp(s->box[0]), clamp(s->box[1]),
                    clamp(s->box[2]), clamp(s->box[3]));
         } else {
-            printf("  rank %d: %lld agents (%.0f per step), halo %.0f agents and %.0f bytes per "
+            printf("  rank %d: %lld agent%s (%.0f per step), halo %.0f agents and %.0f bytes per "
                    "step, %lld handed on; step %.3f ms, %.1f%% of it in MPI calls\n",
-                   r, (long long)s->owned, (double)s->owned_sum / steps,
+                   r, (long long)s->owned, s->owned == 1 ? "" : "s", (double)s->owned_sum / steps,
                    (double)s->halo_sum / steps, (double)s->halo_bytes / steps,
                    (long long)s->moved, 1e3 * s->step_seconds / steps, 100.0 * share);
         }

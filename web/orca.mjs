@@ -651,7 +651,7 @@ export class Sim {
   agentAt(index) {
     const n = this.agentCount;
     if (!Number.isInteger(index) || index < 0 || index >= n) {
-      throw new OrcaError('ORCA_ERR_ARGUMENT', `agent index ${index} out of range (${n} agents)`);
+      throw new OrcaError('ORCA_ERR_ARGUMENT', `agent index ${index} out of range (${n} agent${n === 1 ? '' : 's'})`);
     }
     this.#c.x.ow_sim_agent_at(this.#s.ptr, index, this.#c.scratch + 128);
     return takeHandle(this.#c, 'agent');
