@@ -251,8 +251,9 @@ int main(int argc, char **argv)
         char err[1024] = "";
         orca_scenario *sc = NULL;
         orca_scene_file *file = NULL;
-        orca_status r = strcmp(o.file, "-") == 0 ? orca_scene_file_read_stream(stdin, "<stdin>", &file)
-                                                 : orca_scene_file_read(o.file, &file);
+        orca_status r = strcmp(o.file, "-") == 0
+                            ? orca_scene_file_read_stream(stdin, "<stdin>", &file)
+                            : orca_scene_file_read(o.file, &file);
         snprintf(err, sizeof err, "%s", orca_scene_file_last_error(NULL));
         if (r == ORCA_OK) {
             r = orca_scene_file_build(file, NULL, &sc);

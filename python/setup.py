@@ -1,8 +1,7 @@
 # SPDX-License-Identifier: MIT
-"""Builds orca._core from the library's own C sources (../src/*.c, and the scene-file reader
-of the orca command, ../cli/scene_file.c with the helpers it uses, ../cli/util.c and
-../cli/platform.c: orca.read_scene) with the library's arithmetic flags, so that the module
-computes the C library's bits (docs/determinism.md):
+"""Builds orca._core from the library's own C sources (../src/*.c, the scene-file reader of
+orca.read_scene included) with the library's arithmetic flags, so that the module computes the
+C library's bits (docs/determinism.md):
 
 - -std=c17 -ffp-contract=off -fno-fast-math (as CMakeLists.txt gives the library), and
   -msse2 -mfpmath=sse on 32-bit x86 (no x87 extended precision);
@@ -27,12 +26,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 SRC = os.path.join(ROOT, "src")
 INCLUDE = os.path.join(ROOT, "include")
-CLI = os.path.join(ROOT, "cli")
-# the scene-file reader `orca run` uses, and the command's helpers it calls
-CLI_SOURCES = ["scene_file.c", "util.c", "platform.c"]
 
 if not (os.path.isfile(os.path.join(INCLUDE, "orca", "orca.h")) and
-        all(os.path.isfile(os.path.join(CLI, f)) for f in CLI_SOURCES)):
+        os.path.isfile(os.path.join(SRC, "scene_file.c"))):
     sys.exit("setup.py: the library's sources were not found next to python/ (%s); build from "
              "a checkout of the orca repository (pip install ./python)" % ROOT)
 
@@ -52,7 +48,6 @@ for f in FORBIDDEN:
 os.chdir(HERE)
 sources = ["orca/_core.c"]
 sources += sorted("../src/" + f for f in os.listdir(SRC) if f.endswith(".c"))
-sources += ["../cli/" + f for f in CLI_SOURCES]
 
 # -O3 and hidden symbols (only PyInit__core is exported, so calls between the library's
 # files can be inlined in a shared object): speed only, the same operations.
@@ -92,7 +87,7 @@ setup(
         Extension(
             "orca._core",
             sources=sources,
-            include_dirs=["../include", "../src", "../cli"],
+            include_dirs=["../include", "../src"],
             extra_compile_args=args,
             extra_link_args=["-pthread"],
             libraries=["m"],

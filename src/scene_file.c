@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* Scene files (orca/scene_file.h): the reader, the builder and the writer. The format is
- * documented in docs/scene-format.md; keep the two in step. Only the public API of the
- * scenario and the simulation is used here: a scene file is one more front end, like the
- * command, Python and the browser module, and the library checks everything it builds. */
+/* Scene files (orca/scene_file.h): the reader and the builder (the writer is
+ * src/scene_write.c). The format is documented in docs/scene-format.md; keep the two in step.
+ * Only the public API of the scenario and the simulation is used here: a scene file is one
+ * more front end, like the command, Python and the browser module, and the library checks
+ * everything it builds. */
 #include "orca/scene_file.h"
 
 #include <errno.h>
@@ -15,6 +16,7 @@
 #endif
 
 #include "alloc.h"
+#include "scene_file_internal.h"
 #include "text.h"
 
 /* The file's defaults where it says nothing (docs/scenarios.md, "Defaults"); those of agent
@@ -92,9 +94,7 @@ struct orca_scene_file {
 /* The message of the calling thread's last refused read or write (no object holds it). */
 static _Thread_local char g_scene_file_error[SF_ERROR_SIZE];
 
-static orca_status scene_file_fail(orca_status st, const char *fmt, ...) ORCA_PRINTF(2, 3);
-
-static orca_status scene_file_fail(orca_status st, const char *fmt, ...)
+orca_status orca_scene_file_fail(orca_status st, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -103,12 +103,24 @@ static orca_status scene_file_fail(orca_status st, const char *fmt, ...)
     return st;
 }
 
+void orca_scene_file_clear_error(void)
+{
+    g_scene_file_error[0] = '\0';
+}
+
 /* --- reader state -------------------------------------------------------------------------- */
 
-/* Where the bytes come from: a stream read in chunks, or text in memory. Lines are cut out of
+typedef struct reader reader;
+typedef struct line_source line_source;
+
+/* Where the bytes come from: a stream read in chunks, or text in memory, through read_chunk
+ * (so that a program that reads only text links no stream code). Lines are cut out of
  * buf[start, end), at most ORCA_SCENE_LINE_MAX bytes a line and ORCA_SCENE_FILE_MAX in all. */
-typedef struct line_source {
-    FILE *stream;     /* NULL: text */
+struct line_source {
+    /* up to n more bytes into to: their count, 0 at the end, -1 on a failure (message
+     * written) */
+    long (*read_chunk)(reader *r, line_source *ls, char *to, size_t n);
+    FILE *stream;
     const char *text; /* the rest of the text: text[0 .. text_left) */
     size_t text_left;
     long origin;      /* the stream's position before the first read, or -1 (not a file) */
@@ -117,9 +129,9 @@ typedef struct line_source {
     size_t cap, start, end; /* unread bytes: buf[start, end) */
     uint64_t total;         /* bytes read so far */
     int eof;
-} line_source;
+};
 
-typedef struct reader {
+struct reader {
     orca_scene_file *d;
     orca_status status; /* of the refusal: ORCA_ERR_FORMAT unless said otherwise */
     int sys_errno;      /* the reason of a failed read of the stream (errno), else 0 */
@@ -132,7 +144,7 @@ typedef struct reader {
     int tok_capacity;
     char qbuf[4][64];  /* quoted fields for messages (q) */
     int qnext;
-} reader;
+};
 
 /* A field quoted for a message, shortened when long ("'abc...'"). */
 static const char *q(reader *r, const char *s)
@@ -143,7 +155,7 @@ static const char *q(reader *r, const char *s)
 
 static int out_of_memory(reader *r)
 {
-    r->status = scene_file_fail(ORCA_ERR_MEMORY, "out of memory reading %s (at line %d)",
+    r->status = orca_scene_file_fail(ORCA_ERR_MEMORY, "out of memory reading %s (at line %d)",
                                 r->d->path, r->line);
     return -1;
 }
@@ -828,7 +840,8 @@ static int st_dt(reader *r, const char *kw, char **tok, int ntok)
         return -1;
     }
     if (!(d->dt > 0.0)) {
-        return rfail(r, "dt must be > 0, got %s%s", q(r, tok[0]), orca_rounds_to_zero(tok[0], d->dt));
+        return rfail(r, "dt must be > 0, got %s%s", q(r, tok[0]),
+                     orca_rounds_to_zero(tok[0], d->dt));
     }
     return 0;
 }
@@ -1137,11 +1150,9 @@ static int tokenize(reader *r, char *text, int *ntok)
 {
     int n = 0;
     for (char *p = text; *p;) {
-        while (is_blank(*p)) {
+        if (is_blank(*p)) {
             ++p;
-        }
-        if (!*p) {
-            break;
+            continue;
         }
         if (grow((void **)&r->tok, &r->tok_capacity, n + 1, sizeof *r->tok)) {
             return out_of_memory(r);
@@ -1239,17 +1250,25 @@ static int statement(reader *r, char *text)
 
 #define LS_CHUNK ((size_t)1 << 16)
 
-/* A failed read of the stream: a directory (read(2) on one says EISDIR) is a bad argument,
- * anything else an I/O error; errno holds the reason. */
+/* What the file system said about name, errno e: a directory (read(2) on one says EISDIR;
+ * Windows refuses to open one) or a path that cannot be opened is a bad argument, a failed
+ * read of an open file an I/O error. */
+static orca_status file_refusal(const char *name, int e, int opened)
+{
+    if (e == EISDIR) {
+        return orca_scene_file_fail(ORCA_ERR_ARGUMENT, "%s: is a directory", name);
+    }
+    if (!opened) {
+        return orca_scene_file_fail(ORCA_ERR_ARGUMENT, "%s: cannot open: %s", name, strerror(e));
+    }
+    return orca_scene_file_fail(ORCA_ERR_IO, "%s: read error: %s", name, strerror(e));
+}
+
+/* A failed read of the stream; errno holds the reason. */
 static int stream_error(reader *r)
 {
-    int e = errno ? errno : EIO;
-    if (e == EISDIR) {
-        r->status = scene_file_fail(ORCA_ERR_ARGUMENT, "%s: is a directory", r->d->path);
-    } else {
-        r->status = scene_file_fail(ORCA_ERR_IO, "%s: read error: %s", r->d->path, strerror(e));
-    }
-    r->sys_errno = e;
+    r->sys_errno = errno ? errno : EIO;
+    r->status = file_refusal(r->d->path, r->sys_errno, 1);
     return -1;
 }
 
@@ -1259,9 +1278,9 @@ static int too_large(reader *r, unsigned long long size)
     char lim[64], got[64];
     orca_format_bytes(lim, sizeof lim, ORCA_SCENE_FILE_MAX);
     orca_format_bytes(got, sizeof got, size);
-    r->status = scene_file_fail(ORCA_ERR_LIMIT, "%s: %s is more than the limit of %s for a scene "
-                                                "file",
-                                r->d->path, got, lim);
+    r->status = orca_scene_file_fail(ORCA_ERR_LIMIT,
+                                     "%s: %s is more than the limit of %s for a scene file",
+                                     r->d->path, got, lim);
     return -1;
 }
 
@@ -1287,16 +1306,18 @@ static int check_stream_size(reader *r, line_source *ls)
     return 0;
 }
 
-/* Up to n more bytes into to: their count, 0 at the end, -1 on a failure (message written). */
-static long source_read(reader *r, line_source *ls, char *to, size_t n)
+static long read_text_chunk(reader *r, line_source *ls, char *to, size_t n)
 {
-    if (!ls->stream) {
-        size_t k = n < ls->text_left ? n : ls->text_left;
-        memcpy(to, ls->text, k);
-        ls->text += k;
-        ls->text_left -= k;
-        return (long)k;
-    }
+    (void)r;
+    size_t k = n < ls->text_left ? n : ls->text_left;
+    memcpy(to, ls->text, k);
+    ls->text += k;
+    ls->text_left -= k;
+    return (long)k;
+}
+
+static long read_stream_chunk(reader *r, line_source *ls, char *to, size_t n)
+{
     size_t got = fread(to, 1, n, ls->stream);
     if (got < n && ferror(ls->stream)) {
         return stream_error(r);
@@ -1319,10 +1340,8 @@ static int make_room(reader *r, line_source *ls, size_t *scanned)
         ls->start = 0;
     }
     if (ls->cap - ls->end < LS_CHUNK + 1) {
+        /* doubled, it holds the unread bytes (at most cap) and a chunk more */
         size_t ncap = ls->cap ? ls->cap * 2 : LS_CHUNK + 1;
-        if (ncap < ls->end + LS_CHUNK + 1) {
-            ncap = ls->end + LS_CHUNK + 1;
-        }
         char *nb = orca_mem_resize(ls->buf, ncap, 1);
         if (!nb) {
             return out_of_memory(r);
@@ -1337,7 +1356,7 @@ static int make_room(reader *r, line_source *ls, size_t *scanned)
  * refused at once (not after a megabyte of them), the end of the input noted. */
 static int fill(reader *r, line_source *ls)
 {
-    long got = source_read(r, ls, ls->buf + ls->end, LS_CHUNK);
+    long got = ls->read_chunk(r, ls, ls->buf + ls->end, LS_CHUNK);
     if (got < 0) {
         return -1;
     }
@@ -1349,9 +1368,10 @@ static int fill(reader *r, line_source *ls)
     if (ls->total > ORCA_SCENE_FILE_MAX) {
         char lim[64];
         orca_format_bytes(lim, sizeof lim, ORCA_SCENE_FILE_MAX);
-        r->status = scene_file_fail(ORCA_ERR_LIMIT, "%s: more than the limit of %s for a scene "
-                                                    "file (stopped reading at line %d)",
-                                    r->d->path, lim, r->line + 1);
+        r->status = orca_scene_file_fail(ORCA_ERR_LIMIT,
+                                         "%s: more than the limit of %s for a scene file "
+                                         "(stopped reading at line %d)",
+                                         r->d->path, lim, r->line + 1);
         return -1;
     }
     char *nul = memchr(ls->buf + ls->end, '\0', (size_t)got);
@@ -1427,7 +1447,7 @@ static orca_scene_file *scene_file_new(const char *name)
     char *path = d ? orca_mem_alloc(len + 1, 1) : NULL;
     if (!path) {
         orca_mem_free(d);
-        scene_file_fail(ORCA_ERR_MEMORY, "out of memory reading %s", name);
+        orca_scene_file_fail(ORCA_ERR_MEMORY, "out of memory reading %s", name);
         return NULL;
     }
     memcpy(path, name, len + 1);
@@ -1463,9 +1483,9 @@ static int read_lines(reader *r, line_source *ls)
         return rfail(r, "%s block has no 'end'", kind_name(d->obstacles[r->block].kind));
     }
     if (d->agent_count == 0) {
-        r->status = scene_file_fail(ORCA_ERR_FORMAT, "%s: %s (add 'agent X Y ...' lines)",
-                                    d->path,
-                                    ls->total == 0 ? "the file is empty" : "the scene has no agents");
+        const char *what = ls->total == 0 ? "the file is empty" : "the scene has no agents";
+        r->status = orca_scene_file_fail(ORCA_ERR_FORMAT, "%s: %s (add 'agent X Y ...' lines)",
+                                         d->path, what);
         return -1;
     }
     return 0;
@@ -1503,14 +1523,16 @@ static orca_status read_source(line_source *ls, const char *name, orca_scene_fil
 orca_status orca_scene_file_read_stream(FILE *stream, const char *name, orca_scene_file **out)
 {
     if (!out) {
-        return scene_file_fail(ORCA_ERR_NULL, "out must not be NULL");
+        return orca_scene_file_fail(ORCA_ERR_NULL, "out must not be NULL");
     }
     *out = NULL;
     if (!stream || !name) {
-        return scene_file_fail(ORCA_ERR_NULL, "%s must not be NULL", stream ? "name" : "stream");
+        return orca_scene_file_fail(ORCA_ERR_NULL, "%s must not be NULL",
+                                    stream ? "name" : "stream");
     }
     line_source ls;
     memset(&ls, 0, sizeof ls);
+    ls.read_chunk = read_stream_chunk;
     ls.stream = stream;
     ls.origin = ftell(stream);
     return read_source(&ls, name, out);
@@ -1520,22 +1542,23 @@ orca_status orca_scene_file_read_text(const char *text, size_t size, const char 
                                       orca_scene_file **out)
 {
     if (!out) {
-        return scene_file_fail(ORCA_ERR_NULL, "out must not be NULL");
+        return orca_scene_file_fail(ORCA_ERR_NULL, "out must not be NULL");
     }
     *out = NULL;
     if ((!text && size > 0) || !name) {
-        return scene_file_fail(ORCA_ERR_NULL, "%s must not be NULL", name ? "text" : "name");
+        return orca_scene_file_fail(ORCA_ERR_NULL, "%s must not be NULL", name ? "text" : "name");
     }
     if ((uint64_t)size > ORCA_SCENE_FILE_MAX) {
         char lim[64], got[64];
         orca_format_bytes(lim, sizeof lim, ORCA_SCENE_FILE_MAX);
         orca_format_bytes(got, sizeof got, (unsigned long long)size);
-        return scene_file_fail(ORCA_ERR_LIMIT, "%s: %s is more than the limit of %s for a scene "
-                                               "file",
-                               name, got, lim);
+        return orca_scene_file_fail(ORCA_ERR_LIMIT,
+                                    "%s: %s is more than the limit of %s for a scene file", name,
+                                    got, lim);
     }
     line_source ls;
     memset(&ls, 0, sizeof ls);
+    ls.read_chunk = read_text_chunk;
     ls.text = text ? text : "";
     ls.text_left = size;
     return read_source(&ls, name, out);
@@ -1560,23 +1583,19 @@ static int open_errno(const char *path)
 orca_status orca_scene_file_read(const char *path, orca_scene_file **out)
 {
     if (!out) {
-        return scene_file_fail(ORCA_ERR_NULL, "out must not be NULL");
+        return orca_scene_file_fail(ORCA_ERR_NULL, "out must not be NULL");
     }
     *out = NULL;
     if (!path) {
-        return scene_file_fail(ORCA_ERR_NULL, "path must not be NULL");
+        return orca_scene_file_fail(ORCA_ERR_NULL, "path must not be NULL");
     }
     errno = 0;
     FILE *f = fopen(path, "rb"); /* binary: no CR LF translation, no stop at ^Z on Windows */
     if (!f) {
         int e = open_errno(path);
-        if (e == EISDIR) {
-            scene_file_fail(ORCA_ERR_ARGUMENT, "%s: is a directory", path);
-        } else {
-            scene_file_fail(ORCA_ERR_ARGUMENT, "%s: cannot open: %s", path, strerror(e));
-        }
+        orca_status st = file_refusal(path, e, 0);
         errno = e;
-        return ORCA_ERR_ARGUMENT;
+        return st;
     }
     orca_status st = orca_scene_file_read_stream(f, path, out);
     int e = errno;
@@ -1649,10 +1668,12 @@ static orca_status build_options(orca_scene_file *d, orca_scenario *sc)
     orca_sim *sim = orca_scenario_sim(sc);
     orca_status st;
     if (d->name_line && (st = orca_scenario_set_name(sc, d->name)) != ORCA_OK) {
-        return build_fail(d, st, "%s:%d: %s", d->path, d->name_line, orca_scenario_last_error(sc));
+        return build_fail(d, st, "%s:%d: %s", d->path, d->name_line,
+                          orca_scenario_last_error(sc));
     }
     if (d->separation && (st = orca_sim_set_separation(sim, 1)) != ORCA_OK) {
-        return build_fail(d, st, "%s:%d: %s", d->path, d->separation_line, orca_sim_last_error(sim));
+        return build_fail(d, st, "%s:%d: %s", d->path, d->separation_line,
+                          orca_sim_last_error(sim));
     }
     if (d->density_speed && (st = orca_sim_set_density_speed(sim, &d->density)) != ORCA_OK) {
         return build_fail(d, st, "%s:%d: %s", d->path, d->density_line, orca_sim_last_error(sim));
@@ -1748,369 +1769,5 @@ orca_status orca_scene_file_build(orca_scene_file *d, const orca_scene_build_def
     }
     d->error[0] = '\0';
     *out = sc;
-    return ORCA_OK;
-}
-
-/* --- writing ------------------------------------------------------------------------------- */
-
-/* Where the text goes: a stream, or a buffer of cap bytes (len counts what would be written,
- * also beyond cap). */
-typedef struct sink {
-    FILE *f;
-    char *buf;
-    size_t cap, len;
-} sink;
-
-static void put(sink *s, const char *fmt, ...) ORCA_PRINTF(2, 3);
-
-static void put(sink *s, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    if (s->f) {
-        vfprintf(s->f, fmt, ap);
-    } else {
-        size_t room = s->len < s->cap ? s->cap - s->len : 0;
-        int n = vsnprintf(room ? s->buf + s->len : NULL, room, fmt, ap);
-        s->len += n > 0 ? (size_t)n : 0;
-    }
-    va_end(ap);
-}
-
-static int same_bits(double a, double b)
-{
-    return memcmp(&a, &b, sizeof a) == 0;
-}
-
-/* A failed read of the scenario while writing it: its status, the library's message. */
-static orca_status write_fail(orca_status st, const orca_scenario *sc)
-{
-    if (st == ORCA_ERR_MEMORY) {
-        return scene_file_fail(st, "writing the scene: out of memory");
-    }
-    return scene_file_fail(st, "writing the scene: %s (%s)", orca_scenario_last_error(sc),
-                           orca_status_name(st));
-}
-
-/* " X1 Y1 X2 Y2 ..." */
-static void put_points(sink *s, const orca_vec2 *p, int n)
-{
-    for (int k = 0; k < n; ++k) {
-        put(s, " %.17g %.17g", p[k].x, p[k].y);
-    }
-}
-
-/* " via X1 Y1 ... [loop]" for an agent with waypoints; *arrive gets its arrive distance. */
-static orca_status write_waypoints(sink *s, const orca_scenario *sc, int index, double *arrive)
-{
-    int n = 0, loop = 0;
-    orca_status st = orca_scenario_agent_waypoints(sc, index, NULL, 0, &n, &loop, arrive);
-    if (st != ORCA_OK || n == 0) {
-        return st;
-    }
-    orca_vec2 *p = orca_mem_alloc((size_t)n, sizeof *p);
-    st = p ? orca_scenario_agent_waypoints(sc, index, p, n, &n, &loop, arrive) : ORCA_ERR_MEMORY;
-    if (st == ORCA_OK) {
-        put(s, " via");
-        put_points(s, p, n);
-        if (loop) {
-            put(s, " loop");
-        }
-    }
-    orca_mem_free(p);
-    return st;
-}
-
-/* `goalset NAME X1 Y1 ... [exit [arrive=D]]` lines. */
-static orca_status write_goal_sets(sink *s, const orca_scenario *sc)
-{
-    for (int k = 0; k < orca_scenario_goal_set_count(sc); ++k) {
-        const char *name = NULL;
-        int np = 0, is_exit = 0;
-        double arrive = 0.0;
-        orca_status st = orca_scenario_goal_set_get(sc, k, &name, NULL, 0, &np);
-        orca_vec2 *pts = st == ORCA_OK ? orca_mem_alloc((size_t)np, sizeof *pts) : NULL;
-        if (st == ORCA_OK && !pts) {
-            st = ORCA_ERR_MEMORY;
-        }
-        if (st == ORCA_OK) {
-            st = orca_scenario_goal_set_get(sc, k, NULL, pts, np, &np);
-        }
-        if (st == ORCA_OK) {
-            st = orca_scenario_goal_set_exit(sc, k, &is_exit, &arrive);
-        }
-        if (st == ORCA_OK) {
-            put(s, "goalset %s", name);
-            put_points(s, pts, np);
-            if (is_exit) {
-                put(s, " exit");
-                if (arrive != 0.0) {
-                    put(s, " arrive=%.17g", arrive);
-                }
-            }
-            put(s, "\n");
-        }
-        orca_mem_free(pts);
-        if (st != ORCA_OK) {
-            return st;
-        }
-    }
-    return ORCA_OK;
-}
-
-/* The header: name, dt, seed, options, goal sets, then the `default` lines (base, base_pref). */
-static orca_status write_header(sink *s, const orca_scenario *sc, const char *comment,
-                                const orca_agent_def *base, double base_pref)
-{
-    const orca_sim *sim = orca_scenario_sim((orca_scenario *)sc); /* only read */
-    put(s, "# orca scene file (format: docs/scene-format.md)\n");
-    if (comment) {
-        put(s, "# %s\n", comment);
-    }
-    put(s, "orca-scene 1\n");
-    put(s, "name %s\n", orca_scenario_name(sc));
-    put(s, "dt %.17g\n", orca_scenario_dt(sc));
-    put(s, "seed %llu\n", (unsigned long long)orca_scenario_seed(sc));
-    if (orca_sim_get_separation(sim)) {
-        put(s, "separation on\n");
-    }
-    orca_density_speed dens;
-    if (orca_sim_get_density_speed(sim, &dens)) {
-        put(s, "density_speed on radius=%.17g gamma=%.17g max_density=%.17g\n", dens.radius,
-            dens.gamma, dens.max_density);
-    }
-    if (orca_scenario_get_navigation(sc)) {
-        put(s, "navigation on\n");
-    }
-    orca_status st = write_goal_sets(s, sc);
-    if (st != ORCA_OK) {
-        return st;
-    }
-    put(s, "\n# defaults for the agent lines below\n");
-    put(s, "default radius %.17g\n", base->radius);
-    put(s, "default max_speed %.17g\n", base->max_speed);
-    put(s, "default neighbor_dist %.17g\n", base->neighbor_dist);
-    put(s, "default max_neighbors %d\n", base->max_neighbors);
-    put(s, "default time_horizon %.17g\n", base->time_horizon);
-    put(s, "default obstacle_time_horizon %.17g\n", base->obstacle_time_horizon);
-    put(s, "default preferred_speed %.17g\n", base_pref);
-    return ORCA_OK;
-}
-
-/* The segments, then the boundary loops. */
-static orca_status write_walls(sink *s, const orca_sim *sim)
-{
-    int ns = orca_sim_segment_count(sim);
-    put(s, "\n# %d segment%s: segment AX AY BX BY\n", ns, ns == 1 ? "" : "s");
-    for (int i = 0; i < ns; ++i) {
-        orca_vec2 a, b;
-        orca_status st = orca_segment_get(sim, orca_sim_segment_at(sim, i), &a, &b);
-        if (st != ORCA_OK) {
-            return st;
-        }
-        put(s, "segment %.17g %.17g %.17g %.17g\n", a.x, a.y, b.x, b.y);
-    }
-    int nbd = orca_sim_boundary_count(sim);
-    if (nbd > 0) {
-        put(s, "\n# %d walkable-area boundar%s: boundary X1 Y1 X2 Y2 X3 Y3 ... (walkable on the "
-               "left)\n",
-            nbd, nbd == 1 ? "y" : "ies");
-    }
-    for (int i = 0; i < nbd; ++i) {
-        orca_boundary_id bid = orca_sim_boundary_at(sim, i);
-        int np = 0;
-        orca_status st = orca_boundary_get(sim, bid, NULL, 0, &np);
-        orca_vec2 *pts = st == ORCA_OK ? orca_mem_alloc((size_t)np, sizeof *pts) : NULL;
-        if (st == ORCA_OK && !pts) {
-            st = ORCA_ERR_MEMORY;
-        }
-        if (st == ORCA_OK) {
-            st = orca_boundary_get(sim, bid, pts, np, &np);
-        }
-        if (st == ORCA_OK) {
-            put(s, "boundary");
-            put_points(s, pts, np);
-            put(s, "\n");
-        }
-        orca_mem_free(pts);
-        if (st != ORCA_OK) {
-            return st;
-        }
-    }
-    return ORCA_OK;
-}
-
-/* The key=value overrides of an agent whose parameters differ from base (bit for bit). */
-static void put_overrides(sink *s, const orca_agent_def *def, const orca_agent_def *base)
-{
-    if (!same_bits(def->radius, base->radius)) {
-        put(s, " radius=%.17g", def->radius);
-    }
-    if (!same_bits(def->max_speed, base->max_speed)) {
-        put(s, " max_speed=%.17g", def->max_speed);
-    }
-    if (!same_bits(def->neighbor_dist, base->neighbor_dist)) {
-        put(s, " neighbor_dist=%.17g", def->neighbor_dist);
-    }
-    if (def->max_neighbors != base->max_neighbors) {
-        put(s, " max_neighbors=%d", def->max_neighbors);
-    }
-    if (!same_bits(def->time_horizon, base->time_horizon)) {
-        put(s, " time_horizon=%.17g", def->time_horizon);
-    }
-    if (!same_bits(def->obstacle_time_horizon, base->obstacle_time_horizon)) {
-        put(s, " obstacle_time_horizon=%.17g", def->obstacle_time_horizon);
-    }
-}
-
-/* The avoidance settings that differ from the defaults. */
-static void put_avoidance(sink *s, const orca_agent_avoidance *av)
-{
-    orca_agent_avoidance av0 = orca_agent_avoidance_default();
-    if (!same_bits(av->priority, av0.priority)) {
-        put(s, " priority=%.17g", av->priority);
-    }
-    if (av->layers != av0.layers) {
-        put(s, " layers=0x%x", (unsigned)av->layers);
-    }
-    if (av->mask != av0.mask) {
-        put(s, " mask=0x%x", (unsigned)av->mask);
-    }
-    if (av->locked) {
-        put(s, " locked=1");
-    }
-}
-
-/* One agent line. */
-static orca_status write_agent(sink *s, const orca_scenario *sc, int i,
-                               const orca_agent_def *base, double base_pref)
-{
-    const orca_sim *sim = orca_scenario_sim((orca_scenario *)sc); /* only read */
-    orca_agent_id id = orca_sim_agent_at(sim, i);
-    orca_agent_def def;
-    orca_goal g;
-    orca_agent_avoidance av;
-    double arrive = 0.0;
-    orca_status st = orca_agent_get(sim, id, &def);
-    if (st == ORCA_OK) {
-        st = orca_scenario_agent_goal(sc, i, &g, NULL);
-    }
-    if (st == ORCA_OK) {
-        st = orca_agent_get_avoidance(sim, id, &av);
-    }
-    if (st != ORCA_OK) {
-        return st;
-    }
-    put(s, "agent %.17g %.17g", def.position.x, def.position.y);
-    if (g.kind == ORCA_GOAL_POINT) {
-        put(s, " goal %.17g %.17g", g.target.x, g.target.y);
-        st = write_waypoints(s, sc, i, &arrive);
-    } else if (g.kind == ORCA_GOAL_VELOCITY) {
-        put(s, " prefvel %.17g %.17g", g.target.x, g.target.y);
-    } else if (g.kind == ORCA_GOAL_SET) {
-        const char *name = NULL;
-        st = orca_scenario_goal_set_get(sc, g.goal_set, &name, NULL, 0, NULL);
-        if (st == ORCA_OK) {
-            put(s, " goalset %s", name);
-        }
-    } else {
-        put(s, " none");
-    }
-    if (st != ORCA_OK) {
-        return st;
-    }
-    put_overrides(s, &def, base);
-    if ((g.kind == ORCA_GOAL_POINT || g.kind == ORCA_GOAL_SET) &&
-        !same_bits(g.preferred_speed, base_pref)) {
-        put(s, " preferred_speed=%.17g", g.preferred_speed);
-    }
-    if (!same_bits(def.velocity.x, 0.0) || !same_bits(def.velocity.y, 0.0)) {
-        put(s, " velocity=%.17g,%.17g", def.velocity.x, def.velocity.y);
-    }
-    if (!same_bits(arrive, 0.0)) {
-        put(s, " arrive=%.17g", arrive);
-    }
-    put_avoidance(s, &av);
-    put(s, "\n");
-    return ORCA_OK;
-}
-
-/* The whole scene file into s. */
-static orca_status write_scene(sink *s, const orca_scenario *sc, const char *comment)
-{
-    const orca_sim *sim = orca_scenario_sim((orca_scenario *)sc); /* only read */
-    int na = orca_sim_agent_count(sim);
-    orca_agent_def base = orca_agent_def_default();
-    double base_pref = orca_goal_default().preferred_speed;
-    /* Defaults from the first agent: built-in scenes give every agent the same parameters. */
-    orca_status st = ORCA_OK;
-    if (na > 0) {
-        orca_goal g = orca_goal_default();
-        st = orca_agent_get(sim, orca_sim_agent_at(sim, 0), &base);
-        if (st == ORCA_OK) {
-            st = orca_scenario_agent_goal(sc, 0, &g, NULL);
-        }
-        if (st == ORCA_OK && (g.kind == ORCA_GOAL_POINT || g.kind == ORCA_GOAL_SET)) {
-            base_pref = g.preferred_speed;
-        }
-    }
-    if (st == ORCA_OK) {
-        st = write_header(s, sc, comment, &base, base_pref);
-    }
-    if (st == ORCA_OK) {
-        st = write_walls(s, sim);
-    }
-    if (st == ORCA_OK) {
-        put(s, "\n# %d agent%s: agent X Y [goal GX GY [via X1 Y1 ... [loop]] | prefvel VX VY | "
-               "none] [key=value ...]\n",
-            na, na == 1 ? "" : "s");
-    }
-    for (int i = 0; i < na && st == ORCA_OK; ++i) {
-        st = write_agent(s, sc, i, &base, base_pref);
-    }
-    return st == ORCA_OK ? ORCA_OK : write_fail(st, sc);
-}
-
-orca_status orca_scene_file_write(FILE *stream, const orca_scenario *sc, const char *comment)
-{
-    if (!stream || !sc) {
-        return scene_file_fail(ORCA_ERR_NULL, "%s must not be NULL", stream ? "sc" : "stream");
-    }
-    sink s = {stream, NULL, 0, 0};
-    orca_status st = write_scene(&s, sc, comment);
-    if (st == ORCA_OK && ferror(stream)) {
-        int e = errno ? errno : EIO;
-        scene_file_fail(ORCA_ERR_IO, "writing the scene: %s", strerror(e));
-        errno = e;
-        return ORCA_ERR_IO;
-    }
-    if (st == ORCA_OK) {
-        g_scene_file_error[0] = '\0';
-    }
-    return st;
-}
-
-orca_status orca_scene_file_write_text(const orca_scenario *sc, const char *comment, char *buffer,
-                                       size_t capacity, size_t *size)
-{
-    if (!sc || !size || (!buffer && capacity > 0)) {
-        return scene_file_fail(ORCA_ERR_NULL, "%s must not be NULL",
-                               !sc ? "sc" : !size ? "size" : "buffer");
-    }
-    sink s = {NULL, buffer, capacity, 0};
-    orca_status st = write_scene(&s, sc, comment);
-    if (st != ORCA_OK) {
-        return st;
-    }
-    *size = s.len;
-    if (buffer && s.len >= capacity) {
-        if (capacity > 0) {
-            buffer[0] = '\0';
-        }
-        return scene_file_fail(ORCA_ERR_LIMIT, "writing the scene: the text has %zu bytes, the "
-                                               "buffer room for %zu",
-                               s.len, capacity - 1);
-    }
-    g_scene_file_error[0] = '\0';
     return ORCA_OK;
 }

@@ -74,7 +74,8 @@ static void check_rewrite(orca_scenario *sc)
     }
     orca_scene_file_destroy(file);
     orca_sim *a = orca_scenario_sim(sc), *b = orca_scenario_sim(again);
-    if (orca_sim_hash(a) != orca_sim_hash(b) || !same_bits(orca_scenario_dt(sc), orca_scenario_dt(again)) ||
+    if (orca_sim_hash(a) != orca_sim_hash(b) ||
+        !same_bits(orca_scenario_dt(sc), orca_scenario_dt(again)) ||
         orca_scenario_seed(sc) != orca_scenario_seed(again) ||
         strcmp(orca_scenario_name(sc), orca_scenario_name(again)) != 0) {
         violation("a written scene reads back as another scenario (hash %016llx -> %016llx)",
