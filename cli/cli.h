@@ -203,6 +203,9 @@ int cli_path_kind(const char *path);
 /* The exit status of a scene file the library refused (orca_scene_file_read*, _build): out of
  * memory and read errors are the run's failure (EXIT_RUNTIME), the rest bad input (EXIT_USAGE). */
 int cli_scene_file_exit(orca_status status);
+/* Reads the scene file at path ("-": standard input, "<stdin>" in messages) into *out.
+ * Returns EXIT_OK, or an exit status with the message printed. */
+int cli_scene_file_read(const char *path, orca_scene_file **out);
 /* Warns on out (up to 5 lines, then a count) about agents that start at exactly the same
  * point as an earlier one, in index order, unless sim separates coincident agents
  * (orca_sim_separation_active). lines (may be NULL) gives each agent's line, where names the

@@ -186,14 +186,11 @@ static int make_scenario(const scene_opts *o, const orca_sim_def *sim_def, orca_
                          char *source, size_t source_size)
 {
     if (o->file) {
-        int is_stdin = strcmp(o->file, "-") == 0;
-        const char *name = is_stdin ? "<stdin>" : o->file;
+        const char *name = strcmp(o->file, "-") == 0 ? "<stdin>" : o->file;
         orca_scene_file *file = NULL;
-        orca_status st = is_stdin ? orca_scene_file_read_stream(stdin, name, &file)
-                                  : orca_scene_file_read(o->file, &file);
-        if (st != ORCA_OK) {
-            cli_print_message(orca_scene_file_last_error(NULL));
-            return cli_scene_file_exit(st);
+        int rc = cli_scene_file_read(o->file, &file);
+        if (rc != EXIT_OK) {
+            return rc;
         }
         orca_scene_build_def def = orca_scene_build_def_default();
         def.sim = sim_def ? *sim_def : def.sim;
@@ -201,7 +198,7 @@ static int make_scenario(const scene_opts *o, const orca_sim_def *sim_def, orca_
         def.dt = o->dt;
         def.use_seed = o->have_seed;
         def.seed = o->seed;
-        st = orca_scene_file_build(file, &def, out);
+        orca_status st = orca_scene_file_build(file, &def, out);
         snprintf(source, source_size, "scene file %s", name);
         if (st == ORCA_OK && o->separation) {
             orca_sim_set_separation(orca_scenario_sim(*out), 1); /* 1 is always accepted */

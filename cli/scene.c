@@ -6,10 +6,35 @@
 #include "cli.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 int cli_scene_file_exit(orca_status st)
 {
     return st == ORCA_ERR_MEMORY || st == ORCA_ERR_IO ? EXIT_RUNTIME : EXIT_USAGE;
+}
+
+int cli_scene_file_read(const char *path, orca_scene_file **out)
+{
+    orca_status st;
+    if (strcmp(path, "-") == 0) {
+        /* Standard input as every input of the command is opened (a closed descriptor or a
+         * directory is bad input), then read by the library. */
+        int fd;
+        long long regular;
+        char err[600];
+        if (cli_open_input(path, &fd, &regular, err, sizeof err) != CLI_READ_OK) {
+            cli_print_message(err);
+            return EXIT_USAGE;
+        }
+        st = orca_scene_file_read_stream(stdin, "<stdin>", out);
+    } else {
+        st = orca_scene_file_read(path, out);
+    }
+    if (st != ORCA_OK) {
+        cli_print_message(orca_scene_file_last_error(NULL));
+        return cli_scene_file_exit(st);
+    }
+    return EXIT_OK;
 }
 
 /* --- coincident starts -------------------------------------------------------------------- */

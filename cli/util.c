@@ -4,10 +4,7 @@
 #include "cli.h"
 #include "text.h" /* the library's number parsers and UTF-8 (src/text.h) */
 
-#include <ctype.h>
 #include <errno.h>
-#include <limits.h>
-#include <math.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>

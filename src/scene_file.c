@@ -825,18 +825,24 @@ static int st_version(reader *r, const char *kw, char **tok, int ntok)
     return 0;
 }
 
-/* dt SECONDS */
-static int st_dt(reader *r, const char *kw, char **tok, int ntok)
+/* KEYWORD VALUE, at most once per file (its line in *line); `what` says what VALUE is. */
+static int one_field(reader *r, const char *kw, int *line, const char *what, int ntok)
 {
-    (void)kw;
-    orca_scene_file *d = r->d;
-    if (once(r, &d->dt_line, "dt") != 0) {
+    if (once(r, line, kw) != 0) {
         return -1;
     }
     if (ntok != 1) {
-        return rfail(r, "dt takes one number (seconds), got %d fields", ntok);
+        return rfail(r, "%s takes %s, got %d fields", kw, what, ntok);
     }
-    if (num(r, "dt", tok[0], &d->dt) != 0) {
+    return 0;
+}
+
+/* dt SECONDS */
+static int st_dt(reader *r, const char *kw, char **tok, int ntok)
+{
+    orca_scene_file *d = r->d;
+    if (one_field(r, kw, &d->dt_line, "one number (seconds)", ntok) != 0 ||
+        num(r, "dt", tok[0], &d->dt) != 0) {
         return -1;
     }
     if (!(d->dt > 0.0)) {
@@ -849,13 +855,9 @@ static int st_dt(reader *r, const char *kw, char **tok, int ntok)
 /* seed N */
 static int st_seed(reader *r, const char *kw, char **tok, int ntok)
 {
-    (void)kw;
     orca_scene_file *d = r->d;
-    if (once(r, &d->seed_line, "seed") != 0) {
+    if (one_field(r, kw, &d->seed_line, "one whole number", ntok) != 0) {
         return -1;
-    }
-    if (ntok != 1) {
-        return rfail(r, "seed takes one whole number, got %d fields", ntok);
     }
     char why[160];
     if (orca_parse_u64(tok[0], &d->seed, why, sizeof why) != 0) {
