@@ -379,7 +379,8 @@ int main(int argc, char **argv)
         printf("]}\n");
     } else if (rank0 && !o.quiet) {
         printf("ranks: %d\nagents: %lld\nsegments: %d\nsteps: %llu\narrived: %lld\n"
-               "deepest agent overlap: %.6g m\ndeepest wall overlap: %.6g m\n",
+               "deepest agent overlap: %.6g (fraction of radius)\n"
+               "deepest wall overlap: %.6g (fraction of radius)\n",
                ranks, (long long)s.agents, s.segments, (unsigned long long)s.steps,
                (long long)s.arrived, s.agent_overlap, s.wall_overlap);
         if (s.fallbacks >= 0) {

@@ -386,13 +386,18 @@ static inline int sim_velocity_ok(orca_vec2 v)
     return d_mag(v.x) <= ORCA_VELOCITY_LIMIT && d_mag(v.y) <= ORCA_VELOCITY_LIMIT;
 }
 
-/* An agent whose max speed is 0 stands still: its new velocity is (+0, +0), whatever its
- * program gave (algorithm.md §11.3, choice 16). Called after the solve (rare: off the common
- * path) by both step paths. */
+/* An agent whose max speed is 0 stands still: its new velocity is a zero (algorithm.md §11.3,
+ * choice 16). Called after the solve (rare: off the common path) by both step paths. */
 static inline void stand_still(orca_solve_result *res)
 {
-    res->velocity.x = 0;
-    res->velocity.y = 0;
+    /* The program's own result is kept when it is a zero of either sign (then it is within
+     * the max speed 0 and a port of algorithm.md without this rule has the same bits); only a
+     * non-zero result, which an underflowing |p| or a line through the origin can leave, is
+     * replaced by (+0, +0) (choice 16). */
+    if (res->velocity.x != 0 || res->velocity.y != 0) {
+        res->velocity.x = 0;
+        res->velocity.y = 0;
+    }
     res->failed = -1;
     res->fallback = 0;
 }

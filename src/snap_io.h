@@ -2,8 +2,9 @@
 /* Private: the byte layer of the snapshots (docs/determinism.md, "Snapshots"; the scenario's
  * in docs/scenarios.md, "Snapshots"): integers least significant byte first, doubles as
  * their IEEE-754 bit patterns, the FNV-1a checksum; the same bytes on every machine. Shared
- * by snapshot.c and scenario.c. Also the two halves of orca_sim_load, for a caller that must
- * check more than the simulation's bytes before anything changes (orca_scenario_load). */
+ * by snapshot.c and scenario_snapshot.c (and the hash steps by the scenario's hash). Also the
+ * two halves of orca_sim_load, for a caller that must check more than the simulation's bytes
+ * before anything changes (orca_scenario_load). */
 #ifndef ORCA_SNAP_IO_H
 #define ORCA_SNAP_IO_H
 

@@ -342,77 +342,135 @@ static void swap_state(orca_sim *a, orca_sim *b, int grid)
     a->obstacle_grid_valid = 0;
 }
 
-static orca_status load_into(orca_sim *s, orca_sim *t, const unsigned char *bytes, size_t size)
+/* What a snapshot's header says (with the boundary section's header): the counts, the free
+ * lists' heads and which sections follow the segments. */
+typedef struct snap_header {
+    uint64_t steps;
+    uint32_t na, nas, ns, nss; /* agents, agent slots, segments, segment slots */
+    int32_t afree, sfree;      /* the slot tables' free list heads */
+    int ext, bnd, sep, den;    /* avoidance settings, boundaries, separation, density */
+    uint32_t nl, nls, ne;      /* boundary loops, their slots, their points */
+    int32_t lfree;
+} snap_header;
+
+/* A refusal of a check that wrote its message into s's error (orca_check_agent_def, ...):
+ * the message again as a format error, after where ("snapshot agent 3: ..."). */
+static orca_status refuse_checked(orca_sim *s, const char *fmt, ...) ORCA_PRINTF(2, 3);
+static orca_status refuse_checked(orca_sim *s, const char *fmt, ...)
 {
-    if (size < SNAP_HEADER + 8 || memcmp(bytes, SNAP_MAGIC, 8) != 0) {
-        return orca_fail(s, ORCA_ERR_FORMAT, "not an orca snapshot (%zu bytes, bad magic)", size);
-    }
-    snap_reader r = {bytes + 8};
-    uint32_t version = get_u32(&r);
+    char where[64];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(where, sizeof where, fmt, ap);
+    va_end(ap);
+    char msg[sizeof s->error];
+    snprintf(msg, sizeof msg, "%s", s->error);
+    return orca_fail(s, ORCA_ERR_FORMAT, "%s: %s", where, msg);
+}
+
+/* The version and the header's counts and flags; r is left after the header. */
+static orca_status get_counts(orca_sim *s, snap_reader *r, snap_header *h)
+{
+    uint32_t version = get_u32(r);
     if (version != SNAP_VERSION && version != SNAP_VERSION_EXT && version != SNAP_VERSION_FLAGS) {
         return orca_fail(s, ORCA_ERR_FORMAT,
                          "snapshot version %u, this library reads versions %u to %u",
                          (unsigned)version, SNAP_VERSION, SNAP_VERSION_FLAGS);
     }
-    int ext = version == SNAP_VERSION_EXT;
-    uint64_t steps = get_u64(&r);
-    uint32_t na = get_u32(&r), nas = get_u32(&r);
-    int32_t afree = (int32_t)get_u32(&r);
-    uint32_t ns = get_u32(&r), nss = get_u32(&r);
-    int32_t sfree = (int32_t)get_u32(&r);
-    uint32_t flags = get_u32(&r);
-    int bnd = 0, sep = 0, den = 0;
+    h->ext = version == SNAP_VERSION_EXT;
+    h->steps = get_u64(r);
+    h->na = get_u32(r);
+    h->nas = get_u32(r);
+    h->afree = (int32_t)get_u32(r);
+    h->ns = get_u32(r);
+    h->nss = get_u32(r);
+    h->sfree = (int32_t)get_u32(r);
+    uint32_t flags = get_u32(r);
     if (version == SNAP_VERSION_FLAGS) {
         /* version 3 is written only with a boundary section, the separation option or the
          * density section */
-        uint32_t known = SNAP_FLAG_EXT | SNAP_FLAG_BND | SNAP_FLAG_SEP | SNAP_FLAG_DEN;
-        if ((flags & ~known) != 0 || (flags & (SNAP_FLAG_BND | SNAP_FLAG_SEP | SNAP_FLAG_DEN)) == 0) {
-            return orca_fail(s, ORCA_ERR_FORMAT, "snapshot flags %u are not known", (unsigned)flags);
+        uint32_t sections = SNAP_FLAG_BND | SNAP_FLAG_SEP | SNAP_FLAG_DEN;
+        if ((flags & ~(SNAP_FLAG_EXT | sections)) != 0 || (flags & sections) == 0) {
+            return orca_fail(s, ORCA_ERR_FORMAT, "snapshot flags %u are not known",
+                             (unsigned)flags);
         }
-        ext = (flags & SNAP_FLAG_EXT) != 0;
-        bnd = (flags & SNAP_FLAG_BND) != 0;
-        sep = (flags & SNAP_FLAG_SEP) != 0;
-        den = (flags & SNAP_FLAG_DEN) != 0;
+        h->ext = (flags & SNAP_FLAG_EXT) != 0;
+        h->bnd = (flags & SNAP_FLAG_BND) != 0;
+        h->sep = (flags & SNAP_FLAG_SEP) != 0;
+        h->den = (flags & SNAP_FLAG_DEN) != 0;
     }
-    if (na > (1u << 30) || nas > (1u << 30) || ns > (1u << 28) || nss > (1u << 28) || na > nas ||
-        ns > nss) {
-        return orca_fail(s, ORCA_ERR_FORMAT, "snapshot counts out of range (%u agents, %u segments)",
-                    (unsigned)na, (unsigned)ns);
+    if (h->na > (1u << 30) || h->nas > (1u << 30) || h->ns > (1u << 28) || h->nss > (1u << 28) ||
+        h->na > h->nas || h->ns > h->nss) {
+        return orca_fail(s, ORCA_ERR_FORMAT,
+                         "snapshot counts out of range (%u agents, %u segments)",
+                         (unsigned)h->na, (unsigned)h->ns);
     }
-    uint64_t need = snapshot_bytes(na, nas, ns, nss, ext);
-    uint32_t nl = 0, nls = 0, ne = 0;
-    int32_t lfree = -1;
-    if (bnd) {
-        /* the boundary section's header sits right after the parts the header sizes */
-        if ((uint64_t)size < need + SNAP_BND_HEADER) {
-            return orca_fail(s, ORCA_ERR_FORMAT, "snapshot is %zu bytes, too short for its boundaries",
-                             size);
+    return ORCA_OK;
+}
+
+/* The boundary section's counts, from its header right after the parts the snapshot's header
+ * sizes (need bytes with the checksum). */
+static orca_status get_boundary_counts(orca_sim *s, const unsigned char *bytes, size_t size,
+                                       uint64_t need, snap_header *h)
+{
+    if ((uint64_t)size < need + SNAP_BND_HEADER) {
+        return orca_fail(s, ORCA_ERR_FORMAT, "snapshot is %zu bytes, too short for its boundaries",
+                         size);
+    }
+    snap_reader bh = {bytes + need - 8};
+    h->nl = get_u32(&bh);
+    h->nls = get_u32(&bh);
+    h->lfree = (int32_t)get_u32(&bh);
+    h->ne = get_u32(&bh);
+    if (h->nl == 0 || h->nl > h->nls || h->nls > (1u << 24) || h->ne < 3 * h->nl ||
+        h->ne > ORCA_BOUNDARY_EDGES_MAX) {
+        return orca_fail(s, ORCA_ERR_FORMAT,
+                         "snapshot boundary counts out of range (%u loops, %u slots, %u edges)",
+                         (unsigned)h->nl, (unsigned)h->nls, (unsigned)h->ne);
+    }
+    return ORCA_OK;
+}
+
+/* The header, the size it gives and the checksum; r is left after the header. */
+static orca_status get_header(orca_sim *s, const unsigned char *bytes, size_t size, snap_reader *r,
+                              snap_header *h)
+{
+    if (size < SNAP_HEADER + 8 || memcmp(bytes, SNAP_MAGIC, 8) != 0) {
+        return orca_fail(s, ORCA_ERR_FORMAT, "not an orca snapshot (%zu bytes, bad magic)", size);
+    }
+    r->p = bytes + 8;
+    orca_status st = get_counts(s, r, h);
+    if (st != ORCA_OK) {
+        return st;
+    }
+    uint64_t need = snapshot_bytes(h->na, h->nas, h->ns, h->nss, h->ext);
+    h->lfree = -1;
+    if (h->bnd) {
+        if ((st = get_boundary_counts(s, bytes, size, need, h)) != ORCA_OK) {
+            return st;
         }
-        snap_reader bh = {bytes + need - 8};
-        nl = get_u32(&bh);
-        nls = get_u32(&bh);
-        lfree = (int32_t)get_u32(&bh);
-        ne = get_u32(&bh);
-        if (nl == 0 || nl > nls || nls > (1u << 24) || ne < 3 * nl ||
-            ne > ORCA_BOUNDARY_EDGES_MAX) {
-            return orca_fail(s, ORCA_ERR_FORMAT,
-                             "snapshot boundary counts out of range (%u loops, %u slots, %u edges)",
-                             (unsigned)nl, (unsigned)nls, (unsigned)ne);
-        }
-        need += boundary_bytes(nl, nls, ne);
+        need += boundary_bytes(h->nl, h->nls, h->ne);
     }
-    if (den) {
+    if (h->den) {
         need += SNAP_DEN;
     }
     if ((uint64_t)size != need) {
-        return orca_fail(s, ORCA_ERR_FORMAT, "snapshot is %zu bytes, its header says %llu (truncated?)",
-                    size, (unsigned long long)need);
+        return orca_fail(s, ORCA_ERR_FORMAT,
+                         "snapshot is %zu bytes, its header says %llu (truncated?)", size,
+                         (unsigned long long)need);
     }
     snap_reader tail = {bytes + size - 8};
     if (get_u64(&tail) != checksum(bytes, size - 8)) {
         return orca_fail(s, ORCA_ERR_FORMAT, "snapshot checksum mismatch (corrupt bytes)");
     }
-    orca_status st = get_slots(s, &r, &t->agent_slots, (int32_t)nas, afree, "agent");
+    return ORCA_OK;
+}
+
+/* The agents' slot table and the agents, each checked as orca_sim_add_agent checks it. */
+static orca_status get_agents(orca_sim *s, orca_sim *t, snap_reader *r, const snap_header *h)
+{
+    uint32_t na = h->na;
+    orca_status st = get_slots(s, r, &t->agent_slots, (int32_t)h->nas, h->afree, "agent");
     if (st != ORCA_OK) {
         return st;
     }
@@ -421,21 +479,19 @@ static orca_status load_into(orca_sim *s, orca_sim *t, const unsigned char *byte
     }
     for (int32_t i = 0; i < (int32_t)na; ++i) {
         orca_agent_def d;
-        t->agent_slot[i] = get_u32(&r);
-        d.position = get_vec(&r);
-        d.velocity = get_vec(&r);
-        d.preferred_velocity = get_vec(&r);
-        d.radius = bits_f64(get_u64(&r));
-        d.max_speed = bits_f64(get_u64(&r));
-        d.neighbor_dist = bits_f64(get_u64(&r));
-        d.time_horizon = bits_f64(get_u64(&r));
-        d.obstacle_time_horizon = bits_f64(get_u64(&r));
-        d.max_neighbors = (int32_t)get_u32(&r);
+        t->agent_slot[i] = get_u32(r);
+        d.position = get_vec(r);
+        d.velocity = get_vec(r);
+        d.preferred_velocity = get_vec(r);
+        d.radius = bits_f64(get_u64(r));
+        d.max_speed = bits_f64(get_u64(r));
+        d.neighbor_dist = bits_f64(get_u64(r));
+        d.time_horizon = bits_f64(get_u64(r));
+        d.obstacle_time_horizon = bits_f64(get_u64(r));
+        d.max_neighbors = (int32_t)get_u32(r);
         st = orca_check_agent_def(s, &d);
         if (st != ORCA_OK) {
-            char msg[sizeof s->error];
-            snprintf(msg, sizeof msg, "%s", s->error);
-            return orca_fail(s, ORCA_ERR_FORMAT, "snapshot agent %d: %s", i, msg);
+            return refuse_checked(s, "snapshot agent %d", i);
         }
         orca_agent_store(t, i, &d);
         /* The search hint (select_agents) of the agent the simulation holds at the same
@@ -448,10 +504,14 @@ static orca_status load_into(orca_sim *s, orca_sim *t, const unsigned char *byte
     }
     t->agent_count = (int32_t)na;
     t->index_limit = (int32_t)na;
-    if ((st = check_slot_links(s, &t->agent_slots, t->agent_slot, t->agent_count, "agent")) != ORCA_OK) {
-        return st;
-    }
-    st = get_slots(s, &r, &t->segment_slots, (int32_t)nss, sfree, "segment");
+    return check_slot_links(s, &t->agent_slots, t->agent_slot, t->agent_count, "agent");
+}
+
+/* The segments' slot table and the segments (their ends checked as coordinates). */
+static orca_status get_segments(orca_sim *s, orca_sim *t, snap_reader *r, const snap_header *h)
+{
+    uint32_t ns = h->ns;
+    orca_status st = get_slots(s, r, &t->segment_slots, (int32_t)h->nss, h->sfree, "segment");
     if (st != ORCA_OK) {
         return st;
     }
@@ -459,9 +519,9 @@ static orca_status load_into(orca_sim *s, orca_sim *t, const unsigned char *byte
         return orca_fail(s, ORCA_ERR_MEMORY, "out of memory reading %u segments", (unsigned)ns);
     }
     for (int32_t k = 0; k < (int32_t)ns; ++k) {
-        t->segment_slot[k] = get_u32(&r);
-        t->seg_a[k] = get_vec(&r);
-        t->seg_b[k] = get_vec(&r);
+        t->segment_slot[k] = get_u32(r);
+        t->seg_a[k] = get_vec(r);
+        t->seg_b[k] = get_vec(r);
         char what[48];
         snprintf(what, sizeof what, "snapshot segment %d start", (int)k);
         if ((st = orca_check_coord(s, what, t->seg_a[k])) != ORCA_OK) {
@@ -473,145 +533,179 @@ static orca_status load_into(orca_sim *s, orca_sim *t, const unsigned char *byte
         }
     }
     t->segment_count = (int32_t)ns;
-    if ((st = check_slot_links(s, &t->segment_slots, t->segment_slot, t->segment_count, "segment")) !=
-        ORCA_OK) {
+    return check_slot_links(s, &t->segment_slots, t->segment_slot, t->segment_count, "segment");
+}
+
+/* The avoidance settings' section (docs/extensions.md), each agent's checked as
+ * orca_agent_set_avoidance checks them. */
+static orca_status get_avoidance(orca_sim *s, orca_sim *t, snap_reader *r, uint32_t na)
+{
+    t->ext = orca_mem_alloc((size_t)t->agent_capacity, sizeof *t->ext);
+    if (!t->ext) {
+        return orca_fail(s, ORCA_ERR_MEMORY, "out of memory reading the avoidance settings");
+    }
+    for (int32_t i = 0; i < (int32_t)na; ++i) {
+        orca_agent_avoidance a;
+        a.priority = bits_f64(get_u64(r));
+        a.layers = get_u32(r);
+        a.mask = get_u32(r);
+        uint32_t locked = get_u32(r);
+        if (locked > 1) {
+            return orca_fail(s, ORCA_ERR_FORMAT, "snapshot agent %d: locked must be 0 or 1, got %u",
+                             i, (unsigned)locked);
+        }
+        a.locked = (int)locked;
+        if (orca_check_avoidance(s, &a) != ORCA_OK) {
+            return refuse_checked(s, "snapshot agent %d", i);
+        }
+        t->ext[i].priority = a.priority;
+        t->ext[i].layers = a.layers;
+        t->ext[i].mask = a.mask;
+        t->ext[i].locked = a.locked;
+        t->ext_nondefault += !orca_ext_is_default(&t->ext[i]);
+    }
+    /* orca_sim_save writes the section only when some agent is off the defaults, so a
+     * snapshot whose section holds only defaults is not one it wrote: refused, so that
+     * every snapshot loaded saves back to the same bytes (docs/extensions.md) */
+    if (t->ext_nondefault == 0) {
+        return orca_fail(s, ORCA_ERR_FORMAT,
+                         "snapshot: its avoidance section (version 2, or flag 1 of version 3) "
+                         "holds only default settings for its %u agents; orca writes it only "
+                         "when some agent is off the defaults",
+                         (unsigned)na);
+    }
+    return ORCA_OK;
+}
+
+/* Stores the boundary loops (their slots, lengths and the points of all, in order) into t,
+ * each checked as orca_sim_add_boundary checks it. */
+static orca_status store_loops(orca_sim *s, orca_sim *t, const orca_vec2 *pts,
+                               const uint32_t *slot_of, const uint32_t *len_of, uint32_t nl,
+                               uint32_t ne)
+{
+    uint32_t at = 0;
+    boundary_set *bs = t->bnd;
+    for (uint32_t l = 0; l < nl; ++l) {
+        if (orca_check_boundary(s, pts + at, (int)len_of[l], (int32_t)at) != ORCA_OK) {
+            return refuse_checked(s, "snapshot boundary %u", (unsigned)l);
+        }
+        if (bs->loop_capacity == 0) {
+            /* room for every loop and edge at once */
+            bs->loop_first = orca_mem_alloc((size_t)nl, sizeof *bs->loop_first);
+            bs->loop_len = orca_mem_alloc((size_t)nl, sizeof *bs->loop_len);
+            bs->loop_slot = orca_mem_alloc((size_t)nl, sizeof *bs->loop_slot);
+            bs->ea = orca_mem_alloc((size_t)ne, sizeof *bs->ea);
+            bs->eb = orca_mem_alloc((size_t)ne, sizeof *bs->eb);
+            bs->enext = orca_mem_alloc((size_t)ne, sizeof *bs->enext);
+            if (!bs->loop_first || !bs->loop_len || !bs->loop_slot || !bs->ea || !bs->eb ||
+                !bs->enext) {
+                return orca_fail(s, ORCA_ERR_MEMORY, "out of memory reading the boundaries");
+            }
+            bs->loop_capacity = (int32_t)nl;
+            bs->edge_capacity = (int32_t)ne;
+        }
+        orca_boundary_append(t, pts + at, (int)len_of[l], slot_of[l]);
+        at += len_of[l];
+    }
+    return ORCA_OK;
+}
+
+/* The boundary section (docs/extensions.md, "Walkable areas"): its slot table, the loops'
+ * slots and lengths, then their points. */
+static orca_status get_boundaries(orca_sim *s, orca_sim *t, snap_reader *r, const snap_header *h)
+{
+    uint32_t nl = h->nl, ne = h->ne;
+    r->p += SNAP_BND_HEADER;
+    t->bnd = orca_mem_zalloc(1, sizeof *t->bnd);
+    if (!t->bnd) {
+        return orca_fail(s, ORCA_ERR_MEMORY, "out of memory reading the boundaries");
+    }
+    t->bnd->slots.free_head = -1;
+    orca_status st = get_slots(s, r, &t->bnd->slots, (int32_t)h->nls, h->lfree, "boundary");
+    if (st != ORCA_OK) {
         return st;
     }
-    if (ext) {
-        t->ext = orca_mem_alloc((size_t)t->agent_capacity, sizeof *t->ext);
-        if (!t->ext) {
-            return orca_fail(s, ORCA_ERR_MEMORY, "out of memory reading the avoidance settings");
-        }
-        for (int32_t i = 0; i < (int32_t)na; ++i) {
-            orca_agent_avoidance a;
-            a.priority = bits_f64(get_u64(&r));
-            a.layers = get_u32(&r);
-            a.mask = get_u32(&r);
-            uint32_t locked = get_u32(&r);
-            if (locked > 1) {
-                return orca_fail(s, ORCA_ERR_FORMAT, "snapshot agent %d: locked must be 0 or 1, got %u",
-                                 i, (unsigned)locked);
-            }
-            a.locked = (int)locked;
-            if ((st = orca_check_avoidance(s, &a)) != ORCA_OK) {
-                char msg[sizeof s->error];
-                snprintf(msg, sizeof msg, "%s", s->error);
-                return orca_fail(s, ORCA_ERR_FORMAT, "snapshot agent %d: %s", i, msg);
-            }
-            t->ext[i].priority = a.priority;
-            t->ext[i].layers = a.layers;
-            t->ext[i].mask = a.mask;
-            t->ext[i].locked = a.locked;
-            t->ext_nondefault += !orca_ext_is_default(&t->ext[i]);
-        }
-        /* orca_sim_save writes the section only when some agent is off the defaults, so a
-         * snapshot whose section holds only defaults is not one it wrote: refused, so that
-         * every snapshot loaded saves back to the same bytes (docs/extensions.md) */
-        if (t->ext_nondefault == 0) {
-            return orca_fail(s, ORCA_ERR_FORMAT,
-                             "snapshot: its avoidance section (version 2, or flag 1 of version 3) "
-                             "holds only default settings for its %u agents; orca writes it only "
-                             "when some agent is off the defaults",
-                             (unsigned)na);
-        }
+    const unsigned char *loops = r->p;
+    uint64_t sum = 0;
+    for (uint32_t l = 0; l < nl; ++l) {
+        (void)get_u32(r);
+        sum += get_u32(r);
     }
-    if (bnd) {
-        r.p += SNAP_BND_HEADER;
-        t->bnd = orca_mem_zalloc(1, sizeof *t->bnd);
-        if (!t->bnd) {
-            return orca_fail(s, ORCA_ERR_MEMORY, "out of memory reading the boundaries");
-        }
-        t->bnd->slots.free_head = -1;
-        st = get_slots(s, &r, &t->bnd->slots, (int32_t)nls, lfree, "boundary");
-        if (st != ORCA_OK) {
-            return st;
-        }
-        const unsigned char *loops = r.p;
-        uint64_t sum = 0;
-        for (uint32_t l = 0; l < nl; ++l) {
-            (void)get_u32(&r);
-            sum += get_u32(&r);
-        }
-        if (sum != ne) {
-            return orca_fail(s, ORCA_ERR_FORMAT,
-                             "snapshot boundary loops hold %llu points, its header says %u",
-                             (unsigned long long)sum, (unsigned)ne);
-        }
-        orca_vec2 *pts = orca_mem_alloc((size_t)ne, sizeof *pts);
-        uint32_t *slot_of = orca_mem_alloc((size_t)nl, sizeof *slot_of);
-        uint32_t *len_of = orca_mem_alloc((size_t)nl, sizeof *len_of);
-        if (!pts || !slot_of || !len_of) {
-            orca_mem_free(pts);
-            orca_mem_free(slot_of);
-            orca_mem_free(len_of);
-            return orca_fail(s, ORCA_ERR_MEMORY, "out of memory reading the boundaries");
-        }
+    if (sum != ne) {
+        return orca_fail(s, ORCA_ERR_FORMAT,
+                         "snapshot boundary loops hold %llu points, its header says %u",
+                         (unsigned long long)sum, (unsigned)ne);
+    }
+    orca_vec2 *pts = orca_mem_alloc((size_t)ne, sizeof *pts);
+    uint32_t *slot_of = orca_mem_alloc((size_t)nl, sizeof *slot_of);
+    uint32_t *len_of = orca_mem_alloc((size_t)nl, sizeof *len_of);
+    if (!pts || !slot_of || !len_of) {
+        st = orca_fail(s, ORCA_ERR_MEMORY, "out of memory reading the boundaries");
+    } else {
         snap_reader lr = {loops};
         for (uint32_t l = 0; l < nl; ++l) {
             slot_of[l] = get_u32(&lr);
             len_of[l] = get_u32(&lr);
         }
         for (uint32_t k = 0; k < ne; ++k) {
-            pts[k] = get_vec(&r);
+            pts[k] = get_vec(r);
         }
-        /* each loop is checked as orca_sim_add_boundary checks it, then stored */
-        uint32_t at = 0;
-        boundary_set *bs = t->bnd;
-        for (uint32_t l = 0; l < nl && st == ORCA_OK; ++l) {
-            st = orca_check_boundary(s, pts + at, (int)len_of[l], (int32_t)at);
-            if (st != ORCA_OK) {
-                char msg[sizeof s->error];
-                snprintf(msg, sizeof msg, "%s", s->error);
-                st = orca_fail(s, ORCA_ERR_FORMAT, "snapshot boundary %u: %s", (unsigned)l, msg);
-                break;
-            }
-            if (bs->loop_capacity == 0) {
-                /* room for every loop and edge at once */
-                bs->loop_first = orca_mem_alloc((size_t)nl, sizeof *bs->loop_first);
-                bs->loop_len = orca_mem_alloc((size_t)nl, sizeof *bs->loop_len);
-                bs->loop_slot = orca_mem_alloc((size_t)nl, sizeof *bs->loop_slot);
-                bs->ea = orca_mem_alloc((size_t)ne, sizeof *bs->ea);
-                bs->eb = orca_mem_alloc((size_t)ne, sizeof *bs->eb);
-                bs->enext = orca_mem_alloc((size_t)ne, sizeof *bs->enext);
-                if (!bs->loop_first || !bs->loop_len || !bs->loop_slot || !bs->ea || !bs->eb ||
-                    !bs->enext) {
-                    st = orca_fail(s, ORCA_ERR_MEMORY, "out of memory reading the boundaries");
-                    break;
-                }
-                bs->loop_capacity = (int32_t)nl;
-                bs->edge_capacity = (int32_t)ne;
-            }
-            orca_boundary_append(t, pts + at, (int)len_of[l], slot_of[l]);
-            at += len_of[l];
-        }
-        orca_mem_free(pts);
-        orca_mem_free(slot_of);
-        orca_mem_free(len_of);
-        if (st != ORCA_OK) {
-            return st;
-        }
-        if ((st = check_slot_links(s, &bs->slots, bs->loop_slot, bs->loop_count, "boundary")) !=
-            ORCA_OK) {
-            return st;
-        }
+        st = store_loops(s, t, pts, slot_of, len_of, nl, ne);
     }
-    if (den) {
-        /* the density section (docs/extensions.md, "Density-dependent speed"), checked as
-         * orca_sim_set_density_speed checks it */
-        orca_density_speed d;
-        d.radius = bits_f64(get_u64(&r));
-        d.gamma = bits_f64(get_u64(&r));
-        d.max_density = bits_f64(get_u64(&r));
-        if ((st = orca_check_density_speed(s, &d)) != ORCA_OK) {
-            char msg[sizeof s->error];
-            snprintf(msg, sizeof msg, "%s", s->error);
-            return orca_fail(s, ORCA_ERR_FORMAT, "snapshot density section: %s", msg);
-        }
-        t->density = d;
-        t->density_on = 1;
+    orca_mem_free(pts);
+    orca_mem_free(slot_of);
+    orca_mem_free(len_of);
+    if (st != ORCA_OK) {
+        return st;
     }
-    t->steps = steps;
-    t->separation = sep;
+    return check_slot_links(s, &t->bnd->slots, t->bnd->loop_slot, t->bnd->loop_count,
+                            "boundary");
+}
+
+/* The density section (docs/extensions.md, "Density-dependent speed"), checked as
+ * orca_sim_set_density_speed checks it. */
+static orca_status get_density(orca_sim *s, orca_sim *t, snap_reader *r)
+{
+    orca_density_speed d;
+    d.radius = bits_f64(get_u64(r));
+    d.gamma = bits_f64(get_u64(r));
+    d.max_density = bits_f64(get_u64(r));
+    if (orca_check_density_speed(s, &d) != ORCA_OK) {
+        return refuse_checked(s, "snapshot density section");
+    }
+    t->density = d;
+    t->density_on = 1;
+    return ORCA_OK;
+}
+
+/* Reads a snapshot into t (zeroed but for the free list heads), section by section in the
+ * format's order; s only gets the messages (and lends the agents' search hints). */
+static orca_status load_into(orca_sim *s, orca_sim *t, const unsigned char *bytes, size_t size)
+{
+    snap_header h;
+    memset(&h, 0, sizeof h);
+    snap_reader r;
+    orca_status st = get_header(s, bytes, size, &r, &h);
+    if (st == ORCA_OK) {
+        st = get_agents(s, t, &r, &h);
+    }
+    if (st == ORCA_OK) {
+        st = get_segments(s, t, &r, &h);
+    }
+    if (st == ORCA_OK && h.ext) {
+        st = get_avoidance(s, t, &r, h.na);
+    }
+    if (st == ORCA_OK && h.bnd) {
+        st = get_boundaries(s, t, &r, &h);
+    }
+    if (st == ORCA_OK && h.den) {
+        st = get_density(s, t, &r);
+    }
+    if (st != ORCA_OK) {
+        return st;
+    }
+    t->steps = h.steps;
+    t->separation = h.sep;
     return ORCA_OK;
 }
 

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# README and scripts/demo agree (issue 27, item 10): every state hash the README's scripts/demo
-# line quotes is printed by the demo, the demo's hash after 400 steps is the golden circle hash
-# of test/golden/determinism.txt (the one the README quotes elsewhere), and each printed hash
-# says which state it is (at arrival, after 400 steps).
+# README and scripts/demo agree (issue 27, item 10; issue 46): README opens with the two
+# commands and short comments, the hash at arrival it quotes is the one the demo prints, the
+# demo's hash after 400 steps is the golden circle hash of test/golden/determinism.txt (which
+# the README quotes too), and each printed hash says which state it is.
 #   bash test/demo_readme.sh SOURCE_DIR path/to/orca
 set -u
 src=$1
@@ -22,19 +22,25 @@ fail() {
   failed=1
 }
 out=$(cd "$tmp" && ORCA_CLI=$orca bash "$src/scripts/demo" 2>&1) || fail "scripts/demo failed: $out"
-line=$(grep -m 1 '^scripts/demo ' "$src/README.md")
-quoted=$(grep -o '[0-9a-f]\{16\}' <<<"$line" || true)
-[ -n "$quoted" ] || fail "README's scripts/demo line quotes no hash: $line"
-for h in $quoted; do
-  grep -q "$h" <<<"$out" || fail "README quotes $h for the demo; the demo does not print it"
-done
+# The README opens with the two commands, each with a short comment (a line of at most 100
+# characters), and quotes the demo's hashes in the paragraphs that follow.
+first=$(sed -n '/^```sh$/,/^```$/p' "$src/README.md" | sed -n '2,3p')
+grep -q '^scripts/demo ' <<<"$first" && grep -q '^scripts/test ' <<<"$first" ||
+  fail "README's first code block is not the two commands scripts/demo and scripts/test: $first"
+while IFS= read -r l; do
+  [ ${#l} -le 100 ] || fail "README's command line is ${#l} characters (at most 100): $l"
+done <<<"$first"
+text=$(tr '\n' ' ' <"$src/README.md")
+quoted=$(grep -o 'hash at arrival, [0-9a-f]\{16\}' <<<"$text" | grep -o '[0-9a-f]\{16\}' || true)
+[ -n "$quoted" ] || fail "README quotes no demo hash at arrival"
 golden=$(sed -n 's/^circle agents=100 steps=400 hash=\([0-9a-f]*\)$/\1/p' "$src/test/golden/determinism.txt")
 grep -q "after 400 steps $golden (equal to the golden hash" <<<"$out" ||
   fail "the demo does not print the golden hash $golden as the hash after 400 steps"
-grep -q "4be6d7e7a7e24a3a" <<<"$line" || fail "README's demo line does not quote the golden hash"
+grep -q "hash after 400 steps, $golden" <<<"$text" ||
+  fail "README does not quote the golden hash $golden as the demo's hash after 400 steps"
 arrival=$(sed -n 's/^  state hash *\([0-9a-f]\{16\}\).*/\1/p' <<<"$out")
 grep -q "steps .*(until all arrived)" <<<"$out" || fail "the demo's run did not stop at arrival"
-grep -q "hash at arrival $arrival" <<<"$line" || fail "README's demo line does not quote the hash at arrival ($arrival)"
+[ "$quoted" = "$arrival" ] || fail "README quotes $quoted as the hash at arrival; the demo's is $arrival"
 [ -s "$tmp/demo.svg" ] || fail "no demo.svg"
 echo "$out" | tail -n 2
 if [ $failed -eq 0 ]; then echo "demo_readme: ok"; fi

@@ -522,11 +522,6 @@ static void reference_step(const state *st, double dt, orca_vec2 *vel, orca_vec2
 {
     orca_halfplane planes[MAX_PLANES], scratch[MAX_PLANES];
     for (int i = 0; i < st->n; ++i) {
-        if (st->a[i].max_speed == 0) {
-            vel[i].x = 0; /* stands still, not solved (algorithm.md §11.3, choice 16) */
-            vel[i].y = 0;
-            continue;
-        }
         int hard;
         int count = brute_planes(st, i, dt, planes, &hard);
         orca_solve_result res;
@@ -535,6 +530,10 @@ static void reference_step(const state *st, double dt, orca_vec2 *vel, orca_vec2
             violation("orca_solve refused agent %d's program (%d planes)", i, count);
         }
         vel[i] = res.velocity;
+        if (st->a[i].max_speed == 0 && (vel[i].x != 0 || vel[i].y != 0)) {
+            vel[i].x = 0; /* a non-zero result of max speed 0 (algorithm.md §11.3, choice 16) */
+            vel[i].y = 0;
+        }
     }
     for (int i = 0; i < st->n; ++i) {
         pos[i].x = st->a[i].position.x + vel[i].x * dt;

@@ -77,6 +77,14 @@ for r in 1 3; do
         cat "$tmp/err"
     fi
 done
+# the text summary's overlaps are fractions of the radius, as orca run's (not metres)
+ov=$(run 2 "$ompi" run "$tmp/corridor.txt" --steps 20 2>"$tmp/err" | grep 'overlap')
+if grep -q 'deepest agent overlap: .* (fraction of radius)' <<<"$ov" &&
+   grep -q 'deepest wall overlap: .* (fraction of radius)' <<<"$ov" && ! grep -q ' m$' <<<"$ov"; then
+    ok "the text summary labels the overlaps as fractions of the radius"
+else
+    bad "the text summary's overlap lines: $ov"
+fi
 printf 'agent 0 0 goal 10 0 via 5 5\nagent 3 0 goal -10 0\n' >"$tmp/wp.txt"
 # refused WHAT MESSAGE ARGS...: `orca-mpi run ARGS` on 2 ranks fails, saying MESSAGE
 refused() {

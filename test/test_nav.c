@@ -187,24 +187,27 @@ static int test_l_corner(void)
     return 0;
 }
 
-/* Two rooms joined by one gap: width 2r + 1e-9 passes, 2r - 1e-9 does not. */
-static int gap_scene(double width, double r, orca_nav_result *res, double *len)
+/* Two rooms joined by one gap, the whole scene moved by (c, c) (the walls' largest coordinate
+ * M is 10 + c); the path from (c - 5, c + dy) to (c + 5, c - dy). */
+static int gap_scene(double width, double r, double c, double dy, orca_nav_result *res,
+                     double *len)
 {
     orca_sim *sim = new_sim();
     ENSURE(sim);
-    /* a wall along x = 0 from y = -10 to y = 10 with a gap centred at y = 0 */
+    /* a wall along x = c from y = c - 10 to y = c + 10 with a gap centred at y = c */
     double h = width / 2;
     orca_segment_id id;
-    ENSURE(orca_sim_add_segment(sim, vec(0, -10), vec(0, -h), &id) == ORCA_OK);
-    ENSURE(orca_sim_add_segment(sim, vec(0, h), vec(0, 10), &id) == ORCA_OK);
+    ENSURE(orca_sim_add_segment(sim, vec(c, c - 10), vec(c, c - h), &id) == ORCA_OK);
+    ENSURE(orca_sim_add_segment(sim, vec(c, c + h), vec(c, c + 10), &id) == ORCA_OK);
     /* a box around both rooms (a loop, walkable inside) */
-    orca_vec2 box[4] = {vec(-10, -10), vec(10, -10), vec(10, 10), vec(-10, 10)};
+    orca_vec2 box[4] = {vec(c - 10, c - 10), vec(c + 10, c - 10), vec(c + 10, c + 10),
+                        vec(c - 10, c + 10)};
     orca_boundary_id bid;
     ENSURE(orca_sim_add_boundary(sim, box, 4, &bid) == ORCA_OK);
     orca_nav *nav = NULL;
     ENSURE(orca_nav_create(sim, &nav) == ORCA_OK);
     path_out o;
-    ENSURE(query(nav, r, vec(-5, 3), vec(5, -3), &o) == ORCA_OK);
+    ENSURE(query(nav, r, vec(c - 5, c + dy), vec(c + 5, c - dy), &o) == ORCA_OK);
     *res = o.result;
     *len = o.length;
     orca_nav_destroy(nav);
@@ -212,18 +215,36 @@ static int gap_scene(double width, double r, orca_nav_result *res, double *len)
     return 0;
 }
 
+/* Near the origin: width 2r + 1e-9 passes, 2r - 1e-9 does not. At any scale (docs/navigation.md,
+ * "The walls": tol = 2^-40 (r + M)) a straight pass through the gap's middle keeps lim = r - tol
+ * from both ends while the gap is narrower than 2r by at most 2 tol: open at 2r - tol, closed
+ * at 2r - 4 tol; so 2r - 1e-9 is closed while 2 tol < 1e-9, r + M < 549.7 m (closed at M = 500,
+ * open at M = 600). A path that has to turn in the gap needs at least 2r. */
 static int test_gap(void)
 {
     double r = 0.5;
     orca_nav_result res;
     double len;
-    ENSURE(gap_scene(2 * r + 1e-9, r, &res, &len) == 0);
+    ENSURE(gap_scene(2 * r + 1e-9, r, 0, 3, &res, &len) == 0);
     ENSURE_MSG(res == ORCA_NAV_OK, "2r + 1e-9: %s", orca_nav_result_name(res));
     ENSURE(len > hypot(10, 6));
-    ENSURE(gap_scene(2 * r - 1e-9, r, &res, &len) == 0);
+    ENSURE(gap_scene(2 * r - 1e-9, r, 0, 3, &res, &len) == 0);
     ENSURE_MSG(res == ORCA_NAV_NO_PATH, "2r - 1e-9: %s", orca_nav_result_name(res));
-    ENSURE(gap_scene(2 * r + 0.5, r, &res, &len) == 0);
+    ENSURE(gap_scene(2 * r + 0.5, r, 0, 3, &res, &len) == 0);
     ENSURE(res == ORCA_NAV_OK);
+    const double offsets[] = {0, 490, 590, 1e3, 1e5, 0x1p20, 0x1p21 - 20};
+    for (int k = 0; k < (int)(sizeof offsets / sizeof offsets[0]); ++k) {
+        double c = offsets[k], M = c + 10, tol = 0x1p-40 * (r + M);
+        ENSURE(gap_scene(2 * r - 4 * tol, r, c, 0, &res, &len) == 0);
+        ENSURE_MSG(res == ORCA_NAV_NO_PATH, "M %g, 2r - 4 tol: %s", M, orca_nav_result_name(res));
+        ENSURE(gap_scene(2 * r - tol, r, c, 0, &res, &len) == 0);
+        ENSURE_MSG(res == ORCA_NAV_OK, "M %g, 2r - tol: %s", M, orca_nav_result_name(res));
+        ENSURE(gap_scene(2 * r - 1e-9, r, c, 0, &res, &len) == 0);
+        orca_nav_result expect = r + M < 0x1p39 * 1e-9 ? ORCA_NAV_NO_PATH : ORCA_NAV_OK;
+        ENSURE_MSG(res == expect, "M %g, 2r - 1e-9: %s", M, orca_nav_result_name(res));
+        ENSURE(gap_scene(2 * r - 1e-9, r, c, 3, &res, &len) == 0); /* turning in it */
+        ENSURE_MSG(res == ORCA_NAV_NO_PATH, "M %g, turning: %s", M, orca_nav_result_name(res));
+    }
     return 0;
 }
 

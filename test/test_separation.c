@@ -326,13 +326,33 @@ static int test_max_speed_zero_stands_still(void)
         w.preferred_velocity = vec(1, 0);
         ENSURE(orca_sim_add_agent(s, &w, NULL) == ORCA_OK);
         ENSURE(orca_sim_add_segment(s, vec(0, -3), vec(3, -3), NULL) == ORCA_OK);
+        /* alone, wanting to go left and up: the program gives (p / |p|) * 0 = (-0, +0), a
+         * zero within the max speed, which stays (choice 16: the text's bits) */
+        orca_agent_def lone = d;
+        lone.position = vec(40, 40);
+        lone.preferred_velocity = vec(-1, 2);
+        orca_agent_id alone;
+        ENSURE(orca_sim_add_agent(s, &lone, &alone) == ORCA_OK);
+        orca_solve_result text;
+        ENSURE(orca_solve(NULL, 0, 0, 0.0, lone.preferred_velocity, NULL, &text) == ORCA_OK);
+        ENSURE_BITS(text.velocity.x, -0.0);
+        ENSURE_BITS(text.velocity.y, 0.0);
         for (int t = 0; t < 40; ++t) {
             ENSURE_MSG(orca_sim_step(s, 0.25) == ORCA_OK, "%s", orca_sim_last_error(s));
             orca_vec2 v, p;
+            ENSURE(orca_agent_get_velocity(s, alone, &v) == ORCA_OK);
+            ENSURE(orca_agent_get_position(s, alone, &p) == ORCA_OK);
+            ENSURE_BITS(v.x, text.velocity.x);
+            ENSURE_BITS(v.y, text.velocity.y);
+            ENSURE_BITS(p.x, 40.0);
+            ENSURE_BITS(p.y, 40.0);
             ENSURE(orca_agent_get_velocity(s, still, &v) == ORCA_OK);
             ENSURE(orca_agent_get_position(s, still, &p) == ORCA_OK);
-            ENSURE_BITS(v.x, 0.0);
-            ENSURE_BITS(v.y, 0.0);
+            if (t == 0) { /* its program's (1e-200, 0), replaced */
+                ENSURE_BITS(v.x, 0.0);
+                ENSURE_BITS(v.y, 0.0);
+            }
+            ENSURE_MSG(v.x == 0 && v.y == 0, "step %d: (%a, %a)", t, v.x, v.y);
             ENSURE_BITS(p.x, 1.5);
             ENSURE_BITS(p.y, -2.25);
         }

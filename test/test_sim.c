@@ -1070,6 +1070,10 @@ static int test_segments_reach_changes(void)
  * brute-force lists, their half-planes, orca_solve(planes, count, hard, max_speed,
  * preferred); (2) each velocity becomes v_new and each position p + v_new * dt, per
  * component. Returns the number of agents that needed the fallback. */
+/* Standing agents (max speed 0) seen by ref_step: results the rule replaced (the text's
+ * program gave a non-zero velocity) and results kept with a negative zero in them. */
+static int ref_standing_replaced, ref_standing_negative_zero;
+
 static int ref_step(world *w, double dt)
 {
     int n = w->n, m = w->m;
@@ -1080,11 +1084,6 @@ static int ref_step(world *w, double dt)
     orca_vec2 *nv = xmalloc((size_t)(n + 1) * sizeof *nv);
     int fallbacks = 0;
     for (int i = 0; i < n; ++i) {
-        if (w->ag[i].max_speed == 0) {
-            nv[i].x = 0; /* stands still, not solved (algorithm.md §11.3, choice 16) */
-            nv[i].y = 0;
-            continue;
-        }
         int na = bf_agents(w, i, tmp, ea, NULL);
         int ns = bf_segments(w, i, tmp, es, NULL);
         int c = bf_planes(w, i, dt, es, ns, ea, na, planes);
@@ -1095,6 +1094,18 @@ static int ref_step(world *w, double dt)
             exit(2);
         }
         nv[i] = res.velocity;
+        if (w->ag[i].max_speed == 0) {
+            /* stands still: a non-zero result becomes (+0, +0), a zero of either sign stays,
+             * and no fallback is counted (algorithm.md §11.3, choice 16) */
+            if (nv[i].x != 0 || nv[i].y != 0) {
+                nv[i].x = 0;
+                nv[i].y = 0;
+                ++ref_standing_replaced;
+            } else if (signbit(nv[i].x) || signbit(nv[i].y)) {
+                ++ref_standing_negative_zero;
+            }
+            continue;
+        }
         fallbacks += res.fallback;
     }
     for (int i = 0; i < n; ++i) {
@@ -1382,6 +1393,32 @@ static int test_step_matches_reference_special(void)
     ENSURE(reference_run(&w, NULL, 10, 0.1, 4, "extreme parameters", &fallbacks, &overlaps) == 0);
     world_free(&w);
     ENSURE_MSG(fallbacks > 0 && overlaps > 0, "fallbacks %d, overlaps %d", fallbacks, overlaps);
+    return 0;
+}
+
+/* Agents with max speed 0 (pillars) among walkers, with preferred velocities of every sign:
+ * the text's program gives them zeros of either sign, which the step keeps (choice 16), so the
+ * library has the bits of a port of algorithm.md that has no rule for max speed 0 (the
+ * reference replaced no result) and its documented hash. */
+static int test_standing_agents_as_text(void)
+{
+    int fallbacks = 0, overlaps = 0;
+    test_rng g = {0x5a0du};
+    world w;
+    memset(&w, 0, sizeof w);
+    goals gl;
+    scene_walled(&w, &gl, &g, 120, 8);
+    for (int i = 0; i < w.n; i += 3) {
+        w.ag[i].max_speed = 0; /* its goal still gives it a preferred velocity */
+    }
+    ref_standing_replaced = ref_standing_negative_zero = 0;
+    ENSURE(reference_run(&w, &gl, 60, 0.25, 2, "standing agents", &fallbacks, &overlaps) == 0);
+    world_free(&w);
+    free(gl.at);
+    free(gl.speed);
+    ENSURE_MSG(ref_standing_replaced == 0 && ref_standing_negative_zero > 100,
+               "replaced %d, negative zeros %d", ref_standing_replaced,
+               ref_standing_negative_zero);
     return 0;
 }
 
@@ -3709,6 +3746,7 @@ static int test_grid_box_edits(void)
 
 const orca_test ORCA_TESTS[] = {
     {"bulk_access", test_bulk_access},
+    {"standing_agents_as_text", test_standing_agents_as_text},
     {"pool_chunks", test_pool_chunks},
     {"neighbors_random", test_neighbors_random},
     {"neighbors_ties", test_neighbors_ties},

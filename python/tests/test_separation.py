@@ -88,8 +88,21 @@ def test_max_speed_zero_stands_still():
     sim = orca.Simulator()
     still = sim.add_agent((1.5, -2.25), max_speed=0.0, preferred_velocity=(1e-200, 0.0))
     sim.add_agent((-3.0, -2.0), preferred_velocity=(1.0, 0.0))
-    for _ in range(20):
+    for step in range(20):
         sim.step(0.25)
         vx, vy = still.velocity
-        assert (math.copysign(1, vx), vx, vy) == (1.0, 0.0, 0.0)
+        assert (vx, vy) == (0.0, 0.0)   # a zero: its program's own if a zero, else (+0, +0)
+        if step == 0:                   # (1e-200, 0), replaced
+            assert (math.copysign(1, vx), math.copysign(1, vy)) == (1.0, 1.0)
         assert tuple(still.position) == (1.5, -2.25)
+
+
+def test_max_speed_zero_keeps_the_programs_zero():
+    sim = orca.Simulator()
+    alone = sim.add_agent((40.0, 40.0), max_speed=0.0, preferred_velocity=(-1.0, 2.0))
+    for _ in range(5):
+        sim.step(0.25)
+        vx, vy = alone.velocity
+        # (p / |p|) * 0 = (-0, +0): the program's result, within the max speed, is kept
+        assert (math.copysign(1, vx), vx, math.copysign(1, vy), vy) == (-1.0, 0.0, 1.0, 0.0)
+        assert tuple(alone.position) == (40.0, 40.0)

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 // The npm package as a web developer installs it (docs/web.md, "The npm package"): builds the
 // tarball (scripts/npm-pack), installs it into a fresh Vite project (out/npm/app, from
-// web/test/package-app/; vite and typescript from the npm registry, its cache when offline),
+// web/test/package-app/ with the vite.config.js of the package's README, copied from it as a
+// user would; vite and typescript from the npm registry, its cache when offline),
 // checks the typed consumer main.ts with `tsc --noEmit` against orca.d.ts, runs `vite build`,
 // serves dist/ and loads it in headless Chromium (puppeteer-core, $CHROMIUM or
 // /usr/bin/chromium): the golden circle's hash 4be6d7e7a7e24a3a. The built bundle has both
 // .wasm files and no browser stub of a Node module. Then the same app under Vite's dev server
-// (its JavaScript API, on 127.0.0.1): the golden hash in Chromium with the app's
+// (its JavaScript API, on 127.0.0.1): the golden hash in Chromium with that config's
 // `optimizeDeps: { exclude: ['orca-wasm'] }` (docs/web.md), and a failure to load the module
 // without it (pre-bundling moves orca.mjs away from its wasm/), which shows the setting is
 // what makes it work.
@@ -58,6 +59,11 @@ const ok = await test('scripts/npm-pack builds the tarball', () => {
   await rm(APP, { recursive: true, force: true });
   await mkdir(APP, { recursive: true });
   await cp(join(ROOT, 'web/test/package-app'), APP, { recursive: true });
+  // the app's vite.config.js is the package README's, as a user copies it (nothing more)
+  const readme = await readFile(join(ROOT, 'web/npm/README.md'), 'utf8');
+  const config = /```js\n\s*\/\/ vite\.config\.js\n([\s\S]*?)```/.exec(readme.replace(/^ {2}/gm, ''));
+  check(config, 'web/npm/README.md has no vite.config.js block');
+  await writeFile(join(APP, 'vite.config.js'), config[1]);
   await writeFile(join(APP, 'package.json'), JSON.stringify({
     name: 'orca-vite-app', private: true, type: 'module',
     dependencies: { 'orca-wasm': `file:../${basename(tgz)}` },

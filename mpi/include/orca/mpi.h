@@ -106,8 +106,9 @@ typedef struct orca_mpi_summary {
     int64_t agents;            /**< agents in the run */
     int64_t arrived;           /**< agents arrived (docs/scenarios.md's test) now */
     uint64_t steps;            /**< steps taken */
-    double agent_overlap;      /**< deepest agent-agent overlap over the recorded states (m) */
-    double wall_overlap;       /**< deepest agent-wall overlap likewise (m) */
+    double agent_overlap; /**< deepest agent-agent overlap over the recorded states, as a
+                               fraction of the smaller radius (orca_sim_measure_overlap) */
+    double wall_overlap;  /**< deepest agent-wall overlap likewise, a fraction of the radius */
     int64_t fallbacks;         /**< fallback count over the run; -1 without diagnostics */
     int32_t segments;          /**< wall segments */
 } orca_mpi_summary;

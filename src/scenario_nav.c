@@ -1,0 +1,380 @@
+/* SPDX-License-Identifier: MIT */
+/* Navigation's glue (docs/navigation.md): each navigating agent's path, planned through
+ * nav.c, followed corner by corner, re-routed when it makes no progress; its API, and its
+ * part of the scenario hash. */
+#include "fp.h"
+
+#include <string.h>
+
+#include "alloc.h"
+#include "scenario_internal.h"
+#include "sim_peek.h"
+#include "snap_io.h"
+
+/* The goal point of an agent's path: its target, or for a goal set the set's point the path
+ * ends at. */
+static orca_vec2 nav_goal(const orca_scenario *sc, const sc_agent *a, const sc_nav *v)
+{
+    if (a->goal.kind == ORCA_GOAL_SET && v->route.result == ORCA_NAV_OK && v->route.goal >= 0) {
+        return sc->sets[a->goal.goal_set].points[v->route.goal];
+    }
+    return a->goal.target;
+}
+
+/* Plans agent a (at p, radius r) anew; avoid: a wall end to penalise (re-routing). */
+static orca_status nav_replan(orca_scenario *sc, sc_agent *a, sc_nav *v, orca_vec2 p, double r,
+                              const orca_vec2 *avoid)
+{
+    const orca_vec2 *goals = &a->goal.target;
+    int count = 1, field = -1;
+    if (a->goal.kind == ORCA_GOAL_SET) {
+        const sc_goal_set *set = &sc->sets[a->goal.goal_set];
+        goals = set->points;
+        count = set->count;
+        field = a->goal.goal_set;
+    }
+    double penalty = ORCA_NAV_PENALTY_TIME * a->goal.preferred_speed;
+    orca_status st = orca_nav_route(sc->nav, r, p, goals, count, field, avoid, penalty, &v->route);
+    if (st != ORCA_OK) {
+        return orca_sc_fail(sc, st, "out of memory planning a path");
+    }
+    v->planned = 1;
+    v->k = 0;
+    v->stuck = 0;
+    v->best = 1.0 / 0.0;
+    v->radius = r;
+    v->plans++;
+    if (a->goal.kind == ORCA_GOAL_SET) {
+        a->goal.target = v->route.result == ORCA_NAV_OK
+                             ? nav_goal(sc, a, v)
+                             : orca_sc_nearest_point(&sc->sets[a->goal.goal_set], p);
+    }
+    v->target = a->goal.target;
+    return ORCA_OK;
+}
+
+/* What an agent's navigation needs after the pass on the workers (nav_task). */
+enum { NAV_DONE = 0, NAV_PLAN = 1, NAV_REROUTE = 2 };
+
+/* The start of an agent's navigation in a step: keeps what orca_sc_nav_restore puts back and drops
+ * the plan when the walls changed, or the agent has a new target (waypoints, a changed goal)
+ * or radius. Returns whether it still has its plan. Writes only the agent's own state, and
+ * doing it twice in a step is the same as doing it once. */
+static int nav_prepare(const sc_agent *a, sc_nav *v, double r, int changed)
+{
+    v->prev_k = v->k;
+    v->prev_stuck = v->stuck;
+    v->prev_best = v->best;
+    if (changed) {
+        v->planned = 0; /* the walls changed: every path is planned again */
+    }
+    if (v->planned &&
+        (v->radius != r ||
+         (a->goal.kind == ORCA_GOAL_POINT && !same_point(a->goal.target, v->target)))) {
+        v->planned = 0;
+    }
+    return v->planned;
+}
+
+/* Following a planned path (docs/navigation.md, "Following a path"): passes the corners the
+ * agent at p is beyond, counts its progress and takes its direction. NAV_REROUTE when it made
+ * no progress for ORCA_NAV_STUCK_TIME (then it takes no direction: the caller plans again
+ * first). Reads the scenario, writes only the agent's own state. */
+static int nav_follow(const orca_scenario *sc, const sc_agent *a, sc_nav *v, orca_vec2 p, double r)
+{
+    orca_vec2 goal = nav_goal(sc, a, v);
+    while (v->k < v->route.count &&
+           orca_nav_passed(p, &v->route.corners[v->k],
+                           v->k + 1 < v->route.count ? &v->route.corners[v->k + 1] : NULL, goal,
+                           r)) {
+        v->k++;
+        v->best = 1.0 / 0.0;
+        v->stuck = 0;
+    }
+    /* progress: the distance to where the current leg ends */
+    orca_vec2 o = v->k < v->route.count ? v->route.corners[v->k].leave : goal;
+    double d = v2_len(v2_sub(o, p));
+    if (d < v->best - ORCA_NAV_PROGRESS) {
+        v->best = d;
+        v->stuck = 0;
+    } else {
+        v->stuck++;
+    }
+    if (v->k < v->route.count && (double)v->stuck * sc->dt >= ORCA_NAV_STUCK_TIME) {
+        return NAV_REROUTE; /* (on the last leg there is no other way: it waits, as in a queue
+                               at the goal) */
+    }
+    if (v->k < v->route.count) {
+        v->dir = orca_nav_aim(p, &v->route.corners[v->k], r);
+    }
+    return NAV_DONE;
+}
+
+/* Re-routing: the corner the agent is stuck at costs more; it plans again and takes its
+ * direction. */
+static orca_status nav_reroute(orca_scenario *sc, sc_agent *a, sc_nav *v, orca_vec2 p, double r)
+{
+    v->has_avoid = 1;
+    v->avoid = v->route.corners[v->k].vertex;
+    v->reroutes++;
+    orca_status st = nav_replan(sc, a, v, p, r, &v->avoid);
+    if (st == ORCA_OK && v->route.result == ORCA_NAV_OK && v->k < v->route.count) {
+        v->dir = orca_nav_aim(p, &v->route.corners[v->k], r);
+    }
+    return st;
+}
+
+typedef struct nav_ctx {
+    orca_scenario *sc;
+    const int32_t *ent;
+    const orca_vec2 *pos;
+    uint8_t *flag; /* per index: NAV_DONE, NAV_PLAN or NAV_REROUTE */
+    orca_vec2 *pref; /* per index: the rule's value for the agents with an entry */
+    uint64_t step_hash;
+    int changed;   /* the walls changed since the last pass */
+} nav_ctx;
+
+/* The pass over agents [begin, end) that needs no planning (on the workers: each agent writes
+ * only its own entry and flag): without navigation a goal-set agent takes the set's nearest
+ * point; with it an agent with a plan follows it, and one that needs a plan or a re-routing is
+ * flagged for orca_sc_nav_advance's serial pass. */
+static void nav_task(int begin, int end, int worker, void *context)
+{
+    (void)worker;
+    const nav_ctx *c = context;
+    orca_scenario *sc = c->sc;
+    for (int i = begin; i < end; ++i) {
+        int e = c->ent[i];
+        uint8_t f = NAV_DONE;
+        sc_agent *a = e >= 0 ? &sc->agents[e] : NULL;
+        if (a && (a->goal.kind == ORCA_GOAL_POINT || a->goal.kind == ORCA_GOAL_SET)) {
+            if (!sc->navigation) {
+                if (a->goal.kind == ORCA_GOAL_SET) {
+                    a->goal.target = orca_sc_nearest_point(&sc->sets[a->goal.goal_set], c->pos[i]);
+                }
+            } else if (!a->nv) {
+                f = NAV_PLAN;
+            } else {
+                double r = orca_sim_peek_radius(sc->sim, i);
+                if (!nav_prepare(a, a->nv, r, c->changed)) {
+                    f = NAV_PLAN;
+                } else if (a->nv->route.result == ORCA_NAV_OK) {
+                    f = (uint8_t)nav_follow(sc, a, a->nv, c->pos[i], r);
+                }
+            }
+        }
+        c->flag[i] = f;
+        if (a && f == NAV_DONE) {
+            c->pref[i] = orca_sc_agent_rule(sc, a, e, c->pos[i], c->step_hash);
+        }
+    }
+}
+
+orca_status orca_sc_nav_advance(orca_scenario *sc, const int32_t *ent, const orca_vec2 *pos,
+                                int n, uint64_t step_hash)
+{
+    orca_sim *sim = sc->sim;
+    nav_ctx c;
+    c.sc = sc;
+    c.ent = ent;
+    c.pos = pos;
+    c.flag = sc->nav_flag;
+    c.pref = sc->pref;
+    c.step_hash = step_hash;
+    c.changed = 0;
+    if (sc->navigation) {
+        if (!sc->nav && orca_nav_create(sim, &sc->nav) != ORCA_OK) {
+            return orca_sc_fail(sc, ORCA_ERR_MEMORY, "out of memory creating the navigation");
+        }
+        c.changed = orca_nav_sync(sc->nav);
+        if (c.changed < 0) {
+            return orca_sc_fail(sc, ORCA_ERR_MEMORY, "out of memory reading the walls");
+        }
+    }
+    if (n < NAV_TASK_MIN || orca_sim_run_task(sim, nav_task, n, &c) != ORCA_OK) {
+        nav_task(0, n, 0, &c);
+    }
+    if (!sc->navigation) {
+        return ORCA_OK;
+    }
+    for (int i = 0; i < n; ++i) {
+        if (c.flag[i] == NAV_DONE) {
+            continue;
+        }
+        sc_agent *a = &sc->agents[ent[i]];
+        orca_vec2 p = pos[i];
+        double r = orca_sim_peek_radius(sim, i);
+        if (c.flag[i] == NAV_REROUTE) {
+            orca_status st = nav_reroute(sc, a, a->nv, p, r);
+            if (st != ORCA_OK) {
+                return st;
+            }
+            c.pref[i] = orca_sc_agent_rule(sc, a, ent[i], p, step_hash);
+            continue;
+        }
+        if (!a->nv) {
+            a->nv = orca_mem_zalloc(1, sizeof *a->nv);
+            if (!a->nv) {
+                return orca_sc_fail(sc, ORCA_ERR_MEMORY, "out of memory for an agent's path");
+            }
+            a->nv->prev_best = a->nv->best = 1.0 / 0.0;
+        }
+        sc_nav *v = a->nv;
+        nav_prepare(a, v, r, c.changed);
+        orca_status st = nav_replan(sc, a, v, p, r, v->has_avoid ? &v->avoid : NULL);
+        if (st == ORCA_OK && v->route.result == ORCA_NAV_OK &&
+            nav_follow(sc, a, v, p, r) == NAV_REROUTE) {
+            st = nav_reroute(sc, a, v, p, r);
+        }
+        if (st != ORCA_OK) {
+            return st;
+        }
+        c.pref[i] = orca_sc_agent_rule(sc, a, ent[i], p, step_hash);
+    }
+    return ORCA_OK;
+}
+
+void orca_sc_nav_restore(orca_scenario *sc)
+{
+    for (int e = 0; e < sc->agent_count; ++e) {
+        sc_nav *v = sc->agents[e].nv;
+        if (v && v->planned) {
+            v->k = v->prev_k < v->route.count ? v->prev_k : v->k;
+            v->stuck = v->prev_stuck;
+            v->best = v->prev_best;
+        }
+    }
+}
+
+orca_status orca_scenario_set_navigation(orca_scenario *sc, int on)
+{
+    if (!sc) {
+        return ORCA_ERR_NULL;
+    }
+    if (on != 0 && on != 1) {
+        return orca_sc_fail(sc, ORCA_ERR_ARGUMENT, "navigation must be 0 or 1, got %d", on);
+    }
+    if (on && !sc->nav) {
+        if (orca_nav_create(sc->sim, &sc->nav) != ORCA_OK) {
+            return orca_sc_fail(sc, ORCA_ERR_MEMORY, "out of memory creating the navigation");
+        }
+    }
+    if (on != sc->navigation) {
+        for (int e = 0; e < sc->agent_count; ++e) {
+            if (sc->agents[e].nv) {
+                sc->agents[e].nv->planned = 0;
+            }
+        }
+    }
+    sc->navigation = on;
+    return ORCA_OK;
+}
+
+int orca_scenario_get_navigation(const orca_scenario *sc)
+{
+    return sc ? sc->navigation : 0;
+}
+
+orca_status orca_scenario_agent_nav(const orca_scenario *sc_in, int index, orca_nav_agent *out,
+                                    orca_nav_corner *corners, int capacity)
+{
+    orca_scenario *sc = (orca_scenario *)sc_in; /* only the error message is written */
+    if (!sc) {
+        return ORCA_ERR_NULL;
+    }
+    if (!out) {
+        return orca_sc_fail(sc, ORCA_ERR_NULL, "out must not be NULL");
+    }
+    if (capacity < 0 || (capacity > 0 && !corners)) {
+        return orca_sc_fail(sc, capacity < 0 ? ORCA_ERR_ARGUMENT : ORCA_ERR_NULL,
+                            "corners is NULL with capacity %d", capacity);
+    }
+    int e = orca_sc_entry_of(sc, index);
+    if (e < 0) {
+        return ORCA_ERR_ARGUMENT;
+    }
+    const sc_agent *a = &sc->agents[e];
+    memset(out, 0, sizeof *out);
+    out->navigating = sc->navigation &&
+                      (a->goal.kind == ORCA_GOAL_POINT || a->goal.kind == ORCA_GOAL_SET);
+    out->goal = a->goal.target;
+    const sc_nav *v = a->nv;
+    if (!v || !v->planned) {
+        return ORCA_OK;
+    }
+    out->result = (orca_nav_result)v->route.result;
+    out->corner = v->k;
+    out->corners = v->route.result == ORCA_NAV_OK ? v->route.count : 0;
+    out->length = v->route.length;
+    out->plans = v->plans;
+    out->reroutes = v->reroutes;
+    out->goal = nav_goal(sc, a, v);
+    for (int k = 0; k < out->corners && k < capacity; ++k) {
+        corners[k] = v->route.corners[k];
+    }
+    return ORCA_OK;
+}
+
+int orca_scenario_nav_unreachable(const orca_scenario *sc)
+{
+    if (!sc || !sc->navigation) {
+        return 0;
+    }
+    int n = orca_sim_agent_count(sc->sim), count = 0;
+    for (int i = 0; i < n; ++i) {
+        int e = key_at(sc, i, orca_sim_agent_at(sc->sim, i));
+        const sc_nav *v = e >= 0 ? sc->agents[e].nv : NULL;
+        count += v && v->planned && v->route.result != ORCA_NAV_OK;
+    }
+    return count;
+}
+
+/* A double into the hash: its bits as they are (hash_f64 writes every NaN as one; no NaN
+ * reaches navigation's hash). */
+static uint64_t nav_hash_f64(uint64_t h, double x)
+{
+    return hash_u64(h, f64_bits(x));
+}
+
+uint64_t orca_sc_nav_hash(const orca_scenario *sc, uint64_t h)
+{
+    static const char tag[] = "orca-nav";
+    for (const char *c = tag; *c; ++c) {
+        h ^= (uint64_t)(unsigned char)*c;
+        h *= UINT64_C(0x100000001b3);
+    }
+    int n = orca_sim_agent_count(sc->sim);
+    for (int i = 0; i < n; ++i) {
+        int e = key_at(sc, i, orca_sim_agent_at(sc->sim, i));
+        const sc_nav *v = e >= 0 ? sc->agents[e].nv : NULL;
+        if (!v) {
+            continue;
+        }
+        h = hash_u64(h, (uint64_t)i);
+        h = hash_u64(h, (uint64_t)v->planned);
+        h = hash_u64(h, (uint64_t)v->route.result);
+        h = hash_u64(h, (uint64_t)v->k);
+        int cnt = v->route.result == ORCA_NAV_OK ? v->route.count : 0;
+        h = hash_u64(h, (uint64_t)cnt);
+        for (int k = 0; k < cnt; ++k) {
+            const orca_nav_corner *c = &v->route.corners[k];
+            h = nav_hash_f64(h, c->vertex.x);
+            h = nav_hash_f64(h, c->vertex.y);
+            h = hash_u64(h, (uint64_t)(int64_t)c->side);
+            h = nav_hash_f64(h, c->enter.x);
+            h = nav_hash_f64(h, c->enter.y);
+            h = nav_hash_f64(h, c->leave.x);
+            h = nav_hash_f64(h, c->leave.y);
+        }
+        h = nav_hash_f64(h, sc->agents[e].goal.target.x);
+        h = nav_hash_f64(h, sc->agents[e].goal.target.y);
+        h = hash_u64(h, (uint64_t)v->stuck);
+        h = nav_hash_f64(h, v->best);
+        h = hash_u64(h, (uint64_t)v->has_avoid);
+        h = nav_hash_f64(h, v->avoid.x);
+        h = nav_hash_f64(h, v->avoid.y);
+        h = hash_u64(h, (uint64_t)v->plans);
+        h = hash_u64(h, (uint64_t)v->reroutes);
+    }
+    return h;
+}
