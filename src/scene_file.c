@@ -354,6 +354,34 @@ static int max_neighbors_param(reader *r, const char *tok, orca_agent_def *def)
     return 0;
 }
 
+/* A real parameter's value v (from tok) into *field: > 0 when positive, else >= 0. */
+static int real_param(reader *r, param_kind k, const char *tok, double v, int positive,
+                      double *field)
+{
+    if (positive && !(v > 0.0)) {
+        return rfail(r, "%s must be > 0, got %s%s", k_param_names[k], q(r, tok),
+                     orca_rounds_to_zero(tok, v));
+    }
+    if (!positive && !(v >= 0.0)) {
+        return rfail(r, "%s must be >= 0, got %s", k_param_names[k], q(r, tok));
+    }
+    *field = v;
+    return 0;
+}
+
+/* arrive=D: the library's range (orca_scenario_set_waypoints), 0 (the agent's radius) or
+ * 2^-30 .. 2^23 m. */
+static int arrive_param(reader *r, const char *tok, double v, double *arrive)
+{
+    if (!(v == 0.0 || (v >= 0x1.0p-30 && v <= 0x1.0p23))) {
+        return rfail(r, "arrive must be 0 (the agent's radius) or between 2^-30 and 2^23 m, got "
+                        "%s%s",
+                     q(r, tok), orca_rounds_to_zero(tok, v));
+    }
+    *arrive = v;
+    return 0;
+}
+
 /* Parses and range-checks one parameter value into def / *pref_speed / *arrive. */
 static int set_param(reader *r, param_kind k, const char *tok, orca_agent_def *def,
                      double *pref_speed, double *arrive)
@@ -369,57 +397,15 @@ static int set_param(reader *r, param_kind k, const char *tok, orca_agent_def *d
         return -1;
     }
     switch (k) {
-    case P_RADIUS:
-        if (!(v > 0.0)) {
-            return rfail(r, "radius must be > 0, got %s%s", q(r, tok), orca_rounds_to_zero(tok, v));
-        }
-        def->radius = v;
-        break;
-    case P_MAX_SPEED:
-        if (!(v >= 0.0)) {
-            return rfail(r, "max_speed must be >= 0, got %s", q(r, tok));
-        }
-        def->max_speed = v;
-        break;
-    case P_NEIGHBOR_DIST:
-        if (!(v >= 0.0)) {
-            return rfail(r, "neighbor_dist must be >= 0, got %s", q(r, tok));
-        }
-        def->neighbor_dist = v;
-        break;
-    case P_TIME_HORIZON:
-        if (!(v > 0.0)) {
-            return rfail(r, "time_horizon must be > 0, got %s%s", q(r, tok),
-                         orca_rounds_to_zero(tok, v));
-        }
-        def->time_horizon = v;
-        break;
-    case P_OBSTACLE_TIME_HORIZON:
-        if (!(v > 0.0)) {
-            return rfail(r, "obstacle_time_horizon must be > 0, got %s%s", q(r, tok),
-                         orca_rounds_to_zero(tok, v));
-        }
-        def->obstacle_time_horizon = v;
-        break;
-    case P_PREFERRED_SPEED:
-        if (!(v >= 0.0)) {
-            return rfail(r, "preferred_speed must be >= 0, got %s", q(r, tok));
-        }
-        *pref_speed = v;
-        break;
-    case P_ARRIVE:
-        /* The library's range (orca_scenario_set_waypoints): 0 (the radius) or 2^-30 .. 2^23 */
-        if (!(v == 0.0 || (v >= 0x1.0p-30 && v <= 0x1.0p23))) {
-            return rfail(r, "arrive must be 0 (the agent's radius) or between 2^-30 and 2^23 m, "
-                            "got %s%s",
-                         q(r, tok), orca_rounds_to_zero(tok, v));
-        }
-        *arrive = v;
-        break;
-    default:
-        break;
+    case P_RADIUS: return real_param(r, k, tok, v, 1, &def->radius);
+    case P_MAX_SPEED: return real_param(r, k, tok, v, 0, &def->max_speed);
+    case P_NEIGHBOR_DIST: return real_param(r, k, tok, v, 0, &def->neighbor_dist);
+    case P_TIME_HORIZON: return real_param(r, k, tok, v, 1, &def->time_horizon);
+    case P_OBSTACLE_TIME_HORIZON: return real_param(r, k, tok, v, 1, &def->obstacle_time_horizon);
+    case P_PREFERRED_SPEED: return real_param(r, k, tok, v, 0, pref_speed);
+    case P_ARRIVE: return arrive_param(r, tok, v, arrive);
+    default: return 0; /* not a real parameter: handled above or by set_avoidance_param */
     }
-    return 0;
 }
 
 /* --- points and obstacles ------------------------------------------------------------------ */
