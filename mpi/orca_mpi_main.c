@@ -31,7 +31,10 @@ static const char USAGE[] =
     "  --scalar              no vector kernels (same bits)\n"
     "  --rebalance K         rebuild the domains every K steps (default 50; 0 never)\n"
     "  --checkpoint DIR      write a checkpoint into DIR (which must exist) at the end,\n"
-    "                        and every --checkpoint-every K steps (default: only at the end)\n"
+    "                        and every --checkpoint-every K steps (default: only at the end);\n"
+    "                        every rank checks it can write there before the first step.\n"
+    "                        A restart checks every byte (checksums, the run, the parts'\n"
+    "                        digests, the state hash) and refuses, naming file and field\n"
     "  --checkpoint-every K\n"
     "  --diagnostics         count fallbacks (same bits, slower)\n"
     "  --warmup K            the per-rank figures leave out the first K of the steps\n"
@@ -279,6 +282,12 @@ int main(int argc, char **argv)
         say("%s: %s", source, orca_mpi_last_error(NULL));
         MPI_Finalize();
         return st == ORCA_ERR_MEMORY ? 1 : 2;
+    }
+    if (o.checkpoint && (st = orca_mpi_check_directory(m, o.checkpoint)) != ORCA_OK) {
+        say("--checkpoint: %s%s", orca_mpi_last_error(m), "");
+        orca_mpi_destroy(m);
+        MPI_Finalize();
+        return 2;
     }
     double t0 = MPI_Wtime();
     uint64_t start = orca_mpi_step_count(m); /* a restart continues a count */

@@ -147,8 +147,20 @@ fi
 cp -r "$tmp/ck" "$tmp/ck2"
 part=$(ls "$tmp/ck2"/step-100-part-00001.bin)
 truncate -s -7 "$part"
-refused "a truncated checkpoint part" "step-100-part-00001.bin is not part 1 of 2" \
+refused "a truncated checkpoint part" "step-100-part-00001.bin: field count" \
     --restart "$tmp/ck2" --steps 1 -q
+# a checkpoint directory that cannot be written is refused before the first step, with the
+# operating system's reason (mpi_check sweeps every bit of a checkpoint)
+start=$(date +%s)
+refused "a checkpoint directory that does not exist" \
+    "checkpoint directory $tmp/none: cannot write a file in it: No such file or directory" \
+    --scene random -n 1000 --steps 100000 --checkpoint "$tmp/none" -q
+took=$(($(date +%s) - start))
+if ((took < 20)); then
+    ok "the unwritable directory was refused in ${took} s (before the run)"
+else
+    bad "the unwritable directory was refused only after ${took} s"
+fi
 
 # 4. a rank killed mid-run
 mkdir -p "$tmp/kill"
