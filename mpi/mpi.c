@@ -1586,6 +1586,85 @@ static const char *unsupported(const orca_scenario *sc)
     return NULL;
 }
 
+/* The parts of a scenario every rank must pass alike (orca_mpi_create_from_scenario), as
+ * digests, and what a refusal calls them. */
+enum { SD_DT, SD_SEED, SD_AGENTS, SD_STATE, SD_GOALS, SD_SETS, SD_NAV, SD_COUNT };
+static const char *const digest_name[SD_COUNT] = {
+    "dt", "seed", "agent count", "agents, walls and options (its state hash)",
+    "goals and waypoints", "goal sets and exits", "navigation"};
+
+static void scenario_digests(const orca_scenario *sc, uint64_t d[SD_COUNT])
+{
+    orca_sim *sim = orca_scenario_sim((orca_scenario *)sc); /* only read */
+    int n = orca_sim_agent_count(sim);
+    d[SD_DT] = f64_bits(orca_scenario_dt(sc));
+    d[SD_SEED] = orca_scenario_seed(sc);
+    d[SD_AGENTS] = (uint64_t)n;
+    d[SD_STATE] = orca_scenario_hash(sc);
+    uint64_t h = FNV_OFFSET;
+    for (int i = 0; i < n; ++i) {
+        orca_goal g;
+        orca_vec2 start;
+        int count = 0, loop = 0;
+        double arrive = 0.0;
+        if (orca_scenario_agent_goal(sc, i, &g, &start) != ORCA_OK) {
+            h = hash_u64(h, UINT64_MAX); /* an agent without a scenario entry */
+            continue;
+        }
+        h = hash_u64(hash_u64(h, (uint64_t)g.kind), (uint64_t)(int64_t)g.goal_set);
+        h = hash_f64(hash_f64(hash_f64(h, g.target.x), g.target.y), g.preferred_speed);
+        orca_scenario_agent_waypoints(sc, i, NULL, 0, &count, &loop, &arrive);
+        h = hash_f64(hash_u64(hash_u64(h, (uint64_t)count), (uint64_t)loop), arrive);
+        orca_vec2 *pts = count > 0 ? malloc((size_t)count * sizeof *pts) : NULL;
+        if (pts) {
+            orca_scenario_agent_waypoints(sc, i, pts, count, &count, NULL, NULL);
+            for (int k = 0; k < count; ++k) {
+                h = hash_f64(hash_f64(h, pts[k].x), pts[k].y);
+            }
+        } else if (count > 0) {
+            h = hash_u64(h, UINT64_MAX - 1); /* out of memory: differs, and says so */
+        }
+        free(pts);
+    }
+    d[SD_GOALS] = h;
+    h = FNV_OFFSET;
+    for (int k = 0; k < orca_scenario_goal_set_count(sc); ++k) {
+        const char *name = "";
+        int count = 0, exit = 0;
+        double arrive = 0.0;
+        orca_scenario_goal_set_get(sc, k, &name, NULL, 0, &count);
+        orca_scenario_goal_set_exit(sc, k, &exit, &arrive);
+        for (const char *c = name; *c; ++c) {
+            h = hash_u64(h, (uint64_t)(unsigned char)*c);
+        }
+        h = hash_f64(hash_u64(hash_u64(h, (uint64_t)count), (uint64_t)exit), arrive);
+    }
+    d[SD_SETS] = h;
+    d[SD_NAV] = (uint64_t)orca_scenario_get_navigation(sc);
+}
+
+/* Collective: 1 when every rank's scenario has rank 0's digests; else 0 with the first
+ * differing rank's message ("the scenario differs from rank 0's: its goals and waypoints") in
+ * create_error on every rank. */
+static int same_scenario(MPI_Comm comm, const orca_scenario *sc)
+{
+    uint64_t mine[SD_COUNT], root[SD_COUNT];
+    scenario_digests(sc, mine);
+    memcpy(root, mine, sizeof root);
+    MPI_Bcast(root, SD_COUNT, MPI_UINT64_T, 0, comm);
+    int k = 0;
+    while (k < SD_COUNT && mine[k] == root[k]) {
+        ++k;
+    }
+    if (k < SD_COUNT) {
+        snprintf(create_error, sizeof create_error,
+                 "the scenario differs from rank 0's: its %s (every rank must pass the same "
+                 "scene)",
+                 digest_name[k]);
+    }
+    return agree_create(comm, k == SD_COUNT);
+}
+
 orca_status orca_mpi_create_from_scenario(MPI_Comm comm, const orca_scenario *sc,
                                           const orca_mpi_def *def, orca_mpi **out)
 {
@@ -1593,7 +1672,17 @@ orca_status orca_mpi_create_from_scenario(MPI_Comm comm, const orca_scenario *sc
         return ORCA_ERR_NULL;
     }
     *out = NULL;
-    const char *why = sc ? unsupported(sc) : "no scenario (NULL)";
+    create_error[0] = '\0';
+    if (!sc) {
+        snprintf(create_error, sizeof create_error, "no scenario (NULL)");
+    }
+    if (!agree_create(comm, sc != NULL)) {
+        return ORCA_ERR_NULL;
+    }
+    if (!same_scenario(comm, sc)) {
+        return ORCA_ERR_ARGUMENT;
+    }
+    const char *why = unsupported(sc);
     if (why) {
         snprintf(create_error, sizeof create_error,
                  "the scenario uses %s, which does not run under MPI yet (docs/mpi.md, \"What "
@@ -1666,6 +1755,22 @@ orca_status orca_mpi_create_builtin(MPI_Comm comm, orca_scene_kind kind, int age
         return ORCA_ERR_NULL;
     }
     *out = NULL;
+    /* the same scene everywhere */
+    create_error[0] = '\0';
+    uint64_t args[3] = {(uint64_t)kind, (uint64_t)(int64_t)agent_count, seed}, root[3];
+    memcpy(root, args, sizeof root);
+    MPI_Bcast(root, 3, MPI_UINT64_T, 0, comm);
+    int same = memcmp(args, root, sizeof root) == 0;
+    if (!same) {
+        snprintf(create_error, sizeof create_error,
+                 "the built-in scene (kind %d, %d agents, seed %llu) differs from rank 0's (kind "
+                 "%d, %d agents, seed %llu)",
+                 (int)kind, agent_count, (unsigned long long)seed, (int)root[0],
+                 (int)(int64_t)root[1], (unsigned long long)root[2]);
+    }
+    if (!agree_create(comm, same)) {
+        return ORCA_ERR_ARGUMENT;
+    }
     orca_mpi_def d = def ? *def : orca_mpi_def_default();
     d.dt = 0.25; /* every built-in scene's (docs/scenarios.md) */
     d.seed = seed;

@@ -457,7 +457,7 @@ int main(int argc, char **argv)
         d.radius = rank == ranks - 1 ? -1.0 : 0.5;
         st = orca_mpi_add_agents(m, &d, &g, 1, NULL);
         CHECK(st == ORCA_ERR_ARGUMENT, "a negative radius: status %d", (int)st);
-        char want[64];
+        char want[128];
         snprintf(want, sizeof want, "rank %d: agent 0: radius", ranks - 1);
         CHECK(strstr(orca_mpi_last_error(m), want) != NULL, "message '%s'",
               orca_mpi_last_error(m));
@@ -485,6 +485,32 @@ int main(int argc, char **argv)
         CHECK(st == ORCA_ERR_ARGUMENT && m2 == NULL &&
                   strstr(orca_mpi_last_error(NULL), "dt must be in") != NULL,
               "dt 0: %d '%s'", (int)st, orca_mpi_last_error(NULL));
+        /* a scenario or a built-in scene that differs on the last rank: refused on every
+         * rank, naming that rank and what differs */
+        if (ranks > 1) {
+            orca_scenario *sc = NULL;
+            orca_scenario_create(NULL, dt, seed, &sc);
+            for (int k = 0; k < 4; ++k) {
+                agent(k, k & 1, &d, &g);
+                if (k == 2 && rank == ranks - 1) {
+                    g.preferred_speed = 1.25;
+                }
+                orca_scenario_add_agent(sc, &d, &g, NULL);
+            }
+            st = orca_mpi_create_from_scenario(MPI_COMM_WORLD, sc, &def, &m2);
+            snprintf(want, sizeof want, "rank %d: the scenario differs from rank 0's: its goals",
+                     ranks - 1);
+            CHECK(st == ORCA_ERR_ARGUMENT && m2 == NULL &&
+                      strstr(orca_mpi_last_error(NULL), want) != NULL,
+                  "a scenario that differs: %d '%s'", (int)st, orca_mpi_last_error(NULL));
+            orca_scenario_destroy(sc);
+            st = orca_mpi_create_builtin(MPI_COMM_WORLD, ORCA_SCENE_CIRCLE,
+                                         rank == ranks - 1 ? 12 : 10, 1, &def, &m2);
+            snprintf(want, sizeof want, "rank %d: the built-in scene", ranks - 1);
+            CHECK(st == ORCA_ERR_ARGUMENT && m2 == NULL &&
+                      strstr(orca_mpi_last_error(NULL), want) != NULL,
+                  "a built-in scene that differs: %d '%s'", (int)st, orca_mpi_last_error(NULL));
+        }
         same_hash(m, "after the refusals", 0);
     }
 

@@ -126,6 +126,55 @@ for case in "--scene circle --max-steps 20000:1 2 3 4" "--scene wallgap --max-st
     done
 done
 
+# 2d. ranks that disagree: each case ends within seconds, with a message naming the rank and
+#     what differs and exit status 2, never a hang (mpirun's MPMD form gives each rank its own
+#     command line; timeout ends a hang)
+cp "$tmp/corridor.txt" "$tmp/a.txt"
+{ cat "$tmp/corridor.txt"; echo "agent 30 30 goal 0 0"; } >"$tmp/b.txt"
+disagree() {
+    local what=$1 msg=$2 a=$3 b=$4 start took status
+    start=$(date +%s)
+    # shellcheck disable=SC2086
+    timeout 60 "$mpiexec" --oversubscribe -n 1 "$ompi" run $a : -n 1 "$ompi" run $b \
+        >/dev/null 2>"$tmp/err"
+    status=$?
+    took=$(($(date +%s) - start))
+    if [[ $status == 124 ]]; then
+        bad "$what: hangs (killed after 60 s)"
+    elif [[ $status == 0 ]]; then
+        bad "$what: exit status 0"
+    elif grep -q -- "$msg" "$tmp/err" && ((took < 30)); then
+        ok "$what: status $status in ${took} s: $(grep -m1 orca-mpi "$tmp/err")"
+    else
+        bad "$what: status $status in ${took} s, unexpected message"
+        cat "$tmp/err"
+    fi
+}
+base="--scene circle -n 40 --steps 20 -q"
+disagree "an unknown option on rank 1 only" "rank 1: unknown option '--bogus'" "$base" "$base --bogus"
+disagree "a bad value on rank 1 only" "rank 1: --steps: expected a whole number" \
+    "$base" "--scene circle --steps x"
+disagree "--hash-every on one rank" "rank 1: its options differ from rank 0's: --hash-every: 5 here, not given on rank 0" \
+    "$base" "$base --hash-every 5"
+disagree "different --steps" "rank 1: its options differ from rank 0's: --steps: 30 here, 20 on rank 0" \
+    "$base" "--scene circle -n 40 --steps 30 -q"
+disagree "--scene random on one rank, circle on the other" \
+    "rank 1: its options differ from rank 0's: --scene: random here, circle on rank 0" \
+    "$base" "--scene random -n 40 --steps 20 -q"
+disagree "different scene files" \
+    "rank 1: its options differ from rank 0's: scene file: $tmp/b.txt here, $tmp/a.txt on rank 0" \
+    "$tmp/a.txt --steps 20 -q" "$tmp/b.txt --steps 20 -q"
+# the scene file is read once, on rank 0, and sent to the others: standard input (which
+# mpirun gives rank 0 only) runs on 3 ranks to orca run's hash
+want=$("$orca" run "$tmp/corridor.txt" --steps 40 --json | json 'd["hash"]')
+got=$(run 3 "$ompi" run - --steps 40 --json <"$tmp/corridor.txt" 2>"$tmp/err" | json 'd["hash"]')
+if [[ "$got" == "$want" ]]; then
+    ok "a scene file on standard input, read by rank 0 only, on 3 ranks: $got"
+else
+    bad "a scene file on standard input on 3 ranks: $got, orca run gives $want"
+    cat "$tmp/err"
+fi
+
 # 3. a checkpoint at step 100 on 2 ranks, continued to 200 on 3 ranks and on 1
 want=$("$orca" run --scene wallgap --steps 200 --json | json 'd["hash"]')
 mkdir -p "$tmp/ck"
