@@ -15,6 +15,9 @@ double orca_sim_peek_radius(const orca_sim *sim, int index);
 void orca_sim_peek_handles(const orca_sim *sim, const uint32_t **slots,
                            const uint32_t **generations);
 
+/* Agents whose avoidance settings are not the defaults (the hash's HASH_EXT count). */
+int32_t orca_sim_peek_nondefault(const orca_sim *sim);
+
 /* A preferred-velocity rule that the step runs itself (the scenario's), on the workers, for
  * count agents at a time: the agents at index[0 .. count-1], or with index NULL those at
  * first .. first + count - 1. For each j < count, with i the j-th agent's index,
