@@ -254,6 +254,8 @@ typedef struct worker {
     grid_bounds bounds; /* this worker's part of the grid's bounds (bounds_task), and in a
                            step the box of the positions its agents moved to */
     double overlap[2];  /* this worker's deepest overlaps (orca_sim_measure_overlap) */
+    int32_t stream_lo, stream_hi; /* the least and largest stream >= 0 of its agents
+                                     (orca_ped_prepare) */
     char pad[64]; /* workers write their own counters: keep them off each other's cache lines */
 } worker;
 
@@ -381,6 +383,8 @@ struct orca_sim {
     orca_vec2 *cell_pref;
     int32_t *cell_stream;
     int32_t cell_ped_cap;
+    int ped_opposing;        /* 1: two agents have different streams >= 0 (else no agent
+                                can be in counter mode: part A is skipped) */
     int worker_headway_cap;  /* the workers' planes have room for this many headway ones */
     orca_agent_diagnostics *diag; /* per agent: the last step's; NULL until needed */
     orca_step_diagnostics diag_counts;
