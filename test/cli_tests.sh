@@ -654,7 +654,7 @@ expect_status 0 "bench --extensions --scalar" "$ORCA" bench --extensions default
 check "bench --extensions --scalar: the header says so" grep -q "scalar code (--scalar)" out.txt
 check "bench --extensions --scalar: a row" grep -Eq '^ +200 +1 +2 .* yes +yes$' out.txt
 expect_status 2 "bench --extensions bad value" "$ORCA" bench --extensions fast
-err_matches "bench --extensions bad value: message" "--extensions: 'defaults' or 'mix', got 'fast'"
+err_matches "bench --extensions bad value: message" "--extensions: 'defaults', 'mix' or 'pedestrian', got 'fast'"
 expect_status 2 "bench --extensions with --cold" "$ORCA" bench --extensions mix --cold
 err_matches "bench --extensions with --cold: message" "--extensions .*does not go with --cold"
 expect_status 2 "bench --extensions with --churn" "$ORCA" bench --extensions defaults --churn 5
@@ -1449,6 +1449,28 @@ den_bad "max_density inf" "density_speed on max_density=inf" "density_speed max_
 printf 'density_speed on\nagent 5 5 goal 1 1\ndensity_speed off\n' > denbad.txt
 expect_status 2 "density_speed twice" "$ORCA" run denbad.txt --steps 1
 err_matches "density_speed twice: message" "^denbad\.txt:3: density_speed given twice \(first on line 1\)"
+
+# --- the pedestrian model (docs/pedestrians.md) -------------------------------------------------
+expect_status 0 "pedestrian: --pedestrian" "$ORCA" run --scene crossing --steps 60 --json --pedestrian
+check "pedestrian: on: pedestrian true, extended path" test "$(json_get out.txt pedestrian)/$(json_get out.txt extended_path)" = true/true
+check "pedestrian: on: the defaults" test "$(json_get out.txt pedestrian_time_gap)/$(json_get out.txt pedestrian_buffer)/$(json_get out.txt pedestrian_counter_reach)/$(json_get out.txt pedestrian_max_planes)" = 0.5/0.02/2/4
+hped=$(json_get out.txt hash)
+check "pedestrian: on changes the hash" test "$hped" != "$(hash_of run --scene crossing --steps 60)"
+check "pedestrian: -j 3 --scalar = -j 1" test "$(hash_of run --scene crossing --steps 60 --pedestrian -j 3 --scalar)" = "$hped"
+expect_status 0 "pedestrian: off" "$ORCA" run --scene crossing --steps 1 --json
+check "pedestrian: off: pedestrian false" test "$(json_get out.txt pedestrian)" = false
+expect_status 0 "pedestrian: summary and diagnostics" "$ORCA" run --scene crossing --steps 60 --pedestrian --diagnostics
+check "pedestrian: summary line" grep -q "pedestrian        on: time gap 0.5 s, buffer 0.02 m, counter reach 2 m, at most 4 headway half-planes" out.txt
+check "pedestrian: diagnostics line" grep -Eq "headway           [1-9][0-9]* headway half-planes, 0 agent-steps in counter mode" out.txt
+check "pedestrian: diagnostics keep the bits" test "$(hash_of run --scene crossing --steps 60 --pedestrian --diagnostics)" = "$hped"
+expect_status 0 "pedestrian: save half" "$ORCA" run --scene crossing --steps 30 --pedestrian --save ped.snap
+expect_status 0 "pedestrian: load without the option" "$ORCA" run --scene crossing --load ped.snap --steps 30 --json
+check "pedestrian: the snapshot keeps the model" test "$(json_get out.txt pedestrian)/$(json_get out.txt hash)" = "true/$hped"
+expect_status 2 "pedestrian: with --density-speed" "$ORCA" run --scene crossing --pedestrian --density-speed
+err_matches "pedestrian: with --density-speed: message" "--pedestrian and --density-speed cannot go together"
+expect_status 0 "pedestrian: orca bench --extensions pedestrian" "$ORCA" bench --extensions pedestrian --sizes 200 --workers 1 --runs 1 --steps 2 --warmup 1
+check "pedestrian: bench rows" grep -q "pedestrian at 200 agents: the model's defaults" out.txt
+check "circle: golden hash after the pedestrian runs" test "$(hash_of run --scene circle --steps 400)" = 4be6d7e7a7e24a3a
 
 if ((SKIPPED > 0)); then
     echo "$PASSED passed, $FAILED failed, $SKIPPED skipped"
