@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "scene_file.h"
 #include "snapfile.h"
 #include "svg.h"
 
@@ -225,38 +224,40 @@ static int make_scenario(const scene_opts *o, const orca_sim_def *sim_def, orca_
                          char *source, size_t source_size)
 {
     if (o->file) {
-        scene_desc d;
-        char err[1024];
-        int rc = scene_read(o->file, &d, err, sizeof err);
-        if (rc != 0) {
-            scene_free(&d);
-            cli_print_message(err);
-            return rc == -2 ? EXIT_RUNTIME : EXIT_USAGE;
-        }
-        rc = scene_build(&d, sim_def, o->have_dt ? &o->dt : NULL, o->have_seed ? &o->seed : NULL,
-                         out, err, sizeof err);
-        snprintf(source, source_size, "scene file %s", d.path);
-        if (rc == 0 && o->separation) {
-            orca_sim_set_separation(orca_scenario_sim(*out), 1); /* 1 is always accepted */
-        }
-        if (rc == 0) {
-            density_option(o, orca_scenario_sim(*out));
-        }
-        if (rc == 0 && (rc = pedestrian_option(o, *out)) != EXIT_OK) {
-            scene_free(&d);
-            orca_scenario_destroy(*out);
-            *out = NULL;
+        const char *name = strcmp(o->file, "-") == 0 ? "<stdin>" : o->file;
+        orca_scene_file *file = NULL;
+        int rc = cli_scene_file_read(o->file, &file);
+        if (rc != EXIT_OK) {
             return rc;
         }
-        if (rc == 0 && !o->loading) {
-            scene_warn_coincident(&d, orca_scenario_sim(*out), stderr);
+        orca_scene_build_def def = orca_scene_build_def_default();
+        def.sim = sim_def ? *sim_def : def.sim;
+        def.use_dt = o->have_dt;
+        def.dt = o->dt;
+        def.use_seed = o->have_seed;
+        def.seed = o->seed;
+        orca_status st = orca_scene_file_build(file, &def, out);
+        snprintf(source, source_size, "scene file %s", name);
+        if (st == ORCA_OK && o->separation) {
+            orca_sim_set_separation(orca_scenario_sim(*out), 1); /* 1 is always accepted */
         }
-        scene_free(&d);
-        if (rc != 0) {
-            cli_print_message(err);
-            return rc == -2 ? EXIT_RUNTIME : EXIT_USAGE;
+        if (st == ORCA_OK) {
+            density_option(o, orca_scenario_sim(*out));
         }
-        return EXIT_OK;
+        if (st == ORCA_OK && (rc = pedestrian_option(o, *out)) != EXIT_OK) {
+            orca_scenario_destroy(*out);
+            *out = NULL;
+            orca_scene_file_destroy(file);
+            return rc;
+        }
+        if (st == ORCA_OK && !o->loading) {
+            cli_warn_file_coincident(file, name, orca_scenario_sim(*out), stderr);
+        }
+        if (st != ORCA_OK) {
+            cli_print_message(orca_scene_file_last_error(file));
+        }
+        orca_scene_file_destroy(file);
+        return st == ORCA_OK ? EXIT_OK : cli_scene_file_exit(st);
     }
     uint64_t seed = o->have_seed ? o->seed : CLI_DEFAULT_SEED;
     const char *scene_name = orca_scene_name((orca_scene_kind)o->builtin);
@@ -407,7 +408,7 @@ int cmd_scene(int argc, char **argv)
              "written by orca %s: built-in scene %s, %d agent%s, seed %llu", orca_version(),
              orca_scenario_name(sc), agents, agents == 1 ? "" : "s",
              (unsigned long long)orca_scenario_seed(sc));
-    int wrc = scene_write(out.f, sc, comment);
+    int wrc = orca_scene_file_write(out.f, sc, comment) != ORCA_OK;
     orca_scenario_destroy(sc);
     if (wrc != 0) {
         cli_error("%s: could not write the scene (%s)", output ? output : "standard output",
