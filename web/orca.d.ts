@@ -64,9 +64,12 @@ export interface SceneOptions {
   agents?: number; seed?: number | bigint; dt?: number; speed?: number; agent?: AgentInput;
   pedestrian?: boolean;
 }
-/** orca.readScene's options: the text's name in messages (default '<scene>'), and a dt and
- * seed that replace the file's (as `orca run --dt`, `--seed`). */
-export interface ReadSceneOptions { name?: string; dt?: number; seed?: number | bigint }
+/** orca.readScene's options: the text's name in messages (default '<scene>'), a dt and seed
+ * that replace the file's (as `orca run --dt`, `--seed`), and the pedestrian preset (as
+ * `orca run --pedestrian`). */
+export interface ReadSceneOptions {
+  name?: string; dt?: number; seed?: number | bigint; pedestrian?: boolean;
+}
 export interface Corner { vertex: [number, number]; side: 1 | -1; enter: [number, number]; leave: [number, number] }
 export type NavResult = 'ok' | 'no_path' | 'start_blocked' | 'goal_blocked';
 export interface PathResult { result: NavResult; length: number | null; goalIndex: number | null; corners: Corner[] }

@@ -414,7 +414,8 @@ export class Orca {
    * library's reader, which `orca run FILE` uses: the same scene, to the same bits. text: a
    * string, or the file's bytes (Uint8Array). options.name is what messages call the text
    * (default '<scene>'); options.dt and options.seed replace the file's, as `orca run --dt` and
-   * `--seed` do. A bad line throws ORCA_ERR_FORMAT (ORCA_ERR_LIMIT beyond the format's limits)
+   * `--seed` do; options.pedestrian: true builds it with the pedestrian preset, as `orca run
+   * --pedestrian` does (docs/pedestrians.md). A bad line throws ORCA_ERR_FORMAT (ORCA_ERR_LIMIT beyond the format's limits)
    * with the message `orca run` prints ("<scene>:12: radius must be > 0, got '-1'"); what only
    * the simulation can check (an agent outside the walkable area) throws its status, the
    * message naming the line.
@@ -444,7 +445,7 @@ export class Orca {
     const file = c.u32(c.scratch, 1)[0];
     try {
       st = c.x.ow_scene_file_build(file, options.dt === undefined ? 0 : 1, Number(options.dt ?? 0),
-        seed === null ? 0 : 1, seed ?? 0n, c.scratch);
+        seed === null ? 0 : 1, seed ?? 0n, options.pedestrian ? 1 : 0, c.scratch);
       if (st !== 0) c.fail(st, c.str(c.x.ow_scene_file_last_error(file)));
     } finally {
       c.x.ow_scene_file_destroy(file);

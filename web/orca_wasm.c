@@ -806,15 +806,17 @@ const char *OW_EXPORT(ow_scene_file_last_error)(const orca_scene_file *file)
 {
     return orca_scene_file_last_error(file);
 }
-/* The scenario (one worker), dt and seed the file's unless use_dt / use_seed is 1. */
+/* The scenario (one worker), dt and seed the file's unless use_dt / use_seed is 1, with the
+ * pedestrian preset when pedestrian is 1 (orca_scene_build_def). */
 int OW_EXPORT(ow_scene_file_build)(orca_scene_file *file, int use_dt, double dt, int use_seed,
-                                   uint64_t seed, orca_scenario **out)
+                                   uint64_t seed, int pedestrian, orca_scenario **out)
 {
     orca_scene_build_def def = orca_scene_build_def_default();
     def.use_dt = use_dt;
     def.dt = dt;
     def.use_seed = use_seed;
     def.seed = seed;
+    def.pedestrian = pedestrian;
     return orca_scene_file_build(file, &def, out);
 }
 /* The scenario as scene-file text (buffer 0: the size only). */

@@ -209,6 +209,9 @@ namespace Orca
         public double Dt;
         public int UseSeed;
         public ulong Seed;
+        /// <summary>1: the pedestrian preset as if the file said `pedestrian on` (orca run
+        /// --pedestrian; docs/pedestrians.md).</summary>
+        public int Pedestrian;
     }
 
     /// <summary>Per-agent avoidance settings (orca_agent_avoidance; docs/extensions.md,

@@ -592,7 +592,19 @@ for (const [label, file] of [['scalar', 'orca.wasm'], ['SIMD128', 'orca-simd.was
     check(sc.goal(0).speed === orca.pedestrianFreeSpeed(9, 0) && sc.goal(1).speed === 1.1, 'free speeds');
     for (let i = 0; i < 10; ++i) sc.step();
     sc.destroy();
-    return 'pinned 1aeceb0c7ce14f92';
+    // a scene file with the preset (test/test_pedestrian.c's scene_file_preset)
+    const text = 'orca-scene 1\nname ped\npedestrian on\ngoalset east 20 0 20 1 20 -1\ngoalset west -20 0\n' +
+      'agent 0 0 goalset east\nagent 1 0 goalset west radius=0.2\nagent 2 0 goalset east stream=5\n' +
+      'agent 3 0 goal 10 10\ndefault max_neighbors 20\ndefault preferred_speed 1.1\n' +
+      'grid 3 2 0 3 0.6 0.6 goalset west\n';
+    for (const [t, opt] of [[text, {}], [text.replace('pedestrian on\n', ''), { pedestrian: true }]]) {
+      const file = orca.readScene(t, opt);
+      check(file.dt === 0.05 && file.pedestrian !== null, `scene file: dt ${file.dt}`);
+      for (let i = 0; i < 30; ++i) file.step();
+      check(file.sim.hash() === '8494bb08a867f834', `scene file hash ${file.sim.hash()} = 8494bb08a867f834 (native)`);
+      file.destroy();
+    }
+    return 'pinned 1aeceb0c7ce14f92, scene file 8494bb08a867f834';
   });
 
   test(`${label}: save and load reproduce the run`, () => {
