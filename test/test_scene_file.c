@@ -301,7 +301,7 @@ static int test_refusals(void)
         {"agnet 0 0\n", ORCA_ERR_FORMAT,
          "t.txt:1: unknown statement 'agnet' (expected orca-scene, name, dt, seed, default, "
          "agent, grid, segment, polyline, polygon, boundary, separation, navigation, goalset, "
-         "density_speed)"},
+         "density_speed, pedestrian)"},
         {"dt 1\ndt 2\n", ORCA_ERR_FORMAT, "t.txt:2: dt given twice (first on line 1)"},
         {"dt 1e-400\n", ORCA_ERR_FORMAT, "t.txt:1: dt must be > 0, got '1e-400' (it rounds to 0)"},
         {"polygon\n0 0\n1 0\nagent 0 0\n", ORCA_ERR_FORMAT,
@@ -321,7 +321,7 @@ static int test_refusals(void)
         {"agent 0 0 goal 1 1 radus=2\n", ORCA_ERR_FORMAT,
          "t.txt:1: unknown agent parameter 'radus' (known: radius, max_speed, neighbor_dist, "
          "max_neighbors, time_horizon, obstacle_time_horizon, preferred_speed, velocity, arrive, "
-         "priority, layers, mask, locked)"},
+         "stream, priority, layers, mask, locked)"},
         /* avoidance settings */
         {"agent 0 0 priority=0", ORCA_ERR_FORMAT,
          "t.txt:1: priority must be in [2^-30, 2^30], got '0'"},
@@ -483,7 +483,9 @@ static int test_streams(void)
     snprintf(want, sizeof want, "w.txt: read error: %s", strerror(errno));
     ENSURE_MSG(strcmp(orca_scene_file_last_error(NULL), want) == 0, "%s",
                orca_scene_file_last_error(NULL));
-    ENSURE(fclose(w) == 0);
+    /* The stream is in an error state now; whether closing it then reports that is the C
+     * library's choice (Microsoft's does, glibc's does not), so only the close itself. */
+    fclose(w);
     /* the stream writer's failure: a stream open for reading only */
     FILE *r = fopen(path, "rb");
     ENSURE(r);
