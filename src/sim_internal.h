@@ -472,8 +472,7 @@ static inline int32_t agent_lookup(const orca_sim *s, orca_agent_id id)
 void orca_agents_compact(orca_sim *s);
 /* Moves the count agents at indices [from, from + count) to [at, at + count) (overlap
  * allowed): every per-agent array, and their handles follow. The one list of the per-agent
- * arrays: a new one is added here (removal's compaction and agent_record.c's insertion move
- * agents through it). */
+ * arrays: a new one is added here (removal's compaction moves agents through it). */
 void orca_agents_move(orca_sim *s, int32_t at, int32_t from, int32_t count);
 static inline void orca_agents_settle(const orca_sim *s)
 {
