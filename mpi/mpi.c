@@ -732,8 +732,10 @@ orca_status orca_mpi_rebalance(orca_mpi *m)
         return ORCA_OK;
     }
     /* Recursive bisection by count, a level at a time: every node of the level that covers
-     * more than one rank is cut along x at even depths and y at odd ones, at a histogram bin
-     * edge, so that its lower half of the ranks gets its share of the node's agents. */
+     * more than one rank is cut across the longer extent of its agents (x on a tie), at a
+     * histogram bin edge, so that its lower half of the ranks gets its share of the node's
+     * agents. Cutting across the longer side keeps domains as square as the crowd allows: a
+     * long corridor is cut into lengths, not lengthwise, and the halos stay small. */
     int *slot = malloc((size_t)(2 * m->size) * sizeof *slot);
     double *mm = malloc((size_t)(8 * m->size) * sizeof *mm);
     size_t hist_cap = (size_t)(256 * m->size > 32768 ? 256 * m->size : 32768);
@@ -759,28 +761,35 @@ orca_status orca_mpi_rebalance(orca_mpi *m)
         if (np == 0) {
             break;
         }
-        for (int k = 0; k < m->tree_n; ++k) {
-            if (slot[k] >= 0) {
-                m->tree[k].axis = m->tree[k].depth & 1;
-            }
-        }
         /* 4,096 bins per node while few nodes are cut at once, fewer (at least 256) for many */
         int bins = np <= 8 ? BALANCE_BINS : 32768 / np > 256 ? 32768 / np : 256;
-        /* the extent of each open node's agents along its axis */
-        double *lo = mm, *nhi = mm + np, *glo = mm + 2 * np, *gnhi = mm + 3 * np;
-        for (int j = 0; j < np; ++j) {
+        /* the extent of each open node's agents along x and y (entries 2 j and 2 j + 1) */
+        double *lo = mm, *nhi = mm + 2 * np, *glo = mm + 4 * np, *gnhi = mm + 6 * np;
+        for (int j = 0; j < 2 * np; ++j) {
             lo[j] = nhi[j] = HUGE_VAL;
         }
         for (int64_t i = 0; i < m->own_n; ++i) {
             int k = open_node(m, m->own[i].def.position);
             int j = slot[k];
-            if (j >= 0) {
-                double c = coord(m->own[i].def.position, m->tree[k].axis);
-                lo[j] = c < lo[j] ? c : lo[j];
-                nhi[j] = -c < nhi[j] ? -c : nhi[j];
+            for (int axis = 0; j >= 0 && axis < 2; ++axis) {
+                double c = coord(m->own[i].def.position, axis);
+                lo[2 * j + axis] = c < lo[2 * j + axis] ? c : lo[2 * j + axis];
+                nhi[2 * j + axis] = -c < nhi[2 * j + axis] ? -c : nhi[2 * j + axis];
             }
         }
-        MPI_Allreduce(mm, glo, 2 * np, MPI_DOUBLE, MPI_MIN, m->comm);
+        MPI_Allreduce(mm, glo, 4 * np, MPI_DOUBLE, MPI_MIN, m->comm);
+        /* each open node's axis, then its extent along it in entry j */
+        for (int k = 0; k < m->tree_n; ++k) {
+            int j = slot[k];
+            if (j < 0) {
+                continue;
+            }
+            double ex = -gnhi[2 * j] - glo[2 * j], ey = -gnhi[2 * j + 1] - glo[2 * j + 1];
+            int axis = glo[2 * j] < HUGE_VAL ? ey > ex : m->tree[k].depth & 1; /* no agents */
+            m->tree[k].axis = axis;
+            glo[j] = glo[2 * j + axis]; /* j <= 2 j: entries below j are final already */
+            gnhi[j] = gnhi[2 * j + axis];
+        }
         long long *h = hist, *gh = hist + hist_cap;
         memset(h, 0, (size_t)np * (size_t)bins * sizeof *h);
         for (int64_t i = 0; i < m->own_n; ++i) {

@@ -9,6 +9,7 @@
 # 2. orca-mpi on every built-in scene on 1-4 ranks: the hash every 50 steps equals
 #    `orca run --steps K`'s.
 #    --max-steps (until every agent has arrived) stops where orca run stops, with its hash.
+#    A 2 km x 6 m corridor on 4 ranks is cut across its length (small halos), to orca run's hash.
 # 3. A checkpoint written on 2 ranks continued on 3 and on 1: the hash equals orca run's.
 # 4. A rank killed mid-run: the job fails within a bounded time with a message naming the
 #    lost process; the last checkpoint restarts it with the one-process bits.
@@ -77,6 +78,35 @@ for r in 1 3; do
         cat "$tmp/err"
     fi
 done
+# 2c. a long corridor (2 km x 6 m, 12,000 agents both ways, neighbour distance 2 m) on 4 ranks:
+#     every cut goes across its length (each domain spans the whole width), so the halos are a
+#     few columns at each cut; the hash equals orca run's
+cat >"$tmp/long.txt" <<'EOF'
+orca-scene 1
+dt 0.1
+default radius 0.2
+default neighbor_dist 2
+default time_horizon 2
+default obstacle_time_horizon 2
+default preferred_speed 1.3
+segment 0 0 2000 0
+segment 0 6 2000 6
+grid 2000 3 0.5 0.5 1 1 goal 2100 1.5
+grid 2000 3 0.5 3.5 1 1 goal -100 4.5
+EOF
+want=$("$orca" run "$tmp/long.txt" --steps 20 --json | json 'd["hash"]')
+got=$(run 4 "$ompi" run "$tmp/long.txt" --steps 20 --rebalance 5 --json 2>"$tmp/err" |
+    json '"%s %.4f %d" % (d["hash"], sum(r["halo_per_step"] for r in d["per_rank"]) /
+          d["agents"], all(r["box"][1] < -1e300 and r["box"][3] > 1e300 for r in d["per_rank"]))')
+read -r h share across <<<"$got"
+if [[ "$h" == "$want" && "$across" == 1 ]] && python3 -c "import sys; sys.exit(not $share < 0.02)"; then
+    ok "a 2 km x 6 m corridor on 4 ranks, cut across its length: $share halo agents per owned, $h"
+else
+    bad "the long corridor on 4 ranks: '$got' (orca run: $want; want every domain across the" \
+        "width and under 0.02 halo agents per owned)"
+    cat "$tmp/err"
+fi
+
 # the text summary's overlaps are fractions of the radius, as orca run's (not metres)
 ov=$(run 2 "$ompi" run "$tmp/corridor.txt" --steps 20 2>"$tmp/err" | grep 'overlap')
 if grep -q 'deepest agent overlap: .* (fraction of radius)' <<<"$ov" &&
