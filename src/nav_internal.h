@@ -30,16 +30,33 @@ int orca_nav_sync_to(orca_nav *nav, const orca_sim *s);
  * changes nothing. */
 int orca_nav_same_walls(const orca_nav *nav, const orca_sim *s);
 
-/* The path of orca_nav_path into *out (its corners array grown as needed), on the walls of
- * the last orca_nav_sync (the caller syncs once before its queries). field >= 0 names
- * a goal set whose distances the object keeps per radius (docs/navigation.md, "Shared goals"):
- * the same goals must come with the same field every time until the walls change. avoid:
- * NULL, or a wall end whose corners cost `penalty` metres more (re-routing): in the whole
- * search for a query without a field, at the first corner with one (the rest follows the
- * set's distances). The caller validated every value. ORCA_OK or ORCA_ERR_MEMORY. */
-orca_status orca_nav_route(orca_nav *nav, double radius, orca_vec2 from, const orca_vec2 *goals,
-                           int goal_count, int field, const orca_vec2 *avoid, double penalty,
-                           nav_route *out);
+/* Scratch for `count` threads of queries (worker indices 0 .. count-1): called before
+ * queries run on the simulation's workers (it may move the scratch). ORCA_ERR_MEMORY leaves
+ * the count it had. */
+orca_status orca_nav_workers(orca_nav *nav, int count);
+
+/* Builds what queries of `radius` need (the graph, its legs found on the simulation's
+ * workers) and, with field >= 0, the distances of a goal set to its goals (docs/navigation.md,
+ * "Shared goals"): the same goals must come with the same field every time until the walls
+ * change. On the walls of the last orca_nav_sync; on the calling thread, between steps (not
+ * from a task). ORCA_OK or ORCA_ERR_MEMORY. */
+orca_status orca_nav_prepare(orca_nav *nav, double radius, int field, const orca_vec2 *goals,
+                             int goal_count);
+
+/* The path of orca_nav_path into *out (its corners array grown as needed), as worker `worker`
+ * (its own scratch: queries of distinct workers may run at once), on what orca_nav_prepare
+ * built (ORCA_ERR_ARGUMENT when it did not: this builds nothing). field >= 0 follows that goal
+ * set's distances. avoid: NULL, or a wall end whose corners cost `penalty` metres more
+ * (re-routing): in the whole search for a query without a field, at the first corner with one
+ * (the rest follows the set's distances). The caller validated every value. ORCA_OK or
+ * ORCA_ERR_MEMORY. */
+orca_status orca_nav_route(orca_nav *nav, int worker, double radius, orca_vec2 from,
+                           const orca_vec2 *goals, int goal_count, int field,
+                           const orca_vec2 *avoid, double penalty, nav_route *out);
+
+/* 1: point-goal searches run without their bound (Dijkstra's search, docs/navigation.md,
+ * "Search"): the same paths, slower; for the tests that check so. */
+void orca_nav_set_dijkstra(orca_nav *nav, int on);
 
 /* Where a walker at p heading for corner c (radius r) should go: the unit direction of the
  * tangent from p to c's circle on c's side, or along the circle when p is on or inside it

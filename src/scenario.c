@@ -173,6 +173,7 @@ void orca_scenario_destroy(orca_scenario *sc)
     orca_mem_free(sc->ent);
     orca_mem_free(sc->nav_flag);
     orca_mem_free(sc->pref);
+    orca_mem_free(sc->plan_list);
     orca_nav_destroy(sc->nav);
     orca_mem_free(sc->map);
     orca_mem_free(sc);

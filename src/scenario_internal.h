@@ -132,6 +132,7 @@ struct orca_scenario {
     uint8_t *nav_flag;   /* scratch: per index, what orca_sc_nav_advance left to its serial
                             pass */
     orca_vec2 *pref;     /* scratch: per index, the rule's value orca_sc_nav_advance computed */
+    int32_t *plan_list;  /* scratch: the indices that plan in this step, in order */
     int ent_cap;
     int ent_hint;
 

@@ -21,22 +21,35 @@ static orca_vec2 nav_goal(const orca_scenario *sc, const sc_agent *a, const sc_n
     return a->goal.target;
 }
 
-/* Plans agent a (at p, radius r) anew; avoid: a wall end to penalise (re-routing). */
-static orca_status nav_replan(orca_scenario *sc, sc_agent *a, sc_nav *v, orca_vec2 p, double r,
-                              const orca_vec2 *avoid)
+/* The goals of an agent's plans: its target, or its goal set's points with the set's index
+ * as the field (docs/navigation.md, "Shared goals"); -1 without. */
+static int nav_goals(const orca_scenario *sc, const sc_agent *a, const orca_vec2 **goals,
+                     int *count)
 {
-    const orca_vec2 *goals = &a->goal.target;
-    int count = 1, field = -1;
     if (a->goal.kind == ORCA_GOAL_SET) {
         const sc_goal_set *set = &sc->sets[a->goal.goal_set];
-        goals = set->points;
-        count = set->count;
-        field = a->goal.goal_set;
+        *goals = set->points;
+        *count = set->count;
+        return a->goal.goal_set;
     }
+    *goals = &a->goal.target;
+    *count = 1;
+    return -1;
+}
+
+/* Plans agent a (at p, radius r) anew as worker `worker`, on structures orca_nav_prepare
+ * built; avoid: a wall end to penalise (re-routing). Writes only the agent's own state. */
+static orca_status nav_replan(const orca_scenario *sc, int worker, sc_agent *a, sc_nav *v,
+                              orca_vec2 p, double r, const orca_vec2 *avoid)
+{
+    const orca_vec2 *goals;
+    int count;
+    int field = nav_goals(sc, a, &goals, &count);
     double penalty = ORCA_NAV_PENALTY_TIME * a->goal.preferred_speed;
-    orca_status st = orca_nav_route(sc->nav, r, p, goals, count, field, avoid, penalty, &v->route);
+    orca_status st = orca_nav_route(sc->nav, worker, r, p, goals, count, field, avoid, penalty,
+                                    &v->route);
     if (st != ORCA_OK) {
-        return orca_sc_fail(sc, st, "out of memory planning a path");
+        return st;
     }
     v->planned = 1;
     v->k = 0;
@@ -54,7 +67,7 @@ static orca_status nav_replan(orca_scenario *sc, sc_agent *a, sc_nav *v, orca_ve
 }
 
 /* What an agent's navigation needs after the pass on the workers (nav_task). */
-enum { NAV_DONE = 0, NAV_PLAN = 1, NAV_REROUTE = 2 };
+enum { NAV_DONE = 0, NAV_PLAN = 1, NAV_REROUTE = 2, NAV_FAILED = 3 };
 
 /* The start of an agent's navigation in a step: keeps what orca_sc_nav_restore puts back and drops
  * the plan when the walls changed, or the agent has a new target (waypoints, a changed goal)
@@ -80,7 +93,8 @@ static int nav_prepare(const sc_agent *a, sc_nav *v, double r, int changed)
  * agent at p is beyond, counts its progress and takes its direction. NAV_REROUTE when it made
  * no progress for ORCA_NAV_STUCK_TIME (then it takes no direction: the caller plans again
  * first). Reads the scenario, writes only the agent's own state. */
-static int nav_follow(const orca_scenario *sc, const sc_agent *a, sc_nav *v, orca_vec2 p, double r)
+static int nav_follow(const orca_scenario *sc, const sc_agent *a, sc_nav *v, orca_vec2 p,
+                      double r)
 {
     orca_vec2 goal = nav_goal(sc, a, v);
     while (v->k < v->route.count &&
@@ -112,12 +126,13 @@ static int nav_follow(const orca_scenario *sc, const sc_agent *a, sc_nav *v, orc
 
 /* Re-routing: the corner the agent is stuck at costs more; it plans again and takes its
  * direction. */
-static orca_status nav_reroute(orca_scenario *sc, sc_agent *a, sc_nav *v, orca_vec2 p, double r)
+static orca_status nav_reroute(const orca_scenario *sc, int worker, sc_agent *a, sc_nav *v,
+                               orca_vec2 p, double r)
 {
     v->has_avoid = 1;
     v->avoid = v->route.corners[v->k].vertex;
     v->reroutes++;
-    orca_status st = nav_replan(sc, a, v, p, r, &v->avoid);
+    orca_status st = nav_replan(sc, worker, a, v, p, r, &v->avoid);
     if (st == ORCA_OK && v->route.result == ORCA_NAV_OK && v->k < v->route.count) {
         v->dir = orca_nav_aim(p, &v->route.corners[v->k], r);
     }
@@ -128,8 +143,10 @@ typedef struct nav_ctx {
     orca_scenario *sc;
     const int32_t *ent;
     const orca_vec2 *pos;
-    uint8_t *flag; /* per index: NAV_DONE, NAV_PLAN or NAV_REROUTE */
+    uint8_t *flag; /* per index: NAV_DONE, NAV_PLAN or NAV_REROUTE; NAV_FAILED after a plan
+                      that ran out of memory */
     orca_vec2 *pref; /* per index: the rule's value for the agents with an entry */
+    const int32_t *list; /* the indices that plan this step, in order (plan_task) */
     uint64_t step_hash;
     int changed;   /* the walls changed since the last pass */
 } nav_ctx;
@@ -170,6 +187,72 @@ static void nav_task(int begin, int end, int worker, void *context)
     }
 }
 
+/* The plans of the agents list[begin .. end) (on the workers, each with its own scratch:
+ * each agent writes only its own state, flag and rule value): a re-routing, or a plan and its
+ * first following. */
+static void plan_task(int begin, int end, int worker, void *context)
+{
+    const nav_ctx *c = context;
+    const orca_scenario *sc = c->sc;
+    for (int k = begin; k < end; ++k) {
+        int i = c->list[k];
+        sc_agent *a = &sc->agents[c->ent[i]];
+        sc_nav *v = a->nv;
+        orca_vec2 p = c->pos[i];
+        double r = orca_sim_peek_radius(sc->sim, i);
+        orca_status st;
+        if (c->flag[i] == NAV_REROUTE) {
+            st = nav_reroute(sc, worker, a, v, p, r);
+        } else {
+            st = nav_replan(sc, worker, a, v, p, r, v->has_avoid ? &v->avoid : NULL);
+            if (st == ORCA_OK && v->route.result == ORCA_NAV_OK &&
+                nav_follow(sc, a, v, p, r) == NAV_REROUTE) {
+                st = nav_reroute(sc, worker, a, v, p, r);
+            }
+        }
+        if (st != ORCA_OK) {
+            c->flag[i] = NAV_FAILED;
+            continue;
+        }
+        c->pref[i] = orca_sc_agent_rule(sc, a, c->ent[i], p, c->step_hash);
+    }
+}
+
+/* The agents nav_task left to plan: their path state made, what their plans read built
+ * (graphs, goal sets' distances), in index order on the calling thread; their indices to
+ * sc->plan_list. Returns how many, or -1 with the message set. */
+static int plan_list(orca_scenario *sc, const nav_ctx *c, int n)
+{
+    int m = 0;
+    for (int i = 0; i < n; ++i) {
+        if (c->flag[i] == NAV_DONE) {
+            continue;
+        }
+        sc_agent *a = &sc->agents[c->ent[i]];
+        double r = orca_sim_peek_radius(sc->sim, i);
+        if (!a->nv) {
+            a->nv = orca_mem_zalloc(1, sizeof *a->nv);
+            if (!a->nv) {
+                orca_sc_fail(sc, ORCA_ERR_MEMORY, "out of memory for an agent's path");
+                return -1;
+            }
+            a->nv->prev_best = a->nv->best = 1.0 / 0.0;
+        }
+        if (c->flag[i] == NAV_PLAN) {
+            nav_prepare(a, a->nv, r, c->changed);
+        }
+        const orca_vec2 *goals;
+        int count;
+        int field = nav_goals(sc, a, &goals, &count);
+        if (orca_nav_prepare(sc->nav, r, field, goals, count) != ORCA_OK) {
+            orca_sc_fail(sc, ORCA_ERR_MEMORY, "out of memory building the navigation graph");
+            return -1;
+        }
+        sc->plan_list[m++] = i;
+    }
+    return m;
+}
+
 orca_status orca_sc_nav_advance(orca_scenario *sc, const int32_t *ent, const orca_vec2 *pos,
                                 int n, uint64_t step_hash)
 {
@@ -180,6 +263,7 @@ orca_status orca_sc_nav_advance(orca_scenario *sc, const int32_t *ent, const orc
     c.pos = pos;
     c.flag = sc->nav_flag;
     c.pref = sc->pref;
+    c.list = sc->plan_list;
     c.step_hash = step_hash;
     c.changed = 0;
     if (sc->navigation) {
@@ -197,39 +281,21 @@ orca_status orca_sc_nav_advance(orca_scenario *sc, const int32_t *ent, const orc
     if (!sc->navigation) {
         return ORCA_OK;
     }
-    for (int i = 0; i < n; ++i) {
-        if (c.flag[i] == NAV_DONE) {
-            continue;
+    int m = plan_list(sc, &c, n);
+    if (m < 0) {
+        return ORCA_ERR_MEMORY;
+    }
+    if (m == 0) {
+        return ORCA_OK;
+    }
+    if (orca_nav_workers(sc->nav, orca_sim_get_worker_count(sim)) != ORCA_OK) {
+        return orca_sc_fail(sc, ORCA_ERR_MEMORY, "out of memory for the planners' scratch");
+    }
+    orca_sim_run_heavy(sim, plan_task, m, &c);
+    for (int k = 0; k < m; ++k) {
+        if (c.flag[sc->plan_list[k]] == NAV_FAILED) {
+            return orca_sc_fail(sc, ORCA_ERR_MEMORY, "out of memory planning a path");
         }
-        sc_agent *a = &sc->agents[ent[i]];
-        orca_vec2 p = pos[i];
-        double r = orca_sim_peek_radius(sim, i);
-        if (c.flag[i] == NAV_REROUTE) {
-            orca_status st = nav_reroute(sc, a, a->nv, p, r);
-            if (st != ORCA_OK) {
-                return st;
-            }
-            c.pref[i] = orca_sc_agent_rule(sc, a, ent[i], p, step_hash);
-            continue;
-        }
-        if (!a->nv) {
-            a->nv = orca_mem_zalloc(1, sizeof *a->nv);
-            if (!a->nv) {
-                return orca_sc_fail(sc, ORCA_ERR_MEMORY, "out of memory for an agent's path");
-            }
-            a->nv->prev_best = a->nv->best = 1.0 / 0.0;
-        }
-        sc_nav *v = a->nv;
-        nav_prepare(a, v, r, c.changed);
-        orca_status st = nav_replan(sc, a, v, p, r, v->has_avoid ? &v->avoid : NULL);
-        if (st == ORCA_OK && v->route.result == ORCA_NAV_OK &&
-            nav_follow(sc, a, v, p, r) == NAV_REROUTE) {
-            st = nav_reroute(sc, a, v, p, r);
-        }
-        if (st != ORCA_OK) {
-            return st;
-        }
-        c.pref[i] = orca_sc_agent_rule(sc, a, ent[i], p, step_hash);
     }
     return ORCA_OK;
 }

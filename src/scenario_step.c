@@ -165,6 +165,12 @@ orca_status orca_scenario_step(orca_scenario *sc)
                                     "out of memory for the step's agent table");
             }
             sc->pref = pv;
+            int32_t *pl = orca_mem_resize(sc->plan_list, (size_t)n, sizeof *pl);
+            if (!pl) {
+                return orca_sc_fail(sc, ORCA_ERR_MEMORY,
+                                    "out of memory for the step's agent table");
+            }
+            sc->plan_list = pl;
             sc->ent_cap = n;
         }
         ent = sc->ent;
