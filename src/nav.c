@@ -2180,6 +2180,30 @@ void orca_nav_set_dijkstra(orca_nav *nav, int on)
 
 /* --- following ------------------------------------------------------------------------- */
 
+int orca_nav_leg_clear(orca_nav *nav, int wk, double radius, orca_vec2 p,
+                       const orca_nav_corner *corner, orca_vec2 goal)
+{
+    const nav_plan *P = nv_find_plan(nav, radius);
+    if (!P || wk < 0 || wk >= nav->work_count) {
+        return 0;
+    }
+    nav_work *W = &nav->work[wk];
+    p = nv_norm0(p);
+    double lim = P->lim;
+    if (!nv_pt_clear(nav, P, W, p, lim)) {
+        /* pushed nearer than lim to a wall: the clearance it has, as a plan from here */
+        lim = sqrt(nv_pt_wall_d2(nav, p)) * (1.0 - NAV_TAUT);
+        if (!(lim > 0)) {
+            return 1; /* on a wall: no plan starts here either */
+        }
+    }
+    orca_vec2 to = goal;
+    if (corner && !nv_tan_pc(p, corner->vertex, radius, corner->side, &to)) {
+        return 1; /* on its corner's circle: it is at the corner */
+    }
+    return nv_seg_clear(nav, P, W, p, to, lim);
+}
+
 orca_vec2 orca_nav_aim(orca_vec2 p, const orca_nav_corner *c, double r)
 {
     double wx = c->vertex.x - p.x, wy = c->vertex.y - p.y;

@@ -63,6 +63,15 @@ void orca_nav_set_dijkstra(orca_nav *nav, int on);
  * (docs/navigation.md, "Following a path"). (0, 0) when p is at c's vertex. */
 orca_vec2 orca_nav_aim(orca_vec2 p, const orca_nav_corner *c, double r);
 
+/* Whether the leg of a walker at p (radius r) is still clear (docs/navigation.md, "Following a
+ * path", step 4): the segment from p to the tangent point of its corner's circle (with corner
+ * NULL: to goal) keeps from every wall the clearance of a plan from p (lim, or less for a
+ * walker pushed nearer a wall). 1 also when p is on the corner's circle or on a wall; 0 when
+ * the leg is blocked or nothing is prepared for r. As worker `worker`, on what
+ * orca_nav_prepare built. */
+int orca_nav_leg_clear(orca_nav *nav, int worker, double radius, orca_vec2 p,
+                       const orca_nav_corner *corner, orca_vec2 goal);
+
 /* Whether a walker at p has passed corner c, whose path leaves it at c->leave in the
  * direction of the next corner or the goal (docs/navigation.md, "Following a path"). */
 int orca_nav_passed(orca_vec2 p, const orca_nav_corner *c, const orca_nav_corner *next,

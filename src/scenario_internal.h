@@ -72,6 +72,9 @@ typedef struct sc_nav {
     int has_avoid;     /* re-routing: avoid's corners cost a penalty */
     orca_vec2 avoid;
     int plans, reroutes;
+    int replans;       /* plans made because its leg was blocked (the leg check) */
+    int exit_changes;  /* times a plan changed the goal-set point it heads for */
+    int prev_exit;     /* the point it headed for before the last change (-1: none) */
     orca_vec2 dir;     /* this step's direction (unit) while a corner lies ahead */
 } sc_nav;
 

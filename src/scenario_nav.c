@@ -67,7 +67,7 @@ static orca_status nav_replan(const orca_scenario *sc, int worker, sc_agent *a, 
 }
 
 /* What an agent's navigation needs after the pass on the workers (nav_task). */
-enum { NAV_DONE = 0, NAV_PLAN = 1, NAV_REROUTE = 2, NAV_FAILED = 3 };
+enum { NAV_DONE = 0, NAV_PLAN = 1, NAV_REROUTE = 2, NAV_CHECK = 3, NAV_FAILED = 4 };
 
 /* The start of an agent's navigation in a step: keeps what orca_sc_nav_restore puts back and drops
  * the plan when the walls changed, or the agent has a new target (waypoints, a changed goal)
@@ -87,6 +87,14 @@ static int nav_prepare(const sc_agent *a, sc_nav *v, double r, int changed)
         v->planned = 0;
     }
     return v->planned;
+}
+
+/* The direction toward the corner ahead (none on the last leg). */
+static void nav_aim(sc_nav *v, orca_vec2 p, double r)
+{
+    if (v->k < v->route.count) {
+        v->dir = orca_nav_aim(p, &v->route.corners[v->k], r);
+    }
 }
 
 /* Following a planned path (docs/navigation.md, "Following a path"): passes the corners the
@@ -115,12 +123,15 @@ static int nav_follow(const orca_scenario *sc, const sc_agent *a, sc_nav *v, orc
         v->stuck++;
     }
     if (v->k < v->route.count && (double)v->stuck * sc->dt >= ORCA_NAV_STUCK_TIME) {
-        return NAV_REROUTE; /* (on the last leg there is no other way: it waits, as in a queue
-                               at the goal) */
+        return NAV_REROUTE;
     }
-    if (v->k < v->route.count) {
-        v->dir = orca_nav_aim(p, &v->route.corners[v->k], r);
+    /* each ORCA_NAV_CHECK_TIME without progress: is its leg still clear from where it
+     * stands? (a crowd may have pushed it round a wall's end) */
+    if (v->stuck > 0 && (int)((double)v->stuck * sc->dt / ORCA_NAV_CHECK_TIME) >
+                            (int)((double)(v->stuck - 1) * sc->dt / ORCA_NAV_CHECK_TIME)) {
+        return NAV_CHECK;
     }
+    nav_aim(v, p, r);
     return NAV_DONE;
 }
 
@@ -133,18 +144,44 @@ static orca_status nav_reroute(const orca_scenario *sc, int worker, sc_agent *a,
     v->avoid = v->route.corners[v->k].vertex;
     v->reroutes++;
     orca_status st = nav_replan(sc, worker, a, v, p, r, &v->avoid);
-    if (st == ORCA_OK && v->route.result == ORCA_NAV_OK && v->k < v->route.count) {
-        v->dir = orca_nav_aim(p, &v->route.corners[v->k], r);
+    if (st == ORCA_OK && v->route.result == ORCA_NAV_OK) {
+        nav_aim(v, p, r);
     }
     return st;
+}
+
+/* A plan from where the agent stands (its avoided corner kept) and its first following. */
+static orca_status nav_plan_follow(const orca_scenario *sc, int worker, sc_agent *a, sc_nav *v,
+                                   orca_vec2 p, double r)
+{
+    orca_status st = nav_replan(sc, worker, a, v, p, r, v->has_avoid ? &v->avoid : NULL);
+    if (st == ORCA_OK && v->route.result == ORCA_NAV_OK &&
+        nav_follow(sc, a, v, p, r) == NAV_REROUTE) {
+        st = nav_reroute(sc, worker, a, v, p, r);
+    }
+    return st;
+}
+
+/* The leg check (docs/navigation.md, "Following a path", step 4): a blocked leg is planned
+ * again from where the agent stands; a clear one is followed. */
+static orca_status nav_check(const orca_scenario *sc, int worker, sc_agent *a, sc_nav *v,
+                             orca_vec2 p, double r)
+{
+    const orca_nav_corner *c = v->k < v->route.count ? &v->route.corners[v->k] : NULL;
+    if (orca_nav_leg_clear(sc->nav, worker, r, p, c, nav_goal(sc, a, v))) {
+        nav_aim(v, p, r);
+        return ORCA_OK;
+    }
+    v->replans++;
+    return nav_plan_follow(sc, worker, a, v, p, r);
 }
 
 typedef struct nav_ctx {
     orca_scenario *sc;
     const int32_t *ent;
     const orca_vec2 *pos;
-    uint8_t *flag; /* per index: NAV_DONE, NAV_PLAN or NAV_REROUTE; NAV_FAILED after a plan
-                      that ran out of memory */
+    uint8_t *flag; /* per index: NAV_DONE, NAV_PLAN, NAV_REROUTE or NAV_CHECK; NAV_FAILED
+                      after a plan that ran out of memory */
     orca_vec2 *pref; /* per index: the rule's value for the agents with an entry */
     const int32_t *list; /* the indices that plan this step, in order (plan_task) */
     uint64_t step_hash;
@@ -203,12 +240,10 @@ static void plan_task(int begin, int end, int worker, void *context)
         orca_status st;
         if (c->flag[i] == NAV_REROUTE) {
             st = nav_reroute(sc, worker, a, v, p, r);
+        } else if (c->flag[i] == NAV_CHECK) {
+            st = nav_check(sc, worker, a, v, p, r);
         } else {
-            st = nav_replan(sc, worker, a, v, p, r, v->has_avoid ? &v->avoid : NULL);
-            if (st == ORCA_OK && v->route.result == ORCA_NAV_OK &&
-                nav_follow(sc, a, v, p, r) == NAV_REROUTE) {
-                st = nav_reroute(sc, worker, a, v, p, r);
-            }
+            st = nav_plan_follow(sc, worker, a, v, p, r);
         }
         if (st != ORCA_OK) {
             c->flag[i] = NAV_FAILED;
@@ -237,6 +272,7 @@ static int plan_list(orca_scenario *sc, const nav_ctx *c, int n)
                 return -1;
             }
             a->nv->prev_best = a->nv->best = 1.0 / 0.0;
+            a->nv->prev_exit = -1;
         }
         if (c->flag[i] == NAV_PLAN) {
             nav_prepare(a, a->nv, r, c->changed);

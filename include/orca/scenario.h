@@ -143,6 +143,7 @@ ORCA_API uint64_t orca_scenario_hash(const orca_scenario *sc);
 #define ORCA_NAV_STUCK_TIME 4.0
 #define ORCA_NAV_PENALTY_TIME 8.0
 #define ORCA_NAV_PROGRESS 0.1
+#define ORCA_NAV_CHECK_TIME 1.0
 ORCA_API orca_status orca_scenario_set_navigation(orca_scenario *sc, int on);
 ORCA_API int orca_scenario_get_navigation(const orca_scenario *sc);
 
