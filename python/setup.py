@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: MIT
-"""Builds orca._core from the library's own C sources (../src/*.c, and the scene-file reader
-of the orca command, ../cli/scene_file.c with the helpers it uses, ../cli/util.c and
-../cli/platform.c: orca.read_scene) with the library's arithmetic flags, so that the module
-computes the C library's bits (docs/determinism.md):
+"""Builds orca._core from the binding's C files (orca/*.c, which share orca/_core.h) and the
+library's own C sources (../src/*.c, and the scene-file reader of the orca command,
+../cli/scene_file.c with the helpers it uses, ../cli/util.c and ../cli/platform.c:
+orca.read_scene) with the library's arithmetic flags, so that the module computes the C
+library's bits (docs/determinism.md):
 
 - -std=c17 -ffp-contract=off -fno-fast-math (as CMakeLists.txt gives the library), and
   -msse2 -mfpmath=sse on 32-bit x86 (no x87 extended precision);
@@ -50,7 +51,8 @@ for f in FORBIDDEN:
 
 # setuptools wants /-separated paths relative to this directory
 os.chdir(HERE)
-sources = ["orca/_core.c"]
+# the binding: orca/_core.c (the module) and the files orca/_core.h lists, one per type
+sources = sorted("orca/" + f for f in os.listdir("orca") if f.endswith(".c"))
 sources += sorted("../src/" + f for f in os.listdir(SRC) if f.endswith(".c"))
 sources += ["../cli/" + f for f in CLI_SOURCES]
 
