@@ -161,7 +161,7 @@ static int nv_tan_cc(orca_vec2 u, int su, orca_vec2 v, int sv, double r, orca_ve
 /* --- the walls ------------------------------------------------------------------------- */
 
 typedef struct nav_field {
-    int id;
+    int64_t id;
     int goal_count;
     orca_vec2 *goals;
     int gv_count;      /* goal nodes: departure points toward a goal */
@@ -1796,7 +1796,7 @@ static orca_status nv_search(orca_nav *nav, const nav_plan *P, nav_work *W, orca
 
 /* The distances of every node to the nearest goal of the set (a search backwards from the
  * goals, docs/navigation.md "Shared goals"). */
-static nav_field *nv_get_field(orca_nav *nav, nav_plan *P, nav_work *W, int id,
+static nav_field *nv_get_field(orca_nav *nav, nav_plan *P, nav_work *W, int64_t id,
                                const orca_vec2 *goals, int ng)
 {
     for (int i = 0; i < P->field_count; ++i) {
@@ -1958,8 +1958,16 @@ static void nv_sift_down(const double *lb, int32_t *order, int hn, int k)
  * follow the distances' next nodes. */
 static orca_status nv_field_route(const orca_nav *nav, const nav_plan *P, const nav_field *F,
                                   nav_work *W, orca_vec2 from, int avoid_v, double penalty,
-                                  nav_route *out)
+                                  nav_route *out, double *cost)
 {
+    nav_route local;
+    if (!out) {
+        memset(&local, 0, sizeof local);
+        out = &local; /* the cost alone: no corners are written */
+    }
+    if (cost) {
+        *cost = 1.0 / 0.0;
+    }
     out->count = 0;
     out->length = 0.0;
     out->goal = -1;
@@ -2095,6 +2103,10 @@ static orca_status nv_field_route(const orca_nav *nav, const nav_plan *P, const 
     }
     orca_mem_free(lb);
     orca_mem_free(order);
+    if (cost) {
+        *cost = best; /* +inf without a path */
+        return ORCA_OK;
+    }
     orca_status st = ORCA_OK;
     if (!(best < 1.0 / 0.0)) {
         out->result = ORCA_NAV_NO_PATH;
@@ -2132,7 +2144,7 @@ static nav_plan *nv_find_plan(const orca_nav *nav, double r)
     return NULL;
 }
 
-static nav_field *nv_find_field(const nav_plan *P, int id)
+static nav_field *nv_find_field(const nav_plan *P, int64_t id)
 {
     for (int i = 0; i < P->field_count; ++i) {
         if (P->fields[i].id == id) {
@@ -2142,7 +2154,7 @@ static nav_field *nv_find_field(const nav_plan *P, int id)
     return NULL;
 }
 
-orca_status orca_nav_prepare(orca_nav *nav, double radius, int field, const orca_vec2 *goals,
+orca_status orca_nav_prepare(orca_nav *nav, double radius, int64_t field, const orca_vec2 *goals,
                              int goal_count)
 {
     nav_plan *P = nv_get_plan(nav, radius);
@@ -2156,7 +2168,7 @@ orca_status orca_nav_prepare(orca_nav *nav, double radius, int field, const orca
 }
 
 orca_status orca_nav_route(orca_nav *nav, int wk, double radius, orca_vec2 from,
-                           const orca_vec2 *goals, int goal_count, int field,
+                           const orca_vec2 *goals, int goal_count, int64_t field,
                            const orca_vec2 *avoid, double penalty, nav_route *out)
 {
     const nav_plan *P = nv_find_plan(nav, radius);
@@ -2168,9 +2180,23 @@ orca_status orca_nav_route(orca_nav *nav, int wk, double radius, orca_vec2 from,
     from = nv_norm0(from);
     if (F) {
         return nv_field_route(nav, P, F, W, from,
-                              avoid ? nv_find_vertex(P, nv_norm0(*avoid)) : -1, penalty, out);
+                              avoid ? nv_find_vertex(P, nv_norm0(*avoid)) : -1, penalty, out,
+                              NULL);
     }
     return nv_search(nav, P, W, from, goals, goal_count, avoid, penalty, 1, !nav->dijkstra, out);
+}
+
+orca_status orca_nav_field_cost(orca_nav *nav, int wk, double radius, orca_vec2 from,
+                                int64_t field, const orca_vec2 *avoid, double penalty,
+                                double *cost)
+{
+    const nav_plan *P = nv_find_plan(nav, radius);
+    const nav_field *F = P ? nv_find_field(P, field) : NULL;
+    if (!F || wk < 0 || wk >= nav->work_count) {
+        return ORCA_ERR_ARGUMENT; /* not prepared */
+    }
+    return nv_field_route(nav, P, F, &nav->work[wk], nv_norm0(from),
+                          avoid ? nv_find_vertex(P, nv_norm0(*avoid)) : -1, penalty, NULL, cost);
 }
 
 void orca_nav_set_dijkstra(orca_nav *nav, int on)
@@ -2189,19 +2215,13 @@ int orca_nav_leg_clear(orca_nav *nav, int wk, double radius, orca_vec2 p,
     }
     nav_work *W = &nav->work[wk];
     p = nv_norm0(p);
-    double lim = P->lim;
-    if (!nv_pt_clear(nav, P, W, p, lim)) {
-        /* pushed nearer than lim to a wall: the clearance it has, as a plan from here */
-        lim = sqrt(nv_pt_wall_d2(nav, p)) * (1.0 - NAV_TAUT);
-        if (!(lim > 0)) {
-            return 1; /* on a wall: no plan starts here either */
-        }
-    }
     orca_vec2 to = goal;
     if (corner && !nv_tan_pc(p, corner->vertex, radius, corner->side, &to)) {
         return 1; /* on its corner's circle: it is at the corner */
     }
-    return nv_seg_clear(nav, P, W, p, to, lim);
+    /* a leg that only grazes a wall lets the walker slide along it or round its end; one
+     * through a wall (within 2^-20 r of it: crossing, or touching) does not */
+    return nv_seg_clear(nav, P, W, p, to, NAV_TAUT * radius);
 }
 
 orca_vec2 orca_nav_aim(orca_vec2 p, const orca_nav_corner *c, double r)

@@ -171,6 +171,18 @@ orca_status orca_scenario_step(orca_scenario *sc)
                                     "out of memory for the step's agent table");
             }
             sc->plan_list = pl;
+            double *qr = orca_mem_resize(sc->qrem, (size_t)n, sizeof *qr);
+            if (!qr) {
+                return orca_sc_fail(sc, ORCA_ERR_MEMORY,
+                                    "out of memory for the step's agent table");
+            }
+            sc->qrem = qr;
+            int64_t *qk = orca_mem_resize(sc->qkey, (size_t)n, sizeof *qk);
+            if (!qk) {
+                return orca_sc_fail(sc, ORCA_ERR_MEMORY,
+                                    "out of memory for the step's agent table");
+            }
+            sc->qkey = qk;
             sc->ent_cap = n;
         }
         ent = sc->ent;
