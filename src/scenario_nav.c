@@ -66,10 +66,12 @@ static orca_status nav_replan(const orca_scenario *sc, int worker, sc_agent *a, 
     int count;
     int64_t field = nav_goals(sc, a, &goals, &count);
     orca_status st = ORCA_OK;
-    if (orca_sc_choosing(sc, a) && chosen == -2) {
+    int choosing = orca_sc_choosing(sc, a);
+    if (choosing && chosen == -2) {
         st = orca_sc_choose(sc, worker, a, i, p, r, avoid, &chosen);
     }
-    if (st == ORCA_OK && orca_sc_choosing(sc, a) && chosen >= 0) {
+    choosing = choosing && chosen >= 0; /* else the set's nearest: none can be chosen */
+    if (choosing) {
         goals += chosen;
         count = 1;
         field = orca_sc_point_key(a->goal.goal_set, chosen);
@@ -82,7 +84,7 @@ static orca_status nav_replan(const orca_scenario *sc, int worker, sc_agent *a, 
     if (st != ORCA_OK) {
         return st;
     }
-    if (count == 1 && a->goal.kind == ORCA_GOAL_SET && v->route.result == ORCA_NAV_OK) {
+    if (choosing && v->route.result == ORCA_NAV_OK) {
         v->route.goal = chosen; /* the set's point, not the field's one goal */
     }
     v->planned = 1;
