@@ -23,6 +23,7 @@
 #include "alloc.h"
 #include "kernels.h"
 #include "pool.h"
+#include "text.h" /* ORCA_PRINTF */
 #include "vec.h"
 
 #include <stdatomic.h>
@@ -33,15 +34,9 @@
 #if defined(__GNUC__) || defined(__clang__)
 #define PREFETCH(p) __builtin_prefetch(p)
 #define PREFETCH_WRITE(p) __builtin_prefetch((p), 1)
-#if defined(__MINGW32__) && !defined(__clang__) /* MinGW-w64 C99 printf: CMakeLists.txt */
-#define ORCA_PRINTF(f, a) __attribute__((format(gnu_printf, f, a)))
-#else
-#define ORCA_PRINTF(f, a) __attribute__((format(printf, f, a)))
-#endif
 #else
 #define PREFETCH(p) ((void)(p))
 #define PREFETCH_WRITE(p) ((void)(p))
-#define ORCA_PRINTF(f, a)
 #endif
 
 /* --- slot tables (handles.c) ---------------------------------------------------------- */

@@ -63,6 +63,9 @@ export interface GoalInput { kind?: GoalKind; target?: Vec2; speed?: number; goa
 export interface SceneOptions {
   agents?: number; seed?: number | bigint; dt?: number; speed?: number; agent?: AgentInput;
 }
+/** orca.readScene's options: the text's name in messages (default '<scene>'), and a dt and
+ * seed that replace the file's (as `orca run --dt`, `--seed`). */
+export interface ReadSceneOptions { name?: string; dt?: number; seed?: number | bigint }
 export interface Corner { vertex: [number, number]; side: 1 | -1; enter: [number, number]; leave: [number, number] }
 export type NavResult = 'ok' | 'no_path' | 'start_blocked' | 'goal_blocked';
 export interface PathResult { result: NavResult; length: number | null; goalIndex: number | null; corners: Corner[] }
@@ -85,6 +88,8 @@ export declare class Orca {
   defaultGoal(): Goal;
   createSim(): Sim;
   createScene(name: SceneName | 'custom', options?: SceneOptions): Scene;
+  /** A scene file's text (docs/scene-format.md), read and built as `orca run` does. */
+  readScene(text: string | Uint8Array, options?: ReadSceneOptions): Scene;
   createNav(sim: Sim): Nav;
 }
 
@@ -198,6 +203,8 @@ export declare class Scene {
   readonly maxWallOverlap: number;
   readonly fallbackTotal: number;
   set recording(on: boolean);
+  /** The scene as scene-file text (what `orca scene` writes). */
+  toSceneFile(comment?: string): string;
   save(): Uint8Array;
   load(bytes: Uint8Array): void;
 }
