@@ -101,6 +101,19 @@ void help_run(FILE *f)
         "                      >= 64 for densities up to 4 per m^2 and a time horizon of\n"
         "                      2 to 3 s (a long one bunches the crowd; JSON: density_speed).\n"
         "\n"
+        "Pedestrian model (docs/pedestrians.md):\n"
+        "  --pedestrian        the pedestrian preset, as the scene statement 'pedestrian on'\n"
+        "                      does: the model with its defaults (time gap 0.5 s, buffer\n"
+        "                      0.02 m, counter reach 2 m, at most 4 headway half-planes; a\n"
+        "                      statement's own parameters are kept), goal-set agents in their\n"
+        "                      set's stream, and for a scene file the recommended agent\n"
+        "                      (radius 0.18 m, 32 neighbours within 2 m, horizons 2 and 0.5 s,\n"
+        "                      free speeds drawn from N(1.34, 0.26) m/s) where it gives none,\n"
+        "                      dt 0.05 s where it has no 'dt'. Built-in scenes keep their\n"
+        "                      agents and dt. Not with --density-speed (JSON: pedestrian;\n"
+        "                      --diagnostics adds the headway half-planes and the agents in\n"
+        "                      counter mode).\n"
+        "\n"
         "Spatial queries on the final state (docs/extensions.md; agent indices, exact):\n"
         "  --near X,Y,R        the agents within R m of (X, Y), nearest first (ties: lower\n"
         "                      index first); |X|, |Y| < 2^21, R in [0, 2^23]\n"
@@ -147,7 +160,7 @@ void help_run(FILE *f)
 void help_scene(FILE *f)
 {
     fputs("Usage: orca scene NAME [-n N] [--seed S] [--dt SECONDS] [--density-speed]\n"
-          "                  [-o FILE]\n"
+          "                  [--pedestrian] [-o FILE]\n"
           "\n"
           "Writes the built-in scene NAME (circle, crossing, wallgap, corridor, random) as a\n"
           "scene file (docs/scene-format.md) to FILE or standard output, to start your own\n"
@@ -160,6 +173,8 @@ void help_scene(FILE *f)
           "  --dt SECONDS        step length written to the file (default 0.25)\n"
           "  --density-speed     write 'density_speed on' with the default parameters\n"
           "                      (docs/extensions.md, \"Density-dependent speed\")\n"
+          "  --pedestrian        write 'pedestrian on' with the model's parameters\n"
+          "                      (docs/pedestrians.md; the scene's agents keep theirs)\n"
           "  -o, --output FILE   output file (default: standard output; '-' too). It is\n"
           "                      written to FILE.tmp.XXXXXX and renamed to FILE when complete,\n"
           "                      so a failure leaves an existing FILE as it was\n"
@@ -180,6 +195,7 @@ typedef struct scene_opts {
     int have_dt;
     int separation; /* orca run --separation (docs/extensions.md, "Coincident agents") */
     int density;    /* --density-speed (docs/extensions.md, "Density-dependent speed") */
+    int pedestrian; /* --pedestrian (docs/pedestrians.md) */
     int nav_check;  /* --nav-check (docs/navigation.md, "Following a path") */
     int exit_choice; /* --exit-choice MODE (docs/navigation.md, "Exit choice"); -1: not given */
     int loading;    /* orca run --load: the snapshot's agents replace the file's starts */
@@ -198,13 +214,39 @@ static void nav_options(const scene_opts *o, orca_scenario *sc)
 }
 
 /* --density-speed: on with the defaults unless the scene (or snapshot) already turned it on
- * with its own parameters. */
-static void density_option(const scene_opts *o, orca_sim *sim)
+ * with its own parameters; refused (exit status 2, the library's message) when the scene has
+ * the pedestrian model on. */
+static int density_option(const scene_opts *o, orca_sim *sim)
 {
-    if (o->density && !orca_sim_get_density_speed(sim, NULL)) {
-        orca_density_speed p = orca_density_speed_default();
-        orca_sim_set_density_speed(sim, &p); /* the defaults are always accepted */
+    if (!o->density || orca_sim_get_density_speed(sim, NULL)) {
+        return EXIT_OK;
     }
+    orca_density_speed p = orca_density_speed_default();
+    orca_status st = orca_sim_set_density_speed(sim, &p);
+    if (st != ORCA_OK) {
+        cli_lib_error(st, orca_sim_last_error(sim), "--density-speed");
+        return EXIT_USAGE;
+    }
+    return EXIT_OK;
+}
+
+/* --pedestrian on a built-in scene or a snapshot: the preset on with the model's defaults
+ * unless the snapshot already has the model on with its own parameters (a scene file takes
+ * it in its build: orca_scene_build_def.pedestrian). --density-speed with it is refused
+ * before the scene is built (run_check_options); a snapshot with the density-dependent speed
+ * refuses it with the library's message. */
+static int pedestrian_option(const scene_opts *o, orca_scenario *sc)
+{
+    if (!o->pedestrian || orca_sim_get_pedestrian(orca_scenario_sim(sc), NULL)) {
+        return EXIT_OK;
+    }
+    orca_pedestrian p = orca_pedestrian_default();
+    orca_status st = orca_scenario_set_pedestrian(sc, &p);
+    if (st != ORCA_OK) {
+        cli_lib_error(st, orca_scenario_last_error(sc), "--pedestrian");
+        return st == ORCA_ERR_MEMORY ? EXIT_RUNTIME : EXIT_USAGE;
+    }
+    return EXIT_OK;
 }
 
 /* Builds the scenario. Returns an exit status (0 on success). */
@@ -224,13 +266,19 @@ static int make_scenario(const scene_opts *o, const orca_sim_def *sim_def, orca_
         def.dt = o->dt;
         def.use_seed = o->have_seed;
         def.seed = o->seed;
+        def.pedestrian = o->pedestrian;
         orca_status st = orca_scene_file_build(file, &def, out);
         snprintf(source, source_size, "scene file %s", name);
         if (st == ORCA_OK && o->separation) {
             orca_sim_set_separation(orca_scenario_sim(*out), 1); /* 1 is always accepted */
         }
+        if (st == ORCA_OK && (rc = density_option(o, orca_scenario_sim(*out))) != EXIT_OK) {
+            orca_scenario_destroy(*out);
+            *out = NULL;
+            orca_scene_file_destroy(file);
+            return rc;
+        }
         if (st == ORCA_OK) {
-            density_option(o, orca_scenario_sim(*out));
             nav_options(o, *out);
         }
         if (st == ORCA_OK && !o->loading) {
@@ -275,8 +323,15 @@ static int make_scenario(const scene_opts *o, const orca_sim_def *sim_def, orca_
     if (o->separation) {
         orca_sim_set_separation(orca_scenario_sim(sc), 1); /* 1 is always accepted */
     }
-    density_option(o, orca_scenario_sim(sc));
     nav_options(o, sc);
+    int rc = density_option(o, orca_scenario_sim(sc));
+    if (rc == EXIT_OK) {
+        rc = pedestrian_option(o, sc);
+    }
+    if (rc != EXIT_OK) {
+        orca_scenario_destroy(sc);
+        return rc;
+    }
     *out = sc;
     return EXIT_OK;
 }
@@ -326,7 +381,7 @@ int cmd_scene(int argc, char **argv)
 {
     static const cli_opt opts[] = {{"scene", 0, 1},  {"agents", 'n', 1}, {"seed", 0, 1},
                                    {"dt", 0, 1},     {"output", 'o', 1}, {"help", 'h', 0},
-                                   {"density-speed", 0, 0}, {NULL, 0, 0}};
+                                   {"density-speed", 0, 0}, {"pedestrian", 0, 0}, {NULL, 0, 0}};
     cli_args a = {argc, argv, 1, "scene", 0};
     scene_opts so;
     memset(&so, 0, sizeof so);
@@ -360,6 +415,8 @@ int cmd_scene(int argc, char **argv)
             output = value;
         } else if (k == 6) {
             so.density = 1;
+        } else if (k == 7) {
+            so.pedestrian = 1;
         } else {
             help_scene(stdout);
             return EXIT_OK;
@@ -368,6 +425,11 @@ int cmd_scene(int argc, char **argv)
     if (so.builtin < 0) {
         cli_usage_error("scene", "scene: which scene? (circle, crossing, wallgap, corridor, "
                                  "random)");
+        return EXIT_USAGE;
+    }
+    if (so.pedestrian && so.density) {
+        cli_usage_error("scene", "scene: --pedestrian and --density-speed cannot go together "
+                                 "(both set the walking speed: docs/pedestrians.md)");
         return EXIT_USAGE;
     }
     orca_scenario *sc = NULL;
@@ -578,6 +640,8 @@ typedef struct run_result {
     int separation; /* coincident agents were separated (orca_sim_separation_active) */
     int density;    /* the density-dependent speed was on; its parameters below */
     orca_density_speed density_params;
+    int pedestrian; /* the pedestrian model was on; its parameters below */
+    orca_pedestrian pedestrian_params;
     int navigation; /* navigation on (docs/navigation.md); the counts below when on */
     int nav_check;   /* the leg check */
     int exit_choice; /* orca_exit_choice */
@@ -714,7 +778,8 @@ static void print_text_exits(const run_result *r)
     }
 }
 
-/* The summary's lines of the extensions in use: separation, density, exits, navigation. */
+/* The summary's lines of the extensions in use: separation, density, the pedestrian model,
+ * exits, navigation. */
 static void print_text_extensions(const run_result *r)
 {
     if (r->separation) {
@@ -725,6 +790,19 @@ static void print_text_extensions(const run_result *r)
         printf("  density speed     on: radius %.6g m, gamma %.6g m^-2, max density %.6g m^-2 "
                "(docs/extensions.md)\n",
                r->density_params.radius, r->density_params.gamma, r->density_params.max_density);
+    }
+    if (r->pedestrian) {
+        printf("  pedestrian        on: time gap %.6g s, buffer %.6g m, counter reach %.6g m, at "
+               "most %d headway half-plane%s (docs/pedestrians.md)\n",
+               r->pedestrian_params.time_gap, r->pedestrian_params.buffer,
+               r->pedestrian_params.counter_reach, r->pedestrian_params.max_planes,
+               r->pedestrian_params.max_planes == 1 ? "" : "s");
+        if (r->diagnostics) {
+            printf("  headway           %lld headway half-planes, %lld agent-steps in counter "
+                   "mode; last step: %d, %d\n",
+                   (long long)r->diag_total.headway, (long long)r->diag_total.counter,
+                   r->diag_last.headway, r->diag_last.counter);
+        }
     }
     if (r->exits > 0) {
         print_text_exits(r);
@@ -887,8 +965,8 @@ static void print_json_exits(FILE *f, const run_result *r)
     fputs("]", f);
 }
 
-/* The JSON keys of the execution and the extensions: kernels, path, separation, density,
- * exits, navigation. */
+/* The JSON keys of the execution and the extensions: kernels, path, separation, density, the
+ * pedestrian model, exits, navigation. */
 static void print_json_extensions(FILE *f, const run_result *r)
 {
     fprintf(f, ",\"vector_kernels\":%s", r->vector ? "true" : "false");
@@ -902,6 +980,16 @@ static void print_json_extensions(FILE *f, const run_result *r)
         print_json_double(f, r->density_params.gamma);
         fprintf(f, ",\"density_max_density\":");
         print_json_double(f, r->density_params.max_density);
+    }
+    fprintf(f, ",\"pedestrian\":%s", r->pedestrian ? "true" : "false");
+    if (r->pedestrian) {
+        fprintf(f, ",\"pedestrian_time_gap\":");
+        print_json_double(f, r->pedestrian_params.time_gap);
+        fprintf(f, ",\"pedestrian_buffer\":");
+        print_json_double(f, r->pedestrian_params.buffer);
+        fprintf(f, ",\"pedestrian_counter_reach\":");
+        print_json_double(f, r->pedestrian_params.counter_reach);
+        fprintf(f, ",\"pedestrian_max_planes\":%d", r->pedestrian_params.max_planes);
     }
     if (r->exits > 0) {
         print_json_exits(f, r);
@@ -1070,7 +1158,8 @@ enum {
     R_DENSITY,
     R_SVG_TRAIL,
     R_NAV_CHECK,
-    R_EXIT_CHOICE
+    R_EXIT_CHOICE,
+    R_PEDESTRIAN
 };
 
 /* cmd_run's steps return an exit status, or RUN_GO when the run goes on. */
@@ -1163,6 +1252,7 @@ static int run_option(run_opts *o, int k, const char *name, const char *value)
             bad = 1;
         }
         break;
+    case R_PEDESTRIAN: o->scene.pedestrian = 1; break;
     case R_NEAR:
     case R_NEAREST:
     case R_BOX: {
@@ -1196,6 +1286,9 @@ static int run_check_options(const run_opts *o)
         why = "run: --every needs --csv";
     } else if (o->svg_trail > 0.0 && !o->svg) {
         why = "run: --svg-trail needs --svg";
+    } else if (o->scene.pedestrian && o->scene.density) {
+        why = "run: --pedestrian and --density-speed cannot go together (both set the walking "
+              "speed: docs/pedestrians.md)";
     } else if (o->load && o->scene.file && strcmp(o->load, "-") == 0 &&
                strcmp(o->scene.file, "-") == 0) {
         why = "run: the scene file and --load cannot both be '-' (standard input)";
@@ -1272,7 +1365,8 @@ static int run_parse(run_opts *o, int argc, char **argv)
         {"save", 0, 1},      {"load", 0, 1},     {"scalar", 0, 0},  {"help", 'h', 0},
         {"near", 0, 1},      {"nearest", 0, 1},  {"box", 0, 1},     {"diagnostics", 0, 0},
         {"separation", 0, 0}, {"density-speed", 0, 0}, {"svg-trail", 0, 1},
-        {"nav-check", 0, 0},  {"exit-choice", 0, 1}, {NULL, 0, 0}};
+        {"nav-check", 0, 0},  {"exit-choice", 0, 1}, {"pedestrian", 0, 0},
+        {NULL, 0, 0}};
     memset(o, 0, sizeof *o);
     o->scene.builtin = -1;
     o->scene.exit_choice = -1;
@@ -1349,8 +1443,14 @@ static int run_load(run_state *s)
     if (s->o.scene.separation) {
         orca_sim_set_separation(s->sim, 1);
     }
-    density_option(&s->o.scene, s->sim); /* likewise the density-dependent speed */
-    nav_options(&s->o.scene, s->sc);     /* and the leg check and the exit choice */
+    nav_options(&s->o.scene, s->sc); /* the leg check and the exit choice */
+    rc = density_option(&s->o.scene, s->sim); /* likewise the density-dependent speed */
+    if (rc == EXIT_OK) {
+        rc = pedestrian_option(&s->o.scene, s->sc); /* and the pedestrian model */
+    }
+    if (rc != EXIT_OK) {
+        return rc;
+    }
     char where[600];
     snprintf(where, sizeof where, "snapshot %s",
              strcmp(s->o.load, "-") == 0 ? "<stdin>" : s->o.load);
@@ -1471,6 +1571,8 @@ static int record_step(run_state *s)
         s->diag_total.cut += s->diag_last.cut;
         s->diag_total.blocked += s->diag_last.blocked;
         s->diag_total.locked += s->diag_last.locked;
+        s->diag_total.headway += s->diag_last.headway;
+        s->diag_total.counter += s->diag_last.counter;
     }
     if (s->csv && s->done_steps % (uint64_t)s->o.every == 0) {
         if (write_csv_rows(s->csv, s->sim, orca_scenario_dt(s->sc)) != 0) {
@@ -1575,6 +1677,7 @@ static int run_result_of(run_state *s, run_result *r)
     r->extended = extended_path(sim, s->o.diagnostics);
     r->separation = orca_sim_separation_active(sim);
     r->density = orca_sim_get_density_speed(sim, &r->density_params);
+    r->pedestrian = orca_sim_get_pedestrian(sim, &r->pedestrian_params);
     result_extensions(sc, r);
     r->dt = dt;
     r->seed = orca_scenario_seed(sc);

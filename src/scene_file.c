@@ -7,6 +7,7 @@
 #include "orca/scene_file.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +35,10 @@ typedef struct sf_agent {
     orca_agent_def def;
     orca_goal goal;
     orca_agent_avoidance avoidance; /* priority=, layers=, mask=, locked= (docs/extensions.md) */
+    unsigned given;   /* the parameters a `default` line or a key gave (1 << param_kind): the
+                         pedestrian preset fills the others (docs/pedestrians.md) */
+    int stream_given; /* stream=K (docs/pedestrians.md) */
+    int32_t stream;
     int line;
     int via_first, via_count; /* waypoints (docs/extensions.md): points[via_first ..] */
     int loop;
@@ -79,6 +84,10 @@ struct orca_scene_file {
                             (docs/extensions.md, "Density-dependent speed") */
     orca_density_speed density; /* its parameters (the defaults where not given) */
     int density_line;    /* 0 when absent */
+    int pedestrian;      /* `pedestrian on [time_gap=T] [buffer=B] [counter_reach=D]
+                            [max_planes=N]` (docs/pedestrians.md) */
+    orca_pedestrian ped; /* its parameters (the defaults where not given) */
+    int pedestrian_line; /* 0 when absent */
     int navigation;      /* `navigation on [check=on|off] [exits=MODE]` (docs/navigation.md) */
     int navigation_line; /* 0 when absent */
     int nav_check;       /* check=on: the leg check */
@@ -141,6 +150,7 @@ struct reader {
     int line;
     orca_agent_def defaults;
     double default_pref_speed;
+    unsigned default_given; /* the parameters `default` lines set so far (1 << param_kind) */
     int version_line;
     int block;         /* the open polyline/polygon/boundary block: its obstacle, or -1 */
     char **tok;        /* the fields of the current line after its keyword */
@@ -256,6 +266,7 @@ typedef enum param_kind {
     P_PREFERRED_SPEED,
     P_VELOCITY, /* key=value only from here on */
     P_ARRIVE,   /* with via points */
+    P_STREAM,   /* the pedestrian model's (docs/pedestrians.md) */
     P_PRIORITY, /* the avoidance extensions (docs/extensions.md) */
     P_LAYERS,
     P_MASK,
@@ -266,8 +277,8 @@ typedef enum param_kind {
 static const char *const k_param_names[] = {
     "radius",       "max_speed",           "neighbor_dist",   "max_neighbors",
     "time_horizon", "obstacle_time_horizon", "preferred_speed", "velocity",
-    "arrive",       "priority",              "layers",          "mask",
-    "locked"};
+    "arrive",       "stream",                "priority",        "layers",
+    "mask",         "locked"};
 
 static param_kind param_from_name(const char *name, size_t len)
 {
@@ -314,6 +325,24 @@ static int set_avoidance_param(reader *r, param_kind k, const char *tok, orca_ag
     } else {
         av->locked = (int)n;
     }
+    return 0;
+}
+
+/* stream=K (agent lines only): -1 (none) or a whole number >= 0 that an int32 holds, the
+ * library's range (orca_agent_set_stream). */
+static int stream_param(reader *r, const char *tok, int32_t *stream)
+{
+    long long n;
+    char why[160];
+    int rc = orca_parse_long(tok, -1, INT32_MAX, &n, why, sizeof why);
+    if (rc == -1) {
+        return rfail(r, "stream: %s", why);
+    }
+    if (rc != 0) {
+        return rfail(r, "stream must be -1 (none) or a number >= 0 (at most %ld), got %s",
+                     (long)INT32_MAX, q(r, tok));
+    }
+    *stream = (int32_t)n;
     return 0;
 }
 
@@ -612,6 +641,7 @@ static int agent_clause(reader *r, const char *what, char **tok, int ntok, int i
     orca_agent_def def = r->defaults;
     double pref_speed = r->default_pref_speed;
     goal_clause c = {orca_goal_default(), 0, 0, 0}; /* no goal clause: none */
+    a->stream = -1;
     double arrive = 0.0;
     if (goal_clause_at(r, what, tok, ntok, &i, &c) != 0) {
         return -1;
@@ -636,7 +666,7 @@ static int agent_clause(reader *r, const char *what, char **tok, int ntok, int i
             return rfail(r,
                          "unknown agent parameter %s (known: radius, max_speed, neighbor_dist, "
                          "max_neighbors, time_horizon, obstacle_time_horizon, preferred_speed, "
-                         "velocity, arrive, priority, layers, mask, locked)",
+                         "velocity, arrive, stream, priority, layers, mask, locked)",
                          q(r, tok[i]));
         }
         if (seen & (1u << k)) {
@@ -647,11 +677,14 @@ static int agent_clause(reader *r, const char *what, char **tok, int ntok, int i
             return rfail(r, "%s: arrive= needs via points (goal GX GY via X1 Y1 ... arrive=D)",
                          what);
         }
-        if (k >= P_PRIORITY ? set_avoidance_param(r, k, eq + 1, &avoidance) != 0
-                            : set_param(r, k, eq + 1, &def, &pref_speed, &arrive) != 0) {
+        if (k == P_STREAM ? stream_param(r, eq + 1, &a->stream) != 0
+            : k >= P_PRIORITY ? set_avoidance_param(r, k, eq + 1, &avoidance) != 0
+                              : set_param(r, k, eq + 1, &def, &pref_speed, &arrive) != 0) {
             return -1;
         }
     }
+    a->stream_given = (seen >> P_STREAM) & 1;
+    a->given = r->default_given | seen;
     if (c.goal.kind == ORCA_GOAL_POINT || c.goal.kind == ORCA_GOAL_SET) {
         c.goal.preferred_speed = pref_speed;
     }
@@ -895,6 +928,40 @@ static int st_navigation(reader *r, const char *kw, char **tok, int ntok)
     return 0;
 }
 
+/* The KEY=VALUE fields after `KEYWORD on` (tok[1] on): each one of the n keys, at most once,
+ * its number into *fields[k] (`expected` lists them for the message). With `off` nothing may
+ * follow. */
+static int on_off_numbers(reader *r, const char *kw, char **tok, int ntok, int on,
+                          const char *const *keys, double *const *fields, int n,
+                          const char *expected)
+{
+    if (!on && ntok > 1) {
+        return rfail(r, "%s off takes nothing after it, got %s", kw, q(r, tok[1]));
+    }
+    unsigned seen = 0;
+    for (int i = 1; i < ntok; ++i) {
+        const char *eq = strchr(tok[i], '=');
+        int k = 0;
+        while (k < n && !(eq && (size_t)(eq - tok[i]) == strlen(keys[k]) &&
+                          strncmp(tok[i], keys[k], strlen(keys[k])) == 0)) {
+            ++k;
+        }
+        if (k == n) {
+            return rfail(r, "%s: expected %s, got %s", kw, expected, q(r, tok[i]));
+        }
+        if (seen & (1u << k)) {
+            return rfail(r, "%s: %s given twice", kw, keys[k]);
+        }
+        seen |= 1u << k;
+        char field[48];
+        snprintf(field, sizeof field, "%s %s", kw, keys[k]);
+        if (num(r, field, eq + 1, fields[k]) != 0) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
 /* density_speed on|off [radius=R] [gamma=G] [max_density=M] (docs/scene-format.md): the
  * parameters only with 'on', each at most once; their ranges are the library's, checked when
  * the scenario is built (orca_sim_set_density_speed, the message naming this line). */
@@ -905,32 +972,34 @@ static int st_density(reader *r, const char *kw, char **tok, int ntok)
         return -1;
     }
     d->density = orca_density_speed_default();
-    if (!d->density_speed && ntok > 1) {
-        return rfail(r, "density_speed off takes nothing after it, got %s", q(r, tok[1]));
-    }
     static const char *const keys[3] = {"radius", "gamma", "max_density"};
-    double *fields[3] = {&d->density.radius, &d->density.gamma, &d->density.max_density};
-    int seen[3] = {0, 0, 0};
-    for (int i = 1; i < ntok; ++i) {
-        const char *eq = strchr(tok[i], '=');
-        int k = 0;
-        while (k < 3 && !(eq && (size_t)(eq - tok[i]) == strlen(keys[k]) &&
-                          strncmp(tok[i], keys[k], strlen(keys[k])) == 0)) {
-            ++k;
-        }
-        if (k == 3) {
-            return rfail(r, "density_speed: expected radius=R, gamma=G or max_density=M, got %s",
-                         q(r, tok[i]));
-        }
-        if (seen[k]++) {
-            return rfail(r, "density_speed: %s given twice", keys[k]);
-        }
-        char field[32];
-        snprintf(field, sizeof field, "density_speed %s", keys[k]);
-        if (num(r, field, eq + 1, fields[k]) != 0) {
-            return -1;
-        }
+    double *const fields[3] = {&d->density.radius, &d->density.gamma, &d->density.max_density};
+    return on_off_numbers(r, kw, tok, ntok, d->density_speed, keys, fields, 3,
+                          "radius=R, gamma=G or max_density=M");
+}
+
+/* pedestrian on|off [time_gap=T] [buffer=B] [counter_reach=D] [max_planes=N]
+ * (docs/pedestrians.md): the preset, with the model's parameters (the defaults where not
+ * given) only with 'on'; max_planes a whole number; the ranges are the library's, checked when
+ * the scenario is built (orca_scenario_set_pedestrian, the message naming this line). */
+static int st_pedestrian(reader *r, const char *kw, char **tok, int ntok)
+{
+    orca_scene_file *d = r->d;
+    if (on_off(r, kw, &d->pedestrian_line, tok, ntok, 0, &d->pedestrian) != 0) {
+        return -1;
     }
+    d->ped = orca_pedestrian_default();
+    double planes = (double)d->ped.max_planes;
+    static const char *const keys[4] = {"time_gap", "buffer", "counter_reach", "max_planes"};
+    double *const fields[4] = {&d->ped.time_gap, &d->ped.buffer, &d->ped.counter_reach, &planes};
+    if (on_off_numbers(r, kw, tok, ntok, d->pedestrian, keys, fields, 4,
+                       "time_gap=T, buffer=B, counter_reach=D or max_planes=N") != 0) {
+        return -1;
+    }
+    if (!(planes >= (double)INT_MIN && planes <= (double)INT_MAX && planes == (double)(int)planes)) {
+        return rfail(r, "pedestrian max_planes must be a whole number, got %.17g", planes);
+    }
+    d->ped.max_planes = (int)planes;
     return 0;
 }
 
@@ -1033,6 +1102,7 @@ static int st_default(reader *r, const char *kw, char **tok, int ntok)
                      q(r, tok[0]));
     }
     double unused = 0.0;
+    r->default_given |= 1u << k;
     return set_param(r, k, tok[1], &r->defaults, &r->default_pref_speed, &unused);
 }
 
@@ -1138,7 +1208,8 @@ typedef struct statement_def {
 static const statement_def k_statements[] = {
     {"name", st_name, 1},         {"orca-scene", st_version, 0}, {"dt", st_dt, 0},
     {"seed", st_seed, 0},         {"separation", st_separation, 0},
-    {"density_speed", st_density, 0}, {"navigation", st_navigation, 0},
+    {"density_speed", st_density, 0}, {"pedestrian", st_pedestrian, 0},
+    {"navigation", st_navigation, 0},
     {"goalset", st_goalset, 0},   {"default", st_default, 0},    {"agent", st_agent, 0},
     {"grid", st_grid, 0},         {"segment", st_segment, 0},    {"polyline", st_shape, 0},
     {"polygon", st_shape, 0},     {"boundary", st_shape, 0},     {"end", st_end, 0},
@@ -1262,7 +1333,7 @@ static int statement(reader *r, char *text)
     if (!st) {
         return rfail(r, "unknown statement %s (expected orca-scene, name, dt, seed, default, "
                         "agent, grid, segment, polyline, polygon, boundary, separation, "
-                        "navigation, goalset, density_speed)",
+                        "navigation, goalset, density_speed, pedestrian)",
                      q(r, kw));
     }
     if (st->raw) {
@@ -1668,11 +1739,24 @@ static orca_status build_fail(orca_scene_file *d, orca_status st, const char *fm
     return st;
 }
 
-/* The new scenario for d (dt and seed the file's unless def replaces them). */
+/* Whether d is built with the pedestrian preset (docs/pedestrians.md), and its parameters:
+ * the file's `pedestrian on`, or def's flag (then the file's own parameters, when it gives
+ * the statement with 'on', else the defaults). */
+static int preset_of(const orca_scene_file *d, const orca_scene_build_def *def,
+                     orca_pedestrian *p)
+{
+    *p = d->pedestrian ? d->ped : orca_pedestrian_default();
+    return d->pedestrian || def->pedestrian;
+}
+
+/* The new scenario for d (dt and seed the file's unless def replaces them; without a `dt`
+ * line the preset's step when d is built with it). */
 static orca_status create_scenario(orca_scene_file *d, const orca_scene_build_def *def,
                                    orca_scenario **out)
 {
-    double dt = def->use_dt ? def->dt : d->dt;
+    orca_pedestrian p;
+    double file_dt = !d->dt_line && preset_of(d, def, &p) ? ORCA_PEDESTRIAN_DT : d->dt;
+    double dt = def->use_dt ? def->dt : file_dt;
     uint64_t seed = def->use_seed ? def->seed : d->seed;
     orca_status st = orca_scenario_create(&def->sim, dt, seed, out);
     if (st == ORCA_OK) {
@@ -1691,8 +1775,10 @@ static orca_status create_scenario(orca_scene_file *d, const orca_scene_build_de
                       msg && msg[0] ? msg : "failed", orca_status_name(st));
 }
 
-/* The options, goal sets and navigation of the file; a refusal names its line. */
-static orca_status build_options(orca_scene_file *d, orca_scenario *sc)
+/* The options, goal sets and navigation of the file, and the pedestrian preset (before any
+ * agent, so that goal-set agents walk in their set's stream); a refusal names its line. */
+static orca_status build_options(orca_scene_file *d, const orca_scene_build_def *def,
+                                 orca_scenario *sc)
 {
     orca_sim *sim = orca_scenario_sim(sc);
     orca_status st;
@@ -1727,7 +1813,40 @@ static orca_status build_options(orca_scene_file *d, orca_scenario *sc)
         return build_fail(d, st, "%s:%d: %s", d->path, d->navigation_line,
                           orca_scenario_last_error(sc));
     }
+    orca_pedestrian p;
+    if (preset_of(d, def, &p) && (st = orca_scenario_set_pedestrian(sc, &p)) != ORCA_OK) {
+        if (!d->pedestrian) {
+            return build_fail(d, st, "%s: the pedestrian preset: %s", d->path,
+                              orca_scenario_last_error(sc));
+        }
+        return build_fail(d, st, "%s:%d: %s", d->path, d->pedestrian_line,
+                          orca_scenario_last_error(sc));
+    }
     return ORCA_OK;
+}
+
+/* Agent a's definition and goal with the pedestrian preset: the preset's value of every
+ * parameter no `default` line or key gave, and the free speed drawn for the agent the
+ * scenario adds next where its point or set goal has no speed given. */
+static void preset_agent(const sf_agent *a, const orca_scenario *sc, orca_agent_def *def,
+                         orca_goal *goal)
+{
+    orca_agent_def pd;
+    double speed;
+    orca_scenario_pedestrian_agent(sc, &pd, &speed);
+    unsigned given = a->given;
+    def->radius = (given >> P_RADIUS) & 1 ? def->radius : pd.radius;
+    def->max_speed = (given >> P_MAX_SPEED) & 1 ? def->max_speed : pd.max_speed;
+    def->neighbor_dist = (given >> P_NEIGHBOR_DIST) & 1 ? def->neighbor_dist : pd.neighbor_dist;
+    def->max_neighbors = (given >> P_MAX_NEIGHBORS) & 1 ? def->max_neighbors : pd.max_neighbors;
+    def->time_horizon = (given >> P_TIME_HORIZON) & 1 ? def->time_horizon : pd.time_horizon;
+    def->obstacle_time_horizon = (given >> P_OBSTACLE_TIME_HORIZON) & 1
+                                     ? def->obstacle_time_horizon
+                                     : pd.obstacle_time_horizon;
+    if (!((given >> P_PREFERRED_SPEED) & 1) &&
+        (goal->kind == ORCA_GOAL_POINT || goal->kind == ORCA_GOAL_SET)) {
+        goal->preferred_speed = speed;
+    }
 }
 
 /* The walls in file order. */
@@ -1751,15 +1870,27 @@ static orca_status build_obstacles(orca_scene_file *d, orca_sim *sim)
     return ORCA_OK;
 }
 
-/* The agents in file order, each with its goal, avoidance settings and waypoints. */
+/* The agents in file order, each with its goal, avoidance settings, stream and waypoints
+ * (with the pedestrian preset on, its agent's values where the file gives none). */
 static orca_status build_agents(orca_scene_file *d, orca_scenario *sc)
 {
     orca_sim *sim = orca_scenario_sim(sc);
+    int preset = orca_sim_get_pedestrian(sim, NULL);
     for (int i = 0; i < d->agent_count; ++i) {
         const sf_agent *a = &d->agents[i];
+        orca_agent_def def = a->def;
+        orca_goal goal = a->goal;
+        if (preset) {
+            preset_agent(a, sc, &def, &goal);
+        }
         orca_agent_id id;
-        orca_status st = orca_scenario_add_agent(sc, &a->def, &a->goal, &id);
+        orca_status st = orca_scenario_add_agent(sc, &def, &goal, &id);
         if (st == ORCA_OK && (st = orca_agent_set_avoidance(sim, id, &a->avoidance)) != ORCA_OK) {
+            return build_fail(d, st, "%s:%d: agent %d: %s", d->path, a->line, i,
+                              orca_sim_last_error(sim));
+        }
+        if (st == ORCA_OK && a->stream_given &&
+            (st = orca_agent_set_stream(sim, id, a->stream)) != ORCA_OK) {
             return build_fail(d, st, "%s:%d: agent %d: %s", d->path, a->line, i,
                               orca_sim_last_error(sim));
         }
@@ -1789,7 +1920,7 @@ orca_status orca_scene_file_build(orca_scene_file *d, const orca_scene_build_def
     orca_scenario *sc = NULL;
     orca_status st = create_scenario(d, def ? def : &defaults, &sc);
     if (st == ORCA_OK) {
-        st = build_options(d, sc);
+        st = build_options(d, def ? def : &defaults, sc);
     }
     if (st == ORCA_OK) {
         st = build_obstacles(d, orca_scenario_sim(sc));

@@ -154,6 +154,11 @@ static orca_status write_header(sink *s, const orca_scenario *sc, const char *co
         put(s, "density_speed on radius=%.17g gamma=%.17g max_density=%.17g\n", dens.radius,
             dens.gamma, dens.max_density);
     }
+    orca_pedestrian ped;
+    if (orca_sim_get_pedestrian(sim, &ped)) {
+        put(s, "pedestrian on time_gap=%.17g buffer=%.17g counter_reach=%.17g max_planes=%d\n",
+            ped.time_gap, ped.buffer, ped.counter_reach, ped.max_planes);
+    }
     if (orca_scenario_get_navigation(sc)) {
         put(s, "navigation on");
         if (orca_scenario_get_nav_check(sc)) {
@@ -272,6 +277,7 @@ static orca_status write_agent(sink *s, const orca_scenario *sc, int i,
     orca_agent_def def;
     orca_goal g;
     orca_agent_avoidance av;
+    int32_t stream = -1;
     double arrive = 0.0;
     orca_status st = orca_agent_get(sim, id, &def);
     if (st == ORCA_OK) {
@@ -279,6 +285,9 @@ static orca_status write_agent(sink *s, const orca_scenario *sc, int i,
     }
     if (st == ORCA_OK) {
         st = orca_agent_get_avoidance(sim, id, &av);
+    }
+    if (st == ORCA_OK) {
+        st = orca_agent_get_stream(sim, id, &stream);
     }
     if (st != ORCA_OK) {
         return st;
@@ -311,6 +320,12 @@ static orca_status write_agent(sink *s, const orca_scenario *sc, int i,
     }
     if (!same_bits(arrive, 0.0)) {
         put(s, " arrive=%.17g", arrive);
+    }
+    /* the stream where it is not the one the reader gives (with the pedestrian model on, a
+     * goal-set agent's is its set's index; else none) */
+    int32_t given = orca_sim_get_pedestrian(sim, NULL) && g.kind == ORCA_GOAL_SET ? g.goal_set : -1;
+    if (stream != given) {
+        put(s, " stream=%ld", (long)stream);
     }
     put_avoidance(s, &av);
     put(s, "\n");

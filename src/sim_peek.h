@@ -20,6 +20,10 @@ void orca_sim_peek_handles(const orca_sim *sim, const uint32_t **slots,
  * such as plans. Each call's worker index is in [0, worker count). */
 void orca_sim_run_heavy(orca_sim *sim, orca_task_fn *fn, int count, void *context);
 
+/* Room for every agent's stream (the pedestrian model), so that orca_agent_set_stream on any
+ * agent there is now cannot fail for memory; 0 when out of memory (nothing changed). */
+int orca_sim_streams_reserve(orca_sim *sim);
+
 /* A preferred-velocity rule that the step runs itself (the scenario's), on the workers, for
  * count agents at a time: the agents at index[0 .. count-1], or with index NULL those at
  * first .. first + count - 1. For each j < count, with i the j-th agent's index,
@@ -32,7 +36,8 @@ typedef void orca_step_rule_fn(void *context, const int32_t *index, int32_t firs
 
 /* orca_sim_step with each agent's preferred velocity first set by rule (NULL: orca_sim_step).
  * The same as setting every agent's preferred velocity to the rule's value and then calling
- * orca_sim_step, but in the step's own pass over the agents. On a refusal (a rule value
+ * orca_sim_step, but in the step's own pass over the agents; with the pedestrian model on, the
+ * neighbours' preferred velocities it reads are still the stored ones (docs/pedestrians.md). On a refusal (a rule value
  * out of range: the lowest such index is named; or the step's own) nothing is applied, the
  * preferred velocities included. */
 orca_status orca_sim_step_rule(orca_sim *sim, double dt, orca_step_rule_fn *rule, void *context);

@@ -4,7 +4,8 @@
  * Python and the browser module use. Built as a libFuzzer target (cmake -DORCA_FUZZ=ON,
  * clang: build/fuzz/test/fuzz_scene CORPUS_DIR) or with test/fuzz_driver.c as a seeded random
  * driver (test/fuzz.h), whose inputs are built-in scenes written as files and synthetic
- * scenes, with edge-value numbers and line mutations.
+ * scenes (the pedestrian preset and streams among their statements), with edge-value numbers
+ * and line mutations.
  *
  * Checked: no crash, sanitizer report or hang; a refused file has a message and a status of
  * the reader's (ORCA_ERR_FORMAT, ORCA_ERR_LIMIT, ORCA_ERR_MEMORY); a built scene written back
@@ -253,7 +254,7 @@ static const char *const NUMBERS[] = {
 
 static const char *const KEYS[] = {"radius", "max_speed", "neighbor_dist", "max_neighbors",
                                    "time_horizon", "obstacle_time_horizon", "preferred_speed",
-                                   "velocity", "arrive", "radus"};
+                                   "velocity", "arrive", "stream", "radus"};
 #define KEY_COUNT (sizeof KEYS / sizeof KEYS[0])
 
 static const char *number(void)
@@ -317,7 +318,7 @@ static void agent_tail(text *t)
 /* One synthetic statement (a line, or a polygon block). */
 static void statement(text *t)
 {
-    switch (below(13)) {
+    switch (below(14)) {
     case 0:
     case 1:
     case 2:
@@ -390,6 +391,19 @@ static void statement(text *t)
         adds(t, "seed");
         add_number(t);
         break;
+    case 12: { /* the pedestrian preset (docs/pedestrians.md): parameters, mostly valid */
+        static const char *const PKEYS[] = {"time_gap", "buffer", "counter_reach", "max_planes",
+                                            "gap"};
+        static const char *const PVALS[] = {"0.5", "0.8", "0", "0.02", "2", "4", "1", "1024"};
+        adds(t, below(6) ? "pedestrian on" : "pedestrian off");
+        for (int k = (int)below(4); k > 0; --k) {
+            adds(t, " ");
+            adds(t, PKEYS[below(below(8) ? 4 : 5)]);
+            adds(t, "=");
+            adds(t, below(4) ? PVALS[below(sizeof PVALS / sizeof PVALS[0])] : number());
+        }
+        break;
+    }
     default:
         adds(t, below(2) ? "orca-scene 1" : "name fuzzed scene");
         break;

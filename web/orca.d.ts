@@ -56,28 +56,34 @@ export interface AgentDef {
 export interface Avoidance { priority: number; layers: number; mask: number; locked: boolean }
 export type AgentInput = Partial<Omit<AgentDef, 'position' | 'velocity' | 'preferredVelocity'>> & {
   position?: Vec2; velocity?: Vec2; preferredVelocity?: Vec2;
-  priority?: number; layers?: number; mask?: number; locked?: boolean | number;
+  priority?: number; layers?: number; mask?: number; locked?: boolean | number; stream?: number;
 };
 export interface Goal { kind: GoalKind; target: [number, number]; speed: number }
 export interface GoalInput { kind?: GoalKind; target?: Vec2; speed?: number; goalSet?: string | number | null }
 export interface SceneOptions {
   agents?: number; seed?: number | bigint; dt?: number; speed?: number; agent?: AgentInput;
+  pedestrian?: boolean;
 }
-/** orca.readScene's options: the text's name in messages (default '<scene>'), and a dt and
- * seed that replace the file's (as `orca run --dt`, `--seed`). */
-export interface ReadSceneOptions { name?: string; dt?: number; seed?: number | bigint }
+/** orca.readScene's options: the text's name in messages (default '<scene>'), a dt and seed
+ * that replace the file's (as `orca run --dt`, `--seed`), and the pedestrian preset (as
+ * `orca run --pedestrian`). */
+export interface ReadSceneOptions {
+  name?: string; dt?: number; seed?: number | bigint; pedestrian?: boolean;
+}
 export interface Corner { vertex: [number, number]; side: 1 | -1; enter: [number, number]; leave: [number, number] }
 export type NavResult = 'ok' | 'no_path' | 'start_blocked' | 'goal_blocked';
 export interface PathResult { result: NavResult; length: number | null; goalIndex: number | null; corners: Corner[] }
 export interface Diagnostics {
   fallback: Int32Array; failedConstraint: Int32Array; neighborCount: Int32Array; candidates: Int32Array;
-  neighborsCut: Int32Array; blocked: Int32Array; locked: Int32Array;
+  neighborsCut: Int32Array; blocked: Int32Array; locked: Int32Array; headwayPlanes: Int32Array;
+  counterMode: Int32Array;
 }
 export interface AgentDiagnostics {
   fallback: number; failedConstraint: number; neighborCount: number; candidates: number;
-  neighborsCut: number; blocked: number; locked: number;
+  neighborsCut: number; blocked: number; locked: number; headwayPlanes: number; counterMode: number;
 }
 export interface DensitySpeed { radius: number; gamma: number; maxDensity: number }
+export interface Pedestrian { timeGap: number; buffer: number; counterReach: number; maxPlanes: number }
 
 /** The loaded module. */
 export declare class Orca {
@@ -86,6 +92,9 @@ export declare class Orca {
   readonly version: string;
   defaultAgent(): AgentDef;
   defaultGoal(): Goal;
+  pedestrianAgent(): AgentDef;
+  pedestrianDefaults(): Pedestrian;
+  pedestrianFreeSpeed(seed: number | bigint, key: number | bigint): number;
   createSim(): Sim;
   createScene(name: SceneName | 'custom', options?: SceneOptions): Scene;
   /** A scene file's text (docs/scene-format.md), read and built as `orca run` does. */
@@ -146,9 +155,16 @@ export declare class Sim {
   readonly separationActive: boolean;
   setDensitySpeed(params: Partial<DensitySpeed> | null): void;
   readonly densitySpeed: DensitySpeed | null;
+  setPedestrian(params: Partial<Pedestrian> | null): void;
+  readonly pedestrian: Pedestrian | null;
+  setStream(id: Handle, stream: number): void;
+  getStream(id: Handle): number;
   diagnostics(): Diagnostics;
   agentDiagnostics(id: Handle): AgentDiagnostics;
-  stepDiagnostics(): { agents: number; fallback: number; cut: number; blocked: number; locked: number };
+  stepDiagnostics(): {
+    agents: number; fallback: number; cut: number; blocked: number; locked: number; headway: number;
+    counter: number;
+  };
   navPath(radius: number, start: Vec2, goals: Vec2[]): PathResult;
   vectorKernels: boolean;
   save(): Uint8Array;
@@ -178,6 +194,8 @@ export declare class Scene {
   readonly seed: bigint;
   step(): void;
   addAgent(def?: AgentInput, goal?: GoalInput): Handle;
+  setPedestrian(params: Partial<Pedestrian> | null): void;
+  readonly pedestrian: Pedestrian | null;
   setGoal(index: number, goal?: GoalInput): void;
   goal(index: number): Goal & { start: [number, number]; goalSet: string | null };
   setNavigation(on: boolean): void;

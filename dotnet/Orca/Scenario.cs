@@ -57,22 +57,24 @@ namespace Orca
 
         /// <summary>A scene file (docs/scene-format.md) read and built by the library's reader,
         /// as `orca run FILE` does: the same scenario, to the same bits. dt and seed, when given,
-        /// replace the file's (`orca run --dt`, `--seed`). A bad file throws OrcaException with
+        /// replace the file's (`orca run --dt`, `--seed`); pedestrian builds it with the
+        /// pedestrian preset (`orca run --pedestrian`, docs/pedestrians.md). A bad file throws OrcaException with
         /// the message `orca run` prints ("scene.txt:12: radius must be > 0, got '-1'"): status
         /// Format for a bad line, Limit beyond the format's limits, Argument for a path that
         /// cannot be opened, IO for a failed read; a value only the simulation checks, its
         /// status and the line.</summary>
-        public static Scenario FromSceneFile(string path, int workerCount = 1, double? dt = null, ulong? seed = null)
+        public static Scenario FromSceneFile(string path, int workerCount = 1, double? dt = null, ulong? seed = null,
+                                             bool pedestrian = false)
         {
             SceneFileHandle file;
             Status st = Native.orca_scene_file_read(Native.Utf8Z(path), out file);
-            return Built(st, file, workerCount, dt, seed);
+            return Built(st, file, workerCount, dt, seed, pedestrian);
         }
 
         /// <summary>The same from the text of a scene file; name is what messages call it.
         /// </summary>
         public static Scenario FromSceneText(string text, string name = "<scene>", int workerCount = 1,
-                                             double? dt = null, ulong? seed = null)
+                                             double? dt = null, ulong? seed = null, bool pedestrian = false)
         {
             byte[] bytes = System.Text.Encoding.UTF8.GetBytes(text);
             SceneFileHandle file;
@@ -80,10 +82,11 @@ namespace Orca
             fixed (byte* p = bytes) {
                 st = Native.orca_scene_file_read_text(p, (UIntPtr)bytes.Length, Native.Utf8Z(name), out file);
             }
-            return Built(st, file, workerCount, dt, seed);
+            return Built(st, file, workerCount, dt, seed, pedestrian);
         }
 
-        private static Scenario Built(Status read, SceneFileHandle file, int workerCount, double? dt, ulong? seed)
+        private static Scenario Built(Status read, SceneFileHandle file, int workerCount, double? dt, ulong? seed,
+                                      bool pedestrian)
         {
             using (file) {
                 if (read != Status.Ok) {
@@ -95,6 +98,7 @@ namespace Orca
                 def.Dt = dt.GetValueOrDefault();
                 def.UseSeed = seed.HasValue ? 1 : 0;
                 def.Seed = seed.GetValueOrDefault();
+                def.Pedestrian = pedestrian ? 1 : 0;
                 ScenarioHandle h;
                 Status st = Native.orca_scene_file_build(file, &def, out h);
                 if (st != Status.Ok) {
@@ -240,6 +244,30 @@ namespace Orca
         {
             get { return Native.orca_scenario_get_navigation(h_) != 0; }
             set { Check(Native.orca_scenario_set_navigation(h_, value ? 1 : 0)); }
+        }
+
+        /// <summary>The pedestrian preset (orca_scenario_set_pedestrian; docs/pedestrians.md): the
+        /// model on with p, goal-set agents without a stream given their set's index (and
+        /// those added while it is on); null turns the model off.</summary>
+        public void SetPedestrian(Pedestrian? p)
+        {
+            if (p.HasValue) {
+                Pedestrian v = p.Value;
+                Check(Native.orca_scenario_set_pedestrian(h_, &v));
+            } else {
+                Check(Native.orca_scenario_set_pedestrian(h_, null));
+            }
+        }
+
+        /// <summary>The preset's agent and the free speed drawn for the agent AddAgent adds
+        /// next (orca_scenario_pedestrian_agent).</summary>
+        public AgentDef PedestrianAgent(out double freeSpeed)
+        {
+            AgentDef d;
+            double v;
+            Check(Native.orca_scenario_pedestrian_agent(h_, &d, &v));
+            freeSpeed = v;
+            return d;
         }
 
         /// <summary>Adds a named goal set; returns its index (for Goal.ToSet).</summary>

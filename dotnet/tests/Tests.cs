@@ -343,6 +343,7 @@ namespace OrcaTests
                 { "orca_sim_def", typeof(SimDef) }, { "orca_scene_build_def", typeof(SceneBuildDef) },
                 { "orca_agent_avoidance", typeof(AgentAvoidance) },
                 { "orca_density_speed", typeof(DensitySpeed) },
+                { "orca_pedestrian", typeof(Pedestrian) },
                 { "orca_agent_diagnostics", typeof(AgentDiagnostics) },
                 { "orca_step_diagnostics", typeof(StepDiagnostics) }, { "orca_goal", typeof(Goal) },
                 { "orca_nav_corner", typeof(NavCorner) }, { "orca_nav_stats", typeof(NavStats) },

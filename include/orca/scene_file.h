@@ -88,14 +88,22 @@ typedef struct orca_scene_build_def {
     int use_seed;     /**< 1: seed replaces the file's (orca run --seed); 0: the file's
                            `seed`, or 1 when it has none */
     uint64_t seed;    /**< the perturbation's seed when use_seed is 1 */
+    int pedestrian;   /**< 1: the pedestrian preset (orca run --pedestrian) as if the file
+                           said `pedestrian on`, unless it says so with parameters of its own
+                           (kept); 0: the file's `pedestrian` statement (docs/pedestrians.md) */
 } orca_scene_build_def;
 
 /** The simulation's defaults, and the file's dt and seed. */
 ORCA_API orca_scene_build_def orca_scene_build_def_default(void);
 
 /** Builds a new scenario from the parsed scene (def may be NULL for the defaults): its name,
- * options, goal sets, walls and agents in file order, each agent with its goal, waypoints
- * and avoidance settings. A refusal of the library (a value the reader cannot check alone,
+ * options, goal sets, walls and agents in file order, each agent with its goal, waypoints,
+ * avoidance settings and stream. With the pedestrian preset (`pedestrian on`, or
+ * def->pedestrian) the model is on before the agents are added, every agent parameter that
+ * neither a `default` line nor a key gives is the preset's (orca_pedestrian_agent_def), a
+ * point or set goal's preferred speed not given is the free speed drawn for the agent
+ * (orca_pedestrian_free_speed with its key, its place among the agents), and the step is
+ * ORCA_PEDESTRIAN_DT when neither the file nor def gives one. A refusal of the library (a value the reader cannot check alone,
  * such as an agent outside the walkable area) is returned with its status and
  * orca_scene_file_last_error(file) naming the file and the line ("scene.txt:31: agent 17:
  * ..."); *out is then untouched. The file can be built any number of times. */

@@ -5,20 +5,22 @@
 
 #include <errno.h>
 
-/* read_scene(cls, path, workers, dt, seed) -> a new cls (a subclass of Scenario): the scene
- * file read and built by the library's reader, which `orca run FILE` uses (orca/scene_file.h:
- * orca_scene_file_read, then orca_scene_file_build; docs/scene-format.md), dt and seed
- * overriding the file's when not None as --dt and --seed do. A bad file raises ValueError
+/* read_scene(cls, path, workers, dt, seed, pedestrian) -> a new cls (a subclass of
+ * Scenario): the scene file read and built by the library's reader, which `orca run FILE`
+ * uses (orca/scene_file.h: orca_scene_file_read, then orca_scene_file_build;
+ * docs/scene-format.md), dt and seed overriding the file's when not None as --dt and --seed
+ * do, pedestrian true building it with the pedestrian preset as --pedestrian does. A bad file raises ValueError
  * with the message `orca run` prints ("scene.txt:12: ..."); a file that cannot be opened or
  * read OSError (FileNotFoundError, IsADirectoryError, ...) naming the path; memory
  * MemoryError. The GIL is released while the file is read and the scenario built. */
 PyObject *f_read_scene(PyObject *self, PyObject *args, PyObject *kwds)
 {
     (void)self;
-    static char *kwlist[] = {"cls", "path", "workers", "dt", "seed", NULL};
+    static char *kwlist[] = {"cls", "path", "workers", "dt", "seed", "pedestrian", NULL};
     PyObject *cls, *po, *wo = NULL, *dto = Py_None, *so = Py_None;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO|OOO:read_scene", kwlist, &cls, &po, &wo,
-                                     &dto, &so)) {
+    int pedestrian = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO|OOOp:read_scene", kwlist, &cls, &po, &wo,
+                                     &dto, &so, &pedestrian)) {
         return NULL;
     }
     if (!PyType_Check(cls) || !PyType_IsSubtype((PyTypeObject *)cls, &ScenarioType)) {
@@ -43,6 +45,7 @@ PyObject *f_read_scene(PyObject *self, PyObject *args, PyObject *kwds)
     build.dt = dt;
     build.use_seed = so != Py_None;
     build.seed = (uint64_t)seed;
+    build.pedestrian = pedestrian;
     const char *path = PyBytes_AS_STRING(bytes); /* "-" is the file of that name */
     orca_scene_file *file = NULL;
     orca_scenario *sc = NULL;
