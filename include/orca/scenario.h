@@ -149,12 +149,13 @@ ORCA_API orca_status orca_scenario_set_navigation(orca_scenario *sc, int on);
 ORCA_API int orca_scenario_get_navigation(const orca_scenario *sc);
 
 /** The leg check (docs/navigation.md, "Following a path", step 4; an extension, off by
- * default): an agent that has made no progress for ORCA_NAV_CHECK_TIME checks, and again each
- * ORCA_NAV_CHECK_TIME while it makes none, that the leg from where it stands to its corner
- * (or, on its last leg, to its goal) is still clear of the walls; a blocked leg (a crowd
- * pushed it round a wall's end, or aside beside a door) is planned again from there, so that
- * no agent is left standing against a wall. Off, every result is as before. ORCA_ERR_ARGUMENT
- * for on not 0 or 1. */
+ * default): an agent on its last leg that has made no progress for ORCA_NAV_STUCK_TIME checks,
+ * and again each ORCA_NAV_STUCK_TIME while it makes none, that the leg from where it stands
+ * to its goal is still clear of the walls; a blocked leg (a crowd pushed it aside beside a
+ * door) is planned again from there, and the path replaces the leg when longer than it by
+ * more than ORCA_NAV_DETOUR, so that no agent is left standing against a wall. (Before its
+ * last leg, re-routing after ORCA_NAV_STUCK_TIME plans it again anyway.) Off, every result is
+ * as before. ORCA_ERR_ARGUMENT for on not 0 or 1. */
 ORCA_API orca_status orca_scenario_set_nav_check(orca_scenario *sc, int on);
 ORCA_API int orca_scenario_get_nav_check(const orca_scenario *sc);
 
@@ -166,7 +167,7 @@ typedef enum orca_exit_choice {
                                  left */
     ORCA_EXIT_QUICKEST = 2  /**< as calm, the time counting the queue ahead at an exit (agents
                                  heading there with less of their path left, over the exit's
-                                 capacity), reviewed each ORCA_NAV_CHECK_TIME it makes no
+                                 capacity), reviewed each ORCA_NAV_REVIEW_TIME it makes no
                                  progress */
 } orca_exit_choice;
 #define ORCA_NAV_EXIT_MARGIN 0.15

@@ -277,3 +277,56 @@ def test_set_goal_mid_run():
     assert sc.hash() == before
     sc.step(400)
     assert sc.agent_nav(1)["goal"] == (14.0, 3.0)
+
+
+def test_exit_choice_leg_check_and_counts(tmp_path):
+    """The leg check, the calm and quickest exit choices, an exit's capacity and the counts
+    over the run: every agent leaves, exited == arrived, the departures add up, no agent
+    changes its exit more than twice; the scene file with the same statements gives the
+    same hash."""
+    def build():
+        sc = orca.Scenario(dt=0.25, seed=5)
+        sc.simulation.add_polyline([(0, 0), (12, 0), (12, 12), (0, 12), (0, 0)])
+        sc.navigation = True
+        sc.add_goal_set("doors", [(1, 1), (11, 11)], exit=True, arrive_distance=0.5)
+        for k in range(12):
+            sc.add_agent((3.0 + 0.9 * (k % 4), 3.0 + 0.9 * (k // 4)), goal_set="doors",
+                         radius=0.3, preferred_speed=1.2, max_speed=1.5)
+        return sc
+
+    sc = build()
+    assert sc.nav_check is False and sc.exit_choice == "nearest"
+    assert sc.goal_set_capacity("doors") == 1.0
+    with pytest.raises(orca.ArgumentError, match="exit_choice must be 'nearest', 'calm' or "
+                       "'quickest', got 'fast'"):
+        sc.exit_choice = "fast"
+    with pytest.raises(orca.ArgumentError):
+        sc.set_goal_set_capacity("doors", 0.0)
+    assert sc.exit_choice == "nearest" and sc.goal_set_capacity("doors") == 1.0
+    sc.nav_check = True
+    sc.exit_choice = "quickest"
+    sc.set_goal_set_capacity(0, 2.5)
+    assert sc.nav_check is True and sc.exit_choice == "quickest"
+    assert sc.goal_set_capacity("doors") == 2.5
+    start = sc.hash()
+    sc.step(1000)
+    c = sc.nav_counts()
+    assert c["exited"] == 12 and c["arrived"] == 12 and c["at_exits"] == 0
+    assert sc.exited.count == 12 and sc.simulation.agent_count == 0
+    assert c["plans"] >= 12 and c["most_changes"] <= 2 and c["unreachable"] == 0
+    assert c["exit_returns"] <= c["exit_changes"]
+    left = [sc.exit_departures("doors", k) for k in range(2)]
+    assert sum(d.count for d in left) == 12
+    assert max(d.last_step for d in left) == sc.exited.last_step
+    # the same scenario from a scene file with the statements
+    path = tmp_path / "exits.txt"
+    lines = ["orca-scene 1", "dt 0.25", "seed 5", "navigation on check=on exits=quickest",
+             "goalset doors 1 1 11 11 exit arrive=0.5 capacity=2.5",
+             "polyline 0 0 12 0 12 12 0 12 0 0"]
+    lines += ["agent %.17g %.17g goalset doors radius=0.3 preferred_speed=1.2 max_speed=1.5"
+              % (3.0 + 0.9 * (k % 4), 3.0 + 0.9 * (k // 4)) for k in range(12)]
+    path.write_text("\n".join(lines) + "\n")
+    read = orca.read_scene(str(path))
+    assert read.nav_check is True and read.exit_choice == "quickest"
+    assert read.goal_set_capacity("doors") == 2.5
+    assert read.hash() == start
