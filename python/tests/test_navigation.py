@@ -330,3 +330,34 @@ def test_exit_choice_leg_check_and_counts(tmp_path):
     assert read.nav_check is True and read.exit_choice == "quickest"
     assert read.goal_set_capacity("doors") == 2.5
     assert read.hash() == start
+
+
+def test_leg_check_frees_an_agent_pushed_behind_a_wall():
+    """The stranded agent (docs/navigation.md, "Following a path", the leg check): on its
+    last leg, pushed back beside the door to where its straight line to the goal runs square
+    into the wall, it stands there for good without the check and arrives with it (one
+    replan)."""
+    def run(check):
+        sc = orca.Scenario(dt=0.1, seed=1)
+        sc.simulation.add_polyline([(0, -0.5), (0, -5), (-10, -5), (-10, 5), (0, 5), (0, 0.5)])
+        sc.navigation = True
+        sc.nav_check = check
+        a = sc.add_agent((-2.0, 0.0), target=(4.0, 2.5), radius=0.3, preferred_speed=1.2,
+                         max_speed=1.5)
+        for _ in range(400):
+            sc.step(1)
+            nav = sc.agent_nav(0)
+            if nav["corner"] == nav["corners"]:
+                break
+        assert nav["corners"] == 1 and nav["corner"] == 1  # past the door's jamb
+        a.position = (-0.35, 2.5)  # a queue pushed it back behind the wall
+        a.velocity = (0.0, 0.0)
+        sc.step(1200)
+        return sc, a
+
+    stuck, a = run(False)
+    assert stuck.arrived_count == 0 and a.position[0] < 0
+    assert stuck.nav_counts()["replans"] == 0
+    freed, _ = run(True)
+    c = freed.nav_counts()
+    assert freed.arrived_count == 1 and c["replans"] == 1 and c["plans"] == 2
