@@ -71,11 +71,12 @@ PyObject *Scenario_get_navigation(ScenarioObject *s, void *closure)
     return PyBool_FromLong(orca_scenario_get_navigation(s->sc));
 }
 
-int Scenario_set_navigation(ScenarioObject *s, PyObject *value, void *closure)
+/* A bool property's setter: value's truth to set (what: the property's name). */
+static int set_on_off(ScenarioObject *s, PyObject *value, const char *what,
+                      orca_status (*set)(orca_scenario *, int))
 {
-    (void)closure;
     if (!value) {
-        PyErr_SetString(PyExc_AttributeError, "cannot delete navigation");
+        PyErr_Format(PyExc_AttributeError, "cannot delete %s", what);
         return -1;
     }
     if (sc_ready(s) < 0) {
@@ -85,12 +86,18 @@ int Scenario_set_navigation(ScenarioObject *s, PyObject *value, void *closure)
     if (on < 0) {
         return -1;
     }
-    orca_status st = orca_scenario_set_navigation(s->sc, on);
+    orca_status st = set(s->sc, on);
     if (st != ORCA_OK) {
         sc_fail(s, st);
         return -1;
     }
     return 0;
+}
+
+int Scenario_set_navigation(ScenarioObject *s, PyObject *value, void *closure)
+{
+    (void)closure;
+    return set_on_off(s, value, "navigation", orca_scenario_set_navigation);
 }
 
 PyObject *Scenario_get_nav_unreachable(ScenarioObject *s, void *closure)
@@ -274,23 +281,7 @@ PyObject *Scenario_get_nav_check(ScenarioObject *s, void *closure)
 int Scenario_set_nav_check(ScenarioObject *s, PyObject *value, void *closure)
 {
     (void)closure;
-    if (!value) {
-        PyErr_SetString(PyExc_AttributeError, "cannot delete nav_check");
-        return -1;
-    }
-    if (sc_ready(s) < 0) {
-        return -1;
-    }
-    int on = PyObject_IsTrue(value);
-    if (on < 0) {
-        return -1;
-    }
-    orca_status st = orca_scenario_set_nav_check(s->sc, on);
-    if (st != ORCA_OK) {
-        sc_fail(s, st);
-        return -1;
-    }
-    return 0;
+    return set_on_off(s, value, "nav_check", orca_scenario_set_nav_check);
 }
 
 /* The exit choice by name: 'nearest', 'calm' or 'quickest' (orca_exit_choice_name). */
