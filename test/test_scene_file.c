@@ -301,7 +301,7 @@ static int test_refusals(void)
         {"agnet 0 0\n", ORCA_ERR_FORMAT,
          "t.txt:1: unknown statement 'agnet' (expected orca-scene, name, dt, seed, default, "
          "agent, grid, segment, polyline, polygon, boundary, separation, navigation, goalset, "
-         "density_speed)"},
+         "density_speed, pedestrian)"},
         {"dt 1\ndt 2\n", ORCA_ERR_FORMAT, "t.txt:2: dt given twice (first on line 1)"},
         {"dt 1e-400\n", ORCA_ERR_FORMAT, "t.txt:1: dt must be > 0, got '1e-400' (it rounds to 0)"},
         {"polygon\n0 0\n1 0\nagent 0 0\n", ORCA_ERR_FORMAT,
