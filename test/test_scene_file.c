@@ -321,7 +321,7 @@ static int test_refusals(void)
         {"agent 0 0 goal 1 1 radus=2\n", ORCA_ERR_FORMAT,
          "t.txt:1: unknown agent parameter 'radus' (known: radius, max_speed, neighbor_dist, "
          "max_neighbors, time_horizon, obstacle_time_horizon, preferred_speed, velocity, arrive, "
-         "priority, layers, mask, locked)"},
+         "stream, priority, layers, mask, locked)"},
         /* avoidance settings */
         {"agent 0 0 priority=0", ORCA_ERR_FORMAT,
          "t.txt:1: priority must be in [2^-30, 2^30], got '0'"},
