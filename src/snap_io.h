@@ -74,17 +74,19 @@ enum {
     HASH_CORE,     /* every agent: position, velocity, preferred velocity, parameters */
     HASH_EXT,      /* every agent's avoidance settings, while some are not the defaults */
     HASH_NAV,      /* with navigation on: each agent with a path state, its index first */
+    HASH_NAV_CHOICE, /* with the leg check or an exit choice: each agent with a path state,
+                        its index first, then its exit and the points it has left */
     HASH_WAYPOINT, /* each agent with waypoints: its index, then its current target */
     HASH_PARTS
 };
 #define HASH_SIM_BYTES 96 /* the most bytes one agent adds to HASH_CORE or HASH_EXT */
 
 typedef struct hash_agents {
-    /* h continued over every agent's bytes of part, in index order (an agent of HASH_NAV or
-     * HASH_WAYPOINT with bytes: hash_u64 of its index, then its bytes) */
+    /* h continued over every agent's bytes of part, in index order (an agent of HASH_NAV,
+     * HASH_NAV_CHOICE or HASH_WAYPOINT with bytes: hash_u64 of its index, then its bytes) */
     uint64_t (*hash)(void *ctx, uint64_t h, int part);
     /* the agents the part counts: HASH_CORE all, HASH_EXT those not at the defaults,
-     * HASH_WAYPOINT those with waypoints (HASH_NAV is not asked) */
+     * HASH_WAYPOINT those with waypoints (HASH_NAV and HASH_NAV_CHOICE are not asked) */
     int64_t (*count)(void *ctx, int part);
     void *ctx;
 } hash_agents;
