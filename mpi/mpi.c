@@ -1550,6 +1550,12 @@ static const char *unsupported(const orca_scenario *sc)
     if (orca_sim_get_density_speed(sim, NULL)) {
         return "the density-dependent speed";
     }
+    if (orca_sim_get_pedestrian(sim, NULL)) {
+        return "the pedestrian model";
+    }
+    if (sim->stream_count > 0) {
+        return "streams (the pedestrian model's)";
+    }
     int n = orca_sim_agent_count(sim);
     for (int i = 0; i < n; ++i) {
         int count = 0;

@@ -267,6 +267,9 @@ void orca_agents_compact(orca_sim *s)
         if (s->diag) {
             RUN(s->diag);
         }
+        if (s->stream) {
+            RUN(s->stream);
+        }
 #undef RUN
         for (int32_t j = at; j < at + (int32_t)len; ++j) {
             s->agent_slots.index[s->agent_slot[j]] = j;
@@ -295,6 +298,10 @@ static int agent_mark_removed(orca_sim *s, int32_t i, int sorted)
         s->ext[i].layers = 1;
         s->ext[i].mask = UINT32_MAX;
         s->ext[i].locked = 0;
+    }
+    if (s->stream) {
+        s->stream_count -= s->stream[i] >= 0;
+        s->stream[i] = -1; /* none: counted out above */
     }
     orca_slots_release(&s->agent_slots, (int32_t)s->agent_slot[i]);
     s->agent_slot[i] = AGENT_DEAD;

@@ -449,7 +449,8 @@ static int scratch_reserve(const orca_sim *s, boundary_set *b)
 {
     /* + 4: the AVX2 fallback's projections (lp.inc, lp_project4) read and write four
      * half-planes at a time, up to three past a list (as the workers' buffers, grid.c) */
-    int planes = b->edge_count + s->segment_count + s->max_nb + 4;
+    int planes = b->edge_count + s->segment_count + s->max_nb + 4 +
+                 (s->ped_on ? s->max_nb : 0); /* the pedestrian model's headway half-planes */
     if (b->ws && b->ws_count == s->worker_count && b->edge_count <= b->ws_edges &&
         planes <= b->ws_planes) {
         return 1;

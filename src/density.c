@@ -127,6 +127,11 @@ orca_status orca_sim_set_density_speed(orca_sim *s, const orca_density_speed *p)
     if (st != ORCA_OK) {
         return st;
     }
+    if (s->ped_on) {
+        return orca_fail(s, ORCA_ERR_ARGUMENT,
+                         "the density-dependent speed cannot be on with the pedestrian model "
+                         "(both set the walking speed): turn the pedestrian model off first");
+    }
     s->density = *p;
     s->density_on = 1;
     return ORCA_OK;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Per-agent avoidance settings (priority, layers and mask, locked) and per-agent diagnostics
- * of the last step: their API and their storage (docs/extensions.md, "Priority, layers and
+ * of the last step: their API and their storage (with that of the pedestrian model's streams,
+ * pedestrian.c) (docs/extensions.md, "Priority, layers and
  * locked agents" and "Diagnostics"). The arrays are allocated when first needed; while every
  * agent is at the defaults and diagnostics are off the step never reads them (ext_path), so
  * it is the algorithm's plain step. The step's extended path is in step.c. */
@@ -48,6 +49,13 @@ int orca_ext_reserve(orca_sim *s, int32_t cap)
         }
         s->diag = p;
     }
+    if (s->stream) {
+        int32_t *p = orca_mem_resize(s->stream, (size_t)cap, sizeof *s->stream);
+        if (!p) {
+            return 0;
+        }
+        s->stream = p;
+    }
     return 1;
 }
 
@@ -58,6 +66,9 @@ void orca_ext_append(orca_sim *s, int32_t i)
     }
     if (s->diag) {
         diag_clear(&s->diag[i]);
+    }
+    if (s->stream) {
+        s->stream[i] = -1;
     }
 }
 

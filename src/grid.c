@@ -770,14 +770,18 @@ static uint64_t line_bytes(uint64_t count, uint64_t size)
 static int workers_reserve(orca_sim *s)
 {
     int max_nb = s->max_nb; /* from the agent grid's build */
-    if (max_nb <= s->worker_agents_cap && s->segment_count <= s->worker_segments_cap) {
+    /* the pedestrian model's headway half-planes: at most one a list entry */
+    int head = s->ped_on ? max_nb : 0;
+    if (max_nb <= s->worker_agents_cap && s->segment_count <= s->worker_segments_cap &&
+        head <= s->worker_headway_cap) {
         return 1;
     }
     int nb = max_nb > s->worker_agents_cap ? max_nb : s->worker_agents_cap;
     int sg = s->segment_count > s->worker_segments_cap ? s->segment_count : s->worker_segments_cap;
+    int hw = head > s->worker_headway_cap ? head : s->worker_headway_cap;
     /* + 4: the fallback's projections (lp.inc, lp_project4) read and write four half-planes
      * at a time, up to three past a list */
-    uint64_t planes = (uint64_t)nb + (uint64_t)sg + 4;
+    uint64_t planes = (uint64_t)nb + (uint64_t)sg + (uint64_t)hw + 4;
     /* the ranked list of the vector scan has room for RANK_ROOM entries (kernels.c) */
     uint64_t list = (uint64_t)(nb > RANK_ROOM ? nb : RANK_ROOM);
     uint64_t agents_b = line_bytes(list + 1, sizeof(neighbor));
@@ -821,6 +825,7 @@ static int workers_reserve(orca_sim *s)
     }
     s->worker_agents_cap = nb;
     s->worker_segments_cap = sg;
+    s->worker_headway_cap = hw;
     return 1;
 }
 

@@ -231,6 +231,21 @@ static inline int cand_place(const cand_buf *c, const int32_t *cell_index, neigh
     return cand_ranked(c, c->n, cell_index, out, cap, 2 * sum);
 }
 
+/* Index of the lowest set bit of m != 0. */
+static ORCA_ALWAYS_INLINE int lowest_bit(uint32_t m)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    return __builtin_ctz(m);
+#else
+    int i = 0;
+    while (!(m & 1u)) {
+        m >>= 1;
+        ++i;
+    }
+    return i;
+#endif
+}
+
 /* Adds the candidates of one scanned chunk: bit q of mask is the agent at sorted position
  * k0 + q, at squared distance dist[q]; all but the agent at self. No branch per candidate. */
 static ORCA_ALWAYS_INLINE void cand_add(cand_buf *c, uint64_t mask, const double *dist,

@@ -14,6 +14,7 @@
 
 #include "alloc.h"
 #include "scenario_internal.h"
+#include "sim_peek.h"
 #include "snap_io.h"
 
 /* Message of the last refused orca_scenario_create / _create_builtin on this thread (there is
@@ -289,10 +290,18 @@ orca_status orca_scenario_add_agent(orca_scenario *sc, const orca_agent_def *def
     if (st != ORCA_OK) {
         return st;
     }
+    /* the pedestrian preset's stream: room for it first, so that setting it cannot fail */
+    int32_t stream = orca_sc_pedestrian_stream(sc, goal);
+    if (stream >= 0 && !orca_sim_streams_reserve(sc->sim)) {
+        return orca_sc_fail(sc, ORCA_ERR_MEMORY, "out of memory for the agents' streams");
+    }
     orca_agent_id id;
     st = orca_sim_add_agent(sc->sim, def, &id);
     if (st != ORCA_OK) {
         return orca_sc_fail_sim(sc, st, "agent refused by the simulation");
+    }
+    if (stream >= 0) {
+        orca_agent_set_stream(sc->sim, id, stream); /* room reserved: grown with the agents */
     }
     int e = sc->agent_count++;
     sc->agents[e].id = id;

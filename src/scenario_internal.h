@@ -9,6 +9,7 @@
  *   scenario_step.c      the step (the passes before the simulation's) and its record
  *   scenario_builtin.c   the built-in scenes, their names and placement generator
  *   scenario_snapshot.c  the scenario snapshot (save and load)
+ *   scenario_pedestrian.c  the pedestrian preset: its agent, free speeds and streams
  *   sincos.c             the deterministic sine and cosine (orca_sincos_turns)
  * Names shared between the files carry the orca_sc_ prefix (safe in a static archive) but are
  * not part of the API; the shared library hides them. Only + - * / and sqrt on binary64, and
@@ -250,6 +251,12 @@ void orca_sc_rule_agents(void *context, const int32_t *index, int32_t first,
 orca_status orca_sc_waypoints_advance(orca_scenario *sc, const orca_vec2 *positions, int n);
 /* Puts back the indices orca_sc_waypoints_advance changed (the step was refused). */
 void orca_sc_waypoints_restore(orca_scenario *sc);
+
+/* --- the pedestrian preset (scenario_pedestrian.c) ------------------------------------ */
+
+/* The stream an agent with this goal gets when orca_scenario_add_agent adds it: its goal
+ * set's index while the simulation's pedestrian model is on, else -1. */
+int orca_sc_pedestrian_stream(const orca_scenario *sc, const orca_goal *goal);
 
 /* --- goal sets and exits (scenario_sets.c) -------------------------------------------- */
 

@@ -78,6 +78,7 @@ static void workers_free(orca_sim *s)
     s->workers = NULL;
     s->worker_agents_cap = -1;
     s->worker_segments_cap = -1;
+    s->worker_headway_cap = -1;
 }
 
 static orca_status configure_workers(orca_sim *s, int worker_count, int use_callbacks)
@@ -152,6 +153,7 @@ orca_status orca_sim_create(const orca_sim_def *def, orca_sim **out)
     s->segment_slots.free_head = -1;
     s->worker_agents_cap = -1;
     s->worker_segments_cap = -1;
+    s->worker_headway_cap = -1;
     s->enqueue = d.enqueue;
     s->finish = d.finish;
     s->user_context = d.user_context;
@@ -187,6 +189,14 @@ void orca_free_agent_arrays(orca_sim *s)
     orca_mem_free(s->cell_layers);
     orca_mem_free(s->diag);
     orca_mem_free(s->dead);
+    orca_mem_free(s->stream);
+    orca_mem_free(s->cell_pref);
+    orca_mem_free(s->cell_stream);
+    s->stream = NULL;
+    s->stream_count = 0;
+    s->cell_pref = NULL;
+    s->cell_stream = NULL;
+    s->cell_ped_cap = 0;
     s->ext = NULL;
     s->cell_ext = NULL;
     s->cell_layers = NULL;

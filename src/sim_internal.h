@@ -12,6 +12,8 @@
  *               their API and storage; the step's extended path is in step.c
  *   boundary.c  walkable-area boundaries: their API, storage, edge grid and constraints
  *   density.c   the density-dependent speed: its parameters, estimator, exp and factor
+ *   pedestrian.c  the pedestrian model: its parameters, the agents' streams, counter mode and
+ *               the headway half-planes (docs/pedestrians.md)
  * Names shared between the files carry the orca_ prefix (safe in a static archive) but are
  * not part of the API; the shared library hides them. */
 #ifndef ORCA_SIM_INTERNAL_H
@@ -367,6 +369,19 @@ struct orca_sim {
     int density_on;          /* 1: the density-dependent speed (state: the hash's and the
                                 snapshot's density section); the step runs the extended path */
     orca_density_speed density; /* its parameters while density_on */
+    int ped_on;              /* 1: the pedestrian model (state: the hash's and the snapshot's
+                                pedestrian section); the step runs the extended path */
+    orca_pedestrian ped;     /* its parameters while ped_on */
+    int32_t *stream;         /* per agent, index order, capacity agent_capacity: its stream
+                                (-1 none); NULL until some agent gets one >= 0 */
+    int32_t stream_count;    /* agents whose stream is >= 0 (state while above 0: the hash's
+                                and the snapshot's stream section) */
+    /* The step's sorted copies of the stored preferred velocities and the streams while
+     * ped_on (pedestrian.c, orca_ped_prepare; a cache, capacity cell_ped_cap). */
+    orca_vec2 *cell_pref;
+    int32_t *cell_stream;
+    int32_t cell_ped_cap;
+    int worker_headway_cap;  /* the workers' planes have room for this many headway ones */
     orca_agent_diagnostics *diag; /* per agent: the last step's; NULL until needed */
     orca_step_diagnostics diag_counts;
 
@@ -585,20 +600,21 @@ static inline int has_boundaries(const orca_sim *s)
 }
 
 /* The step's extended path is needed (some agent is not at the defaults, diagnostics,
- * boundaries, the separation option, or the density-dependent speed). */
+ * boundaries, the separation option, the density-dependent speed or the pedestrian model). */
 static inline int ext_path(const orca_sim *s)
 {
     return s->ext_nondefault > 0 || s->diagnostics || has_boundaries(s) || s->separation ||
-           s->density_on;
+           s->density_on || s->ped_on;
 }
 
 /* Coincident agents are separated (docs/extensions.md, "Coincident agents"): the option, or
  * any extension that already takes the step beyond the algorithm's bits (avoidance settings,
- * boundaries, the density-dependent speed). Diagnostics alone do not: they never change a
- * bit. */
+ * boundaries, the density-dependent speed, the pedestrian model). Diagnostics alone do not:
+ * they never change a bit. */
 static inline int sep_active(const orca_sim *s)
 {
-    return s->separation || s->ext_nondefault > 0 || has_boundaries(s) || s->density_on;
+    return s->separation || s->ext_nondefault > 0 || has_boundaries(s) || s->density_on ||
+           s->ped_on;
 }
 
 /* density.c: the density-dependent speed (docs/extensions.md, "Density-dependent speed") */
@@ -610,6 +626,30 @@ double orca_density_estimate(const neighbor *list, int n, int cap, double radius
 /* f(rho): 1 - exp(-gamma (1/rho - 1/max_density)) below max_density, else 0. */
 double orca_density_factor(const orca_density_speed *p, double rho);
 orca_status orca_check_density_speed(const orca_sim *s, const orca_density_speed *p);
+
+/* pedestrian.c: the pedestrian model (docs/pedestrians.md) */
+orca_status orca_check_pedestrian(const orca_sim *s, const orca_pedestrian *p);
+/* Fills the sorted copies cell_pref and cell_stream from the grid's order (the grid is
+ * built); ORCA_ERR_MEMORY with the message when they cannot grow. */
+orca_status orca_ped_prepare(orca_sim *s);
+/* What the model decided for one agent: counter mode, and the headway half-planes. */
+typedef struct ped_result {
+    int counter;
+    int planes;
+} ped_result;
+/* Counter mode (part A) of the agent at sorted position self with preferred velocity P and
+ * neighbour list (na entries, (squared distance, index) order); 0 for an agent without a
+ * stream. */
+int orca_ped_counter(const orca_sim *s, int32_t self, orca_vec2 P, const neighbor *list, int na);
+/* The agent time horizon tau_a (part A): tau in counter mode, else min(tau, time_gap). */
+static inline double ped_tau(const orca_pedestrian *p, double tau, int counter)
+{
+    return counter ? tau : (p->time_gap < tau ? p->time_gap : tau);
+}
+/* The headway half-planes (part C) of the agent at sorted position self with preferred
+ * velocity P, from its list, into out (room for min(na, max_planes)); returns their number. */
+int orca_ped_headway(const orca_sim *s, int32_t self, orca_vec2 P, const neighbor *list, int na,
+                     orca_halfplane *out);
 
 /* grid.c */
 typedef struct grid_range {

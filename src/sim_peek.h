@@ -15,6 +15,10 @@ double orca_sim_peek_radius(const orca_sim *sim, int index);
 void orca_sim_peek_handles(const orca_sim *sim, const uint32_t **slots,
                            const uint32_t **generations);
 
+/* Room for every agent's stream (the pedestrian model), so that orca_agent_set_stream on any
+ * agent there is now cannot fail for memory; 0 when out of memory (nothing changed). */
+int orca_sim_streams_reserve(orca_sim *sim);
+
 /* A preferred-velocity rule that the step runs itself (the scenario's), on the workers, for
  * count agents at a time: the agents at index[0 .. count-1], or with index NULL those at
  * first .. first + count - 1. For each j < count, with i the j-th agent's index,

@@ -16,6 +16,8 @@
 #define BND_TAG 0x6f7263612d626e64ull /* "orca-bnd": the hash's boundary section */
 #define SEP_TAG 0x6f7263612d736570ull /* "orca-sep": the separation option is on */
 #define DEN_TAG 0x6f7263612d64656eull /* "orca-den": the density-dependent speed is on */
+#define PED_TAG 0x6f7263612d706564ull /* "orca-ped": the pedestrian model is on */
+#define STR_TAG 0x6f7263612d737472ull /* "orca-str": some agent has a stream */
 
 static uint64_t hash_vec(uint64_t h, orca_vec2 v)
 {
@@ -81,6 +83,21 @@ uint64_t orca_sim_hash(const orca_sim *s)
         h = hash_f64(h, s->density.gamma);
         h = hash_f64(h, s->density.max_density);
     }
+    /* The pedestrian model likewise, and the streams while some agent has one (each as the
+     * 32 bits of its two's complement: -1 is 0xFFFFFFFF). */
+    if (s->ped_on) {
+        h = hash_u64(h, PED_TAG);
+        h = hash_f64(h, s->ped.time_gap);
+        h = hash_f64(h, s->ped.buffer);
+        h = hash_f64(h, s->ped.counter_reach);
+        h = hash_u64(h, (uint64_t)s->ped.max_planes);
+    }
+    if (s->stream_count > 0) {
+        h = hash_u64(h, STR_TAG);
+        for (int32_t i = 0; i < s->agent_count; ++i) {
+            h = hash_u64(h, (uint64_t)(uint32_t)s->stream[i]);
+        }
+    }
     return h;
 }
 
@@ -90,12 +107,18 @@ uint64_t orca_sim_hash(const orca_sim *s)
 #define SNAP_VERSION_FLAGS 3u /* the header's last word holds flags: 1 avoidance settings (as
                                  version 2), 2 the boundary section after them, 4 the
                                  separation option on (no bytes), 8 the density section
-                                 (radius, gamma, max_density: 3 doubles) after the rest */
+                                 (radius, gamma, max_density: 3 doubles) after the rest,
+                                 16 the pedestrian section (time_gap, buffer, counter_reach:
+                                 3 doubles; max_planes: 4 bytes) after it, 32 the stream
+                                 section (4 bytes an agent) after that */
 #define SNAP_FLAG_EXT 1u
 #define SNAP_FLAG_BND 2u
 #define SNAP_FLAG_SEP 4u
 #define SNAP_FLAG_DEN 8u
+#define SNAP_FLAG_PED 16u
+#define SNAP_FLAG_STR 32u
 #define SNAP_DEN 24
+#define SNAP_PED 28
 #define SNAP_BND_HEADER 16 /* loop count, slot count, free head, edge count */
 #define SNAP_LOOP 8        /* slot, point count */
 #define SNAP_EXT (8 + 3 * 4)
@@ -152,6 +175,12 @@ orca_status orca_sim_save(const orca_sim *s, void *buffer, size_t capacity, size
     if (s->density_on) {
         bytes += SNAP_DEN;
     }
+    if (s->ped_on) {
+        bytes += SNAP_PED;
+    }
+    if (s->stream_count > 0) {
+        bytes += 4 * (uint64_t)s->agent_count;
+    }
     if (bytes > SIZE_MAX) {
         return orca_fail(s, ORCA_ERR_LIMIT, "the snapshot would need %llu bytes, more than a size_t holds",
                     (unsigned long long)bytes);
@@ -167,8 +196,9 @@ orca_status orca_sim_save(const orca_sim *s, void *buffer, size_t capacity, size
     snap_writer w = {buffer};
     memcpy(w.p, SNAP_MAGIC, 8);
     w.p += 8;
-    /* version 3: a boundary section, the separation option or the density section */
-    int flagged = b || s->separation || s->density_on;
+    /* version 3: a boundary section, the separation option, the density, pedestrian or
+     * stream section */
+    int flagged = b || s->separation || s->density_on || s->ped_on || s->stream_count > 0;
     put_u32(&w, flagged ? SNAP_VERSION_FLAGS : ext ? SNAP_VERSION_EXT : SNAP_VERSION);
     put_u64(&w, s->steps);
     put_u32(&w, (uint32_t)s->agent_count);
@@ -179,7 +209,9 @@ orca_status orca_sim_save(const orca_sim *s, void *buffer, size_t capacity, size
     put_u32(&w, (uint32_t)s->segment_slots.free_head);
     put_u32(&w, flagged ? (ext ? SNAP_FLAG_EXT : 0) | (b ? SNAP_FLAG_BND : 0) |
                               (s->separation ? SNAP_FLAG_SEP : 0) |
-                              (s->density_on ? SNAP_FLAG_DEN : 0)
+                              (s->density_on ? SNAP_FLAG_DEN : 0) |
+                              (s->ped_on ? SNAP_FLAG_PED : 0) |
+                              (s->stream_count > 0 ? SNAP_FLAG_STR : 0)
                         : 0);
     put_slots(&w, &s->agent_slots);
     for (int32_t i = 0; i < s->agent_count; ++i) {
@@ -224,6 +256,15 @@ orca_status orca_sim_save(const orca_sim *s, void *buffer, size_t capacity, size
         put_f64(&w, s->density.radius);
         put_f64(&w, s->density.gamma);
         put_f64(&w, s->density.max_density);
+    }
+    if (s->ped_on) {
+        put_f64(&w, s->ped.time_gap);
+        put_f64(&w, s->ped.buffer);
+        put_f64(&w, s->ped.counter_reach);
+        put_u32(&w, (uint32_t)s->ped.max_planes);
+    }
+    for (int32_t i = 0; s->stream_count > 0 && i < s->agent_count; ++i) {
+        put_u32(&w, (uint32_t)s->stream[i]);
     }
     put_u64(&w, checksum(buffer, need - 8));
     return ORCA_OK;
@@ -327,6 +368,10 @@ static void swap_state(orca_sim *a, orca_sim *b, int grid)
     SW(separation);
     SW(density_on);
     SW(density);
+    SW(ped_on);
+    SW(ped);
+    SW(stream);
+    SW(stream_count);
     SW(ext);
     SW(ext_nondefault);
     SW(diag);
@@ -349,6 +394,7 @@ typedef struct snap_header {
     uint32_t na, nas, ns, nss; /* agents, agent slots, segments, segment slots */
     int32_t afree, sfree;      /* the slot tables' free list heads */
     int ext, bnd, sep, den;    /* avoidance settings, boundaries, separation, density */
+    int ped, str;              /* the pedestrian model, streams */
     uint32_t nl, nls, ne;      /* boundary loops, their slots, their points */
     int32_t lfree;
 } snap_header;
@@ -387,9 +433,10 @@ static orca_status get_counts(orca_sim *s, snap_reader *r, snap_header *h)
     h->sfree = (int32_t)get_u32(r);
     uint32_t flags = get_u32(r);
     if (version == SNAP_VERSION_FLAGS) {
-        /* version 3 is written only with a boundary section, the separation option or the
-         * density section */
-        uint32_t sections = SNAP_FLAG_BND | SNAP_FLAG_SEP | SNAP_FLAG_DEN;
+        /* version 3 is written only with a boundary section, the separation option, the
+         * density, pedestrian or stream section */
+        uint32_t sections =
+            SNAP_FLAG_BND | SNAP_FLAG_SEP | SNAP_FLAG_DEN | SNAP_FLAG_PED | SNAP_FLAG_STR;
         if ((flags & ~(SNAP_FLAG_EXT | sections)) != 0 || (flags & sections) == 0) {
             return orca_fail(s, ORCA_ERR_FORMAT, "snapshot flags %u are not known",
                              (unsigned)flags);
@@ -398,6 +445,8 @@ static orca_status get_counts(orca_sim *s, snap_reader *r, snap_header *h)
         h->bnd = (flags & SNAP_FLAG_BND) != 0;
         h->sep = (flags & SNAP_FLAG_SEP) != 0;
         h->den = (flags & SNAP_FLAG_DEN) != 0;
+        h->ped = (flags & SNAP_FLAG_PED) != 0;
+        h->str = (flags & SNAP_FLAG_STR) != 0;
     }
     if (h->na > (1u << 30) || h->nas > (1u << 30) || h->ns > (1u << 28) || h->nss > (1u << 28) ||
         h->na > h->nas || h->ns > h->nss) {
@@ -453,6 +502,12 @@ static orca_status get_header(orca_sim *s, const unsigned char *bytes, size_t si
     }
     if (h->den) {
         need += SNAP_DEN;
+    }
+    if (h->ped) {
+        need += SNAP_PED;
+    }
+    if (h->str) {
+        need += 4 * (uint64_t)h->na;
     }
     if ((uint64_t)size != need) {
         return orca_fail(s, ORCA_ERR_FORMAT,
@@ -678,6 +733,56 @@ static orca_status get_density(orca_sim *s, orca_sim *t, snap_reader *r)
     return ORCA_OK;
 }
 
+/* The pedestrian section (docs/pedestrians.md), checked as orca_sim_set_pedestrian checks it;
+ * a snapshot with the density section too is refused as that call refuses it. */
+static orca_status get_pedestrian(orca_sim *s, orca_sim *t, snap_reader *r)
+{
+    orca_pedestrian p;
+    p.time_gap = bits_f64(get_u64(r));
+    p.buffer = bits_f64(get_u64(r));
+    p.counter_reach = bits_f64(get_u64(r));
+    p.max_planes = (int)get_u32(r);
+    if (orca_check_pedestrian(s, &p) != ORCA_OK) {
+        return refuse_checked(s, "snapshot pedestrian section");
+    }
+    if (t->density_on) {
+        return orca_fail(s, ORCA_ERR_FORMAT,
+                         "snapshot: it has both the density section and the pedestrian section; "
+                         "the two cannot be on together");
+    }
+    t->ped = p;
+    t->ped_on = 1;
+    return ORCA_OK;
+}
+
+/* The stream section: each agent's stream, -1 (none) or >= 0. orca_sim_save writes it only
+ * while some agent has one >= 0, so a section of -1 alone is refused (every snapshot loaded
+ * saves back to the same bytes). */
+static orca_status get_streams(orca_sim *s, orca_sim *t, snap_reader *r, uint32_t na)
+{
+    t->stream = orca_mem_alloc((size_t)t->agent_capacity, sizeof *t->stream);
+    if (!t->stream) {
+        return orca_fail(s, ORCA_ERR_MEMORY, "out of memory reading the streams");
+    }
+    for (int32_t i = 0; i < (int32_t)na; ++i) {
+        int32_t g = (int32_t)get_u32(r);
+        if (g < -1) {
+            return orca_fail(s, ORCA_ERR_FORMAT,
+                             "snapshot agent %d: stream must be -1 (none) or >= 0, got %ld", i,
+                             (long)g);
+        }
+        t->stream[i] = g;
+        t->stream_count += g >= 0;
+    }
+    if (t->stream_count == 0) {
+        return orca_fail(s, ORCA_ERR_FORMAT,
+                         "snapshot: its stream section (flag 32) holds no stream >= 0 for its %u "
+                         "agents; orca writes it only when some agent has one",
+                         (unsigned)na);
+    }
+    return ORCA_OK;
+}
+
 /* Reads a snapshot into t (zeroed but for the free list heads), section by section in the
  * format's order; s only gets the messages (and lends the agents' search hints). */
 static orca_status load_into(orca_sim *s, orca_sim *t, const unsigned char *bytes, size_t size)
@@ -700,6 +805,12 @@ static orca_status load_into(orca_sim *s, orca_sim *t, const unsigned char *byte
     }
     if (st == ORCA_OK && h.den) {
         st = get_density(s, t, &r);
+    }
+    if (st == ORCA_OK && h.ped) {
+        st = get_pedestrian(s, t, &r);
+    }
+    if (st == ORCA_OK && h.str) {
+        st = get_streams(s, t, &r, h.na);
     }
     if (st != ORCA_OK) {
         return st;

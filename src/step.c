@@ -16,21 +16,6 @@
 
 #define SCAN_CHUNK CAND_CHUNK
 
-/* Index of the lowest set bit of m != 0. */
-static ORCA_ALWAYS_INLINE int lowest_bit(uint32_t m)
-{
-#if defined(__GNUC__) || defined(__clang__)
-    return __builtin_ctz(m);
-#else
-    int i = 0;
-    while (!(m & 1u)) {
-        m >>= 1;
-        ++i;
-    }
-    return i;
-#endif
-}
-
 /* The squared distances Dot(d, d), d = pos[q] - p, of len <= SCAN_CHUNK positions into dist;
  * returns the mask of those < filt2 (bit q for pos[q]), without branches. With lay (the
  * layers of the same sorted positions: the extended path's layered search), only those whose
@@ -689,13 +674,14 @@ static ORCA_ALWAYS_INLINE double ext_share(const orca_sim *s, int32_t i, int32_t
 
 /* build_constraints of the extended path: the boundary half-planes (docs/extensions.md,
  * "Walkable-area boundaries"), the same obstacles, then the agent half-planes with each
- * neighbour's share (locked neighbours' as hard constraints, after the segments'). The list
- * goes to w->planes, or with boundaries to the boundary scratch of the worker (*planes_out
- * receives it). *nb receives the number of boundary half-planes (the first ones), *na_out and
- * *candidates the neighbour counts. */
-static int ext_build_constraints(const orca_sim *s, worker *w, int32_t self, double dt, int *hard,
-                                 int *nb, int *na_out, int *candidates,
-                                 orca_halfplane **planes_out)
+ * neighbour's share (locked neighbours' as hard constraints, after the segments'), then with
+ * the pedestrian model the headway half-planes (docs/pedestrians.md; P the agent's preferred
+ * velocity, *ped what the model decided). The list goes to w->planes, or with boundaries to
+ * the boundary scratch of the worker (*planes_out receives it). *nb receives the number of
+ * boundary half-planes (the first ones), *na_out and *candidates the neighbour counts. */
+static int ext_build_constraints(const orca_sim *s, worker *w, int32_t self, double dt,
+                                 orca_vec2 P, int *hard, int *nb, int *na_out, int *candidates,
+                                 ped_result *ped, orca_halfplane **planes_out)
 {
     int32_t i = s->cell_index[self];
     orca_vec2 p = s->cell_pos[self];
@@ -718,6 +704,12 @@ static int ext_build_constraints(const orca_sim *s, worker *w, int32_t self, dou
                                               r, s->par[i].tau_obst, dt, NULL);
     }
     int na = ext_select_agents(s, self, w->agents, candidates);
+    ped->counter = 0;
+    ped->planes = 0;
+    if (s->ped_on) {
+        ped->counter = orca_ped_counter(s, self, P, w->agents, na);
+        tau = ped_tau(&s->ped, tau, ped->counter);
+    }
     /* With the separation of coincident agents, the higher index of a pair takes (-1, 0)
      * where algorithm.md §3.7 gives both (1, 0) (docs/extensions.md, "Coincident agents"). */
     int sep = sep_active(s);
@@ -738,6 +730,10 @@ static int ext_build_constraints(const orca_sim *s, worker *w, int32_t self, dou
             *hard = n;
         }
     }
+    if (s->ped_on && !ped->counter) {
+        ped->planes = orca_ped_headway(s, self, P, w->agents, na, planes + n);
+        n += ped->planes;
+    }
     *na_out = na;
     return n;
 }
@@ -757,7 +753,9 @@ static int ext_step_agents(orca_sim *s, worker *w, int begin, int end, double dt
         }
         int hard, nb, na, within;
         orca_halfplane *planes;
-        int count = ext_build_constraints(s, w, k, dt, &hard, &nb, &na, &within, &planes);
+        ped_result ped;
+        int count = ext_build_constraints(s, w, k, dt, s->step_pref[i], &hard, &nb, &na, &within,
+                                          &ped, &planes);
         orca_vec2 pref = ext_preferred(s, w->agents, na, i);
         double max_speed = s->par[i].max_speed;
         orca_solve_result res =
@@ -782,6 +780,8 @@ static int ext_step_agents(orca_sim *s, worker *w, int begin, int end, double dt
             dg->neighbors_cut = within > s->par[i].max_neighbors;
             dg->blocked = pp > 0 && 100 * vv <= pp;
             dg->locked = 0;
+            dg->headway_planes = ped.planes;
+            dg->counter_mode = ped.counter;
         }
     }
     moved_box_merge(w, &box);
@@ -1026,6 +1026,9 @@ orca_status orca_sim_step_rule(orca_sim *s, double dt, orca_step_rule_fn *rule, 
             return st;
         }
     }
+    if (s->ped_on && (st = orca_ped_prepare(s)) != ORCA_OK) {
+        return st;
+    }
     step_ctx ctx;
     ctx.sim = s;
     ctx.dt = dt;
@@ -1080,12 +1083,14 @@ orca_status orca_sim_step_rule(orca_sim *s, double dt, orca_step_rule_fn *rule, 
     s->last_fallbacks = fallbacks;
     if (s->diagnostics) {
         /* the counts, in index order (each agent wrote only its own entry) */
-        orca_step_diagnostics c = {s->agent_count, 0, 0, 0, 0};
+        orca_step_diagnostics c = {s->agent_count, 0, 0, 0, 0, 0, 0};
         for (int32_t i = 0; i < s->agent_count; ++i) {
             c.fallback += s->diag[i].fallback;
             c.cut += s->diag[i].neighbors_cut;
             c.blocked += s->diag[i].blocked;
             c.locked += s->diag[i].locked;
+            c.headway += s->diag[i].headway_planes;
+            c.counter += s->diag[i].counter_mode;
         }
         s->diag_counts = c;
     }
@@ -1123,13 +1128,19 @@ orca_status orca_sim_agent_constraints(const orca_sim *s, orca_agent_id id, doub
     if (st != ORCA_OK) {
         return st;
     }
+    if (s->ped_on && (st = orca_ped_prepare((orca_sim *)s)) != ORCA_OK) {
+        return st;
+    }
     worker *w = &s->workers[0];
     int hard = 0, nb, na, within, n = 0;
     orca_halfplane *list = w->planes;
+    ped_result ped;
     if (!ext_path(s)) {
         n = build_constraints(s, w, s->rank[i], dt, &hard, 0);
     } else if (!(s->ext && s->ext[i].locked)) { /* a locked agent has none: it is not solved */
-        n = ext_build_constraints(s, w, s->rank[i], dt, &hard, &nb, &na, &within, &list);
+        /* the stored preferred velocity: the one a step without a rule solves with */
+        n = ext_build_constraints(s, w, s->rank[i], dt, s->pref[i], &hard, &nb, &na, &within,
+                                  &ped, &list);
     }
     for (int k = 0; k < n && k < capacity; ++k) {
         planes[k] = list[k];

@@ -68,11 +68,12 @@ export type NavResult = 'ok' | 'no_path' | 'start_blocked' | 'goal_blocked';
 export interface PathResult { result: NavResult; length: number | null; goalIndex: number | null; corners: Corner[] }
 export interface Diagnostics {
   fallback: Int32Array; failedConstraint: Int32Array; neighborCount: Int32Array; candidates: Int32Array;
-  neighborsCut: Int32Array; blocked: Int32Array; locked: Int32Array;
+  neighborsCut: Int32Array; blocked: Int32Array; locked: Int32Array; headwayPlanes: Int32Array;
+  counterMode: Int32Array;
 }
 export interface AgentDiagnostics {
   fallback: number; failedConstraint: number; neighborCount: number; candidates: number;
-  neighborsCut: number; blocked: number; locked: number;
+  neighborsCut: number; blocked: number; locked: number; headwayPlanes: number; counterMode: number;
 }
 export interface DensitySpeed { radius: number; gamma: number; maxDensity: number }
 
@@ -143,7 +144,10 @@ export declare class Sim {
   readonly densitySpeed: DensitySpeed | null;
   diagnostics(): Diagnostics;
   agentDiagnostics(id: Handle): AgentDiagnostics;
-  stepDiagnostics(): { agents: number; fallback: number; cut: number; blocked: number; locked: number };
+  stepDiagnostics(): {
+    agents: number; fallback: number; cut: number; blocked: number; locked: number; headway: number;
+    counter: number;
+  };
   navPath(radius: number, start: Vec2, goals: Vec2[]): PathResult;
   vectorKernels: boolean;
   save(): Uint8Array;

@@ -98,7 +98,9 @@ const AVOIDANCE_FIELDS = ['priority', 'layers', 'mask', 'locked'];
 const DENSITY_FIELDS = ['radius', 'gamma', 'maxDensity'];
 const DIAGNOSTIC_FIELDS = [
   'fallback', 'failedConstraint', 'neighborCount', 'candidates', 'neighborsCut', 'blocked', 'locked',
+  'headwayPlanes', 'counterMode',
 ];
+const DIAG_WORDS = DIAGNOSTIC_FIELDS.length; // orca_agent_diagnostics: this many i32
 
 // The smallest module that uses a SIMD128 instruction (i32.const 0; i8x16.splat): valid
 // exactly where the engine has fixed-width SIMD.
@@ -956,17 +958,19 @@ export class Sim {
   }
   /** Every agent's diagnostics of the last step with diagnostics on, in index order (one
    * orca_sim_diagnostics): { fallback, failedConstraint, neighborCount, candidates,
-   * neighborsCut, blocked, locked }, each a new Int32Array of agentCount entries. */
+   * neighborsCut, blocked, locked, headwayPlanes, counterMode }, each a new Int32Array of
+   * agentCount entries. */
   diagnostics() {
     const n = this.#c.x.ow_sim_agent_count(simLive(this.#s));
-    const buf = this.#c.alloc(28 * n + 8, `the diagnostics of ${n} agents`);
+    const bytes = 4 * DIAG_WORDS * n;
+    const buf = this.#c.alloc(bytes + 8, `the diagnostics of ${n} agents`);
     try {
-      simCheck(this.#s, this.#c.x.ow_sim_diagnostics(this.#s.ptr, buf, n, buf + 28 * n));
-      const table = new Int32Array(this.#c.memory.buffer, buf, 7 * n);
+      simCheck(this.#s, this.#c.x.ow_sim_diagnostics(this.#s.ptr, buf, n, buf + bytes));
+      const table = new Int32Array(this.#c.memory.buffer, buf, DIAG_WORDS * n);
       const out = {};
       DIAGNOSTIC_FIELDS.forEach((k, j) => {
         const col = new Int32Array(n);
-        for (let i = 0; i < n; ++i) col[i] = table[7 * i + j];
+        for (let i = 0; i < n; ++i) col[i] = table[DIAG_WORDS * i + j];
         out[k] = col;
       });
       return out;
@@ -977,14 +981,16 @@ export class Sim {
   /** One agent's diagnostics of the last step with diagnostics on (the fields of diagnostics()). */
   agentDiagnostics(id) {
     simCheck(this.#s, this.#c.x.ow_agent_get_diagnostics(simLive(this.#s), ...handleWords(id, 'agent'), this.#c.scratch));
-    const w = new Int32Array(this.#c.memory.buffer, this.#c.scratch, 7);
+    const w = new Int32Array(this.#c.memory.buffer, this.#c.scratch, DIAG_WORDS);
     return Object.fromEntries(DIAGNOSTIC_FIELDS.map((k, j) => [k, w[j]]));
   }
-  /** The counts of the last step with diagnostics on: { agents, fallback, cut, blocked, locked }. */
+  /** The counts of the last step with diagnostics on: { agents, fallback, cut, blocked, locked,
+   * headway, counter } (headway half-planes and agents in counter mode: docs/pedestrians.md). */
   stepDiagnostics() {
     simCheck(this.#s, this.#c.x.ow_sim_step_diagnostics(simLive(this.#s), this.#c.scratch));
-    const w = new Int32Array(this.#c.memory.buffer, this.#c.scratch, 5);
-    return { agents: w[0], fallback: w[1], cut: w[2], blocked: w[3], locked: w[4] };
+    const w = new Int32Array(this.#c.memory.buffer, this.#c.scratch, 7);
+    return { agents: w[0], fallback: w[1], cut: w[2], blocked: w[3], locked: w[4], headway: w[5],
+      counter: w[6] };
   }
 
   /** One path query over this simulation's walls (Nav.path; a Nav from orca.createNav(sim)

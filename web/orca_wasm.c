@@ -423,7 +423,7 @@ int OW_EXPORT(ow_sim_get_density_speed)(const orca_sim *s, double *w)
     w[2] = p.max_density;
     return on;
 }
-/* One agent's diagnostics as seven i32 (the struct's fields in order) into w. */
+/* One agent's diagnostics as nine i32 (the struct's fields in order) into w. */
 int OW_EXPORT(ow_agent_get_diagnostics)(const orca_sim *s, uint32_t slot, uint32_t generation,
                                         uint32_t sim, int32_t *w)
 {
@@ -437,19 +437,21 @@ int OW_EXPORT(ow_agent_get_diagnostics)(const orca_sim *s, uint32_t slot, uint32
         w[4] = d.neighbors_cut;
         w[5] = d.blocked;
         w[6] = d.locked;
+        w[7] = d.headway_planes;
+        w[8] = d.counter_mode;
     }
     return st;
 }
 /* Every agent's diagnostics in index order (orca_sim_diagnostics): out holds capacity entries
- * of seven i32 each (orca_agent_diagnostics is seven ints, no padding). */
+ * of nine i32 each (orca_agent_diagnostics is nine ints, no padding). */
 int OW_EXPORT(ow_sim_diagnostics)(const orca_sim *s, orca_agent_diagnostics *out, int capacity,
                                   int *count)
 {
-    _Static_assert(sizeof(orca_agent_diagnostics) == 7 * sizeof(int32_t),
-                   "orca_agent_diagnostics is seven ints");
+    _Static_assert(sizeof(orca_agent_diagnostics) == 9 * sizeof(int32_t),
+                   "orca_agent_diagnostics is nine ints");
     return orca_sim_diagnostics(s, out, capacity, count);
 }
-/* The counts agents, fallback, cut, blocked, locked as five i32 into w. */
+/* The counts agents, fallback, cut, blocked, locked, headway, counter as seven i32 into w. */
 int OW_EXPORT(ow_sim_step_diagnostics)(const orca_sim *s, int32_t *w)
 {
     orca_step_diagnostics c;
@@ -460,6 +462,8 @@ int OW_EXPORT(ow_sim_step_diagnostics)(const orca_sim *s, int32_t *w)
         w[2] = c.cut;
         w[3] = c.blocked;
         w[4] = c.locked;
+        w[5] = c.headway;
+        w[6] = c.counter;
     }
     return st;
 }

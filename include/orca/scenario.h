@@ -193,6 +193,33 @@ ORCA_API orca_status orca_scenario_agent_nav(const orca_scenario *sc, int index,
 /** Agents whose last plan found no path (navigation on), for the current state. */
 ORCA_API int orca_scenario_nav_unreachable(const orca_scenario *sc);
 
+/* --- the pedestrian preset (docs/pedestrians.md, "The preset") ------------------------- */
+
+/** The preset's step length when a scene gives none (s). */
+#define ORCA_PEDESTRIAN_DT 0.05
+/** The preset's agent: radius 0.18 m, max_speed 2 m/s, neighbor_dist 2 m, max_neighbors 32,
+ * time_horizon 2 s, obstacle_time_horizon 0.5 s; position and velocities zero. Every front end
+ * starts a pedestrian scene's agents from it (as from orca_agent_def_default otherwise). */
+ORCA_API orca_agent_def orca_pedestrian_agent_def(void);
+/** The preset's free (preferred) walking speed of the agent with key `key` (its creation
+ * ordinal in the scenario) in a scenario of seed `seed`: Weidmann's N(1.34, 0.26) m/s,
+ * drawn as an Irwin-Hall sum of four uniforms (no libm: docs/pedestrians.md gives every
+ * operation) and clamped to [0.7, 2.0] m/s. */
+ORCA_API double orca_pedestrian_free_speed(uint64_t seed, uint64_t key);
+/** The preset's agent and free speed for the agent orca_scenario_add_agent adds next (key:
+ * the scenario's count of agents added so far): *def = orca_pedestrian_agent_def() and
+ * *free_speed = orca_pedestrian_free_speed(seed, key) (either pointer may be NULL). */
+ORCA_API orca_status orca_scenario_pedestrian_agent(const orca_scenario *sc, orca_agent_def *def,
+                                                    double *free_speed);
+/** Turns the pedestrian model of the scenario's simulation on with *params
+ * (orca_sim_set_pedestrian: the same checks and refusals; NULL turns it off) and gives every
+ * agent with an ORCA_GOAL_SET goal and no stream (-1) its goal set's index as stream. While
+ * the model is on, orca_scenario_add_agent gives each agent it adds with an ORCA_GOAL_SET goal
+ * its set's index as stream too (orca_agent_set_stream changes it afterwards); point,
+ * velocity and no goals keep -1. A goal changed later keeps the stream. */
+ORCA_API orca_status orca_scenario_set_pedestrian(orca_scenario *sc,
+                                                  const orca_pedestrian *params);
+
 /** Sets every agent's preferred velocity by the rule (for the current step count), steps the
  * simulation by dt, then updates the arrival record and the deepest overlaps. */
 ORCA_API orca_status orca_scenario_step(orca_scenario *sc);

@@ -434,6 +434,52 @@ ORCA_API orca_status orca_sim_set_density_speed(orca_sim *sim, const orca_densit
  * when on, the defaults when off. */
 ORCA_API int orca_sim_get_density_speed(const orca_sim *sim, orca_density_speed *out);
 
+/* --- pedestrian model (docs/pedestrians.md) ---------------------------------------------- */
+/* Off by default: then the step is the algorithm's, bit for bit. When on, each solved agent i
+ * keeps a time gap behind the agents ahead of it: for each neighbour j ahead along i's
+ * preferred velocity P (and not a walker coming towards i that i passes first), within reach,
+ * the soft half-plane Dot(v, n) <= (|d| - (r_i + r_j + buffer)) / time_gap, n = d / |d|, goes
+ * after the agent half-planes (at most max_planes of them, in the list's order), and the
+ * agent's ORCA time horizon is min(time_horizon, time_gap). An agent of stream g >= 0 with a
+ * neighbour of another stream h >= 0 within counter_reach whose stored preferred velocity
+ * opposes P (Dot < 0) is in counter mode: no headway half-planes, its full time horizon. The
+ * neighbours' preferred velocities are the stored ones at the start of the step (the same
+ * bits for any worker count, with a step rule or without). Refused together with the
+ * density-dependent speed (both set the walking speed). */
+/** time_gap in [2^-30, 2^30] s; buffer in [0, 2^21] m; counter_reach in [0, 2^23] m;
+ * max_planes in [1, ORCA_MAX_NEIGHBORS_LIMIT]. */
+#define ORCA_PED_TIME_GAP_MIN 9.31322574615478515625e-10
+#define ORCA_PED_TIME_GAP_MAX 1073741824.0
+#define ORCA_PED_BUFFER_MAX 2097152.0
+#define ORCA_PED_COUNTER_REACH_MAX 8388608.0
+typedef struct orca_pedestrian {
+    double time_gap;      /**< s: T, the headway kept to the agent ahead (default 0.5) */
+    double buffer;        /**< m: b, added to the two radii in the headway (default 0.02) */
+    double counter_reach; /**< m: Dc, how near an opposing stream puts an agent in counter
+                               mode (default 2) */
+    int max_planes;       /**< the most headway half-planes an agent gets (default 4) */
+} orca_pedestrian;
+/** The defaults as an initializer: time_gap 0.5 s, buffer 0.02 m, counter_reach 2 m,
+ * max_planes 4. */
+#define ORCA_PEDESTRIAN_DEFAULT {0.5, 0.02, 2.0, 4}
+/** The same as a function. */
+ORCA_API orca_pedestrian orca_pedestrian_default(void);
+/** Turns the pedestrian model on with the parameters *params (checked first: on a refusal
+ * nothing changes and the message names the value; refused while the density-dependent speed
+ * is on), or off with params NULL (off at creation). Part of the state: the hash and snapshots
+ * carry the parameters when on. orca_sim_set_density_speed refuses to turn the density speed
+ * on while this is on. */
+ORCA_API orca_status orca_sim_set_pedestrian(orca_sim *sim, const orca_pedestrian *params);
+/** 1 when on, 0 when off (also for sim == NULL). out (may be NULL) receives the parameters
+ * when on, the defaults when off. */
+ORCA_API int orca_sim_get_pedestrian(const orca_sim *sim, orca_pedestrian *out);
+/** An agent's stream (the pedestrian model's counter mode): -1 (none, the default: never
+ * opposes anybody) or a number >= 0 (streams with different numbers oppose each other when
+ * they walk against each other). Part of the state: the hash and snapshots carry every
+ * agent's stream while some agent has one >= 0. Values below -1 are refused. */
+ORCA_API orca_status orca_agent_set_stream(orca_sim *sim, orca_agent_id id, int32_t stream);
+ORCA_API orca_status orca_agent_get_stream(const orca_sim *sim, orca_agent_id id, int32_t *out);
+
 /* --- per-agent diagnostics (docs/extensions.md, "Diagnostics") --------------------------- */
 
 /** What the last step did for one agent (when diagnostics are on). */
@@ -446,6 +492,9 @@ typedef struct orca_agent_diagnostics {
     int blocked;           /**< 1: preferred velocity p != 0 and new velocity v with
                                 100 * v.v <= p.p (at most a tenth of the wanted speed) */
     int locked;            /**< 1: the agent was locked (no solve; the fields above are 0) */
+    int headway_planes;    /**< the pedestrian model's headway half-planes it got
+                                (docs/pedestrians.md; 0 with the model off) */
+    int counter_mode;      /**< 1: the pedestrian model put it in counter mode */
 } orca_agent_diagnostics;
 
 /** Counts over all agents of the last step with diagnostics on. */
@@ -455,6 +504,8 @@ typedef struct orca_step_diagnostics {
     int cut;       /**< agents whose neighbour list was cut at max_neighbors */
     int blocked;   /**< agents blocked */
     int locked;    /**< locked agents */
+    int headway;   /**< the pedestrian model's headway half-planes, summed over the agents */
+    int counter;   /**< agents the pedestrian model put in counter mode */
 } orca_step_diagnostics;
 
 /** Turns per-agent diagnostics on or off (off at creation; not part of the state: snapshots

@@ -27,11 +27,12 @@ from ._core import (ArgumentError, Error, ForeignHandleError, FormatError, Limit
 __all__ = [
     "AGENT_DEFAULTS", "Agent", "AgentDiagnostics", "ArgumentError", "Avoidance", "Boundary",
     "Error", "Exited", "ForeignHandleError", "FormatError", "GOAL_DEFAULTS", "LimitError",
-    "NavPath", "NavStats", "Navigator", "OutOfMemoryError", "SCENES", "Scenario", "Segment",
-    "Simulator",
+    "NavPath", "NavStats", "Navigator", "OutOfMemoryError", "PEDESTRIAN_AGENT",
+    "PEDESTRIAN_DEFAULTS", "PEDESTRIAN_DT", "SCENES", "Scenario", "Segment", "Simulator",
     "StaleHandleError", "StepDiagnostics", "constraint_agent",
     "constraint_boundary", "constraint_segment", "halfplane_signed_distance",
-    "kernels_available", "lp_fallback", "lp_solve", "nav_path", "read_scene",
+    "kernels_available", "lp_fallback", "lp_solve", "nav_path", "pedestrian_free_speed",
+    "read_scene",
     "segment_distance_squared",
     "sincos_turns",
     "solve", "vo_overlap", "vo_support", "library_version", "bits_version", "__version__",
@@ -74,6 +75,41 @@ AGENT_DEFAULTS = _types.MappingProxyType(_core.agent_def_default())
 #: is given. Read-only.
 GOAL_DEFAULTS = _types.MappingProxyType(_core.goal_default())
 _AD = AGENT_DEFAULTS
+
+# --- the pedestrian model and preset (docs/pedestrians.md) ---------------------------------
+
+#: The pedestrian model's default parameters (orca_pedestrian_default): time_gap 0.5 s,
+#: buffer 0.02 m, counter_reach 2 m, max_planes 4. Read-only.
+PEDESTRIAN_DEFAULTS = _types.MappingProxyType(_core.pedestrian_default())
+#: The pedestrian preset's agent (orca_pedestrian_agent_def): the defaults a Scenario's
+#: add_agent uses while the pedestrian model is on. Read-only.
+PEDESTRIAN_AGENT = _types.MappingProxyType(_core.pedestrian_agent())
+#: The preset's step (s) when a scenario gives none (ORCA_PEDESTRIAN_DT).
+PEDESTRIAN_DT = _core.PEDESTRIAN_DT
+
+
+def pedestrian_free_speed(seed, key):
+    """The pedestrian preset's free walking speed (m/s) of the agent with key `key` (its
+    creation ordinal in the scenario) in a scenario of seed `seed`: Weidmann's N(1.34, 0.26)
+    drawn without libm and clamped to [0.7, 2.0] (orca_pedestrian_free_speed)."""
+    return _core.pedestrian_free_speed(seed, key)
+
+
+def _checked_stream(stream):
+    """None, or the stream after the library's check (before anything is added)."""
+    return None if stream is None else _core.check_stream(stream)
+
+
+def _apply_stream(sim, handles, stream):
+    """Gives the agents just added the checked stream; if the library still refuses (out of
+    memory only), they are removed again and the error raised."""
+    try:
+        for h in handles:
+            _core.Sim.agent_set_stream(sim, h, stream)
+    except BaseException:
+        for h in reversed(handles):
+            _core.Sim.remove_agent(sim, h)
+        raise
 
 _np = None
 _np_lock = _threading.Lock()
@@ -121,9 +157,11 @@ _AGENT_FIELDS = ("position", "velocity", "preferred_velocity", "radius", "max_sp
 Avoidance = _namedtuple("Avoidance", "priority layers mask locked")
 #: What the last step with diagnostics on did for one agent (orca_agent_diagnostics).
 AgentDiagnostics = _namedtuple("AgentDiagnostics", "fallback failed_constraint neighbor_count "
-                               "candidates neighbors_cut blocked locked")
+                               "candidates neighbors_cut blocked locked headway_planes "
+                               "counter_mode")
 #: Counts over all agents of the last step with diagnostics on (orca_step_diagnostics).
-StepDiagnostics = _namedtuple("StepDiagnostics", "agents fallback cut blocked locked")
+StepDiagnostics = _namedtuple("StepDiagnostics", "agents fallback cut blocked locked headway "
+                              "counter")
 
 _AVOIDANCE_KEYS = ("priority", "layers", "mask", "locked")
 
@@ -350,6 +388,17 @@ class Agent(_Handle):
     def locked(self, value):
         _core.Sim.set_locked(self._sim, self._h, value)
 
+    @property
+    def stream(self):
+        """The agent's stream (the pedestrian model's counter mode, docs/pedestrians.md): -1
+        (none, the default) or a number >= 0; agents of different streams walking against
+        each other keep their full time horizon and no headway."""
+        return _core.Sim.agent_stream(self._sim, self._h)
+
+    @stream.setter
+    def stream(self, value):
+        _core.Sim.agent_set_stream(self._sim, self._h, value)
+
     def diagnostics(self):
         """AgentDiagnostics of the last step with diagnostics on (all 0, failed_constraint
         -1, before one or for an agent added since)."""
@@ -444,22 +493,26 @@ class Simulator(_core.Sim):
                   max_neighbors=_AD["max_neighbors"], time_horizon=_AD["time_horizon"],
                   obstacle_time_horizon=_AD["obstacle_time_horizon"],
                   preferred_velocity=_AD["preferred_velocity"], priority=None,
-                  layers=None, mask=None, locked=None):
+                  layers=None, mask=None, locked=None, stream=None):
         """Adds an agent after all others and returns its Agent handle.
 
         position, velocity and preferred_velocity are (x, y) pairs (tuples, lists, NumPy
         arrays); the defaults are the library's (orca_agent_def_default, read from it:
         orca.AGENT_DEFAULTS, the table of docs/scenarios.md, "Defaults"). priority, layers,
         mask and locked (None: the defaults 1, 1, 0xFFFFFFFF, False) are the avoidance
-        settings of docs/extensions.md. A value out of its range raises orca.ArgumentError (a
+        settings of docs/extensions.md; stream (None: -1, none) the pedestrian model's
+        (docs/pedestrians.md). A value out of its range raises orca.ArgumentError (a
         ValueError) naming it; nothing is added.
         """
         av = _checked_avoidance(priority, layers, mask, locked)
+        g = _checked_stream(stream)
         h = _core.Sim.add_agent(
             self, position, velocity, radius, max_speed, neighbor_dist, max_neighbors,
             time_horizon, obstacle_time_horizon, preferred_velocity)
         if av is not None:
             _apply_avoidance(self, [h], av)
+        if g is not None:
+            _apply_stream(self, [h], g)
         return Agent(self, h)
 
     def add_agents(self, positions, **params):
@@ -467,14 +520,18 @@ class Simulator(_core.Sim):
         pairs), all with the parameters given (names and defaults as add_agent), in row
         order; returns their handles. Every agent is checked before any is added: on a
         refusal the simulation is unchanged and the message names the row. priority, layers,
-        mask and locked, when given, are the same for every agent (as the other params).
+        mask, locked and stream, when given, are the same for every agent (as the other
+        params).
         More rows than the 2^30 agents a simulation holds (with those it has) raise
         orca.LimitError, and rows whose memory need exceeds the machine's
         orca.OutOfMemoryError, both before anything is read or allocated."""
         av = _pop_avoidance(params)
+        g = _checked_stream(params.pop("stream", None))
         handles = _core.Sim.add_agents(self, positions, **params)
         if av is not None:
             _apply_avoidance(self, handles, av)
+        if g is not None:
+            _apply_stream(self, handles, g)
         return [Agent(self, h) for h in handles]
 
     def remove_agent(self, agent):
@@ -691,6 +748,10 @@ class Simulator(_core.Sim):
     # `set_density_speed(radius=None, gamma=None, max_density=None)` turns it on (None keeps
     # the value in use, the default when off), `clear_density_speed()` turns it off, and the
     # read-only `density_speed` is {'radius', 'gamma', 'max_density'} or None.
+    # The pedestrian model (docs/pedestrians.md; part of the state) likewise:
+    # `set_pedestrian(time_gap=None, buffer=None, counter_reach=None, max_planes=None)`,
+    # `clear_pedestrian()` and the read-only `pedestrian` ({'time_gap', 'buffer',
+    # 'counter_reach', 'max_planes'} or None); each agent's stream is Agent.stream.
 
     def avoidance(self, agent):
         """The agent's Avoidance(priority, layers, mask, locked)."""
@@ -724,14 +785,16 @@ class Simulator(_core.Sim):
         """Every agent's diagnostics of the last step with diagnostics on, in index order
         (one orca_sim_diagnostics): a dict of new (n,) int32 NumPy arrays keyed by the
         AgentDiagnostics field names (fallback, failed_constraint, neighbor_count,
-        candidates, neighbors_cut, blocked, locked)."""
+        candidates, neighbors_cut, blocked, locked, headway_planes, counter_mode)."""
         np = _numpy()
-        table = np.frombuffer(_core.Sim.read_diagnostics(self), dtype=np.int32).reshape(-1, 7)
+        fields = len(AgentDiagnostics._fields)
+        table = np.frombuffer(_core.Sim.read_diagnostics(self),
+                              dtype=np.int32).reshape(-1, fields)
         return {name: table[:, k].copy() for k, name in enumerate(AgentDiagnostics._fields)}
 
     def step_diagnostics(self):
-        """StepDiagnostics(agents, fallback, cut, blocked, locked): the counts of the last
-        step with diagnostics on (all 0 before one)."""
+        """StepDiagnostics(agents, fallback, cut, blocked, locked, headway, counter): the
+        counts of the last step with diagnostics on (all 0 before one)."""
         return StepDiagnostics(*_core.Sim.step_diagnostics(self))
 
     def copy(self):
@@ -765,10 +828,12 @@ class Scenario(_core.Scenario):
     the scene's default size, and the scene may round it). Scenario(dt=0.25, seed=1): an
     empty scenario to fill with add_agent. step() sets every scenario agent's preferred
     velocity by the rule and steps the simulation: the same bits as `orca run`.
+    pedestrian=True turns the pedestrian preset on (set_pedestrian(); docs/pedestrians.md),
+    and an empty scenario then needs no dt (the preset's PEDESTRIAN_DT, 0.05 s).
     """
 
-    def __init__(self, scene=None, agents=0, seed=1, workers=1, dt=None):
-        super().__init__(scene, agents, seed, workers, dt)
+    def __init__(self, scene=None, agents=0, seed=1, workers=1, dt=None, pedestrian=False):
+        super().__init__(scene, agents, seed, workers, dt, pedestrian)
 
     @property
     def simulation(self):
@@ -794,15 +859,31 @@ class Scenario(_core.Scenario):
         add_goal_set: by path length with navigation on, else by straight distance); by
         default 'set' when goal_set is given, 'point' when a target is, else 'none'. fields:
         as Simulator.add_agent (the avoidance settings priority, layers, mask and locked
-        included; their defaults are the library's).
+        and the stream included; their defaults are the library's). While the pedestrian
+        model is on (set_pedestrian) the agent parameters not given are the preset's
+        (PEDESTRIAN_AGENT), a point or set goal's preferred_speed not given is the preset's
+        free speed drawn for this agent (pedestrian_free_speed(seed, key)), and a set goal's
+        agent gets the set's index as stream unless stream is given.
         """
         av = _pop_avoidance(fields)
+        g = _checked_stream(fields.pop("stream", None))
         h = _core.Scenario.add_agent(self, position, goal, target, preferred_speed,
                                      goal_set=goal_set, **fields)
         sim = self.simulation
         if av is not None:
             _core.Sim.agent_set_avoidance(sim, h, *av)  # checked above (only memory could refuse it)
+        if g is not None:
+            _core.Sim.agent_set_stream(sim, h, g)  # checked above (only memory could refuse it)
         return Agent(sim, h)
+
+    @property
+    def pedestrian(self):
+        """The pedestrian model's parameters when on (a dict: Simulator.pedestrian), else
+        None. set_pedestrian(time_gap=None, buffer=None, counter_reach=None, max_planes=None)
+        turns the preset on (orca_scenario_set_pedestrian: the model, the goal-set agents'
+        streams, and the preset's defaults for agents added afterwards); clear_pedestrian()
+        turns the model off."""
+        return self.simulation.pedestrian
 
     def set_goal(self, index, goal=None, target=None, preferred_speed=None, goal_set=None):
         """Gives the agent at index a new goal (arguments and defaults as add_agent's). With

@@ -35,6 +35,11 @@ WAYPOINTS_MAX: int
 NAV_GOALS_MAX: int
 AGENT_DEFAULTS: Mapping[str, Any]
 GOAL_DEFAULTS: Mapping[str, Any]
+PEDESTRIAN_DEFAULTS: Mapping[str, Any]
+PEDESTRIAN_AGENT: Mapping[str, Any]
+PEDESTRIAN_DT: float
+
+def pedestrian_free_speed(seed: int, key: int) -> float: ...
 
 class Error(Exception):
     status: str
@@ -62,6 +67,8 @@ class AgentDiagnostics(NamedTuple):
     neighbors_cut: int
     blocked: int
     locked: int
+    headway_planes: int
+    counter_mode: int
 
 class StepDiagnostics(NamedTuple):
     agents: int
@@ -69,6 +76,8 @@ class StepDiagnostics(NamedTuple):
     cut: int
     blocked: int
     locked: int
+    headway: int
+    counter: int
 
 class _Handle:
     def __init__(self, sim: Simulator, handle: int) -> None: ...
@@ -109,6 +118,7 @@ class Agent(_Handle):
     layers: int
     mask: int
     locked: bool
+    stream: int
     def diagnostics(self) -> AgentDiagnostics: ...
     def neighbors(self) -> Tuple[List[int], List[int]]: ...
     def constraints(self, dt: _Real) -> Tuple[npt.NDArray[np.float64], int]: ...
@@ -140,6 +150,12 @@ class Simulator:
                           max_density: Optional[float] = ...) -> None: ...
     def clear_density_speed(self) -> None: ...
     @property
+    def pedestrian(self) -> Optional[Dict[str, Any]]: ...
+    def set_pedestrian(self, time_gap: Optional[_Real] = ..., buffer: Optional[_Real] = ...,
+                       counter_reach: Optional[_Real] = ...,
+                       max_planes: Optional[int] = ...) -> None: ...
+    def clear_pedestrian(self) -> None: ...
+    @property
     def sim_id(self) -> int: ...
     def __init__(self, workers: int = ...) -> None: ...
     def add_agent(self, position: _Vec2, velocity: _Vec2 = ..., radius: _Real = ...,
@@ -147,13 +163,15 @@ class Simulator:
                   time_horizon: _Real = ..., obstacle_time_horizon: _Real = ...,
                   preferred_velocity: _Vec2 = ..., priority: Optional[_Real] = ...,
                   layers: Optional[int] = ..., mask: Optional[int] = ...,
-                  locked: Optional[Union[bool, int]] = ...) -> Agent: ...
+                  locked: Optional[Union[bool, int]] = ...,
+                  stream: Optional[int] = ...) -> Agent: ...
     def add_agents(self, positions: _Rows, *, velocity: _Vec2 = ..., radius: _Real = ...,
                    max_speed: _Real = ..., neighbor_dist: _Real = ..., max_neighbors: int = ...,
                    time_horizon: _Real = ..., obstacle_time_horizon: _Real = ...,
                    preferred_velocity: _Vec2 = ..., priority: Optional[_Real] = ...,
                    layers: Optional[int] = ..., mask: Optional[int] = ...,
-                   locked: Optional[Union[bool, int]] = ...) -> List[Agent]: ...
+                   locked: Optional[Union[bool, int]] = ...,
+                   stream: Optional[int] = ...) -> List[Agent]: ...
     def remove_agent(self, agent: Agent) -> None: ...
     def remove_agents(self, agents: Sequence[Agent]) -> None: ...
     @property
@@ -220,7 +238,8 @@ class Simulator:
 class Scenario:
     name: str
     def __init__(self, scene: Optional[str] = ..., agents: int = ..., seed: int = ...,
-                 workers: int = ..., dt: Optional[_Real] = ...) -> None: ...
+                 workers: int = ..., dt: Optional[_Real] = ...,
+                 pedestrian: bool = ...) -> None: ...
     @property
     def simulation(self) -> Simulator: ...
     def step(self, steps: int = ...) -> None: ...
@@ -231,6 +250,13 @@ class Scenario:
                  preferred_speed: Optional[_Real] = ...,
                  goal_set: Optional[Union[str, int]] = ...) -> None: ...
     def agent_goal(self, index: int) -> Dict[str, Any]: ...
+    # the pedestrian preset (docs/pedestrians.md)
+    @property
+    def pedestrian(self) -> Optional[Dict[str, Any]]: ...
+    def set_pedestrian(self, time_gap: Optional[_Real] = ..., buffer: Optional[_Real] = ...,
+                       counter_reach: Optional[_Real] = ...,
+                       max_planes: Optional[int] = ...) -> None: ...
+    def clear_pedestrian(self) -> None: ...
     # navigation (docs/navigation.md)
     navigation: bool
     @property

@@ -29,17 +29,41 @@ static PyObject *f_kernels_available(PyObject *self, PyObject *unused)
 
 /* agent_def_default() -> dict: orca_agent_def_default, the add_agent keywords' defaults
  * (docs/scenarios.md, "Defaults"). */
+static PyObject *def_dict(const orca_agent_def *d)
+{
+    return Py_BuildValue("{s(dd)s(dd)s(dd)sdsdsdsisdsd}", "position", d->position.x,
+                         d->position.y, "velocity", d->velocity.x, d->velocity.y,
+                         "preferred_velocity", d->preferred_velocity.x,
+                         d->preferred_velocity.y, "radius", d->radius, "max_speed",
+                         d->max_speed, "neighbor_dist", d->neighbor_dist, "max_neighbors",
+                         d->max_neighbors, "time_horizon", d->time_horizon,
+                         "obstacle_time_horizon", d->obstacle_time_horizon);
+}
+
 static PyObject *f_agent_def_default(PyObject *self, PyObject *unused)
 {
     (void)self;
     (void)unused;
     orca_agent_def d = orca_agent_def_default();
-    return Py_BuildValue("{s(dd)s(dd)s(dd)sdsdsdsisdsd}", "position", d.position.x,
-                         d.position.y, "velocity", d.velocity.x, d.velocity.y,
-                         "preferred_velocity", d.preferred_velocity.x, d.preferred_velocity.y,
-                         "radius", d.radius, "max_speed", d.max_speed, "neighbor_dist",
-                         d.neighbor_dist, "max_neighbors", d.max_neighbors, "time_horizon",
-                         d.time_horizon, "obstacle_time_horizon", d.obstacle_time_horizon);
+    return def_dict(&d);
+}
+
+/* pedestrian_agent() -> dict: orca_pedestrian_agent_def (docs/pedestrians.md, "The
+ * preset"); pedestrian_default() -> dict: orca_pedestrian_default. */
+static PyObject *f_pedestrian_agent(PyObject *self, PyObject *unused)
+{
+    (void)self;
+    (void)unused;
+    orca_agent_def d = orca_pedestrian_agent_def();
+    return def_dict(&d);
+}
+
+static PyObject *f_pedestrian_default(PyObject *self, PyObject *unused)
+{
+    (void)self;
+    (void)unused;
+    orca_pedestrian p = orca_pedestrian_default();
+    return pedestrian_dict(&p);
 }
 
 /* goal_default() -> dict: orca_goal_default (docs/scenarios.md, "Defaults"). */
@@ -88,6 +112,16 @@ static PyMethodDef module_methods[] = {
     {"read_scene", (PyCFunction)(void (*)(void))f_read_scene, METH_VARARGS | METH_KEYWORDS,
      "read_scene(cls, path, workers, dt, seed)\n--\n\nA scene file built as by "
      "`orca run FILE`"},
+    {"pedestrian_agent", f_pedestrian_agent, METH_NOARGS,
+     "pedestrian_agent()\n--\n\nOrca_pedestrian_agent_def() as a dict of the "
+     "add_agent keywords"},
+    {"pedestrian_default", f_pedestrian_default, METH_NOARGS,
+     "pedestrian_default()\n--\n\nOrca_pedestrian_default() as a dict"},
+    {"pedestrian_free_speed", f_pedestrian_free_speed, METH_VARARGS,
+     "pedestrian_free_speed(seed, key, /)\n--\n\nThe pedestrian preset's free speed (m/s) "
+     "of the agent with key `key` in a scenario of seed `seed`."},
+    {"check_stream", f_check_stream, METH_O,
+     "check_stream(stream, /)\n--\n\nThe stream checked by the library"},
     {"goal_default", f_goal_default, METH_NOARGS,
      "goal_default()\n--\n\nOrca_goal_default() as a dict: goal, target, "
      "preferred_speed"},
@@ -185,5 +219,6 @@ PyMODINIT_FUNC PyInit__core(void)
     PyModule_AddIntConstant(m, "NAV_GOALS_MAX", ORCA_NAV_GOALS_MAX);
     PyModule_AddObject(m, "PRIORITY_MIN", PyFloat_FromDouble(ORCA_PRIORITY_MIN));
     PyModule_AddObject(m, "PRIORITY_MAX", PyFloat_FromDouble(ORCA_PRIORITY_MAX));
+    PyModule_AddObject(m, "PEDESTRIAN_DT", PyFloat_FromDouble(ORCA_PEDESTRIAN_DT));
     return m;
 }

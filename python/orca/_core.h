@@ -24,7 +24,8 @@
  *   _sim_agents.c      Sim's agents: adding, removing, reading and changing them, in bulk too
  *   _sim_walls.c       Sim's segments and walkable-area boundary loops
  *   _sim_extensions.c  Sim's spatial queries, avoidance settings, diagnostics, separation
- *                      and density-dependent speed (docs/extensions.md)
+ *                      and density-dependent speed (docs/extensions.md), the pedestrian
+ *                      model and streams (docs/pedestrians.md)
  *   _scenario.c        the Scenario type: life cycle, step, agents and goals, waypoints,
  *                      record, snapshots, and its tables
  *   _scenario_nav.c    Scenario's goal sets, exits and navigation (docs/navigation.md)
@@ -195,6 +196,13 @@ PyObject *Sim_get_separation_active(SimObject *s, void *closure);
 PyObject *Sim_set_density_speed(SimObject *s, PyObject *args, PyObject *kwds);
 PyObject *Sim_clear_density_speed(SimObject *s, PyObject *unused);
 PyObject *Sim_get_density_speed(SimObject *s, void *closure);
+int get_pedestrian(PyObject *const obj[4], orca_pedestrian *p);
+PyObject *pedestrian_dict(const orca_pedestrian *p);
+PyObject *Sim_set_pedestrian(SimObject *s, PyObject *args, PyObject *kwds);
+PyObject *Sim_clear_pedestrian(SimObject *s, PyObject *unused);
+PyObject *Sim_get_pedestrian(SimObject *s, void *closure);
+PyObject *Sim_agent_stream(SimObject *s, PyObject *arg);
+PyObject *Sim_agent_set_stream(SimObject *s, PyObject *args);
 PyObject *Sim_agent_diagnostics(SimObject *s, PyObject *arg);
 PyObject *Sim_read_diagnostics(SimObject *s, PyObject *unused);
 PyObject *Sim_step_diagnostics(SimObject *s, PyObject *unused);
@@ -251,6 +259,8 @@ PyObject *corner_rows(const orca_nav_corner *c, int n);
 /* _sim_agents.c, _sim_extensions.c */
 PyObject *f_check_handle_count(PyObject *self, PyObject *args);
 PyObject *f_check_avoidance(PyObject *self, PyObject *args, PyObject *kwds);
+PyObject *f_check_stream(PyObject *self, PyObject *arg);
+PyObject *f_pedestrian_free_speed(PyObject *self, PyObject *args);
 
 /* _blocks.c */
 PyObject *f_constraint_agent(PyObject *self, PyObject *args, PyObject *kwds);

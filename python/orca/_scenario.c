@@ -36,10 +36,11 @@ static PyObject *Scenario_new(PyTypeObject *type, PyObject *args, PyObject *kwds
  * with scene None an empty scenario with step dt (required) and seed. */
 static int Scenario_init(ScenarioObject *s, PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = {"scene", "agents", "seed", "workers", "dt", NULL};
+    static char *kwlist[] = {"scene", "agents", "seed", "workers", "dt", "pedestrian", NULL};
     PyObject *scene = Py_None, *ao = NULL, *so = NULL, *wo = NULL, *dto = Py_None;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|OOOOO:Scenario", kwlist, &scene, &ao, &so,
-                                     &wo, &dto)) {
+    int pedestrian = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|OOOOOp:Scenario", kwlist, &scene, &ao, &so,
+                                     &wo, &dto, &pedestrian)) {
         return -1;
     }
     if (s->sc) {
@@ -61,12 +62,13 @@ static int Scenario_init(ScenarioObject *s, PyObject *args, PyObject *kwds)
     orca_scenario *sc = NULL;
     orca_status st;
     if (scene == Py_None) {
-        double dt;
-        if (dto == Py_None) {
-            PyErr_SetString(PyExc_TypeError, "Scenario() without a scene needs dt");
+        double dt = ORCA_PEDESTRIAN_DT; /* the preset's, when the scenario gives none */
+        if (dto == Py_None && !pedestrian) {
+            PyErr_SetString(PyExc_TypeError, "Scenario() without a scene needs dt (or "
+                            "pedestrian=True)");
             return -1;
         }
-        if (get_double(dto, "dt", &dt) < 0) {
+        if (dto != Py_None && get_double(dto, "dt", &dt) < 0) {
             return -1;
         }
         st = orca_scenario_create(&def, dt, seed, &sc);
@@ -96,6 +98,15 @@ static int Scenario_init(ScenarioObject *s, PyObject *args, PyObject *kwds)
     if (st != ORCA_OK) {
         raise_status(st, orca_scenario_last_error(NULL));
         return -1;
+    }
+    if (pedestrian) {
+        orca_pedestrian p = orca_pedestrian_default();
+        st = orca_scenario_set_pedestrian(sc, &p);
+        if (st != ORCA_OK) {
+            raise_status(st, orca_scenario_last_error(sc));
+            orca_scenario_destroy(sc);
+            return -1;
+        }
     }
     s->sc = sc;
     return 0;
@@ -253,7 +264,14 @@ static PyObject *Scenario_add_agent(ScenarioObject *s, PyObject *args, PyObject 
         return NULL;
     }
     SC_READY(s);
+    /* the defaults: the pedestrian preset's agent and a drawn free speed while the model is
+     * on (docs/pedestrians.md, "The preset"), else the library's */
     orca_agent_def d = orca_agent_def_default();
+    double free_speed = 0;
+    int preset = orca_sim_get_pedestrian(orca_scenario_sim(s->sc), NULL);
+    if (preset) {
+        orca_scenario_pedestrian_agent(s->sc, &d, &free_speed);
+    }
     orca_goal g;
     PyObject *point = NULL;
     if (!kind || kind == Py_None) {
@@ -269,12 +287,47 @@ static PyObject *Scenario_add_agent(ScenarioObject *s, PyObject *args, PyObject 
     if (bad) {
         return NULL;
     }
+    if (preset && speed == Py_None) {
+        g.preferred_speed = free_speed;
+    }
     orca_agent_id id;
     orca_status st = orca_scenario_add_agent(s->sc, &d, &g, &id);
     if (st != ORCA_OK) {
         return sc_fail(s, st);
     }
     return handle_int(id.slot, id.generation, id.sim);
+}
+
+/* set_pedestrian(time_gap=None, buffer=None, counter_reach=None, max_planes=None): the
+ * pedestrian preset on (orca_scenario_set_pedestrian), each None keeping the value in use
+ * (the default when off); clear_pedestrian() turns the model off. */
+static PyObject *Scenario_set_pedestrian(ScenarioObject *s, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"time_gap", "buffer", "counter_reach", "max_planes", NULL};
+    PyObject *obj[4] = {Py_None, Py_None, Py_None, Py_None};
+    SC_READY(s);
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|OOOO:set_pedestrian", kwlist, &obj[0],
+                                     &obj[1], &obj[2], &obj[3])) {
+        return NULL;
+    }
+    orca_pedestrian p;
+    orca_sim_get_pedestrian(orca_scenario_sim(s->sc), &p);
+    if (get_pedestrian(obj, &p) < 0) {
+        return NULL;
+    }
+    orca_status st = orca_scenario_set_pedestrian(s->sc, &p);
+    if (st != ORCA_OK) {
+        return sc_fail(s, st);
+    }
+    Py_RETURN_NONE;
+}
+
+static PyObject *Scenario_clear_pedestrian(ScenarioObject *s, PyObject *unused)
+{
+    (void)unused;
+    SC_READY(s);
+    orca_scenario_set_pedestrian(s->sc, NULL); /* always accepted */
+    Py_RETURN_NONE;
 }
 
 /* set_goal(index, goal=None, target=None, preferred_speed=None, goal_set=None): the agent's
@@ -525,6 +578,15 @@ static PyMethodDef Scenario_methods[] = {
     {"add_agent", (PyCFunction)(void (*)(void))Scenario_add_agent, METH_VARARGS | METH_KEYWORDS,
      "add_agent($self, position, goal=None, target=None, preferred_speed=None, "
      "goal_set=None, **fields)\n--\n\nReturns handle"},
+    {"set_pedestrian", (PyCFunction)(void (*)(void))Scenario_set_pedestrian,
+     METH_VARARGS | METH_KEYWORDS,
+     "set_pedestrian($self, time_gap=None, buffer=None, counter_reach=None, "
+     "max_planes=None)\n--\n\nTurns the pedestrian preset on (docs/pedestrians.md): the "
+     "model (time_gap in s, buffer in m, counter_reach in m, max_planes a count; None keeps "
+     "the value in use), goal-set agents' streams, and the preset's defaults for agents "
+     "added afterwards."},
+    {"clear_pedestrian", (PyCFunction)Scenario_clear_pedestrian, METH_NOARGS,
+     "clear_pedestrian($self, /)\n--\n\nTurns the pedestrian model off."},
     {"set_goal", (PyCFunction)(void (*)(void))Scenario_set_goal, METH_VARARGS | METH_KEYWORDS,
      "set_goal($self, index, goal=None, target=None, preferred_speed=None, "
      "goal_set=None)\n--\n\nGives the agent at index a new goal (checked as a new "

@@ -381,6 +381,20 @@ static PyMethodDef Sim_methods[] = {
      "max_density 5.4)."},
     {"clear_density_speed", (PyCFunction)Sim_clear_density_speed, METH_NOARGS,
      "clear_density_speed($self, /)\n--\n\nTurns the density-dependent speed off."},
+    {"set_pedestrian", (PyCFunction)(void (*)(void))Sim_set_pedestrian,
+     METH_VARARGS | METH_KEYWORDS,
+     "set_pedestrian($self, time_gap=None, buffer=None, counter_reach=None, "
+     "max_planes=None)\n--\n\nTurns the pedestrian model on (docs/pedestrians.md): "
+     "time_gap in s, buffer in m, counter_reach in m, max_planes a count; None keeps the "
+     "value in use (the default when off: time_gap 0.5 s, buffer 0.02 m, counter_reach 2 m, "
+     "max_planes 4)."},
+    {"clear_pedestrian", (PyCFunction)Sim_clear_pedestrian, METH_NOARGS,
+     "clear_pedestrian($self, /)\n--\n\nTurns the pedestrian model off."},
+    {"agent_stream", (PyCFunction)Sim_agent_stream, METH_O,
+     "agent_stream($self, handle, /)\n--\n\nReturns the agent's stream (-1: none)."},
+    {"agent_set_stream", (PyCFunction)Sim_agent_set_stream, METH_VARARGS,
+     "agent_set_stream($self, handle, stream, /)\n--\n\nSets the agent's stream (-1: none, "
+     "or a number >= 0; docs/pedestrians.md)."},
     /* avoidance extensions and diagnostics (issue 16) */
     {"agent_avoidance", (PyCFunction)Sim_agent_avoidance, METH_O,
      "agent_avoidance($self, handle, /)\n--\n\nReturns the agent's avoidance "
@@ -511,6 +525,10 @@ static PyGetSetDef Sim_getset[] = {
     {"density_speed", (getter)Sim_get_density_speed, NULL,
      "the density-dependent speed's parameters {'radius', 'gamma', 'max_density'} when on, "
      "else None (state; docs/extensions.md, Density-dependent speed)",
+     NULL},
+    {"pedestrian", (getter)Sim_get_pedestrian, NULL,
+     "the pedestrian model's parameters {'time_gap', 'buffer', 'counter_reach', "
+     "'max_planes'} when on, else None (state; docs/pedestrians.md)",
      NULL},
     {"separation_active", (getter)Sim_get_separation_active, NULL,
      "True when the next step separates coincident agents: the option, a boundary loop or "

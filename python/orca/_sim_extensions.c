@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* orca._core.Sim's extensions (docs/extensions.md): spatial queries, the avoidance settings
- * (priority, layers, locked agents), diagnostics, the separation of coincident agents and
- * the density-dependent speed. */
+ * (priority, layers, locked agents), diagnostics, the separation of coincident agents, the
+ * density-dependent speed, and the pedestrian model with the agents' streams
+ * (docs/pedestrians.md). */
 #include "_core.h"
 
 #include <stdlib.h>
@@ -387,14 +388,154 @@ PyObject *Sim_get_density_speed(SimObject *s, void *closure)
                          p.max_density);
 }
 
+/* The pedestrian model (state: docs/pedestrians.md): set_pedestrian(time_gap=None,
+ * buffer=None, counter_reach=None, max_planes=None) turns it on, each None keeping the value
+ * in use (the default when off); clear_pedestrian() turns it off; the property pedestrian is
+ * a dict of the four, or None when off. The library checks the ranges. */
+int get_pedestrian(PyObject *const obj[4], orca_pedestrian *p)
+{
+    static const char *names[4] = {"time_gap", "buffer", "counter_reach", "max_planes"};
+    double *field[3] = {&p->time_gap, &p->buffer, &p->counter_reach};
+    for (int k = 0; k < 3; ++k) {
+        if (obj[k] != Py_None && get_double(obj[k], names[k], field[k]) < 0) {
+            return -1;
+        }
+    }
+    if (obj[3] != Py_None && get_int(obj[3], names[3], INT32_MIN, INT32_MAX, &p->max_planes) < 0) {
+        return -1;
+    }
+    return 0;
+}
+
+PyObject *Sim_set_pedestrian(SimObject *s, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"time_gap", "buffer", "counter_reach", "max_planes", NULL};
+    PyObject *obj[4] = {Py_None, Py_None, Py_None, Py_None};
+    SIM_READY(s);
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|OOOO:set_pedestrian", kwlist, &obj[0],
+                                     &obj[1], &obj[2], &obj[3])) {
+        return NULL;
+    }
+    orca_pedestrian p;
+    orca_sim_get_pedestrian(s->sim, &p); /* the defaults when off */
+    if (get_pedestrian(obj, &p) < 0) {
+        return NULL;
+    }
+    orca_status st = orca_sim_set_pedestrian(s->sim, &p);
+    if (st != ORCA_OK) {
+        return sim_fail(s, st);
+    }
+    Py_RETURN_NONE;
+}
+
+PyObject *Sim_clear_pedestrian(SimObject *s, PyObject *unused)
+{
+    (void)unused;
+    SIM_READY(s);
+    orca_sim_set_pedestrian(s->sim, NULL); /* always accepted */
+    Py_RETURN_NONE;
+}
+
+PyObject *pedestrian_dict(const orca_pedestrian *p)
+{
+    return Py_BuildValue("{s:d,s:d,s:d,s:i}", "time_gap", p->time_gap, "buffer", p->buffer,
+                         "counter_reach", p->counter_reach, "max_planes", p->max_planes);
+}
+
+PyObject *Sim_get_pedestrian(SimObject *s, void *closure)
+{
+    (void)closure;
+    SIM_READY(s);
+    orca_pedestrian p;
+    if (!orca_sim_get_pedestrian(s->sim, &p)) {
+        Py_RETURN_NONE;
+    }
+    return pedestrian_dict(&p);
+}
+
+/* agent_stream(handle) -> int: orca_agent_get_stream */
+PyObject *Sim_agent_stream(SimObject *s, PyObject *arg)
+{
+    orca_agent_id id;
+    SIM_READY(s);
+    if (get_handle(arg, &id.slot, &id.generation, &id.sim) < 0) {
+        return NULL;
+    }
+    int32_t g;
+    orca_status st = orca_agent_get_stream(s->sim, id, &g);
+    return st == ORCA_OK ? PyLong_FromLong((long)g) : sim_fail(s, st);
+}
+
+/* agent_set_stream(handle, stream): orca_agent_set_stream */
+PyObject *Sim_agent_set_stream(SimObject *s, PyObject *args)
+{
+    PyObject *h, *go;
+    if (!PyArg_UnpackTuple(args, "agent_set_stream", 2, 2, &h, &go)) {
+        return NULL;
+    }
+    SIM_READY(s);
+    orca_agent_id id;
+    int g;
+    if (get_handle(h, &id.slot, &id.generation, &id.sim) < 0 ||
+        get_int(go, "stream", INT32_MIN, INT32_MAX, &g) < 0) {
+        return NULL;
+    }
+    orca_status st = orca_agent_set_stream(s->sim, id, g);
+    if (st != ORCA_OK) {
+        return sim_fail(s, st);
+    }
+    Py_RETURN_NONE;
+}
+
+/* check_stream(stream) -> int: the stream after the library's check (orca_agent_set_stream on
+ * an agent of a scratch simulation), so that add_agent can refuse it with the library's
+ * message before it adds anything. */
+PyObject *f_check_stream(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    int g;
+    if (get_int(arg, "stream", INT32_MIN, INT32_MAX, &g) < 0) {
+        return NULL;
+    }
+    orca_sim *scratch = NULL;
+    orca_status st = orca_sim_create(NULL, &scratch);
+    if (st != ORCA_OK) {
+        return raise_status(st, orca_sim_last_error(NULL));
+    }
+    orca_agent_def d = orca_agent_def_default();
+    orca_agent_id id;
+    st = orca_sim_add_agent(scratch, &d, &id);
+    if (st == ORCA_OK) {
+        st = orca_agent_set_stream(scratch, id, g);
+    }
+    PyObject *r = st == ORCA_OK ? PyLong_FromLong((long)g)
+                                : raise_status(st, orca_sim_last_error(scratch));
+    orca_sim_destroy(scratch);
+    return r;
+}
+
+/* pedestrian_free_speed(seed, key) -> float: orca_pedestrian_free_speed */
+PyObject *f_pedestrian_free_speed(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *so, *ko;
+    unsigned long long seed, key;
+    if (!PyArg_UnpackTuple(args, "pedestrian_free_speed", 2, 2, &so, &ko) ||
+        get_seed(so, &seed) < 0 || get_seed(ko, &key) < 0) {
+        return NULL;
+    }
+    return PyFloat_FromDouble(orca_pedestrian_free_speed(seed, key));
+}
+
 static PyObject *diag_tuple(const orca_agent_diagnostics *d)
 {
-    return Py_BuildValue("(iiiiiii)", d->fallback, d->failed_constraint, d->neighbor_count,
-                         d->candidates, d->neighbors_cut, d->blocked, d->locked);
+    return Py_BuildValue("(iiiiiiiii)", d->fallback, d->failed_constraint, d->neighbor_count,
+                         d->candidates, d->neighbors_cut, d->blocked, d->locked,
+                         d->headway_planes, d->counter_mode);
 }
 
 /* agent_diagnostics(handle) -> (fallback, failed_constraint, neighbor_count, candidates,
- * neighbors_cut, blocked, locked) */
+ * neighbors_cut, blocked, locked, headway_planes, counter_mode) */
 PyObject *Sim_agent_diagnostics(SimObject *s, PyObject *arg)
 {
     orca_agent_id id;
@@ -407,14 +548,15 @@ PyObject *Sim_agent_diagnostics(SimObject *s, PyObject *arg)
     return st == ORCA_OK ? diag_tuple(&d) : sim_fail(s, st);
 }
 
-/* read_diagnostics() -> bytearray of n * 7 int32 (orca_agent_diagnostics in index order, the
- * fields in the struct's order), one orca_sim_diagnostics */
+/* read_diagnostics() -> bytearray of n * DIAG_FIELDS int32 (orca_agent_diagnostics in index
+ * order, the fields in the struct's order), one orca_sim_diagnostics */
+#define DIAG_FIELDS 9
 PyObject *Sim_read_diagnostics(SimObject *s, PyObject *unused)
 {
     (void)unused;
     SIM_READY(s);
     int n = orca_sim_agent_count(s->sim);
-    PyObject *b = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)n * 7 * 4);
+    PyObject *b = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)n * DIAG_FIELDS * 4);
     if (!b) {
         return NULL;
     }
@@ -432,19 +574,22 @@ PyObject *Sim_read_diagnostics(SimObject *s, PyObject *unused)
     }
     int32_t *w = (int32_t *)(void *)PyByteArray_AS_STRING(b);
     for (int i = 0; i < n; ++i) {
-        w[7 * i + 0] = d[i].fallback;
-        w[7 * i + 1] = d[i].failed_constraint;
-        w[7 * i + 2] = d[i].neighbor_count;
-        w[7 * i + 3] = d[i].candidates;
-        w[7 * i + 4] = d[i].neighbors_cut;
-        w[7 * i + 5] = d[i].blocked;
-        w[7 * i + 6] = d[i].locked;
+        int32_t *row = w + (size_t)DIAG_FIELDS * (size_t)i;
+        row[0] = d[i].fallback;
+        row[1] = d[i].failed_constraint;
+        row[2] = d[i].neighbor_count;
+        row[3] = d[i].candidates;
+        row[4] = d[i].neighbors_cut;
+        row[5] = d[i].blocked;
+        row[6] = d[i].locked;
+        row[7] = d[i].headway_planes;
+        row[8] = d[i].counter_mode;
     }
     free(d);
     return b;
 }
 
-/* step_diagnostics() -> (agents, fallback, cut, blocked, locked) */
+/* step_diagnostics() -> (agents, fallback, cut, blocked, locked, headway, counter) */
 PyObject *Sim_step_diagnostics(SimObject *s, PyObject *unused)
 {
     (void)unused;
@@ -454,5 +599,6 @@ PyObject *Sim_step_diagnostics(SimObject *s, PyObject *unused)
     if (st != ORCA_OK) {
         return sim_fail(s, st);
     }
-    return Py_BuildValue("(iiiii)", c.agents, c.fallback, c.cut, c.blocked, c.locked);
+    return Py_BuildValue("(iiiiiii)", c.agents, c.fallback, c.cut, c.blocked, c.locked,
+                         c.headway, c.counter);
 }

@@ -244,7 +244,7 @@ def test_diagnostics_against_a_scan(workers):
     pv[n - 1] = (1.0, 0.0)
     assert sim.diagnostics is False
     before = sim.step_diagnostics()
-    assert tuple(before) == (0, 0, 0, 0, 0)
+    assert tuple(before) == (0, 0, 0, 0, 0, 0, 0)
     sim.diagnostics = True
     checked = 0
     seen = np.zeros(3, dtype=np.int64)
@@ -273,14 +273,14 @@ def test_diagnostics_against_a_scan(workers):
         c = sim.step_diagnostics()
         assert c == orca.StepDiagnostics(n, int(d["fallback"].sum()),
                                          int(d["neighbors_cut"].sum()), int(d["blocked"].sum()),
-                                         int(d["locked"].sum()))
+                                         int(d["locked"].sum()), 0, 0)
         assert c.fallback == sim.last_fallback_count
         checked += n
         seen += (c.cut, c.blocked, c.locked)
     assert np.all(seen > 0), seen  # every field is exercised
     # an agent added since the last step reads as cleared
     new = sim.add_agent((100, 100))
-    assert new.diagnostics() == orca.AgentDiagnostics(0, -1, 0, 0, 0, 0, 0)
+    assert new.diagnostics() == orca.AgentDiagnostics(0, -1, 0, 0, 0, 0, 0, 0, 0)
     assert sim.diagnostics_arrays()["candidates"].shape == (n + 1,)
 
 

@@ -886,7 +886,8 @@ for (const [label, file] of [['scalar', 'orca.wasm'], ['SIMD128', 'orca-simd.was
     check(seen.cut > 0 && seen.blocked > 0 && seen.locked > 0, `every field exercised: ${JSON.stringify(seen)}`);
     const fresh = sim.addAgent({ position: [100, 100] });
     check(JSON.stringify(sim.agentDiagnostics(fresh)) === JSON.stringify({ fallback: 0, failedConstraint: -1,
-      neighborCount: 0, candidates: 0, neighborsCut: 0, blocked: 0, locked: 0 }), 'an agent added since reads as cleared');
+      neighborCount: 0, candidates: 0, neighborsCut: 0, blocked: 0, locked: 0, headwayPlanes: 0, counterMode: 0 }),
+      'an agent added since reads as cleared');
     check(sim.diagnostics().candidates.length === n + 1, 'bulk length');
     sim.destroy();
     return `${n} agents x 10 steps; agent-steps cut ${seen.cut}, blocked ${seen.blocked}, locked ${seen.locked}`;
