@@ -212,7 +212,7 @@ def fd_run(ctx, filename, density, single):
         areas = [(c - 1, c + 1, -1e9, 1e9)]
     else:
         areas = [(c - o - 1, c - o + 1, 4, 6), (c - 1, c + 1, 4, 6), (c + o - 1, c + o + 1, 4, 6)]
-    run = Run(ctx, filename, density)
+    run = Run(ctx, filename, **opts)
     every = max(1, int(round(0.25 / run.dt)))
     start = int(round(m["start"] / run.dt))
     end = int(round(m["end"] / run.dt))
@@ -245,7 +245,7 @@ def rimea4(ctx, rep):
             rho, vm, run = fd_run(ctx, "rimea04-fd-%s%s.txt" % (rho_s, suffix), density, False)
             h = run.finish()
             log("  rimea4 %s/m^2%s: density %s, speed %s (%.1f s)" % (
-                rho_s, " (density speed)" if density else "",
+                rho_s, "" if label == "plain" else " (%s)" % label,
                 np.round(rho, 2), np.round(vm, 3), time.perf_counter() - t0))
             for k, name in enumerate(("control 1", "main", "control 2")):
                 rows.append({"extension": "density_speed" if density else "plain",
@@ -378,10 +378,10 @@ def rimea6(ctx, rep):
 # RiMEA 9: the room with four, then two exits
 
 
-def evacuate(ctx, filename, cap, sample=None, every_agent=21, seed=None, dt=None):
+def evacuate(ctx, filename, cap, sample=None, every_agent=21, **opts):
     """Runs until the room is empty (or `cap` s): the agents left every second, the positions
-    at `sample` s, and the paths (every 0.2 s) of every `every_agent`-th agent."""
-    run = Run(ctx, filename, seed=seed, dt=dt)
+    at `sample` s, and the paths (every 0.2 s) of every `every_agent`-th agent. opts: Run's."""
+    run = Run(ctx, filename, **opts)
     tr = Tracker(run)
     n0 = tr.n0
     curve = [(0.0, n0)]
@@ -404,32 +404,61 @@ def evacuate(ctx, filename, cap, sample=None, every_agent=21, seed=None, dt=None
     return run, t, curve, snap, [path for path in traj[::every_agent]]
 
 
-def rimea9_pair(ctx, rep, seed=None, dt=None):
-    """Both variants of RiMEA 9 with the file's seed and dt or the given ones: (t4, t2, the
-    runs, their hashes); their queue figures go to the queue table."""
-    r4, t4, c4, _, _ = evacuate(ctx, "rimea09-4exits.txt", 900.0, seed=seed, dt=dt)
+def rimea9_pair(ctx, rep, label="plain", opts=None, seed=None, dt=None):
+    """Both variants of RiMEA 9 in one configuration, with the file's seed and dt or the given
+    ones: (t4, t2, the runs, their hashes); their queue figures go to the queue table."""
+    opts = opts or {}
+    r4, t4, c4, _, _ = evacuate(ctx, "rimea09-4exits.txt", 900.0, seed=seed, dt=dt, **opts)
     h4 = r4.finish()
     r2, t2, c2, snap, paths = evacuate(ctx, "rimea09-2exits.txt", 900.0, sample=30.0, seed=seed,
-                                       dt=dt)
+                                       dt=dt, **opts)
     h2 = r2.finish()
     for r, h, doors in ((r4, h4, 4), (r2, h2, 2)):
-        rep.queue_rows.append(dict(scene="RiMEA 9, %d exits%s%s" % (
-            doors, ", seed %d" % seed if seed is not None else "",
-            ", dt %g s" % dt if dt is not None else ""), extension="plain",
-            **queue_row(r), hash=h, command=r.command()))
+        rep.queue_rows.append(dict(scene="RiMEA 9, %d exits, seed %d, dt %g s" % (
+            doors, r.sc.seed, r.dt), extension=label, **queue_row(r), hash=h,
+            command=r.command()))
     return t4, t2, (r4, c4), (r2, c2, snap, paths), (h4, h2)
 
 
-def rimea9_more(ctx, rep, seed=None, dt=None):
-    """A further pair: (t4, t2, seed, the step)."""
-    t4, t2, (r4, _), _, _ = rimea9_pair(ctx, rep, seed=seed, dt=dt)
-    return t4, t2, seed if seed is not None else r4.sc.seed, r4.dt
-
-
-# RiMEA 9's further runs (the full suite): the seeds of the preferred-velocity perturbation
-# beyond the file's (1), and the file's seed at a step of 0.25 s
+# RiMEA 9's further runs (the full suite), in each configuration but the density-dependent
+# speed: the seeds of the preferred-velocity perturbation beyond the file's (1); and plain
+# ORCA at a step of 0.25 s
 RIMEA9_SEEDS = [2, 3]
 RIMEA9_DT = 0.25
+
+
+def rimea9_more(ctx, rep, label, opts, seed=None, dt=None):
+    """A further pair: (configuration, t4, t2, seed, the step)."""
+    t4, t2, (r4, _), _, _ = rimea9_pair(ctx, rep, label, opts, seed=seed, dt=dt)
+    return label, t4, t2, r4.sc.seed, r4.dt
+
+
+def rimea9_seeds(ctx, rep, first):
+    """RiMEA 9 for several seeds per configuration (first: plain ORCA's pair of the file's
+    seed, already run) and plain ORCA at dt 0.25, against the target."""
+    more = [first]
+    for label, opts in PED_VARIANTS:
+        if label == "density_speed":
+            continue
+        if label != "plain":
+            more.append(rimea9_more(ctx, rep, label, opts))
+        more += [rimea9_more(ctx, rep, label, opts, seed=seed) for seed in RIMEA9_SEEDS]
+        seeds = [m for m in more if m[0] == label]
+        rep.target("RiMEA 9, %s, seeds %s" % (PED_LABEL[label], ", ".join(
+                       str(m[3]) for m in seeds)),
+                   "everyone out, 1.6 <= ratio <= 2.4 for every seed at the scene's dt",
+                   "; ".join("seed %d: %.1f / %.1f s, ratio %.2f" % (s_, b_, a_, b_ / a_)
+                             for _, a_, b_, s_, _ in seeds),
+                   all(np.isfinite(a_) and np.isfinite(b_) and 1.6 <= b_ / a_ <= 2.4
+                       for _, a_, b_, _, _ in seeds), "in the queue table",
+                   "scripts/validate --only rimea9")
+    more.append(rimea9_more(ctx, rep, "plain", {}, dt=RIMEA9_DT))
+    _, a_, b_, _, _ = more[-1]
+    rep.row("RiMEA 9 at dt = %g s, plain ORCA" % RIMEA9_DT,
+            "documented: the ratio at a longer step",
+            "t4 = %.1f s, t2 = %.1f s, ratio %.2f" % (a_, b_, b_ / a_), None,
+            "in the queue table", "scripts/validate --only rimea9")
+    return more
 
 
 def rimea9(ctx, rep):
@@ -439,24 +468,8 @@ def rimea9(ctx, rep):
     rep.row("RiMEA 9: room, 4 then 2 exits", "1.6 <= t(2 exits) / t(4 exits) <= 2.4",
             "t4 = %.1f s, t2 = %.1f s, ratio %.2f" % (t4, t2, ratio), ok,
             "%s, %s" % (h4, h2), "%s; %s" % (r4.command(), r2.command()))
-    more = [(t4, t2, r4.sc.seed, r4.dt)]
-    if not ctx.quick:
-        more += [rimea9_more(ctx, rep, seed=seed) for seed in RIMEA9_SEEDS]
-        more.append(rimea9_more(ctx, rep, dt=RIMEA9_DT))
-        seeds = [m for m in more if m[3] == r4.dt]
-        rep.target("RiMEA 9, plain ORCA, seeds 1 to %d" % len(seeds),
-                   "everyone out, 1.6 <= ratio <= 2.4 for every seed at the scene's dt",
-                   "; ".join("seed %d: %.1f / %.1f s, ratio %.2f" % (s_, b_, a_, b_ / a_)
-                             for a_, b_, s_, _ in seeds),
-                   all(np.isfinite(a_) and np.isfinite(b_) and 1.6 <= b_ / a_ <= 2.4
-                       for a_, b_, _, _ in seeds), "in the queue table",
-                   "scripts/validate --only rimea9")
-        a_, b_ = more[-1][:2]
-        rep.row("RiMEA 9 at dt = %g s, plain ORCA" % RIMEA9_DT,
-                "documented: the ratio at a longer step",
-                "t4 = %.1f s, t2 = %.1f s, ratio %.2f" % (a_, b_, b_ / a_), None,
-                "in the queue table", "scripts/validate --only rimea9")
-    rep.rimea9_runs = more
+    first = ("plain", t4, t2, r4.sc.seed, r4.dt)
+    rep.rimea9_runs = [first] if ctx.quick else rimea9_seeds(ctx, rep, first)
     rows = [{"exits": 4, "time": t, "agents": n} for t, n in c4] + \
         [{"exits": 2, "time": t, "agents": n} for t, n in c2]
     rep.csv("rimea9", rows)
@@ -685,7 +698,7 @@ def bottleneck(ctx, rep):
                          "last": times[-1] if times else float("nan"), "agents": n0,
                          "passed": len(times), "hash": h, "command": run.command()})
             log("  bottleneck %s m%s: %.2f /s, %.2f /(m s)" % (
-                w_s, " (density speed)" if density else "", flow, flow / w))
+                w_s, "" if label == "plain" else " (%s)" % label, flow, flow / w))
     rep.csv("bottleneck", rows)
     plain = [r for r in rows if r["extension"] == "plain"]
     rep.row("Bottleneck width sweep", "documented: flow against width",
@@ -705,9 +718,11 @@ def bottleneck(ctx, rep):
 # that a configuration does not meet is reported "not met" with the measurement; it is not a
 # failure of the suite (the published criteria above are).
 
-# the configurations measured: orca as it is, plain and with the density-dependent speed
-PED_VARIANTS = (("plain", False), ("density_speed", True))
+# the configurations measured, each with the Run options that make it: orca as it is, plain
+# and with the density-dependent speed; their names in the report and the figures' colours
+PED_VARIANTS = (("plain", {}), ("density_speed", {"density": True}))
 PED_LABEL = {"plain": "plain ORCA", "density_speed": "density_speed on"}
+PED_COLOUR = {"plain": "tab:red", "density_speed": "tab:blue"}
 PED_BOTTLENECK_WIDTHS = ["0.9", "1.2", "1.6", "2", "2.5"]
 PED_BOTTLENECK_SEEDS = [1, 2, 3]
 LIDDLE_WIDTHS = ["0.9", "1", "1.1", "1.2", "1.4", "1.6", "1.8", "2", "2.2", "2.5"]
@@ -750,6 +765,12 @@ def bottleneck_experiments():
     return {k: (np.array([w for w, _ in v]), np.array([j for _, j in v])) for k, v in out.items()}
 
 
+def variants(rows):
+    """[(configuration, its rows)] in PED_VARIANTS' order, those with rows."""
+    out = [(label, [r for r in rows if r["extension"] == label]) for label, _ in PED_VARIANTS]
+    return [(label, sel) for label, sel in out if sel]
+
+
 def spread(values, fmt="%.2f"):
     """'a' for one value or equal ones, 'lo–hi' for several."""
     lo, hi = fmt % min(values), fmt % max(values)
@@ -766,10 +787,10 @@ def ped_bottleneck(ctx, rep):
     widths = ["0.9", "2.5"] if ctx.quick else PED_BOTTLENECK_WIDTHS
     seeds = [1] if ctx.quick else PED_BOTTLENECK_SEEDS
     rows = []
-    for label, density in PED_VARIANTS:
+    for label, opts in PED_VARIANTS:
         for seed in seeds:
             for w_s in widths:
-                run = Run(ctx, "bottleneck28-%s-s%d.txt" % (w_s, seed), density)
+                run = Run(ctx, "bottleneck28-%s-s%d.txt" % (w_s, seed), **opts)
                 times = crossings(run, lambda p: p[:, 0] > 1.4, 900.0)
                 h = run.finish()
                 w = float(w_s)
@@ -779,12 +800,11 @@ def ped_bottleneck(ctx, rep):
                                   "agents": run.n0, "last": times[-1] if times else float("nan"),
                                   "hash": h, "command": run.command()}, **queue_row(run)))
                 log("  bottleneck28 %s m, placement %d%s: %.2f /(m s), fallback %.1f%%, "
-                    "overlap %.3f r" % (w_s, seed, " (density speed)" if density else "",
+                    "overlap %.3f r" % (w_s, seed, "" if label == "plain" else " (%s)" % label,
                                         flow / w, 100 * rows[-1]["fallback"],
                                         rows[-1]["overlap"]))
     rep.csv("ped-bottleneck", rows)
-    for label, _ in PED_VARIANTS:
-        sel = [r for r in rows if r["extension"] == label]
+    for label, sel in variants(rows):
         js = np.array([r["specific_flow"] for r in sel])
         in_band = bool(np.all((js >= JS_BAND[0]) & (js <= JS_BAND[1])))
         by = {}
@@ -820,9 +840,9 @@ def liddle(ctx, rep):
     """Liddle et al.'s series: 180 agents, a passage 2 m long, widths 0.9 to 2.5 m."""
     exp = dict(zip(*bottleneck_experiments()["Liddle et al. 2011"]))
     rows = []
-    for label, density in PED_VARIANTS:
+    for label, opts in PED_VARIANTS:
         for w_s in LIDDLE_WIDTHS:
-            run = Run(ctx, "liddle-%s.txt" % w_s, density)
+            run = Run(ctx, "liddle-%s.txt" % w_s, **opts)
             times = crossings(run, lambda p: p[:, 0] > 1.0, 900.0)
             h = run.finish()
             w = float(w_s)
@@ -831,10 +851,9 @@ def liddle(ctx, rep):
                          "experiment_flow": exp[w] * w, "passed": len(times),
                          "agents": run.n0, "hash": h, "command": run.command()})
             log("  liddle %s m%s: %.2f /s (experiment %.2f)" % (
-                w_s, " (density speed)" if density else "", flow, exp[w] * w))
+                w_s, "" if label == "plain" else " (%s)" % label, flow, exp[w] * w))
     rep.csv("liddle", rows)
-    for label, _ in PED_VARIANTS:
-        sel = [r for r in rows if r["extension"] == label]
+    for label, sel in variants(rows):
         off = [r["flow"] / r["experiment_flow"] - 1 for r in sel]
         rep.row("Liddle et al. 2011 bottlenecks, %s" % PED_LABEL[label],
                 "documented: flow against the experiment's, 0.9 to 2.5 m",
@@ -850,9 +869,9 @@ def hermes(ctx, rep):
     exp_js = [r["flow_per_s"] / b for b, r in exp.items()]
     rows = []
     box = (-1.4, 1.4, 0.6, 2.6)
-    for label, density in PED_VARIANTS:
+    for label, opts in PED_VARIANTS:
         for b_s in HERMES_WIDTHS:
-            run = Run(ctx, "hermes-%s.txt" % b_s, density)
+            run = Run(ctx, "hermes-%s.txt" % b_s, **opts)
             times, dens, speed = [], [], []
             while len(run.sim) and run.t < 900.0:
                 run.step()
@@ -882,11 +901,10 @@ def hermes(ctx, rep):
                          "experiment_speed": e["speed_m_s"], "passed": len(times),
                          "agents": n, "hash": h, "command": run.command()})
             log("  hermes %s m%s: %.2f /s (experiment %.2f), in front %.2f /m^2 %.2f m/s" % (
-                b_s, " (density speed)" if density else "", flow, e["flow_per_s"],
+                b_s, "" if label == "plain" else " (%s)" % label, flow, e["flow_per_s"],
                 rows[-1]["density"], rows[-1]["speed"]))
     rep.csv("hermes", rows)
-    for label, _ in PED_VARIANTS:
-        sel = [r for r in rows if r["extension"] == label]
+    for label, sel in variants(rows):
         rep.row("Hermes wide bottlenecks (Liao et al. 2014), %s" % PED_LABEL[label],
                 "documented: flow per metre against the experiment's %.2f to %.2f, 2.4 to "
                 "5 m" % (min(exp_js), max(exp_js)),
@@ -915,11 +933,11 @@ def fd_random(ctx, rep):
     densities = ["2", "4"] if ctx.quick else FDR_DENSITIES
     julich = corridor_data("fd-zhang2011-corridor")
     rows = []
-    for label, density in PED_VARIANTS:
+    for label, opts in PED_VARIANTS:
         for rho_s in densities:
             filename = "fd-random-%s.txt" % rho_s
             m = measure_spec(filename)
-            run = Run(ctx, filename, density)
+            run = Run(ctx, filename, **opts)
             x0, x1 = m["centre"] - m["half"], m["centre"] + m["half"]
             every = max(1, int(round(0.25 / run.dt)))
             run.step(int(round(m["start"] / run.dt)))
@@ -951,12 +969,11 @@ def fd_random(ctx, rep):
                          "julich_speed": jv, "julich_samples": jn, "hash": h,
                          "steps": run.steps, "command": run.command()})
             log("  fd-random %s/m^2%s: %.2f /m^2, %.3f m/s (Weidmann %.3f), strips %.2f / %.2f,"
-                " bulk %.2f" % (rho_s, " (density speed)" if density else "", rho, vm["whole"],
+                " bulk %.2f" % (rho_s, "" if label == "plain" else " (%s)" % label, rho, vm["whole"],
                                 rows[-1]["weidmann"], vm["south strip"], vm["north strip"],
                                 vm["bulk"]))
     rep.csv("fd-random", rows)
-    for label, _ in PED_VARIANTS:
-        sel = [r for r in rows if r["extension"] == label]
+    for label, sel in variants(rows):
         off = [r["speed"] / r["weidmann"] - 1 for r in sel]
         worst = max(off, key=abs)
         rep.target("Fundamental diagram over the whole width, %s" % PED_LABEL[label],
@@ -1003,12 +1020,12 @@ def counterflow(ctx, rep):
     densities = ["2"] if ctx.quick else CF_DENSITIES
     duration = 30.0 if ctx.quick else 120.0
     rows, series = [], {}
-    for label, density in PED_VARIANTS:
+    for label, opts in PED_VARIANTS:
         for rho_s in densities:
             res = {}
             for kind in ("oneway", "mixed"):
                 filename = "counterflow-%s-%s.txt" % (rho_s, kind)
-                run = Run(ctx, filename, density)
+                run = Run(ctx, filename, **opts)
                 sp, lanes = corridor_speed(run, duration, measure_spec(filename)["centre"],
                                            lanes=kind == "mixed")
                 res[kind] = (sp, lanes, run.finish(), run.command())
@@ -1026,15 +1043,14 @@ def counterflow(ctx, rep):
             row["ratio_last20"] = row["mixed_last20"] / row["oneway_last20"]
             rows.append(row)
             log("  counterflow %s/m^2%s: one-way %.2f, mixed %.2f m/s (last 20 s %.2f / %.2f),"
-                " lanes %.2f" % (rho_s, " (density speed)" if density else "",
+                " lanes %.2f" % (rho_s, "" if label == "plain" else " (%s)" % label,
                                  row["oneway_speed"], row["mixed_speed"], row["oneway_last20"],
                                  row["mixed_last20"], row["lane_order_last"]))
     rep.csv("counterflow", rows)
     rep.csv("counterflow-speed", [{"extension": k[0], "density": float(k[1]), "kind": k[2],
                                     "time": t, "speed": v}
                                    for k, sp in series.items() for t, v in sp])
-    for label, _ in PED_VARIANTS:
-        sel = [r for r in rows if r["extension"] == label]
+    for label, sel in variants(rows):
         ok = all(r["ratio"] >= CF_RATIO and r["ratio_last20"] >= CF_RATIO for r in sel)
         rep.target("Counter-flow, 4 m corridor, %s" % PED_LABEL[label],
                    "no jam: mean speed at least 70%% of the one-way speed over %.0f s and "
@@ -1052,10 +1068,10 @@ def counterflow(ctx, rep):
 
 def counterflow_blocks(ctx, rep):
     rows = []
-    for label, density in PED_VARIANTS:
+    for label, opts in PED_VARIANTS:
         res = {}
         for name in ("counterflow-block-oneway", "counterflow-blocks"):
-            run = Run(ctx, name + ".txt", density)
+            run = Run(ctx, name + ".txt", **opts)
             tr = Tracker(run)
             x0 = run.sim.positions[:, 0].copy()
             goal_x = np.array([102.0 if run.sc.agent_goal(i)["goal_set"] == "east" else -2.0
@@ -1083,7 +1099,7 @@ def counterflow_blocks(ctx, rep):
         rows.append(row)
         log("  blocks%s: %d of %d out after 120 s, %d after 600 s (last %.0f s); %.2f m/s "
             "against %.2f" % (
-            " (density speed)" if density else "", row["out_120s"], row["agents"], row["out"],
+            "" if label == "plain" else " (%s)" % label, row["out_120s"], row["agents"], row["out"],
             row["last"], row["speed"], row["oneway_speed"]))
         rep.target("Two blocks of 2 agents/m² walking into each other, %s" % PED_LABEL[label],
                    "all pass; mean speed at least 70% of one block's alone",
@@ -1107,9 +1123,10 @@ def exit_targets(run, exits):
     return out
 
 
-def exit_choice(ctx, rep):
-    """Three exits of unequal catchment, 1,000 agents: changes of exit, last departures."""
-    run = Run(ctx, "exit-choice.txt")
+def exit_choice_run(ctx, label, opts):
+    """The exit-choice scene in one configuration: per exit its agents and last departure,
+    per agent its changes of exit and its exit, and the run's figures."""
+    run = Run(ctx, "exit-choice.txt", **opts)
     exits = [tuple(p) for p in run.sc.goal_set("exits")["points"]]
     tr = Tracker(run)
     n0 = tr.n0
@@ -1117,66 +1134,69 @@ def exit_choice(ctx, rep):
     changes = np.zeros(n0, dtype=int)
     left_by = np.full(n0, -1)
     last_pos = run.sim.positions.copy()
-    curve = [(0.0, n0)]
     while len(run.sim) and run.t < 900.0:
         run.step()
         ids_before = tr.ids
         tr.after_step()
-        gone = np.setdiff1d(ids_before, tr.ids)
-        for i in gone:  # it left by the exit nearest to where it was last seen
+        for i in np.setdiff1d(ids_before, tr.ids):  # it left by the exit nearest to where it
+            # was last seen
             left_by[i] = int(np.argmin([np.hypot(*(last_pos[i] - np.array(e))) for e in exits]))
         last_pos[tr.ids] = run.sim.positions
         if run.steps % 5 == 0 and len(run.sim):
             now = exit_targets(run, exits)
             changes[tr.ids] += (now != current[tr.ids]) & (current[tr.ids] >= 0) & (now >= 0)
             current[tr.ids] = now
-        if run.steps % 20 == 0:
-            curve.append((run.t, len(run.sim)))
     h = run.finish()
     per_exit = []
     for k, e in enumerate(exits):
         sel = left_by == k
-        per_exit.append({"exit": k, "point": e, "agents": int(sel.sum()),
+        per_exit.append({"extension": label, "exit": k, "point": e, "agents": int(sel.sum()),
                          "last": float(tr.left[sel].max()) if sel.any() else float("nan")})
     lasts = [x["last"] for x in per_exit if x["agents"]]
-    row = {"agents": n0, "out": int((~np.isnan(tr.left)).sum()),
+    row = {"extension": label, "agents": n0, "out": int((~np.isnan(tr.left)).sum()),
            "total": run.sc.exited.last_step * run.dt,
            "changed": int((changes > 0).sum()), "over_two": int((changes > EXIT_CHANGES).sum()),
            "most": int(changes.max()), "spread": max(lasts) / min(lasts),
            "hash": h, "command": run.command(), **queue_row(run)}
-    log("  exit choice: %d of %d out by %.1f s; %d changed exit, %d more than twice (most %d);"
-        " last departures %s" % (row["out"], n0, row["total"], row["changed"], row["over_two"],
-                                 row["most"], ", ".join("%.0f s" % x for x in lasts)))
-    rep.target("Exit choice, plain navigation: changes of exit",
-               "no agent changes exit more than twice (1,000 agents, three exits)",
-               "%d of %d changed, %d more than twice, at most %d times" % (
-                   row["changed"], n0, row["over_two"], row["most"]),
-               row["over_two"] == 0, h, run.command())
-    rep.target("Exit choice, plain navigation: balance",
-               "the exits' last departures within 25% of each other",
-               "%s (agents %s); empty after %.1f s" % (
-                   ", ".join("%.1f s" % x["last"] for x in per_exit),
-                   ", ".join(str(x["agents"]) for x in per_exit), row["total"]),
-               row["spread"] <= EXIT_SPREAD, h, run.command())
-    rep.csv("exit-choice", [dict(x, point="%g %g" % x["point"]) for x in per_exit])
-    agents_rows = [{"agent": i, "exit": int(left_by[i]), "changes": int(c), "left": tr.left[i]}
-                   for i, c in enumerate(changes)]
-    rep.csv("exit-choice-agents", agents_rows)
-    rep.figure_exit_choice(per_exit, agents_rows, changes)
-    rep.exit_row, rep.exit_per_exit, rep.exit_curve = row, per_exit, curve
-    rep.exit_changes = changes
-    rep.queue_rows.append(dict(scene="exit choice (floor plan)", extension="plain",
-                               fallback=row["fallback"], overlap=row["overlap"], hash=h,
-                               command=run.command()))
+    agents_rows = [{"extension": label, "agent": i, "exit": int(left_by[i]), "changes": int(c),
+                    "left": tr.left[i]} for i, c in enumerate(changes)]
+    log("  exit choice%s: %d of %d out by %.1f s; %d changed exit, %d more than twice (most "
+        "%d); last departures %s" % ("" if label == "plain" else " (%s)" % label, row["out"],
+                                     n0, row["total"], row["changed"], row["over_two"],
+                                     row["most"], ", ".join("%.0f s" % x for x in lasts)))
+    return row, per_exit, agents_rows, changes
+
+
+def exit_choice(ctx, rep):
+    """Three exits of unequal catchment, 1,000 agents: changes of exit, last departures; in
+    each configuration but the density-dependent speed."""
+    runs = [(label,) + exit_choice_run(ctx, label, opts) for label, opts in PED_VARIANTS
+            if label != "density_speed"]
+    for label, row, per_exit, _, _ in runs:
+        rep.target("Exit choice, %s: changes of exit" % PED_LABEL[label],
+                   "no agent changes exit more than twice (1,000 agents, three exits)",
+                   "%d of %d changed, %d more than twice, at most %d times" % (
+                       row["changed"], row["agents"], row["over_two"], row["most"]),
+                   row["over_two"] == 0, row["hash"], row["command"])
+        rep.target("Exit choice, %s: balance" % PED_LABEL[label],
+                   "the exits' last departures within 25% of each other",
+                   "%s (agents %s); empty after %.1f s" % (
+                       ", ".join("%.1f s" % x["last"] for x in per_exit),
+                       ", ".join(str(x["agents"]) for x in per_exit), row["total"]),
+                   row["spread"] <= EXIT_SPREAD, row["hash"], row["command"])
+        rep.queue_rows.append(dict(scene="exit choice (floor plan)", extension=label,
+                                   fallback=row["fallback"], overlap=row["overlap"],
+                                   hash=row["hash"], command=row["command"]))
+    rep.csv("exit-choice", [dict(x, point="%g %g" % x["point"]) for r in runs for x in r[2]])
+    rep.csv("exit-choice-agents", [a for r in runs for a in r[3]])
+    rep.exit_runs = runs
+    rep.figure_exit_choice(runs)
 
 
 def queues(ctx, rep):
     """The queue figures of the runs above (bottlenecks, RiMEA 9, exit choice) against the
     target."""
-    for label, _ in PED_VARIANTS:
-        sel = [r for r in rep.queue_rows if r["extension"] == label]
-        if not sel:
-            continue
+    for label, sel in variants(rep.queue_rows):
         f = max(r["fallback"] for r in sel)
         o = max(r["overlap"] for r in sel)
         rep.target("Queues, %s" % PED_LABEL[label],
@@ -1210,7 +1230,7 @@ class Report:
         self.queue_rows = []  # the queue figures of the runs that have queues
         self.ped_bottleneck_rows, self.liddle_rows, self.hermes_rows = [], [], []
         self.fdr_rows, self.cf_rows, self.cf_series, self.blocks_rows = [], [], {}, []
-        self.rimea9_runs, self.exit_row = [], None
+        self.rimea9_runs, self.exit_runs = [], []
         os.makedirs(figdir, exist_ok=True)
         import matplotlib
         matplotlib.use("Agg")
@@ -1413,7 +1433,6 @@ class Report:
         axes = list(axes[0])
         exp = bottleneck_experiments()
         markers = dict(zip(exp, ("D", "s", "^", "v")))
-        colours = {"plain": "tab:red", "density_speed": "tab:blue"}
         titles = iter([t for t, p in (("Bottleneck 2.8 m long, 200 agents", rows),
                                       ("Liddle et al.'s bottlenecks, 180 agents", liddle_rows),
                                       ("Hermes wide bottlenecks, 350 agents", hermes_rows)) if p])
@@ -1422,14 +1441,13 @@ class Report:
                 ax.axhspan(*JS_BAND, color="0.88", label="target 1.5 to 2.1")
             for name, (w, js) in exp.items():
                 ax.plot(w, js, markers[name], color="black", mfc="none", ms=6, label=name)
-            for label, colour in colours.items():
-                pts = [r for r in sel if r["extension"] == label]
+            for label, pts in variants(sel):
                 ws = sorted({r["width"] for r in pts})
                 vals = [[r["specific_flow"] for r in pts if r["width"] == w] for w in ws]
                 mean = [np.mean(v) for v in vals]
                 err = [[m - min(v) for m, v in zip(mean, vals)],
                        [max(v) - m for m, v in zip(mean, vals)]]
-                ax.errorbar(ws, mean, yerr=err, fmt="o-", color=colour, capsize=3,
+                ax.errorbar(ws, mean, yerr=err, fmt="o-", color=PED_COLOUR[label], capsize=3,
                             label=PED_LABEL[label])
             ax.set_xlabel("bottleneck width (m)")
             ax.set_ylabel("specific flow J/b (1/(m·s))")
@@ -1449,8 +1467,8 @@ class Report:
                         label="Weidmann ±15%")
         a1.plot(r, weidmann(r), color="black", lw=1.5, label="Weidmann (1993)")
         a2.plot(r, r * weidmann(r), color="black", lw=1.5, label="Weidmann (1993)")
-        for label, colour in (("plain", "tab:red"), ("density_speed", "tab:blue")):
-            sel = [x for x in rows if x["extension"] == label]
+        for label, sel in variants(rows):
+            colour = PED_COLOUR[label]
             a1.plot([x["density"] for x in sel], [x["speed"] for x in sel], "o", color=colour,
                     ms=7, label=PED_LABEL[label] + ", whole width")
             a1.plot([x["density"] for x in sel], [x["bulk_speed"] for x in sel], "x",
@@ -1474,14 +1492,13 @@ class Report:
         fig, axes = plt.subplots(1, len(dens) + 1, figsize=(4.2 * (len(dens) + 1), 3.8),
                                  squeeze=False)
         axes = list(axes[0])
-        colours = {"plain": "tab:red", "density_speed": "tab:blue"}
         for ax, rho_s in zip(axes, dens):
             for (label, rho, kind), sp in series.items():
                 if rho != rho_s:
                     continue
                 s = np.array(sp)
                 ax.plot(s[:, 0], s[:, 1], "-" if kind == "mixed" else ":",
-                        color=colours[label], label="%s, %s" % (PED_LABEL[label], kind))
+                        color=PED_COLOUR[label], label="%s, %s" % (PED_LABEL[label], kind))
             ax.set_ylim(0, 1.6)
             ax.set_xlabel("time (s)")
             ax.set_ylabel("speed along the walking direction (m/s)")
@@ -1492,8 +1509,8 @@ class Report:
             d, v = corridor_data(name)
             ax.plot(d, v, marker, color="0.55", ms=4, label="Zhang et al. 2011, one-way" if
                     "2011" in name else "Zhang et al. 2012, bidirectional")
-        for label, colour in colours.items():
-            sel = [r for r in rows if r["extension"] == label]
+        for label, sel in variants(rows):
+            colour = PED_COLOUR[label]
             ax.plot([r["density"] for r in sel], [r["oneway_speed"] for r in sel], "o",
                     mfc="none", color=colour, label=PED_LABEL[label] + ", one-way")
             ax.plot([r["density"] for r in sel], [r["mixed_speed"] for r in sel], "o",
@@ -1506,23 +1523,26 @@ class Report:
         ax.legend(fontsize=6)
         self.save(fig, "counterflow")
 
-    def figure_exit_choice(self, per_exit, agents_rows, changes):
+    def figure_exit_choice(self, runs):
+        """Per configuration: the departures per exit against time, and the changes of exit
+        per agent."""
         plt = self.plt
-        fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 3.8))
-        for x in per_exit:
-            t = np.sort([r["left"] for r in agents_rows if r["exit"] == x["exit"]])
-            a1.step(np.concatenate(([0.0], t)), np.arange(len(t) + 1), where="post",
-                    label="exit %d at (%g, %g): %d agents, last %.0f s" % (
-                        x["exit"], x["point"][0], x["point"][1], x["agents"], x["last"]))
-        a1.set_xlabel("time (s)")
-        a1.set_ylabel("agents out by the exit")
-        a1.legend(fontsize=7)
-        a1.set_title("Exit choice: departures per exit")
-        a2.hist(changes, bins=np.arange(changes.max() + 2) - 0.5, color="tab:red")
-        a2.set_yscale("log")
-        a2.set_xlabel("changes of exit per agent")
-        a2.set_ylabel("agents")
-        a2.set_title("Changes of exit (1,000 agents)")
+        fig, axes = plt.subplots(len(runs), 2, figsize=(10, 3.8 * len(runs)), squeeze=False)
+        for (a1, a2), (label, _, per_exit, agents_rows, changes) in zip(axes, runs):
+            for x in per_exit:
+                t = np.sort([r["left"] for r in agents_rows if r["exit"] == x["exit"]])
+                a1.step(np.concatenate(([0.0], t)), np.arange(len(t) + 1), where="post",
+                        label="exit %d at (%g, %g): %d agents, last %.0f s" % (
+                            x["exit"], x["point"][0], x["point"][1], x["agents"], x["last"]))
+            a1.set_xlabel("time (s)")
+            a1.set_ylabel("agents out by the exit")
+            a1.legend(fontsize=7)
+            a1.set_title("%s: departures per exit" % PED_LABEL[label])
+            a2.hist(changes, bins=np.arange(changes.max() + 2) - 0.5, color=PED_COLOUR[label])
+            a2.set_yscale("log")
+            a2.set_xlabel("changes of exit per agent")
+            a2.set_ylabel("agents")
+            a2.set_title("%s: changes of exit" % PED_LABEL[label])
         self.save(fig, "exit-choice")
 
 
@@ -1560,7 +1580,7 @@ EXPERIMENT_SOURCES = [
 def ped_report(rep, names, fig, data):
     """docs/validation.md's part on the pedestrian experiments (the tests that ran)."""
     if not (rep.ped_bottleneck_rows or rep.liddle_rows or rep.hermes_rows or rep.fdr_rows or
-            rep.cf_rows or rep.queue_rows or rep.exit_row):
+            rep.cf_rows or rep.queue_rows or rep.exit_runs):
         return ""
     t = ["## Pedestrian experiments\n\n"]
     cap, at = weidmann_capacity()
@@ -1610,13 +1630,9 @@ def ped_report(rep, names, fig, data):
         t.append(queue_text(rep, data))
     if len(rep.rimea9_runs) > 1:
         t.append(rimea9_seeds_text(rep))
-    if rep.exit_row:
+    if rep.exit_runs:
         t.append(exit_choice_text(rep, fig, data))
     return "".join(t)
-
-
-def pair_hash(p, e):
-    return "`%s`, `%s`" % (p["hash"], e["hash"])
 
 
 def ped_bottleneck_text(rep, fig, data, cap):
@@ -1626,7 +1642,6 @@ def ped_bottleneck_text(rep, fig, data, cap):
              "points are one scene's runs, a bar the spread over the placements.\n\n")
     rows = rep.ped_bottleneck_rows
     if rows:
-        plain, on = by_extension(rows)
         t.append(
             "**Bottleneck 2.8 m long.** 200 agents wait at random in a room 10 m deep and 8 m "
             "wide and leave through a passage 2.8 m long; the flow is counted across the "
@@ -1636,54 +1651,59 @@ def ped_bottleneck_text(rep, fig, data, cap):
             "point). Three placements of the crowd, the same for every width. Data: %s.\n\n"
             % data("ped-bottleneck"))
         t.append(md_table(
-            ["width (m)", "placement", "plain: J/b", "fallback", "deepest overlap (r)",
-             "density_speed: J/b", "fallback", "deepest overlap (r)", "hashes (plain, on)"],
-            [(g(p["width"]), p["seed"], "%.2f" % p["specific_flow"], "%.0f%%" % (
-                100 * p["fallback"]), "%.3f" % p["overlap"], "%.2f" % e["specific_flow"],
-              "%.0f%%" % (100 * e["fallback"]), "%.3f" % e["overlap"], pair_hash(p, e))
-             for p, e in zip(plain, on)]))
-        lo = {x: [r["specific_flow"] for r in plain if r["width"] == x] for x in (0.9, 2.5)}
+            ["width (m)", "placement", "configuration", "J/b (1/(m·s))", "fallback",
+             "deepest overlap (r)", "hash"],
+            [(g(r["width"]), r["seed"], PED_LABEL[label], "%.2f" % r["specific_flow"],
+              "%.0f%%" % (100 * r["fallback"]), "%.3f" % r["overlap"], "`%s`" % r["hash"])
+             for label, sel in variants(rows) for r in sel]))
+        by = dict(variants(rows))
         exp = bottleneck_experiments()
         narrow = np.concatenate([js[w >= 0.9] for k, (w, js) in exp.items() if "Hermes" not in k])
         wide = exp["Liao et al. 2014 (Hermes)"][1]
-        js_on = [r["specific_flow"] for r in on]
+        t.append("\n")
+        if "plain" in by:
+            plain = by["plain"]
+            at = {x: [r["specific_flow"] for r in plain if r["width"] == x] for x in (0.9, 2.5)}
+            t.append(
+                "Plain ORCA's specific flow grows with the width, from %s at 0.9 m to %s at "
+                "2.5 m: its agents keep their free speed up to the passage and stream through "
+                "it several abreast, so the passage carries what its width lets through. In the "
+                "queue before it %.0f%% to %.0f%% of the agent-steps end in the solver's "
+                "fallback and neighbours overlap by up to %.2f radii. " % (
+                    spread(at[0.9]), spread(at[2.5]), 100 * min(r["fallback"] for r in plain),
+                    100 * max(r["fallback"] for r in plain), max(r["overlap"] for r in plain)))
+        if "density_speed" in by:
+            js_on = [r["specific_flow"] for r in by["density_speed"]]
+            t.append(
+                "With the density-dependent speed the queue walks at Weidmann's speed for its "
+                "density, close to standstill, and the flow stays at %.2f to %.2f, under "
+                "Weidmann's largest flow (%.2f): a law of speed against density alone bounds "
+                "the flow through the passage by the law's largest flow. " % (
+                    min(js_on), max(js_on), cap))
         t.append(
-            "\nPlain ORCA's specific flow grows with the width, from %s at 0.9 m to %s at "
-            "2.5 m: its agents keep their free speed up to the passage and stream through "
-            "it several abreast, so the passage carries what its width lets through. In the "
-            "queue before it %.0f%% to %.0f%% of the agent-steps end in the solver's fallback "
-            "and neighbours overlap by up to %.2f radii. With the density-dependent speed the "
-            "queue walks at Weidmann's speed for its density, close to standstill, and the "
-            "flow stays at %.2f to %.2f, under Weidmann's largest flow (%.2f). The "
-            "experiments' crowds pass bottlenecks of 0.9 to 2.5 m at %.2f to %.2f per metre "
-            "and second (Kretz, Seyfried, Liddle) and the Hermes gaps of 2.4 to 5 m at %.2f "
-            "to %.2f: denser, at a given speed, than Weidmann's law lets a crowd move. Neither "
-            "configuration meets the target, and a law of speed against density alone "
-            "cannot: the flow through the passage is bounded by the law's largest flow.\n\n"
-            "Each run: `orca run examples/validation/bottleneck28-W-sK.txt --steps N` (N in "
-            "the CSV's command column; `--density-speed` for the second series).\n\n" % (
-                spread(lo[0.9]), spread(lo[2.5]),
-                100 * min(r["fallback"] for r in plain), 100 * max(r["fallback"] for r in plain),
-                max(r["overlap"] for r in plain), min(js_on), max(js_on), cap, narrow.min(),
-                narrow.max(), wide.min(), wide.max()))
+            "The experiments' crowds pass bottlenecks of 0.9 to 2.5 m at %.2f to %.2f per "
+            "metre and second (Kretz, Seyfried, Liddle) and the Hermes gaps of 2.4 to 5 m at "
+            "%.2f to %.2f: denser, at a given speed, than Weidmann's law lets a crowd "
+            "move.\n\n"
+            "Each run: `orca run examples/validation/bottleneck28-W-sK.txt --steps N` (N and "
+            "the options of each configuration in the CSV's command column).\n\n" % (
+                narrow.min(), narrow.max(), wide.min(), wide.max()))
     if rep.liddle_rows:
-        plain, on = by_extension(rep.liddle_rows)
         t.append(
             "**Liddle et al.'s series.** 180 agents at random in a room 10 m deep and 8 m wide, "
             "a passage 2 m long (JuPedSim's replica of the series; the paper's own drawing "
             "was not at hand), widths 0.9 to 2.5 m; the flow from the 15th to the 165th agent, "
             "150 as in the experiment's. Data: %s.\n\n" % data("liddle"))
         t.append(md_table(
-            ["width (m)", "experiment: flow (1/s)", "plain: flow", "off by",
-             "density_speed: flow", "off by", "hashes (plain, on)"],
-            [(g(p["width"]), "%.2f" % p["experiment_flow"], "%.2f" % p["flow"],
-              "%+.0f%%" % (100 * (p["flow"] / p["experiment_flow"] - 1)), "%.2f" % e["flow"],
-              "%+.0f%%" % (100 * (e["flow"] / e["experiment_flow"] - 1)), pair_hash(p, e))
-             for p, e in zip(plain, on)]))
+            ["width (m)", "configuration", "flow (1/s)", "experiment", "off by", "hash"],
+            [(g(r["width"]), PED_LABEL[label], "%.2f" % r["flow"],
+              "%.2f" % r["experiment_flow"],
+              "%+.0f%%" % (100 * (r["flow"] / r["experiment_flow"] - 1)), "`%s`" % r["hash"])
+             for label, sel in variants(rep.liddle_rows) for r in sel]))
         t.append("\nEach run: `orca run examples/validation/liddle-W.txt --steps N` (N in the "
                  "CSV).\n\n")
     if rep.hermes_rows:
-        plain, on = by_extension(rep.hermes_rows)
+        rows = rep.hermes_rows
         t.append(
             "**Hermes wide bottlenecks.** 350 agents at random in the semicircle of radius "
             "8.618 m in front of boards 1 m deep in a corridor 20 m wide, gaps 2.4 to 5 m; the "
@@ -1691,30 +1711,27 @@ def ped_bottleneck_text(rep, fig, data, cap):
             "and the speed in the 2.8 m × 2 m box in front of the gap over the same time, as "
             "the experiment's were measured. Data: %s.\n\n" % data("hermes"))
         t.append(md_table(
-            ["gap (m)", "experiment: J/b", "density", "speed", "plain: J/b", "density", "speed",
-             "density_speed: J/b", "density", "speed", "hashes (plain, on)"],
-            [(g(p["width"]), "%.2f" % (p["experiment_flow"] / p["width"]),
-              "%.2f" % p["experiment_density"], "%.2f" % p["experiment_speed"],
-              "%.2f" % p["specific_flow"], "%.2f" % p["density"], "%.2f" % p["speed"],
-              "%.2f" % e["specific_flow"], "%.2f" % e["density"], "%.2f" % e["speed"],
-              pair_hash(p, e)) for p, e in zip(plain, on)]))
+            ["gap (m)", "configuration", "J/b", "density in front", "speed", "experiment: J/b",
+             "density", "speed", "hash"],
+            [(g(r["width"]), PED_LABEL[label], "%.2f" % r["specific_flow"],
+              "%.2f" % r["density"], "%.2f" % r["speed"],
+              "%.2f" % (r["experiment_flow"] / r["width"]), "%.2f" % r["experiment_density"],
+              "%.2f" % r["experiment_speed"], "`%s`" % r["hash"])
+             for label, sel in variants(rows) for r in sel]))
+        ed = [r["experiment_density"] for r in rows]
+        ev = [r["experiment_speed"] for r in rows]
         t.append(
             "\nIn front of the Hermes gaps people stood at %.1f to %.1f per m² and still "
             "moved at %.2f to %.2f m/s, where Weidmann's law gives %.2f to %.2f m/s: the "
             "measured crowd is denser at a given speed than the law. Each run: `orca run "
             "examples/validation/hermes-B.txt --steps N` (N in the CSV).\n\n" % (
-                min(r["experiment_density"] for r in plain),
-                max(r["experiment_density"] for r in plain),
-                min(r["experiment_speed"] for r in plain),
-                max(r["experiment_speed"] for r in plain),
-                float(weidmann(max(r["experiment_density"] for r in plain))),
-                float(weidmann(min(r["experiment_density"] for r in plain)))))
+                min(ed), max(ed), min(ev), max(ev), float(weidmann(max(ed))),
+                float(weidmann(min(ed)))))
     return "".join(t)
 
 
 def fd_random_text(rep, fig, data):
     rows = rep.fdr_rows
-    plain, on = by_extension(rows)
     julich = corridor_data("fd-zhang2011-corridor")
     t = ["### Fundamental diagram over the whole width\n\n![Fundamental diagram, whole width]"
          "(%s)\n\nData: %s.\n\n" % (fig("fd-random"), data("fd-random"))]
@@ -1735,26 +1752,32 @@ def fd_random_text(rep, fig, data):
           "%.2f, %.2f" % (r["south_strip_speed"], r["north_strip_speed"]),
           "%.2f" % r["bulk_speed"],
           "%.2f (%d)" % (r["julich_speed"], r["julich_samples"]) if r["julich_samples"] else
-          "—", "`%s`" % r["hash"]) for r in plain + on]))
-    top = on[-1]
+          "—", "`%s`" % r["hash"]) for _, sel in variants(rows) for r in sel]))
+    by = dict(variants(rows))
     bins = [(lo, hi) + binned(julich, lo, hi) for lo, hi in ((0.5, 1.5), (1.5, 2.5), (2.5, 4.0))]
+    t.append("\n")
+    if "plain" in by:
+        t.append("Plain ORCA walks at its free speed at every density: nothing in it slows a "
+                 "crowd that walks one way. ")
+    if "density_speed" in by:
+        top = by["density_speed"][-1]
+        t.append(
+            "With the density-dependent speed the crowd follows Weidmann in the middle of the "
+            "corridor but not along its walls: at %s agents/m² the strips along the walls walk "
+            "at %.2f and %.2f m/s, the 8 m between them at %.2f (Weidmann: %.2f), which puts "
+            "the whole width %+.0f%% off. The density estimate counts the neighbours in a disc "
+            "of 2 m (extensions.md); near a wall part of that disc is wall, so the estimate is "
+            "low and the agent fast. " % (
+                g(top["nominal"]), top["south_strip_speed"], top["north_strip_speed"],
+                top["bulk_speed"], top["weidmann"], 100 * (top["speed"] / top["weidmann"] - 1)))
     t.append(
-        "\nPlain ORCA walks at its free speed at every density: nothing in it slows a crowd "
-        "that walks one way. With the density-dependent speed the crowd follows Weidmann "
-        "in the middle of the corridor but not along its walls: at %s agents/m² the strips "
-        "along the walls walk at %.2f and %.2f m/s, the 8 m between them at %.2f (Weidmann: "
-        "%.2f), which puts the whole width %+.0f%% off. The density estimate counts the "
-        "neighbours in a disc of 2 m (extensions.md); near a wall part of that disc is wall, "
-        "so the estimate is low and the agent fast.\n\n"
-        "The Jülich corridor measurements (Zhang et al. 2011) are not Weidmann's curve "
+        "\n\nThe Jülich corridor measurements (Zhang et al. 2011) are not Weidmann's curve "
         "either: their samples' mean speed is %s.\n\n"
-        "Each run: `orca run examples/validation/fd-random-D.txt --steps %d` (plain) and the "
-        "same with `--density-speed`.\n\n" % (
-            g(top["nominal"]), top["south_strip_speed"], top["north_strip_speed"],
-            top["bulk_speed"], top["weidmann"], 100 * (top["speed"] / top["weidmann"] - 1),
+        "Each run: `orca run examples/validation/fd-random-D.txt --steps %d` (the options of "
+        "each configuration in the CSV's command column).\n\n" % (
             "; ".join("%.2f m/s from %g to %g agents/m² (%d samples), where Weidmann's is "
                       "%.2f at the same densities (%+.0f%%)" % (v, lo, hi, n, w, 100 * (v / w - 1))
-                      for lo, hi, v, w, n in bins), top["steps"]))
+                      for lo, hi, v, w, n in bins), rows[0]["steps"]))
     return "".join(t)
 
 
@@ -1818,14 +1841,13 @@ def rimea9_seeds_text(rep):
     t = ["### RiMEA 9 for several seeds\n\nThe seed of the preferred-velocity perturbation "
          "(`orca run --seed S`) and a step of 0.25 s (`--dt 0.25`) instead of the scene's "
          "0.05 s; their fallback and overlap are in the queue table.\n\n"]
-    t.append(md_table(["seed", "dt (s)", "4 exits (s)", "2 exits (s)", "ratio"],
-                      [(s, g(dt), "%.1f" % a, "%.1f" % b, "%.2f" % (b / a))
-                       for a, b, s, dt in rep.rimea9_runs]))
+    t.append(md_table(["configuration", "seed", "dt (s)", "4 exits (s)", "2 exits (s)", "ratio"],
+                      [(PED_LABEL[label], s, g(dt), "%.1f" % a, "%.1f" % b, "%.2f" % (b / a))
+                       for label, a, b, s, dt in rep.rimea9_runs]))
     return "".join(t) + "\n"
 
 
 def exit_choice_text(rep, fig, data):
-    row = rep.exit_row
     t = ["### Exit choice\n\n![Exit choice](%s)\n\nData: %s (per exit), %s (per agent).\n\n" % (
         fig("exit-choice"), data("exit-choice"), data("exit-choice-agents"))]
     t.append(
@@ -1835,25 +1857,22 @@ def exit_choice_text(rep, fig, data):
         "0.25 s each agent's exit (the set's point it heads for) is read and a change "
         "counted; the exit an agent left by is the one nearest to where it was last "
         "seen.\n\n")
-    t.append(md_table(["exit", "agents", "last departure (s)"],
-                      [("%d at (%g, %g)" % (x["exit"], x["point"][0], x["point"][1]),
-                        x["agents"], "%.1f" % x["last"]) for x in rep.exit_per_exit]))
-    t.append(
-        "\n%d of %d agents out after %.1f s; %d changed exit, %d more than twice, one %d times "
-        "(the changes come from re-routing after 4 s without progress, which makes the "
-        "corner of a queued door costlier and sends the agent to another exit; "
-        "[navigation.md](navigation.md), \"Following a path\"). The last departures lie "
-        "%.0f%% apart. Run: `%s`.\n\n" % (
-            row["out"], row["agents"], row["total"], row["changed"], row["over_two"],
-            row["most"], 100 * (row["spread"] - 1), row["command"]))
+    t.append(md_table(["configuration", "exit", "agents", "last departure (s)"],
+                      [(PED_LABEL[label], "%d at (%g, %g)" % (x["exit"], x["point"][0],
+                                                               x["point"][1]),
+                        x["agents"], "%.1f" % x["last"])
+                       for label, _, per_exit, _, _ in rep.exit_runs for x in per_exit]))
+    t.append("\n")
+    for label, row, _, _, _ in rep.exit_runs:
+        t.append(
+            "%s: %d of %d agents out after %.1f s; %d changed exit, %d more than twice, at "
+            "most %d times; the last departures lie %.0f%% apart. Run: `%s`.\n\n" % (
+                PED_LABEL[label], row["out"], row["agents"], row["total"], row["changed"],
+                row["over_two"], row["most"], 100 * (row["spread"] - 1), row["command"]))
+    t.append("The changes come from re-routing after 4 s without progress, which makes the "
+             "corner of a queued door costlier and can send an agent to another exit "
+             "([navigation.md](navigation.md), \"Following a path\").\n\n")
     return "".join(t)
-
-def write_hashes(path, hashes, quick):
-    with open(path, "w", encoding="utf-8") as f:
-        f.write("# Validation runs (scripts/validate%s --record): scene file [density], step "
-                "calls, scenario hash.\n" % (" --quick" if quick else ""))
-        for key, steps, h in hashes:
-            f.write("%s %d %s\n" % (key, steps, h))
 
 
 def by_extension(rows):
