@@ -2,10 +2,12 @@
 /* Counts instructions per agent-step with callgrind (scripts/count-instructions.sh): builds a
  * built-in scene, runs W warm-up steps uninstrumented, then S steps with callgrind's
  * collection on (the preferred-velocity rule and the ORCA step, no overlap bookkeeping).
- * Without valgrind it just runs. Usage: instr SCENE N WARMUP STEPS [scalar] [far=ND]; "scalar"
- * turns the vector kernels off (the code other CPUs run); "far=ND" sets the neighbour distance
- * of the agent at the middle index to ND after the warm-up (one far-reaching agent:
- * bench/far.c times the same). */
+ * Without valgrind it just runs. Usage: instr SCENE N WARMUP STEPS [scalar] [far=ND]
+ * [extended] [pedestrian]; "scalar" turns the vector kernels off (the code other CPUs run);
+ * "far=ND" sets the neighbour distance of the agent at the middle index to ND after the
+ * warm-up (one far-reaching agent: bench/far.c times the same); "extended" turns the
+ * separation option on after the warm-up (the extended path with nothing else), "pedestrian"
+ * the pedestrian model with its defaults (docs/pedestrians.md). */
 #include <orca/orca.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,11 +24,15 @@
 
 int main(int argc, char **argv)
 {
-    int scalar = 0;
+    int scalar = 0, extended = 0, pedestrian = 0;
     double far = -1;
     for (int a = 5; a < argc; ++a) {
         if (strcmp(argv[a], "scalar") == 0) {
             scalar = 1;
+        } else if (strcmp(argv[a], "extended") == 0) {
+            extended = 1;
+        } else if (strcmp(argv[a], "pedestrian") == 0) {
+            pedestrian = 1;
         } else if (strncmp(argv[a], "far=", 4) == 0 && atof(argv[a] + 4) >= 0) {
             far = atof(argv[a] + 4);
         } else {
@@ -34,7 +40,8 @@ int main(int argc, char **argv)
         }
     }
     if (argc < 5) {
-        fprintf(stderr, "usage: instr SCENE N WARMUP STEPS [scalar] [far=ND]\n");
+        fprintf(stderr,
+                "usage: instr SCENE N WARMUP STEPS [scalar] [far=ND] [extended] [pedestrian]\n");
         return 2;
     }
     int kind = orca_scene_from_name(argv[1]);
@@ -61,6 +68,12 @@ int main(int argc, char **argv)
             fprintf(stderr, "instr: %s\n", orca_sim_last_error(sim));
             return 2;
         }
+    }
+    orca_pedestrian ped = orca_pedestrian_default();
+    if ((extended && orca_sim_set_separation(sim, 1) != ORCA_OK) ||
+        (pedestrian && orca_scenario_set_pedestrian(sc, &ped) != ORCA_OK)) {
+        fprintf(stderr, "instr: %s\n", orca_scenario_last_error(sc));
+        return 2;
     }
     CALLGRIND_TOGGLE_COLLECT;
     for (int k = 0; k < steps; ++k) {

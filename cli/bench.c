@@ -25,7 +25,7 @@
 #define BENCH_DEFAULT_RUNS 3
 #define BENCH_DEFAULT_WARMUP 20
 
-enum { BENCH_EXT_NONE = 0, BENCH_EXT_DEFAULTS = 1, BENCH_EXT_MIX = 2 };
+enum { BENCH_EXT_NONE = 0, BENCH_EXT_DEFAULTS = 1, BENCH_EXT_MIX = 2, BENCH_EXT_PEDESTRIAN = 3 };
 
 void help_bench(FILE *f)
 {
@@ -57,7 +57,8 @@ void help_bench(FILE *f)
         "  --churn-at WHERE    where --churn adds its agents: 'removed' (default), each in\n"
         "                      the place of a removed one, or 'random' points\n"
         "  --extensions MIX    time the extended path against the plain one instead, with\n"
-        "                      the extensions of MIX: 'defaults' or 'mix' (see below)\n"
+        "                      the extensions of MIX: 'defaults', 'mix' or 'pedestrian'\n"
+        "                      (see below)\n"
         "  -h, --help          this text\n"
         "\n"
         "Method: for each size the scene is built and warmed up once (W steps, with the largest\n"
@@ -115,8 +116,9 @@ void help_bench(FILE *f)
         "each path whether its state hash after a run is the same across the runs and worker\n"
         "counts. The line before a size's rows says what was applied. The random choices are\n"
         "drawn from --seed (the bench's own generator, not the library's): the same every time.\n"
-        "Each mix has one outer loop: a square (counter-clockwise) centred on the box of every\n"
-        "agent's position and goal point, of half side half the box's larger side + M.\n"
+        "The mixes defaults and mix have one outer loop: a square (counter-clockwise) centred on\n"
+        "the box of every agent's position and goal point, of half side half the box's larger\n"
+        "side + M.\n"
         "  defaults  every agent given orca_agent_set_avoidance with the default values\n"
         "            (priority 1, layers 1, mask 0xFFFFFFFF, not locked); the outer loop with\n"
         "            M the largest of 100 m, the box's larger side and 4 times the largest\n"
@@ -131,6 +133,9 @@ void help_bench(FILE *f)
         "            the box where no agent's disc, and no disc at a goal point, comes within\n"
         "            0.25 m of the pillar or of one placed before (1024 points tried at most;\n"
         "            a pillar the library refuses is skipped and counted).\n"
+        "  pedestrian  the pedestrian model (docs/pedestrians.md) on with its defaults\n"
+        "            (orca_scenario_set_pedestrian) and nothing else: no loop, the agents'\n"
+        "            own parameters; a built-in scene's point goals give no streams.\n"
         "Diagnostics stay off (with them on every step runs the extended path). With --scalar\n"
         "both paths run the scalar code. --csv writes each row with both paths' medians and\n"
         "ranges, the ratios and both hashes. --extensions does not go with --cold or --churn.\n",
@@ -225,7 +230,7 @@ typedef struct bench_cfg {
     double churn; /* --churn P; < 0 when not given */
     int churn_random; /* --churn-at random: new agents at random points */
     int churn_at_given;
-    int extensions; /* --extensions: BENCH_EXT_NONE, BENCH_EXT_DEFAULTS or BENCH_EXT_MIX */
+    int extensions; /* --extensions: BENCH_EXT_NONE, _DEFAULTS, _MIX or _PEDESTRIAN */
     int progress;
 } bench_cfg;
 
@@ -775,7 +780,7 @@ static int bench_churn(const bench_cfg *c, int agents)
 #define MIX_PILLAR_TRIES 1024
 #define DEFAULTS_MARGIN_MIN 100.0 /* m: the unreachable loop at least this far out */
 
-static const char *const k_ext_names[3] = {"", "defaults", "mix"};
+static const char *const k_ext_names[4] = {"", "defaults", "mix", "pedestrian"};
 
 /* What the extensions of one size were. */
 typedef struct ext_applied {
@@ -865,6 +870,14 @@ static int ext_apply(const bench_cfg *c, orca_scenario *sc, ext_applied *x)
     orca_sim *sim = orca_scenario_sim(sc);
     int mix = c->extensions == BENCH_EXT_MIX;
     memset(x, 0, sizeof *x);
+    if (c->extensions == BENCH_EXT_PEDESTRIAN) {
+        orca_pedestrian p = orca_pedestrian_default();
+        if (orca_scenario_set_pedestrian(sc, &p) != ORCA_OK) {
+            cli_error("bench: --extensions: %s", orca_scenario_last_error(sc));
+            return -1;
+        }
+        return 0;
+    }
     if (ext_measure(sc, x) != 0) {
         cli_error("bench: --extensions: %s", orca_sim_last_error(sim));
         return -1;
@@ -946,7 +959,9 @@ typedef struct ext_row {
 /* Prints what the extensions of a size were. */
 static void ext_describe(const bench_cfg *c, int n, const ext_applied *x)
 {
-    if (c->extensions == BENCH_EXT_MIX) {
+    if (c->extensions == BENCH_EXT_PEDESTRIAN) {
+        printf("  pedestrian at %d agents: the model's defaults\n", n);
+    } else if (c->extensions == BENCH_EXT_MIX) {
         printf("  mix at %d agents: %d locked (%.1f%%), outer square %g m beyond the agents and "
                "goals, %d pillar%s (%d refused by the library)\n",
                n, x->locked, n > 0 ? 100.0 * x->locked / n : 0.0, x->margin, x->pillars,
@@ -1243,10 +1258,14 @@ int cmd_bench(int argc, char **argv)
             }
             break;
         case B_EXTENSIONS:
-            if (strcmp(value, "defaults") == 0 || strcmp(value, "mix") == 0) {
-                c.extensions = strcmp(value, "mix") == 0 ? BENCH_EXT_MIX : BENCH_EXT_DEFAULTS;
+            if (strcmp(value, "defaults") == 0 || strcmp(value, "mix") == 0 ||
+                strcmp(value, "pedestrian") == 0) {
+                c.extensions = strcmp(value, "mix") == 0          ? BENCH_EXT_MIX
+                               : strcmp(value, "pedestrian") == 0 ? BENCH_EXT_PEDESTRIAN
+                                                                  : BENCH_EXT_DEFAULTS;
             } else {
-                cli_usage_error("bench", "%s: 'defaults' or 'mix', got '%s'", name, value);
+                cli_usage_error("bench", "%s: 'defaults', 'mix' or 'pedestrian', got '%s'", name,
+                                value);
                 bad = 1;
             }
             break;
@@ -1345,7 +1364,9 @@ int cmd_bench(int argc, char **argv)
                "the median and min..max of the runs' extended/plain\n%s; diagnostics off "
                "(orca help bench)\n\n",
                c.runs, c.runs == 1 ? "" : "s", c.warmup,
-               c.extensions == BENCH_EXT_MIX
+               c.extensions == BENCH_EXT_PEDESTRIAN
+                   ? "pedestrian: the pedestrian model on with its defaults"
+               : c.extensions == BENCH_EXT_MIX
                    ? "mix: 4 layers with masks, priorities 1..10, 5% of the agents locked and "
                      "standing, a square loop\na few metres beyond the agents and goals, up to "
                      "4 square pillars"

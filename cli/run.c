@@ -93,6 +93,14 @@ void help_run(FILE *f)
         "                      >= 64 for densities up to 4 per m^2 and a time horizon of\n"
         "                      2 to 3 s (a long one bunches the crowd; JSON: density_speed).\n"
         "\n"
+        "Pedestrian model (docs/pedestrians.md):\n"
+        "  --pedestrian        the pedestrian model on with its defaults (time gap 0.5 s,\n"
+        "                      buffer 0.02 m, counter reach 2 m, at most 4 headway\n"
+        "                      half-planes); goal-set agents walk in their set's stream. A\n"
+        "                      built-in scene's agents keep their parameters and dt. Not with\n"
+        "                      --density-speed (JSON: pedestrian; --diagnostics adds the\n"
+        "                      headway half-planes and the agents in counter mode).\n"
+        "\n"
         "Spatial queries on the final state (docs/extensions.md; agent indices, exact):\n"
         "  --near X,Y,R        the agents within R m of (X, Y), nearest first (ties: lower\n"
         "                      index first); |X|, |Y| < 2^21, R in [0, 2^23]\n"
@@ -169,6 +177,7 @@ typedef struct scene_opts {
     int have_dt;
     int separation; /* orca run --separation (docs/extensions.md, "Coincident agents") */
     int density;    /* --density-speed (docs/extensions.md, "Density-dependent speed") */
+    int pedestrian; /* --pedestrian (docs/pedestrians.md) */
     int loading;    /* orca run --load: the snapshot's agents replace the file's starts */
 } scene_opts;
 
@@ -180,6 +189,23 @@ static void density_option(const scene_opts *o, orca_sim *sim)
         orca_density_speed p = orca_density_speed_default();
         orca_sim_set_density_speed(sim, &p); /* the defaults are always accepted */
     }
+}
+
+/* --pedestrian: the preset on with the model's defaults unless the scene (or snapshot) already
+ * turned the model on with its own parameters. --density-speed with it is refused before the
+ * scene is built (cmd_run), so this cannot fail but for memory. */
+static int pedestrian_option(const scene_opts *o, orca_scenario *sc)
+{
+    if (!o->pedestrian || orca_sim_get_pedestrian(orca_scenario_sim(sc), NULL)) {
+        return EXIT_OK;
+    }
+    orca_pedestrian p = orca_pedestrian_default();
+    orca_status st = orca_scenario_set_pedestrian(sc, &p);
+    if (st != ORCA_OK) {
+        cli_lib_error(st, orca_scenario_last_error(sc), "--pedestrian");
+        return st == ORCA_ERR_MEMORY ? EXIT_RUNTIME : EXIT_USAGE;
+    }
+    return EXIT_OK;
 }
 
 /* Builds the scenario. Returns an exit status (0 on success). */
@@ -203,6 +229,12 @@ static int make_scenario(const scene_opts *o, const orca_sim_def *sim_def, orca_
         }
         if (rc == 0) {
             density_option(o, orca_scenario_sim(*out));
+        }
+        if (rc == 0 && (rc = pedestrian_option(o, *out)) != EXIT_OK) {
+            scene_free(&d);
+            orca_scenario_destroy(*out);
+            *out = NULL;
+            return rc;
         }
         if (rc == 0 && !o->loading) {
             scene_warn_coincident(&d, orca_scenario_sim(*out), stderr);
@@ -248,6 +280,11 @@ static int make_scenario(const scene_opts *o, const orca_sim_def *sim_def, orca_
         orca_sim_set_separation(orca_scenario_sim(sc), 1); /* 1 is always accepted */
     }
     density_option(o, orca_scenario_sim(sc));
+    int rc = pedestrian_option(o, sc);
+    if (rc != EXIT_OK) {
+        orca_scenario_destroy(sc);
+        return rc;
+    }
     *out = sc;
     return EXIT_OK;
 }
@@ -806,6 +843,8 @@ typedef struct run_result {
     int separation; /* coincident agents were separated (orca_sim_separation_active) */
     int density;    /* the density-dependent speed was on; its parameters below */
     orca_density_speed density_params;
+    int pedestrian; /* the pedestrian model was on; its parameters below */
+    orca_pedestrian pedestrian_params;
     int navigation; /* navigation on (docs/navigation.md); the two below when on */
     int nav_unreachable; /* agents whose last plan found no path, at the end */
     int nav_reroutes;    /* re-routings over the run, all agents */
@@ -935,6 +974,19 @@ static void print_text(const run_result *r, const run_opts *o)
                "(docs/extensions.md)\n",
                r->density_params.radius, r->density_params.gamma, r->density_params.max_density);
     }
+    if (r->pedestrian) {
+        printf("  pedestrian        on: time gap %.6g s, buffer %.6g m, counter reach %.6g m, at "
+               "most %d headway half-plane%s (docs/pedestrians.md)\n",
+               r->pedestrian_params.time_gap, r->pedestrian_params.buffer,
+               r->pedestrian_params.counter_reach, r->pedestrian_params.max_planes,
+               r->pedestrian_params.max_planes == 1 ? "" : "s");
+        if (r->diagnostics) {
+            printf("  headway           %lld headway half-planes, %lld agent-steps in counter "
+                   "mode; last step: %d, %d\n",
+                   (long long)r->diag_total.headway, (long long)r->diag_total.counter,
+                   r->diag_last.headway, r->diag_last.counter);
+        }
+    }
     if (r->exits > 0) {
         if (r->exited > 0) {
             printf("  exits             %d agent%s left by the exits, the last at step %lld "
@@ -1037,6 +1089,16 @@ static void print_json(const run_result *r, const run_opts *o)
         print_json_double(f, r->density_params.gamma);
         fprintf(f, ",\"density_max_density\":");
         print_json_double(f, r->density_params.max_density);
+    }
+    fprintf(f, ",\"pedestrian\":%s", r->pedestrian ? "true" : "false");
+    if (r->pedestrian) {
+        fprintf(f, ",\"pedestrian_time_gap\":");
+        print_json_double(f, r->pedestrian_params.time_gap);
+        fprintf(f, ",\"pedestrian_buffer\":");
+        print_json_double(f, r->pedestrian_params.buffer);
+        fprintf(f, ",\"pedestrian_counter_reach\":");
+        print_json_double(f, r->pedestrian_params.counter_reach);
+        fprintf(f, ",\"pedestrian_max_planes\":%d", r->pedestrian_params.max_planes);
     }
     if (r->exits > 0) {
         fprintf(f, ",\"exited\":%d,\"exited_last_step\":%lld", r->exited,
@@ -1147,7 +1209,8 @@ enum {
     R_BOX,
     R_DIAGNOSTICS,
     R_SEPARATION,
-    R_DENSITY
+    R_DENSITY,
+    R_PEDESTRIAN
 };
 
 /* An output path for --csv, --svg, --save, -o: not empty. */
@@ -1168,7 +1231,7 @@ int cmd_run(int argc, char **argv)
         {"quiet", 'q', 0},   {"csv", 0, 1},      {"every", 0, 1},   {"svg", 0, 1},
         {"save", 0, 1},      {"load", 0, 1},     {"scalar", 0, 0},  {"help", 'h', 0},
         {"near", 0, 1},      {"nearest", 0, 1},  {"box", 0, 1},     {"diagnostics", 0, 0},
-        {"separation", 0, 0}, {"density-speed", 0, 0}, {NULL, 0, 0}};
+        {"separation", 0, 0}, {"density-speed", 0, 0}, {"pedestrian", 0, 0}, {NULL, 0, 0}};
     run_opts o;
     memset(&o, 0, sizeof o);
     o.scene.builtin = -1;
@@ -1240,6 +1303,7 @@ int cmd_run(int argc, char **argv)
         case R_DIAGNOSTICS: o.diagnostics = 1; break;
         case R_SEPARATION: o.scene.separation = 1; break;
         case R_DENSITY: o.scene.density = 1; break;
+        case R_PEDESTRIAN: o.scene.pedestrian = 1; break;
         case R_HELP: help_run(stdout); return EXIT_OK;
         case R_NEAR:
         case R_NEAREST:
@@ -1261,6 +1325,11 @@ int cmd_run(int argc, char **argv)
     }
     if (o.scene.file && o.scene.builtin >= 0) {
         cli_usage_error("run", "run: give a scene file or --scene, not both");
+        return EXIT_USAGE;
+    }
+    if (o.scene.pedestrian && o.scene.density) {
+        cli_usage_error("run", "run: --pedestrian and --density-speed cannot go together (both "
+                        "set the walking speed: docs/pedestrians.md)");
         return EXIT_USAGE;
     }
     if (!o.scene.file && o.scene.builtin < 0) {
@@ -1383,6 +1452,10 @@ int cmd_run(int argc, char **argv)
             orca_sim_set_separation(sim, 1);
         }
         density_option(&o.scene, sim); /* likewise the density-dependent speed */
+        rc = pedestrian_option(&o.scene, sc); /* and the pedestrian model */
+        if (rc != EXIT_OK) {
+            goto done;
+        }
         char where[600];
         snprintf(where, sizeof where, "snapshot %s", strcmp(o.load, "-") == 0 ? "<stdin>" : o.load);
         cli_warn_coincident(orca_sim_positions(sim), orca_sim_agent_count(sim), NULL, where, sim,
@@ -1490,6 +1563,8 @@ int cmd_run(int argc, char **argv)
             diag_total.cut += diag_last.cut;
             diag_total.blocked += diag_last.blocked;
             diag_total.locked += diag_last.locked;
+            diag_total.headway += diag_last.headway;
+            diag_total.counter += diag_last.counter;
         }
         if (csv && done_steps % (uint64_t)o.every == 0) {
             if (write_csv_rows(csv, sim, dt) != 0) {
@@ -1533,6 +1608,7 @@ int cmd_run(int argc, char **argv)
     r.extended = extended_path(sim, o.diagnostics);
     r.separation = orca_sim_separation_active(sim);
     r.density = orca_sim_get_density_speed(sim, &r.density_params);
+    r.pedestrian = orca_sim_get_pedestrian(sim, &r.pedestrian_params);
     for (int gs = 0; gs < orca_scenario_goal_set_count(sc); ++gs) {
         int is_exit = 0;
         if (orca_scenario_goal_set_exit(sc, gs, &is_exit, NULL) == ORCA_OK && is_exit) {

@@ -3,9 +3,12 @@
 # Instructions per agent-step, counted by callgrind (repeatable, unlike timings on a shared
 # machine): the Release library (gcc -O3, LTO) on a built-in scene after a warm-up.
 #   scripts/count-instructions.sh [SCENE] [AGENTS] [WARMUP] [STEPS] [scalar] [far=ND]
+#                                 [extended] [pedestrian]
 # defaults: random 100000 20 3 (the RVO2 comparison: steady state after 20 steps). "scalar"
 # counts the scalar code only (the vector kernels off: what CPUs without AVX2 run); "far=ND"
-# gives the agent at the middle index neighbour distance ND after the warm-up.
+# gives the agent at the middle index neighbour distance ND after the warm-up; "extended"
+# turns the separation option on after it (the extended path alone), "pedestrian" the
+# pedestrian model with its defaults (docs/pedestrians.md).
 set -eu
 cd "$(dirname "$0")/.."
 scene=${1:-random} n=${2:-100000} warmup=${3:-20} steps=${4:-3} mode="${*:5}"

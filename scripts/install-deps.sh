@@ -3,8 +3,8 @@
 # Installs what scripts/test needs (Debian/Ubuntu, apt): the build tools, clang's sanitizer
 # runtime, the toolchains and emulators of the cross-target matrix (scripts/matrix.sh), MinGW-w64
 # and Wine for the Windows stage (scripts/windows), and
-# what the Python binding needs to build and test (scripts/test-python), Chromium and npm for
-# the browser tests (scripts/web-test.sh).
+# what the Python binding needs to build and test (scripts/test-python), Mono for the C#
+# binding (scripts/test-dotnet), Chromium and npm for the browser tests (scripts/web-test.sh).
 # Idempotent: packages already installed (dpkg -s) are not asked for again, and when nothing
 # is missing apt-get is not run at all. Runs apt-get through sudo when not root.
 #
@@ -68,6 +68,9 @@ PACKAGES=(
     python3-scipy                                           # scripts/validate (collision counts)
     openmpi-bin libopenmpi-dev                              # orca on MPI (mpi/, test/mpi_tests.sh)
     python3-matplotlib python3-pil                          # its animation example (tested)
+    mono-mcs mono-runtime libmono-corlib4.5-cil             # the C# binding (dotnet/, scripts/test-dotnet):
+    libmono-system-core4.0-cil libmono-system-numerics4.0-cil  # C# 7.2, Linq, System.Numerics
+    libmono-system-numerics-vectors4.0-cil zip unzip        # Vector2; its .nupkg (scripts/dotnet-pack)
     chromium                                                # the browser tests (scripts/web-test.sh)
 )
 # Compilers and Node.js are usually there already (maybe not from apt: nodesource, nvm);

@@ -2032,6 +2032,51 @@ orca_status orca_nav_path(orca_nav *nav, double radius, orca_vec2 from, const or
     return ORCA_OK;
 }
 
+/* Line of sight: every wall farther than radius from the segment a-b (strictly, so that a
+ * wall that touches the segment blocks it at radius 0). The walls whose ends are both beyond
+ * one side of the segment's box grown by radius are farther; the others by nv_seg_seg_d2.
+ * A linear scan in wall order (no plan is built: a query of its own costs no graph). */
+orca_status orca_nav_visible(orca_nav *nav, double radius, orca_vec2 a, orca_vec2 b, int *visible)
+{
+    if (!nav) {
+        return ORCA_ERR_NULL;
+    }
+    nav->error[0] = 0;
+    if (!visible) {
+        return nav_fail(nav, ORCA_ERR_NULL, "visible is NULL");
+    }
+    if (!(radius >= 0 && radius <= 0x1p20)) {
+        return nav_fail(nav, ORCA_ERR_ARGUMENT, "radius %.17g must be in [0, 2^20] m", radius);
+    }
+    orca_vec2 ends[2] = {a, b};
+    for (int e = 0; e < 2; ++e) {
+        if (!nv_finite_coord(ends[e].x) || !nv_finite_coord(ends[e].y)) {
+            return nav_fail(nav, ORCA_ERR_ARGUMENT,
+                            "%s (%.17g, %.17g) must be finite with magnitude below 2^21",
+                            e ? "b" : "a", ends[e].x, ends[e].y);
+        }
+    }
+    if (orca_nav_sync(nav) < 0) {
+        return nav_fail(nav, ORCA_ERR_MEMORY, "out of memory reading the walls");
+    }
+    a = nv_norm0(a);
+    b = nv_norm0(b);
+    double lo_x = (a.x < b.x ? a.x : b.x) - radius, hi_x = (a.x < b.x ? b.x : a.x) + radius;
+    double lo_y = (a.y < b.y ? a.y : b.y) - radius, hi_y = (a.y < b.y ? b.y : a.y) + radius;
+    double r2 = radius * radius;
+    int seen = 1;
+    for (int k = 0; seen && k < nav->nw; ++k) {
+        orca_vec2 p = nav->wa[k], q = nav->wb[k];
+        if ((p.x < lo_x && q.x < lo_x) || (p.x > hi_x && q.x > hi_x) ||
+            (p.y < lo_y && q.y < lo_y) || (p.y > hi_y && q.y > hi_y)) {
+            continue;
+        }
+        seen = nv_seg_seg_d2(a, b, p, q) > r2;
+    }
+    *visible = seen;
+    return ORCA_OK;
+}
+
 orca_status orca_nav_stats_get(orca_nav *nav, double radius, orca_nav_stats *out)
 {
     if (!nav || !out) {

@@ -97,12 +97,21 @@ int orca_sim_streams_reserve(orca_sim *s)
     return 1;
 }
 
-orca_status orca_agent_set_stream(orca_sim *s, orca_agent_id id, int32_t stream)
+orca_status orca_check_stream(const orca_sim *s, int32_t stream)
 {
-    AGENT_OR_FAIL(s, id, i);
     if (stream < -1) {
         return orca_fail(s, ORCA_ERR_ARGUMENT,
                          "stream must be -1 (none) or a number >= 0, got %ld", (long)stream);
+    }
+    return ORCA_OK;
+}
+
+orca_status orca_agent_set_stream(orca_sim *s, orca_agent_id id, int32_t stream)
+{
+    AGENT_OR_FAIL(s, id, i);
+    orca_status st = orca_check_stream(s, stream);
+    if (st != ORCA_OK) {
+        return st;
     }
     if (!s->stream && stream < 0) {
         return ORCA_OK; /* nothing to store: every agent has none */
@@ -181,7 +190,7 @@ int orca_ped_counter(const orca_sim *s, int32_t self, orca_vec2 P, const neighbo
 
 /* List entries are filtered this many at a time, without branches, before any square root:
  * about half of a list lies behind the agent, and most of the rest beyond the reach. */
-#define PED_CHUNK 16
+#define PED_CHUNK 8
 
 /* The smallest squared distance of a headway pair: below it (centres within 2^-511 m) the
  * direction d / |d| would be lost to rounding, and ORCA's overlap case separates the pair. */

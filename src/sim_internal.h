@@ -629,6 +629,8 @@ orca_status orca_check_density_speed(const orca_sim *s, const orca_density_speed
 
 /* pedestrian.c: the pedestrian model (docs/pedestrians.md) */
 orca_status orca_check_pedestrian(const orca_sim *s, const orca_pedestrian *p);
+/* A stream's range: -1 (none) or >= 0. */
+orca_status orca_check_stream(const orca_sim *s, int32_t stream);
 /* Fills the sorted copies cell_pref and cell_stream from the grid's order (the grid is
  * built); ORCA_ERR_MEMORY with the message when they cannot grow. */
 orca_status orca_ped_prepare(orca_sim *s);

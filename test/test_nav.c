@@ -323,6 +323,115 @@ static int test_arguments(void)
     return 0;
 }
 
+/* Line of sight (orca_nav_visible): the closed cases of a wall across, beside and touching
+ * the segment, loop edges, a wall added between queries, the refusals; and on random walls a
+ * visible segment (radius r >= 2^-20) is a path without corners for a disc of radius r. */
+static double next_unit(uint64_t *x)
+{
+    *x = *x * 6364136223846793005ull + 1442695040888963407ull;
+    return (double)(*x >> 11) * 0x1p-53;
+}
+
+static orca_vec2 next_point(uint64_t *x, double side)
+{
+    double px = next_unit(x) * side - side / 2;
+    double py = next_unit(x) * side - side / 2;
+    return vec(px, py);
+}
+
+static int visible(orca_nav *nav, double r, orca_vec2 a, orca_vec2 b)
+{
+    int v = -1;
+    if (orca_nav_visible(nav, r, a, b, &v) != ORCA_OK) {
+        return -1;
+    }
+    return v;
+}
+
+static int test_visibility(void)
+{
+    orca_sim *sim = new_sim();
+    ENSURE(sim);
+    orca_nav *nav = NULL;
+    ENSURE(orca_nav_create(sim, &nav) == ORCA_OK);
+    ENSURE(visible(nav, 0, vec(-2, 0), vec(2, 0)) == 1); /* no walls */
+    ENSURE(orca_sim_add_segment(sim, vec(0, -1), vec(0, 1), NULL) == ORCA_OK);
+    ENSURE(visible(nav, 0, vec(-2, 0), vec(2, 0)) == 0);  /* crosses */
+    ENSURE(visible(nav, 0, vec(-2, 1), vec(2, 1)) == 0);  /* touches the end (0, 1) */
+    ENSURE(visible(nav, 0, vec(-2, 2), vec(2, 2)) == 1);
+    ENSURE(visible(nav, 0.5, vec(-2, 2), vec(2, 2)) == 1);
+    ENSURE(visible(nav, 1, vec(-2, 2), vec(2, 2)) == 0); /* exactly 1 away: not farther */
+    ENSURE(visible(nav, 0x1p20, vec(5, 5), vec(5, 5)) == 0);
+    ENSURE(visible(nav, 0, vec(1, 0), vec(1, 0)) == 1); /* a point */
+    ENSURE(visible(nav, 0, vec(0, 0.5), vec(0, 0.5)) == 0);
+    /* walls added after a query are seen by the next one */
+    ENSURE(visible(nav, 0, vec(3, -5), vec(3, 5)) == 1);
+    ENSURE(orca_sim_add_segment(sim, vec(2, 0), vec(4, 0), NULL) == ORCA_OK);
+    ENSURE(visible(nav, 0, vec(3, -5), vec(3, 5)) == 0);
+    orca_nav_destroy(nav);
+    orca_sim_destroy(sim);
+
+    /* loop edges are walls: the ring corridor */
+    sim = new_sim();
+    ENSURE(sim && add_ring(sim));
+    ENSURE(orca_nav_create(sim, &nav) == ORCA_OK);
+    ENSURE(visible(nav, 0.5, vec(1, 1), vec(19, 1)) == 1);
+    ENSURE(visible(nav, 1, vec(1, 1), vec(19, 1)) == 0);
+    ENSURE(visible(nav, 0, vec(1, 10), vec(19, 10)) == 0); /* through the block */
+    ENSURE(visible(nav, 0, vec(30, 30), vec(40, 40)) == 1); /* outside: not asked */
+
+    /* refusals: the message names the value, *visible untouched */
+    double badr[] = {-1.0, -0x1p-1074, 0x1p20 * 2, NAN, INFINITY};
+    for (size_t i = 0; i < sizeof badr / sizeof badr[0]; ++i) {
+        int v = 7;
+        ENSURE(orca_nav_visible(nav, badr[i], vec(0, 0), vec(1, 1), &v) == ORCA_ERR_ARGUMENT);
+        ENSURE(v == 7 && strstr(orca_nav_last_error(nav), "radius"));
+    }
+    double badc[] = {NAN, INFINITY, 0x1p21, -1e300};
+    for (size_t i = 0; i < sizeof badc / sizeof badc[0]; ++i) {
+        int v = 7;
+        ENSURE(orca_nav_visible(nav, 1, vec(badc[i], 0), vec(1, 1), &v) == ORCA_ERR_ARGUMENT);
+        ENSURE(v == 7 && strncmp(orca_nav_last_error(nav), "a (", 3) == 0);
+        ENSURE(orca_nav_visible(nav, 1, vec(0, 0), vec(1, badc[i]), &v) == ORCA_ERR_ARGUMENT);
+        ENSURE(v == 7 && strncmp(orca_nav_last_error(nav), "b (", 3) == 0);
+    }
+    ENSURE(orca_nav_visible(nav, 1, vec(0, 0), vec(1, 1), NULL) == ORCA_ERR_NULL);
+    ENSURE(orca_nav_visible(NULL, 1, vec(0, 0), vec(1, 1), NULL) == ORCA_ERR_NULL);
+    ENSURE(visible(nav, 0, vec(0, 0), vec(0x1.fffffffffffffp20, 0)) == 0);
+    orca_nav_destroy(nav);
+    orca_sim_destroy(sim);
+
+    /* random walls: visible at r means a straight path for a disc of radius r */
+    sim = new_sim();
+    ENSURE(sim);
+    uint64_t x = 12345;
+    for (int k = 0; k < 12; ++k) {
+        orca_vec2 a = next_point(&x, 40), d = next_point(&x, 8);
+        orca_vec2 b = vec(a.x + d.x, a.y + d.y);
+        ENSURE(orca_sim_add_segment(sim, a, b, NULL) == ORCA_OK);
+    }
+    ENSURE(orca_nav_create(sim, &nav) == ORCA_OK);
+    int seen = 0, blocked = 0;
+    for (int k = 0; k < 400; ++k) {
+        orca_vec2 a = next_point(&x, 40), b = next_point(&x, 40);
+        double r = 0.25 + next_unit(&x);
+        int v = visible(nav, r, a, b);
+        ENSURE(v == 0 || v == 1);
+        if (v) {
+            path_out o;
+            ENSURE(query(nav, r, a, b, &o) == ORCA_OK);
+            ENSURE_MSG(o.result == ORCA_NAV_OK && o.count == 0, "query %d: visible, no straight path", k);
+            ENSURE_BITS(o.length, sqrt((b.x - a.x) * (b.x - a.x) + (b.y - a.y) * (b.y - a.y)));
+        }
+        seen += v;
+        blocked += !v;
+    }
+    ENSURE(seen > 40 && blocked > 40);
+    orca_nav_destroy(nav);
+    orca_sim_destroy(sim);
+    return 0;
+}
+
 /* Walls change between queries: the structure follows. */
 static int test_walls_change(void)
 {
@@ -997,6 +1106,11 @@ static int nav_run(void)
     if (orca_nav_create(sim, &nav) != ORCA_OK) {
         goto done;
     }
+    int seen = -1; /* the first query reads the walls: its allocation may fail */
+    st = orca_nav_visible(nav, 0.3, vec(8, 5), vec(14, 5), &seen);
+    bad |= st != ORCA_OK && st != ORCA_ERR_MEMORY;
+    bad |= st == ORCA_OK && seen != 0; /* through the room's east wall */
+    bad |= st == ORCA_ERR_MEMORY && seen != -1;
     orca_nav_result res;
     orca_nav_corner c[4];
     int cnt = 0;
@@ -1055,5 +1169,6 @@ const orca_test ORCA_TESTS[] = {
     {"blocked_ends", test_blocked_ends},
     {"arguments", test_arguments},
     {"walls_change", test_walls_change},
+    {"visibility", test_visibility},
     {0, 0},
 };

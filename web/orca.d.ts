@@ -56,12 +56,13 @@ export interface AgentDef {
 export interface Avoidance { priority: number; layers: number; mask: number; locked: boolean }
 export type AgentInput = Partial<Omit<AgentDef, 'position' | 'velocity' | 'preferredVelocity'>> & {
   position?: Vec2; velocity?: Vec2; preferredVelocity?: Vec2;
-  priority?: number; layers?: number; mask?: number; locked?: boolean | number;
+  priority?: number; layers?: number; mask?: number; locked?: boolean | number; stream?: number;
 };
 export interface Goal { kind: GoalKind; target: [number, number]; speed: number }
 export interface GoalInput { kind?: GoalKind; target?: Vec2; speed?: number; goalSet?: string | number | null }
 export interface SceneOptions {
   agents?: number; seed?: number | bigint; dt?: number; speed?: number; agent?: AgentInput;
+  pedestrian?: boolean;
 }
 export interface Corner { vertex: [number, number]; side: 1 | -1; enter: [number, number]; leave: [number, number] }
 export type NavResult = 'ok' | 'no_path' | 'start_blocked' | 'goal_blocked';
@@ -76,6 +77,7 @@ export interface AgentDiagnostics {
   neighborsCut: number; blocked: number; locked: number; headwayPlanes: number; counterMode: number;
 }
 export interface DensitySpeed { radius: number; gamma: number; maxDensity: number }
+export interface Pedestrian { timeGap: number; buffer: number; counterReach: number; maxPlanes: number }
 
 /** The loaded module. */
 export declare class Orca {
@@ -84,6 +86,9 @@ export declare class Orca {
   readonly version: string;
   defaultAgent(): AgentDef;
   defaultGoal(): Goal;
+  pedestrianAgent(): AgentDef;
+  pedestrianDefaults(): Pedestrian;
+  pedestrianFreeSpeed(seed: number | bigint, key: number | bigint): number;
   createSim(): Sim;
   createScene(name: SceneName | 'custom', options?: SceneOptions): Scene;
   createNav(sim: Sim): Nav;
@@ -142,6 +147,10 @@ export declare class Sim {
   readonly separationActive: boolean;
   setDensitySpeed(params: Partial<DensitySpeed> | null): void;
   readonly densitySpeed: DensitySpeed | null;
+  setPedestrian(params: Partial<Pedestrian> | null): void;
+  readonly pedestrian: Pedestrian | null;
+  setStream(id: Handle, stream: number): void;
+  getStream(id: Handle): number;
   diagnostics(): Diagnostics;
   agentDiagnostics(id: Handle): AgentDiagnostics;
   stepDiagnostics(): {
@@ -177,6 +186,8 @@ export declare class Scene {
   readonly seed: bigint;
   step(): void;
   addAgent(def?: AgentInput, goal?: GoalInput): Handle;
+  setPedestrian(params: Partial<Pedestrian> | null): void;
+  readonly pedestrian: Pedestrian | null;
   setGoal(index: number, goal?: GoalInput): void;
   goal(index: number): Goal & { start: [number, number]; goalSet: string | null };
   setNavigation(on: boolean): void;

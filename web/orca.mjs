@@ -96,6 +96,10 @@ function limitError(call, name, n, limit) {
 // The avoidance settings of docs/extensions.md (issue 16); addAgent takes them with the fields.
 const AVOIDANCE_FIELDS = ['priority', 'layers', 'mask', 'locked'];
 const DENSITY_FIELDS = ['radius', 'gamma', 'maxDensity'];
+// The pedestrian model's parameters (docs/pedestrians.md).
+const PEDESTRIAN_FIELDS = ['timeGap', 'buffer', 'counterReach', 'maxPlanes'];
+// The preset's step when a custom scene gives none (ORCA_PEDESTRIAN_DT).
+const PEDESTRIAN_DT = 0.05;
 const DIAGNOSTIC_FIELDS = [
   'fallback', 'failedConstraint', 'neighborCount', 'candidates', 'neighborsCut', 'blocked', 'locked',
   'headwayPlanes', 'counterMode',
@@ -298,6 +302,21 @@ export class Orca {
   /** The default goal (orca_goal_default): { kind: GOAL.NONE, target: [0, 0], speed: 1 }; speed
    * is a point goal's preferred speed when none is given. */
   defaultGoal() { return goalDefault(this.#c); }
+  /** The pedestrian preset's agent (orca_pedestrian_agent_def; docs/pedestrians.md): the
+   * defaults a scene's addAgent uses while the pedestrian model is on. */
+  pedestrianAgent() {
+    this.#c.x.ow_pedestrian_agent_def(this.#c.scratch);
+    return wordsToDef(this.#c.f64(this.#c.scratch, DEF_WORDS));
+  }
+  /** The pedestrian model's defaults (orca_pedestrian_default): { timeGap: 0.5, buffer: 0.02,
+   * counterReach: 2, maxPlanes: 4 }. */
+  pedestrianDefaults() { return { timeGap: 0.5, buffer: 0.02, counterReach: 2, maxPlanes: 4 }; }
+  /** The preset's free walking speed (m/s) of the agent with key `key` (its creation ordinal)
+   * in a scene of seed `seed` (orca_pedestrian_free_speed): Weidmann's N(1.34, 0.26) drawn
+   * without libm, clamped to [0.7, 2]. Both whole numbers (or BigInt) in [0, 2^64). */
+  pedestrianFreeSpeed(seed, key) {
+    return this.#c.x.ow_pedestrian_free_speed(seed64(seed), seed64(key, 'key'));
+  }
 
   /** A path query object over the walls of sim (a Sim, or a scene's sim): see Nav. */
   createNav(sim) {
@@ -318,16 +337,31 @@ export class Orca {
    * empty one ('custom', with options.dt and options.seed). The preferred-velocity rule of
    * docs/scenarios.md steers its agents. options.agent (fields of an agent definition) and
    * options.speed (preferred speed of the point goals) change every agent of a built-in
-   * scene. A seed is a whole number (or BigInt) in [0, 2^64).
+   * scene. A seed is a whole number (or BigInt) in [0, 2^64). options.pedestrian: true turns
+   * the pedestrian preset on (scene.setPedestrian({})); a custom scene's dt is then 0.05 s
+   * unless given.
    */
   createScene(name, options = {}) {
     if (options === null || typeof options !== 'object') {
       throw argError(`createScene: options must be an object, got ${options}`);
     }
+    const scene = this.#createScene(name, options);
+    if (options.pedestrian) {
+      try {
+        scene.setPedestrian({});
+      } catch (e) {
+        scene.destroy();
+        throw e;
+      }
+    }
+    return scene;
+  }
+  #createScene(name, options) {
     const seed = seed64(options.seed);
     let st;
     if (name === 'custom') {
-      st = this.#c.x.ow_scenario_create(options.dt ?? 0.25, seed, this.#c.scratch);
+      const dt = options.dt ?? (options.pedestrian ? PEDESTRIAN_DT : 0.25);
+      st = this.#c.x.ow_scenario_create(dt, seed, this.#c.scratch);
     } else {
       const p = this.#c.cstr(name);
       const kind = this.#c.x.ow_scene_from_name(p);
@@ -351,7 +385,7 @@ export class Orca {
     // options.speed: every point goal's preferred speed): the scene is rebuilt as a custom
     // scenario with the same dt, seed, agents in the same order (their keys) and walls.
     try {
-      const custom = this.createScene('custom', { dt: scene.dt, seed: scene.seed });
+      const custom = this.#createScene('custom', { dt: scene.dt, seed: scene.seed });
       try {
         const p = this.#c.cstr(name);
         this.#c.x.ow_scenario_set_name(sceneStateOf(custom).ptr, p);
@@ -495,13 +529,13 @@ function untrack(wrapper, s) {
 const DISPOSE = Symbol.dispose ?? Symbol.for('nodejs.dispose');
 
 // A seed: a whole number or BigInt in [0, 2^64) (1 when absent).
-function seed64(v) {
+function seed64(v, what = 'seed') {
   if (v === undefined) return 1n;
   if ((typeof v === 'number' && Number.isInteger(v) && v >= 0 && v < 2 ** 64) ||
       (typeof v === 'bigint' && v >= 0n && v < 2n ** 64n)) {
     return BigInt(v);
   }
-  throw argError(`seed must be a whole number in [0, 2^64), got ${typeof v === 'string' ? `'${v}'` : String(v)}`);
+  throw argError(`${what} must be a whole number in [0, 2^64), got ${typeof v === 'string' ? `'${v}'` : String(v)}`);
 }
 
 // def (any subset of DEF_FIELDS; the rest from `base`) into the scratch words of core c.
@@ -558,6 +592,50 @@ function simCopy(s, which, out, call) {
   return out;
 }
 
+// def without its stream, and the stream checked by the library (orca_check_stream), or
+// undefined when none is given: refused before the agent is added.
+function splitStream(s, def) {
+  if (def === null || typeof def !== 'object' || def.stream === undefined) return [def, undefined];
+  const { stream, ...plain } = def;
+  simCheck(s, s.c.x.ow_check_stream(simLive(s), int32(stream, 'stream')));
+  return [plain, stream];
+}
+// A whole number an int32 holds (what the C type can carry; the library checks the rest).
+function int32(v, what) {
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < -(2 ** 31) || v >= 2 ** 31) {
+    throw argError(`${what} must be a whole number in [-2^31, 2^31), got ${v}`);
+  }
+  return v;
+}
+// Gives a just-added agent its checked stream; undo() takes it back if that still fails.
+function applyStream(s, id, stream, undo) {
+  const st = s.c.x.ow_agent_set_stream(s.ptr, ...handleWords(id, 'agent'), stream);
+  if (st !== 0) {
+    const msg = s.c.str(s.c.x.ow_sim_last_error(s.ptr));
+    undo();
+    s.c.fail(st, msg);
+  }
+}
+// The pedestrian parameters in use (or the defaults when off) of the simulation of state s,
+// and whether the model is on.
+function pedestrianParams(s) {
+  const on = s.c.x.ow_sim_get_pedestrian(simLive(s), s.c.scratch) === 1;
+  const w = s.c.f64(s.c.scratch, 4);
+  return [{ timeGap: w[0], buffer: w[1], counterReach: w[2], maxPlanes: w[3] }, on];
+}
+// params ({ timeGap, buffer, counterReach, maxPlanes }, any subset) over the parameters in use
+// of state s, as the four arguments of ow_sim_set_pedestrian / ow_scenario_set_pedestrian.
+function pedestrianArgs(s, params) {
+  if (typeof params !== 'object') throw argError(`pedestrian parameters must be an object or null, got ${params}`);
+  for (const k of Object.keys(params)) {
+    if (!PEDESTRIAN_FIELDS.includes(k)) {
+      throw argError(`unknown pedestrian parameter '${k}' (one of ${PEDESTRIAN_FIELDS.join(', ')})`);
+    }
+  }
+  const p = { ...pedestrianParams(s)[0], ...params };
+  return [Number(p.timeGap), Number(p.buffer), Number(p.counterReach), int32(p.maxPlanes, 'max_planes')];
+}
+
 // The full avoidance settings av (defaults where not given) after the library's check, for
 // the simulation of state s.
 function checkAvoidance(s, av) {
@@ -612,14 +690,17 @@ export class Sim {
   get id() { return this.#c.x.ow_sim_id(simLive(this.#s)); }
 
   /** Adds an agent (fields as defaultAgent(); missing ones take the defaults; the avoidance
-   * settings priority, layers, mask and locked may be given too, checked before it is added). */
+   * settings priority, layers, mask and locked and the stream (docs/pedestrians.md) may be
+   * given too, checked before it is added). */
   addAgent(def = {}) {
-    const [plain, av] = splitAvoidance(def);
+    const [withAv, stream] = splitStream(this.#s, def);
+    const [plain, av] = splitAvoidance(withAv);
     const settings = av && checkAvoidance(this.#s, av);
     const words = writeDef(this.#c, plain);
     simCheck(this.#s, this.#c.x.ow_sim_add_agent(simLive(this.#s), words, this.#c.scratch + 128));
     const id = takeHandle(this.#c, 'agent');
     if (settings) applyAvoidance(this.#s, id, settings, () => this.removeAgent(id));
+    if (stream !== undefined) applyStream(this.#s, id, stream, () => this.removeAgent(id));
     return id;
   }
   removeAgent(id) { simCheck(this.#s, this.#c.x.ow_sim_remove_agent(simLive(this.#s), ...handleWords(id, 'agent'))); }
@@ -956,6 +1037,34 @@ export class Sim {
     const w = this.#c.f64(this.#c.scratch, 3);
     return { radius: w[0], gamma: w[1], maxDensity: w[2] };
   }
+  /** The pedestrian model (docs/pedestrians.md; state: the hash and snapshots carry it):
+   * setPedestrian({ timeGap, buffer, counterReach, maxPlanes }) turns it on, a field not
+   * given keeping the value in use (the default when off: 0.5 s, 0.02 m, 2 m, 4);
+   * setPedestrian(null) turns it off. The library checks the ranges (and refuses it with the
+   * density-dependent speed): a refusal throws its message and nothing changes. */
+  setPedestrian(params) {
+    if (params === null || params === undefined) {
+      simCheck(this.#s, this.#c.x.ow_sim_clear_pedestrian(simLive(this.#s)));
+      return;
+    }
+    simCheck(this.#s, this.#c.x.ow_sim_set_pedestrian(this.#s.ptr, ...pedestrianArgs(this.#s, params)));
+  }
+  /** { timeGap, buffer, counterReach, maxPlanes } when on, else null. */
+  get pedestrian() {
+    const [p, on] = pedestrianParams(this.#s);
+    return on ? p : null;
+  }
+  /** An agent's stream: -1 (none, the default) or a whole number >= 0; agents of different
+   * streams walking against each other keep their full time horizon and no headway
+   * (docs/pedestrians.md). */
+  setStream(id, stream) {
+    simCheck(this.#s, this.#c.x.ow_agent_set_stream(simLive(this.#s), ...handleWords(id, 'agent'),
+      int32(stream, 'stream')));
+  }
+  getStream(id) {
+    simCheck(this.#s, this.#c.x.ow_agent_get_stream(simLive(this.#s), ...handleWords(id, 'agent'), this.#c.scratch));
+    return new Int32Array(this.#c.memory.buffer, this.#c.scratch, 1)[0];
+  }
   /** Every agent's diagnostics of the last step with diagnostics on, in index order (one
    * orca_sim_diagnostics): { fallback, failedConstraint, neighborCount, candidates,
    * neighborsCut, blocked, locked, headwayPlanes, counterMode }, each a new Int32Array of
@@ -1152,18 +1261,45 @@ export class Scene {
   /** Adds an agent with a goal: { kind, target: [x, y], speed }. The defaults are the library's
    * (orca_goal_default, docs/scenarios.md "Defaults"): kind GOAL.POINT when a target is given,
    * else GOAL.NONE; speed (a point goal's preferred speed) 1 m/s. A point or velocity goal
-   * needs a target. def as Sim.addAgent (avoidance settings included). */
+   * needs a target. def as Sim.addAgent (avoidance settings and stream included). While the
+   * pedestrian model is on (setPedestrian) the fields not given are the preset's
+   * (orca.pedestrianAgent()), a point or set goal's speed not given is the preset's free
+   * speed drawn for this agent, and a goal-set agent's stream is its set's index unless
+   * given. */
   addAgent(def = {}, goal = {}) {
-    const [plain, av] = splitAvoidance(def); // avoidance settings: checked before the agent is added
+    const [withAv, stream] = splitStream(this.#s.sim, def);
+    const [plain, av] = splitAvoidance(withAv); // avoidance settings: checked before the agent is added
     const settings = av && checkAvoidance(this.#s.sim, av);
     const g = this.#goalArgs(goal);
-    const words = writeDef(this.#c, plain);
+    let base;
+    if (this.pedestrian) {
+      this.#c.x.ow_pedestrian_agent_def(this.#c.scratch);
+      base = this.#c.f64(this.#c.scratch, DEF_WORDS).slice();
+      if (goal.speed === undefined) g.speed = this.#c.x.ow_scenario_pedestrian_speed(this.#live());
+    }
+    const words = writeDef(this.#c, plain, base);
     this.#check(this.#c.x.ow_scenario_add_agent(this.#live(), words, g.kind, g.x, g.y, g.speed, g.set,
       this.#c.scratch + 128));
     const id = takeHandle(this.#c, 'agent');
     if (settings) applyAvoidance(this.#s.sim, id, settings, () => {}); // only memory can refuse it
+    if (stream !== undefined) applyStream(this.#s.sim, id, stream, () => {}); // likewise
     return id;
   }
+  /** The pedestrian preset (orca_scenario_set_pedestrian; docs/pedestrians.md): the model on
+   * with params ({ timeGap, buffer, counterReach, maxPlanes }, a field not given keeping the
+   * value in use, the default when off), every goal-set agent without a stream given its
+   * set's index, and the preset's defaults for the agents added afterwards (addAgent);
+   * setPedestrian(null) turns the model off. */
+  setPedestrian(params) {
+    if (params === null || params === undefined) {
+      this.#check(this.#c.x.ow_scenario_clear_pedestrian(this.#live()));
+      return;
+    }
+    const args = pedestrianArgs(this.#s.sim, params);
+    this.#check(this.#c.x.ow_scenario_set_pedestrian(this.#live(), ...args));
+  }
+  /** The model's parameters when on, else null (as sim.pedestrian). */
+  get pedestrian() { return this.#sim.pedestrian; }
   /** A goal { kind, target, speed, goalSet } as addAgent reads it: { kind, x, y, speed, set }. */
   #goalArgs(goal) {
     if (goal === null || typeof goal !== 'object') throw argError(`a goal must be an object, got ${goal}`);

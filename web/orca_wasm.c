@@ -423,6 +423,69 @@ int OW_EXPORT(ow_sim_get_density_speed)(const orca_sim *s, double *w)
     w[2] = p.max_density;
     return on;
 }
+/* The pedestrian model (docs/pedestrians.md): on with the four parameters, off, and the
+ * parameters in use (or the defaults when off) as four f64 into w (max_planes as a double);
+ * returns 1 when on. The scenario's preset likewise (orca_scenario_set_pedestrian). */
+int OW_EXPORT(ow_sim_set_pedestrian)(orca_sim *s, double time_gap, double buffer,
+                                     double counter_reach, int max_planes)
+{
+    orca_pedestrian p = {time_gap, buffer, counter_reach, max_planes};
+    return orca_sim_set_pedestrian(s, &p);
+}
+int OW_EXPORT(ow_sim_clear_pedestrian)(orca_sim *s) { return orca_sim_set_pedestrian(s, NULL); }
+int OW_EXPORT(ow_sim_get_pedestrian)(const orca_sim *s, double *w)
+{
+    orca_pedestrian p;
+    int on = orca_sim_get_pedestrian(s, &p);
+    w[0] = p.time_gap;
+    w[1] = p.buffer;
+    w[2] = p.counter_reach;
+    w[3] = (double)p.max_planes;
+    return on;
+}
+int OW_EXPORT(ow_scenario_set_pedestrian)(orca_scenario *sc, double time_gap, double buffer,
+                                          double counter_reach, int max_planes)
+{
+    orca_pedestrian p = {time_gap, buffer, counter_reach, max_planes};
+    return orca_scenario_set_pedestrian(sc, &p);
+}
+int OW_EXPORT(ow_scenario_clear_pedestrian)(orca_scenario *sc)
+{
+    return orca_scenario_set_pedestrian(sc, NULL);
+}
+/* The preset's agent (orca_pedestrian_agent_def) as the definition's words into w. */
+void OW_EXPORT(ow_pedestrian_agent_def)(double *w)
+{
+    orca_agent_def d = orca_pedestrian_agent_def();
+    def_to_words(&d, w);
+}
+double OW_EXPORT(ow_pedestrian_free_speed)(uint64_t seed, uint64_t key)
+{
+    return orca_pedestrian_free_speed(seed, key);
+}
+/* The free speed of the agent the scenario adds next (orca_scenario_pedestrian_agent). */
+double OW_EXPORT(ow_scenario_pedestrian_speed)(const orca_scenario *sc)
+{
+    double v = 0;
+    orca_scenario_pedestrian_agent(sc, NULL, &v);
+    return v;
+}
+/* An agent's stream: checked (orca_check_stream's range and message), set, and read into
+ * *out. */
+int OW_EXPORT(ow_check_stream)(const orca_sim *s, int32_t stream)
+{
+    return orca_check_stream(s, stream);
+}
+int OW_EXPORT(ow_agent_set_stream)(orca_sim *s, uint32_t slot, uint32_t generation, uint32_t sim,
+                                   int32_t stream)
+{
+    return orca_agent_set_stream(s, (orca_agent_id){slot, generation, sim}, stream);
+}
+int OW_EXPORT(ow_agent_get_stream)(const orca_sim *s, uint32_t slot, uint32_t generation,
+                                   uint32_t sim, int32_t *out)
+{
+    return orca_agent_get_stream(s, (orca_agent_id){slot, generation, sim}, out);
+}
 /* One agent's diagnostics as nine i32 (the struct's fields in order) into w. */
 int OW_EXPORT(ow_agent_get_diagnostics)(const orca_sim *s, uint32_t slot, uint32_t generation,
                                         uint32_t sim, int32_t *w)

@@ -61,6 +61,17 @@ ORCA_API orca_status orca_nav_path(orca_nav *nav, double radius, orca_vec2 from,
                                    orca_nav_result *result, double *length, int *goal_index,
                                    orca_nav_corner *corners, int capacity, int *count);
 
+/** Line of sight (docs/navigation.md, "Visibility"): *visible = 1 when every wall (segment or
+ * walkable-area loop edge) is farther than `radius` from the segment a-b, i.e. its squared
+ * distance to the segment (docs/navigation.md, "The walls": 0 when they cross) is greater
+ * than radius * radius; else 0. So at radius 0 a wall that crosses or touches the segment
+ * blocks it. Walls are two-sided; whether a or b lies inside the walkable area is not asked.
+ * radius in [0, 2^20] m; a and b finite with magnitude below 2^21. Refusals (ORCA_ERR_ARGUMENT
+ * naming the value, ORCA_ERR_NULL, ORCA_ERR_MEMORY) leave *visible untouched. Linear in the
+ * number of walls; builds no graph. */
+ORCA_API orca_status orca_nav_visible(orca_nav *nav, double radius, orca_vec2 a, orca_vec2 b,
+                                      int *visible);
+
 /** Statistics of the structure kept for a radius (built if needed): the wall ends used as
  * corners, the tangent legs between them and the bytes held. */
 typedef struct orca_nav_stats {

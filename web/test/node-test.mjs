@@ -444,6 +444,57 @@ for (const [label, file] of [['scalar', 'orca.wasm'], ['SIMD128', 'orca-simd.was
     return `hash ${h}`;
   });
 
+  test(`${label}: pedestrian model: pinned hash, streams, state, refusals, the preset`, () => {
+    // the scene and hash of test/test_pedestrian.c's pinned_hash
+    const sim = orca.createSim();
+    for (let i = 0; i < 100; ++i) {
+      const left = i % 10 < 5;
+      sim.addAgent({ position: [(i % 10) * 0.6, Math.floor(i / 10) * 0.6], radius: 0.18, neighborDist: 2,
+        maxNeighbors: 32, timeHorizon: 2, obstacleTimeHorizon: 0.5,
+        preferredVelocity: [left ? 1.34 : -1.34, 0.05 * (i % 3)], stream: i % 7 === 0 ? -1 : left ? 0 : 1 });
+    }
+    check(sim.pedestrian === null && sim.getStream(sim.agentAt(5)) === 1, 'off; streams set');
+    const off = sim.hash();
+    sim.setPedestrian({});
+    check(JSON.stringify(sim.pedestrian) === JSON.stringify(orca.pedestrianDefaults()), 'the defaults');
+    check(sim.hash() !== off && sim.separationActive, 'state; separation active');
+    const before = sim.hash();
+    for (const [k, v] of [['timeGap', 0], ['buffer', -1], ['counterReach', Infinity], ['maxPlanes', 0]]) {
+      let msg = '';
+      try { sim.setPedestrian({ [k]: v }); } catch (e) { msg = e.message; }
+      const name = { timeGap: 'time_gap', buffer: 'buffer', counterReach: 'counter_reach', maxPlanes: 'max_planes' }[k];
+      check(msg.includes(name) && sim.hash() === before, `${k} = ${v} refused: '${msg}'`);
+    }
+    throwsWith(() => sim.setDensitySpeed({}), /pedestrian model/, 'ORCA_ERR_ARGUMENT');
+    throwsWith(() => sim.addAgent({ position: [50, 50], stream: -2 }), /stream/, 'ORCA_ERR_ARGUMENT');
+    check(sim.agentCount === 100 && sim.hash() === before, 'refusals change nothing');
+    for (let i = 0; i < 40; ++i) sim.step(0.05);
+    check(sim.hash() === '1aeceb0c7ce14f92', `pinned hash ${sim.hash()} = 1aeceb0c7ce14f92 (native)`);
+    const copy = orca.createSim();
+    copy.load(sim.save());
+    check(copy.hash() === sim.hash() && copy.pedestrian.timeGap === 0.5, 'save and load keep it');
+    sim.setDiagnostics(true);
+    sim.step(0.05);
+    const d = sim.stepDiagnostics();
+    check(d.headway > 0 && d.counter > 0, `diagnostics count headway ${d.headway}, counter ${d.counter}`);
+    sim.setPedestrian(null);
+    check(sim.pedestrian === null, 'null turns it off');
+    copy.destroy();
+    sim.destroy();
+    // the preset in a scene: dt, the agent, the free speed, streams
+    const sc = orca.createScene('custom', { pedestrian: true, seed: 9 });
+    check(sc.dt === 0.05 && sc.pedestrian !== null, `preset scene dt ${sc.dt}`);
+    sc.addGoalSet('west', [[-20, 0]]);
+    const a = sc.addAgent({ position: [0, 0] }, { goalSet: 'west' });
+    const b = sc.addAgent({ position: [1, 0], radius: 0.2, stream: 4 }, { target: [5, 5], speed: 1.1 });
+    check(sc.sim.getAgent(a).radius === 0.18 && sc.sim.getAgent(b).radius === 0.2, 'the preset agent');
+    check(sc.sim.getStream(a) === 0 && sc.sim.getStream(b) === 4, 'streams');
+    check(sc.goal(0).speed === orca.pedestrianFreeSpeed(9, 0) && sc.goal(1).speed === 1.1, 'free speeds');
+    for (let i = 0; i < 10; ++i) sc.step();
+    sc.destroy();
+    return 'pinned 1aeceb0c7ce14f92';
+  });
+
   test(`${label}: save and load reproduce the run`, () => {
     const sc = orca.createScene('wallgap', { agents: 40, seed: 3 });
     for (let i = 0; i < 50; ++i) sc.step();

@@ -1,0 +1,295 @@
+// SPDX-License-Identifier: MIT
+// A scenario (orca/scenario.h): a simulation plus every agent's goal, the preferred-velocity
+// rule, waypoints, goal sets and exits, navigation, the arrival record and snapshots; and the
+// built-in scenes whose hashes test/golden/determinism.txt holds.
+using System;
+
+namespace Orca
+{
+    public sealed unsafe class Scenario : IDisposable
+    {
+        private readonly ScenarioHandle h_;
+        private readonly Simulation sim_;
+
+        private Scenario(ScenarioHandle h)
+        {
+            h_ = h;
+            sim_ = new Simulation(new SimHandle(h, Native.orca_scenario_sim(h)), this);
+        }
+
+        private static SimDef Workers(int workerCount)
+        {
+            SimDef def = Native.orca_sim_def_default();
+            def.WorkerCount = workerCount;
+            return def;
+        }
+
+        private static ScenarioHandle Created(Status st, ScenarioHandle h)
+        {
+            if (st != Status.Ok) {
+                throw new OrcaException(st, Native.Utf8(Native.orca_scenario_last_error_create(IntPtr.Zero)));
+            }
+            return h;
+        }
+
+        /// <summary>An empty scenario: step dt (s) and the seed of the preferred-velocity
+        /// perturbation.</summary>
+        public Scenario(double dt, ulong seed, int workerCount = 1)
+            : this(CreateEmpty(dt, seed, workerCount))
+        {
+        }
+
+        private static ScenarioHandle CreateEmpty(double dt, ulong seed, int workerCount)
+        {
+            SimDef def = Workers(workerCount);
+            ScenarioHandle h;
+            return Created(Native.orca_scenario_create(&def, dt, seed, out h), h);
+        }
+
+        /// <summary>A built-in scene (agentCount 0: the scene's default size; the scene may
+        /// round it, docs/scenarios.md).</summary>
+        public static Scenario Builtin(SceneKind kind, int agentCount, ulong seed, int workerCount = 1)
+        {
+            SimDef def = Workers(workerCount);
+            ScenarioHandle h;
+            return new Scenario(Created(Native.orca_scenario_create_builtin(kind, agentCount, seed, &def, out h), h));
+        }
+
+        /// <summary>The raw handle, for the calls of <see cref="Native"/>.</summary>
+        public ScenarioHandle Handle { get { return h_; } }
+
+        /// <summary>Destroys the scenario and its simulation.</summary>
+        public void Dispose()
+        {
+            sim_.Dispose();
+            h_.Dispose();
+        }
+
+        private void Check(Status st)
+        {
+            if (st != Status.Ok) {
+                throw new OrcaException(st, Native.Utf8(Native.orca_scenario_last_error(h_)));
+            }
+        }
+
+        /// <summary>The simulation inside (owned by the scenario).</summary>
+        public Simulation Simulation { get { return sim_; } }
+
+        public string LastError { get { return Native.Utf8(Native.orca_scenario_last_error(h_)); } }
+
+        /// <summary>"circle", ... or "custom".</summary>
+        public string Name
+        {
+            get { return Native.Utf8(Native.orca_scenario_name(h_)); }
+            set {
+                Simulation.Need(value != null, Status.Null, "name is null");
+                Check(Native.orca_scenario_set_name(h_, Native.Utf8Z(value)));
+            }
+        }
+
+        public double Dt { get { return Native.orca_scenario_dt(h_); } }
+
+        public ulong Seed { get { return Native.orca_scenario_seed(h_); } }
+
+        /// <summary>Adds an agent with its goal (its position is its start).</summary>
+        public AgentId AddAgent(AgentDef def, Goal goal)
+        {
+            AgentId id;
+            Check(Native.orca_scenario_add_agent(h_, &def, &goal, &id));
+            return id;
+        }
+
+        /// <summary>The goal and start of the agent at index.</summary>
+        public Goal GetGoal(int index, out Vec2 start)
+        {
+            Goal g;
+            Vec2 s;
+            Check(Native.orca_scenario_agent_goal(h_, index, &g, &s));
+            start = s;
+            return g;
+        }
+
+        public Goal GetGoal(int index)
+        {
+            Vec2 start;
+            return GetGoal(index, out start);
+        }
+
+        public void SetGoal(int index, Goal goal)
+        {
+            Check(Native.orca_scenario_set_agent_goal(h_, index, &goal));
+        }
+
+        /// <summary>Waypoints of the agent at index (docs/extensions.md, "Waypoints"); an empty
+        /// array removes them. arriveDistance 0: the agent's radius.</summary>
+        public void SetWaypoints(int index, Vec2[] points, bool loop, double arriveDistance)
+        {
+            Simulation.Need(points != null, Status.Null, "points is null");
+            fixed (Vec2* p = points) {
+                Check(Native.orca_scenario_set_waypoints(h_, index, p, points.Length, loop ? 1 : 0, arriveDistance));
+            }
+        }
+
+        public Vec2[] GetWaypoints(int index, out bool loop, out double arriveDistance)
+        {
+            int n, l;
+            double d;
+            Check(Native.orca_scenario_agent_waypoints(h_, index, null, 0, &n, &l, &d));
+            Vec2[] points = new Vec2[n];
+            fixed (Vec2* p = points) {
+                Check(Native.orca_scenario_agent_waypoints(h_, index, p, n, &n, &l, &d));
+            }
+            loop = l != 0;
+            arriveDistance = d;
+            return points;
+        }
+
+        /// <summary>The agent's current target: a waypoint index, or the waypoint count for
+        /// the goal point.</summary>
+        public int GetWaypointIndex(int index)
+        {
+            int c;
+            Check(Native.orca_scenario_waypoint_index(h_, index, &c));
+            return c;
+        }
+
+        public void SetWaypointIndex(int index, int current)
+        {
+            Check(Native.orca_scenario_set_waypoint_index(h_, index, current));
+        }
+
+        /// <summary>The scenario's state hash (the simulation's when no agent has waypoints).
+        /// </summary>
+        public ulong Hash { get { return Native.orca_scenario_hash(h_); } }
+
+        public string HexHash { get { return Hash.ToString("x16"); } }
+
+        /// <summary>Navigation around walls (docs/navigation.md).</summary>
+        public bool Navigation
+        {
+            get { return Native.orca_scenario_get_navigation(h_) != 0; }
+            set { Check(Native.orca_scenario_set_navigation(h_, value ? 1 : 0)); }
+        }
+
+        /// <summary>Adds a named goal set; returns its index (for Goal.ToSet).</summary>
+        public int AddGoalSet(string name, Vec2[] points)
+        {
+            Simulation.Need(name != null && points != null, Status.Null, "name or points is null");
+            int index;
+            fixed (Vec2* p = points) {
+                Check(Native.orca_scenario_add_goal_set(h_, Native.Utf8Z(name), p, points.Length, &index));
+            }
+            return index;
+        }
+
+        /// <summary>Makes a goal set an exit (arriveDistance 0: the agent's radius).</summary>
+        public void SetGoalSetExit(int set, double arriveDistance)
+        {
+            Check(Native.orca_scenario_set_goal_set_exit(h_, set, arriveDistance));
+        }
+
+        public bool GetGoalSetExit(int set, out double arriveDistance)
+        {
+            int exit;
+            double d;
+            Check(Native.orca_scenario_goal_set_exit(h_, set, &exit, &d));
+            arriveDistance = d;
+            return exit != 0;
+        }
+
+        /// <summary>Agents that left by exits, and the step at which the last left (-1).
+        /// </summary>
+        public int GetExited(out long lastStep)
+        {
+            int n;
+            long last;
+            Check(Native.orca_scenario_exited(h_, &n, &last));
+            lastStep = last;
+            return n;
+        }
+
+        public int GoalSetCount { get { return Native.orca_scenario_goal_set_count(h_); } }
+
+        /// <summary>The index of the set called name, or -1.</summary>
+        public int FindGoalSet(string name)
+        {
+            return Native.orca_scenario_goal_set_find(h_, Native.Utf8Z(name ?? ""));
+        }
+
+        public Vec2[] GetGoalSet(int set, out string name)
+        {
+            IntPtr s;
+            int n;
+            Check(Native.orca_scenario_goal_set_get(h_, set, &s, null, 0, &n));
+            Vec2[] points = new Vec2[n];
+            fixed (Vec2* p = points) {
+                Check(Native.orca_scenario_goal_set_get(h_, set, &s, p, n, &n));
+            }
+            name = Native.Utf8(s);
+            return points;
+        }
+
+        /// <summary>The navigation state of the agent at index, and its path's corners.
+        /// </summary>
+        public NavAgent GetNavigation(int index, out NavCorner[] corners)
+        {
+            NavAgent a;
+            Check(Native.orca_scenario_agent_nav(h_, index, &a, null, 0));
+            corners = new NavCorner[a.Corners];
+            fixed (NavCorner* c = corners) {
+                Check(Native.orca_scenario_agent_nav(h_, index, &a, c, corners.Length));
+            }
+            return a;
+        }
+
+        public int NavigationUnreachable { get { return Native.orca_scenario_nav_unreachable(h_); } }
+
+        /// <summary>Sets every agent's preferred velocity by the rule, steps by Dt, records.
+        /// </summary>
+        public void Step()
+        {
+            Check(Native.orca_scenario_step(h_));
+        }
+
+        public void Step(int steps)
+        {
+            for (int i = 0; i < steps; ++i) {
+                Check(Native.orca_scenario_step(h_));
+            }
+        }
+
+        public int ArrivedCount { get { return Native.orca_scenario_arrived_count(h_); } }
+
+        /// <summary>The step count at which all agents were first arrived, or -1.</summary>
+        public long AllArrivedStep { get { return Native.orca_scenario_all_arrived_step(h_); } }
+
+        public double MaxAgentOverlap { get { return Native.orca_scenario_max_agent_overlap(h_); } }
+
+        public double MaxWallOverlap { get { return Native.orca_scenario_max_wall_overlap(h_); } }
+
+        /// <summary>Recording of overlaps and arrivals after each step (on by default); off is
+        /// what a benchmark times (the same bits).</summary>
+        public bool Recording
+        {
+            set { Check(Native.orca_scenario_set_recording(h_, value ? 1 : 0)); }
+        }
+
+        public ulong FallbackTotal { get { return Native.orca_scenario_fallback_total(h_); } }
+
+        /// <summary>A snapshot of the whole scenario (its simulation's inside).</summary>
+        public byte[] Save()
+        {
+            return Native.Snapshot((buffer, capacity, size) => Native.orca_scenario_save(h_, buffer, capacity, size), Check);
+        }
+
+        /// <summary>Replaces the scenario's whole state with a snapshot (Status.Format for
+        /// corrupt bytes; nothing changes then).</summary>
+        public void Load(byte[] snapshot)
+        {
+            Simulation.Need(snapshot != null, Status.Null, "snapshot is null");
+            fixed (byte* p = snapshot) {
+                Check(Native.orca_scenario_load(h_, p, (UIntPtr)snapshot.Length));
+            }
+        }
+    }
+}
