@@ -61,18 +61,23 @@ def log(msg):
 
 class Run:
     """One scene file's run: the scenario, its step count and how to reproduce it. seed and
-    dt replace the file's (`orca run --seed S --dt DT`)."""
+    dt replace the file's (`orca run --seed S --dt DT`); density and pedestrian turn the
+    density-dependent speed or the pedestrian model on with their defaults
+    (`--density-speed`, `--pedestrian`: docs/extensions.md, docs/pedestrians.md)."""
 
-    def __init__(self, ctx, filename, density=False, seed=None, dt=None):
+    def __init__(self, ctx, filename, density=False, seed=None, dt=None, pedestrian=False):
         self.ctx = ctx
         self.file = filename
         self.density = density
+        self.pedestrian = pedestrian
         self.seed = seed
         self.dt_option = dt
         given = {k: v for k, v in (("seed", seed), ("dt", dt)) if v is not None}
         self.sc = orca.read_scene(os.path.join(SCENES, filename), workers=ctx.workers, **given)
         if density:
             self.sc.simulation.set_density_speed()
+        if pedestrian:
+            self.sc.set_pedestrian()
         self.dt = self.sc.dt
         self.steps = 0
         self.agent_steps = 0
@@ -112,6 +117,8 @@ class Run:
             opts += ["--dt", repr(self.dt_option)]
         if self.density:
             opts.append("--density-speed")
+        if self.pedestrian:
+            opts.append("--pedestrian")
         return opts
 
     def command(self):
@@ -122,7 +129,8 @@ class Run:
         """Records the run's hash (and checks it against the CLI and the golden file)."""
         h = self.sc.hexhash()
         if key is None:
-            key = self.file + (" density" if self.density else "")
+            key = self.file + (" density" if self.density else "") + (
+                " pedestrian" if self.pedestrian else "")
             key += "".join(" %s=%s" % (k, v) for k, v in (("seed", self.seed),
                                                           ("dt", self.dt_option)) if v is not None)
         self.ctx.record_hash(key, self.steps, h, self)
@@ -133,6 +141,8 @@ class Context:
     def __init__(self, args):
         self.workers = args.workers
         self.quick = args.quick
+        # the pedestrian experiments' configurations (the bounded run: plain and the model)
+        self.variants = [v for v in PED_VARIANTS if not args.quick or v[0] in QUICK_VARIANTS]
         self.cli = args.cli
         self.golden = {}
         self.hashes = []
@@ -437,7 +447,7 @@ def rimea9_seeds(ctx, rep, first):
     """RiMEA 9 for several seeds per configuration (first: plain ORCA's pair of the file's
     seed, already run) and plain ORCA at dt 0.25, against the target."""
     more = [first]
-    for label, opts in PED_VARIANTS:
+    for label, opts in ctx.variants:
         if label == "density_speed":
             continue
         if label != "plain":
@@ -720,9 +730,12 @@ def bottleneck(ctx, rep):
 
 # the configurations measured, each with the Run options that make it: orca as it is, plain
 # and with the density-dependent speed; their names in the report and the figures' colours
-PED_VARIANTS = (("plain", {}), ("density_speed", {"density": True}))
-PED_LABEL = {"plain": "plain ORCA", "density_speed": "density_speed on"}
-PED_COLOUR = {"plain": "tab:red", "density_speed": "tab:blue"}
+PED_VARIANTS = (("plain", {}), ("density_speed", {"density": True}),
+                ("pedestrian", {"pedestrian": True}))
+PED_LABEL = {"plain": "plain ORCA", "density_speed": "density_speed on",
+             "pedestrian": "pedestrian model"}
+PED_COLOUR = {"plain": "tab:red", "density_speed": "tab:blue", "pedestrian": "tab:green"}
+QUICK_VARIANTS = ("plain", "pedestrian")
 PED_BOTTLENECK_WIDTHS = ["0.9", "1.2", "1.6", "2", "2.5"]
 PED_BOTTLENECK_SEEDS = [1, 2, 3]
 LIDDLE_WIDTHS = ["0.9", "1", "1.1", "1.2", "1.4", "1.6", "1.8", "2", "2.2", "2.5"]
@@ -787,7 +800,7 @@ def ped_bottleneck(ctx, rep):
     widths = ["0.9", "2.5"] if ctx.quick else PED_BOTTLENECK_WIDTHS
     seeds = [1] if ctx.quick else PED_BOTTLENECK_SEEDS
     rows = []
-    for label, opts in PED_VARIANTS:
+    for label, opts in ctx.variants:
         for seed in seeds:
             for w_s in widths:
                 run = Run(ctx, "bottleneck28-%s-s%d.txt" % (w_s, seed), **opts)
@@ -840,7 +853,7 @@ def liddle(ctx, rep):
     """Liddle et al.'s series: 180 agents, a passage 2 m long, widths 0.9 to 2.5 m."""
     exp = dict(zip(*bottleneck_experiments()["Liddle et al. 2011"]))
     rows = []
-    for label, opts in PED_VARIANTS:
+    for label, opts in ctx.variants:
         for w_s in LIDDLE_WIDTHS:
             run = Run(ctx, "liddle-%s.txt" % w_s, **opts)
             times = crossings(run, lambda p: p[:, 0] > 1.0, 900.0)
@@ -869,7 +882,7 @@ def hermes(ctx, rep):
     exp_js = [r["flow_per_s"] / b for b, r in exp.items()]
     rows = []
     box = (-1.4, 1.4, 0.6, 2.6)
-    for label, opts in PED_VARIANTS:
+    for label, opts in ctx.variants:
         for b_s in HERMES_WIDTHS:
             run = Run(ctx, "hermes-%s.txt" % b_s, **opts)
             times, dens, speed = [], [], []
@@ -933,7 +946,7 @@ def fd_random(ctx, rep):
     densities = ["2", "4"] if ctx.quick else FDR_DENSITIES
     julich = corridor_data("fd-zhang2011-corridor")
     rows = []
-    for label, opts in PED_VARIANTS:
+    for label, opts in ctx.variants:
         for rho_s in densities:
             filename = "fd-random-%s.txt" % rho_s
             m = measure_spec(filename)
@@ -1020,7 +1033,7 @@ def counterflow(ctx, rep):
     densities = ["2"] if ctx.quick else CF_DENSITIES
     duration = 30.0 if ctx.quick else 120.0
     rows, series = [], {}
-    for label, opts in PED_VARIANTS:
+    for label, opts in ctx.variants:
         for rho_s in densities:
             res = {}
             for kind in ("oneway", "mixed"):
@@ -1068,7 +1081,7 @@ def counterflow(ctx, rep):
 
 def counterflow_blocks(ctx, rep):
     rows = []
-    for label, opts in PED_VARIANTS:
+    for label, opts in ctx.variants:
         res = {}
         for name in ("counterflow-block-oneway", "counterflow-blocks"):
             run = Run(ctx, name + ".txt", **opts)
@@ -1170,7 +1183,7 @@ def exit_choice_run(ctx, label, opts):
 def exit_choice(ctx, rep):
     """Three exits of unequal catchment, 1,000 agents: changes of exit, last departures; in
     each configuration but the density-dependent speed."""
-    runs = [(label,) + exit_choice_run(ctx, label, opts) for label, opts in PED_VARIANTS
+    runs = [(label,) + exit_choice_run(ctx, label, opts) for label, opts in ctx.variants
             if label != "density_speed"]
     for label, row, per_exit, _, _ in runs:
         rep.target("Exit choice, %s: changes of exit" % PED_LABEL[label],
@@ -1608,9 +1621,13 @@ def ped_report(rep, names, fig, data):
         "departures within 25%% of each other.\n\n"
         "A configuration that does not meet a target is marked *not met* with its "
         "measurement; that is a finding, not a failure of the suite. The configurations "
-        "measured are orca's as it is: plain ORCA and ORCA with the density-dependent speed "
+        "measured: plain ORCA; ORCA with the density-dependent speed "
         "([extensions.md](extensions.md), Weidmann's law, whose largest flow is %.3f agents "
-        "per metre and second at %.2f agents/m²: no stream slowed by it can carry more).\n\n" % (
+        "per metre and second at %.2f agents/m²: no stream slowed by it can carry more); and "
+        "the pedestrian model ([pedestrians.md](pedestrians.md): headway half-planes, time "
+        "gap 0.5 s), turned on over the scenes as they are (`orca run --pedestrian`), so that "
+        "its agents are the other configurations' (radius 0.2 m, free speed 1.34 m/s or "
+        "RiMEA 4's classes), not the preset's.\n\n" % (
             JS_BAND[0], JS_BAND[1], FLAT_BAND[0], FLAT_BAND[1], int(100 * CF_RATIO),
             int(100 * QUEUE_FALLBACK), QUEUE_OVERLAP, EXIT_CHANGES, cap, at))
     t.append("The experiments' points, each file with its source and how the numbers were "
