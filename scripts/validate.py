@@ -257,7 +257,7 @@ def fd_run(ctx, filename, density, single):
         areas = [(c - 1, c + 1, -1e9, 1e9)]
     else:
         areas = [(c - o - 1, c - o + 1, 4, 6), (c - 1, c + 1, 4, 6), (c + o - 1, c + o + 1, 4, 6)]
-    run = Run(ctx, filename, **opts)
+    run = Run(ctx, filename, density)
     every = max(1, int(round(0.25 / run.dt)))
     start = int(round(m["start"] / run.dt))
     end = int(round(m["end"] / run.dt))
@@ -290,7 +290,7 @@ def rimea4(ctx, rep):
             rho, vm, run = fd_run(ctx, "rimea04-fd-%s%s.txt" % (rho_s, suffix), density, False)
             h = run.finish()
             log("  rimea4 %s/m^2%s: density %s, speed %s (%.1f s)" % (
-                rho_s, "" if label == "plain" else " (%s)" % label,
+                rho_s, " (density speed)" if density else "",
                 np.round(rho, 2), np.round(vm, 3), time.perf_counter() - t0))
             for k, name in enumerate(("control 1", "main", "control 2")):
                 rows.append({"extension": "density_speed" if density else "plain",
@@ -741,7 +741,7 @@ def bottleneck(ctx, rep):
                          "last": times[-1] if times else float("nan"), "agents": n0,
                          "passed": len(times), "hash": h, "command": run.command()})
             log("  bottleneck %s m%s: %.2f /s, %.2f /(m s)" % (
-                w_s, "" if label == "plain" else " (%s)" % label, flow, flow / w))
+                w_s, " (density speed)" if density else "", flow, flow / w))
     rep.csv("bottleneck", rows)
     plain = [r for r in rows if r["extension"] == "plain"]
     rep.row("Bottleneck width sweep", "documented: flow against width",
@@ -823,6 +823,11 @@ def bottleneck_experiments():
     return {k: (np.array([w for w, _ in v]), np.array([j for _, j in v])) for k, v in out.items()}
 
 
+def tag(label):
+    """A configuration's mark in the log: none for plain ORCA."""
+    return "" if label == "plain" else " (%s)" % label
+
+
 def variants(rows):
     """[(configuration, its rows)] in PED_VARIANTS' order, those with rows."""
     out = [(label, [r for r in rows if r["extension"] == label]) for label, _, _ in PED_VARIANTS]
@@ -858,7 +863,7 @@ def ped_bottleneck(ctx, rep):
                                   "agents": run.n0, "last": times[-1] if times else float("nan"),
                                   "hash": h, "command": run.command()}, **queue_row(run)))
                 log("  bottleneck28 %s m, placement %d%s: %.2f /(m s), fallback %.1f%%, "
-                    "overlap %.3f r" % (w_s, seed, "" if label == "plain" else " (%s)" % label,
+                    "overlap %.3f r" % (w_s, seed, tag(label),
                                         flow / w, 100 * rows[-1]["fallback"],
                                         rows[-1]["overlap"]))
     rep.csv("ped-bottleneck", rows)
@@ -909,7 +914,7 @@ def liddle(ctx, rep):
                          "experiment_flow": exp[w] * w, "passed": len(times),
                          "agents": run.n0, "hash": h, "command": run.command()})
             log("  liddle %s m%s: %.2f /s (experiment %.2f)" % (
-                w_s, "" if label == "plain" else " (%s)" % label, flow, exp[w] * w))
+                w_s, tag(label), flow, exp[w] * w))
     rep.csv("liddle", rows)
     for label, sel in variants(rows):
         off = [r["flow"] / r["experiment_flow"] - 1 for r in sel]
@@ -930,7 +935,7 @@ def hermes(ctx, rep):
     for label, opts in ctx.variants_for("hermes"):
         for b_s in HERMES_WIDTHS:
             run = Run(ctx, "hermes-%s.txt" % b_s, **opts)
-            times, dens, speed = [], [], []
+            times, dens = [], []
             while len(run.sim) and run.t < 900.0:
                 run.step()
                 p = run.sim.positions
@@ -959,7 +964,7 @@ def hermes(ctx, rep):
                          "experiment_speed": e["speed_m_s"], "passed": len(times),
                          "agents": n, "hash": h, "command": run.command()})
             log("  hermes %s m%s: %.2f /s (experiment %.2f), in front %.2f /m^2 %.2f m/s" % (
-                b_s, "" if label == "plain" else " (%s)" % label, flow, e["flow_per_s"],
+                b_s, tag(label), flow, e["flow_per_s"],
                 rows[-1]["density"], rows[-1]["speed"]))
     rep.csv("hermes", rows)
     for label, sel in variants(rows):
@@ -1027,9 +1032,8 @@ def fd_random(ctx, rep):
                          "julich_speed": jv, "julich_samples": jn, "hash": h,
                          "steps": run.steps, "command": run.command()})
             log("  fd-random %s/m^2%s: %.2f /m^2, %.3f m/s (Weidmann %.3f), strips %.2f / %.2f,"
-                " bulk %.2f" % (rho_s, "" if label == "plain" else " (%s)" % label, rho, vm["whole"],
-                                rows[-1]["weidmann"], vm["south strip"], vm["north strip"],
-                                vm["bulk"]))
+                " bulk %.2f" % (rho_s, tag(label), rho, vm["whole"], rows[-1]["weidmann"],
+                                vm["south strip"], vm["north strip"], vm["bulk"]))
     rep.csv("fd-random", rows)
     for label, sel in variants(rows):
         off = [r["speed"] / r["weidmann"] - 1 for r in sel]
@@ -1106,7 +1110,7 @@ def counterflow(ctx, rep):
             row["ratio_last20"] = row["mixed_last20"] / row["oneway_last20"]
             rows.append(row)
             log("  counterflow %s/m^2%s: one-way %.2f, mixed %.2f m/s (last 20 s %.2f / %.2f),"
-                " lanes %.2f" % (rho_s, "" if label == "plain" else " (%s)" % label,
+                " lanes %.2f" % (rho_s, tag(label),
                                  row["oneway_speed"], row["mixed_speed"], row["oneway_last20"],
                                  row["mixed_last20"], row["lane_order_last"]))
     rep.csv("counterflow", rows)
@@ -1162,7 +1166,7 @@ def counterflow_blocks(ctx, rep):
         rows.append(row)
         log("  blocks%s: %d of %d out after 120 s, %d after 600 s (last %.0f s); %.2f m/s "
             "against %.2f" % (
-            "" if label == "plain" else " (%s)" % label, row["out_120s"], row["agents"], row["out"],
+            tag(label), row["out_120s"], row["agents"], row["out"],
             row["last"], row["speed"], row["oneway_speed"]))
         rep.target("Two blocks of 2 agents/m² walking into each other, %s" % PED_LABEL[label],
                    "all pass; mean speed at least 70% of one block's alone",
@@ -1224,7 +1228,7 @@ def exit_choice_run(ctx, label, opts):
     agents_rows = [{"extension": label, "agent": i, "exit": int(left_by[i]), "changes": int(c),
                     "left": tr.left[i]} for i, c in enumerate(changes)]
     log("  exit choice%s: %d of %d out by %.1f s; %d changed exit, %d more than twice (most "
-        "%d); last departures %s" % ("" if label == "plain" else " (%s)" % label, row["out"],
+        "%d); last departures %s" % (tag(label), row["out"],
                                      n0, row["total"], row["changed"], row["over_two"],
                                      row["most"], ", ".join("%.0f s" % x for x in lasts)))
     return row, per_exit, agents_rows, changes
@@ -2001,6 +2005,14 @@ def exit_choice_text(rep, fig, data):
              "corner of a queued door costlier and can send an agent to another exit "
              "([navigation.md](navigation.md), \"Following a path\").\n\n")
     return "".join(t)
+
+
+def write_hashes(path, hashes, quick):
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("# Validation runs (scripts/validate%s --record): scene file [density], step "
+                "calls, scenario hash.\n" % (" --quick" if quick else ""))
+        for key, steps, h in hashes:
+            f.write("%s %d %s\n" % (key, steps, h))
 
 
 def by_extension(rows):
