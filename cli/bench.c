@@ -297,8 +297,9 @@ static int bench_save(orca_sim *sim, int agents, const char *what, unsigned char
         st = orca_sim_save(sim, *snap, *size, size);
     }
     if (st != ORCA_OK || !*snap) {
-        cli_error("bench: %d agents: could not save the %s state (%zu bytes): %s", agents, what,
-                  *size, st != ORCA_OK ? orca_sim_last_error(sim) : "out of memory");
+        cli_error("bench: %d agent%s: could not save the %s state (%zu bytes): %s", agents,
+                  agents == 1 ? "" : "s", what, *size,
+                  st != ORCA_OK ? orca_sim_last_error(sim) : "out of memory");
         free(*snap);
         *snap = NULL;
         return -1;
@@ -330,12 +331,13 @@ static int bench_size(const bench_cfg *c, int agents, bench_row *rows)
     orca_sim_def def = orca_sim_def_default();
     def.worker_count = max_workers;
     orca_scenario *sc = NULL;
-    progress(c, "orca bench: %d agents: building the scene", agents);
+    progress(c, "orca bench: %d agent%s: building the scene", agents, agents == 1 ? "" : "s");
     orca_status st = orca_scenario_create_builtin((orca_scene_kind)c->scene, agents, c->seed,
                                                   &def, &sc);
     if (st != ORCA_OK) {
-        cli_lib_error(st, orca_scenario_last_error(NULL), "bench: building scene %s with %d agents",
-                      orca_scene_name((orca_scene_kind)c->scene), agents);
+        cli_lib_error(st, orca_scenario_last_error(NULL),
+                      "bench: building scene %s with %d agent%s",
+                      orca_scene_name((orca_scene_kind)c->scene), agents, agents == 1 ? "" : "s");
         return -1;
     }
     orca_sim *sim = orca_scenario_sim(sc);
@@ -346,7 +348,8 @@ static int bench_size(const bench_cfg *c, int agents, bench_row *rows)
     /* The figures are the simulation's: no overlap or arrival bookkeeping in the loop. */
     orca_scenario_set_recording(sc, 0);
     for (long long i = 0; i < c->warmup; ++i) {
-        progress(c, "orca bench: %d agents: warm-up step %lld", agents, i + 1);
+        progress(c, "orca bench: %d agent%s: warm-up step %lld", agents,
+                 agents == 1 ? "" : "s", i + 1);
         if (orca_scenario_step(sc) != ORCA_OK) {
             cli_error("bench: warm-up: %s", orca_scenario_last_error(sc));
             orca_scenario_destroy(sc);
@@ -361,7 +364,7 @@ static int bench_size(const bench_cfg *c, int agents, bench_row *rows)
     double *rates = malloc((size_t)c->runs * sizeof *rates);
     if (!rates || bench_save(sim, agents, "warmed-up", &snap, &size) != 0) {
         if (!rates) {
-            cli_error("bench: %d agents: out of memory", agents);
+            cli_error("bench: %d agent%s: out of memory", agents, agents == 1 ? "" : "s");
         }
         free(snap);
         free(rates);
@@ -384,7 +387,8 @@ static int bench_size(const bench_cfg *c, int agents, bench_row *rows)
             continue;
         }
         for (int r = 0; r < row->runs; ++r) {
-            progress(c, "orca bench: %d agents, %d workers, run %d", n, row->workers, r + 1);
+            progress(c, "orca bench: %d agent%s, %d worker%s, run %d", n, n == 1 ? "" : "s",
+                     row->workers, row->workers == 1 ? "" : "s", r + 1);
             if (orca_sim_load(sim, snap, size) != ORCA_OK) {
                 cli_error("bench: %s", orca_sim_last_error(sim));
                 row->status = -1;
@@ -500,8 +504,9 @@ static orca_scenario *bench_scene(const bench_cfg *c, int agents, int workers, i
     orca_status st = orca_scenario_create_builtin((orca_scene_kind)c->scene, agents, c->seed,
                                                   &def, &sc);
     if (st != ORCA_OK) {
-        cli_lib_error(st, orca_scenario_last_error(NULL), "bench: building scene %s with %d agents",
-                      orca_scene_name((orca_scene_kind)c->scene), agents);
+        cli_lib_error(st, orca_scenario_last_error(NULL),
+                      "bench: building scene %s with %d agent%s",
+                      orca_scene_name((orca_scene_kind)c->scene), agents, agents == 1 ? "" : "s");
         return NULL;
     }
     orca_sim *sim = orca_scenario_sim(sc);
@@ -528,7 +533,7 @@ static orca_scenario *bench_scene(const bench_cfg *c, int agents, int workers, i
 static orca_scenario *bench_warm_scene(const bench_cfg *c, int agents, unsigned char **snap,
                                        size_t *size)
 {
-    progress(c, "orca bench: %d agents: building and warming up", agents);
+    progress(c, "orca bench: %d agent%s: building and warming up", agents, agents == 1 ? "" : "s");
     return bench_scene(c, agents, bench_max_workers(c), (int)c->warmup, snap, size);
 }
 
@@ -554,8 +559,9 @@ static int bench_cold(const bench_cfg *c, int agents)
         int workers = (int)c->workers[w];
         for (int r = 0; r < runs && rc == 0; ++r) {
             for (int k = 0; k < 3 && rc == 0; ++k) {
-                progress(c, "orca bench --cold: %d agents, %d workers, %s, run %d", n, workers,
-                         k_cold_cases[k], r + 1);
+                progress(c, "orca bench --cold: %d agent%s, %d worker%s, %s, run %d", n,
+                         n == 1 ? "" : "s", workers, workers == 1 ? "" : "s", k_cold_cases[k],
+                         r + 1);
                 double first = 0, warm = 0;
                 if (k == 0) {
                     orca_scenario *fresh = bench_scene(c, agents, workers, 0, NULL, NULL);
@@ -722,7 +728,8 @@ static int bench_churn(const bench_cfg *c, int agents)
         for (int r = 0; r < runs && rc == 0; ++r) {
             double t[3];
             for (int mode = 0; mode < 3 && rc == 0; ++mode) {
-                progress(c, "orca bench --churn: %d agents, %d workers, run %d", n, workers, r + 1);
+                progress(c, "orca bench --churn: %d agent%s, %d worker%s, run %d", n,
+                         n == 1 ? "" : "s", workers, workers == 1 ? "" : "s", r + 1);
                 uint64_t rng = c->seed ^ 0x636875726eu ^ (uint64_t)r;
                 if (orca_sim_set_worker_count(sim, workers) != ORCA_OK ||
                     orca_sim_load(sim, snap, size) != ORCA_OK) {
@@ -960,16 +967,16 @@ typedef struct ext_row {
 static void ext_describe(const bench_cfg *c, int n, const ext_applied *x)
 {
     if (c->extensions == BENCH_EXT_PEDESTRIAN) {
-        printf("  pedestrian at %d agents: the model's defaults\n", n);
+        printf("  pedestrian at %d agent%s: the model's defaults\n", n, n == 1 ? "" : "s");
     } else if (c->extensions == BENCH_EXT_MIX) {
-        printf("  mix at %d agents: %d locked (%.1f%%), outer square %g m beyond the agents and "
-               "goals, %d pillar%s (%d refused by the library)\n",
-               n, x->locked, n > 0 ? 100.0 * x->locked / n : 0.0, x->margin, x->pillars,
-               x->pillars == 1 ? "" : "s", x->refused);
+        printf("  mix at %d agent%s: %d locked (%.1f%%), outer square %g m beyond the agents "
+               "and goals, %d pillar%s (%d refused by the library)\n",
+               n, n == 1 ? "" : "s", x->locked, n > 0 ? 100.0 * x->locked / n : 0.0, x->margin,
+               x->pillars, x->pillars == 1 ? "" : "s", x->refused);
     } else {
-        printf("  defaults at %d agents: one loop %g m beyond the agents and goals (the farthest "
-               "reach of an agent is %g m)\n",
-               n, x->margin, x->max_reach);
+        printf("  defaults at %d agent%s: one loop %g m beyond the agents and goals (the "
+               "farthest reach of an agent is %g m)\n",
+               n, n == 1 ? "" : "s", x->margin, x->max_reach);
     }
 }
 
@@ -995,7 +1002,7 @@ static int bench_ext(const bench_cfg *c, int agents, FILE *csv)
     for (int q = 0; q < 3; ++q) {
         v[q] = malloc((size_t)runs * sizeof *v[q]);
         if (!v[q] && rc == 0) {
-            cli_error("bench: %d agents: out of memory", agents);
+            cli_error("bench: %d agent%s: out of memory", agents, agents == 1 ? "" : "s");
             rc = -1;
         }
     }
@@ -1008,8 +1015,9 @@ static int bench_ext(const bench_cfg *c, int agents, FILE *csv)
         for (int r = 0; r < runs && rc == 0; ++r) {
             double t[2] = {0, 0};
             for (int k = 0; k < 2 && rc == 0; ++k) {
-                progress(c, "orca bench --extensions %s: %d agents, %d workers, run %d, %s",
-                         k_ext_names[c->extensions], n, row->workers, r + 1,
+                progress(c, "orca bench --extensions %s: %d agent%s, %d worker%s, run %d, %s",
+                         k_ext_names[c->extensions], n, n == 1 ? "" : "s", row->workers,
+                         row->workers == 1 ? "" : "s", r + 1,
                          k ? "extended" : "plain");
                 if (orca_sim_set_worker_count(sim, row->workers) != ORCA_OK ||
                     orca_sim_load(sim, snap[k], size[k]) != ORCA_OK) {
@@ -1130,8 +1138,9 @@ static int bench_size_isolated(const bench_cfg *c, int agents, bench_row *rows)
     }
     if (got != want || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         if (WIFSIGNALED(status)) {
-            cli_error("bench: %d agents: the measuring process died (signal %d; out of memory?)",
-                      agents, WTERMSIG(status));
+            cli_error("bench: %d agent%s: the measuring process died (signal %d; out of "
+                      "memory?)",
+                      agents, agents == 1 ? "" : "s", WTERMSIG(status));
         }
         return -1;
     }
@@ -1148,225 +1157,262 @@ static void format_mem(char *buf, size_t size, double bytes)
     }
 }
 
-int cmd_bench(int argc, char **argv)
+enum { B_SCENE, B_SIZES, B_WORKERS, B_RUNS, B_STEPS, B_WARMUP, B_SEED, B_CSV, B_SCALAR, B_COLD,
+       B_CHURN, B_CHURN_AT, B_EXTENSIONS, B_HELP };
+
+/* cmd_bench's steps return an exit status, or BENCH_GO when the benchmark goes on. */
+#define BENCH_GO (-1)
+
+/* The defaults: the random scene at 1k, 10k, 100k and 1M agents, on 1, 2, ... workers up to
+ * the online CPUs (beyond 8 CPUs: powers of two, then the CPU count). */
+static void bench_defaults(bench_cfg *c, int cpus)
 {
-    enum { B_SCENE, B_SIZES, B_WORKERS, B_RUNS, B_STEPS, B_WARMUP, B_SEED, B_CSV, B_SCALAR,
-           B_COLD, B_CHURN, B_CHURN_AT, B_EXTENSIONS, B_HELP };
+    memset(c, 0, sizeof *c);
+    c->scene = ORCA_SCENE_RANDOM;
+    c->sizes[0] = 1000;
+    c->sizes[1] = 10000;
+    c->sizes[2] = 100000;
+    c->sizes[3] = 1000000;
+    c->size_count = 4;
+    c->runs = BENCH_DEFAULT_RUNS;
+    c->warmup = BENCH_DEFAULT_WARMUP;
+    c->seed = CLI_DEFAULT_SEED;
+    c->churn = -1;
+    int limit = cpus > ORCA_MAX_WORKERS ? ORCA_MAX_WORKERS : cpus;
+    if (limit <= 8) {
+        for (int w = 1; w <= limit; ++w) {
+            c->workers[c->worker_count++] = w;
+        }
+    } else {
+        for (int w = 1; w < limit; w *= 2) {
+            c->workers[c->worker_count++] = w;
+        }
+        c->workers[c->worker_count++] = limit;
+    }
+}
+
+/* A comma-separated list option (--sizes, --workers). Returns 0, or -1 (message printed). */
+static int bench_list(const char *name, const char *value, long long max, long long *out,
+                      int *count)
+{
+    char why[200];
+    if (cli_parse_list(value, 1, max, out, BENCH_MAX_LIST, count, why, sizeof why) != 0) {
+        cli_error("%s: %s", name, why);
+        return -1;
+    }
+    return 0;
+}
+
+/* One of two words (--churn-at, --extensions): 0 for the first, 1 for the second, -1 for
+ * anything else (message printed). */
+static int bench_choice(const char *name, const char *value, const char *first,
+                        const char *second)
+{
+    if (strcmp(value, first) == 0 || strcmp(value, second) == 0) {
+        return strcmp(value, second) == 0;
+    }
+    cli_usage_error("bench", "%s: '%s' or '%s', got '%s'", name, first, second, value);
+    return -1;
+}
+
+/* One option of orca bench (k: its B_ index). Returns 0, or -1 on a bad value (message
+ * printed). */
+static int bench_option(bench_cfg *c, int k, const char *name, const char *value,
+                        const char **csv_path)
+{
+    char why[200];
+    int choice;
+    switch (k) {
+    case B_SCENE:
+        c->scene = cli_scene_kind(name, value);
+        return c->scene < 0 ? -1 : 0;
+    case B_SIZES: return bench_list(name, value, 4000000, c->sizes, &c->size_count);
+    case B_WORKERS:
+        return bench_list(name, value, ORCA_MAX_WORKERS, c->workers, &c->worker_count);
+    case B_RUNS: return cli_opt_long(name, value, 1, 1000, &c->runs);
+    case B_STEPS:
+        c->have_steps = 1;
+        return cli_opt_long(name, value, 1, 1000000, &c->steps);
+    case B_WARMUP: return cli_opt_long(name, value, 0, 1000000, &c->warmup);
+    case B_SEED: return cli_opt_u64(name, value, &c->seed);
+    case B_CSV:
+        if (value[0] == '\0' || strcmp(value, "-") == 0) {
+            cli_usage_error("bench", "%s: give a file name (the table goes to standard output), "
+                                     "got '%s'",
+                            name, value);
+            return -1;
+        }
+        *csv_path = value;
+        return 0;
+    case B_SCALAR: c->scalar = 1; return 0;
+    case B_COLD: c->cold = 1; return 0;
+    case B_CHURN:
+        if (cli_parse_double(value, &c->churn, why, sizeof why) != 0) {
+            cli_error("%s: %s", name, why);
+            return -1;
+        }
+        if (!(c->churn >= 0 && c->churn <= 50)) {
+            cli_error("%s: the churn must be a percentage in 0..50, got '%s'", name, value);
+            return -1;
+        }
+        return 0;
+    case B_CHURN_AT:
+        if ((choice = bench_choice(name, value, "removed", "random")) < 0) {
+            return -1;
+        }
+        c->churn_random = choice;
+        c->churn_at_given = 1;
+        return 0;
+    case B_EXTENSIONS:
+        if (strcmp(value, "defaults") == 0 || strcmp(value, "mix") == 0 ||
+            strcmp(value, "pedestrian") == 0) {
+            c->extensions = value[0] == 'd' ? BENCH_EXT_DEFAULTS
+                            : value[0] == 'm' ? BENCH_EXT_MIX
+                                              : BENCH_EXT_PEDESTRIAN;
+            return 0;
+        }
+        cli_usage_error("bench", "%s: 'defaults', 'mix' or 'pedestrian', got '%s'", name, value);
+        return -1;
+    default: return 0;
+    }
+}
+
+/* The measurements exclude each other, and --csv goes with the throughput table only.
+ * Returns 0, or -1 (message printed). */
+static int bench_check_options(const bench_cfg *c, const char *csv_path)
+{
+    if (c->churn_at_given && !(c->churn >= 0)) {
+        cli_usage_error("bench", "bench: --churn-at goes with --churn");
+        return -1;
+    }
+    if (c->cold && c->churn >= 0) {
+        cli_usage_error("bench", "bench: --cold and --churn are separate measurements: give one");
+        return -1;
+    }
+    if (c->extensions && (c->cold || c->churn >= 0)) {
+        cli_usage_error("bench", "bench: --extensions times steady steps with and without the "
+                                 "extensions; it does not go with --%s",
+                        c->cold ? "cold" : "churn");
+        return -1;
+    }
+    if ((c->cold || c->churn >= 0) && csv_path) {
+        cli_usage_error("bench", "bench: --csv writes the throughput table; it does not go with "
+                                 "--cold or --churn");
+        return -1;
+    }
+    return 0;
+}
+
+/* Reads the command line into c and *csv_path: BENCH_GO, or the exit status (--help:
+ * EXIT_OK). */
+static int bench_parse(bench_cfg *c, int argc, char **argv, int cpus, const char **csv_path)
+{
     static const cli_opt opts[] = {{"scene", 0, 1},  {"sizes", 0, 1}, {"workers", 'j', 1},
                                    {"runs", 0, 1},   {"steps", 0, 1}, {"warmup", 0, 1},
                                    {"seed", 0, 1},   {"csv", 0, 1},   {"scalar", 0, 0},
                                    {"cold", 0, 0},   {"churn", 0, 1}, {"churn-at", 0, 1},
                                    {"extensions", 0, 1}, {"help", 'h', 0},
                                    {NULL, 0, 0}};
-    bench_cfg c;
-    memset(&c, 0, sizeof c);
-    c.scene = ORCA_SCENE_RANDOM;
-    c.sizes[0] = 1000;
-    c.sizes[1] = 10000;
-    c.sizes[2] = 100000;
-    c.sizes[3] = 1000000;
-    c.size_count = 4;
-    c.runs = BENCH_DEFAULT_RUNS;
-    c.warmup = BENCH_DEFAULT_WARMUP;
-    c.seed = CLI_DEFAULT_SEED;
-    c.churn = -1;
-    int cpus = cli_cpu_count();
-    {
-        int limit = cpus > ORCA_MAX_WORKERS ? ORCA_MAX_WORKERS : cpus;
-        if (limit <= 8) {
-            for (int w = 1; w <= limit; ++w) {
-                c.workers[c.worker_count++] = w;
-            }
-        } else {
-            for (int w = 1; w < limit; w *= 2) {
-                c.workers[c.worker_count++] = w;
-            }
-            c.workers[c.worker_count++] = limit;
-        }
-    }
-    const char *csv_path = NULL;
+    bench_defaults(c, cpus);
+    *csv_path = NULL;
     cli_args a = {argc, argv, 1, "bench", 0};
     const char *value, *name;
-    char why[200];
     int k;
     while ((k = cli_next(&a, opts, &value, &name)) != CLI_END) {
         if (k == CLI_ERROR) {
             return EXIT_USAGE;
         }
-        int bad = 0;
-        switch (k) {
-        case CLI_POSITIONAL:
+        if (k == CLI_POSITIONAL) {
             cli_usage_error("bench", "bench: unexpected argument '%s'", value);
             return EXIT_USAGE;
-        case B_SCENE:
-            c.scene = orca_scene_from_name(value);
-            if (c.scene < 0) {
-                cli_error("%s: unknown scene '%s' (built-in scenes: circle, crossing, wallgap, "
-                          "corridor, random)",
-                          name, value);
-                bad = 1;
-            }
-            break;
-        case B_SIZES:
-            if (cli_parse_list(value, 1, 4000000, c.sizes, BENCH_MAX_LIST, &c.size_count, why,
-                               sizeof why) != 0) {
-                cli_error("%s: %s", name, why);
-                bad = 1;
-            }
-            break;
-        case B_WORKERS:
-            if (cli_parse_list(value, 1, ORCA_MAX_WORKERS, c.workers, BENCH_MAX_LIST,
-                               &c.worker_count, why, sizeof why) != 0) {
-                cli_error("%s: %s", name, why);
-                bad = 1;
-            }
-            break;
-        case B_RUNS: bad = cli_opt_long(name, value, 1, 1000, &c.runs) != 0; break;
-        case B_STEPS:
-            bad = cli_opt_long(name, value, 1, 1000000, &c.steps) != 0;
-            c.have_steps = 1;
-            break;
-        case B_WARMUP: bad = cli_opt_long(name, value, 0, 1000000, &c.warmup) != 0; break;
-        case B_SEED: bad = cli_opt_u64(name, value, &c.seed) != 0; break;
-        case B_CSV:
-            if (value[0] == '\0' || strcmp(value, "-") == 0) {
-                cli_usage_error("bench", "%s: give a file name (the table goes to standard "
-                                         "output), got '%s'",
-                                name, value);
-                bad = 1;
-            }
-            csv_path = value;
-            break;
-        case B_SCALAR: c.scalar = 1; break;
-        case B_COLD: c.cold = 1; break;
-        case B_CHURN:
-            if (cli_parse_double(value, &c.churn, why, sizeof why) != 0) {
-                cli_error("%s: %s", name, why);
-                bad = 1;
-            } else if (!(c.churn >= 0 && c.churn <= 50)) {
-                cli_error("%s: the churn must be a percentage in 0..50, got '%s'", name, value);
-                bad = 1;
-            }
-            break;
-        case B_CHURN_AT:
-            if (strcmp(value, "removed") == 0 || strcmp(value, "random") == 0) {
-                c.churn_random = strcmp(value, "random") == 0;
-                c.churn_at_given = 1;
-            } else {
-                cli_usage_error("bench", "%s: 'removed' or 'random', got '%s'", name, value);
-                bad = 1;
-            }
-            break;
-        case B_EXTENSIONS:
-            if (strcmp(value, "defaults") == 0 || strcmp(value, "mix") == 0 ||
-                strcmp(value, "pedestrian") == 0) {
-                c.extensions = strcmp(value, "mix") == 0          ? BENCH_EXT_MIX
-                               : strcmp(value, "pedestrian") == 0 ? BENCH_EXT_PEDESTRIAN
-                                                                  : BENCH_EXT_DEFAULTS;
-            } else {
-                cli_usage_error("bench", "%s: 'defaults', 'mix' or 'pedestrian', got '%s'", name,
-                                value);
-                bad = 1;
-            }
-            break;
-        case B_HELP: help_bench(stdout); return EXIT_OK;
-        default: break;
         }
-        if (bad) {
+        if (k == B_HELP) {
+            help_bench(stdout);
+            return EXIT_OK;
+        }
+        if (bench_option(c, k, name, value, csv_path) != 0) {
             return EXIT_USAGE;
         }
     }
-    c.progress = cli_stderr_is_terminal();
-    if (c.churn_at_given && !(c.churn >= 0)) {
-        cli_usage_error("bench", "bench: --churn-at goes with --churn");
-        return EXIT_USAGE;
-    }
-    if (c.cold && c.churn >= 0) {
-        cli_usage_error("bench", "bench: --cold and --churn are separate measurements: give one");
-        return EXIT_USAGE;
-    }
-    if (c.extensions && (c.cold || c.churn >= 0)) {
-        cli_usage_error("bench", "bench: --extensions times steady steps with and without the "
-                                 "extensions; it does not go with --%s",
-                        c.cold ? "cold" : "churn");
-        return EXIT_USAGE;
-    }
-    if ((c.cold || c.churn >= 0) && csv_path) {
-        cli_usage_error("bench", "bench: --csv writes the throughput table; it does not go with "
-                                 "--cold or --churn");
-        return EXIT_USAGE;
-    }
-    if (c.cold || c.churn >= 0) {
-        printf("orca bench %s: scene %s, seed %llu, %d CPU%s online, orca %s, %s\n",
-               c.cold ? "--cold" : "--churn", orca_scene_name((orca_scene_kind)c.scene),
-               (unsigned long long)c.seed, cpus, cpus == 1 ? "" : "s", orca_version(),
-               cli_kernels_text(c.scalar));
-        if (c.cold) {
-            printf("medians over %lld run%s; warm = mean of the %d steps after the first\n\n",
-                   c.runs, c.runs == 1 ? "" : "s", COLD_WARM_STEPS);
-            printf("%10s %8s %6s %14s %14s %10s\n", "agents", "workers", "case", "first ms",
-                   "warm ms", "first/warm");
-        } else {
-            printf("churn %g%% of the agents removed and as many added per step (%s); "
-                   "medians over %lld run%s\n\n",
-                   c.churn,
-                   c.churn_random ? "at random points" : "each in a removed agent's place",
-                   c.runs, c.runs == 1 ? "" : "s");
-            printf("%10s %8s %6s %8s %12s %12s %8s %12s %8s\n", "agents", "workers", "S", "k",
-                   "free ms", "churn ms", "ratio", "batch ms", "ratio");
-        }
-        fflush(stdout);
-        int rc = EXIT_OK;
-        for (int s = 0; s < c.size_count; ++s) {
-            int r = c.cold ? bench_cold(&c, (int)c.sizes[s]) : bench_churn(&c, (int)c.sizes[s]);
-            if (r != 0) {
-                if (c.progress) {
-                    fputs("\r\033[K", stderr);
-                }
-                printf("%10lld  failed (see the message above)\n", c.sizes[s]);
-                rc = EXIT_RUNTIME;
-            }
-        }
-        return rc;
-    }
+    c->progress = cli_stderr_is_terminal();
+    return bench_check_options(c, *csv_path) != 0 ? EXIT_USAGE : BENCH_GO;
+}
 
-    /* The CSV goes to a temporary file (created now: an unwritable path fails before any
-     * measurement) that replaces csv_path only when every size was measured. */
-    cli_out csv_out;
-    memset(&csv_out, 0, sizeof csv_out);
-    FILE *csv = NULL;
-    if (csv_path) {
-        if (cli_out_open(&csv_out, "--csv", csv_path, 0) != 0) {
-            return EXIT_RUNTIME;
-        }
-        csv = csv_out.f;
-        fputs(c.extensions
-                  ? "scene,extensions,agents,workers,steps,warmup,runs,"
-                    "plain_median_agent_steps_per_s,plain_min_agent_steps_per_s,"
-                    "plain_max_agent_steps_per_s,extended_median_agent_steps_per_s,"
-                    "extended_min_agent_steps_per_s,extended_max_agent_steps_per_s,ratio_median,"
-                    "ratio_min,ratio_max,plain_same_bits,extended_same_bits,plain_hash,"
-                    "extended_hash\n"
-                  : "scene,agents,workers,steps,warmup,runs,median_agent_steps_per_s,"
-                    "min_agent_steps_per_s,max_agent_steps_per_s,peak_bytes_per_agent,same_bits,"
-                    "hash\n",
-              csv);
+/* --cold or --churn: the header, then each size's rows (bench_cold, bench_churn print them). */
+static int bench_cold_or_churn(const bench_cfg *c, int cpus)
+{
+    printf("orca bench %s: scene %s, seed %llu, %d CPU%s online, orca %s, %s\n",
+           c->cold ? "--cold" : "--churn", orca_scene_name((orca_scene_kind)c->scene),
+           (unsigned long long)c->seed, cpus, cpus == 1 ? "" : "s", orca_version(),
+           cli_kernels_text(c->scalar));
+    if (c->cold) {
+        printf("medians over %lld run%s; warm = mean of the %d steps after the first\n\n",
+               c->runs, c->runs == 1 ? "" : "s", COLD_WARM_STEPS);
+        printf("%10s %8s %6s %14s %14s %10s\n", "agents", "workers", "case", "first ms",
+               "warm ms", "first/warm");
+    } else {
+        printf("churn %g%% of the agents removed and as many added per step (%s); "
+               "medians over %lld run%s\n\n",
+               c->churn, c->churn_random ? "at random points" : "each in a removed agent's place",
+               c->runs, c->runs == 1 ? "" : "s");
+        printf("%10s %8s %6s %8s %12s %12s %8s %12s %8s\n", "agents", "workers", "S", "k",
+               "free ms", "churn ms", "ratio", "batch ms", "ratio");
     }
+    fflush(stdout);
+    int rc = EXIT_OK;
+    for (int s = 0; s < c->size_count; ++s) {
+        int r = c->cold ? bench_cold(c, (int)c->sizes[s]) : bench_churn(c, (int)c->sizes[s]);
+        if (r != 0) {
+            if (c->progress) {
+                fputs("\r\033[K", stderr);
+            }
+            printf("%10lld  failed (see the message above)\n", c->sizes[s]);
+            rc = EXIT_RUNTIME;
+        }
+    }
+    return rc;
+}
+
+/* The throughput table's CSV: a temporary file (created now, so an unwritable path fails
+ * before any measurement) with its header; it replaces the file only when every size was
+ * measured. Returns 0, or -1 (message printed). */
+static int open_bench_csv(const bench_cfg *c, const char *csv_path, cli_out *out)
+{
+    if (cli_out_open(out, "--csv", csv_path, 0) != 0) {
+        return -1;
+    }
+    fputs(c->extensions
+              ? "scene,extensions,agents,workers,steps,warmup,runs,"
+                "plain_median_agent_steps_per_s,plain_min_agent_steps_per_s,"
+                "plain_max_agent_steps_per_s,extended_median_agent_steps_per_s,"
+                "extended_min_agent_steps_per_s,extended_max_agent_steps_per_s,ratio_median,"
+                "ratio_min,ratio_max,plain_same_bits,extended_same_bits,plain_hash,"
+                "extended_hash\n"
+              : "scene,agents,workers,steps,warmup,runs,median_agent_steps_per_s,"
+                "min_agent_steps_per_s,max_agent_steps_per_s,peak_bytes_per_agent,same_bits,"
+                "hash\n",
+          out->f);
+    return 0;
+}
+
+/* The throughput table's header: what was measured and how, and the columns. */
+static void print_bench_header(const bench_cfg *c, int cpus)
+{
     printf("orca bench%s%s: scene %s, seed %llu, %d CPU%s online, orca %s (bits version %d), "
            "%s\n",
-           c.extensions ? " --extensions " : "", k_ext_names[c.extensions],
-           orca_scene_name((orca_scene_kind)c.scene), (unsigned long long)c.seed, cpus,
-           cpus == 1 ? "" : "s", orca_version(), orca_bits_version(), cli_kernels_text(c.scalar));
-    if (c.extensions) {
+           c->extensions ? " --extensions " : "", k_ext_names[c->extensions],
+           orca_scene_name((orca_scene_kind)c->scene), (unsigned long long)c->seed, cpus,
+           cpus == 1 ? "" : "s", orca_version(), orca_bits_version(), cli_kernels_text(c->scalar));
+    if (c->extensions) {
         printf("each row: %lld pair%s of timed runs of S steps after a %lld-step warm-up, "
                "interleaved: the plain\npath (the warmed-up state), then the extended path (that "
                "state with the extensions below);\nagent-steps/s medians over the runs; ratio: "
                "the median and min..max of the runs' extended/plain\n%s; diagnostics off "
                "(orca help bench)\n\n",
-               c.runs, c.runs == 1 ? "" : "s", c.warmup,
-               c.extensions == BENCH_EXT_PEDESTRIAN
+               c->runs, c->runs == 1 ? "" : "s", c->warmup,
+               c->extensions == BENCH_EXT_PEDESTRIAN
                    ? "pedestrian: the pedestrian model on with its defaults"
-               : c.extensions == BENCH_EXT_MIX
+               : c->extensions == BENCH_EXT_MIX
                    ? "mix: 4 layers with masks, priorities 1..10, 5% of the agents locked and "
                      "standing, a square loop\na few metres beyond the agents and goals, up to "
                      "4 square pillars"
@@ -1377,53 +1423,71 @@ int cmd_bench(int argc, char **argv)
     } else {
         printf("each row: %lld timed run%s of S steps after a %lld-step warm-up; agent-steps/s "
                "median and min..max over the runs\n",
-               c.runs, c.runs == 1 ? "" : "s", c.warmup);
+               c->runs, c->runs == 1 ? "" : "s", c->warmup);
         printf("mem/agent: peak RSS growth (VmHWM) while building the scene and warming up, per "
                "agent\n\n");
         printf("%10s %8s %6s %14s %27s %9s %12s %10s\n", "agents", "workers", "S", "median/s",
                "min..max /s", "spread", "mem/agent", "same bits");
     }
     fflush(stdout);
+}
 
+/* One size's rows of the throughput table (one per worker count), and in the CSV. Returns
+ * EXIT_OK, or EXIT_RUNTIME when a row failed. */
+static int print_bench_rows(const bench_cfg *c, const bench_row *rows, FILE *csv)
+{
     int rc = EXIT_OK;
-    bench_row rows[BENCH_MAX_LIST];
-    for (int s = 0; s < c.size_count; ++s) {
-        int failed = c.extensions ? bench_ext(&c, (int)c.sizes[s], csv) != 0
-                                  : bench_size_isolated(&c, (int)c.sizes[s], rows) != 0;
-        if (c.progress) {
-            fputs("\r\033[K", stderr);
-        }
-        if (failed) {
-            printf("%10lld  failed (see the message above)\n", c.sizes[s]);
+    for (int w = 0; w < c->worker_count; ++w) {
+        const bench_row *r = &rows[w];
+        char mem[32], range[64];
+        format_mem(mem, sizeof mem, r->mem_per_agent);
+        if (r->status != 0) {
+            printf("%10d %8d  failed\n", r->agents, r->workers);
             rc = EXIT_RUNTIME;
             continue;
         }
-        if (c.extensions) {
-            continue; /* bench_ext printed its rows */
+        snprintf(range, sizeof range, "%.4g..%.4g", r->min, r->max);
+        double spread = r->median > 0 ? 100.0 * (r->max - r->min) / r->median : 0.0;
+        char spread_s[16];
+        snprintf(spread_s, sizeof spread_s, "%.1f%%", spread);
+        printf("%10d %8d %6d %14.4g %27s %9s %12s %10s\n", r->agents, r->workers, r->steps,
+               r->median, range, spread_s, w == 0 ? mem : "", r->same_bits ? "yes" : "NO");
+        if (csv) {
+            fprintf(csv, "%s,%d,%d,%d,%lld,%d,%.6g,%.6g,%.6g,%.1f,%d,%016llx\n",
+                    orca_scene_name((orca_scene_kind)c->scene), r->agents, r->workers, r->steps,
+                    c->warmup, r->runs, r->median, r->min, r->max, r->mem_per_agent,
+                    r->same_bits, (unsigned long long)r->hash);
         }
-        for (int w = 0; w < c.worker_count; ++w) {
-            const bench_row *r = &rows[w];
-            char mem[32], range[64];
-            format_mem(mem, sizeof mem, r->mem_per_agent);
-            if (r->status != 0) {
-                printf("%10d %8d  failed\n", r->agents, r->workers);
-                rc = EXIT_RUNTIME;
-                continue;
-            }
-            snprintf(range, sizeof range, "%.4g..%.4g", r->min, r->max);
-            double spread = r->median > 0 ? 100.0 * (r->max - r->min) / r->median : 0.0;
-            char spread_s[16];
-            snprintf(spread_s, sizeof spread_s, "%.1f%%", spread);
-            printf("%10d %8d %6d %14.4g %27s %9s %12s %10s\n", r->agents, r->workers, r->steps,
-                   r->median, range, spread_s, w == 0 ? mem : "", r->same_bits ? "yes" : "NO");
-            if (csv) {
-                fprintf(csv, "%s,%d,%d,%d,%lld,%d,%.6g,%.6g,%.6g,%.1f,%d,%016llx\n",
-                        orca_scene_name((orca_scene_kind)c.scene), r->agents, r->workers,
-                        r->steps, c.warmup, r->runs, r->median, r->min, r->max, r->mem_per_agent,
-                        r->same_bits, (unsigned long long)r->hash);
-            }
+    }
+    fflush(stdout);
+    return rc;
+}
+
+/* The throughput table (plain, or --extensions): each size in turn, then the CSV replaces
+ * its file when every size was measured. */
+static int bench_throughput(const bench_cfg *c, int cpus, const char *csv_path)
+{
+    cli_out csv_out;
+    memset(&csv_out, 0, sizeof csv_out);
+    if (csv_path && open_bench_csv(c, csv_path, &csv_out) != 0) {
+        return EXIT_RUNTIME;
+    }
+    FILE *csv = csv_path ? csv_out.f : NULL;
+    print_bench_header(c, cpus);
+    int rc = EXIT_OK;
+    bench_row rows[BENCH_MAX_LIST];
+    for (int s = 0; s < c->size_count; ++s) {
+        int failed = c->extensions ? bench_ext(c, (int)c->sizes[s], csv) != 0
+                                   : bench_size_isolated(c, (int)c->sizes[s], rows) != 0;
+        if (c->progress) {
+            fputs("\r\033[K", stderr);
         }
-        fflush(stdout);
+        if (failed) {
+            printf("%10lld  failed (see the message above)\n", c->sizes[s]);
+            rc = EXIT_RUNTIME;
+        } else if (!c->extensions && print_bench_rows(c, rows, csv) != EXIT_OK) {
+            rc = EXIT_RUNTIME; /* bench_ext printed its own rows */
+        }
     }
     if (csv && rc != EXIT_OK) {
         cli_error("--csv: %s not written: a measurement failed (the file was not changed)",
@@ -1433,4 +1497,20 @@ int cmd_bench(int argc, char **argv)
         rc = EXIT_RUNTIME;
     }
     return rc;
+}
+
+/* orca bench: the options, then one of the measurements. */
+int cmd_bench(int argc, char **argv)
+{
+    bench_cfg c;
+    const char *csv_path;
+    int cpus = cli_cpu_count();
+    int rc = bench_parse(&c, argc, argv, cpus, &csv_path);
+    if (rc != BENCH_GO) {
+        return rc;
+    }
+    if (c.cold || c.churn >= 0) {
+        return bench_cold_or_churn(&c, cpus);
+    }
+    return bench_throughput(&c, cpus, csv_path);
 }

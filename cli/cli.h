@@ -71,6 +71,17 @@ typedef struct cli_opt {
  * codes above. *name receives the spelling used ("--agents", "-n") for messages. */
 int cli_next(cli_args *a, const cli_opt *opts, const char **value, const char **name);
 
+/* The candidate nearest to word by edit distance (insertions, deletions, substitutions and
+ * swaps of two neighbours), for a "did you mean" after a slip: NULL when none is within 1
+ * edit for words up to 4 characters, 2 up to 8, 3 beyond (ties: the first). cli_next suggests
+ * the nearest long option this way. */
+const char *cli_suggest(const char *word, const char *const *candidates, int count);
+
+/* The built-in scene called value (an orca_scene_kind), or -1 with a message naming option
+ * and the scenes ("--scene: unknown scene 'circel': did you mean 'circle'? (built-in scenes:
+ * ...)"). */
+int cli_scene_kind(const char *option, const char *value);
+
 /* Prints "orca: <fmt>" to stderr and a hint to see the help. */
 void cli_usage_error(const char *command, const char *fmt, ...)
     CLI_PRINTF(2, 3)
@@ -143,10 +154,11 @@ long cli_read_some(int fd, void *buf, size_t size);
 /* Reads a whole file ("-": standard input) into a malloc'd buffer of at most limit bytes;
  * `kind` names what is read in messages ("snapshot"). A regular file larger than limit is
  * refused before reading; anything else is read in chunks and refused as soon as it passes
- * the limit. With magic non-NULL, the data must begin with those bytes (checked as soon as
- * they have been read). Returns CLI_READ_OK, CLI_READ_BAD or CLI_READ_RUNTIME with a complete
- * message in err ("out of memory reading FILE (after 200 MiB)"). */
-int cli_read_file(const char *path, size_t limit, const char *kind, const char *magic,
+ * the limit. With magics non-NULL (a NULL-terminated list of strings of one length), the data
+ * must begin with one of them (checked as soon as that many bytes have been read). Returns
+ * CLI_READ_OK, CLI_READ_BAD or CLI_READ_RUNTIME with a complete message in err ("out of
+ * memory reading FILE (after 200 MiB)"). */
+int cli_read_file(const char *path, size_t limit, const char *kind, const char *const *magics,
                   unsigned char **data, size_t *size, char *err, size_t err_size);
 /* "1 GiB", "1 MiB", "300 bytes": a limit or a size for messages. */
 void cli_format_bytes(char *buf, size_t size, unsigned long long bytes);

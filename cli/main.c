@@ -36,6 +36,19 @@ static void help_main(FILE *f)
           f);
 }
 
+/* ": did you mean 'run'?" after an unknown command or option, or "". */
+static const char *did_you_mean(const char *word, char *buf, size_t size)
+{
+    static const char *const words[] = {"run",    "scene",     "bench", "help",
+                                        "--help", "--version", "version"};
+    const char *s = cli_suggest(word, words, (int)(sizeof words / sizeof words[0]));
+    if (!s) {
+        return "";
+    }
+    snprintf(buf, size, ": did you mean '%s'?", s);
+    return buf;
+}
+
 static int help_command(const char *cmd, FILE *f)
 {
     if (strcmp(cmd, "run") == 0) {
@@ -47,8 +60,9 @@ static int help_command(const char *cmd, FILE *f)
     } else if (strcmp(cmd, "help") == 0) {
         help_main(f);
     } else {
-        cli_usage_error(NULL, "help: unknown command '%s' (commands: run, scene, bench, help)",
-                        cmd);
+        char hint[64];
+        cli_usage_error(NULL, "help: unknown command '%s'%s (commands: run, scene, bench, help)",
+                        cmd, did_you_mean(cmd, hint, sizeof hint));
         return EXIT_USAGE;
     }
     return EXIT_OK;
@@ -106,10 +120,12 @@ static int dispatch(int argc, char **argv)
         printf("orca %s (bits version %d)\n", orca_version(), orca_bits_version());
         return EXIT_OK;
     }
+    char hint[64];
     if (cmd[0] == '-') {
-        cli_usage_error(NULL, "unknown option '%s'", cmd);
+        cli_usage_error(NULL, "unknown option '%s'%s", cmd, did_you_mean(cmd, hint, sizeof hint));
     } else {
-        cli_usage_error(NULL, "unknown command '%s' (commands: run, scene, bench, help)", cmd);
+        cli_usage_error(NULL, "unknown command '%s'%s (commands: run, scene, bench, help)", cmd,
+                        did_you_mean(cmd, hint, sizeof hint));
     }
     return EXIT_USAGE;
 }

@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "scene_file.h"
+#include "snapfile.h"
 #include "svg.h"
 
 void help_run(FILE *f)
@@ -51,21 +52,29 @@ void help_run(FILE *f)
         "  --csv FILE          trajectories: step,time,agent,x,y,vx,vy (numbers as %.17g)\n"
         "  --every K           CSV rows every K steps (default 1); the first and the last\n"
         "                      state are always written\n"
-        "  --svg FILE          picture: walls, starts, goals, waypoint paths (dashed),\n"
-        "                      trajectories, final discs at the true radius, scale bar and a\n"
-        "                      caption with the key figures\n"
-        "  --save FILE         write the simulator snapshot (orca_sim_save) after the run; one\n"
-        "                      larger than 1 GiB (what --load reads; about 9.9 million agents)\n"
-        "                      is refused before the first step\n"
-        "  --load FILE         restore the simulator state from a snapshot before the run\n"
-        "                      ('-' reads standard input; at most 1 GiB).\n"
-        "                      The scene must be given too (same file or built-in scene and\n"
-        "                      options as when the snapshot was saved): the snapshot holds the\n"
-        "                      agents, segments and step count but not the goals, dt or seed\n"
-        "                      (with waypoints, --save adds each agent's current waypoint\n"
-        "                      after the snapshot and --load restores it).\n"
-        "                      --steps then counts the additional steps. Overlaps, arrival\n"
-        "                      and fallbacks in the summary cover this run only.\n"
+        "  --svg FILE          picture of the final state: walls, waypoint paths (dashed),\n"
+        "                      trajectories, starts and goals, the agents as discs of the true\n"
+        "                      radius, each agent coloured by the direction of its goal (as\n"
+        "                      the demo page), scale bar and a caption with the key figures.\n"
+        "                      Trajectories cover the whole run, sampled evenly (every step,\n"
+        "                      then every 2nd, 4th, ... as the run gets longer; the legend\n"
+        "                      says how often)\n"
+        "  --svg-trail SECONDS draw only each agent's last SECONDS (> 0), fading, instead\n"
+        "                      of its whole trajectory: how the agents move at the end\n"
+        "  --save FILE         write the scenario's snapshot after the run (orca_scenario_save:\n"
+        "                      agents, walls, goals, waypoints, navigation, exits, dt, seed and\n"
+        "                      the record of arrivals, overlaps and fallbacks); one larger\n"
+        "                      than 1 GiB (what --load reads; about 6.4 million agents) is\n"
+        "                      refused before the first step\n"
+        "  --load FILE         continue a saved run: restore the snapshot before the first step\n"
+        "                      ('-' reads standard input; at most 1 GiB). Give the scene it was\n"
+        "                      saved from (the same file or built-in scene, -n, --dt, --seed);\n"
+        "                      another scene's is refused. --steps then counts the additional\n"
+        "                      steps, and N steps, --save, --load, M steps give the bits and\n"
+        "                      the summary's arrival, overlaps, fallbacks and exits of N+M\n"
+        "                      steps (mean speed, boundaries, diagnostics and times cover this\n"
+        "                      run). Simulation snapshots of orca 0.3 (ORCASNAP) load too:\n"
+        "                      then the summary covers this run only.\n"
         "\n",
         f);
     fputs(
@@ -126,7 +135,9 @@ void help_run(FILE *f)
         "(docs/scene-format.md). A directory or a larger input is refused with exit status 2.\n"
         "\n"
         "The summary says why the run stopped: every agent arrived, the step cap\n"
-        "(--max-steps) was reached, or the --steps were done (JSON: stop_reason).\n"
+        "(--max-steps) was reached, or the --steps were done (JSON: stop_reason). Agents on\n"
+        "looping waypoints never arrive: without --steps such a run goes on to the cap and\n"
+        "says so (JSON: looping).\n"
         "Progress is shown on stderr when stderr is a terminal.\n"
         "Exit status: 0 success (also when the step cap stopped a run before every agent\n"
         "arrived), 2 bad usage, scene file or snapshot, 1 runtime failure (a refused step,\n"
@@ -134,6 +145,7 @@ void help_run(FILE *f)
         "\n"
         "Examples:\n"
         "  orca run --scene circle -n 100 --svg demo.svg\n"
+        "  orca run --scene circle -n 100 --steps 1500 --svg demo.svg --svg-trail 60\n"
         "  orca scene crossing -o cross.txt && orca run cross.txt --json\n"
         "  orca run --scene random -n 10000 -j 0 --steps 200\n"
         "  orca run --scene corridor --steps 50 --save half.snap\n"
@@ -193,7 +205,7 @@ static void density_option(const scene_opts *o, orca_sim *sim)
 
 /* --pedestrian: the preset on with the model's defaults unless the scene (or snapshot) already
  * turned the model on with its own parameters. --density-speed with it is refused before the
- * scene is built (cmd_run), so this cannot fail but for memory. */
+ * scene is built (run_check_options), so this cannot fail but for memory. */
 static int pedestrian_option(const scene_opts *o, orca_scenario *sc)
 {
     if (!o->pedestrian || orca_sim_get_pedestrian(orca_scenario_sim(sc), NULL)) {
@@ -255,8 +267,8 @@ static int make_scenario(const scene_opts *o, const orca_sim_def *sim_def, orca_
     if (st != ORCA_OK) {
         /* No scenario to ask: the library's message is orca_scenario_last_error(NULL). */
         if (o->have_agents) {
-            cli_lib_error(st, orca_scenario_last_error(NULL), "building scene %s with %lld agents",
-                          scene_name, o->agents);
+            cli_lib_error(st, orca_scenario_last_error(NULL), "building scene %s with %lld agent%s",
+                          scene_name, o->agents, o->agents == 1 ? "" : "s");
         } else {
             cli_lib_error(st, orca_scenario_last_error(NULL), "building scene %s", scene_name);
         }
@@ -297,14 +309,8 @@ static int scene_option(scene_opts *o, int which, const char *name, const char *
     long long v;
     switch (which) {
     case O_SCENE:
-        o->builtin = orca_scene_from_name(value);
-        if (o->builtin < 0) {
-            cli_error("%s: unknown scene '%s' (built-in scenes: circle, crossing, wallgap, "
-                      "corridor, random)",
-                      name, value);
-            return -1;
-        }
-        return 1;
+        o->builtin = cli_scene_kind(name, value);
+        return o->builtin < 0 ? -1 : 1;
     case O_AGENTS:
         if (cli_opt_long(name, value, 1, 2147483647, &v) != 0) {
             return -1;
@@ -396,8 +402,10 @@ int cmd_scene(int argc, char **argv)
         return EXIT_RUNTIME;
     }
     char comment[256];
-    snprintf(comment, sizeof comment, "written by orca %s: built-in scene %s, %d agents, seed %llu",
-             orca_version(), orca_scenario_name(sc), orca_sim_agent_count(orca_scenario_sim(sc)),
+    int agents = orca_sim_agent_count(orca_scenario_sim(sc));
+    snprintf(comment, sizeof comment,
+             "written by orca %s: built-in scene %s, %d agent%s, seed %llu", orca_version(),
+             orca_scenario_name(sc), agents, agents == 1 ? "" : "s",
              (unsigned long long)orca_scenario_seed(sc));
     int wrc = scene_write(out.f, sc, comment);
     orca_scenario_destroy(sc);
@@ -420,10 +428,13 @@ typedef struct run_opts {
     long long steps;
     int have_steps;
     long long max_steps;
+    int have_max; /* --max-steps given (else the default cap) */
     long long workers;
     int json, quiet;
     const char *csv, *svg, *save, *load;
+    double svg_trail; /* --svg-trail SECONDS: the picture's trails (0: whole trajectories) */
     long long every;
+    int have_every;
     int scalar; /* --scalar: vector kernels off */
     int diagnostics; /* --diagnostics: per-agent diagnostics each step (docs/extensions.md) */
     /* --near X,Y,R, --nearest X,Y,K, --box X0,Y0,X1,Y1: spatial queries on the final state
@@ -569,262 +580,6 @@ static double speed_sum(orca_sim *sim)
     return s;
 }
 
-/* The snapshot's first bytes (docs/determinism.md): a stream that does not begin with them is
- * refused as soon as they have been read, not after a gigabyte. */
-#define SNAPSHOT_MAGIC "ORCASNAP"
-
-/* Waypoint progress after the simulator snapshot (docs/extensions.md, "Waypoints"): written
- * only when some agent has waypoints, so every other snapshot file is exactly orca_sim_save's.
- * Layout, integers little-endian: for each waypoint agent in index order its index and
- * current target (u32 each), then the agent count m (u32), the FNV-1a checksum of the
- * section's bytes before it (u64), the section's whole length (u64) and the 8 bytes
- * "ORCAWAYP". */
-#define WAYP_MAGIC "ORCAWAYP"
-#define WAYP_FOOTER 28 /* m, checksum, length, magic */
-
-static void put_le(unsigned char *p, uint64_t v, int bytes)
-{
-    for (int b = 0; b < bytes; ++b) {
-        p[b] = (unsigned char)(v >> (8 * b));
-    }
-}
-
-static uint64_t get_le(const unsigned char *p, int bytes)
-{
-    uint64_t v = 0;
-    for (int b = bytes - 1; b >= 0; --b) {
-        v = (v << 8) | p[b];
-    }
-    return v;
-}
-
-static uint64_t wayp_checksum(const unsigned char *p, size_t n)
-{
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (size_t i = 0; i < n; ++i) {
-        h ^= p[i];
-        h *= 0x100000001b3ull;
-    }
-    return h;
-}
-
-/* The section's bytes (malloc'd, *size), or NULL with *size 0 when no agent has waypoints;
- * -1 when out of memory. */
-static int wayp_section(orca_scenario *sc, unsigned char **out, size_t *size)
-{
-    orca_sim *sim = orca_scenario_sim(sc);
-    int n = orca_sim_agent_count(sim);
-    int m = 0;
-    *out = NULL;
-    *size = 0;
-    for (int i = 0; i < n; ++i) {
-        int c = 0;
-        if (orca_scenario_agent_waypoints(sc, i, NULL, 0, &c, NULL, NULL) == ORCA_OK && c > 0) {
-            ++m;
-        }
-    }
-    if (m == 0) {
-        return 0;
-    }
-    size_t len = (size_t)m * 8 + WAYP_FOOTER;
-    unsigned char *b = malloc(len);
-    if (!b) {
-        return -1;
-    }
-    size_t at = 0;
-    for (int i = 0; i < n; ++i) {
-        int c = 0, current = 0;
-        if (orca_scenario_agent_waypoints(sc, i, NULL, 0, &c, NULL, NULL) == ORCA_OK && c > 0 &&
-            orca_scenario_waypoint_index(sc, i, &current) == ORCA_OK) {
-            put_le(b + at, (uint64_t)i, 4);
-            put_le(b + at + 4, (uint64_t)current, 4);
-            at += 8;
-        }
-    }
-    put_le(b + at, (uint64_t)m, 4);
-    at += 4;
-    put_le(b + at, wayp_checksum(b, at), 8);
-    at += 8;
-    put_le(b + at, (uint64_t)len, 8);
-    at += 8;
-    memcpy(b + at, WAYP_MAGIC, 8);
-    *out = b;
-    *size = len;
-    return 0;
-}
-
-/* Splits a --load file into the simulator snapshot (*sim_size bytes) and checks the waypoint
- * section after it, if any. Returns 0 (with *wayp at the section or NULL), or -1 with a
- * message in err. */
-static int wayp_split(const unsigned char *data, size_t size, size_t *sim_size,
-                      const unsigned char **wayp, size_t *wayp_size, char *err, size_t err_size)
-{
-    *sim_size = size;
-    *wayp = NULL;
-    *wayp_size = 0;
-    if (size < WAYP_FOOTER || memcmp(data + size - 8, WAYP_MAGIC, 8) != 0) {
-        return 0;
-    }
-    uint64_t len = get_le(data + size - 16, 8);
-    if (len < WAYP_FOOTER || len > size || (len - WAYP_FOOTER) % 8 != 0) {
-        snprintf(err, err_size, "the waypoint section has a bad length (%llu of %zu bytes)",
-                 (unsigned long long)len, size);
-        return -1;
-    }
-    const unsigned char *w = data + size - len;
-    size_t body = (size_t)len - WAYP_FOOTER;
-    uint64_t m = get_le(w + body, 4);
-    if (m * 8 != body || get_le(w + body + 4, 8) != wayp_checksum(w, body + 4)) {
-        snprintf(err, err_size, "the waypoint section is corrupt (count or checksum)");
-        return -1;
-    }
-    *sim_size = size - (size_t)len;
-    *wayp = w;
-    *wayp_size = body;
-    return 0;
-}
-
-static int load_snapshot(const char *path, orca_scenario *sc)
-{
-    unsigned char *data = NULL;
-    size_t size = 0;
-    char err[1024];
-    int rc = cli_read_file(path, CLI_SNAPSHOT_MAX, "snapshot", SNAPSHOT_MAGIC, &data, &size,
-                           err, sizeof err);
-    if (rc != CLI_READ_OK) {
-        cli_error("--load: %s", err);
-        return rc == CLI_READ_RUNTIME ? EXIT_RUNTIME : EXIT_USAGE;
-    }
-    const char *shown = strcmp(path, "-") == 0 ? "<stdin>" : path;
-    orca_sim *sim = orca_scenario_sim(sc);
-    int scene_agents = orca_sim_agent_count(sim);
-    size_t sim_size = size, wayp_size = 0;
-    const unsigned char *wayp = NULL;
-    if (wayp_split(data, size, &sim_size, &wayp, &wayp_size, err, sizeof err) != 0) {
-        free(data);
-        cli_error("--load: %s: %s", shown, err);
-        return EXIT_USAGE;
-    }
-    orca_status st = orca_sim_load(sim, data, sim_size);
-    if (st != ORCA_OK) {
-        free(data);
-        cli_error("--load: %s: %s", shown, orca_sim_last_error(sim));
-        return st == ORCA_ERR_MEMORY ? EXIT_RUNTIME : EXIT_USAGE;
-    }
-    int n = orca_sim_agent_count(sim);
-    if (n != scene_agents) {
-        cli_error("--load: %s: the snapshot has %d agents but the scene has %d (give the scene "
-                  "the snapshot was saved from)",
-                  shown, n, scene_agents);
-        free(data);
-        return EXIT_USAGE;
-    }
-    for (int i = 0; i < n; ++i) {
-        if (orca_scenario_agent_goal(sc, i, NULL, NULL) != ORCA_OK) {
-            cli_error("--load: %s: agent %d of the snapshot is not an agent of the scene (give "
-                      "the scene the snapshot was saved from)",
-                      shown, i);
-            free(data);
-            return EXIT_USAGE;
-        }
-    }
-    /* The waypoint progress: each listed agent's current target. */
-    for (size_t at = 0; at < wayp_size; at += 8) {
-        int index = (int)get_le(wayp + at, 4);
-        uint64_t current = get_le(wayp + at + 4, 4);
-        int c = 0;
-        if (index < 0 || index >= n ||
-            orca_scenario_agent_waypoints(sc, index, NULL, 0, &c, NULL, NULL) != ORCA_OK ||
-            c == 0) {
-            cli_error("--load: %s: the snapshot has waypoint progress for agent %d, which has "
-                      "no waypoints in the scene (give the scene the snapshot was saved from)",
-                      shown, index);
-            free(data);
-            return EXIT_USAGE;
-        }
-        if (current > (uint64_t)c ||
-            orca_scenario_set_waypoint_index(sc, index, (int)current) != ORCA_OK) {
-            cli_error("--load: %s: agent %d: %s", shown, index,
-                      current > (uint64_t)c ? "waypoint index beyond its waypoints"
-                                            : orca_scenario_last_error(sc));
-            free(data);
-            return EXIT_USAGE;
-        }
-    }
-    free(data);
-    return EXIT_OK;
-}
-
-/* The size of the snapshot --save will write; refused before the run when --load could not
- * read it back. The agents and segments do not change during a run, so neither does it. */
-static int check_snapshot_size(orca_scenario *sc)
-{
-    orca_sim *sim = orca_scenario_sim(sc);
-    size_t size = 0, extra = 0;
-    unsigned char *w = NULL;
-    if (wayp_section(sc, &w, &extra) != 0) {
-        cli_error("--save: out of memory");
-        return EXIT_RUNTIME;
-    }
-    free(w);
-    orca_status st = orca_sim_save(sim, NULL, 0, &size);
-    size += extra;
-    if (st != ORCA_OK) {
-        cli_error("--save: %s (%s)", orca_sim_last_error(sim), orca_status_name(st));
-        return EXIT_RUNTIME;
-    }
-    if (size > CLI_SNAPSHOT_MAX) {
-        char lim[64], got[64];
-        cli_format_bytes(lim, sizeof lim, CLI_SNAPSHOT_MAX);
-        cli_format_bytes(got, sizeof got, size);
-        cli_error("--save: the snapshot would be %s, more than the limit of %s that --load "
-                  "reads (%d agents)",
-                  got, lim, orca_sim_agent_count(sim));
-        return EXIT_USAGE;
-    }
-    return EXIT_OK;
-}
-
-static int save_snapshot(cli_out *out, orca_scenario *sc)
-{
-    orca_sim *sim = orca_scenario_sim(sc);
-    size_t size = 0;
-    orca_status st = orca_sim_save(sim, NULL, 0, &size);
-    if (st != ORCA_OK) {
-        cli_error("--save: %s (%s)", orca_sim_last_error(sim), orca_status_name(st));
-        return EXIT_RUNTIME;
-    }
-    unsigned char *buf = malloc(size ? size : 1);
-    if (!buf) {
-        cli_error("--save: out of memory (%zu bytes)", size);
-        return EXIT_RUNTIME;
-    }
-    st = orca_sim_save(sim, buf, size, &size);
-    if (st != ORCA_OK) {
-        cli_error("--save: %s (%s)", orca_sim_last_error(sim), orca_status_name(st));
-        free(buf);
-        return EXIT_RUNTIME;
-    }
-    size_t put = fwrite(buf, 1, size, out->f);
-    free(buf);
-    unsigned char *w = NULL;
-    size_t wsize = 0;
-    if (put == size && wayp_section(sc, &w, &wsize) != 0) {
-        cli_error("--save: out of memory");
-        return EXIT_RUNTIME;
-    }
-    if (put == size && wsize > 0) {
-        size += wsize;
-        put += fwrite(w, 1, wsize, out->f);
-    }
-    free(w);
-    if (put != size) {
-        cli_error("--save: %s: write failed: %s", out->path, strerror(errno));
-        return EXIT_RUNTIME;
-    }
-    return EXIT_OK;
-}
-
 static void print_json_double(FILE *f, double v)
 {
     if (isfinite(v)) {
@@ -854,10 +609,14 @@ typedef struct run_result {
     double dt;
     uint64_t seed;
     uint64_t first_step, last_step, steps;
+    /* the steps the scenario's record (arrival, overlaps, fallbacks, exits) covers: this
+     * run's, or since step 0 when it continues a scenario snapshot */
+    uint64_t record_steps;
     int until_arrived;
     long long max_steps;
     int max_steps_given; /* --max-steps on the command line (else the default cap) */
     int stop;            /* why the run stopped: STOP_* */
+    int looping;         /* agents on looping waypoints: they never arrive */
     int arrived;
     int64_t all_arrived_step;
     double max_agent_overlap, max_wall_overlap;
@@ -878,33 +637,49 @@ typedef struct run_result {
 enum { STOP_STEPS, STOP_ARRIVED, STOP_CAP };
 static const char *const k_stop_names[] = {"steps", "all_arrived", "step_cap"};
 
-/* "(until all arrived)", "(the step cap: --max-steps 10)", "(--steps)" */
+/* "until all arrived", "stopped by the step cap, --max-steps 10", "as asked by --steps";
+ * at the cap with agents on looping waypoints, why the run could not end otherwise. */
 static void format_stop(const run_result *r, char *buf, size_t size)
 {
-    switch (r->stop) {
-    case STOP_ARRIVED: snprintf(buf, size, "until all arrived"); break;
-    case STOP_CAP:
-        if (r->max_steps_given) {
-            snprintf(buf, size, "stopped by the step cap, --max-steps %lld", r->max_steps);
-        } else {
-            snprintf(buf, size, "stopped by the default step cap %lld (--max-steps)",
-                     r->max_steps);
-        }
-        break;
-    default: snprintf(buf, size, "as asked by --steps"); break;
+    char cap[80];
+    if (r->max_steps_given) {
+        snprintf(cap, sizeof cap, "the step cap, --max-steps %lld", r->max_steps);
+    } else {
+        snprintf(cap, sizeof cap, "the default step cap %lld (--max-steps)", r->max_steps);
+    }
+    if (r->stop == STOP_ARRIVED) {
+        snprintf(buf, size, "until all arrived");
+    } else if (r->stop == STOP_CAP && r->looping > 0) {
+        snprintf(buf, size, "stopped at %s: %d agent%s follow%s looping waypoints and never "
+                            "arrive%s; give --steps N",
+                 cap, r->looping, r->looping == 1 ? "" : "s", r->looping == 1 ? "s" : "",
+                 r->looping == 1 ? "s" : "");
+    } else if (r->stop == STOP_CAP) {
+        snprintf(buf, size, "stopped by %s", cap);
+    } else {
+        snprintf(buf, size, "as asked by --steps");
     }
 }
 
+/* "all 40 agents arrived at step 377 (t = 94.25 s)", "3 of 8 agents arrived, 5 did not (5 loop
+ * their waypoints for ever; the step cap stopped the run)" */
 static void format_arrival(const run_result *r, char *buf, size_t size)
 {
     if (r->all_arrived_step >= 0) {
-        snprintf(buf, size, "all %d agents arrived at step %lld (t = %.6g s)", r->agents,
+        snprintf(buf, size, "%s%d agent%s arrived at step %lld (t = %.6g s)",
+                 r->agents == 1 ? "" : "all ", r->agents, r->agents == 1 ? "" : "s",
                  (long long)r->all_arrived_step, (double)r->all_arrived_step * r->dt);
-    } else {
-        snprintf(buf, size, "%d of %d agents arrived, %d did not%s", r->arrived, r->agents,
-                 r->agents - r->arrived,
-                 r->stop == STOP_CAP ? " (the step cap stopped the run)" : "");
+        return;
     }
+    char loops[80] = "";
+    if (r->looping > 0) {
+        snprintf(loops, sizeof loops, "%d loop%s %s waypoints for ever", r->looping,
+                 r->looping == 1 ? "s" : "", r->looping == 1 ? "its" : "their");
+    }
+    const char *cap = r->stop == STOP_CAP ? "the step cap stopped the run" : "";
+    snprintf(buf, size, "%d of %d agent%s arrived, %d did not%s%s%s%s%s", r->arrived, r->agents,
+             r->agents == 1 ? "" : "s", r->agents - r->arrived, loops[0] || cap[0] ? " (" : "",
+             loops, loops[0] && cap[0] ? "; " : "", cap, loops[0] || cap[0] ? ")" : "");
 }
 
 /* Whether the steps ran the extended path (docs/extensions.md, "When the extended path
@@ -918,53 +693,10 @@ static int extended_path(const orca_sim *sim, int diagnostics)
     return diagnostics || orca_sim_separation_active(sim);
 }
 
-static void print_text(const run_result *r, const run_opts *o)
+/* The summary's lines of the extensions in use: separation, density, the pedestrian model,
+ * exits, navigation. */
+static void print_text_extensions(const run_result *r)
 {
-    char arrival[200];
-    format_arrival(r, arrival, sizeof arrival);
-    char shown[1200];
-    printf("orca run: %s (%s)\n", r->name, cli_printable(shown, sizeof shown, r->source));
-    printf("  agents            %d\n", r->agents);
-    printf("  segments          %d\n", r->segments);
-    char stop[120];
-    format_stop(r, stop, sizeof stop);
-    if (r->first_step > 0) {
-        printf("  steps             %llu (%s; step %llu to %llu, continued from --load), dt %g "
-               "s\n",
-               (unsigned long long)r->steps, stop, (unsigned long long)r->first_step,
-               (unsigned long long)r->last_step, r->dt);
-    } else {
-        printf("  steps             %llu (%s), dt %g s\n", (unsigned long long)r->steps, stop,
-               r->dt);
-    }
-    printf("  simulated time    %.6g s\n", (double)r->last_step * r->dt);
-    printf("  arrival           %s\n", arrival);
-    printf("  deepest overlap   agent-agent %.4g, agent-wall %.4g (fraction of radius; 0 = none)\n",
-           r->max_agent_overlap, r->max_wall_overlap);
-    if (r->boundaries > 0) {
-        printf("  boundaries        %d loop%s; deepest intrusion %.4g (fraction of radius), at "
-               "most %d agent%s outside (every state checked)\n",
-               r->boundaries, r->boundaries == 1 ? "" : "s", r->max_boundary_intrusion,
-               r->max_outside, r->max_outside == 1 ? "" : "s");
-    }
-    printf("  mean speed        %.4g m/s (all agents, all steps)\n", r->mean_speed);
-    double agent_steps = (double)r->agents * (double)r->steps;
-    printf("  fallback          %llu agent-steps (%.3g%%)\n",
-           (unsigned long long)r->fallback_total,
-           agent_steps > 0 ? 100.0 * (double)r->fallback_total / agent_steps : 0.0);
-    if (r->diagnostics) {
-        printf("  diagnostics       neighbour lists cut %lld, blocked %lld, locked %lld "
-               "agent-steps; last step: %d cut, %d blocked, %d fallback, %d locked\n",
-               (long long)r->diag_total.cut, (long long)r->diag_total.blocked,
-               (long long)r->diag_total.locked, r->diag_last.cut, r->diag_last.blocked,
-               r->diag_last.fallback, r->diag_last.locked);
-    }
-    printf("  wall time         %.3f s (stepping %.3f s, %d worker%s, %s)\n", r->wall_time,
-           r->step_time, r->workers, r->workers == 1 ? "" : "s",
-           r->extended ? (r->diagnostics ? "extended path with diagnostics, scalar code"
-                                         : r->vector ? "extended path, AVX2 kernels"
-                                                     : "extended path, scalar code")
-                       : r->vector ? "AVX2 kernels" : "scalar code");
     if (r->separation) {
         /* active by the option, a boundary loop or avoidance settings (orca_sim_separation_active) */
         printf("  separation        active: agents at one point are parted (docs/extensions.md)\n");
@@ -1003,17 +735,11 @@ static void print_text(const run_result *r, const run_opts *o)
                r->nav_unreachable, r->nav_unreachable == 1 ? "" : "s", r->nav_reroutes,
                r->nav_reroutes == 1 ? "" : "s");
     }
-    printf("  throughput        %.4g agent-steps/s\n", r->rate);
-    printf("  state hash        %s (bits version %d)\n", r->hash, orca_bits_version());
-    if (o->csv) {
-        printf("  trajectories      %s\n", cli_printable(shown, sizeof shown, o->csv));
-    }
-    if (o->svg) {
-        printf("  picture           %s\n", cli_printable(shown, sizeof shown, o->svg));
-    }
-    if (o->save) {
-        printf("  snapshot          %s\n", cli_printable(shown, sizeof shown, o->save));
-    }
+}
+
+/* The queries' answers: the first 20 agents of each (--json has all). */
+static void print_text_queries(const run_result *r, const run_opts *o)
+{
     for (int kind = 0; kind < Q_KINDS; ++kind) {
         const query_answer *q = &r->queries[kind];
         const double *v = o->query[kind];
@@ -1040,44 +766,77 @@ static void print_text(const run_result *r, const run_opts *o)
     }
 }
 
-static void print_json(const run_result *r, const run_opts *o)
+static void print_text(const run_result *r, const run_opts *o)
 {
-    FILE *f = stdout;
-    fputs("{\"scene\":", f);
-    cli_json_string(f, r->name);
-    fputs(",\"source\":", f);
-    cli_json_string(f, r->source);
-    fprintf(f, ",\"agents\":%d,\"segments\":%d,\"workers\":%d,\"dt\":", r->agents, r->segments,
-            r->workers);
-    print_json_double(f, r->dt);
-    fprintf(f, ",\"seed\":%llu,\"first_step\":%llu,\"last_step\":%llu,\"steps\":%llu",
-            (unsigned long long)r->seed, (unsigned long long)r->first_step,
-            (unsigned long long)r->last_step, (unsigned long long)r->steps);
-    fprintf(f, ",\"until_arrived\":%s,\"stop_reason\":\"%s\"",
-            r->until_arrived ? "true" : "false", k_stop_names[r->stop]);
-    if (r->until_arrived) {
-        fprintf(f, ",\"max_steps\":%lld", r->max_steps);
-    }
-    fputs(",\"simulated_time\":", f);
-    print_json_double(f, (double)r->last_step * r->dt);
-    fprintf(f, ",\"arrived\":%d,\"not_arrived\":%d,\"all_arrived\":%s", r->arrived,
-            r->agents - r->arrived, r->all_arrived_step >= 0 ? "true" : "false");
-    if (r->all_arrived_step >= 0) {
-        fprintf(f, ",\"all_arrived_step\":%lld,\"all_arrived_time\":",
-                (long long)r->all_arrived_step);
-        print_json_double(f, (double)r->all_arrived_step * r->dt);
+    char arrival[300];
+    format_arrival(r, arrival, sizeof arrival);
+    char shown[1200];
+    printf("orca run: %s (%s)\n", r->name, cli_printable(shown, sizeof shown, r->source));
+    printf("  agents            %d\n", r->agents);
+    printf("  segments          %d\n", r->segments);
+    char stop[300];
+    format_stop(r, stop, sizeof stop);
+    if (r->first_step > 0) {
+        printf("  steps             %llu (%s; step %llu to %llu, continued from --load), dt %g "
+               "s\n",
+               (unsigned long long)r->steps, stop, (unsigned long long)r->first_step,
+               (unsigned long long)r->last_step, r->dt);
     } else {
-        fputs(",\"all_arrived_step\":null,\"all_arrived_time\":null", f);
+        printf("  steps             %llu (%s), dt %g s\n", (unsigned long long)r->steps, stop,
+               r->dt);
     }
-    fputs(",\"max_agent_overlap\":", f);
-    print_json_double(f, r->max_agent_overlap);
-    fputs(",\"max_wall_overlap\":", f);
-    print_json_double(f, r->max_wall_overlap);
+    printf("  simulated time    %.6g s\n", (double)r->last_step * r->dt);
+    printf("  arrival           %s\n", arrival);
+    printf("  deepest overlap   agent-agent %.4g, agent-wall %.4g (fraction of radius; 0 = none)\n",
+           r->max_agent_overlap, r->max_wall_overlap);
     if (r->boundaries > 0) {
-        fprintf(f, ",\"boundaries\":%d,\"max_boundary_intrusion\":", r->boundaries);
-        print_json_double(f, r->max_boundary_intrusion);
-        fprintf(f, ",\"max_outside\":%d", r->max_outside);
+        printf("  boundaries        %d loop%s; deepest intrusion %.4g (fraction of radius), at "
+               "most %d agent%s outside (every state checked)\n",
+               r->boundaries, r->boundaries == 1 ? "" : "s", r->max_boundary_intrusion,
+               r->max_outside, r->max_outside == 1 ? "" : "s");
     }
+    if (r->first_step > 0) {
+        printf("  mean speed        %.4g m/s (all agents, the %llu steps of this run)\n",
+               r->mean_speed, (unsigned long long)r->steps);
+    } else {
+        printf("  mean speed        %.4g m/s (all agents, all steps)\n", r->mean_speed);
+    }
+    double agent_steps = (double)r->agents * (double)r->record_steps;
+    printf("  fallback          %llu agent-steps (%.3g%%)\n",
+           (unsigned long long)r->fallback_total,
+           agent_steps > 0 ? 100.0 * (double)r->fallback_total / agent_steps : 0.0);
+    if (r->diagnostics) {
+        printf("  diagnostics       neighbour lists cut %lld, blocked %lld, locked %lld "
+               "agent-steps; last step: %d cut, %d blocked, %d fallback, %d locked\n",
+               (long long)r->diag_total.cut, (long long)r->diag_total.blocked,
+               (long long)r->diag_total.locked, r->diag_last.cut, r->diag_last.blocked,
+               r->diag_last.fallback, r->diag_last.locked);
+    }
+    printf("  wall time         %.3f s (stepping %.3f s, %d worker%s, %s)\n", r->wall_time,
+           r->step_time, r->workers, r->workers == 1 ? "" : "s",
+           r->extended ? (r->diagnostics ? "extended path with diagnostics, scalar code"
+                                         : r->vector ? "extended path, AVX2 kernels"
+                                                     : "extended path, scalar code")
+                       : r->vector ? "AVX2 kernels" : "scalar code");
+    print_text_extensions(r);
+    printf("  throughput        %.4g agent-steps/s\n", r->rate);
+    printf("  state hash        %s (bits version %d)\n", r->hash, orca_bits_version());
+    if (o->csv) {
+        printf("  trajectories      %s\n", cli_printable(shown, sizeof shown, o->csv));
+    }
+    if (o->svg) {
+        printf("  picture           %s\n", cli_printable(shown, sizeof shown, o->svg));
+    }
+    if (o->save) {
+        printf("  snapshot          %s\n", cli_printable(shown, sizeof shown, o->save));
+    }
+    print_text_queries(r, o);
+}
+
+/* The JSON keys of the execution and the extensions: kernels, path, separation, density, the
+ * pedestrian model, exits, navigation. */
+static void print_json_extensions(FILE *f, const run_result *r)
+{
     fprintf(f, ",\"vector_kernels\":%s", r->vector ? "true" : "false");
     fprintf(f, ",\"extended_path\":%s", r->extended ? "true" : "false");
     fprintf(f, ",\"separation\":%s", r->separation ? "true" : "false");
@@ -1109,6 +868,74 @@ static void print_json(const run_result *r, const run_opts *o)
         fprintf(f, ",\"nav_unreachable\":%d,\"nav_reroutes\":%d", r->nav_unreachable,
                 r->nav_reroutes);
     }
+}
+
+/* Each query asked, with its values, count and every agent. */
+static void print_json_queries(FILE *f, const run_result *r, const run_opts *o)
+{
+    for (int kind = 0; kind < Q_KINDS; ++kind) {
+        const query_answer *q = &r->queries[kind];
+        const double *v = o->query[kind];
+        if (!o->have_query[kind]) {
+            continue;
+        }
+        fprintf(f, ",\"%s\":{", k_query_key[kind]);
+        const char *names[Q_KINDS][4] = {{"x", "y", "radius", NULL},
+                                         {"x", "y", "k", NULL},
+                                         {"x0", "y0", "x1", "y1"}};
+        for (int i = 0; i < 4 && names[kind][i]; ++i) {
+            fprintf(f, "\"%s\":", names[kind][i]);
+            print_json_double(f, v[i]);
+            fputs(",", f);
+        }
+        fprintf(f, "\"count\":%d,\"agents\":[", q->count);
+        for (int i = 0; i < q->count; ++i) {
+            fprintf(f, "%s%d", i ? "," : "", q->agents[i]);
+        }
+        fputs("]}", f);
+    }
+}
+
+static void print_json(const run_result *r, const run_opts *o)
+{
+    FILE *f = stdout;
+    fputs("{\"scene\":", f);
+    cli_json_string(f, r->name);
+    fputs(",\"source\":", f);
+    cli_json_string(f, r->source);
+    fprintf(f, ",\"agents\":%d,\"segments\":%d,\"workers\":%d,\"dt\":", r->agents, r->segments,
+            r->workers);
+    print_json_double(f, r->dt);
+    fprintf(f, ",\"seed\":%llu,\"first_step\":%llu,\"last_step\":%llu,\"steps\":%llu",
+            (unsigned long long)r->seed, (unsigned long long)r->first_step,
+            (unsigned long long)r->last_step, (unsigned long long)r->steps);
+    fprintf(f, ",\"until_arrived\":%s,\"stop_reason\":\"%s\"",
+            r->until_arrived ? "true" : "false", k_stop_names[r->stop]);
+    if (r->until_arrived) {
+        fprintf(f, ",\"max_steps\":%lld", r->max_steps);
+    }
+    fputs(",\"simulated_time\":", f);
+    print_json_double(f, (double)r->last_step * r->dt);
+    fprintf(f, ",\"arrived\":%d,\"not_arrived\":%d,\"looping\":%d,\"all_arrived\":%s",
+            r->arrived, r->agents - r->arrived, r->looping,
+            r->all_arrived_step >= 0 ? "true" : "false");
+    if (r->all_arrived_step >= 0) {
+        fprintf(f, ",\"all_arrived_step\":%lld,\"all_arrived_time\":",
+                (long long)r->all_arrived_step);
+        print_json_double(f, (double)r->all_arrived_step * r->dt);
+    } else {
+        fputs(",\"all_arrived_step\":null,\"all_arrived_time\":null", f);
+    }
+    fputs(",\"max_agent_overlap\":", f);
+    print_json_double(f, r->max_agent_overlap);
+    fputs(",\"max_wall_overlap\":", f);
+    print_json_double(f, r->max_wall_overlap);
+    if (r->boundaries > 0) {
+        fprintf(f, ",\"boundaries\":%d,\"max_boundary_intrusion\":", r->boundaries);
+        print_json_double(f, r->max_boundary_intrusion);
+        fprintf(f, ",\"max_outside\":%d", r->max_outside);
+    }
+    print_json_extensions(f, r);
     fputs(",\"mean_speed\":", f);
     print_json_double(f, r->mean_speed);
     fprintf(f, ",\"fallback_total\":%llu", (unsigned long long)r->fallback_total);
@@ -1137,27 +964,7 @@ static void print_json(const run_result *r, const run_opts *o)
             cli_json_string(f, files[i]);
         }
     }
-    for (int kind = 0; kind < Q_KINDS; ++kind) {
-        const query_answer *q = &r->queries[kind];
-        const double *v = o->query[kind];
-        if (!o->have_query[kind]) {
-            continue;
-        }
-        fprintf(f, ",\"%s\":{", k_query_key[kind]);
-        const char *names[Q_KINDS][4] = {{"x", "y", "radius", NULL},
-                                         {"x", "y", "k", NULL},
-                                         {"x0", "y0", "x1", "y1"}};
-        for (int i = 0; i < 4 && names[kind][i]; ++i) {
-            fprintf(f, "\"%s\":", names[kind][i]);
-            print_json_double(f, v[i]);
-            fputs(",", f);
-        }
-        fprintf(f, "\"count\":%d,\"agents\":[", q->count);
-        for (int i = 0; i < q->count; ++i) {
-            fprintf(f, "%s%d", i ? "," : "", q->agents[i]);
-        }
-        fputs("]}", f);
-    }
+    print_json_queries(f, r, o);
     fputs("}\n", f);
 }
 
@@ -1210,8 +1017,12 @@ enum {
     R_DIAGNOSTICS,
     R_SEPARATION,
     R_DENSITY,
+    R_SVG_TRAIL,
     R_PEDESTRIAN
 };
+
+/* cmd_run's steps return an exit status, or RUN_GO when the run goes on. */
+#define RUN_GO (-1)
 
 /* An output path for --csv, --svg, --save, -o: not empty. */
 static int check_path(const char *name, const char *value)
@@ -1223,139 +1034,129 @@ static int check_path(const char *name, const char *value)
     return 0;
 }
 
-int cmd_run(int argc, char **argv)
+/* The scene file: the one positional argument. Returns 0, or -1 (message printed). */
+static int run_positional(run_opts *o, const char *value)
 {
-    static const cli_opt opts[] = {
-        {"scene", 0, 1},     {"agents", 'n', 1}, {"seed", 0, 1},    {"dt", 0, 1},
-        {"steps", 0, 1},     {"max-steps", 0, 1}, {"workers", 'j', 1}, {"json", 0, 0},
-        {"quiet", 'q', 0},   {"csv", 0, 1},      {"every", 0, 1},   {"svg", 0, 1},
-        {"save", 0, 1},      {"load", 0, 1},     {"scalar", 0, 0},  {"help", 'h', 0},
-        {"near", 0, 1},      {"nearest", 0, 1},  {"box", 0, 1},     {"diagnostics", 0, 0},
-        {"separation", 0, 0}, {"density-speed", 0, 0}, {"pedestrian", 0, 0}, {NULL, 0, 0}};
-    run_opts o;
-    memset(&o, 0, sizeof o);
-    o.scene.builtin = -1;
-    o.max_steps = CLI_DEFAULT_MAX_STEPS;
-    o.workers = 1;
-    o.every = 1;
-    int have_every = 0, have_max = 0;
-    cli_args a = {argc, argv, 1, "run", 0};
-    const char *value, *name;
-    int k;
-    while ((k = cli_next(&a, opts, &value, &name)) != CLI_END) {
-        if (k == CLI_ERROR) {
-            return EXIT_USAGE;
+    if (o->scene.file) {
+        cli_usage_error("run", "run: one scene file only (got '%s' and '%s')", o->scene.file,
+                        value);
+        return -1;
+    }
+    if (value[0] == '\0') {
+        cli_usage_error("run", "run: empty scene file name");
+        return -1;
+    }
+    o->scene.file = value;
+    return 0;
+}
+
+/* One option of orca run (k: its R_ index). Returns 0, -1 on a bad value (message printed). */
+static int run_option(run_opts *o, int k, const char *name, const char *value)
+{
+    int bad = 0;
+    switch (k) {
+    case R_SCENE:
+    case R_AGENTS:
+    case R_SEED:
+    case R_DT: bad = scene_option(&o->scene, k, name, value) < 0; break;
+    case R_STEPS:
+        bad = cli_opt_long(name, value, 0, 1000000000000LL, &o->steps) != 0;
+        o->have_steps = 1;
+        break;
+    case R_MAX_STEPS:
+        bad = cli_opt_long(name, value, 1, 1000000000000LL, &o->max_steps) != 0;
+        o->have_max = 1;
+        break;
+    case R_WORKERS: bad = cli_opt_long(name, value, 0, ORCA_MAX_WORKERS, &o->workers) != 0; break;
+    case R_JSON: o->json = 1; break;
+    case R_QUIET: o->quiet = 1; break;
+    case R_CSV:
+        bad = check_path(name, value) != 0;
+        o->csv = value;
+        break;
+    case R_EVERY:
+        bad = cli_opt_long(name, value, 1, 1000000000000LL, &o->every) != 0;
+        o->have_every = 1;
+        break;
+    case R_SVG:
+        bad = check_path(name, value) != 0;
+        o->svg = value;
+        break;
+    case R_SVG_TRAIL:
+        bad = cli_opt_double(name, value, &o->svg_trail) != 0;
+        if (!bad && !(o->svg_trail > 0.0)) {
+            cli_usage_error("run", "%s: must be > 0 seconds, got '%s'%s", name, value,
+                            cli_rounds_to_zero(value, o->svg_trail));
+            bad = 1;
         }
-        if (k == CLI_POSITIONAL) {
-            if (o.scene.file) {
-                cli_usage_error("run", "run: one scene file only (got '%s' and '%s')",
-                                o.scene.file, value);
-                return EXIT_USAGE;
-            }
-            if (value[0] == '\0') {
-                cli_usage_error("run", "run: empty scene file name");
-                return EXIT_USAGE;
-            }
-            o.scene.file = value;
-            continue;
+        break;
+    case R_SAVE:
+        bad = check_path(name, value) != 0;
+        o->save = value;
+        break;
+    case R_LOAD:
+        bad = check_path(name, value) != 0;
+        o->load = value;
+        o->scene.loading = 1;
+        break;
+    case R_SCALAR: o->scalar = 1; break;
+    case R_DIAGNOSTICS: o->diagnostics = 1; break;
+    case R_SEPARATION: o->scene.separation = 1; break;
+    case R_DENSITY: o->scene.density = 1; break;
+    case R_PEDESTRIAN: o->scene.pedestrian = 1; break;
+    case R_NEAR:
+    case R_NEAREST:
+    case R_BOX: {
+        int kind = k - R_NEAR;
+        if (o->have_query[kind]) {
+            cli_usage_error("run", "%s given twice", name);
+            return -1;
         }
-        int bad = 0;
-        switch (k) {
-        case R_SCENE:
-        case R_AGENTS:
-        case R_SEED:
-        case R_DT: bad = scene_option(&o.scene, k, name, value) < 0; break;
-        case R_STEPS:
-            bad = cli_opt_long(name, value, 0, 1000000000000LL, &o.steps) != 0;
-            o.have_steps = 1;
-            break;
-        case R_MAX_STEPS:
-            bad = cli_opt_long(name, value, 1, 1000000000000LL, &o.max_steps) != 0;
-            have_max = 1;
-            break;
-        case R_WORKERS:
-            bad = cli_opt_long(name, value, 0, ORCA_MAX_WORKERS, &o.workers) != 0;
-            break;
-        case R_JSON: o.json = 1; break;
-        case R_QUIET: o.quiet = 1; break;
-        case R_CSV:
-            bad = check_path(name, value) != 0;
-            o.csv = value;
-            break;
-        case R_EVERY:
-            bad = cli_opt_long(name, value, 1, 1000000000000LL, &o.every) != 0;
-            have_every = 1;
-            break;
-        case R_SVG:
-            bad = check_path(name, value) != 0;
-            o.svg = value;
-            break;
-        case R_SAVE:
-            bad = check_path(name, value) != 0;
-            o.save = value;
-            break;
-        case R_LOAD:
-            bad = check_path(name, value) != 0;
-            o.load = value;
-            o.scene.loading = 1;
-            break;
-        case R_SCALAR: o.scalar = 1; break;
-        case R_DIAGNOSTICS: o.diagnostics = 1; break;
-        case R_SEPARATION: o.scene.separation = 1; break;
-        case R_DENSITY: o.scene.density = 1; break;
-        case R_PEDESTRIAN: o.scene.pedestrian = 1; break;
-        case R_HELP: help_run(stdout); return EXIT_OK;
-        case R_NEAR:
-        case R_NEAREST:
-        case R_BOX: {
-            int kind = k - R_NEAR;
-            if (o.have_query[kind]) {
-                cli_usage_error("run", "%s given twice", name);
-                return EXIT_USAGE;
-            }
-            bad = parse_query(kind, name, value, o.query[kind]) != 0;
-            o.have_query[kind] = 1;
-            break;
-        }
-        default: break;
-        }
-        if (bad) {
-            return EXIT_USAGE;
-        }
+        bad = parse_query(kind, name, value, o->query[kind]) != 0;
+        o->have_query[kind] = 1;
+        break;
     }
-    if (o.scene.file && o.scene.builtin >= 0) {
-        cli_usage_error("run", "run: give a scene file or --scene, not both");
-        return EXIT_USAGE;
+    default: break;
     }
-    if (o.scene.pedestrian && o.scene.density) {
-        cli_usage_error("run", "run: --pedestrian and --density-speed cannot go together (both "
-                        "set the walking speed: docs/pedestrians.md)");
-        return EXIT_USAGE;
+    return bad ? -1 : 0;
+}
+
+/* Options that exclude or need each other. Returns 0, or -1 (message printed). */
+static int run_check_options(const run_opts *o)
+{
+    const char *why = NULL;
+    if (o->scene.file && o->scene.builtin >= 0) {
+        why = "run: give a scene file or --scene, not both";
+    } else if (!o->scene.file && o->scene.builtin < 0) {
+        why = "run: which scene? Give a scene file or --scene NAME";
+    } else if (o->scene.file && o->scene.have_agents) {
+        why = "run: --agents applies to built-in scenes only";
+    } else if (o->have_steps && o->have_max) {
+        why = "run: --steps and --max-steps exclude each other";
+    } else if (o->have_every && !o->csv) {
+        why = "run: --every needs --csv";
+    } else if (o->svg_trail > 0.0 && !o->svg) {
+        why = "run: --svg-trail needs --svg";
+    } else if (o->scene.pedestrian && o->scene.density) {
+        why = "run: --pedestrian and --density-speed cannot go together (both set the walking "
+              "speed: docs/pedestrians.md)";
+    } else if (o->load && o->scene.file && strcmp(o->load, "-") == 0 &&
+               strcmp(o->scene.file, "-") == 0) {
+        why = "run: the scene file and --load cannot both be '-' (standard input)";
     }
-    if (!o.scene.file && o.scene.builtin < 0) {
-        cli_usage_error("run", "run: which scene? Give a scene file or --scene NAME");
-        return EXIT_USAGE;
+    if (why) {
+        cli_usage_error("run", "%s", why);
+        return -1;
     }
-    if (o.scene.file && o.scene.have_agents) {
-        cli_usage_error("run", "run: --agents applies to built-in scenes only");
-        return EXIT_USAGE;
-    }
-    if (o.have_steps && have_max) {
-        cli_usage_error("run", "run: --steps and --max-steps exclude each other");
-        return EXIT_USAGE;
-    }
-    if (have_every && !o.csv) {
-        cli_usage_error("run", "run: --every needs --csv");
-        return EXIT_USAGE;
-    }
-    if (o.load && o.scene.file && strcmp(o.load, "-") == 0 && strcmp(o.scene.file, "-") == 0) {
-        cli_usage_error("run", "run: the scene file and --load cannot both be '-' (standard "
-                               "input)");
-        return EXIT_USAGE;
-    }
-    /* Outputs: at most one on standard output (then it carries nothing else), and no two on
-     * the same file (the second would replace the first). */
-    const char *out_paths[3] = {o.csv, o.svg, o.save};
+    return 0;
+}
+
+/* The output files: at most one on standard output (then it carries nothing else, so the
+ * summary is off), no two on the same file (the second would replace the first), none over
+ * an input. Returns 0, or -1 (message printed). */
+static int run_check_outputs(run_opts *o)
+{
+    const char *out_paths[3] = {o->csv, o->svg, o->save};
     const char *out_names[3] = {"--csv", "--svg", "--save"};
     int on_stdout = -1;
     for (int i = 0; i < 3; ++i) {
@@ -1366,12 +1167,12 @@ int cmd_run(int argc, char **argv)
             if (on_stdout >= 0) {
                 cli_usage_error("run", "run: %s - and %s - both ask for standard output",
                                 out_names[on_stdout], out_names[i]);
-                return EXIT_USAGE;
+                return -1;
             }
-            if (o.json) {
+            if (o->json) {
                 cli_usage_error("run", "run: %s - (standard output) and --json exclude each other",
                                 out_names[i]);
-                return EXIT_USAGE;
+                return -1;
             }
             on_stdout = i;
             continue;
@@ -1380,378 +1181,536 @@ int cmd_run(int argc, char **argv)
             if (out_paths[j] && cli_same_output(out_paths[i], out_paths[j])) {
                 cli_usage_error("run", "run: %s and %s name the same file '%s'", out_names[j],
                                 out_names[i], out_paths[i]);
-                return EXIT_USAGE;
+                return -1;
             }
         }
         /* An output over an input is a slip (--csv scene.txt), except --save over the
          * snapshot --load read: continuing a run in place, safe as the file is replaced
          * only at the end. */
-        if (o.scene.file && strcmp(o.scene.file, "-") != 0 &&
-            cli_same_output(out_paths[i], o.scene.file)) {
+        if (o->scene.file && strcmp(o->scene.file, "-") != 0 &&
+            cli_same_output(out_paths[i], o->scene.file)) {
             cli_usage_error("run", "run: %s '%s' would replace the scene file", out_names[i],
                             out_paths[i]);
-            return EXIT_USAGE;
+            return -1;
         }
-        if (o.load && i != 2 && strcmp(o.load, "-") != 0 && cli_same_output(out_paths[i], o.load)) {
+        if (o->load && i != 2 && strcmp(o->load, "-") != 0 &&
+            cli_same_output(out_paths[i], o->load)) {
             cli_usage_error("run", "run: %s '%s' would replace the snapshot --load reads",
                             out_names[i], out_paths[i]);
-            return EXIT_USAGE;
+            return -1;
         }
     }
     if (on_stdout >= 0) {
-        o.quiet = 1; /* standard output carries that output only */
+        o->quiet = 1; /* standard output carries that output only */
     }
-    if (o.workers == 0) {
-        o.workers = cli_cpu_count();
-        if (o.workers > ORCA_MAX_WORKERS) {
-            o.workers = ORCA_MAX_WORKERS;
+    return 0;
+}
+
+/* Reads the command line into o: RUN_GO, or the exit status (--help: EXIT_OK). */
+static int run_parse(run_opts *o, int argc, char **argv)
+{
+    static const cli_opt opts[] = {
+        {"scene", 0, 1},     {"agents", 'n', 1}, {"seed", 0, 1},    {"dt", 0, 1},
+        {"steps", 0, 1},     {"max-steps", 0, 1}, {"workers", 'j', 1}, {"json", 0, 0},
+        {"quiet", 'q', 0},   {"csv", 0, 1},      {"every", 0, 1},   {"svg", 0, 1},
+        {"save", 0, 1},      {"load", 0, 1},     {"scalar", 0, 0},  {"help", 'h', 0},
+        {"near", 0, 1},      {"nearest", 0, 1},  {"box", 0, 1},     {"diagnostics", 0, 0},
+        {"separation", 0, 0}, {"density-speed", 0, 0}, {"svg-trail", 0, 1},
+        {"pedestrian", 0, 0}, {NULL, 0, 0}};
+    memset(o, 0, sizeof *o);
+    o->scene.builtin = -1;
+    o->max_steps = CLI_DEFAULT_MAX_STEPS;
+    o->workers = 1;
+    o->every = 1;
+    cli_args a = {argc, argv, 1, "run", 0};
+    const char *value, *name;
+    int k;
+    while ((k = cli_next(&a, opts, &value, &name)) != CLI_END) {
+        if (k == CLI_ERROR) {
+            return EXIT_USAGE;
+        }
+        if (k == R_HELP) {
+            help_run(stdout);
+            return EXIT_OK;
+        }
+        int bad = k == CLI_POSITIONAL ? run_positional(o, value) : run_option(o, k, name, value);
+        if (bad) {
+            return EXIT_USAGE;
         }
     }
+    if (run_check_options(o) != 0 || run_check_outputs(o) != 0) {
+        return EXIT_USAGE;
+    }
+    if (o->workers == 0) {
+        o->workers = cli_cpu_count();
+        if (o->workers > ORCA_MAX_WORKERS) {
+            o->workers = ORCA_MAX_WORKERS;
+        }
+    }
+    return RUN_GO;
+}
 
-    double t_begin = cli_now();
-    orca_sim_def sim_def = orca_sim_def_default();
-    sim_def.worker_count = (int)o.workers;
-    orca_scenario *sc = NULL;
+/* What one `orca run` holds from the scene to the summary: the options, the scenario, the
+ * outputs (opened before the first step, replaced only when everything is written) and the
+ * figures the loop gathers. */
+typedef struct run_state {
+    run_opts o;
+    orca_scenario *sc;
+    orca_sim *sim;
     char source[600];
-    int rc = make_scenario(&o.scene, &sim_def, &sc, source, sizeof source);
+    double t_begin;
+    cli_out csv_out, svg_out, save_out;
+    FILE *csv;
+    char *csv_buf;
+    svg_rec *svg;
+    query_answer answers[Q_KINDS];
+    /* gathered by the loop */
+    int agents; /* in the simulation at the start of the run */
+    int exited_before; /* agents that had left by exits before it (a loaded snapshot's) */
+    uint64_t record_start; /* the step the scenario's record starts at (0, or a --load's) */
+    int progress;
+    uint64_t first_step, done_steps, last_csv_step;
+    double speed_total, step_time;
+    int boundaries; /* with boundaries every state is measured against them */
+    double bnd_deepest;
+    int bnd_outside;
+    /* --diagnostics: totals over the run (agent-steps) and the last step's counts */
+    orca_step_diagnostics diag_total, diag_last;
+} run_state;
+
+/* --load: the snapshot, then the options the snapshot may have changed, and a warning for
+ * agents that stand at one point. */
+static int run_load(run_state *s)
+{
+    int whole_run = 0;
+    int rc = snapfile_load(s->o.load, s->sc, &whole_run);
     if (rc != EXIT_OK) {
         return rc;
     }
-    orca_sim *sim = orca_scenario_sim(sc);
-    if (o.scalar) {
-        orca_sim_set_vector_kernels(sim, 0);
+    s->record_start = whole_run ? 0 : orca_sim_step_count(s->sim);
+    /* The snapshot holds the option as saved; --separation turns it on again. */
+    if (s->o.scene.separation) {
+        orca_sim_set_separation(s->sim, 1);
     }
-    if (o.diagnostics && orca_sim_set_diagnostics(sim, 1) != ORCA_OK) {
-        cli_error("--diagnostics: %s", orca_sim_last_error(sim));
-        orca_scenario_destroy(sc);
+    density_option(&s->o.scene, s->sim); /* likewise the density-dependent speed */
+    rc = pedestrian_option(&s->o.scene, s->sc); /* and the pedestrian model */
+    if (rc != EXIT_OK) {
+        return rc;
+    }
+    char where[600];
+    snprintf(where, sizeof where, "snapshot %s",
+             strcmp(s->o.load, "-") == 0 ? "<stdin>" : s->o.load);
+    cli_warn_coincident(orca_sim_positions(s->sim), orca_sim_agent_count(s->sim), NULL, where,
+                        s->sim, stderr);
+    return EXIT_OK;
+}
+
+/* The scene (built, with --load restored), the execution options, and the checks that need
+ * it: the queries' values, a goal to arrive at. */
+static int run_build(run_state *s)
+{
+    orca_sim_def sim_def = orca_sim_def_default();
+    sim_def.worker_count = (int)s->o.workers;
+    int rc = make_scenario(&s->o.scene, &sim_def, &s->sc, s->source, sizeof s->source);
+    if (rc != EXIT_OK) {
+        return rc;
+    }
+    s->sim = orca_scenario_sim(s->sc);
+    if (s->o.scalar) {
+        orca_sim_set_vector_kernels(s->sim, 0);
+    }
+    if (s->o.diagnostics && orca_sim_set_diagnostics(s->sim, 1) != ORCA_OK) {
+        cli_error("--diagnostics: %s", orca_sim_last_error(s->sim));
         return EXIT_RUNTIME;
     }
-    /* --diagnostics: totals over the run (agent-steps) and the last step's counts */
-    orca_step_diagnostics diag_total, diag_last;
-    memset(&diag_total, 0, sizeof diag_total);
-    memset(&diag_last, 0, sizeof diag_last);
-    /* Every output is opened (its temporary file created) before the first step, so that an
-     * unwritable path fails at once; none replaces its file before the run has succeeded. */
-    cli_out csv_out, svg_out, save_out;
-    memset(&csv_out, 0, sizeof csv_out);
-    memset(&svg_out, 0, sizeof svg_out);
-    memset(&save_out, 0, sizeof save_out);
-    FILE *csv = NULL;
-    svg_rec *svg = NULL;
-    char *csv_buf = NULL;
-    query_answer answers[Q_KINDS];
-    memset(answers, 0, sizeof answers);
-
-    if (o.load) {
-        rc = load_snapshot(o.load, sc);
-        if (rc != EXIT_OK) {
-            goto done;
-        }
-        /* The snapshot holds the option as saved; --separation turns it on again. */
-        if (o.scene.separation) {
-            orca_sim_set_separation(sim, 1);
-        }
-        density_option(&o.scene, sim); /* likewise the density-dependent speed */
-        rc = pedestrian_option(&o.scene, sc); /* and the pedestrian model */
-        if (rc != EXIT_OK) {
-            goto done;
-        }
-        char where[600];
-        snprintf(where, sizeof where, "snapshot %s", strcmp(o.load, "-") == 0 ? "<stdin>" : o.load);
-        cli_warn_coincident(orca_sim_positions(sim), orca_sim_agent_count(sim), NULL, where, sim,
-                            stderr);
+    if (s->o.load && (rc = run_load(s)) != EXIT_OK) {
+        return rc;
     }
     /* The queries' values are checked by the library before the first step. */
     for (int kind = 0; kind < Q_KINDS; ++kind) {
-        if (o.have_query[kind] && run_query(sim, kind, o.query[kind], NULL) != ORCA_OK) {
-            cli_usage_error("run", "%s: %s", k_query_option[kind], orca_sim_last_error(sim));
-            rc = EXIT_USAGE;
-            goto done;
+        if (s->o.have_query[kind] && run_query(s->sim, kind, s->o.query[kind], NULL) != ORCA_OK) {
+            cli_usage_error("run", "%s: %s", k_query_option[kind], orca_sim_last_error(s->sim));
+            return EXIT_USAGE;
         }
     }
-    if (!o.have_steps && !has_goal_point(sc)) {
+    if (!s->o.have_steps && !has_goal_point(s->sc)) {
         cli_usage_error("run", "run: no agent has a goal point, so 'until all arrived' would "
                                "stop at once; give --steps N");
-        rc = EXIT_USAGE;
-        goto done;
+        return EXIT_USAGE;
     }
-    if (o.save) {
-        rc = check_snapshot_size(sc);
+    return EXIT_OK;
+}
+
+/* Every output is opened (its temporary file created) before the first step, so that an
+ * unwritable path fails at once; none replaces its file before the run has succeeded. The
+ * CSV gets its header and the first state. */
+static int run_open_outputs(run_state *s)
+{
+    if (s->o.save) {
+        int rc = snapfile_check_size(s->sc);
         if (rc != EXIT_OK) {
-            goto done;
+            return rc;
         }
-        if (cli_out_open(&save_out, "--save", o.save, 1) != 0) {
-            rc = EXIT_RUNTIME;
-            goto done;
+        if (cli_out_open(&s->save_out, "--save", s->o.save, 1) != 0) {
+            return EXIT_RUNTIME;
         }
     }
-    if (o.svg) {
-        if (cli_out_open(&svg_out, "--svg", o.svg, 1) != 0) {
-            rc = EXIT_RUNTIME;
-            goto done;
+    if (s->o.svg) {
+        if (cli_out_open(&s->svg_out, "--svg", s->o.svg, 1) != 0) {
+            return EXIT_RUNTIME;
         }
-        svg = svg_create(sc);
-        if (!svg) {
+        s->svg = svg_create(s->sc, s->o.svg_trail);
+        if (!s->svg) {
             cli_error("--svg: out of memory recording trajectories (or the agents could not be "
                       "read)");
-            rc = EXIT_RUNTIME;
-            goto done;
+            return EXIT_RUNTIME;
         }
     }
-    if (o.csv) {
-        if (cli_out_open(&csv_out, "--csv", o.csv, 1) != 0) {
-            rc = EXIT_RUNTIME;
-            goto done;
+    if (s->o.csv) {
+        if (cli_out_open(&s->csv_out, "--csv", s->o.csv, 1) != 0) {
+            return EXIT_RUNTIME;
         }
-        csv = csv_out.f;
-        csv_buf = csv == stdout ? NULL : malloc(1 << 20);
-        if (csv_buf) {
-            setvbuf(csv, csv_buf, _IOFBF, 1 << 20);
+        s->csv = s->csv_out.f;
+        s->csv_buf = s->csv == stdout ? NULL : malloc(1 << 20);
+        if (s->csv_buf) {
+            setvbuf(s->csv, s->csv_buf, _IOFBF, 1 << 20);
         }
-        fputs("step,time,agent,x,y,vx,vy\n", csv);
-        if (write_csv_rows(csv, sim, orca_scenario_dt(sc)) != 0) {
-            cli_error("--csv: %s: write failed: %s", o.csv, strerror(errno));
-            rc = EXIT_RUNTIME;
-            goto done;
+        fputs("step,time,agent,x,y,vx,vy\n", s->csv);
+        if (write_csv_rows(s->csv, s->sim, orca_scenario_dt(s->sc)) != 0) {
+            cli_error("--csv: %s: write failed: %s", s->o.csv, strerror(errno));
+            return EXIT_RUNTIME;
         }
     }
+    return EXIT_OK;
+}
 
-    int n = orca_sim_agent_count(sim);
-    double dt = orca_scenario_dt(sc);
-    int progress = !o.quiet && cli_stderr_is_terminal();
-    uint64_t first_step = orca_sim_step_count(sim);
-    uint64_t limit = (uint64_t)(o.have_steps ? o.steps : o.max_steps);
-    uint64_t done_steps = 0;
-    double speed_total = 0.0, step_time = 0.0;
-    double next_progress = cli_now() + 0.2;
-    uint64_t last_csv_step = 0;
-    /* With boundaries every state is measured against them (linear work on the workers). */
-    int boundaries = orca_sim_boundary_count(sim);
-    double bnd_deepest = 0.0;
-    int bnd_outside = 0;
-    if (boundaries > 0 && measure_boundary(sim, &bnd_deepest, &bnd_outside, 0) != 0) {
-        rc = EXIT_RUNTIME;
-        goto done;
-    }
-    while (done_steps < limit) {
-        if (!o.have_steps && orca_scenario_all_arrived_step(sc) >= 0) {
-            break;
-        }
-        double t0 = cli_now();
-        orca_status st = orca_scenario_step(sc);
-        double t1 = cli_now();
-        step_time += t1 - t0;
-        if (st != ORCA_OK) {
-            if (progress) {
-                fputs("\r\033[K", stderr);
-            }
-            cli_error("step %llu: %s", (unsigned long long)orca_sim_step_count(sim),
-                      orca_scenario_last_error(sc));
-            rc = EXIT_RUNTIME;
-            goto done;
-        }
-        ++done_steps;
-        speed_total += speed_sum(sim);
-        if (boundaries > 0 &&
-            measure_boundary(sim, &bnd_deepest, &bnd_outside, progress) != 0) {
-            rc = EXIT_RUNTIME;
-            goto done;
-        }
-        if (o.diagnostics && orca_sim_step_diagnostics(sim, &diag_last) == ORCA_OK) {
-            diag_total.agents += diag_last.agents;
-            diag_total.fallback += diag_last.fallback;
-            diag_total.cut += diag_last.cut;
-            diag_total.blocked += diag_last.blocked;
-            diag_total.locked += diag_last.locked;
-            diag_total.headway += diag_last.headway;
-            diag_total.counter += diag_last.counter;
-        }
-        if (csv && done_steps % (uint64_t)o.every == 0) {
-            if (write_csv_rows(csv, sim, dt) != 0) {
-                cli_error("--csv: %s: write failed: %s", o.csv, strerror(errno));
-                rc = EXIT_RUNTIME;
-                goto done;
-            }
-            last_csv_step = done_steps;
-        }
-        if (svg && svg_sample(svg, sc, done_steps) != 0) {
-            cli_error("--svg: could not read the agents");
-            rc = EXIT_RUNTIME;
-            goto done;
-        }
-        if (progress && t1 >= next_progress) {
-            next_progress = t1 + 0.2;
-            fprintf(stderr, "\rorca: step %llu, %d/%d arrived, %.3g agent-steps/s\033[K",
-                    (unsigned long long)orca_sim_step_count(sim), orca_scenario_arrived_count(sc),
-                    n, step_time > 0 ? (double)n * (double)done_steps / step_time : 0.0);
-            fflush(stderr);
-        }
-    }
-    if (progress) {
+/* The progress line on stderr (a terminal only): cleared before a message and at the end. */
+static void clear_progress(const run_state *s)
+{
+    if (s->progress) {
         fputs("\r\033[K", stderr);
         fflush(stderr);
     }
-    if (csv && last_csv_step != done_steps && write_csv_rows(csv, sim, dt) != 0) {
-        cli_error("--csv: %s: write failed: %s", o.csv, strerror(errno));
-        rc = EXIT_RUNTIME;
-        goto done;
-    }
+}
 
-    run_result r;
-    memset(&r, 0, sizeof r);
-    r.name = orca_scenario_name(sc);
-    r.source = source;
-    r.agents = n;
-    r.segments = orca_sim_segment_count(sim);
-    r.workers = orca_sim_get_worker_count(sim);
-    r.vector = orca_sim_get_vector_kernels(sim);
-    r.extended = extended_path(sim, o.diagnostics);
-    r.separation = orca_sim_separation_active(sim);
-    r.density = orca_sim_get_density_speed(sim, &r.density_params);
-    r.pedestrian = orca_sim_get_pedestrian(sim, &r.pedestrian_params);
+static void show_progress(const run_state *s)
+{
+    int n = s->agents;
+    fprintf(stderr, "\rorca: step %llu, %d/%d arrived, %.3g agent-steps/s\033[K",
+            (unsigned long long)orca_sim_step_count(s->sim), orca_scenario_arrived_count(s->sc),
+            n, s->step_time > 0 ? (double)n * (double)s->done_steps / s->step_time : 0.0);
+    fflush(stderr);
+}
+
+/* What the run records after each step: the mean speed's sum, the boundaries' measures, the
+ * diagnostics, the CSV rows (every --every steps) and the picture's samples. */
+static int record_step(run_state *s)
+{
+    s->speed_total += speed_sum(s->sim);
+    if (s->boundaries > 0 &&
+        measure_boundary(s->sim, &s->bnd_deepest, &s->bnd_outside, s->progress) != 0) {
+        return EXIT_RUNTIME;
+    }
+    if (s->o.diagnostics && orca_sim_step_diagnostics(s->sim, &s->diag_last) == ORCA_OK) {
+        s->diag_total.agents += s->diag_last.agents;
+        s->diag_total.fallback += s->diag_last.fallback;
+        s->diag_total.cut += s->diag_last.cut;
+        s->diag_total.blocked += s->diag_last.blocked;
+        s->diag_total.locked += s->diag_last.locked;
+        s->diag_total.headway += s->diag_last.headway;
+        s->diag_total.counter += s->diag_last.counter;
+    }
+    if (s->csv && s->done_steps % (uint64_t)s->o.every == 0) {
+        if (write_csv_rows(s->csv, s->sim, orca_scenario_dt(s->sc)) != 0) {
+            cli_error("--csv: %s: write failed: %s", s->o.csv, strerror(errno));
+            return EXIT_RUNTIME;
+        }
+        s->last_csv_step = s->done_steps;
+    }
+    if (s->svg && svg_sample(s->svg, s->sc, s->done_steps) != 0) {
+        cli_error("--svg: could not read the agents");
+        return EXIT_RUNTIME;
+    }
+    return EXIT_OK;
+}
+
+/* The steps: --steps of them, or until every agent has arrived within --max-steps. The CSV
+ * ends with the last state. */
+static int run_loop(run_state *s)
+{
+    s->agents = orca_sim_agent_count(s->sim);
+    orca_scenario_exited(s->sc, &s->exited_before, NULL);
+    s->progress = !s->o.quiet && cli_stderr_is_terminal();
+    s->first_step = orca_sim_step_count(s->sim);
+    s->boundaries = orca_sim_boundary_count(s->sim);
+    if (s->boundaries > 0 && measure_boundary(s->sim, &s->bnd_deepest, &s->bnd_outside, 0) != 0) {
+        return EXIT_RUNTIME;
+    }
+    uint64_t limit = (uint64_t)(s->o.have_steps ? s->o.steps : s->o.max_steps);
+    double next_progress = cli_now() + 0.2;
+    while (s->done_steps < limit) {
+        if (!s->o.have_steps && orca_scenario_all_arrived_step(s->sc) >= 0) {
+            break;
+        }
+        double t0 = cli_now();
+        orca_status st = orca_scenario_step(s->sc);
+        double t1 = cli_now();
+        s->step_time += t1 - t0;
+        if (st != ORCA_OK) {
+            clear_progress(s);
+            cli_error("step %llu: %s", (unsigned long long)orca_sim_step_count(s->sim),
+                      orca_scenario_last_error(s->sc));
+            return EXIT_RUNTIME;
+        }
+        ++s->done_steps;
+        int rc = record_step(s);
+        if (rc != EXIT_OK) {
+            return rc;
+        }
+        if (s->progress && t1 >= next_progress) {
+            next_progress = t1 + 0.2;
+            show_progress(s);
+        }
+    }
+    clear_progress(s);
+    if (s->csv && s->last_csv_step != s->done_steps &&
+        write_csv_rows(s->csv, s->sim, orca_scenario_dt(s->sc)) != 0) {
+        cli_error("--csv: %s: write failed: %s", s->o.csv, strerror(errno));
+        return EXIT_RUNTIME;
+    }
+    return EXIT_OK;
+}
+
+/* The scenario's extensions in the summary: looping waypoints, exits, navigation (of the
+ * agents in the simulation now). */
+static void result_extensions(orca_scenario *sc, run_result *r)
+{
+    int n = orca_sim_agent_count(orca_scenario_sim(sc));
+    for (int i = 0; i < n; ++i) {
+        int count = 0, loop = 0;
+        if (orca_scenario_agent_waypoints(sc, i, NULL, 0, &count, &loop, NULL) == ORCA_OK &&
+            count > 0 && loop) {
+            r->looping++;
+        }
+    }
     for (int gs = 0; gs < orca_scenario_goal_set_count(sc); ++gs) {
         int is_exit = 0;
         if (orca_scenario_goal_set_exit(sc, gs, &is_exit, NULL) == ORCA_OK && is_exit) {
-            r.exits++;
+            r->exits++;
         }
     }
-    orca_scenario_exited(sc, &r.exited, &r.exited_last_step);
-    r.navigation = orca_scenario_get_navigation(sc);
-    if (r.navigation) {
-        r.nav_unreachable = orca_scenario_nav_unreachable(sc);
+    orca_scenario_exited(sc, &r->exited, &r->exited_last_step);
+    r->navigation = orca_scenario_get_navigation(sc);
+    if (r->navigation) {
+        r->nav_unreachable = orca_scenario_nav_unreachable(sc);
         for (int i = 0; i < n; ++i) {
             orca_nav_agent na;
             if (orca_scenario_agent_nav(sc, i, &na, NULL, 0) == ORCA_OK) {
-                r.nav_reroutes += na.reroutes;
+                r->nav_reroutes += na.reroutes;
             }
         }
     }
-    r.dt = dt;
-    r.seed = orca_scenario_seed(sc);
-    r.first_step = first_step;
-    r.last_step = orca_sim_step_count(sim);
-    r.steps = done_steps;
-    r.until_arrived = !o.have_steps;
-    r.max_steps = o.max_steps;
-    r.max_steps_given = have_max;
-    r.arrived = orca_scenario_arrived_count(sc);
-    r.arrived += r.exited;
-    r.all_arrived_step = orca_scenario_all_arrived_step(sc);
-    r.max_agent_overlap = orca_scenario_max_agent_overlap(sc);
-    r.max_wall_overlap = orca_scenario_max_wall_overlap(sc);
-    r.boundaries = boundaries;
-    r.max_boundary_intrusion = bnd_deepest;
-    r.max_outside = bnd_outside;
-    if (done_steps == 0) {
-        /* No step ran: measure the current state directly. */
-        if (orca_sim_measure_overlap(sim, &r.max_agent_overlap, &r.max_wall_overlap) !=
-            ORCA_OK) {
+}
+
+/* The summary's figures for the final state. */
+static int run_result_of(run_state *s, run_result *r)
+{
+    orca_scenario *sc = s->sc;
+    orca_sim *sim = s->sim;
+    int n = s->agents;
+    double dt = orca_scenario_dt(sc);
+    r->name = orca_scenario_name(sc);
+    r->source = s->source;
+    r->agents = n + s->exited_before; /* the scene's agents, as r->arrived counts them */
+    r->segments = orca_sim_segment_count(sim);
+    r->workers = orca_sim_get_worker_count(sim);
+    r->vector = orca_sim_get_vector_kernels(sim);
+    r->extended = extended_path(sim, s->o.diagnostics);
+    r->separation = orca_sim_separation_active(sim);
+    r->density = orca_sim_get_density_speed(sim, &r->density_params);
+    r->pedestrian = orca_sim_get_pedestrian(sim, &r->pedestrian_params);
+    result_extensions(sc, r);
+    r->dt = dt;
+    r->seed = orca_scenario_seed(sc);
+    r->first_step = s->first_step;
+    r->last_step = orca_sim_step_count(sim);
+    r->steps = s->done_steps;
+    r->record_steps = r->last_step - s->record_start;
+    r->until_arrived = !s->o.have_steps;
+    r->max_steps = s->o.max_steps;
+    r->max_steps_given = s->o.have_max;
+    r->arrived = orca_scenario_arrived_count(sc) + r->exited;
+    r->all_arrived_step = orca_scenario_all_arrived_step(sc);
+    r->max_agent_overlap = orca_scenario_max_agent_overlap(sc);
+    r->max_wall_overlap = orca_scenario_max_wall_overlap(sc);
+    r->boundaries = s->boundaries;
+    r->max_boundary_intrusion = s->bnd_deepest;
+    r->max_outside = s->bnd_outside;
+    if (s->done_steps == 0) {
+        /* No step ran, so the record may not hold the current state yet (it does after a
+         * loaded scenario snapshot): measure it directly. */
+        double agent = 0.0, wall = 0.0;
+        if (orca_sim_measure_overlap(sim, &agent, &wall) != ORCA_OK) {
             cli_error("measuring the overlaps: %s", orca_sim_last_error(sim));
-            rc = EXIT_RUNTIME;
-            goto done;
+            return EXIT_RUNTIME;
         }
-        if (r.arrived == n) {
-            r.all_arrived_step = (int64_t)r.last_step;
+        r->max_agent_overlap = fmax(r->max_agent_overlap, agent);
+        r->max_wall_overlap = fmax(r->max_wall_overlap, wall);
+        if (r->all_arrived_step < 0 && r->arrived == r->agents) {
+            r->all_arrived_step = (int64_t)r->last_step;
         }
     }
     /* Why the run stopped: the loop ends at the step limit or (until all arrived) at the
      * arrival; arrival on the very last allowed step counts as arrival. */
-    if (o.have_steps) {
-        r.stop = STOP_STEPS;
+    if (s->o.have_steps) {
+        r->stop = STOP_STEPS;
     } else {
-        r.stop = r.all_arrived_step >= 0 ? STOP_ARRIVED : STOP_CAP;
+        r->stop = r->all_arrived_step >= 0 ? STOP_ARRIVED : STOP_CAP;
     }
-    r.mean_speed = done_steps > 0 && n > 0 ? speed_total / ((double)n * (double)done_steps) : 0.0;
-    r.fallback_total = orca_scenario_fallback_total(sc);
-    r.diagnostics = o.diagnostics;
-    r.diag_total = diag_total;
-    r.diag_last = diag_last;
-    r.step_time = step_time;
-    r.rate = step_time > 0 ? (double)n * (double)done_steps / step_time : 0.0;
-    cli_hex64(orca_scenario_hash(sc), r.hash); /* orca_sim_hash without waypoints */
-    /* The queries on the final state (their values were checked before the first step). */
-    r.queries = answers;
-    for (int kind = 0; kind < Q_KINDS; ++kind) {
-        if (o.have_query[kind] &&
-            run_query(sim, kind, o.query[kind], &answers[kind]) != ORCA_OK) {
-            cli_error("%s: %s", k_query_option[kind],
-                      orca_sim_last_error(sim)[0] ? orca_sim_last_error(sim) : "out of memory");
-            rc = EXIT_RUNTIME;
-            goto done;
-        }
-    }
+    double agent_steps = (double)n * (double)s->done_steps;
+    r->mean_speed = s->done_steps > 0 && n > 0 ? s->speed_total / agent_steps : 0.0;
+    r->fallback_total = orca_scenario_fallback_total(sc);
+    r->diagnostics = s->o.diagnostics;
+    r->diag_total = s->diag_total;
+    r->diag_last = s->diag_last;
+    r->step_time = s->step_time;
+    r->rate = s->step_time > 0 ? agent_steps / s->step_time : 0.0;
+    cli_hex64(orca_scenario_hash(sc), r->hash); /* orca_sim_hash without waypoints */
+    r->queries = s->answers;
+    return EXIT_OK;
+}
 
-    if (o.save) {
-        rc = save_snapshot(&save_out, sc);
-        if (rc != EXIT_OK) {
-            goto done;
+/* The queries on the final state (their values were checked before the first step). */
+static int run_answer_queries(run_state *s)
+{
+    for (int kind = 0; kind < Q_KINDS; ++kind) {
+        if (s->o.have_query[kind] &&
+            run_query(s->sim, kind, s->o.query[kind], &s->answers[kind]) != ORCA_OK) {
+            const char *why = orca_sim_last_error(s->sim);
+            cli_error("%s: %s", k_query_option[kind], why[0] ? why : "out of memory");
+            return EXIT_RUNTIME;
         }
     }
-    if (svg) {
-        char title[300], l1[700], l2[300], l3[1200], arrival[300];
-        format_arrival(&r, arrival, sizeof arrival);
-        const char *what = o.scene.file ? NULL : scene_description(o.scene.builtin);
-        snprintf(title, sizeof title, "orca · %s%s%s", r.name, what ? " — " : "",
-                 what ? what : "");
-        char walls[48];
-        if (r.segments == 0) {
-            snprintf(walls, sizeof walls, "no walls");
-        } else {
-            snprintf(walls, sizeof walls, "%d wall segment%s", r.segments,
-                     r.segments == 1 ? "" : "s");
-        }
-        snprintf(l1, sizeof l1, "%d agents, %s · %llu steps of %g s = %.6g s simulated · %s", n,
-                 walls, (unsigned long long)r.last_step, dt, (double)r.last_step * dt, arrival);
-        snprintf(l2, sizeof l2,
-                 "deepest overlap (fraction of radius): agent–agent %.3g, agent–wall %.3g · "
-                 "fallback solves %llu",
-                 r.max_agent_overlap, r.max_wall_overlap, (unsigned long long)r.fallback_total);
-        snprintf(l3, sizeof l3, "state hash %s (bits version %d) · %s · orca %s", r.hash,
-                 orca_bits_version(), source, orca_version());
-        svg_caption cap;
-        memset(&cap, 0, sizeof cap);
-        cap.title = title;
-        cap.lines[0] = l1;
-        cap.lines[1] = l2;
-        cap.lines[2] = l3;
-        if (svg_write(svg, sc, svg_out.f, &cap) != 0) {
-            cli_error("--svg: %s: write failed: %s", o.svg,
-                      ferror(svg_out.f) ? strerror(errno) : "could not read the agents");
-            rc = EXIT_RUNTIME;
-            goto done;
-        }
+    return EXIT_OK;
+}
+
+/* The picture: its caption from the summary's figures, then svg_write. */
+static int write_picture(run_state *s, const run_result *r)
+{
+    char title[300], l1[700], l2[300], l3[1200], arrival[300];
+    format_arrival(r, arrival, sizeof arrival);
+    const char *what = s->o.scene.file ? NULL : scene_description(s->o.scene.builtin);
+    snprintf(title, sizeof title, "orca · %s%s%s", r->name, what ? " — " : "", what ? what : "");
+    /* the walls: segments and walkable-area boundary loops */
+    char walls[96], loops[48] = "";
+    if (r->boundaries > 0) {
+        snprintf(loops, sizeof loops, "%d boundary loop%s", r->boundaries,
+                 r->boundaries == 1 ? "" : "s");
     }
-    /* Everything written: close (flush, sync) every output, then replace the files. A
-     * failure before this point leaves every target as it was. */
-    cli_out *outs[3] = {&csv_out, &svg_out, &save_out};
+    if (r->segments > 0) {
+        snprintf(walls, sizeof walls, "%d wall segment%s%s%s", r->segments,
+                 r->segments == 1 ? "" : "s", loops[0] ? ", " : "", loops);
+    } else {
+        snprintf(walls, sizeof walls, "%s", loops[0] ? loops : "no walls");
+    }
+    snprintf(l1, sizeof l1, "%d agent%s, %s · %llu step%s of %g s = %.6g s simulated · %s",
+             r->agents, r->agents == 1 ? "" : "s", walls, (unsigned long long)r->last_step,
+             r->last_step == 1 ? "" : "s", r->dt, (double)r->last_step * r->dt, arrival);
+    snprintf(l2, sizeof l2,
+             "deepest overlap (fraction of radius): agent–agent %.3g, agent–wall %.3g · "
+             "fallback solves %llu",
+             r->max_agent_overlap, r->max_wall_overlap, (unsigned long long)r->fallback_total);
+    snprintf(l3, sizeof l3, "state hash %s (bits version %d) · %s · orca %s", r->hash,
+             orca_bits_version(), s->source, orca_version());
+    svg_caption cap;
+    memset(&cap, 0, sizeof cap);
+    cap.title = title;
+    cap.lines[0] = l1;
+    cap.lines[1] = l2;
+    cap.lines[2] = l3;
+    if (svg_write(s->svg, s->sc, s->svg_out.f, &cap) != 0) {
+        cli_error("--svg: %s: write failed: %s", s->o.svg,
+                  ferror(s->svg_out.f) ? strerror(errno) : "could not read the agents");
+        return EXIT_RUNTIME;
+    }
+    return EXIT_OK;
+}
+
+/* The snapshot and the picture, then every output closed (flushed, synced) and only then the
+ * files replaced: a failure before that leaves every target as it was. */
+static int run_write_outputs(run_state *s, const run_result *r)
+{
+    int rc;
+    if (s->o.save && (rc = snapfile_save(&s->save_out, s->sc)) != EXIT_OK) {
+        return rc;
+    }
+    if (s->svg && (rc = write_picture(s, r)) != EXIT_OK) {
+        return rc;
+    }
+    cli_out *outs[3] = {&s->csv_out, &s->svg_out, &s->save_out};
     for (int i = 0; i < 3; ++i) {
         if (cli_out_close(outs[i]) != 0) {
-            rc = EXIT_RUNTIME;
-            goto done;
+            return EXIT_RUNTIME;
         }
     }
     for (int i = 0; i < 3; ++i) {
         if (cli_out_commit(outs[i]) != 0) {
-            rc = EXIT_RUNTIME;
-            goto done;
+            return EXIT_RUNTIME;
         }
     }
-    r.wall_time = cli_now() - t_begin;
-    if (o.json) {
-        print_json(&r, &o);
-    } else if (!o.quiet) {
-        print_text(&r, &o);
-    }
+    return EXIT_OK;
+}
 
-done:
+static void run_free(run_state *s)
+{
     for (int kind = 0; kind < Q_KINDS; ++kind) {
-        free(answers[kind].agents);
+        free(s->answers[kind].agents);
     }
-    cli_out_abort(&csv_out);
-    cli_out_abort(&svg_out);
-    cli_out_abort(&save_out);
-    free(csv_buf);
-    svg_destroy(svg);
-    orca_scenario_destroy(sc);
+    cli_out_abort(&s->csv_out);
+    cli_out_abort(&s->svg_out);
+    cli_out_abort(&s->save_out);
+    free(s->csv_buf);
+    svg_destroy(s->svg);
+    orca_scenario_destroy(s->sc);
+}
+
+/* orca run: the options, the scene, its outputs opened, the steps, the figures, the outputs
+ * written, the summary. */
+int cmd_run(int argc, char **argv)
+{
+    run_state s;
+    memset(&s, 0, sizeof s);
+    int rc = run_parse(&s.o, argc, argv);
+    if (rc != RUN_GO) {
+        return rc;
+    }
+    s.t_begin = cli_now();
+    run_result r;
+    memset(&r, 0, sizeof r);
+    rc = run_build(&s);
+    if (rc == EXIT_OK) {
+        rc = run_open_outputs(&s);
+    }
+    if (rc == EXIT_OK) {
+        rc = run_loop(&s);
+    }
+    if (rc == EXIT_OK) {
+        rc = run_result_of(&s, &r);
+    }
+    if (rc == EXIT_OK) {
+        rc = run_answer_queries(&s);
+    }
+    if (rc == EXIT_OK) {
+        rc = run_write_outputs(&s, &r);
+    }
+    if (rc == EXIT_OK) {
+        r.wall_time = cli_now() - s.t_begin;
+        if (s.o.json) {
+            print_json(&r, &s.o);
+        } else if (!s.o.quiet) {
+            print_text(&r, &s.o);
+        }
+    }
+    run_free(&s);
     return rc;
 }

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* SVG picture of a run. Coordinates are metres in the simulation (y up); the picture maps
- * them to pixels with y flipped so that text stays upright. */
+ * them to pixels with y flipped so that text stays upright. It is drawn as the demo page
+ * draws (web/app.js): each agent coloured by the direction of its goal, start and goal marks
+ * over the trajectories, and with --svg-trail only the last seconds of each one, fading. */
 #define _POSIX_C_SOURCE 200809L
 #include "svg.h"
 
@@ -11,14 +13,19 @@
 #include <string.h>
 
 #define SVG_MAX_TRACKED 20000    /* trajectories drawn for at most this many agents */
-#define SVG_POINT_BUDGET 100000  /* total trajectory points kept (before the last one) */
-#define SVG_MIN_POINTS 16
-#define SVG_MAX_POINTS 256
+#define SVG_POINT_BUDGET 100000  /* trajectory samples kept, all agents together */
+#define SVG_MIN_POINTS 16        /* samples kept per agent, at least */
+#define SVG_MAX_POINTS 8192      /* ... and at most (a whole run: half of them after halving) */
+#define SVG_TRAIL_POINTS 256     /* samples per agent of a trail, at most */
 #define SVG_PLOT_PX 1000.0       /* the longer side of the plot, pixels */
 #define SVG_MIN_WIDTH 820.0      /* room for the caption */
 #define SVG_MARGIN 24.0
 #define SVG_CAPTION_H 96.0
 #define SVG_FOOTER_H 56.0
+#define SVG_MARKER 3.0           /* start and goal marks, pixels */
+#define SVG_HUES 12              /* colours by goal direction, as the demo page's */
+#define SVG_FADES 4              /* shades a trail fades through */
+#define SVG_TURN 6.283185307179586 /* 2 pi: drawing only, the simulation uses no angles */
 
 typedef struct fpoint {
     float x, y;
@@ -28,36 +35,130 @@ struct svg_rec {
     int agent_count;
     int stride;      /* trajectory of agent i is kept when i % stride == 0 */
     int tracked;     /* agents with a trajectory */
-    int half;        /* C: points kept after a compaction; the buffer holds 2C */
-    int count;       /* samples per tracked agent so far */
-    uint64_t interval;
-    fpoint *samples; /* tracked x 2C */
+    int cap;         /* samples per tracked agent the buffer holds */
+    int count;       /* samples held per tracked agent */
+    int oldest;      /* the slot of the oldest sample (a trail's ring; 0 for a whole run) */
+    uint64_t interval;    /* steps between samples */
+    uint64_t newest;      /* the run step of the newest sample */
+    uint64_t last_step;   /* the run step of the current state */
+    uint64_t trail_steps; /* 0: the whole run; else the trail's length in steps */
+    double trail_seconds;
+    fpoint *samples; /* tracked x cap */
     orca_agent_id *ids; /* the tracked agents (they may leave: exits, docs/navigation.md) */
     orca_vec2 *start;   /* their starts and goals when recording began */
     orca_goal *goal;
+    unsigned char *hue; /* their colours: SVG_HUES directions, or SVG_HUES for no direction */
 };
 
-static int record(svg_rec *r, orca_sim *sim)
+/* --- colours ---------------------------------------------------------------------------------- */
+
+/* The colour of a direction (dx, dy), as the demo page buckets it (web/page-sim.mjs): one of
+ * SVG_HUES round the colour wheel, east red; SVG_HUES (grey) for no direction. */
+static int direction_hue(double dx, double dy)
 {
-    int cap = 2 * r->half;
-    if (r->count == cap) {
-        /* Keep every other sample and halve the sampling rate. */
-        for (int t = 0; t < r->tracked; ++t) {
-            fpoint *s = r->samples + (size_t)t * (size_t)cap;
-            for (int j = 0; j < r->half; ++j) {
-                s[j] = s[2 * j];
-            }
-        }
-        r->count = r->half;
-        r->interval *= 2;
-        return 1; /* the caller checks the new interval */
+    if (!(dx != 0.0 || dy != 0.0) || !isfinite(dx) || !isfinite(dy)) {
+        return SVG_HUES;
     }
+    long k = lround(atan2(dy, dx) / SVG_TURN * SVG_HUES);
+    return (int)(((k % SVG_HUES) + SVG_HUES) % SVG_HUES);
+}
+
+/* An agent's colour: the direction from its start to its goal point (to the point of its goal
+ * set it heads for; to its first waypoint when its goal is its start, as on a looping route),
+ * or of its fixed preferred velocity; grey without a goal. */
+static int agent_hue(orca_scenario *sc, int index, const orca_goal *g, orca_vec2 start)
+{
+    if (g->kind == ORCA_GOAL_VELOCITY) {
+        return direction_hue(g->target.x, g->target.y);
+    }
+    if (g->kind != ORCA_GOAL_POINT && g->kind != ORCA_GOAL_SET) {
+        return SVG_HUES;
+    }
+    orca_vec2 to = g->target;
+    orca_vec2 first;
+    int count = 0;
+    if (to.x == start.x && to.y == start.y &&
+        orca_scenario_agent_waypoints(sc, index, &first, 1, &count, NULL, NULL) == ORCA_OK &&
+        count > 0) {
+        to = first;
+    }
+    return direction_hue(to.x - start.x, to.y - start.y);
+}
+
+/* "#rrggbb" of a colour bucket: HSL with saturation 0.68 and lightness 0.47 (the demo page's
+ * hueRgb), grey (#6b7280) for SVG_HUES. */
+static void hue_colour(int hue, char out[8])
+{
+    if (hue >= SVG_HUES) {
+        snprintf(out, 8, "#6b7280");
+        return;
+    }
+    double h = (double)hue * 6.0 / SVG_HUES; /* sextant of the wheel */
+    double c = (1.0 - fabs(2.0 * 0.47 - 1.0)) * 0.68;
+    double x = c * (1.0 - fabs(fmod(h, 2.0) - 1.0));
+    double m = 0.47 - c / 2.0;
+    double r = 0, g = 0, b = 0;
+    switch ((int)h) {
+    case 0: r = c; g = x; break;
+    case 1: r = x; g = c; break;
+    case 2: g = c; b = x; break;
+    case 3: g = x; b = c; break;
+    case 4: r = x; b = c; break;
+    default: r = c; b = x; break;
+    }
+    snprintf(out, 8, "#%02x%02x%02x", (int)lround((r + m) * 255.0), (int)lround((g + m) * 255.0),
+             (int)lround((b + m) * 255.0));
+}
+
+/* --- recording -------------------------------------------------------------------------------- */
+
+/* The slot of sample j (0: the oldest) in a tracked agent's buffer. */
+static int slot_of(const svg_rec *r, int j)
+{
+    return (r->oldest + j) % r->cap;
+}
+
+/* The run step of sample j (0: the oldest). */
+static uint64_t step_of(const svg_rec *r, int j)
+{
+    return r->newest - (uint64_t)(r->count - 1 - j) * r->interval;
+}
+
+/* A whole run's buffer is full: keep every other sample and halve the sampling rate, so the
+ * samples stay evenly spaced from the first step to the last. */
+static void halve(svg_rec *r)
+{
+    int kept = (r->count + 1) / 2;
+    for (int t = 0; t < r->tracked; ++t) {
+        fpoint *s = r->samples + (size_t)t * (size_t)r->cap;
+        for (int j = 0; j < kept; ++j) {
+            s[j] = s[2 * j];
+        }
+    }
+    r->count = kept;
+    r->interval *= 2;
+    r->newest = (uint64_t)(kept - 1) * r->interval;
+}
+
+/* Appends the current positions as the newest sample, taken at run step `step` (a trail's
+ * ring drops its oldest when full). Returns 0, or -1 on a read failure. */
+static int record(svg_rec *r, orca_sim *sim, uint64_t step)
+{
+    int slot;
+    if (r->count < r->cap) {
+        slot = slot_of(r, r->count);
+    } else {
+        slot = r->oldest; /* a trail: the oldest makes room */
+        r->oldest = (r->oldest + 1) % r->cap;
+        r->count--;
+    }
+    int before = r->count > 0 ? slot_of(r, r->count - 1) : -1;
     for (int t = 0; t < r->tracked; ++t) {
         orca_vec2 p;
-        fpoint *s = r->samples + (size_t)t * (size_t)cap;
+        fpoint *s = r->samples + (size_t)t * (size_t)r->cap;
         orca_status st = orca_agent_get_position(sim, r->ids[t], &p);
-        if (st == ORCA_ERR_STALE && r->count > 0) {
-            s[r->count] = s[r->count - 1]; /* it left: its trajectory ends where it was */
+        if (st == ORCA_ERR_STALE && before >= 0) {
+            s[slot] = s[before]; /* it left: its trajectory ends where it was */
             continue;
         }
         if (st != ORCA_OK) {
@@ -65,53 +166,81 @@ static int record(svg_rec *r, orca_sim *sim)
         }
         /* Beyond float's range: infinity, left out of the picture (no overflowing
          * conversion). */
-        s[r->count].x = fabs(p.x) < 3e38 ? (float)p.x : INFINITY;
-        s[r->count].y = fabs(p.y) < 3e38 ? (float)p.y : INFINITY;
+        s[slot].x = fabs(p.x) < 3e38 ? (float)p.x : INFINITY;
+        s[slot].y = fabs(p.y) < 3e38 ? (float)p.y : INFINITY;
     }
     r->count++;
+    r->newest = step;
     return 0;
 }
 
-svg_rec *svg_create(orca_scenario *sc)
+/* The agents with a trajectory: every stride-th (at most SVG_MAX_TRACKED), their handles,
+ * starts, goals and colours. Returns 0, or -1 when out of memory. */
+static int track_agents(svg_rec *r, orca_scenario *sc)
 {
     orca_sim *sim = orca_scenario_sim(sc);
-    svg_rec *r = calloc(1, sizeof *r);
-    if (!r) {
-        return NULL;
-    }
     r->agent_count = orca_sim_agent_count(sim);
     r->stride = (r->agent_count + SVG_MAX_TRACKED - 1) / SVG_MAX_TRACKED;
     if (r->stride < 1) {
         r->stride = 1;
     }
     r->tracked = (r->agent_count + r->stride - 1) / r->stride;
-    int per = r->tracked > 0 ? SVG_POINT_BUDGET / (2 * r->tracked) : SVG_MAX_POINTS;
-    if (per < SVG_MIN_POINTS / 2) {
-        per = SVG_MIN_POINTS / 2;
-    }
-    if (per > SVG_MAX_POINTS / 2) {
-        per = SVG_MAX_POINTS / 2;
-    }
-    r->half = per;
-    r->interval = 1;
-    size_t n = (size_t)r->tracked * (size_t)(2 * r->half);
-    r->samples = malloc((n ? n : 1) * sizeof *r->samples);
     size_t nt = (size_t)(r->tracked ? r->tracked : 1);
     r->ids = malloc(nt * sizeof *r->ids);
     r->start = malloc(nt * sizeof *r->start);
     r->goal = malloc(nt * sizeof *r->goal);
-    if (!r->samples || !r->ids || !r->start || !r->goal) {
-        svg_destroy(r);
-        return NULL;
+    r->hue = malloc(nt);
+    if (!r->ids || !r->start || !r->goal || !r->hue) {
+        return -1;
     }
     for (int t = 0; t < r->tracked; ++t) {
-        r->ids[t] = orca_sim_agent_at(sim, t * r->stride);
-        if (orca_scenario_agent_goal(sc, t * r->stride, &r->goal[t], &r->start[t]) != ORCA_OK) {
+        int i = t * r->stride;
+        r->ids[t] = orca_sim_agent_at(sim, i);
+        if (orca_scenario_agent_goal(sc, i, &r->goal[t], &r->start[t]) != ORCA_OK) {
             r->goal[t] = orca_goal_default(); /* added to the simulation directly */
             orca_agent_get_position(sim, r->ids[t], &r->start[t]);
         }
+        r->hue[t] = (unsigned char)agent_hue(sc, i, &r->goal[t], r->start[t]);
     }
-    if (record(r, sim) < 0) {
+    return 0;
+}
+
+/* The sampling: a whole run starts with every step and a buffer of up to SVG_MAX_POINTS per
+ * agent within the budget; a trail keeps a ring of the samples of its last trail_steps. */
+static void plan_samples(svg_rec *r, double dt)
+{
+    int per = r->tracked > 0 ? SVG_POINT_BUDGET / r->tracked : SVG_MAX_POINTS;
+    r->interval = 1;
+    if (r->trail_seconds > 0.0) {
+        double steps = ceil(r->trail_seconds / dt);
+        r->trail_steps = steps >= 1.0 ? (steps < 1e12 ? (uint64_t)steps : (uint64_t)1e12) : 1;
+        per = per < SVG_TRAIL_POINTS ? per : SVG_TRAIL_POINTS;
+        per = per > SVG_MIN_POINTS ? per : SVG_MIN_POINTS;
+        /* per - 2 intervals span the trail: its oldest point is at most one interval older
+         * than the trail, and is left out when drawing */
+        r->interval = (r->trail_steps + (uint64_t)per - 3) / (uint64_t)(per - 2);
+        r->cap = (int)(r->trail_steps / r->interval) + 2;
+    } else {
+        per = per < SVG_MAX_POINTS ? per : SVG_MAX_POINTS;
+        r->cap = per > SVG_MIN_POINTS ? per : SVG_MIN_POINTS;
+    }
+}
+
+svg_rec *svg_create(orca_scenario *sc, double trail_seconds)
+{
+    svg_rec *r = calloc(1, sizeof *r);
+    if (!r) {
+        return NULL;
+    }
+    r->trail_seconds = trail_seconds;
+    if (track_agents(r, sc) != 0) {
+        svg_destroy(r);
+        return NULL;
+    }
+    plan_samples(r, orca_scenario_dt(sc));
+    size_t n = (size_t)r->tracked * (size_t)r->cap;
+    r->samples = malloc((n ? n : 1) * sizeof *r->samples);
+    if (!r->samples || record(r, orca_scenario_sim(sc), 0) < 0) {
         svg_destroy(r);
         return NULL;
     }
@@ -120,17 +249,17 @@ svg_rec *svg_create(orca_scenario *sc)
 
 int svg_sample(svg_rec *r, orca_scenario *sc, uint64_t run_step)
 {
+    r->last_step = run_step;
     if (run_step % r->interval != 0) {
         return 0;
     }
-    int rc = record(r, orca_scenario_sim(sc));
-    if (rc == 1) {
+    if (r->trail_steps == 0 && r->count == r->cap) {
+        halve(r);
         if (run_step % r->interval != 0) {
             return 0;
         }
-        rc = record(r, orca_scenario_sim(sc));
     }
-    return rc < 0 ? -1 : 0;
+    return record(r, orca_scenario_sim(sc), run_step) < 0 ? -1 : 0;
 }
 
 void svg_destroy(svg_rec *r)
@@ -140,6 +269,7 @@ void svg_destroy(svg_rec *r)
         free(r->ids);
         free(r->start);
         free(r->goal);
+        free(r->hue);
         free(r);
     }
 }
@@ -183,27 +313,6 @@ static void grow_box(double *box, double x, double y, double pad)
     if (y + pad > box[3]) box[3] = y + pad;
 }
 
-/* A distinct colour per agent: hues spaced by the golden angle. */
-static void agent_colour(int i, char out[8])
-{
-    double h = fmod((double)i * 137.50776405, 360.0) / 60.0;
-    double s = 0.72, l = 0.42;
-    double c = (1.0 - fabs(2.0 * l - 1.0)) * s;
-    double x = c * (1.0 - fabs(fmod(h, 2.0) - 1.0));
-    double m = l - c / 2.0;
-    double r = 0, g = 0, b = 0;
-    switch ((int)h) {
-    case 0: r = c; g = x; break;
-    case 1: r = x; g = c; break;
-    case 2: g = c; b = x; break;
-    case 3: g = x; b = c; break;
-    case 4: r = x; b = c; break;
-    default: r = c; b = x; break;
-    }
-    snprintf(out, 8, "#%02x%02x%02x", (int)lround((r + m) * 255.0), (int)lround((g + m) * 255.0),
-             (int)lround((b + m) * 255.0));
-}
-
 /* A round length near `target` metres: 1, 2 or 5 times a power of ten. */
 static double nice_length(double target)
 {
@@ -241,77 +350,114 @@ static orca_vec2 *waypoints_of(orca_scenario *sc, int index, int *count)
     return p;
 }
 
-int svg_write(svg_rec *r, orca_scenario *sc, FILE *f, const svg_caption *cap)
-{
-    orca_sim *sim = orca_scenario_sim(sc);
-    int n = orca_sim_agent_count(sim);
-    int ns = orca_sim_segment_count(sim);
+/* What the layers of one picture share: the scene, the final state and the mapping to
+ * pixels. */
+typedef struct picture {
+    orca_scenario *sc;
+    orca_sim *sim;
+    const svg_rec *rec;
+    int n, ns;           /* agents, wall segments */
+    orca_vec2 *final_pos; /* by agent index */
+    double *radius;
+    unsigned char *hue;   /* colour by agent index (a tracked agent's: its trajectory's) */
+    view v;
+    double plot_w, plot_h; /* the plot, pixels */
+    double width, height;  /* the whole picture, pixels */
+} picture;
 
-    /* The box: every start, goal point, trajectory point, final disc and segment. */
-    double box[4] = {INFINITY, -INFINITY, INFINITY, -INFINITY};
-    orca_vec2 *final_pos = malloc((size_t)(n ? n : 1) * sizeof *final_pos);
-    double *radius = malloc((size_t)(n ? n : 1) * sizeof *radius);
-    if (!final_pos || !radius) {
-        free(final_pos);
-        free(radius);
+/* The final state into p, and the box of every start, goal point, waypoint and final disc.
+ * Returns 0, or -1 when out of memory or an agent cannot be read. */
+static int read_agents(picture *p, double *box)
+{
+    size_t cap = (size_t)(p->n ? p->n : 1);
+    p->final_pos = malloc(cap * sizeof *p->final_pos);
+    p->radius = malloc(cap * sizeof *p->radius);
+    p->hue = malloc(cap);
+    if (!p->final_pos || !p->radius || !p->hue) {
         return -1;
     }
-    for (int i = 0; i < n; ++i) {
+    for (int i = 0; i < p->n; ++i) {
         orca_agent_def def;
         orca_goal g;
         orca_vec2 start;
-        if (orca_agent_get(sim, orca_sim_agent_at(sim, i), &def) != ORCA_OK ||
-            orca_scenario_agent_goal(sc, i, &g, &start) != ORCA_OK) {
-            free(final_pos);
-            free(radius);
+        if (orca_agent_get(p->sim, orca_sim_agent_at(p->sim, i), &def) != ORCA_OK ||
+            orca_scenario_agent_goal(p->sc, i, &g, &start) != ORCA_OK) {
             return -1;
         }
-        final_pos[i] = def.position;
-        radius[i] = def.radius;
+        p->final_pos[i] = def.position;
+        p->radius[i] = def.radius;
+        p->hue[i] = (unsigned char)agent_hue(p->sc, i, &g, start);
         grow_box(box, def.position.x, def.position.y, def.radius);
         grow_box(box, start.x, start.y, 0.0);
         if (g.kind == ORCA_GOAL_POINT || g.kind == ORCA_GOAL_SET) {
             grow_box(box, g.target.x, g.target.y, 0.0);
         }
         int wn = 0;
-        orca_vec2 *wp = waypoints_of(sc, i, &wn);
+        orca_vec2 *wp = waypoints_of(p->sc, i, &wn);
         for (int k = 0; k < wn; ++k) {
             grow_box(box, wp[k].x, wp[k].y, 0.0);
         }
         free(wp);
     }
+    /* a goal set's point may have changed: an agent keeps its trajectory's colour */
+    for (int t = 0; t < p->rec->tracked; ++t) {
+        int cur = orca_sim_agent_index(p->sim, p->rec->ids[t]);
+        if (cur >= 0) {
+            p->hue[cur] = p->rec->hue[t];
+        }
+    }
+    return 0;
+}
+
+/* The loop's points (malloc'd, *count of them), or NULL when it cannot be read. */
+static orca_vec2 *boundary_points(orca_sim *sim, int index, int *count)
+{
+    orca_boundary_id bid = orca_sim_boundary_at(sim, index);
+    int np = 0;
+    *count = 0;
+    if (orca_boundary_get(sim, bid, NULL, 0, &np) != ORCA_OK || np <= 0) {
+        return NULL;
+    }
+    orca_vec2 *pts = malloc((size_t)np * sizeof *pts);
+    if (!pts || orca_boundary_get(sim, bid, pts, np, &np) != ORCA_OK) {
+        free(pts);
+        return NULL;
+    }
+    *count = np;
+    return pts;
+}
+
+/* The box grown by the trajectories and the boundary loops, and by the walls up to 15% of
+ * the agents' extent on each side: walls may reach far beyond the agents (a wall with a gap,
+ * a long corridor), and the plot is clipped. */
+static void grow_box_scene(const picture *p, double *box)
+{
+    const svg_rec *r = p->rec;
     for (int t = 0; t < r->tracked; ++t) {
-        const fpoint *s = r->samples + (size_t)t * (size_t)(2 * r->half);
+        const fpoint *s = r->samples + (size_t)t * (size_t)r->cap;
         for (int j = 0; j < r->count; ++j) {
-            grow_box(box, s[j].x, s[j].y, 0.0);
+            grow_box(box, s[slot_of(r, j)].x, s[slot_of(r, j)].y, 0.0);
         }
     }
     if (!(box[0] <= box[1])) {
         box[0] = -1.0; box[1] = 1.0; box[2] = -1.0; box[3] = 1.0;
     }
-    /* Walls may reach far beyond the agents (a wall with a gap, a long corridor): include
-     * them only up to 15% of the agents' extent on each side; the plot is clipped. */
-    int nbox = orca_sim_boundary_count(sim);
+    int nbox = orca_sim_boundary_count(p->sim);
     for (int i = 0; i < nbox; ++i) {
-        orca_boundary_id bid = orca_sim_boundary_at(sim, i);
         int np = 0;
-        if (orca_boundary_get(sim, bid, NULL, 0, &np) == ORCA_OK && np > 0) {
-            orca_vec2 *pts = malloc((size_t)np * sizeof *pts);
-            if (pts && orca_boundary_get(sim, bid, pts, np, &np) == ORCA_OK) {
-                for (int k = 0; k < np; ++k) {
-                    grow_box(box, pts[k].x, pts[k].y, 0.0);
-                }
-            }
-            free(pts);
+        orca_vec2 *pts = boundary_points(p->sim, i, &np);
+        for (int k = 0; k < np; ++k) {
+            grow_box(box, pts[k].x, pts[k].y, 0.0);
         }
+        free(pts);
     }
-    if (ns > 0) {
+    if (p->ns > 0) {
         double ext = 0.15 * fmax(box[1] - box[0], box[3] - box[2]) + 2.0;
         double lim[4] = {box[0] - ext, box[1] + ext, box[2] - ext, box[3] + ext};
         double wall[4] = {INFINITY, -INFINITY, INFINITY, -INFINITY};
-        for (int i = 0; i < ns; ++i) {
+        for (int i = 0; i < p->ns; ++i) {
             orca_vec2 a, b;
-            if (orca_segment_get(sim, orca_sim_segment_at(sim, i), &a, &b) == ORCA_OK) {
+            if (orca_segment_get(p->sim, orca_sim_segment_at(p->sim, i), &a, &b) == ORCA_OK) {
                 grow_box(wall, a.x, a.y, 0.0);
                 grow_box(wall, b.x, b.y, 0.0);
             }
@@ -321,49 +467,55 @@ int svg_write(svg_rec *r, orca_scenario *sc, FILE *f, const svg_caption *cap)
         box[2] = fmin(box[2], fmax(wall[2], lim[2]));
         box[3] = fmax(box[3], fmin(wall[3], lim[3]));
     }
+}
+
+/* The view of the box with a margin: the longer side SVG_PLOT_PX pixels, a thin scene at
+ * least 240 pixels high, room for the caption above and the footer below. */
+static void layout(picture *p, const double *box)
+{
     double wx = box[1] - box[0], wy = box[3] - box[2];
     double pad = 0.03 * (wx > wy ? wx : wy) + 1.0;
-    view v;
-    v.xmin = box[0] - pad;
-    v.xmax = box[1] + pad;
-    v.ymin = box[2] - pad;
-    v.ymax = box[3] + pad;
-    wx = v.xmax - v.xmin;
-    wy = v.ymax - v.ymin;
-    v.scale = SVG_PLOT_PX / (wx > wy ? wx : wy);
-    double plot_w = wx * v.scale, plot_h = wy * v.scale;
-    if (plot_h < 240.0 && plot_w >= plot_h) {
+    view *v = &p->v;
+    v->xmin = box[0] - pad;
+    v->xmax = box[1] + pad;
+    v->ymin = box[2] - pad;
+    v->ymax = box[3] + pad;
+    wx = v->xmax - v->xmin;
+    wy = v->ymax - v->ymin;
+    v->scale = SVG_PLOT_PX / (wx > wy ? wx : wy);
+    p->plot_w = wx * v->scale;
+    p->plot_h = wy * v->scale;
+    if (p->plot_h < 240.0 && p->plot_w >= p->plot_h) {
         /* A long thin scene (a corridor): make the plot at least 240 px high. */
-        double extra = (240.0 - plot_h) / v.scale / 2.0;
-        v.ymin -= extra;
-        v.ymax += extra;
-        plot_h = 240.0;
+        double extra = (240.0 - p->plot_h) / v->scale / 2.0;
+        v->ymin -= extra;
+        v->ymax += extra;
+        p->plot_h = 240.0;
     }
-    double width = plot_w + 2.0 * SVG_MARGIN;
-    if (width < SVG_MIN_WIDTH) {
-        width = SVG_MIN_WIDTH;
+    p->width = p->plot_w + 2.0 * SVG_MARGIN;
+    if (p->width < SVG_MIN_WIDTH) {
+        p->width = SVG_MIN_WIDTH;
     }
-    v.left = (width - plot_w) / 2.0;
-    v.top = SVG_CAPTION_H;
-    double height = SVG_CAPTION_H + plot_h + SVG_FOOTER_H;
-    double unit = v.scale; /* pixels per metre */
-    double stroke = 1.3;
-    double marker = 3.0;
+    v->left = (p->width - p->plot_w) / 2.0;
+    v->top = SVG_CAPTION_H;
+    p->height = SVG_CAPTION_H + p->plot_h + SVG_FOOTER_H;
+}
 
+/* The document's start, the background, the plot's frame and the caption above it. */
+static void draw_caption(FILE *f, const picture *p, const svg_caption *cap)
+{
     fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     fprintf(f,
             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
             "viewBox=\"0 0 %.0f %.0f\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\">\n",
-            width, height, width, height);
+            p->width, p->height, p->width, p->height);
     fprintf(f, "<title>orca run: ");
     cli_xml_text(f, cap->title);
     fprintf(f, "</title>\n");
     fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"#ffffff\"/>\n");
     fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#f6f6f3\" "
                "stroke=\"#d0d0c8\"/>\n",
-            v.left, v.top, plot_w, plot_h);
-
-    /* Caption. */
+            p->v.left, p->v.top, p->plot_w, p->plot_h);
     fprintf(f, "<g fill=\"#222\">\n<text x=\"%.0f\" y=\"30\" font-size=\"20\" "
                "font-weight=\"bold\">",
             SVG_MARGIN);
@@ -376,208 +528,346 @@ int svg_write(svg_rec *r, orca_scenario *sc, FILE *f, const svg_caption *cap)
         fprintf(f, "</text>\n");
     }
     fprintf(f, "</g>\n");
+}
 
-    /* Everything drawn in metres is clipped to the plot. */
-    fprintf(f, "<clipPath id=\"plot\"><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
-               "height=\"%.1f\"/></clipPath>\n<g clip-path=\"url(#plot)\">\n",
-            v.left, v.top, plot_w, plot_h);
-
-    /* Walkable-area boundaries (docs/extensions.md): the loops as one path, the walkable area
-     * (winding number non-zero: outer loops counter-clockwise, holes clockwise) shaded. */
-    int nbd = orca_sim_boundary_count(sim);
-    if (nbd > 0) {
-        fprintf(f, "<path fill=\"#e3ecd9\" fill-rule=\"nonzero\" stroke=\"#4a5d3a\" "
-                   "stroke-width=\"2\" stroke-linejoin=\"round\" d=\"");
-        for (int i = 0; i < nbd; ++i) {
-            orca_boundary_id bid = orca_sim_boundary_at(sim, i);
-            int np = 0;
-            if (orca_boundary_get(sim, bid, NULL, 0, &np) != ORCA_OK || np < 3) {
-                continue;
-            }
-            orca_vec2 *pts = malloc((size_t)np * sizeof *pts);
-            if (!pts) {
-                continue;
-            }
-            int ok = orca_boundary_get(sim, bid, pts, np, &np) == ORCA_OK;
-            for (int k = 0; ok && k < np; ++k) {
-                ok = drawable(pts[k].x, pts[k].y);
-            }
-            for (int k = 0; ok && k < np; ++k) {
-                fprintf(f, "%s%.1f %.1f", k == 0 ? "M" : " L", px(&v, pts[k].x), py(&v, pts[k].y));
-            }
-            if (ok) {
-                fprintf(f, " Z ");
-            }
-            free(pts);
-        }
-        fprintf(f, "\"/>\n");
+/* Walkable-area boundaries (docs/extensions.md): the loops as one path, the walkable area
+ * (winding number non-zero: outer loops counter-clockwise, holes clockwise) shaded. */
+static void draw_boundaries(FILE *f, const picture *p)
+{
+    int nbd = orca_sim_boundary_count(p->sim);
+    if (nbd == 0) {
+        return;
     }
+    fprintf(f, "<path fill=\"#e3ecd9\" fill-rule=\"nonzero\" stroke=\"#4a5d3a\" "
+               "stroke-width=\"2\" stroke-linejoin=\"round\" d=\"");
+    for (int i = 0; i < nbd; ++i) {
+        int np = 0;
+        orca_vec2 *pts = boundary_points(p->sim, i, &np);
+        int ok = np >= 3;
+        for (int k = 0; ok && k < np; ++k) {
+            ok = drawable(pts[k].x, pts[k].y);
+        }
+        for (int k = 0; ok && k < np; ++k) {
+            fprintf(f, "%s%.1f %.1f", k == 0 ? "M" : " L", px(&p->v, pts[k].x),
+                    py(&p->v, pts[k].y));
+        }
+        if (ok) {
+            fprintf(f, " Z ");
+        }
+        free(pts);
+    }
+    fprintf(f, "\"/>\n");
+}
 
-    /* Trajectories (sampled), then the last point: the final position. */
-    fprintf(f, "<g fill=\"none\" stroke-width=\"%.1f\" stroke-opacity=\"0.75\" "
-               "stroke-linejoin=\"round\" stroke-linecap=\"round\">\n",
-            stroke);
+/* One trajectory's points in pixels, oldest first, with their ages in steps: the samples no
+ * older than max_age (all of them: UINT64_MAX), then the agent's current position when it is
+ * still in the simulation. Points nearer than half a pixel to the one before are left out
+ * (standing still), so are points beyond any picture. Returns the count. */
+typedef struct trace_point {
+    double x, y;
+    uint64_t age;
+} trace_point;
+
+static int trace_of(const picture *p, int t, uint64_t max_age, trace_point *out)
+{
+    const svg_rec *r = p->rec;
+    const fpoint *s = r->samples + (size_t)t * (size_t)r->cap;
+    int m = 0;
+    for (int j = 0; j <= r->count; ++j) {
+        double x, y;
+        uint64_t age;
+        if (j < r->count) {
+            age = r->last_step - step_of(r, j);
+            x = s[slot_of(r, j)].x;
+            y = s[slot_of(r, j)].y;
+        } else {
+            int cur = orca_sim_agent_index(p->sim, r->ids[t]);
+            if (cur < 0) {
+                break;
+            }
+            age = 0;
+            x = p->final_pos[cur].x;
+            y = p->final_pos[cur].y;
+        }
+        if (age > max_age || !drawable(x, y)) {
+            continue; /* older than the trail, or beyond any picture (or beyond float) */
+        }
+        trace_point q = {px(&p->v, x), py(&p->v, y), age};
+        if (m > 0 && j < r->count && fabs(q.x - out[m - 1].x) < 0.4 &&
+            fabs(q.y - out[m - 1].y) < 0.4) {
+            continue;
+        }
+        out[m++] = q;
+    }
+    return m;
+}
+
+/* Writes the points from..to (inclusive) as one polyline. */
+static void polyline(FILE *f, const trace_point *q, int from, int to, const char *col)
+{
+    fprintf(f, "<polyline stroke=\"%s\" points=\"", col);
+    for (int k = from; k <= to; ++k) {
+        fprintf(f, "%s%.1f,%.1f", k > from ? " " : "", q[k].x, q[k].y);
+    }
+    fprintf(f, "\"/>\n");
+}
+
+/* Trajectories of the whole run (sampled), each ending at the agent's final position. */
+static void draw_trajectories(FILE *f, const picture *p, trace_point *q)
+{
+    const svg_rec *r = p->rec;
+    fprintf(f, "<g fill=\"none\" stroke-width=\"1.3\" stroke-opacity=\"0.75\" "
+               "stroke-linejoin=\"round\" stroke-linecap=\"round\">\n");
     for (int t = 0; t < r->tracked; ++t) {
-        int i = t * r->stride;
         char col[8];
-        agent_colour(i, col);
-        const fpoint *s = r->samples + (size_t)t * (size_t)(2 * r->half);
-        fprintf(f, "<polyline stroke=\"%s\" points=\"", col);
-        double lx = 1e300, ly = 1e300;
-        int drawn = 0;
-        for (int j = 0; j < r->count; ++j) {
-            if (!drawable(s[j].x, s[j].y)) {
-                continue; /* beyond any picture (or beyond float) */
-            }
-            double x = px(&v, s[j].x), y = py(&v, s[j].y);
-            if (drawn > 0 && fabs(x - lx) < 0.4 && fabs(y - ly) < 0.4) {
-                continue; /* standing still: skip repeated points */
-            }
-            fprintf(f, "%s%.1f,%.1f", drawn ? " " : "", x, y);
-            lx = x;
-            ly = y;
-            ++drawn;
+        hue_colour(r->hue[t], col);
+        int m = trace_of(p, t, UINT64_MAX, q);
+        if (m > 0) {
+            polyline(f, q, 0, m - 1, col);
         }
-        int cur = orca_sim_agent_index(sim, r->ids[t]);
-        if (cur >= 0 && drawable(final_pos[cur].x, final_pos[cur].y)) {
-            fprintf(f, "%s%.1f,%.1f", drawn ? " " : "", px(&v, final_pos[cur].x),
-                    py(&v, final_pos[cur].y));
-        }
-        fprintf(f, "\"/>\n");
     }
     fprintf(f, "</g>\n");
+}
 
-    /* Waypoint paths (docs/extensions.md): faint dashed lines from each waypoint to the next,
-     * to the goal, and back to the first when the agent loops. */
+/* Trails (--svg-trail): each agent's last seconds, fading in SVG_FADES shades from the oldest
+ * part (faint) to the newest; each part ends where the next begins. */
+static void draw_trails(FILE *f, const picture *p, trace_point *q)
+{
+    const svg_rec *r = p->rec;
+    uint64_t span = r->trail_steps;
+    fprintf(f, "<g fill=\"none\" stroke-width=\"2\" stroke-linejoin=\"round\" "
+               "stroke-linecap=\"round\">\n");
+    for (int level = SVG_FADES - 1; level >= 0; --level) {
+        /* the part of ages in [lo, hi]; level 0 the newest */
+        uint64_t lo = span * (uint64_t)level / SVG_FADES;
+        uint64_t hi = span * (uint64_t)(level + 1) / SVG_FADES;
+        fprintf(f, "<g stroke-opacity=\"%.2f\">\n", 0.85 * (1.0 - (double)level / SVG_FADES));
+        for (int t = 0; t < r->tracked; ++t) {
+            int m = trace_of(p, t, span, q);
+            int from = 0;
+            while (from < m && q[from].age > hi) {
+                ++from;
+            }
+            int to = from;
+            while (to + 1 < m && q[to + 1].age >= lo) {
+                ++to;
+            }
+            if (from > 0) {
+                --from; /* joined to the older part */
+            }
+            if (to > from) {
+                char col[8];
+                hue_colour(r->hue[t], col);
+                polyline(f, q, from, to, col);
+            }
+        }
+        fprintf(f, "</g>\n");
+    }
+    fprintf(f, "</g>\n");
+}
+
+/* Waypoint paths (docs/extensions.md): faint dashed lines from each waypoint to the next, to
+ * the goal, and back to the first when the agent loops. */
+static void draw_waypoints(FILE *f, const picture *p)
+{
+    const svg_rec *r = p->rec;
     fprintf(f, "<g fill=\"none\" stroke-width=\"1\" stroke-opacity=\"0.35\" "
                "stroke-dasharray=\"4 3\">\n");
     for (int t = 0; t < r->tracked; ++t) {
-        int i = orca_sim_agent_index(sim, r->ids[t]);
+        int i = orca_sim_agent_index(p->sim, r->ids[t]);
         if (i < 0) {
             continue;
         }
         int wn = 0, loop = 0;
-        orca_vec2 *wp = waypoints_of(sc, i, &wn);
+        orca_vec2 *wp = waypoints_of(p->sc, i, &wn);
         orca_goal g;
-        if (!wp || orca_scenario_agent_goal(sc, i, &g, NULL) != ORCA_OK ||
-            orca_scenario_agent_waypoints(sc, i, NULL, 0, NULL, &loop, NULL) != ORCA_OK) {
+        if (!wp || orca_scenario_agent_goal(p->sc, i, &g, NULL) != ORCA_OK ||
+            orca_scenario_agent_waypoints(p->sc, i, NULL, 0, NULL, &loop, NULL) != ORCA_OK) {
             free(wp);
             continue;
         }
         char col[8];
-        agent_colour(i, col);
+        hue_colour(p->hue[i], col);
         fprintf(f, "<polyline stroke=\"%s\" points=\"", col);
         for (int k = 0; k <= wn + (loop ? 1 : 0); ++k) {
-            orca_vec2 p = k < wn ? wp[k] : k == wn ? g.target : wp[0];
-            if (drawable(p.x, p.y)) {
-                fprintf(f, "%s%.1f,%.1f", k ? " " : "", px(&v, p.x), py(&v, p.y));
+            orca_vec2 q = k < wn ? wp[k] : k == wn ? g.target : wp[0];
+            if (drawable(q.x, q.y)) {
+                fprintf(f, "%s%.1f,%.1f", k ? " " : "", px(&p->v, q.x), py(&p->v, q.y));
             }
         }
         fprintf(f, "\"/>\n");
         for (int k = 0; k < wn; ++k) {
             if (drawable(wp[k].x, wp[k].y)) {
                 fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" stroke=\"%s\"/>\n",
-                        px(&v, wp[k].x), py(&v, wp[k].y), marker * 0.6, col);
+                        px(&p->v, wp[k].x), py(&p->v, wp[k].y), SVG_MARKER * 0.6, col);
             }
         }
         free(wp);
     }
     fprintf(f, "</g>\n");
+}
 
-    /* Obstacles. */
-    if (ns > 0) {
-        fprintf(f, "<g stroke=\"#333\" stroke-width=\"%.1f\" stroke-linecap=\"round\">\n",
-                unit * 0.3 > 3.0 ? unit * 0.3 : 3.0);
-        for (int i = 0; i < ns; ++i) {
-            orca_vec2 a, b;
-            if (orca_segment_get(sim, orca_sim_segment_at(sim, i), &a, &b) == ORCA_OK &&
-                drawable(a.x, a.y) && drawable(b.x, b.y)) {
-                fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n",
-                        px(&v, a.x), py(&v, a.y), px(&v, b.x), py(&v, b.y));
-            }
-        }
-        fprintf(f, "</g>\n");
+/* Wall segments, at least 3 pixels or 0.3 m wide. */
+static void draw_walls(FILE *f, const picture *p)
+{
+    if (p->ns == 0) {
+        return;
     }
-
-    /* Starts (small rings) and goals (small crosses) of the agents with a trajectory. */
-    fprintf(f, "<g fill=\"none\" stroke-width=\"1.2\">\n");
-    for (int t = 0; t < r->tracked; ++t) {
-        int i = t * r->stride;
-        orca_goal g = r->goal[t];
-        orca_vec2 start = r->start[t];
-        int cur = orca_sim_agent_index(sim, r->ids[t]);
-        orca_vec2 st0;
-        if (cur >= 0 && orca_scenario_agent_goal(sc, cur, &g, &st0) != ORCA_OK) {
-            g = r->goal[t];
+    double unit = p->v.scale;
+    fprintf(f, "<g stroke=\"#333\" stroke-width=\"%.1f\" stroke-linecap=\"round\">\n",
+            unit * 0.3 > 3.0 ? unit * 0.3 : 3.0);
+    for (int i = 0; i < p->ns; ++i) {
+        orca_vec2 a, b;
+        if (orca_segment_get(p->sim, orca_sim_segment_at(p->sim, i), &a, &b) == ORCA_OK &&
+            drawable(a.x, a.y) && drawable(b.x, b.y)) {
+            fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n",
+                    px(&p->v, a.x), py(&p->v, a.y), px(&p->v, b.x), py(&p->v, b.y));
         }
-        char col[8];
-        agent_colour(i, col);
-        fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" stroke=\"%s\"/>", px(&v, start.x),
-                py(&v, start.y), marker, col);
-        if ((g.kind == ORCA_GOAL_POINT || g.kind == ORCA_GOAL_SET) &&
-            drawable(g.target.x, g.target.y)) {
-            double gx = px(&v, g.target.x), gy = py(&v, g.target.y);
-            fprintf(f, "<path d=\"M%.1f %.1fl%.1f %.1fm0 %.1fl%.1f %.1f\" stroke=\"%s\"/>",
-                    gx - marker, gy - marker, 2 * marker, 2 * marker, -2 * marker, -2 * marker,
-                    2 * marker, col);
-        }
-        fputc('\n', f);
     }
     fprintf(f, "</g>\n");
+}
 
-    /* Navigation (docs/navigation.md): each tracked agent's path from where it stands, round
-     * the corners still ahead, to its goal: thin dashed lines. */
-    if (orca_scenario_get_navigation(sc)) {
-        fprintf(f, "<g fill=\"none\" stroke-width=\"1\" stroke-opacity=\"0.6\" "
-                   "stroke-dasharray=\"3 2\">\n");
-        orca_nav_corner corners[64];
+/* Starts (small rings) and goals (small crosses) of the agents with a trajectory, over the
+ * trajectories and walls and under the agents: drawn twice, first wide in white (a halo that
+ * keeps them visible over the trajectories), then in the agent's colour. An agent still in
+ * the simulation shows its goal now (a goal set's point may change). */
+static void draw_marks(FILE *f, const picture *p)
+{
+    const svg_rec *r = p->rec;
+    const double mk = SVG_MARKER;
+    for (int pass = 0; pass < 2; ++pass) {
+        fprintf(f, "<g fill=\"none\" stroke-width=\"%s\"%s>\n", pass ? "1.2" : "3",
+                pass ? "" : " stroke=\"#fff\" stroke-opacity=\"0.9\"");
         for (int t = 0; t < r->tracked; ++t) {
-            int cur = orca_sim_agent_index(sim, r->ids[t]);
-            orca_nav_agent na;
-            if (cur < 0 ||
-                orca_scenario_agent_nav(sc, cur, &na, corners, 64) != ORCA_OK ||
-                na.result != ORCA_NAV_OK || !drawable(final_pos[cur].x, final_pos[cur].y)) {
-                continue;
+            orca_goal g = r->goal[t];
+            orca_vec2 start = r->start[t];
+            int cur = orca_sim_agent_index(p->sim, r->ids[t]);
+            orca_vec2 st0;
+            if (cur >= 0 && orca_scenario_agent_goal(p->sc, cur, &g, &st0) != ORCA_OK) {
+                g = r->goal[t];
             }
-            char col[8];
-            agent_colour(t * r->stride, col);
-            fprintf(f, "<polyline stroke=\"%s\" points=\"%.1f,%.1f", col, px(&v, final_pos[cur].x),
-                    py(&v, final_pos[cur].y));
-            for (int k = na.corner; k < na.corners && k < 64; ++k) {
-                orca_vec2 pts[2] = {corners[k].enter, corners[k].leave};
-                for (int e = 0; e < 2; ++e) {
-                    if (drawable(pts[e].x, pts[e].y)) {
-                        fprintf(f, " %.1f,%.1f", px(&v, pts[e].x), py(&v, pts[e].y));
-                    }
-                }
+            char col[24] = "";
+            if (pass) {
+                char hex[8];
+                hue_colour(r->hue[t], hex);
+                snprintf(col, sizeof col, " stroke=\"%s\"", hex);
             }
-            if (drawable(na.goal.x, na.goal.y)) {
-                fprintf(f, " %.1f,%.1f", px(&v, na.goal.x), py(&v, na.goal.y));
+            if (drawable(start.x, start.y)) {
+                fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\"%s/>", px(&p->v, start.x),
+                        py(&p->v, start.y), mk, col);
             }
-            fprintf(f, "\"/>\n");
+            if ((g.kind == ORCA_GOAL_POINT || g.kind == ORCA_GOAL_SET) &&
+                drawable(g.target.x, g.target.y)) {
+                double gx = px(&p->v, g.target.x), gy = py(&p->v, g.target.y);
+                fprintf(f, "<path d=\"M%.1f %.1fl%.1f %.1fm0 %.1fl%.1f %.1f\"%s/>", gx - mk,
+                        gy - mk, 2 * mk, 2 * mk, -2 * mk, -2 * mk, 2 * mk, col);
+            }
+            fputc('\n', f);
         }
         fprintf(f, "</g>\n");
     }
+}
 
-    /* Final positions: discs of the true radius. */
-    fprintf(f, "<g fill-opacity=\"0.55\" stroke-width=\"1\">\n");
-    for (int i = 0; i < n; ++i) {
-        if (!drawable(final_pos[i].x, final_pos[i].y)) {
+/* Navigation (docs/navigation.md): each tracked agent's path from where it stands, round the
+ * corners still ahead, to its goal: thin dashed lines. */
+static void draw_nav_paths(FILE *f, const picture *p)
+{
+    if (!orca_scenario_get_navigation(p->sc)) {
+        return;
+    }
+    const svg_rec *r = p->rec;
+    fprintf(f, "<g fill=\"none\" stroke-width=\"1\" stroke-opacity=\"0.6\" "
+               "stroke-dasharray=\"3 2\">\n");
+    orca_nav_corner corners[64];
+    for (int t = 0; t < r->tracked; ++t) {
+        int cur = orca_sim_agent_index(p->sim, r->ids[t]);
+        orca_nav_agent na;
+        if (cur < 0 || orca_scenario_agent_nav(p->sc, cur, &na, corners, 64) != ORCA_OK ||
+            na.result != ORCA_NAV_OK || !drawable(p->final_pos[cur].x, p->final_pos[cur].y)) {
             continue;
         }
         char col[8];
-        agent_colour(i, col);
-        fprintf(f, "<circle cx=\"%.2f\" cy=\"%.2f\" r=\"%.2f\" fill=\"%s\" stroke=\"%s\"/>\n",
-                px(&v, final_pos[i].x), py(&v, final_pos[i].y), radius[i] * unit, col, col);
+        hue_colour(r->hue[t], col);
+        fprintf(f, "<polyline stroke=\"%s\" points=\"%.1f,%.1f", col,
+                px(&p->v, p->final_pos[cur].x), py(&p->v, p->final_pos[cur].y));
+        for (int k = na.corner; k < na.corners && k < 64; ++k) {
+            orca_vec2 pts[2] = {corners[k].enter, corners[k].leave};
+            for (int e = 0; e < 2; ++e) {
+                if (drawable(pts[e].x, pts[e].y)) {
+                    fprintf(f, " %.1f,%.1f", px(&p->v, pts[e].x), py(&p->v, pts[e].y));
+                }
+            }
+        }
+        if (drawable(na.goal.x, na.goal.y)) {
+            fprintf(f, " %.1f,%.1f", px(&p->v, na.goal.x), py(&p->v, na.goal.y));
+        }
+        fprintf(f, "\"/>\n");
     }
     fprintf(f, "</g>\n");
+}
 
+/* Final positions: discs of the true radius. */
+static void draw_discs(FILE *f, const picture *p)
+{
+    fprintf(f, "<g fill-opacity=\"0.6\" stroke-width=\"1\">\n");
+    for (int i = 0; i < p->n; ++i) {
+        if (!drawable(p->final_pos[i].x, p->final_pos[i].y)) {
+            continue;
+        }
+        char col[8];
+        hue_colour(p->hue[i], col);
+        fprintf(f, "<circle cx=\"%.2f\" cy=\"%.2f\" r=\"%.2f\" fill=\"%s\" stroke=\"%s\"/>\n",
+                px(&p->v, p->final_pos[i].x), py(&p->v, p->final_pos[i].y),
+                p->radius[i] * p->v.scale, col, col);
+    }
     fprintf(f, "</g>\n");
+}
 
-    /* Scale bar at the bottom left, under the plot. */
-    double bar_m = nice_length((v.xmax - v.xmin) / 5.0);
-    double bar_px = bar_m * unit;
-    double bx = v.left, by = v.top + plot_h + 22.0;
+/* The legend's items flow left to right from x and wrap to a second row at the right edge;
+ * each is a mark 20 pixels wide and a text of about 6.6 pixels a character. */
+typedef struct legend {
+    FILE *f;
+    double x, y;       /* where the next item's mark begins; the text's baseline */
+    double left, right;
+} legend;
+
+static void legend_item(legend *l, const char *mark_fmt, const char *text)
+{
+    double w = 24.0 + 6.6 * (double)strlen(text) + 16.0;
+    if (l->x + w > l->right && l->x > l->left) {
+        l->x = l->left;
+        l->y += 18.0;
+    }
+    /* mark_fmt draws the mark at (x, y): centre x + 9, the text's middle y - 4 */
+    fprintf(l->f, mark_fmt, l->x + 9.0, l->y - 4.0);
+    fprintf(l->f, "<text x=\"%.1f\" y=\"%.1f\">", l->x + 24.0, l->y);
+    cli_xml_text(l->f, text);
+    fprintf(l->f, "</text>\n");
+    l->x += w;
+}
+
+/* The colour key: a spoke in each direction's colour round the point. */
+static void draw_colour_key(FILE *f, double cx, double cy)
+{
+    fprintf(f, "<g stroke-width=\"2\" stroke-linecap=\"round\">");
+    for (int k = 0; k < SVG_HUES; ++k) {
+        char col[8];
+        hue_colour(k, col);
+        double a = SVG_TURN * (double)k / SVG_HUES;
+        fprintf(f, "<path d=\"M%.1f %.1fL%.1f %.1f\" stroke=\"%s\"/>", cx + 3.0 * cos(a),
+                cy - 3.0 * sin(a), cx + 8.0 * cos(a), cy - 8.0 * sin(a), col);
+    }
+    fprintf(f, "</g>");
+}
+
+/* Under the plot: the scale bar at the left, the legend after it. */
+static void draw_footer(FILE *f, const picture *p)
+{
+    const view *v = &p->v;
+    const svg_rec *r = p->rec;
+    double bar_m = nice_length((v->xmax - v->xmin) / 5.0);
+    double bar_px = bar_m * v->scale;
+    double bx = v->left, by = v->top + p->plot_h + 22.0;
     char len[32];
     format_length(len, sizeof len, bar_m);
     fprintf(f, "<g stroke=\"#222\" stroke-width=\"2\" fill=\"none\">"
@@ -586,38 +876,83 @@ int svg_write(svg_rec *r, orca_scenario *sc, FILE *f, const svg_caption *cap)
     fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"13\" fill=\"#222\">%s</text>\n",
             bx + bar_px + 8.0, by, len);
 
-    /* Legend at the bottom right. */
-    double lx = v.left + plot_w - 520.0;
-    if (lx < bx + bar_px + 90.0) {
-        lx = bx + bar_px + 90.0;
-    }
-    double ly = by;
+    legend l = {f, bx + bar_px + 70.0, by, bx + bar_px + 70.0, p->width - SVG_MARGIN};
     fprintf(f, "<g font-size=\"12\" fill=\"#222\">\n");
-    fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"none\" stroke=\"#444\" "
-               "stroke-width=\"1.2\"/><text x=\"%.1f\" y=\"%.1f\">start</text>\n",
-            lx, ly - 4.0, lx + 8.0, ly);
-    lx += 50.0;
-    fprintf(f, "<path d=\"M%.1f %.1fl6 6m0 -6l-6 6\" stroke=\"#444\" stroke-width=\"1.2\"/>"
-               "<text x=\"%.1f\" y=\"%.1f\">goal</text>\n",
-            lx - 3.0, ly - 7.0, lx + 8.0, ly);
-    lx += 46.0;
-    fprintf(f, "<path d=\"M%.1f %.1fh18\" stroke=\"#c44\" stroke-width=\"1.5\"/>"
-               "<text x=\"%.1f\" y=\"%.1f\">%s</text>\n",
-            lx - 3.0, ly - 4.0, lx + 20.0, ly,
-            r->stride > 1 ? "trajectory (a sample of agents)" : "trajectory");
-    lx += r->stride > 1 ? 210.0 : 90.0;
-    fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"6\" fill=\"#c44\" fill-opacity=\"0.55\" "
-               "stroke=\"#c44\"/><text x=\"%.1f\" y=\"%.1f\">final position (disc = true "
-               "radius)</text>\n",
-            lx + 3.0, ly - 4.0, lx + 14.0, ly);
-    if (ns > 0) {
-        lx += 230.0;
-        fprintf(f, "<path d=\"M%.1f %.1fh18\" stroke=\"#333\" stroke-width=\"3\"/>"
-                   "<text x=\"%.1f\" y=\"%.1f\">wall</text>\n",
-                lx, ly - 4.0, lx + 22.0, ly);
+    draw_colour_key(f, l.x + 9.0, l.y - 4.0);
+    legend_item(&l, "", "colour: direction of the goal");
+    legend_item(&l,
+                "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"none\" stroke=\"#444\" "
+                "stroke-width=\"1.2\"/>",
+                "start");
+    legend_item(&l,
+                "<path d=\"M%.1f %.1fm-3 -3l6 6m0 -6l-6 6\" stroke=\"#444\" "
+                "stroke-width=\"1.2\"/>",
+                "goal");
+    char what[160];
+    if (r->trail_steps > 0) {
+        snprintf(what, sizeof what, "trail: the last %g s%s", r->trail_seconds,
+                 r->stride > 1 ? " (a sample of agents)" : "");
+    } else if (r->interval == 1) {
+        snprintf(what, sizeof what, "trajectory%s, a point every step",
+                 r->stride > 1 ? " (a sample of agents)" : "");
+    } else {
+        snprintf(what, sizeof what, "trajectory%s, a point every %llu steps",
+                 r->stride > 1 ? " (a sample of agents)" : "", (unsigned long long)r->interval);
     }
-    fprintf(f, "</g>\n</svg>\n");
-    free(final_pos);
-    free(radius);
-    return ferror(f) ? -1 : 0;
+    legend_item(&l, "<path d=\"M%.1f %.1fm-9 0h18\" stroke=\"#888\" stroke-width=\"1.5\"/>",
+                what);
+    legend_item(&l,
+                "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"6\" fill=\"#888\" fill-opacity=\"0.6\" "
+                "stroke=\"#888\"/>",
+                "agent now (disc = true radius)");
+    if (p->ns > 0) {
+        legend_item(&l, "<path d=\"M%.1f %.1fm-9 0h18\" stroke=\"#333\" stroke-width=\"3\"/>",
+                    "wall");
+    }
+    fprintf(f, "</g>\n");
+}
+
+/* The picture's layers, bottom to top: boundaries, waypoint paths, trajectories or trails,
+ * walls, navigation paths, starts and goals, the agents now; everything in metres clipped to
+ * the plot. */
+int svg_write(svg_rec *r, orca_scenario *sc, FILE *f, const svg_caption *cap)
+{
+    picture p;
+    memset(&p, 0, sizeof p);
+    p.sc = sc;
+    p.sim = orca_scenario_sim(sc);
+    p.rec = r;
+    p.n = orca_sim_agent_count(p.sim);
+    p.ns = orca_sim_segment_count(p.sim);
+    double box[4] = {INFINITY, -INFINITY, INFINITY, -INFINITY};
+    trace_point *q = malloc((size_t)(r->cap + 1) * sizeof *q);
+    int rc = -1;
+    if (q && read_agents(&p, box) == 0) {
+        grow_box_scene(&p, box);
+        layout(&p, box);
+        draw_caption(f, &p, cap);
+        fprintf(f, "<clipPath id=\"plot\"><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+                   "height=\"%.1f\"/></clipPath>\n<g clip-path=\"url(#plot)\">\n",
+                p.v.left, p.v.top, p.plot_w, p.plot_h);
+        draw_boundaries(f, &p);
+        draw_waypoints(f, &p);
+        if (r->trail_steps > 0) {
+            draw_trails(f, &p, q);
+        } else {
+            draw_trajectories(f, &p, q);
+        }
+        draw_walls(f, &p);
+        draw_nav_paths(f, &p);
+        draw_marks(f, &p);
+        draw_discs(f, &p);
+        fprintf(f, "</g>\n");
+        draw_footer(f, &p);
+        fprintf(f, "</svg>\n");
+        rc = ferror(f) ? -1 : 0;
+    }
+    free(q);
+    free(p.final_pos);
+    free(p.radius);
+    free(p.hue);
+    return rc;
 }

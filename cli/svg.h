@@ -11,10 +11,12 @@
 typedef struct svg_rec svg_rec;
 
 /* Starts recording the scenario's agents from their current positions. Trajectories are kept
- * for at most SVG_MAX_TRACKED agents (every k-th agent beyond that) with at most a few hundred
- * points each (the sampling interval doubles as the run gets longer), so the file stays small.
- * Returns NULL when out of memory. */
-svg_rec *svg_create(orca_scenario *sc);
+ * for at most SVG_MAX_TRACKED agents (every k-th agent beyond that). With trail_seconds 0
+ * each covers the whole run with evenly spaced samples: every step at first, every other one
+ * once the budget is full, and so on (a budget of up to 8,192 samples per agent, 100,000 in
+ * all, of which half to all are in use); with trail_seconds > 0 only the last trail_seconds
+ * of the run (a trail). Returns NULL when out of memory. */
+svg_rec *svg_create(orca_scenario *sc, double trail_seconds);
 /* Call after every step; `run_step` counts the steps of this run (1, 2, ...). Returns 0, -1 on
  * a read failure. */
 int svg_sample(svg_rec *r, orca_scenario *sc, uint64_t run_step);

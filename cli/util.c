@@ -335,7 +335,108 @@ int cli_opt_u64(const char *name, const char *value, uint64_t *out)
     return 0;
 }
 
+/* --- suggestions ------------------------------------------------------------------------------ */
+
+#define SUGGEST_MAX_LEN 64 /* longer words get no suggestion */
+
+/* The edit distance of a and b (each at most SUGGEST_MAX_LEN bytes): insertions, deletions,
+ * substitutions and swaps of two neighbours cost 1 each (optimal string alignment). */
+static int edit_distance(const char *a, const char *b)
+{
+    int la = (int)strlen(a), lb = (int)strlen(b);
+    int d[SUGGEST_MAX_LEN + 1][SUGGEST_MAX_LEN + 1];
+    for (int i = 0; i <= la; ++i) {
+        d[i][0] = i;
+    }
+    for (int j = 0; j <= lb; ++j) {
+        d[0][j] = j;
+    }
+    for (int i = 1; i <= la; ++i) {
+        for (int j = 1; j <= lb; ++j) {
+            int best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            best = d[i - 1][j] + 1 < best ? d[i - 1][j] + 1 : best;
+            best = d[i][j - 1] + 1 < best ? d[i][j - 1] + 1 : best;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+                d[i - 2][j - 2] + 1 < best) {
+                best = d[i - 2][j - 2] + 1;
+            }
+            d[i][j] = best;
+        }
+    }
+    return d[la][lb];
+}
+
+const char *cli_suggest(const char *word, const char *const *candidates, int count)
+{
+    size_t len = strlen(word);
+    if (len == 0 || len > SUGGEST_MAX_LEN) {
+        return NULL;
+    }
+    int limit = len <= 4 ? 1 : len <= 8 ? 2 : 3;
+    const char *best = NULL;
+    int best_d = limit + 1;
+    for (int i = 0; i < count; ++i) {
+        if (strlen(candidates[i]) > SUGGEST_MAX_LEN) {
+            continue;
+        }
+        int dist = edit_distance(word, candidates[i]);
+        if (dist < best_d) {
+            best = candidates[i];
+            best_d = dist;
+        }
+    }
+    return best;
+}
+
+int cli_scene_kind(const char *option, const char *value)
+{
+    int kind = orca_scene_from_name(value);
+    if (kind < 0) {
+        const char *names[ORCA_SCENE_COUNT];
+        for (int k = 0; k < ORCA_SCENE_COUNT; ++k) {
+            names[k] = orca_scene_name((orca_scene_kind)k);
+        }
+        const char *near = cli_suggest(value, names, ORCA_SCENE_COUNT);
+        char hint[64] = "";
+        if (near) {
+            snprintf(hint, sizeof hint, ": did you mean '%s'?", near);
+        }
+        cli_error("%s: unknown scene '%s'%s (built-in scenes: circle, crossing, wallgap, "
+                  "corridor, random)",
+                  option, value, hint);
+    }
+    return kind;
+}
+
 /* --- options ------------------------------------------------------------------------------ */
+
+/* The long option nearest to the name (len bytes; "--" not included), or NULL. */
+static const char *suggest_option(const cli_opt *opts, const char *name, size_t len)
+{
+    char word[SUGGEST_MAX_LEN + 1];
+    const char *names[64];
+    int count = 0;
+    if (len > SUGGEST_MAX_LEN) {
+        return NULL;
+    }
+    memcpy(word, name, len);
+    word[len] = '\0';
+    for (int i = 0; opts[i].long_name && count < 64; ++i) {
+        names[count++] = opts[i].long_name;
+    }
+    return cli_suggest(word, names, count);
+}
+
+/* "run: unknown option '--stpes': did you mean '--steps'?" */
+static void unknown_option(const cli_args *a, const char *spelled, const char *suggestion)
+{
+    char hint[96] = "";
+    if (suggestion) {
+        snprintf(hint, sizeof hint, ": did you mean '--%s'?", suggestion);
+    }
+    cli_usage_error(a->command, "%s%sunknown option '%s'%s", a->command ? a->command : "",
+                    a->command ? ": " : "", spelled, hint);
+}
 
 int cli_next(cli_args *a, const cli_opt *opts, const char **value, const char **name)
 {
@@ -368,8 +469,7 @@ int cli_next(cli_args *a, const cli_opt *opts, const char **value, const char **
         }
         snprintf(spelled, sizeof spelled, "--%.*s", (int)(len > 60 ? 60 : len), body);
         if (found < 0) {
-            cli_usage_error(a->command, "%s%sunknown option '%s'", a->command ? a->command : "",
-                            a->command ? ": " : "", spelled);
+            unknown_option(a, spelled, suggest_option(opts, body, len));
             return CLI_ERROR;
         }
         if (eq) {
@@ -388,8 +488,13 @@ int cli_next(cli_args *a, const cli_opt *opts, const char **value, const char **
         }
         snprintf(spelled, sizeof spelled, "-%c", arg[1]);
         if (found < 0) {
-            cli_usage_error(a->command, "%s%sunknown option '%s'", a->command ? a->command : "",
-                            a->command ? ": " : "", spelled);
+            /* "-steps": a long option with one dash */
+            const char *suggestion =
+                arg[2] ? suggest_option(opts, arg + 1, strlen(arg + 1)) : NULL;
+            if (suggestion) {
+                snprintf(spelled, sizeof spelled, "%.60s", arg);
+            }
+            unknown_option(a, spelled, suggestion);
             return CLI_ERROR;
         }
         if (arg[2] != '\0') {
@@ -635,7 +740,30 @@ int cli_open_input(const char *path, int *fd, long long *regular_size, char *err
     return CLI_READ_OK;
 }
 
-int cli_read_file(const char *path, size_t limit, const char *kind, const char *magic,
+/* Whether buf begins with one of the magics (each len bytes). */
+static int begins_with_magic(const unsigned char *buf, const char *const *magics, size_t len)
+{
+    for (int i = 0; magics[i]; ++i) {
+        if (memcmp(buf, magics[i], len) == 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* "ORCASCEN or ORCASNAP" for a message. */
+static void magic_list(char *buf, size_t size, const char *const *magics)
+{
+    size_t at = 0;
+    buf[0] = '\0';
+    for (int i = 0; magics[i] && at < size; ++i) {
+        int w = snprintf(buf + at, size - at, "%s%s", i == 0 ? "" : magics[i + 1] ? ", " : " or ",
+                         magics[i]);
+        at += w > 0 ? (size_t)w : 0;
+    }
+}
+
+int cli_read_file(const char *path, size_t limit, const char *kind, const char *const *magics,
                   unsigned char **data, size_t *size, char *err, size_t err_size)
 {
     int is_stdin = strcmp(path, "-") == 0;
@@ -648,7 +776,7 @@ int cli_read_file(const char *path, size_t limit, const char *kind, const char *
     }
     char lim[64];
     cli_format_bytes(lim, sizeof lim, limit);
-    size_t magic_len = magic ? strlen(magic) : 0;
+    size_t magic_len = magics && magics[0] ? strlen(magics[0]) : 0;
     unsigned char *buf = NULL;
     size_t cap = 0, len = 0;
     if (regular >= 0 && (unsigned long long)regular > limit) {
@@ -724,9 +852,11 @@ int cli_read_file(const char *path, size_t limit, const char *kind, const char *
         size_t before = len;
         len += (size_t)n;
         if (magic_len && before < magic_len && len >= magic_len &&
-            memcmp(buf, magic, magic_len) != 0) {
+            !begins_with_magic(buf, magics, magic_len)) {
+            char list[128];
+            magic_list(list, sizeof list, magics);
             snprintf(err, err_size, "%s: not a %s (it does not begin with %s)", shown, kind,
-                     magic);
+                     list);
             rc = CLI_READ_BAD;
             goto out;
         }

@@ -31,7 +31,8 @@ typedef void orca_step_rule_fn(void *context, const int32_t *index, int32_t firs
 
 /* orca_sim_step with each agent's preferred velocity first set by rule (NULL: orca_sim_step).
  * The same as setting every agent's preferred velocity to the rule's value and then calling
- * orca_sim_step, but in the step's own pass over the agents. On a refusal (a rule value
+ * orca_sim_step, but in the step's own pass over the agents; with the pedestrian model on, the
+ * neighbours' preferred velocities it reads are still the stored ones (docs/pedestrians.md). On a refusal (a rule value
  * out of range: the lowest such index is named; or the step's own) nothing is applied, the
  * preferred velocities included. */
 orca_status orca_sim_step_rule(orca_sim *sim, double dt, orca_step_rule_fn *rule, void *context);

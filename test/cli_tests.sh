@@ -163,6 +163,25 @@ expect_status 2 "no command" "$ORCA"
 expect_status 2 "unknown command" "$ORCA" frobnicate
 err_matches "unknown command message" "unknown command 'frobnicate'"
 expect_status 2 "help of an unknown command" "$ORCA" help frobnicate
+check "unknown command: no suggestion when nothing is near" eval '! grep -q "did you mean" err.txt'
+# A slip gets the nearest command or option by edit distance, for every subcommand.
+for slip in "rnu|unknown command 'rnu': did you mean 'run'\\? \\(commands:" \
+            "help sceen|help: unknown command 'sceen': did you mean 'scene'\\?" \
+            "--verison|unknown option '--verison': did you mean '--version'\\?" \
+            "run --scene circle --stpes 3|run: unknown option '--stpes': did you mean '--steps'\\?" \
+            "run --scene circle --max-step 3|run: unknown option '--max-step': did you mean '--max-steps'\\?" \
+            "run --scene circle -steps 3|run: unknown option '-steps': did you mean '--steps'\\?" \
+            "run --scene circle --svgtrail 3|run: unknown option '--svgtrail': did you mean '--svg-trail'\\?" \
+            "scene circle --ouput x.txt|scene: unknown option '--ouput': did you mean '--output'\\?" \
+            "bench --size 100|bench: unknown option '--size': did you mean '--sizes'\\?" \
+            "bench --cld|bench: unknown option '--cld': did you mean '--cold'\\?" \
+            "run --scene circel|--scene: unknown scene 'circel': did you mean 'circle'\\? \\(built-in scenes:" \
+            "bench --scene wallgp|--scene: unknown scene 'wallgp': did you mean 'wallgap'\\?"; do
+    args=${slip%%|*}
+    # shellcheck disable=SC2086
+    expect_status 2 "slip: orca $args" "$ORCA" $args
+    err_matches "slip: orca $args: did you mean" "^orca: ${slip#*|}"
+done
 
 # --- every built-in scene, briefly -------------------------------------------------------------
 
@@ -289,10 +308,75 @@ check "SVG caption has the hash" grep -q "$(grep -Eo '[0-9a-f]{16}' out.txt | he
 check "SVG has a scale bar label" grep -Eq '>[0-9.]+ (m|km|cm)</text>' pic.svg
 check "SVG has one trajectory per agent" test "$(grep -c '<polyline' pic.svg)" -eq 40
 check "SVG draws the 2 walls" test "$(grep -c '<line ' pic.svg)" -eq 2
-check "SVG final discs: true radius 1.5 m scaled" grep -q 'fill-opacity="0.55"' pic.svg
+check "SVG final discs: true radius 1.5 m scaled" grep -q 'fill-opacity="0.6"' pic.svg
 expect_status 0 "--svg with 1000 agents" "$ORCA" run --scene random -n 1000 --steps 300 --svg big.svg --quiet
 check "SVG of 1000 agents x 300 steps stays below 3 MB" test "$(wc -c < big.svg)" -lt 3000000
 check "big SVG well-formed" xml_valid big.svg
+# Trajectories are sampled evenly over the whole run, however long: 100 agents walking +x at
+# 1 m/s for 20,000 steps; the legend says every how many steps (K), each trajectory has a
+# point every K steps from step 0 to 20,000 and the final position, equally spaced.
+printf 'grid 1 100 0 0 1 3 prefvel 1 0\n' > walk.txt
+expect_status 0 "--svg of a long run" "$ORCA" run walk.txt --steps 20000 --svg walk.svg --quiet
+expect_status 0 "--svg of a long run: --svg-trail 1250" "$ORCA" run walk.txt --steps 20000 --svg walk-trail.svg --svg-trail 1250 --quiet
+expect_status 0 "patrol to the step cap" "$ORCA" run "$SRC_DIR/examples/patrol.txt" --svg patrol-cap.svg --quiet
+# colours: the direction of the goal (two agents walking +x share one, a third walking -x not)
+printf 'agent 0 0 goal 10 0\nagent 0 5 goal 10 5\nagent 10 10 goal 0 10\n' > dirs.txt
+expect_status 0 "--svg: colours by direction" "$ORCA" run dirs.txt --steps 10 --svg dirs.svg --quiet
+if command -v python3 > /dev/null 2>&1; then
+    check "SVG: a point every K steps over the whole run, evenly spaced" python3 -c '
+import re, sys
+s = open(sys.argv[1]).read()
+k = int(re.search(r"a point every (\d+) steps", s).group(1))
+lines = re.findall(r"<polyline stroke=\"#[0-9a-f]{6}\" points=\"([^\"]*)\"", s)
+assert len(lines) == 100, len(lines)
+for q in lines:
+    x = [float(p.split(",")[0]) for p in q.split()]
+    assert len(x) == 20000 // k + 2, (len(x), k)
+    d = [b - a for a, b in zip(x, x[1:-1])]
+    assert max(d) - min(d) < 0.15, (min(d), max(d))
+    assert x[-1] == x[-2]  # the final position is the sample at step 20000
+' walk.svg
+    check "SVG: patrol to the cap draws at least 4000 points per agent" python3 -c '
+import re, sys
+s = open(sys.argv[1]).read()
+lines = re.findall(r"<polyline stroke=\"#[0-9a-f]{6}\" points=\"([^\"]*)\"", s)
+n = [len(q.split()) for q in lines if len(q.split()) > 100]
+assert len(n) == 8 and min(n) >= 4000, n
+' patrol-cap.svg
+    # --svg-trail 1250: the last 1250 s = 5000 steps of 20,000, so a quarter of each path
+    check "SVG: --svg-trail draws the last seconds only" python3 -c '
+import re, sys
+def extent(path):
+    s = open(path).read()
+    lines = re.findall(r"<polyline stroke=\"#[0-9a-f]{6}\" points=\"([^\"]*)\"", s)
+    xs = {}
+    for q in lines:
+        x = [float(p.split(",")[0]) for p in q.split()]
+        xs.setdefault(q.split()[-1].split(",")[1], []).extend(x)  # by the final y
+    return [max(x) - min(x) for x in xs.values()]
+whole, trail = extent(sys.argv[1]), extent(sys.argv[2])
+assert len(whole) == len(trail) == 100, (len(whole), len(trail))
+for w, t in zip(whole, trail):
+    assert abs(t / w - 0.25) < 0.002, (t, w)
+' walk.svg walk-trail.svg
+    check "SVG: colours by the direction of the goal" python3 -c '
+import re, sys
+c = re.findall(r"<polyline stroke=\"(#[0-9a-f]{6})\"", open(sys.argv[1]).read())
+assert len(c) == 3 and c[0] == c[1] != c[2], c
+' dirs.svg
+else
+    skip_checks 4
+fi
+check "SVG: --svg-trail fades in 4 shades" test "$(grep -c '<g stroke-opacity=' walk-trail.svg)" -eq 4
+check "SVG: the legend says how long the trails are" grep -q "trail: the last 1250 s" walk-trail.svg
+# the start and goal marks (white halo first) come after the trajectories: drawn over them
+check "SVG: marks drawn over the trajectories" test "$(grep -n 'stroke="#fff"' dirs.svg | cut -d: -f1)" -gt "$(grep -n '<polyline' dirs.svg | tail -n 1 | cut -d: -f1)"
+expect_status 2 "--svg-trail 0" "$ORCA" run dirs.txt --steps 1 --svg x.svg --svg-trail 0
+err_matches "--svg-trail 0: message" "^orca: --svg-trail: must be > 0 seconds, got '0'$"
+expect_status 2 "--svg-trail without --svg" "$ORCA" run dirs.txt --steps 1 --svg-trail 5
+err_matches "--svg-trail without --svg: message" "^orca: run: --svg-trail needs --svg$"
+expect_status 2 "--svg-trail x" "$ORCA" run dirs.txt --steps 1 --svg x.svg --svg-trail x
+err_matches "--svg-trail x: message" "^orca: --svg-trail: "
 
 # --- scene files: write, read, round trip ------------------------------------------------------
 
@@ -466,7 +550,7 @@ expect_status 2 "--steps -1" "$ORCA" run --scene circle --steps -1
 expect_status 2 "--seed too big" "$ORCA" run --scene circle --seed 18446744073709551616
 expect_status 2 "--workers 65" "$ORCA" run --scene circle -j 65
 expect_status 2 "unknown option" "$ORCA" run --scene circle --frobnicate
-err_matches "unknown option message" "unknown option '--frobnicate'"
+err_matches "unknown option message" "unknown option '--frobnicate'$"
 expect_status 2 "unknown scene" "$ORCA" run --scene blob
 expect_status 2 "missing option value" "$ORCA" run --scene circle --steps
 expect_status 2 "no scene" "$ORCA" run
@@ -499,8 +583,28 @@ check "load with a scene file and 2 workers = 100 steps" \
 expect_status 0 "random: 50 steps + --save" "$ORCA" run --scene random -n 300 --steps 50 --save r.snap -j 2 --quiet
 check "random: load + 50 = 100" \
     test "$(hash_of run --scene random -n 300 --load r.snap --steps 50)" = "$(hash_of run --scene random -n 300 --steps 100)"
+check "--save writes the scenario's snapshot" test "$(head -c 8 half.snap)" = ORCASCEN
+# a snapshot of another scene, or of other options, is refused, naming the difference
 expect_status 2 "--load of another scene's snapshot" "$ORCA" run --scene circle --load half.snap --steps 1
-err_matches "mismatched snapshot message" "--load: half\.snap: the snapshot has 40 agents but the scene has 100"
+err_matches "mismatched snapshot message" "^orca: --load: half\.snap: the snapshot is of scene 'corridor' but the scene is 'circle' \(give the scene the snapshot was saved from\)$"
+expect_status 2 "--load with another -n" "$ORCA" run --scene corridor -n 20 --load half.snap --steps 1
+err_matches "--load with another -n: message" "^orca: --load: half\.snap: the snapshot has 40 agents but the scene has 20 \(give"
+expect_status 2 "--load with another --dt" "$ORCA" run --scene corridor --dt 0.125 --load half.snap --steps 1
+err_matches "--load with another --dt: message" "the snapshot's dt is 0\.25 s but the scene's is 0\.125 s \(give the --dt the snapshot was saved with\)$"
+expect_status 2 "--load with another --seed" "$ORCA" run --scene corridor --seed 2 --load half.snap --steps 1
+err_matches "--load with another --seed: message" "the snapshot's seed is 1 but the scene's is 2 \(give the --seed the snapshot was saved with\)$"
+sed '/^segment/d' corridor.txt > corridor-open.txt
+expect_status 2 "--load into the scene without its walls" "$ORCA" run corridor-open.txt --load half.snap --steps 1
+err_matches "--load without the walls: message" "the snapshot has [0-9]+ wall segments but the scene has 0"
+# Simulation snapshots of orca 0.3 (orca_sim_save's bytes, ORCASNAP) still load: the goals, dt
+# and seed come from the scene. test/golden/orca-0.3-corridor-50.snap is orca 0.3.0's
+# 'orca run --scene corridor --steps 50 --save'.
+OLD_SNAP="$SRC_DIR/test/golden/orca-0.3-corridor-50.snap"
+check "orca 0.3 snapshot: load + 50 steps = 100 steps" \
+    test "$(hash_of run --scene corridor --load "$OLD_SNAP" --steps 50)" = "$hfull"
+check "orca 0.3 snapshot: the summary covers this run (first_step 50)" test "$(json_get hash.json first_step)" = 50
+expect_status 2 "orca 0.3 snapshot of another scene" "$ORCA" run --scene circle --load "$OLD_SNAP" --steps 1
+err_matches "orca 0.3 snapshot of another scene: message" "the snapshot has 40 agents but the scene has 100 \(give"
 head -c 64 half.snap > trunc.snap
 expect_status 2 "--load of a truncated snapshot" "$ORCA" run --scene corridor --load trunc.snap --steps 1
 err_matches "truncated snapshot message" "^orca: --load: trunc\.snap: "
@@ -591,7 +695,7 @@ same_text() { [[ "$(cat "$1")" == "$2" ]]; }
 expect_status 2 "run /dev/zero" in_time 20 run /dev/zero
 err_matches "run /dev/zero names the NUL byte" "^/dev/zero:1: NUL byte"
 expect_status 2 "--load /dev/zero" in_time 20 run --scene circle --load /dev/zero
-err_matches "--load /dev/zero: not a snapshot" "^orca: --load: /dev/zero: not a snapshot \(it does not begin with ORCASNAP\)$"
+err_matches "--load /dev/zero: not a snapshot" "^orca: --load: /dev/zero: not a snapshot \(it does not begin with ORCASCEN or ORCASNAP\)$"
 # A regular file larger than the limit is refused before it is read (sparse: no disk used).
 dd if=/dev/null of=huge.bin bs=1 count=0 seek=1073741825 2> /dev/null
 expect_status 2 "scene file over 1 GiB" in_time 20 run huge.bin
@@ -813,6 +917,17 @@ expect_status 0 "all arrived (text)" "$ORCA" run --scene corridor
 check "all arrived: the steps line says so" grep -Eq "^  steps +[0-9]+ \(until all arrived\)" out.txt
 expect_status 0 "--steps (JSON)" "$ORCA" run --scene circle --steps 3 --json
 check "--steps: stop_reason steps" test "$(json_get out.txt stop_reason)" = steps
+# One agent: singular words ("1 agent arrived", not "all 1 agents")
+printf 'agent 0 0 goal 5 0\n' > one.txt
+expect_status 0 "one agent arrives" "$ORCA" run one.txt --svg one.svg
+check "one agent: '1 agent arrived at step'" grep -Eq "^  arrival +1 agent arrived at step [0-9]+ \(t = " out.txt
+check "one agent: the caption too" grep -q ">1 agent, no walls · [0-9]* steps of 0.25 s" one.svg
+check "one agent: no 'all 1 agents' anywhere" eval '! grep -q "1 agents" out.txt one.svg'
+expect_status 0 "orca scene of 1 agent" "$ORCA" scene circle -n 1
+check "orca scene of 1 agent: '1 agent' in the comment" grep -q "^# written by orca .*: built-in scene circle, 1 agent, seed 1$" out.txt
+# The caption counts walls and boundary loops: the room has no wall segment but two loops.
+expect_status 0 "room: --svg" "$ORCA" run "$SRC_DIR/examples/room.txt" --steps 5 --svg room.svg --quiet
+check "room: the caption names the boundary loops, not 'no walls'" grep -q ">14 agents, 2 boundary loops · 5 steps" room.svg
 
 # A step that would carry an agent beyond the coordinate limit is refused (docs/limits.md):
 # exit 1, the agent named, and the outputs' old files left as they were.
@@ -943,6 +1058,15 @@ expect_status 0 "patrol example" "$ORCA" run "$PATROL" --steps 2000 --csv patrol
 cp out.txt patrol.json
 check "patrol: JSON" json_valid patrol.json
 check "patrol: looping agents never arrive" test "$(json_get patrol.json arrived)" = 0
+check "patrol: JSON counts the looping agents" test "$(json_get patrol.json looping)" = 8
+# Without --steps a looping scene runs to the step cap; the summary says why, in its words.
+expect_status 0 "patrol to the step cap (text)" "$ORCA" run "$PATROL"
+check "patrol: the steps line says why the run ended" grep -q "^  steps             20000 (stopped at the default step cap 20000 (--max-steps): 8 agents follow looping waypoints and never arrive; give --steps N), dt 0.25 s$" out.txt
+check "patrol: the arrival line counts the looping agents" grep -q "^  arrival           0 of 8 agents arrived, 8 did not (8 loop their waypoints for ever; the step cap stopped the run)$" out.txt
+printf 'agent 0 0 goal 5 0\nagent 0 5 goal 0 5 via 5 5 loop\n' > loop1.txt
+expect_status 0 "one looping agent of two, to a cap" "$ORCA" run loop1.txt --max-steps 100
+check "one looping agent: the steps line" grep -q "(stopped at the step cap, --max-steps 100: 1 agent follows looping waypoints and never arrives; give --steps N)" out.txt
+check "one looping agent: the arrival line" grep -q "1 of 2 agents arrived, 1 did not (1 loops its waypoints for ever; the step cap stopped the run)" out.txt
 check "patrol: SVG well-formed" xml_valid patrol.svg
 check "patrol: SVG draws the waypoint paths" grep -q 'stroke-dasharray="4 3"' patrol.svg
 check "patrol: -j 4 = -j 1" test "$(hash_of run "$PATROL" --steps 300 -j 4)" = "$(hash_of run "$PATROL" --steps 300)"
@@ -978,12 +1102,16 @@ assert min(laps) >= 4 and gap > -0.1, (laps, gap)
 fi
 hwp=$(hash_of run "$PATROL" --steps 400)
 expect_status 0 "patrol: 200 steps + --save" "$ORCA" run "$PATROL" --steps 200 --save wp.snap --quiet
-check "patrol: the snapshot carries the waypoint section" test "$(tail -c 8 wp.snap)" = ORCAWAYP
 check "patrol: --load + 200 steps = 400 steps" test "$(hash_of run "$PATROL" --load wp.snap --steps 200)" = "$hwp"
-check "a snapshot without waypoints has no waypoint section" test "$(tail -c 8 half.snap)" != ORCAWAYP
-expect_status 2 "--load of waypoint progress into a scene without waypoints" "$ORCA" run --scene circle -n 8 --load wp.snap --steps 1
-err_matches "waypoint progress for an agent without waypoints" "--load: wp\.snap: the snapshot has waypoint progress for agent 0, which has no waypoints"
-python3 -c 'import sys; b = bytearray(open(sys.argv[1], "rb").read()); b[-30] ^= 1; open(sys.argv[2], "wb").write(b)' wp.snap bad-wp.snap
+# orca 0.3 saved the simulation and, after it, a waypoint section (each agent's current target,
+# ORCAWAYP at the end): test/golden/orca-0.3-patrol-200.snap is its 'orca run
+# examples/patrol.txt --steps 200 --save'.
+cp "$SRC_DIR/test/golden/orca-0.3-patrol-200.snap" wp03.snap
+check "orca 0.3 patrol snapshot: the waypoint section" test "$(tail -c 8 wp03.snap)" = ORCAWAYP
+check "orca 0.3 patrol snapshot: --load + 200 steps = 400 steps" test "$(hash_of run "$PATROL" --load wp03.snap --steps 200)" = "$hwp"
+expect_status 2 "--load of waypoint progress into a scene without waypoints" "$ORCA" run --scene circle -n 8 --load wp03.snap --steps 1
+err_matches "waypoint progress for an agent without waypoints" "--load: wp03\.snap: the snapshot has waypoint progress for agent 0, which has no waypoints"
+python3 -c 'import sys; b = bytearray(open(sys.argv[1], "rb").read()); b[-30] ^= 1; open(sys.argv[2], "wb").write(b)' wp03.snap bad-wp.snap
 expect_status 2 "--load of a corrupt waypoint section" "$ORCA" run "$PATROL" --load bad-wp.snap --steps 1
 err_matches "corrupt waypoint section: said" "--load: bad-wp\.snap: the waypoint section is corrupt"
 # A goal with one waypoint: the same scene written with the final target only differs.
@@ -1182,6 +1310,89 @@ nav_bad "goalset without name" "agent 0 0 goalset" "goalset needs the name of a 
 nav_bad "exit arrive range" "goalset more 1 2 exit arrive=-1" "arrive must be 0 \(the agent's radius\) or between 2\^-30 and 2\^23 m, got '-1'"
 nav_bad "arrive without exit" "goalset more 1 2 arrive=1" "goalset: after the points only 'exit' and then 'arrive=D' may follow, got 'arrive=1'"
 nav_bad "word after exit" "goalset more 1 2 exit now" "goalset: after the points only 'exit' and then 'arrive=D' may follow, got 'now'"
+
+# --- any run stopped and continued (docs/usage.md, "Snapshots") ------------------------------
+# N steps, --save, --load, M steps give what one run of N+M steps gives: the state hash and the
+# summary's counters, for every example scene, every built-in scene, and a scene with exits,
+# navigation and waypoints at once (agents have left by the exit before the snapshot).
+CONT_KEYS="agents arrived not_arrived all_arrived all_arrived_step max_agent_overlap max_wall_overlap fallback_total exited exited_last_step navigation nav_unreachable nav_reroutes last_step simulated_time stop_reason hash"
+# json_pick FILE KEYS: "key=value ..." for the top-level keys (missing ones as undefined).
+json_pick() {
+    if [[ $JSON_TOOL == python3 ]]; then
+        python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(" ".join("%s=%r" % (k, d.get(k, "undefined")) for k in sys.argv[2:]))' "$@"
+    else
+        node -e 'const d = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")); console.log(process.argv.slice(2).map((k) => k + "=" + JSON.stringify(d[k])).join(" "));' "$@"
+    fi
+}
+# continued NAME N M ARGS...: ARGS run N+M steps, and N steps, --save, --load, M steps.
+continued() {
+    local name=$1 n=$2 m=$3
+    shift 3
+    if "$ORCA" run "$@" --steps $((n + m)) --json > cont-full.json 2> err.txt &&
+        "$ORCA" run "$@" --steps "$n" --save cont.snap --quiet 2> err.txt &&
+        "$ORCA" run "$@" --load cont.snap --steps "$m" --json > cont-part.json 2> err.txt; then
+        local a b
+        a=$(json_pick cont-full.json $CONT_KEYS)
+        b=$(json_pick cont-part.json $CONT_KEYS)
+        if [[ $a == "$b" ]]; then pass; else fail "$name: $n + $m steps: $b; $n+$m at once: $a"; fi
+    else
+        fail "$name: a run failed: $(head -c 300 err.txt)"
+    fi
+}
+cat > mixed.txt << 'SCENE'
+# a room with a pillar and a door: five agents leave by the door (an exit), two patrol round
+# the pillar, one walks by two waypoints to a goal; navigation on
+name mixed
+navigation on
+segment 0 0 20 0
+segment 20 0 20 9
+segment 20 11 20 20
+segment 20 20 0 20
+segment 0 20 0 0
+polygon
+8 8
+12 8
+12 12
+8 12
+end
+goalset door 21 10 exit arrive=0.8
+default radius 0.4
+agent 2 2 goalset door
+agent 2 5 goalset door
+agent 2 15 goalset door
+agent 5 18 goalset door
+agent 3 10 goalset door
+agent 6 6 goal 6 6 via 14 6 14 14 6 14 loop arrive=1
+agent 14 14 goal 14 14 via 6 14 6 6 14 6 loop arrive=1
+agent 1 18 goal 18 2 via 10 17 17 16
+SCENE
+expect_status 0 "continued: mixed scene, 230 steps" "$ORCA" run mixed.txt --steps 230 --json
+check "continued: mixed: agents have left by the exit by step 230" test "$(json_get out.txt exited)" -ge 2
+continued "mixed scene (exits, navigation, waypoints)" 230 100 mixed.txt
+continued "mixed scene, 2 workers" 230 100 mixed.txt -j 2
+for ex in bend room patrol; do
+    continued "examples/$ex.txt" 100 150 "$SRC_DIR/examples/$ex.txt"
+done
+continued "examples/floor.txt" 120 30 "$SRC_DIR/examples/floor.txt" -j 2
+for sc in circle crossing wallgap corridor random; do
+    continued "--scene $sc" 100 100 --scene "$sc"
+done
+continued "--scene random with --separation and --density-speed" 40 40 --scene random -n 300 --separation --density-speed
+# The issue's case: an agent leaves by an exit in the first steps; 5 + 5 steps continue.
+printf 'goalset out 1 0 exit arrive=0.5\nagent 0.8 0 goalset out\nagent -5 0 goal -10 0\n' > leave.txt
+expect_status 0 "continued: an agent leaves, 5 steps + --save" "$ORCA" run leave.txt --steps 5 --save leave.snap --json
+check "continued: the agent has left" test "$(json_get out.txt exited)" = 1
+continued "an agent left by an exit" 5 5 leave.txt
+# until every agent has arrived: the continued run stops at the same step
+"$ORCA" run "$SRC_DIR/examples/room.txt" --json > cont-full.json
+expect_status 0 "continued: room, 100 steps + --save" "$ORCA" run "$SRC_DIR/examples/room.txt" --steps 100 --save room.snap --quiet
+expect_status 0 "continued: room until all arrived" "$ORCA" run "$SRC_DIR/examples/room.txt" --load room.snap --json
+check "continued: room: the counters of one run to arrival" test "$(json_pick out.txt $CONT_KEYS)" = "$(json_pick cont-full.json $CONT_KEYS)"
+# no step: the summary of the saved run
+"$ORCA" run mixed.txt --steps 230 --json > cont-full.json
+"$ORCA" run mixed.txt --steps 230 --save cont.snap --quiet
+expect_status 0 "continued: --load, 0 steps" "$ORCA" run mixed.txt --load cont.snap --steps 0 --json
+check "continued: 0 steps: the saved run's counters" test "$(json_pick out.txt $CONT_KEYS)" = "$(json_pick cont-full.json $CONT_KEYS)"
 
 # --- density-dependent speed (docs/extensions.md, "Density-dependent speed") -----------------
 # A dense block and a lone agent walk +x: with --density-speed or 'density_speed on' the block

@@ -30,7 +30,12 @@
  *     step computed here from the state before it with the building blocks of orca/solver.h
  *     and brute-force neighbour lists (sim.h: "Built on exactly the functions of
  *     orca/solver.h");
- *   - the queries against the same brute force: neighbour lists, constraints, overlaps.
+ *   - the queries against the same brute force: neighbour lists, constraints, overlaps;
+ *   - the pedestrian model (docs/pedestrians.md) set, cleared and refused with parameters over
+ *     the whole range, and agents' streams: the reference step and the constraints query
+ *     then add counter mode, the agent time horizon and the headway half-planes, written here
+ *     from the documentation (bits compared unless two agents stand at exactly one point: the
+ *     separation rule the model turns on, docs/extensions.md, which the reference leaves out).
  * With the environment variable ORCA_FUZZ_TRACE set, each operation and each call's status
  * are printed on stderr (to read what an input does). */
 #include <orca/orca.h>
@@ -51,7 +56,7 @@
 #define SEG_ADD_LIMIT 32
 #define MAX_OPS 200
 #define MAX_RECS 512
-#define MAX_PLANES (MAX_SEGS + MAX_AGENTS)
+#define MAX_PLANES (MAX_SEGS + 2 * MAX_AGENTS) /* headway half-planes too */
 
 /* ---------------------------------------------------------------------------------------
  * Failure report
@@ -400,6 +405,9 @@ typedef struct state {
     int n, m;
     orca_agent_def a[MAX_AGENTS];
     orca_vec2 sa[MAX_SEGS], sb[MAX_SEGS];
+    int32_t stream[MAX_AGENTS];
+    int ped_on;          /* the pedestrian model, and its parameters */
+    orca_pedestrian ped;
 } state;
 
 static void read_state(const orca_sim *s, state *st)
@@ -411,10 +419,12 @@ static void read_state(const orca_sim *s, state *st)
     }
     for (int i = 0; i < st->n; ++i) {
         orca_agent_id id = orca_sim_agent_at(s, i);
-        if (orca_agent_get(s, id, &st->a[i]) != ORCA_OK) {
+        if (orca_agent_get(s, id, &st->a[i]) != ORCA_OK ||
+            orca_agent_get_stream(s, id, &st->stream[i]) != ORCA_OK) {
             violation("orca_agent_get refused the handle of agent %d", i);
         }
     }
+    st->ped_on = orca_sim_get_pedestrian(s, &st->ped);
     for (int k = 0; k < st->m; ++k) {
         orca_segment_id id = orca_sim_segment_at(s, k);
         if (orca_segment_get(s, id, &st->sa[k], &st->sb[k]) != ORCA_OK) {
@@ -494,8 +504,76 @@ static int brute_segments(const state *st, int i, near *out)
     return n;
 }
 
-/* The constraints of agent i for a step of dt, in docs/algorithm.md §11's order; returns the
- * count. */
+/* The pedestrian model's counter mode of agent i (docs/pedestrians.md, part A) from its list
+ * nb (na entries), P its preferred velocity. */
+static int brute_counter(const state *st, int i, const near *nb, int na)
+{
+    orca_vec2 P = st->a[i].preferred_velocity;
+    double reach2 = st->ped.counter_reach * st->ped.counter_reach;
+    for (int k = 0; st->stream[i] >= 0 && k < na && nb[k].d2 < reach2; ++k) {
+        int j = nb[k].index;
+        orca_vec2 q = st->a[j].preferred_velocity;
+        if (st->stream[j] >= 0 && st->stream[j] != st->stream[i] && P.x * q.x + P.y * q.y < 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* The headway half-planes of agent i (part C) into out; returns their number. */
+static int brute_headway(const state *st, int i, const near *nb, int na, orca_halfplane *out)
+{
+    const orca_agent_def *a = &st->a[i];
+    orca_vec2 P = a->preferred_velocity;
+    double pp = P.x * P.x + P.y * P.y, T = st->ped.time_gap;
+    int n = 0;
+    for (int k = 0; k < na && pp > 0 && n < st->ped.max_planes; ++k) {
+        int j = nb[k].index;
+        orca_vec2 d = sub(st->a[j].position, a->position), Q = st->a[j].preferred_velocity;
+        double ahead = d.x * P.x + d.y * P.y;
+        double L = (a->radius + st->a[j].radius) + st->ped.buffer;
+        double m = L + a->max_speed * T;
+        if (!(ahead > 0) || !(nb[k].d2 >= 0x1p-1022) || !(nb[k].d2 < m * m)) {
+            continue;
+        }
+        double w = d.x * Q.x + d.y * Q.y;
+        if (w < 0) {
+            double lhs = (ahead * ahead) * (Q.x * Q.x + Q.y * Q.y), rhs = (w * w) * pp;
+            if (lhs < rhs || (lhs == rhs && i < j)) {
+                continue;
+            }
+        }
+        double dist = sqrt(nb[k].d2);
+        double c = (dist - L) / T;
+        orca_vec2 u = {d.x / dist, d.y / dist};
+        out[n].point.x = u.x * c;
+        out[n].point.y = u.y * c;
+        out[n].normal.x = -u.x;
+        out[n].normal.y = -u.y;
+        ++n;
+    }
+    return n;
+}
+
+/* 1 when the model is on and agent i has a list neighbour at exactly its position: there the
+ * separation rule the model turns on (docs/extensions.md, "Coincident agents") may change a
+ * half-plane, which the brute force does not model. */
+static int brute_coincident(const state *st, int i)
+{
+    near nb[MAX_AGENTS];
+    int na = st->ped_on ? brute_agents(st, i, nb) : 0;
+    for (int k = 0; k < na; ++k) {
+        orca_vec2 d = sub(st->a[nb[k].index].position, st->a[i].position);
+        if (d.x == 0 && d.y == 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* The constraints of agent i for a step of dt, in docs/algorithm.md §11's order (with the
+ * pedestrian model on, its time horizon and headway half-planes: docs/pedestrians.md); returns
+ * the count. */
 static int brute_planes(const state *st, int i, double dt, orca_halfplane *planes, int *hard)
 {
     near nb[MAX_AGENTS + MAX_SEGS];
@@ -507,13 +585,19 @@ static int brute_planes(const state *st, int i, double dt, orca_halfplane *plane
                                             a->radius, a->obstacle_time_horizon, dt, NULL);
     }
     int na = brute_agents(st, i, nb);
+    int counter = st->ped_on && brute_counter(st, i, nb, na);
+    double tau = a->time_horizon;
+    if (st->ped_on && !counter && st->ped.time_gap < tau) {
+        tau = st->ped.time_gap;
+    }
     for (int k = 0; k < na; ++k) {
         const orca_agent_def *b = &st->a[nb[k].index];
         planes[no + k] = orca_constraint_agent(sub(b->position, a->position), a->radius + b->radius,
-                                               a->velocity, b->velocity, a->time_horizon, dt, NULL);
+                                               a->velocity, b->velocity, tau, dt, NULL);
     }
+    int nh = st->ped_on && !counter ? brute_headway(st, i, nb, na, planes + no + na) : 0;
     *hard = no;
-    return no + na;
+    return no + na + nh;
 }
 
 /* The step of docs/algorithm.md §12 from st: every new velocity, then each position
@@ -1038,6 +1122,14 @@ static void rebuild_ref(world *w)
         if (orca_sim_add_segment(r, st->sa[k], st->sb[k], NULL) != ORCA_OK) {
             violation("segment %d of main, added again, is refused: %s", k, orca_sim_last_error(r));
         }
+    }
+    for (int i = 0; i < st->n && !unfit; ++i) { /* the streams and the pedestrian model */
+        if (orca_agent_set_stream(r, orca_sim_agent_at(r, i), st->stream[i]) != ORCA_OK) {
+            violation("agent %d's stream %d, set again, is refused", i, (int)st->stream[i]);
+        }
+    }
+    if (!unfit && st->ped_on && orca_sim_set_pedestrian(r, &st->ped) != ORCA_OK) {
+        violation("main's pedestrian model, set again, is refused: %s", orca_sim_last_error(r));
     }
     if (unfit) {
         /* then main's state through a snapshot, which is not checked (docs/extensions.md) */
@@ -1641,6 +1733,11 @@ static void check_step_result(const state *pre, const orca_sim *s, double dt, or
         }
         return;
     }
+    for (int i = 0; i < pre->n; ++i) {
+        if (brute_coincident(pre, i)) {
+            return; /* main and ref agree (check_mirror); the reference leaves this case out */
+        }
+    }
     reference_step(pre, dt, vel, pos);
     int first = -1;
     for (int i = 0; i < pre->n; ++i) {
@@ -2095,6 +2192,10 @@ static void op_query_constraints(world *w, reader *r)
         free(s);
         return;
     }
+    if (brute_coincident(s, i)) {
+        free(s);
+        return; /* the separation rule: not in the brute force (main and ref agree) */
+    }
     orca_halfplane bp[MAX_PLANES];
     int bhard;
     int bcount = brute_planes(s, i, dt, bp, &bhard);
@@ -2495,6 +2596,66 @@ static void op_remove_boundary(world *w, reader *r)
 
 /* --- end of walkable-area boundaries ------------------------------------------------- */
 
+/* --- the pedestrian model (docs/pedestrians.md) ------------------------------------------ */
+
+/* The model off (1 in 4), or on with parameters each the default or drawn over the whole
+ * range: refused exactly when one is outside its range, the parameters given back. */
+static void op_pedestrian(world *w, reader *r)
+{
+    unsigned m = rd_u8(r);
+    orca_pedestrian p = orca_pedestrian_default();
+    p.time_gap = (m & 2) ? rd_double(r) : p.time_gap;
+    p.buffer = (m & 4) ? rd_double(r) : p.buffer;
+    p.counter_reach = (m & 8) ? rd_double(r) : p.counter_reach;
+    p.max_planes = (m & 16) ? rd_int(r) : p.max_planes;
+    const orca_pedestrian *arg = m < 64 ? NULL : &p;
+    int invalid = arg && (!in_range(p.time_gap, ORCA_PED_TIME_GAP_MIN, ORCA_PED_TIME_GAP_MAX) ||
+                          !in_range(p.buffer, 0, ORCA_PED_BUFFER_MAX) ||
+                          !in_range(p.counter_reach, 0, ORCA_PED_COUNTER_REACH_MAX) ||
+                          p.max_planes < 1 || p.max_planes > ORCA_MAX_NEIGHBORS_LIMIT);
+    uint64_t h0 = w->hm, r0 = w->hr;
+    orca_status st = orca_sim_set_pedestrian(w->main, arg);
+    after_call(w->main, "orca_sim_set_pedestrian", h0, st);
+    orca_status sr = orca_sim_set_pedestrian(w->ref, arg);
+    after_call(w->ref, "orca_sim_set_pedestrian (ref)", r0, sr);
+    same_status(st, sr, w);
+    if ((st == ORCA_OK) == invalid) {
+        violation("orca_sim_set_pedestrian(%.17g, %.17g, %.17g, %d) gave %s", p.time_gap, p.buffer,
+                  p.counter_reach, p.max_planes, orca_status_name(st));
+    }
+    orca_pedestrian back;
+    int on = orca_sim_get_pedestrian(w->main, &back);
+    if (st == ORCA_OK && (on != (arg != NULL) ||
+                          (arg && (!same(back.time_gap, p.time_gap) || !same(back.buffer, p.buffer) ||
+                                   !same(back.counter_reach, p.counter_reach) ||
+                                   back.max_planes != p.max_planes)))) {
+        violation("orca_sim_get_pedestrian does not give back what was set");
+    }
+}
+
+/* An agent's stream from the int table (-1, 0, 1, ..., INT32_MIN, INT32_MAX and raw words):
+ * refused exactly below -1 (and for a stale or foreign handle), given back. */
+static void op_stream(world *w, reader *r)
+{
+    orca_agent_id id = pick_agent(w, r);
+    int32_t g = rd_u8(r) < 160 ? (int32_t)rd_below(r, 4) - 1 : (int32_t)rd_int(r);
+    uint64_t h0 = w->hm, r0 = w->hr;
+    orca_status st = orca_agent_set_stream(w->main, id, g);
+    after_call(w->main, "orca_agent_set_stream", h0, st);
+    orca_status sr = orca_agent_set_stream(w->ref, ref_agent(w, id), g);
+    after_call(w->ref, "orca_agent_set_stream (ref)", r0, sr);
+    same_status(st, sr, w);
+    int live = orca_sim_agent_index(w->main, id) >= 0;
+    if ((st == ORCA_OK) != (live && g >= -1)) {
+        violation("orca_agent_set_stream(%d) of a %s agent gave %s", (int)g, live ? "live" : "dead",
+                  orca_status_name(st));
+    }
+    int32_t back = -7;
+    if (st == ORCA_OK && (orca_agent_get_stream(w->main, id, &back) != ORCA_OK || back != g)) {
+        violation("orca_agent_get_stream gives %d after %d was set", (int)back, (int)g);
+    }
+}
+
 
 
 static const op OPS[] = {
@@ -2530,6 +2691,8 @@ static const op OPS[] = {
     {"alloc_fail", op_alloc_fail, 6, 0},
     {"add_boundary", op_add_boundary, 4, 0},
     {"remove_boundary", op_remove_boundary, 2, 0},
+    {"pedestrian", op_pedestrian, 4, 1},
+    {"stream", op_stream, 5, 1},
 };
 #define OP_COUNT (sizeof OPS / sizeof OPS[0])
 

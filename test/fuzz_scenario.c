@@ -15,8 +15,9 @@
  * load saves to bytes that load to the same hashes in a fresh scenario with three workers, and
  * the two step on with the same hashes, every position within |x|,|y| < 2^21.
  * Built as a libFuzzer target or with test/fuzz_driver.c (test/fuzz.h); the driver's inputs
- * are snapshots of small scenarios with walls, navigation, goal sets, exits and waypoints,
- * with mutations aimed at the format's fields. */
+ * are snapshots of small scenarios with walls, navigation, goal sets, exits and waypoints
+ * (half of them with the pedestrian preset: the model and the goal-set agents' streams), with
+ * mutations aimed at the format's fields. */
 #include <orca/orca.h>
 
 #include "fuzz.h"
@@ -50,8 +51,9 @@ static void fix_checksums(unsigned char *p, size_t n)
 }
 
 /* A walled room split by a wall with a door, navigation on, a goal set that is an exit, a
- * point goal behind the wall, and one agent with waypoints. */
-static orca_scenario *scene(int workers, int agents, uint64_t seed)
+ * point goal behind the wall, and one agent with waypoints; with ped the pedestrian preset
+ * before the agents (docs/pedestrians.md: the goal-set agents get streams). */
+static orca_scenario *scene(int workers, int agents, uint64_t seed, int ped)
 {
     orca_scenario *sc = NULL;
     if (orca_scenario_create(NULL, 0.25, seed, &sc) != ORCA_OK) {
@@ -70,6 +72,10 @@ static orca_scenario *scene(int workers, int agents, uint64_t seed)
         orca_scenario_set_goal_set_exit(sc, set, 0.5) != ORCA_OK ||
         orca_scenario_set_navigation(sc, 1) != ORCA_OK) {
         violation("building the scene failed: %s", orca_scenario_last_error(sc));
+    }
+    orca_pedestrian p = orca_pedestrian_default();
+    if (ped && orca_scenario_set_pedestrian(sc, &p) != ORCA_OK) {
+        violation("the pedestrian preset failed: %s", orca_scenario_last_error(sc));
     }
     for (int k = 0; k < agents; ++k) {
         orca_agent_def d = orca_agent_def_default();
@@ -132,7 +138,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (control & 3) {
         fix_checksums(buf, n);
     }
-    orca_scenario *sc = scene(1, 5, 9);
+    orca_scenario *sc = scene(1, 5, 9, 0);
     if (orca_scenario_step(sc) != ORCA_OK) {
         violation("the receiving scene's step failed: %s", orca_scenario_last_error(sc));
     }
@@ -190,7 +196,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 #ifndef ORCA_LIBFUZZER
 /* The driver's inputs: the snapshot of the scene above (2 to 9 agents, 0 to 40 steps: plans,
- * corners passed, agents gone by the exit), with mutations aimed at its fields. */
+ * corners passed, agents gone by the exit; the pedestrian preset on half of them), with
+ * mutations aimed at its fields. */
 
 static uint64_t below(uint64_t n)
 {
@@ -204,7 +211,8 @@ static const double EDGE[] = {0.0, -0.0, 0x1p-1074, 0x1p-30, 0x1.fffffffffffffp-
 
 size_t fuzz_generate(uint8_t *out, size_t cap)
 {
-    orca_scenario *sc = scene(1, 2 + (int)below(8), fuzz_rand());
+    int ped = (int)below(2);
+    orca_scenario *sc = scene(1, 2 + (int)below(8), fuzz_rand(), ped);
     for (int k = (int)below(41); k > 0; --k) {
         orca_scenario_step(sc);
     }
@@ -218,7 +226,7 @@ size_t fuzz_generate(uint8_t *out, size_t cap)
     orca_scenario_destroy(sc);
     size_t body = HEADER + (size_t)fuzz_get64(p + SIM_SIZE_AT); /* the goal sets and entries */
     for (int m = (int)below(4); m >= 0; --m) {
-        switch (below(8)) {
+        switch (below(9)) {
         case 0: /* a byte anywhere */
             p[below(n)] ^= (unsigned char)(1 + below(255));
             break;
@@ -259,6 +267,13 @@ size_t fuzz_generate(uint8_t *out, size_t cap)
                     p[n + k] = (unsigned char)fuzz_rand();
                 }
                 n += more;
+            }
+            break;
+        case 7: /* a word of the simulation snapshot's end: its streams, pedestrian section */
+            if (ped && body <= n && body >= HEADER + 8 + 64) {
+                static const uint32_t V[] = {0xffffffffu, 0xfffffffeu, 0x80000000u, 0, 1, 5,
+                                             1024, 1025};
+                fuzz_put32(p + body - 12 - 4 * (size_t)below(16), V[below(8)]);
             }
             break;
         default: /* a word anywhere */

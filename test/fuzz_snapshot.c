@@ -11,7 +11,9 @@
  * Checked: no crash or sanitizer report; a refused load leaves the simulation (which holds a
  * small scene) as it was (hash, handles) with a non-empty message and ORCA_ERR_FORMAT (or
  * ORCA_ERR_MEMORY when an allocation failed, and only then); an
- * accepted load holds only documented-valid values, its handles map to their indices, it saves
+ * accepted load holds only documented-valid values (the pedestrian model's parameters and the
+ * agents' streams included, never with the density-dependent speed), its handles map to their
+ * indices, it saves
  * to the same bytes (but the header's unused word and the checksum) which load again to the same
  * hash in a fresh simulation, and it can be changed (agents and segments added and removed
  * through the loaded slot tables), queried and stepped (one worker and three the same; after a
@@ -136,6 +138,22 @@ static void check_values(const orca_sim *s)
         orca_segment_get(s, orca_sim_segment_at(s, k), &a, &b);
         if (!coord_ok(a) || !coord_ok(b)) {
             violation("segment %d has an end outside |x|,|y| < 2^21", k);
+        }
+    }
+    orca_pedestrian p;
+    if (orca_sim_get_pedestrian(s, &p) &&
+        (!in_range(p.time_gap, ORCA_PED_TIME_GAP_MIN, ORCA_PED_TIME_GAP_MAX) ||
+         !in_range(p.buffer, 0, ORCA_PED_BUFFER_MAX) ||
+         !in_range(p.counter_reach, 0, ORCA_PED_COUNTER_REACH_MAX) || p.max_planes < 1 ||
+         p.max_planes > ORCA_MAX_NEIGHBORS_LIMIT || orca_sim_get_density_speed(s, NULL))) {
+        violation("the pedestrian model holds an invalid value (%.17g, %.17g, %.17g, %d) or "
+                  "is on with the density-dependent speed",
+                  p.time_gap, p.buffer, p.counter_reach, p.max_planes);
+    }
+    for (int i = 0; i < n; ++i) {
+        int32_t g = -7;
+        if (orca_agent_get_stream(s, orca_sim_agent_at(s, i), &g) != ORCA_OK || g < -1) {
+            violation("agent %d holds the stream %d", i, (int)g);
         }
     }
 }
@@ -284,7 +302,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 #ifndef ORCA_LIBFUZZER
 /* The driver's inputs: the snapshot of a small built-in scene (some agents and segments
- * removed, so that the slot tables have free lists), with mutations aimed at its fields. */
+ * removed, so that the slot tables have free lists; on half of them the pedestrian model and
+ * some agents' streams), with mutations aimed at its fields. */
 
 static uint64_t below(uint64_t n)
 {
@@ -315,6 +334,16 @@ size_t fuzz_generate(uint8_t *out, size_t cap)
     }
     for (int k = (int)below(3); k > 0 && orca_sim_segment_count(s) > 0; --k) {
         orca_sim_remove_segment(s, orca_sim_segment_at(s, (int)below((uint64_t)orca_sim_segment_count(s))));
+    }
+    int ped = (int)below(2);
+    if (ped) {
+        orca_pedestrian pp = orca_pedestrian_default();
+        pp.time_gap = below(2) ? pp.time_gap : 0.25 * (double)(1 + below(8));
+        pp.max_planes = below(2) ? pp.max_planes : 1 + (int)below(8);
+        orca_sim_set_pedestrian(s, &pp);
+        for (int i = 0; i < orca_sim_agent_count(s); ++i) {
+            orca_agent_set_stream(s, orca_sim_agent_at(s, i), (int32_t)below(4) - 1);
+        }
     }
     size_t n;
     if (orca_sim_save(s, NULL, 0, &n) != ORCA_OK || n + 1 + 64 > cap) {
@@ -386,6 +415,21 @@ size_t fuzz_generate(uint8_t *out, size_t cap)
                 size_t at = segs_at + (size_t)below(ns) * SEGMENT;
                 uint32_t v[3] = {fuzz_get32(p + segs_at + (size_t)below(ns) * SEGMENT), nss, (uint32_t)below(4)};
                 fuzz_put32(p + at, v[below(3)]);
+            }
+            break;
+        case 7: /* the pedestrian section's doubles and word, or a stream (the snapshot's end) */
+            if (ped && n >= HEADER + 8 + 4) {
+                size_t tail = n - 8, at = tail - 4 - 4 * (size_t)below(na + 8);
+                if (at >= HEADER && below(2)) {
+                    static const uint32_t V[] = {0xffffffffu, 0xfffffffeu, 0x80000000u, 0, 1, 1024,
+                                                 1025};
+                    fuzz_put32(p + at, V[below(7)]);
+                } else if (at >= HEADER + 4) {
+                    double x = EDGE[below(sizeof EDGE / sizeof EDGE[0])];
+                    uint64_t u;
+                    memcpy(&u, &x, sizeof u);
+                    fuzz_put64(p + at - 4, u);
+                }
             }
             break;
         case 9: /* a segment coordinate */

@@ -244,6 +244,11 @@ namespace Orca
         [DllImport(Library, CallingConvention = Cc)] public static extern DensitySpeed orca_density_speed_default();
         [DllImport(Library, CallingConvention = Cc)] public static extern Status orca_sim_set_density_speed(SimHandle sim, DensitySpeed* params_);
         [DllImport(Library, CallingConvention = Cc)] public static extern int orca_sim_get_density_speed(SimHandle sim, DensitySpeed* out_);
+        [DllImport(Library, CallingConvention = Cc)] public static extern Pedestrian orca_pedestrian_default();
+        [DllImport(Library, CallingConvention = Cc)] public static extern Status orca_sim_set_pedestrian(SimHandle sim, Pedestrian* params_);
+        [DllImport(Library, CallingConvention = Cc)] public static extern int orca_sim_get_pedestrian(SimHandle sim, Pedestrian* out_);
+        [DllImport(Library, CallingConvention = Cc)] public static extern Status orca_agent_set_stream(SimHandle sim, AgentId id, int stream);
+        [DllImport(Library, CallingConvention = Cc)] public static extern Status orca_agent_get_stream(SimHandle sim, AgentId id, int* out_);
         [DllImport(Library, CallingConvention = Cc)] public static extern Status orca_sim_set_diagnostics(SimHandle sim, int on);
         [DllImport(Library, CallingConvention = Cc)] public static extern int orca_sim_get_diagnostics(SimHandle sim);
         [DllImport(Library, CallingConvention = Cc)] public static extern Status orca_agent_get_diagnostics(SimHandle sim, AgentId id, AgentDiagnostics* out_);
@@ -292,6 +297,10 @@ namespace Orca
         [DllImport(Library, CallingConvention = Cc)] public static extern Status orca_scenario_goal_set_get(ScenarioHandle sc, int set, IntPtr* name, Vec2* points, int capacity, int* count);
         [DllImport(Library, CallingConvention = Cc)] public static extern Status orca_scenario_agent_nav(ScenarioHandle sc, int index, NavAgent* out_, NavCorner* corners, int capacity);
         [DllImport(Library, CallingConvention = Cc)] public static extern int orca_scenario_nav_unreachable(ScenarioHandle sc);
+        [DllImport(Library, CallingConvention = Cc)] public static extern AgentDef orca_pedestrian_agent_def();
+        [DllImport(Library, CallingConvention = Cc)] public static extern double orca_pedestrian_free_speed(ulong seed, ulong key);
+        [DllImport(Library, CallingConvention = Cc)] public static extern Status orca_scenario_pedestrian_agent(ScenarioHandle sc, AgentDef* def, double* freeSpeed);
+        [DllImport(Library, CallingConvention = Cc)] public static extern Status orca_scenario_set_pedestrian(ScenarioHandle sc, Pedestrian* params_);
         [DllImport(Library, CallingConvention = Cc)] public static extern Status orca_scenario_step(ScenarioHandle sc);
         [DllImport(Library, CallingConvention = Cc)] public static extern int orca_scenario_arrived_count(ScenarioHandle sc);
         [DllImport(Library, CallingConvention = Cc)] public static extern long orca_scenario_all_arrived_step(ScenarioHandle sc);

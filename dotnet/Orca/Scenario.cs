@@ -171,6 +171,30 @@ namespace Orca
             set { Check(Native.orca_scenario_set_navigation(h_, value ? 1 : 0)); }
         }
 
+        /// <summary>The pedestrian preset (orca_scenario_set_pedestrian; docs/pedestrians.md): the
+        /// model on with p, goal-set agents without a stream given their set's index (and
+        /// those added while it is on); null turns the model off.</summary>
+        public void SetPedestrian(Pedestrian? p)
+        {
+            if (p.HasValue) {
+                Pedestrian v = p.Value;
+                Check(Native.orca_scenario_set_pedestrian(h_, &v));
+            } else {
+                Check(Native.orca_scenario_set_pedestrian(h_, null));
+            }
+        }
+
+        /// <summary>The preset's agent and the free speed drawn for the agent AddAgent adds
+        /// next (orca_scenario_pedestrian_agent).</summary>
+        public AgentDef PedestrianAgent(out double freeSpeed)
+        {
+            AgentDef d;
+            double v;
+            Check(Native.orca_scenario_pedestrian_agent(h_, &d, &v));
+            freeSpeed = v;
+            return d;
+        }
+
         /// <summary>Adds a named goal set; returns its index (for Goal.ToSet).</summary>
         public int AddGoalSet(string name, Vec2[] points)
         {

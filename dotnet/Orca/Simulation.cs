@@ -584,6 +584,38 @@ namespace Orca
             }
         }
 
+        /// <summary>The pedestrian model's parameters, or null when off (setting null turns it
+        /// off; docs/pedestrians.md).</summary>
+        public Pedestrian? Pedestrian
+        {
+            get {
+                Pedestrian p;
+                return Native.orca_sim_get_pedestrian(h_, &p) != 0 ? p : (Pedestrian?)null;
+            }
+            set {
+                if (value.HasValue) {
+                    Pedestrian p = value.Value;
+                    Check(Native.orca_sim_set_pedestrian(h_, &p));
+                } else {
+                    Check(Native.orca_sim_set_pedestrian(h_, null));
+                }
+            }
+        }
+
+        /// <summary>An agent's stream: -1 (none) or a number &gt;= 0 (the pedestrian model's
+        /// counter mode).</summary>
+        public int GetStream(AgentId id)
+        {
+            int g;
+            Check(Native.orca_agent_get_stream(h_, id, &g));
+            return g;
+        }
+
+        public void SetStream(AgentId id, int stream)
+        {
+            Check(Native.orca_agent_set_stream(h_, id, stream));
+        }
+
         /// <summary>Per-agent diagnostics of each step (not state).</summary>
         public bool Diagnostics
         {

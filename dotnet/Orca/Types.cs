@@ -235,6 +235,10 @@ namespace Orca
         public int NeighborsCut;
         public int Blocked;
         public int Locked;
+        /// <summary>The pedestrian model's headway half-planes it got (docs/pedestrians.md).</summary>
+        public int HeadwayPlanes;
+        /// <summary>1: the pedestrian model put it in counter mode.</summary>
+        public int CounterMode;
     }
 
     /// <summary>Counts over all agents of the last step with diagnostics on
@@ -247,6 +251,24 @@ namespace Orca
         public int Cut;
         public int Blocked;
         public int Locked;
+        /// <summary>The pedestrian model's headway half-planes, summed over the agents.</summary>
+        public int Headway;
+        /// <summary>Agents the pedestrian model put in counter mode.</summary>
+        public int Counter;
+    }
+
+    /// <summary>Parameters of the pedestrian model (orca_pedestrian; docs/pedestrians.md).</summary>
+    [StructLayout(LayoutKind.Sequential)]
+    public struct Pedestrian
+    {
+        public double TimeGap;
+        public double Buffer;
+        public double CounterReach;
+        public int MaxPlanes;
+
+        /// <summary>time gap 0.5 s, buffer 0.02 m, counter reach 2 m, at most 4 headway
+        /// half-planes.</summary>
+        public static Pedestrian Default { get { return Native.orca_pedestrian_default(); } }
     }
 
     /// <summary>What steers an agent of a scenario (orca_goal_kind).</summary>

@@ -326,7 +326,19 @@ namespace OrcaTests
                 Same(1.913, sim.DensitySpeed.Value.Gamma, "density gamma");
                 sim.DensitySpeed = null;
                 Ensure(!sim.DensitySpeed.HasValue, "density speed off again");
+                // the pedestrian model (docs/pedestrians.md): on, a stream, its counts
+                Ensure(!sim.Pedestrian.HasValue, "pedestrian model off");
+                sim.Pedestrian = Pedestrian.Default;
+                Ensure(sim.Pedestrian.Value.TimeGap == 0.5 && sim.Pedestrian.Value.MaxPlanes == 4, "pedestrian defaults");
+                sim.SetStream(sim.AgentAt(2), 3);
+                Same(3, sim.GetStream(sim.AgentAt(2)), "stream");
+                Same(-1, sim.GetStream(sim.AgentAt(3)), "no stream");
+                RefusedUnchanged(sim, Status.Argument, "stream", () => sim.SetStream(sim.AgentAt(2), -2), "stream -2");
                 sim.Diagnostics = true;
+                sim.Step(0.25);
+                Same(sim.GetAllDiagnostics().Sum(d => d.HeadwayPlanes), sim.StepDiagnostics.Headway, "headway sum");
+                sim.Pedestrian = null;
+                Ensure(!sim.Pedestrian.HasValue, "pedestrian model off again");
                 sim.Step(0.25);
                 AgentDiagnostics[] all = sim.GetAllDiagnostics();
                 Same(10, all.Length, "diagnostics of every agent");

@@ -305,6 +305,7 @@ namespace OrcaTests
                 { "orca_boundary_id", typeof(BoundaryId) }, { "orca_agent_def", typeof(AgentDef) },
                 { "orca_sim_def", typeof(SimDef) }, { "orca_agent_avoidance", typeof(AgentAvoidance) },
                 { "orca_density_speed", typeof(DensitySpeed) },
+                { "orca_pedestrian", typeof(Pedestrian) },
                 { "orca_agent_diagnostics", typeof(AgentDiagnostics) },
                 { "orca_step_diagnostics", typeof(StepDiagnostics) }, { "orca_goal", typeof(Goal) },
                 { "orca_nav_corner", typeof(NavCorner) }, { "orca_nav_stats", typeof(NavStats) },

@@ -187,6 +187,7 @@ int main(void)
     SIZE(orca_sim_def);
     SIZE(orca_agent_avoidance);
     SIZE(orca_density_speed);
+    SIZE(orca_pedestrian);
     SIZE(orca_agent_diagnostics);
     SIZE(orca_step_diagnostics);
     SIZE(orca_goal);

@@ -327,7 +327,8 @@ PyObject *Sim_agent_at(SimObject *s, PyObject *arg)
     }
     int n = orca_sim_agent_count(s->sim);
     if (i < 0 || i >= n) {
-        PyErr_Format(PyExc_IndexError, "agent index %d out of range (%d agents)", i, n);
+        PyErr_Format(PyExc_IndexError, "agent index %d out of range (%d agent%s)", i, n,
+                     n == 1 ? "" : "s");
         return NULL;
     }
     orca_agent_id id = orca_sim_agent_at(s->sim, i);

@@ -157,7 +157,8 @@ class PyRVOSimulator:
             raise TypeError("agent number must be an integer, got %r" % (agent_no,))
         i = agent_no.__index__()
         if not 0 <= i < len(self._handles):
-            raise IndexError("agent number %d out of range (%d agents)" % (i, len(self._handles)))
+            n = len(self._handles)
+            raise IndexError("agent number %d out of range (%d agent%s)" % (i, n, "" if n == 1 else "s"))
         return self._handles[i]
 
     def getAgentPosition(self, agent_no):

@@ -110,6 +110,12 @@ def test_agent_index_out_of_range_raises():
     empty = orca.Simulator()
     with pytest.raises(IndexError):
         empty.agent(0)
+    one = orca.Simulator()
+    one.add_agent((0, 0))
+    with pytest.raises(IndexError, match=r"agent index 1 out of range \(1 agent\)$"):
+        one.agent(1)
+    with pytest.raises(IndexError, match=r"agent index 5 out of range \(5 agents\)$"):
+        sim.agent(5)
 
 
 def test_snapshots_keep_each_identity():

@@ -168,6 +168,10 @@ def test_shim_errors():
     r = rvo2.PyRVOSimulator(0.25, 4, 10, 2, 2, 0.5, 1)
     with pytest.raises(IndexError):
         r.getAgentPosition(0)
+    one = rvo2.PyRVOSimulator(0.25, 4, 10, 2, 2, 0.5, 1)
+    one.addAgent((0, 0))
+    with pytest.raises(IndexError, match=r"agent number 1 out of range \(1 agent\)$"):
+        one.getAgentPosition(1)
     with pytest.raises(TypeError):
         r.getAgentPosition(0.0)
     a = r.addAgent((0, 0))
