@@ -912,10 +912,6 @@ def ped_bottleneck(ctx, rep):
                             extension=r["extension"], fallback=r["fallback"],
                             overlap=r["overlap"], hash=r["hash"], command=r["command"])
                        for r in rows]
-    stranded = [r for r in rows if r["passed"] != r["agents"]]
-    for r in stranded:
-        rep.notes.append("bottleneck 2.8 m, %s m, placement %d (%s): %d of %d passed in 900 s"
-                         % (g(r["width"]), r["seed"], r["extension"], r["passed"], r["agents"]))
 
 
 def liddle(ctx, rep):
@@ -939,7 +935,7 @@ def liddle(ctx, rep):
         off = [r["flow"] / r["experiment_flow"] - 1 for r in sel]
         rep.row("Liddle et al. 2011 bottlenecks, %s" % PED_LABEL[label],
                 "documented: flow against the experiment's, 0.9 to 2.5 m",
-                "%+.0f%% to %+.0f%% from the experiment" % (100 * min(off), 100 * max(off)),
+                "%s from the experiment" % spread([100 * o for o in off], "%+.0f%%"),
                 None, "%d runs below" % len(sel), "scripts/validate --only liddle")
     rep.liddle_rows = rows
     rep.figure_ped_bottleneck(rep.ped_bottleneck_rows, rows, rep.hermes_rows)
@@ -1340,7 +1336,6 @@ class Report:
         self.texts = {}
         self.failures = []
         self.figures = {}
-        self.notes = []  # what a reader should know of a run (an agent that never got out)
         self.queue_rows = []  # the queue figures of the runs that have queues
         self.ped_bottleneck_rows, self.liddle_rows, self.hermes_rows = [], [], []
         self.fdr_rows, self.cf_rows, self.cf_series, self.blocks_rows = [], [], {}, []
@@ -1777,10 +1772,11 @@ def ped_bottleneck_text(rep, fig, data, cap):
             "point). Three placements of the crowd, the same for every width. Data: %s.\n\n"
             % data("ped-bottleneck"))
         t.append(md_table(
-            ["width (m)", "placement", "configuration", "J/b (1/(m·s))", "fallback",
+            ["width (m)", "placement", "configuration", "J/b (1/(m·s))", "passed", "fallback",
              "deepest overlap (r)", "hash"],
             [(g(r["width"]), r["seed"], PED_LABEL[label], "%.2f" % r["specific_flow"],
-              "%.0f%%" % (100 * r["fallback"]), "%.3f" % r["overlap"], "`%s`" % r["hash"])
+              "%d of %d" % (r["passed"], r["agents"]), "%.0f%%" % (100 * r["fallback"]),
+              "%.3f" % r["overlap"], "`%s`" % r["hash"])
              for label, sel in variants(rows) for r in sel]))
         by = dict(variants(rows))
         exp = bottleneck_experiments()
@@ -1812,9 +1808,11 @@ def ped_bottleneck_text(rep, fig, data, cap):
             "metre and second (Kretz, Seyfried, Liddle) and the Hermes gaps of 2.4 to 5 m at "
             "%.2f to %.2f: denser, at a given speed, than Weidmann's law lets a crowd "
             "move.\n\n"
+            "%s"
             "Each run: `orca run examples/validation/bottleneck28-W-sK.txt --steps N` (N and "
             "the options of each configuration in the CSV's command column).\n\n" % (
-                model_bottleneck_text(by), narrow.min(), narrow.max(), wide.min(), wide.max()))
+                model_bottleneck_text(by), narrow.min(), narrow.max(), wide.min(), wide.max(),
+                stranded_text(rows)))
     if rep.liddle_rows:
         t.append(
             "**Liddle et al.'s series.** 180 agents at random in a room 10 m deep and 8 m wide, "
@@ -1827,8 +1825,8 @@ def ped_bottleneck_text(rep, fig, data, cap):
               "%.2f" % r["experiment_flow"],
               "%+.0f%%" % (100 * (r["flow"] / r["experiment_flow"] - 1)), "`%s`" % r["hash"])
              for label, sel in variants(rep.liddle_rows) for r in sel]))
-        t.append("\nEach run: `orca run examples/validation/liddle-W.txt --steps N` (N in the "
-                 "CSV).\n\n")
+        t.append("\nEach run: `orca run examples/validation/liddle-W.txt --steps N` (N and the "
+                 "options in the CSV).\n\n")
     if rep.hermes_rows:
         rows = rep.hermes_rows
         t.append(
@@ -1851,13 +1849,30 @@ def ped_bottleneck_text(rep, fig, data, cap):
             "\nIn front of the Hermes gaps people stood at %.1f to %.1f per m² and still "
             "moved at %.2f to %.2f m/s, where Weidmann's law gives %.2f to %.2f m/s: the "
             "measured crowd is denser at a given speed than the law. Each run: `orca run "
-            "examples/validation/hermes-B.txt --steps N` (N in the CSV).\n\n" % (
+            "examples/validation/hermes-B.txt --steps N` (N and the options in the CSV).\n\n" % (
                 min(ed), max(ed), min(ev), max(ev), float(weidmann(max(ed))),
                 float(weidmann(min(ed)))))
     return "".join(t)
 
 
 MODEL_VARIANTS = ("pedestrian", "preset", "preset T=0.8")
+
+
+def stranded_text(rows):
+    """The runs in which agents were left in the room after 900 s, if any."""
+    left = [r for r in rows if r["passed"] != r["agents"]]
+    if not left:
+        return ""
+    return (
+        "In %d of the %d runs agents had not passed after 900 s: %s. They stand beside the "
+        "passage's "
+        "mouth, pushed there by the queue, and navigation does not plan them again (an agent "
+        "on its path's last leg walks straight at its exit point, into the wall; "
+        "[navigation.md](navigation.md), \"Following a path\"); with the pedestrian model "
+        "nobody pushes them on. The flow is measured before that.\n\n" % (
+            len(left), len(rows), "; ".join("%s, %s m, placement %d: %d of %d" % (
+                PED_LABEL[r["extension"]], g(r["width"]), r["seed"], r["passed"], r["agents"])
+                for r in left)))
 
 
 def model_bottleneck_text(by):
@@ -1981,9 +1996,18 @@ def counterflow_text(rep, fig, data):
           "%.0f%%" % (100 * r["ratio_last20"]),
           "%.2f, %.2f" % (r["lane_order_first"], r["lane_order_last"]),
           "`%s`, `%s`" % (r["hash_oneway"], r["hash_mixed"])) for r in rows]))
+    uni, bi = corridor_data("fd-zhang2011-corridor"), corridor_data("fd-zhang2012-bidirectional")
+    t.append("\nThe Jülich experiments at the densities of the runs (samples within ±0.25 "
+             "agents/m²): %s.\n" % "; ".join(
+                 "%s agents/m²: one-way %s, bidirectional %s" % (g(rho), *[
+                     "%.2f m/s (%d)" % (v, n) if n else "no samples" for v, _, n in (
+                         binned(d, rho - 0.25, rho + 0.25) if np.any(
+                             np.abs(d[0] - rho) <= 0.25) else (0.0, 0.0, 0)
+                         for d in (uni, bi))])
+                 for rho in sorted({r["density"] for r in rows})))
     t.append("\nEach run: `orca run examples/validation/counterflow-D-K.txt --steps N` (K "
-             "`mixed` or `oneway`, N in the CSV; `--density-speed` for the second "
-             "configuration).\n\n")
+             "`mixed` or `oneway`; N and each configuration's options in the CSV's command "
+             "columns).\n\n")
     if rep.blocks_rows:
         t.append(
             "**Two blocks.** 200 agents at 2 agents/m² (25 m of the corridor 4 m wide) walk "
@@ -1998,7 +2022,7 @@ def counterflow_text(rep, fig, data):
               "%.0f%%" % (100 * r["ratio"]), "`%s`, `%s`" % (r["hash"], r["hash_oneway"]))
              for r in rep.blocks_rows]))
         t.append("\nRuns: `orca run examples/validation/counterflow-blocks.txt --steps N` and "
-                 "`counterflow-block-oneway.txt` (N in the CSV).\n\n")
+                 "`counterflow-block-oneway.txt` (N and the options in the CSV).\n\n")
     return "".join(t)
 
 
