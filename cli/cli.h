@@ -33,7 +33,8 @@
 /* --- number parsing ------------------------------------------------------------------------
  * Each parser takes the whole string (no leading or trailing blanks, no trailing garbage) and
  * returns 0 on success. On failure it returns -1 and writes a message without the subject
- * into why (e.g. "expected a whole number, got 'abc'"). */
+ * into why (e.g. "expected a whole number, got 'abc'"). They are the library's (src/text.h),
+ * which reads the scene files' numbers: an option and a scene file take the same numbers. */
 int cli_parse_double(const char *s, double *out, char *why, size_t why_size);
 /* " (it rounds to 0)" when s, parsed as v, is a nonzero number too small for binary64
  * ("1e-400"), else "": for "must be > 0" messages. */
@@ -111,18 +112,11 @@ void cli_print_message(const char *text);
  * are not UTF-8 as \xNN; "..." when it does not fit. Returns buf. */
 const char *cli_printable(char *buf, size_t size, const char *text);
 /* Copies s into buf for a message: in quotes, shortened to about 40 characters ("'abc...'"),
- * cut at a character boundary. Returns buf. */
+ * cut at a character boundary (the library's, which quotes the scene files' fields). Returns
+ * buf. */
 const char *cli_quote(char *buf, size_t size, const char *s);
 
 /* --- UTF-8 ---------------------------------------------------------------------------------- */
-/* The length (1-4) of the well-formed UTF-8 sequence at s, with its code point in *cp, or 0
- * when s does not start one (a stray continuation byte, an overlong form, a surrogate, a code
- * point beyond U+10FFFF, a truncated sequence). s[0] must not be NUL. */
-int cli_utf8_next(const unsigned char *s, uint32_t *cp);
-/* Checks text from a scene file that ends up in outputs (the name): well-formed UTF-8 with no
- * control character (U+0000-U+001F, U+007F-U+009F) and no U+FFFE or U+FFFF. Returns 0, or -1
- * with the reason in why ("invalid UTF-8 at byte 4 (\xff)"). */
-int cli_check_text(const char *s, char *why, size_t why_size);
 /* Writes s as a JSON string literal (with quotes): control characters as \u00XX, bytes that
  * are not UTF-8 (a file name from the command line may have any) as \ufffd. */
 void cli_json_string(FILE *f, const char *s);
@@ -132,10 +126,9 @@ void cli_json_string(FILE *f, const char *s);
 void cli_xml_text(FILE *f, const char *s);
 
 /* --- input files ----------------------------------------------------------------------------
- * Limits on what the command reads (docs/usage.md, docs/scene-format.md). */
-#define CLI_SCENE_FILE_MAX ((uint64_t)1 << 30) /* bytes of a scene file: 1 GiB */
-#define CLI_SCENE_LINE_MAX ((size_t)1 << 20)   /* bytes of one scene-file line: 1 MiB */
-#define CLI_SNAPSHOT_MAX ((size_t)1 << 30)     /* bytes of a snapshot: 1 GiB */
+ * Limits on what the command reads (docs/usage.md; a scene file's are the library's,
+ * ORCA_SCENE_FILE_MAX and ORCA_SCENE_LINE_MAX: docs/scene-format.md). */
+#define CLI_SNAPSHOT_MAX ((size_t)1 << 30) /* bytes of a snapshot: 1 GiB */
 
 /* Result of the readers: */
 #define CLI_READ_OK 0
@@ -221,6 +214,30 @@ int cli_is_separator(char c); /* ends a directory: '/', and on Windows also a ba
  * else (a device such as /dev/null or NUL, a pipe), which is written, not replaced. */
 enum { CLI_PATH_NONE, CLI_PATH_FILE, CLI_PATH_DIR, CLI_PATH_OTHER };
 int cli_path_kind(const char *path);
+
+/* --- scene files and scenarios (scene.c) ---------------------------------------------------- */
+/* The exit status of a scene file the library refused (orca_scene_file_read*, _build): out of
+ * memory and read errors are the run's failure (EXIT_RUNTIME), the rest bad input (EXIT_USAGE). */
+int cli_scene_file_exit(orca_status status);
+/* Reads the scene file at path ("-": standard input, "<stdin>" in messages) into *out.
+ * Returns EXIT_OK, or an exit status with the message printed. */
+int cli_scene_file_read(const char *path, orca_scene_file **out);
+/* Warns on out (up to 5 lines, then a count) about agents that start at exactly the same
+ * point as an earlier one, in index order, unless sim separates coincident agents
+ * (orca_sim_separation_active). lines (may be NULL) gives each agent's line, where names the
+ * source ("scene.txt:12: warning: agent 3 starts at the same point as agent 1 (line 10) ...",
+ * "snapshot run.snap: warning: ..."). Returns the number of such agents. */
+int cli_warn_coincident(const orca_vec2 *pos, int n, const int *lines, const char *where,
+                        const orca_sim *sim, FILE *out);
+/* The same for a scenario just built from file, with the file's lines. */
+int cli_warn_file_coincident(const orca_scene_file *file, const char *where, const orca_sim *sim,
+                             FILE *out);
+/* Rebuilds sc into a new scenario with another dt (and sim definition): the same agents in the
+ * same order (so the same perturbation keys), goals, waypoints (and their progress) and
+ * segments. Returns an orca_status; on a failure err receives what failed, the library's
+ * message and the status name. */
+orca_status scene_clone(orca_scenario *sc, const orca_sim_def *sim_def, double dt, uint64_t seed,
+                        orca_scenario **out, char *err, size_t err_size);
 
 /* --- misc ---------------------------------------------------------------------------------- */
 /* "AVX2 vector kernels" or why the scalar code runs (scalar: --scalar was given) */

@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "scene_file.h"
 #include "snapfile.h"
 #include "svg.h"
 
@@ -103,12 +102,17 @@ void help_run(FILE *f)
         "                      2 to 3 s (a long one bunches the crowd; JSON: density_speed).\n"
         "\n"
         "Pedestrian model (docs/pedestrians.md):\n"
-        "  --pedestrian        the pedestrian model on with its defaults (time gap 0.5 s,\n"
-        "                      buffer 0.02 m, counter reach 2 m, at most 4 headway\n"
-        "                      half-planes); goal-set agents walk in their set's stream. A\n"
-        "                      built-in scene's agents keep their parameters and dt. Not with\n"
-        "                      --density-speed (JSON: pedestrian; --diagnostics adds the\n"
-        "                      headway half-planes and the agents in counter mode).\n"
+        "  --pedestrian        the pedestrian preset, as the scene statement 'pedestrian on'\n"
+        "                      does: the model with its defaults (time gap 0.5 s, buffer\n"
+        "                      0.02 m, counter reach 2 m, at most 4 headway half-planes; a\n"
+        "                      statement's own parameters are kept), goal-set agents in their\n"
+        "                      set's stream, and for a scene file the recommended agent\n"
+        "                      (radius 0.18 m, 32 neighbours within 2 m, horizons 2 and 0.5 s,\n"
+        "                      free speeds drawn from N(1.34, 0.26) m/s) where it gives none,\n"
+        "                      dt 0.05 s where it has no 'dt'. Built-in scenes keep their\n"
+        "                      agents and dt. Not with --density-speed (JSON: pedestrian;\n"
+        "                      --diagnostics adds the headway half-planes and the agents in\n"
+        "                      counter mode).\n"
         "\n"
         "Spatial queries on the final state (docs/extensions.md; agent indices, exact):\n"
         "  --near X,Y,R        the agents within R m of (X, Y), nearest first (ties: lower\n"
@@ -156,7 +160,7 @@ void help_run(FILE *f)
 void help_scene(FILE *f)
 {
     fputs("Usage: orca scene NAME [-n N] [--seed S] [--dt SECONDS] [--density-speed]\n"
-          "                  [-o FILE]\n"
+          "                  [--pedestrian] [-o FILE]\n"
           "\n"
           "Writes the built-in scene NAME (circle, crossing, wallgap, corridor, random) as a\n"
           "scene file (docs/scene-format.md) to FILE or standard output, to start your own\n"
@@ -169,6 +173,8 @@ void help_scene(FILE *f)
           "  --dt SECONDS        step length written to the file (default 0.25)\n"
           "  --density-speed     write 'density_speed on' with the default parameters\n"
           "                      (docs/extensions.md, \"Density-dependent speed\")\n"
+          "  --pedestrian        write 'pedestrian on' with the model's parameters\n"
+          "                      (docs/pedestrians.md; the scene's agents keep theirs)\n"
           "  -o, --output FILE   output file (default: standard output; '-' too). It is\n"
           "                      written to FILE.tmp.XXXXXX and renamed to FILE when complete,\n"
           "                      so a failure leaves an existing FILE as it was\n"
@@ -194,18 +200,27 @@ typedef struct scene_opts {
 } scene_opts;
 
 /* --density-speed: on with the defaults unless the scene (or snapshot) already turned it on
- * with its own parameters. */
-static void density_option(const scene_opts *o, orca_sim *sim)
+ * with its own parameters; refused (exit status 2, the library's message) when the scene has
+ * the pedestrian model on. */
+static int density_option(const scene_opts *o, orca_sim *sim)
 {
-    if (o->density && !orca_sim_get_density_speed(sim, NULL)) {
-        orca_density_speed p = orca_density_speed_default();
-        orca_sim_set_density_speed(sim, &p); /* the defaults are always accepted */
+    if (!o->density || orca_sim_get_density_speed(sim, NULL)) {
+        return EXIT_OK;
     }
+    orca_density_speed p = orca_density_speed_default();
+    orca_status st = orca_sim_set_density_speed(sim, &p);
+    if (st != ORCA_OK) {
+        cli_lib_error(st, orca_sim_last_error(sim), "--density-speed");
+        return EXIT_USAGE;
+    }
+    return EXIT_OK;
 }
 
-/* --pedestrian: the preset on with the model's defaults unless the scene (or snapshot) already
- * turned the model on with its own parameters. --density-speed with it is refused before the
- * scene is built (run_check_options), so this cannot fail but for memory. */
+/* --pedestrian on a built-in scene or a snapshot: the preset on with the model's defaults
+ * unless the snapshot already has the model on with its own parameters (a scene file takes
+ * it in its build: orca_scene_build_def.pedestrian). --density-speed with it is refused
+ * before the scene is built (run_check_options); a snapshot with the density-dependent speed
+ * refuses it with the library's message. */
 static int pedestrian_option(const scene_opts *o, orca_scenario *sc)
 {
     if (!o->pedestrian || orca_sim_get_pedestrian(orca_scenario_sim(sc), NULL)) {
@@ -225,38 +240,38 @@ static int make_scenario(const scene_opts *o, const orca_sim_def *sim_def, orca_
                          char *source, size_t source_size)
 {
     if (o->file) {
-        scene_desc d;
-        char err[1024];
-        int rc = scene_read(o->file, &d, err, sizeof err);
-        if (rc != 0) {
-            scene_free(&d);
-            cli_print_message(err);
-            return rc == -2 ? EXIT_RUNTIME : EXIT_USAGE;
-        }
-        rc = scene_build(&d, sim_def, o->have_dt ? &o->dt : NULL, o->have_seed ? &o->seed : NULL,
-                         out, err, sizeof err);
-        snprintf(source, source_size, "scene file %s", d.path);
-        if (rc == 0 && o->separation) {
-            orca_sim_set_separation(orca_scenario_sim(*out), 1); /* 1 is always accepted */
-        }
-        if (rc == 0) {
-            density_option(o, orca_scenario_sim(*out));
-        }
-        if (rc == 0 && (rc = pedestrian_option(o, *out)) != EXIT_OK) {
-            scene_free(&d);
-            orca_scenario_destroy(*out);
-            *out = NULL;
+        const char *name = strcmp(o->file, "-") == 0 ? "<stdin>" : o->file;
+        orca_scene_file *file = NULL;
+        int rc = cli_scene_file_read(o->file, &file);
+        if (rc != EXIT_OK) {
             return rc;
         }
-        if (rc == 0 && !o->loading) {
-            scene_warn_coincident(&d, orca_scenario_sim(*out), stderr);
+        orca_scene_build_def def = orca_scene_build_def_default();
+        def.sim = sim_def ? *sim_def : def.sim;
+        def.use_dt = o->have_dt;
+        def.dt = o->dt;
+        def.use_seed = o->have_seed;
+        def.seed = o->seed;
+        def.pedestrian = o->pedestrian;
+        orca_status st = orca_scene_file_build(file, &def, out);
+        snprintf(source, source_size, "scene file %s", name);
+        if (st == ORCA_OK && o->separation) {
+            orca_sim_set_separation(orca_scenario_sim(*out), 1); /* 1 is always accepted */
         }
-        scene_free(&d);
-        if (rc != 0) {
-            cli_print_message(err);
-            return rc == -2 ? EXIT_RUNTIME : EXIT_USAGE;
+        if (st == ORCA_OK && (rc = density_option(o, orca_scenario_sim(*out))) != EXIT_OK) {
+            orca_scenario_destroy(*out);
+            *out = NULL;
+            orca_scene_file_destroy(file);
+            return rc;
         }
-        return EXIT_OK;
+        if (st == ORCA_OK && !o->loading) {
+            cli_warn_file_coincident(file, name, orca_scenario_sim(*out), stderr);
+        }
+        if (st != ORCA_OK) {
+            cli_print_message(orca_scene_file_last_error(file));
+        }
+        orca_scene_file_destroy(file);
+        return st == ORCA_OK ? EXIT_OK : cli_scene_file_exit(st);
     }
     uint64_t seed = o->have_seed ? o->seed : CLI_DEFAULT_SEED;
     const char *scene_name = orca_scene_name((orca_scene_kind)o->builtin);
@@ -291,8 +306,10 @@ static int make_scenario(const scene_opts *o, const orca_sim_def *sim_def, orca_
     if (o->separation) {
         orca_sim_set_separation(orca_scenario_sim(sc), 1); /* 1 is always accepted */
     }
-    density_option(o, orca_scenario_sim(sc));
-    int rc = pedestrian_option(o, sc);
+    int rc = density_option(o, orca_scenario_sim(sc));
+    if (rc == EXIT_OK) {
+        rc = pedestrian_option(o, sc);
+    }
     if (rc != EXIT_OK) {
         orca_scenario_destroy(sc);
         return rc;
@@ -346,7 +363,7 @@ int cmd_scene(int argc, char **argv)
 {
     static const cli_opt opts[] = {{"scene", 0, 1},  {"agents", 'n', 1}, {"seed", 0, 1},
                                    {"dt", 0, 1},     {"output", 'o', 1}, {"help", 'h', 0},
-                                   {"density-speed", 0, 0}, {NULL, 0, 0}};
+                                   {"density-speed", 0, 0}, {"pedestrian", 0, 0}, {NULL, 0, 0}};
     cli_args a = {argc, argv, 1, "scene", 0};
     scene_opts so;
     memset(&so, 0, sizeof so);
@@ -380,6 +397,8 @@ int cmd_scene(int argc, char **argv)
             output = value;
         } else if (k == 6) {
             so.density = 1;
+        } else if (k == 7) {
+            so.pedestrian = 1;
         } else {
             help_scene(stdout);
             return EXIT_OK;
@@ -388,6 +407,11 @@ int cmd_scene(int argc, char **argv)
     if (so.builtin < 0) {
         cli_usage_error("scene", "scene: which scene? (circle, crossing, wallgap, corridor, "
                                  "random)");
+        return EXIT_USAGE;
+    }
+    if (so.pedestrian && so.density) {
+        cli_usage_error("scene", "scene: --pedestrian and --density-speed cannot go together "
+                                 "(both set the walking speed: docs/pedestrians.md)");
         return EXIT_USAGE;
     }
     orca_scenario *sc = NULL;
@@ -407,7 +431,7 @@ int cmd_scene(int argc, char **argv)
              "written by orca %s: built-in scene %s, %d agent%s, seed %llu", orca_version(),
              orca_scenario_name(sc), agents, agents == 1 ? "" : "s",
              (unsigned long long)orca_scenario_seed(sc));
-    int wrc = scene_write(out.f, sc, comment);
+    int wrc = orca_scene_file_write(out.f, sc, comment) != ORCA_OK;
     orca_scenario_destroy(sc);
     if (wrc != 0) {
         cli_error("%s: could not write the scene (%s)", output ? output : "standard output",
@@ -1292,8 +1316,10 @@ static int run_load(run_state *s)
     if (s->o.scene.separation) {
         orca_sim_set_separation(s->sim, 1);
     }
-    density_option(&s->o.scene, s->sim); /* likewise the density-dependent speed */
-    rc = pedestrian_option(&s->o.scene, s->sc); /* and the pedestrian model */
+    rc = density_option(&s->o.scene, s->sim); /* likewise the density-dependent speed */
+    if (rc == EXIT_OK) {
+        rc = pedestrian_option(&s->o.scene, s->sc); /* and the pedestrian model */
+    }
     if (rc != EXIT_OK) {
         return rc;
     }

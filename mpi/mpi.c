@@ -2049,8 +2049,9 @@ orca_status orca_mpi_restart(MPI_Comm comm, const char *dir, const orca_mpi_def 
         long long mine = m->own_n, total = 0;
         MPI_Allreduce(&mine, &total, 1, MPI_LONG_LONG, MPI_SUM, m->comm);
         if ((uint64_t)total != v[7]) {
-            local_fail(m, ORCA_ERR_FORMAT, "checkpoint %.300s: its parts hold %lld agents, its manifest says %llu",
-                       dir, total, (unsigned long long)v[7]);
+            local_fail(m, ORCA_ERR_FORMAT,
+                       "checkpoint %.300s: its parts hold %lld agent%s, its manifest says %llu",
+                       dir, total, total == 1 ? "" : "s", (unsigned long long)v[7]);
             st = ORCA_ERR_FORMAT;
         }
         st = agree(m, m->rank == 0 ? st : ORCA_OK);

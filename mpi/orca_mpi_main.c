@@ -2,12 +2,11 @@
 /* orca-mpi: a built-in scene or a scene file run across the ranks of MPI_COMM_WORLD (docs/mpi.md).
  * Rank 0 prints; every rank computes the same results. */
 #include <orca/mpi.h>
+#include <orca/scene_file.h>
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "scene_file.h"
 
 static const char USAGE[] =
     "Usage: mpirun -n RANKS orca-mpi run --scene NAME [-n N] [--seed S] [options]\n"
@@ -207,9 +206,9 @@ static void print_stats(const orca_mpi_stats *all, int ranks, int json)
                    1e3 * s->solve_seconds / steps, share, clamp(s->box[0]), clamp(s->box[1]),
                    clamp(s->box[2]), clamp(s->box[3]));
         } else {
-            printf("  rank %d: %lld agents (%.0f per step), halo %.0f agents and %.0f bytes per "
+            printf("  rank %d: %lld agent%s (%.0f per step), halo %.0f agents and %.0f bytes per "
                    "step, %lld handed on; step %.3f ms, %.1f%% of it in MPI calls\n",
-                   r, (long long)s->owned, (double)s->owned_sum / steps,
+                   r, (long long)s->owned, s->owned == 1 ? "" : "s", (double)s->owned_sum / steps,
                    (double)s->halo_sum / steps, (double)s->halo_bytes / steps,
                    (long long)s->moved, 1e3 * s->step_seconds / steps, 100.0 * share);
         }
@@ -249,15 +248,19 @@ int main(int argc, char **argv)
                                      o.seed, &def, &m);
     } else if (o.file) {
         /* every rank reads the file and builds the scene; each keeps its share */
-        scene_desc desc;
         char err[1024] = "";
         orca_scenario *sc = NULL;
-        int r = scene_read(o.file, &desc, err, sizeof err);
-        if (r == 0) {
-            r = scene_build(&desc, NULL, NULL, NULL, &sc, err, sizeof err);
-            scene_free(&desc);
+        orca_scene_file *file = NULL;
+        orca_status r = strcmp(o.file, "-") == 0
+                            ? orca_scene_file_read_stream(stdin, "<stdin>", &file)
+                            : orca_scene_file_read(o.file, &file);
+        snprintf(err, sizeof err, "%s", orca_scene_file_last_error(NULL));
+        if (r == ORCA_OK) {
+            r = orca_scene_file_build(file, NULL, &sc);
+            snprintf(err, sizeof err, "%s", orca_scene_file_last_error(file));
+            orca_scene_file_destroy(file);
         }
-        int bad = r != 0, any = 0;
+        int bad = r != ORCA_OK, any = 0;
         MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
         if (any) {
             if (rank0) {

@@ -1,9 +1,8 @@
 # SPDX-License-Identifier: MIT
 """Builds orca._core from the binding's C files (orca/*.c, which share orca/_core.h) and the
-library's own C sources (../src/*.c, and the scene-file reader of the orca command,
-../cli/scene_file.c with the helpers it uses, ../cli/util.c and ../cli/platform.c:
-orca.read_scene) with the library's arithmetic flags, so that the module computes the C
-library's bits (docs/determinism.md):
+library's own C sources (../src/*.c, the scene-file reader of orca.read_scene included) with
+the library's arithmetic flags, so that the module computes the C library's bits
+(docs/determinism.md):
 
 - -std=c17 -ffp-contract=off -fno-fast-math (as CMakeLists.txt gives the library), and
   -msse2 -mfpmath=sse on 32-bit x86 (no x87 extended precision);
@@ -28,12 +27,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 SRC = os.path.join(ROOT, "src")
 INCLUDE = os.path.join(ROOT, "include")
-CLI = os.path.join(ROOT, "cli")
-# the scene-file reader `orca run` uses, and the command's helpers it calls
-CLI_SOURCES = ["scene_file.c", "util.c", "platform.c"]
 
 if not (os.path.isfile(os.path.join(INCLUDE, "orca", "orca.h")) and
-        all(os.path.isfile(os.path.join(CLI, f)) for f in CLI_SOURCES)):
+        os.path.isfile(os.path.join(SRC, "scene_file.c"))):
     sys.exit("setup.py: the library's sources were not found next to python/ (%s); build from "
              "a checkout of the orca repository (pip install ./python)" % ROOT)
 
@@ -54,7 +50,6 @@ os.chdir(HERE)
 # the binding: orca/_core.c (the module) and the files orca/_core.h lists, one per type
 sources = sorted("orca/" + f for f in os.listdir("orca") if f.endswith(".c"))
 sources += sorted("../src/" + f for f in os.listdir(SRC) if f.endswith(".c"))
-sources += ["../cli/" + f for f in CLI_SOURCES]
 
 # -O3 and hidden symbols (only PyInit__core is exported, so calls between the library's
 # files can be inlined in a shared object): speed only, the same operations.
@@ -94,7 +89,7 @@ setup(
         Extension(
             "orca._core",
             sources=sources,
-            include_dirs=["../include", "../src", "../cli"],
+            include_dirs=["../include", "../src"],
             extra_compile_args=args,
             extra_link_args=["-pthread"],
             libraries=["m"],

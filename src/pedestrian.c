@@ -137,16 +137,27 @@ orca_status orca_agent_get_stream(const orca_sim *s, orca_agent_id id, int32_t *
 
 /* --- the step's part ----------------------------------------------------------------------- */
 
-/* The sorted copies for the agents at sorted positions [begin, end): each its own slot. */
+/* The sorted copies for the agents at sorted positions [begin, end), each its own slot, and
+ * the least and largest stream >= 0 among them into the worker's (exact: the same in any
+ * split). */
 static void ped_gather_task(int begin, int end, int worker_index, void *context)
 {
-    (void)worker_index;
     orca_sim *s = context;
+    if (orca_bad_worker_index(s, worker_index)) {
+        return;
+    }
+    worker *w = &s->workers[worker_index];
+    int32_t lo = w->stream_lo, hi = w->stream_hi;
     for (int32_t at = begin; at < end; ++at) {
         int32_t i = s->cell_index[at];
+        int32_t g = s->stream ? s->stream[i] : -1;
         s->cell_pref[at] = s->pref[i];
-        s->cell_stream[at] = s->stream ? s->stream[i] : -1;
+        s->cell_stream[at] = g;
+        lo = g >= 0 && g < lo ? g : lo;
+        hi = g > hi ? g : hi;
     }
+    w->stream_lo = lo;
+    w->stream_hi = hi;
 }
 
 orca_status orca_ped_prepare(orca_sim *s)
@@ -166,15 +177,30 @@ orca_status orca_ped_prepare(orca_sim *s)
         s->cell_stream = g;
         s->cell_ped_cap = s->agent_capacity;
     }
+    for (int k = 0; k < s->worker_count; ++k) {
+        s->workers[k].stream_lo = INT32_MAX;
+        s->workers[k].stream_hi = -1;
+    }
+    atomic_store(&s->bad_worker, -1);
     orca_run_light_task(s, ped_gather_task, s->agent_count, s);
+    int bad = atomic_load(&s->bad_worker);
+    if (bad >= 0) {
+        return orca_fail_bad_worker(s, bad);
+    }
+    int32_t lo = INT32_MAX, hi = -1;
+    for (int k = 0; k < s->worker_count; ++k) {
+        lo = s->workers[k].stream_lo < lo ? s->workers[k].stream_lo : lo;
+        hi = s->workers[k].stream_hi > hi ? s->workers[k].stream_hi : hi;
+    }
+    s->ped_opposing = lo < hi; /* two different streams >= 0 (hi = -1: none at all) */
     return ORCA_OK;
 }
 
 int orca_ped_counter(const orca_sim *s, int32_t self, orca_vec2 P, const neighbor *list, int na)
 {
     int32_t g = s->cell_stream[self];
-    if (g < 0) {
-        return 0;
+    if (g < 0 || !s->ped_opposing) {
+        return 0; /* no stream, or nobody of another one */
     }
     double reach2 = s->ped.counter_reach * s->ped.counter_reach;
     for (int k = 0; k < na && list[k].dist2 < reach2; ++k) {

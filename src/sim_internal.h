@@ -25,6 +25,7 @@
 #include "alloc.h"
 #include "kernels.h"
 #include "pool.h"
+#include "text.h" /* ORCA_PRINTF */
 #include "vec.h"
 
 #include <stdatomic.h>
@@ -35,15 +36,9 @@
 #if defined(__GNUC__) || defined(__clang__)
 #define PREFETCH(p) __builtin_prefetch(p)
 #define PREFETCH_WRITE(p) __builtin_prefetch((p), 1)
-#if defined(__MINGW32__) && !defined(__clang__) /* MinGW-w64 C99 printf: CMakeLists.txt */
-#define ORCA_PRINTF(f, a) __attribute__((format(gnu_printf, f, a)))
-#else
-#define ORCA_PRINTF(f, a) __attribute__((format(printf, f, a)))
-#endif
 #else
 #define PREFETCH(p) ((void)(p))
 #define PREFETCH_WRITE(p) ((void)(p))
-#define ORCA_PRINTF(f, a)
 #endif
 
 /* --- slot tables (handles.c) ---------------------------------------------------------- */
@@ -254,6 +249,8 @@ typedef struct worker {
     grid_bounds bounds; /* this worker's part of the grid's bounds (bounds_task), and in a
                            step the box of the positions its agents moved to */
     double overlap[2];  /* this worker's deepest overlaps (orca_sim_measure_overlap) */
+    int32_t stream_lo, stream_hi; /* the least and largest stream >= 0 of its agents
+                                     (orca_ped_prepare) */
     char pad[64]; /* workers write their own counters: keep them off each other's cache lines */
 } worker;
 
@@ -381,6 +378,8 @@ struct orca_sim {
     orca_vec2 *cell_pref;
     int32_t *cell_stream;
     int32_t cell_ped_cap;
+    int ped_opposing;        /* 1: two agents have different streams >= 0 (else no agent
+                                can be in counter mode: part A is skipped) */
     int worker_headway_cap;  /* the workers' planes have room for this many headway ones */
     orca_agent_diagnostics *diag; /* per agent: the last step's; NULL until needed */
     orca_step_diagnostics diag_counts;

@@ -654,7 +654,7 @@ expect_status 0 "bench --extensions --scalar" "$ORCA" bench --extensions default
 check "bench --extensions --scalar: the header says so" grep -q "scalar code (--scalar)" out.txt
 check "bench --extensions --scalar: a row" grep -Eq '^ +200 +1 +2 .* yes +yes$' out.txt
 expect_status 2 "bench --extensions bad value" "$ORCA" bench --extensions fast
-err_matches "bench --extensions bad value: message" "--extensions: 'defaults' or 'mix', got 'fast'"
+err_matches "bench --extensions bad value: message" "--extensions: 'defaults', 'mix' or 'pedestrian', got 'fast'"
 expect_status 2 "bench --extensions with --cold" "$ORCA" bench --extensions mix --cold
 err_matches "bench --extensions with --cold: message" "--extensions .*does not go with --cold"
 expect_status 2 "bench --extensions with --churn" "$ORCA" bench --extensions defaults --churn 5
@@ -1449,6 +1449,58 @@ den_bad "max_density inf" "density_speed on max_density=inf" "density_speed max_
 printf 'density_speed on\nagent 5 5 goal 1 1\ndensity_speed off\n' > denbad.txt
 expect_status 2 "density_speed twice" "$ORCA" run denbad.txt --steps 1
 err_matches "density_speed twice: message" "^denbad\.txt:3: density_speed given twice \(first on line 1\)"
+
+# --- the pedestrian model (docs/pedestrians.md) -------------------------------------------------
+expect_status 0 "pedestrian: --pedestrian" "$ORCA" run --scene crossing --steps 60 --json --pedestrian
+check "pedestrian: on: pedestrian true, extended path" test "$(json_get out.txt pedestrian)/$(json_get out.txt extended_path)" = true/true
+check "pedestrian: on: the defaults" test "$(json_get out.txt pedestrian_time_gap)/$(json_get out.txt pedestrian_buffer)/$(json_get out.txt pedestrian_counter_reach)/$(json_get out.txt pedestrian_max_planes)" = 0.5/0.02/2/4
+hped=$(json_get out.txt hash)
+check "pedestrian: on changes the hash" test "$hped" != "$(hash_of run --scene crossing --steps 60)"
+check "pedestrian: -j 3 --scalar = -j 1" test "$(hash_of run --scene crossing --steps 60 --pedestrian -j 3 --scalar)" = "$hped"
+expect_status 0 "pedestrian: off" "$ORCA" run --scene crossing --steps 1 --json
+check "pedestrian: off: pedestrian false" test "$(json_get out.txt pedestrian)" = false
+expect_status 0 "pedestrian: summary and diagnostics" "$ORCA" run --scene crossing --steps 60 --pedestrian --diagnostics
+check "pedestrian: summary line" grep -q "pedestrian        on: time gap 0.5 s, buffer 0.02 m, counter reach 2 m, at most 4 headway half-planes" out.txt
+check "pedestrian: diagnostics line" grep -Eq "headway           [1-9][0-9]* headway half-planes, 0 agent-steps in counter mode" out.txt
+check "pedestrian: diagnostics keep the bits" test "$(hash_of run --scene crossing --steps 60 --pedestrian --diagnostics)" = "$hped"
+expect_status 0 "pedestrian: save half" "$ORCA" run --scene crossing --steps 30 --pedestrian --save ped.snap
+expect_status 0 "pedestrian: load without the option" "$ORCA" run --scene crossing --load ped.snap --steps 30 --json
+check "pedestrian: the snapshot keeps the model" test "$(json_get out.txt pedestrian)/$(json_get out.txt hash)" = "true/$hped"
+expect_status 2 "pedestrian: with --density-speed" "$ORCA" run --scene crossing --pedestrian --density-speed
+err_matches "pedestrian: with --density-speed: message" "--pedestrian and --density-speed cannot go together"
+expect_status 0 "pedestrian: orca bench --extensions pedestrian" "$ORCA" bench --extensions pedestrian --sizes 200 --workers 1 --runs 1 --steps 2 --warmup 1
+check "pedestrian: bench rows" grep -q "pedestrian at 200 agents: the model's defaults" out.txt
+check "circle: golden hash after the pedestrian runs" test "$(hash_of run --scene circle --steps 400)" = 4be6d7e7a7e24a3a
+# the scene statement and the preset (test/test_pedestrian.c builds the same scene through the
+# C API: 8494bb08a867f834 after 30 steps)
+printf 'orca-scene 1\nname ped\npedestrian on\ngoalset east 20 0 20 1 20 -1\ngoalset west -20 0\nagent 0 0 goalset east\nagent 1 0 goalset west radius=0.2\nagent 2 0 goalset east stream=5\nagent 3 0 goal 10 10\ndefault max_neighbors 20\ndefault preferred_speed 1.1\ngrid 3 2 0 3 0.6 0.6 goalset west\n' > ped.txt
+expect_status 0 "pedestrian: 'pedestrian on'" "$ORCA" run ped.txt --steps 30 --json
+check "pedestrian: the statement: the preset's dt, the pinned hash" test "$(json_get out.txt dt)/$(json_get out.txt hash)" = 0.05/8494bb08a867f834
+sed '/^pedestrian on/d' ped.txt > ped-none.txt
+check "pedestrian: --pedestrian = the statement" test "$(hash_of run ped-none.txt --steps 30 --pedestrian)" = 8494bb08a867f834
+expect_status 0 "pedestrian: without it" "$ORCA" run ped-none.txt --steps 1 --json
+check "pedestrian: without it: off, dt 0.25" test "$(json_get out.txt pedestrian)/$(json_get out.txt dt)" = false/0.25
+printf 'pedestrian on time_gap=0.8 max_planes=6\nagent 0 0 goal 5 0\n' > ped-own.txt
+expect_status 0 "pedestrian: the statement's parameters" "$ORCA" run ped-own.txt --steps 1 --json --pedestrian
+check "pedestrian: the statement's parameters are kept" test "$(json_get out.txt pedestrian_time_gap)/$(json_get out.txt pedestrian_max_planes)" = 0.8/6
+expect_status 2 "pedestrian: a file's density_speed with --pedestrian" "$ORCA" run dense-on.txt --steps 1 --pedestrian
+printf 'density_speed on\n' | cat - ped.txt > ped-den.txt
+expect_status 2 "pedestrian: both statements" "$ORCA" run ped-den.txt --steps 1
+err_matches "pedestrian: both statements: message" "^ped-den\.txt:4: .*density"
+expect_status 2 "pedestrian: --density-speed on a pedestrian file" "$ORCA" run ped.txt --steps 1 --density-speed
+err_matches "pedestrian: --density-speed on a pedestrian file: message" "--density-speed: .*pedestrian model"
+expect_status 0 "pedestrian: orca scene --pedestrian" "$ORCA" scene crossing -n 8 --pedestrian -o pscene.txt
+check "pedestrian: the statement is written" grep -qx "pedestrian on time_gap=0.5 buffer=0.02 counter_reach=2 max_planes=4" pscene.txt
+check "pedestrian: written scene = --pedestrian" test "$(hash_of run pscene.txt --steps 20)" = "$(hash_of run --scene crossing -n 8 --pedestrian --steps 20)"
+ped_bad() { statement_bad pedestrian "$@"; }
+ped_bad "no value" "pedestrian" "pedestrian takes 'on' or 'off', got ''"
+ped_bad "off with a parameter" "pedestrian off buffer=0" "pedestrian off takes nothing after it, got 'buffer=0'"
+ped_bad "unknown key" "pedestrian on gap=1" "pedestrian: expected time_gap=T, buffer=B, counter_reach=D or max_planes=N, got 'gap=1'"
+ped_bad "max_planes not whole" "pedestrian on max_planes=1.5" "pedestrian max_planes must be a whole number, got 1.5"
+ped_bad "time_gap 0" "pedestrian on time_gap=0" "pedestrian model refused: pedestrian time_gap must be in \[2\^-30, 2\^30\] s, got 0"
+printf 'agent 5 5 goal 1 1 stream=-3\n' > streambad.txt
+expect_status 2 "pedestrian: stream -3" "$ORCA" run streambad.txt --steps 1
+err_matches "pedestrian: stream -3: message" "^streambad\.txt:1: stream must be -1 \(none\) or a number >= 0"
 
 if ((SKIPPED > 0)); then
     echo "$PASSED passed, $FAILED failed, $SKIPPED skipped"

@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /* Scene-file fuzzer (issue 12): the input is a scene file (docs/scene-format.md) for the
- * reader and builder of the orca command (cli/scene_file.c). Built as a libFuzzer target
- * (cmake -DORCA_FUZZ=ON, clang: build/fuzz/cli/fuzz_scene CORPUS_DIR) or with
- * test/fuzz_driver.c as a seeded random driver (test/fuzz.h), whose inputs are built-in scenes
- * written as files and synthetic scenes, with edge-value numbers and line mutations.
+ * library's reader and builder (orca/scene_file.h, src/scene_file.c), which the orca command,
+ * Python and the browser module use. Built as a libFuzzer target (cmake -DORCA_FUZZ=ON,
+ * clang: build/fuzz/test/fuzz_scene CORPUS_DIR) or with test/fuzz_driver.c as a seeded random
+ * driver (test/fuzz.h), whose inputs are built-in scenes written as files and synthetic
+ * scenes (the pedestrian preset and streams among their statements), with edge-value numbers
+ * and line mutations.
  *
- * Checked: no crash, sanitizer report or hang; a refused file has a message; a built scene
- * written back (scene_write) reads and builds to the same hash, goals, dt and seed; three
- * steps either succeed with every position finite within |x|,|y| < 2^21 and every velocity
- * finite, or are refused with a message. */
+ * Checked: no crash, sanitizer report or hang; a refused file has a message and a status of
+ * the reader's (ORCA_ERR_FORMAT, ORCA_ERR_LIMIT, ORCA_ERR_MEMORY); a built scene written back
+ * (orca_scene_file_write_text) reads and builds to the same hash, goals, waypoints, name, dt
+ * and seed; three steps either succeed with every position finite within |x|,|y| < 2^21 and
+ * every velocity finite, or are refused with a message. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdarg.h>
@@ -16,34 +19,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "fuzz.h"
-#include "scene_file.h"
 
 static void violation(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
     fuzz_vviolation("fuzz_scene", fmt, ap);
-}
-
-static char path[2][512];
-
-static void remove_files(void)
-{
-    unlink(path[0]);
-    unlink(path[1]);
-}
-
-static int write_file(const char *p, const void *data, size_t size)
-{
-    FILE *f = fopen(p, "wb");
-    if (!f) {
-        return -1;
-    }
-    size_t w = fwrite(data, 1, size, f);
-    return fclose(f) == 0 && w == size ? 0 : -1;
 }
 
 static int same_bits(double a, double b)
@@ -58,29 +41,42 @@ static int same_goal(const orca_goal *a, const orca_goal *b)
            (a->kind != ORCA_GOAL_POINT || same_bits(a->preferred_speed, b->preferred_speed));
 }
 
+/* The scenario as scene-file text (malloc'd, *size bytes), or NULL with a violation. */
+static char *scene_text(const orca_scenario *sc, const char *comment, size_t *size)
+{
+    if (orca_scene_file_write_text(sc, comment, NULL, 0, size) != ORCA_OK) {
+        violation("sizing the text of a built scene failed: %s", orca_scene_file_last_error(NULL));
+    }
+    char *text = malloc(*size + 1);
+    if (!text) {
+        abort();
+    }
+    size_t again = 0;
+    if (orca_scene_file_write_text(sc, comment, text, *size + 1, &again) != ORCA_OK ||
+        again != *size || strlen(text) != *size) {
+        violation("writing a built scene failed: %s", orca_scene_file_last_error(NULL));
+    }
+    return text;
+}
+
 /* The built scene written as a file, read and built again: the same scenario. */
 static void check_rewrite(orca_scenario *sc)
 {
-    FILE *f = fopen(path[1], "wb");
-    if (!f) {
-        return;
+    size_t size = 0;
+    char *text = scene_text(sc, "fuzz_scene", &size);
+    orca_scene_file *file = NULL;
+    if (orca_scene_file_read_text(text, size, "rewritten.txt", &file) != ORCA_OK) {
+        violation("a written scene is refused: %s", orca_scene_file_last_error(NULL));
     }
-    int w = scene_write(f, sc, "fuzz_scene");
-    if (fclose(f) != 0 || w != 0) {
-        violation("scene_write failed on a scene that was built");
-    }
-    scene_desc d;
-    char err[512];
-    if (scene_read(path[1], &d, err, sizeof err) != 0) {
-        violation("a written scene is refused: %s", err);
-    }
+    free(text);
     orca_scenario *again = NULL;
-    if (scene_build(&d, NULL, NULL, NULL, &again, err, sizeof err) != 0 || !again) {
-        violation("a written scene does not build: %s", err);
+    if (orca_scene_file_build(file, NULL, &again) != ORCA_OK || !again) {
+        violation("a written scene does not build: %s", orca_scene_file_last_error(file));
     }
-    scene_free(&d);
+    orca_scene_file_destroy(file);
     orca_sim *a = orca_scenario_sim(sc), *b = orca_scenario_sim(again);
-    if (orca_sim_hash(a) != orca_sim_hash(b) || !same_bits(orca_scenario_dt(sc), orca_scenario_dt(again)) ||
+    if (orca_sim_hash(a) != orca_sim_hash(b) ||
+        !same_bits(orca_scenario_dt(sc), orca_scenario_dt(again)) ||
         orca_scenario_seed(sc) != orca_scenario_seed(again) ||
         strcmp(orca_scenario_name(sc), orca_scenario_name(again)) != 0) {
         violation("a written scene reads back as another scenario (hash %016llx -> %016llx)",
@@ -158,58 +154,50 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (grid_agents(data, size, 4096) > 4096) {
         return 0;
     }
-    if (!path[0][0]) {
-        const char *dir = getenv("TMPDIR");
-        dir = dir && dir[0] ? dir : "/tmp";
-        for (int k = 0; k < 2; ++k) {
-            snprintf(path[k], sizeof path[k], "%s/orca-fuzz-scene.%d.%d.txt", dir, (int)getpid(), k);
+    orca_scene_file *file = NULL;
+    orca_status st = orca_scene_file_read_text((const char *)data, size, "fuzz.txt", &file);
+    if (st != ORCA_OK) {
+        if (!orca_scene_file_last_error(NULL)[0] || file ||
+            (st != ORCA_ERR_FORMAT && st != ORCA_ERR_LIMIT && st != ORCA_ERR_MEMORY)) {
+            violation("a refused file: status %s, message '%s'", orca_status_name(st),
+                      orca_scene_file_last_error(NULL));
         }
-        atexit(remove_files);
-    }
-    if (write_file(path[0], data, size) != 0) {
         return 0;
     }
-    scene_desc d;
-    char err[512];
-    err[0] = 0;
-    if (scene_read(path[0], &d, err, sizeof err) == 0) {
-        orca_scenario *sc = NULL;
-        err[0] = 0;
-        int rc = scene_build(&d, NULL, NULL, NULL, &sc, err, sizeof err);
-        if (rc == 0 && sc) {
-            check_rewrite(sc);
-            orca_sim *sim = orca_scenario_sim(sc);
-            for (int k = 0; k < 3; ++k) {
-                if (orca_scenario_step(sc) != ORCA_OK) {
-                    if (!orca_scenario_last_error(sc)[0]) {
-                        violation("a refused step gave no message");
-                    }
-                    break;
+    orca_scenario *sc = NULL;
+    st = orca_scene_file_build(file, NULL, &sc);
+    if (st == ORCA_OK && sc) {
+        check_rewrite(sc);
+        orca_sim *sim = orca_scenario_sim(sc);
+        for (int k = 0; k < 3; ++k) {
+            if (orca_scenario_step(sc) != ORCA_OK) {
+                if (!orca_scenario_last_error(sc)[0]) {
+                    violation("a refused step gave no message");
                 }
-                for (int i = 0; i < orca_sim_agent_count(sim); ++i) {
-                    orca_vec2 p, v;
-                    orca_agent_get_position(sim, orca_sim_agent_at(sim, i), &p);
-                    orca_agent_get_velocity(sim, orca_sim_agent_at(sim, i), &v);
-                    if (!(p.x - p.x == 0 && p.y - p.y == 0 && fabs(p.x) < ORCA_COORD_LIMIT &&
-                          fabs(p.y) < ORCA_COORD_LIMIT && v.x - v.x == 0 && v.y - v.y == 0)) {
-                        violation("after step %d agent %d is at (%.17g, %.17g), velocity (%.17g, %.17g)",
-                                  k + 1, i, p.x, p.y, v.x, v.y);
-                    }
+                break;
+            }
+            for (int i = 0; i < orca_sim_agent_count(sim); ++i) {
+                orca_vec2 p, v;
+                orca_agent_get_position(sim, orca_sim_agent_at(sim, i), &p);
+                orca_agent_get_velocity(sim, orca_sim_agent_at(sim, i), &v);
+                if (!(p.x - p.x == 0 && p.y - p.y == 0 && fabs(p.x) < ORCA_COORD_LIMIT &&
+                      fabs(p.y) < ORCA_COORD_LIMIT && v.x - v.x == 0 && v.y - v.y == 0)) {
+                    violation("after step %d agent %d is at (%.17g, %.17g), velocity (%.17g, %.17g)",
+                              k + 1, i, p.x, p.y, v.x, v.y);
                 }
             }
-            orca_scenario_destroy(sc);
-        } else if (rc == 0 || !err[0]) {
-            violation("scene_build failed (%d) without a message or a scenario", rc);
         }
-    } else if (!err[0]) {
-        violation("scene_read refused the file without a message");
+        orca_scenario_destroy(sc);
+    } else if (st == ORCA_OK || !orca_scene_file_last_error(file)[0]) {
+        violation("orca_scene_file_build failed (%s) without a message or a scenario",
+                  orca_status_name(st));
     }
-    scene_free(&d);
+    orca_scene_file_destroy(file);
     return 0;
 }
 
 #ifndef ORCA_LIBFUZZER
-/* The driver's inputs: a built-in scene written by scene_write, or a synthetic scene, then a
+/* The driver's inputs: a built-in scene written as a scene file, or a synthetic scene, then a
  * few line mutations with edge-value numbers. */
 
 typedef struct text {
@@ -266,7 +254,7 @@ static const char *const NUMBERS[] = {
 
 static const char *const KEYS[] = {"radius", "max_speed", "neighbor_dist", "max_neighbors",
                                    "time_horizon", "obstacle_time_horizon", "preferred_speed",
-                                   "velocity", "arrive", "radus"};
+                                   "velocity", "arrive", "stream", "radus"};
 #define KEY_COUNT (sizeof KEYS / sizeof KEYS[0])
 
 static const char *number(void)
@@ -330,7 +318,7 @@ static void agent_tail(text *t)
 /* One synthetic statement (a line, or a polygon block). */
 static void statement(text *t)
 {
-    switch (below(13)) {
+    switch (below(14)) {
     case 0:
     case 1:
     case 2:
@@ -403,6 +391,19 @@ static void statement(text *t)
         adds(t, "seed");
         add_number(t);
         break;
+    case 12: { /* the pedestrian preset (docs/pedestrians.md): parameters, mostly valid */
+        static const char *const PKEYS[] = {"time_gap", "buffer", "counter_reach", "max_planes",
+                                            "gap"};
+        static const char *const PVALS[] = {"0.5", "0.8", "0", "0.02", "2", "4", "1", "1024"};
+        adds(t, below(6) ? "pedestrian on" : "pedestrian off");
+        for (int k = (int)below(4); k > 0; --k) {
+            adds(t, " ");
+            adds(t, PKEYS[below(below(8) ? 4 : 5)]);
+            adds(t, "=");
+            adds(t, below(4) ? PVALS[below(sizeof PVALS / sizeof PVALS[0])] : number());
+        }
+        break;
+    }
     default:
         adds(t, below(2) ? "orca-scene 1" : "name fuzzed scene");
         break;
@@ -478,30 +479,10 @@ size_t fuzz_generate(uint8_t *buf, size_t cap)
         orca_scenario *sc = NULL;
         orca_scene_kind kind = (orca_scene_kind)below(ORCA_SCENE_COUNT);
         if (orca_scenario_create_builtin(kind, 2 + (int)below(12), fuzz_rand(), NULL, &sc) == ORCA_OK) {
-#if defined(_WIN32) /* no open_memstream: a temporary file */
-            FILE *f = tmpfile();
-            if (f) {
-                scene_write(f, sc, NULL);
-                long len = ftell(f);
-                char *mem = len > 0 ? malloc((size_t)len) : NULL;
-                rewind(f);
-                if (mem && fread(mem, 1, (size_t)len, f) == (size_t)len) {
-                    add(&t, mem, (size_t)len);
-                }
-                free(mem);
-                fclose(f);
-            }
-#else
-            char *mem = NULL;
             size_t len = 0;
-            FILE *f = open_memstream(&mem, &len);
-            if (f) {
-                scene_write(f, sc, NULL);
-                fclose(f);
-                add(&t, mem, len);
-                free(mem);
-            }
-#endif
+            char *mem = scene_text(sc, NULL, &len);
+            add(&t, mem, len);
+            free(mem);
             orca_scenario_destroy(sc);
         }
     } else {

@@ -64,6 +64,12 @@ export interface SceneOptions {
   agents?: number; seed?: number | bigint; dt?: number; speed?: number; agent?: AgentInput;
   pedestrian?: boolean;
 }
+/** orca.readScene's options: the text's name in messages (default '<scene>'), a dt and seed
+ * that replace the file's (as `orca run --dt`, `--seed`), and the pedestrian preset (as
+ * `orca run --pedestrian`). */
+export interface ReadSceneOptions {
+  name?: string; dt?: number; seed?: number | bigint; pedestrian?: boolean;
+}
 export interface Corner { vertex: [number, number]; side: 1 | -1; enter: [number, number]; leave: [number, number] }
 export type NavResult = 'ok' | 'no_path' | 'start_blocked' | 'goal_blocked';
 export interface PathResult { result: NavResult; length: number | null; goalIndex: number | null; corners: Corner[] }
@@ -91,6 +97,8 @@ export declare class Orca {
   pedestrianFreeSpeed(seed: number | bigint, key: number | bigint): number;
   createSim(): Sim;
   createScene(name: SceneName | 'custom', options?: SceneOptions): Scene;
+  /** A scene file's text (docs/scene-format.md), read and built as `orca run` does. */
+  readScene(text: string | Uint8Array, options?: ReadSceneOptions): Scene;
   createNav(sim: Sim): Nav;
 }
 
@@ -213,6 +221,8 @@ export declare class Scene {
   readonly maxWallOverlap: number;
   readonly fallbackTotal: number;
   set recording(on: boolean);
+  /** The scene as scene-file text (what `orca scene` writes). */
+  toSceneFile(comment?: string): string;
   save(): Uint8Array;
   load(bytes: Uint8Array): void;
 }

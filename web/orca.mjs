@@ -6,6 +6,7 @@
 //   const scene = orca.createScene('circle', { agents: 100, seed: 1 });
 //   for (let i = 0; i < 400; ++i) scene.step();
 //   scene.sim.hash();                                 // '4be6d7e7a7e24a3a', as natively
+//   const file = orca.readScene(text);               // a scene file, as `orca run` reads it
 //
 // Every failure throws an OrcaError: a refusal of the C library with the library's message
 // (orca_sim_last_error), its `status` the enumerator's name ("ORCA_ERR_ARGUMENT") and `code`
@@ -407,6 +408,50 @@ export class Orca {
       scene.destroy();
     }
   }
+
+  /**
+   * A scenario from the text of a scene file (docs/scene-format.md), read and built by the
+   * library's reader, which `orca run FILE` uses: the same scene, to the same bits. text: a
+   * string, or the file's bytes (Uint8Array). options.name is what messages call the text
+   * (default '<scene>'); options.dt and options.seed replace the file's, as `orca run --dt` and
+   * `--seed` do; options.pedestrian: true builds it with the pedestrian preset, as `orca run
+   * --pedestrian` does (docs/pedestrians.md). A bad line throws ORCA_ERR_FORMAT (ORCA_ERR_LIMIT beyond the format's limits)
+   * with the message `orca run` prints ("<scene>:12: radius must be > 0, got '-1'"); what only
+   * the simulation can check (an agent outside the walkable area) throws its status, the
+   * message naming the line.
+   */
+  readScene(text, options = {}) {
+    if (options === null || typeof options !== 'object') {
+      throw argError(`readScene: options must be an object, got ${options}`);
+    }
+    const c = this.#c;
+    let bytes;
+    if (typeof text === 'string') bytes = c.enc.encode(text);
+    else if (text instanceof Uint8Array) bytes = text;
+    else throw argError('readScene: expected the text of a scene file (a string or a Uint8Array)');
+    const seed = options.seed === undefined ? null : seed64(options.seed);
+    const buf = c.alloc(bytes.length + 1, `a scene file of ${bytes.length} bytes`);
+    let name = 0;
+    let st;
+    try {
+      name = c.cstr(options.name ?? '<scene>');
+      new Uint8Array(c.memory.buffer, buf, bytes.length).set(bytes);
+      st = c.x.ow_scene_file_read_text(buf, bytes.length, name, c.scratch);
+    } finally {
+      c.x.ow_free(buf);
+      if (name) c.x.ow_free(name);
+    }
+    if (st !== 0) c.fail(st, c.str(c.x.ow_scene_file_last_error(0)));
+    const file = c.u32(c.scratch, 1)[0];
+    try {
+      st = c.x.ow_scene_file_build(file, options.dt === undefined ? 0 : 1, Number(options.dt ?? 0),
+        seed === null ? 0 : 1, seed ?? 0n, options.pedestrian ? 1 : 0, c.scratch);
+      if (st !== 0) c.fail(st, c.str(c.x.ow_scene_file_last_error(file)));
+    } finally {
+      c.x.ow_scene_file_destroy(file);
+    }
+    return makeScene(c, c.u32(c.scratch, 1)[0]);
+  }
 }
 
 // The handle of kind from three words of w at k.
@@ -734,7 +779,7 @@ export class Sim {
   agentAt(index) {
     const n = this.agentCount;
     if (!Number.isInteger(index) || index < 0 || index >= n) {
-      throw new OrcaError('ORCA_ERR_ARGUMENT', `agent index ${index} out of range (${n} agents)`);
+      throw new OrcaError('ORCA_ERR_ARGUMENT', `agent index ${index} out of range (${n} agent${n === 1 ? '' : 's'})`);
     }
     this.#c.x.ow_sim_agent_at(this.#s.ptr, index, this.#c.scratch + 128);
     return takeHandle(this.#c, 'agent');
@@ -1517,6 +1562,33 @@ export class Scene {
   get maxWallOverlap() { return this.#c.x.ow_scenario_max_wall_overlap(this.#live()); }
   get fallbackTotal() { return Number(this.#c.x.ow_scenario_fallback_total(this.#live())); }
   set recording(on) { this.#check(this.#c.x.ow_scenario_set_recording(this.#live(), on ? 1 : 0)); }
+  /** The scene as the text of a scene file (docs/scene-format.md), as `orca scene` writes
+   * one: name, dt, seed, options, goal sets, walls, and every agent's position, velocity,
+   * parameters, goal, waypoints and avoidance settings, numbers with 17 digits (they read
+   * back as the same bits); comment (optional) as a header comment line. Written before the
+   * first step, orca.readScene (or `orca run`) gives back the same scene, to the same hashes;
+   * written later it holds where the agents are, and a run of it starts afresh there (a step
+   * count of 0, waypoints from the first). */
+  toSceneFile(comment) {
+    const c = this.#c;
+    const p = comment === undefined ? 0 : c.cstr(comment);
+    try {
+      const size = c.scratch + 128;
+      let st = c.x.ow_scene_file_write_text(this.#live(), p, 0, 0, size);
+      if (st !== 0) c.fail(st, c.str(c.x.ow_scene_file_last_error(0)));
+      const n = c.u32(size, 1)[0];
+      const buf = c.alloc(n + 1, `a scene file of ${n} bytes`);
+      try {
+        st = c.x.ow_scene_file_write_text(this.#s.ptr, p, buf, n + 1, size);
+        if (st !== 0) c.fail(st, c.str(c.x.ow_scene_file_last_error(0)));
+        return c.text.decode(new Uint8Array(c.memory.buffer, buf, n));
+      } finally {
+        c.x.ow_free(buf);
+      }
+    } finally {
+      if (p) c.x.ow_free(p);
+    }
+  }
   /** The whole scenario as a snapshot (Uint8Array, a copy): its simulation, goals, waypoints,
    * navigation state, goal sets, exits and record (docs/scenarios.md, "Snapshots"; the same
    * bytes as natively). */

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* The WebAssembly exports that web/orca.mjs calls: a flat layer over include/orca/sim.h and
- * include/orca/scenario.h with only i32, i64 and f64 arguments (pointers are offsets into the
- * module's memory). Handles travel as three u32 words (slot, generation, the simulation's
- * identity) written to a caller's buffer, or as three arguments; agent definitions as twelve
- * doubles (ow_def below). No arithmetic happens here: every value is copied, so the bits are
- * the library's. Every allocation here is checked (a count beyond the library's limit is
- * ORCA_ERR_LIMIT, a size beyond the address space or a failed malloc ORCA_ERR_MEMORY, with
- * the simulation's message set) before anything is written. Built by scripts/web-build.sh
- * (docs/web.md). */
+/* The WebAssembly exports that web/orca.mjs calls: a flat layer over include/orca/sim.h,
+ * include/orca/scenario.h, include/orca/scene_file.h and include/orca/nav.h with only i32,
+ * i64 and f64 arguments (pointers are offsets into the module's memory). Handles travel as
+ * three u32 words (slot, generation, the simulation's identity) written to a caller's buffer,
+ * or as three arguments; agent definitions as twelve doubles (ow_def below). No arithmetic
+ * happens here: every value is copied, so the bits are the library's. Every allocation here
+ * is checked (a count beyond the library's limit is ORCA_ERR_LIMIT, a size beyond the address
+ * space or a failed malloc ORCA_ERR_MEMORY, with the simulation's message set) before
+ * anything is written. Built by scripts/web-build.sh (docs/web.md). */
 #include "orca/orca.h"
 #include "orca/scenario.h"
 
@@ -791,6 +791,39 @@ int OW_EXPORT(ow_scenario_agent_nav)(const orca_scenario *sc, int index, double 
         w[8] = a.goal.y;
     }
     return st;
+}
+
+/* --- scene files (docs/scene-format.md): read from text, built, written to a buffer ------- */
+
+int OW_EXPORT(ow_scene_file_read_text)(const char *text, size_t size, const char *name,
+                                       orca_scene_file **out)
+{
+    return orca_scene_file_read_text(text, size, name, out);
+}
+void OW_EXPORT(ow_scene_file_destroy)(orca_scene_file *file) { orca_scene_file_destroy(file); }
+/* file 0: the message of the last refused read or write. */
+const char *OW_EXPORT(ow_scene_file_last_error)(const orca_scene_file *file)
+{
+    return orca_scene_file_last_error(file);
+}
+/* The scenario (one worker), dt and seed the file's unless use_dt / use_seed is 1, with the
+ * pedestrian preset when pedestrian is 1 (orca_scene_build_def). */
+int OW_EXPORT(ow_scene_file_build)(orca_scene_file *file, int use_dt, double dt, int use_seed,
+                                   uint64_t seed, int pedestrian, orca_scenario **out)
+{
+    orca_scene_build_def def = orca_scene_build_def_default();
+    def.use_dt = use_dt;
+    def.dt = dt;
+    def.use_seed = use_seed;
+    def.seed = seed;
+    def.pedestrian = pedestrian;
+    return orca_scene_file_build(file, &def, out);
+}
+/* The scenario as scene-file text (buffer 0: the size only). */
+int OW_EXPORT(ow_scene_file_write_text)(const orca_scenario *sc, const char *comment,
+                                        char *buffer, size_t capacity, size_t *size)
+{
+    return orca_scene_file_write_text(sc, comment, buffer, capacity, size);
 }
 
 /* The path query (orca/nav.h) over the walls of a simulation. */

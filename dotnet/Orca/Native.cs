@@ -92,6 +92,21 @@ namespace Orca
         }
     }
 
+    /// <summary>An orca_scene_file* (a parsed scene file); disposing it frees it (the
+    /// scenarios built from it live on).</summary>
+    public sealed class SceneFileHandle : SafeHandle
+    {
+        public SceneFileHandle() : base(IntPtr.Zero, true) { }
+
+        public override bool IsInvalid { get { return handle == IntPtr.Zero; } }
+
+        protected override bool ReleaseHandle()
+        {
+            Native.orca_scene_file_destroy(handle);
+            return true;
+        }
+    }
+
     /// <summary>A snapshot writer (orca_sim_save, orca_scenario_save) bound to its object.
     /// </summary>
     internal unsafe delegate Status SaveFn(byte* buffer, UIntPtr capacity, UIntPtr* size);
@@ -321,5 +336,22 @@ namespace Orca
         [DllImport(Library, CallingConvention = Cc)] public static extern Status orca_nav_visible(NavHandle nav, double radius, Vec2 a, Vec2 b, int* visible);
         [DllImport(Library, CallingConvention = Cc)] public static extern Status orca_nav_stats_get(NavHandle nav, double radius, NavStats* out_);
         [DllImport(Library, CallingConvention = Cc)] public static extern double orca_nav_angle(double y, double x);
+
+        // --- scene_file.h: scene files (docs/scene-format.md) ---------------------------------
+        // stream is a C FILE* (from the C runtime the library uses); the others take a path or
+        // text. A refused read: orca_scene_file_last_error_read(IntPtr.Zero).
+        [DllImport(Library, CallingConvention = Cc)] public static extern Status orca_scene_file_read(byte[] path, out SceneFileHandle out_);
+        [DllImport(Library, CallingConvention = Cc)] public static extern Status orca_scene_file_read_stream(IntPtr stream, byte[] name, out SceneFileHandle out_);
+        [DllImport(Library, CallingConvention = Cc)] public static extern Status orca_scene_file_read_text(byte* text, UIntPtr size, byte[] name, out SceneFileHandle out_);
+        [DllImport(Library, CallingConvention = Cc)] public static extern void orca_scene_file_destroy(IntPtr file);
+        [DllImport(Library, CallingConvention = Cc)] public static extern IntPtr orca_scene_file_last_error(SceneFileHandle file);
+        /// <summary>orca_scene_file_last_error(NULL): the last refused read or write on this
+        /// thread.</summary>
+        [DllImport(Library, CallingConvention = Cc, EntryPoint = "orca_scene_file_last_error")] public static extern IntPtr orca_scene_file_last_error_read(IntPtr nullFile);
+        [DllImport(Library, CallingConvention = Cc)] public static extern int orca_scene_file_agent_line(SceneFileHandle file, int index);
+        [DllImport(Library, CallingConvention = Cc)] public static extern SceneBuildDef orca_scene_build_def_default();
+        [DllImport(Library, CallingConvention = Cc)] public static extern Status orca_scene_file_build(SceneFileHandle file, SceneBuildDef* def, out ScenarioHandle out_);
+        [DllImport(Library, CallingConvention = Cc)] public static extern Status orca_scene_file_write(IntPtr stream, ScenarioHandle sc, byte[] comment);
+        [DllImport(Library, CallingConvention = Cc)] public static extern Status orca_scene_file_write_text(ScenarioHandle sc, byte[] comment, byte* buffer, UIntPtr capacity, UIntPtr* size);
     }
 }

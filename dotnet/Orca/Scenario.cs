@@ -55,6 +55,81 @@ namespace Orca
             return new Scenario(Created(Native.orca_scenario_create_builtin(kind, agentCount, seed, &def, out h), h));
         }
 
+        /// <summary>A scene file (docs/scene-format.md) read and built by the library's reader,
+        /// as `orca run FILE` does: the same scenario, to the same bits. dt and seed, when given,
+        /// replace the file's (`orca run --dt`, `--seed`); pedestrian builds it with the
+        /// pedestrian preset (`orca run --pedestrian`, docs/pedestrians.md). A bad file throws OrcaException with
+        /// the message `orca run` prints ("scene.txt:12: radius must be > 0, got '-1'"): status
+        /// Format for a bad line, Limit beyond the format's limits, Argument for a path that
+        /// cannot be opened, IO for a failed read; a value only the simulation checks, its
+        /// status and the line.</summary>
+        public static Scenario FromSceneFile(string path, int workerCount = 1, double? dt = null, ulong? seed = null,
+                                             bool pedestrian = false)
+        {
+            SceneFileHandle file;
+            Status st = Native.orca_scene_file_read(Native.Utf8Z(path), out file);
+            return Built(st, file, workerCount, dt, seed, pedestrian);
+        }
+
+        /// <summary>The same from the text of a scene file; name is what messages call it.
+        /// </summary>
+        public static Scenario FromSceneText(string text, string name = "<scene>", int workerCount = 1,
+                                             double? dt = null, ulong? seed = null, bool pedestrian = false)
+        {
+            byte[] bytes = System.Text.Encoding.UTF8.GetBytes(text);
+            SceneFileHandle file;
+            Status st;
+            fixed (byte* p = bytes) {
+                st = Native.orca_scene_file_read_text(p, (UIntPtr)bytes.Length, Native.Utf8Z(name), out file);
+            }
+            return Built(st, file, workerCount, dt, seed, pedestrian);
+        }
+
+        private static Scenario Built(Status read, SceneFileHandle file, int workerCount, double? dt, ulong? seed,
+                                      bool pedestrian)
+        {
+            using (file) {
+                if (read != Status.Ok) {
+                    throw new OrcaException(read, Native.Utf8(Native.orca_scene_file_last_error_read(IntPtr.Zero)));
+                }
+                SceneBuildDef def = Native.orca_scene_build_def_default();
+                def.Sim = Workers(workerCount);
+                def.UseDt = dt.HasValue ? 1 : 0;
+                def.Dt = dt.GetValueOrDefault();
+                def.UseSeed = seed.HasValue ? 1 : 0;
+                def.Seed = seed.GetValueOrDefault();
+                def.Pedestrian = pedestrian ? 1 : 0;
+                ScenarioHandle h;
+                Status st = Native.orca_scene_file_build(file, &def, out h);
+                if (st != Status.Ok) {
+                    throw new OrcaException(st, Native.Utf8(Native.orca_scene_file_last_error(file)));
+                }
+                return new Scenario(h);
+            }
+        }
+
+        /// <summary>The scenario as the text of a scene file, as `orca scene` writes one;
+        /// written before the first step it reads back (FromSceneText, `orca run`) as the same
+        /// scenario. comment (may be null): a header comment line.</summary>
+        public string ToSceneFile(string comment = null)
+        {
+            byte[] c = Native.Utf8Z(comment);
+            UIntPtr size;
+            WriteCheck(Native.orca_scene_file_write_text(h_, c, null, UIntPtr.Zero, &size));
+            byte[] text = new byte[(long)size.ToUInt64() + 1];
+            fixed (byte* p = text) {
+                WriteCheck(Native.orca_scene_file_write_text(h_, c, p, (UIntPtr)text.Length, &size));
+            }
+            return System.Text.Encoding.UTF8.GetString(text, 0, text.Length - 1);
+        }
+
+        private static void WriteCheck(Status st)
+        {
+            if (st != Status.Ok) {
+                throw new OrcaException(st, Native.Utf8(Native.orca_scene_file_last_error_read(IntPtr.Zero)));
+            }
+        }
+
         /// <summary>The raw handle, for the calls of <see cref="Native"/>.</summary>
         public ScenarioHandle Handle { get { return h_; } }
 

@@ -198,6 +198,22 @@ namespace Orca
         public IntPtr UserContext;
     }
 
+    /// <summary>How orca_scene_file_build makes a scenario (orca_scene_build_def): the worker
+    /// setup, and a step and seed that replace the scene file's when UseDt, UseSeed are 1.
+    /// </summary>
+    [StructLayout(LayoutKind.Sequential)]
+    public struct SceneBuildDef
+    {
+        public SimDef Sim;
+        public int UseDt;
+        public double Dt;
+        public int UseSeed;
+        public ulong Seed;
+        /// <summary>1: the pedestrian preset as if the file said `pedestrian on` (orca run
+        /// --pedestrian; docs/pedestrians.md).</summary>
+        public int Pedestrian;
+    }
+
     /// <summary>Per-agent avoidance settings (orca_agent_avoidance; docs/extensions.md,
     /// "Priority, layers and locked agents").</summary>
     [StructLayout(LayoutKind.Sequential)]

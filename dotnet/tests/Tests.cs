@@ -168,6 +168,43 @@ namespace OrcaTests
             Same(5.4, DensitySpeed.Default.MaxDensity, "max density");
         }
 
+        private static void TestSceneFiles()
+        {
+            // the scene files with recorded hashes: test/golden/defaults.txt and a validation run
+            // of test/golden/validation.txt, read and built by the library's reader
+            string[] defaults = File.ReadAllText(Path.Combine(root_, "test", "golden", "defaults.txt")).Split(' ', '=', '\n');
+            string[] valid = File.ReadAllLines(Path.Combine(root_, "test", "golden", "validation.txt"))
+                .First(l => l.StartsWith("rimea04-single-1-short.txt ", StringComparison.Ordinal)).Split(' ');
+            var runs = new[] {
+                new { File = Path.Combine("test", "golden", "defaults-scene.txt"), Steps = int.Parse(defaults[2]), Hash = defaults[4] },
+                new { File = Path.Combine("examples", "validation", valid[0]), Steps = int.Parse(valid[1]), Hash = valid[2] },
+            };
+            foreach (var run in runs) {
+                using (Scenario sc = Scenario.FromSceneFile(Path.Combine(root_, run.File))) {
+                    sc.Step(run.Steps);
+                    Same(run.Hash, sc.HexHash, run.File + ", " + run.Steps + " steps");
+                }
+            }
+            // written and read back: the same text, the same steps; dt and seed replaced
+            string patrol = Path.Combine(root_, "examples", "patrol.txt");
+            using (Scenario a = Scenario.FromSceneFile(patrol))
+            using (Scenario b = Scenario.FromSceneText(a.ToSceneFile("from C#"), "written.txt"))
+            using (Scenario c = Scenario.FromSceneFile(patrol, 2, 0.125, 99)) {
+                Same(a.ToSceneFile("from C#"), b.ToSceneFile("from C#"), "the text read back");
+                a.Step(50);
+                b.Step(50);
+                Same(a.HexHash, b.HexHash, "read back, 50 steps");
+                Same(0.125, c.Dt, "dt replaced");
+                Same(99ul, c.Seed, "seed replaced");
+            }
+            OrcaException e = Refused(Status.Format, () => Scenario.FromSceneText("agent 0 0\nagent 3 0 radius=-1\n", "bad.txt"), "a bad line");
+            Same("bad.txt:2: radius must be > 0, got '-1'", e.Message, "its message");
+            e = Refused(Status.Argument, () => Scenario.FromSceneFile(Path.Combine(root_, "no-such-scene.txt")), "a missing file");
+            Ensure(e.Message.Contains("no-such-scene.txt: cannot open"), e.Message);
+            e = Refused(Status.Argument, () => Scenario.FromSceneText("boundary 0 0 10 0 10 10 0 10\nagent 30 5\n", "w.txt"), "an agent outside");
+            Ensure(e.Message.StartsWith("w.txt:2: agent 0: ", StringComparison.Ordinal), e.Message);
+        }
+
         private static Dictionary<string, string> SceneCallsOutput()
         {
             var lines = new Dictionary<string, string>();
@@ -303,7 +340,8 @@ namespace OrcaTests
                 { "orca_vec2", typeof(Vec2) }, { "orca_halfplane", typeof(HalfPlane) },
                 { "orca_agent_id", typeof(AgentId) }, { "orca_segment_id", typeof(SegmentId) },
                 { "orca_boundary_id", typeof(BoundaryId) }, { "orca_agent_def", typeof(AgentDef) },
-                { "orca_sim_def", typeof(SimDef) }, { "orca_agent_avoidance", typeof(AgentAvoidance) },
+                { "orca_sim_def", typeof(SimDef) }, { "orca_scene_build_def", typeof(SceneBuildDef) },
+                { "orca_agent_avoidance", typeof(AgentAvoidance) },
                 { "orca_density_speed", typeof(DensitySpeed) },
                 { "orca_pedestrian", typeof(Pedestrian) },
                 { "orca_agent_diagnostics", typeof(AgentDiagnostics) },

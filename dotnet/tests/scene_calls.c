@@ -185,6 +185,7 @@ int main(void)
     SIZE(orca_boundary_id);
     SIZE(orca_agent_def);
     SIZE(orca_sim_def);
+    SIZE(orca_scene_build_def);
     SIZE(orca_agent_avoidance);
     SIZE(orca_density_speed);
     SIZE(orca_pedestrian);

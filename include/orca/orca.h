@@ -9,5 +9,6 @@
 #include "orca/sim.h"
 #include "orca/scenario.h"
 #include "orca/nav.h"
+#include "orca/scene_file.h"
 
 #endif

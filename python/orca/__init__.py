@@ -1046,11 +1046,13 @@ class Scenario(_core.Scenario):
             self.name, self.simulation.agent_count, self.simulation.step_count)
 
 
-def read_scene(path, workers=1, dt=None, seed=None):
+def read_scene(path, workers=1, dt=None, seed=None, pedestrian=False):
     """A Scenario built from a scene file (docs/scene-format.md) by the very code `orca run
     FILE` uses: stepping it gives the bits `orca run FILE` gives (goals, waypoints, goal sets,
     exits, navigation, separation, walls, boundaries, dt, seed and name from the file). dt and
-    seed, when given, replace the file's as `orca run --dt/--seed` do; workers as Scenario's.
+    seed, when given, replace the file's as `orca run --dt/--seed` do; pedestrian=True builds
+    it with the pedestrian preset as `orca run --pedestrian` does (docs/pedestrians.md);
+    workers as Scenario's.
     path is a str, bytes or os.PathLike ('-' is a file of that name, not standard input).
 
     A bad file raises ValueError with the message `orca run` prints ("scene.txt:12: radius
@@ -1058,7 +1060,7 @@ def read_scene(path, workers=1, dt=None, seed=None):
     (FileNotFoundError, PermissionError, IsADirectoryError, ...); running out of memory
     MemoryError. Unlike `orca run`, it prints no warning about agents that start at one
     point."""
-    return _core.read_scene(Scenario, path, workers, dt, seed)
+    return _core.read_scene(Scenario, path, workers, dt, seed, pedestrian)
 
 
 # --- navigation: the path query (orca/nav.h; docs/navigation.md) -------------------------

@@ -300,7 +300,7 @@ class Scenario:
 
 def read_scene(path: Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"],
                workers: int = ..., dt: Optional[_Real] = ...,
-               seed: Optional[int] = ...) -> Scenario: ...
+               seed: Optional[int] = ..., pedestrian: bool = ...) -> Scenario: ...
 
 # navigation: the path query (orca/nav.h; docs/navigation.md)
 class Exited(NamedTuple):

@@ -110,7 +110,7 @@ static PyMethodDef module_methods[] = {
      "agent_def_default()\n--\n\nOrca_agent_def_default() as a dict of the "
      "add_agent keywords"},
     {"read_scene", (PyCFunction)(void (*)(void))f_read_scene, METH_VARARGS | METH_KEYWORDS,
-     "read_scene(cls, path, workers, dt, seed)\n--\n\nA scene file built as by "
+     "read_scene(cls, path, workers, dt, seed, pedestrian)\n--\n\nA scene file built as by "
      "`orca run FILE`"},
     {"pedestrian_agent", f_pedestrian_agent, METH_NOARGS,
      "pedestrian_agent()\n--\n\nOrca_pedestrian_agent_def() as a dict of the "

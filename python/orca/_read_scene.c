@@ -1,26 +1,26 @@
 /* SPDX-License-Identifier: MIT */
-/* orca._core.read_scene: a scene file read and built by the orca command's reader. */
+/* orca._core.read_scene: a scene file read and built by the library's reader
+ * (orca/scene_file.h), which the orca command uses. */
 #include "_core.h"
 
 #include <errno.h>
-#include <string.h>
 
-#include "scene_file.h" /* cli/: the scene-file reader of `orca run` */
-
-/* read_scene(cls, path, workers, dt, seed) -> a new cls (a subclass of Scenario): the scene
- * file read and built by the code `orca run FILE` uses (cli/scene_file.c: scene_read, then
- * scene_build; docs/scene-format.md), dt and seed overriding the file's when not None as
- * --dt and --seed do. A bad file raises ValueError with the message `orca run` prints
- * ("scene.txt:12: ..."); a file that cannot be opened or read OSError (FileNotFoundError,
- * IsADirectoryError, ...) naming the path; memory MemoryError. The GIL is released while
- * the file is read and the scenario built. */
+/* read_scene(cls, path, workers, dt, seed, pedestrian) -> a new cls (a subclass of
+ * Scenario): the scene file read and built by the library's reader, which `orca run FILE`
+ * uses (orca/scene_file.h: orca_scene_file_read, then orca_scene_file_build;
+ * docs/scene-format.md), dt and seed overriding the file's when not None as --dt and --seed
+ * do, pedestrian true building it with the pedestrian preset as --pedestrian does. A bad file raises ValueError
+ * with the message `orca run` prints ("scene.txt:12: ..."); a file that cannot be opened or
+ * read OSError (FileNotFoundError, IsADirectoryError, ...) naming the path; memory
+ * MemoryError. The GIL is released while the file is read and the scenario built. */
 PyObject *f_read_scene(PyObject *self, PyObject *args, PyObject *kwds)
 {
     (void)self;
-    static char *kwlist[] = {"cls", "path", "workers", "dt", "seed", NULL};
+    static char *kwlist[] = {"cls", "path", "workers", "dt", "seed", "pedestrian", NULL};
     PyObject *cls, *po, *wo = NULL, *dto = Py_None, *so = Py_None;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO|OOO:read_scene", kwlist, &cls, &po, &wo,
-                                     &dto, &so)) {
+    int pedestrian = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO|OOOp:read_scene", kwlist, &cls, &po, &wo,
+                                     &dto, &so, &pedestrian)) {
         return NULL;
     }
     if (!PyType_Check(cls) || !PyType_IsSubtype((PyTypeObject *)cls, &ScenarioType)) {
@@ -39,42 +39,41 @@ PyObject *f_read_scene(PyObject *self, PyObject *args, PyObject *kwds)
     if (!PyUnicode_FSConverter(po, &bytes)) {
         return NULL;
     }
-    /* scene_read takes "-" for standard input: here it is the file named "-" */
-    const char *path = PyBytes_AS_STRING(bytes);
-    if (strcmp(path, "-") == 0) {
-        path = "./-";
-    }
-    uint64_t seed64 = (uint64_t)seed;
-    scene_desc *d = PyMem_RawMalloc(sizeof *d);
-    char err[1024];
+    orca_scene_build_def build = orca_scene_build_def_default();
+    build.sim = def;
+    build.use_dt = dto != Py_None;
+    build.dt = dt;
+    build.use_seed = so != Py_None;
+    build.seed = (uint64_t)seed;
+    build.pedestrian = pedestrian;
+    const char *path = PyBytes_AS_STRING(bytes); /* "-" is the file of that name */
+    orca_scene_file *file = NULL;
     orca_scenario *sc = NULL;
-    int rc = -2;
-    if (d) {
-        Py_BEGIN_ALLOW_THREADS
-        rc = scene_read(path, d, err, sizeof err);
-        if (rc == 0) {
-            rc = scene_build(d, &def, dto != Py_None ? &dt : NULL,
-                             so != Py_None ? &seed64 : NULL, &sc, err, sizeof err);
-        }
-        Py_END_ALLOW_THREADS
+    orca_status st;
+    int sys_errno = 0;
+    Py_BEGIN_ALLOW_THREADS
+    st = orca_scene_file_read(path, &file);
+    if (st == ORCA_ERR_ARGUMENT || st == ORCA_ERR_IO) {
+        sys_errno = errno; /* the file could not be opened or read */
     }
-    int sys_errno = d ? d->sys_errno : 0;
-    if (d) {
-        scene_free(d);
-        PyMem_RawFree(d);
+    if (st == ORCA_OK) {
+        st = orca_scene_file_build(file, &build, &sc);
     }
-    if (rc != 0) {
+    Py_END_ALLOW_THREADS
+    if (st != ORCA_OK) {
         if (sys_errno) {
             errno = sys_errno;
             PyErr_SetFromErrnoWithFilenameObject(PyExc_OSError, po);
-        } else if (rc == -2) {
+        } else if (st == ORCA_ERR_MEMORY) {
             PyErr_NoMemory();
         } else {
-            PyErr_SetString(PyExc_ValueError, err);
+            PyErr_SetString(PyExc_ValueError, orca_scene_file_last_error(file));
         }
+        orca_scene_file_destroy(file);
         Py_DECREF(bytes);
         return NULL;
     }
+    orca_scene_file_destroy(file);
     Py_DECREF(bytes);
     PyTypeObject *t = (PyTypeObject *)cls;
     ScenarioObject *s = (ScenarioObject *)t->tp_alloc(t, 0);

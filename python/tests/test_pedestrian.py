@@ -148,3 +148,26 @@ def test_scenario_preset():
     assert d.stream == 0 and late.pedestrian["time_gap"] == 0.8
     late.clear_pedestrian()
     assert late.pedestrian is None
+
+
+SCENE = ("orca-scene 1\nname ped\npedestrian on\ngoalset east 20 0 20 1 20 -1\n"
+         "goalset west -20 0\nagent 0 0 goalset east\nagent 1 0 goalset west radius=0.2\n"
+         "agent 2 0 goalset east stream=5\nagent 3 0 goal 10 10\ndefault max_neighbors 20\n"
+         "default preferred_speed 1.1\ngrid 3 2 0 3 0.6 0.6 goalset west\n")
+
+
+def test_scene_file_preset(tmp_path):
+    # the scene of test/test_pedestrian.c's scene_file_preset (and test/cli_tests.sh)
+    path = tmp_path / "ped.txt"
+    path.write_text(SCENE)
+    sc = orca.read_scene(path)
+    assert sc.dt == 0.05 and sc.pedestrian == DEFAULTS
+    assert [sc.simulation.agent(i).stream for i in range(4)] == [0, 1, 5, -1]
+    sc.step(30)
+    assert sc.hexhash() == "8494bb08a867f834"
+    plain = tmp_path / "plain.txt"
+    plain.write_text(SCENE.replace("pedestrian on\n", ""))
+    flag = orca.read_scene(plain, pedestrian=True)
+    flag.step(30)
+    assert flag.hexhash() == "8494bb08a867f834"
+    assert orca.read_scene(plain).pedestrian is None

@@ -170,7 +170,7 @@ BAD = [
     ("", None),
     ("agent 0 0\nwarp 1\n", None),
     ("agent 0 0 goal 1 1 via 1 2 3\n", None),
-    # refused by the library when built (scene_build)
+    # refused by the library when built (orca_scene_file_build)
     ("agent 0 0 max_speed=1e300\n", None),
 ]
 
@@ -217,7 +217,7 @@ def test_bad_arguments(tmp_path):
         orca.read_scene(path, seed=1.5)
     with pytest.raises(TypeError):
         orca.read_scene(12)
-    # a dt the library refuses: the message of scene_build (as `orca run` would give it)
+    # a dt the library refuses: the message of orca_scene_file_build (as `orca run` would give it)
     for dt in (0.0, -1.0, float("nan"), float("inf"), 2.0**31, 5e-324):
         with pytest.raises(ValueError, match="dt must be"):
             orca.read_scene(path, dt=dt)

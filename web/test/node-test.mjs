@@ -7,12 +7,15 @@
 // build/release/cli/orca; without it that comparison is skipped and says so), and a scan over
 // every agent; navigation (docs/navigation.md): a room whose door faces away from the goals
 // (the agents arrive only with it), the hash and exits of `orca run` on the same scene file,
-// agentNav and agentPath against the path query, a closed form, and the refusals.
+// agentNav and agentPath against the path query, a closed form, and the refusals; scene files
+// (orca.readScene, docs/scene-format.md): the defaults scene and a validation scene reach their
+// golden hashes, examples/*.txt the hash of `orca run` on the same file, written scenes read
+// back as the same scene, and bad files throw the messages `orca run` prints.
 //   node web/test/node-test.mjs
 // Prints "PASS name" / "FAIL name: why" lines and "web-node: N passed, N failed".
-import { readFile, writeFile, mkdtemp, rm } from 'node:fs/promises';
+import { readFile, readdir, writeFile, mkdtemp, rm } from 'node:fs/promises';
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -144,6 +147,34 @@ let roomRef = null;
     console.log(`SKIP navigation: the same hash as orca run (no orca command at ${cli}; set ORCA_CLI)`);
   }
 }
+// --- scene files (orca.readScene) --------------------------------------------------------
+// Scene files with recorded hashes: the defaults scene (test/golden/defaults.txt) and a
+// validation run (test/golden/validation.txt: `orca run FILE --steps N`); examples/*.txt
+// against `orca run FILE --steps 60 --json` (the C reference, as the crowd's).
+const SCENE_GOLDEN = [
+  { file: 'test/golden/defaults-scene.txt', steps: +DEFAULTS_GOLDEN[1], hash: DEFAULTS_GOLDEN[2] },
+];
+{
+  const v = /^rimea04-single-1-short\.txt (\d+) ([0-9a-f]{16})$/m
+    .exec(await readFile(join(ROOT, 'test/golden/validation.txt'), 'utf8'));
+  SCENE_GOLDEN.push({ file: 'examples/validation/rimea04-single-1-short.txt', steps: +v[1], hash: v[2] });
+}
+const EXAMPLE_STEPS = 60;
+const EXAMPLES = (await readdir(join(ROOT, 'examples'))).filter((f) => /^[a-z][a-z0-9_-]*\.txt$/.test(f)).sort();
+let exampleRefs = null; // file -> the hash of orca run, or null without the orca command
+{
+  const cli = process.env.ORCA_CLI || join(ROOT, 'build/release/cli/orca');
+  if (existsSync(cli)) {
+    exampleRefs = {};
+    for (const f of EXAMPLES) {
+      exampleRefs[f] = JSON.parse(execFileSync(cli, ['run', join(ROOT, 'examples', f), '--steps',
+        String(EXAMPLE_STEPS), '--json'], { encoding: 'utf8' })).hash;
+    }
+  } else {
+    console.log(`SKIP scene files: examples/*.txt as orca run (no orca command at ${cli}; set ORCA_CLI)`);
+  }
+}
+
 function roomScene(orca, navigation, exitAgent = true) {
   const sc = orca.createScene('custom', { dt: 0.25, seed: 3 });
   for (let k = 0; k + 1 < ROOM.length; ++k) sc.sim.addSegment(ROOM[k], ROOM[k + 1]);
@@ -205,6 +236,75 @@ for (const [label, file] of [['scalar', 'orca.wasm'], ['SIMD128', 'orca-simd.was
       });
     }
   }
+
+  // --- scene files ---------------------------------------------------------------------------
+  for (const g of SCENE_GOLDEN) {
+    test(`${label}: readScene: ${g.file}, ${g.steps} steps: the golden hash`, () => {
+      const sc = orca.readScene(readFileSync(join(ROOT, g.file), 'utf8'), { name: g.file });
+      for (let i = 0; i < g.steps; ++i) sc.step();
+      const h = sc.hash();
+      sc.destroy();
+      check(h === g.hash, `hash ${h}, golden ${g.hash}`);
+      return h;
+    });
+  }
+  if (exampleRefs) {
+    test(`${label}: readScene: examples/*.txt, ${EXAMPLE_STEPS} steps: the hashes of orca run`, () => {
+      for (const f of EXAMPLES) {
+        const sc = orca.readScene(readFileSync(join(ROOT, 'examples', f))); // the bytes
+        for (let i = 0; i < EXAMPLE_STEPS; ++i) sc.step();
+        const h = sc.hash();
+        sc.destroy();
+        check(h === exampleRefs[f], `${f}: hash ${h}, orca run ${exampleRefs[f]}`);
+      }
+      return EXAMPLES.join(' ');
+    });
+  }
+  test(`${label}: readScene: dt and seed options; toSceneFile reads back as the same scene`, () => {
+    const text = readFileSync(join(ROOT, 'examples/patrol.txt'), 'utf8');
+    const a = orca.readScene(text);
+    check(a.name === 'patrol' && a.dt === 0.25 && a.seed === 1n && a.sim.agentCount === 8, 'the file\'s values');
+    const b = orca.readScene(text, { dt: 0.125, seed: 2n ** 64n - 1n });
+    check(b.dt === 0.125 && b.seed === 2n ** 64n - 1n, `options: dt ${b.dt}, seed ${b.seed}`);
+    b.destroy();
+    const written = a.toSceneFile('written by node-test');
+    check(written.startsWith('# orca scene file (format: docs/scene-format.md)\n# written by node-test\n'), written.slice(0, 80));
+    const c = orca.readScene(written, { name: 'written.txt' });
+    check(c.toSceneFile('written by node-test') === written, 'the same text again');
+    check(JSON.stringify(c.waypoints(3)) === JSON.stringify(a.waypoints(3)), 'waypoints');
+    for (let i = 0; i < 50; ++i) {
+      a.step();
+      c.step();
+    }
+    const h = a.hash();
+    check(c.hash() === h, `hash ${c.hash()}, the original's ${h}`);
+    a.destroy();
+    c.destroy();
+    return h;
+  });
+  test(`${label}: readScene: bad files throw the messages of orca run`, () => {
+    throwsWith(() => orca.readScene('agent 0 0\nagent 1 1 radius=-1\n'),
+      /^<scene>:2: radius must be > 0, got '-1'$/, 'ORCA_ERR_FORMAT');
+    throwsWith(() => orca.readScene('agnet 0 0', { name: 'x.txt' }), /^x\.txt:1: unknown statement 'agnet'/, 'ORCA_ERR_FORMAT');
+    throwsWith(() => orca.readScene(''), /^<scene>: the file is empty \(add 'agent X Y \.\.\.' lines\)$/, 'ORCA_ERR_FORMAT');
+    throwsWith(() => orca.readScene(new Uint8Array([0x61, 0x67, 0x65, 0x6e, 0x74, 0x20, 0x30, 0x20, 0x30, 0x0a, 0])),
+      /^<scene>:2: NUL byte in the line/, 'ORCA_ERR_FORMAT');
+    throwsWith(() => orca.readScene('grid 32768 32769 0 0 1 1'), /more than the limit of 2\^30/, 'ORCA_ERR_LIMIT');
+    throwsWith(() => orca.readScene('name caf\u00e9 \u0001\nagent 0 0'), /^<scene>:1: name: control character U\+0001 at byte 7/, 'ORCA_ERR_FORMAT');
+    // what only the simulation checks: the line of the agent outside the walkable area
+    throwsWith(() => orca.readScene('boundary 0 0 10 0 10 10 0 10\nagent 5 5\nagent 30 5\n', { name: 'w.txt' }),
+      /^w\.txt:3: agent 1: .*outside the walkable area/, 'ORCA_ERR_ARGUMENT');
+    throwsWith(() => orca.readScene('agent 0 0', { dt: -1 }), /^<scene>: creating the scenario \(orca_scenario_create\): .*\(ORCA_ERR_ARGUMENT\)$/, 'ORCA_ERR_ARGUMENT');
+    throwsWith(() => orca.readScene('agent 0 0', { seed: -1 }), /seed must be a whole number/, 'ORCA_ERR_ARGUMENT');
+    throwsWith(() => orca.readScene(42), /expected the text of a scene file/, 'ORCA_ERR_ARGUMENT');
+    failMalloc = true;
+    try {
+      throwsWith(() => orca.readScene('agent 0 0'), /out of memory/, 'ORCA_ERR_MEMORY');
+    } finally {
+      failMalloc = false;
+    }
+    return 'ok';
+  });
 
   // --- walkable-area boundaries ------------------------------------------------------------
   test(`${label}: walkable-area boundaries`, () => {
@@ -492,7 +592,19 @@ for (const [label, file] of [['scalar', 'orca.wasm'], ['SIMD128', 'orca-simd.was
     check(sc.goal(0).speed === orca.pedestrianFreeSpeed(9, 0) && sc.goal(1).speed === 1.1, 'free speeds');
     for (let i = 0; i < 10; ++i) sc.step();
     sc.destroy();
-    return 'pinned 1aeceb0c7ce14f92';
+    // a scene file with the preset (test/test_pedestrian.c's scene_file_preset)
+    const text = 'orca-scene 1\nname ped\npedestrian on\ngoalset east 20 0 20 1 20 -1\ngoalset west -20 0\n' +
+      'agent 0 0 goalset east\nagent 1 0 goalset west radius=0.2\nagent 2 0 goalset east stream=5\n' +
+      'agent 3 0 goal 10 10\ndefault max_neighbors 20\ndefault preferred_speed 1.1\n' +
+      'grid 3 2 0 3 0.6 0.6 goalset west\n';
+    for (const [t, opt] of [[text, {}], [text.replace('pedestrian on\n', ''), { pedestrian: true }]]) {
+      const file = orca.readScene(t, opt);
+      check(file.dt === 0.05 && file.pedestrian !== null, `scene file: dt ${file.dt}`);
+      for (let i = 0; i < 30; ++i) file.step();
+      check(file.sim.hash() === '8494bb08a867f834', `scene file hash ${file.sim.hash()} = 8494bb08a867f834 (native)`);
+      file.destroy();
+    }
+    return 'pinned 1aeceb0c7ce14f92, scene file 8494bb08a867f834';
   });
 
   test(`${label}: save and load reproduce the run`, () => {
@@ -1212,8 +1324,8 @@ for (const [label, file] of [['scalar', 'orca.wasm'], ['SIMD128', 'orca-simd.was
 // --- the safe API (issue 31): OrcaError, views, handles, cleanup, the private surface -------
 {
   // The exports seen through wrapExports: calls of ow_malloc, ow_sim_destroy,
-  // ow_scenario_destroy and ow_nav_destroy counted.
-  const calls = { ow_malloc: 0, ow_sim_destroy: 0, ow_scenario_destroy: 0, ow_nav_destroy: 0 };
+  // ow_scenario_destroy, ow_nav_destroy and ow_scene_file_destroy counted.
+  const calls = { ow_malloc: 0, ow_sim_destroy: 0, ow_scenario_destroy: 0, ow_nav_destroy: 0, ow_scene_file_destroy: 0 };
   let exportsSeen = null;
   const orca = await loadOrca({ simd: false, wrapExports: (x) => {
     const w = { ...x };
@@ -1386,6 +1498,18 @@ for (const [label, file] of [['scalar', 'orca.wasm'], ['SIMD128', 'orca-simd.was
     nav.destroy();
     sc.destroy();
     return `prototype members Orca ${counts[0]}, Sim ${counts[1]}, Scene ${counts[2]}, Nav ${counts[3]}`;
+  });
+
+  test('readScene frees its parsed file whether the build succeeds or not; a refused read makes none', () => {
+    const c0 = { ...calls };
+    const sc = orca.readScene('agent 0 0 goal 1 0');
+    isOrcaError(() => orca.readScene('agent 0 0 radius=0'), /radius must be > 0/, 'ORCA_ERR_FORMAT');
+    isOrcaError(() => orca.readScene('boundary 0 0 1 0 1 1\nagent 5 5'), /agent 0: /, 'ORCA_ERR_ARGUMENT');
+    check(calls.ow_scene_file_destroy - c0.ow_scene_file_destroy === 2, `destroys ${calls.ow_scene_file_destroy - c0.ow_scene_file_destroy}`);
+    sc.destroy();
+    check(calls.ow_scenario_destroy - c0.ow_scenario_destroy === 1, 'one scenario, destroyed with its scene');
+    check(calls.ow_malloc - c0.ow_malloc > 0, 'text and name copied');
+    return 'ok';
   });
 
   test('destroy() and Symbol.dispose free the objects; scene.sim is the scene\'s', () => {
