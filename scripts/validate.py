@@ -63,15 +63,16 @@ class Run:
     """One scene file's run: the scenario, its step count and how to reproduce it. seed and
     dt replace the file's (`orca run --seed S --dt DT`); density and pedestrian turn the
     density-dependent speed or the pedestrian model on with their defaults
-    (`--density-speed`, `--pedestrian`: docs/extensions.md, docs/pedestrians.md)."""
+    (`--density-speed`, `--pedestrian`: docs/extensions.md, docs/pedestrians.md); suffix
+    picks a version of the scene (FILE + suffix + .txt: the pedestrian preset's)."""
 
     def __init__(self, ctx, filename, density=False, seed=None, dt=None, pedestrian=False,
-                 preset=None):
+                 suffix=""):
+        filename = filename[:-len(".txt")] + suffix + ".txt"
         self.ctx = ctx
         self.file = filename
         self.density = density
         self.pedestrian = pedestrian
-        self.preset = preset
         self.seed = seed
         self.dt_option = dt
         given = {k: v for k, v in (("seed", seed), ("dt", dt)) if v is not None}
@@ -80,8 +81,6 @@ class Run:
             self.sc.simulation.set_density_speed()
         if pedestrian:
             self.sc.set_pedestrian()
-        if preset is not None:
-            apply_preset(self.sc, preset)
         self.dt = self.sc.dt
         self.steps = 0
         self.agent_steps = 0
@@ -126,9 +125,6 @@ class Run:
         return opts
 
     def command(self):
-        if self.preset is not None:
-            return ("scripts/validate.py's apply_preset(time gap %g) on examples/validation/%s, "
-                    "%d steps" % (self.preset, self.file, self.steps))
         return " ".join(["orca run examples/validation/%s --steps %d" % (self.file, self.steps)]
                         + self.options())
 
@@ -137,33 +133,11 @@ class Run:
         h = self.sc.hexhash()
         if key is None:
             key = self.file + (" density" if self.density else "") + (
-                " pedestrian" if self.pedestrian else "") + (
-                " preset=%g" % self.preset if self.preset is not None else "")
+                " pedestrian" if self.pedestrian else "")
             key += "".join(" %s=%s" % (k, v) for k, v in (("seed", self.seed),
                                                           ("dt", self.dt_option)) if v is not None)
         self.ctx.record_hash(key, self.steps, h, self)
         return h
-
-
-def apply_preset(sc, time_gap):
-    """The pedestrian preset (docs/pedestrians.md) on a scene read from a file, as a scene
-    file's `pedestrian on` would give it, which the files cannot say yet: every agent the
-    preset's parameters (orca.PEDESTRIAN_AGENT: radius 0.18 m, the rest as the scene's) and
-    the preset's free speed for its key (orca.pedestrian_free_speed(seed, index), the draw
-    orca_scenario_pedestrian_agent makes), then the model on with the time gap (the goal-set
-    agents' streams their sets). Before the first step, so a new goal is planned afresh."""
-    agent = orca.PEDESTRIAN_AGENT
-    keys = ("radius", "max_speed", "neighbor_dist", "max_neighbors", "time_horizon",
-            "obstacle_time_horizon")
-    for i, a in enumerate(sc.simulation.agents):
-        a.set(**{k: agent[k] for k in keys})
-        goal = sc.agent_goal(i)
-        speed = orca.pedestrian_free_speed(sc.seed, i)
-        if goal["goal"] == "set":
-            sc.set_goal(i, goal_set=goal["goal_set"], preferred_speed=speed)
-        else:
-            sc.set_goal(i, goal="point", target=goal["target"], preferred_speed=speed)
-    sc.set_pedestrian(time_gap=time_gap)
 
 
 class Context:
@@ -184,7 +158,7 @@ class Context:
 
     def variants_for(self, test):
         """The pedestrian experiments' configurations a test measures: [(label, Run
-        options)] (the bounded run: plain ORCA and the pedestrian model)."""
+        options)] (the bounded run: plain ORCA and the pedestrian preset)."""
         return [(label, opts) for label, opts, tests in PED_VARIANTS
                 if (tests is None or test in tests) and
                 (not self.quick or label in QUICK_VARIANTS)]
@@ -196,8 +170,7 @@ class Context:
         elif key in self.golden and self.golden[key] != (steps, h):
             self.failures.append("%s: hash %s after %d steps, expected %s after %d" % (
                 key, h, steps, self.golden[key][1], self.golden[key][0]))
-        if self.cli and run is not None and run.preset is None and \
-                run.n0 * run.steps <= CLI_CHECK_MAX:
+        if self.cli and run is not None and run.n0 * run.steps <= CLI_CHECK_MAX:
             cmd = [self.cli, "run", os.path.join(SCENES, run.file), "--steps", str(steps),
                    "--json", "-q", "-j", str(self.workers)] + run.options()
             out = subprocess.run(cmd, capture_output=True, text=True)
@@ -782,24 +755,24 @@ def bottleneck(ctx, rep):
 
 # The configurations measured: each with the Run options that make it and the tests that
 # measure it (None: every test); their names in the report and the figures' colours. Plain
-# ORCA and the density-dependent speed are orca as it was; the pedestrian model once over the
-# scenes' agents (`orca run --pedestrian`) and once with the preset's agents (Run's preset: a
-# scene file cannot give them yet), at the preset's time gap and at 0.8 s (docs/pedestrians.md,
-# the trade-off between the fundamental diagram and the bottleneck).
+# ORCA and the density-dependent speed are orca as it was; the pedestrian model over the
+# scenes' agents (`orca run --pedestrian`), and the pedestrian preset (the scenes' versions
+# with `pedestrian on`, scripts/validation-scenes) at its time gap and at 0.8 s
+# (docs/pedestrians.md: the trade-off between the fundamental diagram and the bottleneck).
 PED_VARIANTS = (
     ("plain", {}, None),
     ("density_speed", {"density": True},
      ("ped_bottleneck", "liddle", "hermes", "fd_random", "counterflow")),
     ("pedestrian", {"pedestrian": True}, None),
-    ("preset", {"preset": 0.5}, None),
-    ("preset T=0.8", {"preset": 0.8}, ("ped_bottleneck", "fd_random")),
+    ("preset", {"suffix": "-ped"}, None),
+    ("preset T=0.8", {"suffix": "-ped-t0.8"}, ("ped_bottleneck", "fd_random")),
 )
 PED_LABEL = {"plain": "plain ORCA", "density_speed": "density_speed on",
              "pedestrian": "pedestrian model, the scene's agents",
              "preset": "pedestrian preset", "preset T=0.8": "pedestrian preset, time gap 0.8 s"}
 PED_COLOUR = {"plain": "tab:red", "density_speed": "tab:blue", "pedestrian": "tab:green",
               "preset": "tab:olive", "preset T=0.8": "tab:purple"}
-QUICK_VARIANTS = ("plain", "pedestrian")
+QUICK_VARIANTS = ("plain", "preset")
 PED_BOTTLENECK_WIDTHS = ["0.9", "1.2", "1.6", "2", "2.5"]
 PED_BOTTLENECK_SEEDS = [1, 2, 3]
 LIDDLE_WIDTHS = ["0.9", "1", "1.1", "1.2", "1.4", "1.6", "1.8", "2", "2.2", "2.5"]
@@ -1276,18 +1249,17 @@ def exit_choice(ctx, rep):
 
 def rimea_model(ctx, rep):
     """RiMEA 1, 6 and 12 in the pedestrian model's configurations, against their criteria
-    (RiMEA 1 only over the scene's agent: its speed of 1.33 m/s is the test's, which the
-    preset's free speed would replace; RiMEA 4's diagram is the whole-width one above)."""
+    (RiMEA 1's agent keeps the test's 1.33 m/s: its line gives it; RiMEA 4's diagram is the
+    whole-width one above)."""
     for label, opts in ctx.variants_for("rimea_model"):
         if label == "plain":
             continue  # RiMEA 1, 6 and 12 above
         name = PED_LABEL[label]
-        if "preset" not in opts:
-            run = Run(ctx, "rimea01-corridor.txt", **opts)
-            t40 = rimea1_time(run)
-            rep.target("RiMEA 1, %s" % name, "40 m in 26 to 34 s (1.33 m/s)",
-                       "%.2f s" % t40 if t40 is not None else "not reached in 60 s",
-                       t40 is not None and 26.0 <= t40 <= 34.0, run.finish(), run.command())
+        run = Run(ctx, "rimea01-corridor.txt", **opts)
+        t40 = rimea1_time(run)
+        rep.target("RiMEA 1, %s" % name, "40 m in 26 to 34 s (1.33 m/s)",
+                   "%.2f s" % t40 if t40 is not None else "not reached in 60 s",
+                   t40 is not None and 26.0 <= t40 <= 34.0, run.finish(), run.command())
         run = Run(ctx, "rimea06-corner.txt", **opts)
         _, crossed = rimea6_walk(run, run.walls())
         out, wall = int(run.sc.exited.count), run.sc.max_wall_overlap
@@ -1726,10 +1698,9 @@ def ped_report(rep, names, fig, data):
         "pedestrian preset, the model with the preset's agents (radius 0.18 m, free speeds "
         "drawn from Weidmann's distribution); and the preset with a time gap of 0.8 s, the "
         "other side of the trade-off between the fundamental diagram and the bottleneck "
-        "(pedestrians.md). No scene file can ask for the preset's agents yet: those runs put "
-        "them on the scenes' agents in `scripts/validate.py` (`apply_preset`, what the "
-        "preset does to an agent added with it), so their hashes are reproduced by the "
-        "Python module and their commands name that function instead of `orca run`.\n\n" % (
+        "(pedestrians.md). The preset's runs read each scene's version with `pedestrian on` "
+        "(`FILE-ped.txt`, `FILE-ped-t0.8.txt`: the same walls, goals and agents, without the "
+        "validation pedestrian's default lines).\n\n" % (
             JS_BAND[0], JS_BAND[1], FLAT_BAND[0], FLAT_BAND[1], int(100 * CF_RATIO),
             int(100 * QUEUE_FALLBACK), QUEUE_OVERLAP, EXIT_CHANGES, cap, at))
     t.append("The experiments' points, each file with its source and how the numbers were "
@@ -1945,8 +1916,8 @@ def fd_random_text(rep, fig, data):
     t.append(
         "\n\nThe Jülich corridor measurements (Zhang et al. 2011) are not Weidmann's curve "
         "either: their samples' mean speed is %s.\n\n"
-        "Each run: `orca run examples/validation/fd-random-D.txt --steps %d` (the options of "
-        "each configuration in the CSV's command column).\n\n" % (
+        "Each run: `orca run examples/validation/fd-random-D.txt --steps %d` (each "
+        "configuration's file and options in the CSV's command column).\n\n" % (
             "; ".join("%.2f m/s from %g to %g agents/m² (%d samples), where Weidmann's is "
                       "%.2f at the same densities (%+.0f%%)" % (v, lo, hi, n, w, 100 * (v / w - 1))
                       for lo, hi, v, w, n in bins), rows[0]["steps"]))
