@@ -483,7 +483,9 @@ static int test_streams(void)
     snprintf(want, sizeof want, "w.txt: read error: %s", strerror(errno));
     ENSURE_MSG(strcmp(orca_scene_file_last_error(NULL), want) == 0, "%s",
                orca_scene_file_last_error(NULL));
-    ENSURE(fclose(w) == 0);
+    /* The stream is in an error state now; whether closing it then reports that is the C
+     * library's choice (Microsoft's does, glibc's does not), so only the close itself. */
+    fclose(w);
     /* the stream writer's failure: a stream open for reading only */
     FILE *r = fopen(path, "rb");
     ENSURE(r);
