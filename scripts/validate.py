@@ -17,7 +17,12 @@ state hash, command to reproduce), charts (matplotlib) and the charts' data as C
     --cli ORCA                          also run each short run with `ORCA run FILE --steps
                                         N --json` and require the same hash
     --only NAME[,NAME]                  only these tests (rimea1, rimea4, rimea4single,
-                                        rimea6, rimea9, rimea12, steersuite, bottleneck)
+                                        rimea6, rimea9, rimea12, steersuite, bottleneck,
+                                        ped_bottleneck, liddle, hermes, fd_random,
+                                        counterflow, exit_choice, rimea_model, queues)
+    --variants NAME[,NAME]              the pedestrian experiments' configurations (plain,
+                                        density_speed, pedestrian, preset, "preset T=0.8";
+                                        default all, --quick plain and preset)
     --workers N                         worker threads (the results are the same bits)
 
 Exit status: 0 when every judged criterion passed (and every hash matched), 1 otherwise.
@@ -145,6 +150,7 @@ class Context:
         self.workers = args.workers
         self.quick = args.quick
         self.cli = args.cli
+        self.variants = args.variants.split(",") if args.variants else None
         self.golden = {}
         self.hashes = []
         self.failures = []
@@ -158,10 +164,11 @@ class Context:
 
     def variants_for(self, test):
         """The pedestrian experiments' configurations a test measures: [(label, Run
-        options)] (the bounded run: plain ORCA and the pedestrian preset)."""
+        options)] (the bounded run: plain ORCA and the pedestrian preset; --variants: those
+        named)."""
+        chosen = self.variants or (QUICK_VARIANTS if self.quick else None)
         return [(label, opts) for label, opts, tests in PED_VARIANTS
-                if (tests is None or test in tests) and
-                (not self.quick or label in QUICK_VARIANTS)]
+                if (tests is None or test in tests) and (chosen is None or label in chosen)]
 
     def record_hash(self, key, steps, h, run):
         self.hashes.append((key, steps, h))
@@ -2336,6 +2343,9 @@ def main():
     ap.add_argument("--record")
     ap.add_argument("--cli")
     ap.add_argument("--only")
+    ap.add_argument("--variants", help="the pedestrian experiments' configurations to measure, "
+                    "comma-separated (%s; default: all, --quick: %s)" % (
+                        ", ".join(v[0] for v in PED_VARIANTS), ",".join(QUICK_VARIANTS)))
     ap.add_argument("--workers", type=int, default=2)
     args = ap.parse_args()
     if args.quick and not args.out:
@@ -2345,6 +2355,10 @@ def main():
     for n in names:
         if n not in TESTS:
             ap.error("unknown test %r (%s)" % (n, ", ".join(TESTS)))
+    for v in args.variants.split(",") if args.variants else []:
+        if v not in [p[0] for p in PED_VARIANTS]:
+            ap.error("unknown configuration %r in --variants (%s)" % (
+                v, ", ".join(p[0] for p in PED_VARIANTS)))
     out = args.out or os.path.join(ROOT, "docs")
     ctx = Context(args)
     rep = Report(out, os.path.join(out, "validation"), args.quick)
