@@ -196,8 +196,22 @@ typedef struct scene_opts {
     int separation; /* orca run --separation (docs/extensions.md, "Coincident agents") */
     int density;    /* --density-speed (docs/extensions.md, "Density-dependent speed") */
     int pedestrian; /* --pedestrian (docs/pedestrians.md) */
+    int nav_check;  /* --nav-check (docs/navigation.md, "Following a path") */
+    int exit_choice; /* --exit-choice MODE (docs/navigation.md, "Exit choice"); -1: not given */
     int loading;    /* orca run --load: the snapshot's agents replace the file's starts */
 } scene_opts;
+
+/* --nav-check and --exit-choice: set on the scenario after the scene (or snapshot), as the
+ * scene's statements would (the values were checked when parsed). */
+static void nav_options(const scene_opts *o, orca_scenario *sc)
+{
+    if (o->nav_check) {
+        orca_scenario_set_nav_check(sc, 1);
+    }
+    if (o->exit_choice >= 0) {
+        orca_scenario_set_exit_choice(sc, o->exit_choice);
+    }
+}
 
 /* --density-speed: on with the defaults unless the scene (or snapshot) already turned it on
  * with its own parameters; refused (exit status 2, the library's message) when the scene has
@@ -264,6 +278,9 @@ static int make_scenario(const scene_opts *o, const orca_sim_def *sim_def, orca_
             orca_scene_file_destroy(file);
             return rc;
         }
+        if (st == ORCA_OK) {
+            nav_options(o, *out);
+        }
         if (st == ORCA_OK && !o->loading) {
             cli_warn_file_coincident(file, name, orca_scenario_sim(*out), stderr);
         }
@@ -306,6 +323,7 @@ static int make_scenario(const scene_opts *o, const orca_sim_def *sim_def, orca_
     if (o->separation) {
         orca_sim_set_separation(orca_scenario_sim(sc), 1); /* 1 is always accepted */
     }
+    nav_options(o, sc);
     int rc = density_option(o, orca_scenario_sim(sc));
     if (rc == EXIT_OK) {
         rc = pedestrian_option(o, sc);
@@ -624,12 +642,13 @@ typedef struct run_result {
     orca_density_speed density_params;
     int pedestrian; /* the pedestrian model was on; its parameters below */
     orca_pedestrian pedestrian_params;
-    int navigation; /* navigation on (docs/navigation.md); the two below when on */
-    int nav_unreachable; /* agents whose last plan found no path, at the end */
-    int nav_reroutes;    /* re-routings over the run, all agents */
-    int exits;           /* goal sets that are exits; the two below when > 0 */
-    int exited;          /* agents that left by exits */
+    int navigation; /* navigation on (docs/navigation.md); the counts below when on */
+    int nav_check;   /* the leg check */
+    int exit_choice; /* orca_exit_choice */
+    orca_nav_counts counts; /* over the whole run, agents that left included */
+    int exits;           /* goal sets that are exits; the exits' counts above when > 0 */
     int64_t exited_last_step;
+    const orca_scenario *sc; /* for the exits' departures */
     double dt;
     uint64_t seed;
     uint64_t first_step, last_step, steps;
@@ -717,6 +736,48 @@ static int extended_path(const orca_sim *sim, int diagnostics)
     return diagnostics || orca_sim_separation_active(sim);
 }
 
+/* The exits' lines: who left, who stands at an exit when the run stopped (they leave at the
+ * next step's start: counted as arrived, not yet as exited), and each exit point's
+ * departures (the first 16 points of a set; --json has all). */
+static void print_text_exits(const run_result *r)
+{
+    const orca_nav_counts *c = &r->counts;
+    if (c->exited > 0) {
+        printf("  exits             %d agent%s left by the exits, the last at step %lld (%.6g s)",
+               c->exited, c->exited == 1 ? "" : "s", (long long)r->exited_last_step,
+               (double)r->exited_last_step * r->dt);
+    } else {
+        printf("  exits             no agent left by the exits");
+    }
+    if (c->at_exits > 0) {
+        printf("; %d at %s exit when the run stopped (%s at the next step)", c->at_exits,
+               c->at_exits == 1 ? "its" : "their", c->at_exits == 1 ? "it leaves" : "they leave");
+    }
+    printf("\n");
+    for (int set = 0; set < orca_scenario_goal_set_count(r->sc); ++set) {
+        int is_exit = 0, count = 0;
+        const char *name = NULL;
+        orca_vec2 pts[16];
+        if (orca_scenario_goal_set_exit(r->sc, set, &is_exit, NULL) != ORCA_OK || !is_exit ||
+            orca_scenario_goal_set_get(r->sc, set, &name, pts, 16, &count) != ORCA_OK) {
+            continue;
+        }
+        for (int k = 0; k < count && k < 16; ++k) {
+            int left = 0;
+            int64_t last = -1;
+            orca_scenario_exit_departures(r->sc, set, k, &left, &last);
+            printf("    %s %d (%g, %g)  %d left", name, k, pts[k].x, pts[k].y, left);
+            if (last >= 0) {
+                printf(", the last at %.6g s", (double)last * r->dt);
+            }
+            printf("\n");
+        }
+        if (count > 16) {
+            printf("    %s: %d more points (all of them in --json)\n", name, count - 16);
+        }
+    }
+}
+
 /* The summary's lines of the extensions in use: separation, density, the pedestrian model,
  * exits, navigation. */
 static void print_text_extensions(const run_result *r)
@@ -744,20 +805,23 @@ static void print_text_extensions(const run_result *r)
         }
     }
     if (r->exits > 0) {
-        if (r->exited > 0) {
-            printf("  exits             %d agent%s left by the exits, the last at step %lld "
-                   "(%.6g s)\n",
-                   r->exited, r->exited == 1 ? "" : "s", (long long)r->exited_last_step,
-                   (double)r->exited_last_step * r->dt);
-        } else {
-            printf("  exits             no agent left by the exits\n");
-        }
+        print_text_exits(r);
     }
     if (r->navigation) {
-        printf("  navigation        on: %d agent%s without a path, %d re-routing%s "
-               "(docs/navigation.md)\n",
-               r->nav_unreachable, r->nav_unreachable == 1 ? "" : "s", r->nav_reroutes,
-               r->nav_reroutes == 1 ? "" : "s");
+        const orca_nav_counts *c = &r->counts;
+        printf("  navigation        on%s, exit choice %s: %d agent%s without a path; over the "
+               "run %lld plan%s, %lld re-routing%s, %lld replan%s (docs/navigation.md)\n",
+               r->nav_check ? " with the leg check" : "", orca_exit_choice_name(r->exit_choice),
+               c->unreachable, c->unreachable == 1 ? "" : "s", (long long)c->plans,
+               c->plans == 1 ? "" : "s", (long long)c->reroutes, c->reroutes == 1 ? "" : "s",
+               (long long)c->replans, c->replans == 1 ? "" : "s");
+        if (c->exit_changes > 0) {
+            printf("  exit changes      %lld by %d agent%s (at most %d by one), %lld back to a "
+                   "point left\n",
+                   (long long)c->exit_changes, c->agents_changed,
+                   c->agents_changed == 1 ? "" : "s", c->most_changes,
+                   (long long)c->exit_returns);
+        }
     }
 }
 
@@ -857,6 +921,50 @@ static void print_text(const run_result *r, const run_opts *o)
     print_text_queries(r, o);
 }
 
+/* "exited", "exited_last_step", "at_exits" and "exits": each exit point's departures. */
+static void print_json_exits(FILE *f, const run_result *r)
+{
+    fprintf(f, ",\"exited\":%d,\"exited_last_step\":%lld,\"at_exits\":%d,\"exits\":[",
+            r->counts.exited, (long long)r->exited_last_step, r->counts.at_exits);
+    int first = 1;
+    for (int set = 0; set < orca_scenario_goal_set_count(r->sc); ++set) {
+        int is_exit = 0, count = 0;
+        const char *name = NULL;
+        if (orca_scenario_goal_set_exit(r->sc, set, &is_exit, NULL) != ORCA_OK || !is_exit ||
+            orca_scenario_goal_set_get(r->sc, set, &name, NULL, 0, &count) != ORCA_OK) {
+            continue;
+        }
+        orca_vec2 *pts = malloc((size_t)count * sizeof *pts);
+        if (pts) {
+            orca_scenario_goal_set_get(r->sc, set, NULL, pts, count, NULL);
+        }
+        for (int k = 0; k < count; ++k) {
+            int left = 0;
+            int64_t last = -1;
+            orca_scenario_exit_departures(r->sc, set, k, &left, &last);
+            fprintf(f, "%s{\"set\":", first ? "" : ",");
+            cli_json_string(f, name);
+            fprintf(f, ",\"point\":%d", k);
+            if (pts) {
+                fputs(",\"x\":", f);
+                print_json_double(f, pts[k].x);
+                fputs(",\"y\":", f);
+                print_json_double(f, pts[k].y);
+            }
+            fprintf(f, ",\"departed\":%d,\"last_departure_step\":", left);
+            if (last >= 0) {
+                fprintf(f, "%lld", (long long)last);
+            } else {
+                fputs("null", f);
+            }
+            fputs("}", f);
+            first = 0;
+        }
+        free(pts);
+    }
+    fputs("]", f);
+}
+
 /* The JSON keys of the execution and the extensions: kernels, path, separation, density, the
  * pedestrian model, exits, navigation. */
 static void print_json_extensions(FILE *f, const run_result *r)
@@ -884,13 +992,20 @@ static void print_json_extensions(FILE *f, const run_result *r)
         fprintf(f, ",\"pedestrian_max_planes\":%d", r->pedestrian_params.max_planes);
     }
     if (r->exits > 0) {
-        fprintf(f, ",\"exited\":%d,\"exited_last_step\":%lld", r->exited,
-                (long long)r->exited_last_step);
+        print_json_exits(f, r);
     }
     fprintf(f, ",\"navigation\":%s", r->navigation ? "true" : "false");
     if (r->navigation) {
-        fprintf(f, ",\"nav_unreachable\":%d,\"nav_reroutes\":%d", r->nav_unreachable,
-                r->nav_reroutes);
+        const orca_nav_counts *c = &r->counts;
+        fprintf(f,
+                ",\"nav_check\":%s,\"exit_choice\":\"%s\",\"nav_unreachable\":%d,"
+                "\"nav_plans\":%lld,\"nav_reroutes\":%lld,\"nav_replans\":%lld,"
+                "\"nav_exit_changes\":%lld,\"nav_exit_returns\":%lld,"
+                "\"nav_agents_changed\":%d,\"nav_most_changes\":%d",
+                r->nav_check ? "true" : "false", orca_exit_choice_name(r->exit_choice),
+                c->unreachable, (long long)c->plans, (long long)c->reroutes,
+                (long long)c->replans, (long long)c->exit_changes, (long long)c->exit_returns,
+                c->agents_changed, c->most_changes);
     }
 }
 
@@ -1042,6 +1157,8 @@ enum {
     R_SEPARATION,
     R_DENSITY,
     R_SVG_TRAIL,
+    R_NAV_CHECK,
+    R_EXIT_CHOICE,
     R_PEDESTRIAN
 };
 
@@ -1127,6 +1244,14 @@ static int run_option(run_opts *o, int k, const char *name, const char *value)
     case R_DIAGNOSTICS: o->diagnostics = 1; break;
     case R_SEPARATION: o->scene.separation = 1; break;
     case R_DENSITY: o->scene.density = 1; break;
+    case R_NAV_CHECK: o->scene.nav_check = 1; break;
+    case R_EXIT_CHOICE:
+        o->scene.exit_choice = orca_exit_choice_from_name(value);
+        if (o->scene.exit_choice < 0) {
+            cli_usage_error("run", "%s takes nearest, calm or quickest, got '%s'", name, value);
+            bad = 1;
+        }
+        break;
     case R_PEDESTRIAN: o->scene.pedestrian = 1; break;
     case R_NEAR:
     case R_NEAREST:
@@ -1240,9 +1365,11 @@ static int run_parse(run_opts *o, int argc, char **argv)
         {"save", 0, 1},      {"load", 0, 1},     {"scalar", 0, 0},  {"help", 'h', 0},
         {"near", 0, 1},      {"nearest", 0, 1},  {"box", 0, 1},     {"diagnostics", 0, 0},
         {"separation", 0, 0}, {"density-speed", 0, 0}, {"svg-trail", 0, 1},
-        {"pedestrian", 0, 0}, {NULL, 0, 0}};
+        {"nav-check", 0, 0},  {"exit-choice", 0, 1}, {"pedestrian", 0, 0},
+        {NULL, 0, 0}};
     memset(o, 0, sizeof *o);
     o->scene.builtin = -1;
+    o->scene.exit_choice = -1;
     o->max_steps = CLI_DEFAULT_MAX_STEPS;
     o->workers = 1;
     o->every = 1;
@@ -1316,6 +1443,7 @@ static int run_load(run_state *s)
     if (s->o.scene.separation) {
         orca_sim_set_separation(s->sim, 1);
     }
+    nav_options(&s->o.scene, s->sc); /* the leg check and the exit choice */
     rc = density_option(&s->o.scene, s->sim); /* likewise the density-dependent speed */
     if (rc == EXIT_OK) {
         rc = pedestrian_option(&s->o.scene, s->sc); /* and the pedestrian model */
@@ -1507,8 +1635,8 @@ static int run_loop(run_state *s)
     return EXIT_OK;
 }
 
-/* The scenario's extensions in the summary: looping waypoints, exits, navigation (of the
- * agents in the simulation now). */
+/* The scenario's extensions in the summary: looping waypoints (of the agents in the
+ * simulation now), exits and navigation (over the whole run). */
 static void result_extensions(orca_scenario *sc, run_result *r)
 {
     int n = orca_sim_agent_count(orca_scenario_sim(sc));
@@ -1525,17 +1653,12 @@ static void result_extensions(orca_scenario *sc, run_result *r)
             r->exits++;
         }
     }
-    orca_scenario_exited(sc, &r->exited, &r->exited_last_step);
+    orca_scenario_exited(sc, NULL, &r->exited_last_step);
+    r->sc = sc;
     r->navigation = orca_scenario_get_navigation(sc);
-    if (r->navigation) {
-        r->nav_unreachable = orca_scenario_nav_unreachable(sc);
-        for (int i = 0; i < n; ++i) {
-            orca_nav_agent na;
-            if (orca_scenario_agent_nav(sc, i, &na, NULL, 0) == ORCA_OK) {
-                r->nav_reroutes += na.reroutes;
-            }
-        }
-    }
+    r->nav_check = orca_scenario_get_nav_check(sc);
+    r->exit_choice = orca_scenario_get_exit_choice(sc);
+    orca_scenario_nav_counts(sc, &r->counts); /* over the whole run, those that left too */
 }
 
 /* The summary's figures for the final state. */
@@ -1565,7 +1688,7 @@ static int run_result_of(run_state *s, run_result *r)
     r->until_arrived = !s->o.have_steps;
     r->max_steps = s->o.max_steps;
     r->max_steps_given = s->o.have_max;
-    r->arrived = orca_scenario_arrived_count(sc) + r->exited;
+    r->arrived = r->counts.arrived; /* those that left by exits included */
     r->all_arrived_step = orca_scenario_all_arrived_step(sc);
     r->max_agent_overlap = orca_scenario_max_agent_overlap(sc);
     r->max_wall_overlap = orca_scenario_max_wall_overlap(sc);

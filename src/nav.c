@@ -161,7 +161,7 @@ static int nv_tan_cc(orca_vec2 u, int su, orca_vec2 v, int sv, double r, orca_ve
 /* --- the walls ------------------------------------------------------------------------- */
 
 typedef struct nav_field {
-    int id;
+    int64_t id;
     int goal_count;
     orca_vec2 *goals;
     int gv_count;      /* goal nodes: departure points toward a goal */
@@ -183,9 +183,47 @@ typedef struct nav_grid {
     int w, h;
     int32_t *start;     /* w * h + 1 */
     int32_t *walls;
-    uint32_t *stamp;    /* per wall: the last check that looked at it */
-    uint32_t query;
 } nav_grid;
+
+/* The scratch of one thread's queries (docs/navigation.md, "Following a path": plans run on
+ * the simulation's workers, each with its own): the search's per-node arrays, valid for the
+ * nodes whose mark is this query's, its heap, and the clearance checks' per-wall stamps.
+ * Nothing in it outlives a query but its capacity, so results never depend on which
+ * thread's scratch a query used. */
+typedef struct nv_slot {
+    double dist; /* the cost */
+    double wl;   /* the length of the edge from the predecessor (without penalty) */
+    double pg;   /* the predecessor's cost when it reached the node */
+    double hv;   /* the bound (nv_bound_at) */
+    int32_t pred;
+    uint32_t mark; /* the query that last wrote the slot */
+} nv_slot;
+
+typedef struct nav_work {
+    nv_slot *slot; /* per node */
+    uint32_t query;
+    int cap;
+    double *hcost;  /* the heap */
+    int32_t *hnode;
+    int hcap;
+    uint32_t *stamp; /* per wall: the clearance check that last looked at it */
+    uint32_t check;
+    int stamp_cap;
+} nav_work;
+
+/* A node of the graph: a tangent point, its leg and the arc after it (docs/navigation.md, "The
+ * graph"), together so that a search reads one node from one place. */
+typedef struct nav_node {
+    orca_vec2 p;      /* the tangent point */
+    double key;       /* its angle around the vertex */
+    double leg;       /* its leg's length */
+    double arc_len;   /* the arc to the next node of the ring (in the ring's direction) */
+    int32_t ring;     /* 2 * vertex + (side > 0 ? 0 : 1) */
+    int32_t pos;      /* place in its ring */
+    int32_t mate;     /* departure: its leg's arrival node; arrival: the departure node */
+    uint8_t dep;      /* 1 departure, 0 arrival */
+    uint8_t arc_free; /* whether that arc is clear */
+} nav_node;
 
 typedef struct nav_plan {
     double r, tol, lim, lim2;
@@ -197,15 +235,7 @@ typedef struct nav_plan {
     int32_t *near_first, *near_n, *near_w; /* walls within 2r of each vertex */
     /* nodes: tangent points */
     int nn, ncap;
-    orca_vec2 *np;
-    double *nkey;
-    int32_t *nring; /* 2 * vertex + (side > 0 ? 0 : 1) */
-    int32_t *npos;  /* place in its ring */
-    int32_t *nmate; /* departure: its leg's arrival node; arrival: the departure node */
-    uint8_t *ndep;  /* 1 departure, 0 arrival */
-    double *nleg;   /* the leg's length */
-    uint8_t *arc_free; /* the arc to the next node of the ring (in the ring's direction) */
-    double *arc_len;
+    nav_node *node;
     int32_t *ring_first, *ring_n, *ring_nodes; /* by (key, node) */
     int legs;
     nav_field *fields;
@@ -221,13 +251,9 @@ struct orca_nav {
     nav_plan **plans;
     int plan_count;
     char error[NAV_ERROR_SIZE];
-    /* query scratch */
-    double *dist, *len;
-    int32_t *pred;
-    int scratch_cap;
-    double *hcost;
-    int32_t *hnode;
-    int hcap;
+    nav_work *work; /* one scratch per thread that queries (orca_nav_workers) */
+    int work_count;
+    int dijkstra;   /* 1: point-goal searches without the bound (orca_nav_set_dijkstra) */
 };
 
 static orca_status nav_fail(orca_nav *nav, orca_status st, const char *fmt, ...)
@@ -257,9 +283,17 @@ static void nv_grid_free(nav_grid *g)
     if (g) {
         orca_mem_free(g->start);
         orca_mem_free(g->walls);
-        orca_mem_free(g->stamp);
         orca_mem_free(g);
     }
+}
+
+static void nv_work_free(nav_work *w)
+{
+    orca_mem_free(w->slot);
+    orca_mem_free(w->hcost);
+    orca_mem_free(w->hnode);
+    orca_mem_free(w->stamp);
+    memset(w, 0, sizeof *w);
 }
 
 static void nv_plan_free(nav_plan *p)
@@ -275,15 +309,7 @@ static void nv_plan_free(nav_plan *p)
     orca_mem_free(p->near_first);
     orca_mem_free(p->near_n);
     orca_mem_free(p->near_w);
-    orca_mem_free(p->np);
-    orca_mem_free(p->nkey);
-    orca_mem_free(p->nring);
-    orca_mem_free(p->npos);
-    orca_mem_free(p->nmate);
-    orca_mem_free(p->ndep);
-    orca_mem_free(p->nleg);
-    orca_mem_free(p->arc_free);
-    orca_mem_free(p->arc_len);
+    orca_mem_free(p->node);
     orca_mem_free(p->ring_first);
     orca_mem_free(p->ring_n);
     orca_mem_free(p->ring_nodes);
@@ -330,6 +356,10 @@ orca_status orca_nav_create(const orca_sim *sim, orca_nav **out)
     }
     nav->sim = sim;
     nav->nw = -1; /* nothing read yet */
+    if (orca_nav_workers(nav, 1) != ORCA_OK) {
+        orca_mem_free(nav);
+        return ORCA_ERR_MEMORY;
+    }
     *out = nav;
     return ORCA_OK;
 }
@@ -342,17 +372,31 @@ void orca_nav_destroy(orca_nav *nav)
     nv_drop_plans(nav);
     orca_mem_free(nav->wa);
     orca_mem_free(nav->wb);
-    orca_mem_free(nav->dist);
-    orca_mem_free(nav->len);
-    orca_mem_free(nav->pred);
-    orca_mem_free(nav->hcost);
-    orca_mem_free(nav->hnode);
+    for (int w = 0; w < nav->work_count; ++w) {
+        nv_work_free(&nav->work[w]);
+    }
+    orca_mem_free(nav->work);
     orca_mem_free(nav);
 }
 
 const char *orca_nav_last_error(const orca_nav *nav)
 {
     return nav ? nav->error : "nav is NULL";
+}
+
+orca_status orca_nav_workers(orca_nav *nav, int count)
+{
+    if (count <= nav->work_count) {
+        return ORCA_OK;
+    }
+    nav_work *w = orca_mem_resize(nav->work, (size_t)count, sizeof *w);
+    if (!w) {
+        return ORCA_ERR_MEMORY;
+    }
+    memset(w + nav->work_count, 0, (size_t)(count - nav->work_count) * sizeof *w);
+    nav->work = w;
+    nav->work_count = count;
+    return ORCA_OK;
 }
 
 /* A coordinate with -0 made +0 (x + 0.0), so that equal ends are equal bits. */
@@ -480,8 +524,33 @@ static int nv_cell(double x, double x0, double inv, int n)
  * looked at are those of the cells the segment's box meets column by column (every wall within
  * lim of a point of the segment is listed in that point's cell); the answer is the same as
  * over all walls. */
-static int nv_seg_clear(const orca_nav *nav, const nav_plan *P, orca_vec2 p, orca_vec2 q,
-                        double lim)
+/* W's wall stamps for a new check: 1 when they are there (sized to the walls), 0 when they
+ * could not be had (the check then looks at a wall once per cell that lists it: the same
+ * answer, more work). */
+static int nv_stamps(const orca_nav *nav, nav_work *W)
+{
+    if (!W) {
+        return 0;
+    }
+    if (W->stamp_cap < nav->nw) {
+        uint32_t *st = orca_mem_zalloc((size_t)nav->nw, sizeof *st);
+        if (!st) {
+            return 0;
+        }
+        orca_mem_free(W->stamp);
+        W->stamp = st;
+        W->stamp_cap = nav->nw;
+        W->check = 0;
+    }
+    if (++W->check == 0) {
+        memset(W->stamp, 0, (size_t)W->stamp_cap * sizeof *W->stamp);
+        W->check = 1;
+    }
+    return 1;
+}
+
+static int nv_seg_clear(const orca_nav *nav, const nav_plan *P, nav_work *W, orca_vec2 p,
+                        orca_vec2 q, double lim)
 {
     double lo_x = (p.x < q.x ? p.x : q.x) - lim, hi_x = (p.x < q.x ? q.x : p.x) + lim;
     double lo_y = (p.y < q.y ? p.y : q.y) - lim, hi_y = (p.y < q.y ? q.y : p.y) + lim;
@@ -495,17 +564,17 @@ static int nv_seg_clear(const orca_nav *nav, const nav_plan *P, orca_vec2 p, orc
         }
         return 1;
     }
-    if (++g->query == 0) {
-        memset(g->stamp, 0, (size_t)nav->nw * sizeof *g->stamp);
-        g->query = 1;
-    }
+    uint32_t *stamp = nv_stamps(nav, W) ? W->stamp : NULL;
     /* columns of the segment (widened by a cell's 2^-20 against rounding), and in each the
-     * rows between the segment's lowest and highest y there */
+     * rows between the segment's lowest and highest y there; the columns from both ends
+     * inward, alternately, so that a wall near either end (where most blocked legs meet
+     * theirs) is seen early: the answer does not depend on the order */
     double c = 1.0 / g->inv, e = c * 0x1p-20;
     int c0 = nv_cell((p.x < q.x ? p.x : q.x) - e, g->x0, g->inv, g->w);
     int c1 = nv_cell((p.x < q.x ? q.x : p.x) + e, g->x0, g->inv, g->w);
     double dx = q.x - p.x, dy = q.y - p.y;
-    for (int cx = c0; cx <= c1; ++cx) {
+    for (int ix = 0; ix <= c1 - c0; ++ix) {
+        int cx = dx < 0 ? c1 - ix : c0 + ix;
         double ya = p.y, yb = q.y;
         if (dx != 0) {
             double xl = g->x0 + (double)cx * c - e, xr = g->x0 + (double)(cx + 1) * c + e;
@@ -522,14 +591,16 @@ static int nv_seg_clear(const orca_nav *nav, const nav_plan *P, orca_vec2 p, orc
         }
         double ylo = ya < yb ? ya : yb, yhi = ya < yb ? yb : ya;
         int r0 = nv_cell(ylo - e, g->y0, g->inv, g->h), r1 = nv_cell(yhi + e, g->y0, g->inv, g->h);
-        for (int cy = r0; cy <= r1; ++cy) {
-            int cell = cy * g->w + cx;
+        for (int iy = 0; iy <= r1 - r0; ++iy) {
+            int cell = (dy < 0 ? r1 - iy : r0 + iy) * g->w + cx;
             for (int j = g->start[cell]; j < g->start[cell + 1]; ++j) {
                 int k = g->walls[j];
-                if (g->stamp[k] == g->query) {
-                    continue;
+                if (stamp) {
+                    if (stamp[k] == W->check) {
+                        continue;
+                    }
+                    stamp[k] = W->check;
                 }
-                g->stamp[k] = g->query;
                 if (!nv_wall_clear(nav, k, p, q, lo_x, hi_x, lo_y, hi_y, lim2)) {
                     return 0;
                 }
@@ -540,9 +611,10 @@ static int nv_seg_clear(const orca_nav *nav, const nav_plan *P, orca_vec2 p, orc
 }
 
 /* Whether a point keeps lim from every wall. */
-static int nv_pt_clear(const orca_nav *nav, const nav_plan *P, orca_vec2 p, double lim)
+static int nv_pt_clear(const orca_nav *nav, const nav_plan *P, nav_work *W, orca_vec2 p,
+                       double lim)
 {
-    return nv_seg_clear(nav, P, p, p, lim);
+    return nv_seg_clear(nav, P, W, p, p, lim);
 }
 
 /* The plan's wall grid: cells of side max(2 lim, sqrt(box area / (4 walls))), at most 2^22
@@ -583,8 +655,7 @@ static nav_grid *nv_grid_build(const orca_nav *nav, double lim)
     g->h = (int)((y1 - y0) * g->inv) + 1;
     size_t cells = (size_t)g->w * (size_t)g->h;
     g->start = orca_mem_zalloc(cells + 1, sizeof *g->start);
-    g->stamp = orca_mem_zalloc((size_t)nw, sizeof *g->stamp);
-    if (!g->start || !g->stamp) {
+    if (!g->start) {
         nv_grid_free(g);
         return NULL;
     }
@@ -766,34 +837,25 @@ static int nv_arc_clear_dir(const nav_plan *P, const orca_nav *nav, int vi, int 
                  : nv_arc_clear(P, nav, vi, pb, pa, delta, lim);
 }
 
-static int nv_add_node(nav_plan *P, orca_vec2 p, int ring, int dep)
+/* Appends a node at p of key `key` on ring `ring`; -1 out of memory. */
+static int nv_add_node(nav_plan *P, orca_vec2 p, double key, int ring, int dep)
 {
     if (P->nn == P->ncap) {
         int cap = P->ncap ? 2 * P->ncap : 256;
-#define NAV_GROW(f)                                                                         \
-    do {                                                                                    \
-        void *q_ = orca_mem_resize(P->f, (size_t)cap, sizeof *P->f);                       \
-        if (!q_) {                                                                          \
-            return -1;                                                                      \
-        }                                                                                   \
-        P->f = q_;                                                                          \
-    } while (0)
-        NAV_GROW(np);
-        NAV_GROW(nkey);
-        NAV_GROW(nring);
-        NAV_GROW(npos);
-        NAV_GROW(nmate);
-        NAV_GROW(ndep);
-        NAV_GROW(nleg);
-#undef NAV_GROW
+        nav_node *q = orca_mem_resize(P->node, (size_t)cap, sizeof *q);
+        if (!q) {
+            return -1;
+        }
+        P->node = q;
         P->ncap = cap;
     }
     int n = P->nn++;
-    P->np[n] = p;
-    int v = ring >> 1;
-    P->nkey[n] = orca_nav_angle(p.y - P->vp[v].y, p.x - P->vp[v].x);
-    P->nring[n] = ring;
-    P->ndep[n] = (uint8_t)dep;
+    nav_node *d = &P->node[n];
+    memset(d, 0, sizeof *d);
+    d->p = p;
+    d->key = key;
+    d->ring = ring;
+    d->dep = (uint8_t)dep;
     return n;
 }
 
@@ -815,6 +877,118 @@ static int nv_cmp_ring_entry(const void *x, const void *y)
     return a->node < b->node ? -1 : (a->node > b->node);
 }
 
+/* A leg found from vertex i: to vertex j with sides su, sv, its ends and length. */
+typedef struct nv_leg {
+    int32_t j;
+    int8_t su, sv;
+    orca_vec2 tu, tv;
+    double ku, kv; /* the keys of tu around vertex i and of tv around j */
+    double len;
+} nv_leg;
+
+/* The legs of one vertex (in (j, sides) order), and whether memory ran out finding them. */
+typedef struct nv_row {
+    nv_leg *v;
+    int n, cap, oom;
+} nv_row;
+
+typedef struct nv_rows {
+    const orca_nav *nav;
+    nav_plan *P;
+    nv_row *row; /* per vertex */
+} nv_rows;
+
+/* The legs from the vertices [begin, end) to every later vertex (on the workers: each vertex
+ * writes its own row; the clearance checks use the worker's stamps). */
+static void nv_legs_task(int begin, int end, int wk, void *context)
+{
+    const nv_rows *c = context;
+    const nav_plan *P = c->P;
+    nav_work *W = wk < c->nav->work_count ? &c->nav->work[wk] : NULL;
+    for (int i = begin; i < end; ++i) {
+        nv_row *row = &c->row[i];
+        for (int j = i + 1; j < P->nv && !row->oom; ++j) {
+            for (int k = 0; k < 4; ++k) {
+                int su = (k & 2) ? -1 : 1, sv = (k & 1) ? -1 : 1;
+                orca_vec2 tu, tv;
+                if (!nv_tan_cc(P->vp[i], su, P->vp[j], sv, P->r, &tu, &tv)) {
+                    continue;
+                }
+                orca_vec2 f = v2_sub(tv, tu);
+                if (!nv_taut(P, i, su, f) || !nv_taut(P, j, sv, f) ||
+                    !nv_seg_clear(c->nav, P, W, tu, tv, P->lim)) {
+                    continue;
+                }
+                if (row->n == row->cap) {
+                    int cap = row->cap ? 2 * row->cap : 16;
+                    nv_leg *q = orca_mem_resize(row->v, (size_t)cap, sizeof *q);
+                    if (!q) {
+                        row->oom = 1;
+                        break;
+                    }
+                    row->v = q;
+                    row->cap = cap;
+                }
+                nv_leg *l = &row->v[row->n++];
+                l->j = j;
+                l->su = (int8_t)su;
+                l->sv = (int8_t)sv;
+                l->tu = tu;
+                l->tv = tv;
+                l->ku = orca_nav_angle(tu.y - P->vp[i].y, tu.x - P->vp[i].x);
+                l->kv = orca_nav_angle(tv.y - P->vp[j].y, tv.x - P->vp[j].x);
+                l->len = v2_len(f);
+            }
+        }
+    }
+}
+
+/* The four nodes of leg l from vertex i (docs/navigation.md, "The graph"): the departure on
+ * ring (i, su), the arrival on (j, sv), the departure on (j, -sv), the arrival on (i, -su).
+ * 0 out of memory. */
+static int nv_add_leg(nav_plan *P, int i, const nv_leg *l)
+{
+    int su = l->su, sv = l->sv, j = l->j;
+    int d1 = nv_add_node(P, l->tu, l->ku, 2 * i + (su > 0 ? 0 : 1), 1);
+    int a1 = nv_add_node(P, l->tv, l->kv, 2 * j + (sv > 0 ? 0 : 1), 0);
+    int d2 = nv_add_node(P, l->tv, l->kv, 2 * j + (sv > 0 ? 1 : 0), 1);
+    int a2 = nv_add_node(P, l->tu, l->ku, 2 * i + (su > 0 ? 1 : 0), 0);
+    if (d1 < 0 || a1 < 0 || d2 < 0 || a2 < 0) {
+        return 0;
+    }
+    P->node[d1].mate = a1;
+    P->node[a1].mate = d1;
+    P->node[d2].mate = a2;
+    P->node[a2].mate = d2;
+    P->node[d1].leg = P->node[a1].leg = P->node[d2].leg = P->node[a2].leg = l->len;
+    P->legs++;
+    return 1;
+}
+
+/* The arcs of the rings [begin, end): each node's arc to the next node of its ring, its length
+ * and whether it is clear (on the workers: each ring writes its own nodes' slots). */
+static void nv_arcs_task(int begin, int end, int wk, void *context)
+{
+    (void)wk;
+    const nv_rows *c = context;
+    nav_plan *P = c->P;
+    for (int g = begin; g < end; ++g) {
+        int m = P->ring_n[g], s = (g & 1) ? -1 : 1, vi = g >> 1;
+        if (m < 2) {
+            continue;
+        }
+        const int32_t *rn = P->ring_nodes + P->ring_first[g];
+        for (int k = 0; k < m; ++k) {
+            int a = rn[k];
+            int b = rn[s > 0 ? (k + 1) % m : (k + m - 1) % m];
+            double d = nv_ring_delta(P->node[a].key, P->node[b].key, s);
+            P->node[a].arc_len = P->r * d;
+            P->node[a].arc_free =
+                (uint8_t)nv_arc_clear_dir(P, c->nav, vi, s, P->node[a].p, P->node[b].p, d, P->lim);
+        }
+    }
+}
+
 static nav_plan *nv_build_plan(orca_nav *nav, double r)
 {
     nav_plan *P = orca_mem_zalloc(1, sizeof *P);
@@ -826,6 +1000,9 @@ static nav_plan *nv_build_plan(orca_nav *nav, double r)
     P->lim = r - P->tol;
     P->lim2 = P->lim * P->lim;
     int nw = nav->nw;
+    if (orca_nav_workers(nav, orca_sim_get_worker_count(nav->sim)) != ORCA_OK) {
+        goto fail;
+    }
     P->grid = nv_grid_build(nav, P->lim);
     /* vertices: the distinct wall ends, by (x, y) */
     P->vp = orca_mem_alloc((size_t)(2 * nw + 1), sizeof *P->vp);
@@ -908,37 +1085,27 @@ static nav_plan *nv_build_plan(orca_nav *nav, double r)
         }
     }
     /* legs: for each pair i < j and sides (su, sv), the tangent from i to j, kept when taut at
-     * both ends and clear of the walls; it and its reverse become four nodes */
-    for (int i = 0; i < nv; ++i) {
-        for (int j = i + 1; j < nv; ++j) {
-            for (int c = 0; c < 4; ++c) {
-                int su = (c & 2) ? -1 : 1, sv = (c & 1) ? -1 : 1;
-                orca_vec2 tu, tv;
-                if (!nv_tan_cc(P->vp[i], su, P->vp[j], sv, r, &tu, &tv)) {
-                    continue;
-                }
-                orca_vec2 f = v2_sub(tv, tu);
-                if (!nv_taut(P, i, su, f) || !nv_taut(P, j, sv, f)) {
-                    continue;
-                }
-                if (!nv_seg_clear(nav, P, tu, tv, P->lim)) {
-                    continue;
-                }
-                double len = v2_len(f);
-                int d1 = nv_add_node(P, tu, 2 * i + (su > 0 ? 0 : 1), 1);
-                int a1 = nv_add_node(P, tv, 2 * j + (sv > 0 ? 0 : 1), 0);
-                int d2 = nv_add_node(P, tv, 2 * j + (sv > 0 ? 1 : 0), 1);
-                int a2 = nv_add_node(P, tu, 2 * i + (su > 0 ? 1 : 0), 0);
-                if (d1 < 0 || a1 < 0 || d2 < 0 || a2 < 0) {
-                    goto fail;
-                }
-                P->nmate[d1] = a1;
-                P->nmate[a1] = d1;
-                P->nmate[d2] = a2;
-                P->nmate[a2] = d2;
-                P->nleg[d1] = P->nleg[a1] = P->nleg[d2] = P->nleg[a2] = len;
-                P->legs++;
+     * both ends and clear of the walls (found on the workers, vertex by vertex); it and its
+     * reverse become four nodes, numbered in the order of (i, j, sides) */
+    {
+        nv_rows rows = {nav, P, orca_mem_zalloc((size_t)nv + 1, sizeof *rows.row)};
+        if (!rows.row) {
+            goto fail;
+        }
+        if (nv > 0) {
+            orca_run_task_ranged((orca_sim *)nav->sim, nv_legs_task, nv, 8, &rows);
+        }
+        int ok = 1;
+        for (int i = 0; i < nv; ++i) {
+            ok = ok && !rows.row[i].oom;
+            for (int k = 0; ok && k < rows.row[i].n; ++k) {
+                ok = nv_add_leg(P, i, &rows.row[i].v[k]);
             }
+            orca_mem_free(rows.row[i].v);
+        }
+        orca_mem_free(rows.row);
+        if (!ok) {
+            goto fail;
         }
     }
     /* rings: nodes by (ring, key, index); arcs to the next node in the ring's direction */
@@ -946,9 +1113,7 @@ static nav_plan *nv_build_plan(orca_nav *nav, double r)
     P->ring_first = orca_mem_zalloc((size_t)nr + 1, sizeof *P->ring_first);
     P->ring_n = orca_mem_zalloc((size_t)nr + 1, sizeof *P->ring_n);
     P->ring_nodes = orca_mem_alloc((size_t)P->nn + 1, sizeof *P->ring_nodes);
-    P->arc_free = orca_mem_zalloc((size_t)P->nn + 1, sizeof *P->arc_free);
-    P->arc_len = orca_mem_zalloc((size_t)P->nn + 1, sizeof *P->arc_len);
-    if (!P->ring_first || !P->ring_n || !P->ring_nodes || !P->arc_free || !P->arc_len) {
+    if (!P->ring_first || !P->ring_n || !P->ring_nodes) {
         goto fail;
     }
     {
@@ -957,9 +1122,9 @@ static nav_plan *nv_build_plan(orca_nav *nav, double r)
             goto fail;
         }
         for (int n = 0; n < P->nn; ++n) {
-            re[n].ring = P->nring[n];
+            re[n].ring = P->node[n].ring;
             re[n].node = n;
-            re[n].key = P->nkey[n];
+            re[n].key = P->node[n].key;
         }
         if (P->nn > 0) {
             qsort(re, (size_t)P->nn, sizeof *re, nv_cmp_ring_entry);
@@ -971,24 +1136,16 @@ static nav_plan *nv_build_plan(orca_nav *nav, double r)
     }
     for (int k = 0; k < P->nn; ++k) {
         int n = P->ring_nodes[k];
-        int g = P->nring[n];
+        int g = P->node[n].ring;
         if (P->ring_n[g] == 0) {
             P->ring_first[g] = k;
         }
-        P->npos[n] = P->ring_n[g]++;
+        P->node[n].pos = P->ring_n[g]++;
     }
-    for (int g = 0; g < nr; ++g) {
-        int m = P->ring_n[g], s = (g & 1) ? -1 : 1, vi = g >> 1;
-        if (m < 2) {
-            continue;
-        }
-        const int32_t *rn = P->ring_nodes + P->ring_first[g];
-        for (int k = 0; k < m; ++k) {
-            int a = rn[k];
-            int b = rn[s > 0 ? (k + 1) % m : (k + m - 1) % m];
-            double d = nv_ring_delta(P->nkey[a], P->nkey[b], s);
-            P->arc_len[a] = r * d;
-            P->arc_free[a] = (uint8_t)nv_arc_clear_dir(P, nav, vi, s, P->np[a], P->np[b], d, P->lim);
+    {
+        nv_rows rows = {nav, P, NULL};
+        if (nr > 0) {
+            orca_run_task_ranged((orca_sim *)nav->sim, nv_arcs_task, nr, 64, &rows);
         }
     }
     return P;
@@ -1024,13 +1181,13 @@ typedef struct nv_heap {
     double *cost;
     int32_t *node;
     int n, cap;
-    orca_nav *nav; /* owns the arrays (hcost, hnode), grown here */
-    int oom;       /* a push found no memory: the search is abandoned */
+    nav_work *W; /* owns the arrays (hcost, hnode), grown here */
+    int oom;     /* a push found no memory: the search is abandoned */
 } nv_heap;
 
-static nv_heap nv_heap_open(orca_nav *nav)
+static nv_heap nv_heap_open(nav_work *W)
 {
-    nv_heap h = {nav->hcost, nav->hnode, 0, nav->hcap, nav, 0};
+    nv_heap h = {W->hcost, W->hnode, 0, W->hcap, W, 0};
     return h;
 }
 
@@ -1054,19 +1211,19 @@ static void nv_heap_push(nv_heap *h, double cost, int32_t node)
     if (h->n == h->cap) {
         int cap = h->cap ? 2 * h->cap : 1024;
         double *c = h->cap > INT32_MAX / 2 ? NULL
-                                           : orca_mem_resize(h->nav->hcost, (size_t)cap, sizeof *c);
+                                           : orca_mem_resize(h->W->hcost, (size_t)cap, sizeof *c);
         if (!c) {
             h->oom = 1;
             return;
         }
-        h->nav->hcost = h->cost = c;
-        int32_t *n = orca_mem_resize(h->nav->hnode, (size_t)cap, sizeof *n);
+        h->W->hcost = h->cost = c;
+        int32_t *n = orca_mem_resize(h->W->hnode, (size_t)cap, sizeof *n);
         if (!n) {
             h->oom = 1;
             return;
         }
-        h->nav->hnode = h->node = n;
-        h->nav->hcap = h->cap = cap;
+        h->W->hnode = h->node = n;
+        h->W->hcap = h->cap = cap;
     }
     int i = h->n++;
     h->cost[i] = cost;
@@ -1101,26 +1258,25 @@ static void nv_heap_pop(nv_heap *h, double *cost, int32_t *node)
     }
 }
 
-/* Scratch for a search over `total` nodes. */
-static int nv_scratch(orca_nav *nav, int total)
+/* W's per-node slots for a query over `total` nodes, and a new query mark (a node's slot
+ * holds this query's values only once its mark is the query's). 0 out of memory. */
+static int nv_work_open(nav_work *W, int total)
 {
-    if (total > nav->scratch_cap) {
-        double *d = orca_mem_resize(nav->dist, (size_t)total, sizeof *d);
-        if (!d) {
+    if (total > W->cap) {
+        nv_slot *q = orca_mem_zalloc((size_t)total, sizeof *q);
+        if (!q) {
             return 0;
         }
-        nav->dist = d;
-        double *l = orca_mem_resize(nav->len, (size_t)total, sizeof *l);
-        if (!l) {
-            return 0;
+        orca_mem_free(W->slot);
+        W->slot = q;
+        W->cap = total;
+        W->query = 0;
+    }
+    if (++W->query == 0) {
+        for (int i = 0; i < W->cap; ++i) {
+            W->slot[i].mark = 0;
         }
-        nav->len = l;
-        int32_t *p = orca_mem_resize(nav->pred, (size_t)total, sizeof *p);
-        if (!p) {
-            return 0;
-        }
-        nav->pred = p;
-        nav->scratch_cap = total;
+        W->query = 1;
     }
     return 1;
 }
@@ -1133,6 +1289,7 @@ typedef struct nv_vpoint {
     double leg; /* the leg to or from the query point */
     int32_t ring;
     int32_t goal; /* goal index (departures), -1 for the start's */
+    int clear;    /* whether the leg is clear: 1, 0, or -1 not checked yet */
 } nv_vpoint;
 
 static int nv_cmp_vpoint(const void *x, const void *y)
@@ -1164,26 +1321,26 @@ static int nv_ring_next_of(const nav_plan *P, int g, double k, double *delta)
     if (s > 0) {
         while (lo < hi) {
             int mid = lo + (hi - lo) / 2;
-            if (P->nkey[rn[mid]] >= k) {
+            if (P->node[rn[mid]].key >= k) {
                 hi = mid;
             } else {
                 lo = mid + 1;
             }
         }
         int n = rn[lo == m ? 0 : lo];
-        *delta = nv_ring_delta(k, P->nkey[n], s);
+        *delta = nv_ring_delta(k, P->node[n].key, s);
         return n;
     }
     while (lo < hi) {
         int mid = lo + (hi - lo) / 2;
-        if (P->nkey[rn[mid]] > k) {
+        if (P->node[rn[mid]].key > k) {
             hi = mid;
         } else {
             lo = mid + 1;
         }
     }
     int n = rn[lo == 0 ? m - 1 : lo - 1];
-    *delta = nv_ring_delta(k, P->nkey[n], s);
+    *delta = nv_ring_delta(k, P->node[n].key, s);
     return n;
 }
 
@@ -1201,33 +1358,34 @@ static int nv_ring_prev_of(const nav_plan *P, int g, double k, double *delta)
     if (s > 0) { /* the last with key <= k */
         while (lo < hi) {
             int mid = lo + (hi - lo) / 2;
-            if (P->nkey[rn[mid]] > k) {
+            if (P->node[rn[mid]].key > k) {
                 hi = mid;
             } else {
                 lo = mid + 1;
             }
         }
         int n = rn[lo == 0 ? m - 1 : lo - 1];
-        *delta = nv_ring_delta(P->nkey[n], k, s);
+        *delta = nv_ring_delta(P->node[n].key, k, s);
         return n;
     }
     while (lo < hi) { /* the first with key >= k */
         int mid = lo + (hi - lo) / 2;
-        if (P->nkey[rn[mid]] >= k) {
+        if (P->node[rn[mid]].key >= k) {
             hi = mid;
         } else {
             lo = mid + 1;
         }
     }
     int n = rn[lo == m ? 0 : lo];
-    *delta = nv_ring_delta(P->nkey[n], k, s);
+    *delta = nv_ring_delta(P->node[n].key, k, s);
     return n;
 }
 
 /* The departures toward the goals (each goal, each ring: the tangent from the goal, kept when
  * clear and taut), sorted by (ring, key, goal). Returns the count, -1 out of memory. */
-static int nv_goal_points(const orca_nav *nav, const nav_plan *P, const orca_vec2 *goals,
-                       const uint8_t *ok, int ng, nv_vpoint **out)
+static int nv_goal_points(const orca_nav *nav, const nav_plan *P, nav_work *W,
+                          const orca_vec2 *goals, const uint8_t *ok, int ng, int lazy,
+                          nv_vpoint **out)
 {
     int cap = 16, n = 0;
     nv_vpoint *v = orca_mem_alloc((size_t)cap, sizeof *v);
@@ -1246,7 +1404,8 @@ static int nv_goal_points(const orca_nav *nav, const nav_plan *P, const orca_vec
                     continue;
                 }
                 orca_vec2 f = v2_sub(goals[g], t);
-                if (!nv_taut(P, vi, s, f) || !nv_seg_clear(nav, P, t, goals[g], P->lim)) {
+                if (!nv_taut(P, vi, s, f) ||
+                    (!lazy && !nv_seg_clear(nav, P, W, t, goals[g], P->lim))) {
                     continue;
                 }
                 if (n == cap) {
@@ -1263,6 +1422,7 @@ static int nv_goal_points(const orca_nav *nav, const nav_plan *P, const orca_vec
                 v[n].leg = v2_len(f);
                 v[n].ring = 2 * vi + side;
                 v[n].goal = g;
+                v[n].clear = lazy ? -1 : 1;
                 ++n;
             }
         }
@@ -1291,8 +1451,8 @@ static int nv_gv_lower(const nv_vpoint *gv, int ngv, int g)
 
 /* The start's arrivals: for each ring, the tangent from the start, kept when the leg keeps
  * start_lim from the walls and is taut at the vertex. */
-static int nv_start_points(const orca_nav *nav, const nav_plan *P, orca_vec2 from, double start_lim,
-                        nv_vpoint **out)
+static int nv_start_points(const orca_nav *nav, const nav_plan *P, nav_work *W, orca_vec2 from,
+                           double start_lim, int lazy, nv_vpoint **out)
 {
     nv_vpoint *v = orca_mem_alloc((size_t)(2 * P->nv + 1), sizeof *v);
     if (!v) {
@@ -1307,7 +1467,8 @@ static int nv_start_points(const orca_nav *nav, const nav_plan *P, orca_vec2 fro
                 continue;
             }
             orca_vec2 f = v2_sub(t, from);
-            if ((start_lim == P->lim && !nv_taut(P, vi, s, f)) || !nv_seg_clear(nav, P, from, t, start_lim)) {
+            if ((start_lim == P->lim && !nv_taut(P, vi, s, f)) ||
+                (!lazy && !nv_seg_clear(nav, P, W, from, t, start_lim))) {
                 continue;
             }
             v[n].p = t;
@@ -1315,6 +1476,7 @@ static int nv_start_points(const orca_nav *nav, const nav_plan *P, orca_vec2 fro
             v[n].leg = v2_len(f);
             v[n].ring = 2 * vi + side;
             v[n].goal = -1;
+            v[n].clear = lazy ? -1 : 1;
             ++n;
         }
     }
@@ -1364,14 +1526,15 @@ static int nv_route_point(nav_route *out, const nav_plan *P, int g, orca_vec2 p,
 }
 
 /* Checks start and goals: the result, the start's leg clearance, and which goals are free. */
-static int nv_check_ends(const orca_nav *nav, const nav_plan *P, orca_vec2 from,
-                      const orca_vec2 *goals, int ng, uint8_t *ok, double *start_lim, int relax)
+static int nv_check_ends(const orca_nav *nav, const nav_plan *P, nav_work *W, orca_vec2 from,
+                         const orca_vec2 *goals, int ng, uint8_t *ok, double *start_lim,
+                         int relax)
 {
     *start_lim = P->lim;
     if (!nv_inside(nav, from)) {
         return ORCA_NAV_START_BLOCKED;
     }
-    if (!nv_pt_clear(nav, P, from, P->lim)) {
+    if (!nv_pt_clear(nav, P, W, from, P->lim)) {
         if (!relax) {
             return ORCA_NAV_START_BLOCKED;
         }
@@ -1384,18 +1547,53 @@ static int nv_check_ends(const orca_nav *nav, const nav_plan *P, orca_vec2 from,
     }
     int any = 0;
     for (int g = 0; g < ng; ++g) {
-        ok[g] = (uint8_t)(nv_inside(nav, goals[g]) && nv_pt_clear(nav, P, goals[g], P->lim));
+        ok[g] = (uint8_t)(nv_inside(nav, goals[g]) && nv_pt_clear(nav, P, W, goals[g], P->lim));
         any |= ok[g];
     }
     return any ? ORCA_NAV_OK : ORCA_NAV_GOAL_BLOCKED;
 }
 
+/* The search's lower bound of the cost from a point to the end (docs/navigation.md,
+ * "Search"): (1 - 2^-20) times the least distance to a usable goal, less 2^-20 (r + M), and
+ * not below 0; 0 for every point of a query of more than NAV_BOUND_GOALS goals (a plain
+ * Dijkstra search). The margins exceed the rounding of any path's cost, so every node of a
+ * shortest path has a key below the end's. */
+#define NAV_BOUND_GOALS 16
+#define NAV_BOUND_SLACK 0x1p-20
+
+typedef struct nv_bound {
+    const orca_vec2 *goals;
+    const uint8_t *ok;
+    int ng;     /* 0: no bound */
+    double abs; /* 2^-20 (r + M) */
+} nv_bound;
+
+static double nv_bound_at(const nv_bound *b, orca_vec2 p)
+{
+    double best = 1.0 / 0.0;
+    for (int g = 0; g < b->ng; ++g) {
+        if (b->ok[g]) {
+            orca_vec2 d = v2_sub(b->goals[g], p);
+            double dd = v2_dot(d, d);
+            best = dd < best ? dd : best;
+        }
+    }
+    if (!(best < 1.0 / 0.0)) {
+        return 0.0;
+    }
+    double h = (1.0 - NAV_BOUND_SLACK) * sqrt(best) - b->abs;
+    return h > 0 ? h : 0.0;
+}
+
 /* Forward search from `from` to the nearest goal (docs/navigation.md, "Search"). Node ids:
  * the graph's [0, nn), the start's points [nn, nn + ns), the goal points after them, the end
- * last. */
-static orca_status nv_search(orca_nav *nav, const nav_plan *P, orca_vec2 from, const orca_vec2 *goals,
-                          int ng, const orca_vec2 *avoid, double penalty, int relax,
-                          nav_route *out)
+ * last. A node's cost, its predecessor, the predecessor's cost when it relaxed the node and
+ * the edge's length without penalty are in W, valid for the nodes this query opened; the
+ * heap is ordered by (cost + bound, node). With bound 0 (astar 0) it is Dijkstra's search;
+ * with the bound the same path (docs/navigation.md, "Search", why). */
+static orca_status nv_search(orca_nav *nav, const nav_plan *P, nav_work *W, orca_vec2 from,
+                             const orca_vec2 *goals, int ng, const orca_vec2 *avoid,
+                             double penalty, int relax, int astar, nav_route *out)
 {
     out->count = 0;
     out->length = 0.0;
@@ -1405,84 +1603,107 @@ static orca_status nv_search(orca_nav *nav, const nav_plan *P, orca_vec2 from, c
         return ORCA_ERR_MEMORY;
     }
     double start_lim;
-    out->result = nv_check_ends(nav, P, from, goals, ng, ok, &start_lim, relax);
+    out->result = nv_check_ends(nav, P, W, from, goals, ng, ok, &start_lim, relax);
     if (out->result != ORCA_NAV_OK) {
         orca_mem_free(ok);
         return ORCA_OK;
     }
     nv_vpoint *sv = NULL, *gv = NULL;
-    int ns = nv_start_points(nav, P, from, start_lim, &sv);
-    int ngv = ns < 0 ? -1 : nv_goal_points(nav, P, goals, ok, ng, &gv);
-    if (ns < 0 || ngv < 0) {
+    int ns = nv_start_points(nav, P, W, from, start_lim, 1, &sv);
+    int ngv = ns < 0 ? -1 : nv_goal_points(nav, P, W, goals, ok, ng, 1, &gv);
+    int nn = P->nn;
+    int total = nn + (ns > 0 ? ns : 0) + (ngv > 0 ? ngv : 0) + 1;
+    if (ns < 0 || ngv < 0 || !nv_work_open(W, total)) {
         orca_mem_free(ok);
         orca_mem_free(sv);
         orca_mem_free(gv);
         return ORCA_ERR_MEMORY;
     }
-    int nn = P->nn;
-    int total = nn + ns + ngv + 1;
     int end = total - 1;
     int avoid_v = avoid ? nv_find_vertex(P, nv_norm0(*avoid)) : -1;
-    if (!nv_scratch(nav, total)) {
-        orca_mem_free(ok);
-        orca_mem_free(sv);
-        orca_mem_free(gv);
-        return ORCA_ERR_MEMORY;
-    }
-    double *dist = nav->dist, *len = nav->len;
-    int32_t *pred = nav->pred;
-    for (int i = 0; i < total; ++i) {
-        dist[i] = 1.0 / 0.0;
-        len[i] = 0.0;
-        pred[i] = -1;
-    }
-    nv_heap h = nv_heap_open(nav);
-#define RELAX(y, c, l, x)                                                                   \
+    nv_bound bound = {goals, ok, astar && ng <= NAV_BOUND_GOALS ? ng : 0,
+                      NAV_BOUND_SLACK * (P->r + nav->M)};
+    nv_slot *S = W->slot;
+    uint32_t q = W->query;
+    nv_heap h = nv_heap_open(W);
+    /* A node's slots, opened at its first relaxation: cost +inf and its bound. */
+#define OPEN(y, p)                                                                          \
     do {                                                                                    \
-        if ((c) < dist[y]) {                                                  \
-            dist[y] = (c);                                                                  \
-            len[y] = (l);                                                                   \
-            pred[y] = (x);                                                                  \
-            nv_heap_push(&h, (c), (y));                                                        \
+        if (S[y].mark != q) {                                                                 \
+            S[y].mark = q;                                                                    \
+            S[y].dist = 1.0 / 0.0;                                                            \
+            S[y].pred = -1;                                                                   \
+            S[y].hv = (y) == end ? 0.0 : nv_bound_at(&bound, (p));                            \
+        }                                                                                   \
+    } while (0)
+    /* y reached from x (whose cost was gx) at cost c, by an edge of length l: a lower cost
+     * wins; an equal one goes to the lower (gx, x), as Dijkstra's order would have it */
+#define RELAX(y, p, c, l, x, gx)                                                            \
+    do {                                                                                    \
+        OPEN(y, p);                                                                         \
+        double c_ = (c);                                                                    \
+        if (c_ < S[y].dist ||                                                                 \
+            (c_ == S[y].dist && ((gx) < S[y].pg || ((gx) == S[y].pg && (x) < S[y].pred)))) {         \
+            int better_ = c_ < S[y].dist;                                                     \
+            S[y].dist = c_;                                                                   \
+            S[y].wl = (l);                                                                    \
+            S[y].pred = (x);                                                                  \
+            S[y].pg = (gx);                                                                   \
+            if (better_) {                                                                  \
+                nv_heap_push(&h, c_ + S[y].hv, (y));                                          \
+            }                                                                               \
         }                                                                                   \
     } while (0)
     for (int g = 0; g < ng; ++g) {
-        if (ok[g] && nv_seg_clear(nav, P, from, goals[g], start_lim)) {
+        if (ok[g] && nv_seg_clear(nav, P, W, from, goals[g], start_lim)) {
             double l = v2_len(v2_sub(goals[g], from));
-            if (l < dist[end]) {
-                dist[end] = l;
-                len[end] = l;
-                pred[end] = -2 - g; /* straight from the start to goal g */
+            OPEN(end, from);
+            if (l < S[end].dist) {
+                S[end].dist = l;
+                S[end].wl = l;
+                S[end].pg = 0.0;
+                S[end].pred = -2 - g; /* straight from the start to goal g */
                 nv_heap_push(&h, l, end);
             }
         }
     }
     for (int k = 0; k < ns; ++k) {
         double pen = (sv[k].ring >> 1) == avoid_v ? penalty : 0.0;
-        RELAX(nn + k, sv[k].leg + pen, sv[k].leg, -1);
+        RELAX(nn + k, sv[k].p, sv[k].leg + pen, sv[k].leg, -1, 0.0);
     }
     while (h.n > 0 && !h.oom) {
-        double c;
+        double key;
         int32_t x;
-        nv_heap_pop(&h, &c, &x);
-        if (c > dist[x]) {
-            continue;
+        nv_heap_pop(&h, &key, &x);
+        if (key > S[x].dist + S[x].hv) {
+            continue; /* stale: x was reached at a lower cost since */
         }
         if (x == end) {
             break;
         }
+        /* a start or goal point's leg is checked when it is first taken: one that is not
+         * clear was never a node (docs/navigation.md, "Search") */
+        nv_vpoint *vp = x < nn ? NULL : x < nn + ns ? &sv[x - nn] : &gv[x - nn - ns];
+        if (vp && vp->clear < 0) {
+            vp->clear = vp->goal < 0 ? nv_seg_clear(nav, P, W, from, vp->p, start_lim)
+                                     : nv_seg_clear(nav, P, W, vp->p, goals[vp->goal], P->lim);
+        }
+        if (vp && !vp->clear) {
+            continue;
+        }
+        double c = S[x].dist;
         if (x >= nn + ns) { /* a goal point: its leg to the goal */
-            const nv_vpoint *q = &gv[x - nn - ns];
-            RELAX(end, c + q->leg, len[x] + q->leg, x);
+            const nv_vpoint *gp = &gv[x - nn - ns];
+            RELAX(end, from, c + gp->leg, gp->leg, x, c);
             continue;
         }
         int g;
         double k;
         orca_vec2 px;
         if (x < nn) {
-            g = P->nring[x];
-            k = P->nkey[x];
-            px = P->np[x];
+            g = P->node[x].ring;
+            k = P->node[x].key;
+            px = P->node[x].p;
         } else {
             g = sv[x - nn].ring;
             k = sv[x - nn].key;
@@ -1493,12 +1714,12 @@ static orca_status nv_search(orca_nav *nav, const nav_plan *P, orca_vec2 from, c
         int y;
         if (x < nn) {
             y = P->ring_n[g] >= 2 ? P->ring_nodes[P->ring_first[g] +
-                                                  (s > 0 ? (P->npos[x] + 1) % P->ring_n[g]
-                                                         : (P->npos[x] + P->ring_n[g] - 1) %
+                                                  (s > 0 ? (P->node[x].pos + 1) % P->ring_n[g]
+                                                         : (P->node[x].pos + P->ring_n[g] - 1) %
                                                                P->ring_n[g])]
                                   : -1;
             if (y >= 0) {
-                dy = nv_ring_delta(k, P->nkey[y], s);
+                dy = nv_ring_delta(k, P->node[y].key, s);
             }
         } else {
             y = nv_ring_next_of(P, g, k, &dy);
@@ -1509,33 +1730,35 @@ static orca_status nv_search(orca_nav *nav, const nav_plan *P, orca_vec2 from, c
             if ((y < 0 || d <= dy) &&
                 nv_arc_clear_dir(P, nav, vi, s, px, gv[j].p, d, x < nn ? P->lim : start_lim)) {
                 double a = P->r * d;
-                RELAX(nn + ns + j, c + a, len[x] + a, x);
+                RELAX(nn + ns + j, gv[j].p, c + a, a, x, c);
             }
         }
         if (y >= 0 && y != x) {
-            int free = x < nn ? P->arc_free[x] : nv_arc_clear_dir(P, nav, vi, s, px, P->np[y], dy, start_lim);
+            int free = x < nn ? P->node[x].arc_free
+                              : nv_arc_clear_dir(P, nav, vi, s, px, P->node[y].p, dy, start_lim);
             if (free) {
                 double a = P->r * dy;
-                RELAX(y, c + a, len[x] + a, x);
+                RELAX(y, P->node[y].p, c + a, a, x, c);
             }
         }
-        if (x < nn && P->ndep[x]) {
-            int m = P->nmate[x];
-            double pen = (P->nring[m] >> 1) == avoid_v ? penalty : 0.0;
-            RELAX(m, c + P->nleg[x] + pen, len[x] + P->nleg[x], x);
+        if (x < nn && P->node[x].dep) {
+            int m = P->node[x].mate;
+            double pen = (P->node[m].ring >> 1) == avoid_v ? penalty : 0.0;
+            RELAX(m, P->node[m].p, c + P->node[x].leg + pen, P->node[x].leg, x, c);
         }
     }
 #undef RELAX
+#undef OPEN
     orca_status st = ORCA_OK;
     if (h.oom) {
         st = ORCA_ERR_MEMORY;
-    } else if (!(dist[end] < 1.0 / 0.0)) {
+    } else if (S[end].mark != q || !(S[end].dist < 1.0 / 0.0)) {
         out->result = ORCA_NAV_NO_PATH;
     } else {
-        out->length = len[end];
-        /* the nodes from the end back to the start, then forward into corners */
+        /* the nodes from the end back to the start, then forward into corners; the length
+         * adds the edges' lengths from the start, as the costs were added */
         int cnt = 0;
-        for (int x = pred[end]; x >= 0; x = pred[x]) {
+        for (int x = S[end].pred; x >= 0; x = S[x].pred) {
             ++cnt;
         }
         int32_t *seq = orca_mem_alloc((size_t)cnt + 1, sizeof *seq);
@@ -1543,20 +1766,23 @@ static orca_status nv_search(orca_nav *nav, const nav_plan *P, orca_vec2 from, c
             st = ORCA_ERR_MEMORY;
         } else {
             int i = cnt;
-            int gx = pred[end];
-            for (int x = gx; x >= 0; x = pred[x]) {
+            int gx = S[end].pred;
+            for (int x = gx; x >= 0; x = S[x].pred) {
                 seq[--i] = x;
             }
             out->goal = gx <= -2 ? -2 - gx : gv[gx - nn - ns].goal;
+            double length = 0.0;
             int last = -1;
             for (i = 0; i < cnt && st == ORCA_OK; ++i) {
                 int x = seq[i];
-                int g = x < nn ? P->nring[x] : x < nn + ns ? sv[x - nn].ring : gv[x - nn - ns].ring;
-                orca_vec2 p = x < nn ? P->np[x] : x < nn + ns ? sv[x - nn].p : gv[x - nn - ns].p;
+                length = i == 0 ? S[x].wl : length + S[x].wl;
+                int g = x < nn ? P->node[x].ring : x < nn + ns ? sv[x - nn].ring : gv[x - nn - ns].ring;
+                orca_vec2 p = x < nn ? P->node[x].p : x < nn + ns ? sv[x - nn].p : gv[x - nn - ns].p;
                 if (!nv_route_point(out, P, g, p, &last)) {
                     st = ORCA_ERR_MEMORY;
                 }
             }
+            out->length = cnt == 0 ? S[end].wl : length + S[end].wl;
             orca_mem_free(seq);
         }
     }
@@ -1570,7 +1796,8 @@ static orca_status nv_search(orca_nav *nav, const nav_plan *P, orca_vec2 from, c
 
 /* The distances of every node to the nearest goal of the set (a search backwards from the
  * goals, docs/navigation.md "Shared goals"). */
-static nav_field *nv_get_field(orca_nav *nav, nav_plan *P, int id, const orca_vec2 *goals, int ng)
+static nav_field *nv_get_field(orca_nav *nav, nav_plan *P, nav_work *W, int64_t id,
+                               const orca_vec2 *goals, int ng)
 {
     for (int i = 0; i < P->field_count; ++i) {
         if (P->fields[i].id == id) {
@@ -1595,10 +1822,10 @@ static nav_field *nv_get_field(orca_nav *nav, nav_plan *P, int id, const orca_ve
     memcpy(F->goals, goals, (size_t)ng * sizeof *goals);
     F->goal_count = ng;
     for (int g = 0; g < ng; ++g) {
-        ok[g] = (uint8_t)(nv_inside(nav, goals[g]) && nv_pt_clear(nav, P, goals[g], P->lim));
+        ok[g] = (uint8_t)(nv_inside(nav, goals[g]) && nv_pt_clear(nav, P, W, goals[g], P->lim));
     }
     nv_vpoint *gv = NULL;
-    int ngv = nv_goal_points(nav, P, goals, ok, ng, &gv);
+    int ngv = nv_goal_points(nav, P, W, goals, ok, ng, 0, &gv);
     orca_mem_free(ok);
     if (ngv < 0) {
         nv_field_free(F);
@@ -1632,7 +1859,7 @@ static nav_field *nv_get_field(orca_nav *nav, nav_plan *P, int id, const orca_ve
         len[i] = 0.0;
         next[i] = -1;
     }
-    nv_heap h = nv_heap_open(nav);
+    nv_heap h = nv_heap_open(W);
 #define RELAXB(y, c, x)                                                                     \
     do {                                                                                    \
         if ((c) < dist[y]) {                                                  \
@@ -1656,9 +1883,9 @@ static nav_field *nv_get_field(orca_nav *nav, nav_plan *P, int id, const orca_ve
         double k;
         orca_vec2 px;
         if (x < nn) {
-            g = P->nring[x];
-            k = P->nkey[x];
-            px = P->np[x];
+            g = P->node[x].ring;
+            k = P->node[x].key;
+            px = P->node[x].p;
         } else {
             g = gv[x - nn].ring;
             k = gv[x - nn].key;
@@ -1670,18 +1897,18 @@ static nav_field *nv_get_field(orca_nav *nav, nav_plan *P, int id, const orca_ve
         if (x < nn) {
             int m = P->ring_n[g];
             p = m >= 2 ? P->ring_nodes[P->ring_first[g] +
-                                       (s > 0 ? (P->npos[x] + m - 1) % m : (P->npos[x] + 1) % m)]
+                                       (s > 0 ? (P->node[x].pos + m - 1) % m : (P->node[x].pos + 1) % m)]
                        : -1;
-            if (p >= 0 && p != x && P->arc_free[p]) {
-                RELAXB(p, c + P->arc_len[p], x);
+            if (p >= 0 && p != x && P->node[p].arc_free) {
+                RELAXB(p, c + P->node[p].arc_len, x);
             }
-            if (!P->ndep[x]) { /* an arrival: the leg's departure */
-                int dn = P->nmate[x];
-                RELAXB(dn, c + P->nleg[x], x);
+            if (!P->node[x].dep) { /* an arrival: the leg's departure */
+                int dn = P->node[x].mate;
+                RELAXB(dn, c + P->node[x].leg, x);
             }
         } else {
             p = nv_ring_prev_of(P, g, k, &d);
-            if (p >= 0 && nv_arc_clear_dir(P, nav, vi, s, P->np[p], px, d, P->lim)) {
+            if (p >= 0 && nv_arc_clear_dir(P, nav, vi, s, P->node[p].p, px, d, P->lim)) {
                 RELAXB(p, c + P->r * d, x);
             }
         }
@@ -1697,7 +1924,7 @@ static nav_field *nv_get_field(orca_nav *nav, nav_plan *P, int id, const orca_ve
         F->ring_min[g] = 1.0 / 0.0;
     }
     for (int x = 0; x < total; ++x) {
-        int g = x < nn ? P->nring[x] : F->gv_ring[x - nn];
+        int g = x < nn ? P->node[x].ring : F->gv_ring[x - nn];
         F->ring_min[g] = dist[x] < F->ring_min[g] ? dist[x] : F->ring_min[g];
     }
     P->field_count++;
@@ -1729,9 +1956,18 @@ static void nv_sift_down(const double *lb, int32_t *order, int hn, int k)
 
 /* A query through a goal set's distances: connect the start, take the best first node, then
  * follow the distances' next nodes. */
-static orca_status nv_field_route(orca_nav *nav, const nav_plan *P, const nav_field *F,
-                                  orca_vec2 from, int avoid_v, double penalty, nav_route *out)
+static orca_status nv_field_route(const orca_nav *nav, const nav_plan *P, const nav_field *F,
+                                  nav_work *W, orca_vec2 from, int avoid_v, double penalty,
+                                  nav_route *out, double *cost)
 {
+    nav_route local;
+    if (!out) {
+        memset(&local, 0, sizeof local);
+        out = &local; /* the cost alone: no corners are written */
+    }
+    if (cost) {
+        *cost = 1.0 / 0.0;
+    }
     out->count = 0;
     out->length = 0.0;
     out->goal = -1;
@@ -1741,7 +1977,7 @@ static orca_status nv_field_route(orca_nav *nav, const nav_plan *P, const nav_fi
         return ORCA_ERR_MEMORY;
     }
     double start_lim;
-    out->result = nv_check_ends(nav, P, from, F->goals, ng, ok, &start_lim, 1);
+    out->result = nv_check_ends(nav, P, W, from, F->goals, ng, ok, &start_lim, 1);
     if (out->result != ORCA_NAV_OK) {
         orca_mem_free(ok);
         return ORCA_OK;
@@ -1750,7 +1986,7 @@ static orca_status nv_field_route(orca_nav *nav, const nav_plan *P, const nav_fi
     int best_goal = -1;  /* straight to a goal */
     /* (or a start point below, then a node or goal point) */
     for (int g = 0; g < ng; ++g) {
-        if (ok[g] && nv_seg_clear(nav, P, from, F->goals[g], start_lim)) {
+        if (ok[g] && nv_seg_clear(nav, P, W, from, F->goals[g], start_lim)) {
             double l = v2_len(v2_sub(F->goals[g], from));
             if (l < best) {
                 best = l;
@@ -1835,7 +2071,7 @@ static orca_status nv_field_route(orca_nav *nav, const nav_plan *P, const nav_fi
                     continue;
                 }
                 if (clear < 0) {
-                    clear = nv_seg_clear(nav, P, from, t, start_lim);
+                    clear = nv_seg_clear(nav, P, W, from, t, start_lim);
                 }
                 if (!clear) {
                     break;
@@ -1853,8 +2089,8 @@ static orca_status nv_field_route(orca_nav *nav, const nav_plan *P, const nav_fi
                 double c = leg + P->r * dy + F->dist[y] + pen;
                 int64_t key = base + INT32_MAX;
                 if ((c < best || (c == best && key < best_key)) &&
-                    (clear > 0 || (clear = nv_seg_clear(nav, P, from, t, start_lim)) != 0) &&
-                    nv_arc_clear_dir(P, nav, vi, s, t, P->np[y], dy, start_lim)) {
+                    (clear > 0 || (clear = nv_seg_clear(nav, P, W, from, t, start_lim)) != 0) &&
+                    nv_arc_clear_dir(P, nav, vi, s, t, P->node[y].p, dy, start_lim)) {
                     best = c;
                     best_key = key;
                     best_goal = -1;
@@ -1867,6 +2103,10 @@ static orca_status nv_field_route(orca_nav *nav, const nav_plan *P, const nav_fi
     }
     orca_mem_free(lb);
     orca_mem_free(order);
+    if (cost) {
+        *cost = best; /* +inf without a path */
+        return ORCA_OK;
+    }
     orca_status st = ORCA_OK;
     if (!(best < 1.0 / 0.0)) {
         out->result = ORCA_NAV_NO_PATH;
@@ -1880,8 +2120,8 @@ static orca_status nv_field_route(orca_nav *nav, const nav_plan *P, const nav_fi
             st = ORCA_ERR_MEMORY;
         }
         for (int x = best_first; x >= 0 && st == ORCA_OK; x = x < nn ? F->next[x] : -1) {
-            int g = x < nn ? P->nring[x] : F->gv_ring[x - nn];
-            orca_vec2 p = x < nn ? P->np[x] : F->gv_p[x - nn];
+            int g = x < nn ? P->node[x].ring : F->gv_ring[x - nn];
+            orca_vec2 p = x < nn ? P->node[x].p : F->gv_p[x - nn];
             if (!nv_route_point(out, P, g, p, &last)) {
                 st = ORCA_ERR_MEMORY;
             }
@@ -1893,27 +2133,96 @@ static orca_status nv_field_route(orca_nav *nav, const nav_plan *P, const nav_fi
     return st;
 }
 
-orca_status orca_nav_route(orca_nav *nav, double radius, orca_vec2 from, const orca_vec2 *goals,
-                           int goal_count, int field, const orca_vec2 *avoid, double penalty,
-                           nav_route *out)
+/* The structure kept for radius r, or NULL when it is not built. */
+static nav_plan *nv_find_plan(const orca_nav *nav, double r)
+{
+    for (int i = 0; i < nav->plan_count; ++i) {
+        if (nav->plans[i]->r == r) {
+            return nav->plans[i];
+        }
+    }
+    return NULL;
+}
+
+static nav_field *nv_find_field(const nav_plan *P, int64_t id)
+{
+    for (int i = 0; i < P->field_count; ++i) {
+        if (P->fields[i].id == id) {
+            return &P->fields[i];
+        }
+    }
+    return NULL;
+}
+
+orca_status orca_nav_prepare(orca_nav *nav, double radius, int64_t field, const orca_vec2 *goals,
+                             int goal_count)
 {
     nav_plan *P = nv_get_plan(nav, radius);
     if (!P) {
         return ORCA_ERR_MEMORY;
     }
-    from = nv_norm0(from);
-    if (field >= 0) {
-        nav_field *F = nv_get_field(nav, P, field, goals, goal_count);
-        if (!F) {
-            return ORCA_ERR_MEMORY;
-        }
-        return nv_field_route(nav, P, F, from, avoid ? nv_find_vertex(P, nv_norm0(*avoid)) : -1,
-                              penalty, out);
+    if (field >= 0 && !nv_get_field(nav, P, &nav->work[0], field, goals, goal_count)) {
+        return ORCA_ERR_MEMORY;
     }
-    return nv_search(nav, P, from, goals, goal_count, avoid, penalty, 1, out);
+    return ORCA_OK;
+}
+
+orca_status orca_nav_route(orca_nav *nav, int wk, double radius, orca_vec2 from,
+                           const orca_vec2 *goals, int goal_count, int64_t field,
+                           const orca_vec2 *avoid, double penalty, nav_route *out)
+{
+    const nav_plan *P = nv_find_plan(nav, radius);
+    const nav_field *F = P && field >= 0 ? nv_find_field(P, field) : NULL;
+    if (!P || (field >= 0 && !F) || wk < 0 || wk >= nav->work_count) {
+        return ORCA_ERR_ARGUMENT; /* not prepared (orca_nav_prepare, orca_nav_workers) */
+    }
+    nav_work *W = &nav->work[wk];
+    from = nv_norm0(from);
+    if (F) {
+        return nv_field_route(nav, P, F, W, from,
+                              avoid ? nv_find_vertex(P, nv_norm0(*avoid)) : -1, penalty, out,
+                              NULL);
+    }
+    return nv_search(nav, P, W, from, goals, goal_count, avoid, penalty, 1, !nav->dijkstra, out);
+}
+
+orca_status orca_nav_field_cost(orca_nav *nav, int wk, double radius, orca_vec2 from,
+                                int64_t field, const orca_vec2 *avoid, double penalty,
+                                double *cost)
+{
+    const nav_plan *P = nv_find_plan(nav, radius);
+    const nav_field *F = P ? nv_find_field(P, field) : NULL;
+    if (!F || wk < 0 || wk >= nav->work_count) {
+        return ORCA_ERR_ARGUMENT; /* not prepared */
+    }
+    return nv_field_route(nav, P, F, &nav->work[wk], nv_norm0(from),
+                          avoid ? nv_find_vertex(P, nv_norm0(*avoid)) : -1, penalty, NULL, cost);
+}
+
+void orca_nav_set_dijkstra(orca_nav *nav, int on)
+{
+    nav->dijkstra = on != 0;
 }
 
 /* --- following ------------------------------------------------------------------------- */
+
+int orca_nav_leg_clear(orca_nav *nav, int wk, double radius, orca_vec2 p,
+                       const orca_nav_corner *corner, orca_vec2 goal)
+{
+    const nav_plan *P = nv_find_plan(nav, radius);
+    if (!P || wk < 0 || wk >= nav->work_count) {
+        return 0;
+    }
+    nav_work *W = &nav->work[wk];
+    p = nv_norm0(p);
+    orca_vec2 to = goal;
+    if (corner && !nv_tan_pc(p, corner->vertex, radius, corner->side, &to)) {
+        return 1; /* on its corner's circle: it is at the corner */
+    }
+    /* a leg that only grazes a wall lets the walker slide along it or round its end; one
+     * through a wall (within 2^-20 r of it: crossing, or touching) does not */
+    return nv_seg_clear(nav, P, W, p, to, NAV_TAUT * radius);
+}
 
 orca_vec2 orca_nav_aim(orca_vec2 p, const orca_nav_corner *c, double r)
 {
@@ -2007,7 +2316,8 @@ orca_status orca_nav_path(orca_nav *nav, double radius, orca_vec2 from, const or
     for (int g = 0; g < goal_count; ++g) {
         g0[g] = nv_norm0(goals[g]);
     }
-    st = nv_search(nav, P, nv_norm0(from), g0, goal_count, NULL, 0.0, 0, &r);
+    st = nv_search(nav, P, &nav->work[0], nv_norm0(from), g0, goal_count, NULL, 0.0, 0,
+                   !nav->dijkstra, &r);
     orca_mem_free(g0);
     if (st != ORCA_OK) {
         orca_nav_route_free(&r);
@@ -2097,7 +2407,7 @@ orca_status orca_nav_stats_get(orca_nav *nav, double radius, orca_nav_stats *out
     out->vertices = P->nv;
     out->legs = P->legs;
     size_t b = sizeof *P + (size_t)P->nv * (sizeof(orca_vec2) + 4 * sizeof(int32_t)) +
-               (size_t)P->ncap * (sizeof(orca_vec2) + sizeof(double) * 4 + 3 * sizeof(int32_t) + 2);
+               (size_t)P->ncap * sizeof(nav_node) + (size_t)P->nn * sizeof(int32_t);
     for (int i = 0; i < P->field_count; ++i) {
         b += (size_t)(P->nn + P->fields[i].gv_count) * (2 * sizeof(double) + sizeof(int32_t));
     }

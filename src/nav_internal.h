@@ -30,21 +30,54 @@ int orca_nav_sync_to(orca_nav *nav, const orca_sim *s);
  * changes nothing. */
 int orca_nav_same_walls(const orca_nav *nav, const orca_sim *s);
 
-/* The path of orca_nav_path into *out (its corners array grown as needed), on the walls of
- * the last orca_nav_sync (the caller syncs once before its queries). field >= 0 names
- * a goal set whose distances the object keeps per radius (docs/navigation.md, "Shared goals"):
- * the same goals must come with the same field every time until the walls change. avoid:
- * NULL, or a wall end whose corners cost `penalty` metres more (re-routing): in the whole
- * search for a query without a field, at the first corner with one (the rest follows the
- * set's distances). The caller validated every value. ORCA_OK or ORCA_ERR_MEMORY. */
-orca_status orca_nav_route(orca_nav *nav, double radius, orca_vec2 from, const orca_vec2 *goals,
-                           int goal_count, int field, const orca_vec2 *avoid, double penalty,
-                           nav_route *out);
+/* Scratch for `count` threads of queries (worker indices 0 .. count-1): called before
+ * queries run on the simulation's workers (it may move the scratch). ORCA_ERR_MEMORY leaves
+ * the count it had. */
+orca_status orca_nav_workers(orca_nav *nav, int count);
+
+/* Builds what queries of `radius` need (the graph, its legs found on the simulation's
+ * workers) and, with field >= 0 (an id the caller chooses), the distances of a set of goals (docs/navigation.md,
+ * "Shared goals"): the same goals must come with the same field every time until the walls
+ * change. On the walls of the last orca_nav_sync; on the calling thread, between steps (not
+ * from a task). ORCA_OK or ORCA_ERR_MEMORY. */
+orca_status orca_nav_prepare(orca_nav *nav, double radius, int64_t field,
+                             const orca_vec2 *goals, int goal_count);
+
+/* The path of orca_nav_path into *out (its corners array grown as needed), as worker `worker`
+ * (its own scratch: queries of distinct workers may run at once), on what orca_nav_prepare
+ * built (ORCA_ERR_ARGUMENT when it did not: this builds nothing). field >= 0 follows that goal
+ * set's distances. avoid: NULL, or a wall end whose corners cost `penalty` metres more
+ * (re-routing): in the whole search for a query without a field, at the first corner with one
+ * (the rest follows the set's distances). The caller validated every value. ORCA_OK or
+ * ORCA_ERR_MEMORY. */
+orca_status orca_nav_route(orca_nav *nav, int worker, double radius, orca_vec2 from,
+                           const orca_vec2 *goals, int goal_count, int64_t field,
+                           const orca_vec2 *avoid, double penalty, nav_route *out);
+
+/* The cost of the path orca_nav_route would give through the prepared field (penalty
+ * included: the cost it minimises, not the length), +inf when there is none or the start or
+ * every goal is blocked. ORCA_ERR_ARGUMENT when the field is not prepared. */
+orca_status orca_nav_field_cost(orca_nav *nav, int worker, double radius, orca_vec2 from,
+                                int64_t field, const orca_vec2 *avoid, double penalty,
+                                double *cost);
+
+/* 1: point-goal searches run without their bound (Dijkstra's search, docs/navigation.md,
+ * "Search"): the same paths, slower; for the tests that check so. */
+void orca_nav_set_dijkstra(orca_nav *nav, int on);
 
 /* Where a walker at p heading for corner c (radius r) should go: the unit direction of the
  * tangent from p to c's circle on c's side, or along the circle when p is on or inside it
  * (docs/navigation.md, "Following a path"). (0, 0) when p is at c's vertex. */
 orca_vec2 orca_nav_aim(orca_vec2 p, const orca_nav_corner *c, double r);
+
+/* Whether the leg of a walker at p (radius r) still leads where it heads (docs/navigation.md,
+ * "Following a path", step 4): the segment from p to the tangent point of its corner's circle
+ * (with corner NULL: to goal) crosses no wall and comes within 2^-20 r of none (a leg that
+ * only grazes a wall lets the walker slide along it). 1 also when p is on the corner's circle;
+ * 0 when the leg is blocked or nothing is prepared for r. As worker `worker`, on what
+ * orca_nav_prepare built. */
+int orca_nav_leg_clear(orca_nav *nav, int worker, double radius, orca_vec2 p,
+                       const orca_nav_corner *corner, orca_vec2 goal);
 
 /* Whether a walker at p has passed corner c, whose path leaves it at c->leave in the
  * direction of the next corner or the goal (docs/navigation.md, "Following a path"). */

@@ -171,9 +171,14 @@ void orca_scenario_destroy(orca_scenario *sc)
     orca_sim_destroy(sc->sim);
     orca_sc_free_tables(sc->agents, sc->agent_count, sc->sets, sc->set_count);
     orca_mem_free(sc->exit_ids);
+    orca_mem_free(sc->exit_ent);
     orca_mem_free(sc->ent);
     orca_mem_free(sc->nav_flag);
     orca_mem_free(sc->pref);
+    orca_mem_free(sc->plan_list);
+    orca_mem_free(sc->qrem);
+    orca_mem_free(sc->qkey);
+    orca_mem_free(sc->queue);
     orca_nav_destroy(sc->nav);
     orca_mem_free(sc->map);
     orca_mem_free(sc);
@@ -393,7 +398,17 @@ orca_status orca_scenario_set_agent_goal(orca_scenario *sc, int index, const orc
     if (a->nv && (goal->kind == ORCA_GOAL_POINT || goal->kind == ORCA_GOAL_SET)) {
         a->nv->planned = 0; /* it plans anew at the next step, without the old route's penalty */
         a->nv->has_avoid = 0;
+        a->nv->exit = -1;   /* and chooses among the new goal's points afresh */
+        a->nv->left = 0;
     } else if (a->nv) {
+        const sc_nav *v = a->nv; /* its counts stay in the run's (orca_scenario_nav_counts) */
+        sc->retired[0] += v->plans;
+        sc->retired[1] += v->reroutes;
+        sc->retired[2] += v->replans;
+        sc->retired[3] += v->exit_changes;
+        sc->retired[4] += v->returns;
+        sc->retired[5] += v->exit_changes > 0;
+        sc->retired[6] = v->exit_changes > sc->retired[6] ? v->exit_changes : sc->retired[6];
         orca_nav_route_free(&a->nv->route); /* no path state without a point or set goal */
         orca_mem_free(a->nv);
         a->nv = NULL;
@@ -415,6 +430,9 @@ void orca_sc_free_tables(sc_agent *agents, int agent_count, sc_goal_set *sets, i
     }
     for (int k = 0; k < set_count; ++k) {
         orca_mem_free(sets[k].points);
+        orca_mem_free(sets[k].departed);
+        orca_mem_free(sets[k].last_departure);
+        orca_mem_free(sets[k].flow);
     }
     orca_mem_free(agents);
     orca_mem_free(sets);

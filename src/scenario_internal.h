@@ -28,6 +28,7 @@
 #include "vec.h"
 
 #define SC_ERROR_SIZE 256
+#define NAV_RETIRED 7 /* orca_scenario::retired */
 #define SC_NAME_MAX 63 /* longest name accepted by orca_scenario_set_name */
 
 /* From this many agents on, the scenario's per-agent passes before the step (the entry table,
@@ -73,8 +74,19 @@ typedef struct sc_nav {
     int has_avoid;     /* re-routing: avoid's corners cost a penalty */
     orca_vec2 avoid;
     int plans, reroutes;
+    int replans;       /* plans made because its leg was blocked (the leg check) */
+    int exit;          /* the goal-set point it heads for (-1: none yet) */
+    int exit_changes;  /* times a plan changed the goal-set point it heads for */
+    int returns;       /* of those, changes back to a point it had left */
+    uint64_t left;     /* the points (0 .. 63) of its goal set it has left for another */
     orca_vec2 dir;     /* this step's direction (unit) while a corner lies ahead */
 } sc_nav;
+
+/* An agent heading for an exit point: the point's key and its remaining path length. */
+typedef struct sc_queue {
+    int64_t key;
+    double rem;
+} sc_queue;
 
 /* A named goal set (orca_scenario_add_goal_set). */
 typedef struct sc_goal_set {
@@ -83,6 +95,10 @@ typedef struct sc_goal_set {
     int count;
     int exit;      /* orca_scenario_set_goal_set_exit */
     double arrive; /* its arrive distance (0: the agent's radius) */
+    double capacity; /* agents a second each point lets out at least (the quickest choice) */
+    int *departed;   /* per point: agents that left there */
+    int64_t *last_departure; /* per point: the step count when the last left (-1: none) */
+    double *flow;    /* per point: its outflow, agents a second (ORCA_NAV_FLOW_TIME average) */
 } sc_goal_set;
 
 /* One agent added through the scenario. Its index in sc->agents is its key (creation
@@ -119,6 +135,11 @@ struct orca_scenario {
     int waypoint_agents; /* entries with waypoints (0: the step skips the switching) */
 
     int navigation;      /* orca_scenario_set_navigation */
+    int nav_check;       /* orca_scenario_set_nav_check */
+    int exit_choice;     /* orca_scenario_set_exit_choice */
+    int64_t retired[NAV_RETIRED]; /* plans, re-routings, replans, exit changes, returns, agents that
+                            changed and the most changes of one, of the paths dropped (a new
+                            goal that is neither a point nor a set): NAV_RETIRED */
     orca_nav *nav;       /* created when navigation is first on */
     sc_goal_set *sets;
     int set_count, set_capacity;
@@ -127,12 +148,20 @@ struct orca_scenario {
     int exited;          /* agents that left by exits */
     int64_t exited_last_step;
     orca_agent_id *exit_ids; /* scratch: this step's leavers */
+    int32_t *exit_ent;       /* scratch: their entries */
     int exit_cap;
     int32_t *ent;        /* the entry of each index this step (navigation, sets); after the
                             step, the first ent_hint of them are the next step's guesses */
     uint8_t *nav_flag;   /* scratch: per index, what orca_sc_nav_advance left to its serial
                             pass */
     orca_vec2 *pref;     /* scratch: per index, the rule's value orca_sc_nav_advance computed */
+    int32_t *plan_list;  /* scratch: the indices that plan in this step, in order */
+    double *qrem;        /* scratch: per index, the remaining path length to its exit point
+                            (the queue-aware exit choice) */
+    int64_t *qkey;       /* scratch: per index, that point's key (set, point), -1 none */
+    sc_queue *queue;     /* scratch: (key, remaining) of every agent with an exit point,
+                            sorted: the queues */
+    int queue_n, queue_cap;
     int ent_cap;
     int ent_hint;
 
@@ -277,6 +306,25 @@ orca_status orca_sc_exits_leave(orca_scenario *sc, int32_t *ent);
  * Each agent's rule value goes to sc->pref. */
 orca_status orca_sc_nav_advance(orca_scenario *sc, const int32_t *ent, const orca_vec2 *pos,
                                 int n, uint64_t step_hash);
+/* --- the exit choice (scenario_choice.c) --------------------------------------------- */
+
+/* Whether agent a's goal-set point is chosen by sc's exit choice (calm or quickest, a set of
+ * at most ORCA_NAV_CHOICE_POINTS points). */
+int orca_sc_choosing(const orca_scenario *sc, const sc_agent *a);
+/* The navigation field of one point of a set (its own distances, orca_nav_prepare). */
+int64_t orca_sc_point_key(int set, int point);
+/* An agent's remaining path to its goal point: from p along the leave points of the corners
+ * still ahead (docs/navigation.md, "Exit choice"). */
+double orca_sc_remaining(const sc_nav *v, orca_vec2 p, orca_vec2 goal);
+/* The queues: sc->qkey and sc->qrem of indices 0 .. n-1, sorted by (key, remaining) into
+ * sc->queue. ORCA_ERR_MEMORY with the message set. */
+orca_status orca_sc_queue_build(orca_scenario *sc, int n);
+/* The point agent a (index i, at p, radius r) heads for next, by sc's exit choice, or -1 when
+ * none can be reached; avoid: the corner a re-routing penalises (NULL: none). On the worker's
+ * scratch; every point's field prepared. */
+orca_status orca_sc_choose(const orca_scenario *sc, int worker, const sc_agent *a, int i,
+                           orca_vec2 p, double r, const orca_vec2 *avoid, int *chosen);
+
 /* Puts back the progress orca_sc_nav_advance changed (the step was refused); plans made are
  * kept (the same plans the step will make again). Entries of agents no longer in the
  * simulation are not read again. */

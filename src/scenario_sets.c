@@ -82,8 +82,18 @@ orca_status orca_scenario_add_goal_set(orca_scenario *sc, const char *name, cons
         sc->set_capacity = cap;
     }
     orca_vec2 *pts = orca_mem_alloc((size_t)count, sizeof *pts);
-    if (!pts) {
+    int *departed = orca_mem_zalloc((size_t)count, sizeof *departed);
+    int64_t *last = orca_mem_alloc((size_t)count, sizeof *last);
+    double *flow = orca_mem_zalloc((size_t)count, sizeof *flow);
+    if (!pts || !departed || !last || !flow) {
+        orca_mem_free(pts);
+        orca_mem_free(departed);
+        orca_mem_free(last);
+        orca_mem_free(flow);
         return orca_sc_fail(sc, ORCA_ERR_MEMORY, "out of memory adding goal set '%s'", name);
+    }
+    for (int k = 0; k < count; ++k) {
+        last[k] = -1;
     }
     for (int k = 0; k < count; ++k) {
         pts[k] = v2(points[k].x + 0.0, points[k].y + 0.0);
@@ -93,6 +103,10 @@ orca_status orca_scenario_add_goal_set(orca_scenario *sc, const char *name, cons
     memcpy(set->name, name, len + 1);
     set->points = pts;
     set->count = count;
+    set->capacity = ORCA_NAV_EXIT_CAPACITY;
+    set->departed = departed;
+    set->last_departure = last;
+    set->flow = flow;
     if (out) {
         *out = sc->set_count;
     }
@@ -204,6 +218,77 @@ orca_status orca_scenario_exited(const orca_scenario *sc, int *count, int64_t *l
     return ORCA_OK;
 }
 
+orca_status orca_scenario_exit_departures(const orca_scenario *sc_in, int set, int point,
+                                          int *count, int64_t *last_step)
+{
+    orca_scenario *sc = (orca_scenario *)sc_in; /* only the error message is written */
+    if (!sc) {
+        return ORCA_ERR_NULL;
+    }
+    if (check_set(sc, set) != ORCA_OK) {
+        return ORCA_ERR_ARGUMENT;
+    }
+    if (point < 0 || point >= sc->sets[set].count) {
+        return orca_sc_fail(sc, ORCA_ERR_ARGUMENT, "goal set '%s': point must be in [0, %d), got %d",
+                            sc->sets[set].name, sc->sets[set].count, point);
+    }
+    if (count) {
+        *count = sc->sets[set].departed[point];
+    }
+    if (last_step) {
+        *last_step = sc->sets[set].last_departure[point];
+    }
+    return ORCA_OK;
+}
+
+orca_status orca_scenario_set_goal_set_capacity(orca_scenario *sc, int set, double capacity)
+{
+    if (!sc) {
+        return ORCA_ERR_NULL;
+    }
+    if (check_set(sc, set) != ORCA_OK) {
+        return ORCA_ERR_ARGUMENT;
+    }
+    if (!(capacity >= 0x1p-30 && capacity <= 0x1p30)) {
+        return orca_sc_fail(sc, ORCA_ERR_ARGUMENT,
+                            "goal set '%s': capacity must be in [2^-30, 2^30] agents a second, "
+                            "got %.17g",
+                            sc->sets[set].name, capacity);
+    }
+    sc->sets[set].capacity = capacity;
+    return ORCA_OK;
+}
+
+orca_status orca_scenario_goal_set_capacity(const orca_scenario *sc_in, int set, double *capacity)
+{
+    orca_scenario *sc = (orca_scenario *)sc_in; /* only the error message is written */
+    if (!sc) {
+        return ORCA_ERR_NULL;
+    }
+    if (check_set(sc, set) != ORCA_OK) {
+        return ORCA_ERR_ARGUMENT;
+    }
+    if (capacity) {
+        *capacity = sc->sets[set].capacity;
+    }
+    return ORCA_OK;
+}
+
+/* The point of agent a's set it is leaving by: its path's, else the one its target is. */
+static int leaving_point(const sc_agent *a, const sc_goal_set *set)
+{
+    if (a->nv && a->nv->route.result == ORCA_NAV_OK && a->nv->route.goal >= 0 &&
+        a->nv->route.goal < set->count && same_point(set->points[a->nv->route.goal], a->goal.target)) {
+        return a->nv->route.goal;
+    }
+    for (int k = 0; k < set->count; ++k) {
+        if (same_point(set->points[k], a->goal.target)) {
+            return k;
+        }
+    }
+    return 0; /* (a target is always one of its set's points) */
+}
+
 typedef struct exit_ctx {
     const orca_scenario *sc;
     const int32_t *ent;
@@ -231,6 +316,29 @@ static void exit_task(int begin, int end, int worker, void *context)
     }
 }
 
+/* The exits' outflows (docs/navigation.md, "Exit choice"): each point's average of the
+ * agents a second that left there, f = f (1 - dt / T) + n / T with n this step's leavers
+ * (T = ORCA_NAV_FLOW_TIME; the factor not below 0). */
+static void exits_flow(orca_scenario *sc, int m)
+{
+    double keep = 1.0 - sc->dt / ORCA_NAV_FLOW_TIME;
+    keep = keep > 0 ? keep : 0.0;
+    for (int k = 0; k < sc->set_count; ++k) {
+        sc_goal_set *set = &sc->sets[k];
+        for (int j = 0; set->exit && j < set->count; ++j) {
+            set->flow[j] = set->flow[j] * keep;
+        }
+    }
+    for (int j = 0; j < m; ++j) {
+        const sc_agent *a = &sc->agents[sc->exit_ent[j]];
+        sc_goal_set *set = &sc->sets[a->goal.goal_set];
+        int point = leaving_point(a, set);
+        set->departed[point]++;
+        set->last_departure[point] = sc->exited_last_step;
+        set->flow[point] = set->flow[point] + 1.0 / ORCA_NAV_FLOW_TIME;
+    }
+}
+
 orca_status orca_sc_exits_leave(orca_scenario *sc, int32_t *ent)
 {
     orca_sim *sim = sc->sim;
@@ -248,6 +356,7 @@ orca_status orca_sc_exits_leave(orca_scenario *sc, int32_t *ent)
         m += c.leaves[i];
     }
     if (m == 0) {
+        exits_flow(sc, 0);
         return ORCA_OK;
     }
     if (m > sc->exit_cap) {
@@ -256,12 +365,18 @@ orca_status orca_sc_exits_leave(orca_scenario *sc, int32_t *ent)
             return orca_sc_fail(sc, ORCA_ERR_MEMORY, "out of memory removing agents at exits");
         }
         sc->exit_ids = ids;
+        int32_t *es = orca_mem_resize(sc->exit_ent, (size_t)m, sizeof *es);
+        if (!es) {
+            return orca_sc_fail(sc, ORCA_ERR_MEMORY, "out of memory removing agents at exits");
+        }
+        sc->exit_ent = es;
         sc->exit_cap = m;
     }
     m = 0;
     for (int i = 0; i < n; ++i) {
         if (c.leaves[i]) {
             sc->exit_ids[m++] = orca_sim_agent_at(sim, i);
+            sc->exit_ent[m - 1] = ent[i];
             ent[i] = -2; /* leaves */
         }
     }
@@ -283,5 +398,6 @@ orca_status orca_sc_exits_leave(orca_scenario *sc, int32_t *ent)
     }
     sc->exited += m;
     sc->exited_last_step = (int64_t)orca_sim_step_count(sim);
+    exits_flow(sc, m);
     return ORCA_OK;
 }

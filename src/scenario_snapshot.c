@@ -14,21 +14,27 @@
 #include "snap_io.h"
 
 #define SCS_MAGIC "ORCASCEN"
-#define SCS_VERSION 1u
+#define SCS_VERSION 2u   /* 2: the leg check, the exit choice and their counts; 1 still read */
 #define SCS_NAV_ON 1u    /* navigation on */
 #define SCS_RECORDING 2u /* recording on */
 #define SCS_MEASURED 4u  /* the initial state entered the record */
 #define SCS_REPLAN 8u    /* the walls navigation last read are not the simulation's: its next
                             navigated step plans every path anew */
-#define SCS_FLAGS 15u
+#define SCS_NAV_CHECK 16u /* the leg check on (version 2) */
+#define SCS_FLAGS 31u
 #define SCS_NAME 64      /* a name: its bytes, then zeros */
 #define SCS_HEADER 164   /* magic 8, version 4, flags 4, total 8, sim bytes 8, dt 8, seed 8,
                             exited 4, its step 8, all arrived 8, 2 overlaps 16, fallbacks 8,
                             name 64, set count 4, entry count 4 */
+#define SCS_HEADER2 (4 + 8 * NAV_RETIRED) /* version 2, after the entry count: exit choice 4,
+                                              the retired paths' counts */
 #define SCS_SET (SCS_NAME + 4 + 8 + 4) /* then 16 a point */
+#define SCS_SET2 8                       /* version 2: capacity 8; then 20 more a point */
+#define SCS_POINT2 20                    /* departed 4, the last departure 8, outflow 8 */
 #define SCS_ENTRY 60                     /* then the parts */
 #define SCS_WAYPOINTS 52                 /* then 16 a point */
-#define SCS_NAV 108                      /* then SCS_CORNER a corner */
+#define SCS_NAV 108                      /* then (version 2) SCS_NAV2, then SCS_CORNER a corner */
+#define SCS_NAV2 24                      /* replans 4, exit 4, changes 4, returns 4, left 8 */
 #define SCS_CORNER 52
 
 static void put_name(snap_writer *w, const char *name)
@@ -60,9 +66,9 @@ orca_status orca_scenario_save(const orca_scenario *sc_in, void *buffer, size_t 
     if (st != ORCA_OK) {
         return orca_sc_fail_sim(sc, st, "saving the simulation");
     }
-    uint64_t need = SCS_HEADER + (uint64_t)sim_bytes + 8;
+    uint64_t need = SCS_HEADER + SCS_HEADER2 + (uint64_t)sim_bytes + 8;
     for (int k = 0; k < sc->set_count; ++k) {
-        need += SCS_SET + 16 * (uint64_t)sc->sets[k].count;
+        need += SCS_SET + SCS_SET2 + (16 + SCS_POINT2) * (uint64_t)sc->sets[k].count;
     }
     for (int e = 0; e < sc->agent_count; ++e) {
         const sc_agent *a = &sc->agents[e];
@@ -71,7 +77,7 @@ orca_status orca_scenario_save(const orca_scenario *sc_in, void *buffer, size_t 
             need += SCS_WAYPOINTS + 16 * (uint64_t)a->wp->count;
         }
         if (a->nv) {
-            need += SCS_NAV + SCS_CORNER * (uint64_t)a->nv->route.count;
+            need += SCS_NAV + SCS_NAV2 + SCS_CORNER * (uint64_t)a->nv->route.count;
         }
     }
     if (need > SIZE_MAX) {
@@ -94,7 +100,7 @@ orca_status orca_scenario_save(const orca_scenario *sc_in, void *buffer, size_t 
     put_u32(&w, SCS_VERSION);
     put_u32(&w, (sc->navigation ? SCS_NAV_ON : 0) | (sc->recording ? SCS_RECORDING : 0) |
                     (sc->measured_initial ? SCS_MEASURED : 0) |
-                    (nav_replans(sc) ? SCS_REPLAN : 0));
+                    (nav_replans(sc) ? SCS_REPLAN : 0) | (sc->nav_check ? SCS_NAV_CHECK : 0));
     put_u64(&w, need);
     put_u64(&w, (uint64_t)sim_bytes);
     put_f64(&w, sc->dt);
@@ -108,6 +114,10 @@ orca_status orca_scenario_save(const orca_scenario *sc_in, void *buffer, size_t 
     put_name(&w, sc->name);
     put_u32(&w, (uint32_t)sc->set_count);
     put_u32(&w, (uint32_t)sc->agent_count);
+    put_u32(&w, (uint32_t)sc->exit_choice);
+    for (int k = 0; k < NAV_RETIRED; ++k) {
+        put_u64(&w, (uint64_t)sc->retired[k]);
+    }
     (void)orca_sim_save(sc->sim, w.p, sim_bytes, &sim_bytes); /* its size: it cannot fail */
     w.p += sim_bytes;
     for (int k = 0; k < sc->set_count; ++k) {
@@ -116,8 +126,12 @@ orca_status orca_scenario_save(const orca_scenario *sc_in, void *buffer, size_t 
         put_u32(&w, (uint32_t)s->exit);
         put_f64(&w, s->arrive);
         put_u32(&w, (uint32_t)s->count);
+        put_f64(&w, s->capacity);
         for (int j = 0; j < s->count; ++j) {
             put_vec(&w, s->points[j]);
+            put_u32(&w, (uint32_t)s->departed[j]);
+            put_u64(&w, (uint64_t)s->last_departure[j]);
+            put_f64(&w, s->flow[j]);
         }
     }
     for (int e = 0; e < sc->agent_count; ++e) {
@@ -159,6 +173,11 @@ orca_status orca_scenario_save(const orca_scenario *sc_in, void *buffer, size_t 
             put_u32(&w, (uint32_t)v->plans);
             put_u32(&w, (uint32_t)v->reroutes);
             put_vec(&w, v->dir);
+            put_u32(&w, (uint32_t)v->replans);
+            put_u32(&w, (uint32_t)v->exit);
+            put_u32(&w, (uint32_t)v->exit_changes);
+            put_u32(&w, (uint32_t)v->returns);
+            put_u64(&w, v->left);
             for (int j = 0; j < v->route.count; ++j) {
                 const orca_nav_corner *c = &v->route.corners[j];
                 put_vec(&w, c->vertex);
@@ -177,6 +196,7 @@ typedef struct scs_reader {
     snap_reader r;
     const unsigned char *base, *end;
     orca_scenario *sc;
+    uint32_t version; /* 1 or 2 */
 } scs_reader;
 
 static orca_status scs_bad(scs_reader *in, const char *fmt, ...)
@@ -243,9 +263,41 @@ typedef struct scs_state {
     int keep_nav;  /* 1: the scenario's own navigation object stays */
 } scs_state;
 
+/* Point j of goal set k: its coordinates, and (version 2) its departures and outflow. */
+static orca_status get_point(scs_reader *in, sc_goal_set *s, uint32_t k, uint32_t j)
+{
+    s->points[j] = get_vec(&in->r);
+    if (!is_coord(s->points[j])) {
+        return scs_bad(in,
+                       "goal set %u point %u must have finite coordinates of magnitude below "
+                       "2^21, got (%.17g, %.17g)",
+                       (unsigned)k, (unsigned)j, s->points[j].x, s->points[j].y);
+    }
+    s->last_departure[j] = -1;
+    if (in->version < 2) {
+        return ORCA_OK; /* (no departures counted, no outflow) */
+    }
+    uint32_t departed = get_u32(&in->r);
+    int64_t last = (int64_t)get_u64(&in->r);
+    double flow = bits_f64(get_u64(&in->r));
+    if (departed > INT_MAX || last < -1 || (departed == 0) != (last == -1) ||
+        !(flow >= 0.0 && is_finite(flow))) {
+        return scs_bad(in,
+                       "goal set %u point %u: departures %u, last departure %lld or outflow "
+                       "%.17g out of range",
+                       (unsigned)k, (unsigned)j, (unsigned)departed, (long long)last, flow);
+    }
+    s->departed[j] = (int)departed;
+    s->last_departure[j] = last;
+    s->flow[j] = flow;
+    return ORCA_OK;
+}
+
 static orca_status get_sets(scs_reader *in, scs_state *t, uint32_t count)
 {
-    if (!scs_has(in, (uint64_t)count * SCS_SET, "the goal sets")) {
+    uint64_t set_bytes = SCS_SET + (in->version >= 2 ? SCS_SET2 : 0);
+    uint64_t point_bytes = 16 + (in->version >= 2 ? SCS_POINT2 : 0);
+    if (!scs_has(in, (uint64_t)count * set_bytes, "the goal sets")) {
         return ORCA_ERR_FORMAT;
     }
     t->sets = orca_mem_zalloc(count > 0 ? count : 1, sizeof *t->sets);
@@ -260,7 +312,7 @@ static orca_status get_sets(scs_reader *in, scs_state *t, uint32_t count)
         sc_goal_set *s = &t->sets[k];
         char what[40];
         snprintf(what, sizeof what, "goal set %u name", (unsigned)k);
-        if (!scs_has(in, SCS_SET, "a goal set")) {
+        if (!scs_has(in, set_bytes, "a goal set")) {
             st = ORCA_ERR_FORMAT;
             break;
         }
@@ -270,6 +322,7 @@ static orca_status get_sets(scs_reader *in, scs_state *t, uint32_t count)
         uint32_t exit = get_u32(&in->r);
         s->arrive = bits_f64(get_u64(&in->r));
         uint32_t n = get_u32(&in->r);
+        s->capacity = in->version >= 2 ? bits_f64(get_u64(&in->r)) : ORCA_NAV_EXIT_CAPACITY;
         if (exit > 1) {
             st = scs_bad(in, "goal set %u: exit must be 0 or 1, got %u", (unsigned)k,
                          (unsigned)exit);
@@ -281,24 +334,24 @@ static orca_status get_sets(scs_reader *in, scs_state *t, uint32_t count)
         } else if (n < 1 || n > ORCA_NAV_GOALS_MAX) {
             st = scs_bad(in, "goal set %u: point count must be in [1, %d], got %u", (unsigned)k,
                          ORCA_NAV_GOALS_MAX, (unsigned)n);
-        } else if (scs_has(in, 16 * (uint64_t)n, "a goal set's points")) {
+        } else if (!(s->capacity >= 0x1p-30 && s->capacity <= 0x1p30)) {
+            st = scs_bad(in, "goal set %u: capacity %.17g is not in [2^-30, 2^30]", (unsigned)k,
+                         s->capacity);
+        } else if (scs_has(in, point_bytes * (uint64_t)n, "a goal set's points")) {
             s->exit = (int)exit;
             s->points = orca_mem_alloc(n, sizeof *s->points);
-            if (!s->points) {
+            s->departed = orca_mem_zalloc(n, sizeof *s->departed);
+            s->last_departure = orca_mem_alloc(n, sizeof *s->last_departure);
+            s->flow = orca_mem_zalloc(n, sizeof *s->flow);
+            t->set_count = (int)k + 1; /* (its arrays are freed with it) */
+            if (!s->points || !s->departed || !s->last_departure || !s->flow) {
                 st = orca_sc_fail(in->sc, ORCA_ERR_MEMORY, "out of memory reading goal set %u",
                                   (unsigned)k);
                 break;
             }
             s->count = (int)n;
-            t->set_count = (int)k + 1;
             for (uint32_t j = 0; j < n && st == ORCA_OK; ++j) {
-                s->points[j] = get_vec(&in->r);
-                if (!is_coord(s->points[j])) {
-                    st = scs_bad(in,
-                                 "goal set %u point %u must have finite coordinates of "
-                                 "magnitude below 2^21, got (%.17g, %.17g)",
-                                 (unsigned)k, (unsigned)j, s->points[j].x, s->points[j].y);
-                }
+                st = get_point(in, s, k, j);
             }
         } else {
             st = ORCA_ERR_FORMAT;
@@ -375,7 +428,8 @@ static orca_status get_waypoints(scs_reader *in, sc_agent *a, int e)
 
 static orca_status get_nav(scs_reader *in, const scs_state *t, sc_agent *a, int e)
 {
-    if (!scs_has(in, SCS_NAV, "an entry's navigation state")) {
+    if (!scs_has(in, SCS_NAV + (in->version >= 2 ? SCS_NAV2 : 0),
+                 "an entry's navigation state")) {
         return ORCA_ERR_FORMAT;
     }
     sc_nav *v = orca_mem_zalloc(1, sizeof *v);
@@ -394,6 +448,19 @@ static orca_status get_nav(scs_reader *in, const scs_state *t, sc_agent *a, int 
     v->avoid = get_vec(&in->r);
     uint32_t plans = get_u32(&in->r), reroutes = get_u32(&in->r);
     v->dir = get_vec(&in->r);
+    /* version 2: the leg check's and the exit choice's; version 1: none yet, and the point
+     * the path ends at its set's point */
+    uint32_t replans = 0, changes = 0, returns = 0;
+    int32_t exit = -1;
+    if (in->version >= 2) {
+        replans = get_u32(&in->r);
+        exit = (int32_t)get_u32(&in->r);
+        changes = get_u32(&in->r);
+        returns = get_u32(&in->r);
+        v->left = get_u64(&in->r);
+    } else if (a->goal.kind == ORCA_GOAL_SET && result == ORCA_NAV_OK) {
+        exit = goal;
+    }
     int goals = a->goal.kind == ORCA_GOAL_SET ? t->sets[a->goal.goal_set].count : 1;
     if (a->goal.kind != ORCA_GOAL_POINT && a->goal.kind != ORCA_GOAL_SET) {
         return scs_bad(in, "entry %d has a path but goal kind %d", e, (int)a->goal.kind);
@@ -404,6 +471,13 @@ static orca_status get_nav(scs_reader *in, const scs_state *t, sc_agent *a, int 
     }
     if (goal < -1 || goal >= goals) {
         return scs_bad(in, "entry %d: path goal %d must be in [-1, %d)", e, (int)goal, goals);
+    }
+    if (exit < -1 || exit >= goals || (a->goal.kind != ORCA_GOAL_SET && exit != -1) ||
+        replans > plans || changes > plans || returns > changes) {
+        return scs_bad(in,
+                       "entry %d: path exit %d, replans %u, exit changes %u or returns %u out of "
+                       "range",
+                       e, (int)exit, (unsigned)replans, (unsigned)changes, (unsigned)returns);
     }
     if (k > count || stuck > INT_MAX || plans > INT_MAX || reroutes > INT_MAX ||
         reroutes > plans) {
@@ -442,6 +516,10 @@ static orca_status get_nav(scs_reader *in, const scs_state *t, sc_agent *a, int 
     v->has_avoid = (int)has_avoid;
     v->plans = (int)plans;
     v->reroutes = (int)reroutes;
+    v->replans = (int)replans;
+    v->exit = exit;
+    v->exit_changes = (int)changes;
+    v->returns = (int)returns;
     for (uint32_t j = 0; j < count; ++j) {
         orca_nav_corner *c = &v->route.corners[j];
         c->vertex = get_vec(&in->r);
@@ -567,13 +645,14 @@ orca_status orca_scenario_load(orca_scenario *sc, const void *buffer, size_t siz
         return orca_sc_fail(sc, ORCA_ERR_FORMAT,
                             "not an orca scenario snapshot (%zu bytes, bad magic)", size);
     }
-    scs_reader in = {{bytes + 8}, bytes, bytes + size - 8, sc};
+    scs_reader in = {{bytes + 8}, bytes, bytes + size - 8, sc, 0};
     uint32_t version = get_u32(&in.r);
-    if (version != SCS_VERSION) {
+    if (version < 1 || version > SCS_VERSION) {
         return orca_sc_fail(sc, ORCA_ERR_FORMAT,
-                            "scenario snapshot version %u, this library reads %u",
+                            "scenario snapshot version %u, this library reads 1 to %u",
                             (unsigned)version, SCS_VERSION);
     }
+    in.version = version;
     uint32_t flags = get_u32(&in.r);
     uint64_t total = get_u64(&in.r);
     if (total != size) {
@@ -601,6 +680,27 @@ orca_status orca_scenario_load(orca_scenario *sc, const void *buffer, size_t siz
         return st;
     }
     uint32_t set_count = get_u32(&in.r), entry_count = get_u32(&in.r);
+    uint32_t exit_choice = ORCA_EXIT_NEAREST;
+    int64_t retired[NAV_RETIRED] = {0};
+    if (version >= 2) {
+        if (!scs_has(&in, SCS_HEADER2, "the header")) {
+            return ORCA_ERR_FORMAT;
+        }
+        exit_choice = get_u32(&in.r);
+        for (int k = 0; k < NAV_RETIRED; ++k) {
+            retired[k] = (int64_t)get_u64(&in.r);
+            if (retired[k] < 0) {
+                return orca_sc_fail(sc, ORCA_ERR_FORMAT,
+                                    "scenario snapshot: retired path count %d is negative", k);
+            }
+        }
+    }
+    if (exit_choice > ORCA_EXIT_QUICKEST ||
+        (version < 2 && (flags & SCS_NAV_CHECK) != 0)) {
+        return orca_sc_fail(sc, ORCA_ERR_FORMAT,
+                            "scenario snapshot exit choice %u (or leg check flag) not known",
+                            (unsigned)exit_choice);
+    }
     if ((flags & ~SCS_FLAGS) != 0) {
         return orca_sc_fail(sc, ORCA_ERR_FORMAT, "scenario snapshot flags %u are not known",
                             (unsigned)flags);
@@ -684,6 +784,9 @@ orca_status orca_scenario_load(orca_scenario *sc, const void *buffer, size_t siz
         sc->exit_sets += sc->sets[k].exit;
     }
     sc->navigation = (flags & SCS_NAV_ON) != 0;
+    sc->nav_check = (flags & SCS_NAV_CHECK) != 0;
+    sc->exit_choice = (int)exit_choice;
+    memcpy(sc->retired, retired, sizeof retired);
     sc->recording = (flags & SCS_RECORDING) != 0;
     sc->measured_initial = (flags & SCS_MEASURED) != 0;
     sc->dt = dt;

@@ -165,6 +165,24 @@ orca_status orca_scenario_step(orca_scenario *sc)
                                     "out of memory for the step's agent table");
             }
             sc->pref = pv;
+            int32_t *pl = orca_mem_resize(sc->plan_list, (size_t)n, sizeof *pl);
+            if (!pl) {
+                return orca_sc_fail(sc, ORCA_ERR_MEMORY,
+                                    "out of memory for the step's agent table");
+            }
+            sc->plan_list = pl;
+            double *qr = orca_mem_resize(sc->qrem, (size_t)n, sizeof *qr);
+            if (!qr) {
+                return orca_sc_fail(sc, ORCA_ERR_MEMORY,
+                                    "out of memory for the step's agent table");
+            }
+            sc->qrem = qr;
+            int64_t *qk = orca_mem_resize(sc->qkey, (size_t)n, sizeof *qk);
+            if (!qk) {
+                return orca_sc_fail(sc, ORCA_ERR_MEMORY,
+                                    "out of memory for the step's agent table");
+            }
+            sc->qkey = qk;
             sc->ent_cap = n;
         }
         ent = sc->ent;

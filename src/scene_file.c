@@ -65,6 +65,7 @@ typedef struct sf_goal_set {
     int first, count, line;
     int exit;      /* `exit`: the agents that reach it leave (orca_scenario_set_goal_set_exit) */
     double arrive; /* `arrive=D` after `exit` (0: the agent's radius) */
+    double capacity; /* `capacity=C` after `exit` (0: not given) */
 } sf_goal_set;
 
 /* What the file says. Only syntax and value ranges are checked while reading; the library
@@ -87,8 +88,10 @@ struct orca_scene_file {
                             [max_planes=N]` (docs/pedestrians.md) */
     orca_pedestrian ped; /* its parameters (the defaults where not given) */
     int pedestrian_line; /* 0 when absent */
-    int navigation;      /* `navigation on` (docs/navigation.md) */
+    int navigation;      /* `navigation on [check=on|off] [exits=MODE]` (docs/navigation.md) */
     int navigation_line; /* 0 when absent */
+    int nav_check;       /* check=on: the leg check */
+    int exit_choice;     /* exits=nearest|calm|quickest (orca_exit_choice) */
     sf_goal_set *sets;   /* `goalset NAME X1 Y1 ...`, in file order */
     int set_count, set_capacity;
     sf_agent *agents;
@@ -891,10 +894,38 @@ static int st_separation(reader *r, const char *kw, char **tok, int ntok)
     return on_off(r, kw, &r->d->separation_line, tok, ntok, 1, &r->d->separation);
 }
 
-/* navigation on|off */
+/* navigation on|off [check=on|off] [exits=nearest|calm|quickest] (docs/scene-format.md):
+ * the parameters only with 'on', each at most once. */
 static int st_navigation(reader *r, const char *kw, char **tok, int ntok)
 {
-    return on_off(r, kw, &r->d->navigation_line, tok, ntok, 1, &r->d->navigation);
+    orca_scene_file *d = r->d;
+    if (on_off(r, kw, &d->navigation_line, tok, ntok, 0, &d->navigation) != 0) {
+        return -1;
+    }
+    if (!d->navigation && ntok > 1) {
+        return rfail(r, "navigation off takes nothing after it, got %s", q(r, tok[1]));
+    }
+    int seen_check = 0, seen_exits = 0;
+    for (int i = 1; i < ntok; ++i) {
+        if (strncmp(tok[i], "check=", 6) == 0 && !seen_check++) {
+            const char *v = tok[i] + 6;
+            if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0) {
+                return rfail(r, "navigation check= takes 'on' or 'off', got %s", q(r, v));
+            }
+            d->nav_check = strcmp(v, "on") == 0;
+        } else if (strncmp(tok[i], "exits=", 6) == 0 && !seen_exits++) {
+            d->exit_choice = orca_exit_choice_from_name(tok[i] + 6);
+            if (d->exit_choice < 0) {
+                return rfail(r, "navigation exits= takes nearest, calm or quickest, got %s",
+                             q(r, tok[i] + 6));
+            }
+        } else {
+            return rfail(r, "navigation: after 'on' only check=on|off and "
+                            "exits=nearest|calm|quickest, each once, may follow, got %s",
+                         q(r, tok[i]));
+        }
+    }
+    return 0;
 }
 
 /* The KEY=VALUE fields after `KEYWORD on` (tok[1] on): each one of the n keys, at most once,
@@ -972,31 +1003,40 @@ static int st_pedestrian(reader *r, const char *kw, char **tok, int ntok)
     return 0;
 }
 
-/* The `exit [arrive=D]` after a goal set's points (tok[from] on). */
-static int goal_set_exit(reader *r, char **tok, int ntok, int from, int *is_exit, double *arrive)
+/* The `exit [arrive=D] [capacity=C]` after a goal set's points (tok[from] on). */
+static int goal_set_exit(reader *r, char **tok, int ntok, int from, sf_goal_set *gs)
 {
+    int seen_arrive = 0, seen_capacity = 0;
     for (int k = from; k < ntok; ++k) {
         if (strcmp(tok[k], "exit") == 0 && k == from) {
-            *is_exit = 1;
-        } else if (strncmp(tok[k], "arrive=", 7) == 0 && *is_exit && k == from + 1) {
-            if (num(r, "arrive", tok[k] + 7, arrive) != 0) {
+            gs->exit = 1;
+        } else if (strncmp(tok[k], "arrive=", 7) == 0 && gs->exit && !seen_arrive++) {
+            if (num(r, "arrive", tok[k] + 7, &gs->arrive) != 0) {
                 return -1;
             }
-            if (!(*arrive == 0.0 || (*arrive >= 0x1p-30 && *arrive <= 0x1p23))) {
+            if (!(gs->arrive == 0.0 || (gs->arrive >= 0x1p-30 && gs->arrive <= 0x1p23))) {
                 return rfail(r, "arrive must be 0 (the agent's radius) or between 2^-30 and 2^23 "
                                 "m, got %s",
                              q(r, tok[k] + 7));
             }
+        } else if (strncmp(tok[k], "capacity=", 9) == 0 && gs->exit && !seen_capacity++) {
+            if (num(r, "capacity", tok[k] + 9, &gs->capacity) != 0) {
+                return -1;
+            }
+            if (!(gs->capacity >= 0x1p-30 && gs->capacity <= 0x1p30)) {
+                return rfail(r, "capacity must be between 2^-30 and 2^30 agents a second, got %s",
+                             q(r, tok[k] + 9));
+            }
         } else {
-            return rfail(r, "goalset: after the points only 'exit' and then 'arrive=D' may "
-                            "follow, got %s",
+            return rfail(r, "goalset: after the points only 'exit' and then 'arrive=D' and "
+                            "'capacity=C' (each once) may follow, got %s",
                          q(r, tok[k]));
         }
     }
     return 0;
 }
 
-/* goalset NAME X1 Y1 [X2 Y2 ...] [exit [arrive=D]] */
+/* goalset NAME X1 Y1 [X2 Y2 ...] [exit [arrive=D] [capacity=C]] */
 static int st_goalset(reader *r, const char *kw, char **tok, int ntok)
 {
     (void)kw;
@@ -1008,12 +1048,12 @@ static int st_goalset(reader *r, const char *kw, char **tok, int ntok)
     }
     if (ntok < 3 || nums < 2 || nums % 2 != 0) {
         return rfail(r, "goalset takes a name and points: goalset NAME X1 Y1 [X2 Y2 ...] [exit "
-                        "[arrive=D]], got %d fields",
+                        "[arrive=D] [capacity=C]], got %d fields",
                      ntok);
     }
-    int is_exit = 0;
-    double arrive = 0.0;
-    if (goal_set_exit(r, tok, ntok, 1 + nums, &is_exit, &arrive) != 0) {
+    sf_goal_set parsed;
+    memset(&parsed, 0, sizeof parsed);
+    if (goal_set_exit(r, tok, ntok, 1 + nums, &parsed) != 0) {
         return -1;
     }
     size_t len = strlen(tok[0]);
@@ -1034,8 +1074,9 @@ static int st_goalset(reader *r, const char *kw, char **tok, int ntok)
     memcpy(gs->name, tok[0], len + 1);
     gs->first = d->point_count;
     gs->line = r->line;
-    gs->exit = is_exit;
-    gs->arrive = arrive;
+    gs->exit = parsed.exit;
+    gs->arrive = parsed.arrive;
+    gs->capacity = parsed.capacity;
     if (add_points(r, "goalset point", tok + 1, nums / 2, 1) != 0) {
         return -1;
     }
@@ -1759,11 +1800,16 @@ static orca_status build_options(orca_scene_file *d, const orca_scene_build_def 
         if (st == ORCA_OK && gs->exit) {
             st = orca_scenario_set_goal_set_exit(sc, set, gs->arrive);
         }
+        if (st == ORCA_OK && gs->capacity > 0) {
+            st = orca_scenario_set_goal_set_capacity(sc, set, gs->capacity);
+        }
         if (st != ORCA_OK) {
             return build_fail(d, st, "%s:%d: %s", d->path, gs->line, orca_scenario_last_error(sc));
         }
     }
-    if (d->navigation && (st = orca_scenario_set_navigation(sc, 1)) != ORCA_OK) {
+    if (d->navigation && ((st = orca_scenario_set_navigation(sc, 1)) != ORCA_OK ||
+                          (st = orca_scenario_set_nav_check(sc, d->nav_check)) != ORCA_OK ||
+                          (st = orca_scenario_set_exit_choice(sc, d->exit_choice)) != ORCA_OK)) {
         return build_fail(d, st, "%s:%d: %s", d->path, d->navigation_line,
                           orca_scenario_last_error(sc));
     }

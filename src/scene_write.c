@@ -89,13 +89,14 @@ static orca_status write_waypoints(sink *s, const orca_scenario *sc, int index, 
     return st;
 }
 
-/* `goalset NAME X1 Y1 ... [exit [arrive=D]]` lines. */
+/* `goalset NAME X1 Y1 ... [exit [arrive=D] [capacity=C]]` lines (capacity only when not the
+ * default). */
 static orca_status write_goal_sets(sink *s, const orca_scenario *sc)
 {
     for (int k = 0; k < orca_scenario_goal_set_count(sc); ++k) {
         const char *name = NULL;
         int np = 0, is_exit = 0;
-        double arrive = 0.0;
+        double arrive = 0.0, capacity = ORCA_NAV_EXIT_CAPACITY;
         orca_status st = orca_scenario_goal_set_get(sc, k, &name, NULL, 0, &np);
         orca_vec2 *pts = st == ORCA_OK ? orca_mem_alloc((size_t)np, sizeof *pts) : NULL;
         if (st == ORCA_OK && !pts) {
@@ -108,12 +109,18 @@ static orca_status write_goal_sets(sink *s, const orca_scenario *sc)
             st = orca_scenario_goal_set_exit(sc, k, &is_exit, &arrive);
         }
         if (st == ORCA_OK) {
+            st = orca_scenario_goal_set_capacity(sc, k, &capacity);
+        }
+        if (st == ORCA_OK) {
             put(s, "goalset %s", name);
             put_points(s, pts, np);
             if (is_exit) {
                 put(s, " exit");
                 if (arrive != 0.0) {
                     put(s, " arrive=%.17g", arrive);
+                }
+                if (capacity != ORCA_NAV_EXIT_CAPACITY) {
+                    put(s, " capacity=%.17g", capacity);
                 }
             }
             put(s, "\n");
@@ -153,7 +160,14 @@ static orca_status write_header(sink *s, const orca_scenario *sc, const char *co
             ped.time_gap, ped.buffer, ped.counter_reach, ped.max_planes);
     }
     if (orca_scenario_get_navigation(sc)) {
-        put(s, "navigation on\n");
+        put(s, "navigation on");
+        if (orca_scenario_get_nav_check(sc)) {
+            put(s, " check=on");
+        }
+        if (orca_scenario_get_exit_choice(sc) != ORCA_EXIT_NEAREST) {
+            put(s, " exits=%s", orca_exit_choice_name(orca_scenario_get_exit_choice(sc)));
+        }
+        put(s, "\n");
     }
     orca_status st = write_goal_sets(s, sc);
     if (st != ORCA_OK) {

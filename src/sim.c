@@ -4,6 +4,7 @@
  * against the accepted ranges of docs/limits.md. The files that own the other parts are
  * listed in sim_internal.h. */
 #include "sim_internal.h"
+#include "sim_peek.h"
 
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -288,6 +289,13 @@ void orca_run_task_ranged(orca_sim *s, orca_task_fn *fn, int count, int min_rang
 void orca_run_task(orca_sim *s, orca_task_fn *fn, int count, void *ctx)
 {
     orca_run_task_ranged(s, fn, count, 64, ctx);
+}
+
+void orca_sim_run_heavy(orca_sim *s, orca_task_fn *fn, int count, void *ctx)
+{
+    if (count > 0) {
+        orca_run_task_ranged(s, fn, count, 1, ctx);
+    }
 }
 
 void orca_run_light_task(orca_sim *s, orca_task_fn *fn, int count, void *ctx)

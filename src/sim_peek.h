@@ -15,6 +15,11 @@ double orca_sim_peek_radius(const orca_sim *sim, int index);
 void orca_sim_peek_handles(const orca_sim *sim, const uint32_t **slots,
                            const uint32_t **generations);
 
+/* Runs fn over [0, count) on the simulation's workers in ranges of any size (orca_sim_run_task
+ * keeps ranges of at least 64 items): for items that each cost much more than waking a worker,
+ * such as plans. Each call's worker index is in [0, worker count). */
+void orca_sim_run_heavy(orca_sim *sim, orca_task_fn *fn, int count, void *context);
+
 /* Room for every agent's stream (the pedestrian model), so that orca_agent_set_stream on any
  * agent there is now cannot fail for memory; 0 when out of memory (nothing changed). */
 int orca_sim_streams_reserve(orca_sim *sim);

@@ -1281,7 +1281,14 @@ check "nav: on: no agent without a path" test "$(json_get out.txt nav_unreachabl
 hnav=$(json_get out.txt hash)
 check "nav: -j 3 = -j 1" test "$(hash_of run trap-on.txt --steps 600 -j 3)" = "$hnav"
 expect_status 0 "nav: summary" "$ORCA" run trap-on.txt --steps 10
-check "nav: summary line" grep -Eq "navigation +on: 0 agents without a path" out.txt
+check "nav: summary line" grep -Eq "navigation +on, exit choice nearest: 0 agents without a path; over the run 3 plans, 0 re-routings, 0 replans" out.txt
+expect_status 0 "nav: --nav-check --exit-choice calm" "$ORCA" run trap-on.txt --steps 10 --nav-check --exit-choice calm --json
+check "nav: --nav-check --exit-choice calm in the JSON" test "$(json_get out.txt nav_check)/$(json_get out.txt exit_choice)" = true/calm
+expect_status 2 "nav: bad --exit-choice" "$ORCA" run trap-on.txt --steps 1 --exit-choice fast
+err_matches "nav: bad --exit-choice: message" "^orca: --exit-choice takes nearest, calm or quickest, got 'fast'"
+printf 'navigation on check=on exits=quickest\n' | cat - trap.txt > trap-q.txt
+expect_status 0 "nav: the file's check= and exits=" "$ORCA" run trap-q.txt --steps 10 --json
+check "nav: the file's check= and exits= in the JSON" test "$(json_get out.txt nav_check)/$(json_get out.txt exit_choice)" = true/quickest
 printf 'navigation off\n' | cat - trap.txt > trap-off.txt
 check "nav: 'navigation off' = plain" test "$(hash_of run trap-off.txt --steps 100)" = "$(hash_of run trap.txt --steps 100)"
 # the floor plan: 2,000 agents leave by the nearest of 4 exits; without navigation many stay
@@ -1308,8 +1315,10 @@ nav_bad "set point range" "goalset more 1 2 2097152 0" "goalset point 2 x must h
 nav_bad "set point NaN" "goalset more nan 0" "goalset point 1 x: "
 nav_bad "goalset without name" "agent 0 0 goalset" "goalset needs the name of a goal set"
 nav_bad "exit arrive range" "goalset more 1 2 exit arrive=-1" "arrive must be 0 \(the agent's radius\) or between 2\^-30 and 2\^23 m, got '-1'"
-nav_bad "arrive without exit" "goalset more 1 2 arrive=1" "goalset: after the points only 'exit' and then 'arrive=D' may follow, got 'arrive=1'"
-nav_bad "word after exit" "goalset more 1 2 exit now" "goalset: after the points only 'exit' and then 'arrive=D' may follow, got 'now'"
+nav_bad "arrive without exit" "goalset more 1 2 arrive=1" "goalset: after the points only 'exit' and then 'arrive=D' and 'capacity=C' \(each once\) may follow, got 'arrive=1'"
+nav_bad "word after exit" "goalset more 1 2 exit now" "goalset: after the points only 'exit' and then 'arrive=D' and 'capacity=C' \(each once\) may follow, got 'now'"
+nav_bad "capacity range" "goalset more 1 2 exit capacity=0" "capacity must be between 2\^-30 and 2\^30 agents a second, got '0'"
+nav_bad "navigation exits=" "navigation on exits=fast" "navigation exits= takes nearest, calm or quickest, got 'fast'"
 
 # --- any run stopped and continued (docs/usage.md, "Snapshots") ------------------------------
 # N steps, --save, --load, M steps give what one run of N+M steps gives: the state hash and the

@@ -318,7 +318,7 @@ static void agent_tail(text *t)
 /* One synthetic statement (a line, or a polygon block). */
 static void statement(text *t)
 {
-    switch (below(14)) {
+    switch (below(15)) {
     case 0:
     case 1:
     case 2:
@@ -401,6 +401,33 @@ static void statement(text *t)
             adds(t, PKEYS[below(below(8) ? 4 : 5)]);
             adds(t, "=");
             adds(t, below(4) ? PVALS[below(sizeof PVALS / sizeof PVALS[0])] : number());
+        }
+        break;
+    }
+    case 13: { /* navigation's parameters, and an exit set (docs/scene-format.md) */
+        static const char *const NVALS[] = {"check=on", "check=off", "exits=nearest",
+                                            "exits=calm", "exits=quickest", "exits=fast",
+                                            "check=1"};
+        static const char *const XVALS[] = {"arrive=0.5", "capacity=1.5", "capacity=0",
+                                            "arrive=0", "capacity=2", "arrive=-1"};
+        if (below(2)) {
+            adds(t, below(6) ? "navigation on" : "navigation off");
+            for (int k = (int)below(3); k > 0; --k) {
+                adds(t, " ");
+                adds(t, NVALS[below(below(4) ? 5 : sizeof NVALS / sizeof NVALS[0])]);
+            }
+        } else {
+            adds(t, below(2) ? "goalset exits" : "goalset out");
+            for (int k = 2 * (1 + (int)below(3)); k > 0; --k) {
+                add_number(t);
+            }
+            if (below(4)) {
+                adds(t, " exit");
+            }
+            for (int k = (int)below(3); k > 0; --k) {
+                adds(t, " ");
+                adds(t, below(4) ? XVALS[below(5)] : XVALS[below(sizeof XVALS / sizeof XVALS[0])]);
+            }
         }
         break;
     }

@@ -1057,6 +1057,90 @@ static int test_crowd_workers(void)
     return 0;
 }
 
+/* A room of 160 agents behind a wall with two doors of unequal catchment (most agents
+ * nearer the lower one), both leading to an exit point each, run until every agent has left:
+ * with each exit choice and the leg check, on 1 and 2 workers. The same hash every step on
+ * both; no agent changes its exit more than twice with calm and quickest; the counts over
+ * the run add up once the room is empty (exited = arrived = 160, the departures per point
+ * sum to it, plans at least one an agent). */
+static orca_scenario *exits_room(int choice, int workers)
+{
+    orca_scenario *sc = new_scenario(11, workers);
+    if (!sc) {
+        return NULL;
+    }
+    orca_sim *sim = orca_scenario_sim(sc);
+    orca_vec2 yard[4] = {vec(0, 0), vec(30, 0), vec(30, 20), vec(0, 20)};
+    orca_boundary_id b;
+    orca_segment_id w;
+    orca_vec2 exits[2] = {vec(28, 4.6), vec(28, 15.6)};
+    int set = -1, ok = orca_sim_add_boundary(sim, yard, 4, &b) == ORCA_OK &&
+                       orca_sim_add_segment(sim, vec(20, 0), vec(20, 4), &w) == ORCA_OK &&
+                       orca_sim_add_segment(sim, vec(20, 5.2), vec(20, 15), &w) == ORCA_OK &&
+                       orca_sim_add_segment(sim, vec(20, 16.2), vec(20, 20), &w) == ORCA_OK &&
+                       orca_scenario_add_goal_set(sc, "exits", exits, 2, &set) == ORCA_OK &&
+                       orca_scenario_set_goal_set_exit(sc, set, 0.5) == ORCA_OK &&
+                       orca_scenario_set_navigation(sc, 1) == ORCA_OK &&
+                       orca_scenario_set_nav_check(sc, 1) == ORCA_OK &&
+                       orca_scenario_set_exit_choice(sc, choice) == ORCA_OK;
+    for (int k = 0; ok && k < 160; ++k) {
+        orca_agent_def d = orca_agent_def_default();
+        d.radius = 0.25;
+        d.max_speed = 1.5;
+        d.neighbor_dist = 2;
+        d.max_neighbors = 8;
+        d.time_horizon = 1;
+        d.obstacle_time_horizon = 0.25;
+        d.position = vec(2 + (k % 16) * 1.0, 1 + (k / 16) * (k < 128 ? 1.0 : 1.4));
+        orca_goal g = orca_goal_default();
+        g.kind = ORCA_GOAL_SET;
+        g.goal_set = set;
+        g.preferred_speed = 1.3;
+        ok = orca_scenario_add_agent(sc, &d, &g, NULL) == ORCA_OK;
+    }
+    if (!ok) {
+        orca_scenario_destroy(sc);
+        return NULL;
+    }
+    return sc;
+}
+
+static int test_exit_choice(void)
+{
+    for (int choice = ORCA_EXIT_NEAREST; choice <= ORCA_EXIT_QUICKEST; ++choice) {
+        orca_scenario *one = exits_room(choice, 1), *two = exits_room(choice, 2);
+        ENSURE(one && two);
+        int s = 0;
+        for (; s < 6000 && orca_sim_agent_count(orca_scenario_sim(one)) > 0; ++s) {
+            ENSURE(orca_scenario_step(one) == ORCA_OK && orca_scenario_step(two) == ORCA_OK);
+            ENSURE_MSG(orca_scenario_hash(one) == orca_scenario_hash(two),
+                       "%s: step %d differs on 2 workers", orca_exit_choice_name(choice), s);
+        }
+        orca_nav_counts c;
+        ENSURE(orca_scenario_nav_counts(one, &c) == ORCA_OK);
+        ENSURE_MSG(c.exited == 160 && c.arrived == 160 && c.at_exits == 0,
+                   "%s: %d exited, %d arrived after %d steps", orca_exit_choice_name(choice),
+                   c.exited, c.arrived, s);
+        ENSURE(c.plans >= 160 && c.plans >= c.reroutes + c.replans && c.unreachable == 0);
+        ENSURE(c.exit_returns <= c.exit_changes && c.agents_changed <= 160);
+        if (choice != ORCA_EXIT_NEAREST) {
+            ENSURE_MSG(c.most_changes <= ORCA_NAV_EXIT_CHANGES, "%s: an agent changed %d times",
+                       orca_exit_choice_name(choice), c.most_changes);
+        }
+        int sum = 0;
+        for (int point = 0; point < 2; ++point) {
+            int left = 0;
+            int64_t last = -1;
+            ENSURE(orca_scenario_exit_departures(one, 0, point, &left, &last) == ORCA_OK);
+            sum += left;
+        }
+        ENSURE(sum == 160);
+        orca_scenario_destroy(one);
+        orca_scenario_destroy(two);
+    }
+    return 0;
+}
+
 #include "fail_alloc.h"
 
 /* Allocation failures: the 1st, 2nd, ... allocation of a run with walls, a path query, goal
@@ -1158,6 +1242,7 @@ const orca_test ORCA_TESTS[] = {
     {"blocked_corridor", test_blocked_corridor},
     {"goal_change", test_goal_change},
     {"crowd_workers", test_crowd_workers},
+    {"exit_choice", test_exit_choice},
     {"goal_change_refused", test_goal_change_refused},
     {"unreachable", test_unreachable},
     {"reroute", test_reroute},

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* Navigation against the independent oracle (test/nav_brute.c, written from the geometry, not
  * from the library): the scenes of test/nav_scenes.h and random wall scenes, path results and
- * lengths within 1e-9 relative (docs/navigation.md's method is exact). */
+ * lengths within 1e-9 relative (docs/navigation.md's method is exact). Every query is also
+ * asked of the library's Dijkstra search (orca_nav_set_dijkstra), whose answer the A* search
+ * must give to the bit: result, length, goal and every corner. */
 #include "nav_brute.h"
+#include "nav_internal.h"
 #include "nav_scenes.h"
 #include "orca/nav.h"
 #include "orca/sim.h"
@@ -33,6 +36,39 @@ typedef struct tally {
     double worst;
 } tally;
 
+/* The query once by A* and once by Dijkstra's search: 0 when the two answers are the same
+ * bits (result; on a path its length, goal and corners). */
+static int same_as_dijkstra(orca_nav *nav, double r, orca_vec2 from, const orca_vec2 *goals,
+                            int ng, const char *what, int k)
+{
+    orca_nav_corner a[64], b[64];
+    orca_nav_result ra, rb;
+    double la = 0, lb = 0;
+    int ga = -1, gb = -1, ca = 0, cb = 0;
+    ENSURE(orca_nav_path(nav, r, from, goals, ng, &ra, &la, &ga, a, 64, &ca) == ORCA_OK);
+    orca_nav_set_dijkstra(nav, 1);
+    orca_status st = orca_nav_path(nav, r, from, goals, ng, &rb, &lb, &gb, b, 64, &cb);
+    orca_nav_set_dijkstra(nav, 0);
+    ENSURE(st == ORCA_OK);
+    ENSURE_MSG(ra == rb, "%s %d: A* %s, Dijkstra %s", what, k, orca_nav_result_name(ra),
+               orca_nav_result_name(rb));
+    if (ra != ORCA_NAV_OK) {
+        return 0;
+    }
+    ENSURE_MSG(memcmp(&la, &lb, sizeof la) == 0 && ga == gb && ca == cb,
+               "%s %d: (%.17g, %.17g) r %g: A* length %.17g goal %d corners %d, Dijkstra %.17g "
+               "goal %d corners %d",
+               what, k, from.x, from.y, r, la, ga, ca, lb, gb, cb);
+    for (int c = 0; c < ca && c < 64; ++c) {
+        ENSURE_MSG(memcmp(&a[c].vertex, &b[c].vertex, sizeof a[c].vertex) == 0 &&
+                       a[c].side == b[c].side &&
+                       memcmp(&a[c].enter, &b[c].enter, sizeof a[c].enter) == 0 &&
+                       memcmp(&a[c].leave, &b[c].leave, sizeof a[c].leave) == 0,
+                   "%s %d: corner %d differs between A* and Dijkstra", what, k, c);
+    }
+    return 0;
+}
+
 /* One query both ways; 0 when they agree. */
 static int compare(orca_nav *nav, const nb_graph *g, double r, double sx, double sy, double gx,
                    double gy, const char *what, int k, tally *t)
@@ -45,6 +81,9 @@ static int compare(orca_nav *nav, const nb_graph *g, double r, double sx, double
     double len = 0;
     int count = 0;
     ENSURE(orca_nav_path(nav, r, from, &goal, 1, &res, &len, NULL, NULL, 0, &count) == ORCA_OK);
+    if (same_as_dijkstra(nav, r, from, &goal, 1, what, k)) {
+        return 1;
+    }
     ENSURE_MSG((int)res == expected_result(st),
                "%s %d: (%.17g, %.17g) -> (%.17g, %.17g) r %g: library %s, oracle %s", what, k, sx,
                sy, gx, gy, r, orca_nav_result_name(res), nb_status_name(st));
@@ -250,6 +289,9 @@ static int test_floor_exits(void)
         double len = 0;
         int gi = -1;
         ENSURE(orca_nav_path(nav, r, from, exits, 4, &res, &len, &gi, NULL, 0, NULL) == ORCA_OK);
+        if (same_as_dijkstra(nav, r, from, exits, 4, "floor exits", done)) {
+            return 1;
+        }
         if (best_e < 0) {
             ENSURE(res == ORCA_NAV_NO_PATH);
         } else {
@@ -268,7 +310,51 @@ static int test_floor_exits(void)
     return 0;
 }
 
+/* Paths of exactly equal length (mirror-symmetric plans, start and goal on the mirror line;
+ * the two ways round have the same bits): A* takes the one Dijkstra's search takes. */
+static int test_ties(void)
+{
+    orca_sim *sim = NULL;
+    ENSURE(orca_sim_create(NULL, &sim) == ORCA_OK);
+    orca_segment_id id;
+    /* a square pillar and a wall across the middle with two equal gaps */
+    const double w[][4] = {{-1, -1, 1, -1}, {1, -1, 1, 1}, {1, 1, -1, 1}, {-1, 1, -1, -1},
+                           {6, -8, 6, -2},  {6, -1, 6, 1},  {6, 2, 6, 8}};
+    for (size_t k = 0; k < sizeof w / sizeof w[0]; ++k) {
+        orca_vec2 a = {w[k][0], w[k][1]}, b = {w[k][2], w[k][3]};
+        ENSURE(orca_sim_add_segment(sim, a, b, &id) == ORCA_OK);
+    }
+    orca_nav *nav = NULL;
+    ENSURE(orca_nav_create(sim, &nav) == ORCA_OK);
+    const double pts[][4] = {{-5, 0, 3, 0}, {3, 0, -5, 0}, {-5, 0, 10, 0}, {10, 0, -5, 0},
+                             {4, 0, 8, 0},  {-3, 0, 10, 0}, {8, 0, -3, 0}, {10, 0, 4, 0}};
+    int tied = 0;
+    for (size_t k = 0; k < sizeof pts / sizeof pts[0]; ++k) {
+        for (int ri = 0; ri < 3; ++ri) {
+            double r = 0.2 + 0.15 * ri;
+            orca_vec2 from = {pts[k][0], pts[k][1]}, goal = {pts[k][2], pts[k][3]};
+            if (same_as_dijkstra(nav, r, from, &goal, 1, "ties", (int)k)) {
+                return 1;
+            }
+            /* the plan is its own mirror image in y (to the bit: mirrored points give
+             * mirrored tangents), so a path whose first corner is off the line y = 0 has a
+             * mirror image of the same length: a tie */
+            orca_nav_result res;
+            orca_nav_corner c[8];
+            int n = 0;
+            ENSURE(orca_nav_path(nav, r, from, &goal, 1, &res, NULL, NULL, c, 8, &n) == ORCA_OK);
+            tied += res == ORCA_NAV_OK && n > 0 && c[0].vertex.y != 0;
+        }
+    }
+    ENSURE_MSG(tied >= 8, "only %d tied queries", tied);
+    printf("  ties: %d queries with two shortest paths, A* = Dijkstra\n", tied);
+    orca_nav_destroy(nav);
+    orca_sim_destroy(sim);
+    return 0;
+}
+
 const orca_test ORCA_TESTS[] = {
+    {"ties", test_ties},
     {"scenes", test_scenes},
     {"random_scenes", test_random_scenes},
     {"floor_exits", test_floor_exits},

@@ -109,6 +109,16 @@ static orca_status build_plain(orca_scenario *sc)
 
 typedef orca_status (*builder)(orca_scenario *sc);
 
+/* The doors with the leg check and the quickest exit choice (their state in the snapshot). */
+static orca_status build_doors_quickest(orca_scenario *sc)
+{
+    orca_status st = build_doors(sc);
+    st |= orca_scenario_set_nav_check(sc, 1);
+    st |= orca_scenario_set_exit_choice(sc, ORCA_EXIT_QUICKEST);
+    st |= orca_scenario_set_goal_set_capacity(sc, 0, 0.75);
+    return st == ORCA_OK ? ORCA_OK : ORCA_ERR_ARGUMENT;
+}
+
 static orca_scenario *make(builder b, int workers)
 {
     orca_scenario *sc = NULL;
@@ -223,6 +233,7 @@ static int test_navigation_roundtrip(void)
         ENSURE(roundtrip(build_doors, 120, 250, workers, 0) == 0);
         ENSURE(roundtrip(build_ring, 20, 200, workers, 1) == 0); /* walls just changed */
         ENSURE(roundtrip(build_ring, 20, 100, workers, 0) == 0);
+        ENSURE(roundtrip(build_doors_quickest, 60, 250, workers, 0) == 0);
     }
     /* the doors scene re-routes and lets agents out within those steps */
     orca_scenario *sc = make(build_doors, 1);
@@ -319,12 +330,12 @@ typedef struct layout {
 
 static void find_layout(const unsigned char *b, layout *l)
 {
-    l->sim = 164;
+    l->sim = 224; /* the header 164, version 2's 60 */
     size_t p = l->sim + (size_t)rd64(b + 24);
     l->sets = p;
     uint32_t sets = rd32(b + 156), entries = rd32(b + 160);
     for (uint32_t k = 0; k < sets; ++k) {
-        p += 80 + 16 * (size_t)rd32(b + p + 76);
+        p += 88 + 36 * (size_t)rd32(b + p + 76);
     }
     l->entries = p;
     l->entry_count = (int)entries;
@@ -336,7 +347,7 @@ static void find_layout(const unsigned char *b, layout *l)
             p += 52 + 16 * (size_t)rd32(b + p);
         }
         if (parts & 2) {
-            p += 108 + 52 * (size_t)rd32(b + p + 20);
+            p += 132 + 52 * (size_t)rd32(b + p + 20);
         }
     }
 }
@@ -426,8 +437,11 @@ static int test_refusals(void)
     ENSURE(refused(&pr, NULL, size, ORCA_ERR_NULL, "NULL") == 0);
     ENSURE(orca_scenario_load(NULL, b, size) == ORCA_ERR_NULL);
     /* header fields */
-    ENSURE(try32(&pr, b, size, 8, 2, "version 2") == 0);
-    ENSURE(try32(&pr, b, size, 12, 16 | 1, "flags") == 0);
+    ENSURE(try32(&pr, b, size, 8, 3, "version 3") == 0);
+    ENSURE(try32(&pr, b, size, 8, 0, "version 0") == 0);
+    ENSURE(try32(&pr, b, size, 12, 32 | 1, "flags") == 0);
+    ENSURE(try32(&pr, b, size, 164, 3, "exit choice 3") == 0);
+    ENSURE(try64(&pr, b, size, 168, (uint64_t)-1, "retired path count 0") == 0);
     ENSURE(try64(&pr, b, size, 24, (uint64_t)size, "the simulation needs") == 0);
     ENSURE(try64(&pr, b, size, 24, 40, "the simulation") == 0);
     ENSURE(try64(&pr, b, size, 32, 0, "dt") == 0);
@@ -460,15 +474,20 @@ static int test_refusals(void)
     /* the embedded simulation's own checks */
     ENSURE(try32(&pr, b, size, l.sim + 8, 99, "the simulation: snapshot version 99") == 0);
     /* goal sets: set 0 "out" (2 points, exit), set 1 "back" */
-    size_t s0 = l.sets, s1 = l.sets + 80 + 32;
+    size_t s0 = l.sets, s1 = l.sets + 88 + 2 * 36;
     ENSURE(try32(&pr, b, size, s1, 0x74756f, "two goal sets are called 'out'") == 0);
     ENSURE(try32(&pr, b, size, s0 + 64, 2, "exit must be 0 or 1") == 0);
     ENSURE(try64(&pr, b, size, s0 + 68, NAN_BITS, "arrive distance") == 0);
     ENSURE(try32(&pr, b, size, s0 + 76, 0, "point count") == 0);
     ENSURE(try32(&pr, b, size, s0 + 76, 0xffffffffu, "point count") == 0);
     ENSURE(try32(&pr, b, size, s0 + 76, 65536, "points needs") == 0);
-    ENSURE(try64(&pr, b, size, s0 + 80, NAN_BITS, "goal set 0 point 0") == 0);
-    ENSURE(try64(&pr, b, size, s1 + 80 + 8, 0x4150000000000000ull, "goal set 1 point 0") == 0);
+    ENSURE(try64(&pr, b, size, s0 + 80, NAN_BITS, "goal set 0: capacity") == 0);
+    ENSURE(try64(&pr, b, size, s0 + 80, 0, "goal set 0: capacity") == 0);
+    ENSURE(try64(&pr, b, size, s0 + 88, NAN_BITS, "goal set 0 point 0") == 0);
+    ENSURE(try64(&pr, b, size, s1 + 88 + 8, 0x4150000000000000ull, "goal set 1 point 0") == 0);
+    ENSURE(try32(&pr, b, size, s0 + 88 + 16, 0x80000000u, "departures") == 0);
+    ENSURE(try64(&pr, b, size, s0 + 88 + 20, 7, "departures 0, last departure 7") == 0);
+    ENSURE(try64(&pr, b, size, s0 + 88 + 28, NAN_BITS, "outflow") == 0);
     /* entries: 0 waypoints (loop) + path, 1 waypoints + path, 3 a goal set, 6 the blocker */
     size_t e0 = l.entry[0], e1 = l.entry[1], e3 = l.entry[3], e6 = l.entry[6];
     ENSURE(rd32(b + e0 + 56) == 3 && rd32(b + e3 + 56) == 2 && rd32(b + e6 + 56) == 0);
@@ -511,9 +530,14 @@ static int test_refusals(void)
     ENSURE(try32(&pr, b, size, v3 + 84, 0x80000000u, "plans") == 0);
     ENSURE(try32(&pr, b, size, v3 + 88, 1000, "re-routings") == 0);
     ENSURE(try64(&pr, b, size, v3 + 92, NAN_BITS, "direction") == 0);
+    ENSURE(try32(&pr, b, size, v3 + 108, 0x7fffffffu, "replans") == 0);
+    ENSURE(try32(&pr, b, size, v3 + 112, 2, "path exit 2") == 0);
+    ENSURE(try32(&pr, b, size, v3 + 112, 0xfffffffeu, "path exit -2") == 0);
+    ENSURE(try32(&pr, b, size, v3 + 116, 0x7fffffffu, "exit changes") == 0);
+    ENSURE(try32(&pr, b, size, v3 + 120, 1, "returns 1") == 0);
     if (rd32(b + v3 + 20) > 0) {
-        ENSURE(try32(&pr, b, size, v3 + 108 + 16, 0, "corner 0 is not a corner (side 0)") == 0);
-        ENSURE(try64(&pr, b, size, v3 + 108 + 20, NAN_BITS, "corner 0") == 0);
+        ENSURE(try32(&pr, b, size, v3 + 132 + 16, 0, "corner 0 is not a corner (side 0)") == 0);
+        ENSURE(try64(&pr, b, size, v3 + 132 + 20, NAN_BITS, "corner 0") == 0);
     }
     ENSURE(try32(&pr, b, size, e3 + 8, 2, "entry 3 has a path but goal kind 2") == 0);
     /* accepted: two entries with one handle (the map then asks for every key) */
@@ -533,7 +557,7 @@ static int test_refusals(void)
         orca_scenario_destroy(o);
         /* another set's point: the scenario's navigation structures are not kept */
         memcpy(c, b, size);
-        c[s1 + 80] ^= 1; /* set 1's point x: -7 one unit in the last place away */
+        c[s1 + 88] ^= 1; /* set 1's point x: -7 one unit in the last place away */
         reseal(c, size);
         o = make(build_doors, 1);
         ENSURE(o && orca_scenario_step(o) == ORCA_OK);
@@ -577,6 +601,78 @@ static int test_refusals(void)
     ENSURE(orca_scenario_save(sc, b, size - 1, &need) == ORCA_ERR_LIMIT && need == size);
     ENSURE(strstr(orca_scenario_last_error(sc), "needs") != NULL);
     orca_scenario_destroy(sc);
+    free(b);
+    return 0;
+}
+
+/* A version 1 snapshot (before the leg check and the exit choice): the version 2 bytes
+ * without what version 2 added. It loads; its paths' points are their sets'; it steps to the
+ * bits the version 2 snapshot steps to. */
+static int test_version1(void)
+{
+    orca_scenario *sc = make(build_doors, 1);
+    ENSURE(sc);
+    for (int s = 0; s < 60; ++s) {
+        ENSURE(orca_scenario_step(sc) == ORCA_OK);
+    }
+    size_t size = 0;
+    unsigned char *b = save(sc, &size);
+    ENSURE(b);
+    layout l;
+    find_layout(b, &l);
+    unsigned char *v1 = malloc(size);
+    ENSURE(v1);
+    size_t n = 0;
+#define COPY(from, to)                                                                          \
+    do {                                                                                        \
+        memcpy(v1 + n, b + (from), (to) - (from));                                              \
+        n += (to) - (from);                                                                     \
+    } while (0)
+    COPY(0, 164); /* the header without version 2's 60 bytes, the simulation */
+    COPY(224, l.sets);
+    size_t p = l.sets;
+    for (uint32_t k = 0; k < rd32(b + 160 - 4); ++k) { /* sets: no capacity, points alone */
+        uint32_t points = rd32(b + p + 76);
+        COPY(p, p + 80);
+        for (uint32_t j = 0; j < points; ++j) {
+            COPY(p + 88 + 36 * j, p + 88 + 36 * j + 16);
+        }
+        p += 88 + 36 * (size_t)points;
+    }
+    for (int e = 0; e < l.entry_count; ++e) { /* entries: paths without the 24 bytes */
+        size_t q = l.entry[e], end = e + 1 < l.entry_count ? l.entry[e + 1] : size - 8;
+        uint32_t parts = rd32(b + q + 56);
+        size_t nav = q + 60 + ((parts & 1) ? 52 + 16 * (size_t)rd32(b + q + 60) : 0);
+        if (parts & 2) {
+            COPY(q, nav + 108);
+            COPY(nav + 132, end);
+        } else {
+            COPY(q, end);
+        }
+    }
+#undef COPY
+    n += 8;
+    wr32(v1 + 8, 1);
+    wr64(v1 + 16, (uint64_t)n); /* (reseal sums the bytes before it writes the size) */
+    reseal(v1, n);
+    orca_scenario *a = make(NULL, 1), *c = make(NULL, 2);
+    ENSURE(a && c);
+    ENSURE_MSG(orca_scenario_load(a, v1, n) == ORCA_OK, "%s", orca_scenario_last_error(a));
+    ENSURE(orca_scenario_load(c, b, size) == ORCA_OK);
+    ENSURE(orca_scenario_hash(a) == orca_scenario_hash(c));
+    for (int s = 0; s < 200; ++s) {
+        ENSURE(orca_scenario_step(a) == ORCA_OK && orca_scenario_step(c) == ORCA_OK);
+        ENSURE(orca_scenario_hash(a) == orca_scenario_hash(c));
+    }
+    /* and a version 1 snapshot with version 2's flag is refused */
+    wr32(v1 + 12, rd32(v1 + 12) | 16);
+    reseal(v1, n);
+    ENSURE(orca_scenario_load(a, v1, n) == ORCA_ERR_FORMAT);
+    ENSURE(strstr(orca_scenario_last_error(a), "leg check") != NULL);
+    orca_scenario_destroy(a);
+    orca_scenario_destroy(c);
+    orca_scenario_destroy(sc);
+    free(v1);
     free(b);
     return 0;
 }
@@ -649,6 +745,7 @@ static int test_allocation_failures(void)
 }
 
 const orca_test ORCA_TESTS[] = {
+    {"version1", test_version1},
     {"navigation_roundtrip", test_navigation_roundtrip},
     {"plain_roundtrip", test_plain_roundtrip},
     {"refusals", test_refusals},

@@ -196,6 +196,63 @@ static int test_write_read_back(void)
     return 0;
 }
 
+/* navigation's options and an exit's capacity: read, built, written back the same, and
+ * the defaults not written. */
+static int test_navigation_options(void)
+{
+    static const char text[] = "navigation on exits=quickest check=on\n"
+                               "goalset a 0 10 exit capacity=2.5\n"
+                               "goalset b 10 0 exit arrive=0.5 capacity=1\n"
+                               "agent 0 0 goalset a\n"
+                               "agent 1 0 goalset b\n";
+    orca_scene_file *f = read_text(text, "nav.txt");
+    ENSURE(f);
+    orca_scenario *sc = build(f);
+    ENSURE(sc);
+    ENSURE(orca_scenario_get_navigation(sc) == 1 && orca_scenario_get_nav_check(sc) == 1);
+    ENSURE(orca_scenario_get_exit_choice(sc) == ORCA_EXIT_QUICKEST);
+    double capacity = 0.0, arrive = 0.0;
+    int is_exit = 0;
+    ENSURE(orca_scenario_goal_set_capacity(sc, 0, &capacity) == ORCA_OK);
+    ENSURE_BITS(capacity, 2.5);
+    ENSURE(orca_scenario_goal_set_capacity(sc, 1, &capacity) == ORCA_OK);
+    ENSURE_BITS(capacity, ORCA_NAV_EXIT_CAPACITY);
+    ENSURE(orca_scenario_goal_set_exit(sc, 1, &is_exit, &arrive) == ORCA_OK);
+    ENSURE(is_exit == 1);
+    ENSURE_BITS(arrive, 0.5);
+    char *written = text_of(sc);
+    ENSURE(written);
+    ENSURE_MSG(strstr(written, "navigation on check=on exits=quickest\n") != NULL, "%s", written);
+    ENSURE_MSG(strstr(written, "goalset a 0 10 exit capacity=2.5\n") != NULL, "%s", written);
+    ENSURE_MSG(strstr(written, "goalset b 10 0 exit arrive=0.5\n") != NULL, "%s", written);
+    orca_scene_file *g = read_text(written, "written.txt");
+    ENSURE(g);
+    orca_scenario *back = build(g);
+    ENSURE(back);
+    ENSURE(orca_scenario_hash(back) == orca_scenario_hash(sc));
+    char *again = text_of(back);
+    ENSURE(again && strcmp(again, written) == 0);
+    free(again);
+    free(written);
+    orca_scenario_destroy(back);
+    orca_scene_file_destroy(g);
+    orca_scenario_destroy(sc);
+    orca_scene_file_destroy(f);
+    /* the defaults: 'navigation on' alone is the nearest exit without the check */
+    f = read_text("navigation on check=off exits=nearest\nagent 0 0 goal 1 1\n", "d.txt");
+    ENSURE(f);
+    sc = build(f);
+    ENSURE(sc);
+    ENSURE(orca_scenario_get_nav_check(sc) == 0);
+    ENSURE(orca_scenario_get_exit_choice(sc) == ORCA_EXIT_NEAREST);
+    written = text_of(sc);
+    ENSURE(written && strstr(written, "navigation on\n") != NULL);
+    free(written);
+    orca_scenario_destroy(sc);
+    orca_scene_file_destroy(f);
+    return 0;
+}
+
 /* The buffer writer's sizes; the stream writer writes the same bytes. */
 static int test_write_sizes(void)
 {
@@ -301,7 +358,7 @@ static int test_refusals(void)
         {"agnet 0 0\n", ORCA_ERR_FORMAT,
          "t.txt:1: unknown statement 'agnet' (expected orca-scene, name, dt, seed, default, "
          "agent, grid, segment, polyline, polygon, boundary, separation, navigation, goalset, "
-         "density_speed)"},
+         "density_speed, pedestrian)"},
         {"dt 1\ndt 2\n", ORCA_ERR_FORMAT, "t.txt:2: dt given twice (first on line 1)"},
         {"dt 1e-400\n", ORCA_ERR_FORMAT, "t.txt:1: dt must be > 0, got '1e-400' (it rounds to 0)"},
         {"polygon\n0 0\n1 0\nagent 0 0\n", ORCA_ERR_FORMAT,
@@ -321,7 +378,7 @@ static int test_refusals(void)
         {"agent 0 0 goal 1 1 radus=2\n", ORCA_ERR_FORMAT,
          "t.txt:1: unknown agent parameter 'radus' (known: radius, max_speed, neighbor_dist, "
          "max_neighbors, time_horizon, obstacle_time_horizon, preferred_speed, velocity, arrive, "
-         "priority, layers, mask, locked)"},
+         "stream, priority, layers, mask, locked)"},
         /* avoidance settings */
         {"agent 0 0 priority=0", ORCA_ERR_FORMAT,
          "t.txt:1: priority must be in [2^-30, 2^30], got '0'"},
@@ -354,6 +411,19 @@ static int test_refusals(void)
          "t.txt:1: separation takes 'on' or 'off', got 'maybe'"},
         {"navigation on\nnavigation off", ORCA_ERR_FORMAT,
          "t.txt:2: navigation given twice (first on line 1)"},
+        {"navigation yes", ORCA_ERR_FORMAT, "t.txt:1: navigation takes 'on' or 'off', got 'yes'"},
+        {"navigation off check=on", ORCA_ERR_FORMAT,
+         "t.txt:1: navigation off takes nothing after it, got 'check=on'"},
+        {"navigation on check=yes", ORCA_ERR_FORMAT,
+         "t.txt:1: navigation check= takes 'on' or 'off', got 'yes'"},
+        {"navigation on exits=fastest", ORCA_ERR_FORMAT,
+         "t.txt:1: navigation exits= takes nearest, calm or quickest, got 'fastest'"},
+        {"navigation on check=on check=off", ORCA_ERR_FORMAT,
+         "t.txt:1: navigation: after 'on' only check=on|off and exits=nearest|calm|quickest, "
+         "each once, may follow, got 'check=off'"},
+        {"navigation on calm", ORCA_ERR_FORMAT,
+         "t.txt:1: navigation: after 'on' only check=on|off and exits=nearest|calm|quickest, "
+         "each once, may follow, got 'calm'"},
         {"density_speed fast", ORCA_ERR_FORMAT,
          "t.txt:1: density_speed takes 'on' or 'off', got 'fast'"},
         {"density_speed off gamma=1", ORCA_ERR_FORMAT,
@@ -372,11 +442,23 @@ static int test_refusals(void)
         {"goalset g 0 0 exit arrive=5e7", ORCA_ERR_FORMAT,
          "t.txt:1: arrive must be 0 (the agent's radius) or between 2^-30 and 2^23 m, got '5e7'"},
         {"goalset g 0 0 arrive=1", ORCA_ERR_FORMAT,
-         "t.txt:1: goalset: after the points only 'exit' and then 'arrive=D' may follow, got "
-         "'arrive=1'"},
+         "t.txt:1: goalset: after the points only 'exit' and then 'arrive=D' and 'capacity=C' "
+         "(each once) may follow, got 'arrive=1'"},
+        {"goalset g 0 0 exit arrive=1 arrive=2", ORCA_ERR_FORMAT,
+         "t.txt:1: goalset: after the points only 'exit' and then 'arrive=D' and 'capacity=C' "
+         "(each once) may follow, got 'arrive=2'"},
+        {"goalset g 0 0 capacity=1", ORCA_ERR_FORMAT,
+         "t.txt:1: goalset: after the points only 'exit' and then 'arrive=D' and 'capacity=C' "
+         "(each once) may follow, got 'capacity=1'"},
+        {"goalset g 0 0 exit capacity=0", ORCA_ERR_FORMAT,
+         "t.txt:1: capacity must be between 2^-30 and 2^30 agents a second, got '0'"},
+        {"goalset g 0 0 exit capacity=inf", ORCA_ERR_FORMAT,
+         "t.txt:1: capacity: expected a finite number, got 'inf'"},
+        {"goalset g 0 0 exit capacity=z", ORCA_ERR_FORMAT,
+         "t.txt:1: capacity: expected a number, got 'z'"},
         {"goalset g 0", ORCA_ERR_FORMAT,
          "t.txt:1: goalset takes a name and points: goalset NAME X1 Y1 [X2 Y2 ...] [exit "
-         "[arrive=D]], got 2 fields"},
+         "[arrive=D] [capacity=C]], got 2 fields"},
         {"goalset g 0 y", ORCA_ERR_FORMAT,
          "t.txt:1: goalset point 1 y: expected a number, got 'y'"},
         {"goalset gggggggggggggggggggggggggggggggggggggggggggggggggggggggggggggggg 0 0",
@@ -684,6 +766,7 @@ static int test_allocation_failures(void)
 const orca_test ORCA_TESTS[] = {
     {"every_statement", test_every_statement},
     {"write_read_back", test_write_read_back},
+    {"navigation_options", test_navigation_options},
     {"write_sizes", test_write_sizes},
     {"three_readers", test_three_readers},
     {"refusals", test_refusals},

@@ -202,6 +202,18 @@ export declare class Scene {
   readonly navigation: boolean;
   readonly navUnreachable: number;
   readonly exited: { count: number; lastStep: number };
+  setNavCheck(on: boolean): void;
+  readonly navCheck: boolean;
+  setExitChoice(choice: 'nearest' | 'calm' | 'quickest'): void;
+  readonly exitChoice: 'nearest' | 'calm' | 'quickest';
+  setGoalSetCapacity(set: string | number, capacity: number): void;
+  goalSetCapacity(set: string | number): number;
+  exitDepartures(set: string | number, point: number): { count: number; lastStep: number };
+  readonly navCounts: {
+    plans: number; reroutes: number; replans: number; exitChanges: number; exitReturns: number;
+    agentsChanged: number; mostChanges: number; exited: number; atExits: number; arrived: number;
+    unreachable: number;
+  };
   addGoalSet(name: string, points: Vec2[], options?: { exit?: boolean; arriveDistance?: number }): number;
   setGoalSetExit(set: string | number, arriveDistance?: number): void;
   readonly goalSets: string[];

@@ -58,6 +58,8 @@ export const LIMITS = Object.freeze({
 });
 // A navigation result ('ok', 'no_path', 'start_blocked', 'goal_blocked') from its number.
 const NAV_RESULTS = ['ok', 'no_path', 'start_blocked', 'goal_blocked'];
+// The exit choices by orca_exit_choice's number.
+const EXIT_CHOICES = ['nearest', 'calm', 'quickest'];
 // orca_nav_corner: 56 bytes (web/orca_wasm.c checks the layout).
 const CORNER_BYTES = 56;
 // ORCA_MAX_NEIGHBORS_LIMIT (include/orca/sim.h).
@@ -1392,6 +1394,45 @@ export class Scene {
   get navigation() { return this.#c.x.ow_scenario_get_navigation(this.#live()) === 1; }
   /** Agents whose last plan found no path (they stand still). */
   get navUnreachable() { return this.#c.x.ow_scenario_nav_unreachable(this.#live()); }
+  /** The leg check on or off (off at creation): an agent that has made no progress plans
+   * again when its leg is blocked by a wall (docs/navigation.md, "Following a path"). */
+  setNavCheck(on) { this.#check(this.#c.x.ow_scenario_set_nav_check(this.#live(), on ? 1 : 0)); }
+  get navCheck() { return this.#c.x.ow_scenario_get_nav_check(this.#live()) === 1; }
+  /** How goal-set agents choose their point: 'nearest' (at creation), 'calm' or 'quickest'
+   * (docs/navigation.md, "Exit choice"). */
+  setExitChoice(choice) {
+    const k = EXIT_CHOICES.indexOf(choice);
+    if (k < 0) throw argError(`exitChoice must be 'nearest', 'calm' or 'quickest', got '${choice}'`);
+    this.#check(this.#c.x.ow_scenario_set_exit_choice(this.#live(), k));
+  }
+  get exitChoice() { return EXIT_CHOICES[this.#c.x.ow_scenario_get_exit_choice(this.#live())]; }
+  /** Sets the capacity of each point of the exit set (name or index), agents a second, for
+   * the 'quickest' exit choice (finite, in [2^-30, 2^30]; 1 until set). */
+  setGoalSetCapacity(set, capacity) {
+    this.#check(this.#c.x.ow_scenario_set_goal_set_capacity(this.#live(), this.#goalSetIndex(set), Number(capacity)));
+  }
+  /** The capacity of each point of the set (name or index), agents a second. */
+  goalSetCapacity(set) {
+    this.#check(this.#c.x.ow_scenario_goal_set_capacity(this.#live(), this.#goalSetIndex(set), this.#c.scratch));
+    return this.#c.f64(this.#c.scratch, 1)[0];
+  }
+  /** { count, lastStep }: agents that left by point `point` of the exit set (name or index). */
+  exitDepartures(set, point) {
+    this.#check(this.#c.x.ow_scenario_exit_departures(this.#live(), this.#goalSetIndex(set), point, this.#c.scratch));
+    const w = this.#c.f64(this.#c.scratch, 2);
+    return { count: w[0], lastStep: w[1] };
+  }
+  /** Navigation's counts over the whole run, agents that left by exits included: { plans,
+   * reroutes, replans, exitChanges, exitReturns, agentsChanged, mostChanges, exited, atExits,
+   * arrived, unreachable } (docs/navigation.md, "Diagnostics"). */
+  get navCounts() {
+    this.#check(this.#c.x.ow_scenario_nav_counts(this.#live(), this.#c.scratch));
+    const w = this.#c.f64(this.#c.scratch, 11);
+    return {
+      plans: w[0], reroutes: w[1], replans: w[2], exitChanges: w[3], exitReturns: w[4], agentsChanged: w[5],
+      mostChanges: w[6], exited: w[7], atExits: w[8], arrived: w[9], unreachable: w[10],
+    };
+  }
   /** { count, lastStep }: agents that left by exits, and the step of the last (-1: none). */
   get exited() {
     this.#check(this.#c.x.ow_scenario_exited(this.#live(), this.#c.scratch));

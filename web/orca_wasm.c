@@ -772,6 +772,61 @@ int OW_EXPORT(ow_scenario_exited)(const orca_scenario *sc, double *w)
     w[1] = (double)last;
     return st;
 }
+int OW_EXPORT(ow_scenario_set_nav_check)(orca_scenario *sc, int on)
+{
+    return orca_scenario_set_nav_check(sc, on);
+}
+int OW_EXPORT(ow_scenario_get_nav_check)(const orca_scenario *sc)
+{
+    return orca_scenario_get_nav_check(sc);
+}
+/* choice: orca_exit_choice (orca.mjs maps the names). */
+int OW_EXPORT(ow_scenario_set_exit_choice)(orca_scenario *sc, int choice)
+{
+    return orca_scenario_set_exit_choice(sc, choice);
+}
+int OW_EXPORT(ow_scenario_get_exit_choice)(const orca_scenario *sc)
+{
+    return orca_scenario_get_exit_choice(sc);
+}
+int OW_EXPORT(ow_scenario_set_goal_set_capacity)(orca_scenario *sc, int set, double capacity)
+{
+    return orca_scenario_set_goal_set_capacity(sc, set, capacity);
+}
+int OW_EXPORT(ow_scenario_goal_set_capacity)(const orca_scenario *sc, int set, double *capacity)
+{
+    return orca_scenario_goal_set_capacity(sc, set, capacity);
+}
+/* w[0] agents that left by point `point` of exit set `set`, w[1] the step of the last (-1). */
+int OW_EXPORT(ow_scenario_exit_departures)(const orca_scenario *sc, int set, int point, double *w)
+{
+    int count = 0;
+    int64_t last = -1;
+    orca_status st = orca_scenario_exit_departures(sc, set, point, &count, &last);
+    w[0] = (double)count;
+    w[1] = (double)last;
+    return st;
+}
+/* orca_nav_counts into w[0 .. 10] in its field order (every count below 2^53). */
+int OW_EXPORT(ow_scenario_nav_counts)(const orca_scenario *sc, double *w)
+{
+    orca_nav_counts c;
+    orca_status st = orca_scenario_nav_counts(sc, &c);
+    if (st == ORCA_OK) {
+        w[0] = (double)c.plans;
+        w[1] = (double)c.reroutes;
+        w[2] = (double)c.replans;
+        w[3] = (double)c.exit_changes;
+        w[4] = (double)c.exit_returns;
+        w[5] = (double)c.agents_changed;
+        w[6] = (double)c.most_changes;
+        w[7] = (double)c.exited;
+        w[8] = (double)c.at_exits;
+        w[9] = (double)c.arrived;
+        w[10] = (double)c.unreachable;
+    }
+    return st;
+}
 /* One agent's navigation state into w: navigating, result, corner, corners, length, plans,
  * reroutes, goal x y; up to capacity corners into corners (56-byte structs, above). */
 int OW_EXPORT(ow_scenario_agent_nav)(const orca_scenario *sc, int index, double *w,

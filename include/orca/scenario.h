@@ -143,8 +143,48 @@ ORCA_API uint64_t orca_scenario_hash(const orca_scenario *sc);
 #define ORCA_NAV_STUCK_TIME 4.0
 #define ORCA_NAV_PENALTY_TIME 8.0
 #define ORCA_NAV_PROGRESS 0.1
+#define ORCA_NAV_REVIEW_TIME 1.0
+#define ORCA_NAV_DETOUR 1.0
 ORCA_API orca_status orca_scenario_set_navigation(orca_scenario *sc, int on);
 ORCA_API int orca_scenario_get_navigation(const orca_scenario *sc);
+
+/** The leg check (docs/navigation.md, "Following a path", step 4; an extension, off by
+ * default): an agent on its last leg that has made no progress for ORCA_NAV_STUCK_TIME checks,
+ * and again each ORCA_NAV_STUCK_TIME while it makes none, that the leg from where it stands
+ * to its goal is still clear of the walls; a blocked leg (a crowd pushed it aside beside a
+ * door) is planned again from there, and the path replaces the leg when longer than it by
+ * more than ORCA_NAV_DETOUR, so that no agent is left standing against a wall. (Before its
+ * last leg, re-routing after ORCA_NAV_STUCK_TIME plans it again anyway.) Off, every result is
+ * as before. ORCA_ERR_ARGUMENT for on not 0 or 1. */
+ORCA_API orca_status orca_scenario_set_nav_check(orca_scenario *sc, int on);
+ORCA_API int orca_scenario_get_nav_check(const orca_scenario *sc);
+
+/** How a goal-set agent chooses the point it heads for (docs/navigation.md, "Exit choice"). */
+typedef enum orca_exit_choice {
+    ORCA_EXIT_NEAREST = 0,  /**< the nearest by path, at every plan (the default) */
+    ORCA_EXIT_CALM = 1,     /**< the quickest by walking time at the first plan; then another
+                                 only when quicker by ORCA_NAV_EXIT_MARGIN, and never one it
+                                 left */
+    ORCA_EXIT_QUICKEST = 2  /**< as calm, the time counting the queue ahead at an exit (agents
+                                 heading there with less of their path left, over the exit's
+                                 capacity), reviewed each ORCA_NAV_REVIEW_TIME it makes no
+                                 progress */
+} orca_exit_choice;
+#define ORCA_NAV_EXIT_MARGIN 0.15
+#define ORCA_NAV_EXIT_CHANGES 2
+#define ORCA_NAV_EXIT_COMMIT 5.0
+#define ORCA_NAV_CHOICE_POINTS 64
+#define ORCA_NAV_EXIT_CAPACITY 1.0
+#define ORCA_NAV_FLOW_TIME 10.0
+/** Sets the exit choice of every goal set of at most ORCA_NAV_CHOICE_POINTS points (larger
+ * sets keep the nearest); with navigation off it does nothing. Off (ORCA_EXIT_NEAREST), every
+ * result is as before. ORCA_ERR_ARGUMENT for a value not in the enum. */
+ORCA_API orca_status orca_scenario_set_exit_choice(orca_scenario *sc, int choice);
+ORCA_API int orca_scenario_get_exit_choice(const orca_scenario *sc);
+/** "nearest", "calm", "quickest"; NULL for another value. */
+ORCA_API const char *orca_exit_choice_name(int choice);
+/** The choice of a name above; -1 when unknown. */
+ORCA_API int orca_exit_choice_from_name(const char *name);
 
 /** A named goal set (exits, gathering points): count points (1 .. ORCA_NAV_GOALS_MAX, finite,
  * magnitude below 2^21), name 1 .. 63 characters, unique in the scenario. *out (may be NULL)
@@ -165,6 +205,17 @@ ORCA_API orca_status orca_scenario_goal_set_exit(const orca_scenario *sc, int se
 /** Agents that left by exits so far, and the step count at which the last one left (-1 when
  * none); either pointer may be NULL. */
 ORCA_API orca_status orca_scenario_exited(const orca_scenario *sc, int *count, int64_t *last_step);
+/** Agents that left by point `point` of exit set `set` so far, and the step count at which
+ * the last of them left (-1 when none); either pointer may be NULL. */
+ORCA_API orca_status orca_scenario_exit_departures(const orca_scenario *sc, int set, int point,
+                                                   int *count, int64_t *last_step);
+/** The capacity of each point of an exit set for the quickest exit choice: agents a second
+ * (finite, in [2^-30, 2^30]; ORCA_NAV_EXIT_CAPACITY until set: about what a 1 m door lets
+ * through, docs/navigation.md, "Exit choice"). */
+ORCA_API orca_status orca_scenario_set_goal_set_capacity(orca_scenario *sc, int set,
+                                                         double capacity);
+ORCA_API orca_status orca_scenario_goal_set_capacity(const orca_scenario *sc, int set,
+                                                     double *capacity);
 ORCA_API int orca_scenario_goal_set_count(const orca_scenario *sc);
 /** The index of the set called name, or -1. */
 ORCA_API int orca_scenario_goal_set_find(const orca_scenario *sc, const char *name);
@@ -192,6 +243,25 @@ ORCA_API orca_status orca_scenario_agent_nav(const orca_scenario *sc, int index,
                                              int capacity);
 /** Agents whose last plan found no path (navigation on), for the current state. */
 ORCA_API int orca_scenario_nav_unreachable(const orca_scenario *sc);
+
+/** Navigation's counts over the whole run (docs/navigation.md, "Diagnostics"): every agent
+ * ever added through the scenario, those that left by exits included. */
+typedef struct orca_nav_counts {
+    int64_t plans;        /**< plans made (re-routings and replans included) */
+    int64_t reroutes;     /**< plans made because an agent made no progress at a corner */
+    int64_t replans;      /**< plans made because an agent's leg was blocked (leg check) */
+    int64_t exit_changes; /**< plans that changed the goal-set point an agent heads for */
+    int64_t exit_returns; /**< of those, changes back to a point the agent had left */
+    int agents_changed;   /**< agents that changed their point at least once */
+    int most_changes;     /**< the most changes of one agent */
+    int exited;           /**< agents that left by exits (orca_scenario_exited) */
+    int at_exits;         /**< agents now within their exit's arrive distance: they leave at
+                               the start of the next step (arrived, not yet exited) */
+    int arrived;          /**< agents arrived now (orca_scenario_arrived_count) plus exited:
+                               every agent when all have arrived */
+    int unreachable;      /**< orca_scenario_nav_unreachable */
+} orca_nav_counts;
+ORCA_API orca_status orca_scenario_nav_counts(const orca_scenario *sc, orca_nav_counts *out);
 
 /* --- the pedestrian preset (docs/pedestrians.md, "The preset") ------------------------- */
 

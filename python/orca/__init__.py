@@ -902,8 +902,10 @@ class Scenario(_core.Scenario):
                 "goal_set": gset}
 
     # --- navigation (docs/navigation.md) ---------------------------------------------------
-    # The property `navigation` (bool, read and write; off at creation) and the read-only
-    # `nav_unreachable` (agents whose last plan found no path) come from orca._core.Scenario.
+    # The properties `navigation` (bool, read and write; off at creation), `nav_check` (the
+    # leg check, bool, off at creation), `exit_choice` ('nearest' at creation, 'calm' or
+    # 'quickest') and the read-only `nav_unreachable` (agents whose last plan found no path)
+    # come from orca._core.Scenario.
 
     def add_goal_set(self, name, points, exit=False, arrive_distance=0.0):
         """Adds a named goal set (exits, meeting points) and returns its index (0, 1, ... in
@@ -938,6 +940,28 @@ class Scenario(_core.Scenario):
         """Exited(count, last_step): agents that left by exits so far, and the step count at
         which the last one left (-1 when none)."""
         return Exited(*_core.Scenario.exited(self))
+
+    def set_goal_set_capacity(self, goal_set, capacity):
+        """Sets the capacity of each point of the exit set (name or index) in agents a second,
+        for exit_choice 'quickest' (finite, in [2^-30, 2^30]; 1 until set)."""
+        _core.Scenario.set_goal_set_capacity(self, goal_set, capacity)
+
+    def goal_set_capacity(self, goal_set):
+        """The capacity of each point of the set (name or index), agents a second."""
+        return _core.Scenario.goal_set_capacity(self, goal_set)
+
+    def exit_departures(self, goal_set, point_index):
+        """Exited(count, last_step) of the agents that left by the point of index point_index
+        of the exit set given by name or index (last_step -1: none left there)."""
+        return Exited(*_core.Scenario.exit_departures(self, goal_set, point_index))
+
+    def nav_counts(self):
+        """Navigation's counts over the whole run, agents that left by exits included
+        (orca_scenario_nav_counts): a dict with plans, reroutes, replans (leg check),
+        exit_changes, exit_returns, agents_changed, most_changes, exited, at_exits (within
+        their exit's arrive distance, leaving at the next step), arrived (arrived now plus
+        exited) and unreachable."""
+        return _core.Scenario.nav_counts(self)
 
     def agent_nav(self, index):
         """What navigation knows of the agent at index (orca_scenario_agent_nav): a dict with

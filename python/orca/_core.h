@@ -242,6 +242,14 @@ PyObject *Scenario_goal_set_count(ScenarioObject *s, PyObject *unused);
 PyObject *Scenario_goal_set_get(ScenarioObject *s, PyObject *arg);
 PyObject *Scenario_exited(ScenarioObject *s, PyObject *unused);
 PyObject *Scenario_agent_nav(ScenarioObject *s, PyObject *arg);
+PyObject *Scenario_get_nav_check(ScenarioObject *s, void *closure);
+int Scenario_set_nav_check(ScenarioObject *s, PyObject *value, void *closure);
+PyObject *Scenario_get_exit_choice(ScenarioObject *s, void *closure);
+int Scenario_set_exit_choice(ScenarioObject *s, PyObject *value, void *closure);
+PyObject *Scenario_set_goal_set_capacity(ScenarioObject *s, PyObject *args);
+PyObject *Scenario_goal_set_capacity(ScenarioObject *s, PyObject *arg);
+PyObject *Scenario_exit_departures(ScenarioObject *s, PyObject *args);
+PyObject *Scenario_nav_counts(ScenarioObject *s, PyObject *unused);
 
 /* ------------------------------------------------------------------------------------------
  * Nav (_nav.c)

@@ -607,6 +607,17 @@ static PyMethodDef Scenario_methods[] = {
      "name or index: (index, name, points as float64 bytes of (x, y) in m, exit, "
      "arrive_distance in m)."},
     {"exited", (PyCFunction)Scenario_exited, METH_NOARGS, "exited($self, /)\n--\n\nReturns (count, last_step)"},
+    {"set_goal_set_capacity", (PyCFunction)Scenario_set_goal_set_capacity, METH_VARARGS,
+     "set_goal_set_capacity($self, set, capacity, /)\n--\n\nSets the capacity of each point "
+     "of an exit set (agents a second) for the quickest exit choice."},
+    {"goal_set_capacity", (PyCFunction)Scenario_goal_set_capacity, METH_O,
+     "goal_set_capacity($self, set, /)\n--\n\nReturns the capacity of each point of the set "
+     "(agents a second)."},
+    {"exit_departures", (PyCFunction)Scenario_exit_departures, METH_VARARGS,
+     "exit_departures($self, set, point_index, /)\n--\n\nReturns (count, last_step) of the "
+     "agents that left by that point of the exit set."},
+    {"nav_counts", (PyCFunction)Scenario_nav_counts, METH_NOARGS,
+     "nav_counts($self, /)\n--\n\nReturns navigation's counts over the whole run (a dict)."},
     {"agent_nav", (PyCFunction)Scenario_agent_nav, METH_O,
      "agent_nav($self, index, /)\n--\n\nReturns (navigating, result, corner, "
      "corners, length, plans, reroutes, goal, corner rows bytes)"},
@@ -639,6 +650,14 @@ static PyGetSetDef Scenario_getset[] = {
      NULL},
     {"nav_unreachable", (getter)Scenario_get_nav_unreachable, NULL,
      "agents whose last plan found no path (orca_scenario_nav_unreachable)", NULL},
+    {"nav_check", (getter)Scenario_get_nav_check, (setter)Scenario_set_nav_check,
+     "the leg check on or off (bool; off at creation): an agent without progress whose leg is "
+     "blocked by a wall plans again (docs/navigation.md)",
+     NULL},
+    {"exit_choice", (getter)Scenario_get_exit_choice, (setter)Scenario_set_exit_choice,
+     "how goal-set agents choose their point: 'nearest' (at creation), 'calm' or 'quickest' "
+     "(docs/navigation.md, \"Exit choice\")",
+     NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 

@@ -71,11 +71,12 @@ PyObject *Scenario_get_navigation(ScenarioObject *s, void *closure)
     return PyBool_FromLong(orca_scenario_get_navigation(s->sc));
 }
 
-int Scenario_set_navigation(ScenarioObject *s, PyObject *value, void *closure)
+/* A bool property's setter: value's truth to set (what: the property's name). */
+static int set_on_off(ScenarioObject *s, PyObject *value, const char *what,
+                      orca_status (*set)(orca_scenario *, int))
 {
-    (void)closure;
     if (!value) {
-        PyErr_SetString(PyExc_AttributeError, "cannot delete navigation");
+        PyErr_Format(PyExc_AttributeError, "cannot delete %s", what);
         return -1;
     }
     if (sc_ready(s) < 0) {
@@ -85,12 +86,18 @@ int Scenario_set_navigation(ScenarioObject *s, PyObject *value, void *closure)
     if (on < 0) {
         return -1;
     }
-    orca_status st = orca_scenario_set_navigation(s->sc, on);
+    orca_status st = set(s->sc, on);
     if (st != ORCA_OK) {
         sc_fail(s, st);
         return -1;
     }
     return 0;
+}
+
+int Scenario_set_navigation(ScenarioObject *s, PyObject *value, void *closure)
+{
+    (void)closure;
+    return set_on_off(s, value, "navigation", orca_scenario_set_navigation);
 }
 
 PyObject *Scenario_get_nav_unreachable(ScenarioObject *s, void *closure)
@@ -261,4 +268,131 @@ PyObject *Scenario_agent_nav(ScenarioObject *s, PyObject *arg)
     }
     return Py_BuildValue("(ONiidii(dd)N)", a.navigating ? Py_True : Py_False, result, a.corner,
                          a.corners, a.length, a.plans, a.reroutes, a.goal.x, a.goal.y, rows);
+}
+
+/* The leg check (orca_scenario_set_nav_check; docs/navigation.md, "Following a path"). */
+PyObject *Scenario_get_nav_check(ScenarioObject *s, void *closure)
+{
+    (void)closure;
+    SC_READY(s);
+    return PyBool_FromLong(orca_scenario_get_nav_check(s->sc));
+}
+
+int Scenario_set_nav_check(ScenarioObject *s, PyObject *value, void *closure)
+{
+    (void)closure;
+    return set_on_off(s, value, "nav_check", orca_scenario_set_nav_check);
+}
+
+/* The exit choice by name: 'nearest', 'calm' or 'quickest' (orca_exit_choice_name). */
+PyObject *Scenario_get_exit_choice(ScenarioObject *s, void *closure)
+{
+    (void)closure;
+    SC_READY(s);
+    return PyUnicode_FromString(orca_exit_choice_name(orca_scenario_get_exit_choice(s->sc)));
+}
+
+int Scenario_set_exit_choice(ScenarioObject *s, PyObject *value, void *closure)
+{
+    (void)closure;
+    if (!value) {
+        PyErr_SetString(PyExc_AttributeError, "cannot delete exit_choice");
+        return -1;
+    }
+    if (sc_ready(s) < 0) {
+        return -1;
+    }
+    const char *name = str_arg(value, "exit_choice");
+    if (!name) {
+        return -1;
+    }
+    int choice = orca_exit_choice_from_name(name);
+    if (choice < 0) {
+        char msg[160];
+        PyOS_snprintf(msg, sizeof msg, "exit_choice must be 'nearest', 'calm' or 'quickest', "
+                      "got '%.63s'", name);
+        raise_status(ORCA_ERR_ARGUMENT, msg);
+        return -1;
+    }
+    orca_status st = orca_scenario_set_exit_choice(s->sc, choice);
+    if (st != ORCA_OK) {
+        sc_fail(s, st);
+        return -1;
+    }
+    return 0;
+}
+
+/* set_goal_set_capacity(set, capacity) */
+PyObject *Scenario_set_goal_set_capacity(ScenarioObject *s, PyObject *args)
+{
+    PyObject *so, *co;
+    if (!PyArg_ParseTuple(args, "OO:set_goal_set_capacity", &so, &co)) {
+        return NULL;
+    }
+    SC_READY(s);
+    int set;
+    double capacity = 0.0;
+    if (get_goal_set(s, so, &set) < 0 || get_double(co, "capacity", &capacity) < 0) {
+        return NULL;
+    }
+    orca_status st = orca_scenario_set_goal_set_capacity(s->sc, set, capacity);
+    if (st != ORCA_OK) {
+        return sc_fail(s, st);
+    }
+    Py_RETURN_NONE;
+}
+
+/* goal_set_capacity(set) -> float */
+PyObject *Scenario_goal_set_capacity(ScenarioObject *s, PyObject *arg)
+{
+    SC_READY(s);
+    int set;
+    double capacity = 0.0;
+    if (get_goal_set(s, arg, &set) < 0) {
+        return NULL;
+    }
+    orca_status st = orca_scenario_goal_set_capacity(s->sc, set, &capacity);
+    if (st != ORCA_OK) {
+        return sc_fail(s, st);
+    }
+    return PyFloat_FromDouble(capacity);
+}
+
+/* exit_departures(set, point) -> (count, last_step) */
+PyObject *Scenario_exit_departures(ScenarioObject *s, PyObject *args)
+{
+    PyObject *so;
+    int point;
+    if (!PyArg_ParseTuple(args, "Oi:exit_departures", &so, &point)) {
+        return NULL;
+    }
+    SC_READY(s);
+    int set, count = 0;
+    int64_t last = -1;
+    if (get_goal_set(s, so, &set) < 0) {
+        return NULL;
+    }
+    orca_status st = orca_scenario_exit_departures(s->sc, set, point, &count, &last);
+    if (st != ORCA_OK) {
+        return sc_fail(s, st);
+    }
+    return Py_BuildValue("(iL)", count, (long long)last);
+}
+
+/* nav_counts() -> dict of orca_nav_counts's fields */
+PyObject *Scenario_nav_counts(ScenarioObject *s, PyObject *unused)
+{
+    (void)unused;
+    SC_READY(s);
+    orca_nav_counts c;
+    orca_status st = orca_scenario_nav_counts(s->sc, &c);
+    if (st != ORCA_OK) {
+        return sc_fail(s, st);
+    }
+    return Py_BuildValue("{sLsLsLsLsLsisisisisisi}", "plans", (long long)c.plans, "reroutes",
+                         (long long)c.reroutes, "replans", (long long)c.replans, "exit_changes",
+                         (long long)c.exit_changes, "exit_returns", (long long)c.exit_returns,
+                         "agents_changed", c.agents_changed, "most_changes", c.most_changes,
+                         "exited", c.exited, "at_exits", c.at_exits, "arrived", c.arrived,
+                         "unreachable", c.unreachable);
 }

@@ -277,3 +277,87 @@ def test_set_goal_mid_run():
     assert sc.hash() == before
     sc.step(400)
     assert sc.agent_nav(1)["goal"] == (14.0, 3.0)
+
+
+def test_exit_choice_leg_check_and_counts(tmp_path):
+    """The leg check, the calm and quickest exit choices, an exit's capacity and the counts
+    over the run: every agent leaves, exited == arrived, the departures add up, no agent
+    changes its exit more than twice; the scene file with the same statements gives the
+    same hash."""
+    def build():
+        sc = orca.Scenario(dt=0.25, seed=5)
+        sc.simulation.add_polyline([(0, 0), (12, 0), (12, 12), (0, 12), (0, 0)])
+        sc.navigation = True
+        sc.add_goal_set("doors", [(1, 1), (11, 11)], exit=True, arrive_distance=0.5)
+        for k in range(12):
+            sc.add_agent((3.0 + 0.9 * (k % 4), 3.0 + 0.9 * (k // 4)), goal_set="doors",
+                         radius=0.3, preferred_speed=1.2, max_speed=1.5)
+        return sc
+
+    sc = build()
+    assert sc.nav_check is False and sc.exit_choice == "nearest"
+    assert sc.goal_set_capacity("doors") == 1.0
+    with pytest.raises(orca.ArgumentError, match="exit_choice must be 'nearest', 'calm' or "
+                       "'quickest', got 'fast'"):
+        sc.exit_choice = "fast"
+    with pytest.raises(orca.ArgumentError):
+        sc.set_goal_set_capacity("doors", 0.0)
+    assert sc.exit_choice == "nearest" and sc.goal_set_capacity("doors") == 1.0
+    sc.nav_check = True
+    sc.exit_choice = "quickest"
+    sc.set_goal_set_capacity(0, 2.5)
+    assert sc.nav_check is True and sc.exit_choice == "quickest"
+    assert sc.goal_set_capacity("doors") == 2.5
+    start = sc.hash()
+    sc.step(1000)
+    c = sc.nav_counts()
+    assert c["exited"] == 12 and c["arrived"] == 12 and c["at_exits"] == 0
+    assert sc.exited.count == 12 and sc.simulation.agent_count == 0
+    assert c["plans"] >= 12 and c["most_changes"] <= 2 and c["unreachable"] == 0
+    assert c["exit_returns"] <= c["exit_changes"]
+    left = [sc.exit_departures("doors", k) for k in range(2)]
+    assert sum(d.count for d in left) == 12
+    assert max(d.last_step for d in left) == sc.exited.last_step
+    # the same scenario from a scene file with the statements
+    path = tmp_path / "exits.txt"
+    lines = ["orca-scene 1", "dt 0.25", "seed 5", "navigation on check=on exits=quickest",
+             "goalset doors 1 1 11 11 exit arrive=0.5 capacity=2.5",
+             "polyline 0 0 12 0 12 12 0 12 0 0"]
+    lines += ["agent %.17g %.17g goalset doors radius=0.3 preferred_speed=1.2 max_speed=1.5"
+              % (3.0 + 0.9 * (k % 4), 3.0 + 0.9 * (k // 4)) for k in range(12)]
+    path.write_text("\n".join(lines) + "\n")
+    read = orca.read_scene(str(path))
+    assert read.nav_check is True and read.exit_choice == "quickest"
+    assert read.goal_set_capacity("doors") == 2.5
+    assert read.hash() == start
+
+
+def test_leg_check_frees_an_agent_pushed_behind_a_wall():
+    """The stranded agent (docs/navigation.md, "Following a path", the leg check): on its
+    last leg, pushed back beside the door to where its straight line to the goal runs square
+    into the wall, it stands there for good without the check and arrives with it (one
+    replan)."""
+    def run(check):
+        sc = orca.Scenario(dt=0.1, seed=1)
+        sc.simulation.add_polyline([(0, -0.5), (0, -5), (-10, -5), (-10, 5), (0, 5), (0, 0.5)])
+        sc.navigation = True
+        sc.nav_check = check
+        a = sc.add_agent((-2.0, 0.0), target=(4.0, 2.5), radius=0.3, preferred_speed=1.2,
+                         max_speed=1.5)
+        for _ in range(400):
+            sc.step(1)
+            nav = sc.agent_nav(0)
+            if nav["corner"] == nav["corners"]:
+                break
+        assert nav["corners"] == 1 and nav["corner"] == 1  # past the door's jamb
+        a.position = (-0.35, 2.5)  # a queue pushed it back behind the wall
+        a.velocity = (0.0, 0.0)
+        sc.step(1200)
+        return sc, a
+
+    stuck, a = run(False)
+    assert stuck.arrived_count == 0 and a.position[0] < 0
+    assert stuck.nav_counts()["replans"] == 0
+    freed, _ = run(True)
+    c = freed.nav_counts()
+    assert freed.arrived_count == 1 and c["replans"] == 1 and c["plans"] == 2

@@ -1131,6 +1131,33 @@ for (const [label, file] of [['scalar', 'orca.wasm'], ['SIMD128', 'orca-simd.was
     return `all 3 arrived at step ${all} with navigation, 0 without; ${h}${roomRef ? ' = orca run' : ' (no orca command: not compared)'}`;
   });
 
+  test(`${label}: navigation: the leg check, the exit choice, capacities and the counts over the run`, () => {
+    const text = ['orca-scene 1', 'dt 0.25', 'seed 5', 'navigation on check=on exits=quickest',
+      'goalset doors 1 1 11 11 exit arrive=0.5 capacity=2.5', 'polyline 0 0 12 0 12 12 0 12 0 0'];
+    for (let k = 0; k < 12; ++k) {
+      text.push(`agent ${3 + 0.9 * (k % 4)} ${3 + 0.9 * Math.floor(k / 4)} goalset doors radius=0.3 preferred_speed=1.2 max_speed=1.5`);
+    }
+    const sc = orca.readScene(text.join('\n') + '\n');
+    check(sc.navCheck === true && sc.exitChoice === 'quickest' && sc.goalSetCapacity('doors') === 2.5, 'the file\'s options');
+    throwsWith(() => sc.setExitChoice('fast'), /exitChoice must be 'nearest', 'calm' or 'quickest', got 'fast'/, 'ORCA_ERR_ARGUMENT');
+    throwsWith(() => sc.setGoalSetCapacity('doors', 0), /capacity/, 'ORCA_ERR_ARGUMENT');
+    check(sc.exitChoice === 'quickest' && sc.goalSetCapacity(0) === 2.5, 'a refusal changed nothing');
+    for (let i = 0; i < 1000; ++i) sc.step();
+    const c = sc.navCounts;
+    check(c.exited === 12 && c.arrived === 12 && c.atExits === 0 && sc.sim.agentCount === 0, `counts ${JSON.stringify(c)}`);
+    check(c.plans >= 12 && c.mostChanges <= 2 && c.unreachable === 0 && c.exitReturns <= c.exitChanges, `counts ${JSON.stringify(c)}`);
+    const d0 = sc.exitDepartures('doors', 0), d1 = sc.exitDepartures(0, 1);
+    check(d0.count + d1.count === 12 && Math.max(d0.lastStep, d1.lastStep) === sc.exited.lastStep, 'departures');
+    const fresh = orca.createScene('custom', { dt: 0.25, seed: 5 });
+    fresh.setNavigation(true);
+    fresh.setNavCheck(true);
+    fresh.setExitChoice('calm');
+    check(fresh.navCheck && fresh.exitChoice === 'calm', 'set on a new scene');
+    fresh.destroy();
+    sc.destroy();
+    return `${c.plans} plans, ${c.reroutes} re-routings, ${c.replans} replans, ${c.exitChanges} exit changes; ${d0.count} + ${d1.count} left`;
+  });
+
   test(`${label}: navigation: scene.save and scene.load continue with the same bits`, () => {
     const sc = roomScene(orca, true);
     sc.setWaypoints(0, [[5, 2], [5, 8]], { loop: true });
