@@ -9,11 +9,13 @@
  * one-process bits (docs/algorithm.md §11-12). */
 #include "orca/mpi.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "scenario_rule.h"
 #include "sim_internal.h"
@@ -23,7 +25,7 @@
 #define BALANCE_BINS 4096         /* histogram bins of the rebalancing rule */
 #define CKPT_MAGIC_PART "ORCAMPIP"
 #define CKPT_MAGIC_MANIFEST "ORCAMPIM"
-#define CKPT_VERSION 1u
+#define CKPT_VERSION 2u
 
 /* A node of the domain tree: an inner node cuts its region at `cut` along `axis` (0 x, 1 y):
  * coordinates below the cut go to child lo, the others to child hi; a leaf (lo = -1) is the
@@ -79,6 +81,8 @@ struct orca_mpi {
     double agent_overlap, wall_overlap;
     int64_t fallbacks;
     orca_mpi_stats stats;
+    uint64_t run_id; /* this run's identifier (checkpoints name it; a restart keeps it) */
+    char last_part[4200]; /* this rank's part of the last checkpoint it wrote, or "" */
     char error[512];
 };
 
@@ -728,8 +732,10 @@ orca_status orca_mpi_rebalance(orca_mpi *m)
         return ORCA_OK;
     }
     /* Recursive bisection by count, a level at a time: every node of the level that covers
-     * more than one rank is cut along x at even depths and y at odd ones, at a histogram bin
-     * edge, so that its lower half of the ranks gets its share of the node's agents. */
+     * more than one rank is cut across the longer extent of its agents (x on a tie), at a
+     * histogram bin edge, so that its lower half of the ranks gets its share of the node's
+     * agents. Cutting across the longer side keeps domains as square as the crowd allows: a
+     * long corridor is cut into lengths, not lengthwise, and the halos stay small. */
     int *slot = malloc((size_t)(2 * m->size) * sizeof *slot);
     double *mm = malloc((size_t)(8 * m->size) * sizeof *mm);
     size_t hist_cap = (size_t)(256 * m->size > 32768 ? 256 * m->size : 32768);
@@ -755,28 +761,35 @@ orca_status orca_mpi_rebalance(orca_mpi *m)
         if (np == 0) {
             break;
         }
-        for (int k = 0; k < m->tree_n; ++k) {
-            if (slot[k] >= 0) {
-                m->tree[k].axis = m->tree[k].depth & 1;
-            }
-        }
         /* 4,096 bins per node while few nodes are cut at once, fewer (at least 256) for many */
         int bins = np <= 8 ? BALANCE_BINS : 32768 / np > 256 ? 32768 / np : 256;
-        /* the extent of each open node's agents along its axis */
-        double *lo = mm, *nhi = mm + np, *glo = mm + 2 * np, *gnhi = mm + 3 * np;
-        for (int j = 0; j < np; ++j) {
+        /* the extent of each open node's agents along x and y (entries 2 j and 2 j + 1) */
+        double *lo = mm, *nhi = mm + 2 * np, *glo = mm + 4 * np, *gnhi = mm + 6 * np;
+        for (int j = 0; j < 2 * np; ++j) {
             lo[j] = nhi[j] = HUGE_VAL;
         }
         for (int64_t i = 0; i < m->own_n; ++i) {
             int k = open_node(m, m->own[i].def.position);
             int j = slot[k];
-            if (j >= 0) {
-                double c = coord(m->own[i].def.position, m->tree[k].axis);
-                lo[j] = c < lo[j] ? c : lo[j];
-                nhi[j] = -c < nhi[j] ? -c : nhi[j];
+            for (int axis = 0; j >= 0 && axis < 2; ++axis) {
+                double c = coord(m->own[i].def.position, axis);
+                lo[2 * j + axis] = c < lo[2 * j + axis] ? c : lo[2 * j + axis];
+                nhi[2 * j + axis] = -c < nhi[2 * j + axis] ? -c : nhi[2 * j + axis];
             }
         }
-        MPI_Allreduce(mm, glo, 2 * np, MPI_DOUBLE, MPI_MIN, m->comm);
+        MPI_Allreduce(mm, glo, 4 * np, MPI_DOUBLE, MPI_MIN, m->comm);
+        /* each open node's axis, then its extent along it in entry j */
+        for (int k = 0; k < m->tree_n; ++k) {
+            int j = slot[k];
+            if (j < 0) {
+                continue;
+            }
+            double ex = -gnhi[2 * j] - glo[2 * j], ey = -gnhi[2 * j + 1] - glo[2 * j + 1];
+            int axis = glo[2 * j] < HUGE_VAL ? ey > ex : m->tree[k].depth & 1; /* no agents */
+            m->tree[k].axis = axis;
+            glo[j] = glo[2 * j + axis]; /* j <= 2 j: entries below j are final already */
+            gnhi[j] = gnhi[2 * j + axis];
+        }
         long long *h = hist, *gh = hist + hist_cap;
         memset(h, 0, (size_t)np * (size_t)bins * sizeof *h);
         for (int64_t i = 0; i < m->own_n; ++i) {
@@ -917,6 +930,21 @@ static int agree_create(MPI_Comm comm, int ok)
     return 0;
 }
 
+/* Collective: an identifier for a new run, rank 0's, from its clock and an address (not
+ * state: it only tells one run's checkpoint parts from another's). */
+static uint64_t new_run_id(MPI_Comm comm)
+{
+    uint64_t id = (uint64_t)time(NULL) ^ ((uint64_t)clock() << 32);
+    id ^= (uint64_t)(uintptr_t)&id;
+    for (int k = 0; k < 2; ++k) { /* splitmix64's output function, twice */
+        id = (id ^ (id >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+        id = (id ^ (id >> 27)) * UINT64_C(0x94D049BB133111EB);
+        id ^= id >> 31;
+    }
+    MPI_Bcast(&id, 1, MPI_UINT64_T, 0, comm);
+    return id;
+}
+
 orca_status orca_mpi_create(MPI_Comm comm, const orca_mpi_def *def, orca_mpi **out)
 {
     if (!out) {
@@ -981,6 +1009,7 @@ orca_status orca_mpi_create(MPI_Comm comm, const orca_mpi_def *def, orca_mpi **o
         return ORCA_ERR_ARGUMENT;
     }
     MPI_Comm_dup(comm, &m->comm);
+    m->run_id = new_run_id(m->comm);
     m->stats.rank = m->rank;
     m->stats.ranks = m->size;
     *out = m;
@@ -1314,11 +1343,13 @@ uint64_t orca_mpi_hash(orca_mpi *m, orca_status *status)
     /* The FNV-1a chain runs over the agents in key order, so it runs on one rank: rank 0
      * takes the agents a window of HASH_WINDOW keys at a time (its memory stays bounded;
      * every agent's hashed values pass through it once). */
+    /* a window of HASH_WINDOW keys, or of every key when there are fewer */
+    uint64_t win = m->next_key < HASH_WINDOW ? (m->next_key > 0 ? m->next_key : 1) : HASH_WINDOW;
     int *counts = malloc(2 * (size_t)m->size * sizeof *counts);
-    hash_entry *mine_e = malloc(HASH_WINDOW * sizeof *mine_e);
-    hash_entry *got = m->rank == 0 ? malloc(HASH_WINDOW * sizeof *got) : NULL;
-    hash_entry *slot = m->rank == 0 ? malloc(HASH_WINDOW * sizeof *slot) : NULL;
-    unsigned char *seen = m->rank == 0 ? malloc(HASH_WINDOW) : NULL;
+    hash_entry *mine_e = malloc(win * sizeof *mine_e);
+    hash_entry *got = m->rank == 0 ? malloc(win * sizeof *got) : NULL;
+    hash_entry *slot = m->rank == 0 ? malloc(win * sizeof *slot) : NULL;
+    unsigned char *seen = m->rank == 0 ? malloc(win) : NULL;
     orca_status st = counts && mine_e && (m->rank != 0 || (got && slot && seen))
                          ? ORCA_OK
                          : local_fail(m, ORCA_ERR_MEMORY, "out of memory (hash)");
@@ -1327,10 +1358,10 @@ uint64_t orca_mpi_hash(orca_mpi *m, orca_status *status)
     if (st == ORCA_OK) {
         int *displs = counts + m->size;
         h = hash_u64(h, (uint64_t)total);
-        uint64_t windows = (m->next_key + HASH_WINDOW - 1) / HASH_WINDOW;
+        uint64_t windows = (m->next_key + win - 1) / win;
         int64_t at = 0;
         for (uint64_t w = 0; w < windows; ++w) {
-            uint64_t end = (w + 1) * HASH_WINDOW;
+            uint64_t end = (w + 1) * win;
             int n = 0;
             while (at < m->own_n && m->own[at].key < end) {
                 mine_e[n].key = m->own[at].key;
@@ -1352,14 +1383,14 @@ uint64_t orca_mpi_hash(orca_mpi *m, orca_status *status)
             if (m->rank == 0 && sum > 0) {
                 /* each rank's block is in key order; the keys of a window are distinct, so
                  * a counting placement orders them */
-                uint64_t base = w * HASH_WINDOW;
-                memset(seen, 0, HASH_WINDOW);
+                uint64_t base = w * win;
+                memset(seen, 0, win);
                 for (int k = 0; k < sum; ++k) {
                     uint64_t o = got[k].key - base;
                     slot[o] = got[k];
                     seen[o] = 1;
                 }
-                for (uint64_t o = 0; o < HASH_WINDOW; ++o) {
+                for (uint64_t o = 0; o < win; ++o) {
                     if (seen[o]) {
                         h = h_agent(h, &slot[o].def);
                     }
@@ -1570,6 +1601,85 @@ static const char *unsupported(const orca_scenario *sc)
     return NULL;
 }
 
+/* The parts of a scenario every rank must pass alike (orca_mpi_create_from_scenario), as
+ * digests, and what a refusal calls them. */
+enum { SD_DT, SD_SEED, SD_AGENTS, SD_STATE, SD_GOALS, SD_SETS, SD_NAV, SD_COUNT };
+static const char *const digest_name[SD_COUNT] = {
+    "dt", "seed", "agent count", "agents, walls and options (its state hash)",
+    "goals and waypoints", "goal sets and exits", "navigation"};
+
+static void scenario_digests(const orca_scenario *sc, uint64_t d[SD_COUNT])
+{
+    orca_sim *sim = orca_scenario_sim((orca_scenario *)sc); /* only read */
+    int n = orca_sim_agent_count(sim);
+    d[SD_DT] = f64_bits(orca_scenario_dt(sc));
+    d[SD_SEED] = orca_scenario_seed(sc);
+    d[SD_AGENTS] = (uint64_t)n;
+    d[SD_STATE] = orca_scenario_hash(sc);
+    uint64_t h = FNV_OFFSET;
+    for (int i = 0; i < n; ++i) {
+        orca_goal g;
+        orca_vec2 start;
+        int count = 0, loop = 0;
+        double arrive = 0.0;
+        if (orca_scenario_agent_goal(sc, i, &g, &start) != ORCA_OK) {
+            h = hash_u64(h, UINT64_MAX); /* an agent without a scenario entry */
+            continue;
+        }
+        h = hash_u64(hash_u64(h, (uint64_t)g.kind), (uint64_t)(int64_t)g.goal_set);
+        h = hash_f64(hash_f64(hash_f64(h, g.target.x), g.target.y), g.preferred_speed);
+        orca_scenario_agent_waypoints(sc, i, NULL, 0, &count, &loop, &arrive);
+        h = hash_f64(hash_u64(hash_u64(h, (uint64_t)count), (uint64_t)loop), arrive);
+        orca_vec2 *pts = count > 0 ? malloc((size_t)count * sizeof *pts) : NULL;
+        if (pts) {
+            orca_scenario_agent_waypoints(sc, i, pts, count, &count, NULL, NULL);
+            for (int k = 0; k < count; ++k) {
+                h = hash_f64(hash_f64(h, pts[k].x), pts[k].y);
+            }
+        } else if (count > 0) {
+            h = hash_u64(h, UINT64_MAX - 1); /* out of memory: differs, and says so */
+        }
+        free(pts);
+    }
+    d[SD_GOALS] = h;
+    h = FNV_OFFSET;
+    for (int k = 0; k < orca_scenario_goal_set_count(sc); ++k) {
+        const char *name = "";
+        int count = 0, exit = 0;
+        double arrive = 0.0;
+        orca_scenario_goal_set_get(sc, k, &name, NULL, 0, &count);
+        orca_scenario_goal_set_exit(sc, k, &exit, &arrive);
+        for (const char *c = name; *c; ++c) {
+            h = hash_u64(h, (uint64_t)(unsigned char)*c);
+        }
+        h = hash_f64(hash_u64(hash_u64(h, (uint64_t)count), (uint64_t)exit), arrive);
+    }
+    d[SD_SETS] = h;
+    d[SD_NAV] = (uint64_t)orca_scenario_get_navigation(sc);
+}
+
+/* Collective: 1 when every rank's scenario has rank 0's digests; else 0 with the first
+ * differing rank's message ("the scenario differs from rank 0's: its goals and waypoints") in
+ * create_error on every rank. */
+static int same_scenario(MPI_Comm comm, const orca_scenario *sc)
+{
+    uint64_t mine[SD_COUNT], root[SD_COUNT];
+    scenario_digests(sc, mine);
+    memcpy(root, mine, sizeof root);
+    MPI_Bcast(root, SD_COUNT, MPI_UINT64_T, 0, comm);
+    int k = 0;
+    while (k < SD_COUNT && mine[k] == root[k]) {
+        ++k;
+    }
+    if (k < SD_COUNT) {
+        snprintf(create_error, sizeof create_error,
+                 "the scenario differs from rank 0's: its %s (every rank must pass the same "
+                 "scene)",
+                 digest_name[k]);
+    }
+    return agree_create(comm, k == SD_COUNT);
+}
+
 orca_status orca_mpi_create_from_scenario(MPI_Comm comm, const orca_scenario *sc,
                                           const orca_mpi_def *def, orca_mpi **out)
 {
@@ -1577,7 +1687,17 @@ orca_status orca_mpi_create_from_scenario(MPI_Comm comm, const orca_scenario *sc
         return ORCA_ERR_NULL;
     }
     *out = NULL;
-    const char *why = sc ? unsupported(sc) : "no scenario (NULL)";
+    create_error[0] = '\0';
+    if (!sc) {
+        snprintf(create_error, sizeof create_error, "no scenario (NULL)");
+    }
+    if (!agree_create(comm, sc != NULL)) {
+        return ORCA_ERR_NULL;
+    }
+    if (!same_scenario(comm, sc)) {
+        return ORCA_ERR_ARGUMENT;
+    }
+    const char *why = unsupported(sc);
     if (why) {
         snprintf(create_error, sizeof create_error,
                  "the scenario uses %s, which does not run under MPI yet (docs/mpi.md, \"What "
@@ -1650,6 +1770,22 @@ orca_status orca_mpi_create_builtin(MPI_Comm comm, orca_scene_kind kind, int age
         return ORCA_ERR_NULL;
     }
     *out = NULL;
+    /* the same scene everywhere */
+    create_error[0] = '\0';
+    uint64_t args[3] = {(uint64_t)kind, (uint64_t)(int64_t)agent_count, seed}, root[3];
+    memcpy(root, args, sizeof root);
+    MPI_Bcast(root, 3, MPI_UINT64_T, 0, comm);
+    int same = memcmp(args, root, sizeof root) == 0;
+    if (!same) {
+        snprintf(create_error, sizeof create_error,
+                 "the built-in scene (kind %d, %d agents, seed %llu) differs from rank 0's (kind "
+                 "%d, %d agents, seed %llu)",
+                 (int)kind, agent_count, (unsigned long long)seed, (int)root[0],
+                 (int)(int64_t)root[1], (unsigned long long)root[2]);
+    }
+    if (!agree_create(comm, same)) {
+        return ORCA_ERR_ARGUMENT;
+    }
     orca_mpi_def d = def ? *def : orca_mpi_def_default();
     d.dt = 0.25; /* every built-in scene's (docs/scenarios.md) */
     d.seed = seed;
@@ -1685,90 +1821,66 @@ orca_status orca_mpi_create_builtin(MPI_Comm comm, orca_scene_kind kind, int age
 
 /* --- checkpoints ------------------------------------------------------------------------- */
 
-/* Every value little-endian, so a checkpoint restarts on any machine. */
-static void put64(unsigned char **p, uint64_t v)
-{
-    for (int b = 0; b < 8; ++b) {
-        (*p)[b] = (unsigned char)(v >> (8 * b));
-    }
-    *p += 8;
-}
-
-static void putf(unsigned char **p, double x)
-{
-    uint64_t v;
-    memcpy(&v, &x, 8);
-    put64(p, v);
-}
-
-static uint64_t get64(const unsigned char **p)
-{
-    uint64_t v = 0;
-    for (int b = 0; b < 8; ++b) {
-        v |= (uint64_t)(*p)[b] << (8 * b);
-    }
-    *p += 8;
-    return v;
-}
-
-static double getf(const unsigned char **p)
-{
-    uint64_t v = get64(p);
-    double x;
-    memcpy(&x, &v, 8);
-    return x;
-}
-
+/* Every value little-endian (snap_io.h), so a checkpoint restarts on any machine. Each file
+ * ends with the FNV-1a checksum of its other bytes; the manifest holds each part's checksum
+ * (its digest), the run's identifier and the state hash, so that a restart refuses any byte
+ * that differs from what was written (docs/mpi.md, "Checkpoints"). */
 #define CKPT_RECORD (20 * 8)
-#define CKPT_PART_HEADER (8 + 6 * 8)
+#define CKPT_PART_HEADER (8 + 7 * 8)  /* magic, version, run id, rank, ranks, step, count, 0 */
+#define CKPT_MANIFEST_HEADER (8 + 15 * 8) /* magic, then the 15 words of manifest_field */
+#define CKPT_PATH 4200
 
-static void put_record(unsigned char **p, const mpi_agent *a)
+/* The manifest's words after its magic, in file order (docs/mpi.md lists them); the names
+ * are what a refusal calls them. */
+enum {
+    MF_VERSION, MF_RANKS, MF_STEPS, MF_NEXT_KEY, MF_NEXT_RULE_KEY, MF_DT, MF_SEED, MF_AGENTS,
+    MF_AGENT_OVERLAP, MF_WALL_OVERLAP, MF_FALLBACKS, MF_DIAGNOSTICS, MF_RUN_ID, MF_STATE_HASH,
+    MF_SEGMENTS, MF_WORDS
+};
+static const char *const manifest_field[MF_WORDS] = {
+    "version",  "ranks",         "steps",        "next_key",  "next_rule_key",
+    "dt",       "seed",          "agents",       "agent_overlap", "wall_overlap",
+    "fallbacks", "diagnostics",  "run_id",       "state_hash", "segments"};
+
+static void put_record(snap_writer *w, const mpi_agent *a)
 {
-    put64(p, a->key);
-    put64(p, a->rule_key);
-    putf(p, a->def.position.x);
-    putf(p, a->def.position.y);
-    putf(p, a->def.velocity.x);
-    putf(p, a->def.velocity.y);
-    putf(p, a->def.preferred_velocity.x);
-    putf(p, a->def.preferred_velocity.y);
-    putf(p, a->def.radius);
-    putf(p, a->def.max_speed);
-    putf(p, a->def.neighbor_dist);
-    put64(p, (uint64_t)(int64_t)a->def.max_neighbors);
-    putf(p, a->def.time_horizon);
-    putf(p, a->def.obstacle_time_horizon);
-    put64(p, (uint64_t)(int64_t)a->goal.kind);
-    putf(p, a->goal.target.x);
-    putf(p, a->goal.target.y);
-    putf(p, a->goal.preferred_speed);
-    put64(p, (uint64_t)(int64_t)a->goal.goal_set);
-    put64(p, 0); /* reserved */
+    put_u64(w, a->key);
+    put_u64(w, a->rule_key);
+    put_vec(w, a->def.position);
+    put_vec(w, a->def.velocity);
+    put_vec(w, a->def.preferred_velocity);
+    put_f64(w, a->def.radius);
+    put_f64(w, a->def.max_speed);
+    put_f64(w, a->def.neighbor_dist);
+    put_u64(w, (uint64_t)(int64_t)a->def.max_neighbors);
+    put_f64(w, a->def.time_horizon);
+    put_f64(w, a->def.obstacle_time_horizon);
+    put_u64(w, (uint64_t)(int64_t)a->goal.kind);
+    put_vec(w, a->goal.target);
+    put_f64(w, a->goal.preferred_speed);
+    put_u64(w, (uint64_t)(int64_t)a->goal.goal_set);
+    put_u64(w, 0); /* reserved */
 }
 
-static void get_record(const unsigned char **p, mpi_agent *a)
+static void get_record(snap_reader *r, mpi_agent *a)
 {
     memset(a, 0, sizeof *a);
-    a->key = get64(p);
-    a->rule_key = get64(p);
-    a->def.position.x = getf(p);
-    a->def.position.y = getf(p);
-    a->def.velocity.x = getf(p);
-    a->def.velocity.y = getf(p);
-    a->def.preferred_velocity.x = getf(p);
-    a->def.preferred_velocity.y = getf(p);
-    a->def.radius = getf(p);
-    a->def.max_speed = getf(p);
-    a->def.neighbor_dist = getf(p);
-    a->def.max_neighbors = (int)(int64_t)get64(p);
-    a->def.time_horizon = getf(p);
-    a->def.obstacle_time_horizon = getf(p);
-    a->goal.kind = (orca_goal_kind)(int64_t)get64(p);
-    a->goal.target.x = getf(p);
-    a->goal.target.y = getf(p);
-    a->goal.preferred_speed = getf(p);
-    a->goal.goal_set = (int)(int64_t)get64(p);
-    (void)get64(p);
+    a->key = get_u64(r);
+    a->rule_key = get_u64(r);
+    a->def.position = get_vec(r);
+    a->def.velocity = get_vec(r);
+    a->def.preferred_velocity = get_vec(r);
+    a->def.radius = bits_f64(get_u64(r));
+    a->def.max_speed = bits_f64(get_u64(r));
+    a->def.neighbor_dist = bits_f64(get_u64(r));
+    a->def.max_neighbors = (int)(int64_t)get_u64(r);
+    a->def.time_horizon = bits_f64(get_u64(r));
+    a->def.obstacle_time_horizon = bits_f64(get_u64(r));
+    a->goal.kind = (orca_goal_kind)(int64_t)get_u64(r);
+    a->goal.target = get_vec(r);
+    a->goal.preferred_speed = bits_f64(get_u64(r));
+    a->goal.goal_set = (int)(int64_t)get_u64(r);
+    (void)get_u64(r);
 }
 
 static void part_name(char *out, size_t size, const char *dir, uint64_t steps, int rank)
@@ -1776,22 +1888,93 @@ static void part_name(char *out, size_t size, const char *dir, uint64_t steps, i
     snprintf(out, size, "%s/step-%llu-part-%05d.bin", dir, (unsigned long long)steps, rank);
 }
 
+/* Writes bytes to path through a temporary file renamed into place; the OS's reason in the
+ * message when it cannot. */
 static orca_status write_file(orca_mpi *m, const char *path, const unsigned char *bytes,
                               size_t size)
 {
-    char tmp[4200];
+    char tmp[CKPT_PATH + 8];
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
     FILE *f = fopen(tmp, "wb");
     if (!f) {
-        return local_fail(m, ORCA_ERR_ARGUMENT, "cannot write %.400s", tmp);
+        return local_fail(m, ORCA_ERR_IO, "cannot write %.400s: %s", tmp, strerror(errno));
     }
     int ok = fwrite(bytes, 1, size, f) == size;
-    ok = fclose(f) == 0 && ok;
-    if (!ok || rename(tmp, path) != 0) {
+    int err = ok ? 0 : errno;
+    if (fclose(f) != 0 && ok) {
+        ok = 0;
+        err = errno;
+    }
+    if (ok && rename(tmp, path) != 0) {
+        ok = 0;
+        err = errno;
+    }
+    if (!ok) {
         remove(tmp);
-        return local_fail(m, ORCA_ERR_ARGUMENT, "cannot write %.400s (disk full?)", path);
+        return local_fail(m, ORCA_ERR_IO, "cannot write %.400s: %s", path,
+                          err ? strerror(err) : "write failed");
     }
     return ORCA_OK;
+}
+
+orca_status orca_mpi_check_directory(orca_mpi *m, const char *dir)
+{
+    if (!m) {
+        return ORCA_ERR_NULL;
+    }
+    m->error[0] = '\0';
+    orca_status st = ORCA_OK;
+    if (!dir || !dir[0] || strlen(dir) > 4000) {
+        st = local_fail(m, ORCA_ERR_ARGUMENT, "checkpoint directory is NULL, empty or too long");
+    } else {
+        /* a file of this rank's own: ranks on one file system do not race for one name */
+        char probe[CKPT_PATH];
+        snprintf(probe, sizeof probe, "%s/.orca-mpi-probe-%05d", dir, m->rank);
+        FILE *f = fopen(probe, "wb");
+        int err = f ? 0 : errno;
+        if (f && (fputc('\n', f) == EOF || fclose(f) != 0)) {
+            err = errno ? errno : EIO;
+        }
+        if (err) {
+            st = local_fail(m, ORCA_ERR_IO, "checkpoint directory %.400s: cannot write a file in it: %s",
+                            dir, strerror(err));
+        }
+        remove(probe);
+    }
+    return agree(m, st);
+}
+
+/* Collective: this rank's part (header, its agents in key order, checksum) written to dir;
+ * *digest its checksum. */
+static orca_status write_part(orca_mpi *m, const char *dir, uint64_t *digest)
+{
+    size_t size = CKPT_PART_HEADER + (size_t)m->own_n * CKPT_RECORD + 8;
+    unsigned char *buf = malloc(size);
+    orca_status st = ORCA_OK;
+    if (!buf) {
+        st = local_fail(m, ORCA_ERR_MEMORY, "out of memory (%zu bytes for the checkpoint)", size);
+    } else {
+        snap_writer w = {buf};
+        memcpy(w.p, CKPT_MAGIC_PART, 8);
+        w.p += 8;
+        put_u64(&w, CKPT_VERSION);
+        put_u64(&w, m->run_id);
+        put_u64(&w, (uint64_t)m->rank);
+        put_u64(&w, (uint64_t)m->size);
+        put_u64(&w, m->steps);
+        put_u64(&w, (uint64_t)m->own_n);
+        put_u64(&w, 0);
+        for (int64_t i = 0; i < m->own_n; ++i) {
+            put_record(&w, &m->own[i]);
+        }
+        *digest = checksum(buf, size - 8);
+        put_u64(&w, *digest);
+        char path[CKPT_PATH];
+        part_name(path, sizeof path, dir, m->steps, m->rank);
+        st = write_file(m, path, buf, size);
+        free(buf);
+    }
+    return agree(m, st);
 }
 
 orca_status orca_mpi_checkpoint(orca_mpi *m, const char *dir)
@@ -1805,78 +1988,73 @@ orca_status orca_mpi_checkpoint(orca_mpi *m, const char *dir)
         st = local_fail(m, ORCA_ERR_ARGUMENT, "checkpoint directory is NULL or too long");
     }
     st = agree(m, st);
+    uint64_t state = st == ORCA_OK ? orca_mpi_hash(m, &st) : 0;
+    uint64_t digest = 0;
+    if (st == ORCA_OK) {
+        st = write_part(m, dir, &digest);
+    }
     if (st != ORCA_OK) {
         return st;
     }
-    /* the part: header, then the owned agents in key order */
-    size_t size = CKPT_PART_HEADER + (size_t)m->own_n * CKPT_RECORD;
-    unsigned char *buf = malloc(size);
-    if (!buf) {
-        st = local_fail(m, ORCA_ERR_MEMORY, "out of memory (%zu bytes for the checkpoint)", size);
-    } else {
-        unsigned char *p = buf;
-        memcpy(p, CKPT_MAGIC_PART, 8);
-        p += 8;
-        put64(&p, CKPT_VERSION);
-        put64(&p, (uint64_t)m->rank);
-        put64(&p, (uint64_t)m->size);
-        put64(&p, m->steps);
-        put64(&p, (uint64_t)m->own_n);
-        put64(&p, 0);
-        for (int64_t i = 0; i < m->own_n; ++i) {
-            put_record(&p, &m->own[i]);
-        }
-        char path[4200];
-        part_name(path, sizeof path, dir, m->steps, m->rank);
-        st = write_file(m, path, buf, size);
-        free(buf);
-    }
-    st = agree(m, st);
+    uint64_t *digests = m->rank == 0 ? malloc((size_t)m->size * sizeof *digests) : NULL;
+    st = agree(m, m->rank != 0 || digests ? ORCA_OK
+                                          : local_fail(m, ORCA_ERR_MEMORY, "out of memory"));
     if (st != ORCA_OK) {
         return st;
     }
+    MPI_Gather(&digest, 1, MPI_UINT64_T, digests, 1, MPI_UINT64_T, 0, m->comm);
     long long loc = m->fallbacks, fb = 0;
     MPI_Reduce(&loc, &fb, 1, MPI_LONG_LONG, MPI_SUM, 0, m->comm);
     double ov[2] = {m->agent_overlap, m->wall_overlap}, gov[2] = {0, 0};
     MPI_Reduce(ov, gov, 2, MPI_DOUBLE, MPI_MAX, 0, m->comm);
     long long mine = m->own_n, total = 0;
     MPI_Reduce(&mine, &total, 1, MPI_LONG_LONG, MPI_SUM, 0, m->comm);
-    /* the manifest, last: it names the checkpoint's step */
+    /* the manifest, last: it names the checkpoint's step and its parts' digests */
     if (m->rank == 0) {
-        size_t ms = 8 + 13 * 8 + (size_t)m->seg_n * 32;
+        size_t ms = CKPT_MANIFEST_HEADER + (size_t)m->seg_n * 32 + (size_t)m->size * 8 + 8;
         unsigned char *mb = malloc(ms);
         if (!mb) {
             st = local_fail(m, ORCA_ERR_MEMORY, "out of memory (manifest)");
         } else {
-            unsigned char *p = mb;
-            memcpy(p, CKPT_MAGIC_MANIFEST, 8);
-            p += 8;
-            put64(&p, CKPT_VERSION);
-            put64(&p, (uint64_t)m->size);
-            put64(&p, m->steps);
-            put64(&p, m->next_key);
-            put64(&p, m->next_rule_key);
-            putf(&p, m->def.dt);
-            put64(&p, m->def.seed);
-            put64(&p, (uint64_t)total);
-            putf(&p, gov[0]);
-            putf(&p, gov[1]);
-            put64(&p, (uint64_t)fb);
-            put64(&p, (uint64_t)m->def.diagnostics);
-            put64(&p, (uint64_t)m->seg_n);
-            for (int32_t k = 0; k < m->seg_n; ++k) {
-                putf(&p, m->seg_a[k].x);
-                putf(&p, m->seg_a[k].y);
-                putf(&p, m->seg_b[k].x);
-                putf(&p, m->seg_b[k].y);
+            snap_writer w = {mb};
+            memcpy(w.p, CKPT_MAGIC_MANIFEST, 8);
+            w.p += 8;
+            uint64_t word[MF_WORDS] = {
+                CKPT_VERSION,        (uint64_t)m->size, m->steps,
+                m->next_key,         m->next_rule_key,  f64_bits(m->def.dt),
+                m->def.seed,         (uint64_t)total,   f64_bits(gov[0]),
+                f64_bits(gov[1]),    (uint64_t)fb,      (uint64_t)m->def.diagnostics,
+                m->run_id,           state,             (uint64_t)m->seg_n};
+            for (int k = 0; k < MF_WORDS; ++k) {
+                put_u64(&w, word[k]);
             }
-            char path[4200];
+            for (int32_t k = 0; k < m->seg_n; ++k) {
+                put_vec(&w, m->seg_a[k]);
+                put_vec(&w, m->seg_b[k]);
+            }
+            for (int r = 0; r < m->size; ++r) {
+                put_u64(&w, digests[r]);
+            }
+            put_u64(&w, checksum(mb, ms - 8));
+            char path[CKPT_PATH];
             snprintf(path, sizeof path, "%s/manifest.bin", dir);
             st = write_file(m, path, mb, ms);
             free(mb);
         }
     }
-    return agree(m, st);
+    free(digests);
+    st = agree(m, st);
+    if (st == ORCA_OK) {
+        /* the manifest names the new parts now: this rank's part of its last checkpoint in
+         * this directory is no longer needed */
+        char path[CKPT_PATH];
+        part_name(path, sizeof path, dir, m->steps, m->rank);
+        if (m->last_part[0] && strcmp(m->last_part, path) != 0) {
+            remove(m->last_part);
+        }
+        snprintf(m->last_part, sizeof m->last_part, "%s", path);
+    }
+    return st;
 }
 
 /* Reads a whole file (at most 2^40 bytes); NULL with the message set. */
@@ -1884,7 +2062,7 @@ static unsigned char *read_file(const char *path, size_t *size, char *err, size_
 {
     FILE *f = fopen(path, "rb");
     if (!f) {
-        snprintf(err, errsize, "cannot open %.400s", path);
+        snprintf(err, errsize, "cannot open %.400s: %s", path, strerror(errno));
         return NULL;
     }
     size_t cap = 1 << 16, n = 0;
@@ -1921,6 +2099,151 @@ static int cmp_key(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* A checkpoint's manifest as read and checked. */
+typedef struct manifest {
+    uint64_t word[MF_WORDS];
+    const unsigned char *segments; /* seg_n * 32 bytes */
+    const unsigned char *digests;  /* ranks * 8 bytes */
+} manifest;
+
+/* Checks the manifest's bytes (mb, ms bytes, from path): the magic, the sizes its counts
+ * give, the checksum, then each value's range; 0 with the message in err naming the field. */
+static int manifest_ok(const char *path, const unsigned char *mb, size_t ms, manifest *out,
+                       char *err, size_t errsize)
+{
+    if (ms < CKPT_MANIFEST_HEADER + 8 || memcmp(mb, CKPT_MAGIC_MANIFEST, 8) != 0) {
+        snprintf(err, errsize, "%.400s is not an orca MPI checkpoint manifest (%zu bytes, magic)",
+                 path, ms);
+        return 0;
+    }
+    snap_reader r = {mb + 8};
+    uint64_t *v = out->word;
+    for (int k = 0; k < MF_WORDS; ++k) {
+        v[k] = get_u64(&r);
+    }
+    if (v[MF_VERSION] != CKPT_VERSION) {
+        snprintf(err, errsize, "%.400s: field version: %llu, this orca reads %u", path,
+                 (unsigned long long)v[MF_VERSION], CKPT_VERSION);
+        return 0;
+    }
+    if (v[MF_RANKS] < 1 || v[MF_RANKS] > (1u << 24) || v[MF_SEGMENTS] > (uint64_t)INT32_MAX ||
+        ms != CKPT_MANIFEST_HEADER + v[MF_SEGMENTS] * 32 + v[MF_RANKS] * 8 + 8) {
+        snprintf(err, errsize,
+                 "%.400s: fields ranks (%llu) and segments (%llu) do not give its size, %zu "
+                 "bytes (truncated or corrupt)",
+                 path, (unsigned long long)v[MF_RANKS], (unsigned long long)v[MF_SEGMENTS], ms);
+        return 0;
+    }
+    snap_reader tail = {mb + ms - 8};
+    if (get_u64(&tail) != checksum(mb, ms - 8)) {
+        snprintf(err, errsize, "%.400s: field checksum: it does not match the bytes (corrupt)",
+                 path);
+        return 0;
+    }
+    /* the values (a manifest written by another program, or by a faulty one) */
+    double dt = bits_f64(v[MF_DT]), ao = bits_f64(v[MF_AGENT_OVERLAP]),
+           wo = bits_f64(v[MF_WALL_OVERLAP]);
+    int bad = -1;
+    if (!(dt >= 0x1p-30 && dt <= 0x1p20)) {
+        bad = MF_DT;
+    } else if (v[MF_NEXT_KEY] > ((uint64_t)1 << 62) || v[MF_NEXT_RULE_KEY] > ((uint64_t)1 << 62)) {
+        bad = v[MF_NEXT_KEY] > ((uint64_t)1 << 62) ? MF_NEXT_KEY : MF_NEXT_RULE_KEY;
+    } else if (v[MF_AGENTS] > v[MF_NEXT_KEY]) {
+        bad = MF_AGENTS;
+    } else if (!(ao >= 0.0 && ao <= 1e300) || !(wo >= 0.0 && wo <= 1e300)) {
+        bad = !(ao >= 0.0 && ao <= 1e300) ? MF_AGENT_OVERLAP : MF_WALL_OVERLAP;
+    } else if (v[MF_FALLBACKS] > ((uint64_t)1 << 62) || v[MF_DIAGNOSTICS] > 1) {
+        bad = v[MF_DIAGNOSTICS] > 1 ? MF_DIAGNOSTICS : MF_FALLBACKS;
+    }
+    if (bad >= 0) {
+        snprintf(err, errsize, "%.400s: field %s: value 0x%016llx out of range", path,
+                 manifest_field[bad], (unsigned long long)v[bad]);
+        return 0;
+    }
+    out->segments = mb + CKPT_MANIFEST_HEADER;
+    out->digests = out->segments + v[MF_SEGMENTS] * 32;
+    return 1;
+}
+
+/* Local: reads part f of the checkpoint in dir into own, checking it against the manifest:
+ * its checksum, each header field, its digest, every agent's values and keys. */
+static orca_status read_part(orca_mpi *m, const char *dir, const manifest *mf, int f)
+{
+    char pp[CKPT_PATH];
+    part_name(pp, sizeof pp, dir, m->steps, f);
+    size_t size = 0;
+    unsigned char *b = read_file(pp, &size, m->error, sizeof m->error);
+    if (!b) {
+        return ORCA_ERR_FORMAT;
+    }
+    orca_status st = ORCA_OK;
+    uint64_t h[7] = {0};
+    static const char *const field[7] = {"version", "run_id", "rank", "ranks",
+                                         "step",    "count",  "reserved"};
+    uint64_t want[7] = {CKPT_VERSION, mf->word[MF_RUN_ID], (uint64_t)f, mf->word[MF_RANKS],
+                        m->steps, 0, 0};
+    snap_reader dr = {mf->digests + (size_t)f * 8};
+    uint64_t digest = get_u64(&dr);
+    if (size < CKPT_PART_HEADER + 8 || memcmp(b, CKPT_MAGIC_PART, 8) != 0) {
+        st = local_fail(m, ORCA_ERR_FORMAT,
+                        "%.400s is not an orca MPI checkpoint part (%zu bytes, magic)", pp, size);
+    } else {
+        snap_reader r = {b + 8};
+        for (int k = 0; k < 7; ++k) {
+            h[k] = get_u64(&r);
+        }
+        want[5] = h[5];
+        snap_reader tail = {b + size - 8};
+        uint64_t sum = get_u64(&tail);
+        if (h[5] > (uint64_t)INT32_MAX || size != CKPT_PART_HEADER + h[5] * CKPT_RECORD + 8) {
+            st = local_fail(m, ORCA_ERR_FORMAT,
+                            "%.400s: field count: %llu agents do not give its size, %zu bytes "
+                            "(truncated or corrupt)",
+                            pp, (unsigned long long)h[5], size);
+        } else if (sum != checksum(b, size - 8)) {
+            st = local_fail(m, ORCA_ERR_FORMAT,
+                            "%.400s: field checksum: it does not match the bytes (corrupt)", pp);
+        }
+        for (int k = 0; k < 7 && st == ORCA_OK; ++k) {
+            if (h[k] != want[k]) {
+                st = local_fail(m, ORCA_ERR_FORMAT,
+                                "%.400s: field %s: %llu, the manifest's checkpoint has %llu%s", pp,
+                                field[k], (unsigned long long)h[k], (unsigned long long)want[k],
+                                k == 1 ? " (a part of another run)" : "");
+            }
+        }
+        if (st == ORCA_OK && sum != digest) {
+            st = local_fail(m, ORCA_ERR_FORMAT,
+                            "%.400s: field checksum: %016llx, the manifest's digest of part %d is "
+                            "%016llx (a part of another checkpoint)",
+                            pp, (unsigned long long)sum, f, (unsigned long long)digest);
+        }
+    }
+    if (st == ORCA_OK) {
+        st = RESERVE(m, own, own_cap, m->own_n + (int64_t)h[5] + 1);
+    }
+    snap_reader r = {b + CKPT_PART_HEADER};
+    for (uint64_t i = 0; i < h[5] && st == ORCA_OK; ++i) {
+        mpi_agent a;
+        get_record(&r, &a);
+        orca_status cs = check_defs(m, &a.def, &a.goal, 1);
+        if (cs == ORCA_OK && (a.key >= m->next_key || a.rule_key >= m->next_rule_key)) {
+            cs = local_fail(m, ORCA_ERR_FORMAT, "key %llu beyond the manifest's next key",
+                            (unsigned long long)a.key);
+        }
+        if (cs != ORCA_OK) {
+            char msg[sizeof m->error];
+            snprintf(msg, sizeof msg, "%s", m->error);
+            st = local_fail(m, ORCA_ERR_FORMAT, "%.200s: record %llu: %.250s", pp,
+                            (unsigned long long)i, msg);
+            break;
+        }
+        m->own[m->own_n++] = a;
+    }
+    free(b);
+    return st;
+}
+
 orca_status orca_mpi_restart(MPI_Comm comm, const char *dir, const orca_mpi_def *def,
                              orca_mpi **out)
 {
@@ -1929,7 +2252,7 @@ orca_status orca_mpi_restart(MPI_Comm comm, const char *dir, const orca_mpi_def 
     }
     *out = NULL;
     create_error[0] = '\0';
-    char path[4200];
+    char path[CKPT_PATH];
     snprintf(path, sizeof path, "%s/manifest.bin", dir ? dir : "(null)");
     size_t ms = 0;
     unsigned char *mb = dir && strlen(dir) <= 4000
@@ -1938,120 +2261,57 @@ orca_status orca_mpi_restart(MPI_Comm comm, const char *dir, const orca_mpi_def 
     if (!mb && !create_error[0]) {
         snprintf(create_error, sizeof create_error, "checkpoint directory is NULL or too long");
     }
-    uint64_t v[13] = {0};
-    const unsigned char *p = mb;
-    if (mb) {
-        if (ms < 8 + 13 * 8 || memcmp(mb, CKPT_MAGIC_MANIFEST, 8) != 0) {
-            snprintf(create_error, sizeof create_error, "%.400s is not an orca MPI checkpoint manifest",
-                     path);
-            free(mb);
-            mb = NULL;
-        } else {
-            p += 8;
-            for (int k = 0; k < 13; ++k) {
-                v[k] = get64(&p);
-            }
-            if (v[0] != CKPT_VERSION || v[1] < 1 || v[1] > (1u << 24) ||
-                v[12] > (uint64_t)INT32_MAX || ms != 8 + 13 * 8 + v[12] * 32) {
-                snprintf(create_error, sizeof create_error,
-                         "%.300s: version %llu, %llu ranks, %llu segments in %zu bytes: not a "
-                         "checkpoint this orca writes",
-                         path, (unsigned long long)v[0], (unsigned long long)v[1],
-                         (unsigned long long)v[12], ms);
-                free(mb);
-                mb = NULL;
-            }
-        }
+    manifest mf;
+    memset(&mf, 0, sizeof mf);
+    if (mb && !manifest_ok(path, mb, ms, &mf, create_error, sizeof create_error)) {
+        free(mb);
+        mb = NULL;
     }
     if (!agree_create(comm, mb != NULL)) {
         free(mb);
         return ORCA_ERR_FORMAT;
     }
     orca_mpi_def d = def ? *def : orca_mpi_def_default();
-    memcpy(&d.dt, &v[5], 8);
-    d.seed = v[6];
+    d.dt = bits_f64(mf.word[MF_DT]);
+    d.seed = mf.word[MF_SEED];
     orca_mpi *m = NULL;
     orca_status st = orca_mpi_create(comm, &d, &m);
     if (st != ORCA_OK) {
         free(mb);
         return st;
     }
-    for (uint64_t k = 0; k < v[12] && st == ORCA_OK; ++k) {
-        orca_vec2 a, b;
-        a.x = getf(&p);
-        a.y = getf(&p);
-        b.x = getf(&p);
-        b.y = getf(&p);
+    m->run_id = mf.word[MF_RUN_ID];
+    snap_reader r = {mf.segments};
+    for (uint64_t k = 0; k < mf.word[MF_SEGMENTS] && st == ORCA_OK; ++k) {
+        orca_vec2 a = get_vec(&r), b = get_vec(&r);
         st = orca_mpi_add_segment(m, a, b);
     }
-    free(mb);
-    m->steps = v[2];
-    m->next_key = v[3];
-    m->next_rule_key = v[4];
-    int old_ranks = (int)v[1];
+    if (st != ORCA_OK) {
+        snprintf(create_error, sizeof create_error, "%.300s: field segments: %.180s", path, m->error);
+        snprintf(m->error, sizeof m->error, "%s", create_error);
+    }
+    m->steps = mf.word[MF_STEPS];
+    m->next_key = mf.word[MF_NEXT_KEY];
+    m->next_rule_key = mf.word[MF_NEXT_RULE_KEY];
+    int old_ranks = (int)mf.word[MF_RANKS];
     if (m->rank == 0) {
-        memcpy(&m->agent_overlap, &v[8], 8);
-        memcpy(&m->wall_overlap, &v[9], 8);
-        m->fallbacks = (int64_t)v[10];
+        m->agent_overlap = bits_f64(mf.word[MF_AGENT_OVERLAP]);
+        m->wall_overlap = bits_f64(mf.word[MF_WALL_OVERLAP]);
+        m->fallbacks = (int64_t)mf.word[MF_FALLBACKS];
     }
     /* this rank reads parts rank, rank + size, ... */
     for (int f = m->rank; f < old_ranks && st == ORCA_OK; f += m->size) {
-        char pp[4200];
-        part_name(pp, sizeof pp, dir, m->steps, f);
-        size_t size = 0;
-        unsigned char *b = read_file(pp, &size, m->error, sizeof m->error);
-        if (!b) {
-            st = ORCA_ERR_FORMAT;
-            break;
-        }
-        const unsigned char *q = b;
-        uint64_t h[6] = {0};
-        if (size >= CKPT_PART_HEADER && memcmp(b, CKPT_MAGIC_PART, 8) == 0) {
-            q += 8;
-            for (int k = 0; k < 6; ++k) {
-                h[k] = get64(&q);
-            }
-        }
-        if (size < CKPT_PART_HEADER || memcmp(b, CKPT_MAGIC_PART, 8) != 0 ||
-            h[0] != CKPT_VERSION || h[1] != (uint64_t)f || h[2] != (uint64_t)old_ranks ||
-            h[3] != m->steps || h[4] > (uint64_t)INT32_MAX ||
-            size != CKPT_PART_HEADER + h[4] * CKPT_RECORD) {
-            st = local_fail(m, ORCA_ERR_FORMAT,
-                            "%.300s is not part %d of %d of the checkpoint at step %llu (truncated, "
-                            "or from another checkpoint)",
-                            pp, f, old_ranks, (unsigned long long)m->steps);
-            free(b);
-            break;
-        }
-        st = RESERVE(m, own, own_cap, m->own_n + (int64_t)h[4] + 1);
-        for (uint64_t i = 0; i < h[4] && st == ORCA_OK; ++i) {
-            mpi_agent a;
-            get_record(&q, &a);
-            orca_status cs = check_defs(m, &a.def, &a.goal, 1);
-            if (cs == ORCA_OK && (a.key >= m->next_key || a.rule_key >= m->next_rule_key)) {
-                cs = local_fail(m, ORCA_ERR_FORMAT, "key %llu beyond the manifest's next key",
-                                (unsigned long long)a.key);
-            }
-            if (cs != ORCA_OK) {
-                char msg[sizeof m->error];
-                snprintf(msg, sizeof msg, "%s", m->error);
-                st = local_fail(m, ORCA_ERR_FORMAT, "%.200s: record %llu: %.250s", pp,
-                                (unsigned long long)i, msg);
-                break;
-            }
-            m->own[m->own_n++] = a;
-        }
-        free(b);
+        st = read_part(m, dir, &mf, f);
     }
     st = agree(m, st);
     if (st == ORCA_OK) {
         qsort(m->own, (size_t)m->own_n, sizeof *m->own, cmp_key);
         long long mine = m->own_n, total = 0;
         MPI_Allreduce(&mine, &total, 1, MPI_LONG_LONG, MPI_SUM, m->comm);
-        if ((uint64_t)total != v[7]) {
+        if ((uint64_t)total != mf.word[MF_AGENTS]) {
             local_fail(m, ORCA_ERR_FORMAT,
-                       "checkpoint %.300s: its parts hold %lld agent%s, its manifest says %llu",
-                       dir, total, total == 1 ? "" : "s", (unsigned long long)v[7]);
+                       "%.400s: field agents: %llu, its parts hold %lld agent%s", path,
+                       (unsigned long long)mf.word[MF_AGENTS], total, total == 1 ? "" : "s");
             st = ORCA_ERR_FORMAT;
         }
         st = agree(m, m->rank == 0 ? st : ORCA_OK);
@@ -2059,5 +2319,16 @@ orca_status orca_mpi_restart(MPI_Comm comm, const char *dir, const orca_mpi_def 
     if (st == ORCA_OK) {
         st = orca_mpi_rebalance(m);
     }
+    if (st == ORCA_OK) {
+        /* the restored state is the one the manifest describes */
+        uint64_t h = orca_mpi_hash(m, &st);
+        if (st == ORCA_OK && h != mf.word[MF_STATE_HASH]) {
+            local_fail(m, ORCA_ERR_FORMAT,
+                       "%.400s: field state_hash: %016llx, the restored state's hash is %016llx",
+                       path, (unsigned long long)mf.word[MF_STATE_HASH], (unsigned long long)h);
+            st = agree(m, m->rank == 0 ? ORCA_ERR_FORMAT : ORCA_OK);
+        }
+    }
+    free(mb);
     return finish_create(m, st, out);
 }

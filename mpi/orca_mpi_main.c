@@ -4,6 +4,8 @@
 #include <orca/mpi.h>
 #include <orca/scene_file.h>
 
+#include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +33,10 @@ static const char USAGE[] =
     "  --scalar              no vector kernels (same bits)\n"
     "  --rebalance K         rebuild the domains every K steps (default 50; 0 never)\n"
     "  --checkpoint DIR      write a checkpoint into DIR (which must exist) at the end,\n"
-    "                        and every --checkpoint-every K steps (default: only at the end)\n"
+    "                        and every --checkpoint-every K steps (default: only at the end);\n"
+    "                        every rank checks it can write there before the first step.\n"
+    "                        A restart checks every byte (checksums, the run, the parts'\n"
+    "                        digests, the state hash) and refuses, naming file and field\n"
     "  --checkpoint-every K\n"
     "  --diagnostics         count fallbacks (same bits, slower)\n"
     "  --warmup K            the per-rank figures leave out the first K of the steps\n"
@@ -43,17 +48,23 @@ static const char USAGE[] =
     "Summary: agents, segments, steps, arrived (with --max-steps: the step all had arrived\n"
     "at, or the cap), deepest overlaps, fallbacks, the state hash,\n"
     "and per rank: agents owned, halo agents and bytes per step, agents handed on, step time\n"
-    "and the share of it in MPI calls.\n";
+    "and the share of it in MPI calls.\n"
+    "\n"
+    "Every rank must be given the same options: a rank that refuses its own or differs from\n"
+    "rank 0 ends the run on all, named in the message (exit status 2). A scene file is read\n"
+    "by rank 0 only ('-': standard input) and sent to the others.\n";
 
 typedef struct options {
     const char *scene, *file, *restart, *checkpoint;
     long long agents, steps, max_steps, hash_every, ckpt_every, rebalance, workers, warmup;
     uint64_t seed;
-    int scalar, json, quiet, diagnostics, have_steps, until_arrived;
+    int help, scalar, json, quiet, diagnostics, have_steps, until_arrived, have_seed;
 } options;
 
 static int rank0;
+static char g_msg[1024]; /* this rank's message of a refusal, until every rank agrees */
 
+/* Rank 0 prints "orca-mpi: " and the message (a refusal every rank agreed on). */
 static void say(const char *fmt, const char *a, const char *b)
 {
     if (rank0) {
@@ -63,27 +74,108 @@ static void say(const char *fmt, const char *a, const char *b)
     }
 }
 
+
+/* A refusal of this rank (the message waits for agree_message); returns 0. */
+static int fail(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(g_msg, sizeof g_msg, fmt, ap);
+    va_end(ap);
+    return 0;
+}
+
+/* Collective: whether any rank failed (bad != 0); then the lowest such rank's message goes to
+ * g_msg on every rank, prefixed with its rank when there are several, and rank 0 prints it.
+ * Every rank reaches this, so one rank's refusal ends the run on all (never a hang). */
+static int agree_message(int bad)
+{
+    int rank = 0, ranks = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+    int mine = bad ? rank : ranks, first = ranks;
+    MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (first == ranks) {
+        return 0;
+    }
+    MPI_Bcast(g_msg, (int)sizeof g_msg, MPI_CHAR, first, MPI_COMM_WORLD);
+    if (rank0) {
+        if (ranks > 1) {
+            fprintf(stderr, "orca-mpi: rank %d: %s\n", first, g_msg);
+        } else {
+            fprintf(stderr, "orca-mpi: %s\n", g_msg);
+        }
+    }
+    return 1;
+}
+
 static int parse_ll(const char *name, const char *v, long long lo, long long hi, long long *out)
 {
     char *end = NULL;
     if (!v) {
-        say("%s needs a value%s", name, "");
-        return 0;
+        return fail("%s needs a value", name);
     }
     long long x = strtoll(v, &end, 10);
     if (!*v || *end || x < lo || x > hi) {
-        char range[64];
-        snprintf(range, sizeof range, "%lld..%lld", lo, hi);
-        if (rank0) {
-            fprintf(stderr, "orca-mpi: %s: expected a whole number in %s, got '%s'\n", name, range,
-                    v);
-        }
-        return 0;
+        return fail("%s: expected a whole number in %lld..%lld, got '%s'", name, lo, hi, v);
     }
     *out = x;
     return 1;
 }
 
+/* The options with a value (each sets *used = 1). */
+static int parse_valued(const char *a, const char *v, options *o, int *used)
+{
+    *used = 1;
+    if (!strcmp(a, "--scene")) {
+        o->scene = v;
+        return v ? 1 : fail("%s needs a value", a);
+    }
+    if (!strcmp(a, "-n") || !strcmp(a, "--agents")) {
+        return parse_ll(a, v, 0, 100000000, &o->agents);
+    }
+    if (!strcmp(a, "--seed")) {
+        char *end = NULL;
+        int ok = v && *v && *v != '-';
+        if (ok) {
+            o->seed = strtoull(v, &end, 10);
+            ok = *end == '\0';
+        }
+        o->have_seed = 1;
+        return ok ? 1 : fail("--seed: expected a whole number in 0..2^64-1, got '%s'", v ? v : "");
+    }
+    if (!strcmp(a, "--restart") || !strcmp(a, "--checkpoint")) {
+        *(a[2] == 'r' ? &o->restart : &o->checkpoint) = v;
+        return v ? 1 : fail("%s needs a value", a);
+    }
+    if (!strcmp(a, "--checkpoint-every")) {
+        return parse_ll(a, v, 1, 1LL << 40, &o->ckpt_every);
+    }
+    if (!strcmp(a, "--steps")) {
+        o->have_steps = 1;
+        return parse_ll(a, v, 0, 1LL << 40, &o->steps);
+    }
+    if (!strcmp(a, "--max-steps")) {
+        o->until_arrived = 1;
+        return parse_ll(a, v, 1, 1LL << 40, &o->max_steps);
+    }
+    if (!strcmp(a, "--warmup")) {
+        return parse_ll(a, v, 0, 1LL << 40, &o->warmup);
+    }
+    if (!strcmp(a, "--hash-every")) {
+        return parse_ll(a, v, 1, 1LL << 40, &o->hash_every);
+    }
+    if (!strcmp(a, "--rebalance")) {
+        return parse_ll(a, v, 0, 1 << 30, &o->rebalance);
+    }
+    if (!strcmp(a, "-j") || !strcmp(a, "--workers")) {
+        return parse_ll(a, v, 1, ORCA_MAX_WORKERS, &o->workers);
+    }
+    *used = 0;
+    return 1;
+}
+
+/* This rank's command line into o: 1 to run (o->help: print the help), 0 refused (g_msg). */
 static int parse(int argc, char **argv, options *o)
 {
     memset(o, 0, sizeof *o);
@@ -92,94 +184,209 @@ static int parse(int argc, char **argv, options *o)
     o->workers = 1;
     o->seed = 1;
     if (argc < 2 || strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0) {
-        if (rank0) {
-            fputs(USAGE, stdout);
-        }
-        return argc < 2 ? -1 : 0;
+        o->help = 1;
+        return argc < 2 ? fail("no command (run or help)") : 1;
     }
     if (strcmp(argv[1], "run") != 0) {
-        say("unknown command '%s' (run or help)%s", argv[1], "");
-        return -1;
+        return fail("unknown command '%s' (run or help)", argv[1]);
     }
     for (int i = 2; i < argc; ++i) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        int ok = 1, used = 1;
-        if (!strcmp(a, "--scene")) {
-            ok = v != NULL;
-            o->scene = v;
-        } else if (!strcmp(a, "-n") || !strcmp(a, "--agents")) {
-            ok = parse_ll(a, v, 0, 100000000, &o->agents);
-        } else if (!strcmp(a, "--seed")) {
-            char *end = NULL;
-            ok = v && *v && *v != '-';
-            if (ok) {
-                o->seed = strtoull(v, &end, 10);
-                ok = *end == '\0';
-            }
-            if (!ok) {
-                say("--seed: expected a whole number in 0..2^64-1, got '%s'%s", v ? v : "", "");
-                return -1;
-            }
-        } else if (!strcmp(a, "--restart")) {
-            ok = v != NULL;
-            o->restart = v;
-        } else if (!strcmp(a, "--checkpoint")) {
-            ok = v != NULL;
-            o->checkpoint = v;
-        } else if (!strcmp(a, "--checkpoint-every")) {
-            ok = parse_ll(a, v, 1, 1LL << 40, &o->ckpt_every);
-        } else if (!strcmp(a, "--steps")) {
-            ok = parse_ll(a, v, 0, 1LL << 40, &o->steps);
-            o->have_steps = 1;
-        } else if (!strcmp(a, "--max-steps")) {
-            ok = parse_ll(a, v, 1, 1LL << 40, &o->max_steps);
-            o->until_arrived = 1;
-        } else if (!strcmp(a, "--warmup")) {
-            ok = parse_ll(a, v, 0, 1LL << 40, &o->warmup);
-        } else if (!strcmp(a, "--hash-every")) {
-            ok = parse_ll(a, v, 1, 1LL << 40, &o->hash_every);
-        } else if (!strcmp(a, "--rebalance")) {
-            ok = parse_ll(a, v, 0, 1 << 30, &o->rebalance);
-        } else if (!strcmp(a, "-j") || !strcmp(a, "--workers")) {
-            ok = parse_ll(a, v, 1, ORCA_MAX_WORKERS, &o->workers);
+        int used = 0;
+        if (!parse_valued(a, v, o, &used)) {
+            return 0;
+        }
+        if (used) {
+            ++i;
+        } else if (!strcmp(a, "--scalar")) {
+            o->scalar = 1;
+        } else if (!strcmp(a, "--json")) {
+            o->json = 1;
+        } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+            o->quiet = 1;
+        } else if (!strcmp(a, "--diagnostics")) {
+            o->diagnostics = 1;
+        } else if (a[0] == '-' && a[1] != '\0') {
+            return fail("unknown option '%s' (orca-mpi help lists them)", a);
+        } else if (!o->file) {
+            o->file = a;
         } else {
-            used = 0;
-            if (!strcmp(a, "--scalar")) {
-                o->scalar = 1;
-            } else if (!strcmp(a, "--json")) {
-                o->json = 1;
-            } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
-                o->quiet = 1;
-            } else if (!strcmp(a, "--diagnostics")) {
-                o->diagnostics = 1;
-            } else if (a[0] == '-' && a[1] != '\0') {
-                say("unknown option '%s' (orca-mpi help lists them)%s", a, "");
-                return -1;
-            } else if (!o->file) {
-                o->file = a;
-            } else {
-                say("one scene file only, got '%s' and '%s'", o->file, a);
-                return -1;
-            }
+            return fail("one scene file only, got '%s' and '%s'", o->file, a);
         }
-        if (!ok) {
-            if (used && !v) {
-                say("%s needs a value%s", a, "");
-            }
-            return -1;
-        }
-        i += used;
     }
     if (o->have_steps && o->until_arrived) {
-        say("give --steps N or --max-steps CAP, not both%s%s", "", "");
-        return -1;
+        return fail("give --steps N or --max-steps CAP, not both");
     }
     int sources = (o->scene != NULL) + (o->file != NULL) + (o->restart != NULL);
     if (sources != 1) {
-        say("give exactly one of --scene NAME, a scene file or --restart DIR%s%s", "", "");
-        return -1;
+        return fail("give exactly one of --scene NAME, a scene file or --restart DIR");
     }
     return 1;
+}
+
+/* The options as lines "name value" in one order (what every rank must agree on). */
+static void options_text(const options *o, char *out, size_t size)
+{
+    char num[12][24];
+    const long long v[12] = {o->agents, o->have_steps ? o->steps : -1,
+                             o->until_arrived ? o->max_steps : -1, o->hash_every,
+                             o->ckpt_every, o->rebalance, o->workers, o->warmup,
+                             o->scalar, o->json, o->quiet, o->diagnostics};
+    for (int k = 0; k < 12; ++k) {
+        snprintf(num[k], sizeof num[k], "%lld", v[k]);
+    }
+    char seed[24];
+    snprintf(seed, sizeof seed, "%llu", (unsigned long long)o->seed);
+    const char *pairs[][2] = {
+        {"command", o->help ? "help" : "run"},
+        {"--scene", o->scene},
+        {"scene file", o->file},
+        {"--restart", o->restart},
+        {"-n", o->agents ? num[0] : NULL},
+        {"--seed", o->have_seed ? seed : NULL},
+        {"--steps", o->have_steps ? num[1] : NULL},
+        {"--max-steps", o->until_arrived ? num[2] : NULL},
+        {"--hash-every", o->hash_every ? num[3] : NULL},
+        {"--checkpoint", o->checkpoint},
+        {"--checkpoint-every", o->ckpt_every ? num[4] : NULL},
+        {"--rebalance", num[5]},
+        {"-j", num[6]},
+        {"--warmup", o->warmup ? num[7] : NULL},
+        {"--scalar", o->scalar ? "" : NULL},
+        {"--json", o->json ? "" : NULL},
+        {"-q", o->quiet ? "" : NULL},
+        {"--diagnostics", o->diagnostics ? "" : NULL},
+    };
+    size_t n = 0;
+    out[0] = '\0';
+    for (size_t k = 0; k < sizeof pairs / sizeof pairs[0] && n < size; ++k) {
+        n += (size_t)snprintf(out + n, size - n, "%s\t%s\n", pairs[k][0],
+                              pairs[k][1] ? pairs[k][1] : "\x01");
+    }
+}
+
+/* Collective: every rank's options equal rank 0's; else the first rank that differs names
+ * the first option that differs ("--steps 200, rank 0 has --steps 100"). */
+static int options_agree(const options *o)
+{
+    static char mine[8192], root[8192];
+    options_text(o, mine, sizeof mine);
+    memcpy(root, mine, sizeof root);
+    MPI_Bcast(root, (int)sizeof root, MPI_CHAR, 0, MPI_COMM_WORLD);
+    int bad = strcmp(mine, root) != 0;
+    if (bad) {
+        /* the first line that differs */
+        const char *p = mine, *q = root;
+        while (*p && *p == *q) {
+            const char *pe = strchr(p, '\n'), *qe = strchr(q, '\n');
+            if (pe - p != qe - q || memcmp(p, q, (size_t)(pe - p)) != 0) {
+                break;
+            }
+            p = pe + 1;
+            q = qe + 1;
+        }
+        char name[64], a[256], b[256];
+        const char *tab = strchr(p, '\t'), *pe = strchr(p, '\n'), *qt = strchr(q, '\t'),
+                   *qe = strchr(q, '\n');
+        snprintf(name, sizeof name, "%.*s", (int)(tab - p), p);
+        snprintf(a, sizeof a, "%.*s", (int)(pe - tab - 1), tab + 1);
+        snprintf(b, sizeof b, "%.*s", (int)(qe - qt - 1), qt + 1);
+        fail("its options differ from rank 0's: %s: %s here, %s on rank 0 (every rank must "
+             "be given the same options)",
+             name, a[0] == '\x01' ? "not given" : a[0] ? a : "given",
+             b[0] == '\x01' ? "not given" : b[0] ? b : "given");
+    }
+    return !agree_message(bad);
+}
+
+/* Rank 0 reads the scene file (or standard input for "-") and every rank gets its bytes: the
+ * file is read once, and every rank builds the same scene from the same text. Returns the
+ * text (size in *size) or NULL, refused on every rank (message printed). */
+static char *scene_text(const char *path, size_t *size)
+{
+    char *text = NULL;
+    unsigned long long n = 0;
+    int bad = 0;
+    if (rank0) {
+        FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+        size_t cap = 1 << 16;
+        text = f ? malloc(cap) : NULL;
+        if (!f) {
+            bad = fail("%s: cannot open: %s", path, strerror(errno));
+        }
+        while (text && !bad) {
+            size_t got = fread(text + n, 1, cap - n, f);
+            n += got;
+            if (n < cap) {
+                break;
+            }
+            char *t = cap <= ORCA_SCENE_FILE_MAX ? realloc(text, cap * 2) : NULL;
+            if (!t) {
+                bad = fail(cap > ORCA_SCENE_FILE_MAX
+                               ? "%s: larger than the limit of scene files, 1 GiB"
+                               : "%s: out of memory reading it",
+                           path);
+                break;
+            }
+            text = t;
+            cap *= 2;
+        }
+        if (f && !bad && ferror(f)) {
+            bad = fail("%s: read error: %s", path, strerror(errno));
+        }
+        if (f && f != stdin) {
+            fclose(f);
+        }
+        if (f && !text && !bad) {
+            bad = fail("%s: out of memory reading it", path);
+        }
+    }
+    if (agree_message(bad)) {
+        free(text);
+        return NULL;
+    }
+    MPI_Bcast(&n, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
+    if (!rank0) {
+        text = malloc(n > 0 ? (size_t)n : 1);
+    }
+    if (agree_message(!text && fail("out of memory for the scene file's %llu bytes", n))) {
+        free(text);
+        return NULL;
+    }
+    MPI_Bcast(text, (int)n, MPI_CHAR, 0, MPI_COMM_WORLD); /* n <= 1 GiB */
+    *size = (size_t)n;
+    return text;
+}
+
+/* Collective: the run of a scene file; every rank builds the scene from rank 0's bytes. */
+static orca_status from_file(const char *path, const orca_mpi_def *def, orca_mpi **m)
+{
+    size_t size = 0;
+    char *text = scene_text(path, &size);
+    if (!text) {
+        return ORCA_ERR_ARGUMENT;
+    }
+    orca_scenario *sc = NULL;
+    orca_scene_file *file = NULL;
+    orca_status r = orca_scene_file_read_text(text, size, strcmp(path, "-") ? path : "<stdin>",
+                                              &file);
+    free(text);
+    if (r != ORCA_OK) {
+        fail("%s", orca_scene_file_last_error(NULL));
+    } else {
+        r = orca_scene_file_build(file, NULL, &sc);
+        if (r != ORCA_OK) {
+            fail("%s", orca_scene_file_last_error(file));
+        }
+        orca_scene_file_destroy(file);
+    }
+    if (agree_message(r != ORCA_OK)) {
+        orca_scenario_destroy(sc);
+        return ORCA_ERR_ARGUMENT;
+    }
+    orca_status st = orca_mpi_create_from_scenario(MPI_COMM_WORLD, sc, def, m);
+    orca_scenario_destroy(sc);
+    return st;
 }
 
 /* JSON has no infinity: an unbounded side as +-1e308 */
@@ -223,10 +430,20 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &ranks);
     rank0 = rank == 0;
     options o;
-    int p = parse(argc, argv, &o);
-    if (p <= 0) {
+    int ok = parse(argc, argv, &o);
+    if (agree_message(!ok) || !options_agree(&o)) {
+        if (rank0 && argc < 2) {
+            fputs(USAGE, stderr);
+        }
         MPI_Finalize();
-        return p == 0 ? 0 : 2;
+        return 2;
+    }
+    if (o.help) {
+        if (rank0) {
+            fputs(USAGE, stdout);
+        }
+        MPI_Finalize();
+        return 0;
     }
     orca_mpi_def def = orca_mpi_def_default();
     def.workers = (int)o.workers;
@@ -239,39 +456,21 @@ int main(int argc, char **argv)
     if (o.scene) {
         int kind = orca_scene_from_name(o.scene);
         if (kind < 0) {
-            say("--scene: unknown scene '%s' (circle, crossing, wallgap, corridor, random)%s",
-                o.scene, "");
+            if (rank0) {
+                fprintf(stderr, "orca-mpi: --scene: unknown scene '%s' (circle, crossing, "
+                        "wallgap, corridor, random)\n", o.scene);
+            }
             MPI_Finalize();
             return 2;
         }
         st = orca_mpi_create_builtin(MPI_COMM_WORLD, (orca_scene_kind)kind, (int)o.agents,
                                      o.seed, &def, &m);
     } else if (o.file) {
-        /* every rank reads the file and builds the scene; each keeps its share */
-        char err[1024] = "";
-        orca_scenario *sc = NULL;
-        orca_scene_file *file = NULL;
-        orca_status r = strcmp(o.file, "-") == 0
-                            ? orca_scene_file_read_stream(stdin, "<stdin>", &file)
-                            : orca_scene_file_read(o.file, &file);
-        snprintf(err, sizeof err, "%s", orca_scene_file_last_error(NULL));
-        if (r == ORCA_OK) {
-            r = orca_scene_file_build(file, NULL, &sc);
-            snprintf(err, sizeof err, "%s", orca_scene_file_last_error(file));
-            orca_scene_file_destroy(file);
-        }
-        int bad = r != ORCA_OK, any = 0;
-        MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-        if (any) {
-            if (rank0) {
-                fprintf(stderr, "orca-mpi: %s\n", err[0] ? err : "the scene file was refused");
-            }
-            orca_scenario_destroy(sc);
-            MPI_Finalize();
+        st = from_file(o.file, &def, &m);
+        if (st != ORCA_OK && !m && !orca_mpi_last_error(NULL)[0]) {
+            MPI_Finalize(); /* refused, and said so, before the run was created */
             return 2;
         }
-        st = orca_mpi_create_from_scenario(MPI_COMM_WORLD, sc, &def, &m);
-        orca_scenario_destroy(sc);
     } else {
         st = orca_mpi_restart(MPI_COMM_WORLD, o.restart, &def, &m);
     }
@@ -279,6 +478,12 @@ int main(int argc, char **argv)
         say("%s: %s", source, orca_mpi_last_error(NULL));
         MPI_Finalize();
         return st == ORCA_ERR_MEMORY ? 1 : 2;
+    }
+    if (o.checkpoint && (st = orca_mpi_check_directory(m, o.checkpoint)) != ORCA_OK) {
+        say("--checkpoint: %s%s", orca_mpi_last_error(m), "");
+        orca_mpi_destroy(m);
+        MPI_Finalize();
+        return 2;
     }
     double t0 = MPI_Wtime();
     uint64_t start = orca_mpi_step_count(m); /* a restart continues a count */

@@ -240,6 +240,35 @@ static int32_t removed_entry(const int32_t *list, int32_t count, int32_t index)
 
 /* --- agents ---------------------------------------------------------------------------- */
 
+void orca_agents_move(orca_sim *s, int32_t at, int32_t from, int32_t count)
+{
+    size_t len = (size_t)count;
+    if (len == 0) {
+        return;
+    }
+#define RUN(arr) memmove(&(arr)[at], &(arr)[from], len * sizeof *(arr))
+    RUN(s->pos);
+    RUN(s->vel);
+    RUN(s->pref);
+    RUN(s->par);
+    RUN(s->agent_slot);
+    if (s->ext) {
+        RUN(s->ext);
+    }
+    if (s->diag) {
+        RUN(s->diag);
+    }
+    if (s->stream) {
+        RUN(s->stream);
+    }
+#undef RUN
+    for (int32_t j = at; j < at + count; ++j) {
+        if (s->agent_slot[j] != AGENT_DEAD) {
+            s->agent_slots.index[s->agent_slot[j]] = j;
+        }
+    }
+}
+
 /* Compaction of removed agents (sim_internal.h): one pass over the agents after the first
  * removed one, moving each live agent down to its index among the live ones (index order
  * kept, so the arrays are exactly what removing them one at a time gives). */
@@ -250,30 +279,7 @@ void orca_agents_compact(orca_sim *s)
     /* the live run between removed entries k and k + 1 moves down by k + 1, whole */
     for (int32_t k = 0; k < d; ++k) {
         int32_t from = dead[k] + 1, to = k + 1 < d ? dead[k + 1] : n;
-        int32_t at = from - (k + 1);
-        size_t len = (size_t)(to - from);
-        if (len == 0) {
-            continue;
-        }
-#define RUN(arr) memmove(&(arr)[at], &(arr)[from], len * sizeof *(arr))
-        RUN(s->pos);
-        RUN(s->vel);
-        RUN(s->pref);
-        RUN(s->par);
-        RUN(s->agent_slot);
-        if (s->ext) {
-            RUN(s->ext);
-        }
-        if (s->diag) {
-            RUN(s->diag);
-        }
-        if (s->stream) {
-            RUN(s->stream);
-        }
-#undef RUN
-        for (int32_t j = at; j < at + (int32_t)len; ++j) {
-            s->agent_slots.index[s->agent_slot[j]] = j;
-        }
+        orca_agents_move(s, from - (k + 1), from, to - from);
     }
     s->agent_count = n - d;
     s->index_limit = n - d;
@@ -651,6 +657,11 @@ orca_status orca_agent_get_velocity(const orca_sim *s, orca_agent_id id, orca_ve
 double orca_sim_peek_radius(const orca_sim *s, int index)
 {
     return s->par[index].radius;
+}
+
+int32_t orca_sim_peek_nondefault(const orca_sim *s)
+{
+    return s->ext_nondefault;
 }
 
 void orca_sim_peek_handles(const orca_sim *s, const uint32_t **slots, const uint32_t **generations)

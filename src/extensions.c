@@ -73,7 +73,7 @@ void orca_ext_append(orca_sim *s, int32_t i)
 }
 
 /* Allocates ext (every agent at the defaults) when it is not there yet. */
-static int ext_ensure(orca_sim *s)
+int orca_ext_ensure(orca_sim *s)
 {
     if (s->ext) {
         return 1;
@@ -121,6 +121,19 @@ orca_status orca_check_avoidance(const orca_sim *s, const orca_agent_avoidance *
     return ORCA_OK;
 }
 
+int orca_ext_store(orca_sim *s, int32_t i, const agent_ext *e)
+{
+    if (!s->ext && orca_ext_is_default(e)) {
+        return 1; /* nothing to store: every agent is at the defaults */
+    }
+    if (!orca_ext_ensure(s)) {
+        return 0;
+    }
+    s->ext_nondefault += !orca_ext_is_default(e) - !orca_ext_is_default(&s->ext[i]);
+    s->ext[i] = *e;
+    return 1;
+}
+
 orca_status orca_agent_set_avoidance(orca_sim *s, orca_agent_id id, const orca_agent_avoidance *a)
 {
     AGENT_OR_FAIL(s, id, i);
@@ -132,15 +145,10 @@ orca_status orca_agent_set_avoidance(orca_sim *s, orca_agent_id id, const orca_a
         return st;
     }
     agent_ext e = {a->priority, a->layers, a->mask, a->locked};
-    if (!s->ext && orca_ext_is_default(&e)) {
-        return ORCA_OK; /* nothing to store: every agent is at the defaults */
-    }
-    if (!ext_ensure(s)) {
+    if (!orca_ext_store(s, i, &e)) {
         return orca_fail(s, ORCA_ERR_MEMORY, "out of memory for the avoidance settings of %d agents",
                          s->agent_count);
     }
-    s->ext_nondefault += !orca_ext_is_default(&e) - !orca_ext_is_default(&s->ext[i]);
-    s->ext[i] = e;
     return ORCA_OK;
 }
 

@@ -451,39 +451,110 @@ orca_goal orca_goal_default(void)
  * The scenario hash (docs/extensions.md, "Waypoints"; docs/navigation.md, "State")
  * ---------------------------------------------------------------------------------------- */
 
+size_t orca_sc_hash_bytes(const orca_scenario *sc, int i, int part, unsigned char *out,
+                          size_t cap)
+{
+    if (part == HASH_CORE || part == HASH_EXT) {
+        return cap >= HASH_SIM_BYTES ? orca_sim_hash_bytes(sc->sim, i, part, out) : HASH_SIM_BYTES;
+    }
+    int e = key_at(sc, i, orca_sim_agent_at(sc->sim, i));
+    if (e < 0) {
+        return 0;
+    }
+    const sc_agent *a = &sc->agents[e];
+    if (part == HASH_NAV) {
+        return orca_sc_nav_hash_bytes(a, out, cap);
+    }
+    if (part == HASH_NAV_CHOICE) {
+        return orca_sc_nav_choice_hash_bytes(a, out, cap);
+    }
+    if (!a->wp) {
+        return 0;
+    }
+    if (cap >= 8) {
+        hash_put_u64(out, (uint64_t)a->wp->index);
+    }
+    return 8;
+}
+
+/* This process's agents, in index order (orca_scenario_hash). */
+static uint64_t sc_agents_hash(void *ctx, uint64_t h, int part)
+{
+    const orca_scenario *sc = ctx;
+    int n = orca_sim_agent_count(sc->sim);
+    unsigned char small[HASH_SIM_BYTES], *buf = small;
+    size_t cap = sizeof small;
+    for (int i = 0; i < n; ++i) {
+        size_t len = orca_sc_hash_bytes(sc, i, part, buf, cap);
+        if (len > cap) {
+            unsigned char *b = orca_mem_resize(buf == small ? NULL : buf, len, 1);
+            if (!b) {
+                h = hash_u64(h, UINT64_MAX); /* out of memory: a hash no state has */
+                break;
+            }
+            buf = b;
+            cap = len;
+            len = orca_sc_hash_bytes(sc, i, part, buf, cap);
+        }
+        if (len > 0 && part != HASH_CORE && part != HASH_EXT) {
+            h = hash_u64(h, (uint64_t)i);
+        }
+        h = hash_bytes(h, buf, len);
+    }
+    if (buf != small) {
+        orca_mem_free(buf);
+    }
+    return h;
+}
+
+static int64_t sc_agents_count(void *ctx, int part)
+{
+    const orca_scenario *sc = ctx;
+    int n = orca_sim_agent_count(sc->sim);
+    if (part == HASH_EXT) {
+        return orca_sim_peek_nondefault(sc->sim);
+    }
+    if (part != HASH_WAYPOINT) {
+        return n;
+    }
+    int64_t m = 0;
+    for (int i = 0; i < n && sc->waypoint_agents > 0; ++i) {
+        int e = key_at(sc, i, orca_sim_agent_at(sc->sim, i));
+        m += e >= 0 && sc->agents[e].wp;
+    }
+    return m;
+}
+
+uint64_t orca_sc_hash_with(const orca_scenario *sc, const hash_agents *agents)
+{
+    uint64_t h = orca_sim_hash_with(sc->sim, agents);
+    if (sc->navigation) {
+        static const char tag[] = "orca-nav";
+        h = hash_bytes(h, (const unsigned char *)tag, sizeof tag - 1);
+        h = agents->hash(agents->ctx, h, HASH_NAV);
+        /* the leg check and the exit choice only when not the defaults: the hash navigation
+         * always had otherwise (docs/navigation.md, "State") */
+        if (sc->nav_check || sc->exit_choice != ORCA_EXIT_NEAREST) {
+            static const char tag2[] = "orca-nav-choice";
+            h = hash_bytes(h, (const unsigned char *)tag2, sizeof tag2 - 1);
+            h = hash_u64(h, (uint64_t)sc->nav_check);
+            h = hash_u64(h, (uint64_t)sc->exit_choice);
+            h = agents->hash(agents->ctx, h, HASH_NAV_CHOICE);
+        }
+    }
+    int64_t m = agents->count(agents->ctx, HASH_WAYPOINT);
+    if (m > 0) {
+        h = hash_u64(h, (uint64_t)m);
+        h = agents->hash(agents->ctx, h, HASH_WAYPOINT);
+    }
+    return h;
+}
+
 uint64_t orca_scenario_hash(const orca_scenario *sc)
 {
     if (!sc) {
         return orca_sim_hash(NULL);
     }
-    uint64_t h = orca_sim_hash(sc->sim);
-    if (sc->navigation) {
-        h = orca_sc_nav_hash(sc, h);
-    }
-    if (sc->waypoint_agents == 0) {
-        return h;
-    }
-    int n = orca_sim_agent_count(sc->sim);
-    uint64_t m = 0;
-    for (int pass = 0; pass < 2; ++pass) {
-        if (pass == 1) {
-            if (m == 0) {
-                return h;
-            }
-            h = hash_u64(h, m);
-        }
-        for (int i = 0; i < n; ++i) {
-            int e = key_at(sc, i, orca_sim_agent_at(sc->sim, i));
-            if (e < 0 || !sc->agents[e].wp) {
-                continue;
-            }
-            if (pass == 0) {
-                ++m;
-            } else {
-                h = hash_u64(h, (uint64_t)i);
-                h = hash_u64(h, (uint64_t)sc->agents[e].wp->index);
-            }
-        }
-    }
-    return h;
+    hash_agents agents = {sc_agents_hash, sc_agents_count, (void *)sc};
+    return orca_sc_hash_with(sc, &agents);
 }

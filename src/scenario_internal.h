@@ -25,6 +25,7 @@
 #include "orca/scenario.h"
 #include "nav_internal.h"
 #include "scenario_rule.h"
+#include "snap_io.h"
 #include "vec.h"
 
 #define SC_ERROR_SIZE 256
@@ -329,10 +330,25 @@ orca_status orca_sc_choose(const orca_scenario *sc, int worker, const sc_agent *
  * kept (the same plans the step will make again). Entries of agents no longer in the
  * simulation are not read again. */
 void orca_sc_nav_restore(orca_scenario *sc);
-/* Navigation's part of the hash (docs/navigation.md, "State"): the tag, then for each agent
- * with a path state, in index order: its index, planned, result, corner, corner count, each
- * corner (vertex, side, enter, leave), goal point, stuck steps, best distance, the avoided
- * wall end (flag and point), plans and re-routings. */
-uint64_t orca_sc_nav_hash(const orca_scenario *sc, uint64_t h);
+/* Navigation's part of the hash (docs/navigation.md, "State"): after its tag, for each agent
+ * with a path state, in index order, its index and then these bytes: planned, result,
+ * corner, corner count, each corner (vertex, side, enter, leave), goal point, stuck steps,
+ * best distance, the avoided wall end (flag and point), plans and re-routings. Returns their
+ * count (0 without a path state), written to out only when it is at most cap. */
+size_t orca_sc_nav_hash_bytes(const sc_agent *a, unsigned char *out, size_t cap);
+/* The exit choice's part (with the leg check or an exit choice other than nearest): after its
+ * tag and the two settings, for each agent with a path state, in index order, its index and
+ * then these bytes: its exit and the points it has left. Their count (16, or 0 without a
+ * path state), written to out only when it is at most cap. */
+size_t orca_sc_nav_choice_hash_bytes(const sc_agent *a, unsigned char *out, size_t cap);
+
+/* --- the hash in parts (scenario.c; snap_io.h) ------------------------------------------ */
+
+/* orca_scenario_hash with the agents' parts from agents (sc gives the rest). */
+uint64_t orca_sc_hash_with(const orca_scenario *sc, const hash_agents *agents);
+/* The bytes the agent at index i adds to part (snap_io.h's parts; HASH_NAV, HASH_NAV_CHOICE
+ * and HASH_WAYPOINT without its index); their count, written to out only when at most cap. */
+size_t orca_sc_hash_bytes(const orca_scenario *sc, int i, int part, unsigned char *out,
+                          size_t cap);
 
 #endif

@@ -596,72 +596,48 @@ orca_status orca_scenario_nav_counts(const orca_scenario *sc, orca_nav_counts *o
     return ORCA_OK;
 }
 
-/* A double into the hash: its bits as they are (hash_f64 writes every NaN as one; no NaN
- * reaches navigation's hash). */
-static uint64_t nav_hash_f64(uint64_t h, double x)
+size_t orca_sc_nav_hash_bytes(const sc_agent *a, unsigned char *out, size_t cap)
 {
-    return hash_u64(h, f64_bits(x));
+    const sc_nav *v = a->nv;
+    if (!v) {
+        return 0;
+    }
+    int cnt = v->route.result == ORCA_NAV_OK ? v->route.count : 0;
+    size_t need = (13 + 7 * (size_t)cnt) * 8;
+    if (need > cap) {
+        return need;
+    }
+    /* doubles as their bits as they are (no NaN reaches navigation's hash) */
+    unsigned char *p = out;
+    p = hash_put_u64(p, (uint64_t)v->planned);
+    p = hash_put_u64(p, (uint64_t)v->route.result);
+    p = hash_put_u64(p, (uint64_t)v->k);
+    p = hash_put_u64(p, (uint64_t)cnt);
+    for (int k = 0; k < cnt; ++k) {
+        const orca_nav_corner *c = &v->route.corners[k];
+        p = hash_put_u64(hash_put_u64(p, f64_bits(c->vertex.x)), f64_bits(c->vertex.y));
+        p = hash_put_u64(p, (uint64_t)(int64_t)c->side);
+        p = hash_put_u64(hash_put_u64(p, f64_bits(c->enter.x)), f64_bits(c->enter.y));
+        p = hash_put_u64(hash_put_u64(p, f64_bits(c->leave.x)), f64_bits(c->leave.y));
+    }
+    p = hash_put_u64(hash_put_u64(p, f64_bits(a->goal.target.x)), f64_bits(a->goal.target.y));
+    p = hash_put_u64(p, (uint64_t)v->stuck);
+    p = hash_put_u64(p, f64_bits(v->best));
+    p = hash_put_u64(p, (uint64_t)v->has_avoid);
+    p = hash_put_u64(hash_put_u64(p, f64_bits(v->avoid.x)), f64_bits(v->avoid.y));
+    p = hash_put_u64(p, (uint64_t)v->plans);
+    p = hash_put_u64(p, (uint64_t)v->reroutes);
+    return need;
 }
 
-uint64_t orca_sc_nav_hash(const orca_scenario *sc, uint64_t h)
+size_t orca_sc_nav_choice_hash_bytes(const sc_agent *a, unsigned char *out, size_t cap)
 {
-    static const char tag[] = "orca-nav";
-    for (const char *c = tag; *c; ++c) {
-        h ^= (uint64_t)(unsigned char)*c;
-        h *= UINT64_C(0x100000001b3);
+    const sc_nav *v = a->nv;
+    if (!v) {
+        return 0;
     }
-    int n = orca_sim_agent_count(sc->sim);
-    for (int i = 0; i < n; ++i) {
-        int e = key_at(sc, i, orca_sim_agent_at(sc->sim, i));
-        const sc_nav *v = e >= 0 ? sc->agents[e].nv : NULL;
-        if (!v) {
-            continue;
-        }
-        h = hash_u64(h, (uint64_t)i);
-        h = hash_u64(h, (uint64_t)v->planned);
-        h = hash_u64(h, (uint64_t)v->route.result);
-        h = hash_u64(h, (uint64_t)v->k);
-        int cnt = v->route.result == ORCA_NAV_OK ? v->route.count : 0;
-        h = hash_u64(h, (uint64_t)cnt);
-        for (int k = 0; k < cnt; ++k) {
-            const orca_nav_corner *c = &v->route.corners[k];
-            h = nav_hash_f64(h, c->vertex.x);
-            h = nav_hash_f64(h, c->vertex.y);
-            h = hash_u64(h, (uint64_t)(int64_t)c->side);
-            h = nav_hash_f64(h, c->enter.x);
-            h = nav_hash_f64(h, c->enter.y);
-            h = nav_hash_f64(h, c->leave.x);
-            h = nav_hash_f64(h, c->leave.y);
-        }
-        h = nav_hash_f64(h, sc->agents[e].goal.target.x);
-        h = nav_hash_f64(h, sc->agents[e].goal.target.y);
-        h = hash_u64(h, (uint64_t)v->stuck);
-        h = nav_hash_f64(h, v->best);
-        h = hash_u64(h, (uint64_t)v->has_avoid);
-        h = nav_hash_f64(h, v->avoid.x);
-        h = nav_hash_f64(h, v->avoid.y);
-        h = hash_u64(h, (uint64_t)v->plans);
-        h = hash_u64(h, (uint64_t)v->reroutes);
+    if (cap >= 16) {
+        hash_put_u64(hash_put_u64(out, (uint64_t)(int64_t)v->exit), v->left);
     }
-    if (!sc->nav_check && sc->exit_choice == ORCA_EXIT_NEAREST) {
-        return h; /* (the hash navigation always had) */
-    }
-    /* the leg check and the exit choice: the settings, and each agent's points left */
-    static const char tag2[] = "orca-nav-choice";
-    for (const char *c = tag2; *c; ++c) {
-        h ^= (uint64_t)(unsigned char)*c;
-        h *= UINT64_C(0x100000001b3);
-    }
-    h = hash_u64(h, (uint64_t)sc->nav_check);
-    h = hash_u64(h, (uint64_t)sc->exit_choice);
-    for (int i = 0; i < n; ++i) {
-        int e = key_at(sc, i, orca_sim_agent_at(sc->sim, i));
-        const sc_nav *v = e >= 0 ? sc->agents[e].nv : NULL;
-        if (v) {
-            h = hash_u64(h, (uint64_t)i);
-            h = hash_u64(h, (uint64_t)(int64_t)v->exit);
-            h = hash_u64(h, v->left);
-        }
-    }
-    return h;
+    return 16;
 }

@@ -470,6 +470,10 @@ static inline int32_t agent_lookup(const orca_sim *s, orca_agent_id id)
  * settles first; handles and the agent count need no settling. */
 #define AGENT_DEAD UINT32_MAX
 void orca_agents_compact(orca_sim *s);
+/* Moves the count agents at indices [from, from + count) to [at, at + count) (overlap
+ * allowed): every per-agent array, and their handles follow. The one list of the per-agent
+ * arrays: a new one is added here (removal's compaction moves agents through it). */
+void orca_agents_move(orca_sim *s, int32_t at, int32_t from, int32_t count);
 static inline void orca_agents_settle(const orca_sim *s)
 {
     if (s->dead_count > 0) {
@@ -499,6 +503,10 @@ void orca_agent_store(orca_sim *s, int32_t i, const orca_agent_def *d);
  * appends and removes agents) */
 int orca_ext_reserve(orca_sim *s, int32_t cap); /* grows ext and diag (when allocated) */
 void orca_ext_append(orca_sim *s, int32_t i);   /* defaults for a new agent at index i */
+/* Allocates ext (every agent at the defaults) when it is not there yet; 0 when out of memory. */
+int orca_ext_ensure(orca_sim *s);
+/* Agent i's settings become e (checked), counted in ext_nondefault; 0 when out of memory. */
+int orca_ext_store(orca_sim *s, int32_t i, const agent_ext *e);
 int orca_ext_is_default(const agent_ext *e);
 int orca_diag_ensure(orca_sim *s); /* allocates diag; 0 when out of memory */
 orca_status orca_check_avoidance(const orca_sim *s, const orca_agent_avoidance *a);

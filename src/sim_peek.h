@@ -15,6 +15,9 @@ double orca_sim_peek_radius(const orca_sim *sim, int index);
 void orca_sim_peek_handles(const orca_sim *sim, const uint32_t **slots,
                            const uint32_t **generations);
 
+/* Agents whose avoidance settings are not the defaults (the hash's HASH_EXT count). */
+int32_t orca_sim_peek_nondefault(const orca_sim *sim);
+
 /* Runs fn over [0, count) on the simulation's workers in ranges of any size (orca_sim_run_task
  * keeps ranges of at least 64 items): for items that each cost much more than waking a worker,
  * such as plans. Each call's worker index is in [0, worker count). */

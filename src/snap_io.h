@@ -47,6 +47,57 @@ static inline double bits_f64(uint64_t v)
     return x;
 }
 
+/* The hash's steps over bytes: hash_u64(h, v) is hash_bytes over hash_put_u64's 8 bytes. */
+static inline unsigned char *hash_put_u64(unsigned char *p, uint64_t v)
+{
+    for (int b = 0; b < 8; ++b) {
+        p[b] = (unsigned char)(v >> (56 - 8 * b));
+    }
+    return p + 8;
+}
+
+static inline uint64_t hash_bytes(uint64_t h, const unsigned char *p, size_t n)
+{
+    for (size_t k = 0; k < n; ++k) {
+        h ^= p[k];
+        h *= FNV_PRIME;
+    }
+    return h;
+}
+
+/* The state hash in parts (docs/determinism.md; the scenario's, docs/scenarios.md), for a
+ * caller whose agents are not all in one simulation (orca on MPI): the hash's layout is
+ * written once (orca_sim_hash_with, orca_sc_hash_with) and takes each per-agent part from
+ * hash_agents, which gives every agent's bytes of the part (orca_sim_hash_bytes,
+ * orca_sc_hash_bytes) in index order. The per-agent parts, in the order they enter: */
+enum {
+    HASH_CORE,     /* every agent: position, velocity, preferred velocity, parameters */
+    HASH_EXT,      /* every agent's avoidance settings, while some are not the defaults */
+    HASH_NAV,      /* with navigation on: each agent with a path state, its index first */
+    HASH_NAV_CHOICE, /* with the leg check or an exit choice: each agent with a path state,
+                        its index first, then its exit and the points it has left */
+    HASH_WAYPOINT, /* each agent with waypoints: its index, then its current target */
+    HASH_PARTS
+};
+#define HASH_SIM_BYTES 96 /* the most bytes one agent adds to HASH_CORE or HASH_EXT */
+
+typedef struct hash_agents {
+    /* h continued over every agent's bytes of part, in index order (an agent of HASH_NAV,
+     * HASH_NAV_CHOICE or HASH_WAYPOINT with bytes: hash_u64 of its index, then its bytes) */
+    uint64_t (*hash)(void *ctx, uint64_t h, int part);
+    /* the agents the part counts: HASH_CORE all, HASH_EXT those not at the defaults,
+     * HASH_WAYPOINT those with waypoints (HASH_NAV and HASH_NAV_CHOICE are not asked) */
+    int64_t (*count)(void *ctx, int part);
+    void *ctx;
+} hash_agents;
+
+/* orca_sim_hash with the agents' parts from agents (s gives the rest: walls, boundaries,
+ * options). */
+uint64_t orca_sim_hash_with(const orca_sim *s, const hash_agents *agents);
+/* The bytes agent i (settled index) adds to part HASH_CORE or HASH_EXT (at most
+ * HASH_SIM_BYTES); their count. */
+size_t orca_sim_hash_bytes(const orca_sim *s, int32_t i, int part, unsigned char *out);
+
 typedef struct snap_writer {
     unsigned char *p;
 } snap_writer;
@@ -109,12 +160,7 @@ static inline orca_vec2 get_vec(snap_reader *r)
 /* FNV-1a over n bytes: the snapshots' checksum. */
 static inline uint64_t checksum(const unsigned char *p, size_t n)
 {
-    uint64_t h = FNV_OFFSET;
-    for (size_t k = 0; k < n; ++k) {
-        h ^= p[k];
-        h *= FNV_PRIME;
-    }
-    return h;
+    return hash_bytes(FNV_OFFSET, p, n);
 }
 
 /* orca_sim_load in two halves. The first checks the snapshot and builds its state apart

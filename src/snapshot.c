@@ -24,26 +24,59 @@ static uint64_t hash_vec(uint64_t h, orca_vec2 v)
     return hash_f64(hash_f64(h, v.x), v.y);
 }
 
-uint64_t orca_sim_hash(const orca_sim *s)
+/* A value as the hash reads it (hash_f64: most significant byte first, every NaN as one). */
+static unsigned char *put_hashed(unsigned char *p, double x)
+{
+    return hash_put_u64(p, x != x ? 0x7ff8000000000000ull : f64_bits(x));
+}
+
+size_t orca_sim_hash_bytes(const orca_sim *s, int32_t i, int part, unsigned char *out)
+{
+    orca_agents_settle(s);
+    unsigned char *p = out;
+    if (part == HASH_CORE) {
+        const agent_params *a = &s->par[i];
+        p = put_hashed(put_hashed(p, s->pos[i].x), s->pos[i].y);
+        p = put_hashed(put_hashed(p, s->vel[i].x), s->vel[i].y);
+        p = put_hashed(put_hashed(p, s->pref[i].x), s->pref[i].y);
+        p = put_hashed(put_hashed(put_hashed(p, a->radius), a->max_speed), a->neighbor_dist);
+        p = hash_put_u64(p, (uint64_t)a->max_neighbors);
+        p = put_hashed(put_hashed(p, a->tau), a->tau_obst);
+    } else if (part == HASH_EXT) {
+        agent_ext e = {1.0, 1u, UINT32_MAX, 0};
+        if (s->ext) {
+            e = s->ext[i];
+        }
+        p = put_hashed(p, e.priority);
+        p = hash_put_u64(hash_put_u64(p, e.layers), e.mask);
+        p = hash_put_u64(p, (uint64_t)e.locked);
+    }
+    return (size_t)(p - out);
+}
+
+/* This process's agents, in index order (orca_sim_hash). */
+static uint64_t sim_agents_hash(void *ctx, uint64_t h, int part)
+{
+    const orca_sim *s = ctx;
+    unsigned char bytes[HASH_SIM_BYTES];
+    for (int32_t i = 0; i < s->agent_count; ++i) {
+        h = hash_bytes(h, bytes, orca_sim_hash_bytes(s, i, part, bytes));
+    }
+    return h;
+}
+
+static int64_t sim_agents_count(void *ctx, int part)
+{
+    const orca_sim *s = ctx;
+    return part == HASH_EXT ? s->ext_nondefault : s->agent_count;
+}
+
+uint64_t orca_sim_hash_with(const orca_sim *s, const hash_agents *agents)
 {
     uint64_t h = FNV_OFFSET;
-    if (!s) {
-        return h;
-    }
-    orca_agents_settle(s);
     orca_segments_settle(s);
-    h = hash_u64(h, (uint64_t)s->agent_count);
-    for (int32_t i = 0; i < s->agent_count; ++i) {
-        h = hash_vec(h, s->pos[i]);
-        h = hash_vec(h, s->vel[i]);
-        h = hash_vec(h, s->pref[i]);
-        h = hash_f64(h, s->par[i].radius);
-        h = hash_f64(h, s->par[i].max_speed);
-        h = hash_f64(h, s->par[i].neighbor_dist);
-        h = hash_u64(h, (uint64_t)s->par[i].max_neighbors);
-        h = hash_f64(h, s->par[i].tau);
-        h = hash_f64(h, s->par[i].tau_obst);
-    }
+    h = hash_u64(h, (uint64_t)agents->count(agents->ctx, HASH_CORE));
+    h = agents->hash(agents->ctx, h, HASH_CORE);
     h = hash_u64(h, (uint64_t)s->segment_count);
     for (int32_t k = 0; k < s->segment_count; ++k) {
         h = hash_vec(h, s->seg_a[k]);
@@ -51,14 +84,9 @@ uint64_t orca_sim_hash(const orca_sim *s)
     }
     /* The avoidance settings enter only when some agent is not at the defaults, so every
      * state without them hashes as before the extensions existed (docs/extensions.md). */
-    if (s->ext_nondefault > 0) {
+    if (agents->count(agents->ctx, HASH_EXT) > 0) {
         h = hash_u64(h, EXT_TAG);
-        for (int32_t i = 0; i < s->agent_count; ++i) {
-            h = hash_f64(h, s->ext[i].priority);
-            h = hash_u64(h, s->ext[i].layers);
-            h = hash_u64(h, s->ext[i].mask);
-            h = hash_u64(h, (uint64_t)s->ext[i].locked);
-        }
+        h = agents->hash(agents->ctx, h, HASH_EXT);
     }
     /* The boundaries likewise enter only when there is one. */
     if (s->bnd && s->bnd->loop_count > 0) {
@@ -99,6 +127,16 @@ uint64_t orca_sim_hash(const orca_sim *s)
         }
     }
     return h;
+}
+
+uint64_t orca_sim_hash(const orca_sim *s)
+{
+    if (!s) {
+        return FNV_OFFSET;
+    }
+    orca_agents_settle(s);
+    hash_agents agents = {sim_agents_hash, sim_agents_count, (void *)s};
+    return orca_sim_hash_with(s, &agents);
 }
 
 #define SNAP_MAGIC "ORCASNAP"

@@ -184,6 +184,218 @@ static void edge_checks(void)
           "edge, halo copy: one process refused a step");
 }
 
+/* A small run of `count` agents (added by rank 0) with one wall and the given seed, stepped
+ * `steps` times with the borders moved every step. */
+static orca_mpi *small_run(uint64_t seed, int count, int steps)
+{
+    orca_mpi_def def = orca_mpi_def_default();
+    def.seed = seed;
+    def.rebalance_every = 1;
+    orca_mpi *m = NULL;
+    orca_status st = orca_mpi_create(MPI_COMM_WORLD, &def, &m);
+    CHECK(st == ORCA_OK, "small run: %s", orca_mpi_last_error(NULL));
+    orca_vec2 a = {-1, 3}, b = {1, 3};
+    CHECK(orca_mpi_add_segment(m, a, b) == ORCA_OK, "small run: segment");
+    orca_agent_def d[8];
+    orca_goal g[8];
+    for (int k = 0; k < count && k < 8; ++k) {
+        agent(k, k & 1, &d[k], &g[k]);
+    }
+    st = orca_mpi_add_agents(m, d, g, rank == 0 ? count : 0, NULL);
+    CHECK(st == ORCA_OK, "small run: add: %s", orca_mpi_last_error(m));
+    for (int s = 0; s < steps && st == ORCA_OK; ++s) {
+        st = orca_mpi_step(m);
+    }
+    CHECK(st == ORCA_OK, "small run: step: %s", orca_mpi_last_error(m));
+    return m;
+}
+
+/* Rank 0 reads a whole small file; returns its size (-1 when it cannot). */
+static long slurp(const char *path, unsigned char *buf, long cap)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        return -1;
+    }
+    long n = (long)fread(buf, 1, (size_t)cap, f);
+    fclose(f);
+    return n;
+}
+
+/* Rewrites byte `at` of the file in place (no truncation: the sweep writes thousands). */
+static void poke(const char *path, long at, unsigned char value)
+{
+    FILE *f = fopen(path, "r+b");
+    CHECK(f && fseek(f, at, SEEK_SET) == 0 && fputc(value, f) == value, "cannot patch %s",
+          path);
+    if (f) {
+        fclose(f);
+    }
+}
+
+static void spill(const char *path, const unsigned char *buf, long n)
+{
+    FILE *f = fopen(path, "wb");
+    CHECK(f && fwrite(buf, 1, (size_t)n, f) == (size_t)n, "cannot write %s", path);
+    if (f) {
+        fclose(f);
+    }
+}
+
+/* Collective: a restart from dir: 1 when it refused naming `name`, 0 when it restarted to
+ * `want`, -1 when it restarted to another hash or refused without naming the file. */
+static int restart_verdict(MPI_Comm comm, const char *dir, const char *name, uint64_t want,
+                           char *msg, size_t msgsize)
+{
+    orca_mpi *r = NULL;
+    orca_status st = orca_mpi_restart(comm, dir, NULL, &r);
+    if (st != ORCA_OK) {
+        snprintf(msg, msgsize, "%s", orca_mpi_last_error(NULL));
+        return strstr(msg, name) ? 1 : -1;
+    }
+    uint64_t h = orca_mpi_hash(r, &st);
+    snprintf(msg, msgsize, "restarted to %016llx", (unsigned long long)h);
+    orca_mpi_destroy(r);
+    return st == ORCA_OK && h == want ? 0 : -1;
+}
+
+/* Flips every bit of every stride-th byte of each file of the checkpoint of step 4 in dir
+ * (the manifest and `parts` parts), one at a time, and restarts from it on comm (the ranks of
+ * comm call this; rank 0 of the world flips): each must be refused naming the file, or
+ * restart to want. Adds to counts[3] the refusals, the right restarts and the wrong ones. */
+static void sweep_files(MPI_Comm comm, const char *dir, int parts, long stride, uint64_t want,
+                        long counts[3])
+{
+    static unsigned char buf[1 << 16];
+    for (int f = -1; f < parts; ++f) {
+        char path[512], name[64];
+        if (f < 0) {
+            snprintf(name, sizeof name, "manifest.bin");
+        } else {
+            snprintf(name, sizeof name, "step-4-part-%05d.bin", f);
+        }
+        snprintf(path, sizeof path, "%s/%s", dir, name);
+        long n = rank == 0 ? slurp(path, buf, sizeof buf) : 0;
+        MPI_Bcast(&n, 1, MPI_LONG, 0, comm);
+        CHECK(n > 0, "sweep: cannot read %s", path);
+        for (long at = 0; at < n; at += stride) {
+            for (int bit = 0; bit < 8; ++bit) {
+                if (rank == 0) {
+                    poke(path, at, (unsigned char)(buf[at] ^ (1u << bit)));
+                }
+                MPI_Barrier(comm);
+                char msg[600];
+                int v = restart_verdict(comm, dir, name, want, msg, sizeof msg);
+                counts[v == 1 ? 0 : v == 0 ? 1 : 2]++;
+                CHECK(v >= 0, "sweep: %s byte %ld bit %d: %s", name, at, bit, msg);
+                if (getenv("MPI_CHECK_SHOW") && rank == 0 && bit == 0 && at % 97 == 0) {
+                    printf("sweep: %s byte %ld bit 0: %s\n", name, at, msg);
+                }
+            }
+            if (rank == 0) {
+                poke(path, at, buf[at]);
+            }
+        }
+        MPI_Barrier(comm);
+    }
+}
+
+/* Checkpoint corruption (docs/mpi.md, "Checkpoints"): a small checkpoint written by every
+ * rank; every single-bit flip of every byte of its files (the manifest and each part),
+ * restarted on one rank (which reads every part), is refused naming the file or restarts to
+ * the checkpoint's hash; every bit of every 29th byte likewise restarted on every rank (the
+ * refusal of one rank reaches all). A part of a run with another seed and another rank's part
+ * are refused naming the field; a directory one rank cannot write, naming the rank and the
+ * OS's reason. */
+static void corruption_sweep(const char *dir)
+{
+    orca_mpi *m = small_run(11, 3, 4);
+    orca_status st = orca_mpi_checkpoint(m, dir);
+    CHECK(st == ORCA_OK, "sweep: checkpoint: %s", orca_mpi_last_error(m));
+    uint64_t want = orca_mpi_hash(m, &st);
+    orca_mpi_destroy(m);
+    long one[3] = {0, 0, 0}, all[3] = {0, 0, 0};
+    MPI_Comm solo;
+    MPI_Comm_split(MPI_COMM_WORLD, rank == 0 ? 0 : MPI_UNDEFINED, 0, &solo);
+    if (solo != MPI_COMM_NULL) {
+        sweep_files(solo, dir, ranks, 1, want, one);
+        MPI_Comm_free(&solo);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (ranks > 1) {
+        sweep_files(MPI_COMM_WORLD, dir, ranks, 29, want, all);
+    }
+    if (rank == 0) {
+        printf("checkpoint corruption (%d part%s): every bit of every byte restarted on 1 rank: "
+               "%ld flips, %ld refused naming the file, %ld restarted to the right hash, %ld "
+               "wrong\n",
+               ranks, ranks == 1 ? "" : "s", one[0] + one[1] + one[2], one[0], one[1], one[2]);
+        if (ranks > 1) {
+            printf("checkpoint corruption: every bit of every 29th byte restarted on %d ranks: "
+                   "%ld flips, %ld refused, %ld right, %ld wrong\n",
+                   ranks, all[0] + all[1] + all[2], all[0], all[1], all[2]);
+        }
+    }
+    static unsigned char buf[1 << 16];
+    char msg[600];
+    CHECK(restart_verdict(MPI_COMM_WORLD, dir, "-", want, msg, sizeof msg) == 0,
+          "sweep: the checkpoint restored: %s", msg);
+    /* parts that are not this checkpoint's: another seed's run (its own run identifier),
+     * another rank's part */
+    char other[512];
+    snprintf(other, sizeof other, "%s-other", dir);
+    if (rank == 0) {
+        mkdir(other, 0700);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    m = small_run(12, 3, 4);
+    CHECK(orca_mpi_checkpoint(m, other) == ORCA_OK, "sweep: the other run's checkpoint");
+    orca_mpi_destroy(m);
+    static unsigned char keep[1 << 16];
+    char part0[600], from[600];
+    snprintf(part0, sizeof part0, "%s/step-4-part-00000.bin", dir);
+    long kept = rank == 0 ? slurp(part0, keep, sizeof keep) : 0;
+    struct {
+        const char *what, *from, *field;
+    } cases[2] = {{"a part of a run with another seed", "step-4-part-00000.bin", "run_id"},
+                  {"another rank's part", "step-4-part-00001.bin", "rank"}};
+    for (int c = 0; c < (ranks > 1 ? 2 : 1); ++c) {
+        snprintf(from, sizeof from, "%s/%s", c == 0 ? other : dir, cases[c].from);
+        if (rank == 0) {
+            long n = slurp(from, buf, sizeof buf);
+            CHECK(n > 0, "sweep: cannot read %s", from);
+            spill(part0, buf, n);
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+        int v = restart_verdict(MPI_COMM_WORLD, dir, "step-4-part-00000.bin", want, msg,
+                                sizeof msg);
+        CHECK(v == 1 && strstr(msg, cases[c].field), "%s: %s", cases[c].what, msg);
+        if (rank == 0) {
+            printf("%s: refused: %s\n", cases[c].what, msg);
+            spill(part0, keep, kept);
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+    /* a directory that cannot be written: named with the OS's reason before anything runs */
+    m = small_run(11, 1, 0);
+    char bad[600];
+    snprintf(bad, sizeof bad, "%s/%s", dir, rank == ranks - 1 ? "missing/sub" : ".");
+    st = orca_mpi_check_directory(m, bad);
+    char want_msg[64];
+    snprintf(want_msg, sizeof want_msg, "rank %d: checkpoint directory", ranks - 1);
+    CHECK(st == ORCA_ERR_IO && strstr(orca_mpi_last_error(m), want_msg) &&
+              strstr(orca_mpi_last_error(m), "No such file or directory"),
+          "an unwritable directory: %d '%s'", (int)st, orca_mpi_last_error(m));
+    CHECK(orca_mpi_check_directory(m, dir) == ORCA_OK, "a writable directory: %s",
+          orca_mpi_last_error(m));
+    orca_mpi_destroy(m);
+    if (rank == 0) {
+        char cmd[600];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", other);
+        CHECK(system(cmd) == 0, "could not remove %s", other);
+    }
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -245,7 +457,7 @@ int main(int argc, char **argv)
         d.radius = rank == ranks - 1 ? -1.0 : 0.5;
         st = orca_mpi_add_agents(m, &d, &g, 1, NULL);
         CHECK(st == ORCA_ERR_ARGUMENT, "a negative radius: status %d", (int)st);
-        char want[64];
+        char want[128];
         snprintf(want, sizeof want, "rank %d: agent 0: radius", ranks - 1);
         CHECK(strstr(orca_mpi_last_error(m), want) != NULL, "message '%s'",
               orca_mpi_last_error(m));
@@ -273,6 +485,32 @@ int main(int argc, char **argv)
         CHECK(st == ORCA_ERR_ARGUMENT && m2 == NULL &&
                   strstr(orca_mpi_last_error(NULL), "dt must be in") != NULL,
               "dt 0: %d '%s'", (int)st, orca_mpi_last_error(NULL));
+        /* a scenario or a built-in scene that differs on the last rank: refused on every
+         * rank, naming that rank and what differs */
+        if (ranks > 1) {
+            orca_scenario *sc = NULL;
+            orca_scenario_create(NULL, dt, seed, &sc);
+            for (int k = 0; k < 4; ++k) {
+                agent(k, k & 1, &d, &g);
+                if (k == 2 && rank == ranks - 1) {
+                    g.preferred_speed = 1.25;
+                }
+                orca_scenario_add_agent(sc, &d, &g, NULL);
+            }
+            st = orca_mpi_create_from_scenario(MPI_COMM_WORLD, sc, &def, &m2);
+            snprintf(want, sizeof want, "rank %d: the scenario differs from rank 0's: its goals",
+                     ranks - 1);
+            CHECK(st == ORCA_ERR_ARGUMENT && m2 == NULL &&
+                      strstr(orca_mpi_last_error(NULL), want) != NULL,
+                  "a scenario that differs: %d '%s'", (int)st, orca_mpi_last_error(NULL));
+            orca_scenario_destroy(sc);
+            st = orca_mpi_create_builtin(MPI_COMM_WORLD, ORCA_SCENE_CIRCLE,
+                                         rank == ranks - 1 ? 12 : 10, 1, &def, &m2);
+            snprintf(want, sizeof want, "rank %d: the built-in scene", ranks - 1);
+            CHECK(st == ORCA_ERR_ARGUMENT && m2 == NULL &&
+                      strstr(orca_mpi_last_error(NULL), want) != NULL,
+                  "a built-in scene that differs: %d '%s'", (int)st, orca_mpi_last_error(NULL));
+        }
         same_hash(m, "after the refusals", 0);
     }
 
@@ -387,6 +625,8 @@ int main(int argc, char **argv)
             MPI_Comm_free(&c);
         }
     }
+    MPI_Barrier(MPI_COMM_WORLD);
+    corruption_sweep(dir);
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0) {
         char cmd[512];

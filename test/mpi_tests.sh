@@ -9,6 +9,7 @@
 # 2. orca-mpi on every built-in scene on 1-4 ranks: the hash every 50 steps equals
 #    `orca run --steps K`'s.
 #    --max-steps (until every agent has arrived) stops where orca run stops, with its hash.
+#    A 2 km x 6 m corridor on 4 ranks is cut across its length (small halos), to orca run's hash.
 # 3. A checkpoint written on 2 ranks continued on 3 and on 1: the hash equals orca run's.
 # 4. A rank killed mid-run: the job fails within a bounded time with a message naming the
 #    lost process; the last checkpoint restarts it with the one-process bits.
@@ -77,6 +78,35 @@ for r in 1 3; do
         cat "$tmp/err"
     fi
 done
+# 2c. a long corridor (2 km x 6 m, 12,000 agents both ways, neighbour distance 2 m) on 4 ranks:
+#     every cut goes across its length (each domain spans the whole width), so the halos are a
+#     few columns at each cut; the hash equals orca run's
+cat >"$tmp/long.txt" <<'EOF'
+orca-scene 1
+dt 0.1
+default radius 0.2
+default neighbor_dist 2
+default time_horizon 2
+default obstacle_time_horizon 2
+default preferred_speed 1.3
+segment 0 0 2000 0
+segment 0 6 2000 6
+grid 2000 3 0.5 0.5 1 1 goal 2100 1.5
+grid 2000 3 0.5 3.5 1 1 goal -100 4.5
+EOF
+want=$("$orca" run "$tmp/long.txt" --steps 20 --json | json 'd["hash"]')
+got=$(run 4 "$ompi" run "$tmp/long.txt" --steps 20 --rebalance 5 --json 2>"$tmp/err" |
+    json '"%s %.4f %d" % (d["hash"], sum(r["halo_per_step"] for r in d["per_rank"]) /
+          d["agents"], all(r["box"][1] < -1e300 and r["box"][3] > 1e300 for r in d["per_rank"]))')
+read -r h share across <<<"$got"
+if [[ "$h" == "$want" && "$across" == 1 ]] && python3 -c "import sys; sys.exit(not $share < 0.02)"; then
+    ok "a 2 km x 6 m corridor on 4 ranks, cut across its length: $share halo agents per owned, $h"
+else
+    bad "the long corridor on 4 ranks: '$got' (orca run: $want; want every domain across the" \
+        "width and under 0.02 halo agents per owned)"
+    cat "$tmp/err"
+fi
+
 # the text summary's overlaps are fractions of the radius, as orca run's (not metres)
 ov=$(run 2 "$ompi" run "$tmp/corridor.txt" --steps 20 2>"$tmp/err" | grep 'overlap')
 if grep -q 'deepest agent overlap: .* (fraction of radius)' <<<"$ov" &&
@@ -126,6 +156,55 @@ for case in "--scene circle --max-steps 20000:1 2 3 4" "--scene wallgap --max-st
     done
 done
 
+# 2d. ranks that disagree: each case ends within seconds, with a message naming the rank and
+#     what differs and exit status 2, never a hang (mpirun's MPMD form gives each rank its own
+#     command line; timeout ends a hang)
+cp "$tmp/corridor.txt" "$tmp/a.txt"
+{ cat "$tmp/corridor.txt"; echo "agent 30 30 goal 0 0"; } >"$tmp/b.txt"
+disagree() {
+    local what=$1 msg=$2 a=$3 b=$4 start took status
+    start=$(date +%s)
+    # shellcheck disable=SC2086
+    timeout 60 "$mpiexec" --oversubscribe -n 1 "$ompi" run $a : -n 1 "$ompi" run $b \
+        >/dev/null 2>"$tmp/err"
+    status=$?
+    took=$(($(date +%s) - start))
+    if [[ $status == 124 ]]; then
+        bad "$what: hangs (killed after 60 s)"
+    elif [[ $status == 0 ]]; then
+        bad "$what: exit status 0"
+    elif grep -q -- "$msg" "$tmp/err" && ((took < 30)); then
+        ok "$what: status $status in ${took} s: $(grep -m1 orca-mpi "$tmp/err")"
+    else
+        bad "$what: status $status in ${took} s, unexpected message"
+        cat "$tmp/err"
+    fi
+}
+base="--scene circle -n 40 --steps 20 -q"
+disagree "an unknown option on rank 1 only" "rank 1: unknown option '--bogus'" "$base" "$base --bogus"
+disagree "a bad value on rank 1 only" "rank 1: --steps: expected a whole number" \
+    "$base" "--scene circle --steps x"
+disagree "--hash-every on one rank" "rank 1: its options differ from rank 0's: --hash-every: 5 here, not given on rank 0" \
+    "$base" "$base --hash-every 5"
+disagree "different --steps" "rank 1: its options differ from rank 0's: --steps: 30 here, 20 on rank 0" \
+    "$base" "--scene circle -n 40 --steps 30 -q"
+disagree "--scene random on one rank, circle on the other" \
+    "rank 1: its options differ from rank 0's: --scene: random here, circle on rank 0" \
+    "$base" "--scene random -n 40 --steps 20 -q"
+disagree "different scene files" \
+    "rank 1: its options differ from rank 0's: scene file: $tmp/b.txt here, $tmp/a.txt on rank 0" \
+    "$tmp/a.txt --steps 20 -q" "$tmp/b.txt --steps 20 -q"
+# the scene file is read once, on rank 0, and sent to the others: standard input (which
+# mpirun gives rank 0 only) runs on 3 ranks to orca run's hash
+want=$("$orca" run "$tmp/corridor.txt" --steps 40 --json | json 'd["hash"]')
+got=$(run 3 "$ompi" run - --steps 40 --json <"$tmp/corridor.txt" 2>"$tmp/err" | json 'd["hash"]')
+if [[ "$got" == "$want" ]]; then
+    ok "a scene file on standard input, read by rank 0 only, on 3 ranks: $got"
+else
+    bad "a scene file on standard input on 3 ranks: $got, orca run gives $want"
+    cat "$tmp/err"
+fi
+
 # 3. a checkpoint at step 100 on 2 ranks, continued to 200 on 3 ranks and on 1
 want=$("$orca" run --scene wallgap --steps 200 --json | json 'd["hash"]')
 mkdir -p "$tmp/ck"
@@ -147,8 +226,20 @@ fi
 cp -r "$tmp/ck" "$tmp/ck2"
 part=$(ls "$tmp/ck2"/step-100-part-00001.bin)
 truncate -s -7 "$part"
-refused "a truncated checkpoint part" "step-100-part-00001.bin is not part 1 of 2" \
+refused "a truncated checkpoint part" "step-100-part-00001.bin: field count" \
     --restart "$tmp/ck2" --steps 1 -q
+# a checkpoint directory that cannot be written is refused before the first step, with the
+# operating system's reason (mpi_check sweeps every bit of a checkpoint)
+start=$(date +%s)
+refused "a checkpoint directory that does not exist" \
+    "checkpoint directory $tmp/none: cannot write a file in it: No such file or directory" \
+    --scene random -n 1000 --steps 100000 --checkpoint "$tmp/none" -q
+took=$(($(date +%s) - start))
+if ((took < 20)); then
+    ok "the unwritable directory was refused in ${took} s (before the run)"
+else
+    bad "the unwritable directory was refused only after ${took} s"
+fi
 
 # 4. a rank killed mid-run
 mkdir -p "$tmp/kill"

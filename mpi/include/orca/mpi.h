@@ -149,13 +149,26 @@ int orca_mpi_local_agents(const orca_mpi *m, uint64_t *keys, orca_vec2 *position
                                    int capacity);
 
 /** Collective: a checkpoint in directory dir (which must exist): each rank writes its part
- * (part-R.bin) and rank 0 the manifest (manifest.bin, written last: a checkpoint without it is
- * incomplete). Files of an earlier checkpoint in dir are replaced. */
+ * (step-S-part-RRRRR.bin) and rank 0 the manifest (manifest.bin, written last: a checkpoint
+ * without it is incomplete), which records the state hash, the run's identifier and each
+ * part's digest. A part of this run's earlier checkpoint in dir is removed once the new
+ * manifest is in place. ORCA_ERR_IO with the operating system's reason when a file cannot be
+ * written. */
 orca_status orca_mpi_checkpoint(orca_mpi *m, const char *dir);
+
+/** Collective: checks that every rank can write files in dir (each creates and removes one);
+ * ORCA_ERR_IO naming the rank and the operating system's reason ("No such file or
+ * directory", "Permission denied") when one cannot. Call it before the first step of a run
+ * that will write checkpoints there. */
+orca_status orca_mpi_check_directory(orca_mpi *m, const char *dir);
 
 /** Collective: a run restored from the checkpoint in dir, on any number of ranks (def's
  * workers, vector_kernels, rebalance_every, record and diagnostics apply; its dt and seed are
- * the checkpoint's). It continues with the bits of the run that wrote it. */
+ * the checkpoint's). It checks everything it reads and refuses (ORCA_ERR_FORMAT), naming the
+ * file and the field, any byte that differs from what was written: each file's checksum, the
+ * manifest's values, each part's run identifier, rank, step and digest against the manifest,
+ * every agent's values, and the restored state's hash against the manifest's. It continues
+ * with the bits of the run that wrote it. */
 orca_status orca_mpi_restart(MPI_Comm comm, const char *dir, const orca_mpi_def *def,
                                       orca_mpi **out);
 
