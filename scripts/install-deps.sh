@@ -54,8 +54,9 @@ PACKAGES=(
     gcovr                                                   # coverage of src/
     pkgconf g++ dpkg-dev file                               # scripts/consumers (pkg-config, C++17, .deb)
     "libclang-rt-$clang_major-dev"                          # ASan, UBSan, TSan, libFuzzer (clang)
-    "gcc-$gcc_major-multilib" gcc-multilib                  # i686 (-m32; gcc-multilib: the
-                                                            # /usr/include/asm that <errno.h> needs)
+    "gcc-$gcc_major-multilib"                               # i686 (-m32; not gcc-multilib, which
+                                                            # conflicts with the cross compilers:
+                                                            # scripts/m32-include gives its asm link)
     qemu-user                                               # qemu-aarch64, -s390x, -riscv64, -i386
     gcc-aarch64-linux-gnu libc6-dev-arm64-cross             # aarch64
     gcc-s390x-linux-gnu libc6-dev-s390x-cross               # s390x (big-endian)

@@ -204,6 +204,10 @@ define_target() {
             # kernel can execute 32-bit binaries, else under qemu-i386.
             if [[ $name == i686-gcc-* ]]; then T_CC=(gcc); else T_CC=(clang); fi
             T_FLAGS=(-m32 -msse2 -mfpmath=sse)
+            # <asm/errno.h> for -m32 without Debian's gcc-multilib (scripts/m32-include)
+            local m32
+            read -r -a m32 <<<"$("$ROOT/scripts/m32-include" "$MATRIX_OUT/$name")"
+            T_FLAGS+=("${m32[@]}")
             T_ALT_RUN=(qemu-i386)
             T_NEEDS=("${T_CC[0]}" /usr/lib32/crt1.o)
             if command -v gcc >/dev/null 2>&1; then
