@@ -1828,12 +1828,15 @@ static orca_status build_options(orca_scene_file *d, const orca_scene_build_def 
 /* Agent a's definition and goal with the pedestrian preset: the preset's value of every
  * parameter no `default` line or key gave, and the free speed drawn for the agent the
  * scenario adds next where its point or set goal has no speed given. */
-static void preset_agent(const sf_agent *a, const orca_scenario *sc, orca_agent_def *def,
-                         orca_goal *goal)
+static orca_status preset_agent(const sf_agent *a, const orca_scenario *sc, orca_agent_def *def,
+                                orca_goal *goal)
 {
     orca_agent_def pd;
     double speed;
-    orca_scenario_pedestrian_agent(sc, &pd, &speed);
+    orca_status st = orca_scenario_pedestrian_agent(sc, &pd, &speed);
+    if (st != ORCA_OK) {
+        return st;
+    }
     unsigned given = a->given;
     def->radius = (given >> P_RADIUS) & 1 ? def->radius : pd.radius;
     def->max_speed = (given >> P_MAX_SPEED) & 1 ? def->max_speed : pd.max_speed;
@@ -1847,6 +1850,7 @@ static void preset_agent(const sf_agent *a, const orca_scenario *sc, orca_agent_
         (goal->kind == ORCA_GOAL_POINT || goal->kind == ORCA_GOAL_SET)) {
         goal->preferred_speed = speed;
     }
+    return ORCA_OK;
 }
 
 /* The walls in file order. */
@@ -1880,11 +1884,11 @@ static orca_status build_agents(orca_scene_file *d, orca_scenario *sc)
         const sf_agent *a = &d->agents[i];
         orca_agent_def def = a->def;
         orca_goal goal = a->goal;
-        if (preset) {
-            preset_agent(a, sc, &def, &goal);
-        }
+        orca_status st = preset ? preset_agent(a, sc, &def, &goal) : ORCA_OK;
         orca_agent_id id;
-        orca_status st = orca_scenario_add_agent(sc, &def, &goal, &id);
+        if (st == ORCA_OK) {
+            st = orca_scenario_add_agent(sc, &def, &goal, &id);
+        }
         if (st == ORCA_OK && (st = orca_agent_set_avoidance(sim, id, &a->avoidance)) != ORCA_OK) {
             return build_fail(d, st, "%s:%d: agent %d: %s", d->path, a->line, i,
                               orca_sim_last_error(sim));
