@@ -312,6 +312,16 @@ namespace Orca
         [DllImport(Library, CallingConvention = Cc)] public static extern Status orca_scenario_goal_set_get(ScenarioHandle sc, int set, IntPtr* name, Vec2* points, int capacity, int* count);
         [DllImport(Library, CallingConvention = Cc)] public static extern Status orca_scenario_agent_nav(ScenarioHandle sc, int index, NavAgent* out_, NavCorner* corners, int capacity);
         [DllImport(Library, CallingConvention = Cc)] public static extern int orca_scenario_nav_unreachable(ScenarioHandle sc);
+        [DllImport(Library, CallingConvention = Cc)] public static extern Status orca_scenario_set_nav_check(ScenarioHandle sc, int on);
+        [DllImport(Library, CallingConvention = Cc)] public static extern int orca_scenario_get_nav_check(ScenarioHandle sc);
+        [DllImport(Library, CallingConvention = Cc)] public static extern Status orca_scenario_set_exit_choice(ScenarioHandle sc, int choice);
+        [DllImport(Library, CallingConvention = Cc)] public static extern int orca_scenario_get_exit_choice(ScenarioHandle sc);
+        [DllImport(Library, CallingConvention = Cc)] public static extern IntPtr orca_exit_choice_name(int choice);
+        [DllImport(Library, CallingConvention = Cc)] public static extern int orca_exit_choice_from_name(byte[] name);
+        [DllImport(Library, CallingConvention = Cc)] public static extern Status orca_scenario_exit_departures(ScenarioHandle sc, int set, int point, int* count, long* lastStep);
+        [DllImport(Library, CallingConvention = Cc)] public static extern Status orca_scenario_set_goal_set_capacity(ScenarioHandle sc, int set, double capacity);
+        [DllImport(Library, CallingConvention = Cc)] public static extern Status orca_scenario_goal_set_capacity(ScenarioHandle sc, int set, double* capacity);
+        [DllImport(Library, CallingConvention = Cc)] public static extern Status orca_scenario_nav_counts(ScenarioHandle sc, NavCounts* out_);
         [DllImport(Library, CallingConvention = Cc)] public static extern AgentDef orca_pedestrian_agent_def();
         [DllImport(Library, CallingConvention = Cc)] public static extern double orca_pedestrian_free_speed(ulong seed, ulong key);
         [DllImport(Library, CallingConvention = Cc)] public static extern Status orca_scenario_pedestrian_agent(ScenarioHandle sc, AgentDef* def, double* freeSpeed);

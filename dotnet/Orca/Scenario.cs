@@ -343,6 +343,77 @@ namespace Orca
 
         public int NavigationUnreachable { get { return Native.orca_scenario_nav_unreachable(h_); } }
 
+        /// <summary>The leg check (orca_scenario_set_nav_check; docs/navigation.md): an agent
+        /// whose last leg is blocked after it made no progress plans again. Off by default.
+        /// </summary>
+        public bool NavCheck
+        {
+            get { return Native.orca_scenario_get_nav_check(h_) != 0; }
+            set { Check(Native.orca_scenario_set_nav_check(h_, value ? 1 : 0)); }
+        }
+
+        /// <summary>How goal-set agents choose their point (orca_scenario_set_exit_choice).
+        /// </summary>
+        public ExitChoice ExitChoice
+        {
+            get { return (ExitChoice)Native.orca_scenario_get_exit_choice(h_); }
+            set { Check(Native.orca_scenario_set_exit_choice(h_, (int)value)); }
+        }
+
+        /// <summary>"nearest", "calm", "quickest" (orca_exit_choice_name); null for another
+        /// value.</summary>
+        public static string ExitChoiceName(ExitChoice choice)
+        {
+            IntPtr s = Native.orca_exit_choice_name((int)choice);
+            return s == IntPtr.Zero ? null : Native.Utf8(s);
+        }
+
+        /// <summary>The choice of a name (orca_exit_choice_from_name); false when unknown.
+        /// </summary>
+        public static bool TryParseExitChoice(string name, out ExitChoice choice)
+        {
+            int c = Native.orca_exit_choice_from_name(Native.Utf8Z(name ?? ""));
+            choice = c < 0 ? ExitChoice.Nearest : (ExitChoice)c;
+            return c >= 0;
+        }
+
+        /// <summary>The capacity of each point of an exit set for the quickest choice, in
+        /// agents a second (orca_scenario_set_goal_set_capacity).</summary>
+        public void SetGoalSetCapacity(int set, double capacity)
+        {
+            Check(Native.orca_scenario_set_goal_set_capacity(h_, set, capacity));
+        }
+
+        public double GetGoalSetCapacity(int set)
+        {
+            double c;
+            Check(Native.orca_scenario_goal_set_capacity(h_, set, &c));
+            return c;
+        }
+
+        /// <summary>Agents that left by point `point` of exit set `set`, and the step at which
+        /// the last of them left (-1 when none) (orca_scenario_exit_departures).</summary>
+        public int GetExitDepartures(int set, int point, out long lastStep)
+        {
+            int n;
+            long last;
+            Check(Native.orca_scenario_exit_departures(h_, set, point, &n, &last));
+            lastStep = last;
+            return n;
+        }
+
+        /// <summary>Navigation's counts over the whole run (orca_scenario_nav_counts).
+        /// </summary>
+        public NavCounts NavCounts
+        {
+            get
+            {
+                NavCounts c;
+                Check(Native.orca_scenario_nav_counts(h_, &c));
+                return c;
+            }
+        }
+
         /// <summary>Sets every agent's preferred velocity by the rule, steps by Dt, records.
         /// </summary>
         public void Step()

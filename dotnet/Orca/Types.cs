@@ -388,6 +388,33 @@ namespace Orca
         public Vec2 Goal;
     }
 
+    /// <summary>How a goal-set agent chooses the point it heads for (orca_exit_choice;
+    /// docs/navigation.md, "Exit choice").</summary>
+    public enum ExitChoice
+    {
+        Nearest = 0,
+        Calm = 1,
+        Quickest = 2,
+    }
+
+    /// <summary>Navigation's counts over the whole run, agents that left included
+    /// (orca_nav_counts).</summary>
+    [StructLayout(LayoutKind.Sequential)]
+    public struct NavCounts
+    {
+        public long Plans;
+        public long Reroutes;
+        public long Replans;
+        public long ExitChanges;
+        public long ExitReturns;
+        public int AgentsChanged;
+        public int MostChanges;
+        public int Exited;
+        public int AtExits;
+        public int Arrived;
+        public int Unreachable;
+    }
+
     /// <summary>A signed distance from a velocity obstacle and the normal there (orca_vo).
     /// </summary>
     [StructLayout(LayoutKind.Sequential)]

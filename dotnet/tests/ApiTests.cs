@@ -430,6 +430,71 @@ namespace OrcaTests
             }
         }
 
+        // Navigation's options (docs/navigation.md): the setters do what the scene file's
+        // keywords do (the same hash every step), the counts add up once everyone has left,
+        // and bad values are refused without a change.
+        private static string ExitScene(string navigation, string exit)
+        {
+            var text = new System.Text.StringBuilder();
+            text.Append("orca-scene 1\ndt 0.25\n").Append(navigation).Append('\n');
+            text.Append("polyline 0 0 12 0 12 12 0 12 0 0\n");
+            text.Append("goalset doors 1 1 11 11 ").Append(exit).Append('\n');
+            for (int k = 0; k < 16; ++k) {
+                text.AppendFormat("agent {0} {1} goalset doors radius=0.3\n", 3 + (k % 4) * 2, 3 + (k / 4) * 2);
+            }
+            return text.ToString();
+        }
+
+        private static void TestExitChoiceAndNavCounts()
+        {
+            using (Scenario a = Scenario.FromSceneText(ExitScene("navigation on check=on exits=quickest", "exit arrive=0.5 capacity=2.5"), "a.txt"))
+            using (Scenario b = Scenario.FromSceneText(ExitScene("navigation on", "exit arrive=0.5"), "b.txt"))
+            using (Scenario plain = Scenario.FromSceneText(ExitScene("navigation on", "exit arrive=0.5"), "plain.txt")) {
+                Ensure(a.NavCheck && a.ExitChoice == ExitChoice.Quickest && a.GetGoalSetCapacity(0) == 2.5, "the file's keywords");
+                Ensure(!b.NavCheck && b.ExitChoice == ExitChoice.Nearest, "the defaults");
+                b.NavCheck = true;
+                b.ExitChoice = ExitChoice.Quickest;
+                b.SetGoalSetCapacity(0, 2.5);
+                Same("calm", Scenario.ExitChoiceName(ExitChoice.Calm), "a choice's name");
+                Same(null, Scenario.ExitChoiceName((ExitChoice)7), "no name");
+                ExitChoice parsed;
+                Ensure(Scenario.TryParseExitChoice("quickest", out parsed) && parsed == ExitChoice.Quickest, "parse");
+                Ensure(!Scenario.TryParseExitChoice("fastest", out parsed), "unknown name");
+                ulong before = b.Hash;
+                Refused(Status.Argument, () => b.ExitChoice = (ExitChoice)7, "a choice out of the enum");
+                Refused(Status.Argument, () => b.SetGoalSetCapacity(0, 0), "capacity 0");
+                Refused(Status.Argument, () => b.SetGoalSetCapacity(0, double.PositiveInfinity), "capacity infinite");
+                Refused(Status.Argument, () => b.SetGoalSetCapacity(1, 1), "no such set");
+                Same(before, b.Hash, "refusals change nothing");
+                Same(2.5, b.GetGoalSetCapacity(0), "capacity kept");
+                int n = a.Simulation.AgentCount, steps = 0;
+                long last;
+                while (a.GetExited(out last) < n && steps < 2000) {
+                    a.Step();
+                    b.Step();
+                    ++steps;
+                    Same(a.Hash, b.Hash, "hash at step " + steps);
+                }
+                Same(n, a.GetExited(out last), "everyone left");
+                plain.Step(steps);
+                Ensure(plain.Hash != a.Hash, "the options change this scene's walk");
+                NavCounts c = a.NavCounts;
+                Same(n, c.Exited, "counts: exited");
+                Same(n, c.Arrived, "counts: arrived");
+                Same(0, c.AtExits, "counts: none left at an exit");
+                Ensure(c.Plans >= n && c.MostChanges <= 2 && c.Unreachable == 0, "counts: plans " + c.Plans + ", most changes " + c.MostChanges);
+                long lastOfAll = -1;
+                int departed = 0;
+                for (int point = 0; point < 2; ++point) {
+                    long lp;
+                    departed += a.GetExitDepartures(0, point, out lp);
+                    lastOfAll = Math.Max(lastOfAll, lp);
+                }
+                Same(n, departed, "departures add up");
+                Same(last, lastOfAll, "the last departure");
+            }
+        }
+
         private static void TestNavigator()
         {
             using (var sim = new Simulation())

@@ -347,7 +347,8 @@ namespace OrcaTests
                 { "orca_agent_diagnostics", typeof(AgentDiagnostics) },
                 { "orca_step_diagnostics", typeof(StepDiagnostics) }, { "orca_goal", typeof(Goal) },
                 { "orca_nav_corner", typeof(NavCorner) }, { "orca_nav_stats", typeof(NavStats) },
-                { "orca_nav_agent", typeof(NavAgent) }, { "orca_vo", typeof(VelocityObstacle) },
+                { "orca_nav_agent", typeof(NavAgent) }, { "orca_nav_counts", typeof(NavCounts) },
+                { "orca_vo", typeof(VelocityObstacle) },
                 { "orca_vo_cases", typeof(VoCases) }, { "orca_lp_result", typeof(LpResult) },
                 { "orca_solve_result", typeof(SolveResult) }, { "orca_allocator", typeof(Allocator) },
             };

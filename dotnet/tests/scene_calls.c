@@ -195,6 +195,7 @@ int main(void)
     SIZE(orca_nav_corner);
     SIZE(orca_nav_stats);
     SIZE(orca_nav_agent);
+    SIZE(orca_nav_counts);
     SIZE(orca_vo);
     SIZE(orca_vo_cases);
     SIZE(orca_lp_result);
