@@ -149,18 +149,28 @@ static void cells_task(int begin, int end, int worker_index, void *context)
 }
 
 /* The dense grid's counting sort in blocks of consecutive agents, on the workers: each block
- * counts its agents per cell, one pass over the cells turns the counts into each block's
- * first position per cell (the cell's start plus the agents of earlier blocks in it), and
- * each block places its agents from there. An agent's position is then its cell's start plus
- * the number of agents of lower index in the cell, exactly as in the one-thread sort. The
- * block counts live in cell_pos and cell_vel, which the gather fills only afterwards. */
+ * counts its agents per cell (and per span of cells), a pass over the cells turns the counts
+ * into each block's first position per cell (the cell's start plus the agents of earlier
+ * blocks in it), and each block places its agents from there. An agent's position is then its
+ * cell's start plus the number of agents of lower index in the cell, exactly as in the
+ * one-thread sort. The pass over the cells runs on the workers too, a span of cells each: a
+ * span's first position is the number of agents in the spans before it, which the caller sums
+ * from the blocks' span counts (blocks x spans numbers; the pass over every cell on the caller
+ * was 1.7% of the step at 100,000 agents on two workers, docs/performance.md, "The serial
+ * share"). The block counts live in cell_pos and cell_vel, which the gather fills only
+ * afterwards. */
 #define SORT_BLOCKS_MAX 16
+#define SORT_SPANS_MAX 64
 
 typedef struct sort_ctx {
     orca_sim *sim;
     int32_t *count[SORT_BLOCKS_MAX]; /* per block: cells entries */
     int blocks;
     size_t cells;
+    int span_shift; /* cell k is in span k >> span_shift */
+    int spans;
+    int32_t span_count[SORT_BLOCKS_MAX][SORT_SPANS_MAX]; /* per block: its agents per span */
+    int32_t span_start[SORT_SPANS_MAX];                  /* the first position of each span */
 } sort_ctx;
 
 static int32_t sort_block_begin(const sort_ctx *c, int b)
@@ -174,10 +184,34 @@ static void sort_count_task(int begin, int end, int worker_index, void *context)
     sort_ctx *c = context;
     const int32_t *cell = c->sim->rank;
     for (int b = begin; b < end; ++b) {
-        int32_t *count = c->count[b];
+        int32_t *count = c->count[b], *span = c->span_count[b];
         memset(count, 0, c->cells * sizeof *count);
+        memset(span, 0, sizeof c->span_count[b]);
+        int shift = c->span_shift;
         for (int32_t i = sort_block_begin(c, b), e = sort_block_begin(c, b + 1); i < e; ++i) {
             count[cell[i]]++;
+            span[cell[i] >> shift]++;
+        }
+    }
+}
+
+/* The blocks' first positions per cell and the cells' starts, a span of cells at a time. */
+static void sort_offsets_task(int begin, int end, int worker_index, void *context)
+{
+    (void)worker_index;
+    sort_ctx *c = context;
+    int32_t *start = c->sim->cell_start;
+    for (int j = begin; j < end; ++j) {
+        size_t k = (size_t)j << c->span_shift, e = (size_t)(j + 1) << c->span_shift;
+        e = e < c->cells ? e : c->cells;
+        int32_t at = c->span_start[j];
+        for (; k < e; ++k) {
+            start[k] = at;
+            for (int b = 0; b < c->blocks; ++b) {
+                int32_t t = c->count[b][k];
+                c->count[b][k] = at;
+                at += t;
+            }
         }
     }
 }
@@ -226,18 +260,23 @@ static void sort_in_blocks(orca_sim *s, size_t cells, int blocks)
         size_t slot = (size_t)b < per_array ? (size_t)b : (size_t)b - per_array;
         c.count[b] = ((size_t)b < per_array ? pos_room : vel_room) + slot * cells;
     }
+    /* spans: the fewest of at most 8 per worker (and SORT_SPANS_MAX) */
+    int most = 8 * s->worker_count < SORT_SPANS_MAX ? 8 * s->worker_count : SORT_SPANS_MAX;
+    c.span_shift = 0;
+    while ((cells - 1) >> c.span_shift >= (size_t)most) {
+        c.span_shift++;
+    }
+    c.spans = (int)((cells - 1) >> c.span_shift) + 1;
     orca_run_task_ranged(s, sort_count_task, blocks, 1, &c);
-    int32_t *start = s->cell_start;
     int32_t at = 0;
-    for (size_t k = 0; k < cells; ++k) {
-        start[k] = at;
+    for (int j = 0; j < c.spans; ++j) {
+        c.span_start[j] = at;
         for (int b = 0; b < blocks; ++b) {
-            int32_t t = c.count[b][k];
-            c.count[b][k] = at;
-            at += t;
+            at += c.span_count[b][j];
         }
     }
-    start[cells] = at;
+    orca_run_task_ranged(s, sort_offsets_task, c.spans, 1, &c);
+    s->cell_start[cells] = at;
     orca_run_task_ranged(s, sort_place_task, blocks, 1, &c);
 }
 

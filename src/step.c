@@ -927,6 +927,31 @@ static void ext_gather_task(int begin, int end, int worker_index, void *context)
     }
 }
 
+/* The AND of every agent's mask and whether any agent is locked, over agents [begin, end)
+ * into the context (AND and OR give the same result in any order of the ranges). */
+typedef struct ext_scan_ctx {
+    const orca_sim *sim;
+    atomic_uint mask_and;
+    atomic_int locked;
+} ext_scan_ctx;
+
+static void ext_scan_task(int begin, int end, int worker_index, void *context)
+{
+    (void)worker_index;
+    ext_scan_ctx *c = context;
+    const agent_ext *ext = c->sim->ext;
+    uint32_t all = 0xFFFFFFFFu;
+    int locked = 0;
+    for (int32_t i = begin; i < end; ++i) {
+        all &= ext[i].mask;
+        locked |= ext[i].locked;
+    }
+    atomic_fetch_and(&c->mask_and, all);
+    if (locked) {
+        atomic_fetch_or(&c->locked, 1);
+    }
+}
+
 /* Before a step of the extended path without diagnostics (ext_step_fast): whether an agent
  * may reach a boundary edge (s->ext_boundaries), whether settings
  * other than the defaults exist (s->ext_shares), and then their sorted copy, whether any agent
@@ -961,14 +986,13 @@ static orca_status ext_prepare(orca_sim *s, double dt)
         s->cell_layers = l;
         s->cell_ext_cap = s->agent_capacity;
     }
-    uint32_t all = 0xFFFFFFFFu;
-    int locked = 0;
-    for (int32_t i = 0; i < s->agent_count; ++i) {
-        all &= s->ext[i].mask;
-        locked |= s->ext[i].locked;
-    }
-    s->ext_mask_and = all;
-    s->ext_locked_any = locked;
+    ext_scan_ctx m;
+    m.sim = s;
+    atomic_init(&m.mask_and, 0xFFFFFFFFu);
+    atomic_init(&m.locked, 0);
+    orca_run_light_task(s, ext_scan_task, s->agent_count, &m);
+    s->ext_mask_and = atomic_load(&m.mask_and);
+    s->ext_locked_any = atomic_load(&m.locked) != 0;
     ext_gather_ctx c;
     c.sim = s;
     atomic_init(&c.layered, 0);

@@ -933,6 +933,69 @@ static int test_grid_cells_far_agents(void)
     return 0;
 }
 
+/* The dense grid's counting sort on the workers (in blocks of agents, the cells' offsets in
+ * spans of cells) against the one on the caller (one worker): the same sorted order and the
+ * same cell starts, agent for agent and cell for cell, for 2 to 8 workers (4 to 16 blocks, 16
+ * to 64 spans), over a uniform crowd, a clustered one (most cells and whole spans empty) and
+ * one where every agent shares one cell's row. */
+static int grid_order(int workers, int layout, int32_t **index, int32_t **start, size_t *cells)
+{
+    orca_sim *sim = NULL;
+    orca_sim_def def = orca_sim_def_default();
+    def.worker_count = workers;
+    ENSURE(orca_sim_create(&def, &sim) == ORCA_OK);
+    test_rng g = {0x5047u + (unsigned)layout};
+    const int n = 40000;
+    for (int i = 0; i < n; ++i) {
+        orca_vec2 p;
+        if (layout == 0) {
+            p = vec(test_rng_uniform(&g, 0, 400), test_rng_uniform(&g, 0, 400));
+        } else if (layout == 1) {
+            double cx = 100.0 * (double)(i % 3), cy = 150.0 * (double)(i % 2);
+            p = vec(cx + test_rng_uniform(&g, 0, 20), cy + test_rng_uniform(&g, 0, 20));
+        } else {
+            p = vec(test_rng_uniform(&g, 0, 2000), 0.5 * (double)(i % 2));
+        }
+        orca_agent_def d = orca_agent_def_default();
+        d.position = p;
+        d.neighbor_dist = 4;
+        d.radius = 0.2;
+        ENSURE(orca_sim_add_agent(sim, &d, NULL) == ORCA_OK);
+    }
+    ENSURE(orca_grid_prepare(sim) == ORCA_OK);
+    ENSURE(sim->grid_dense);
+    *cells = (size_t)sim->grid_w * (size_t)sim->grid_h;
+    *index = malloc((size_t)n * sizeof **index);
+    *start = malloc((*cells + 1) * sizeof **start);
+    ENSURE(*index && *start);
+    memcpy(*index, sim->cell_index, (size_t)n * sizeof **index);
+    memcpy(*start, sim->cell_start, (*cells + 1) * sizeof **start);
+    orca_sim_destroy(sim);
+    return 0;
+}
+
+static int test_grid_sort_on_workers(void)
+{
+    for (int layout = 0; layout < 3; ++layout) {
+        int32_t *index1, *start1;
+        size_t cells1;
+        ENSURE(grid_order(1, layout, &index1, &start1, &cells1) == 0);
+        for (int workers = 2; workers <= 8; workers += workers < 4 ? 1 : 4) {
+            int32_t *index, *start;
+            size_t cells;
+            ENSURE(grid_order(workers, layout, &index, &start, &cells) == 0);
+            ENSURE(cells == cells1);
+            ENSURE(memcmp(index, index1, 40000 * sizeof *index) == 0);
+            ENSURE(memcmp(start, start1, (cells + 1) * sizeof *start) == 0);
+            free(index);
+            free(start);
+        }
+        free(index1);
+        free(start1);
+    }
+    return 0;
+}
+
 /* The step's search (orca_step_search_test) of far-reaching agents in a dense grid sized for
  * the others, in both copies, from no hint, a too small one, a right one and "not full",
  * against brute force. */
@@ -1035,6 +1098,7 @@ const orca_test ORCA_TESTS[] = {
     {"sim_vector_off_on", test_sim_vector_off_on},
     {"step_search_matches_brute_force", test_step_search_matches_brute_force},
     {"grid_cells_far_agents", test_grid_cells_far_agents},
+    {"grid_sort_on_workers", test_grid_sort_on_workers},
     {"step_search_far_agents", test_step_search_far_agents},
     {0, 0},
 };
