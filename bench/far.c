@@ -23,45 +23,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
+
 #define LIST_MAX 16
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-/* A comma-separated list of positive numbers into out; returns the count, or -1. */
-static int parse_list(const char *s, double *out)
-{
-    int n = 0;
-    while (*s && n < LIST_MAX) {
-        char *end;
-        double v = strtod(s, &end);
-        if (end == s || !(v > 0)) {
-            return -1;
-        }
-        out[n++] = v;
-        s = *end == ',' ? end + 1 : end;
-        if (*end && *end != ',') {
-            return -1;
-        }
-    }
-    return *s ? -1 : n;
-}
 
 static int usage(void)
 {
@@ -90,9 +54,9 @@ int main(int argc, char **argv)
         if (strcmp(o, "--scene") == 0) {
             scene = v;
         } else if (strcmp(o, "--sizes") == 0) {
-            size_count = parse_list(v, sizes);
+            size_count = parse_list(v, sizes, LIST_MAX);
         } else if (strcmp(o, "--nd") == 0) {
-            nd_count = parse_list(v, nds);
+            nd_count = parse_list(v, nds, LIST_MAX);
         } else if (strcmp(o, "--steps") == 0) {
             steps = atoi(v);
         } else if (strcmp(o, "--warmup") == 0) {

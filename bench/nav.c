@@ -12,6 +12,7 @@
  * is the difference), the cost of adding one wall (the step after it: the graph rebuilt, every agent
  * planned again), and the memory of the paths. Medians of the per-step ratios; the machine's
  * noise shows in their spread. */
+#define _POSIX_C_SOURCE 200809L
 #include "orca/orca.h"
 
 #include <stdio.h>
@@ -19,25 +20,14 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
+
 #define ROOMS_X 16
 #define ROOMS_Y 16
 #define ROOM_W 20.0
 #define ROOM_H 15.0
 #define DOOR 1.6
 #define EXIT_W 2.0
-
-static double now(void)
-{
-    struct timespec ts;
-    timespec_get(&ts, TIME_UTC);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static orca_vec2 vec(double x, double y)
-{
-    orca_vec2 v = {x, y};
-    return v;
-}
 
 static int is_exit_column(int i) { return i == 1 || i == 4 || i == 7 || i == 10 || i == 13; }
 
@@ -85,12 +75,6 @@ static int build_plan(orca_sim *sim, orca_vec2 *exits, int *nexits)
         }
     }
     return count;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
 }
 
 static int run(int agents, int steps, int workers)

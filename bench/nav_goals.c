@@ -10,6 +10,7 @@
  * another room, all from a fixed generator: the same scene every run. Prints the time of the
  * first step (every agent's first plan) and of the next S steps, and the scenario hash after
  * them, which must be the same for every worker count. */
+#define _POSIX_C_SOURCE 200809L
 #include "orca/orca.h"
 
 #include <stdint.h>
@@ -18,22 +19,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
+
 #define ROOM_W 10.0
 #define ROOM_H 8.0
 #define DOOR 1.2
-
-static double now(void)
-{
-    struct timespec ts;
-    timespec_get(&ts, TIME_UTC);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static orca_vec2 vec(double x, double y)
-{
-    orca_vec2 v = {x, y};
-    return v;
-}
 
 /* splitmix64: the scene's generator. */
 static uint64_t next(uint64_t *s)

@@ -38,6 +38,8 @@
 #if defined(__has_include)
 #if __has_include(<valgrind/callgrind.h>)
 #include <valgrind/callgrind.h>
+
+#include "bench_util.h"
 #endif
 #endif
 #ifndef CALLGRIND_TOGGLE_COLLECT
@@ -52,23 +54,12 @@ static const char *const k_case[CASES] = {"plain", "plain05", "extended", "model
 
 static int g_cpu_clock; /* 1: the thread's CPU time (one worker) */
 
-static double now(void)
+/* The clock of the timed steps: the thread's CPU time with g_cpu_clock, else a monotonic one. */
+static double step_clock(void)
 {
     struct timespec ts;
     clock_gettime(g_cpu_clock ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 /* splitmix64: the bench's own jitter */
@@ -266,11 +257,11 @@ int main(int argc, char **argv)
                     fprintf(stderr, "orca_ped_cost: cannot set up %s\n", k_case[c]);
                     return 1;
                 }
-                double t0 = now();
+                double t0 = step_clock();
                 if (run_steps(sim, steps) != 0) {
                     return 1;
                 }
-                one[c] = (now() - t0) / steps * 1e3;
+                one[c] = (step_clock() - t0) / steps * 1e3;
                 t[c][k] = one[c];
             }
             r[0][k] = one[3] / one[1];

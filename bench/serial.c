@@ -28,27 +28,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
+
 #define LIST_MAX 16
 #define POOL_MAX 64
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 /* --- the pool behind the hook ---------------------------------------------------------- */
 
@@ -168,28 +151,10 @@ static void pool_stop(pool *p)
 
 /* --- the measurement ------------------------------------------------------------------- */
 
-/* A comma-separated list of positive numbers into out; returns the count, or -1. */
-static int parse_list(const char *s, double *out)
-{
-    int n = 0;
-    while (*s && n < LIST_MAX) {
-        char *end;
-        double v = strtod(s, &end);
-        if (end == s || !(v > 0)) {
-            return -1;
-        }
-        out[n++] = v;
-        s = *end == ',' ? end + 1 : end;
-        if (*end && *end != ',') {
-            return -1;
-        }
-    }
-    return *s ? -1 : n;
-}
-
 static int usage(void)
 {
-    fprintf(stderr, "usage: orca_serial [--scene NAME | --file SCENE.txt] [--sizes LIST] [--workers K] "
+    fprintf(stderr, "usage: orca_serial [--scene NAME | --file SCENE.txt] [--sizes LIST] "
+                    "[--workers K] "
                     "[--steps S] [--warmup W] [--rounds R] [--scalar] [--gaps]\n");
     return 2;
 }
@@ -343,7 +308,7 @@ int main(int argc, char **argv)
             }
             scene = v;
         } else if (strcmp(o, "--sizes") == 0) {
-            size_count = parse_list(v, sizes);
+            size_count = parse_list(v, sizes, LIST_MAX);
         } else if (strcmp(o, "--workers") == 0) {
             u.workers = atoi(v);
         } else if (strcmp(o, "--steps") == 0) {

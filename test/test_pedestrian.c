@@ -8,6 +8,7 @@
  * refused); refused parameters and streams leave the state unchanged; the density-dependent
  * speed and the model refuse each other; streams through removals. */
 #include "test.h"
+#include "ext_bits.h"
 #include "fuzz.h"
 #include "sim_internal.h"
 #include "sim_peek.h"
@@ -408,40 +409,20 @@ static int test_queue_keeps_headway(void)
 
 /* --- state and bits ------------------------------------------------------------------------ */
 
-static uint64_t run_hash(int workers, int kernels, int on, int steps)
+static void bits_crowd(orca_sim *s)
 {
-    orca_sim *s = test_new_sim(workers);
-    if (!s) {
-        return 0;
-    }
-    orca_sim_set_vector_kernels(s, kernels);
     add_crowd(s, 400, 12, 20, 2, 77);
-    if (on) {
-        orca_pedestrian p = orca_pedestrian_default();
-        orca_sim_set_pedestrian(s, &p);
-    }
-    for (int t = 0; t < steps; ++t) {
-        if (orca_sim_step(s, 0.05) != ORCA_OK) {
-            orca_sim_destroy(s);
-            return 0;
-        }
-    }
-    uint64_t h = orca_sim_hash(s);
-    orca_sim_destroy(s);
-    return h;
+}
+
+static void bits_on(orca_sim *s)
+{
+    orca_pedestrian p = orca_pedestrian_default();
+    orca_sim_set_pedestrian(s, &p);
 }
 
 static int test_same_bits_any_workers_and_kernels(void)
 {
-    uint64_t ref = run_hash(1, 0, 1, 30);
-    ENSURE(ref != 0);
-    for (int w = 1; w <= 3; ++w) {
-        for (int k = 0; k < 2; ++k) {
-            ENSURE_MSG(run_hash(w, k, 1, 30) == ref, "workers %d, kernels %d", w, k);
-        }
-    }
-    ENSURE(run_hash(1, 1, 0, 30) != ref); /* it does change the walk */
-    return 0;
+    return test_ext_same_bits(bits_crowd, bits_on, 0.05);
 }
 
 /* Never on, and on then off again (streams cleared): the plain hashes and steps. */
