@@ -227,7 +227,7 @@ static int run_case(const setup *u, pool *hook, int workers, double *t, uint64_t
 }
 
 /* --gaps: the serial time of a step by where it falls: before the first parallel pass,
- * between passes k and k+1, after the last; means over the steps in microseconds. */
+ * between passes k and k+1, after the last; medians over the steps in microseconds. */
 static int print_gaps(const setup *u, pool *p)
 {
     orca_sim_def def = orca_sim_def_default();
@@ -242,7 +242,11 @@ static int print_gaps(const setup *u, pool *p)
     for (int k = 0; k < u->warmup; ++k) {
         orca_scenario_step(sc);
     }
-    double sum[65] = {0};
+    double *gap = malloc((size_t)u->steps * 65 * sizeof *gap), col[4096];
+    if (!gap) {
+        orca_scenario_destroy(sc);
+        return 0;
+    }
     int passes = -1, steps = 0;
     for (int k = 0; k < u->steps; ++k) {
         p->record = 1;
@@ -251,6 +255,7 @@ static int print_gaps(const setup *u, pool *p)
         if (orca_scenario_step(sc) != ORCA_OK) {
             fprintf(stderr, "orca_serial: %s\n", orca_scenario_last_error(sc));
             orca_scenario_destroy(sc);
+            free(gap);
             return 0;
         }
         double t1 = now();
@@ -262,19 +267,24 @@ static int print_gaps(const setup *u, pool *p)
         if (n != passes) {
             continue; /* a step of another shape (e.g. the grid rebuilt from scratch) */
         }
-        double last = t0;
+        double last = t0, *g = gap + 65 * steps;
         for (int j = 0; j < n; ++j) {
-            sum[j] += p->mark[2 * j] - last;
+            g[j] = p->mark[2 * j] - last;
             last = p->mark[2 * j + 1];
         }
-        sum[n] += t1 - last;
+        g[n] = t1 - last;
         steps++;
     }
-    printf("  serial time by place, mean over %d steps of %d passes (us):", steps, passes);
+    printf("  serial time by place, median over %d steps of %d passes (us):", steps, passes);
     for (int j = 0; j <= passes && steps > 0; ++j) {
-        printf(" %s%.1f", j == 0 ? "before " : j == passes ? "after " : "", 1e6 * sum[j] / steps);
+        int m = 0;
+        for (int k = 0; k < steps && m < 4096; ++k) {
+            col[m++] = gap[65 * k + j];
+        }
+        printf(" %s%.1f", j == 0 ? "before " : j == passes ? "after " : "", 1e6 * median(col, m));
     }
     printf("\n");
+    free(gap);
     orca_scenario_destroy(sc);
     return 1;
 }
