@@ -989,6 +989,60 @@ static void nv_arcs_task(int begin, int end, int wk, void *context)
     }
 }
 
+/* Candidate walls, ascending and each once. */
+typedef struct nv_cand {
+    int32_t *k;
+    int n, cap;
+} nv_cand;
+
+static int nv_cmp_i32(const void *x, const void *y)
+{
+    int32_t a = *(const int32_t *)x, b = *(const int32_t *)y;
+    return a < b ? -1 : (a > b);
+}
+
+/* Into out: every wall of the grid's cells that overlap the square of half side d (plus a
+ * margin) around p, ascending and each once; 0 out of memory. Each wall is in every cell its
+ * box widened by lim overlaps, so a wall with a point within d of p is among them. The margin,
+ * a cell's 2^-20 and 2^-40 of span (the plan's r + M), is far above the rounding of a
+ * point-to-wall distance computed below d (a few units in the last place of M): the exact
+ * test that follows then keeps exactly the walls a scan of every wall would. */
+static int nv_near_candidates(const nav_grid *g, orca_vec2 p, double d, double span, nv_cand *out)
+{
+    double q = d + (1.0 / g->inv) * 0x1p-20 + span * 0x1p-40;
+    int cx0 = nv_cell(p.x - q, g->x0, g->inv, g->w), cx1 = nv_cell(p.x + q, g->x0, g->inv, g->w);
+    int cy0 = nv_cell(p.y - q, g->y0, g->inv, g->h), cy1 = nv_cell(p.y + q, g->y0, g->inv, g->h);
+    out->n = 0;
+    for (int cy = cy0; cy <= cy1; ++cy) {
+        for (int cx = cx0; cx <= cx1; ++cx) {
+            size_t cell = (size_t)cy * (size_t)g->w + (size_t)cx;
+            for (int j = g->start[cell]; j < g->start[cell + 1]; ++j) {
+                if (out->n == out->cap) {
+                    int cap = out->cap ? 2 * out->cap : 64;
+                    int32_t *t = orca_mem_resize(out->k, (size_t)cap, sizeof *t);
+                    if (!t) {
+                        return 0;
+                    }
+                    out->k = t;
+                    out->cap = cap;
+                }
+                out->k[out->n++] = g->walls[j];
+            }
+        }
+    }
+    if (out->n > 1) {
+        qsort(out->k, (size_t)out->n, sizeof *out->k, nv_cmp_i32);
+    }
+    int m = 0;
+    for (int t = 0; t < out->n; ++t) {
+        if (m == 0 || out->k[m - 1] != out->k[t]) {
+            out->k[m++] = out->k[t];
+        }
+    }
+    out->n = m;
+    return 1;
+}
+
 static nav_plan *nv_build_plan(orca_nav *nav, double r)
 {
     nav_plan *P = orca_mem_zalloc(1, sizeof *P);
@@ -1058,21 +1112,30 @@ static nav_plan *nv_build_plan(orca_nav *nav, double r)
     }
     orca_mem_free(wv);
     /* walls within 2r of each vertex (those an arc of radius r around it can come within
-     * lim < r of) */
+     * lim < r of), in wall order: the candidates from the grid (nv_near_candidates), each
+     * tested exactly as a scan of every wall would */
     {
         int cap = 64, used = 0;
         P->near_w = orca_mem_alloc((size_t)cap, sizeof *P->near_w);
+        nv_cand cand = {NULL, 0, 0};
         if (!P->near_w) {
             goto fail;
         }
         double rr4 = 4.0 * r * r;
         for (int v = 0; v < nv; ++v) {
             P->near_first[v] = used;
-            for (int k = 0; k < nw; ++k) {
+            if (P->grid && !nv_near_candidates(P->grid, P->vp[v], 2.0 * r, r + nav->M, &cand)) {
+                orca_mem_free(cand.k);
+                goto fail;
+            }
+            int m = P->grid ? cand.n : nw;
+            for (int t = 0; t < m; ++t) {
+                int k = P->grid ? cand.k[t] : t;
                 if (nv_pt_seg_d2(P->vp[v], nav->wa[k], nav->wb[k]) < rr4) {
                     if (used == cap) {
                         int32_t *q = orca_mem_resize(P->near_w, (size_t)cap * 2, sizeof *q);
                         if (!q) {
+                            orca_mem_free(cand.k);
                             goto fail;
                         }
                         P->near_w = q;
@@ -1083,6 +1146,7 @@ static nav_plan *nv_build_plan(orca_nav *nav, double r)
             }
             P->near_n[v] = used - P->near_first[v];
         }
+        orca_mem_free(cand.k);
     }
     /* legs: for each pair i < j and sides (su, sv), the tangent from i to j, kept when taut at
      * both ends and clear of the walls (found on the workers, vertex by vertex); it and its
