@@ -56,8 +56,7 @@ struct orca_mpi {
     uint64_t next_key, next_rule_key;
     orca_sim *local;
     int local_stale; /* 1: rebuild the local simulation (walls changed) */
-    orca_agent_id *ids;
-    int64_t ids_cap;
+    int local_own;   /* 1: the local list is own itself (one rank: no halo), not order */
     mpi_agent *own;
     int64_t own_n, own_cap;
     dnode *tree;    /* the domains: 2 size - 1 nodes, the root first (docs/mpi.md, "Domains") */
@@ -69,8 +68,6 @@ struct orca_mpi {
     mpi_agent *send, *recv, *merged, *tmp;
     int64_t send_cap, recv_cap, merged_cap, tmp_cap;
     int *scount, *sdispl, *rcount, *rdispl;
-    orca_agent_def *defs;
-    int64_t defs_cap;
     const mpi_agent **order, **order_tmp; /* the local list: owned and halo agents by key */
     int64_t order_cap, order_tmp_cap;
     orca_agent_diagnostics *diag;
@@ -343,26 +340,33 @@ static orca_status exchange(orca_mpi *m, double *seconds)
  * order. */
 static orca_status migrate(orca_mpi *m, double *seconds)
 {
+    if (m->size == 1) {
+        return ORCA_OK; /* one domain, the whole plane: no pass over the agents */
+    }
     orca_status st = RESERVE(m, send, send_cap, m->own_n + 1);
     if (st == ORCA_OK) {
         for (int r = 0; r < m->size; ++r) {
             m->scount[r] = 0;
         }
+        int64_t first = m->own_n; /* the first agent that leaves: those before it stay put */
         for (int64_t i = 0; i < m->own_n; ++i) {
             int o = owner_of(m, m->own[i].def.position);
-            m->scount[o] += o != m->rank;
+            if (o != m->rank) {
+                m->scount[o]++;
+                first = first < i ? first : i;
+            }
         }
         int64_t off = 0;
         for (int r = 0; r < m->size; ++r) {
             m->sdispl[r] = (int)off;
             off += m->scount[r];
         }
-        int64_t kept = 0;
+        int64_t kept = first;
         int *fill = m->rdispl; /* scratch until exchange overwrites it */
         for (int r = 0; r < m->size; ++r) {
             fill[r] = m->sdispl[r];
         }
-        for (int64_t i = 0; i < m->own_n; ++i) {
+        for (int64_t i = first; i < m->own_n; ++i) {
             int o = owner_of(m, m->own[i].def.position);
             if (o == m->rank) {
                 m->own[kept++] = m->own[i];
@@ -547,63 +551,69 @@ static int64_t owned_index(const orca_mpi *m, const mpi_agent *a)
     return a >= m->own && a < m->own + m->own_n ? (int64_t)(a - m->own) : -1;
 }
 
-/* Local: m->defs[0 .. n) from the local list and m->owned[0 .. n) which of them are owned;
- * with rule, the owned agents' preferred velocities by the scenario rule for step m->steps. */
-static orca_status local_defs(orca_mpi *m, int64_t n, int rule)
+/* Collective: the local list (docs/mpi.md, the step's 1-3), n agents in key order: the owned
+ * agents and the halo received, or on a single rank, which has no halo, its owned agents
+ * themselves (no pass over them; *w = 0). */
+static orca_status local_list(orca_mpi *m, double *w, int64_t *n, double *seconds)
 {
-    orca_status st = RESERVE(m, defs, defs_cap, n + 1);
-    if (st == ORCA_OK) {
-        st = RESERVE(m, owned, owned_cap, n + 1);
+    m->local_own = m->size == 1;
+    if (m->local_own) {
+        *w = 0.0;
+        *n = m->own_n;
+        return ORCA_OK;
     }
-    if (st != ORCA_OK) {
-        return st;
-    }
-    uint64_t sh = orca_rule_step_hash(m->def.seed, m->steps);
-    for (int64_t i = 0; i < n; ++i) {
-        const mpi_agent *a = m->order[i];
-        m->defs[i] = a->def;
-        m->owned[i] = owned_index(m, a) >= 0;
-        if (rule && m->owned[i]) {
-            m->defs[i].preferred_velocity =
-                orca_rule_velocity(&a->goal, a->def.position, m->def.dt, sh, a->rule_key);
-        }
-    }
-    return ORCA_OK;
+    *w = halo_width(m, seconds);
+    return gather_halo(m, *w, n, seconds);
 }
 
-/* Local: the local simulation holds exactly m->defs[0 .. n) in that order. */
-static orca_status fill_local(orca_mpi *m, int64_t n)
+/* Entry i of the local list. */
+static const mpi_agent *local_agent(const orca_mpi *m, int64_t i)
+{
+    return m->local_own ? &m->own[i] : m->order[i];
+}
+
+/* The owned index of entry i of the local list, or -1 for a halo agent. */
+static int64_t local_owned_index(const orca_mpi *m, int64_t i)
+{
+    return m->local_own ? i : owned_index(m, m->order[i]);
+}
+
+/* Local: the local simulation holds the local list's n agents in that order, each with its
+ * search hint from its last step (its owner's), as a one-process run keeps them from step to
+ * step; m->owned[0 .. n) says which are owned; with rule, the owned agents' preferred
+ * velocities are the scenario rule's for step m->steps. A trusted bulk refill
+ * (orca_agents_refill), not a removal and an addition of every agent: every value was checked
+ * when it entered the run or comes from a step that checked it (docs/mpi.md, "The step", 5),
+ * so none is checked again. */
+static orca_status fill_local(orca_mpi *m, int64_t n, int rule)
 {
     if (n > INT32_MAX) {
         return local_fail(m, ORCA_ERR_LIMIT, "%lld agents on one rank", (long long)n);
     }
-    orca_status st = ORCA_OK;
+    orca_status st = RESERVE(m, owned, owned_cap, n + 1);
+    if (st != ORCA_OK) {
+        return st;
+    }
     if (m->local_stale || !m->local) {
         if ((st = new_local(m)) != ORCA_OK) {
             return st;
         }
         m->local_stale = 0;
-    } else {
-        int have = orca_sim_agent_count(m->local);
-        if ((st = RESERVE(m, ids, ids_cap, (int64_t)have + 1)) != ORCA_OK) {
-            return st;
-        }
-        for (int i = 0; i < have; ++i) {
-            m->ids[i] = orca_sim_agent_at(m->local, i);
-        }
-        if (have > 0 && (st = orca_sim_remove_agents(m->local, m->ids, have)) != ORCA_OK) {
-            return local_fail(m, st, "%s", orca_sim_last_error(m->local));
-        }
-        orca_agents_settle(m->local); /* now: the new agents then reuse the same entries */
     }
-    if (n > 0 && (st = orca_sim_add_agents(m->local, m->defs, (int)n, NULL)) != ORCA_OK) {
-        return local_fail(m, st, "%s", orca_sim_last_error(m->local));
+    orca_sim *s = m->local;
+    if ((st = orca_agents_refill(s, (int32_t)n)) != ORCA_OK) {
+        return local_fail(m, st, "%s", orca_sim_last_error(s));
     }
-    /* the search hints from each agent's last step (its owner's), as a one-process run
-     * keeps them from step to step */
-    orca_agents_settle(m->local);
+    uint64_t sh = orca_rule_step_hash(m->def.seed, m->steps);
     for (int64_t i = 0; i < n; ++i) {
-        m->local->par[i].nb_guess = m->order[i]->hint;
+        const mpi_agent *a = local_agent(m, i);
+        int own = m->local_own || owned_index(m, a) >= 0;
+        m->owned[i] = (unsigned char)own;
+        orca_agent_store(s, (int32_t)i, &a->def);
+        s->par[i].nb_guess = a->hint;
+        if (rule && own) {
+            s->pref[i] = orca_rule_velocity(&a->goal, a->def.position, m->def.dt, sh, a->rule_key);
+        }
     }
     return ORCA_OK;
 }
@@ -636,7 +646,8 @@ static orca_status local_step_fail(orca_mpi *m, orca_status st, int64_t n)
         return local_fail(m, st, "%s", orca_sim_last_error(m->local));
     }
     return local_fail(m, st, "the agent with key %llu (local index %d): %s",
-                      (unsigned long long)m->order[b]->key, b, orca_sim_last_error(m->local));
+                      (unsigned long long)local_agent(m, b)->key, b,
+                      orca_sim_last_error(m->local));
 }
 
 /* --- the step ---------------------------------------------------------------------------- */
@@ -647,18 +658,14 @@ orca_status orca_mpi_step(orca_mpi *m)
         return ORCA_ERR_NULL;
     }
     m->error[0] = '\0';
-    double t0 = MPI_Wtime(), comm = 0.0;
-    double w = halo_width(m, &comm);
+    double t0 = MPI_Wtime(), comm = 0.0, w = 0.0;
     int64_t n = 0;
-    orca_status st = gather_halo(m, w, &n, &comm);
+    orca_status st = local_list(m, &w, &n, &comm);
     if (st != ORCA_OK) {
         return st;
     }
     /* the rule for the owned agents (the halo agents' preferred velocities are not read) */
-    st = local_defs(m, n, 1);
-    if (st == ORCA_OK) {
-        st = fill_local(m, n);
-    }
+    st = fill_local(m, n, 1);
     if (st == ORCA_OK && m->def.record) {
         st = measure(m);
     }
@@ -679,7 +686,7 @@ orca_status orca_mpi_step(orca_mpi *m)
         if (st == ORCA_OK) {
             orca_sim_diagnostics(m->local, m->diag, (int)n, NULL);
             for (int64_t i = 0; i < n; ++i) {
-                fb += owned_index(m, m->order[i]) >= 0 && m->diag[i].fallback;
+                fb += m->owned[i] && m->diag[i].fallback;
             }
         }
     }
@@ -692,14 +699,15 @@ orca_status orca_mpi_step(orca_mpi *m)
         return st; /* nothing owned changed */
     }
     orca_agents_settle(m->local);
-    const orca_vec2 *pos = m->local->pos, *vel = m->local->vel;
+    /* (the step keeps the preferred velocities it was given: the rule's for owned agents) */
+    const orca_vec2 *pos = m->local->pos, *vel = m->local->vel, *pref = m->local->pref;
     for (int64_t i = 0; i < n; ++i) {
-        int64_t k = owned_index(m, m->order[i]);
+        int64_t k = local_owned_index(m, i);
         if (k >= 0) {
             mpi_agent *o = &m->own[k];
             o->def.position = pos[i];
             o->def.velocity = vel[i];
-            o->def.preferred_velocity = m->defs[i].preferred_velocity;
+            o->def.preferred_velocity = pref[i];
             o->hint = m->local->par[i].nb_guess;
         }
     }
@@ -864,10 +872,8 @@ static void free_all(orca_mpi *m)
     free(m->merged);
     free(m->tmp);
     free(m->scount);
-    free(m->defs);
     free(m->order);
     free(m->order_tmp);
-    free(m->ids);
     free(m->diag);
     free(m->owned);
     if (m->comm != MPI_COMM_NULL) {
@@ -1461,17 +1467,14 @@ orca_status orca_mpi_summarize(orca_mpi *m, orca_mpi_summary *out)
     orca_status st = ORCA_OK;
     if (m->def.record) {
         /* the current state's overlaps: a fresh halo */
-        double w = halo_width(m, &comm);
+        double w = 0.0;
         int64_t n = 0;
-        if ((st = gather_halo(m, w, &n, &comm)) != ORCA_OK) {
+        if ((st = local_list(m, &w, &n, &comm)) != ORCA_OK) {
             return st;
         }
         m->stats.halo_sum -= n - m->own_n; /* not a step's exchange */
         m->stats.halo_bytes -= (n - m->own_n) * (int64_t)sizeof(mpi_agent);
-        st = local_defs(m, n, 0);
-        if (st == ORCA_OK) {
-            st = fill_local(m, n);
-        }
+        st = fill_local(m, n, 0);
         if (st == ORCA_OK) {
             st = measure(m);
         }
@@ -1763,6 +1766,28 @@ static orca_status keep_share(void *ctx, int64_t index, const orca_agent_def *de
     return ORCA_OK;
 }
 
+/* Local: the built-in scene's agents kept here, checked as orca_mpi_add_agents checks them
+ * (the goal, then the definition by the simulation's own check): the generator hands them on
+ * unchecked, and the local simulation's refill (fill_local) trusts what own holds. */
+static orca_status check_own(orca_mpi *m)
+{
+    orca_sim_def sd = orca_sim_def_default();
+    orca_sim *probe = NULL;
+    orca_status st = orca_sim_create(&sd, &probe);
+    if (st != ORCA_OK) {
+        return local_fail(m, st, "out of memory");
+    }
+    for (int64_t i = 0; i < m->own_n && st == ORCA_OK; ++i) {
+        const mpi_agent *a = &m->own[i];
+        st = check_goal(m, &a->goal, (int)a->key); /* the scene's index */
+        if (st == ORCA_OK && (st = orca_check_agent_def(probe, &a->def)) != ORCA_OK) {
+            local_fail(m, st, "agent %d: %s", (int)a->key, orca_sim_last_error(probe));
+        }
+    }
+    orca_sim_destroy(probe);
+    return st;
+}
+
 orca_status orca_mpi_create_builtin(MPI_Comm comm, orca_scene_kind kind, int agent_count,
                                     uint64_t seed, const orca_mpi_def *def, orca_mpi **out)
 {
@@ -1800,6 +1825,9 @@ orca_status orca_mpi_create_builtin(MPI_Comm comm, orca_scene_kind kind, int age
     st = orca_builtin_stream(kind, agent_count, seed, keep_share, m, &sc);
     if (st != ORCA_OK && !m->error[0]) {
         local_fail(m, st, "%s", orca_scenario_last_error(NULL));
+    }
+    if (st == ORCA_OK) {
+        st = check_own(m);
     }
     st = agree(m, st);
     if (st == ORCA_OK && orca_scenario_dt(sc) != d.dt) {

@@ -497,7 +497,33 @@ static inline void orca_segments_settle(const orca_sim *s)
 /* agents.c: storage */
 int orca_agents_reserve(orca_sim *s, int32_t need);
 int orca_segments_reserve(orca_sim *s, int32_t need);
-void orca_agent_store(orca_sim *s, int32_t i, const orca_agent_def *d);
+
+/* Agent i's values become d's (every field but the search hint; no check: the caller's). A
+ * copy, inline so that a bulk refill (orca_agents_refill) stores without a call an agent. */
+static inline void orca_agent_store(orca_sim *s, int32_t i, const orca_agent_def *d)
+{
+    s->pos[i] = d->position;
+    s->vel[i] = d->velocity;
+    s->pref[i] = d->preferred_velocity;
+    s->par[i].radius = d->radius;
+    s->par[i].max_speed = d->max_speed;
+    s->par[i].neighbor_dist = d->neighbor_dist;
+    s->par[i].max_neighbors = d->max_neighbors;
+    s->par[i].tau = d->time_horizon;
+    s->par[i].tau_obst = d->obstacle_time_horizon;
+}
+
+/* Internal to orca on MPI (mpi/mpi.c refills a rank's local simulation every step): the
+ * simulation's agents become n agents at indices 0 .. n - 1 whose values the caller then
+ * writes itself, every one of them: orca_agent_store and par[i].nb_guess (a search hint, 0
+ * for none). A trusted bulk refill: nothing checks those values, here or later, so they must
+ * be values orca_check_agent_def passed already, or that a step's check passed (a position
+ * and velocity the step moved an agent to), and the simulation must have no walkable-area
+ * boundary (whose disc check this skips; refused). Every handle issued before goes stale
+ * (agent i's handle is then orca_sim_agent_at(s, i)); the extensions' per-agent values are
+ * at their defaults; the kept box and sizes are dropped (the next grid build measures the
+ * agents). Segments and the simulation's options stay. A refusal changes nothing. */
+orca_status orca_agents_refill(orca_sim *s, int32_t n);
 
 /* extensions.c: storage of the extensions' arrays (agents.c calls these as it grows,
  * appends and removes agents) */
