@@ -57,6 +57,8 @@ struct orca_mpi {
     orca_sim *local;
     int local_stale; /* 1: rebuild the local simulation (walls changed) */
     int local_own;   /* 1: the local list is own itself (one rank: no halo), not order */
+    int local_mirror; /* 1: the local simulation holds own's agents in order with own's values
+                         (one rank, after a step's keep); whatever changes own clears it */
     mpi_agent *own;
     int64_t own_n, own_cap;
     dnode *tree;    /* the domains: 2 size - 1 nodes, the root first (docs/mpi.md, "Domains") */
@@ -343,6 +345,7 @@ static orca_status migrate(orca_mpi *m, double *seconds)
     if (m->size == 1) {
         return ORCA_OK; /* one domain, the whole plane: no pass over the agents */
     }
+    m->local_mirror = 0;
     orca_status st = RESERVE(m, send, send_cap, m->own_n + 1);
     if (st == ORCA_OK) {
         for (int r = 0; r < m->size; ++r) {
@@ -578,21 +581,41 @@ static int64_t local_owned_index(const orca_mpi *m, int64_t i)
     return m->local_own ? i : owned_index(m, m->order[i]);
 }
 
+/* The scenario rule's preferred velocity of agent a (step_hash: orca_rule_step_hash's for
+ * step m->steps). */
+static orca_vec2 rule_of(const orca_mpi *m, const mpi_agent *a, uint64_t step_hash)
+{
+    return orca_rule_velocity(&a->goal, a->def.position, m->def.dt, step_hash, a->rule_key);
+}
+
 /* Local: the local simulation holds the local list's n agents in that order, each with its
  * search hint from its last step (its owner's), as a one-process run keeps them from step to
  * step; m->owned[0 .. n) says which are owned; with rule, the owned agents' preferred
  * velocities are the scenario rule's for step m->steps. A trusted bulk refill
  * (orca_agents_refill), not a removal and an addition of every agent: every value was checked
- * when it entered the run or comes from a step that checked it (docs/mpi.md, "The step", 5),
- * so none is checked again. */
+ * when it entered the run or comes from a step that checked it (docs/mpi.md, "The refill"),
+ * so none is checked again. On one rank, where the last step left the local simulation
+ * holding own's agents and values (local_mirror), only the rule runs. */
 static orca_status fill_local(orca_mpi *m, int64_t n, int rule)
 {
+    int mirror = m->local_mirror && m->local_own && !m->local_stale && m->local &&
+                 n == orca_sim_agent_count(m->local);
+    m->local_mirror = 0; /* until the agents are its again (a refused step keeps own's) */
     if (n > INT32_MAX) {
         return local_fail(m, ORCA_ERR_LIMIT, "%lld agents on one rank", (long long)n);
     }
     orca_status st = RESERVE(m, owned, owned_cap, n + 1);
     if (st != ORCA_OK) {
         return st;
+    }
+    uint64_t sh = orca_rule_step_hash(m->def.seed, m->steps);
+    if (mirror) {
+        memset(m->owned, 1, (size_t)n);
+        for (int64_t i = 0; i < n && rule; ++i) {
+            m->local->pref[i] = rule_of(m, &m->own[i], sh);
+        }
+        m->local_mirror = !rule; /* the rule's values are own's only after the step */
+        return ORCA_OK;
     }
     if (m->local_stale || !m->local) {
         if ((st = new_local(m)) != ORCA_OK) {
@@ -604,7 +627,6 @@ static orca_status fill_local(orca_mpi *m, int64_t n, int rule)
     if ((st = orca_agents_refill(s, (int32_t)n)) != ORCA_OK) {
         return local_fail(m, st, "%s", orca_sim_last_error(s));
     }
-    uint64_t sh = orca_rule_step_hash(m->def.seed, m->steps);
     for (int64_t i = 0; i < n; ++i) {
         const mpi_agent *a = local_agent(m, i);
         int own = m->local_own || owned_index(m, a) >= 0;
@@ -612,9 +634,10 @@ static orca_status fill_local(orca_mpi *m, int64_t n, int rule)
         orca_agent_store(s, (int32_t)i, &a->def);
         s->par[i].nb_guess = a->hint;
         if (rule && own) {
-            s->pref[i] = orca_rule_velocity(&a->goal, a->def.position, m->def.dt, sh, a->rule_key);
+            s->pref[i] = rule_of(m, a, sh);
         }
     }
+    m->local_mirror = m->local_own && !rule;
     return ORCA_OK;
 }
 
@@ -711,6 +734,7 @@ orca_status orca_mpi_step(orca_mpi *m)
             o->hint = m->local->par[i].nb_guess;
         }
     }
+    m->local_mirror = m->local_own; /* one rank: the local simulation holds own's agents */
     m->fallbacks += fb;
     m->steps++;
     m->stats.steps++;
@@ -1163,6 +1187,7 @@ orca_status orca_mpi_add_agents(orca_mpi *m, const orca_agent_def *defs, const o
         return ORCA_ERR_NULL;
     }
     m->error[0] = '\0';
+    m->local_mirror = 0; /* own changes */
     orca_status st = ORCA_OK;
     if (count < 0) {
         st = local_fail(m, ORCA_ERR_ARGUMENT, "count must be >= 0, got %d", count);
@@ -1232,6 +1257,7 @@ orca_status orca_mpi_remove_agents(orca_mpi *m, const uint64_t *keys, int count)
         return ORCA_ERR_NULL;
     }
     m->error[0] = '\0';
+    m->local_mirror = 0; /* own changes */
     orca_status st = ORCA_OK;
     if (count < 0) {
         st = local_fail(m, ORCA_ERR_ARGUMENT, "count must be >= 0, got %d", count);

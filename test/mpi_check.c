@@ -581,6 +581,25 @@ int main(int argc, char **argv)
                   (int)st, (unsigned long long)k0);
             ok = same_hash(m, "after additions", s);
         }
+        if (s == 60) {
+            /* one agent out and one in, so the count stays: on one rank the local simulation,
+             * which otherwise keeps the last step's agents, must take the new list */
+            uint64_t out = 1;
+            st = orca_mpi_remove_agents(m, &out, rank == 0 ? 1 : 0);
+            CHECK(st == ORCA_OK, "remove one: %s", orca_mpi_last_error(m));
+            orca_sim_remove_agent(orca_scenario_sim(ref), handle_of[out]);
+            orca_agent_def d;
+            orca_goal g;
+            agent(0, 0, &d, &g);
+            d.position.x = 0.0;
+            d.position.y = 12.0;
+            g.target.x = 0.0;
+            g.target.y = -12.0;
+            ref_add(&d, &g);
+            st = orca_mpi_add_agents(m, &d, &g, rank == ranks - 1 ? 1 : 0, NULL);
+            CHECK(st == ORCA_OK, "add one: %s", orca_mpi_last_error(m));
+            ok = same_hash(m, "after one out and one in", s);
+        }
         if (s == 80) {
             st = orca_mpi_checkpoint(m, dir);
             CHECK(st == ORCA_OK, "checkpoint: %s", orca_mpi_last_error(m));
