@@ -611,8 +611,10 @@ static orca_status fill_local(orca_mpi *m, int64_t n, int rule)
     uint64_t sh = orca_rule_step_hash(m->def.seed, m->steps);
     if (mirror) {
         memset(m->owned, 1, (size_t)n);
-        for (int64_t i = 0; i < n && rule; ++i) {
-            m->local->pref[i] = rule_of(m, &m->own[i], sh);
+        if (rule) {
+            for (int64_t i = 0; i < n; ++i) {
+                m->local->pref[i] = rule_of(m, &m->own[i], sh);
+            }
         }
         m->local_mirror = !rule; /* the rule's values are own's only after the step */
         return ORCA_OK;
