@@ -137,7 +137,9 @@ typedef struct orca_mpi_stats {
     double solve_seconds;   /**< of which in orca_sim_step */
     double box[4];          /**< this rank's domain: x0 <= x < x1, y0 <= y < y1 as
                                  (x0, y0, x1, y1), infinite where unbounded */
-    double halo_width;      /**< the last step's halo width (m) */
+    double halo_width;      /**< the last step's largest reach of this rank's agents (m):
+                                 max(neighbour distance, 2 radius); its halo holds the
+                                 agents within it of its own (0 with none) */
 } orca_mpi_stats;
 
 void orca_mpi_get_stats(const orca_mpi *m, orca_mpi_stats *out);
