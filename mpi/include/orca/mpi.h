@@ -2,10 +2,10 @@
 /* orca on MPI (docs/mpi.md): one run split across the processes of an MPI communicator by
  * spatial domains, with the bits of one process. Every agent carries its order key (its place
  * in the one-process index order); each rank owns the agents whose position lies in its domain
- * of the plane, steps them with copies of the agents near its borders (the halo), and hands
- * agents that crossed a border to their new owner. The result of every step, and so the state
- * hash, equals the one-process run (an orca_scenario with the same agents, goals, seed and dt)
- * for any rank count, any domain layout and any rebalancing.
+ * of the plane, steps them with copies of the other ranks' agents that its own can reach (the
+ * halo), and hands agents that crossed a border to their new owner. The result of every step,
+ * and so the state hash, equals the one-process run (an orca_scenario with the same agents,
+ * goals, seed and dt) for any rank count, any domain layout and any rebalancing.
  *
  * Every function marked "collective" must be called by every rank of the communicator, in the
  * same order, with the same arguments where the comment says so; each returns the same status
