@@ -127,12 +127,12 @@ else
         "halo agents per owned and reaches 2,2,2,8.38861e+06)"
     cat "$tmp/err"
 fi
-# Mixed reaches, rebalanced every step, on 2 and 4 ranks: the hash and both overlap records equal
-# orca run's. mix.txt: neighbour distances 0.8, 6, 40 and 1 next to one another (a rank that
-# missed an agent within an owned agent's distance changes the hash); pair.txt: two agents
-# whose neighbour distance (0.1 m) is below their radii's sum pass through each other across
-# the cut between ranks 0 and 1 (only the larger one's diameter in its reach puts the pair in
-# one local list: the overlap record).
+# Mixed reaches, rebalanced every step, on 2 and 4 ranks: the hash and both overlap records
+# equal orca run's. mix.txt: neighbour distances 0.8, 6, 40 and 1 next to one another (a rank
+# that missed an agent within an owned agent's distance changes the hash); pair.txt: two
+# agents whose neighbour distance (0.1 m) is below their radii's sum pass through each other
+# across the root cut (the rebalancing puts it between them; only the larger one's diameter in
+# its reach puts the pair in one local list: the overlap record).
 cat >"$tmp/mix.txt" <<'EOF2'
 orca-scene 1
 dt 0.25
