@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* orca on MPI (mpi/include/orca/mpi.h; docs/mpi.md describes every operation). Each rank keeps the
- * agents it owns in key order; a step sends every owned agent to each rank whose domain lies
- * within the halo width of it, merges its own agents and the received ones in key order into
- * a local simulation (so the local index order is the global one restricted to them), steps
- * it, keeps the owned agents' results and hands the agents that left its domain to their new
- * owners. Since an agent's step reads only agents within its neighbour distance, the walls
- * (every rank has every wall) and the order of indices, the owned agents' results are the
- * one-process bits (docs/algorithm.md §11-12). */
+ * agents it owns in key order; a step sends every owned agent to each rank whose own agents
+ * can reach it (the box that rank published), merges its own agents and the received ones in
+ * key order into a local simulation (so the local index order is the global one restricted to
+ * them), steps it, keeps the owned agents' results and hands the agents that left its domain
+ * to their new owners. Since an agent's step reads only agents within its neighbour distance,
+ * the walls (every rank has every wall) and the order of indices, the owned agents' results
+ * are the one-process bits (docs/algorithm.md §11-12). */
 #include "orca/mpi.h"
 
 #include <errno.h>
@@ -63,7 +63,9 @@ struct orca_mpi {
     int64_t own_n, own_cap;
     dnode *tree;    /* the domains: 2 size - 1 nodes, the root first (docs/mpi.md, "Domains") */
     int tree_n;
-    int *near; /* scratch: ranks near an agent */
+    double *reach_box; /* per rank, the box its owned agents can read (x0, y0, x1, y1; empty:
+                          x0 > x1), from the last halo exchange (docs/mpi.md, "Halo") */
+    int *readers;      /* scratch: the ranks whose reach box meets this rank's agents */
     orca_vec2 *seg_a, *seg_b;
     int32_t seg_n, seg_cap;
     /* scratch */
@@ -190,31 +192,6 @@ static int open_node(const orca_mpi *m, orca_vec2 p)
 static int owner_of(const orca_mpi *m, orca_vec2 p)
 {
     return m->tree[open_node(m, p)].r0;
-}
-
-/* Adds to out every rank other than this one whose domain meets the square of half-width w
- * around p (a superset is harmless); returns the count. */
-static int ranks_near(const orca_mpi *m, orca_vec2 p, double w, int *out)
-{
-    int stack[128], top = 0, n = 0;
-    stack[top++] = 0;
-    while (top > 0) {
-        const dnode *d = &m->tree[stack[--top]];
-        if (d->lo < 0) {
-            if (d->r0 != m->rank) {
-                out[n++] = d->r0;
-            }
-            continue;
-        }
-        double c = coord(p, d->axis);
-        if (c - w <= d->cut) {
-            stack[top++] = d->lo;
-        }
-        if (c + w >= d->cut) {
-            stack[top++] = d->hi;
-        }
-    }
-    return n;
 }
 
 /* A tree that splits the ranks in halves with every cut at 0 (before the first balancing). */
@@ -409,42 +386,86 @@ static orca_status migrate(orca_mpi *m, double *seconds)
     return ORCA_OK;
 }
 
-/* Collective: the largest neighbour distance and the largest diameter over every agent: an
- * agent's step reads only agents within its neighbour distance (algorithm.md §11.2), and an
- * overlap needs the two within their radii's sum. */
-static double halo_width(orca_mpi *m, double *seconds)
+/* An agent's reach: how far from it the agents lie that its step or the overlap record can
+ * read. Its step reads only agents within its neighbour distance (algorithm.md §11.2); an
+ * overlapping pair is within the sum of its radii, at most the larger agent's diameter, so
+ * the owner of the larger one holds the pair. */
+static double reach_of(const orca_agent_def *d)
 {
-    double w = 0.0;
-    for (int64_t i = 0; i < m->own_n; ++i) {
-        const orca_agent_def *d = &m->own[i].def;
-        if (d->neighbor_dist > w) {
-            w = d->neighbor_dist;
-        }
-        if (2.0 * d->radius > w) {
-            w = 2.0 * d->radius;
-        }
-    }
-    double g = 0.0, t0 = MPI_Wtime();
-    MPI_Allreduce(&w, &g, 1, MPI_DOUBLE, MPI_MAX, m->comm);
-    *seconds += MPI_Wtime() - t0;
-    /* wider than needed by more than the rounding of x +- w (positions below 2^21): a halo
-     * agent too many is never read (the exact test decides), one too few would change bits */
-    return g * (1.0 + 0x1p-30) + 0x1p-28;
+    return d->neighbor_dist > 2.0 * d->radius ? d->neighbor_dist : 2.0 * d->radius;
 }
 
-/* Collective: sends the halos (every owned agent to each other rank whose domain lies within w
- * of it) and merges own and received agents in key order into m->order (pointers into own
- * and recv). */
-static orca_status gather_halo(orca_mpi *m, double w, int64_t *count, double *seconds)
+/* Collective: every rank publishes the box its owned agents can read, the bounding box of
+ * the squares of half-width reach around them (empty with no agents), into m->reach_box;
+ * returns this rank's largest reach (0 with no agents). */
+static double publish_reach(orca_mpi *m, double *seconds)
+{
+    double box[4] = {HUGE_VAL, HUGE_VAL, -HUGE_VAL, -HUGE_VAL}, widest = 0.0;
+    for (int64_t i = 0; i < m->own_n; ++i) {
+        const orca_agent_def *d = &m->own[i].def;
+        double r = reach_of(d);
+        widest = r > widest ? r : widest;
+        /* wider than the reach by more than the rounding of the exact test (about 3 ulp of
+         * the reach) and of p +- w (an ulp of 2^21 + w; positions below 2^21): an agent
+         * sent too many is never read (the exact test decides), one too few would change
+         * bits */
+        double w = r * (1.0 + 0x1p-30) + 0x1p-28;
+        box[0] = d->position.x - w < box[0] ? d->position.x - w : box[0];
+        box[1] = d->position.y - w < box[1] ? d->position.y - w : box[1];
+        box[2] = d->position.x + w > box[2] ? d->position.x + w : box[2];
+        box[3] = d->position.y + w > box[3] ? d->position.y + w : box[3];
+    }
+    double t0 = MPI_Wtime();
+    MPI_Allgather(box, 4, MPI_DOUBLE, m->reach_box, 4, MPI_DOUBLE, m->comm);
+    *seconds += MPI_Wtime() - t0;
+    return widest;
+}
+
+/* Local: m->readers = the other ranks whose reach box meets the bounding box of this rank's
+ * agents (the only ones any of them can go to); returns their count. */
+static int find_readers(orca_mpi *m)
+{
+    if (m->own_n == 0) {
+        return 0;
+    }
+    orca_vec2 p = m->own[0].def.position;
+    double lo_x = p.x, lo_y = p.y, hi_x = p.x, hi_y = p.y;
+    for (int64_t i = 1; i < m->own_n; ++i) {
+        p = m->own[i].def.position;
+        lo_x = p.x < lo_x ? p.x : lo_x;
+        lo_y = p.y < lo_y ? p.y : lo_y;
+        hi_x = p.x > hi_x ? p.x : hi_x;
+        hi_y = p.y > hi_y ? p.y : hi_y;
+    }
+    int n = 0;
+    for (int r = 0; r < m->size; ++r) {
+        const double *b = m->reach_box + 4 * r;
+        if (r != m->rank && b[0] <= hi_x && b[2] >= lo_x && b[1] <= hi_y && b[3] >= lo_y) {
+            m->readers[n++] = r;
+        }
+    }
+    return n;
+}
+
+/* Whether the point p lies in the box b (x0, y0, x1, y1; an empty box holds none). */
+static int in_box(const double *b, orca_vec2 p)
+{
+    return p.x >= b[0] && p.x <= b[2] && p.y >= b[1] && p.y <= b[3];
+}
+
+/* Collective: sends the halos (every owned agent to each other rank whose published reach box
+ * holds it, publish_reach) and merges own and received agents in key order into m->order
+ * (pointers into own and recv). */
+static orca_status gather_halo(orca_mpi *m, int64_t *count, double *seconds)
 {
     for (int r = 0; r < m->size; ++r) {
         m->scount[r] = 0;
     }
-    int *near = m->near;
+    int nr = find_readers(m);
     for (int64_t i = 0; i < m->own_n; ++i) {
-        int k = ranks_near(m, m->own[i].def.position, w, near);
-        for (int j = 0; j < k; ++j) {
-            m->scount[near[j]]++;
+        for (int j = 0; j < nr; ++j) {
+            int r = m->readers[j];
+            m->scount[r] += in_box(m->reach_box + 4 * r, m->own[i].def.position);
         }
     }
     int64_t off = 0;
@@ -462,9 +483,11 @@ static orca_status gather_halo(orca_mpi *m, double w, int64_t *count, double *se
             fill[r] = m->sdispl[r];
         }
         for (int64_t i = 0; i < m->own_n; ++i) {
-            int k = ranks_near(m, m->own[i].def.position, w, near);
-            for (int j = 0; j < k; ++j) {
-                m->send[fill[near[j]]++] = m->own[i];
+            for (int j = 0; j < nr; ++j) {
+                int r = m->readers[j];
+                if (in_box(m->reach_box + 4 * r, m->own[i].def.position)) {
+                    m->send[fill[r]++] = m->own[i];
+                }
             }
         }
     }
@@ -555,8 +578,8 @@ static int64_t owned_index(const orca_mpi *m, const mpi_agent *a)
 }
 
 /* Collective: the local list (docs/mpi.md, the step's 1-3), n agents in key order: the owned
- * agents and the halo received, or on a single rank, which has no halo, its owned agents
- * themselves (no pass over them; *w = 0). */
+ * agents and the halo received (*w: this rank's largest reach, publish_reach), or on a single
+ * rank, which has no halo, its owned agents themselves (no pass over them; *w = 0). */
 static orca_status local_list(orca_mpi *m, double *w, int64_t *n, double *seconds)
 {
     m->local_own = m->size == 1;
@@ -565,8 +588,8 @@ static orca_status local_list(orca_mpi *m, double *w, int64_t *n, double *second
         *n = m->own_n;
         return ORCA_OK;
     }
-    *w = halo_width(m, seconds);
-    return gather_halo(m, *w, n, seconds);
+    *w = publish_reach(m, seconds);
+    return gather_halo(m, n, seconds);
 }
 
 /* Entry i of the local list. */
@@ -890,7 +913,8 @@ static void free_all(orca_mpi *m)
     orca_sim_destroy(m->local);
     free(m->own);
     free(m->tree);
-    free(m->near);
+    free(m->reach_box);
+    free(m->readers);
     free(m->seg_a);
     free(m->seg_b);
     free(m->send);
@@ -1015,10 +1039,11 @@ orca_status orca_mpi_create(MPI_Comm comm, const orca_mpi_def *def, orca_mpi **o
         /* scount, sdispl, rcount, rdispl, then the exchange's four byte arrays */
         m->scount = malloc(8 * (size_t)m->size * sizeof *m->scount);
         m->tree = malloc((size_t)(2 * m->size) * sizeof *m->tree);
-        m->near = malloc((size_t)m->size * sizeof *m->near);
+        m->reach_box = malloc(4 * (size_t)m->size * sizeof *m->reach_box);
+        m->readers = malloc((size_t)m->size * sizeof *m->readers);
         orca_sim_def sd = orca_sim_def_default();
         sd.worker_count = d.workers;
-        if (!m->scount || !m->tree || !m->near ||
+        if (!m->scount || !m->tree || !m->reach_box || !m->readers ||
             orca_sim_create(&sd, &m->local) != ORCA_OK) {
             snprintf(create_error, sizeof create_error, "out of memory");
             ok = 0;

@@ -47,8 +47,9 @@ static const char USAGE[] =
     "  -q, --quiet           no summary (--json still prints)\n"
     "Summary: agents, segments, steps, arrived (with --max-steps: the step all had arrived\n"
     "at, or the cap), deepest overlaps, fallbacks, the state hash,\n"
-    "and per rank: agents owned, halo agents and bytes per step, agents handed on, step time\n"
-    "and the share of it in MPI calls.\n"
+    "and per rank: agents owned, halo agents and bytes per step, its reach (the largest\n"
+    "neighbour distance or diameter of its agents: its halo holds the agents within it of\n"
+    "them), agents handed on, step time and the share of it in MPI calls.\n"
     "\n"
     "Every rank must be given the same options: a rank that refuses its own or differs from\n"
     "rank 0 ends the run on all, named in the message (exit status 2). A scene file is read\n"
@@ -405,18 +406,18 @@ static void print_stats(const orca_mpi_stats *all, int ranks, int json)
             printf("%s{\"rank\":%d,\"owned\":%lld,\"owned_per_step\":%.1f,\"halo_per_step\":%.1f,"
                    "\"halo_bytes_per_step\":%.0f,\"moved\":%lld,\"moved_bytes\":%lld,"
                    "\"step_ms\":%.3f,\"comm_ms\":%.3f,\"solve_ms\":%.3f,\"comm_share\":%.4f,"
-                   "\"box\":[%.17g,%.17g,%.17g,%.17g]}",
+                   "\"box\":[%.17g,%.17g,%.17g,%.17g],\"reach\":%.17g}",
                    r ? "," : "", r, (long long)s->owned, (double)s->owned_sum / steps,
                    (double)s->halo_sum / steps, (double)s->halo_bytes / steps,
                    (long long)s->moved, (long long)s->moved_bytes,
                    1e3 * s->step_seconds / steps, 1e3 * s->comm_seconds / steps,
                    1e3 * s->solve_seconds / steps, share, clamp(s->box[0]), clamp(s->box[1]),
-                   clamp(s->box[2]), clamp(s->box[3]));
+                   clamp(s->box[2]), clamp(s->box[3]), s->halo_width);
         } else {
             printf("  rank %d: %lld agent%s (%.0f per step), halo %.0f agents and %.0f bytes per "
-                   "step, %lld handed on; step %.3f ms, %.1f%% of it in MPI calls\n",
+                   "step (reach %g m), %lld handed on; step %.3f ms, %.1f%% of it in MPI calls\n",
                    r, (long long)s->owned, s->owned == 1 ? "" : "s", (double)s->owned_sum / steps,
-                   (double)s->halo_sum / steps, (double)s->halo_bytes / steps,
+                   (double)s->halo_sum / steps, (double)s->halo_bytes / steps, s->halo_width,
                    (long long)s->moved, 1e3 * s->step_seconds / steps, 100.0 * share);
         }
     }

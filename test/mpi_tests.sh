@@ -9,7 +9,9 @@
 # 2. orca-mpi on every built-in scene on 1-4 ranks: the hash every 50 steps equals
 #    `orca run --steps K`'s.
 #    --max-steps (until every agent has arrived) stops where orca run stops, with its hash.
-#    A 2 km x 6 m corridor on 4 ranks is cut across its length (small halos), to orca run's hash.
+#    A 2 km x 6 m corridor on 4 ranks is cut across its length (small halos), to orca run's hash;
+#    with one agent reaching 2^23 m only its rank receives every agent. Mixed neighbour
+#    distances and radii rebalanced every step: hash and overlap records equal orca run's.
 # 3. A checkpoint written on 2 ranks continued on 3 and on 1: the hash equals orca run's.
 # 4. A rank killed mid-run: the job fails within a bounded time with a message naming the
 #    lost process; the last checkpoint restarts it with the one-process bits.
@@ -106,6 +108,64 @@ else
         "width and under 0.02 halo agents per owned)"
     cat "$tmp/err"
 fi
+
+# 2d. halo widths per region: one agent of the corridor reaches 2^23 m. Only its rank needs
+#     every agent (each rank receives the agents its own can reach, docs/mpi.md "Halo"): about
+#     0.75 halo agents per owned agent, where one global width gave every rank every agent
+#     (3.0); its rank reports the reach, the others 2 m; the hash equals orca run's.
+{ cat "$tmp/long.txt"; echo "agent 1000 3 goal 2100 3 neighbor_dist=8388608"; } >"$tmp/far.txt"
+want=$("$orca" run "$tmp/far.txt" --steps 20 --json | json 'd["hash"]')
+got=$(run 4 "$ompi" run "$tmp/far.txt" --steps 20 --rebalance 5 --json 2>"$tmp/err" |
+    json '"%s %.4f %s" % (d["hash"], sum(r["halo_per_step"] for r in d["per_rank"]) /
+          d["agents"], ",".join("%g" % x for x in sorted(r["reach"] for r in d["per_rank"])))')
+read -r h share reach <<<"$got"
+if [[ "$h" == "$want" && "$reach" == "2,2,2,8.38861e+06" ]] &&
+   python3 -c "import sys; sys.exit(not $share < 0.8)"; then
+    ok "the corridor with one agent reaching 2^23 m on 4 ranks: $share halo agents per owned, $h"
+else
+    bad "the corridor with one far-reaching agent: '$got' (orca run: $want; want under 0.8" \
+        "halo agents per owned and reaches 2,2,2,8.38861e+06)"
+    cat "$tmp/err"
+fi
+# Mixed reaches, rebalanced every step, on 2 and 4 ranks: the hash and both overlap records
+# equal orca run's. mix.txt: neighbour distances 0.8, 6, 40 and 1 next to one another (a rank
+# that missed an agent within an owned agent's distance changes the hash); pair.txt: two
+# agents whose neighbour distance (0.1 m) is below their radii's sum pass through each other
+# across the root cut (the rebalancing puts it between them; only the larger one's diameter in
+# its reach puts the pair in one local list: the overlap record).
+cat >"$tmp/mix.txt" <<'EOF2'
+orca-scene 1
+dt 0.25
+segment -12 -8 12 -8
+grid 16 8 -28 -4.5 1.3 1.2 goal 30 0 radius=0.5 neighbor_dist=0.8
+grid 16 8 8 -4.5 1.0 1.1 stagger goal -30 0 radius=0.15 neighbor_dist=6
+agent 0 20 goal 0 -20 radius=0.3 neighbor_dist=40
+agent 0 -7 goal 0 30 radius=2 neighbor_dist=1
+EOF2
+cat >"$tmp/pair.txt" <<'EOF2'
+orca-scene 1
+default neighbor_dist 0.1
+default radius 0.2
+grid 5 10 -30 -5 2 1
+grid 5 10 22 -5 2 1
+agent -15 0 goal 30 0 radius=3
+agent 15.3 0.5 goal -30 0.5 radius=0.01
+EOF2
+for sk in "mix 120" "pair 80"; do
+    read -r scene k <<<"$sk"
+    want=$("$orca" run "$tmp/$scene.txt" --steps "$k" --json |
+        json '"%s %r %r" % (d["hash"], d["max_agent_overlap"], d["max_wall_overlap"])')
+    for r in 2 4; do
+        got=$(run "$r" "$ompi" run "$tmp/$scene.txt" --steps "$k" --rebalance 1 --json \
+            2>"$tmp/err" | json '"%s %r %r" % (d["hash"], d["agent_overlap"], d["wall_overlap"])')
+        if [[ "$got" == "$want" ]]; then
+            ok "mixed reaches ($scene) on $r ranks, rebalanced every step: $got"
+        else
+            bad "mixed reaches ($scene) on $r ranks: '$got', orca run gives '$want'"
+            cat "$tmp/err"
+        fi
+    done
+done
 
 # the text summary's overlaps are fractions of the radius, as orca run's (not metres)
 ov=$(run 2 "$ompi" run "$tmp/corridor.txt" --steps 20 2>"$tmp/err" | grep 'overlap')

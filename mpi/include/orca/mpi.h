@@ -2,10 +2,10 @@
 /* orca on MPI (docs/mpi.md): one run split across the processes of an MPI communicator by
  * spatial domains, with the bits of one process. Every agent carries its order key (its place
  * in the one-process index order); each rank owns the agents whose position lies in its domain
- * of the plane, steps them with copies of the agents near its borders (the halo), and hands
- * agents that crossed a border to their new owner. The result of every step, and so the state
- * hash, equals the one-process run (an orca_scenario with the same agents, goals, seed and dt)
- * for any rank count, any domain layout and any rebalancing.
+ * of the plane, steps them with copies of the other ranks' agents that its own can reach (the
+ * halo), and hands agents that crossed a border to their new owner. The result of every step,
+ * and so the state hash, equals the one-process run (an orca_scenario with the same agents,
+ * goals, seed and dt) for any rank count, any domain layout and any rebalancing.
  *
  * Every function marked "collective" must be called by every rank of the communicator, in the
  * same order, with the same arguments where the comment says so; each returns the same status
@@ -137,7 +137,10 @@ typedef struct orca_mpi_stats {
     double solve_seconds;   /**< of which in orca_sim_step */
     double box[4];          /**< this rank's domain: x0 <= x < x1, y0 <= y < y1 as
                                  (x0, y0, x1, y1), infinite where unbounded */
-    double halo_width;      /**< the last step's halo width (m; 0 on one rank: no halo) */
+    double halo_width;      /**< the last step's largest reach of this rank's agents (m):
+                                 max(neighbour distance, 2 radius); its halo holds the
+                                 agents within it of its own (0 with none, and on one rank,
+                                 which has no halo) */
 } orca_mpi_stats;
 
 void orca_mpi_get_stats(const orca_mpi *m, orca_mpi_stats *out);
