@@ -19,13 +19,14 @@
 
 #include "scenario_rule.h"
 #include "sim_internal.h"
+#include "sim_peek.h"
 #include "snap_io.h"
 
 #define HASH_WINDOW 65536         /* keys per gather of orca_mpi_hash */
 #define BALANCE_BINS 4096         /* histogram bins of the rebalancing rule */
 #define CKPT_MAGIC_PART "ORCAMPIP"
 #define CKPT_MAGIC_MANIFEST "ORCAMPIM"
-#define CKPT_VERSION 2u
+#define CKPT_VERSION 3u /* 3: records with avoidance settings and streams, the options */
 
 /* A node of the domain tree: an inner node cuts its region at `cut` along `axis` (0 x, 1 y):
  * coordinates below the cut go to child lo, the others to child hi; a leaf (lo = -1) is the
@@ -45,8 +46,27 @@ typedef struct mpi_agent {
     orca_goal goal;
     float hint;  /* the step's search-radius hint for this agent (not state: it never decides,
                     algorithm.md §11.4), carried so the local simulation starts warm */
-    uint32_t unused;
+    int32_t stream; /* the pedestrian model's stream (-1: none; docs/pedestrians.md) */
+    agent_ext ext;  /* its avoidance settings (docs/extensions.md) */
 } mpi_agent;
+
+/* The simulation-wide settings of the run's extensions (docs/mpi.md, "What runs under MPI"):
+ * each rank's local simulation gets them, and the hash and the checkpoints carry them. */
+typedef struct mpi_options {
+    int separation;
+    int density_on;
+    orca_density_speed density;
+    int ped_on;
+    orca_pedestrian ped;
+} mpi_options;
+
+/* A new record: zero, with no stream and the default avoidance settings. */
+static void agent_clear(mpi_agent *a)
+{
+    memset(a, 0, sizeof *a);
+    a->stream = -1;
+    a->ext = orca_ext_defaults();
+}
 
 struct orca_mpi {
     MPI_Comm comm;
@@ -68,6 +88,7 @@ struct orca_mpi {
     int *readers;      /* scratch: the ranks whose reach box meets this rank's agents */
     orca_vec2 *seg_a, *seg_b;
     int32_t seg_n, seg_cap;
+    mpi_options opt;
     /* scratch */
     mpi_agent *send, *recv, *merged, *tmp;
     int64_t send_cap, recv_cap, merged_cap, tmp_cap;
@@ -78,6 +99,9 @@ struct orca_mpi {
     int64_t diag_cap;
     unsigned char *owned; /* per entry of the local list: 1 owned, 0 a halo copy */
     int64_t owned_cap;
+    orca_vec2 *rule_pref; /* with the pedestrian model: per entry, this step's preferred
+                             velocity, which the step takes from the rule (fill_local) */
+    int64_t rule_pref_cap;
     /* record */
     double agent_overlap, wall_overlap;
     int64_t fallbacks;
@@ -568,6 +592,12 @@ static orca_status new_local(orca_mpi *m)
             return local_fail(m, st, "%s", orca_sim_last_error(m->local));
         }
     }
+    const mpi_options *o = &m->opt;
+    if ((o->separation && (st = orca_sim_set_separation(m->local, 1)) != ORCA_OK) ||
+        (o->density_on && (st = orca_sim_set_density_speed(m->local, &o->density)) != ORCA_OK) ||
+        (o->ped_on && (st = orca_sim_set_pedestrian(m->local, &o->ped)) != ORCA_OK)) {
+        return local_fail(m, st, "%s", orca_sim_last_error(m->local));
+    }
     return ORCA_OK;
 }
 
@@ -631,12 +661,20 @@ static orca_status fill_local(orca_mpi *m, int64_t n, int rule)
     if (st != ORCA_OK) {
         return st;
     }
+    /* with the pedestrian model the neighbours' stored preferred velocities are read (its
+     * headways and streams): the rule's values go to the step through rule_pref */
+    int ped = m->opt.ped_on;
+    if (ped && (st = RESERVE(m, rule_pref, rule_pref_cap, n + 1)) != ORCA_OK) {
+        return st;
+    }
+    orca_vec2 *to = ped ? m->rule_pref : NULL;
     uint64_t sh = orca_rule_step_hash(m->def.seed, m->steps);
     if (mirror) {
         memset(m->owned, 1, (size_t)n);
         if (rule) {
+            orca_vec2 *out = ped ? to : m->local->pref;
             for (int64_t i = 0; i < n; ++i) {
-                m->local->pref[i] = rule_of(m, &m->own[i], sh);
+                out[i] = rule_of(m, &m->own[i], sh);
             }
         }
         m->local_mirror = !rule; /* the rule's values are own's only after the step */
@@ -658,8 +696,14 @@ static orca_status fill_local(orca_mpi *m, int64_t n, int rule)
         m->owned[i] = (unsigned char)own;
         orca_agent_store(s, (int32_t)i, &a->def);
         s->par[i].nb_guess = a->hint;
+        if ((!orca_ext_is_default(&a->ext) && !orca_ext_store(s, (int32_t)i, &a->ext)) ||
+            (a->stream >= 0 && !orca_stream_store(s, (int32_t)i, a->stream))) {
+            return local_fail(m, ORCA_ERR_MEMORY, "out of memory (avoidance settings, streams)");
+        }
         if (rule && own) {
-            s->pref[i] = rule_of(m, a, sh);
+            *(ped ? &to[i] : &s->pref[i]) = rule_of(m, a, sh);
+        } else if (ped) {
+            to[i] = a->def.preferred_velocity; /* a halo copy's: never applied */
         }
     }
     m->local_mirror = m->local_own && !rule;
@@ -700,6 +744,21 @@ static orca_status local_step_fail(orca_mpi *m, orca_status st, int64_t n)
 
 /* --- the step ---------------------------------------------------------------------------- */
 
+/* The step's rule with the pedestrian model: the preferred velocities fill_local put in
+ * rule_pref (orca_step_rule_fn). */
+static void rule_values(void *context, const int32_t *index, int32_t first,
+                        const orca_vec2 *position, int count, const orca_vec2 *current,
+                        orca_vec2 *out)
+{
+    (void)position;
+    (void)current;
+    const orca_mpi *m = context;
+    for (int j = 0; j < count; ++j) {
+        int32_t i = index ? index[j] : first + j;
+        out[i] = m->rule_pref[i];
+    }
+}
+
 orca_status orca_mpi_step(orca_mpi *m)
 {
     if (!m) {
@@ -722,7 +781,9 @@ orca_status orca_mpi_step(orca_mpi *m)
         /* only the owned agents' new velocities can refuse the step: a halo copy may lack
          * some of its own neighbours, and its rank checks the real one */
         m->local->step_check = m->owned;
-        if ((st = orca_sim_step(m->local, m->def.dt)) != ORCA_OK) {
+        st = m->opt.ped_on ? orca_sim_step_rule(m->local, m->def.dt, rule_values, m)
+                           : orca_sim_step(m->local, m->def.dt);
+        if (st != ORCA_OK) {
             local_step_fail(m, st, n);
         }
         m->local->step_check = NULL;
@@ -747,7 +808,8 @@ orca_status orca_mpi_step(orca_mpi *m)
         return st; /* nothing owned changed */
     }
     orca_agents_settle(m->local);
-    /* (the step keeps the preferred velocities it was given: the rule's for owned agents) */
+    /* (the step keeps the preferred velocities it was given, or with the pedestrian model
+     * those of rule_pref: the rule's for owned agents) */
     const orca_vec2 *pos = m->local->pos, *vel = m->local->vel, *pref = m->local->pref;
     for (int64_t i = 0; i < n; ++i) {
         int64_t k = local_owned_index(m, i);
@@ -926,6 +988,7 @@ static void free_all(orca_mpi *m)
     free(m->order_tmp);
     free(m->diag);
     free(m->owned);
+    free(m->rule_pref);
     if (m->comm != MPI_COMM_NULL) {
         MPI_Comm_free(&m->comm);
     }
@@ -1197,7 +1260,7 @@ static orca_status append_own(orca_mpi *m, const orca_agent_def *defs, const orc
     }
     for (int i = 0; i < count; ++i) {
         mpi_agent *a = &m->own[m->own_n + i];
-        memset(a, 0, sizeof *a);
+        agent_clear(a);
         a->key = key0 + (uint64_t)i;
         a->rule_key = rkey0 + (uint64_t)i;
         a->def = defs[i];
@@ -1383,7 +1446,86 @@ static uint64_t h_agent(uint64_t h, const orca_agent_def *d)
 typedef struct hash_entry {
     uint64_t key;
     orca_agent_def def;
+    agent_ext ext;
+    int32_t stream;
 } hash_entry;
+
+/* The parts of the hash that run over every agent in key order, in the order of
+ * docs/determinism.md's state hash: the agents, then (while some agent is not at the
+ * defaults) their avoidance settings, then (while some agent has one) their streams. */
+enum { HP_CORE, HP_EXT, HP_STREAM };
+
+static uint64_t h_part(uint64_t h, const hash_entry *e, int part)
+{
+    if (part == HP_CORE) {
+        return h_agent(h, &e->def);
+    }
+    if (part == HP_EXT) {
+        h = hash_f64(h, e->ext.priority);
+        h = hash_u64(h, e->ext.layers);
+        h = hash_u64(h, e->ext.mask);
+        return hash_u64(h, (uint64_t)(int64_t)e->ext.locked);
+    }
+    return hash_u64(h, (uint64_t)(uint32_t)e->stream);
+}
+
+/* Scratch of the windowed passes: rank 0 takes the agents a window of HASH_WINDOW keys at a
+ * time (its memory stays bounded; every agent's hashed values pass through it once). */
+typedef struct hash_scratch {
+    uint64_t win;
+    int *counts;
+    hash_entry *mine, *got, *slot;
+    unsigned char *seen;
+} hash_scratch;
+
+/* Collective: h continued on rank 0 over every agent's part, in key order. */
+static uint64_t hash_pass(orca_mpi *m, const hash_scratch *x, int part, uint64_t h)
+{
+    int *counts = x->counts, *displs = x->counts + m->size;
+    uint64_t win = x->win, windows = (m->next_key + win - 1) / win;
+    int64_t at = 0;
+    for (uint64_t w = 0; w < windows; ++w) {
+        uint64_t end = (w + 1) * win;
+        int n = 0;
+        while (at < m->own_n && m->own[at].key < end) {
+            const mpi_agent *a = &m->own[at];
+            x->mine[n].key = a->key;
+            x->mine[n].def = a->def;
+            x->mine[n].ext = a->ext;
+            x->mine[n].stream = a->stream;
+            ++n;
+            ++at;
+        }
+        MPI_Gather(&n, 1, MPI_INT, counts, 1, MPI_INT, 0, m->comm);
+        int sum = 0;
+        if (m->rank == 0) {
+            for (int r = 0; r < m->size; ++r) {
+                displs[r] = sum * (int)sizeof(hash_entry);
+                sum += counts[r];
+                counts[r] *= (int)sizeof(hash_entry);
+            }
+        }
+        MPI_Gatherv(x->mine, n * (int)sizeof(hash_entry), MPI_BYTE, x->got, counts, displs,
+                    MPI_BYTE, 0, m->comm);
+        if (m->rank == 0 && sum > 0) {
+            /* each rank's block is in key order; the keys of a window are distinct, so a
+             * counting placement orders them */
+            uint64_t base = w * win;
+            memset(x->seen, 0, win);
+            for (int k = 0; k < sum; ++k) {
+                uint64_t o = x->got[k].key - base;
+                x->slot[o] = x->got[k];
+                x->seen[o] = 1;
+            }
+            for (uint64_t o = 0; o < win; ++o) {
+                if (x->seen[o]) {
+                    h = h_part(h, &x->slot[o], part);
+                }
+            }
+        }
+    }
+    return h;
+}
 
 uint64_t orca_mpi_hash(orca_mpi *m, orca_status *status)
 {
@@ -1397,65 +1539,30 @@ uint64_t orca_mpi_hash(orca_mpi *m, orca_status *status)
         return 0;
     }
     m->error[0] = '\0';
-    long long mine = m->own_n, total = 0;
-    MPI_Allreduce(&mine, &total, 1, MPI_LONG_LONG, MPI_SUM, m->comm);
-    /* The FNV-1a chain runs over the agents in key order, so it runs on one rank: rank 0
-     * takes the agents a window of HASH_WINDOW keys at a time (its memory stays bounded;
-     * every agent's hashed values pass through it once). */
+    /* the agents, those not at the avoidance defaults and those with a stream, over all ranks */
+    long long mine[3] = {m->own_n, 0, 0}, total[3] = {0, 0, 0};
+    for (int64_t i = 0; i < m->own_n; ++i) {
+        mine[1] += !orca_ext_is_default(&m->own[i].ext);
+        mine[2] += m->own[i].stream >= 0;
+    }
+    MPI_Allreduce(mine, total, 3, MPI_LONG_LONG, MPI_SUM, m->comm);
     /* a window of HASH_WINDOW keys, or of every key when there are fewer */
-    uint64_t win = m->next_key < HASH_WINDOW ? (m->next_key > 0 ? m->next_key : 1) : HASH_WINDOW;
-    int *counts = malloc(2 * (size_t)m->size * sizeof *counts);
-    hash_entry *mine_e = malloc(win * sizeof *mine_e);
-    hash_entry *got = m->rank == 0 ? malloc(win * sizeof *got) : NULL;
-    hash_entry *slot = m->rank == 0 ? malloc(win * sizeof *slot) : NULL;
-    unsigned char *seen = m->rank == 0 ? malloc(win) : NULL;
-    orca_status st = counts && mine_e && (m->rank != 0 || (got && slot && seen))
+    hash_scratch x;
+    x.win = m->next_key < HASH_WINDOW ? (m->next_key > 0 ? m->next_key : 1) : HASH_WINDOW;
+    x.counts = malloc(2 * (size_t)m->size * sizeof *x.counts);
+    x.mine = malloc(x.win * sizeof *x.mine);
+    x.got = m->rank == 0 ? malloc(x.win * sizeof *x.got) : NULL;
+    x.slot = m->rank == 0 ? malloc(x.win * sizeof *x.slot) : NULL;
+    x.seen = m->rank == 0 ? malloc(x.win) : NULL;
+    orca_status st = x.counts && x.mine && (m->rank != 0 || (x.got && x.slot && x.seen))
                          ? ORCA_OK
                          : local_fail(m, ORCA_ERR_MEMORY, "out of memory (hash)");
     st = agree(m, st);
     uint64_t h = FNV_OFFSET;
     if (st == ORCA_OK) {
-        int *displs = counts + m->size;
-        h = hash_u64(h, (uint64_t)total);
-        uint64_t windows = (m->next_key + win - 1) / win;
-        int64_t at = 0;
-        for (uint64_t w = 0; w < windows; ++w) {
-            uint64_t end = (w + 1) * win;
-            int n = 0;
-            while (at < m->own_n && m->own[at].key < end) {
-                mine_e[n].key = m->own[at].key;
-                mine_e[n].def = m->own[at].def;
-                ++n;
-                ++at;
-            }
-            MPI_Gather(&n, 1, MPI_INT, counts, 1, MPI_INT, 0, m->comm);
-            int sum = 0;
-            if (m->rank == 0) {
-                for (int r = 0; r < m->size; ++r) {
-                    displs[r] = sum * (int)sizeof(hash_entry);
-                    sum += counts[r];
-                    counts[r] *= (int)sizeof(hash_entry);
-                }
-            }
-            MPI_Gatherv(mine_e, n * (int)sizeof(hash_entry), MPI_BYTE, got, counts, displs,
-                        MPI_BYTE, 0, m->comm);
-            if (m->rank == 0 && sum > 0) {
-                /* each rank's block is in key order; the keys of a window are distinct, so
-                 * a counting placement orders them */
-                uint64_t base = w * win;
-                memset(seen, 0, win);
-                for (int k = 0; k < sum; ++k) {
-                    uint64_t o = got[k].key - base;
-                    slot[o] = got[k];
-                    seen[o] = 1;
-                }
-                for (uint64_t o = 0; o < win; ++o) {
-                    if (seen[o]) {
-                        h = h_agent(h, &slot[o].def);
-                    }
-                }
-            }
-        }
+        /* the sections of the one-process state hash (docs/determinism.md), in its order */
+        h = hash_u64(h, (uint64_t)total[0]);
+        h = hash_pass(m, &x, HP_CORE, h);
         h = hash_u64(h, (uint64_t)m->seg_n);
         for (int32_t k = 0; k < m->seg_n; ++k) {
             h = hash_f64(h, m->seg_a[k].x);
@@ -1463,13 +1570,38 @@ uint64_t orca_mpi_hash(orca_mpi *m, orca_status *status)
             h = hash_f64(h, m->seg_b[k].x);
             h = hash_f64(h, m->seg_b[k].y);
         }
+        if (total[1] > 0) {
+            h = hash_u64(h, HASH_EXT_TAG);
+            h = hash_pass(m, &x, HP_EXT, h);
+        }
+        const mpi_options *o = &m->opt;
+        if (o->separation) {
+            h = hash_u64(h, HASH_SEP_TAG);
+        }
+        if (o->density_on) {
+            h = hash_u64(h, HASH_DEN_TAG);
+            h = hash_f64(h, o->density.radius);
+            h = hash_f64(h, o->density.gamma);
+            h = hash_f64(h, o->density.max_density);
+        }
+        if (o->ped_on) {
+            h = hash_u64(h, HASH_PED_TAG);
+            h = hash_f64(h, o->ped.time_gap);
+            h = hash_f64(h, o->ped.buffer);
+            h = hash_f64(h, o->ped.counter_reach);
+            h = hash_u64(h, (uint64_t)o->ped.max_planes);
+        }
+        if (total[2] > 0) {
+            h = hash_u64(h, HASH_STR_TAG);
+            h = hash_pass(m, &x, HP_STREAM, h);
+        }
         MPI_Bcast(&h, 1, MPI_UINT64_T, 0, m->comm);
     }
-    free(counts);
-    free(mine_e);
-    free(got);
-    free(slot);
-    free(seen);
+    free(x.counts);
+    free(x.mine);
+    free(x.got);
+    free(x.slot);
+    free(x.seen);
     if (status) {
         *status = st;
     }
@@ -1625,23 +1757,8 @@ static const char *unsupported(const orca_scenario *sc)
     if (orca_scenario_get_navigation(sc)) {
         return "navigation";
     }
-    if (sim->ext_nondefault > 0) {
-        return "avoidance settings (priority, layers, locked agents)";
-    }
     if (orca_sim_boundary_count(sim) > 0) {
         return "walkable-area boundaries";
-    }
-    if (orca_sim_get_separation(sim)) {
-        return "the separation option";
-    }
-    if (orca_sim_get_density_speed(sim, NULL)) {
-        return "the density-dependent speed";
-    }
-    if (orca_sim_get_pedestrian(sim, NULL)) {
-        return "the pedestrian model";
-    }
-    if (sim->stream_count > 0) {
-        return "streams (the pedestrian model's)";
     }
     int n = orca_sim_agent_count(sim);
     for (int i = 0; i < n; ++i) {
@@ -1773,18 +1890,27 @@ orca_status orca_mpi_create_from_scenario(MPI_Comm comm, const orca_scenario *sc
     }
     orca_sim *sim = orca_scenario_sim((orca_scenario *)sc);
     st = add_walls(m, sim);
+    m->opt.separation = orca_sim_get_separation(sim);
+    m->opt.density_on = orca_sim_get_density_speed(sim, &m->opt.density);
+    m->opt.ped_on = orca_sim_get_pedestrian(sim, &m->opt.ped);
     int n = orca_sim_agent_count(sim);
     int mine = (n - m->rank + m->size - 1) / m->size;
     if (st == ORCA_OK) {
         st = RESERVE(m, own, own_cap, (int64_t)mine + 1);
         for (int i = m->rank; i < n && st == ORCA_OK; i += m->size) {
             mpi_agent *a = &m->own[m->own_n++];
-            memset(a, 0, sizeof *a);
+            agent_clear(a);
             a->key = (uint64_t)i;
             a->rule_key = (uint64_t)orca_scenario_rule_key(sc, i);
             orca_agent_id id = orca_sim_agent_at(sim, i);
             orca_agent_get(sim, id, &a->def);
             orca_scenario_agent_goal(sc, i, &a->goal, NULL);
+            if (sim->ext) {
+                a->ext = sim->ext[i];
+            }
+            if (sim->stream) {
+                a->stream = sim->stream[i];
+            }
         }
         st = agree(m, st);
     }
@@ -1811,7 +1937,7 @@ static orca_status keep_share(void *ctx, int64_t index, const orca_agent_def *de
         return st;
     }
     mpi_agent *a = &m->own[m->own_n++];
-    memset(a, 0, sizeof *a);
+    agent_clear(a);
     a->key = (uint64_t)index;
     a->rule_key = (uint64_t)index;
     a->def = *def;
@@ -1906,9 +2032,9 @@ orca_status orca_mpi_create_builtin(MPI_Comm comm, orca_scene_kind kind, int age
  * ends with the FNV-1a checksum of its other bytes; the manifest holds each part's checksum
  * (its digest), the run's identifier and the state hash, so that a restart refuses any byte
  * that differs from what was written (docs/mpi.md, "Checkpoints"). */
-#define CKPT_RECORD (20 * 8)
+#define CKPT_RECORD (22 * 8)
 #define CKPT_PART_HEADER (8 + 7 * 8)  /* magic, version, run id, rank, ranks, step, count, 0 */
-#define CKPT_MANIFEST_HEADER (8 + 15 * 8) /* magic, then the 15 words of manifest_field */
+#define CKPT_MANIFEST_HEADER (8 + 23 * 8) /* magic, then the 23 words of manifest_field */
 #define CKPT_PATH 4200
 
 /* The manifest's words after its magic, in file order (docs/mpi.md lists them); the names
@@ -1916,12 +2042,19 @@ orca_status orca_mpi_create_builtin(MPI_Comm comm, orca_scene_kind kind, int age
 enum {
     MF_VERSION, MF_RANKS, MF_STEPS, MF_NEXT_KEY, MF_NEXT_RULE_KEY, MF_DT, MF_SEED, MF_AGENTS,
     MF_AGENT_OVERLAP, MF_WALL_OVERLAP, MF_FALLBACKS, MF_DIAGNOSTICS, MF_RUN_ID, MF_STATE_HASH,
-    MF_SEGMENTS, MF_WORDS
+    MF_SEGMENTS, MF_OPTIONS, MF_DEN_RADIUS, MF_DEN_GAMMA, MF_DEN_MAX, MF_PED_TIME_GAP,
+    MF_PED_BUFFER, MF_PED_REACH, MF_PED_PLANES, MF_WORDS
 };
+/* MF_OPTIONS's bits: the separation option, the density-dependent speed, the pedestrian model */
+#define MF_OPT_SEP 1u
+#define MF_OPT_DEN 2u
+#define MF_OPT_PED 4u
 static const char *const manifest_field[MF_WORDS] = {
     "version",  "ranks",         "steps",        "next_key",  "next_rule_key",
     "dt",       "seed",          "agents",       "agent_overlap", "wall_overlap",
-    "fallbacks", "diagnostics",  "run_id",       "state_hash", "segments"};
+    "fallbacks", "diagnostics",  "run_id",       "state_hash", "segments",
+    "options",  "density_radius", "density_gamma", "density_max", "pedestrian_time_gap",
+    "pedestrian_buffer", "pedestrian_counter_reach", "pedestrian_max_planes"};
 
 static void put_record(snap_writer *w, const mpi_agent *a)
 {
@@ -1940,7 +2073,9 @@ static void put_record(snap_writer *w, const mpi_agent *a)
     put_vec(w, a->goal.target);
     put_f64(w, a->goal.preferred_speed);
     put_u64(w, (uint64_t)(int64_t)a->goal.goal_set);
-    put_u64(w, 0); /* reserved */
+    put_f64(w, a->ext.priority);
+    put_u64(w, (uint64_t)a->ext.layers << 32 | a->ext.mask);
+    put_u64(w, (uint64_t)(uint32_t)a->ext.locked << 32 | (uint32_t)a->stream);
 }
 
 static void get_record(snap_reader *r, mpi_agent *a)
@@ -1961,7 +2096,12 @@ static void get_record(snap_reader *r, mpi_agent *a)
     a->goal.target = get_vec(r);
     a->goal.preferred_speed = bits_f64(get_u64(r));
     a->goal.goal_set = (int)(int64_t)get_u64(r);
-    (void)get_u64(r);
+    a->ext.priority = bits_f64(get_u64(r));
+    uint64_t lm = get_u64(r), ls = get_u64(r);
+    a->ext.layers = (uint32_t)(lm >> 32);
+    a->ext.mask = (uint32_t)lm;
+    a->ext.locked = (int32_t)(uint32_t)(ls >> 32);
+    a->stream = (int32_t)(uint32_t)ls;
 }
 
 static void part_name(char *out, size_t size, const char *dir, uint64_t steps, int rank)
@@ -2105,7 +2245,13 @@ orca_status orca_mpi_checkpoint(orca_mpi *m, const char *dir)
                 m->next_key,         m->next_rule_key,  f64_bits(m->def.dt),
                 m->def.seed,         (uint64_t)total,   f64_bits(gov[0]),
                 f64_bits(gov[1]),    (uint64_t)fb,      (uint64_t)m->def.diagnostics,
-                m->run_id,           state,             (uint64_t)m->seg_n};
+                m->run_id,           state,             (uint64_t)m->seg_n,
+                (m->opt.separation ? MF_OPT_SEP : 0) | (m->opt.density_on ? MF_OPT_DEN : 0) |
+                    (m->opt.ped_on ? MF_OPT_PED : 0),
+                f64_bits(m->opt.density.radius), f64_bits(m->opt.density.gamma),
+                f64_bits(m->opt.density.max_density), f64_bits(m->opt.ped.time_gap),
+                f64_bits(m->opt.ped.buffer), f64_bits(m->opt.ped.counter_reach),
+                (uint64_t)(int64_t)m->opt.ped.max_planes};
             for (int k = 0; k < MF_WORDS; ++k) {
                 put_u64(&w, word[k]);
             }
@@ -2187,6 +2333,62 @@ typedef struct manifest {
     const unsigned char *digests;  /* ranks * 8 bytes */
 } manifest;
 
+/* The run's options from the manifest's words. */
+static mpi_options options_of(const uint64_t *v)
+{
+    mpi_options o;
+    memset(&o, 0, sizeof o);
+    o.separation = (v[MF_OPTIONS] & MF_OPT_SEP) != 0;
+    o.density_on = (v[MF_OPTIONS] & MF_OPT_DEN) != 0;
+    o.density.radius = bits_f64(v[MF_DEN_RADIUS]);
+    o.density.gamma = bits_f64(v[MF_DEN_GAMMA]);
+    o.density.max_density = bits_f64(v[MF_DEN_MAX]);
+    o.ped_on = (v[MF_OPTIONS] & MF_OPT_PED) != 0;
+    o.ped.time_gap = bits_f64(v[MF_PED_TIME_GAP]);
+    o.ped.buffer = bits_f64(v[MF_PED_BUFFER]);
+    o.ped.counter_reach = bits_f64(v[MF_PED_REACH]);
+    o.ped.max_planes = (int)(int64_t)v[MF_PED_PLANES];
+    return o;
+}
+
+/* The first option word out of range (each parameter alone against the library's own check,
+ * on a simulation made for it, the others at their defaults), or -1. */
+static int options_bad(const uint64_t *v)
+{
+    if (v[MF_OPTIONS] > (MF_OPT_SEP | MF_OPT_DEN | MF_OPT_PED)) {
+        return MF_OPTIONS;
+    }
+    mpi_options o = options_of(v);
+    orca_sim *probe = NULL;
+    if (orca_sim_create(NULL, &probe) != ORCA_OK) {
+        return MF_OPTIONS; /* (out of memory: refused all the same) */
+    }
+    int bad = -1;
+    if (o.density_on) {
+        orca_density_speed t[3] = {ORCA_DENSITY_SPEED_DEFAULT, ORCA_DENSITY_SPEED_DEFAULT,
+                                   ORCA_DENSITY_SPEED_DEFAULT};
+        t[0].radius = o.density.radius;
+        t[1].gamma = o.density.gamma;
+        t[2].max_density = o.density.max_density;
+        for (int k = 0; k < 3 && bad < 0; ++k) {
+            bad = orca_sim_set_density_speed(probe, &t[k]) != ORCA_OK ? MF_DEN_RADIUS + k : -1;
+        }
+    }
+    if (o.ped_on && bad < 0) {
+        orca_pedestrian t[4] = {ORCA_PEDESTRIAN_DEFAULT, ORCA_PEDESTRIAN_DEFAULT,
+                                ORCA_PEDESTRIAN_DEFAULT, ORCA_PEDESTRIAN_DEFAULT};
+        t[0].time_gap = o.ped.time_gap;
+        t[1].buffer = o.ped.buffer;
+        t[2].counter_reach = o.ped.counter_reach;
+        t[3].max_planes = (int64_t)v[MF_PED_PLANES] == o.ped.max_planes ? o.ped.max_planes : 0;
+        for (int k = 0; k < 4 && bad < 0; ++k) {
+            bad = orca_sim_set_pedestrian(probe, &t[k]) != ORCA_OK ? MF_PED_TIME_GAP + k : -1;
+        }
+    }
+    orca_sim_destroy(probe);
+    return bad;
+}
+
 /* Checks the manifest's bytes (mb, ms bytes, from path): the magic, the sizes its counts
  * give, the checksum, then each value's range; 0 with the message in err naming the field. */
 static int manifest_ok(const char *path, const unsigned char *mb, size_t ms, manifest *out,
@@ -2235,6 +2437,8 @@ static int manifest_ok(const char *path, const unsigned char *mb, size_t ms, man
         bad = !(ao >= 0.0 && ao <= 1e300) ? MF_AGENT_OVERLAP : MF_WALL_OVERLAP;
     } else if (v[MF_FALLBACKS] > ((uint64_t)1 << 62) || v[MF_DIAGNOSTICS] > 1) {
         bad = v[MF_DIAGNOSTICS] > 1 ? MF_DIAGNOSTICS : MF_FALLBACKS;
+    } else {
+        bad = options_bad(v);
     }
     if (bad >= 0) {
         snprintf(err, errsize, "%.400s: field %s: value 0x%016llx out of range", path,
@@ -2308,6 +2512,13 @@ static orca_status read_part(orca_mpi *m, const char *dir, const manifest *mf, i
         mpi_agent a;
         get_record(&r, &a);
         orca_status cs = check_defs(m, &a.def, &a.goal, 1);
+        if (cs == ORCA_OK &&
+            (!(a.ext.priority >= ORCA_PRIORITY_MIN && a.ext.priority <= ORCA_PRIORITY_MAX) ||
+             (a.ext.locked != 0 && a.ext.locked != 1) || a.stream < -1)) {
+            cs = local_fail(m, ORCA_ERR_FORMAT,
+                            "priority %.17g, locked %d or stream %ld out of range",
+                            a.ext.priority, (int)a.ext.locked, (long)a.stream);
+        }
         if (cs == ORCA_OK && (a.key >= m->next_key || a.rule_key >= m->next_rule_key)) {
             cs = local_fail(m, ORCA_ERR_FORMAT, "key %llu beyond the manifest's next key",
                             (unsigned long long)a.key);
@@ -2362,6 +2573,7 @@ orca_status orca_mpi_restart(MPI_Comm comm, const char *dir, const orca_mpi_def 
         return st;
     }
     m->run_id = mf.word[MF_RUN_ID];
+    m->opt = options_of(mf.word);
     snap_reader r = {mf.segments};
     for (uint64_t k = 0; k < mf.word[MF_SEGMENTS] && st == ORCA_OK; ++k) {
         orca_vec2 a = get_vec(&r), b = get_vec(&r);

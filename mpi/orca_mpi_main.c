@@ -39,6 +39,14 @@ static const char USAGE[] =
     "                        digests, the state hash) and refuses, naming file and field\n"
     "  --checkpoint-every K\n"
     "  --diagnostics         count fallbacks (same bits, slower)\n"
+    "Extensions (a scene file only; as `orca run` has them):\n"
+    "  --separation        separate agents at exactly one point ('separation on')\n"
+    "  --density-speed     the density-dependent speed with its defaults, unless the file\n"
+    "                      turns it on with its own parameters ('density_speed on')\n"
+    "  --pedestrian        the pedestrian preset ('pedestrian on'; docs/pedestrians.md)\n"
+    "A scene file's avoidance settings (priority, layers, mask, locked) and streams run\n"
+    "too; goal sets, navigation, waypoints and walkable-area boundaries are refused by\n"
+    "name (docs/mpi.md, \"What runs under MPI\").\n"
     "  --warmup K            the per-rank figures leave out the first K of the steps\n"
     "                        (the first steps fault in the memory)\n"
     "Output (rank 0):\n"
@@ -60,6 +68,7 @@ typedef struct options {
     long long agents, steps, max_steps, hash_every, ckpt_every, rebalance, workers, warmup;
     uint64_t seed;
     int help, scalar, json, quiet, diagnostics, have_steps, until_arrived, have_seed;
+    int separation, density, pedestrian; /* the extensions' options (a scene file only) */
 } options;
 
 static int rank0;
@@ -207,6 +216,12 @@ static int parse(int argc, char **argv, options *o)
             o->quiet = 1;
         } else if (!strcmp(a, "--diagnostics")) {
             o->diagnostics = 1;
+        } else if (!strcmp(a, "--separation")) {
+            o->separation = 1;
+        } else if (!strcmp(a, "--density-speed")) {
+            o->density = 1;
+        } else if (!strcmp(a, "--pedestrian")) {
+            o->pedestrian = 1;
         } else if (a[0] == '-' && a[1] != '\0') {
             return fail("unknown option '%s' (orca-mpi help lists them)", a);
         } else if (!o->file) {
@@ -221,6 +236,14 @@ static int parse(int argc, char **argv, options *o)
     int sources = (o->scene != NULL) + (o->file != NULL) + (o->restart != NULL);
     if (sources != 1) {
         return fail("give exactly one of --scene NAME, a scene file or --restart DIR");
+    }
+    if ((o->separation || o->density || o->pedestrian) && !o->file) {
+        return fail("%s applies to a scene file only (a restart keeps the run's own)",
+                    o->separation ? "--separation" : o->density ? "--density-speed" : "--pedestrian");
+    }
+    if (o->density && o->pedestrian) {
+        return fail("--density-speed and --pedestrian: the pedestrian model replaces the "
+                    "density-dependent speed; give one");
     }
     return 1;
 }
@@ -257,6 +280,9 @@ static void options_text(const options *o, char *out, size_t size)
         {"--json", o->json ? "" : NULL},
         {"-q", o->quiet ? "" : NULL},
         {"--diagnostics", o->diagnostics ? "" : NULL},
+        {"--separation", o->separation ? "" : NULL},
+        {"--density-speed", o->density ? "" : NULL},
+        {"--pedestrian", o->pedestrian ? "" : NULL},
     };
     size_t n = 0;
     out[0] = '\0';
@@ -360,7 +386,8 @@ static char *scene_text(const char *path, size_t *size)
 }
 
 /* Collective: the run of a scene file; every rank builds the scene from rank 0's bytes. */
-static orca_status from_file(const char *path, const orca_mpi_def *def, orca_mpi **m)
+static orca_status from_file(const char *path, const options *o, const orca_mpi_def *def,
+                             orca_mpi **m)
 {
     size_t size = 0;
     char *text = scene_text(path, &size);
@@ -375,9 +402,21 @@ static orca_status from_file(const char *path, const orca_mpi_def *def, orca_mpi
     if (r != ORCA_OK) {
         fail("%s", orca_scene_file_last_error(NULL));
     } else {
-        r = orca_scene_file_build(file, NULL, &sc);
+        orca_scene_build_def bd = orca_scene_build_def_default();
+        bd.pedestrian = o->pedestrian;
+        r = orca_scene_file_build(file, &bd, &sc);
         if (r != ORCA_OK) {
             fail("%s", orca_scene_file_last_error(file));
+        } else {
+            orca_sim *sim = orca_scenario_sim(sc);
+            if (o->separation) {
+                orca_sim_set_separation(sim, 1); /* 1 is always accepted */
+            }
+            orca_density_speed dp = orca_density_speed_default();
+            if (o->density && !orca_sim_get_density_speed(sim, NULL) &&
+                (r = orca_sim_set_density_speed(sim, &dp)) != ORCA_OK) {
+                fail("--density-speed: %s", orca_sim_last_error(sim));
+            }
         }
         orca_scene_file_destroy(file);
     }
@@ -467,7 +506,7 @@ int main(int argc, char **argv)
         st = orca_mpi_create_builtin(MPI_COMM_WORLD, (orca_scene_kind)kind, (int)o.agents,
                                      o.seed, &def, &m);
     } else if (o.file) {
-        st = from_file(o.file, &def, &m);
+        st = from_file(o.file, &o, &def, &m);
         if (st != ORCA_OK && !m && !orca_mpi_last_error(NULL)[0]) {
             MPI_Finalize(); /* refused, and said so, before the run was created */
             return 2;

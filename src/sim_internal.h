@@ -534,6 +534,10 @@ int orca_ext_ensure(orca_sim *s);
 /* Agent i's settings become e (checked), counted in ext_nondefault; 0 when out of memory. */
 int orca_ext_store(orca_sim *s, int32_t i, const agent_ext *e);
 int orca_ext_is_default(const agent_ext *e);
+agent_ext orca_ext_defaults(void); /* an agent's settings until they are set */
+/* Agent i's stream becomes g (>= -1, unchecked), counted in stream_count; 0 when out of
+ * memory. */
+int orca_stream_store(orca_sim *s, int32_t i, int32_t g);
 int orca_diag_ensure(orca_sim *s); /* allocates diag; 0 when out of memory */
 orca_status orca_check_avoidance(const orca_sim *s, const orca_agent_avoidance *a);
 /* boundary.c: walkable-area boundaries (docs/extensions.md, "Walkable-area boundaries") */

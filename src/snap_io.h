@@ -24,6 +24,15 @@ static inline uint64_t f64_bits(double x)
     return v;
 }
 
+/* The state hash's section tags (docs/determinism.md): each section after the agents and
+ * the walls starts with one. */
+#define HASH_EXT_TAG 0x6f7263612d657874ull /* "orca-ext": the hash's extension section */
+#define HASH_BND_TAG 0x6f7263612d626e64ull /* "orca-bnd": the hash's boundary section */
+#define HASH_SEP_TAG 0x6f7263612d736570ull /* "orca-sep": the separation option is on */
+#define HASH_DEN_TAG 0x6f7263612d64656eull /* "orca-den": the density-dependent speed is on */
+#define HASH_PED_TAG 0x6f7263612d706564ull /* "orca-ped": the pedestrian model is on */
+#define HASH_STR_TAG 0x6f7263612d737472ull /* "orca-str": some agent has a stream */
+
 /* The state hash's steps (docs/determinism.md): FNV-1a over a value's bytes, most significant
  * first (independent of byte order); every NaN as 0x7ff8000000000000. */
 static inline uint64_t hash_u64(uint64_t h, uint64_t v)

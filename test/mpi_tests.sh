@@ -176,6 +176,7 @@ else
     bad "the text summary's overlap lines: $ov"
 fi
 printf 'agent 0 0 goal 10 0 via 5 5\nagent 3 0 goal -10 0\n' >"$tmp/wp.txt"
+printf 'boundary 0 0 10 0 10 10 0 10\nagent 2 2 goal 8 8\n' >"$tmp/bnd.txt"
 # refused WHAT MESSAGE ARGS...: `orca-mpi run ARGS` on 2 ranks fails, saying MESSAGE
 refused() {
     local what=$1 msg=$2
@@ -193,6 +194,96 @@ refused "waypoints" "uses waypoints, which does not run under MPI yet" "$tmp/wp.
 refused "a bad option value" "--steps: expected a whole number" --scene circle --steps x
 refused "--steps with --max-steps" "give --steps N or --max-steps CAP, not both" \
     --scene circle --steps 5 --max-steps 9
+
+# 2e. the extensions under MPI, against one process after every step: avoidance settings
+#     (priority, layers and masks, locked agents) with the separation option and two agents
+#     at one point; the density-dependent speed in a corridor; the pedestrian model with two
+#     streams meeting in a corridor (it reads the neighbours' stored preferred velocities and
+#     streams, halo copies' too). On 1-4 ranks rebalanced every step: `--hash-every 1` equals
+#     `orca run --steps k` for every k; and the flags --separation, --density-speed and
+#     --pedestrian on a plain file, and a checkpoint of each continued on another rank count.
+python3 - "$tmp" <<'PY'
+import random, sys
+d = sys.argv[1]
+random.seed(44)
+L = ["orca-scene 1", "dt 0.1", "separation on", "default radius 0.3", "default neighbor_dist 4",
+     "default time_horizon 2", "segment 0 -1 20 -1"]
+for i in range(60):
+    x, y = random.uniform(0, 20), random.uniform(0, 20)
+    k = []
+    if i % 3 == 0: k.append("priority=%s" % (0.5, 2, 4)[(i // 3) % 3])
+    if i % 5 == 0: k.append("layers=2 mask=3")
+    if i % 17 == 0: k.append("locked=1")
+    L.append("agent %.3f %.3f goal %.3f %.3f %s" % (x, y, 20 - x, 20 - y, " ".join(k)))
+L += ["agent 5 5 goal 10 10", "agent 5 5 goal 0 10"]
+open(d + "/ext-avoid.txt", "w").write("\n".join(L) + "\n")
+L = ["orca-scene 1", "dt 0.1", "density_speed on radius=1.5", "default radius 0.2",
+     "default neighbor_dist 3", "segment -1 -0.5 50 -0.5", "segment -1 4.5 50 4.5"]
+for i in range(80):
+    x, y = random.uniform(0, 10), random.uniform(0, 4)
+    L.append("agent %.3f %.3f goal %.3f %.3f" % (x, y, x + 30, y))
+open(d + "/ext-density.txt", "w").write("\n".join(L) + "\n")
+P = ["orca-scene 1", "dt 0.05", "pedestrian on", "segment 0 0 30 0", "segment 0 6 30 6"]
+for i in range(80):
+    x, y = random.uniform(1, 29), random.uniform(0.5, 5.5)
+    P.append("agent %.3f %.3f goal %d %.3f stream=%d" % (x, y, 40 if i % 2 == 0 else -10, y, i % 2))
+open(d + "/ext-ped.txt", "w").write("\n".join(P) + "\n")
+open(d + "/ext-plain.txt", "w").write("\n".join(l for l in L if not l.startswith("density")) + "\n")
+PY
+ext_steps=24
+# ext_case NAME FILE [FLAGS...]: every step's hash on 1-4 ranks against orca run's
+ext_case() {
+    local name=$1 file=$2
+    shift 2
+    local want="" k h got r
+    for ((k = 1; k <= ext_steps; ++k)); do
+        h=$("$orca" run "$file" --steps "$k" "$@" --json | json 'd["hash"]')
+        want+="$k:$h "
+    done
+    for r in 1 2 3 4; do
+        got=$(run "$r" "$ompi" run "$file" --steps $ext_steps --hash-every 1 --rebalance 1 "$@" \
+            --json 2>"$tmp/err" |
+            json '" ".join("%d:%s" % (x["step"], x["hash"]) for x in d["hashes"]) + " "')
+        if [[ "$got" == "$want" ]]; then
+            local last=${want% }
+            ok "$name on $r ranks: every step's hash equals orca run's (step ${last##* })"
+        else
+            bad "$name on $r ranks: got '$got', orca run gives '$want'"
+            cat "$tmp/err"
+        fi
+    done
+}
+ext_case "avoidance settings and separation" "$tmp/ext-avoid.txt"
+ext_case "density-dependent speed" "$tmp/ext-density.txt"
+ext_case "pedestrian model and streams" "$tmp/ext-ped.txt"
+for fl in --separation --density-speed --pedestrian; do
+    want=$("$orca" run "$tmp/ext-plain.txt" --steps 20 $fl --json | json 'd["hash"]')
+    got=$(run 3 "$ompi" run "$tmp/ext-plain.txt" --steps 20 --rebalance 1 $fl --json \
+        2>"$tmp/err" | json 'd["hash"]')
+    if [[ "$got" == "$want" ]]; then
+        ok "orca-mpi $fl on 3 ranks: $got, as orca run $fl"
+    else
+        bad "orca-mpi $fl: $got, orca run gives $want"
+        cat "$tmp/err"
+    fi
+done
+for f in avoid density ped; do
+    want=$("$orca" run "$tmp/ext-$f.txt" --steps 30 --json | json 'd["hash"]')
+    rm -rf "$tmp/ck-$f" && mkdir "$tmp/ck-$f"
+    run 2 "$ompi" run "$tmp/ext-$f.txt" --steps 15 --rebalance 1 --checkpoint "$tmp/ck-$f" -q \
+        2>"$tmp/err" || cat "$tmp/err"
+    got=$(run 3 "$ompi" run --restart "$tmp/ck-$f" --steps 15 --rebalance 1 --json 2>"$tmp/err" |
+        json 'd["hash"]')
+    if [[ "$got" == "$want" ]]; then
+        ok "ext-$f: a checkpoint on 2 ranks continued on 3: $got, as orca run"
+    else
+        bad "ext-$f: the checkpoint continued to $got, orca run gives $want"
+        cat "$tmp/err"
+    fi
+done
+refused "--pedestrian on a built-in scene" "applies to a scene file only" --scene circle \
+    --pedestrian
+refused "a walkable-area boundary" "uses walkable-area boundaries" "$tmp/bnd.txt" --steps 5 -q
 
 # 2c. until every agent has arrived (--max-steps): the step it stops at, why, and the hash
 #     equal orca run's: the circle (all arrive), the wallgap stopped by the cap, and a scene
