@@ -1184,6 +1184,36 @@ orca_status orca_mpi_add_segment(orca_mpi *m, orca_vec2 a, orca_vec2 b)
     return ORCA_OK;
 }
 
+orca_status orca_mpi_remove_segment(orca_mpi *m, int index)
+{
+    if (!m) {
+        return ORCA_ERR_NULL;
+    }
+    m->error[0] = '\0';
+    /* the same index everywhere */
+    int root = index;
+    MPI_Bcast(&root, 1, MPI_INT, 0, m->comm);
+    orca_status st = ORCA_OK;
+    if (root != index) {
+        st = local_fail(m, ORCA_ERR_ARGUMENT, "segment index %d differs from rank 0's (%d)",
+                        index, root);
+    } else if (index < 0 || index >= m->seg_n) {
+        st = local_fail(m, ORCA_ERR_ARGUMENT, "segment index %d: the run has %d segments", index,
+                        (int)m->seg_n);
+    }
+    st = agree(m, st);
+    if (st != ORCA_OK) {
+        return st; /* nothing removed */
+    }
+    /* the others keep their order, as orca_sim_remove_segment keeps it */
+    size_t after = (size_t)(m->seg_n - index - 1);
+    memmove(m->seg_a + index, m->seg_a + index + 1, after * sizeof *m->seg_a);
+    memmove(m->seg_b + index, m->seg_b + index + 1, after * sizeof *m->seg_b);
+    m->seg_n--;
+    m->local_stale = 1;
+    return ORCA_OK;
+}
+
 /* Local: checks one goal as orca_scenario_add_agent does, for the kinds the distributed run
  * supports. */
 static orca_status check_goal(orca_mpi *m, const orca_goal *g, int i)

@@ -238,8 +238,10 @@ static int parse(int argc, char **argv, options *o)
         return fail("give exactly one of --scene NAME, a scene file or --restart DIR");
     }
     if ((o->separation || o->density || o->pedestrian) && !o->file) {
-        return fail("%s applies to a scene file only (a restart keeps the run's own)",
-                    o->separation ? "--separation" : o->density ? "--density-speed" : "--pedestrian");
+        const char *which = o->separation ? "--separation"
+                            : o->density  ? "--density-speed"
+                                          : "--pedestrian";
+        return fail("%s applies to a scene file only (a restart keeps the run's own)", which);
     }
     if (o->density && o->pedestrian) {
         return fail("--density-speed and --pedestrian: the pedestrian model replaces the "

@@ -4,14 +4,16 @@
 #   test/mpi_tests.sh MPI_CHECK ORCA_MPI ORCA [MPIEXEC]
 # 1. mpi_check (test/mpi_check.c) on 1, 2, 3 and 4 ranks: a scene with walls built through the
 #    API, agents crossing strip borders both ways, dense halos, borders moved every step,
-#    removals and additions mid-run, refusals, a checkpoint restarted on fewer ranks; each
-#    hash against a one-process simulation run alongside on every rank.
+#    removals and additions mid-run, a wall removed mid-run, refusals, a checkpoint restarted on
+#    fewer ranks; each hash against a one-process simulation run alongside on every rank.
 # 2. orca-mpi on every built-in scene on 1-4 ranks: the hash every 50 steps equals
 #    `orca run --steps K`'s.
 #    --max-steps (until every agent has arrived) stops where orca run stops, with its hash.
 #    A 2 km x 6 m corridor on 4 ranks is cut across its length (small halos), to orca run's hash;
 #    with one agent reaching 2^23 m only its rank receives every agent. Mixed neighbour
 #    distances and radii rebalanced every step: hash and overlap records equal orca run's.
+#    The extensions (avoidance settings, separation, density speed, pedestrian model and
+#    streams): every step's hash on 1-4 ranks equals orca run's; checkpoints of each continue.
 # 3. A checkpoint written on 2 ranks continued on 3 and on 1: the hash equals orca run's.
 # 4. A rank killed mid-run: the job fails within a bounded time with a message naming the
 #    lost process; the last checkpoint restarts it with the one-process bits.

@@ -79,6 +79,13 @@ uint64_t orca_mpi_step_count(const orca_mpi *m);
  * every rank keeps every segment). */
 orca_status orca_mpi_add_segment(orca_mpi *m, orca_vec2 a, orca_vec2 b);
 
+/** Collective, same index on every rank: removes the segment at index (0 .. count - 1, in the
+ * order they were added, earlier removals closing the gaps); the others keep their order, as
+ * orca_sim_remove_segment keeps them, so the run continues with the bits of one process that
+ * removed the same segment. A bad or differing index is refused on every rank, nothing
+ * removed. */
+orca_status orca_mpi_remove_segment(orca_mpi *m, int index);
+
 /** Collective. Each rank adds its own list (count may differ, 0 included): agent defs with
  * their goals (ORCA_GOAL_POINT, ORCA_GOAL_VELOCITY or ORCA_GOAL_NONE). The new agents come
  * after every agent there is, in rank order and then list order, with consecutive keys; this
