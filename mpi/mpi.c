@@ -1500,7 +1500,7 @@ static uint64_t h_part(uint64_t h, const hash_entry *e, int part)
 }
 
 /* Scratch of the windowed passes: rank 0 takes the agents a window of HASH_WINDOW keys at a
- * time (its memory stays bounded; every agent's hashed values pass through it once). */
+ * time (its memory stays bounded; every agent's values pass through it once). */
 typedef struct hash_scratch {
     uint64_t win;
     int *counts;
@@ -1508,8 +1508,11 @@ typedef struct hash_scratch {
     unsigned char *seen;
 } hash_scratch;
 
-/* Collective: h continued on rank 0 over every agent's part, in key order. */
-static uint64_t hash_pass(orca_mpi *m, const hash_scratch *x, int part, uint64_t h)
+/* What rank 0 does with each agent of a windowed pass, in key order. */
+typedef void window_fn(void *context, const hash_entry *e);
+
+/* Collective: visit(context, e) on rank 0 for every agent, in key order. */
+static void window_pass(orca_mpi *m, const hash_scratch *x, window_fn *visit, void *context)
 {
     int *counts = x->counts, *displs = x->counts + m->size;
     uint64_t win = x->win, windows = (m->next_key + win - 1) / win;
@@ -1549,12 +1552,97 @@ static uint64_t hash_pass(orca_mpi *m, const hash_scratch *x, int part, uint64_t
             }
             for (uint64_t o = 0; o < win; ++o) {
                 if (x->seen[o]) {
-                    h = h_part(h, &x->slot[o], part);
+                    visit(context, &x->slot[o]);
                 }
             }
         }
     }
-    return h;
+}
+
+typedef struct hash_visit {
+    uint64_t h;
+    int part;
+} hash_visit;
+
+static void hash_one(void *context, const hash_entry *e)
+{
+    hash_visit *v = context;
+    v->h = h_part(v->h, e, v->part);
+}
+
+/* Collective: h continued on rank 0 over every agent's part, in key order. */
+static uint64_t hash_pass(orca_mpi *m, const hash_scratch *x, int part, uint64_t h)
+{
+    hash_visit v = {h, part};
+    window_pass(m, x, hash_one, &v);
+    return v.h;
+}
+
+/* Collective: the scratch of a windowed pass (freed by scratch_free); ORCA_OK on every rank or
+ * a refusal on every rank. */
+static orca_status scratch_new(orca_mpi *m, hash_scratch *x)
+{
+    /* a window of HASH_WINDOW keys, or of every key when there are fewer */
+    x->win = m->next_key < HASH_WINDOW ? (m->next_key > 0 ? m->next_key : 1) : HASH_WINDOW;
+    x->counts = malloc(2 * (size_t)m->size * sizeof *x->counts);
+    x->mine = malloc(x->win * sizeof *x->mine);
+    x->got = m->rank == 0 ? malloc(x->win * sizeof *x->got) : NULL;
+    x->slot = m->rank == 0 ? malloc(x->win * sizeof *x->slot) : NULL;
+    x->seen = m->rank == 0 ? malloc(x->win) : NULL;
+    orca_status st = x->counts && x->mine && (m->rank != 0 || (x->got && x->slot && x->seen))
+                         ? ORCA_OK
+                         : local_fail(m, ORCA_ERR_MEMORY, "out of memory (a pass over the agents)");
+    return agree(m, st);
+}
+
+static void scratch_free(hash_scratch *x)
+{
+    free(x->counts);
+    free(x->mine);
+    free(x->got);
+    free(x->slot);
+    free(x->seen);
+}
+
+typedef struct csv_visit {
+    FILE *f;
+    uint64_t step;
+    double t;
+    long long index;
+} csv_visit;
+
+static void csv_one(void *context, const hash_entry *e)
+{
+    csv_visit *v = context;
+    fprintf(v->f, "%llu,%.17g,%lld,%.17g,%.17g,%.17g,%.17g\n", (unsigned long long)v->step, v->t,
+            v->index++, e->def.position.x, e->def.position.y, e->def.velocity.x,
+            e->def.velocity.y);
+}
+
+orca_status orca_mpi_write_csv(orca_mpi *m, FILE *f)
+{
+    if (!m) {
+        return ORCA_ERR_NULL;
+    }
+    m->error[0] = '\0';
+    orca_status st = m->rank == 0 && !f ? local_fail(m, ORCA_ERR_NULL, "no file on rank 0")
+                                        : ORCA_OK;
+    st = agree(m, st);
+    hash_scratch x;
+    memset(&x, 0, sizeof x);
+    if (st == ORCA_OK) {
+        st = scratch_new(m, &x);
+    }
+    if (st == ORCA_OK) {
+        csv_visit v = {f, m->steps, (double)m->steps * m->def.dt, 0};
+        window_pass(m, &x, csv_one, &v);
+        if (m->rank == 0 && ferror(f)) {
+            st = local_fail(m, ORCA_ERR_IO, "writing the rows: %s", strerror(errno));
+        }
+        st = agree(m, st);
+    }
+    scratch_free(&x);
+    return st;
 }
 
 uint64_t orca_mpi_hash(orca_mpi *m, orca_status *status)
@@ -1576,18 +1664,8 @@ uint64_t orca_mpi_hash(orca_mpi *m, orca_status *status)
         mine[2] += m->own[i].stream >= 0;
     }
     MPI_Allreduce(mine, total, 3, MPI_LONG_LONG, MPI_SUM, m->comm);
-    /* a window of HASH_WINDOW keys, or of every key when there are fewer */
     hash_scratch x;
-    x.win = m->next_key < HASH_WINDOW ? (m->next_key > 0 ? m->next_key : 1) : HASH_WINDOW;
-    x.counts = malloc(2 * (size_t)m->size * sizeof *x.counts);
-    x.mine = malloc(x.win * sizeof *x.mine);
-    x.got = m->rank == 0 ? malloc(x.win * sizeof *x.got) : NULL;
-    x.slot = m->rank == 0 ? malloc(x.win * sizeof *x.slot) : NULL;
-    x.seen = m->rank == 0 ? malloc(x.win) : NULL;
-    orca_status st = x.counts && x.mine && (m->rank != 0 || (x.got && x.slot && x.seen))
-                         ? ORCA_OK
-                         : local_fail(m, ORCA_ERR_MEMORY, "out of memory (hash)");
-    st = agree(m, st);
+    orca_status st = scratch_new(m, &x);
     uint64_t h = FNV_OFFSET;
     if (st == ORCA_OK) {
         /* the sections of the one-process state hash (docs/determinism.md), in its order */
@@ -1627,11 +1705,7 @@ uint64_t orca_mpi_hash(orca_mpi *m, orca_status *status)
         }
         MPI_Bcast(&h, 1, MPI_UINT64_T, 0, m->comm);
     }
-    free(x.counts);
-    free(x.mine);
-    free(x.got);
-    free(x.slot);
-    free(x.seen);
+    scratch_free(&x);
     if (status) {
         *status = st;
     }

@@ -51,6 +51,11 @@ static const char USAGE[] =
     "                        (the first steps fault in the memory)\n"
     "Output (rank 0):\n"
     "  --hash-every K        print the state hash every K steps (\"step K hash H\")\n"
+    "  --csv FILE            trajectories as `orca run --csv` writes them (the same bytes):\n"
+    "                        step,time,agent,x,y,vx,vy, at the start, every --every K steps\n"
+    "                        of the run and at its end; the rows pass through rank 0 a\n"
+    "                        window of agents at a time (no rank holds them all)\n"
+    "  --every K             CSV rows every K steps (default 1)\n"
     "  --json                the summary as one JSON object\n"
     "  -q, --quiet           no summary (--json still prints)\n"
     "Summary: agents, segments, steps, arrived (with --max-steps: the step all had arrived\n"
@@ -64,8 +69,8 @@ static const char USAGE[] =
     "by rank 0 only ('-': standard input) and sent to the others.\n";
 
 typedef struct options {
-    const char *scene, *file, *restart, *checkpoint;
-    long long agents, steps, max_steps, hash_every, ckpt_every, rebalance, workers, warmup;
+    const char *scene, *file, *restart, *checkpoint, *csv;
+    long long agents, steps, max_steps, hash_every, ckpt_every, rebalance, workers, warmup, every;
     uint64_t seed;
     int help, scalar, json, quiet, diagnostics, have_steps, until_arrived, have_seed;
     int separation, density, pedestrian; /* the extensions' options (a scene file only) */
@@ -85,7 +90,8 @@ static void say(const char *fmt, const char *a, const char *b)
 }
 
 
-/* A refusal of this rank (the message waits for agree_message); returns 0. */
+/* A refusal of this rank (the message waits for agree_message); returns 0 (for "return
+ * fail(...)" where 1 means accepted). */
 static int fail(const char *fmt, ...)
 {
     va_list ap;
@@ -93,6 +99,16 @@ static int fail(const char *fmt, ...)
     vsnprintf(g_msg, sizeof g_msg, fmt, ap);
     va_end(ap);
     return 0;
+}
+
+/* The same refusal, returning 1 (for "bad = refuse(...)": 1 means refused). */
+static int refuse(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(g_msg, sizeof g_msg, fmt, ap);
+    va_end(ap);
+    return 1;
 }
 
 /* Collective: whether any rank failed (bad != 0); then the lowest such rank's message goes to
@@ -154,9 +170,12 @@ static int parse_valued(const char *a, const char *v, options *o, int *used)
         o->have_seed = 1;
         return ok ? 1 : fail("--seed: expected a whole number in 0..2^64-1, got '%s'", v ? v : "");
     }
-    if (!strcmp(a, "--restart") || !strcmp(a, "--checkpoint")) {
-        *(a[2] == 'r' ? &o->restart : &o->checkpoint) = v;
+    if (!strcmp(a, "--restart") || !strcmp(a, "--checkpoint") || !strcmp(a, "--csv")) {
+        *(a[2] == 'r' ? &o->restart : a[3] == 'h' ? &o->checkpoint : &o->csv) = v;
         return v ? 1 : fail("%s needs a value", a);
+    }
+    if (!strcmp(a, "--every")) {
+        return parse_ll(a, v, 1, 1LL << 40, &o->every);
     }
     if (!strcmp(a, "--checkpoint-every")) {
         return parse_ll(a, v, 1, 1LL << 40, &o->ckpt_every);
@@ -192,6 +211,7 @@ static int parse(int argc, char **argv, options *o)
     o->steps = 100;
     o->rebalance = 50;
     o->workers = 1;
+    o->every = 1;
     o->seed = 1;
     if (argc < 2 || strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0) {
         o->help = 1;
@@ -253,12 +273,12 @@ static int parse(int argc, char **argv, options *o)
 /* The options as lines "name value" in one order (what every rank must agree on). */
 static void options_text(const options *o, char *out, size_t size)
 {
-    char num[12][24];
-    const long long v[12] = {o->agents, o->have_steps ? o->steps : -1,
+    char num[13][24];
+    const long long v[13] = {o->agents, o->have_steps ? o->steps : -1,
                              o->until_arrived ? o->max_steps : -1, o->hash_every,
                              o->ckpt_every, o->rebalance, o->workers, o->warmup,
-                             o->scalar, o->json, o->quiet, o->diagnostics};
-    for (int k = 0; k < 12; ++k) {
+                             o->scalar, o->json, o->quiet, o->diagnostics, o->every};
+    for (int k = 0; k < 13; ++k) {
         snprintf(num[k], sizeof num[k], "%lld", v[k]);
     }
     char seed[24];
@@ -285,6 +305,8 @@ static void options_text(const options *o, char *out, size_t size)
         {"--separation", o->separation ? "" : NULL},
         {"--density-speed", o->density ? "" : NULL},
         {"--pedestrian", o->pedestrian ? "" : NULL},
+        {"--csv", o->csv},
+        {"--every", o->every != 1 ? num[12] : NULL},
     };
     size_t n = 0;
     out[0] = '\0';
@@ -341,7 +363,7 @@ static char *scene_text(const char *path, size_t *size)
         size_t cap = 1 << 16;
         text = f ? malloc(cap) : NULL;
         if (!f) {
-            bad = fail("%s: cannot open: %s", path, strerror(errno));
+            bad = refuse("%s: cannot open: %s", path, strerror(errno));
         }
         while (text && !bad) {
             size_t got = fread(text + n, 1, cap - n, f);
@@ -351,7 +373,7 @@ static char *scene_text(const char *path, size_t *size)
             }
             char *t = cap <= ORCA_SCENE_FILE_MAX ? realloc(text, cap * 2) : NULL;
             if (!t) {
-                bad = fail(cap > ORCA_SCENE_FILE_MAX
+                bad = refuse(cap > ORCA_SCENE_FILE_MAX
                                ? "%s: larger than the limit of scene files, 1 GiB"
                                : "%s: out of memory reading it",
                            path);
@@ -361,13 +383,13 @@ static char *scene_text(const char *path, size_t *size)
             cap *= 2;
         }
         if (f && !bad && ferror(f)) {
-            bad = fail("%s: read error: %s", path, strerror(errno));
+            bad = refuse("%s: read error: %s", path, strerror(errno));
         }
         if (f && f != stdin) {
             fclose(f);
         }
         if (f && !text && !bad) {
-            bad = fail("%s: out of memory reading it", path);
+            bad = refuse("%s: out of memory reading it", path);
         }
     }
     if (agree_message(bad)) {
@@ -378,7 +400,7 @@ static char *scene_text(const char *path, size_t *size)
     if (!rank0) {
         text = malloc(n > 0 ? (size_t)n : 1);
     }
-    if (agree_message(!text && fail("out of memory for the scene file's %llu bytes", n))) {
+    if (agree_message(!text && refuse("out of memory for the scene file's %llu bytes", n))) {
         free(text);
         return NULL;
     }
@@ -464,6 +486,47 @@ static void print_stats(const orca_mpi_stats *all, int ranks, int json)
     }
 }
 
+/* Collective: --csv's file opened on rank 0 (a refusal there ends the run on every rank,
+ * with the reason) and its header and first rows written. */
+static orca_status csv_start(orca_mpi *m, const char *path, FILE **out)
+{
+    FILE *f = NULL;
+    int bad = 0;
+    if (rank0) {
+        f = strcmp(path, "-") ? fopen(path, "w") : stdout;
+        bad = !f && refuse("--csv: %s: %s", path, strerror(errno));
+    }
+    if (agree_message(bad)) {
+        return ORCA_ERR_IO;
+    }
+    if (rank0) {
+        fputs("step,time,agent,x,y,vx,vy\n", f);
+    }
+    orca_status st = orca_mpi_write_csv(m, f);
+    if (st != ORCA_OK) {
+        say("--csv: %s", orca_mpi_last_error(m), "");
+        if (f && f != stdout) {
+            fclose(f);
+        }
+        return st;
+    }
+    *out = rank0 ? f : (FILE *)NULL;
+    return ORCA_OK;
+}
+
+/* Rank 0 closes --csv's file; nonzero when its writes failed (on rank 0 only). */
+static int csv_close(FILE *f)
+{
+    if (!rank0 || !f) {
+        return 0;
+    }
+    int bad = ferror(f) != 0;
+    if (f == stdout) {
+        return fflush(f) != 0 || bad;
+    }
+    return fclose(f) != 0 || bad;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -527,6 +590,13 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 2;
     }
+    FILE *csv = NULL;
+    if (o.csv && (st = csv_start(m, o.csv, &csv)) != ORCA_OK) {
+        orca_mpi_destroy(m);
+        MPI_Finalize();
+        return 2;
+    }
+    uint64_t csv_last = 0; /* the steps of this run the rows were last written at */
     double t0 = MPI_Wtime();
     uint64_t start = orca_mpi_step_count(m); /* a restart continues a count */
     orca_mpi_reset_stats(m);
@@ -577,8 +647,25 @@ int main(int argc, char **argv)
         if (st == ORCA_OK && o.checkpoint && o.ckpt_every && done % (uint64_t)o.ckpt_every == 0) {
             st = orca_mpi_checkpoint(m, o.checkpoint);
         }
+        if (st == ORCA_OK && o.csv && (uint64_t)(k + 1) % (uint64_t)o.every == 0) {
+            st = orca_mpi_write_csv(m, csv);
+            csv_last = (uint64_t)(k + 1);
+        }
     }
     double wall = MPI_Wtime() - t0;
+    if (st == ORCA_OK && o.csv && orca_mpi_step_count(m) - start != csv_last) {
+        st = orca_mpi_write_csv(m, csv); /* the last state, as orca run writes it */
+    }
+    if (o.csv) {
+        /* every rank learns whether rank 0's file was written */
+        int bad = csv_close(csv) && refuse("--csv: %s: write failed: %s", o.csv,
+                                           strerror(errno));
+        if (agree_message(bad)) {
+            orca_mpi_destroy(m);
+            MPI_Finalize();
+            return 2;
+        }
+    }
     if (st == ORCA_OK && o.checkpoint) {
         st = orca_mpi_checkpoint(m, o.checkpoint);
     }

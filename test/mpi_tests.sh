@@ -285,6 +285,23 @@ for f in avoid density ped; do
 done
 refused "--pedestrian on a built-in scene" "applies to a scene file only" --scene circle \
     --pedestrian
+# --csv: the same bytes as orca run's, on 1-4 ranks (rows through rank 0 in windows)
+for ev in 1 7; do
+    "$orca" run "$tmp/ext-ped.txt" --steps 30 --csv "$tmp/want.csv" --every $ev -q
+    for r in 1 2 3 4; do
+        run "$r" "$ompi" run "$tmp/ext-ped.txt" --steps 30 --rebalance 1 --csv "$tmp/got.csv" \
+            --every $ev -q 2>"$tmp/err"
+        if cmp -s "$tmp/want.csv" "$tmp/got.csv"; then
+            ok "--csv --every $ev on $r ranks: the bytes of orca run's ($(wc -l <"$tmp/got.csv") lines)"
+        else
+            bad "--csv --every $ev on $r ranks differs from orca run's"
+            cat "$tmp/err"
+        fi
+    done
+done
+refused "--csv into a directory that does not exist" "--csv: $tmp/nodir/x.csv: No such file" \
+    "$tmp/ext-ped.txt" --steps 2 --csv "$tmp/nodir/x.csv" -q
+refused "a scene file that does not exist" "cannot open: No such file" "$tmp/none.txt" --steps 2
 refused "a walkable-area boundary" "uses walkable-area boundaries" "$tmp/bnd.txt" --steps 5 -q
 
 # 2c. until every agent has arrived (--max-steps): the step it stops at, why, and the hash

@@ -18,6 +18,7 @@
 #include <mpi.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "orca/scenario.h"
 #include "orca/sim.h"
@@ -103,6 +104,14 @@ orca_status orca_mpi_step(orca_mpi *m);
 
 /** Collective: rebuild the domains by the agents' count now (docs/mpi.md, "Domains"). */
 orca_status orca_mpi_rebalance(orca_mpi *m);
+
+/** Collective: the rows of the current state in `orca run --csv`'s format, in index order
+ * (the one-process order of the agents), written by rank 0 into f (the other ranks pass NULL
+ * or anything): "step,time,agent,x,y,vx,vy" values, one line an agent, numbers as %.17g,
+ * time = steps * dt. The rows pass through rank 0 a window of keys at a time, as the hash's
+ * values do, so no rank holds every agent. ORCA_ERR_IO on every rank when rank 0's writes
+ * fail (the header line is the caller's). */
+orca_status orca_mpi_write_csv(orca_mpi *m, FILE *f);
 
 /** Collective: the state hash, equal to orca_sim_hash of the one-process simulation in the
  * same state; the same value on every rank (0 with *status set on a failure, may be NULL). */
