@@ -88,6 +88,11 @@ struct orca_mpi {
     int *readers;      /* scratch: the ranks whose reach box meets this rank's agents */
     orca_vec2 *seg_a, *seg_b;
     int32_t seg_n, seg_cap;
+    /* the walkable-area boundary loops, in index order: loop l has bnd_len[l] points, from
+     * bnd_pt[sum of the earlier lengths] on */
+    int32_t *bnd_len;
+    orca_vec2 *bnd_pt;
+    int32_t bnd_n, bnd_points;
     mpi_options opt;
     /* scratch */
     mpi_agent *send, *recv, *merged, *tmp;
@@ -592,6 +597,12 @@ static orca_status new_local(orca_mpi *m)
             return local_fail(m, st, "%s", orca_sim_last_error(m->local));
         }
     }
+    for (int32_t l = 0, at = 0; l < m->bnd_n; at += m->bnd_len[l++]) {
+        if ((st = orca_sim_add_boundary(m->local, m->bnd_pt + at, m->bnd_len[l], NULL)) !=
+            ORCA_OK) {
+            return local_fail(m, st, "%s", orca_sim_last_error(m->local));
+        }
+    }
     const mpi_options *o = &m->opt;
     if ((o->separation && (st = orca_sim_set_separation(m->local, 1)) != ORCA_OK) ||
         (o->density_on && (st = orca_sim_set_density_speed(m->local, &o->density)) != ORCA_OK) ||
@@ -989,6 +1000,8 @@ static void free_all(orca_mpi *m)
     free(m->diag);
     free(m->owned);
     free(m->rule_pref);
+    free(m->bnd_len);
+    free(m->bnd_pt);
     if (m->comm != MPI_COMM_NULL) {
         MPI_Comm_free(&m->comm);
     }
@@ -1682,6 +1695,17 @@ uint64_t orca_mpi_hash(orca_mpi *m, orca_status *status)
             h = hash_u64(h, HASH_EXT_TAG);
             h = hash_pass(m, &x, HP_EXT, h);
         }
+        if (m->bnd_n > 0) {
+            h = hash_u64(h, HASH_BND_TAG);
+            h = hash_u64(h, (uint64_t)m->bnd_n);
+            for (int32_t l = 0, at = 0; l < m->bnd_n; at += m->bnd_len[l++]) {
+                h = hash_u64(h, (uint64_t)m->bnd_len[l]);
+                for (int32_t k = 0; k < m->bnd_len[l]; ++k) {
+                    h = hash_f64(h, m->bnd_pt[at + k].x);
+                    h = hash_f64(h, m->bnd_pt[at + k].y);
+                }
+            }
+        }
         const mpi_options *o = &m->opt;
         if (o->separation) {
             h = hash_u64(h, HASH_SEP_TAG);
@@ -1837,6 +1861,58 @@ static orca_status add_walls(orca_mpi *m, orca_sim *sim)
     return st;
 }
 
+/* Local: the run's boundary loops become count loops of len[l] points each, from pts on (the
+ * same on every rank); 0 out of memory (nothing changed). */
+static int set_loops(orca_mpi *m, const int32_t *len, const orca_vec2 *pts, int32_t count,
+                     int32_t points)
+{
+    int32_t *l = malloc(((size_t)count + 1) * sizeof *l);
+    orca_vec2 *p = malloc(((size_t)points + 1) * sizeof *p);
+    if (!l || !p) {
+        free(l);
+        free(p);
+        return 0;
+    }
+    memcpy(l, len, (size_t)count * sizeof *l);
+    memcpy(p, pts, (size_t)points * sizeof *p);
+    free(m->bnd_len);
+    free(m->bnd_pt);
+    m->bnd_len = l;
+    m->bnd_pt = p;
+    m->bnd_n = count;
+    m->bnd_points = points;
+    m->local_stale = 1;
+    return 1;
+}
+
+/* Collective: the scenario's boundary loops as the run's (the points as given, in index
+ * order: each rank's local simulation adds them in that order before its agents). */
+static orca_status add_loops(orca_mpi *m, const orca_sim *sim)
+{
+    int32_t n = orca_sim_boundary_count(sim), points = 0;
+    int32_t *len = malloc(((size_t)n + 1) * sizeof *len);
+    orca_status st = len ? ORCA_OK : local_fail(m, ORCA_ERR_MEMORY, "out of memory (boundaries)");
+    for (int32_t l = 0; l < n && st == ORCA_OK; ++l) {
+        int c = 0;
+        orca_boundary_get(sim, orca_sim_boundary_at(sim, l), NULL, 0, &c);
+        len[l] = c;
+        points += c;
+    }
+    orca_vec2 *pts = st == ORCA_OK ? malloc(((size_t)points + 1) * sizeof *pts) : NULL;
+    if (st == ORCA_OK && !pts) {
+        st = local_fail(m, ORCA_ERR_MEMORY, "out of memory (boundaries)");
+    }
+    for (int32_t l = 0, at = 0; l < n && st == ORCA_OK; at += len[l++]) {
+        orca_boundary_get(sim, orca_sim_boundary_at(sim, l), pts + at, len[l], NULL);
+    }
+    if (st == ORCA_OK && !set_loops(m, len, pts, n, points)) {
+        st = local_fail(m, ORCA_ERR_MEMORY, "out of memory (boundaries)");
+    }
+    free(len);
+    free(pts);
+    return agree(m, st);
+}
+
 /* The end of every constructor: on a failure the run is freed and its message kept for
  * orca_mpi_last_error(NULL). */
 static orca_status finish_create(orca_mpi *m, orca_status st, orca_mpi **out)
@@ -1860,9 +1936,6 @@ static const char *unsupported(const orca_scenario *sc)
     }
     if (orca_scenario_get_navigation(sc)) {
         return "navigation";
-    }
-    if (orca_sim_boundary_count(sim) > 0) {
-        return "walkable-area boundaries";
     }
     int n = orca_sim_agent_count(sim);
     for (int i = 0; i < n; ++i) {
@@ -1994,6 +2067,9 @@ orca_status orca_mpi_create_from_scenario(MPI_Comm comm, const orca_scenario *sc
     }
     orca_sim *sim = orca_scenario_sim((orca_scenario *)sc);
     st = add_walls(m, sim);
+    if (st == ORCA_OK) {
+        st = add_loops(m, sim);
+    }
     m->opt.separation = orca_sim_get_separation(sim);
     m->opt.density_on = orca_sim_get_density_speed(sim, &m->opt.density);
     m->opt.ped_on = orca_sim_get_pedestrian(sim, &m->opt.ped);
@@ -2138,7 +2214,7 @@ orca_status orca_mpi_create_builtin(MPI_Comm comm, orca_scene_kind kind, int age
  * that differs from what was written (docs/mpi.md, "Checkpoints"). */
 #define CKPT_RECORD (22 * 8)
 #define CKPT_PART_HEADER (8 + 7 * 8)  /* magic, version, run id, rank, ranks, step, count, 0 */
-#define CKPT_MANIFEST_HEADER (8 + 23 * 8) /* magic, then the 23 words of manifest_field */
+#define CKPT_MANIFEST_HEADER (8 + 25 * 8) /* magic, then the 25 words of manifest_field */
 #define CKPT_PATH 4200
 
 /* The manifest's words after its magic, in file order (docs/mpi.md lists them); the names
@@ -2147,7 +2223,7 @@ enum {
     MF_VERSION, MF_RANKS, MF_STEPS, MF_NEXT_KEY, MF_NEXT_RULE_KEY, MF_DT, MF_SEED, MF_AGENTS,
     MF_AGENT_OVERLAP, MF_WALL_OVERLAP, MF_FALLBACKS, MF_DIAGNOSTICS, MF_RUN_ID, MF_STATE_HASH,
     MF_SEGMENTS, MF_OPTIONS, MF_DEN_RADIUS, MF_DEN_GAMMA, MF_DEN_MAX, MF_PED_TIME_GAP,
-    MF_PED_BUFFER, MF_PED_REACH, MF_PED_PLANES, MF_WORDS
+    MF_PED_BUFFER, MF_PED_REACH, MF_PED_PLANES, MF_LOOPS, MF_LOOP_POINTS, MF_WORDS
 };
 /* MF_OPTIONS's bits: the separation option, the density-dependent speed, the pedestrian model */
 #define MF_OPT_SEP 1u
@@ -2158,7 +2234,8 @@ static const char *const manifest_field[MF_WORDS] = {
     "dt",       "seed",          "agents",       "agent_overlap", "wall_overlap",
     "fallbacks", "diagnostics",  "run_id",       "state_hash", "segments",
     "options",  "density_radius", "density_gamma", "density_max", "pedestrian_time_gap",
-    "pedestrian_buffer", "pedestrian_counter_reach", "pedestrian_max_planes"};
+    "pedestrian_buffer", "pedestrian_counter_reach", "pedestrian_max_planes", "loops",
+    "loop_points"};
 
 static void put_record(snap_writer *w, const mpi_agent *a)
 {
@@ -2336,7 +2413,8 @@ orca_status orca_mpi_checkpoint(orca_mpi *m, const char *dir)
     MPI_Reduce(&mine, &total, 1, MPI_LONG_LONG, MPI_SUM, 0, m->comm);
     /* the manifest, last: it names the checkpoint's step and its parts' digests */
     if (m->rank == 0) {
-        size_t ms = CKPT_MANIFEST_HEADER + (size_t)m->seg_n * 32 + (size_t)m->size * 8 + 8;
+        size_t ms = CKPT_MANIFEST_HEADER + (size_t)m->seg_n * 32 + (size_t)m->bnd_n * 8 +
+                    (size_t)m->bnd_points * 16 + (size_t)m->size * 8 + 8;
         unsigned char *mb = malloc(ms);
         if (!mb) {
             st = local_fail(m, ORCA_ERR_MEMORY, "out of memory (manifest)");
@@ -2355,13 +2433,20 @@ orca_status orca_mpi_checkpoint(orca_mpi *m, const char *dir)
                 f64_bits(m->opt.density.radius), f64_bits(m->opt.density.gamma),
                 f64_bits(m->opt.density.max_density), f64_bits(m->opt.ped.time_gap),
                 f64_bits(m->opt.ped.buffer), f64_bits(m->opt.ped.counter_reach),
-                (uint64_t)(int64_t)m->opt.ped.max_planes};
+                (uint64_t)(int64_t)m->opt.ped.max_planes, (uint64_t)m->bnd_n,
+                (uint64_t)m->bnd_points};
             for (int k = 0; k < MF_WORDS; ++k) {
                 put_u64(&w, word[k]);
             }
             for (int32_t k = 0; k < m->seg_n; ++k) {
                 put_vec(&w, m->seg_a[k]);
                 put_vec(&w, m->seg_b[k]);
+            }
+            for (int32_t l = 0; l < m->bnd_n; ++l) {
+                put_u64(&w, (uint64_t)m->bnd_len[l]);
+            }
+            for (int32_t k = 0; k < m->bnd_points; ++k) {
+                put_vec(&w, m->bnd_pt[k]);
             }
             for (int r = 0; r < m->size; ++r) {
                 put_u64(&w, digests[r]);
@@ -2434,6 +2519,7 @@ static int cmp_key(const void *a, const void *b)
 typedef struct manifest {
     uint64_t word[MF_WORDS];
     const unsigned char *segments; /* seg_n * 32 bytes */
+    const unsigned char *loops;    /* loops * 8 bytes of lengths, then loop_points * 16 */
     const unsigned char *digests;  /* ranks * 8 bytes */
 } manifest;
 
@@ -2514,11 +2600,14 @@ static int manifest_ok(const char *path, const unsigned char *mb, size_t ms, man
         return 0;
     }
     if (v[MF_RANKS] < 1 || v[MF_RANKS] > (1u << 24) || v[MF_SEGMENTS] > (uint64_t)INT32_MAX ||
-        ms != CKPT_MANIFEST_HEADER + v[MF_SEGMENTS] * 32 + v[MF_RANKS] * 8 + 8) {
+        v[MF_LOOPS] > (uint64_t)INT32_MAX || v[MF_LOOP_POINTS] > (uint64_t)INT32_MAX ||
+        ms != CKPT_MANIFEST_HEADER + v[MF_SEGMENTS] * 32 + v[MF_LOOPS] * 8 +
+                  v[MF_LOOP_POINTS] * 16 + v[MF_RANKS] * 8 + 8) {
         snprintf(err, errsize,
-                 "%.400s: fields ranks (%llu) and segments (%llu) do not give its size, %zu "
-                 "bytes (truncated or corrupt)",
-                 path, (unsigned long long)v[MF_RANKS], (unsigned long long)v[MF_SEGMENTS], ms);
+                 "%.300s: fields ranks (%llu), segments (%llu), loops (%llu) and loop_points "
+                 "(%llu) do not give its size, %zu bytes (truncated or corrupt)",
+                 path, (unsigned long long)v[MF_RANKS], (unsigned long long)v[MF_SEGMENTS],
+                 (unsigned long long)v[MF_LOOPS], (unsigned long long)v[MF_LOOP_POINTS], ms);
         return 0;
     }
     snap_reader tail = {mb + ms - 8};
@@ -2550,7 +2639,8 @@ static int manifest_ok(const char *path, const unsigned char *mb, size_t ms, man
         return 0;
     }
     out->segments = mb + CKPT_MANIFEST_HEADER;
-    out->digests = out->segments + v[MF_SEGMENTS] * 32;
+    out->loops = out->segments + v[MF_SEGMENTS] * 32;
+    out->digests = out->loops + v[MF_LOOPS] * 8 + v[MF_LOOP_POINTS] * 16;
     return 1;
 }
 
@@ -2640,6 +2730,50 @@ static orca_status read_part(orca_mpi *m, const char *dir, const manifest *mf, i
     return st;
 }
 
+/* Collective: the manifest's boundary loops as the run's, each checked by the library's own
+ * check of a new loop (on a simulation made for it, the loops added in order). */
+static orca_status read_loops(orca_mpi *m, const manifest *mf)
+{
+    int32_t n = (int32_t)mf->word[MF_LOOPS], points = (int32_t)mf->word[MF_LOOP_POINTS];
+    int32_t *len = malloc(((size_t)n + 1) * sizeof *len);
+    orca_vec2 *pts = malloc(((size_t)points + 1) * sizeof *pts);
+    orca_sim *probe = NULL;
+    orca_status st = len && pts && orca_sim_create(NULL, &probe) == ORCA_OK
+                         ? ORCA_OK
+                         : local_fail(m, ORCA_ERR_MEMORY, "out of memory (boundaries)");
+    snap_reader r = {mf->loops};
+    int64_t sum = 0;
+    for (int32_t l = 0; l < n && st == ORCA_OK; ++l) {
+        uint64_t c = get_u64(&r);
+        sum += (int64_t)(c > (uint64_t)INT32_MAX ? INT32_MAX : c);
+        len[l] = (int32_t)(c > (uint64_t)INT32_MAX ? 0 : c);
+        if (c < 3 || sum > points) {
+            st = local_fail(m, ORCA_ERR_FORMAT, "loop %d: %llu points (of %d in all)", (int)l,
+                            (unsigned long long)c, (int)points);
+        }
+    }
+    if (st == ORCA_OK && sum != points) {
+        st = local_fail(m, ORCA_ERR_FORMAT, "the loops' lengths add up to %lld, not %d",
+                        (long long)sum, (int)points);
+    }
+    for (int32_t k = 0; k < points && st == ORCA_OK; ++k) {
+        pts[k] = get_vec(&r);
+    }
+    for (int32_t l = 0, at = 0; l < n && st == ORCA_OK; at += len[l++]) {
+        if ((st = orca_sim_add_boundary(probe, pts + at, len[l], NULL)) != ORCA_OK) {
+            local_fail(m, ORCA_ERR_FORMAT, "loop %d: %s", (int)l, orca_sim_last_error(probe));
+            st = ORCA_ERR_FORMAT;
+        }
+    }
+    if (st == ORCA_OK && !set_loops(m, len, pts, n, points)) {
+        st = local_fail(m, ORCA_ERR_MEMORY, "out of memory (boundaries)");
+    }
+    orca_sim_destroy(probe);
+    free(len);
+    free(pts);
+    return agree(m, st);
+}
+
 orca_status orca_mpi_restart(MPI_Comm comm, const char *dir, const orca_mpi_def *def,
                              orca_mpi **out)
 {
@@ -2685,6 +2819,9 @@ orca_status orca_mpi_restart(MPI_Comm comm, const char *dir, const orca_mpi_def 
     }
     if (st != ORCA_OK) {
         snprintf(create_error, sizeof create_error, "%.300s: field segments: %.180s", path, m->error);
+        snprintf(m->error, sizeof m->error, "%s", create_error);
+    } else if ((st = read_loops(m, &mf)) != ORCA_OK) {
+        snprintf(create_error, sizeof create_error, "%.300s: field loops: %.180s", path, m->error);
         snprintf(m->error, sizeof m->error, "%s", create_error);
     }
     m->steps = mf.word[MF_STEPS];

@@ -519,10 +519,6 @@ orca_status orca_agents_refill(orca_sim *s, int32_t n)
     if (n < 0 || n > (1 << 30)) {
         return orca_fail(s, ORCA_ERR_LIMIT, "too many agents (%d)", (int)n);
     }
-    if (has_boundaries(s)) {
-        return orca_fail(s, ORCA_ERR_ARGUMENT,
-                         "a refill skips the boundaries' disc check: not with boundaries");
-    }
     orca_agents_settle(s);
     if (!orca_agents_reserve(s, n) || !orca_slots_reserve(&s->agent_slots, n)) {
         return orca_fail(s, ORCA_ERR_MEMORY, "out of memory refilling %d agents", (int)n);

@@ -518,8 +518,10 @@ static inline void orca_agent_store(orca_sim *s, int32_t i, const orca_agent_def
  * writes itself, every one of them: orca_agent_store and par[i].nb_guess (a search hint, 0
  * for none). A trusted bulk refill: nothing checks those values, here or later, so they must
  * be values orca_check_agent_def passed already, or that a step's check passed (a position
- * and velocity the step moved an agent to), and the simulation must have no walkable-area
- * boundary (whose disc check this skips; refused). Every handle issued before goes stale
+ * and velocity the step moved an agent to). The walkable-area boundaries' disc check, which
+ * only an addition of agents or of a loop makes (a step may leave an agent outside, and a
+ * removed loop may), is not made: values a run of the same loops produced need none. Every
+ * handle issued before goes stale
  * (agent i's handle is then orca_sim_agent_at(s, i)); the extensions' per-agent values are
  * at their defaults; the kept box and sizes are dropped (the next grid build measures the
  * agents). Segments and the simulation's options stay. A refusal changes nothing. */

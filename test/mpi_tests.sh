@@ -13,7 +13,8 @@
 #    with one agent reaching 2^23 m only its rank receives every agent. Mixed neighbour
 #    distances and radii rebalanced every step: hash and overlap records equal orca run's.
 #    The extensions (avoidance settings, separation, density speed, pedestrian model and
-#    streams): every step's hash on 1-4 ranks equals orca run's; checkpoints of each continue.
+#    streams, walkable-area boundaries): every step's hash on 1-4 ranks equals orca run's;
+#    checkpoints of each continue. --csv writes orca run's bytes.
 # 3. A checkpoint written on 2 ranks continued on 3 and on 1: the hash equals orca run's.
 # 4. A rank killed mid-run: the job fails within a bounded time with a message naming the
 #    lost process; the last checkpoint restarts it with the one-process bits.
@@ -178,7 +179,6 @@ else
     bad "the text summary's overlap lines: $ov"
 fi
 printf 'agent 0 0 goal 10 0 via 5 5\nagent 3 0 goal -10 0\n' >"$tmp/wp.txt"
-printf 'boundary 0 0 10 0 10 10 0 10\nagent 2 2 goal 8 8\n' >"$tmp/bnd.txt"
 # refused WHAT MESSAGE ARGS...: `orca-mpi run ARGS` on 2 ranks fails, saying MESSAGE
 refused() {
     local what=$1 msg=$2
@@ -231,6 +231,13 @@ for i in range(80):
     P.append("agent %.3f %.3f goal %d %.3f stream=%d" % (x, y, 40 if i % 2 == 0 else -10, y, i % 2))
 open(d + "/ext-ped.txt", "w").write("\n".join(P) + "\n")
 open(d + "/ext-plain.txt", "w").write("\n".join(l for l in L if not l.startswith("density")) + "\n")
+B = ["orca-scene 1", "dt 0.1", "default radius 0.25", "default neighbor_dist 3",
+     "default time_horizon 2", "boundary 0 0 24 0 24 16 0 16", "boundary 10 6 10 10 14 10 14 6"]
+while len(B) < 7 + 80:
+    x, y = random.uniform(0.5, 23.5), random.uniform(0.5, 15.5)
+    if not (9.5 < x < 14.5 and 5.5 < y < 10.5):
+        B.append("agent %.3f %.3f goal %.3f %.3f" % (x, y, 24 - x, 16 - y))
+open(d + "/ext-bnd.txt", "w").write("\n".join(B) + "\n")
 PY
 ext_steps=24
 # ext_case NAME FILE [FLAGS...]: every step's hash on 1-4 ranks against orca run's
@@ -258,6 +265,7 @@ ext_case() {
 ext_case "avoidance settings and separation" "$tmp/ext-avoid.txt"
 ext_case "density-dependent speed" "$tmp/ext-density.txt"
 ext_case "pedestrian model and streams" "$tmp/ext-ped.txt"
+ext_case "walkable-area boundaries (a room with a pillar)" "$tmp/ext-bnd.txt"
 for fl in --separation --density-speed --pedestrian; do
     want=$("$orca" run "$tmp/ext-plain.txt" --steps 20 $fl --json | json 'd["hash"]')
     got=$(run 3 "$ompi" run "$tmp/ext-plain.txt" --steps 20 --rebalance 1 $fl --json \
@@ -269,7 +277,7 @@ for fl in --separation --density-speed --pedestrian; do
         cat "$tmp/err"
     fi
 done
-for f in avoid density ped; do
+for f in avoid density ped bnd; do
     want=$("$orca" run "$tmp/ext-$f.txt" --steps 30 --json | json 'd["hash"]')
     rm -rf "$tmp/ck-$f" && mkdir "$tmp/ck-$f"
     run 2 "$ompi" run "$tmp/ext-$f.txt" --steps 15 --rebalance 1 --checkpoint "$tmp/ck-$f" -q \
@@ -302,7 +310,6 @@ done
 refused "--csv into a directory that does not exist" "--csv: $tmp/nodir/x.csv: No such file" \
     "$tmp/ext-ped.txt" --steps 2 --csv "$tmp/nodir/x.csv" -q
 refused "a scene file that does not exist" "cannot open: No such file" "$tmp/none.txt" --steps 2
-refused "a walkable-area boundary" "uses walkable-area boundaries" "$tmp/bnd.txt" --steps 5 -q
 
 # 2c. until every agent has arrived (--max-steps): the step it stops at, why, and the hash
 #     equal orca run's: the circle (all arrive), the wallgap stopped by the cap, and a scene
