@@ -93,6 +93,14 @@ struct orca_mpi {
     int32_t *bnd_len;
     orca_vec2 *bnd_pt;
     int32_t bnd_n, bnd_points;
+    /* the goal sets (docs/navigation.md, "Shared goals"), in index order: set k has
+     * set_count[k] points from set_pt[set_first[k]] on, and is an exit (set_exit[k]) with
+     * arrive distance set_arrive[k] (0: the agent's radius) */
+    int32_t set_n, set_points, *set_first, *set_count, *set_exit;
+    double *set_arrive;
+    orca_vec2 *set_pt;
+    int64_t exited;           /* this rank's owned agents that left by exits */
+    int64_t exited_last_step; /* the step count when the last of them left, or -1 */
     mpi_options opt;
     /* scratch */
     mpi_agent *send, *recv, *merged, *tmp;
@@ -755,6 +763,65 @@ static orca_status local_step_fail(orca_mpi *m, orca_status st, int64_t n)
 
 /* --- the step ---------------------------------------------------------------------------- */
 
+/* The point of goal set k nearest to p: the least squared distance, the lowest index on a tie
+ * (the scenario's own arithmetic, docs/navigation.md, "Shared goals"). */
+static orca_vec2 nearest_point(const orca_mpi *m, int k, orca_vec2 p)
+{
+    const orca_vec2 *pt = m->set_pt + m->set_first[k];
+    int best = 0;
+    double bd = 0.0;
+    for (int j = 0; j < m->set_count[k]; ++j) {
+        double dx = pt[j].x - p.x, dy = pt[j].y - p.y;
+        double dd = dx * dx + dy * dy;
+        if (j == 0 || dd < bd) {
+            bd = dd;
+            best = j;
+        }
+    }
+    return pt[best];
+}
+
+/* Whether owned agent a is at its exit: heading for an exit set and within its arrive
+ * distance (its radius for 0) of the point it heads for. */
+static int at_exit(const orca_mpi *m, const mpi_agent *a)
+{
+    if (a->goal.kind != ORCA_GOAL_SET || !m->set_exit[a->goal.goal_set]) {
+        return 0;
+    }
+    double d = m->set_arrive[a->goal.goal_set] > 0 ? m->set_arrive[a->goal.goal_set]
+                                                    : a->def.radius;
+    double dx = a->goal.target.x - a->def.position.x, dy = a->goal.target.y - a->def.position.y;
+    return sqrt(dx * dx + dy * dy) <= d;
+}
+
+/* Local, first in a step with goal sets (the scenario's order, docs/scenarios.md, "The step"):
+ * the owned agents at their exits leave (removed; own stays in key order, so the one-process
+ * index order of the others is kept), then every agent heading for a set takes the set's
+ * point nearest to where it stands as its target. */
+static void sets_pass(orca_mpi *m)
+{
+    int64_t keep = 0, left = 0;
+    for (int64_t i = 0; i < m->own_n; ++i) {
+        if (at_exit(m, &m->own[i])) {
+            left++;
+            continue;
+        }
+        m->own[keep++] = m->own[i];
+    }
+    if (left > 0) {
+        m->own_n = keep;
+        m->exited += left;
+        m->exited_last_step = (int64_t)m->steps;
+        m->local_mirror = 0; /* own changed */
+    }
+    for (int64_t i = 0; i < m->own_n; ++i) {
+        mpi_agent *a = &m->own[i];
+        if (a->goal.kind == ORCA_GOAL_SET) {
+            a->goal.target = nearest_point(m, a->goal.goal_set, a->def.position);
+        }
+    }
+}
+
 /* The step's rule with the pedestrian model: the preferred velocities fill_local put in
  * rule_pref (orca_step_rule_fn). */
 static void rule_values(void *context, const int32_t *index, int32_t first,
@@ -777,6 +844,9 @@ orca_status orca_mpi_step(orca_mpi *m)
     }
     m->error[0] = '\0';
     double t0 = MPI_Wtime(), comm = 0.0, w = 0.0;
+    if (m->set_n > 0) {
+        sets_pass(m);
+    }
     int64_t n = 0;
     orca_status st = local_list(m, &w, &n, &comm);
     if (st != ORCA_OK) {
@@ -1002,6 +1072,11 @@ static void free_all(orca_mpi *m)
     free(m->rule_pref);
     free(m->bnd_len);
     free(m->bnd_pt);
+    free(m->set_first);
+    free(m->set_count);
+    free(m->set_exit);
+    free(m->set_arrive);
+    free(m->set_pt);
     if (m->comm != MPI_COMM_NULL) {
         MPI_Comm_free(&m->comm);
     }
@@ -1103,6 +1178,7 @@ orca_status orca_mpi_create(MPI_Comm comm, const orca_mpi_def *def, orca_mpi **o
         m = calloc(1, sizeof *m);
         if (m) {
             m->comm = MPI_COMM_NULL;
+            m->exited_last_step = -1;
         } else {
             snprintf(create_error, sizeof create_error, "out of memory");
             ok = 0;
@@ -1256,12 +1332,19 @@ static orca_status check_goal(orca_mpi *m, const orca_goal *g, int i)
     case ORCA_GOAL_NONE:
         return ORCA_OK;
     case ORCA_GOAL_SET:
-        return local_fail(m, ORCA_ERR_ARGUMENT,
-                          "agent %d: goal sets (goal kind 3) do not run under MPI yet "
-                          "(docs/mpi.md, \"What runs under MPI\")",
-                          i);
+        if (g->goal_set < 0 || g->goal_set >= m->set_n) {
+            return local_fail(m, ORCA_ERR_ARGUMENT,
+                              "agent %d: goal_set must name a goal set: in [0, %d), got %d", i,
+                              (int)m->set_n, g->goal_set);
+        }
+        if (!(g->preferred_speed >= 0.0 && g->preferred_speed <= ORCA_SPEED_MAX)) {
+            return local_fail(m, ORCA_ERR_ARGUMENT,
+                              "agent %d: goal preferred_speed must be in [0, 2^30] m/s, got %.17g",
+                              i, g->preferred_speed);
+        }
+        return ORCA_OK;
     default:
-        return local_fail(m, ORCA_ERR_ARGUMENT, "agent %d: goal kind must be 0, 1 or 2, got %d",
+        return local_fail(m, ORCA_ERR_ARGUMENT, "agent %d: goal kind must be 0, 1, 2 or 3, got %d",
                           i, (int)g->kind);
     }
 }
@@ -1308,6 +1391,9 @@ static orca_status append_own(orca_mpi *m, const orca_agent_def *defs, const orc
         a->rule_key = rkey0 + (uint64_t)i;
         a->def = defs[i];
         a->goal = goals[i];
+        if (a->goal.kind == ORCA_GOAL_SET) {
+            a->goal.target = nearest_point(m, a->goal.goal_set, a->def.position);
+        }
     }
     m->own_n += count;
     return ORCA_OK;
@@ -1743,12 +1829,17 @@ static long long arrived_here(const orca_mpi *m)
     long long n = 0;
     for (int64_t i = 0; i < m->own_n; ++i) {
         const mpi_agent *a = &m->own[i];
-        if (a->goal.kind != ORCA_GOAL_POINT) {
+        if (a->goal.kind != ORCA_GOAL_POINT && a->goal.kind != ORCA_GOAL_SET) {
             n++;
         } else {
+            /* an exit's agents within its arrive distance (docs/navigation.md, "Exits") */
+            double r = a->goal.kind == ORCA_GOAL_SET && m->set_exit[a->goal.goal_set] &&
+                               m->set_arrive[a->goal.goal_set] > 0
+                           ? m->set_arrive[a->goal.goal_set]
+                           : a->def.radius;
             orca_vec2 d = {a->goal.target.x - a->def.position.x,
                            a->goal.target.y - a->def.position.y};
-            n += sqrt(d.x * d.x + d.y * d.y) <= a->def.radius;
+            n += sqrt(d.x * d.x + d.y * d.y) <= r;
         }
     }
     return n;
@@ -1796,13 +1887,17 @@ orca_status orca_mpi_summarize(orca_mpi *m, orca_mpi_summary *out)
             return st;
         }
     }
-    long long loc[3] = {m->own_n, arrived_here(m), m->fallbacks}, glob[3];
-    MPI_Allreduce(loc, glob, 3, MPI_LONG_LONG, MPI_SUM, m->comm);
+    long long loc[4] = {m->own_n, arrived_here(m), m->fallbacks, m->exited}, glob[4];
+    MPI_Allreduce(loc, glob, 4, MPI_LONG_LONG, MPI_SUM, m->comm);
+    long long last = m->exited_last_step, glast = -1;
+    MPI_Allreduce(&last, &glast, 1, MPI_LONG_LONG, MPI_MAX, m->comm);
     double ov[2] = {m->agent_overlap, m->wall_overlap}, gov[2];
     MPI_Allreduce(ov, gov, 2, MPI_DOUBLE, MPI_MAX, m->comm);
     out->agents = glob[0];
     out->arrived = glob[1];
     out->fallbacks = m->def.diagnostics ? glob[2] : -1;
+    out->exited = glob[3];
+    out->exited_last_step = glast;
     out->steps = m->steps;
     out->agent_overlap = gov[0];
     out->wall_overlap = gov[1];
@@ -1885,6 +1980,87 @@ static int set_loops(orca_mpi *m, const int32_t *len, const orca_vec2 *pts, int3
     return 1;
 }
 
+/* Local: the run's goal sets become n sets (count[k] points each from pts on, exit[k],
+ * arrive[k]); 0 out of memory (nothing changed). */
+static int set_sets(orca_mpi *m, const int32_t *count, const int32_t *exit, const double *arrive,
+                    const orca_vec2 *pts, int32_t n, int32_t points)
+{
+    int32_t *first = malloc(((size_t)n + 1) * sizeof *first);
+    int32_t *c = malloc(((size_t)n + 1) * sizeof *c), *e = malloc(((size_t)n + 1) * sizeof *e);
+    double *a = malloc(((size_t)n + 1) * sizeof *a);
+    orca_vec2 *p = malloc(((size_t)points + 1) * sizeof *p);
+    if (!first || !c || !e || !a || !p) {
+        free(first);
+        free(c);
+        free(e);
+        free(a);
+        free(p);
+        return 0;
+    }
+    for (int32_t k = 0, at = 0; k < n; at += count[k++]) {
+        first[k] = at;
+    }
+    memcpy(c, count, (size_t)n * sizeof *c);
+    memcpy(e, exit, (size_t)n * sizeof *e);
+    memcpy(a, arrive, (size_t)n * sizeof *a);
+    memcpy(p, pts, (size_t)points * sizeof *p);
+    free(m->set_first);
+    free(m->set_count);
+    free(m->set_exit);
+    free(m->set_arrive);
+    free(m->set_pt);
+    m->set_first = first;
+    m->set_count = c;
+    m->set_exit = e;
+    m->set_arrive = a;
+    m->set_pt = p;
+    m->set_n = n;
+    m->set_points = points;
+    return 1;
+}
+
+/* Collective: the scenario's goal sets as the run's (points, exit, arrive distance), and the
+ * agents that left by its exits so far (counted on rank 0). */
+static orca_status add_sets(orca_mpi *m, const orca_scenario *sc)
+{
+    int32_t n = orca_scenario_goal_set_count(sc), points = 0;
+    int32_t *count = malloc(((size_t)n + 1) * sizeof *count);
+    int32_t *exit = malloc(((size_t)n + 1) * sizeof *exit);
+    double *arrive = malloc(((size_t)n + 1) * sizeof *arrive);
+    orca_status st = count && exit && arrive ? ORCA_OK
+                                             : local_fail(m, ORCA_ERR_MEMORY, "out of memory (sets)");
+    for (int32_t k = 0; k < n && st == ORCA_OK; ++k) {
+        int c = 0, x = 0;
+        orca_scenario_goal_set_get(sc, k, NULL, NULL, 0, &c);
+        orca_scenario_goal_set_exit(sc, k, &x, &arrive[k]);
+        count[k] = c;
+        exit[k] = x;
+        points += c;
+    }
+    orca_vec2 *pts = st == ORCA_OK ? malloc(((size_t)points + 1) * sizeof *pts) : NULL;
+    if (st == ORCA_OK && !pts) {
+        st = local_fail(m, ORCA_ERR_MEMORY, "out of memory (sets)");
+    }
+    for (int32_t k = 0, at = 0; k < n && st == ORCA_OK; at += count[k++]) {
+        orca_scenario_goal_set_get(sc, k, NULL, pts + at, count[k], NULL);
+    }
+    if (st == ORCA_OK && !set_sets(m, count, exit, arrive, pts, n, points)) {
+        st = local_fail(m, ORCA_ERR_MEMORY, "out of memory (sets)");
+    }
+    if (st == ORCA_OK && m->rank == 0) {
+        int x = 0;
+        int64_t last = -1;
+        orca_scenario_exited(sc, &x, &last);
+        m->exited = x;
+        m->exited_last_step = last;
+    }
+    free(count);
+    free(exit);
+    free(arrive);
+    free(pts);
+    return agree(m, st);
+}
+
 /* Collective: the scenario's boundary loops as the run's (the points as given, in index
  * order: each rank's local simulation adds them in that order before its agents). */
 static orca_status add_loops(orca_mpi *m, const orca_sim *sim)
@@ -1931,9 +2107,6 @@ static const char *unsupported(const orca_scenario *sc)
 {
     orca_scenario *s = (orca_scenario *)sc; /* orca_scenario_sim only reads here */
     orca_sim *sim = orca_scenario_sim(s);
-    if (orca_scenario_goal_set_count(sc) > 0) {
-        return "goal sets";
-    }
     if (orca_scenario_get_navigation(sc)) {
         return "navigation";
     }
@@ -2069,6 +2242,9 @@ orca_status orca_mpi_create_from_scenario(MPI_Comm comm, const orca_scenario *sc
     st = add_walls(m, sim);
     if (st == ORCA_OK) {
         st = add_loops(m, sim);
+    }
+    if (st == ORCA_OK) {
+        st = add_sets(m, sc);
     }
     m->opt.separation = orca_sim_get_separation(sim);
     m->opt.density_on = orca_sim_get_density_speed(sim, &m->opt.density);
@@ -2214,7 +2390,7 @@ orca_status orca_mpi_create_builtin(MPI_Comm comm, orca_scene_kind kind, int age
  * that differs from what was written (docs/mpi.md, "Checkpoints"). */
 #define CKPT_RECORD (22 * 8)
 #define CKPT_PART_HEADER (8 + 7 * 8)  /* magic, version, run id, rank, ranks, step, count, 0 */
-#define CKPT_MANIFEST_HEADER (8 + 25 * 8) /* magic, then the 25 words of manifest_field */
+#define CKPT_MANIFEST_HEADER (8 + 29 * 8) /* magic, then the 29 words of manifest_field */
 #define CKPT_PATH 4200
 
 /* The manifest's words after its magic, in file order (docs/mpi.md lists them); the names
@@ -2223,7 +2399,8 @@ enum {
     MF_VERSION, MF_RANKS, MF_STEPS, MF_NEXT_KEY, MF_NEXT_RULE_KEY, MF_DT, MF_SEED, MF_AGENTS,
     MF_AGENT_OVERLAP, MF_WALL_OVERLAP, MF_FALLBACKS, MF_DIAGNOSTICS, MF_RUN_ID, MF_STATE_HASH,
     MF_SEGMENTS, MF_OPTIONS, MF_DEN_RADIUS, MF_DEN_GAMMA, MF_DEN_MAX, MF_PED_TIME_GAP,
-    MF_PED_BUFFER, MF_PED_REACH, MF_PED_PLANES, MF_LOOPS, MF_LOOP_POINTS, MF_WORDS
+    MF_PED_BUFFER, MF_PED_REACH, MF_PED_PLANES, MF_LOOPS, MF_LOOP_POINTS, MF_SETS,
+    MF_SET_POINTS, MF_EXITED, MF_EXITED_LAST, MF_WORDS
 };
 /* MF_OPTIONS's bits: the separation option, the density-dependent speed, the pedestrian model */
 #define MF_OPT_SEP 1u
@@ -2235,7 +2412,7 @@ static const char *const manifest_field[MF_WORDS] = {
     "fallbacks", "diagnostics",  "run_id",       "state_hash", "segments",
     "options",  "density_radius", "density_gamma", "density_max", "pedestrian_time_gap",
     "pedestrian_buffer", "pedestrian_counter_reach", "pedestrian_max_planes", "loops",
-    "loop_points"};
+    "loop_points", "sets", "set_points", "exited", "exited_last_step"};
 
 static void put_record(snap_writer *w, const mpi_agent *a)
 {
@@ -2409,12 +2586,16 @@ orca_status orca_mpi_checkpoint(orca_mpi *m, const char *dir)
     MPI_Reduce(&loc, &fb, 1, MPI_LONG_LONG, MPI_SUM, 0, m->comm);
     double ov[2] = {m->agent_overlap, m->wall_overlap}, gov[2] = {0, 0};
     MPI_Reduce(ov, gov, 2, MPI_DOUBLE, MPI_MAX, 0, m->comm);
-    long long mine = m->own_n, total = 0;
+    long long mine = m->own_n, total = 0, exited = 0, last = -1;
     MPI_Reduce(&mine, &total, 1, MPI_LONG_LONG, MPI_SUM, 0, m->comm);
+    long long my_exited = m->exited, my_last = m->exited_last_step;
+    MPI_Reduce(&my_exited, &exited, 1, MPI_LONG_LONG, MPI_SUM, 0, m->comm);
+    MPI_Reduce(&my_last, &last, 1, MPI_LONG_LONG, MPI_MAX, 0, m->comm);
     /* the manifest, last: it names the checkpoint's step and its parts' digests */
     if (m->rank == 0) {
         size_t ms = CKPT_MANIFEST_HEADER + (size_t)m->seg_n * 32 + (size_t)m->bnd_n * 8 +
-                    (size_t)m->bnd_points * 16 + (size_t)m->size * 8 + 8;
+                    (size_t)m->bnd_points * 16 + (size_t)m->set_n * 24 +
+                    (size_t)m->set_points * 16 + (size_t)m->size * 8 + 8;
         unsigned char *mb = malloc(ms);
         if (!mb) {
             st = local_fail(m, ORCA_ERR_MEMORY, "out of memory (manifest)");
@@ -2434,7 +2615,8 @@ orca_status orca_mpi_checkpoint(orca_mpi *m, const char *dir)
                 f64_bits(m->opt.density.max_density), f64_bits(m->opt.ped.time_gap),
                 f64_bits(m->opt.ped.buffer), f64_bits(m->opt.ped.counter_reach),
                 (uint64_t)(int64_t)m->opt.ped.max_planes, (uint64_t)m->bnd_n,
-                (uint64_t)m->bnd_points};
+                (uint64_t)m->bnd_points, (uint64_t)m->set_n, (uint64_t)m->set_points,
+                (uint64_t)exited, (uint64_t)(int64_t)last};
             for (int k = 0; k < MF_WORDS; ++k) {
                 put_u64(&w, word[k]);
             }
@@ -2447,6 +2629,14 @@ orca_status orca_mpi_checkpoint(orca_mpi *m, const char *dir)
             }
             for (int32_t k = 0; k < m->bnd_points; ++k) {
                 put_vec(&w, m->bnd_pt[k]);
+            }
+            for (int32_t k = 0; k < m->set_n; ++k) {
+                put_u64(&w, (uint64_t)m->set_count[k]);
+                put_u64(&w, (uint64_t)m->set_exit[k]);
+                put_f64(&w, m->set_arrive[k]);
+            }
+            for (int32_t k = 0; k < m->set_points; ++k) {
+                put_vec(&w, m->set_pt[k]);
             }
             for (int r = 0; r < m->size; ++r) {
                 put_u64(&w, digests[r]);
@@ -2520,6 +2710,7 @@ typedef struct manifest {
     uint64_t word[MF_WORDS];
     const unsigned char *segments; /* seg_n * 32 bytes */
     const unsigned char *loops;    /* loops * 8 bytes of lengths, then loop_points * 16 */
+    const unsigned char *sets;     /* sets * 24 bytes (count, exit, arrive), set_points * 16 */
     const unsigned char *digests;  /* ranks * 8 bytes */
 } manifest;
 
@@ -2601,13 +2792,17 @@ static int manifest_ok(const char *path, const unsigned char *mb, size_t ms, man
     }
     if (v[MF_RANKS] < 1 || v[MF_RANKS] > (1u << 24) || v[MF_SEGMENTS] > (uint64_t)INT32_MAX ||
         v[MF_LOOPS] > (uint64_t)INT32_MAX || v[MF_LOOP_POINTS] > (uint64_t)INT32_MAX ||
+        v[MF_SETS] > (uint64_t)INT32_MAX || v[MF_SET_POINTS] > (uint64_t)INT32_MAX ||
         ms != CKPT_MANIFEST_HEADER + v[MF_SEGMENTS] * 32 + v[MF_LOOPS] * 8 +
-                  v[MF_LOOP_POINTS] * 16 + v[MF_RANKS] * 8 + 8) {
+                  v[MF_LOOP_POINTS] * 16 + v[MF_SETS] * 24 + v[MF_SET_POINTS] * 16 +
+                  v[MF_RANKS] * 8 + 8) {
         snprintf(err, errsize,
-                 "%.300s: fields ranks (%llu), segments (%llu), loops (%llu) and loop_points "
-                 "(%llu) do not give its size, %zu bytes (truncated or corrupt)",
+                 "%.250s: fields ranks (%llu), segments (%llu), loops (%llu), loop_points (%llu), "
+                 "sets (%llu) and set_points (%llu) do not give its size, %zu bytes (truncated "
+                 "or corrupt)",
                  path, (unsigned long long)v[MF_RANKS], (unsigned long long)v[MF_SEGMENTS],
-                 (unsigned long long)v[MF_LOOPS], (unsigned long long)v[MF_LOOP_POINTS], ms);
+                 (unsigned long long)v[MF_LOOPS], (unsigned long long)v[MF_LOOP_POINTS],
+                 (unsigned long long)v[MF_SETS], (unsigned long long)v[MF_SET_POINTS], ms);
         return 0;
     }
     snap_reader tail = {mb + ms - 8};
@@ -2640,7 +2835,8 @@ static int manifest_ok(const char *path, const unsigned char *mb, size_t ms, man
     }
     out->segments = mb + CKPT_MANIFEST_HEADER;
     out->loops = out->segments + v[MF_SEGMENTS] * 32;
-    out->digests = out->loops + v[MF_LOOPS] * 8 + v[MF_LOOP_POINTS] * 16;
+    out->sets = out->loops + v[MF_LOOPS] * 8 + v[MF_LOOP_POINTS] * 16;
+    out->digests = out->sets + v[MF_SETS] * 24 + v[MF_SET_POINTS] * 16;
     return 1;
 }
 
@@ -2774,6 +2970,66 @@ static orca_status read_loops(orca_mpi *m, const manifest *mf)
     return agree(m, st);
 }
 
+/* Collective: the manifest's goal sets as the run's, each checked as
+ * orca_scenario_add_goal_set and orca_scenario_set_goal_set_exit check one, and its exit
+ * counts (kept by rank 0). */
+static orca_status read_sets(orca_mpi *m, const manifest *mf)
+{
+    int32_t n = (int32_t)mf->word[MF_SETS], points = (int32_t)mf->word[MF_SET_POINTS];
+    int32_t *count = malloc(((size_t)n + 1) * sizeof *count);
+    int32_t *exit = malloc(((size_t)n + 1) * sizeof *exit);
+    double *arrive = malloc(((size_t)n + 1) * sizeof *arrive);
+    orca_vec2 *pts = malloc(((size_t)points + 1) * sizeof *pts);
+    orca_status st = count && exit && arrive && pts
+                         ? ORCA_OK
+                         : local_fail(m, ORCA_ERR_MEMORY, "out of memory (sets)");
+    snap_reader r = {mf->sets};
+    int64_t sum = 0;
+    for (int32_t k = 0; k < n && st == ORCA_OK; ++k) {
+        uint64_t c = get_u64(&r), x = get_u64(&r);
+        double a = bits_f64(get_u64(&r));
+        count[k] = (int32_t)(c <= ORCA_NAV_GOALS_MAX ? c : 0);
+        exit[k] = (int32_t)x;
+        arrive[k] = a;
+        sum += count[k];
+        if (c < 1 || c > ORCA_NAV_GOALS_MAX || x > 1 ||
+            !(a == 0 || (a >= 0x1p-30 && a <= 0x1p23)) || sum > points) {
+            st = local_fail(m, ORCA_ERR_FORMAT,
+                            "set %d: %llu points, exit %llu or arrive distance %.17g out of range",
+                            (int)k, (unsigned long long)c, (unsigned long long)x, a);
+        }
+    }
+    if (st == ORCA_OK && sum != points) {
+        st = local_fail(m, ORCA_ERR_FORMAT, "the sets' point counts add up to %lld, not %d",
+                        (long long)sum, (int)points);
+    }
+    for (int32_t k = 0; k < points && st == ORCA_OK; ++k) {
+        pts[k] = get_vec(&r);
+        if (!(fabs(pts[k].x) < ORCA_COORD_LIMIT && fabs(pts[k].y) < ORCA_COORD_LIMIT)) {
+            st = local_fail(m, ORCA_ERR_FORMAT, "set point %d (%.17g, %.17g) out of range",
+                            (int)k, pts[k].x, pts[k].y);
+        }
+    }
+    if (st == ORCA_OK && !set_sets(m, count, exit, arrive, pts, n, points)) {
+        st = local_fail(m, ORCA_ERR_MEMORY, "out of memory (sets)");
+    }
+    int64_t last = (int64_t)mf->word[MF_EXITED_LAST];
+    if (st == ORCA_OK && (mf->word[MF_EXITED] > mf->word[MF_NEXT_KEY] || last < -1 ||
+                          last > (int64_t)mf->word[MF_STEPS])) {
+        st = local_fail(m, ORCA_ERR_FORMAT, "exited %llu or exited_last_step %lld out of range",
+                        (unsigned long long)mf->word[MF_EXITED], (long long)last);
+    }
+    if (st == ORCA_OK && m->rank == 0) {
+        m->exited = (int64_t)mf->word[MF_EXITED];
+        m->exited_last_step = last;
+    }
+    free(count);
+    free(exit);
+    free(arrive);
+    free(pts);
+    return agree(m, st);
+}
+
 orca_status orca_mpi_restart(MPI_Comm comm, const char *dir, const orca_mpi_def *def,
                              orca_mpi **out)
 {
@@ -2822,6 +3078,9 @@ orca_status orca_mpi_restart(MPI_Comm comm, const char *dir, const orca_mpi_def 
         snprintf(m->error, sizeof m->error, "%s", create_error);
     } else if ((st = read_loops(m, &mf)) != ORCA_OK) {
         snprintf(create_error, sizeof create_error, "%.300s: field loops: %.180s", path, m->error);
+        snprintf(m->error, sizeof m->error, "%s", create_error);
+    } else if ((st = read_sets(m, &mf)) != ORCA_OK) {
+        snprintf(create_error, sizeof create_error, "%.300s: field sets: %.180s", path, m->error);
         snprintf(m->error, sizeof m->error, "%s", create_error);
     }
     m->steps = mf.word[MF_STEPS];

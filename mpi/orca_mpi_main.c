@@ -55,11 +55,12 @@ static const char USAGE[] =
     "  --density-speed       the density-dependent speed with its defaults, unless the\n"
     "                        file turns it on with its own parameters ('density_speed on')\n"
     "  --pedestrian          the pedestrian preset ('pedestrian on'; docs/pedestrians.md)\n"
-    "A scene file's avoidance settings (priority, layers, mask, locked), streams and\n"
-    "walkable-area boundaries run too; goal sets, navigation and waypoints are refused by\n"
-    "name (docs/mpi.md, \"What runs under MPI\").\n"
+    "A scene file's goal sets and exits, avoidance settings (priority, layers, mask,\n"
+    "locked), streams and walkable-area boundaries run too; navigation and waypoints are\n"
+    "refused by name (docs/mpi.md, \"What runs under MPI\").\n"
     "Summary: agents, segments, steps, arrived (with --max-steps: the step all had arrived\n"
-    "at, or the cap), deepest overlaps, fallbacks, the state hash,\n"
+    "at, or the cap), agents that left by exits and the step the last left at (JSON:\n"
+    "exited, exited_last_step), deepest overlaps, fallbacks, the state hash,\n"
     "and per rank: agents owned, halo agents and bytes per step, its reach (the largest\n"
     "neighbour distance or diameter of its agents: its halo holds the agents within it of\n"
     "them), agents handed on, step time and the share of it in MPI calls.\n"
@@ -704,6 +705,12 @@ int main(int argc, char **argv)
         } else {
             printf("\"all_arrived_step\":null,");
         }
+        printf("\"exited\":%lld,", (long long)s.exited);
+        if (s.exited_last_step >= 0) {
+            printf("\"exited_last_step\":%lld,", (long long)s.exited_last_step);
+        } else {
+            printf("\"exited_last_step\":null,");
+        }
         printf("\"hashes\":[");
         for (int k = 0; k < hashes; ++k) {
             printf("%s%s", k ? "," : "", hash_lines[k]);
@@ -721,6 +728,10 @@ int main(int argc, char **argv)
             printf("fallbacks: %lld\n", (long long)s.fallbacks);
         } else {
             printf("fallbacks: not counted (--diagnostics counts them)\n");
+        }
+        if (s.exited > 0) {
+            printf("left by exits: %lld (the last at step %lld)\n", (long long)s.exited,
+                   (long long)s.exited_last_step);
         }
         if (o.until_arrived && all_arrived_step >= 0) {
             printf("all arrived: at step %lld\n", (long long)all_arrived_step);

@@ -13,7 +13,8 @@
 #    with one agent reaching 2^23 m only its rank receives every agent. Mixed neighbour
 #    distances and radii rebalanced every step: hash and overlap records equal orca run's.
 #    The extensions (avoidance settings, separation, density speed, pedestrian model and
-#    streams, walkable-area boundaries): every step's hash on 1-4 ranks equals orca run's;
+#    streams, walkable-area boundaries, goal sets and exits): every step's hash on 1-4 ranks
+#    equals orca run's;
 #    checkpoints of each continue. --csv writes orca run's bytes.
 # 3. A checkpoint written on 2 ranks continued on 3 and on 1: the hash equals orca run's.
 # 4. A rank killed mid-run: the job fails within a bounded time with a message naming the
@@ -238,6 +239,13 @@ while len(B) < 7 + 80:
     if not (9.5 < x < 14.5 and 5.5 < y < 10.5):
         B.append("agent %.3f %.3f goal %.3f %.3f" % (x, y, 24 - x, 16 - y))
 open(d + "/ext-bnd.txt", "w").write("\n".join(B) + "\n")
+G = ["orca-scene 1", "dt 0.25", "default radius 0.25", "default neighbor_dist 3",
+     "default time_horizon 2", "goalset doors -0.5 2  10.5 2  5 -0.5 exit arrive=0.6",
+     "goalset meet 5 8", "segment 0 0 4 0", "segment 6 0 10 0", "segment 0 4 10 4"]
+for i in range(60):
+    G.append("agent %.3f %.3f goalset %s" % (random.uniform(0.5, 9.5), random.uniform(0.5, 3.5),
+                                               "meet" if i % 5 == 0 else "doors"))
+open(d + "/ext-sets.txt", "w").write("\n".join(G) + "\n")
 PY
 ext_steps=24
 # ext_case NAME FILE [FLAGS...]: every step's hash on 1-4 ranks against orca run's
@@ -266,6 +274,21 @@ ext_case "avoidance settings and separation" "$tmp/ext-avoid.txt"
 ext_case "density-dependent speed" "$tmp/ext-density.txt"
 ext_case "pedestrian model and streams" "$tmp/ext-ped.txt"
 ext_case "walkable-area boundaries (a room with a pillar)" "$tmp/ext-bnd.txt"
+ext_case "goal sets and exits" "$tmp/ext-sets.txt"
+# the exits' counts and --max-steps with exits, as orca run reports them
+want=$("$orca" run "$tmp/ext-sets.txt" --max-steps 400 --json |
+    json '"%s %s %s %s" % (d["hash"], d["exited"], d["exited_last_step"], d["all_arrived_step"])')
+for r in 1 3; do
+    got=$(run "$r" "$ompi" run "$tmp/ext-sets.txt" --max-steps 400 --rebalance 1 --json \
+        2>"$tmp/err" |
+        json '"%s %s %s %s" % (d["hash"], d["exited"], d["exited_last_step"], d["all_arrived_step"])')
+    if [[ "$got" == "$want" ]]; then
+        ok "exits on $r ranks, until arrived: hash, exited, last exit step, arrival step: $got"
+    else
+        bad "exits on $r ranks: '$got', orca run gives '$want'"
+        cat "$tmp/err"
+    fi
+done
 for fl in --separation --density-speed --pedestrian; do
     want=$("$orca" run "$tmp/ext-plain.txt" --steps 20 $fl --json | json 'd["hash"]')
     got=$(run 3 "$ompi" run "$tmp/ext-plain.txt" --steps 20 --rebalance 1 $fl --json \
@@ -277,7 +300,7 @@ for fl in --separation --density-speed --pedestrian; do
         cat "$tmp/err"
     fi
 done
-for f in avoid density ped bnd; do
+for f in avoid density ped bnd sets; do
     want=$("$orca" run "$tmp/ext-$f.txt" --steps 30 --json | json 'd["hash"]')
     rm -rf "$tmp/ck-$f" && mkdir "$tmp/ck-$f"
     run 2 "$ompi" run "$tmp/ext-$f.txt" --steps 15 --rebalance 1 --checkpoint "$tmp/ck-$f" -q \

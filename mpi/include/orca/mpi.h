@@ -127,6 +127,8 @@ typedef struct orca_mpi_summary {
     double wall_overlap;  /**< deepest agent-wall overlap likewise, a fraction of the radius */
     int64_t fallbacks;         /**< fallback count over the run; -1 without diagnostics */
     int32_t segments;          /**< wall segments */
+    int64_t exited;            /**< agents that left by exits over the run (goal sets) */
+    int64_t exited_last_step;  /**< the step count when the last of them left; -1: none */
 } orca_mpi_summary;
 
 /** Collective. Measures the current state too (so the final state enters the overlaps). */
