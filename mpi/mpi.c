@@ -2019,30 +2019,63 @@ static int set_sets(orca_mpi *m, const int32_t *count, const int32_t *exit, cons
     return 1;
 }
 
+/* The points of list k of src into pts (at most cap; pts NULL when cap is 0); its count. */
+typedef int list_fn(const void *src, int k, orca_vec2 *pts, int cap);
+
+static int loop_points(const void *src, int k, orca_vec2 *pts, int cap)
+{
+    const orca_sim *sim = src;
+    int c = 0;
+    orca_boundary_get(sim, orca_sim_boundary_at(sim, k), pts, cap, &c);
+    return c;
+}
+
+static int goal_set_points(const void *src, int k, orca_vec2 *pts, int cap)
+{
+    int c = 0;
+    orca_scenario_goal_set_get(src, k, NULL, pts, cap, &c);
+    return c;
+}
+
+/* Local: n lists of points from src, each list's length into *len and every point into *pts
+ * (both allocated; freed by the caller, also on a refusal), the total into *points. */
+static orca_status gather_lists(orca_mpi *m, const void *src, int32_t n, list_fn *get,
+                                int32_t **len, orca_vec2 **pts, int32_t *points)
+{
+    *points = 0;
+    *pts = NULL;
+    *len = malloc(((size_t)n + 1) * sizeof **len);
+    if (!*len) {
+        return local_fail(m, ORCA_ERR_MEMORY, "out of memory (point lists)");
+    }
+    for (int32_t k = 0; k < n; ++k) {
+        (*len)[k] = get(src, k, NULL, 0);
+        *points += (*len)[k];
+    }
+    *pts = malloc(((size_t)*points + 1) * sizeof **pts);
+    if (!*pts) {
+        return local_fail(m, ORCA_ERR_MEMORY, "out of memory (point lists)");
+    }
+    for (int32_t k = 0, at = 0; k < n; at += (*len)[k++]) {
+        get(src, k, *pts + at, (*len)[k]);
+    }
+    return ORCA_OK;
+}
+
 /* Collective: the scenario's goal sets as the run's (points, exit, arrive distance), and the
  * agents that left by its exits so far (counted on rank 0). */
 static orca_status add_sets(orca_mpi *m, const orca_scenario *sc)
 {
-    int32_t n = orca_scenario_goal_set_count(sc), points = 0;
-    int32_t *count = malloc(((size_t)n + 1) * sizeof *count);
+    int32_t n = orca_scenario_goal_set_count(sc), points = 0, *count = NULL;
+    orca_vec2 *pts = NULL;
     int32_t *exit = malloc(((size_t)n + 1) * sizeof *exit);
     double *arrive = malloc(((size_t)n + 1) * sizeof *arrive);
-    orca_status st = count && exit && arrive ? ORCA_OK
-                                             : local_fail(m, ORCA_ERR_MEMORY, "out of memory (sets)");
+    orca_status st = exit && arrive ? gather_lists(m, sc, n, goal_set_points, &count, &pts, &points)
+                                    : local_fail(m, ORCA_ERR_MEMORY, "out of memory (sets)");
     for (int32_t k = 0; k < n && st == ORCA_OK; ++k) {
-        int c = 0, x = 0;
-        orca_scenario_goal_set_get(sc, k, NULL, NULL, 0, &c);
+        int x = 0;
         orca_scenario_goal_set_exit(sc, k, &x, &arrive[k]);
-        count[k] = c;
         exit[k] = x;
-        points += c;
-    }
-    orca_vec2 *pts = st == ORCA_OK ? malloc(((size_t)points + 1) * sizeof *pts) : NULL;
-    if (st == ORCA_OK && !pts) {
-        st = local_fail(m, ORCA_ERR_MEMORY, "out of memory (sets)");
-    }
-    for (int32_t k = 0, at = 0; k < n && st == ORCA_OK; at += count[k++]) {
-        orca_scenario_goal_set_get(sc, k, NULL, pts + at, count[k], NULL);
     }
     if (st == ORCA_OK && !set_sets(m, count, exit, arrive, pts, n, points)) {
         st = local_fail(m, ORCA_ERR_MEMORY, "out of memory (sets)");
@@ -2065,22 +2098,9 @@ static orca_status add_sets(orca_mpi *m, const orca_scenario *sc)
  * order: each rank's local simulation adds them in that order before its agents). */
 static orca_status add_loops(orca_mpi *m, const orca_sim *sim)
 {
-    int32_t n = orca_sim_boundary_count(sim), points = 0;
-    int32_t *len = malloc(((size_t)n + 1) * sizeof *len);
-    orca_status st = len ? ORCA_OK : local_fail(m, ORCA_ERR_MEMORY, "out of memory (boundaries)");
-    for (int32_t l = 0; l < n && st == ORCA_OK; ++l) {
-        int c = 0;
-        orca_boundary_get(sim, orca_sim_boundary_at(sim, l), NULL, 0, &c);
-        len[l] = c;
-        points += c;
-    }
-    orca_vec2 *pts = st == ORCA_OK ? malloc(((size_t)points + 1) * sizeof *pts) : NULL;
-    if (st == ORCA_OK && !pts) {
-        st = local_fail(m, ORCA_ERR_MEMORY, "out of memory (boundaries)");
-    }
-    for (int32_t l = 0, at = 0; l < n && st == ORCA_OK; at += len[l++]) {
-        orca_boundary_get(sim, orca_sim_boundary_at(sim, l), pts + at, len[l], NULL);
-    }
+    int32_t n = orca_sim_boundary_count(sim), points = 0, *len = NULL;
+    orca_vec2 *pts = NULL;
+    orca_status st = gather_lists(m, sim, n, loop_points, &len, &pts, &points);
     if (st == ORCA_OK && !set_loops(m, len, pts, n, points)) {
         st = local_fail(m, ORCA_ERR_MEMORY, "out of memory (boundaries)");
     }
