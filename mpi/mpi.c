@@ -1793,22 +1793,8 @@ uint64_t orca_mpi_hash(orca_mpi *m, orca_status *status)
             }
         }
         const mpi_options *o = &m->opt;
-        if (o->separation) {
-            h = hash_u64(h, HASH_SEP_TAG);
-        }
-        if (o->density_on) {
-            h = hash_u64(h, HASH_DEN_TAG);
-            h = hash_f64(h, o->density.radius);
-            h = hash_f64(h, o->density.gamma);
-            h = hash_f64(h, o->density.max_density);
-        }
-        if (o->ped_on) {
-            h = hash_u64(h, HASH_PED_TAG);
-            h = hash_f64(h, o->ped.time_gap);
-            h = hash_f64(h, o->ped.buffer);
-            h = hash_f64(h, o->ped.counter_reach);
-            h = hash_u64(h, (uint64_t)o->ped.max_planes);
-        }
+        h = orca_hash_options(h, o->separation, o->density_on ? &o->density : NULL,
+                              o->ped_on ? &o->ped : NULL);
         if (total[2] > 0) {
             h = hash_u64(h, HASH_STR_TAG);
             h = hash_pass(m, &x, HP_STREAM, h);
@@ -2070,8 +2056,9 @@ static orca_status add_sets(orca_mpi *m, const orca_scenario *sc)
     orca_vec2 *pts = NULL;
     int32_t *exit = malloc(((size_t)n + 1) * sizeof *exit);
     double *arrive = malloc(((size_t)n + 1) * sizeof *arrive);
-    orca_status st = exit && arrive ? gather_lists(m, sc, n, goal_set_points, &count, &pts, &points)
-                                    : local_fail(m, ORCA_ERR_MEMORY, "out of memory (sets)");
+    orca_status st = exit && arrive
+                         ? gather_lists(m, sc, n, goal_set_points, &count, &pts, &points)
+                         : local_fail(m, ORCA_ERR_MEMORY, "out of memory (sets)");
     for (int32_t k = 0; k < n && st == ORCA_OK; ++k) {
         int x = 0;
         orca_scenario_goal_set_exit(sc, k, &x, &arrive[k]);

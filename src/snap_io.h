@@ -103,6 +103,11 @@ typedef struct hash_agents {
 /* orca_sim_hash with the agents' parts from agents (s gives the rest: walls, boundaries,
  * options). */
 uint64_t orca_sim_hash_with(const orca_sim *s, const hash_agents *agents);
+/* The state hash's sections of the simulation-wide options, in its order (NULL: off): the
+ * separation option's tag, the density-dependent speed's, the pedestrian model's, each with
+ * its parameters (orca on MPI hashes its run's options with it too). */
+uint64_t orca_hash_options(uint64_t h, int separation, const orca_density_speed *density,
+                           const orca_pedestrian *ped);
 /* The bytes agent i (settled index) adds to part HASH_CORE or HASH_EXT (at most
  * HASH_SIM_BYTES); their count. */
 size_t orca_sim_hash_bytes(const orca_sim *s, int32_t i, int part, unsigned char *out);

@@ -65,6 +65,31 @@ static int64_t sim_agents_count(void *ctx, int part)
     return part == HASH_EXT ? s->ext_nondefault : s->agent_count;
 }
 
+uint64_t orca_hash_options(uint64_t h, int separation, const orca_density_speed *density,
+                           const orca_pedestrian *ped)
+{
+    /* The separation option: one tag when it is on. */
+    if (separation) {
+        h = hash_u64(h, HASH_SEP_TAG);
+    }
+    /* The density-dependent speed likewise: a tag and its parameters when it is on. */
+    if (density) {
+        h = hash_u64(h, HASH_DEN_TAG);
+        h = hash_f64(h, density->radius);
+        h = hash_f64(h, density->gamma);
+        h = hash_f64(h, density->max_density);
+    }
+    /* The pedestrian model likewise. */
+    if (ped) {
+        h = hash_u64(h, HASH_PED_TAG);
+        h = hash_f64(h, ped->time_gap);
+        h = hash_f64(h, ped->buffer);
+        h = hash_f64(h, ped->counter_reach);
+        h = hash_u64(h, (uint64_t)ped->max_planes);
+    }
+    return h;
+}
+
 uint64_t orca_sim_hash_with(const orca_sim *s, const hash_agents *agents)
 {
     uint64_t h = FNV_OFFSET;
@@ -94,26 +119,10 @@ uint64_t orca_sim_hash_with(const orca_sim *s, const hash_agents *agents)
             }
         }
     }
-    /* The separation option likewise: one tag when it is on. */
-    if (s->separation) {
-        h = hash_u64(h, HASH_SEP_TAG);
-    }
-    /* The density-dependent speed likewise: a tag and its parameters when it is on. */
-    if (s->density_on) {
-        h = hash_u64(h, HASH_DEN_TAG);
-        h = hash_f64(h, s->density.radius);
-        h = hash_f64(h, s->density.gamma);
-        h = hash_f64(h, s->density.max_density);
-    }
-    /* The pedestrian model likewise, and the streams while some agent has one (each as the
-     * 32 bits of its two's complement: -1 is 0xFFFFFFFF). */
-    if (s->ped_on) {
-        h = hash_u64(h, HASH_PED_TAG);
-        h = hash_f64(h, s->ped.time_gap);
-        h = hash_f64(h, s->ped.buffer);
-        h = hash_f64(h, s->ped.counter_reach);
-        h = hash_u64(h, (uint64_t)s->ped.max_planes);
-    }
+    h = orca_hash_options(h, s->separation, s->density_on ? &s->density : NULL,
+                          s->ped_on ? &s->ped : NULL);
+    /* The streams while some agent has one (each as the 32 bits of its two's complement: -1
+     * is 0xFFFFFFFF). */
     if (s->stream_count > 0) {
         h = hash_u64(h, HASH_STR_TAG);
         for (int32_t i = 0; i < s->agent_count; ++i) {
