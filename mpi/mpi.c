@@ -78,7 +78,9 @@ struct orca_mpi {
     int local_stale; /* 1: rebuild the local simulation (walls changed) */
     int local_own;   /* 1: the local list is own itself (one rank: no halo), not order */
     int local_mirror; /* 1: the local simulation holds own's agents in order with own's values
-                         (one rank, after a step's keep); whatever changes own clears it */
+                         (one rank, after a step's keep), but for the owned agents' preferred
+                         velocities when local_ruled; whatever changes own clears it */
+    int local_ruled;  /* with local_mirror: those are the rule's for step m->steps already */
     mpi_agent *own;
     int64_t own_n, own_cap;
     dnode *tree;    /* the domains: 2 size - 1 nodes, the root first (docs/mpi.md, "Domains") */
@@ -647,12 +649,6 @@ static const mpi_agent *local_agent(const orca_mpi *m, int64_t i)
     return m->local_own ? &m->own[i] : m->order[i];
 }
 
-/* The owned index of entry i of the local list, or -1 for a halo agent. */
-static int64_t local_owned_index(const orca_mpi *m, int64_t i)
-{
-    return m->local_own ? i : owned_index(m, m->order[i]);
-}
-
 /* The scenario rule's preferred velocity of agent a (step_hash: orca_rule_step_hash's for
  * step m->steps). */
 static orca_vec2 rule_of(const orca_mpi *m, const mpi_agent *a, uint64_t step_hash)
@@ -667,7 +663,8 @@ static orca_vec2 rule_of(const orca_mpi *m, const mpi_agent *a, uint64_t step_ha
  * (orca_agents_refill), not a removal and an addition of every agent: every value was checked
  * when it entered the run or comes from a step that checked it (docs/mpi.md, "The refill"),
  * so none is checked again. On one rank, where the last step left the local simulation
- * holding own's agents and values (local_mirror), only the rule runs. */
+ * holding own's agents and values (local_mirror), nothing is written (the last step wrote
+ * the rule's values already: local_ruled). */
 static orca_status fill_local(orca_mpi *m, int64_t n, int rule)
 {
     int mirror = m->local_mirror && m->local_own && !m->local_stale && m->local &&
@@ -690,11 +687,12 @@ static orca_status fill_local(orca_mpi *m, int64_t n, int rule)
     uint64_t sh = orca_rule_step_hash(m->def.seed, m->steps);
     if (mirror) {
         memset(m->owned, 1, (size_t)n);
-        if (rule) {
+        if (rule && !m->local_ruled) {
             orca_vec2 *out = ped ? to : m->local->pref;
             for (int64_t i = 0; i < n; ++i) {
                 out[i] = rule_of(m, &m->own[i], sh);
             }
+            m->local_ruled = 1;
         }
         m->local_mirror = !rule; /* the rule's values are own's only after the step */
         return ORCA_OK;
@@ -726,6 +724,7 @@ static orca_status fill_local(orca_mpi *m, int64_t n, int rule)
         }
     }
     m->local_mirror = m->local_own && !rule;
+    m->local_ruled = 0;
     return ORCA_OK;
 }
 
@@ -759,6 +758,49 @@ static orca_status local_step_fail(orca_mpi *m, orca_status st, int64_t n)
     return local_fail(m, st, "the agent with key %llu (local index %d): %s",
                       (unsigned long long)local_agent(m, b)->key, b,
                       orca_sim_last_error(m->local));
+}
+
+/* Local: each owned agent takes its new position and velocity, its preferred velocity (the
+ * step keeps the ones it was given: the rule's) and its search hint from the local
+ * simulation (the step's 6). On one rank the local simulation then holds own's agents for the
+ * next step (local_mirror), and the same pass writes the rule's preferred velocities for the
+ * next step into it (from the new positions: local_ruled), while the agents' entries are at
+ * hand, instead of another pass over them before that step. */
+static void keep(orca_mpi *m, int64_t n)
+{
+    orca_vec2 *pos = m->local->pos, *vel = m->local->vel, *pref = m->local->pref;
+    const agent_params *par = m->local->par;
+    if (!m->local_own) {
+        for (int64_t i = 0; i < n; ++i) {
+            int64_t k = owned_index(m, m->order[i]);
+            if (k >= 0) {
+                mpi_agent *o = &m->own[k];
+                o->def.position = pos[i];
+                o->def.velocity = vel[i];
+                o->def.preferred_velocity = pref[i];
+                o->hint = par[i].nb_guess;
+            }
+        }
+        return;
+    }
+    uint64_t sh = orca_rule_step_hash(m->def.seed, m->steps + 1);
+    /* with goal sets the next step moves the targets first (sets_pass), so its rule runs in
+     * fill_local; with the pedestrian model the rule's values go to rule_pref (the stored
+     * preferred velocities stay for the model to read) */
+    int ahead = m->set_n == 0;
+    orca_vec2 *out = m->opt.ped_on ? m->rule_pref : pref;
+    for (int64_t i = 0; i < n; ++i) {
+        mpi_agent *o = &m->own[i];
+        o->def.position = pos[i];
+        o->def.velocity = vel[i];
+        o->def.preferred_velocity = pref[i];
+        o->hint = par[i].nb_guess;
+        if (ahead) {
+            out[i] = rule_of(m, o, sh);
+        }
+    }
+    m->local_mirror = 1;
+    m->local_ruled = ahead;
 }
 
 /* --- the step ---------------------------------------------------------------------------- */
@@ -814,6 +856,7 @@ static void sets_pass(orca_mpi *m)
         m->exited_last_step = (int64_t)m->steps;
         m->local_mirror = 0; /* own changed */
     }
+    m->local_ruled = 0; /* the targets move: the rule runs after them (fill_local) */
     for (int64_t i = 0; i < m->own_n; ++i) {
         mpi_agent *a = &m->own[i];
         if (a->goal.kind == ORCA_GOAL_SET) {
@@ -889,20 +932,7 @@ orca_status orca_mpi_step(orca_mpi *m)
         return st; /* nothing owned changed */
     }
     orca_agents_settle(m->local);
-    /* (the step keeps the preferred velocities it was given, or with the pedestrian model
-     * those of rule_pref: the rule's for owned agents) */
-    const orca_vec2 *pos = m->local->pos, *vel = m->local->vel, *pref = m->local->pref;
-    for (int64_t i = 0; i < n; ++i) {
-        int64_t k = local_owned_index(m, i);
-        if (k >= 0) {
-            mpi_agent *o = &m->own[k];
-            o->def.position = pos[i];
-            o->def.velocity = vel[i];
-            o->def.preferred_velocity = pref[i];
-            o->hint = m->local->par[i].nb_guess;
-        }
-    }
-    m->local_mirror = m->local_own; /* one rank: the local simulation holds own's agents */
+    keep(m, n);
     m->fallbacks += fb;
     m->steps++;
     m->stats.steps++;

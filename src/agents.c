@@ -364,8 +364,9 @@ static int cmp_i32(const void *a, const void *b)
 }
 
 /* 1 when a[0 .. n) is strictly increasing: no two equal, and sorting changes nothing. A batch
- * named in index order (as orca on MPI removes a whole local list each step) then needs no
- * sort: two O(n log n) sorts were 6% of such a step at 1,000,000 agents. */
+ * named in index order (a whole list, as orca on MPI removed its local list each step before
+ * orca_agents_refill) then needs no sort: two O(n log n) sorts were 6% of such a step at
+ * 1,000,000 agents. */
 static int ascending_i32(const int32_t *a, int64_t n)
 {
     for (int64_t k = 1; k < n; ++k) {

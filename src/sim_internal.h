@@ -498,8 +498,8 @@ static inline void orca_segments_settle(const orca_sim *s)
 int orca_agents_reserve(orca_sim *s, int32_t need);
 int orca_segments_reserve(orca_sim *s, int32_t need);
 
-/* Agent i's values become d's (every field but the search hint; no check: the caller's). A
- * copy, inline so that a bulk refill (orca_agents_refill) stores without a call an agent. */
+/* Agent i's values become d's (every field but the search hint; no check: the caller's).
+ * Inline, so that a bulk refill (orca_agents_refill) stores each agent without a call. */
 static inline void orca_agent_store(orca_sim *s, int32_t i, const orca_agent_def *d)
 {
     s->pos[i] = d->position;
