@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* orca on MPI (mpi/include/orca/mpi.h; docs/mpi.md describes every operation). Each rank keeps the
- * agents it owns in key order; a step sends every owned agent to each rank whose domain lies
- * within the halo width of it, merges its own agents and the received ones in key order into
- * a local simulation (so the local index order is the global one restricted to them), steps
- * it, keeps the owned agents' results and hands the agents that left its domain to their new
- * owners. Since an agent's step reads only agents within its neighbour distance, the walls
- * (every rank has every wall) and the order of indices, the owned agents' results are the
- * one-process bits (docs/algorithm.md §11-12). */
+ * agents it owns in key order; a step sends every owned agent to each rank whose own agents
+ * can reach it (the box that rank published), merges its own agents and the received ones in
+ * key order into a local simulation (so the local index order is the global one restricted to
+ * them), steps it, keeps the owned agents' results and hands the agents that left its domain
+ * to their new owners. Since an agent's step reads only agents within its neighbour distance,
+ * the walls (every rank has every wall) and the order of indices, the owned agents' results
+ * are the one-process bits (docs/algorithm.md §11-12). */
 #include "orca/mpi.h"
 
 #include <errno.h>
@@ -19,13 +19,14 @@
 
 #include "scenario_rule.h"
 #include "sim_internal.h"
+#include "sim_peek.h"
 #include "snap_io.h"
 
 #define HASH_WINDOW 65536         /* keys per gather of orca_mpi_hash */
 #define BALANCE_BINS 4096         /* histogram bins of the rebalancing rule */
 #define CKPT_MAGIC_PART "ORCAMPIP"
 #define CKPT_MAGIC_MANIFEST "ORCAMPIM"
-#define CKPT_VERSION 2u
+#define CKPT_VERSION 3u /* 3: records with avoidance settings and streams, the options */
 
 /* A node of the domain tree: an inner node cuts its region at `cut` along `axis` (0 x, 1 y):
  * coordinates below the cut go to child lo, the others to child hi; a leaf (lo = -1) is the
@@ -45,8 +46,27 @@ typedef struct mpi_agent {
     orca_goal goal;
     float hint;  /* the step's search-radius hint for this agent (not state: it never decides,
                     algorithm.md §11.4), carried so the local simulation starts warm */
-    uint32_t unused;
+    int32_t stream; /* the pedestrian model's stream (-1: none; docs/pedestrians.md) */
+    agent_ext ext;  /* its avoidance settings (docs/extensions.md) */
 } mpi_agent;
+
+/* The simulation-wide settings of the run's extensions (docs/mpi.md, "What runs under MPI"):
+ * each rank's local simulation gets them, and the hash and the checkpoints carry them. */
+typedef struct mpi_options {
+    int separation;
+    int density_on;
+    orca_density_speed density;
+    int ped_on;
+    orca_pedestrian ped;
+} mpi_options;
+
+/* A new record: zero, with no stream and the default avoidance settings. */
+static void agent_clear(mpi_agent *a)
+{
+    memset(a, 0, sizeof *a);
+    a->stream = -1;
+    a->ext = orca_ext_defaults();
+}
 
 struct orca_mpi {
     MPI_Comm comm;
@@ -56,27 +76,47 @@ struct orca_mpi {
     uint64_t next_key, next_rule_key;
     orca_sim *local;
     int local_stale; /* 1: rebuild the local simulation (walls changed) */
-    orca_agent_id *ids;
-    int64_t ids_cap;
+    int local_own;   /* 1: the local list is own itself (one rank: no halo), not order */
+    int local_mirror; /* 1: the local simulation holds own's agents in order with own's values
+                         (one rank, after a step's keep), but for the owned agents' preferred
+                         velocities when local_ruled; whatever changes own clears it */
+    int local_ruled;  /* with local_mirror: those are the rule's for step m->steps already */
     mpi_agent *own;
     int64_t own_n, own_cap;
     dnode *tree;    /* the domains: 2 size - 1 nodes, the root first (docs/mpi.md, "Domains") */
     int tree_n;
-    int *near; /* scratch: ranks near an agent */
+    double *reach_box; /* per rank, the box its owned agents can read (x0, y0, x1, y1; empty:
+                          x0 > x1), from the last halo exchange (docs/mpi.md, "Halo") */
+    int *readers;      /* scratch: the ranks whose reach box meets this rank's agents */
     orca_vec2 *seg_a, *seg_b;
     int32_t seg_n, seg_cap;
+    /* the walkable-area boundary loops, in index order: loop l has bnd_len[l] points, from
+     * bnd_pt[sum of the earlier lengths] on */
+    int32_t *bnd_len;
+    orca_vec2 *bnd_pt;
+    int32_t bnd_n, bnd_points;
+    /* the goal sets (docs/navigation.md, "Shared goals"), in index order: set k has
+     * set_count[k] points from set_pt[set_first[k]] on, and is an exit (set_exit[k]) with
+     * arrive distance set_arrive[k] (0: the agent's radius) */
+    int32_t set_n, set_points, *set_first, *set_count, *set_exit;
+    double *set_arrive;
+    orca_vec2 *set_pt;
+    int64_t exited;           /* this rank's owned agents that left by exits */
+    int64_t exited_last_step; /* the step count when the last of them left, or -1 */
+    mpi_options opt;
     /* scratch */
     mpi_agent *send, *recv, *merged, *tmp;
     int64_t send_cap, recv_cap, merged_cap, tmp_cap;
     int *scount, *sdispl, *rcount, *rdispl;
-    orca_agent_def *defs;
-    int64_t defs_cap;
     const mpi_agent **order, **order_tmp; /* the local list: owned and halo agents by key */
     int64_t order_cap, order_tmp_cap;
     orca_agent_diagnostics *diag;
     int64_t diag_cap;
     unsigned char *owned; /* per entry of the local list: 1 owned, 0 a halo copy */
     int64_t owned_cap;
+    orca_vec2 *rule_pref; /* with the pedestrian model: per entry, this step's preferred
+                             velocity, which the step takes from the rule (fill_local) */
+    int64_t rule_pref_cap;
     /* record */
     double agent_overlap, wall_overlap;
     int64_t fallbacks;
@@ -191,31 +231,6 @@ static int open_node(const orca_mpi *m, orca_vec2 p)
 static int owner_of(const orca_mpi *m, orca_vec2 p)
 {
     return m->tree[open_node(m, p)].r0;
-}
-
-/* Adds to out every rank other than this one whose domain meets the square of half-width w
- * around p (a superset is harmless); returns the count. */
-static int ranks_near(const orca_mpi *m, orca_vec2 p, double w, int *out)
-{
-    int stack[128], top = 0, n = 0;
-    stack[top++] = 0;
-    while (top > 0) {
-        const dnode *d = &m->tree[stack[--top]];
-        if (d->lo < 0) {
-            if (d->r0 != m->rank) {
-                out[n++] = d->r0;
-            }
-            continue;
-        }
-        double c = coord(p, d->axis);
-        if (c - w <= d->cut) {
-            stack[top++] = d->lo;
-        }
-        if (c + w >= d->cut) {
-            stack[top++] = d->hi;
-        }
-    }
-    return n;
 }
 
 /* A tree that splits the ranks in halves with every cut at 0 (before the first balancing). */
@@ -343,26 +358,34 @@ static orca_status exchange(orca_mpi *m, double *seconds)
  * order. */
 static orca_status migrate(orca_mpi *m, double *seconds)
 {
+    if (m->size == 1) {
+        return ORCA_OK; /* one domain, the whole plane: no pass over the agents */
+    }
+    m->local_mirror = 0;
     orca_status st = RESERVE(m, send, send_cap, m->own_n + 1);
     if (st == ORCA_OK) {
         for (int r = 0; r < m->size; ++r) {
             m->scount[r] = 0;
         }
+        int64_t first = m->own_n; /* the first agent that leaves: those before it stay put */
         for (int64_t i = 0; i < m->own_n; ++i) {
             int o = owner_of(m, m->own[i].def.position);
-            m->scount[o] += o != m->rank;
+            if (o != m->rank) {
+                m->scount[o]++;
+                first = first < i ? first : i;
+            }
         }
         int64_t off = 0;
         for (int r = 0; r < m->size; ++r) {
             m->sdispl[r] = (int)off;
             off += m->scount[r];
         }
-        int64_t kept = 0;
+        int64_t kept = first;
         int *fill = m->rdispl; /* scratch until exchange overwrites it */
         for (int r = 0; r < m->size; ++r) {
             fill[r] = m->sdispl[r];
         }
-        for (int64_t i = 0; i < m->own_n; ++i) {
+        for (int64_t i = first; i < m->own_n; ++i) {
             int o = owner_of(m, m->own[i].def.position);
             if (o == m->rank) {
                 m->own[kept++] = m->own[i];
@@ -402,42 +425,86 @@ static orca_status migrate(orca_mpi *m, double *seconds)
     return ORCA_OK;
 }
 
-/* Collective: the largest neighbour distance and the largest diameter over every agent: an
- * agent's step reads only agents within its neighbour distance (algorithm.md §11.2), and an
- * overlap needs the two within their radii's sum. */
-static double halo_width(orca_mpi *m, double *seconds)
+/* An agent's reach: how far from it the agents lie that its step or the overlap record can
+ * read. Its step reads only agents within its neighbour distance (algorithm.md §11.2); an
+ * overlapping pair is within the sum of its radii, at most the larger agent's diameter, so
+ * the owner of the larger one holds the pair. */
+static double reach_of(const orca_agent_def *d)
 {
-    double w = 0.0;
-    for (int64_t i = 0; i < m->own_n; ++i) {
-        const orca_agent_def *d = &m->own[i].def;
-        if (d->neighbor_dist > w) {
-            w = d->neighbor_dist;
-        }
-        if (2.0 * d->radius > w) {
-            w = 2.0 * d->radius;
-        }
-    }
-    double g = 0.0, t0 = MPI_Wtime();
-    MPI_Allreduce(&w, &g, 1, MPI_DOUBLE, MPI_MAX, m->comm);
-    *seconds += MPI_Wtime() - t0;
-    /* wider than needed by more than the rounding of x +- w (positions below 2^21): a halo
-     * agent too many is never read (the exact test decides), one too few would change bits */
-    return g * (1.0 + 0x1p-30) + 0x1p-28;
+    return d->neighbor_dist > 2.0 * d->radius ? d->neighbor_dist : 2.0 * d->radius;
 }
 
-/* Collective: sends the halos (every owned agent to each other rank whose domain lies within w
- * of it) and merges own and received agents in key order into m->order (pointers into own
- * and recv). */
-static orca_status gather_halo(orca_mpi *m, double w, int64_t *count, double *seconds)
+/* Collective: every rank publishes the box its owned agents can read, the bounding box of
+ * the squares of half-width reach around them (empty with no agents), into m->reach_box;
+ * returns this rank's largest reach (0 with no agents). */
+static double publish_reach(orca_mpi *m, double *seconds)
+{
+    double box[4] = {HUGE_VAL, HUGE_VAL, -HUGE_VAL, -HUGE_VAL}, widest = 0.0;
+    for (int64_t i = 0; i < m->own_n; ++i) {
+        const orca_agent_def *d = &m->own[i].def;
+        double r = reach_of(d);
+        widest = r > widest ? r : widest;
+        /* wider than the reach by more than the rounding of the exact test (about 3 ulp of
+         * the reach) and of p +- w (an ulp of 2^21 + w; positions below 2^21): an agent
+         * sent too many is never read (the exact test decides), one too few would change
+         * bits */
+        double w = r * (1.0 + 0x1p-30) + 0x1p-28;
+        box[0] = d->position.x - w < box[0] ? d->position.x - w : box[0];
+        box[1] = d->position.y - w < box[1] ? d->position.y - w : box[1];
+        box[2] = d->position.x + w > box[2] ? d->position.x + w : box[2];
+        box[3] = d->position.y + w > box[3] ? d->position.y + w : box[3];
+    }
+    double t0 = MPI_Wtime();
+    MPI_Allgather(box, 4, MPI_DOUBLE, m->reach_box, 4, MPI_DOUBLE, m->comm);
+    *seconds += MPI_Wtime() - t0;
+    return widest;
+}
+
+/* Local: m->readers = the other ranks whose reach box meets the bounding box of this rank's
+ * agents (the only ones any of them can go to); returns their count. */
+static int find_readers(orca_mpi *m)
+{
+    if (m->own_n == 0) {
+        return 0;
+    }
+    orca_vec2 p = m->own[0].def.position;
+    double lo_x = p.x, lo_y = p.y, hi_x = p.x, hi_y = p.y;
+    for (int64_t i = 1; i < m->own_n; ++i) {
+        p = m->own[i].def.position;
+        lo_x = p.x < lo_x ? p.x : lo_x;
+        lo_y = p.y < lo_y ? p.y : lo_y;
+        hi_x = p.x > hi_x ? p.x : hi_x;
+        hi_y = p.y > hi_y ? p.y : hi_y;
+    }
+    int n = 0;
+    for (int r = 0; r < m->size; ++r) {
+        const double *b = m->reach_box + 4 * r;
+        if (r != m->rank && b[0] <= hi_x && b[2] >= lo_x && b[1] <= hi_y && b[3] >= lo_y) {
+            m->readers[n++] = r;
+        }
+    }
+    return n;
+}
+
+/* Whether the point p lies in the box b (x0, y0, x1, y1; an empty box holds none). */
+static int in_box(const double *b, orca_vec2 p)
+{
+    return p.x >= b[0] && p.x <= b[2] && p.y >= b[1] && p.y <= b[3];
+}
+
+/* Collective: sends the halos (every owned agent to each other rank whose published reach box
+ * holds it, publish_reach) and merges own and received agents in key order into m->order
+ * (pointers into own and recv). */
+static orca_status gather_halo(orca_mpi *m, int64_t *count, double *seconds)
 {
     for (int r = 0; r < m->size; ++r) {
         m->scount[r] = 0;
     }
-    int *near = m->near;
+    int nr = find_readers(m);
     for (int64_t i = 0; i < m->own_n; ++i) {
-        int k = ranks_near(m, m->own[i].def.position, w, near);
-        for (int j = 0; j < k; ++j) {
-            m->scount[near[j]]++;
+        for (int j = 0; j < nr; ++j) {
+            int r = m->readers[j];
+            m->scount[r] += in_box(m->reach_box + 4 * r, m->own[i].def.position);
         }
     }
     int64_t off = 0;
@@ -455,9 +522,11 @@ static orca_status gather_halo(orca_mpi *m, double w, int64_t *count, double *se
             fill[r] = m->sdispl[r];
         }
         for (int64_t i = 0; i < m->own_n; ++i) {
-            int k = ranks_near(m, m->own[i].def.position, w, near);
-            for (int j = 0; j < k; ++j) {
-                m->send[fill[near[j]]++] = m->own[i];
+            for (int j = 0; j < nr; ++j) {
+                int r = m->readers[j];
+                if (in_box(m->reach_box + 4 * r, m->own[i].def.position)) {
+                    m->send[fill[r]++] = m->own[i];
+                }
             }
         }
     }
@@ -538,6 +607,18 @@ static orca_status new_local(orca_mpi *m)
             return local_fail(m, st, "%s", orca_sim_last_error(m->local));
         }
     }
+    for (int32_t l = 0, at = 0; l < m->bnd_n; at += m->bnd_len[l++]) {
+        if ((st = orca_sim_add_boundary(m->local, m->bnd_pt + at, m->bnd_len[l], NULL)) !=
+            ORCA_OK) {
+            return local_fail(m, st, "%s", orca_sim_last_error(m->local));
+        }
+    }
+    const mpi_options *o = &m->opt;
+    if ((o->separation && (st = orca_sim_set_separation(m->local, 1)) != ORCA_OK) ||
+        (o->density_on && (st = orca_sim_set_density_speed(m->local, &o->density)) != ORCA_OK) ||
+        (o->ped_on && (st = orca_sim_set_pedestrian(m->local, &o->ped)) != ORCA_OK)) {
+        return local_fail(m, st, "%s", orca_sim_last_error(m->local));
+    }
     return ORCA_OK;
 }
 
@@ -547,64 +628,103 @@ static int64_t owned_index(const orca_mpi *m, const mpi_agent *a)
     return a >= m->own && a < m->own + m->own_n ? (int64_t)(a - m->own) : -1;
 }
 
-/* Local: m->defs[0 .. n) from the local list and m->owned[0 .. n) which of them are owned;
- * with rule, the owned agents' preferred velocities by the scenario rule for step m->steps. */
-static orca_status local_defs(orca_mpi *m, int64_t n, int rule)
+/* Collective: the local list (docs/mpi.md, the step's 1-3), n agents in key order: the owned
+ * agents and the halo received (*w: this rank's largest reach, publish_reach), or on a single
+ * rank, which has no halo, its owned agents themselves (no pass over them; *w = 0). */
+static orca_status local_list(orca_mpi *m, double *w, int64_t *n, double *seconds)
 {
-    orca_status st = RESERVE(m, defs, defs_cap, n + 1);
-    if (st == ORCA_OK) {
-        st = RESERVE(m, owned, owned_cap, n + 1);
+    m->local_own = m->size == 1;
+    if (m->local_own) {
+        *w = 0.0;
+        *n = m->own_n;
+        return ORCA_OK;
     }
-    if (st != ORCA_OK) {
-        return st;
-    }
-    uint64_t sh = orca_rule_step_hash(m->def.seed, m->steps);
-    for (int64_t i = 0; i < n; ++i) {
-        const mpi_agent *a = m->order[i];
-        m->defs[i] = a->def;
-        m->owned[i] = owned_index(m, a) >= 0;
-        if (rule && m->owned[i]) {
-            m->defs[i].preferred_velocity =
-                orca_rule_velocity(&a->goal, a->def.position, m->def.dt, sh, a->rule_key);
-        }
-    }
-    return ORCA_OK;
+    *w = publish_reach(m, seconds);
+    return gather_halo(m, n, seconds);
 }
 
-/* Local: the local simulation holds exactly m->defs[0 .. n) in that order. */
-static orca_status fill_local(orca_mpi *m, int64_t n)
+/* Entry i of the local list. */
+static const mpi_agent *local_agent(const orca_mpi *m, int64_t i)
 {
+    return m->local_own ? &m->own[i] : m->order[i];
+}
+
+/* The scenario rule's preferred velocity of agent a (step_hash: orca_rule_step_hash's for
+ * step m->steps). */
+static orca_vec2 rule_of(const orca_mpi *m, const mpi_agent *a, uint64_t step_hash)
+{
+    return orca_rule_velocity(&a->goal, a->def.position, m->def.dt, step_hash, a->rule_key);
+}
+
+/* Local: the local simulation holds the local list's n agents in that order, each with its
+ * search hint from its last step (its owner's), as a one-process run keeps them from step to
+ * step; m->owned[0 .. n) says which are owned; with rule, the owned agents' preferred
+ * velocities are the scenario rule's for step m->steps. A trusted bulk refill
+ * (orca_agents_refill), not a removal and an addition of every agent: every value was checked
+ * when it entered the run or comes from a step that checked it (docs/mpi.md, "The refill"),
+ * so none is checked again. On one rank, where the last step left the local simulation
+ * holding own's agents and values (local_mirror), nothing is written (the last step wrote
+ * the rule's values already: local_ruled). */
+static orca_status fill_local(orca_mpi *m, int64_t n, int rule)
+{
+    int mirror = m->local_mirror && m->local_own && !m->local_stale && m->local &&
+                 n == orca_sim_agent_count(m->local);
+    m->local_mirror = 0; /* until the agents are its again (a refused step keeps own's) */
     if (n > INT32_MAX) {
         return local_fail(m, ORCA_ERR_LIMIT, "%lld agents on one rank", (long long)n);
     }
-    orca_status st = ORCA_OK;
+    orca_status st = RESERVE(m, owned, owned_cap, n + 1);
+    if (st != ORCA_OK) {
+        return st;
+    }
+    /* with the pedestrian model the neighbours' stored preferred velocities are read (its
+     * headways and streams): the rule's values go to the step through rule_pref */
+    int ped = m->opt.ped_on;
+    if (ped && (st = RESERVE(m, rule_pref, rule_pref_cap, n + 1)) != ORCA_OK) {
+        return st;
+    }
+    orca_vec2 *to = ped ? m->rule_pref : NULL;
+    uint64_t sh = orca_rule_step_hash(m->def.seed, m->steps);
+    if (mirror) {
+        memset(m->owned, 1, (size_t)n);
+        if (rule && !m->local_ruled) {
+            orca_vec2 *out = ped ? to : m->local->pref;
+            for (int64_t i = 0; i < n; ++i) {
+                out[i] = rule_of(m, &m->own[i], sh);
+            }
+            m->local_ruled = 1;
+        }
+        m->local_mirror = !rule; /* the rule's values are own's only after the step */
+        return ORCA_OK;
+    }
     if (m->local_stale || !m->local) {
         if ((st = new_local(m)) != ORCA_OK) {
             return st;
         }
         m->local_stale = 0;
-    } else {
-        int have = orca_sim_agent_count(m->local);
-        if ((st = RESERVE(m, ids, ids_cap, (int64_t)have + 1)) != ORCA_OK) {
-            return st;
-        }
-        for (int i = 0; i < have; ++i) {
-            m->ids[i] = orca_sim_agent_at(m->local, i);
-        }
-        if (have > 0 && (st = orca_sim_remove_agents(m->local, m->ids, have)) != ORCA_OK) {
-            return local_fail(m, st, "%s", orca_sim_last_error(m->local));
-        }
-        orca_agents_settle(m->local); /* now: the new agents then reuse the same entries */
     }
-    if (n > 0 && (st = orca_sim_add_agents(m->local, m->defs, (int)n, NULL)) != ORCA_OK) {
-        return local_fail(m, st, "%s", orca_sim_last_error(m->local));
+    orca_sim *s = m->local;
+    if ((st = orca_agents_refill(s, (int32_t)n)) != ORCA_OK) {
+        return local_fail(m, st, "%s", orca_sim_last_error(s));
     }
-    /* the search hints from each agent's last step (its owner's), as a one-process run
-     * keeps them from step to step */
-    orca_agents_settle(m->local);
     for (int64_t i = 0; i < n; ++i) {
-        m->local->par[i].nb_guess = m->order[i]->hint;
+        const mpi_agent *a = local_agent(m, i);
+        int own = m->local_own || owned_index(m, a) >= 0;
+        m->owned[i] = (unsigned char)own;
+        orca_agent_store(s, (int32_t)i, &a->def);
+        s->par[i].nb_guess = a->hint;
+        if ((!orca_ext_is_default(&a->ext) && !orca_ext_store(s, (int32_t)i, &a->ext)) ||
+            (a->stream >= 0 && !orca_stream_store(s, (int32_t)i, a->stream))) {
+            return local_fail(m, ORCA_ERR_MEMORY, "out of memory (avoidance settings, streams)");
+        }
+        if (rule && own) {
+            *(ped ? &to[i] : &s->pref[i]) = rule_of(m, a, sh);
+        } else if (ped) {
+            to[i] = a->def.preferred_velocity; /* a halo copy's: never applied */
+        }
     }
+    m->local_mirror = m->local_own && !rule;
+    m->local_ruled = 0;
     return ORCA_OK;
 }
 
@@ -636,10 +756,129 @@ static orca_status local_step_fail(orca_mpi *m, orca_status st, int64_t n)
         return local_fail(m, st, "%s", orca_sim_last_error(m->local));
     }
     return local_fail(m, st, "the agent with key %llu (local index %d): %s",
-                      (unsigned long long)m->order[b]->key, b, orca_sim_last_error(m->local));
+                      (unsigned long long)local_agent(m, b)->key, b,
+                      orca_sim_last_error(m->local));
+}
+
+/* Local: each owned agent takes its new position and velocity, its preferred velocity (the
+ * step keeps the ones it was given: the rule's) and its search hint from the local
+ * simulation (the step's 6). On one rank the local simulation then holds own's agents for the
+ * next step (local_mirror), and the same pass writes the rule's preferred velocities for the
+ * next step into it (from the new positions: local_ruled), while the agents' entries are at
+ * hand, instead of another pass over them before that step. */
+static void keep(orca_mpi *m, int64_t n)
+{
+    orca_vec2 *pos = m->local->pos, *vel = m->local->vel, *pref = m->local->pref;
+    const agent_params *par = m->local->par;
+    if (!m->local_own) {
+        for (int64_t i = 0; i < n; ++i) {
+            int64_t k = owned_index(m, m->order[i]);
+            if (k >= 0) {
+                mpi_agent *o = &m->own[k];
+                o->def.position = pos[i];
+                o->def.velocity = vel[i];
+                o->def.preferred_velocity = pref[i];
+                o->hint = par[i].nb_guess;
+            }
+        }
+        return;
+    }
+    uint64_t sh = orca_rule_step_hash(m->def.seed, m->steps + 1);
+    /* with goal sets the next step moves the targets first (sets_pass), so its rule runs in
+     * fill_local; with the pedestrian model the rule's values go to rule_pref (the stored
+     * preferred velocities stay for the model to read) */
+    int ahead = m->set_n == 0;
+    orca_vec2 *out = m->opt.ped_on ? m->rule_pref : pref;
+    for (int64_t i = 0; i < n; ++i) {
+        mpi_agent *o = &m->own[i];
+        o->def.position = pos[i];
+        o->def.velocity = vel[i];
+        o->def.preferred_velocity = pref[i];
+        o->hint = par[i].nb_guess;
+        if (ahead) {
+            out[i] = rule_of(m, o, sh);
+        }
+    }
+    m->local_mirror = 1;
+    m->local_ruled = ahead;
 }
 
 /* --- the step ---------------------------------------------------------------------------- */
+
+/* The point of goal set k nearest to p: the least squared distance, the lowest index on a tie
+ * (the scenario's own arithmetic, docs/navigation.md, "Shared goals"). */
+static orca_vec2 nearest_point(const orca_mpi *m, int k, orca_vec2 p)
+{
+    const orca_vec2 *pt = m->set_pt + m->set_first[k];
+    int best = 0;
+    double bd = 0.0;
+    for (int j = 0; j < m->set_count[k]; ++j) {
+        double dx = pt[j].x - p.x, dy = pt[j].y - p.y;
+        double dd = dx * dx + dy * dy;
+        if (j == 0 || dd < bd) {
+            bd = dd;
+            best = j;
+        }
+    }
+    return pt[best];
+}
+
+/* Whether owned agent a is at its exit: heading for an exit set and within its arrive
+ * distance (its radius for 0) of the point it heads for. */
+static int at_exit(const orca_mpi *m, const mpi_agent *a)
+{
+    if (a->goal.kind != ORCA_GOAL_SET || !m->set_exit[a->goal.goal_set]) {
+        return 0;
+    }
+    double d = m->set_arrive[a->goal.goal_set] > 0 ? m->set_arrive[a->goal.goal_set]
+                                                    : a->def.radius;
+    double dx = a->goal.target.x - a->def.position.x, dy = a->goal.target.y - a->def.position.y;
+    return sqrt(dx * dx + dy * dy) <= d;
+}
+
+/* Local, first in a step with goal sets (the scenario's order, docs/scenarios.md, "The step"):
+ * the owned agents at their exits leave (removed; own stays in key order, so the one-process
+ * index order of the others is kept), then every agent heading for a set takes the set's
+ * point nearest to where it stands as its target. */
+static void sets_pass(orca_mpi *m)
+{
+    int64_t keep = 0, left = 0;
+    for (int64_t i = 0; i < m->own_n; ++i) {
+        if (at_exit(m, &m->own[i])) {
+            left++;
+            continue;
+        }
+        m->own[keep++] = m->own[i];
+    }
+    if (left > 0) {
+        m->own_n = keep;
+        m->exited += left;
+        m->exited_last_step = (int64_t)m->steps;
+        m->local_mirror = 0; /* own changed */
+    }
+    m->local_ruled = 0; /* the targets move: the rule runs after them (fill_local) */
+    for (int64_t i = 0; i < m->own_n; ++i) {
+        mpi_agent *a = &m->own[i];
+        if (a->goal.kind == ORCA_GOAL_SET) {
+            a->goal.target = nearest_point(m, a->goal.goal_set, a->def.position);
+        }
+    }
+}
+
+/* The step's rule with the pedestrian model: the preferred velocities fill_local put in
+ * rule_pref (orca_step_rule_fn). */
+static void rule_values(void *context, const int32_t *index, int32_t first,
+                        const orca_vec2 *position, int count, const orca_vec2 *current,
+                        orca_vec2 *out)
+{
+    (void)position;
+    (void)current;
+    const orca_mpi *m = context;
+    for (int j = 0; j < count; ++j) {
+        int32_t i = index ? index[j] : first + j;
+        out[i] = m->rule_pref[i];
+    }
+}
 
 orca_status orca_mpi_step(orca_mpi *m)
 {
@@ -647,18 +886,17 @@ orca_status orca_mpi_step(orca_mpi *m)
         return ORCA_ERR_NULL;
     }
     m->error[0] = '\0';
-    double t0 = MPI_Wtime(), comm = 0.0;
-    double w = halo_width(m, &comm);
+    double t0 = MPI_Wtime(), comm = 0.0, w = 0.0;
+    if (m->set_n > 0) {
+        sets_pass(m);
+    }
     int64_t n = 0;
-    orca_status st = gather_halo(m, w, &n, &comm);
+    orca_status st = local_list(m, &w, &n, &comm);
     if (st != ORCA_OK) {
         return st;
     }
     /* the rule for the owned agents (the halo agents' preferred velocities are not read) */
-    st = local_defs(m, n, 1);
-    if (st == ORCA_OK) {
-        st = fill_local(m, n);
-    }
+    st = fill_local(m, n, 1);
     if (st == ORCA_OK && m->def.record) {
         st = measure(m);
     }
@@ -667,7 +905,9 @@ orca_status orca_mpi_step(orca_mpi *m)
         /* only the owned agents' new velocities can refuse the step: a halo copy may lack
          * some of its own neighbours, and its rank checks the real one */
         m->local->step_check = m->owned;
-        if ((st = orca_sim_step(m->local, m->def.dt)) != ORCA_OK) {
+        st = m->opt.ped_on ? orca_sim_step_rule(m->local, m->def.dt, rule_values, m)
+                           : orca_sim_step(m->local, m->def.dt);
+        if (st != ORCA_OK) {
             local_step_fail(m, st, n);
         }
         m->local->step_check = NULL;
@@ -679,7 +919,7 @@ orca_status orca_mpi_step(orca_mpi *m)
         if (st == ORCA_OK) {
             orca_sim_diagnostics(m->local, m->diag, (int)n, NULL);
             for (int64_t i = 0; i < n; ++i) {
-                fb += owned_index(m, m->order[i]) >= 0 && m->diag[i].fallback;
+                fb += m->owned[i] && m->diag[i].fallback;
             }
         }
     }
@@ -692,17 +932,7 @@ orca_status orca_mpi_step(orca_mpi *m)
         return st; /* nothing owned changed */
     }
     orca_agents_settle(m->local);
-    const orca_vec2 *pos = m->local->pos, *vel = m->local->vel;
-    for (int64_t i = 0; i < n; ++i) {
-        int64_t k = owned_index(m, m->order[i]);
-        if (k >= 0) {
-            mpi_agent *o = &m->own[k];
-            o->def.position = pos[i];
-            o->def.velocity = vel[i];
-            o->def.preferred_velocity = m->defs[i].preferred_velocity;
-            o->hint = m->local->par[i].nb_guess;
-        }
-    }
+    keep(m, n);
     m->fallbacks += fb;
     m->steps++;
     m->stats.steps++;
@@ -856,7 +1086,8 @@ static void free_all(orca_mpi *m)
     orca_sim_destroy(m->local);
     free(m->own);
     free(m->tree);
-    free(m->near);
+    free(m->reach_box);
+    free(m->readers);
     free(m->seg_a);
     free(m->seg_b);
     free(m->send);
@@ -864,12 +1095,18 @@ static void free_all(orca_mpi *m)
     free(m->merged);
     free(m->tmp);
     free(m->scount);
-    free(m->defs);
     free(m->order);
     free(m->order_tmp);
-    free(m->ids);
     free(m->diag);
     free(m->owned);
+    free(m->rule_pref);
+    free(m->bnd_len);
+    free(m->bnd_pt);
+    free(m->set_first);
+    free(m->set_count);
+    free(m->set_exit);
+    free(m->set_arrive);
+    free(m->set_pt);
     if (m->comm != MPI_COMM_NULL) {
         MPI_Comm_free(&m->comm);
     }
@@ -971,6 +1208,7 @@ orca_status orca_mpi_create(MPI_Comm comm, const orca_mpi_def *def, orca_mpi **o
         m = calloc(1, sizeof *m);
         if (m) {
             m->comm = MPI_COMM_NULL;
+            m->exited_last_step = -1;
         } else {
             snprintf(create_error, sizeof create_error, "out of memory");
             ok = 0;
@@ -983,10 +1221,11 @@ orca_status orca_mpi_create(MPI_Comm comm, const orca_mpi_def *def, orca_mpi **o
         /* scount, sdispl, rcount, rdispl, then the exchange's four byte arrays */
         m->scount = malloc(8 * (size_t)m->size * sizeof *m->scount);
         m->tree = malloc((size_t)(2 * m->size) * sizeof *m->tree);
-        m->near = malloc((size_t)m->size * sizeof *m->near);
+        m->reach_box = malloc(4 * (size_t)m->size * sizeof *m->reach_box);
+        m->readers = malloc((size_t)m->size * sizeof *m->readers);
         orca_sim_def sd = orca_sim_def_default();
         sd.worker_count = d.workers;
-        if (!m->scount || !m->tree || !m->near ||
+        if (!m->scount || !m->tree || !m->reach_box || !m->readers ||
             orca_sim_create(&sd, &m->local) != ORCA_OK) {
             snprintf(create_error, sizeof create_error, "out of memory");
             ok = 0;
@@ -1064,6 +1303,36 @@ orca_status orca_mpi_add_segment(orca_mpi *m, orca_vec2 a, orca_vec2 b)
     return ORCA_OK;
 }
 
+orca_status orca_mpi_remove_segment(orca_mpi *m, int index)
+{
+    if (!m) {
+        return ORCA_ERR_NULL;
+    }
+    m->error[0] = '\0';
+    /* the same index everywhere */
+    int root = index;
+    MPI_Bcast(&root, 1, MPI_INT, 0, m->comm);
+    orca_status st = ORCA_OK;
+    if (root != index) {
+        st = local_fail(m, ORCA_ERR_ARGUMENT, "segment index %d differs from rank 0's (%d)",
+                        index, root);
+    } else if (index < 0 || index >= m->seg_n) {
+        st = local_fail(m, ORCA_ERR_ARGUMENT, "segment index %d: the run has %d segments", index,
+                        (int)m->seg_n);
+    }
+    st = agree(m, st);
+    if (st != ORCA_OK) {
+        return st; /* nothing removed */
+    }
+    /* the others keep their order, as orca_sim_remove_segment keeps it */
+    size_t after = (size_t)(m->seg_n - index - 1);
+    memmove(m->seg_a + index, m->seg_a + index + 1, after * sizeof *m->seg_a);
+    memmove(m->seg_b + index, m->seg_b + index + 1, after * sizeof *m->seg_b);
+    m->seg_n--;
+    m->local_stale = 1;
+    return ORCA_OK;
+}
+
 /* Local: checks one goal as orca_scenario_add_agent does, for the kinds the distributed run
  * supports. */
 static orca_status check_goal(orca_mpi *m, const orca_goal *g, int i)
@@ -1093,12 +1362,19 @@ static orca_status check_goal(orca_mpi *m, const orca_goal *g, int i)
     case ORCA_GOAL_NONE:
         return ORCA_OK;
     case ORCA_GOAL_SET:
-        return local_fail(m, ORCA_ERR_ARGUMENT,
-                          "agent %d: goal sets (goal kind 3) do not run under MPI yet "
-                          "(docs/mpi.md, \"What runs under MPI\")",
-                          i);
+        if (g->goal_set < 0 || g->goal_set >= m->set_n) {
+            return local_fail(m, ORCA_ERR_ARGUMENT,
+                              "agent %d: goal_set must name a goal set: in [0, %d), got %d", i,
+                              (int)m->set_n, g->goal_set);
+        }
+        if (!(g->preferred_speed >= 0.0 && g->preferred_speed <= ORCA_SPEED_MAX)) {
+            return local_fail(m, ORCA_ERR_ARGUMENT,
+                              "agent %d: goal preferred_speed must be in [0, 2^30] m/s, got %.17g",
+                              i, g->preferred_speed);
+        }
+        return ORCA_OK;
     default:
-        return local_fail(m, ORCA_ERR_ARGUMENT, "agent %d: goal kind must be 0, 1 or 2, got %d",
+        return local_fail(m, ORCA_ERR_ARGUMENT, "agent %d: goal kind must be 0, 1, 2 or 3, got %d",
                           i, (int)g->kind);
     }
 }
@@ -1140,11 +1416,14 @@ static orca_status append_own(orca_mpi *m, const orca_agent_def *defs, const orc
     }
     for (int i = 0; i < count; ++i) {
         mpi_agent *a = &m->own[m->own_n + i];
-        memset(a, 0, sizeof *a);
+        agent_clear(a);
         a->key = key0 + (uint64_t)i;
         a->rule_key = rkey0 + (uint64_t)i;
         a->def = defs[i];
         a->goal = goals[i];
+        if (a->goal.kind == ORCA_GOAL_SET) {
+            a->goal.target = nearest_point(m, a->goal.goal_set, a->def.position);
+        }
     }
     m->own_n += count;
     return ORCA_OK;
@@ -1157,6 +1436,7 @@ orca_status orca_mpi_add_agents(orca_mpi *m, const orca_agent_def *defs, const o
         return ORCA_ERR_NULL;
     }
     m->error[0] = '\0';
+    m->local_mirror = 0; /* own changes */
     orca_status st = ORCA_OK;
     if (count < 0) {
         st = local_fail(m, ORCA_ERR_ARGUMENT, "count must be >= 0, got %d", count);
@@ -1226,6 +1506,7 @@ orca_status orca_mpi_remove_agents(orca_mpi *m, const uint64_t *keys, int count)
         return ORCA_ERR_NULL;
     }
     m->error[0] = '\0';
+    m->local_mirror = 0; /* own changes */
     orca_status st = ORCA_OK;
     if (count < 0) {
         st = local_fail(m, ORCA_ERR_ARGUMENT, "count must be >= 0, got %d", count);
@@ -1324,7 +1605,174 @@ static uint64_t h_agent(uint64_t h, const orca_agent_def *d)
 typedef struct hash_entry {
     uint64_t key;
     orca_agent_def def;
+    agent_ext ext;
+    int32_t stream;
 } hash_entry;
+
+/* The parts of the hash that run over every agent in key order, in the order of
+ * docs/determinism.md's state hash: the agents, then (while some agent is not at the
+ * defaults) their avoidance settings, then (while some agent has one) their streams. */
+enum { HP_CORE, HP_EXT, HP_STREAM };
+
+static uint64_t h_part(uint64_t h, const hash_entry *e, int part)
+{
+    if (part == HP_CORE) {
+        return h_agent(h, &e->def);
+    }
+    if (part == HP_EXT) {
+        h = hash_f64(h, e->ext.priority);
+        h = hash_u64(h, e->ext.layers);
+        h = hash_u64(h, e->ext.mask);
+        return hash_u64(h, (uint64_t)(int64_t)e->ext.locked);
+    }
+    return hash_u64(h, (uint64_t)(uint32_t)e->stream);
+}
+
+/* Scratch of the windowed passes: rank 0 takes the agents a window of HASH_WINDOW keys at a
+ * time (its memory stays bounded; every agent's values pass through it once). */
+typedef struct hash_scratch {
+    uint64_t win;
+    int *counts;
+    hash_entry *mine, *got, *slot;
+    unsigned char *seen;
+} hash_scratch;
+
+/* What rank 0 does with each agent of a windowed pass, in key order. */
+typedef void window_fn(void *context, const hash_entry *e);
+
+/* Collective: visit(context, e) on rank 0 for every agent, in key order. */
+static void window_pass(orca_mpi *m, const hash_scratch *x, window_fn *visit, void *context)
+{
+    int *counts = x->counts, *displs = x->counts + m->size;
+    uint64_t win = x->win, windows = (m->next_key + win - 1) / win;
+    int64_t at = 0;
+    for (uint64_t w = 0; w < windows; ++w) {
+        uint64_t end = (w + 1) * win;
+        int n = 0;
+        while (at < m->own_n && m->own[at].key < end) {
+            const mpi_agent *a = &m->own[at];
+            x->mine[n].key = a->key;
+            x->mine[n].def = a->def;
+            x->mine[n].ext = a->ext;
+            x->mine[n].stream = a->stream;
+            ++n;
+            ++at;
+        }
+        MPI_Gather(&n, 1, MPI_INT, counts, 1, MPI_INT, 0, m->comm);
+        int sum = 0;
+        if (m->rank == 0) {
+            for (int r = 0; r < m->size; ++r) {
+                displs[r] = sum * (int)sizeof(hash_entry);
+                sum += counts[r];
+                counts[r] *= (int)sizeof(hash_entry);
+            }
+        }
+        MPI_Gatherv(x->mine, n * (int)sizeof(hash_entry), MPI_BYTE, x->got, counts, displs,
+                    MPI_BYTE, 0, m->comm);
+        if (m->rank == 0 && sum > 0) {
+            /* each rank's block is in key order; the keys of a window are distinct, so a
+             * counting placement orders them */
+            uint64_t base = w * win;
+            memset(x->seen, 0, win);
+            for (int k = 0; k < sum; ++k) {
+                uint64_t o = x->got[k].key - base;
+                x->slot[o] = x->got[k];
+                x->seen[o] = 1;
+            }
+            for (uint64_t o = 0; o < win; ++o) {
+                if (x->seen[o]) {
+                    visit(context, &x->slot[o]);
+                }
+            }
+        }
+    }
+}
+
+typedef struct hash_visit {
+    uint64_t h;
+    int part;
+} hash_visit;
+
+static void hash_one(void *context, const hash_entry *e)
+{
+    hash_visit *v = context;
+    v->h = h_part(v->h, e, v->part);
+}
+
+/* Collective: h continued on rank 0 over every agent's part, in key order. */
+static uint64_t hash_pass(orca_mpi *m, const hash_scratch *x, int part, uint64_t h)
+{
+    hash_visit v = {h, part};
+    window_pass(m, x, hash_one, &v);
+    return v.h;
+}
+
+/* Collective: the scratch of a windowed pass (freed by scratch_free); ORCA_OK on every rank or
+ * a refusal on every rank. */
+static orca_status scratch_new(orca_mpi *m, hash_scratch *x)
+{
+    /* a window of HASH_WINDOW keys, or of every key when there are fewer */
+    x->win = m->next_key < HASH_WINDOW ? (m->next_key > 0 ? m->next_key : 1) : HASH_WINDOW;
+    x->counts = malloc(2 * (size_t)m->size * sizeof *x->counts);
+    x->mine = malloc(x->win * sizeof *x->mine);
+    x->got = m->rank == 0 ? malloc(x->win * sizeof *x->got) : NULL;
+    x->slot = m->rank == 0 ? malloc(x->win * sizeof *x->slot) : NULL;
+    x->seen = m->rank == 0 ? malloc(x->win) : NULL;
+    orca_status st = x->counts && x->mine && (m->rank != 0 || (x->got && x->slot && x->seen))
+                         ? ORCA_OK
+                         : local_fail(m, ORCA_ERR_MEMORY, "out of memory (a pass over the agents)");
+    return agree(m, st);
+}
+
+static void scratch_free(hash_scratch *x)
+{
+    free(x->counts);
+    free(x->mine);
+    free(x->got);
+    free(x->slot);
+    free(x->seen);
+}
+
+typedef struct csv_visit {
+    FILE *f;
+    uint64_t step;
+    double t;
+    long long index;
+} csv_visit;
+
+static void csv_one(void *context, const hash_entry *e)
+{
+    csv_visit *v = context;
+    fprintf(v->f, "%llu,%.17g,%lld,%.17g,%.17g,%.17g,%.17g\n", (unsigned long long)v->step, v->t,
+            v->index++, e->def.position.x, e->def.position.y, e->def.velocity.x,
+            e->def.velocity.y);
+}
+
+orca_status orca_mpi_write_csv(orca_mpi *m, FILE *f)
+{
+    if (!m) {
+        return ORCA_ERR_NULL;
+    }
+    m->error[0] = '\0';
+    orca_status st = m->rank == 0 && !f ? local_fail(m, ORCA_ERR_NULL, "no file on rank 0")
+                                        : ORCA_OK;
+    st = agree(m, st);
+    hash_scratch x;
+    memset(&x, 0, sizeof x);
+    if (st == ORCA_OK) {
+        st = scratch_new(m, &x);
+    }
+    if (st == ORCA_OK) {
+        csv_visit v = {f, m->steps, (double)m->steps * m->def.dt, 0};
+        window_pass(m, &x, csv_one, &v);
+        if (m->rank == 0 && ferror(f)) {
+            st = local_fail(m, ORCA_ERR_IO, "writing the rows: %s", strerror(errno));
+        }
+        st = agree(m, st);
+    }
+    scratch_free(&x);
+    return st;
+}
 
 uint64_t orca_mpi_hash(orca_mpi *m, orca_status *status)
 {
@@ -1338,65 +1786,20 @@ uint64_t orca_mpi_hash(orca_mpi *m, orca_status *status)
         return 0;
     }
     m->error[0] = '\0';
-    long long mine = m->own_n, total = 0;
-    MPI_Allreduce(&mine, &total, 1, MPI_LONG_LONG, MPI_SUM, m->comm);
-    /* The FNV-1a chain runs over the agents in key order, so it runs on one rank: rank 0
-     * takes the agents a window of HASH_WINDOW keys at a time (its memory stays bounded;
-     * every agent's hashed values pass through it once). */
-    /* a window of HASH_WINDOW keys, or of every key when there are fewer */
-    uint64_t win = m->next_key < HASH_WINDOW ? (m->next_key > 0 ? m->next_key : 1) : HASH_WINDOW;
-    int *counts = malloc(2 * (size_t)m->size * sizeof *counts);
-    hash_entry *mine_e = malloc(win * sizeof *mine_e);
-    hash_entry *got = m->rank == 0 ? malloc(win * sizeof *got) : NULL;
-    hash_entry *slot = m->rank == 0 ? malloc(win * sizeof *slot) : NULL;
-    unsigned char *seen = m->rank == 0 ? malloc(win) : NULL;
-    orca_status st = counts && mine_e && (m->rank != 0 || (got && slot && seen))
-                         ? ORCA_OK
-                         : local_fail(m, ORCA_ERR_MEMORY, "out of memory (hash)");
-    st = agree(m, st);
+    /* the agents, those not at the avoidance defaults and those with a stream, over all ranks */
+    long long mine[3] = {m->own_n, 0, 0}, total[3] = {0, 0, 0};
+    for (int64_t i = 0; i < m->own_n; ++i) {
+        mine[1] += !orca_ext_is_default(&m->own[i].ext);
+        mine[2] += m->own[i].stream >= 0;
+    }
+    MPI_Allreduce(mine, total, 3, MPI_LONG_LONG, MPI_SUM, m->comm);
+    hash_scratch x;
+    orca_status st = scratch_new(m, &x);
     uint64_t h = FNV_OFFSET;
     if (st == ORCA_OK) {
-        int *displs = counts + m->size;
-        h = hash_u64(h, (uint64_t)total);
-        uint64_t windows = (m->next_key + win - 1) / win;
-        int64_t at = 0;
-        for (uint64_t w = 0; w < windows; ++w) {
-            uint64_t end = (w + 1) * win;
-            int n = 0;
-            while (at < m->own_n && m->own[at].key < end) {
-                mine_e[n].key = m->own[at].key;
-                mine_e[n].def = m->own[at].def;
-                ++n;
-                ++at;
-            }
-            MPI_Gather(&n, 1, MPI_INT, counts, 1, MPI_INT, 0, m->comm);
-            int sum = 0;
-            if (m->rank == 0) {
-                for (int r = 0; r < m->size; ++r) {
-                    displs[r] = sum * (int)sizeof(hash_entry);
-                    sum += counts[r];
-                    counts[r] *= (int)sizeof(hash_entry);
-                }
-            }
-            MPI_Gatherv(mine_e, n * (int)sizeof(hash_entry), MPI_BYTE, got, counts, displs,
-                        MPI_BYTE, 0, m->comm);
-            if (m->rank == 0 && sum > 0) {
-                /* each rank's block is in key order; the keys of a window are distinct, so
-                 * a counting placement orders them */
-                uint64_t base = w * win;
-                memset(seen, 0, win);
-                for (int k = 0; k < sum; ++k) {
-                    uint64_t o = got[k].key - base;
-                    slot[o] = got[k];
-                    seen[o] = 1;
-                }
-                for (uint64_t o = 0; o < win; ++o) {
-                    if (seen[o]) {
-                        h = h_agent(h, &slot[o].def);
-                    }
-                }
-            }
-        }
+        /* the sections of the one-process state hash (docs/determinism.md), in its order */
+        h = hash_u64(h, (uint64_t)total[0]);
+        h = hash_pass(m, &x, HP_CORE, h);
         h = hash_u64(h, (uint64_t)m->seg_n);
         for (int32_t k = 0; k < m->seg_n; ++k) {
             h = hash_f64(h, m->seg_a[k].x);
@@ -1404,13 +1807,31 @@ uint64_t orca_mpi_hash(orca_mpi *m, orca_status *status)
             h = hash_f64(h, m->seg_b[k].x);
             h = hash_f64(h, m->seg_b[k].y);
         }
+        if (total[1] > 0) {
+            h = hash_u64(h, HASH_EXT_TAG);
+            h = hash_pass(m, &x, HP_EXT, h);
+        }
+        if (m->bnd_n > 0) {
+            h = hash_u64(h, HASH_BND_TAG);
+            h = hash_u64(h, (uint64_t)m->bnd_n);
+            for (int32_t l = 0, at = 0; l < m->bnd_n; at += m->bnd_len[l++]) {
+                h = hash_u64(h, (uint64_t)m->bnd_len[l]);
+                for (int32_t k = 0; k < m->bnd_len[l]; ++k) {
+                    h = hash_f64(h, m->bnd_pt[at + k].x);
+                    h = hash_f64(h, m->bnd_pt[at + k].y);
+                }
+            }
+        }
+        const mpi_options *o = &m->opt;
+        h = orca_hash_options(h, o->separation, o->density_on ? &o->density : NULL,
+                              o->ped_on ? &o->ped : NULL);
+        if (total[2] > 0) {
+            h = hash_u64(h, HASH_STR_TAG);
+            h = hash_pass(m, &x, HP_STREAM, h);
+        }
         MPI_Bcast(&h, 1, MPI_UINT64_T, 0, m->comm);
     }
-    free(counts);
-    free(mine_e);
-    free(got);
-    free(slot);
-    free(seen);
+    scratch_free(&x);
     if (status) {
         *status = st;
     }
@@ -1424,12 +1845,17 @@ static long long arrived_here(const orca_mpi *m)
     long long n = 0;
     for (int64_t i = 0; i < m->own_n; ++i) {
         const mpi_agent *a = &m->own[i];
-        if (a->goal.kind != ORCA_GOAL_POINT) {
+        if (a->goal.kind != ORCA_GOAL_POINT && a->goal.kind != ORCA_GOAL_SET) {
             n++;
         } else {
+            /* an exit's agents within its arrive distance (docs/navigation.md, "Exits") */
+            double r = a->goal.kind == ORCA_GOAL_SET && m->set_exit[a->goal.goal_set] &&
+                               m->set_arrive[a->goal.goal_set] > 0
+                           ? m->set_arrive[a->goal.goal_set]
+                           : a->def.radius;
             orca_vec2 d = {a->goal.target.x - a->def.position.x,
                            a->goal.target.y - a->def.position.y};
-            n += sqrt(d.x * d.x + d.y * d.y) <= a->def.radius;
+            n += sqrt(d.x * d.x + d.y * d.y) <= r;
         }
     }
     return n;
@@ -1461,17 +1887,14 @@ orca_status orca_mpi_summarize(orca_mpi *m, orca_mpi_summary *out)
     orca_status st = ORCA_OK;
     if (m->def.record) {
         /* the current state's overlaps: a fresh halo */
-        double w = halo_width(m, &comm);
+        double w = 0.0;
         int64_t n = 0;
-        if ((st = gather_halo(m, w, &n, &comm)) != ORCA_OK) {
+        if ((st = local_list(m, &w, &n, &comm)) != ORCA_OK) {
             return st;
         }
         m->stats.halo_sum -= n - m->own_n; /* not a step's exchange */
         m->stats.halo_bytes -= (n - m->own_n) * (int64_t)sizeof(mpi_agent);
-        st = local_defs(m, n, 0);
-        if (st == ORCA_OK) {
-            st = fill_local(m, n);
-        }
+        st = fill_local(m, n, 0);
         if (st == ORCA_OK) {
             st = measure(m);
         }
@@ -1480,13 +1903,17 @@ orca_status orca_mpi_summarize(orca_mpi *m, orca_mpi_summary *out)
             return st;
         }
     }
-    long long loc[3] = {m->own_n, arrived_here(m), m->fallbacks}, glob[3];
-    MPI_Allreduce(loc, glob, 3, MPI_LONG_LONG, MPI_SUM, m->comm);
+    long long loc[4] = {m->own_n, arrived_here(m), m->fallbacks, m->exited}, glob[4];
+    MPI_Allreduce(loc, glob, 4, MPI_LONG_LONG, MPI_SUM, m->comm);
+    long long last = m->exited_last_step, glast = -1;
+    MPI_Allreduce(&last, &glast, 1, MPI_LONG_LONG, MPI_MAX, m->comm);
     double ov[2] = {m->agent_overlap, m->wall_overlap}, gov[2];
     MPI_Allreduce(ov, gov, 2, MPI_DOUBLE, MPI_MAX, m->comm);
     out->agents = glob[0];
     out->arrived = glob[1];
     out->fallbacks = m->def.diagnostics ? glob[2] : -1;
+    out->exited = glob[3];
+    out->exited_last_step = glast;
     out->steps = m->steps;
     out->agent_overlap = gov[0];
     out->wall_overlap = gov[1];
@@ -1545,6 +1972,160 @@ static orca_status add_walls(orca_mpi *m, orca_sim *sim)
     return st;
 }
 
+/* Local: the run's boundary loops become count loops of len[l] points each, from pts on (the
+ * same on every rank); 0 out of memory (nothing changed). */
+static int set_loops(orca_mpi *m, const int32_t *len, const orca_vec2 *pts, int32_t count,
+                     int32_t points)
+{
+    int32_t *l = malloc(((size_t)count + 1) * sizeof *l);
+    orca_vec2 *p = malloc(((size_t)points + 1) * sizeof *p);
+    if (!l || !p) {
+        free(l);
+        free(p);
+        return 0;
+    }
+    memcpy(l, len, (size_t)count * sizeof *l);
+    memcpy(p, pts, (size_t)points * sizeof *p);
+    free(m->bnd_len);
+    free(m->bnd_pt);
+    m->bnd_len = l;
+    m->bnd_pt = p;
+    m->bnd_n = count;
+    m->bnd_points = points;
+    m->local_stale = 1;
+    return 1;
+}
+
+/* Local: the run's goal sets become n sets (count[k] points each from pts on, exit[k],
+ * arrive[k]); 0 out of memory (nothing changed). */
+static int set_sets(orca_mpi *m, const int32_t *count, const int32_t *exit, const double *arrive,
+                    const orca_vec2 *pts, int32_t n, int32_t points)
+{
+    int32_t *first = malloc(((size_t)n + 1) * sizeof *first);
+    int32_t *c = malloc(((size_t)n + 1) * sizeof *c), *e = malloc(((size_t)n + 1) * sizeof *e);
+    double *a = malloc(((size_t)n + 1) * sizeof *a);
+    orca_vec2 *p = malloc(((size_t)points + 1) * sizeof *p);
+    if (!first || !c || !e || !a || !p) {
+        free(first);
+        free(c);
+        free(e);
+        free(a);
+        free(p);
+        return 0;
+    }
+    for (int32_t k = 0, at = 0; k < n; at += count[k++]) {
+        first[k] = at;
+    }
+    memcpy(c, count, (size_t)n * sizeof *c);
+    memcpy(e, exit, (size_t)n * sizeof *e);
+    memcpy(a, arrive, (size_t)n * sizeof *a);
+    memcpy(p, pts, (size_t)points * sizeof *p);
+    free(m->set_first);
+    free(m->set_count);
+    free(m->set_exit);
+    free(m->set_arrive);
+    free(m->set_pt);
+    m->set_first = first;
+    m->set_count = c;
+    m->set_exit = e;
+    m->set_arrive = a;
+    m->set_pt = p;
+    m->set_n = n;
+    m->set_points = points;
+    return 1;
+}
+
+/* The points of list k of src into pts (at most cap; pts NULL when cap is 0); its count. */
+typedef int list_fn(const void *src, int k, orca_vec2 *pts, int cap);
+
+static int loop_points(const void *src, int k, orca_vec2 *pts, int cap)
+{
+    const orca_sim *sim = src;
+    int c = 0;
+    orca_boundary_get(sim, orca_sim_boundary_at(sim, k), pts, cap, &c);
+    return c;
+}
+
+static int goal_set_points(const void *src, int k, orca_vec2 *pts, int cap)
+{
+    int c = 0;
+    orca_scenario_goal_set_get(src, k, NULL, pts, cap, &c);
+    return c;
+}
+
+/* Local: n lists of points from src, each list's length into *len and every point into *pts
+ * (both allocated; freed by the caller, also on a refusal), the total into *points. */
+static orca_status gather_lists(orca_mpi *m, const void *src, int32_t n, list_fn *get,
+                                int32_t **len, orca_vec2 **pts, int32_t *points)
+{
+    *points = 0;
+    *pts = NULL;
+    *len = malloc(((size_t)n + 1) * sizeof **len);
+    if (!*len) {
+        return local_fail(m, ORCA_ERR_MEMORY, "out of memory (point lists)");
+    }
+    for (int32_t k = 0; k < n; ++k) {
+        (*len)[k] = get(src, k, NULL, 0);
+        *points += (*len)[k];
+    }
+    *pts = malloc(((size_t)*points + 1) * sizeof **pts);
+    if (!*pts) {
+        return local_fail(m, ORCA_ERR_MEMORY, "out of memory (point lists)");
+    }
+    for (int32_t k = 0, at = 0; k < n; at += (*len)[k++]) {
+        get(src, k, *pts + at, (*len)[k]);
+    }
+    return ORCA_OK;
+}
+
+/* Collective: the scenario's goal sets as the run's (points, exit, arrive distance), and the
+ * agents that left by its exits so far (counted on rank 0). */
+static orca_status add_sets(orca_mpi *m, const orca_scenario *sc)
+{
+    int32_t n = orca_scenario_goal_set_count(sc), points = 0, *count = NULL;
+    orca_vec2 *pts = NULL;
+    int32_t *exit = malloc(((size_t)n + 1) * sizeof *exit);
+    double *arrive = malloc(((size_t)n + 1) * sizeof *arrive);
+    orca_status st = exit && arrive
+                         ? gather_lists(m, sc, n, goal_set_points, &count, &pts, &points)
+                         : local_fail(m, ORCA_ERR_MEMORY, "out of memory (sets)");
+    for (int32_t k = 0; k < n && st == ORCA_OK; ++k) {
+        int x = 0;
+        orca_scenario_goal_set_exit(sc, k, &x, &arrive[k]);
+        exit[k] = x;
+    }
+    if (st == ORCA_OK && !set_sets(m, count, exit, arrive, pts, n, points)) {
+        st = local_fail(m, ORCA_ERR_MEMORY, "out of memory (sets)");
+    }
+    if (st == ORCA_OK && m->rank == 0) {
+        int x = 0;
+        int64_t last = -1;
+        orca_scenario_exited(sc, &x, &last);
+        m->exited = x;
+        m->exited_last_step = last;
+    }
+    free(count);
+    free(exit);
+    free(arrive);
+    free(pts);
+    return agree(m, st);
+}
+
+/* Collective: the scenario's boundary loops as the run's (the points as given, in index
+ * order: each rank's local simulation adds them in that order before its agents). */
+static orca_status add_loops(orca_mpi *m, const orca_sim *sim)
+{
+    int32_t n = orca_sim_boundary_count(sim), points = 0, *len = NULL;
+    orca_vec2 *pts = NULL;
+    orca_status st = gather_lists(m, sim, n, loop_points, &len, &pts, &points);
+    if (st == ORCA_OK && !set_loops(m, len, pts, n, points)) {
+        st = local_fail(m, ORCA_ERR_MEMORY, "out of memory (boundaries)");
+    }
+    free(len);
+    free(pts);
+    return agree(m, st);
+}
+
 /* The end of every constructor: on a failure the run is freed and its message kept for
  * orca_mpi_last_error(NULL). */
 static orca_status finish_create(orca_mpi *m, orca_status st, orca_mpi **out)
@@ -1563,29 +2144,8 @@ static const char *unsupported(const orca_scenario *sc)
 {
     orca_scenario *s = (orca_scenario *)sc; /* orca_scenario_sim only reads here */
     orca_sim *sim = orca_scenario_sim(s);
-    if (orca_scenario_goal_set_count(sc) > 0) {
-        return "goal sets";
-    }
     if (orca_scenario_get_navigation(sc)) {
         return "navigation";
-    }
-    if (sim->ext_nondefault > 0) {
-        return "avoidance settings (priority, layers, locked agents)";
-    }
-    if (orca_sim_boundary_count(sim) > 0) {
-        return "walkable-area boundaries";
-    }
-    if (orca_sim_get_separation(sim)) {
-        return "the separation option";
-    }
-    if (orca_sim_get_density_speed(sim, NULL)) {
-        return "the density-dependent speed";
-    }
-    if (orca_sim_get_pedestrian(sim, NULL)) {
-        return "the pedestrian model";
-    }
-    if (sim->stream_count > 0) {
-        return "streams (the pedestrian model's)";
     }
     int n = orca_sim_agent_count(sim);
     for (int i = 0; i < n; ++i) {
@@ -1717,18 +2277,33 @@ orca_status orca_mpi_create_from_scenario(MPI_Comm comm, const orca_scenario *sc
     }
     orca_sim *sim = orca_scenario_sim((orca_scenario *)sc);
     st = add_walls(m, sim);
+    if (st == ORCA_OK) {
+        st = add_loops(m, sim);
+    }
+    if (st == ORCA_OK) {
+        st = add_sets(m, sc);
+    }
+    m->opt.separation = orca_sim_get_separation(sim);
+    m->opt.density_on = orca_sim_get_density_speed(sim, &m->opt.density);
+    m->opt.ped_on = orca_sim_get_pedestrian(sim, &m->opt.ped);
     int n = orca_sim_agent_count(sim);
     int mine = (n - m->rank + m->size - 1) / m->size;
     if (st == ORCA_OK) {
         st = RESERVE(m, own, own_cap, (int64_t)mine + 1);
         for (int i = m->rank; i < n && st == ORCA_OK; i += m->size) {
             mpi_agent *a = &m->own[m->own_n++];
-            memset(a, 0, sizeof *a);
+            agent_clear(a);
             a->key = (uint64_t)i;
             a->rule_key = (uint64_t)orca_scenario_rule_key(sc, i);
             orca_agent_id id = orca_sim_agent_at(sim, i);
             orca_agent_get(sim, id, &a->def);
             orca_scenario_agent_goal(sc, i, &a->goal, NULL);
+            if (sim->ext) {
+                a->ext = sim->ext[i];
+            }
+            if (sim->stream) {
+                a->stream = sim->stream[i];
+            }
         }
         st = agree(m, st);
     }
@@ -1755,12 +2330,34 @@ static orca_status keep_share(void *ctx, int64_t index, const orca_agent_def *de
         return st;
     }
     mpi_agent *a = &m->own[m->own_n++];
-    memset(a, 0, sizeof *a);
+    agent_clear(a);
     a->key = (uint64_t)index;
     a->rule_key = (uint64_t)index;
     a->def = *def;
     a->goal = *goal;
     return ORCA_OK;
+}
+
+/* Local: the built-in scene's agents kept here, checked as orca_mpi_add_agents checks them
+ * (the goal, then the definition by the simulation's own check): the generator hands them on
+ * unchecked, and the local simulation's refill (fill_local) trusts what own holds. */
+static orca_status check_own(orca_mpi *m)
+{
+    orca_sim_def sd = orca_sim_def_default();
+    orca_sim *probe = NULL;
+    orca_status st = orca_sim_create(&sd, &probe);
+    if (st != ORCA_OK) {
+        return local_fail(m, st, "out of memory");
+    }
+    for (int64_t i = 0; i < m->own_n && st == ORCA_OK; ++i) {
+        const mpi_agent *a = &m->own[i];
+        st = check_goal(m, &a->goal, (int)a->key); /* the scene's index */
+        if (st == ORCA_OK && (st = orca_check_agent_def(probe, &a->def)) != ORCA_OK) {
+            local_fail(m, st, "agent %d: %s", (int)a->key, orca_sim_last_error(probe));
+        }
+    }
+    orca_sim_destroy(probe);
+    return st;
 }
 
 orca_status orca_mpi_create_builtin(MPI_Comm comm, orca_scene_kind kind, int agent_count,
@@ -1801,6 +2398,9 @@ orca_status orca_mpi_create_builtin(MPI_Comm comm, orca_scene_kind kind, int age
     if (st != ORCA_OK && !m->error[0]) {
         local_fail(m, st, "%s", orca_scenario_last_error(NULL));
     }
+    if (st == ORCA_OK) {
+        st = check_own(m);
+    }
     st = agree(m, st);
     if (st == ORCA_OK && orca_scenario_dt(sc) != d.dt) {
         st = local_fail(m, ORCA_ERR_ARGUMENT, "the scene's dt is not 0.25");
@@ -1825,9 +2425,9 @@ orca_status orca_mpi_create_builtin(MPI_Comm comm, orca_scene_kind kind, int age
  * ends with the FNV-1a checksum of its other bytes; the manifest holds each part's checksum
  * (its digest), the run's identifier and the state hash, so that a restart refuses any byte
  * that differs from what was written (docs/mpi.md, "Checkpoints"). */
-#define CKPT_RECORD (20 * 8)
+#define CKPT_RECORD (22 * 8)
 #define CKPT_PART_HEADER (8 + 7 * 8)  /* magic, version, run id, rank, ranks, step, count, 0 */
-#define CKPT_MANIFEST_HEADER (8 + 15 * 8) /* magic, then the 15 words of manifest_field */
+#define CKPT_MANIFEST_HEADER (8 + 29 * 8) /* magic, then the 29 words of manifest_field */
 #define CKPT_PATH 4200
 
 /* The manifest's words after its magic, in file order (docs/mpi.md lists them); the names
@@ -1835,12 +2435,21 @@ orca_status orca_mpi_create_builtin(MPI_Comm comm, orca_scene_kind kind, int age
 enum {
     MF_VERSION, MF_RANKS, MF_STEPS, MF_NEXT_KEY, MF_NEXT_RULE_KEY, MF_DT, MF_SEED, MF_AGENTS,
     MF_AGENT_OVERLAP, MF_WALL_OVERLAP, MF_FALLBACKS, MF_DIAGNOSTICS, MF_RUN_ID, MF_STATE_HASH,
-    MF_SEGMENTS, MF_WORDS
+    MF_SEGMENTS, MF_OPTIONS, MF_DEN_RADIUS, MF_DEN_GAMMA, MF_DEN_MAX, MF_PED_TIME_GAP,
+    MF_PED_BUFFER, MF_PED_REACH, MF_PED_PLANES, MF_LOOPS, MF_LOOP_POINTS, MF_SETS,
+    MF_SET_POINTS, MF_EXITED, MF_EXITED_LAST, MF_WORDS
 };
+/* MF_OPTIONS's bits: the separation option, the density-dependent speed, the pedestrian model */
+#define MF_OPT_SEP 1u
+#define MF_OPT_DEN 2u
+#define MF_OPT_PED 4u
 static const char *const manifest_field[MF_WORDS] = {
     "version",  "ranks",         "steps",        "next_key",  "next_rule_key",
     "dt",       "seed",          "agents",       "agent_overlap", "wall_overlap",
-    "fallbacks", "diagnostics",  "run_id",       "state_hash", "segments"};
+    "fallbacks", "diagnostics",  "run_id",       "state_hash", "segments",
+    "options",  "density_radius", "density_gamma", "density_max", "pedestrian_time_gap",
+    "pedestrian_buffer", "pedestrian_counter_reach", "pedestrian_max_planes", "loops",
+    "loop_points", "sets", "set_points", "exited", "exited_last_step"};
 
 static void put_record(snap_writer *w, const mpi_agent *a)
 {
@@ -1859,7 +2468,9 @@ static void put_record(snap_writer *w, const mpi_agent *a)
     put_vec(w, a->goal.target);
     put_f64(w, a->goal.preferred_speed);
     put_u64(w, (uint64_t)(int64_t)a->goal.goal_set);
-    put_u64(w, 0); /* reserved */
+    put_f64(w, a->ext.priority);
+    put_u64(w, (uint64_t)a->ext.layers << 32 | a->ext.mask);
+    put_u64(w, (uint64_t)(uint32_t)a->ext.locked << 32 | (uint32_t)a->stream);
 }
 
 static void get_record(snap_reader *r, mpi_agent *a)
@@ -1880,7 +2491,12 @@ static void get_record(snap_reader *r, mpi_agent *a)
     a->goal.target = get_vec(r);
     a->goal.preferred_speed = bits_f64(get_u64(r));
     a->goal.goal_set = (int)(int64_t)get_u64(r);
-    (void)get_u64(r);
+    a->ext.priority = bits_f64(get_u64(r));
+    uint64_t lm = get_u64(r), ls = get_u64(r);
+    a->ext.layers = (uint32_t)(lm >> 32);
+    a->ext.mask = (uint32_t)lm;
+    a->ext.locked = (int32_t)(uint32_t)(ls >> 32);
+    a->stream = (int32_t)(uint32_t)ls;
 }
 
 static void part_name(char *out, size_t size, const char *dir, uint64_t steps, int rank)
@@ -2007,11 +2623,16 @@ orca_status orca_mpi_checkpoint(orca_mpi *m, const char *dir)
     MPI_Reduce(&loc, &fb, 1, MPI_LONG_LONG, MPI_SUM, 0, m->comm);
     double ov[2] = {m->agent_overlap, m->wall_overlap}, gov[2] = {0, 0};
     MPI_Reduce(ov, gov, 2, MPI_DOUBLE, MPI_MAX, 0, m->comm);
-    long long mine = m->own_n, total = 0;
+    long long mine = m->own_n, total = 0, exited = 0, last = -1;
     MPI_Reduce(&mine, &total, 1, MPI_LONG_LONG, MPI_SUM, 0, m->comm);
+    long long my_exited = m->exited, my_last = m->exited_last_step;
+    MPI_Reduce(&my_exited, &exited, 1, MPI_LONG_LONG, MPI_SUM, 0, m->comm);
+    MPI_Reduce(&my_last, &last, 1, MPI_LONG_LONG, MPI_MAX, 0, m->comm);
     /* the manifest, last: it names the checkpoint's step and its parts' digests */
     if (m->rank == 0) {
-        size_t ms = CKPT_MANIFEST_HEADER + (size_t)m->seg_n * 32 + (size_t)m->size * 8 + 8;
+        size_t ms = CKPT_MANIFEST_HEADER + (size_t)m->seg_n * 32 + (size_t)m->bnd_n * 8 +
+                    (size_t)m->bnd_points * 16 + (size_t)m->set_n * 24 +
+                    (size_t)m->set_points * 16 + (size_t)m->size * 8 + 8;
         unsigned char *mb = malloc(ms);
         if (!mb) {
             st = local_fail(m, ORCA_ERR_MEMORY, "out of memory (manifest)");
@@ -2024,13 +2645,35 @@ orca_status orca_mpi_checkpoint(orca_mpi *m, const char *dir)
                 m->next_key,         m->next_rule_key,  f64_bits(m->def.dt),
                 m->def.seed,         (uint64_t)total,   f64_bits(gov[0]),
                 f64_bits(gov[1]),    (uint64_t)fb,      (uint64_t)m->def.diagnostics,
-                m->run_id,           state,             (uint64_t)m->seg_n};
+                m->run_id,           state,             (uint64_t)m->seg_n,
+                (m->opt.separation ? MF_OPT_SEP : 0) | (m->opt.density_on ? MF_OPT_DEN : 0) |
+                    (m->opt.ped_on ? MF_OPT_PED : 0),
+                f64_bits(m->opt.density.radius), f64_bits(m->opt.density.gamma),
+                f64_bits(m->opt.density.max_density), f64_bits(m->opt.ped.time_gap),
+                f64_bits(m->opt.ped.buffer), f64_bits(m->opt.ped.counter_reach),
+                (uint64_t)(int64_t)m->opt.ped.max_planes, (uint64_t)m->bnd_n,
+                (uint64_t)m->bnd_points, (uint64_t)m->set_n, (uint64_t)m->set_points,
+                (uint64_t)exited, (uint64_t)(int64_t)last};
             for (int k = 0; k < MF_WORDS; ++k) {
                 put_u64(&w, word[k]);
             }
             for (int32_t k = 0; k < m->seg_n; ++k) {
                 put_vec(&w, m->seg_a[k]);
                 put_vec(&w, m->seg_b[k]);
+            }
+            for (int32_t l = 0; l < m->bnd_n; ++l) {
+                put_u64(&w, (uint64_t)m->bnd_len[l]);
+            }
+            for (int32_t k = 0; k < m->bnd_points; ++k) {
+                put_vec(&w, m->bnd_pt[k]);
+            }
+            for (int32_t k = 0; k < m->set_n; ++k) {
+                put_u64(&w, (uint64_t)m->set_count[k]);
+                put_u64(&w, (uint64_t)m->set_exit[k]);
+                put_f64(&w, m->set_arrive[k]);
+            }
+            for (int32_t k = 0; k < m->set_points; ++k) {
+                put_vec(&w, m->set_pt[k]);
             }
             for (int r = 0; r < m->size; ++r) {
                 put_u64(&w, digests[r]);
@@ -2103,8 +2746,66 @@ static int cmp_key(const void *a, const void *b)
 typedef struct manifest {
     uint64_t word[MF_WORDS];
     const unsigned char *segments; /* seg_n * 32 bytes */
+    const unsigned char *loops;    /* loops * 8 bytes of lengths, then loop_points * 16 */
+    const unsigned char *sets;     /* sets * 24 bytes (count, exit, arrive), set_points * 16 */
     const unsigned char *digests;  /* ranks * 8 bytes */
 } manifest;
+
+/* The run's options from the manifest's words. */
+static mpi_options options_of(const uint64_t *v)
+{
+    mpi_options o;
+    memset(&o, 0, sizeof o);
+    o.separation = (v[MF_OPTIONS] & MF_OPT_SEP) != 0;
+    o.density_on = (v[MF_OPTIONS] & MF_OPT_DEN) != 0;
+    o.density.radius = bits_f64(v[MF_DEN_RADIUS]);
+    o.density.gamma = bits_f64(v[MF_DEN_GAMMA]);
+    o.density.max_density = bits_f64(v[MF_DEN_MAX]);
+    o.ped_on = (v[MF_OPTIONS] & MF_OPT_PED) != 0;
+    o.ped.time_gap = bits_f64(v[MF_PED_TIME_GAP]);
+    o.ped.buffer = bits_f64(v[MF_PED_BUFFER]);
+    o.ped.counter_reach = bits_f64(v[MF_PED_REACH]);
+    o.ped.max_planes = (int)(int64_t)v[MF_PED_PLANES];
+    return o;
+}
+
+/* The first option word out of range (each parameter alone against the library's own check,
+ * on a simulation made for it, the others at their defaults), or -1. */
+static int options_bad(const uint64_t *v)
+{
+    if (v[MF_OPTIONS] > (MF_OPT_SEP | MF_OPT_DEN | MF_OPT_PED)) {
+        return MF_OPTIONS;
+    }
+    mpi_options o = options_of(v);
+    orca_sim *probe = NULL;
+    if (orca_sim_create(NULL, &probe) != ORCA_OK) {
+        return MF_OPTIONS; /* (out of memory: refused all the same) */
+    }
+    int bad = -1;
+    if (o.density_on) {
+        orca_density_speed t[3] = {ORCA_DENSITY_SPEED_DEFAULT, ORCA_DENSITY_SPEED_DEFAULT,
+                                   ORCA_DENSITY_SPEED_DEFAULT};
+        t[0].radius = o.density.radius;
+        t[1].gamma = o.density.gamma;
+        t[2].max_density = o.density.max_density;
+        for (int k = 0; k < 3 && bad < 0; ++k) {
+            bad = orca_sim_set_density_speed(probe, &t[k]) != ORCA_OK ? MF_DEN_RADIUS + k : -1;
+        }
+    }
+    if (o.ped_on && bad < 0) {
+        orca_pedestrian t[4] = {ORCA_PEDESTRIAN_DEFAULT, ORCA_PEDESTRIAN_DEFAULT,
+                                ORCA_PEDESTRIAN_DEFAULT, ORCA_PEDESTRIAN_DEFAULT};
+        t[0].time_gap = o.ped.time_gap;
+        t[1].buffer = o.ped.buffer;
+        t[2].counter_reach = o.ped.counter_reach;
+        t[3].max_planes = (int64_t)v[MF_PED_PLANES] == o.ped.max_planes ? o.ped.max_planes : 0;
+        for (int k = 0; k < 4 && bad < 0; ++k) {
+            bad = orca_sim_set_pedestrian(probe, &t[k]) != ORCA_OK ? MF_PED_TIME_GAP + k : -1;
+        }
+    }
+    orca_sim_destroy(probe);
+    return bad;
+}
 
 /* Checks the manifest's bytes (mb, ms bytes, from path): the magic, the sizes its counts
  * give, the checksum, then each value's range; 0 with the message in err naming the field. */
@@ -2127,11 +2828,18 @@ static int manifest_ok(const char *path, const unsigned char *mb, size_t ms, man
         return 0;
     }
     if (v[MF_RANKS] < 1 || v[MF_RANKS] > (1u << 24) || v[MF_SEGMENTS] > (uint64_t)INT32_MAX ||
-        ms != CKPT_MANIFEST_HEADER + v[MF_SEGMENTS] * 32 + v[MF_RANKS] * 8 + 8) {
+        v[MF_LOOPS] > (uint64_t)INT32_MAX || v[MF_LOOP_POINTS] > (uint64_t)INT32_MAX ||
+        v[MF_SETS] > (uint64_t)INT32_MAX || v[MF_SET_POINTS] > (uint64_t)INT32_MAX ||
+        ms != CKPT_MANIFEST_HEADER + v[MF_SEGMENTS] * 32 + v[MF_LOOPS] * 8 +
+                  v[MF_LOOP_POINTS] * 16 + v[MF_SETS] * 24 + v[MF_SET_POINTS] * 16 +
+                  v[MF_RANKS] * 8 + 8) {
         snprintf(err, errsize,
-                 "%.400s: fields ranks (%llu) and segments (%llu) do not give its size, %zu "
-                 "bytes (truncated or corrupt)",
-                 path, (unsigned long long)v[MF_RANKS], (unsigned long long)v[MF_SEGMENTS], ms);
+                 "%.250s: fields ranks (%llu), segments (%llu), loops (%llu), loop_points (%llu), "
+                 "sets (%llu) and set_points (%llu) do not give its size, %zu bytes (truncated "
+                 "or corrupt)",
+                 path, (unsigned long long)v[MF_RANKS], (unsigned long long)v[MF_SEGMENTS],
+                 (unsigned long long)v[MF_LOOPS], (unsigned long long)v[MF_LOOP_POINTS],
+                 (unsigned long long)v[MF_SETS], (unsigned long long)v[MF_SET_POINTS], ms);
         return 0;
     }
     snap_reader tail = {mb + ms - 8};
@@ -2154,6 +2862,8 @@ static int manifest_ok(const char *path, const unsigned char *mb, size_t ms, man
         bad = !(ao >= 0.0 && ao <= 1e300) ? MF_AGENT_OVERLAP : MF_WALL_OVERLAP;
     } else if (v[MF_FALLBACKS] > ((uint64_t)1 << 62) || v[MF_DIAGNOSTICS] > 1) {
         bad = v[MF_DIAGNOSTICS] > 1 ? MF_DIAGNOSTICS : MF_FALLBACKS;
+    } else {
+        bad = options_bad(v);
     }
     if (bad >= 0) {
         snprintf(err, errsize, "%.400s: field %s: value 0x%016llx out of range", path,
@@ -2161,7 +2871,9 @@ static int manifest_ok(const char *path, const unsigned char *mb, size_t ms, man
         return 0;
     }
     out->segments = mb + CKPT_MANIFEST_HEADER;
-    out->digests = out->segments + v[MF_SEGMENTS] * 32;
+    out->loops = out->segments + v[MF_SEGMENTS] * 32;
+    out->sets = out->loops + v[MF_LOOPS] * 8 + v[MF_LOOP_POINTS] * 16;
+    out->digests = out->sets + v[MF_SETS] * 24 + v[MF_SET_POINTS] * 16;
     return 1;
 }
 
@@ -2227,6 +2939,13 @@ static orca_status read_part(orca_mpi *m, const char *dir, const manifest *mf, i
         mpi_agent a;
         get_record(&r, &a);
         orca_status cs = check_defs(m, &a.def, &a.goal, 1);
+        if (cs == ORCA_OK &&
+            (!(a.ext.priority >= ORCA_PRIORITY_MIN && a.ext.priority <= ORCA_PRIORITY_MAX) ||
+             (a.ext.locked != 0 && a.ext.locked != 1) || a.stream < -1)) {
+            cs = local_fail(m, ORCA_ERR_FORMAT,
+                            "priority %.17g, locked %d or stream %ld out of range",
+                            a.ext.priority, (int)a.ext.locked, (long)a.stream);
+        }
         if (cs == ORCA_OK && (a.key >= m->next_key || a.rule_key >= m->next_rule_key)) {
             cs = local_fail(m, ORCA_ERR_FORMAT, "key %llu beyond the manifest's next key",
                             (unsigned long long)a.key);
@@ -2242,6 +2961,110 @@ static orca_status read_part(orca_mpi *m, const char *dir, const manifest *mf, i
     }
     free(b);
     return st;
+}
+
+/* Collective: the manifest's boundary loops as the run's, each checked by the library's own
+ * check of a new loop (on a simulation made for it, the loops added in order). */
+static orca_status read_loops(orca_mpi *m, const manifest *mf)
+{
+    int32_t n = (int32_t)mf->word[MF_LOOPS], points = (int32_t)mf->word[MF_LOOP_POINTS];
+    int32_t *len = malloc(((size_t)n + 1) * sizeof *len);
+    orca_vec2 *pts = malloc(((size_t)points + 1) * sizeof *pts);
+    orca_sim *probe = NULL;
+    orca_status st = len && pts && orca_sim_create(NULL, &probe) == ORCA_OK
+                         ? ORCA_OK
+                         : local_fail(m, ORCA_ERR_MEMORY, "out of memory (boundaries)");
+    snap_reader r = {mf->loops};
+    int64_t sum = 0;
+    for (int32_t l = 0; l < n && st == ORCA_OK; ++l) {
+        uint64_t c = get_u64(&r);
+        sum += (int64_t)(c > (uint64_t)INT32_MAX ? INT32_MAX : c);
+        len[l] = (int32_t)(c > (uint64_t)INT32_MAX ? 0 : c);
+        if (c < 3 || sum > points) {
+            st = local_fail(m, ORCA_ERR_FORMAT, "loop %d: %llu points (of %d in all)", (int)l,
+                            (unsigned long long)c, (int)points);
+        }
+    }
+    if (st == ORCA_OK && sum != points) {
+        st = local_fail(m, ORCA_ERR_FORMAT, "the loops' lengths add up to %lld, not %d",
+                        (long long)sum, (int)points);
+    }
+    for (int32_t k = 0; k < points && st == ORCA_OK; ++k) {
+        pts[k] = get_vec(&r);
+    }
+    for (int32_t l = 0, at = 0; l < n && st == ORCA_OK; at += len[l++]) {
+        if ((st = orca_sim_add_boundary(probe, pts + at, len[l], NULL)) != ORCA_OK) {
+            local_fail(m, ORCA_ERR_FORMAT, "loop %d: %s", (int)l, orca_sim_last_error(probe));
+            st = ORCA_ERR_FORMAT;
+        }
+    }
+    if (st == ORCA_OK && !set_loops(m, len, pts, n, points)) {
+        st = local_fail(m, ORCA_ERR_MEMORY, "out of memory (boundaries)");
+    }
+    orca_sim_destroy(probe);
+    free(len);
+    free(pts);
+    return agree(m, st);
+}
+
+/* Collective: the manifest's goal sets as the run's, each checked as
+ * orca_scenario_add_goal_set and orca_scenario_set_goal_set_exit check one, and its exit
+ * counts (kept by rank 0). */
+static orca_status read_sets(orca_mpi *m, const manifest *mf)
+{
+    int32_t n = (int32_t)mf->word[MF_SETS], points = (int32_t)mf->word[MF_SET_POINTS];
+    int32_t *count = malloc(((size_t)n + 1) * sizeof *count);
+    int32_t *exit = malloc(((size_t)n + 1) * sizeof *exit);
+    double *arrive = malloc(((size_t)n + 1) * sizeof *arrive);
+    orca_vec2 *pts = malloc(((size_t)points + 1) * sizeof *pts);
+    orca_status st = count && exit && arrive && pts
+                         ? ORCA_OK
+                         : local_fail(m, ORCA_ERR_MEMORY, "out of memory (sets)");
+    snap_reader r = {mf->sets};
+    int64_t sum = 0;
+    for (int32_t k = 0; k < n && st == ORCA_OK; ++k) {
+        uint64_t c = get_u64(&r), x = get_u64(&r);
+        double a = bits_f64(get_u64(&r));
+        count[k] = (int32_t)(c <= ORCA_NAV_GOALS_MAX ? c : 0);
+        exit[k] = (int32_t)x;
+        arrive[k] = a;
+        sum += count[k];
+        if (c < 1 || c > ORCA_NAV_GOALS_MAX || x > 1 ||
+            !(a == 0 || (a >= 0x1p-30 && a <= 0x1p23)) || sum > points) {
+            st = local_fail(m, ORCA_ERR_FORMAT,
+                            "set %d: %llu points, exit %llu or arrive distance %.17g out of range",
+                            (int)k, (unsigned long long)c, (unsigned long long)x, a);
+        }
+    }
+    if (st == ORCA_OK && sum != points) {
+        st = local_fail(m, ORCA_ERR_FORMAT, "the sets' point counts add up to %lld, not %d",
+                        (long long)sum, (int)points);
+    }
+    for (int32_t k = 0; k < points && st == ORCA_OK; ++k) {
+        pts[k] = get_vec(&r);
+        if (!(fabs(pts[k].x) < ORCA_COORD_LIMIT && fabs(pts[k].y) < ORCA_COORD_LIMIT)) {
+            st = local_fail(m, ORCA_ERR_FORMAT, "set point %d (%.17g, %.17g) out of range",
+                            (int)k, pts[k].x, pts[k].y);
+        }
+    }
+    if (st == ORCA_OK && !set_sets(m, count, exit, arrive, pts, n, points)) {
+        st = local_fail(m, ORCA_ERR_MEMORY, "out of memory (sets)");
+    }
+    int64_t last = (int64_t)mf->word[MF_EXITED_LAST];
+    if (st == ORCA_OK && (mf->word[MF_EXITED] > mf->word[MF_NEXT_KEY] || last < -1 ||
+                          last > (int64_t)mf->word[MF_STEPS])) {
+        st = local_fail(m, ORCA_ERR_FORMAT, "exited %llu or exited_last_step %lld out of range",
+                        (unsigned long long)mf->word[MF_EXITED], (long long)last);
+    }
+    if (st == ORCA_OK && m->rank == 0) {
+        m->exited = (int64_t)mf->word[MF_EXITED];
+        m->exited_last_step = last;
+    }
+    free(count);
+    free(exit);
+    free(arrive);
+    free(pts);
+    return agree(m, st);
 }
 
 orca_status orca_mpi_restart(MPI_Comm comm, const char *dir, const orca_mpi_def *def,
@@ -2281,6 +3104,7 @@ orca_status orca_mpi_restart(MPI_Comm comm, const char *dir, const orca_mpi_def 
         return st;
     }
     m->run_id = mf.word[MF_RUN_ID];
+    m->opt = options_of(mf.word);
     snap_reader r = {mf.segments};
     for (uint64_t k = 0; k < mf.word[MF_SEGMENTS] && st == ORCA_OK; ++k) {
         orca_vec2 a = get_vec(&r), b = get_vec(&r);
@@ -2288,6 +3112,12 @@ orca_status orca_mpi_restart(MPI_Comm comm, const char *dir, const orca_mpi_def 
     }
     if (st != ORCA_OK) {
         snprintf(create_error, sizeof create_error, "%.300s: field segments: %.180s", path, m->error);
+        snprintf(m->error, sizeof m->error, "%s", create_error);
+    } else if ((st = read_loops(m, &mf)) != ORCA_OK) {
+        snprintf(create_error, sizeof create_error, "%.300s: field loops: %.180s", path, m->error);
+        snprintf(m->error, sizeof m->error, "%s", create_error);
+    } else if ((st = read_sets(m, &mf)) != ORCA_OK) {
+        snprintf(create_error, sizeof create_error, "%.300s: field sets: %.180s", path, m->error);
         snprintf(m->error, sizeof m->error, "%s", create_error);
     }
     m->steps = mf.word[MF_STEPS];

@@ -43,22 +43,38 @@ static const char USAGE[] =
     "                        (the first steps fault in the memory)\n"
     "Output (rank 0):\n"
     "  --hash-every K        print the state hash every K steps (\"step K hash H\")\n"
+    "  --csv FILE            trajectories as `orca run --csv` writes them (the same bytes):\n"
+    "                        step,time,agent,x,y,vx,vy, at the start, every --every K steps\n"
+    "                        of the run and at its end; the rows pass through rank 0 a\n"
+    "                        window of agents at a time (no rank holds them all)\n"
+    "  --every K             CSV rows every K steps (default 1)\n"
     "  --json                the summary as one JSON object\n"
     "  -q, --quiet           no summary (--json still prints)\n"
+    "Extensions (a scene file only; as `orca run` has them):\n"
+    "  --separation          separate agents at exactly one point ('separation on')\n"
+    "  --density-speed       the density-dependent speed with its defaults, unless the\n"
+    "                        file turns it on with its own parameters ('density_speed on')\n"
+    "  --pedestrian          the pedestrian preset ('pedestrian on'; docs/pedestrians.md)\n"
+    "A scene file's goal sets and exits, avoidance settings (priority, layers, mask,\n"
+    "locked), streams and walkable-area boundaries run too; navigation and waypoints are\n"
+    "refused by name (docs/mpi.md, \"What runs under MPI\").\n"
     "Summary: agents, segments, steps, arrived (with --max-steps: the step all had arrived\n"
-    "at, or the cap), deepest overlaps, fallbacks, the state hash,\n"
-    "and per rank: agents owned, halo agents and bytes per step, agents handed on, step time\n"
-    "and the share of it in MPI calls.\n"
+    "at, or the cap), agents that left by exits and the step the last left at (JSON:\n"
+    "exited, exited_last_step), deepest overlaps, fallbacks, the state hash,\n"
+    "and per rank: agents owned, halo agents and bytes per step, its reach (the largest\n"
+    "neighbour distance or diameter of its agents: its halo holds the agents within it of\n"
+    "them), agents handed on, step time and the share of it in MPI calls.\n"
     "\n"
     "Every rank must be given the same options: a rank that refuses its own or differs from\n"
     "rank 0 ends the run on all, named in the message (exit status 2). A scene file is read\n"
     "by rank 0 only ('-': standard input) and sent to the others.\n";
 
 typedef struct options {
-    const char *scene, *file, *restart, *checkpoint;
-    long long agents, steps, max_steps, hash_every, ckpt_every, rebalance, workers, warmup;
+    const char *scene, *file, *restart, *checkpoint, *csv;
+    long long agents, steps, max_steps, hash_every, ckpt_every, rebalance, workers, warmup, every;
     uint64_t seed;
     int help, scalar, json, quiet, diagnostics, have_steps, until_arrived, have_seed;
+    int separation, density, pedestrian; /* the extensions' options (a scene file only) */
 } options;
 
 static int rank0;
@@ -75,7 +91,8 @@ static void say(const char *fmt, const char *a, const char *b)
 }
 
 
-/* A refusal of this rank (the message waits for agree_message); returns 0. */
+/* A refusal of this rank (the message waits for agree_message); returns 0 (for "return
+ * fail(...)" where 1 means accepted). */
 static int fail(const char *fmt, ...)
 {
     va_list ap;
@@ -83,6 +100,16 @@ static int fail(const char *fmt, ...)
     vsnprintf(g_msg, sizeof g_msg, fmt, ap);
     va_end(ap);
     return 0;
+}
+
+/* The same refusal, returning 1 (for "bad = refuse(...)": 1 means refused). */
+static int refuse(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(g_msg, sizeof g_msg, fmt, ap);
+    va_end(ap);
+    return 1;
 }
 
 /* Collective: whether any rank failed (bad != 0); then the lowest such rank's message goes to
@@ -144,9 +171,12 @@ static int parse_valued(const char *a, const char *v, options *o, int *used)
         o->have_seed = 1;
         return ok ? 1 : fail("--seed: expected a whole number in 0..2^64-1, got '%s'", v ? v : "");
     }
-    if (!strcmp(a, "--restart") || !strcmp(a, "--checkpoint")) {
-        *(a[2] == 'r' ? &o->restart : &o->checkpoint) = v;
+    if (!strcmp(a, "--restart") || !strcmp(a, "--checkpoint") || !strcmp(a, "--csv")) {
+        *(a[2] == 'r' ? &o->restart : a[3] == 'h' ? &o->checkpoint : &o->csv) = v;
         return v ? 1 : fail("%s needs a value", a);
+    }
+    if (!strcmp(a, "--every")) {
+        return parse_ll(a, v, 1, 1LL << 40, &o->every);
     }
     if (!strcmp(a, "--checkpoint-every")) {
         return parse_ll(a, v, 1, 1LL << 40, &o->ckpt_every);
@@ -182,6 +212,7 @@ static int parse(int argc, char **argv, options *o)
     o->steps = 100;
     o->rebalance = 50;
     o->workers = 1;
+    o->every = 1;
     o->seed = 1;
     if (argc < 2 || strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0) {
         o->help = 1;
@@ -206,6 +237,12 @@ static int parse(int argc, char **argv, options *o)
             o->quiet = 1;
         } else if (!strcmp(a, "--diagnostics")) {
             o->diagnostics = 1;
+        } else if (!strcmp(a, "--separation")) {
+            o->separation = 1;
+        } else if (!strcmp(a, "--density-speed")) {
+            o->density = 1;
+        } else if (!strcmp(a, "--pedestrian")) {
+            o->pedestrian = 1;
         } else if (a[0] == '-' && a[1] != '\0') {
             return fail("unknown option '%s' (orca-mpi help lists them)", a);
         } else if (!o->file) {
@@ -221,18 +258,28 @@ static int parse(int argc, char **argv, options *o)
     if (sources != 1) {
         return fail("give exactly one of --scene NAME, a scene file or --restart DIR");
     }
+    if ((o->separation || o->density || o->pedestrian) && !o->file) {
+        const char *which = o->separation ? "--separation"
+                            : o->density  ? "--density-speed"
+                                          : "--pedestrian";
+        return fail("%s applies to a scene file only (a restart keeps the run's own)", which);
+    }
+    if (o->density && o->pedestrian) {
+        return fail("--density-speed and --pedestrian: the pedestrian model replaces the "
+                    "density-dependent speed; give one");
+    }
     return 1;
 }
 
 /* The options as lines "name value" in one order (what every rank must agree on). */
 static void options_text(const options *o, char *out, size_t size)
 {
-    char num[12][24];
-    const long long v[12] = {o->agents, o->have_steps ? o->steps : -1,
+    char num[13][24];
+    const long long v[13] = {o->agents, o->have_steps ? o->steps : -1,
                              o->until_arrived ? o->max_steps : -1, o->hash_every,
                              o->ckpt_every, o->rebalance, o->workers, o->warmup,
-                             o->scalar, o->json, o->quiet, o->diagnostics};
-    for (int k = 0; k < 12; ++k) {
+                             o->scalar, o->json, o->quiet, o->diagnostics, o->every};
+    for (int k = 0; k < 13; ++k) {
         snprintf(num[k], sizeof num[k], "%lld", v[k]);
     }
     char seed[24];
@@ -256,6 +303,11 @@ static void options_text(const options *o, char *out, size_t size)
         {"--json", o->json ? "" : NULL},
         {"-q", o->quiet ? "" : NULL},
         {"--diagnostics", o->diagnostics ? "" : NULL},
+        {"--separation", o->separation ? "" : NULL},
+        {"--density-speed", o->density ? "" : NULL},
+        {"--pedestrian", o->pedestrian ? "" : NULL},
+        {"--csv", o->csv},
+        {"--every", o->every != 1 ? num[12] : NULL},
     };
     size_t n = 0;
     out[0] = '\0';
@@ -312,7 +364,7 @@ static char *scene_text(const char *path, size_t *size)
         size_t cap = 1 << 16;
         text = f ? malloc(cap) : NULL;
         if (!f) {
-            bad = fail("%s: cannot open: %s", path, strerror(errno));
+            bad = refuse("%s: cannot open: %s", path, strerror(errno));
         }
         while (text && !bad) {
             size_t got = fread(text + n, 1, cap - n, f);
@@ -322,7 +374,7 @@ static char *scene_text(const char *path, size_t *size)
             }
             char *t = cap <= ORCA_SCENE_FILE_MAX ? realloc(text, cap * 2) : NULL;
             if (!t) {
-                bad = fail(cap > ORCA_SCENE_FILE_MAX
+                bad = refuse(cap > ORCA_SCENE_FILE_MAX
                                ? "%s: larger than the limit of scene files, 1 GiB"
                                : "%s: out of memory reading it",
                            path);
@@ -332,13 +384,13 @@ static char *scene_text(const char *path, size_t *size)
             cap *= 2;
         }
         if (f && !bad && ferror(f)) {
-            bad = fail("%s: read error: %s", path, strerror(errno));
+            bad = refuse("%s: read error: %s", path, strerror(errno));
         }
         if (f && f != stdin) {
             fclose(f);
         }
         if (f && !text && !bad) {
-            bad = fail("%s: out of memory reading it", path);
+            bad = refuse("%s: out of memory reading it", path);
         }
     }
     if (agree_message(bad)) {
@@ -349,7 +401,7 @@ static char *scene_text(const char *path, size_t *size)
     if (!rank0) {
         text = malloc(n > 0 ? (size_t)n : 1);
     }
-    if (agree_message(!text && fail("out of memory for the scene file's %llu bytes", n))) {
+    if (agree_message(!text && refuse("out of memory for the scene file's %llu bytes", n))) {
         free(text);
         return NULL;
     }
@@ -359,7 +411,8 @@ static char *scene_text(const char *path, size_t *size)
 }
 
 /* Collective: the run of a scene file; every rank builds the scene from rank 0's bytes. */
-static orca_status from_file(const char *path, const orca_mpi_def *def, orca_mpi **m)
+static orca_status from_file(const char *path, const options *o, const orca_mpi_def *def,
+                             orca_mpi **m)
 {
     size_t size = 0;
     char *text = scene_text(path, &size);
@@ -374,9 +427,21 @@ static orca_status from_file(const char *path, const orca_mpi_def *def, orca_mpi
     if (r != ORCA_OK) {
         fail("%s", orca_scene_file_last_error(NULL));
     } else {
-        r = orca_scene_file_build(file, NULL, &sc);
+        orca_scene_build_def bd = orca_scene_build_def_default();
+        bd.pedestrian = o->pedestrian;
+        r = orca_scene_file_build(file, &bd, &sc);
         if (r != ORCA_OK) {
             fail("%s", orca_scene_file_last_error(file));
+        } else {
+            orca_sim *sim = orca_scenario_sim(sc);
+            if (o->separation) {
+                orca_sim_set_separation(sim, 1); /* 1 is always accepted */
+            }
+            orca_density_speed dp = orca_density_speed_default();
+            if (o->density && !orca_sim_get_density_speed(sim, NULL) &&
+                (r = orca_sim_set_density_speed(sim, &dp)) != ORCA_OK) {
+                fail("--density-speed: %s", orca_sim_last_error(sim));
+            }
         }
         orca_scene_file_destroy(file);
     }
@@ -405,21 +470,62 @@ static void print_stats(const orca_mpi_stats *all, int ranks, int json)
             printf("%s{\"rank\":%d,\"owned\":%lld,\"owned_per_step\":%.1f,\"halo_per_step\":%.1f,"
                    "\"halo_bytes_per_step\":%.0f,\"moved\":%lld,\"moved_bytes\":%lld,"
                    "\"step_ms\":%.3f,\"comm_ms\":%.3f,\"solve_ms\":%.3f,\"comm_share\":%.4f,"
-                   "\"box\":[%.17g,%.17g,%.17g,%.17g]}",
+                   "\"box\":[%.17g,%.17g,%.17g,%.17g],\"reach\":%.17g}",
                    r ? "," : "", r, (long long)s->owned, (double)s->owned_sum / steps,
                    (double)s->halo_sum / steps, (double)s->halo_bytes / steps,
                    (long long)s->moved, (long long)s->moved_bytes,
                    1e3 * s->step_seconds / steps, 1e3 * s->comm_seconds / steps,
                    1e3 * s->solve_seconds / steps, share, clamp(s->box[0]), clamp(s->box[1]),
-                   clamp(s->box[2]), clamp(s->box[3]));
+                   clamp(s->box[2]), clamp(s->box[3]), s->halo_width);
         } else {
             printf("  rank %d: %lld agent%s (%.0f per step), halo %.0f agents and %.0f bytes per "
-                   "step, %lld handed on; step %.3f ms, %.1f%% of it in MPI calls\n",
+                   "step (reach %g m), %lld handed on; step %.3f ms, %.1f%% of it in MPI calls\n",
                    r, (long long)s->owned, s->owned == 1 ? "" : "s", (double)s->owned_sum / steps,
-                   (double)s->halo_sum / steps, (double)s->halo_bytes / steps,
+                   (double)s->halo_sum / steps, (double)s->halo_bytes / steps, s->halo_width,
                    (long long)s->moved, 1e3 * s->step_seconds / steps, 100.0 * share);
         }
     }
+}
+
+/* Collective: --csv's file opened on rank 0 (a refusal there ends the run on every rank,
+ * with the reason) and its header and first rows written. */
+static orca_status csv_start(orca_mpi *m, const char *path, FILE **out)
+{
+    FILE *f = NULL;
+    int bad = 0;
+    if (rank0) {
+        f = strcmp(path, "-") ? fopen(path, "w") : stdout;
+        bad = !f && refuse("--csv: %s: %s", path, strerror(errno));
+    }
+    if (agree_message(bad)) {
+        return ORCA_ERR_IO;
+    }
+    if (rank0) {
+        fputs("step,time,agent,x,y,vx,vy\n", f);
+    }
+    orca_status st = orca_mpi_write_csv(m, f);
+    if (st != ORCA_OK) {
+        say("--csv: %s", orca_mpi_last_error(m), "");
+        if (f && f != stdout) {
+            fclose(f);
+        }
+        return st;
+    }
+    *out = rank0 ? f : (FILE *)NULL;
+    return ORCA_OK;
+}
+
+/* Rank 0 closes --csv's file; nonzero when its writes failed (on rank 0 only). */
+static int csv_close(FILE *f)
+{
+    if (!rank0 || !f) {
+        return 0;
+    }
+    int bad = ferror(f) != 0;
+    if (f == stdout) {
+        return fflush(f) != 0 || bad;
+    }
+    return fclose(f) != 0 || bad;
 }
 
 int main(int argc, char **argv)
@@ -466,7 +572,7 @@ int main(int argc, char **argv)
         st = orca_mpi_create_builtin(MPI_COMM_WORLD, (orca_scene_kind)kind, (int)o.agents,
                                      o.seed, &def, &m);
     } else if (o.file) {
-        st = from_file(o.file, &def, &m);
+        st = from_file(o.file, &o, &def, &m);
         if (st != ORCA_OK && !m && !orca_mpi_last_error(NULL)[0]) {
             MPI_Finalize(); /* refused, and said so, before the run was created */
             return 2;
@@ -485,6 +591,13 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 2;
     }
+    FILE *csv = NULL;
+    if (o.csv && (st = csv_start(m, o.csv, &csv)) != ORCA_OK) {
+        orca_mpi_destroy(m);
+        MPI_Finalize();
+        return 2;
+    }
+    uint64_t csv_last = 0; /* the steps of this run the rows were last written at */
     double t0 = MPI_Wtime();
     uint64_t start = orca_mpi_step_count(m); /* a restart continues a count */
     orca_mpi_reset_stats(m);
@@ -535,8 +648,25 @@ int main(int argc, char **argv)
         if (st == ORCA_OK && o.checkpoint && o.ckpt_every && done % (uint64_t)o.ckpt_every == 0) {
             st = orca_mpi_checkpoint(m, o.checkpoint);
         }
+        if (st == ORCA_OK && o.csv && (uint64_t)(k + 1) % (uint64_t)o.every == 0) {
+            st = orca_mpi_write_csv(m, csv);
+            csv_last = (uint64_t)(k + 1);
+        }
     }
     double wall = MPI_Wtime() - t0;
+    if (st == ORCA_OK && o.csv && orca_mpi_step_count(m) - start != csv_last) {
+        st = orca_mpi_write_csv(m, csv); /* the last state, as orca run writes it */
+    }
+    if (o.csv) {
+        /* every rank learns whether rank 0's file was written */
+        int bad = csv_close(csv) && refuse("--csv: %s: write failed: %s", o.csv,
+                                           strerror(errno));
+        if (agree_message(bad)) {
+            orca_mpi_destroy(m);
+            MPI_Finalize();
+            return 2;
+        }
+    }
     if (st == ORCA_OK && o.checkpoint) {
         st = orca_mpi_checkpoint(m, o.checkpoint);
     }
@@ -575,6 +705,12 @@ int main(int argc, char **argv)
         } else {
             printf("\"all_arrived_step\":null,");
         }
+        printf("\"exited\":%lld,", (long long)s.exited);
+        if (s.exited_last_step >= 0) {
+            printf("\"exited_last_step\":%lld,", (long long)s.exited_last_step);
+        } else {
+            printf("\"exited_last_step\":null,");
+        }
         printf("\"hashes\":[");
         for (int k = 0; k < hashes; ++k) {
             printf("%s%s", k ? "," : "", hash_lines[k]);
@@ -592,6 +728,10 @@ int main(int argc, char **argv)
             printf("fallbacks: %lld\n", (long long)s.fallbacks);
         } else {
             printf("fallbacks: not counted (--diagnostics counts them)\n");
+        }
+        if (s.exited > 0) {
+            printf("left by exits: %lld (the last at step %lld)\n", (long long)s.exited,
+                   (long long)s.exited_last_step);
         }
         if (o.until_arrived && all_arrived_step >= 0) {
             printf("all arrived: at step %lld\n", (long long)all_arrived_step);

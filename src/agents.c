@@ -51,19 +51,6 @@ int orca_agents_reserve(orca_sim *s, int32_t need)
     return 1;
 }
 
-void orca_agent_store(orca_sim *s, int32_t i, const orca_agent_def *d)
-{
-    s->pos[i] = d->position;
-    s->vel[i] = d->velocity;
-    s->pref[i] = d->preferred_velocity;
-    s->par[i].radius = d->radius;
-    s->par[i].max_speed = d->max_speed;
-    s->par[i].neighbor_dist = d->neighbor_dist;
-    s->par[i].max_neighbors = d->max_neighbors;
-    s->par[i].tau = d->time_horizon;
-    s->par[i].tau_obst = d->obstacle_time_horizon;
-}
-
 static void agent_load(const orca_sim *s, int32_t i, orca_agent_def *d)
 {
     d->position = s->pos[i];
@@ -377,8 +364,9 @@ static int cmp_i32(const void *a, const void *b)
 }
 
 /* 1 when a[0 .. n) is strictly increasing: no two equal, and sorting changes nothing. A batch
- * named in index order (as orca on MPI removes a whole local list each step) then needs no
- * sort: two O(n log n) sorts were 6% of such a step at 1,000,000 agents. */
+ * named in index order (a whole list, as orca on MPI removed its local list each step before
+ * orca_agents_refill) then needs no sort: two O(n log n) sorts were 6% of such a step at
+ * 1,000,000 agents. */
 static int ascending_i32(const int32_t *a, int64_t n)
 {
     for (int64_t k = 1; k < n; ++k) {
@@ -499,6 +487,55 @@ orca_status orca_sim_remove_agents(orca_sim *s, const orca_agent_id *ids, int co
         qsort(s->dead, (size_t)s->dead_count, sizeof *s->dead, cmp_i32);
     }
     orca_mem_free(ix);
+    return ORCA_OK;
+}
+
+/* The agent slot table after a refill to n agents (orca_agents_refill): slot k names index k
+ * for k < n, every slot live before moves to its next generation (its handles go stale; a
+ * free slot moved on when it was freed), and the slots from n up to the table's count are
+ * free, lowest first. One pass over the table. */
+static void slots_refill(slot_table *t, uint32_t *agent_slot, int32_t n)
+{
+    int32_t top = n > t->count ? n : t->count;
+    for (int32_t k = 0; k < top; ++k) {
+        if (k >= t->count) {
+            t->generation[k] = 1;
+        } else if (t->index[k] >= 0) {
+            uint32_t g = t->generation[k] + 1;
+            t->generation[k] = g == 0 ? 1 : g;
+        }
+        t->index[k] = k < n ? k : -1;
+        t->next_free[k] = k >= n && k + 1 < top ? k + 1 : -1;
+    }
+    for (int32_t k = 0; k < n; ++k) {
+        agent_slot[k] = (uint32_t)k;
+    }
+    t->free_head = n < top ? n : -1;
+    t->count = top;
+}
+
+orca_status orca_agents_refill(orca_sim *s, int32_t n)
+{
+    orca_clear_error(s);
+    if (n < 0 || n > (1 << 30)) {
+        return orca_fail(s, ORCA_ERR_LIMIT, "too many agents (%d)", (int)n);
+    }
+    orca_agents_settle(s);
+    if (!orca_agents_reserve(s, n) || !orca_slots_reserve(&s->agent_slots, n)) {
+        return orca_fail(s, ORCA_ERR_MEMORY, "out of memory refilling %d agents", (int)n);
+    }
+    slots_refill(&s->agent_slots, s->agent_slot, n);
+    if (s->ext || s->diag || s->stream) {
+        for (int32_t k = 0; k < n; ++k) {
+            orca_ext_append(s, k); /* the defaults, as for added agents */
+        }
+    }
+    s->ext_nondefault = 0;
+    s->stream_count = 0;
+    s->agent_count = n;
+    s->index_limit = n;
+    s->grid_valid = 0;
+    s->bounds_valid = 0;
     return ORCA_OK;
 }
 

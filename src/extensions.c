@@ -21,6 +21,11 @@ orca_agent_avoidance orca_agent_avoidance_default(void)
     return a;
 }
 
+agent_ext orca_ext_defaults(void)
+{
+    return ext_default;
+}
+
 int orca_ext_is_default(const agent_ext *e)
 {
     return e->priority == ext_default.priority && e->layers == ext_default.layers &&

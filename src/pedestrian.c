@@ -113,16 +113,24 @@ orca_status orca_agent_set_stream(orca_sim *s, orca_agent_id id, int32_t stream)
     if (st != ORCA_OK) {
         return st;
     }
-    if (!s->stream && stream < 0) {
-        return ORCA_OK; /* nothing to store: every agent has none */
-    }
-    if (!orca_sim_streams_reserve(s)) {
+    if (!orca_stream_store(s, i, stream)) {
         return orca_fail(s, ORCA_ERR_MEMORY, "out of memory for the streams of %d agents",
                          s->agent_count);
     }
-    s->stream_count += (stream >= 0) - (s->stream[i] >= 0);
-    s->stream[i] = stream;
     return ORCA_OK;
+}
+
+int orca_stream_store(orca_sim *s, int32_t i, int32_t g)
+{
+    if (!s->stream && g < 0) {
+        return 1; /* nothing to store: every agent has none */
+    }
+    if (!orca_sim_streams_reserve(s)) {
+        return 0;
+    }
+    s->stream_count += (g >= 0) - (s->stream[i] >= 0);
+    s->stream[i] = g;
+    return 1;
 }
 
 orca_status orca_agent_get_stream(const orca_sim *s, orca_agent_id id, int32_t *out)

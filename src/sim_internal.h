@@ -497,7 +497,35 @@ static inline void orca_segments_settle(const orca_sim *s)
 /* agents.c: storage */
 int orca_agents_reserve(orca_sim *s, int32_t need);
 int orca_segments_reserve(orca_sim *s, int32_t need);
-void orca_agent_store(orca_sim *s, int32_t i, const orca_agent_def *d);
+
+/* Agent i's values become d's (every field but the search hint; no check: the caller's).
+ * Inline, so that a bulk refill (orca_agents_refill) stores each agent without a call. */
+static inline void orca_agent_store(orca_sim *s, int32_t i, const orca_agent_def *d)
+{
+    s->pos[i] = d->position;
+    s->vel[i] = d->velocity;
+    s->pref[i] = d->preferred_velocity;
+    s->par[i].radius = d->radius;
+    s->par[i].max_speed = d->max_speed;
+    s->par[i].neighbor_dist = d->neighbor_dist;
+    s->par[i].max_neighbors = d->max_neighbors;
+    s->par[i].tau = d->time_horizon;
+    s->par[i].tau_obst = d->obstacle_time_horizon;
+}
+
+/* Internal to orca on MPI (mpi/mpi.c refills a rank's local simulation every step): the
+ * simulation's agents become n agents at indices 0 .. n - 1 whose values the caller then
+ * writes itself, every one of them: orca_agent_store and par[i].nb_guess (a search hint, 0
+ * for none). A trusted bulk refill: nothing checks those values, here or later, so they must
+ * be values orca_check_agent_def passed already, or that a step's check passed (a position
+ * and velocity the step moved an agent to). The walkable-area boundaries' disc check, which
+ * only an addition of agents or of a loop makes (a step may leave an agent outside, and a
+ * removed loop may), is not made: values a run of the same loops produced need none. Every
+ * handle issued before goes stale
+ * (agent i's handle is then orca_sim_agent_at(s, i)); the extensions' per-agent values are
+ * at their defaults; the kept box and sizes are dropped (the next grid build measures the
+ * agents). Segments and the simulation's options stay. A refusal changes nothing. */
+orca_status orca_agents_refill(orca_sim *s, int32_t n);
 
 /* extensions.c: storage of the extensions' arrays (agents.c calls these as it grows,
  * appends and removes agents) */
@@ -508,6 +536,10 @@ int orca_ext_ensure(orca_sim *s);
 /* Agent i's settings become e (checked), counted in ext_nondefault; 0 when out of memory. */
 int orca_ext_store(orca_sim *s, int32_t i, const agent_ext *e);
 int orca_ext_is_default(const agent_ext *e);
+agent_ext orca_ext_defaults(void); /* an agent's settings until they are set */
+/* Agent i's stream becomes g (>= -1, unchecked), counted in stream_count; 0 when out of
+ * memory. */
+int orca_stream_store(orca_sim *s, int32_t i, int32_t g);
 int orca_diag_ensure(orca_sim *s); /* allocates diag; 0 when out of memory */
 orca_status orca_check_avoidance(const orca_sim *s, const orca_agent_avoidance *a);
 /* boundary.c: walkable-area boundaries (docs/extensions.md, "Walkable-area boundaries") */

@@ -24,6 +24,15 @@ static inline uint64_t f64_bits(double x)
     return v;
 }
 
+/* The state hash's section tags (docs/determinism.md): each section after the agents and
+ * the walls starts with one. */
+#define HASH_EXT_TAG 0x6f7263612d657874ull /* "orca-ext": the hash's extension section */
+#define HASH_BND_TAG 0x6f7263612d626e64ull /* "orca-bnd": the hash's boundary section */
+#define HASH_SEP_TAG 0x6f7263612d736570ull /* "orca-sep": the separation option is on */
+#define HASH_DEN_TAG 0x6f7263612d64656eull /* "orca-den": the density-dependent speed is on */
+#define HASH_PED_TAG 0x6f7263612d706564ull /* "orca-ped": the pedestrian model is on */
+#define HASH_STR_TAG 0x6f7263612d737472ull /* "orca-str": some agent has a stream */
+
 /* The state hash's steps (docs/determinism.md): FNV-1a over a value's bytes, most significant
  * first (independent of byte order); every NaN as 0x7ff8000000000000. */
 static inline uint64_t hash_u64(uint64_t h, uint64_t v)
@@ -94,6 +103,11 @@ typedef struct hash_agents {
 /* orca_sim_hash with the agents' parts from agents (s gives the rest: walls, boundaries,
  * options). */
 uint64_t orca_sim_hash_with(const orca_sim *s, const hash_agents *agents);
+/* The state hash's sections of the simulation-wide options, in its order (NULL: off): the
+ * separation option's tag, the density-dependent speed's, the pedestrian model's, each with
+ * its parameters (orca on MPI hashes its run's options with it too). */
+uint64_t orca_hash_options(uint64_t h, int separation, const orca_density_speed *density,
+                           const orca_pedestrian *ped);
 /* The bytes agent i (settled index) adds to part HASH_CORE or HASH_EXT (at most
  * HASH_SIM_BYTES); their count. */
 size_t orca_sim_hash_bytes(const orca_sim *s, int32_t i, int part, unsigned char *out);

@@ -12,12 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define EXT_TAG 0x6f7263612d657874ull /* "orca-ext": the hash's extension section */
-#define BND_TAG 0x6f7263612d626e64ull /* "orca-bnd": the hash's boundary section */
-#define SEP_TAG 0x6f7263612d736570ull /* "orca-sep": the separation option is on */
-#define DEN_TAG 0x6f7263612d64656eull /* "orca-den": the density-dependent speed is on */
-#define PED_TAG 0x6f7263612d706564ull /* "orca-ped": the pedestrian model is on */
-#define STR_TAG 0x6f7263612d737472ull /* "orca-str": some agent has a stream */
 
 static uint64_t hash_vec(uint64_t h, orca_vec2 v)
 {
@@ -71,6 +65,31 @@ static int64_t sim_agents_count(void *ctx, int part)
     return part == HASH_EXT ? s->ext_nondefault : s->agent_count;
 }
 
+uint64_t orca_hash_options(uint64_t h, int separation, const orca_density_speed *density,
+                           const orca_pedestrian *ped)
+{
+    /* The separation option: one tag when it is on. */
+    if (separation) {
+        h = hash_u64(h, HASH_SEP_TAG);
+    }
+    /* The density-dependent speed likewise: a tag and its parameters when it is on. */
+    if (density) {
+        h = hash_u64(h, HASH_DEN_TAG);
+        h = hash_f64(h, density->radius);
+        h = hash_f64(h, density->gamma);
+        h = hash_f64(h, density->max_density);
+    }
+    /* The pedestrian model likewise. */
+    if (ped) {
+        h = hash_u64(h, HASH_PED_TAG);
+        h = hash_f64(h, ped->time_gap);
+        h = hash_f64(h, ped->buffer);
+        h = hash_f64(h, ped->counter_reach);
+        h = hash_u64(h, (uint64_t)ped->max_planes);
+    }
+    return h;
+}
+
 uint64_t orca_sim_hash_with(const orca_sim *s, const hash_agents *agents)
 {
     uint64_t h = FNV_OFFSET;
@@ -85,13 +104,13 @@ uint64_t orca_sim_hash_with(const orca_sim *s, const hash_agents *agents)
     /* The avoidance settings enter only when some agent is not at the defaults, so every
      * state without them hashes as before the extensions existed (docs/extensions.md). */
     if (agents->count(agents->ctx, HASH_EXT) > 0) {
-        h = hash_u64(h, EXT_TAG);
+        h = hash_u64(h, HASH_EXT_TAG);
         h = agents->hash(agents->ctx, h, HASH_EXT);
     }
     /* The boundaries likewise enter only when there is one. */
     if (s->bnd && s->bnd->loop_count > 0) {
         const boundary_set *b = s->bnd;
-        h = hash_u64(h, BND_TAG);
+        h = hash_u64(h, HASH_BND_TAG);
         h = hash_u64(h, (uint64_t)b->loop_count);
         for (int32_t l = 0; l < b->loop_count; ++l) {
             h = hash_u64(h, (uint64_t)b->loop_len[l]);
@@ -100,28 +119,12 @@ uint64_t orca_sim_hash_with(const orca_sim *s, const hash_agents *agents)
             }
         }
     }
-    /* The separation option likewise: one tag when it is on. */
-    if (s->separation) {
-        h = hash_u64(h, SEP_TAG);
-    }
-    /* The density-dependent speed likewise: a tag and its parameters when it is on. */
-    if (s->density_on) {
-        h = hash_u64(h, DEN_TAG);
-        h = hash_f64(h, s->density.radius);
-        h = hash_f64(h, s->density.gamma);
-        h = hash_f64(h, s->density.max_density);
-    }
-    /* The pedestrian model likewise, and the streams while some agent has one (each as the
-     * 32 bits of its two's complement: -1 is 0xFFFFFFFF). */
-    if (s->ped_on) {
-        h = hash_u64(h, PED_TAG);
-        h = hash_f64(h, s->ped.time_gap);
-        h = hash_f64(h, s->ped.buffer);
-        h = hash_f64(h, s->ped.counter_reach);
-        h = hash_u64(h, (uint64_t)s->ped.max_planes);
-    }
+    h = orca_hash_options(h, s->separation, s->density_on ? &s->density : NULL,
+                          s->ped_on ? &s->ped : NULL);
+    /* The streams while some agent has one (each as the 32 bits of its two's complement: -1
+     * is 0xFFFFFFFF). */
     if (s->stream_count > 0) {
-        h = hash_u64(h, STR_TAG);
+        h = hash_u64(h, HASH_STR_TAG);
         for (int32_t i = 0; i < s->agent_count; ++i) {
             h = hash_u64(h, (uint64_t)(uint32_t)s->stream[i]);
         }

@@ -416,9 +416,10 @@ int main(int argc, char **argv)
     /* a wall along x = 0 with two gaps */
     orca_vec2 wall[4][2] = {{{0, -30}, {0, -3}}, {{0, -1.5}, {0, 1.5}}, {{0, 3}, {0, 30}},
                             {{-20, 12}, {20, 12}}};
+    orca_segment_id wall_id[4];
     for (int k = 0; k < 4; ++k) {
         CHECK(orca_mpi_add_segment(m, wall[k][0], wall[k][1]) == ORCA_OK, "segment");
-        orca_sim_add_segment(orca_scenario_sim(ref), wall[k][0], wall[k][1], NULL);
+        orca_sim_add_segment(orca_scenario_sim(ref), wall[k][0], wall[k][1], &wall_id[k]);
     }
     /* 160 agents, added by every rank in turn: rank r adds the agents k with k % ranks == r of
      * each group, so the keys interleave ranks; the reference adds them in the same key order */
@@ -555,6 +556,25 @@ int main(int argc, char **argv)
             }
             ok = same_hash(m, "after removals", s);
         }
+        if (s == 38) {
+            /* a wall removed mid-run: the middle piece of the wall at x = 0 (index 1), which
+             * opens the gap between the two others; first the refusals (an index out of range,
+             * one that differs on the last rank), which remove nothing */
+            st = orca_mpi_remove_segment(m, 4);
+            CHECK(st == ORCA_ERR_ARGUMENT &&
+                      strstr(orca_mpi_last_error(m), "segment index 4: the run has 4") != NULL,
+                  "segment index 4: %d '%s'", (int)st, orca_mpi_last_error(m));
+            if (ranks > 1) {
+                st = orca_mpi_remove_segment(m, rank == ranks - 1 ? 2 : 1);
+                CHECK(st == ORCA_ERR_ARGUMENT && strstr(orca_mpi_last_error(m), "differs") != NULL,
+                      "segment indices that differ: %d '%s'", (int)st, orca_mpi_last_error(m));
+            }
+            ok = ok && same_hash(m, "after refused wall removals", s);
+            st = orca_mpi_remove_segment(m, 1);
+            CHECK(st == ORCA_OK, "remove segment: %s", orca_mpi_last_error(m));
+            orca_sim_remove_segment(orca_scenario_sim(ref), wall_id[1]);
+            ok = ok && same_hash(m, "after a wall removed", s);
+        }
         if (s == 45) {
             /* additions: every rank adds 3 agents coming in from the top */
             int count = 0;
@@ -581,6 +601,25 @@ int main(int argc, char **argv)
                   (int)st, (unsigned long long)k0);
             ok = same_hash(m, "after additions", s);
         }
+        if (s == 60) {
+            /* one agent out and one in, so the count stays: on one rank the local simulation,
+             * which otherwise keeps the last step's agents, must take the new list */
+            uint64_t out = 1;
+            st = orca_mpi_remove_agents(m, &out, rank == 0 ? 1 : 0);
+            CHECK(st == ORCA_OK, "remove one: %s", orca_mpi_last_error(m));
+            orca_sim_remove_agent(orca_scenario_sim(ref), handle_of[out]);
+            orca_agent_def d;
+            orca_goal g;
+            agent(0, 0, &d, &g);
+            d.position.x = 0.0;
+            d.position.y = 12.0;
+            g.target.x = 0.0;
+            g.target.y = -12.0;
+            ref_add(&d, &g);
+            st = orca_mpi_add_agents(m, &d, &g, rank == ranks - 1 ? 1 : 0, NULL);
+            CHECK(st == ORCA_OK, "add one: %s", orca_mpi_last_error(m));
+            ok = same_hash(m, "after one out and one in", s);
+        }
         if (s == 80) {
             st = orca_mpi_checkpoint(m, dir);
             CHECK(st == ORCA_OK, "checkpoint: %s", orca_mpi_last_error(m));
@@ -592,7 +631,7 @@ int main(int argc, char **argv)
     orca_mpi_summary sum;
     st = orca_mpi_summarize(m, &sum);
     CHECK(st == ORCA_OK && sum.agents == 160 - 32 + 3 * ranks && sum.steps == (uint64_t)steps &&
-              sum.fallbacks >= 0 && sum.segments == 4,
+              sum.fallbacks >= 0 && sum.segments == 3,
           "summary: %lld agents, %llu steps, %lld fallbacks", (long long)sum.agents,
           (unsigned long long)sum.steps, (long long)sum.fallbacks);
     CHECK(sum.arrived == orca_scenario_arrived_count(ref), "arrived %lld, one process %d",

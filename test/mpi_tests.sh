@@ -4,12 +4,18 @@
 #   test/mpi_tests.sh MPI_CHECK ORCA_MPI ORCA [MPIEXEC]
 # 1. mpi_check (test/mpi_check.c) on 1, 2, 3 and 4 ranks: a scene with walls built through the
 #    API, agents crossing strip borders both ways, dense halos, borders moved every step,
-#    removals and additions mid-run, refusals, a checkpoint restarted on fewer ranks; each
-#    hash against a one-process simulation run alongside on every rank.
+#    removals and additions mid-run, a wall removed mid-run, refusals, a checkpoint restarted on
+#    fewer ranks; each hash against a one-process simulation run alongside on every rank.
 # 2. orca-mpi on every built-in scene on 1-4 ranks: the hash every 50 steps equals
 #    `orca run --steps K`'s.
 #    --max-steps (until every agent has arrived) stops where orca run stops, with its hash.
-#    A 2 km x 6 m corridor on 4 ranks is cut across its length (small halos), to orca run's hash.
+#    A 2 km x 6 m corridor on 4 ranks is cut across its length (small halos), to orca run's hash;
+#    with one agent reaching 2^23 m only its rank receives every agent. Mixed neighbour
+#    distances and radii rebalanced every step: hash and overlap records equal orca run's.
+#    The extensions (avoidance settings, separation, density speed, pedestrian model and
+#    streams, walkable-area boundaries, goal sets and exits): every step's hash on 1-4 ranks
+#    equals orca run's;
+#    checkpoints of each continue. --csv writes orca run's bytes.
 # 3. A checkpoint written on 2 ranks continued on 3 and on 1: the hash equals orca run's.
 # 4. A rank killed mid-run: the job fails within a bounded time with a message naming the
 #    lost process; the last checkpoint restarts it with the one-process bits.
@@ -107,6 +113,64 @@ else
     cat "$tmp/err"
 fi
 
+# 2d. halo widths per region: one agent of the corridor reaches 2^23 m. Only its rank needs
+#     every agent (each rank receives the agents its own can reach, docs/mpi.md "Halo"): about
+#     0.75 halo agents per owned agent, where one global width gave every rank every agent
+#     (3.0); its rank reports the reach, the others 2 m; the hash equals orca run's.
+{ cat "$tmp/long.txt"; echo "agent 1000 3 goal 2100 3 neighbor_dist=8388608"; } >"$tmp/far.txt"
+want=$("$orca" run "$tmp/far.txt" --steps 20 --json | json 'd["hash"]')
+got=$(run 4 "$ompi" run "$tmp/far.txt" --steps 20 --rebalance 5 --json 2>"$tmp/err" |
+    json '"%s %.4f %s" % (d["hash"], sum(r["halo_per_step"] for r in d["per_rank"]) /
+          d["agents"], ",".join("%g" % x for x in sorted(r["reach"] for r in d["per_rank"])))')
+read -r h share reach <<<"$got"
+if [[ "$h" == "$want" && "$reach" == "2,2,2,8.38861e+06" ]] &&
+   python3 -c "import sys; sys.exit(not $share < 0.8)"; then
+    ok "the corridor with one agent reaching 2^23 m on 4 ranks: $share halo agents per owned, $h"
+else
+    bad "the corridor with one far-reaching agent: '$got' (orca run: $want; want under 0.8" \
+        "halo agents per owned and reaches 2,2,2,8.38861e+06)"
+    cat "$tmp/err"
+fi
+# Mixed reaches, rebalanced every step, on 2 and 4 ranks: the hash and both overlap records
+# equal orca run's. mix.txt: neighbour distances 0.8, 6, 40 and 1 next to one another (a rank
+# that missed an agent within an owned agent's distance changes the hash); pair.txt: two
+# agents whose neighbour distance (0.1 m) is below their radii's sum pass through each other
+# across the root cut (the rebalancing puts it between them; only the larger one's diameter in
+# its reach puts the pair in one local list: the overlap record).
+cat >"$tmp/mix.txt" <<'EOF2'
+orca-scene 1
+dt 0.25
+segment -12 -8 12 -8
+grid 16 8 -28 -4.5 1.3 1.2 goal 30 0 radius=0.5 neighbor_dist=0.8
+grid 16 8 8 -4.5 1.0 1.1 stagger goal -30 0 radius=0.15 neighbor_dist=6
+agent 0 20 goal 0 -20 radius=0.3 neighbor_dist=40
+agent 0 -7 goal 0 30 radius=2 neighbor_dist=1
+EOF2
+cat >"$tmp/pair.txt" <<'EOF2'
+orca-scene 1
+default neighbor_dist 0.1
+default radius 0.2
+grid 5 10 -30 -5 2 1
+grid 5 10 22 -5 2 1
+agent -15 0 goal 30 0 radius=3
+agent 15.3 0.5 goal -30 0.5 radius=0.01
+EOF2
+for sk in "mix 120" "pair 80"; do
+    read -r scene k <<<"$sk"
+    want=$("$orca" run "$tmp/$scene.txt" --steps "$k" --json |
+        json '"%s %r %r" % (d["hash"], d["max_agent_overlap"], d["max_wall_overlap"])')
+    for r in 2 4; do
+        got=$(run "$r" "$ompi" run "$tmp/$scene.txt" --steps "$k" --rebalance 1 --json \
+            2>"$tmp/err" | json '"%s %r %r" % (d["hash"], d["agent_overlap"], d["wall_overlap"])')
+        if [[ "$got" == "$want" ]]; then
+            ok "mixed reaches ($scene) on $r ranks, rebalanced every step: $got"
+        else
+            bad "mixed reaches ($scene) on $r ranks: '$got', orca run gives '$want'"
+            cat "$tmp/err"
+        fi
+    done
+done
+
 # the text summary's overlaps are fractions of the radius, as orca run's (not metres)
 ov=$(run 2 "$ompi" run "$tmp/corridor.txt" --steps 20 2>"$tmp/err" | grep 'overlap')
 if grep -q 'deepest agent overlap: .* (fraction of radius)' <<<"$ov" &&
@@ -133,6 +197,142 @@ refused "waypoints" "uses waypoints, which does not run under MPI yet" "$tmp/wp.
 refused "a bad option value" "--steps: expected a whole number" --scene circle --steps x
 refused "--steps with --max-steps" "give --steps N or --max-steps CAP, not both" \
     --scene circle --steps 5 --max-steps 9
+
+# 2e. the extensions under MPI, against one process after every step: avoidance settings
+#     (priority, layers and masks, locked agents) with the separation option and two agents
+#     at one point; the density-dependent speed in a corridor; the pedestrian model with two
+#     streams meeting in a corridor (it reads the neighbours' stored preferred velocities and
+#     streams, halo copies' too). On 1-4 ranks rebalanced every step: `--hash-every 1` equals
+#     `orca run --steps k` for every k; and the flags --separation, --density-speed and
+#     --pedestrian on a plain file, and a checkpoint of each continued on another rank count.
+python3 - "$tmp" <<'PY'
+import random, sys
+d = sys.argv[1]
+random.seed(44)
+L = ["orca-scene 1", "dt 0.1", "separation on", "default radius 0.3", "default neighbor_dist 4",
+     "default time_horizon 2", "segment 0 -1 20 -1"]
+for i in range(60):
+    x, y = random.uniform(0, 20), random.uniform(0, 20)
+    k = []
+    if i % 3 == 0: k.append("priority=%s" % (0.5, 2, 4)[(i // 3) % 3])
+    if i % 5 == 0: k.append("layers=2 mask=3")
+    if i % 17 == 0: k.append("locked=1")
+    L.append("agent %.3f %.3f goal %.3f %.3f %s" % (x, y, 20 - x, 20 - y, " ".join(k)))
+L += ["agent 5 5 goal 10 10", "agent 5 5 goal 0 10"]
+open(d + "/ext-avoid.txt", "w").write("\n".join(L) + "\n")
+L = ["orca-scene 1", "dt 0.1", "density_speed on radius=1.5", "default radius 0.2",
+     "default neighbor_dist 3", "segment -1 -0.5 50 -0.5", "segment -1 4.5 50 4.5"]
+for i in range(80):
+    x, y = random.uniform(0, 10), random.uniform(0, 4)
+    L.append("agent %.3f %.3f goal %.3f %.3f" % (x, y, x + 30, y))
+open(d + "/ext-density.txt", "w").write("\n".join(L) + "\n")
+P = ["orca-scene 1", "dt 0.05", "pedestrian on", "segment 0 0 30 0", "segment 0 6 30 6"]
+for i in range(80):
+    x, y = random.uniform(1, 29), random.uniform(0.5, 5.5)
+    P.append("agent %.3f %.3f goal %d %.3f stream=%d" % (x, y, 40 if i % 2 == 0 else -10, y, i % 2))
+open(d + "/ext-ped.txt", "w").write("\n".join(P) + "\n")
+open(d + "/ext-plain.txt", "w").write("\n".join(l for l in L if not l.startswith("density")) + "\n")
+B = ["orca-scene 1", "dt 0.1", "default radius 0.25", "default neighbor_dist 3",
+     "default time_horizon 2", "boundary 0 0 24 0 24 16 0 16", "boundary 10 6 10 10 14 10 14 6"]
+while len(B) < 7 + 80:
+    x, y = random.uniform(0.5, 23.5), random.uniform(0.5, 15.5)
+    if not (9.5 < x < 14.5 and 5.5 < y < 10.5):
+        B.append("agent %.3f %.3f goal %.3f %.3f" % (x, y, 24 - x, 16 - y))
+open(d + "/ext-bnd.txt", "w").write("\n".join(B) + "\n")
+G = ["orca-scene 1", "dt 0.25", "default radius 0.25", "default neighbor_dist 3",
+     "default time_horizon 2", "goalset doors -0.5 2  10.5 2  5 -0.5 exit arrive=0.6",
+     "goalset meet 5 8", "segment 0 0 4 0", "segment 6 0 10 0", "segment 0 4 10 4"]
+for i in range(60):
+    G.append("agent %.3f %.3f goalset %s" % (random.uniform(0.5, 9.5), random.uniform(0.5, 3.5),
+                                               "meet" if i % 5 == 0 else "doors"))
+open(d + "/ext-sets.txt", "w").write("\n".join(G) + "\n")
+PY
+ext_steps=24
+# ext_case NAME FILE [FLAGS...]: every step's hash on 1-4 ranks against orca run's
+ext_case() {
+    local name=$1 file=$2
+    shift 2
+    local want="" k h got r
+    for ((k = 1; k <= ext_steps; ++k)); do
+        h=$("$orca" run "$file" --steps "$k" "$@" --json | json 'd["hash"]')
+        want+="$k:$h "
+    done
+    for r in 1 2 3 4; do
+        got=$(run "$r" "$ompi" run "$file" --steps $ext_steps --hash-every 1 --rebalance 1 "$@" \
+            --json 2>"$tmp/err" |
+            json '" ".join("%d:%s" % (x["step"], x["hash"]) for x in d["hashes"]) + " "')
+        if [[ "$got" == "$want" ]]; then
+            local last=${want% }
+            ok "$name on $r ranks: every step's hash equals orca run's (step ${last##* })"
+        else
+            bad "$name on $r ranks: got '$got', orca run gives '$want'"
+            cat "$tmp/err"
+        fi
+    done
+}
+ext_case "avoidance settings and separation" "$tmp/ext-avoid.txt"
+ext_case "density-dependent speed" "$tmp/ext-density.txt"
+ext_case "pedestrian model and streams" "$tmp/ext-ped.txt"
+ext_case "walkable-area boundaries (a room with a pillar)" "$tmp/ext-bnd.txt"
+ext_case "goal sets and exits" "$tmp/ext-sets.txt"
+# the exits' counts and --max-steps with exits, as orca run reports them
+want=$("$orca" run "$tmp/ext-sets.txt" --max-steps 400 --json |
+    json '"%s %s %s %s" % (d["hash"], d["exited"], d["exited_last_step"], d["all_arrived_step"])')
+for r in 1 3; do
+    got=$(run "$r" "$ompi" run "$tmp/ext-sets.txt" --max-steps 400 --rebalance 1 --json \
+        2>"$tmp/err" |
+        json '"%s %s %s %s" % (d["hash"], d["exited"], d["exited_last_step"], d["all_arrived_step"])')
+    if [[ "$got" == "$want" ]]; then
+        ok "exits on $r ranks, until arrived: hash, exited, last exit step, arrival step: $got"
+    else
+        bad "exits on $r ranks: '$got', orca run gives '$want'"
+        cat "$tmp/err"
+    fi
+done
+for fl in --separation --density-speed --pedestrian; do
+    want=$("$orca" run "$tmp/ext-plain.txt" --steps 20 $fl --json | json 'd["hash"]')
+    got=$(run 3 "$ompi" run "$tmp/ext-plain.txt" --steps 20 --rebalance 1 $fl --json \
+        2>"$tmp/err" | json 'd["hash"]')
+    if [[ "$got" == "$want" ]]; then
+        ok "orca-mpi $fl on 3 ranks: $got, as orca run $fl"
+    else
+        bad "orca-mpi $fl: $got, orca run gives $want"
+        cat "$tmp/err"
+    fi
+done
+for f in avoid density ped bnd sets; do
+    want=$("$orca" run "$tmp/ext-$f.txt" --steps 30 --json | json 'd["hash"]')
+    rm -rf "$tmp/ck-$f" && mkdir "$tmp/ck-$f"
+    run 2 "$ompi" run "$tmp/ext-$f.txt" --steps 15 --rebalance 1 --checkpoint "$tmp/ck-$f" -q \
+        2>"$tmp/err" || cat "$tmp/err"
+    got=$(run 3 "$ompi" run --restart "$tmp/ck-$f" --steps 15 --rebalance 1 --json 2>"$tmp/err" |
+        json 'd["hash"]')
+    if [[ "$got" == "$want" ]]; then
+        ok "ext-$f: a checkpoint on 2 ranks continued on 3: $got, as orca run"
+    else
+        bad "ext-$f: the checkpoint continued to $got, orca run gives $want"
+        cat "$tmp/err"
+    fi
+done
+refused "--pedestrian on a built-in scene" "applies to a scene file only" --scene circle \
+    --pedestrian
+# --csv: the same bytes as orca run's, on 1-4 ranks (rows through rank 0 in windows)
+for ev in 1 7; do
+    "$orca" run "$tmp/ext-ped.txt" --steps 30 --csv "$tmp/want.csv" --every $ev -q
+    for r in 1 2 3 4; do
+        run "$r" "$ompi" run "$tmp/ext-ped.txt" --steps 30 --rebalance 1 --csv "$tmp/got.csv" \
+            --every $ev -q 2>"$tmp/err"
+        if cmp -s "$tmp/want.csv" "$tmp/got.csv"; then
+            ok "--csv --every $ev on $r ranks: the bytes of orca run's ($(wc -l <"$tmp/got.csv") lines)"
+        else
+            bad "--csv --every $ev on $r ranks differs from orca run's"
+            cat "$tmp/err"
+        fi
+    done
+done
+refused "--csv into a directory that does not exist" "--csv: $tmp/nodir/x.csv: No such file" \
+    "$tmp/ext-ped.txt" --steps 2 --csv "$tmp/nodir/x.csv" -q
+refused "a scene file that does not exist" "cannot open: No such file" "$tmp/none.txt" --steps 2
 
 # 2c. until every agent has arrived (--max-steps): the step it stops at, why, and the hash
 #     equal orca run's: the circle (all arrive), the wallgap stopped by the cap, and a scene

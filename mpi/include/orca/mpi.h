@@ -2,10 +2,10 @@
 /* orca on MPI (docs/mpi.md): one run split across the processes of an MPI communicator by
  * spatial domains, with the bits of one process. Every agent carries its order key (its place
  * in the one-process index order); each rank owns the agents whose position lies in its domain
- * of the plane, steps them with copies of the agents near its borders (the halo), and hands
- * agents that crossed a border to their new owner. The result of every step, and so the state
- * hash, equals the one-process run (an orca_scenario with the same agents, goals, seed and dt)
- * for any rank count, any domain layout and any rebalancing.
+ * of the plane, steps them with copies of the other ranks' agents that its own can reach (the
+ * halo), and hands agents that crossed a border to their new owner. The result of every step,
+ * and so the state hash, equals the one-process run (an orca_scenario with the same agents,
+ * goals, seed and dt) for any rank count, any domain layout and any rebalancing.
  *
  * Every function marked "collective" must be called by every rank of the communicator, in the
  * same order, with the same arguments where the comment says so; each returns the same status
@@ -18,6 +18,7 @@
 #include <mpi.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "orca/scenario.h"
 #include "orca/sim.h"
@@ -79,6 +80,13 @@ uint64_t orca_mpi_step_count(const orca_mpi *m);
  * every rank keeps every segment). */
 orca_status orca_mpi_add_segment(orca_mpi *m, orca_vec2 a, orca_vec2 b);
 
+/** Collective, same index on every rank: removes the segment at index (0 .. count - 1, in the
+ * order they were added, earlier removals closing the gaps); the others keep their order, as
+ * orca_sim_remove_segment keeps them, so the run continues with the bits of one process that
+ * removed the same segment. A bad or differing index is refused on every rank, nothing
+ * removed. */
+orca_status orca_mpi_remove_segment(orca_mpi *m, int index);
+
 /** Collective. Each rank adds its own list (count may differ, 0 included): agent defs with
  * their goals (ORCA_GOAL_POINT, ORCA_GOAL_VELOCITY or ORCA_GOAL_NONE). The new agents come
  * after every agent there is, in rank order and then list order, with consecutive keys; this
@@ -97,6 +105,14 @@ orca_status orca_mpi_step(orca_mpi *m);
 /** Collective: rebuild the domains by the agents' count now (docs/mpi.md, "Domains"). */
 orca_status orca_mpi_rebalance(orca_mpi *m);
 
+/** Collective: the rows of the current state in `orca run --csv`'s format, in index order
+ * (the one-process order of the agents), written by rank 0 into f (the other ranks pass NULL
+ * or anything): "step,time,agent,x,y,vx,vy" values, one line an agent, numbers as %.17g,
+ * time = steps * dt. The rows pass through rank 0 a window of keys at a time, as the hash's
+ * values do, so no rank holds every agent. ORCA_ERR_IO on every rank when rank 0's writes
+ * fail (the header line is the caller's). */
+orca_status orca_mpi_write_csv(orca_mpi *m, FILE *f);
+
 /** Collective: the state hash, equal to orca_sim_hash of the one-process simulation in the
  * same state; the same value on every rank (0 with *status set on a failure, may be NULL). */
 uint64_t orca_mpi_hash(orca_mpi *m, orca_status *status);
@@ -111,6 +127,8 @@ typedef struct orca_mpi_summary {
     double wall_overlap;  /**< deepest agent-wall overlap likewise, a fraction of the radius */
     int64_t fallbacks;         /**< fallback count over the run; -1 without diagnostics */
     int32_t segments;          /**< wall segments */
+    int64_t exited;            /**< agents that left by exits over the run (goal sets) */
+    int64_t exited_last_step;  /**< the step count when the last of them left; -1: none */
 } orca_mpi_summary;
 
 /** Collective. Measures the current state too (so the final state enters the overlaps). */
@@ -137,7 +155,10 @@ typedef struct orca_mpi_stats {
     double solve_seconds;   /**< of which in orca_sim_step */
     double box[4];          /**< this rank's domain: x0 <= x < x1, y0 <= y < y1 as
                                  (x0, y0, x1, y1), infinite where unbounded */
-    double halo_width;      /**< the last step's halo width (m) */
+    double halo_width;      /**< the last step's largest reach of this rank's agents (m):
+                                 max(neighbour distance, 2 radius); its halo holds the
+                                 agents within it of its own (0 with none, and on one rank,
+                                 which has no halo) */
 } orca_mpi_stats;
 
 void orca_mpi_get_stats(const orca_mpi *m, orca_mpi_stats *out);
