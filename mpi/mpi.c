@@ -7,7 +7,7 @@
  * to their new owners. Since an agent's step reads only agents within its neighbour distance,
  * the walls (every rank has every wall) and the order of indices, the owned agents' results
  * are the one-process bits (docs/algorithm.md §11-12). */
-#include "orca/mpi.h"
+#include "mpi_internal.h"
 
 #include <errno.h>
 #include <math.h>
@@ -18,47 +18,10 @@
 #include <time.h>
 
 #include "scenario_rule.h"
-#include "sim_internal.h"
 #include "sim_peek.h"
 #include "snap_io.h"
 
-#define HASH_WINDOW 65536         /* keys per gather of orca_mpi_hash */
 #define BALANCE_BINS 4096         /* histogram bins of the rebalancing rule */
-#define CKPT_MAGIC_PART "ORCAMPIP"
-#define CKPT_MAGIC_MANIFEST "ORCAMPIM"
-#define CKPT_VERSION 3u /* 3: records with avoidance settings and streams, the options */
-
-/* A node of the domain tree: an inner node cuts its region at `cut` along `axis` (0 x, 1 y):
- * coordinates below the cut go to child lo, the others to child hi; a leaf (lo = -1) is the
- * domain of rank r0. It covers ranks [r0, r1). */
-typedef struct dnode {
-    int axis, depth;
-    double cut;
-    int lo, hi;
-    int r0, r1;
-} dnode;
-
-/* One agent as the ranks exchange it (bytes: every rank runs the same build). */
-typedef struct mpi_agent {
-    uint64_t key;      /* order key: its place in the one-process index order */
-    uint64_t rule_key; /* the rule's key (docs/scenarios.md): its creation ordinal */
-    orca_agent_def def;
-    orca_goal goal;
-    float hint;  /* the step's search-radius hint for this agent (not state: it never decides,
-                    algorithm.md §11.4), carried so the local simulation starts warm */
-    int32_t stream; /* the pedestrian model's stream (-1: none; docs/pedestrians.md) */
-    agent_ext ext;  /* its avoidance settings (docs/extensions.md) */
-} mpi_agent;
-
-/* The simulation-wide settings of the run's extensions (docs/mpi.md, "What runs under MPI"):
- * each rank's local simulation gets them, and the hash and the checkpoints carry them. */
-typedef struct mpi_options {
-    int separation;
-    int density_on;
-    orca_density_speed density;
-    int ped_on;
-    orca_pedestrian ped;
-} mpi_options;
 
 /* A new record: zero, with no stream and the default avoidance settings. */
 static void agent_clear(mpi_agent *a)
@@ -68,65 +31,7 @@ static void agent_clear(mpi_agent *a)
     a->ext = orca_ext_defaults();
 }
 
-struct orca_mpi {
-    MPI_Comm comm;
-    int rank, size;
-    orca_mpi_def def;
-    uint64_t steps;
-    uint64_t next_key, next_rule_key;
-    orca_sim *local;
-    int local_stale; /* 1: rebuild the local simulation (walls changed) */
-    int local_own;   /* 1: the local list is own itself (one rank: no halo), not order */
-    int local_mirror; /* 1: the local simulation holds own's agents in order with own's values
-                         (one rank, after a step's keep), but for the owned agents' preferred
-                         velocities when local_ruled; whatever changes own clears it */
-    int local_ruled;  /* with local_mirror: those are the rule's for step m->steps already */
-    mpi_agent *own;
-    int64_t own_n, own_cap;
-    dnode *tree;    /* the domains: 2 size - 1 nodes, the root first (docs/mpi.md, "Domains") */
-    int tree_n;
-    double *reach_box; /* per rank, the box its owned agents can read (x0, y0, x1, y1; empty:
-                          x0 > x1), from the last halo exchange (docs/mpi.md, "Halo") */
-    int *readers;      /* scratch: the ranks whose reach box meets this rank's agents */
-    orca_vec2 *seg_a, *seg_b;
-    int32_t seg_n, seg_cap;
-    /* the walkable-area boundary loops, in index order: loop l has bnd_len[l] points, from
-     * bnd_pt[sum of the earlier lengths] on */
-    int32_t *bnd_len;
-    orca_vec2 *bnd_pt;
-    int32_t bnd_n, bnd_points;
-    /* the goal sets (docs/navigation.md, "Shared goals"), in index order: set k has
-     * set_count[k] points from set_pt[set_first[k]] on, and is an exit (set_exit[k]) with
-     * arrive distance set_arrive[k] (0: the agent's radius) */
-    int32_t set_n, set_points, *set_first, *set_count, *set_exit;
-    double *set_arrive;
-    orca_vec2 *set_pt;
-    int64_t exited;           /* this rank's owned agents that left by exits */
-    int64_t exited_last_step; /* the step count when the last of them left, or -1 */
-    mpi_options opt;
-    /* scratch */
-    mpi_agent *send, *recv, *merged, *tmp;
-    int64_t send_cap, recv_cap, merged_cap, tmp_cap;
-    int *scount, *sdispl, *rcount, *rdispl;
-    const mpi_agent **order, **order_tmp; /* the local list: owned and halo agents by key */
-    int64_t order_cap, order_tmp_cap;
-    orca_agent_diagnostics *diag;
-    int64_t diag_cap;
-    unsigned char *owned; /* per entry of the local list: 1 owned, 0 a halo copy */
-    int64_t owned_cap;
-    orca_vec2 *rule_pref; /* with the pedestrian model: per entry, this step's preferred
-                             velocity, which the step takes from the rule (fill_local) */
-    int64_t rule_pref_cap;
-    /* record */
-    double agent_overlap, wall_overlap;
-    int64_t fallbacks;
-    orca_mpi_stats stats;
-    uint64_t run_id; /* this run's identifier (checkpoints name it; a restart keeps it) */
-    char last_part[4200]; /* this rank's part of the last checkpoint it wrote, or "" */
-    char error[512];
-};
-
-static char create_error[512];
+char mpi_create_error[512];
 
 orca_mpi_def orca_mpi_def_default(void)
 {
@@ -149,12 +54,12 @@ uint64_t orca_mpi_step_count(const orca_mpi *m)
 
 const char *orca_mpi_last_error(const orca_mpi *m)
 {
-    return m ? m->error : create_error;
+    return m ? m->error : mpi_create_error;
 }
 
 /* --- errors: every rank agrees on the status and the first failing rank's message -------- */
 
-static orca_status local_fail(orca_mpi *m, orca_status st, const char *fmt, ...)
+orca_status mpi_local_fail(orca_mpi *m, orca_status st, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -165,7 +70,7 @@ static orca_status local_fail(orca_mpi *m, orca_status st, const char *fmt, ...)
 
 /* Collective: the status of the lowest failing rank (ORCA_OK when none failed); its message
  * goes to every rank's error, prefixed with the rank. */
-static orca_status agree(orca_mpi *m, orca_status st)
+orca_status mpi_agree(orca_mpi *m, orca_status st)
 {
     int mine = st != ORCA_OK ? m->rank : m->size, first = m->size;
     MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, m->comm);
@@ -185,7 +90,7 @@ static orca_status agree(orca_mpi *m, orca_status st)
 
 /* --- growable arrays --------------------------------------------------------------------- */
 
-static int reserve(void **p, int64_t *cap, int64_t need, size_t size)
+int mpi_reserve(void **p, int64_t *cap, int64_t need, size_t size)
 {
     if (need <= *cap) {
         return 1;
@@ -203,11 +108,6 @@ static int reserve(void **p, int64_t *cap, int64_t need, size_t size)
     return 1;
 }
 
-#define RESERVE(m, arr, cap, need)                                                             \
-    (reserve((void **)&(m)->arr, &(m)->cap, (need), sizeof *(m)->arr)                          \
-         ? ORCA_OK                                                                             \
-         : local_fail((m), ORCA_ERR_MEMORY, "out of memory (%lld entries of %s)",              \
-                      (long long)(need), #arr))
 
 /* --- domains ----------------------------------------------------------------------------- */
 
@@ -331,12 +231,12 @@ static orca_status exchange(orca_mpi *m, double *seconds)
     }
     orca_status st = ORCA_OK;
     if (total > INT32_MAX / (int64_t)sizeof(mpi_agent)) {
-        st = local_fail(m, ORCA_ERR_LIMIT, "a rank would receive %lld agents at once",
-                        (long long)total);
+        st = mpi_local_fail(m, ORCA_ERR_LIMIT, "a rank would receive %lld agents at once",
+                            (long long)total);
     } else {
         st = RESERVE(m, recv, recv_cap, total + 1);
     }
-    st = agree(m, st);
+    st = mpi_agree(m, st);
     if (st != ORCA_OK) {
         *seconds += MPI_Wtime() - t0;
         return st;
@@ -397,7 +297,7 @@ static orca_status migrate(orca_mpi *m, double *seconds)
         m->stats.moved_bytes += off * (int64_t)sizeof(mpi_agent);
         m->own_n = kept;
     }
-    st = agree(m, st);
+    st = mpi_agree(m, st);
     if (st != ORCA_OK) {
         return st;
     }
@@ -410,7 +310,7 @@ static orca_status migrate(orca_mpi *m, double *seconds)
     }
     /* with none received own is in key order already */
     int64_t n = arrived == 0 ? m->own_n : merge_received(m, m->own, m->own_n);
-    st = agree(m, n < 0 ? ORCA_ERR_MEMORY : ORCA_OK);
+    st = mpi_agree(m, n < 0 ? ORCA_ERR_MEMORY : ORCA_OK);
     if (st != ORCA_OK || arrived == 0) {
         /* on a failure the agents sent are gone from here and did not arrive there */
         return st;
@@ -513,8 +413,8 @@ static orca_status gather_halo(orca_mpi *m, int64_t *count, double *seconds)
         off += m->scount[r];
     }
     orca_status st = off > INT32_MAX / (int64_t)sizeof(mpi_agent)
-                         ? local_fail(m, ORCA_ERR_LIMIT, "a rank would send %lld halo agents",
-                                      (long long)off)
+                         ? mpi_local_fail(m, ORCA_ERR_LIMIT, "a rank would send %lld halo agents",
+                                          (long long)off)
                          : RESERVE(m, send, send_cap, off + 1);
     if (st == ORCA_OK) {
         int *fill = m->rdispl;
@@ -530,7 +430,7 @@ static orca_status gather_halo(orca_mpi *m, int64_t *count, double *seconds)
             }
         }
     }
-    st = agree(m, st);
+    st = mpi_agree(m, st);
     if (st != ORCA_OK) {
         return st;
     }
@@ -547,7 +447,7 @@ static orca_status gather_halo(orca_mpi *m, int64_t *count, double *seconds)
     if (st == ORCA_OK) {
         st = RESERVE(m, order_tmp, order_tmp_cap, total + 1);
     }
-    st = agree(m, st);
+    st = mpi_agree(m, st);
     if (st != ORCA_OK) {
         return st;
     }
@@ -596,28 +496,28 @@ static orca_status new_local(orca_mpi *m)
     orca_status st = orca_sim_create(&sd, &m->local);
     if (st != ORCA_OK) {
         m->local = NULL;
-        return local_fail(m, st, "out of memory (a local simulation)");
+        return mpi_local_fail(m, st, "out of memory (a local simulation)");
     }
     orca_sim_set_vector_kernels(m->local, m->def.vector_kernels);
     if (m->def.diagnostics && (st = orca_sim_set_diagnostics(m->local, 1)) != ORCA_OK) {
-        return local_fail(m, st, "%s", orca_sim_last_error(m->local));
+        return mpi_local_fail(m, st, "%s", orca_sim_last_error(m->local));
     }
     for (int32_t k = 0; k < m->seg_n; ++k) {
         if ((st = orca_sim_add_segment(m->local, m->seg_a[k], m->seg_b[k], NULL)) != ORCA_OK) {
-            return local_fail(m, st, "%s", orca_sim_last_error(m->local));
+            return mpi_local_fail(m, st, "%s", orca_sim_last_error(m->local));
         }
     }
     for (int32_t l = 0, at = 0; l < m->bnd_n; at += m->bnd_len[l++]) {
         if ((st = orca_sim_add_boundary(m->local, m->bnd_pt + at, m->bnd_len[l], NULL)) !=
             ORCA_OK) {
-            return local_fail(m, st, "%s", orca_sim_last_error(m->local));
+            return mpi_local_fail(m, st, "%s", orca_sim_last_error(m->local));
         }
     }
     const mpi_options *o = &m->opt;
     if ((o->separation && (st = orca_sim_set_separation(m->local, 1)) != ORCA_OK) ||
         (o->density_on && (st = orca_sim_set_density_speed(m->local, &o->density)) != ORCA_OK) ||
         (o->ped_on && (st = orca_sim_set_pedestrian(m->local, &o->ped)) != ORCA_OK)) {
-        return local_fail(m, st, "%s", orca_sim_last_error(m->local));
+        return mpi_local_fail(m, st, "%s", orca_sim_last_error(m->local));
     }
     return ORCA_OK;
 }
@@ -671,7 +571,7 @@ static orca_status fill_local(orca_mpi *m, int64_t n, int rule)
                  n == orca_sim_agent_count(m->local);
     m->local_mirror = 0; /* until the agents are its again (a refused step keeps own's) */
     if (n > INT32_MAX) {
-        return local_fail(m, ORCA_ERR_LIMIT, "%lld agents on one rank", (long long)n);
+        return mpi_local_fail(m, ORCA_ERR_LIMIT, "%lld agents on one rank", (long long)n);
     }
     orca_status st = RESERVE(m, owned, owned_cap, n + 1);
     if (st != ORCA_OK) {
@@ -705,7 +605,7 @@ static orca_status fill_local(orca_mpi *m, int64_t n, int rule)
     }
     orca_sim *s = m->local;
     if ((st = orca_agents_refill(s, (int32_t)n)) != ORCA_OK) {
-        return local_fail(m, st, "%s", orca_sim_last_error(s));
+        return mpi_local_fail(m, st, "%s", orca_sim_last_error(s));
     }
     for (int64_t i = 0; i < n; ++i) {
         const mpi_agent *a = local_agent(m, i);
@@ -715,7 +615,8 @@ static orca_status fill_local(orca_mpi *m, int64_t n, int rule)
         s->par[i].nb_guess = a->hint;
         if ((!orca_ext_is_default(&a->ext) && !orca_ext_store(s, (int32_t)i, &a->ext)) ||
             (a->stream >= 0 && !orca_stream_store(s, (int32_t)i, a->stream))) {
-            return local_fail(m, ORCA_ERR_MEMORY, "out of memory (avoidance settings, streams)");
+            return mpi_local_fail(m, ORCA_ERR_MEMORY,
+                                  "out of memory (avoidance settings, streams)");
         }
         if (rule && own) {
             *(ped ? &to[i] : &s->pref[i]) = rule_of(m, a, sh);
@@ -734,7 +635,7 @@ static orca_status measure(orca_mpi *m)
     double ao = 0.0, wo = 0.0;
     orca_status st = orca_sim_measure_overlap(m->local, &ao, &wo);
     if (st != ORCA_OK) {
-        return local_fail(m, st, "%s", orca_sim_last_error(m->local));
+        return mpi_local_fail(m, st, "%s", orca_sim_last_error(m->local));
     }
     if (ao > m->agent_overlap) {
         m->agent_overlap = ao;
@@ -753,11 +654,11 @@ static orca_status local_step_fail(orca_mpi *m, orca_status st, int64_t n)
     /* a refused new velocity is the step's only ORCA_ERR_LIMIT, and sets bad_agent */
     int b = atomic_load(&m->local->bad_agent);
     if (st != ORCA_ERR_LIMIT || b < 0 || b >= n) {
-        return local_fail(m, st, "%s", orca_sim_last_error(m->local));
+        return mpi_local_fail(m, st, "%s", orca_sim_last_error(m->local));
     }
-    return local_fail(m, st, "the agent with key %llu (local index %d): %s",
-                      (unsigned long long)local_agent(m, b)->key, b,
-                      orca_sim_last_error(m->local));
+    return mpi_local_fail(m, st, "the agent with key %llu (local index %d): %s",
+                          (unsigned long long)local_agent(m, b)->key, b,
+                          orca_sim_last_error(m->local));
 }
 
 /* Local: each owned agent takes its new position and velocity, its preferred velocity (the
@@ -924,7 +825,7 @@ orca_status orca_mpi_step(orca_mpi *m)
         }
     }
     double ta = MPI_Wtime();
-    st = agree(m, st);
+    st = mpi_agree(m, st);
     comm += MPI_Wtime() - ta;
     if (st != ORCA_OK) {
         m->stats.step_seconds += MPI_Wtime() - t0;
@@ -971,8 +872,9 @@ orca_status orca_mpi_rebalance(orca_mpi *m)
     size_t hist_cap = (size_t)(256 * m->size > 32768 ? 256 * m->size : 32768);
     long long *hist = calloc(2 * hist_cap, sizeof *hist);
     orca_status st = slot && mm && hist ? ORCA_OK
-                                        : local_fail(m, ORCA_ERR_MEMORY, "out of memory (balancing)");
-    st = agree(m, st);
+                                        : mpi_local_fail(m, ORCA_ERR_MEMORY,
+                                                         "out of memory (balancing)");
+    st = mpi_agree(m, st);
     if (st != ORCA_OK) {
         free(slot);
         free(mm);
@@ -1118,27 +1020,27 @@ void orca_mpi_destroy(orca_mpi *m)
     free_all(m);
 }
 
-/* Checks the def on this rank; 0 and the message in create_error when bad. */
+/* Checks the def on this rank; 0 and the message in mpi_create_error when bad. */
 static int def_ok(const orca_mpi_def *d)
 {
     if (!(d->dt >= 0x1p-30 && d->dt <= 0x1p20)) {
-        snprintf(create_error, sizeof create_error,
+        snprintf(mpi_create_error, sizeof mpi_create_error,
                  "dt must be in [2^-30, 2^20] s, got %.17g", d->dt);
         return 0;
     }
     if (d->workers < 1 || d->workers > ORCA_MAX_WORKERS) {
-        snprintf(create_error, sizeof create_error, "workers must be in [1, %d], got %d",
+        snprintf(mpi_create_error, sizeof mpi_create_error, "workers must be in [1, %d], got %d",
                  ORCA_MAX_WORKERS, d->workers);
         return 0;
     }
     if (d->rebalance_every < 0) {
-        snprintf(create_error, sizeof create_error, "rebalance_every must be >= 0, got %d",
+        snprintf(mpi_create_error, sizeof mpi_create_error, "rebalance_every must be >= 0, got %d",
                  d->rebalance_every);
         return 0;
     }
     if ((d->record != 0 && d->record != 1) || (d->diagnostics != 0 && d->diagnostics != 1) ||
         (d->vector_kernels != 0 && d->vector_kernels != 1)) {
-        snprintf(create_error, sizeof create_error,
+        snprintf(mpi_create_error, sizeof mpi_create_error,
                  "record, diagnostics and vector_kernels must be 0 or 1, got %d, %d, %d",
                  d->record, d->diagnostics, d->vector_kernels);
         return 0;
@@ -1147,8 +1049,8 @@ static int def_ok(const orca_mpi_def *d)
 }
 
 /* Collective: 1 on every rank when ok holds on every rank; else the first failing rank's
- * create_error on every rank. */
-static int agree_create(MPI_Comm comm, int ok)
+ * mpi_create_error on every rank. */
+int mpi_agree_create(MPI_Comm comm, int ok)
 {
     int rank = 0, size = 1;
     MPI_Comm_rank(comm, &rank);
@@ -1158,12 +1060,12 @@ static int agree_create(MPI_Comm comm, int ok)
     if (first == size) {
         return 1;
     }
-    char msg[sizeof create_error];
+    char msg[sizeof mpi_create_error];
     if (rank == first) {
-        snprintf(msg, sizeof msg, "rank %d: %.480s", rank, create_error);
+        snprintf(msg, sizeof msg, "rank %d: %.480s", rank, mpi_create_error);
     }
     MPI_Bcast(msg, (int)sizeof msg, MPI_CHAR, first, comm);
-    memcpy(create_error, msg, sizeof msg);
+    memcpy(mpi_create_error, msg, sizeof msg);
     return 0;
 }
 
@@ -1188,7 +1090,7 @@ orca_status orca_mpi_create(MPI_Comm comm, const orca_mpi_def *def, orca_mpi **o
         return ORCA_ERR_NULL;
     }
     *out = NULL;
-    create_error[0] = '\0';
+    mpi_create_error[0] = '\0';
     orca_mpi_def d = def ? *def : orca_mpi_def_default();
     int ok = def_ok(&d);
     /* the same def everywhere: compare with rank 0's bytes of the fields that matter */
@@ -1198,7 +1100,7 @@ orca_status orca_mpi_create(MPI_Comm comm, const orca_mpi_def *def, orca_mpi **o
     memcpy(root, mine, sizeof root);
     MPI_Bcast(root, 6, MPI_DOUBLE, 0, comm);
     if (ok && memcmp(root, mine, sizeof root) != 0) {
-        snprintf(create_error, sizeof create_error,
+        snprintf(mpi_create_error, sizeof mpi_create_error,
                  "the definition (dt, seed, rebalance_every, record, diagnostics) differs "
                  "from rank 0's");
         ok = 0;
@@ -1210,7 +1112,7 @@ orca_status orca_mpi_create(MPI_Comm comm, const orca_mpi_def *def, orca_mpi **o
             m->comm = MPI_COMM_NULL;
             m->exited_last_step = -1;
         } else {
-            snprintf(create_error, sizeof create_error, "out of memory");
+            snprintf(mpi_create_error, sizeof mpi_create_error, "out of memory");
             ok = 0;
         }
     }
@@ -1227,7 +1129,7 @@ orca_status orca_mpi_create(MPI_Comm comm, const orca_mpi_def *def, orca_mpi **o
         sd.worker_count = d.workers;
         if (!m->scount || !m->tree || !m->reach_box || !m->readers ||
             orca_sim_create(&sd, &m->local) != ORCA_OK) {
-            snprintf(create_error, sizeof create_error, "out of memory");
+            snprintf(mpi_create_error, sizeof mpi_create_error, "out of memory");
             ok = 0;
         } else {
             m->sdispl = m->scount + m->size;
@@ -1240,7 +1142,7 @@ orca_status orca_mpi_create(MPI_Comm comm, const orca_mpi_def *def, orca_mpi **o
             }
         }
     }
-    if (!agree_create(comm, ok)) {
+    if (!mpi_agree_create(comm, ok)) {
         if (m) {
             m->comm = MPI_COMM_NULL;
         }
@@ -1267,15 +1169,15 @@ orca_status orca_mpi_add_segment(orca_mpi *m, orca_vec2 a, orca_vec2 b)
     MPI_Bcast(root, 4, MPI_DOUBLE, 0, m->comm);
     orca_status st = ORCA_OK;
     if (memcmp(root, mine, sizeof root) != 0) {
-        st = local_fail(m, ORCA_ERR_ARGUMENT,
-                        "segment (%.17g, %.17g)-(%.17g, %.17g) differs from rank 0's", a.x, a.y,
-                        b.x, b.y);
+        st = mpi_local_fail(m, ORCA_ERR_ARGUMENT,
+                            "segment (%.17g, %.17g)-(%.17g, %.17g) differs from rank 0's", a.x, a.y,
+                            b.x, b.y);
     }
     if (st == ORCA_OK) {
         int64_t cap_a = m->seg_cap, cap_b = m->seg_cap;
-        if (!reserve((void **)&m->seg_a, &cap_a, (int64_t)m->seg_n + 1, sizeof *m->seg_a) ||
-            !reserve((void **)&m->seg_b, &cap_b, (int64_t)m->seg_n + 1, sizeof *m->seg_b)) {
-            st = local_fail(m, ORCA_ERR_MEMORY, "out of memory (segments)");
+        if (!mpi_reserve((void **)&m->seg_a, &cap_a, (int64_t)m->seg_n + 1, sizeof *m->seg_a) ||
+            !mpi_reserve((void **)&m->seg_b, &cap_b, (int64_t)m->seg_n + 1, sizeof *m->seg_b)) {
+            st = mpi_local_fail(m, ORCA_ERR_MEMORY, "out of memory (segments)");
         } else {
             m->seg_cap = (int32_t)(cap_a < cap_b ? cap_a : cap_b);
         }
@@ -1286,13 +1188,13 @@ orca_status orca_mpi_add_segment(orca_mpi *m, orca_vec2 a, orca_vec2 b)
         orca_sim_def sd = orca_sim_def_default();
         orca_sim *probe = NULL;
         if ((st = orca_sim_create(&sd, &probe)) != ORCA_OK) {
-            local_fail(m, st, "out of memory");
+            mpi_local_fail(m, st, "out of memory");
         } else if ((st = orca_sim_add_segment(probe, a, b, NULL)) != ORCA_OK) {
-            local_fail(m, st, "%s", orca_sim_last_error(probe));
+            mpi_local_fail(m, st, "%s", orca_sim_last_error(probe));
         }
         orca_sim_destroy(probe);
     }
-    st = agree(m, st);
+    st = mpi_agree(m, st);
     if (st != ORCA_OK) {
         return st; /* every rank failed alike (same arguments) or nothing was added */
     }
@@ -1314,13 +1216,14 @@ orca_status orca_mpi_remove_segment(orca_mpi *m, int index)
     MPI_Bcast(&root, 1, MPI_INT, 0, m->comm);
     orca_status st = ORCA_OK;
     if (root != index) {
-        st = local_fail(m, ORCA_ERR_ARGUMENT, "segment index %d differs from rank 0's (%d)",
-                        index, root);
+        st = mpi_local_fail(m, ORCA_ERR_ARGUMENT, "segment index %d differs from rank 0's (%d)",
+                            index, root);
     } else if (index < 0 || index >= m->seg_n) {
-        st = local_fail(m, ORCA_ERR_ARGUMENT, "segment index %d: the run has %d segments", index,
-                        (int)m->seg_n);
+        st = mpi_local_fail(m, ORCA_ERR_ARGUMENT, "segment index %d: the run has %d segments",
+                            index,
+                            (int)m->seg_n);
     }
-    st = agree(m, st);
+    st = mpi_agree(m, st);
     if (st != ORCA_OK) {
         return st; /* nothing removed */
     }
@@ -1340,48 +1243,49 @@ static orca_status check_goal(orca_mpi *m, const orca_goal *g, int i)
     switch (g->kind) {
     case ORCA_GOAL_POINT:
         if (!(fabs(g->target.x) < ORCA_COORD_LIMIT && fabs(g->target.y) < ORCA_COORD_LIMIT)) {
-            return local_fail(m, ORCA_ERR_ARGUMENT,
-                              "agent %d: goal point must have finite coordinates of magnitude "
-                              "below 2^21, got (%.17g, %.17g)",
-                              i, g->target.x, g->target.y);
+            return mpi_local_fail(m, ORCA_ERR_ARGUMENT,
+                                  "agent %d: goal point must have finite coordinates of magnitude "
+                                  "below 2^21, got (%.17g, %.17g)",
+                                  i, g->target.x, g->target.y);
         }
         if (!(g->preferred_speed >= 0.0 && g->preferred_speed <= ORCA_SPEED_MAX)) {
-            return local_fail(m, ORCA_ERR_ARGUMENT,
-                              "agent %d: goal preferred_speed must be in [0, 2^30] m/s, got %.17g",
-                              i, g->preferred_speed);
+            return mpi_local_fail(m, ORCA_ERR_ARGUMENT,
+                                  "agent %d: goal preferred_speed must be in [0, 2^30] m/s, got %.17g",
+                                  i, g->preferred_speed);
         }
         return ORCA_OK;
     case ORCA_GOAL_VELOCITY:
         if (!(fabs(g->target.x) <= ORCA_VELOCITY_LIMIT && fabs(g->target.y) <= ORCA_VELOCITY_LIMIT)) {
-            return local_fail(m, ORCA_ERR_ARGUMENT,
-                              "agent %d: goal velocity must be finite with components of "
-                              "magnitude at most 2^31, got (%.17g, %.17g)",
-                              i, g->target.x, g->target.y);
+            return mpi_local_fail(m, ORCA_ERR_ARGUMENT,
+                                  "agent %d: goal velocity must be finite with components of "
+                                  "magnitude at most 2^31, got (%.17g, %.17g)",
+                                  i, g->target.x, g->target.y);
         }
         return ORCA_OK;
     case ORCA_GOAL_NONE:
         return ORCA_OK;
     case ORCA_GOAL_SET:
         if (g->goal_set < 0 || g->goal_set >= m->set_n) {
-            return local_fail(m, ORCA_ERR_ARGUMENT,
-                              "agent %d: goal_set must name a goal set: in [0, %d), got %d", i,
-                              (int)m->set_n, g->goal_set);
+            return mpi_local_fail(m, ORCA_ERR_ARGUMENT,
+                                  "agent %d: goal_set must name a goal set: in [0, %d), got %d", i,
+                                  (int)m->set_n, g->goal_set);
         }
         if (!(g->preferred_speed >= 0.0 && g->preferred_speed <= ORCA_SPEED_MAX)) {
-            return local_fail(m, ORCA_ERR_ARGUMENT,
-                              "agent %d: goal preferred_speed must be in [0, 2^30] m/s, got %.17g",
-                              i, g->preferred_speed);
+            return mpi_local_fail(m, ORCA_ERR_ARGUMENT,
+                                  "agent %d: goal preferred_speed must be in [0, 2^30] m/s, got %.17g",
+                                  i, g->preferred_speed);
         }
         return ORCA_OK;
     default:
-        return local_fail(m, ORCA_ERR_ARGUMENT, "agent %d: goal kind must be 0, 1, 2 or 3, got %d",
-                          i, (int)g->kind);
+        return mpi_local_fail(m, ORCA_ERR_ARGUMENT,
+                              "agent %d: goal kind must be 0, 1, 2 or 3, got %d",
+                              i, (int)g->kind);
     }
 }
 
 /* Local: checks the defs through the local simulation's own checks (it is refilled before the
  * next step); the state does not change. */
-static orca_status check_defs(orca_mpi *m, const orca_agent_def *defs, const orca_goal *goals,
+orca_status mpi_check_defs(orca_mpi *m, const orca_agent_def *defs, const orca_goal *goals,
                               int count)
 {
     for (int i = 0; i < count; ++i) {
@@ -1394,11 +1298,11 @@ static orca_status check_defs(orca_mpi *m, const orca_agent_def *defs, const orc
     orca_sim *probe = NULL;
     orca_status st = orca_sim_create(&sd, &probe);
     if (st != ORCA_OK) {
-        return local_fail(m, st, "out of memory");
+        return mpi_local_fail(m, st, "out of memory");
     }
     for (int i = 0; i < count && st == ORCA_OK; ++i) {
         if ((st = orca_sim_add_agent(probe, &defs[i], NULL)) != ORCA_OK) {
-            local_fail(m, st, "agent %d: %s", i, orca_sim_last_error(probe));
+            mpi_local_fail(m, st, "agent %d: %s", i, orca_sim_last_error(probe));
         }
     }
     orca_sim_destroy(probe);
@@ -1439,13 +1343,13 @@ orca_status orca_mpi_add_agents(orca_mpi *m, const orca_agent_def *defs, const o
     m->local_mirror = 0; /* own changes */
     orca_status st = ORCA_OK;
     if (count < 0) {
-        st = local_fail(m, ORCA_ERR_ARGUMENT, "count must be >= 0, got %d", count);
+        st = mpi_local_fail(m, ORCA_ERR_ARGUMENT, "count must be >= 0, got %d", count);
     } else if (count > 0 && (!defs || !goals)) {
-        st = local_fail(m, ORCA_ERR_NULL, "defs or goals is NULL with count %d", count);
+        st = mpi_local_fail(m, ORCA_ERR_NULL, "defs or goals is NULL with count %d", count);
     } else {
-        st = check_defs(m, defs, goals, count);
+        st = mpi_check_defs(m, defs, goals, count);
     }
-    st = agree(m, st);
+    st = mpi_agree(m, st);
     if (st != ORCA_OK) {
         return st;
     }
@@ -1455,7 +1359,7 @@ orca_status orca_mpi_add_agents(orca_mpi *m, const orca_agent_def *defs, const o
         before = 0;
     }
     MPI_Allreduce(&mine, &total, 1, MPI_LONG_LONG, MPI_SUM, m->comm);
-    st = agree(m, append_own(m, defs, goals, count, m->next_key + (uint64_t)before,
+    st = mpi_agree(m, append_own(m, defs, goals, count, m->next_key + (uint64_t)before,
                              m->next_rule_key + (uint64_t)before));
     if (st != ORCA_OK) {
         if (m->rank >= 0) {
@@ -1509,11 +1413,11 @@ orca_status orca_mpi_remove_agents(orca_mpi *m, const uint64_t *keys, int count)
     m->local_mirror = 0; /* own changes */
     orca_status st = ORCA_OK;
     if (count < 0) {
-        st = local_fail(m, ORCA_ERR_ARGUMENT, "count must be >= 0, got %d", count);
+        st = mpi_local_fail(m, ORCA_ERR_ARGUMENT, "count must be >= 0, got %d", count);
     } else if (count > 0 && !keys) {
-        st = local_fail(m, ORCA_ERR_NULL, "keys is NULL with count %d", count);
+        st = mpi_local_fail(m, ORCA_ERR_NULL, "keys is NULL with count %d", count);
     }
-    st = agree(m, st);
+    st = mpi_agree(m, st);
     if (st != ORCA_OK) {
         return st;
     }
@@ -1525,8 +1429,8 @@ orca_status orca_mpi_remove_agents(orca_mpi *m, const uint64_t *keys, int count)
         total += counts[r];
     }
     uint64_t *all = malloc((size_t)(total + 1) * sizeof *all);
-    st = all ? ORCA_OK : local_fail(m, ORCA_ERR_MEMORY, "out of memory (%lld keys)", total);
-    st = agree(m, st);
+    st = all ? ORCA_OK : mpi_local_fail(m, ORCA_ERR_MEMORY, "out of memory (%lld keys)", total);
+    st = mpi_agree(m, st);
     if (st != ORCA_OK) {
         free(all);
         return st;
@@ -1542,8 +1446,8 @@ orca_status orca_mpi_remove_agents(orca_mpi *m, const uint64_t *keys, int count)
     /* every key must name an agent: count the ones found anywhere */
     unsigned char *found = calloc((size_t)distinct + 1, 1);
     unsigned char *any = calloc((size_t)distinct + 1, 1);
-    st = found && any ? ORCA_OK : local_fail(m, ORCA_ERR_MEMORY, "out of memory");
-    st = agree(m, st);
+    st = found && any ? ORCA_OK : mpi_local_fail(m, ORCA_ERR_MEMORY, "out of memory");
+    st = mpi_agree(m, st);
     if (st != ORCA_OK) {
         free(all);
         free(found);
@@ -1557,10 +1461,10 @@ orca_status orca_mpi_remove_agents(orca_mpi *m, const uint64_t *keys, int count)
     for (long long i = 0; i < distinct; ++i) {
         if (!any[i]) {
             if (m->rank == 0) {
-                local_fail(m, ORCA_ERR_ARGUMENT, "key %llu names no agent",
-                           (unsigned long long)all[i]);
+                mpi_local_fail(m, ORCA_ERR_ARGUMENT, "key %llu names no agent",
+                               (unsigned long long)all[i]);
             }
-            st = agree(m, m->rank == 0 ? ORCA_ERR_ARGUMENT : ORCA_OK);
+            st = mpi_agree(m, m->rank == 0 ? ORCA_ERR_ARGUMENT : ORCA_OK);
             free(all);
             free(found);
             free(any);
@@ -1584,259 +1488,7 @@ orca_status orca_mpi_remove_agents(orca_mpi *m, const uint64_t *keys, int count)
     return ORCA_OK;
 }
 
-/* --- hash and summary -------------------------------------------------------------------- */
-
-static uint64_t h_agent(uint64_t h, const orca_agent_def *d)
-{
-    h = hash_f64(h, d->position.x);
-    h = hash_f64(h, d->position.y);
-    h = hash_f64(h, d->velocity.x);
-    h = hash_f64(h, d->velocity.y);
-    h = hash_f64(h, d->preferred_velocity.x);
-    h = hash_f64(h, d->preferred_velocity.y);
-    h = hash_f64(h, d->radius);
-    h = hash_f64(h, d->max_speed);
-    h = hash_f64(h, d->neighbor_dist);
-    h = hash_u64(h, (uint64_t)d->max_neighbors);
-    h = hash_f64(h, d->time_horizon);
-    return hash_f64(h, d->obstacle_time_horizon);
-}
-
-typedef struct hash_entry {
-    uint64_t key;
-    orca_agent_def def;
-    agent_ext ext;
-    int32_t stream;
-} hash_entry;
-
-/* The parts of the hash that run over every agent in key order, in the order of
- * docs/determinism.md's state hash: the agents, then (while some agent is not at the
- * defaults) their avoidance settings, then (while some agent has one) their streams. */
-enum { HP_CORE, HP_EXT, HP_STREAM };
-
-static uint64_t h_part(uint64_t h, const hash_entry *e, int part)
-{
-    if (part == HP_CORE) {
-        return h_agent(h, &e->def);
-    }
-    if (part == HP_EXT) {
-        h = hash_f64(h, e->ext.priority);
-        h = hash_u64(h, e->ext.layers);
-        h = hash_u64(h, e->ext.mask);
-        return hash_u64(h, (uint64_t)(int64_t)e->ext.locked);
-    }
-    return hash_u64(h, (uint64_t)(uint32_t)e->stream);
-}
-
-/* Scratch of the windowed passes: rank 0 takes the agents a window of HASH_WINDOW keys at a
- * time (its memory stays bounded; every agent's values pass through it once). */
-typedef struct hash_scratch {
-    uint64_t win;
-    int *counts;
-    hash_entry *mine, *got, *slot;
-    unsigned char *seen;
-} hash_scratch;
-
-/* What rank 0 does with each agent of a windowed pass, in key order. */
-typedef void window_fn(void *context, const hash_entry *e);
-
-/* Collective: visit(context, e) on rank 0 for every agent, in key order. */
-static void window_pass(orca_mpi *m, const hash_scratch *x, window_fn *visit, void *context)
-{
-    int *counts = x->counts, *displs = x->counts + m->size;
-    uint64_t win = x->win, windows = (m->next_key + win - 1) / win;
-    int64_t at = 0;
-    for (uint64_t w = 0; w < windows; ++w) {
-        uint64_t end = (w + 1) * win;
-        int n = 0;
-        while (at < m->own_n && m->own[at].key < end) {
-            const mpi_agent *a = &m->own[at];
-            x->mine[n].key = a->key;
-            x->mine[n].def = a->def;
-            x->mine[n].ext = a->ext;
-            x->mine[n].stream = a->stream;
-            ++n;
-            ++at;
-        }
-        MPI_Gather(&n, 1, MPI_INT, counts, 1, MPI_INT, 0, m->comm);
-        int sum = 0;
-        if (m->rank == 0) {
-            for (int r = 0; r < m->size; ++r) {
-                displs[r] = sum * (int)sizeof(hash_entry);
-                sum += counts[r];
-                counts[r] *= (int)sizeof(hash_entry);
-            }
-        }
-        MPI_Gatherv(x->mine, n * (int)sizeof(hash_entry), MPI_BYTE, x->got, counts, displs,
-                    MPI_BYTE, 0, m->comm);
-        if (m->rank == 0 && sum > 0) {
-            /* each rank's block is in key order; the keys of a window are distinct, so a
-             * counting placement orders them */
-            uint64_t base = w * win;
-            memset(x->seen, 0, win);
-            for (int k = 0; k < sum; ++k) {
-                uint64_t o = x->got[k].key - base;
-                x->slot[o] = x->got[k];
-                x->seen[o] = 1;
-            }
-            for (uint64_t o = 0; o < win; ++o) {
-                if (x->seen[o]) {
-                    visit(context, &x->slot[o]);
-                }
-            }
-        }
-    }
-}
-
-typedef struct hash_visit {
-    uint64_t h;
-    int part;
-} hash_visit;
-
-static void hash_one(void *context, const hash_entry *e)
-{
-    hash_visit *v = context;
-    v->h = h_part(v->h, e, v->part);
-}
-
-/* Collective: h continued on rank 0 over every agent's part, in key order. */
-static uint64_t hash_pass(orca_mpi *m, const hash_scratch *x, int part, uint64_t h)
-{
-    hash_visit v = {h, part};
-    window_pass(m, x, hash_one, &v);
-    return v.h;
-}
-
-/* Collective: the scratch of a windowed pass (freed by scratch_free); ORCA_OK on every rank or
- * a refusal on every rank. */
-static orca_status scratch_new(orca_mpi *m, hash_scratch *x)
-{
-    /* a window of HASH_WINDOW keys, or of every key when there are fewer */
-    x->win = m->next_key < HASH_WINDOW ? (m->next_key > 0 ? m->next_key : 1) : HASH_WINDOW;
-    x->counts = malloc(2 * (size_t)m->size * sizeof *x->counts);
-    x->mine = malloc(x->win * sizeof *x->mine);
-    x->got = m->rank == 0 ? malloc(x->win * sizeof *x->got) : NULL;
-    x->slot = m->rank == 0 ? malloc(x->win * sizeof *x->slot) : NULL;
-    x->seen = m->rank == 0 ? malloc(x->win) : NULL;
-    orca_status st = x->counts && x->mine && (m->rank != 0 || (x->got && x->slot && x->seen))
-                         ? ORCA_OK
-                         : local_fail(m, ORCA_ERR_MEMORY, "out of memory (a pass over the agents)");
-    return agree(m, st);
-}
-
-static void scratch_free(hash_scratch *x)
-{
-    free(x->counts);
-    free(x->mine);
-    free(x->got);
-    free(x->slot);
-    free(x->seen);
-}
-
-typedef struct csv_visit {
-    FILE *f;
-    uint64_t step;
-    double t;
-    long long index;
-} csv_visit;
-
-static void csv_one(void *context, const hash_entry *e)
-{
-    csv_visit *v = context;
-    fprintf(v->f, "%llu,%.17g,%lld,%.17g,%.17g,%.17g,%.17g\n", (unsigned long long)v->step, v->t,
-            v->index++, e->def.position.x, e->def.position.y, e->def.velocity.x,
-            e->def.velocity.y);
-}
-
-orca_status orca_mpi_write_csv(orca_mpi *m, FILE *f)
-{
-    if (!m) {
-        return ORCA_ERR_NULL;
-    }
-    m->error[0] = '\0';
-    orca_status st = m->rank == 0 && !f ? local_fail(m, ORCA_ERR_NULL, "no file on rank 0")
-                                        : ORCA_OK;
-    st = agree(m, st);
-    hash_scratch x;
-    memset(&x, 0, sizeof x);
-    if (st == ORCA_OK) {
-        st = scratch_new(m, &x);
-    }
-    if (st == ORCA_OK) {
-        csv_visit v = {f, m->steps, (double)m->steps * m->def.dt, 0};
-        window_pass(m, &x, csv_one, &v);
-        if (m->rank == 0 && ferror(f)) {
-            st = local_fail(m, ORCA_ERR_IO, "writing the rows: %s", strerror(errno));
-        }
-        st = agree(m, st);
-    }
-    scratch_free(&x);
-    return st;
-}
-
-uint64_t orca_mpi_hash(orca_mpi *m, orca_status *status)
-{
-    if (status) {
-        *status = ORCA_OK;
-    }
-    if (!m) {
-        if (status) {
-            *status = ORCA_ERR_NULL;
-        }
-        return 0;
-    }
-    m->error[0] = '\0';
-    /* the agents, those not at the avoidance defaults and those with a stream, over all ranks */
-    long long mine[3] = {m->own_n, 0, 0}, total[3] = {0, 0, 0};
-    for (int64_t i = 0; i < m->own_n; ++i) {
-        mine[1] += !orca_ext_is_default(&m->own[i].ext);
-        mine[2] += m->own[i].stream >= 0;
-    }
-    MPI_Allreduce(mine, total, 3, MPI_LONG_LONG, MPI_SUM, m->comm);
-    hash_scratch x;
-    orca_status st = scratch_new(m, &x);
-    uint64_t h = FNV_OFFSET;
-    if (st == ORCA_OK) {
-        /* the sections of the one-process state hash (docs/determinism.md), in its order */
-        h = hash_u64(h, (uint64_t)total[0]);
-        h = hash_pass(m, &x, HP_CORE, h);
-        h = hash_u64(h, (uint64_t)m->seg_n);
-        for (int32_t k = 0; k < m->seg_n; ++k) {
-            h = hash_f64(h, m->seg_a[k].x);
-            h = hash_f64(h, m->seg_a[k].y);
-            h = hash_f64(h, m->seg_b[k].x);
-            h = hash_f64(h, m->seg_b[k].y);
-        }
-        if (total[1] > 0) {
-            h = hash_u64(h, HASH_EXT_TAG);
-            h = hash_pass(m, &x, HP_EXT, h);
-        }
-        if (m->bnd_n > 0) {
-            h = hash_u64(h, HASH_BND_TAG);
-            h = hash_u64(h, (uint64_t)m->bnd_n);
-            for (int32_t l = 0, at = 0; l < m->bnd_n; at += m->bnd_len[l++]) {
-                h = hash_u64(h, (uint64_t)m->bnd_len[l]);
-                for (int32_t k = 0; k < m->bnd_len[l]; ++k) {
-                    h = hash_f64(h, m->bnd_pt[at + k].x);
-                    h = hash_f64(h, m->bnd_pt[at + k].y);
-                }
-            }
-        }
-        const mpi_options *o = &m->opt;
-        h = orca_hash_options(h, o->separation, o->density_on ? &o->density : NULL,
-                              o->ped_on ? &o->ped : NULL);
-        if (total[2] > 0) {
-            h = hash_u64(h, HASH_STR_TAG);
-            h = hash_pass(m, &x, HP_STREAM, h);
-        }
-        MPI_Bcast(&h, 1, MPI_UINT64_T, 0, m->comm);
-    }
-    scratch_free(&x);
-    if (status) {
-        *status = st;
-    }
-    return st == ORCA_OK ? h : 0;
-}
+/* --- summaries ------------------------------------------------------------------------- */
 
 /* Local: the owned agents arrived now (docs/scenarios.md's test: within its radius of its goal
  * point; an agent without a point goal counts as arrived). */
@@ -1898,7 +1550,7 @@ orca_status orca_mpi_summarize(orca_mpi *m, orca_mpi_summary *out)
         if (st == ORCA_OK) {
             st = measure(m);
         }
-        st = agree(m, st);
+        st = mpi_agree(m, st);
         if (st != ORCA_OK) {
             return st;
         }
@@ -1974,7 +1626,7 @@ static orca_status add_walls(orca_mpi *m, orca_sim *sim)
 
 /* Local: the run's boundary loops become count loops of len[l] points each, from pts on (the
  * same on every rank); 0 out of memory (nothing changed). */
-static int set_loops(orca_mpi *m, const int32_t *len, const orca_vec2 *pts, int32_t count,
+int mpi_set_loops(orca_mpi *m, const int32_t *len, const orca_vec2 *pts, int32_t count,
                      int32_t points)
 {
     int32_t *l = malloc(((size_t)count + 1) * sizeof *l);
@@ -1998,7 +1650,7 @@ static int set_loops(orca_mpi *m, const int32_t *len, const orca_vec2 *pts, int3
 
 /* Local: the run's goal sets become n sets (count[k] points each from pts on, exit[k],
  * arrive[k]); 0 out of memory (nothing changed). */
-static int set_sets(orca_mpi *m, const int32_t *count, const int32_t *exit, const double *arrive,
+int mpi_set_sets(orca_mpi *m, const int32_t *count, const int32_t *exit, const double *arrive,
                     const orca_vec2 *pts, int32_t n, int32_t points)
 {
     int32_t *first = malloc(((size_t)n + 1) * sizeof *first);
@@ -2062,7 +1714,7 @@ static orca_status gather_lists(orca_mpi *m, const void *src, int32_t n, list_fn
     *pts = NULL;
     *len = malloc(((size_t)n + 1) * sizeof **len);
     if (!*len) {
-        return local_fail(m, ORCA_ERR_MEMORY, "out of memory (point lists)");
+        return mpi_local_fail(m, ORCA_ERR_MEMORY, "out of memory (point lists)");
     }
     for (int32_t k = 0; k < n; ++k) {
         (*len)[k] = get(src, k, NULL, 0);
@@ -2070,7 +1722,7 @@ static orca_status gather_lists(orca_mpi *m, const void *src, int32_t n, list_fn
     }
     *pts = malloc(((size_t)*points + 1) * sizeof **pts);
     if (!*pts) {
-        return local_fail(m, ORCA_ERR_MEMORY, "out of memory (point lists)");
+        return mpi_local_fail(m, ORCA_ERR_MEMORY, "out of memory (point lists)");
     }
     for (int32_t k = 0, at = 0; k < n; at += (*len)[k++]) {
         get(src, k, *pts + at, (*len)[k]);
@@ -2088,14 +1740,14 @@ static orca_status add_sets(orca_mpi *m, const orca_scenario *sc)
     double *arrive = malloc(((size_t)n + 1) * sizeof *arrive);
     orca_status st = exit && arrive
                          ? gather_lists(m, sc, n, goal_set_points, &count, &pts, &points)
-                         : local_fail(m, ORCA_ERR_MEMORY, "out of memory (sets)");
+                         : mpi_local_fail(m, ORCA_ERR_MEMORY, "out of memory (sets)");
     for (int32_t k = 0; k < n && st == ORCA_OK; ++k) {
         int x = 0;
         orca_scenario_goal_set_exit(sc, k, &x, &arrive[k]);
         exit[k] = x;
     }
-    if (st == ORCA_OK && !set_sets(m, count, exit, arrive, pts, n, points)) {
-        st = local_fail(m, ORCA_ERR_MEMORY, "out of memory (sets)");
+    if (st == ORCA_OK && !mpi_set_sets(m, count, exit, arrive, pts, n, points)) {
+        st = mpi_local_fail(m, ORCA_ERR_MEMORY, "out of memory (sets)");
     }
     if (st == ORCA_OK && m->rank == 0) {
         int x = 0;
@@ -2108,7 +1760,7 @@ static orca_status add_sets(orca_mpi *m, const orca_scenario *sc)
     free(exit);
     free(arrive);
     free(pts);
-    return agree(m, st);
+    return mpi_agree(m, st);
 }
 
 /* Collective: the scenario's boundary loops as the run's (the points as given, in index
@@ -2118,20 +1770,20 @@ static orca_status add_loops(orca_mpi *m, const orca_sim *sim)
     int32_t n = orca_sim_boundary_count(sim), points = 0, *len = NULL;
     orca_vec2 *pts = NULL;
     orca_status st = gather_lists(m, sim, n, loop_points, &len, &pts, &points);
-    if (st == ORCA_OK && !set_loops(m, len, pts, n, points)) {
-        st = local_fail(m, ORCA_ERR_MEMORY, "out of memory (boundaries)");
+    if (st == ORCA_OK && !mpi_set_loops(m, len, pts, n, points)) {
+        st = mpi_local_fail(m, ORCA_ERR_MEMORY, "out of memory (boundaries)");
     }
     free(len);
     free(pts);
-    return agree(m, st);
+    return mpi_agree(m, st);
 }
 
 /* The end of every constructor: on a failure the run is freed and its message kept for
  * orca_mpi_last_error(NULL). */
-static orca_status finish_create(orca_mpi *m, orca_status st, orca_mpi **out)
+orca_status mpi_finish_create(orca_mpi *m, orca_status st, orca_mpi **out)
 {
     if (st != ORCA_OK) {
-        snprintf(create_error, sizeof create_error, "%s", m->error);
+        snprintf(mpi_create_error, sizeof mpi_create_error, "%s", m->error);
         orca_mpi_destroy(m);
         return st;
     }
@@ -2220,7 +1872,7 @@ static void scenario_digests(const orca_scenario *sc, uint64_t d[SD_COUNT])
 
 /* Collective: 1 when every rank's scenario has rank 0's digests; else 0 with the first
  * differing rank's message ("the scenario differs from rank 0's: its goals and waypoints") in
- * create_error on every rank. */
+ * mpi_create_error on every rank. */
 static int same_scenario(MPI_Comm comm, const orca_scenario *sc)
 {
     uint64_t mine[SD_COUNT], root[SD_COUNT];
@@ -2232,12 +1884,12 @@ static int same_scenario(MPI_Comm comm, const orca_scenario *sc)
         ++k;
     }
     if (k < SD_COUNT) {
-        snprintf(create_error, sizeof create_error,
+        snprintf(mpi_create_error, sizeof mpi_create_error,
                  "the scenario differs from rank 0's: its %s (every rank must pass the same "
                  "scene)",
                  digest_name[k]);
     }
-    return agree_create(comm, k == SD_COUNT);
+    return mpi_agree_create(comm, k == SD_COUNT);
 }
 
 orca_status orca_mpi_create_from_scenario(MPI_Comm comm, const orca_scenario *sc,
@@ -2247,11 +1899,11 @@ orca_status orca_mpi_create_from_scenario(MPI_Comm comm, const orca_scenario *sc
         return ORCA_ERR_NULL;
     }
     *out = NULL;
-    create_error[0] = '\0';
+    mpi_create_error[0] = '\0';
     if (!sc) {
-        snprintf(create_error, sizeof create_error, "no scenario (NULL)");
+        snprintf(mpi_create_error, sizeof mpi_create_error, "no scenario (NULL)");
     }
-    if (!agree_create(comm, sc != NULL)) {
+    if (!mpi_agree_create(comm, sc != NULL)) {
         return ORCA_ERR_NULL;
     }
     if (!same_scenario(comm, sc)) {
@@ -2259,12 +1911,12 @@ orca_status orca_mpi_create_from_scenario(MPI_Comm comm, const orca_scenario *sc
     }
     const char *why = unsupported(sc);
     if (why) {
-        snprintf(create_error, sizeof create_error,
+        snprintf(mpi_create_error, sizeof mpi_create_error,
                  "the scenario uses %s, which does not run under MPI yet (docs/mpi.md, \"What "
                  "runs under MPI\")",
                  why);
     }
-    if (!agree_create(comm, why == NULL)) {
+    if (!mpi_agree_create(comm, why == NULL)) {
         return ORCA_ERR_ARGUMENT;
     }
     orca_mpi_def d = def ? *def : orca_mpi_def_default();
@@ -2305,7 +1957,7 @@ orca_status orca_mpi_create_from_scenario(MPI_Comm comm, const orca_scenario *sc
                 a->stream = sim->stream[i];
             }
         }
-        st = agree(m, st);
+        st = mpi_agree(m, st);
     }
     if (st == ORCA_OK) {
         m->steps = orca_sim_step_count(sim);
@@ -2313,7 +1965,7 @@ orca_status orca_mpi_create_from_scenario(MPI_Comm comm, const orca_scenario *sc
         m->next_rule_key = (uint64_t)orca_scenario_next_rule_key(sc);
         st = orca_mpi_rebalance(m);
     }
-    return finish_create(m, st, out);
+    return mpi_finish_create(m, st, out);
 }
 
 /* The built-in scene's agents as they are generated: this rank keeps every size-th one
@@ -2347,13 +1999,13 @@ static orca_status check_own(orca_mpi *m)
     orca_sim *probe = NULL;
     orca_status st = orca_sim_create(&sd, &probe);
     if (st != ORCA_OK) {
-        return local_fail(m, st, "out of memory");
+        return mpi_local_fail(m, st, "out of memory");
     }
     for (int64_t i = 0; i < m->own_n && st == ORCA_OK; ++i) {
         const mpi_agent *a = &m->own[i];
         st = check_goal(m, &a->goal, (int)a->key); /* the scene's index */
         if (st == ORCA_OK && (st = orca_check_agent_def(probe, &a->def)) != ORCA_OK) {
-            local_fail(m, st, "agent %d: %s", (int)a->key, orca_sim_last_error(probe));
+            mpi_local_fail(m, st, "agent %d: %s", (int)a->key, orca_sim_last_error(probe));
         }
     }
     orca_sim_destroy(probe);
@@ -2368,19 +2020,19 @@ orca_status orca_mpi_create_builtin(MPI_Comm comm, orca_scene_kind kind, int age
     }
     *out = NULL;
     /* the same scene everywhere */
-    create_error[0] = '\0';
+    mpi_create_error[0] = '\0';
     uint64_t args[3] = {(uint64_t)kind, (uint64_t)(int64_t)agent_count, seed}, root[3];
     memcpy(root, args, sizeof root);
     MPI_Bcast(root, 3, MPI_UINT64_T, 0, comm);
     int same = memcmp(args, root, sizeof root) == 0;
     if (!same) {
-        snprintf(create_error, sizeof create_error,
+        snprintf(mpi_create_error, sizeof mpi_create_error,
                  "the built-in scene (kind %d, %d agents, seed %llu) differs from rank 0's (kind "
                  "%d, %d agents, seed %llu)",
                  (int)kind, agent_count, (unsigned long long)seed, (int)root[0],
                  (int)(int64_t)root[1], (unsigned long long)root[2]);
     }
-    if (!agree_create(comm, same)) {
+    if (!mpi_agree_create(comm, same)) {
         return ORCA_ERR_ARGUMENT;
     }
     orca_mpi_def d = def ? *def : orca_mpi_def_default();
@@ -2396,14 +2048,14 @@ orca_status orca_mpi_create_builtin(MPI_Comm comm, orca_scene_kind kind, int age
     orca_scenario *sc = NULL;
     st = orca_builtin_stream(kind, agent_count, seed, keep_share, m, &sc);
     if (st != ORCA_OK && !m->error[0]) {
-        local_fail(m, st, "%s", orca_scenario_last_error(NULL));
+        mpi_local_fail(m, st, "%s", orca_scenario_last_error(NULL));
     }
     if (st == ORCA_OK) {
         st = check_own(m);
     }
-    st = agree(m, st);
+    st = mpi_agree(m, st);
     if (st == ORCA_OK && orca_scenario_dt(sc) != d.dt) {
-        st = local_fail(m, ORCA_ERR_ARGUMENT, "the scene's dt is not 0.25");
+        st = mpi_local_fail(m, ORCA_ERR_ARGUMENT, "the scene's dt is not 0.25");
     }
     if (st == ORCA_OK) {
         st = add_walls(m, orca_scenario_sim(sc));
@@ -2416,749 +2068,6 @@ orca_status orca_mpi_create_builtin(MPI_Comm comm, orca_scene_kind kind, int age
         st = orca_mpi_rebalance(m);
     }
     orca_scenario_destroy(sc);
-    return finish_create(m, st, out);
+    return mpi_finish_create(m, st, out);
 }
 
-/* --- checkpoints ------------------------------------------------------------------------- */
-
-/* Every value little-endian (snap_io.h), so a checkpoint restarts on any machine. Each file
- * ends with the FNV-1a checksum of its other bytes; the manifest holds each part's checksum
- * (its digest), the run's identifier and the state hash, so that a restart refuses any byte
- * that differs from what was written (docs/mpi.md, "Checkpoints"). */
-#define CKPT_RECORD (22 * 8)
-#define CKPT_PART_HEADER (8 + 7 * 8)  /* magic, version, run id, rank, ranks, step, count, 0 */
-#define CKPT_MANIFEST_HEADER (8 + 29 * 8) /* magic, then the 29 words of manifest_field */
-#define CKPT_PATH 4200
-
-/* The manifest's words after its magic, in file order (docs/mpi.md lists them); the names
- * are what a refusal calls them. */
-enum {
-    MF_VERSION, MF_RANKS, MF_STEPS, MF_NEXT_KEY, MF_NEXT_RULE_KEY, MF_DT, MF_SEED, MF_AGENTS,
-    MF_AGENT_OVERLAP, MF_WALL_OVERLAP, MF_FALLBACKS, MF_DIAGNOSTICS, MF_RUN_ID, MF_STATE_HASH,
-    MF_SEGMENTS, MF_OPTIONS, MF_DEN_RADIUS, MF_DEN_GAMMA, MF_DEN_MAX, MF_PED_TIME_GAP,
-    MF_PED_BUFFER, MF_PED_REACH, MF_PED_PLANES, MF_LOOPS, MF_LOOP_POINTS, MF_SETS,
-    MF_SET_POINTS, MF_EXITED, MF_EXITED_LAST, MF_WORDS
-};
-/* MF_OPTIONS's bits: the separation option, the density-dependent speed, the pedestrian model */
-#define MF_OPT_SEP 1u
-#define MF_OPT_DEN 2u
-#define MF_OPT_PED 4u
-static const char *const manifest_field[MF_WORDS] = {
-    "version",  "ranks",         "steps",        "next_key",  "next_rule_key",
-    "dt",       "seed",          "agents",       "agent_overlap", "wall_overlap",
-    "fallbacks", "diagnostics",  "run_id",       "state_hash", "segments",
-    "options",  "density_radius", "density_gamma", "density_max", "pedestrian_time_gap",
-    "pedestrian_buffer", "pedestrian_counter_reach", "pedestrian_max_planes", "loops",
-    "loop_points", "sets", "set_points", "exited", "exited_last_step"};
-
-static void put_record(snap_writer *w, const mpi_agent *a)
-{
-    put_u64(w, a->key);
-    put_u64(w, a->rule_key);
-    put_vec(w, a->def.position);
-    put_vec(w, a->def.velocity);
-    put_vec(w, a->def.preferred_velocity);
-    put_f64(w, a->def.radius);
-    put_f64(w, a->def.max_speed);
-    put_f64(w, a->def.neighbor_dist);
-    put_u64(w, (uint64_t)(int64_t)a->def.max_neighbors);
-    put_f64(w, a->def.time_horizon);
-    put_f64(w, a->def.obstacle_time_horizon);
-    put_u64(w, (uint64_t)(int64_t)a->goal.kind);
-    put_vec(w, a->goal.target);
-    put_f64(w, a->goal.preferred_speed);
-    put_u64(w, (uint64_t)(int64_t)a->goal.goal_set);
-    put_f64(w, a->ext.priority);
-    put_u64(w, (uint64_t)a->ext.layers << 32 | a->ext.mask);
-    put_u64(w, (uint64_t)(uint32_t)a->ext.locked << 32 | (uint32_t)a->stream);
-}
-
-static void get_record(snap_reader *r, mpi_agent *a)
-{
-    memset(a, 0, sizeof *a);
-    a->key = get_u64(r);
-    a->rule_key = get_u64(r);
-    a->def.position = get_vec(r);
-    a->def.velocity = get_vec(r);
-    a->def.preferred_velocity = get_vec(r);
-    a->def.radius = bits_f64(get_u64(r));
-    a->def.max_speed = bits_f64(get_u64(r));
-    a->def.neighbor_dist = bits_f64(get_u64(r));
-    a->def.max_neighbors = (int)(int64_t)get_u64(r);
-    a->def.time_horizon = bits_f64(get_u64(r));
-    a->def.obstacle_time_horizon = bits_f64(get_u64(r));
-    a->goal.kind = (orca_goal_kind)(int64_t)get_u64(r);
-    a->goal.target = get_vec(r);
-    a->goal.preferred_speed = bits_f64(get_u64(r));
-    a->goal.goal_set = (int)(int64_t)get_u64(r);
-    a->ext.priority = bits_f64(get_u64(r));
-    uint64_t lm = get_u64(r), ls = get_u64(r);
-    a->ext.layers = (uint32_t)(lm >> 32);
-    a->ext.mask = (uint32_t)lm;
-    a->ext.locked = (int32_t)(uint32_t)(ls >> 32);
-    a->stream = (int32_t)(uint32_t)ls;
-}
-
-static void part_name(char *out, size_t size, const char *dir, uint64_t steps, int rank)
-{
-    snprintf(out, size, "%s/step-%llu-part-%05d.bin", dir, (unsigned long long)steps, rank);
-}
-
-/* Writes bytes to path through a temporary file renamed into place; the OS's reason in the
- * message when it cannot. */
-static orca_status write_file(orca_mpi *m, const char *path, const unsigned char *bytes,
-                              size_t size)
-{
-    char tmp[CKPT_PATH + 8];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "wb");
-    if (!f) {
-        return local_fail(m, ORCA_ERR_IO, "cannot write %.400s: %s", tmp, strerror(errno));
-    }
-    int ok = fwrite(bytes, 1, size, f) == size;
-    int err = ok ? 0 : errno;
-    if (fclose(f) != 0 && ok) {
-        ok = 0;
-        err = errno;
-    }
-    if (ok && rename(tmp, path) != 0) {
-        ok = 0;
-        err = errno;
-    }
-    if (!ok) {
-        remove(tmp);
-        return local_fail(m, ORCA_ERR_IO, "cannot write %.400s: %s", path,
-                          err ? strerror(err) : "write failed");
-    }
-    return ORCA_OK;
-}
-
-orca_status orca_mpi_check_directory(orca_mpi *m, const char *dir)
-{
-    if (!m) {
-        return ORCA_ERR_NULL;
-    }
-    m->error[0] = '\0';
-    orca_status st = ORCA_OK;
-    if (!dir || !dir[0] || strlen(dir) > 4000) {
-        st = local_fail(m, ORCA_ERR_ARGUMENT, "checkpoint directory is NULL, empty or too long");
-    } else {
-        /* a file of this rank's own: ranks on one file system do not race for one name */
-        char probe[CKPT_PATH];
-        snprintf(probe, sizeof probe, "%s/.orca-mpi-probe-%05d", dir, m->rank);
-        FILE *f = fopen(probe, "wb");
-        int err = f ? 0 : errno;
-        if (f && (fputc('\n', f) == EOF || fclose(f) != 0)) {
-            err = errno ? errno : EIO;
-        }
-        if (err) {
-            st = local_fail(m, ORCA_ERR_IO, "checkpoint directory %.400s: cannot write a file in it: %s",
-                            dir, strerror(err));
-        }
-        remove(probe);
-    }
-    return agree(m, st);
-}
-
-/* Collective: this rank's part (header, its agents in key order, checksum) written to dir;
- * *digest its checksum. */
-static orca_status write_part(orca_mpi *m, const char *dir, uint64_t *digest)
-{
-    size_t size = CKPT_PART_HEADER + (size_t)m->own_n * CKPT_RECORD + 8;
-    unsigned char *buf = malloc(size);
-    orca_status st = ORCA_OK;
-    if (!buf) {
-        st = local_fail(m, ORCA_ERR_MEMORY, "out of memory (%zu bytes for the checkpoint)", size);
-    } else {
-        snap_writer w = {buf};
-        memcpy(w.p, CKPT_MAGIC_PART, 8);
-        w.p += 8;
-        put_u64(&w, CKPT_VERSION);
-        put_u64(&w, m->run_id);
-        put_u64(&w, (uint64_t)m->rank);
-        put_u64(&w, (uint64_t)m->size);
-        put_u64(&w, m->steps);
-        put_u64(&w, (uint64_t)m->own_n);
-        put_u64(&w, 0);
-        for (int64_t i = 0; i < m->own_n; ++i) {
-            put_record(&w, &m->own[i]);
-        }
-        *digest = checksum(buf, size - 8);
-        put_u64(&w, *digest);
-        char path[CKPT_PATH];
-        part_name(path, sizeof path, dir, m->steps, m->rank);
-        st = write_file(m, path, buf, size);
-        free(buf);
-    }
-    return agree(m, st);
-}
-
-orca_status orca_mpi_checkpoint(orca_mpi *m, const char *dir)
-{
-    if (!m) {
-        return ORCA_ERR_NULL;
-    }
-    m->error[0] = '\0';
-    orca_status st = ORCA_OK;
-    if (!dir || strlen(dir) > 4000) {
-        st = local_fail(m, ORCA_ERR_ARGUMENT, "checkpoint directory is NULL or too long");
-    }
-    st = agree(m, st);
-    uint64_t state = st == ORCA_OK ? orca_mpi_hash(m, &st) : 0;
-    uint64_t digest = 0;
-    if (st == ORCA_OK) {
-        st = write_part(m, dir, &digest);
-    }
-    if (st != ORCA_OK) {
-        return st;
-    }
-    uint64_t *digests = m->rank == 0 ? malloc((size_t)m->size * sizeof *digests) : NULL;
-    st = agree(m, m->rank != 0 || digests ? ORCA_OK
-                                          : local_fail(m, ORCA_ERR_MEMORY, "out of memory"));
-    if (st != ORCA_OK) {
-        return st;
-    }
-    MPI_Gather(&digest, 1, MPI_UINT64_T, digests, 1, MPI_UINT64_T, 0, m->comm);
-    long long loc = m->fallbacks, fb = 0;
-    MPI_Reduce(&loc, &fb, 1, MPI_LONG_LONG, MPI_SUM, 0, m->comm);
-    double ov[2] = {m->agent_overlap, m->wall_overlap}, gov[2] = {0, 0};
-    MPI_Reduce(ov, gov, 2, MPI_DOUBLE, MPI_MAX, 0, m->comm);
-    long long mine = m->own_n, total = 0, exited = 0, last = -1;
-    MPI_Reduce(&mine, &total, 1, MPI_LONG_LONG, MPI_SUM, 0, m->comm);
-    long long my_exited = m->exited, my_last = m->exited_last_step;
-    MPI_Reduce(&my_exited, &exited, 1, MPI_LONG_LONG, MPI_SUM, 0, m->comm);
-    MPI_Reduce(&my_last, &last, 1, MPI_LONG_LONG, MPI_MAX, 0, m->comm);
-    /* the manifest, last: it names the checkpoint's step and its parts' digests */
-    if (m->rank == 0) {
-        size_t ms = CKPT_MANIFEST_HEADER + (size_t)m->seg_n * 32 + (size_t)m->bnd_n * 8 +
-                    (size_t)m->bnd_points * 16 + (size_t)m->set_n * 24 +
-                    (size_t)m->set_points * 16 + (size_t)m->size * 8 + 8;
-        unsigned char *mb = malloc(ms);
-        if (!mb) {
-            st = local_fail(m, ORCA_ERR_MEMORY, "out of memory (manifest)");
-        } else {
-            snap_writer w = {mb};
-            memcpy(w.p, CKPT_MAGIC_MANIFEST, 8);
-            w.p += 8;
-            uint64_t word[MF_WORDS] = {
-                CKPT_VERSION,        (uint64_t)m->size, m->steps,
-                m->next_key,         m->next_rule_key,  f64_bits(m->def.dt),
-                m->def.seed,         (uint64_t)total,   f64_bits(gov[0]),
-                f64_bits(gov[1]),    (uint64_t)fb,      (uint64_t)m->def.diagnostics,
-                m->run_id,           state,             (uint64_t)m->seg_n,
-                (m->opt.separation ? MF_OPT_SEP : 0) | (m->opt.density_on ? MF_OPT_DEN : 0) |
-                    (m->opt.ped_on ? MF_OPT_PED : 0),
-                f64_bits(m->opt.density.radius), f64_bits(m->opt.density.gamma),
-                f64_bits(m->opt.density.max_density), f64_bits(m->opt.ped.time_gap),
-                f64_bits(m->opt.ped.buffer), f64_bits(m->opt.ped.counter_reach),
-                (uint64_t)(int64_t)m->opt.ped.max_planes, (uint64_t)m->bnd_n,
-                (uint64_t)m->bnd_points, (uint64_t)m->set_n, (uint64_t)m->set_points,
-                (uint64_t)exited, (uint64_t)(int64_t)last};
-            for (int k = 0; k < MF_WORDS; ++k) {
-                put_u64(&w, word[k]);
-            }
-            for (int32_t k = 0; k < m->seg_n; ++k) {
-                put_vec(&w, m->seg_a[k]);
-                put_vec(&w, m->seg_b[k]);
-            }
-            for (int32_t l = 0; l < m->bnd_n; ++l) {
-                put_u64(&w, (uint64_t)m->bnd_len[l]);
-            }
-            for (int32_t k = 0; k < m->bnd_points; ++k) {
-                put_vec(&w, m->bnd_pt[k]);
-            }
-            for (int32_t k = 0; k < m->set_n; ++k) {
-                put_u64(&w, (uint64_t)m->set_count[k]);
-                put_u64(&w, (uint64_t)m->set_exit[k]);
-                put_f64(&w, m->set_arrive[k]);
-            }
-            for (int32_t k = 0; k < m->set_points; ++k) {
-                put_vec(&w, m->set_pt[k]);
-            }
-            for (int r = 0; r < m->size; ++r) {
-                put_u64(&w, digests[r]);
-            }
-            put_u64(&w, checksum(mb, ms - 8));
-            char path[CKPT_PATH];
-            snprintf(path, sizeof path, "%s/manifest.bin", dir);
-            st = write_file(m, path, mb, ms);
-            free(mb);
-        }
-    }
-    free(digests);
-    st = agree(m, st);
-    if (st == ORCA_OK) {
-        /* the manifest names the new parts now: this rank's part of its last checkpoint in
-         * this directory is no longer needed */
-        char path[CKPT_PATH];
-        part_name(path, sizeof path, dir, m->steps, m->rank);
-        if (m->last_part[0] && strcmp(m->last_part, path) != 0) {
-            remove(m->last_part);
-        }
-        snprintf(m->last_part, sizeof m->last_part, "%s", path);
-    }
-    return st;
-}
-
-/* Reads a whole file (at most 2^40 bytes); NULL with the message set. */
-static unsigned char *read_file(const char *path, size_t *size, char *err, size_t errsize)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, errsize, "cannot open %.400s: %s", path, strerror(errno));
-        return NULL;
-    }
-    size_t cap = 1 << 16, n = 0;
-    unsigned char *b = malloc(cap);
-    while (b) {
-        size_t got = fread(b + n, 1, cap - n, f);
-        n += got;
-        if (n < cap) {
-            break;
-        }
-        unsigned char *nb = cap < ((size_t)1 << 40) ? realloc(b, cap * 2) : NULL;
-        if (!nb) {
-            free(b);
-            b = NULL;
-            break;
-        }
-        b = nb;
-        cap *= 2;
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (!b || bad) {
-        free(b);
-        snprintf(err, errsize, bad ? "cannot read %.400s" : "out of memory reading %.400s", path);
-        return NULL;
-    }
-    *size = n;
-    return b;
-}
-
-static int cmp_key(const void *a, const void *b)
-{
-    uint64_t x = ((const mpi_agent *)a)->key, y = ((const mpi_agent *)b)->key;
-    return (x > y) - (x < y);
-}
-
-/* A checkpoint's manifest as read and checked. */
-typedef struct manifest {
-    uint64_t word[MF_WORDS];
-    const unsigned char *segments; /* seg_n * 32 bytes */
-    const unsigned char *loops;    /* loops * 8 bytes of lengths, then loop_points * 16 */
-    const unsigned char *sets;     /* sets * 24 bytes (count, exit, arrive), set_points * 16 */
-    const unsigned char *digests;  /* ranks * 8 bytes */
-} manifest;
-
-/* The run's options from the manifest's words. */
-static mpi_options options_of(const uint64_t *v)
-{
-    mpi_options o;
-    memset(&o, 0, sizeof o);
-    o.separation = (v[MF_OPTIONS] & MF_OPT_SEP) != 0;
-    o.density_on = (v[MF_OPTIONS] & MF_OPT_DEN) != 0;
-    o.density.radius = bits_f64(v[MF_DEN_RADIUS]);
-    o.density.gamma = bits_f64(v[MF_DEN_GAMMA]);
-    o.density.max_density = bits_f64(v[MF_DEN_MAX]);
-    o.ped_on = (v[MF_OPTIONS] & MF_OPT_PED) != 0;
-    o.ped.time_gap = bits_f64(v[MF_PED_TIME_GAP]);
-    o.ped.buffer = bits_f64(v[MF_PED_BUFFER]);
-    o.ped.counter_reach = bits_f64(v[MF_PED_REACH]);
-    o.ped.max_planes = (int)(int64_t)v[MF_PED_PLANES];
-    return o;
-}
-
-/* The first option word out of range (each parameter alone against the library's own check,
- * on a simulation made for it, the others at their defaults), or -1. */
-static int options_bad(const uint64_t *v)
-{
-    if (v[MF_OPTIONS] > (MF_OPT_SEP | MF_OPT_DEN | MF_OPT_PED)) {
-        return MF_OPTIONS;
-    }
-    mpi_options o = options_of(v);
-    orca_sim *probe = NULL;
-    if (orca_sim_create(NULL, &probe) != ORCA_OK) {
-        return MF_OPTIONS; /* (out of memory: refused all the same) */
-    }
-    int bad = -1;
-    if (o.density_on) {
-        orca_density_speed t[3] = {ORCA_DENSITY_SPEED_DEFAULT, ORCA_DENSITY_SPEED_DEFAULT,
-                                   ORCA_DENSITY_SPEED_DEFAULT};
-        t[0].radius = o.density.radius;
-        t[1].gamma = o.density.gamma;
-        t[2].max_density = o.density.max_density;
-        for (int k = 0; k < 3 && bad < 0; ++k) {
-            bad = orca_sim_set_density_speed(probe, &t[k]) != ORCA_OK ? MF_DEN_RADIUS + k : -1;
-        }
-    }
-    if (o.ped_on && bad < 0) {
-        orca_pedestrian t[4] = {ORCA_PEDESTRIAN_DEFAULT, ORCA_PEDESTRIAN_DEFAULT,
-                                ORCA_PEDESTRIAN_DEFAULT, ORCA_PEDESTRIAN_DEFAULT};
-        t[0].time_gap = o.ped.time_gap;
-        t[1].buffer = o.ped.buffer;
-        t[2].counter_reach = o.ped.counter_reach;
-        t[3].max_planes = (int64_t)v[MF_PED_PLANES] == o.ped.max_planes ? o.ped.max_planes : 0;
-        for (int k = 0; k < 4 && bad < 0; ++k) {
-            bad = orca_sim_set_pedestrian(probe, &t[k]) != ORCA_OK ? MF_PED_TIME_GAP + k : -1;
-        }
-    }
-    orca_sim_destroy(probe);
-    return bad;
-}
-
-/* Checks the manifest's bytes (mb, ms bytes, from path): the magic, the sizes its counts
- * give, the checksum, then each value's range; 0 with the message in err naming the field. */
-static int manifest_ok(const char *path, const unsigned char *mb, size_t ms, manifest *out,
-                       char *err, size_t errsize)
-{
-    if (ms < CKPT_MANIFEST_HEADER + 8 || memcmp(mb, CKPT_MAGIC_MANIFEST, 8) != 0) {
-        snprintf(err, errsize, "%.400s is not an orca MPI checkpoint manifest (%zu bytes, magic)",
-                 path, ms);
-        return 0;
-    }
-    snap_reader r = {mb + 8};
-    uint64_t *v = out->word;
-    for (int k = 0; k < MF_WORDS; ++k) {
-        v[k] = get_u64(&r);
-    }
-    if (v[MF_VERSION] != CKPT_VERSION) {
-        snprintf(err, errsize, "%.400s: field version: %llu, this orca reads %u", path,
-                 (unsigned long long)v[MF_VERSION], CKPT_VERSION);
-        return 0;
-    }
-    if (v[MF_RANKS] < 1 || v[MF_RANKS] > (1u << 24) || v[MF_SEGMENTS] > (uint64_t)INT32_MAX ||
-        v[MF_LOOPS] > (uint64_t)INT32_MAX || v[MF_LOOP_POINTS] > (uint64_t)INT32_MAX ||
-        v[MF_SETS] > (uint64_t)INT32_MAX || v[MF_SET_POINTS] > (uint64_t)INT32_MAX ||
-        ms != CKPT_MANIFEST_HEADER + v[MF_SEGMENTS] * 32 + v[MF_LOOPS] * 8 +
-                  v[MF_LOOP_POINTS] * 16 + v[MF_SETS] * 24 + v[MF_SET_POINTS] * 16 +
-                  v[MF_RANKS] * 8 + 8) {
-        snprintf(err, errsize,
-                 "%.250s: fields ranks (%llu), segments (%llu), loops (%llu), loop_points (%llu), "
-                 "sets (%llu) and set_points (%llu) do not give its size, %zu bytes (truncated "
-                 "or corrupt)",
-                 path, (unsigned long long)v[MF_RANKS], (unsigned long long)v[MF_SEGMENTS],
-                 (unsigned long long)v[MF_LOOPS], (unsigned long long)v[MF_LOOP_POINTS],
-                 (unsigned long long)v[MF_SETS], (unsigned long long)v[MF_SET_POINTS], ms);
-        return 0;
-    }
-    snap_reader tail = {mb + ms - 8};
-    if (get_u64(&tail) != checksum(mb, ms - 8)) {
-        snprintf(err, errsize, "%.400s: field checksum: it does not match the bytes (corrupt)",
-                 path);
-        return 0;
-    }
-    /* the values (a manifest written by another program, or by a faulty one) */
-    double dt = bits_f64(v[MF_DT]), ao = bits_f64(v[MF_AGENT_OVERLAP]),
-           wo = bits_f64(v[MF_WALL_OVERLAP]);
-    int bad = -1;
-    if (!(dt >= 0x1p-30 && dt <= 0x1p20)) {
-        bad = MF_DT;
-    } else if (v[MF_NEXT_KEY] > ((uint64_t)1 << 62) || v[MF_NEXT_RULE_KEY] > ((uint64_t)1 << 62)) {
-        bad = v[MF_NEXT_KEY] > ((uint64_t)1 << 62) ? MF_NEXT_KEY : MF_NEXT_RULE_KEY;
-    } else if (v[MF_AGENTS] > v[MF_NEXT_KEY]) {
-        bad = MF_AGENTS;
-    } else if (!(ao >= 0.0 && ao <= 1e300) || !(wo >= 0.0 && wo <= 1e300)) {
-        bad = !(ao >= 0.0 && ao <= 1e300) ? MF_AGENT_OVERLAP : MF_WALL_OVERLAP;
-    } else if (v[MF_FALLBACKS] > ((uint64_t)1 << 62) || v[MF_DIAGNOSTICS] > 1) {
-        bad = v[MF_DIAGNOSTICS] > 1 ? MF_DIAGNOSTICS : MF_FALLBACKS;
-    } else {
-        bad = options_bad(v);
-    }
-    if (bad >= 0) {
-        snprintf(err, errsize, "%.400s: field %s: value 0x%016llx out of range", path,
-                 manifest_field[bad], (unsigned long long)v[bad]);
-        return 0;
-    }
-    out->segments = mb + CKPT_MANIFEST_HEADER;
-    out->loops = out->segments + v[MF_SEGMENTS] * 32;
-    out->sets = out->loops + v[MF_LOOPS] * 8 + v[MF_LOOP_POINTS] * 16;
-    out->digests = out->sets + v[MF_SETS] * 24 + v[MF_SET_POINTS] * 16;
-    return 1;
-}
-
-/* Local: reads part f of the checkpoint in dir into own, checking it against the manifest:
- * its checksum, each header field, its digest, every agent's values and keys. */
-static orca_status read_part(orca_mpi *m, const char *dir, const manifest *mf, int f)
-{
-    char pp[CKPT_PATH];
-    part_name(pp, sizeof pp, dir, m->steps, f);
-    size_t size = 0;
-    unsigned char *b = read_file(pp, &size, m->error, sizeof m->error);
-    if (!b) {
-        return ORCA_ERR_FORMAT;
-    }
-    orca_status st = ORCA_OK;
-    uint64_t h[7] = {0};
-    static const char *const field[7] = {"version", "run_id", "rank", "ranks",
-                                         "step",    "count",  "reserved"};
-    uint64_t want[7] = {CKPT_VERSION, mf->word[MF_RUN_ID], (uint64_t)f, mf->word[MF_RANKS],
-                        m->steps, 0, 0};
-    snap_reader dr = {mf->digests + (size_t)f * 8};
-    uint64_t digest = get_u64(&dr);
-    if (size < CKPT_PART_HEADER + 8 || memcmp(b, CKPT_MAGIC_PART, 8) != 0) {
-        st = local_fail(m, ORCA_ERR_FORMAT,
-                        "%.400s is not an orca MPI checkpoint part (%zu bytes, magic)", pp, size);
-    } else {
-        snap_reader r = {b + 8};
-        for (int k = 0; k < 7; ++k) {
-            h[k] = get_u64(&r);
-        }
-        want[5] = h[5];
-        snap_reader tail = {b + size - 8};
-        uint64_t sum = get_u64(&tail);
-        if (h[5] > (uint64_t)INT32_MAX || size != CKPT_PART_HEADER + h[5] * CKPT_RECORD + 8) {
-            st = local_fail(m, ORCA_ERR_FORMAT,
-                            "%.400s: field count: %llu agents do not give its size, %zu bytes "
-                            "(truncated or corrupt)",
-                            pp, (unsigned long long)h[5], size);
-        } else if (sum != checksum(b, size - 8)) {
-            st = local_fail(m, ORCA_ERR_FORMAT,
-                            "%.400s: field checksum: it does not match the bytes (corrupt)", pp);
-        }
-        for (int k = 0; k < 7 && st == ORCA_OK; ++k) {
-            if (h[k] != want[k]) {
-                st = local_fail(m, ORCA_ERR_FORMAT,
-                                "%.400s: field %s: %llu, the manifest's checkpoint has %llu%s", pp,
-                                field[k], (unsigned long long)h[k], (unsigned long long)want[k],
-                                k == 1 ? " (a part of another run)" : "");
-            }
-        }
-        if (st == ORCA_OK && sum != digest) {
-            st = local_fail(m, ORCA_ERR_FORMAT,
-                            "%.400s: field checksum: %016llx, the manifest's digest of part %d is "
-                            "%016llx (a part of another checkpoint)",
-                            pp, (unsigned long long)sum, f, (unsigned long long)digest);
-        }
-    }
-    if (st == ORCA_OK) {
-        st = RESERVE(m, own, own_cap, m->own_n + (int64_t)h[5] + 1);
-    }
-    snap_reader r = {b + CKPT_PART_HEADER};
-    for (uint64_t i = 0; i < h[5] && st == ORCA_OK; ++i) {
-        mpi_agent a;
-        get_record(&r, &a);
-        orca_status cs = check_defs(m, &a.def, &a.goal, 1);
-        if (cs == ORCA_OK &&
-            (!(a.ext.priority >= ORCA_PRIORITY_MIN && a.ext.priority <= ORCA_PRIORITY_MAX) ||
-             (a.ext.locked != 0 && a.ext.locked != 1) || a.stream < -1)) {
-            cs = local_fail(m, ORCA_ERR_FORMAT,
-                            "priority %.17g, locked %d or stream %ld out of range",
-                            a.ext.priority, (int)a.ext.locked, (long)a.stream);
-        }
-        if (cs == ORCA_OK && (a.key >= m->next_key || a.rule_key >= m->next_rule_key)) {
-            cs = local_fail(m, ORCA_ERR_FORMAT, "key %llu beyond the manifest's next key",
-                            (unsigned long long)a.key);
-        }
-        if (cs != ORCA_OK) {
-            char msg[sizeof m->error];
-            snprintf(msg, sizeof msg, "%s", m->error);
-            st = local_fail(m, ORCA_ERR_FORMAT, "%.200s: record %llu: %.250s", pp,
-                            (unsigned long long)i, msg);
-            break;
-        }
-        m->own[m->own_n++] = a;
-    }
-    free(b);
-    return st;
-}
-
-/* Collective: the manifest's boundary loops as the run's, each checked by the library's own
- * check of a new loop (on a simulation made for it, the loops added in order). */
-static orca_status read_loops(orca_mpi *m, const manifest *mf)
-{
-    int32_t n = (int32_t)mf->word[MF_LOOPS], points = (int32_t)mf->word[MF_LOOP_POINTS];
-    int32_t *len = malloc(((size_t)n + 1) * sizeof *len);
-    orca_vec2 *pts = malloc(((size_t)points + 1) * sizeof *pts);
-    orca_sim *probe = NULL;
-    orca_status st = len && pts && orca_sim_create(NULL, &probe) == ORCA_OK
-                         ? ORCA_OK
-                         : local_fail(m, ORCA_ERR_MEMORY, "out of memory (boundaries)");
-    snap_reader r = {mf->loops};
-    int64_t sum = 0;
-    for (int32_t l = 0; l < n && st == ORCA_OK; ++l) {
-        uint64_t c = get_u64(&r);
-        sum += (int64_t)(c > (uint64_t)INT32_MAX ? INT32_MAX : c);
-        len[l] = (int32_t)(c > (uint64_t)INT32_MAX ? 0 : c);
-        if (c < 3 || sum > points) {
-            st = local_fail(m, ORCA_ERR_FORMAT, "loop %d: %llu points (of %d in all)", (int)l,
-                            (unsigned long long)c, (int)points);
-        }
-    }
-    if (st == ORCA_OK && sum != points) {
-        st = local_fail(m, ORCA_ERR_FORMAT, "the loops' lengths add up to %lld, not %d",
-                        (long long)sum, (int)points);
-    }
-    for (int32_t k = 0; k < points && st == ORCA_OK; ++k) {
-        pts[k] = get_vec(&r);
-    }
-    for (int32_t l = 0, at = 0; l < n && st == ORCA_OK; at += len[l++]) {
-        if ((st = orca_sim_add_boundary(probe, pts + at, len[l], NULL)) != ORCA_OK) {
-            local_fail(m, ORCA_ERR_FORMAT, "loop %d: %s", (int)l, orca_sim_last_error(probe));
-            st = ORCA_ERR_FORMAT;
-        }
-    }
-    if (st == ORCA_OK && !set_loops(m, len, pts, n, points)) {
-        st = local_fail(m, ORCA_ERR_MEMORY, "out of memory (boundaries)");
-    }
-    orca_sim_destroy(probe);
-    free(len);
-    free(pts);
-    return agree(m, st);
-}
-
-/* Collective: the manifest's goal sets as the run's, each checked as
- * orca_scenario_add_goal_set and orca_scenario_set_goal_set_exit check one, and its exit
- * counts (kept by rank 0). */
-static orca_status read_sets(orca_mpi *m, const manifest *mf)
-{
-    int32_t n = (int32_t)mf->word[MF_SETS], points = (int32_t)mf->word[MF_SET_POINTS];
-    int32_t *count = malloc(((size_t)n + 1) * sizeof *count);
-    int32_t *exit = malloc(((size_t)n + 1) * sizeof *exit);
-    double *arrive = malloc(((size_t)n + 1) * sizeof *arrive);
-    orca_vec2 *pts = malloc(((size_t)points + 1) * sizeof *pts);
-    orca_status st = count && exit && arrive && pts
-                         ? ORCA_OK
-                         : local_fail(m, ORCA_ERR_MEMORY, "out of memory (sets)");
-    snap_reader r = {mf->sets};
-    int64_t sum = 0;
-    for (int32_t k = 0; k < n && st == ORCA_OK; ++k) {
-        uint64_t c = get_u64(&r), x = get_u64(&r);
-        double a = bits_f64(get_u64(&r));
-        count[k] = (int32_t)(c <= ORCA_NAV_GOALS_MAX ? c : 0);
-        exit[k] = (int32_t)x;
-        arrive[k] = a;
-        sum += count[k];
-        if (c < 1 || c > ORCA_NAV_GOALS_MAX || x > 1 ||
-            !(a == 0 || (a >= 0x1p-30 && a <= 0x1p23)) || sum > points) {
-            st = local_fail(m, ORCA_ERR_FORMAT,
-                            "set %d: %llu points, exit %llu or arrive distance %.17g out of range",
-                            (int)k, (unsigned long long)c, (unsigned long long)x, a);
-        }
-    }
-    if (st == ORCA_OK && sum != points) {
-        st = local_fail(m, ORCA_ERR_FORMAT, "the sets' point counts add up to %lld, not %d",
-                        (long long)sum, (int)points);
-    }
-    for (int32_t k = 0; k < points && st == ORCA_OK; ++k) {
-        pts[k] = get_vec(&r);
-        if (!(fabs(pts[k].x) < ORCA_COORD_LIMIT && fabs(pts[k].y) < ORCA_COORD_LIMIT)) {
-            st = local_fail(m, ORCA_ERR_FORMAT, "set point %d (%.17g, %.17g) out of range",
-                            (int)k, pts[k].x, pts[k].y);
-        }
-    }
-    if (st == ORCA_OK && !set_sets(m, count, exit, arrive, pts, n, points)) {
-        st = local_fail(m, ORCA_ERR_MEMORY, "out of memory (sets)");
-    }
-    int64_t last = (int64_t)mf->word[MF_EXITED_LAST];
-    if (st == ORCA_OK && (mf->word[MF_EXITED] > mf->word[MF_NEXT_KEY] || last < -1 ||
-                          last > (int64_t)mf->word[MF_STEPS])) {
-        st = local_fail(m, ORCA_ERR_FORMAT, "exited %llu or exited_last_step %lld out of range",
-                        (unsigned long long)mf->word[MF_EXITED], (long long)last);
-    }
-    if (st == ORCA_OK && m->rank == 0) {
-        m->exited = (int64_t)mf->word[MF_EXITED];
-        m->exited_last_step = last;
-    }
-    free(count);
-    free(exit);
-    free(arrive);
-    free(pts);
-    return agree(m, st);
-}
-
-orca_status orca_mpi_restart(MPI_Comm comm, const char *dir, const orca_mpi_def *def,
-                             orca_mpi **out)
-{
-    if (!out) {
-        return ORCA_ERR_NULL;
-    }
-    *out = NULL;
-    create_error[0] = '\0';
-    char path[CKPT_PATH];
-    snprintf(path, sizeof path, "%s/manifest.bin", dir ? dir : "(null)");
-    size_t ms = 0;
-    unsigned char *mb = dir && strlen(dir) <= 4000
-                            ? read_file(path, &ms, create_error, sizeof create_error)
-                            : NULL;
-    if (!mb && !create_error[0]) {
-        snprintf(create_error, sizeof create_error, "checkpoint directory is NULL or too long");
-    }
-    manifest mf;
-    memset(&mf, 0, sizeof mf);
-    if (mb && !manifest_ok(path, mb, ms, &mf, create_error, sizeof create_error)) {
-        free(mb);
-        mb = NULL;
-    }
-    if (!agree_create(comm, mb != NULL)) {
-        free(mb);
-        return ORCA_ERR_FORMAT;
-    }
-    orca_mpi_def d = def ? *def : orca_mpi_def_default();
-    d.dt = bits_f64(mf.word[MF_DT]);
-    d.seed = mf.word[MF_SEED];
-    orca_mpi *m = NULL;
-    orca_status st = orca_mpi_create(comm, &d, &m);
-    if (st != ORCA_OK) {
-        free(mb);
-        return st;
-    }
-    m->run_id = mf.word[MF_RUN_ID];
-    m->opt = options_of(mf.word);
-    snap_reader r = {mf.segments};
-    for (uint64_t k = 0; k < mf.word[MF_SEGMENTS] && st == ORCA_OK; ++k) {
-        orca_vec2 a = get_vec(&r), b = get_vec(&r);
-        st = orca_mpi_add_segment(m, a, b);
-    }
-    if (st != ORCA_OK) {
-        snprintf(create_error, sizeof create_error, "%.300s: field segments: %.180s", path, m->error);
-        snprintf(m->error, sizeof m->error, "%s", create_error);
-    } else if ((st = read_loops(m, &mf)) != ORCA_OK) {
-        snprintf(create_error, sizeof create_error, "%.300s: field loops: %.180s", path, m->error);
-        snprintf(m->error, sizeof m->error, "%s", create_error);
-    } else if ((st = read_sets(m, &mf)) != ORCA_OK) {
-        snprintf(create_error, sizeof create_error, "%.300s: field sets: %.180s", path, m->error);
-        snprintf(m->error, sizeof m->error, "%s", create_error);
-    }
-    m->steps = mf.word[MF_STEPS];
-    m->next_key = mf.word[MF_NEXT_KEY];
-    m->next_rule_key = mf.word[MF_NEXT_RULE_KEY];
-    int old_ranks = (int)mf.word[MF_RANKS];
-    if (m->rank == 0) {
-        m->agent_overlap = bits_f64(mf.word[MF_AGENT_OVERLAP]);
-        m->wall_overlap = bits_f64(mf.word[MF_WALL_OVERLAP]);
-        m->fallbacks = (int64_t)mf.word[MF_FALLBACKS];
-    }
-    /* this rank reads parts rank, rank + size, ... */
-    for (int f = m->rank; f < old_ranks && st == ORCA_OK; f += m->size) {
-        st = read_part(m, dir, &mf, f);
-    }
-    st = agree(m, st);
-    if (st == ORCA_OK) {
-        qsort(m->own, (size_t)m->own_n, sizeof *m->own, cmp_key);
-        long long mine = m->own_n, total = 0;
-        MPI_Allreduce(&mine, &total, 1, MPI_LONG_LONG, MPI_SUM, m->comm);
-        if ((uint64_t)total != mf.word[MF_AGENTS]) {
-            local_fail(m, ORCA_ERR_FORMAT,
-                       "%.400s: field agents: %llu, its parts hold %lld agent%s", path,
-                       (unsigned long long)mf.word[MF_AGENTS], total, total == 1 ? "" : "s");
-            st = ORCA_ERR_FORMAT;
-        }
-        st = agree(m, m->rank == 0 ? st : ORCA_OK);
-    }
-    if (st == ORCA_OK) {
-        st = orca_mpi_rebalance(m);
-    }
-    if (st == ORCA_OK) {
-        /* the restored state is the one the manifest describes */
-        uint64_t h = orca_mpi_hash(m, &st);
-        if (st == ORCA_OK && h != mf.word[MF_STATE_HASH]) {
-            local_fail(m, ORCA_ERR_FORMAT,
-                       "%.400s: field state_hash: %016llx, the restored state's hash is %016llx",
-                       path, (unsigned long long)mf.word[MF_STATE_HASH], (unsigned long long)h);
-            st = agree(m, m->rank == 0 ? ORCA_ERR_FORMAT : ORCA_OK);
-        }
-    }
-    free(mb);
-    return finish_create(m, st, out);
-}

@@ -1,0 +1,268 @@
+/* SPDX-License-Identifier: MIT */
+/* orca on MPI's passes over every agent in key order through rank 0 (docs/mpi.md, "The
+ * hash"): the state hash, streamed a window of keys at a time so that no rank holds every
+ * agent, and the trajectories' CSV rows, which stream the same way. */
+#include "mpi_internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "snap_io.h"
+
+#define HASH_WINDOW 65536 /* keys per gather of orca_mpi_hash and orca_mpi_write_csv */
+
+static uint64_t h_agent(uint64_t h, const orca_agent_def *d)
+{
+    h = hash_f64(h, d->position.x);
+    h = hash_f64(h, d->position.y);
+    h = hash_f64(h, d->velocity.x);
+    h = hash_f64(h, d->velocity.y);
+    h = hash_f64(h, d->preferred_velocity.x);
+    h = hash_f64(h, d->preferred_velocity.y);
+    h = hash_f64(h, d->radius);
+    h = hash_f64(h, d->max_speed);
+    h = hash_f64(h, d->neighbor_dist);
+    h = hash_u64(h, (uint64_t)d->max_neighbors);
+    h = hash_f64(h, d->time_horizon);
+    return hash_f64(h, d->obstacle_time_horizon);
+}
+
+typedef struct hash_entry {
+    uint64_t key;
+    orca_agent_def def;
+    agent_ext ext;
+    int32_t stream;
+} hash_entry;
+
+/* The parts of the hash that run over every agent in key order, in the order of
+ * docs/determinism.md's state hash: the agents, then (while some agent is not at the
+ * defaults) their avoidance settings, then (while some agent has one) their streams. */
+enum { HP_CORE, HP_EXT, HP_STREAM };
+
+static uint64_t h_part(uint64_t h, const hash_entry *e, int part)
+{
+    if (part == HP_CORE) {
+        return h_agent(h, &e->def);
+    }
+    if (part == HP_EXT) {
+        h = hash_f64(h, e->ext.priority);
+        h = hash_u64(h, e->ext.layers);
+        h = hash_u64(h, e->ext.mask);
+        return hash_u64(h, (uint64_t)(int64_t)e->ext.locked);
+    }
+    return hash_u64(h, (uint64_t)(uint32_t)e->stream);
+}
+
+/* Scratch of the windowed passes: rank 0 takes the agents a window of HASH_WINDOW keys at a
+ * time (its memory stays bounded; every agent's values pass through it once). */
+typedef struct hash_scratch {
+    uint64_t win;
+    int *counts;
+    hash_entry *mine, *got, *slot;
+    unsigned char *seen;
+} hash_scratch;
+
+/* What rank 0 does with each agent of a windowed pass, in key order. */
+typedef void window_fn(void *context, const hash_entry *e);
+
+/* Collective: visit(context, e) on rank 0 for every agent, in key order. */
+static void window_pass(orca_mpi *m, const hash_scratch *x, window_fn *visit, void *context)
+{
+    int *counts = x->counts, *displs = x->counts + m->size;
+    uint64_t win = x->win, windows = (m->next_key + win - 1) / win;
+    int64_t at = 0;
+    for (uint64_t w = 0; w < windows; ++w) {
+        uint64_t end = (w + 1) * win;
+        int n = 0;
+        while (at < m->own_n && m->own[at].key < end) {
+            const mpi_agent *a = &m->own[at];
+            x->mine[n].key = a->key;
+            x->mine[n].def = a->def;
+            x->mine[n].ext = a->ext;
+            x->mine[n].stream = a->stream;
+            ++n;
+            ++at;
+        }
+        MPI_Gather(&n, 1, MPI_INT, counts, 1, MPI_INT, 0, m->comm);
+        int sum = 0;
+        if (m->rank == 0) {
+            for (int r = 0; r < m->size; ++r) {
+                displs[r] = sum * (int)sizeof(hash_entry);
+                sum += counts[r];
+                counts[r] *= (int)sizeof(hash_entry);
+            }
+        }
+        MPI_Gatherv(x->mine, n * (int)sizeof(hash_entry), MPI_BYTE, x->got, counts, displs,
+                    MPI_BYTE, 0, m->comm);
+        if (m->rank == 0 && sum > 0) {
+            /* each rank's block is in key order; the keys of a window are distinct, so a
+             * counting placement orders them */
+            uint64_t base = w * win;
+            memset(x->seen, 0, win);
+            for (int k = 0; k < sum; ++k) {
+                uint64_t o = x->got[k].key - base;
+                x->slot[o] = x->got[k];
+                x->seen[o] = 1;
+            }
+            for (uint64_t o = 0; o < win; ++o) {
+                if (x->seen[o]) {
+                    visit(context, &x->slot[o]);
+                }
+            }
+        }
+    }
+}
+
+typedef struct hash_visit {
+    uint64_t h;
+    int part;
+} hash_visit;
+
+static void hash_one(void *context, const hash_entry *e)
+{
+    hash_visit *v = context;
+    v->h = h_part(v->h, e, v->part);
+}
+
+/* Collective: h continued on rank 0 over every agent's part, in key order. */
+static uint64_t hash_pass(orca_mpi *m, const hash_scratch *x, int part, uint64_t h)
+{
+    hash_visit v = {h, part};
+    window_pass(m, x, hash_one, &v);
+    return v.h;
+}
+
+/* Collective: the scratch of a windowed pass (freed by scratch_free); ORCA_OK on every rank or
+ * a refusal on every rank. */
+static orca_status scratch_new(orca_mpi *m, hash_scratch *x)
+{
+    /* a window of HASH_WINDOW keys, or of every key when there are fewer */
+    x->win = m->next_key < HASH_WINDOW ? (m->next_key > 0 ? m->next_key : 1) : HASH_WINDOW;
+    x->counts = malloc(2 * (size_t)m->size * sizeof *x->counts);
+    x->mine = malloc(x->win * sizeof *x->mine);
+    x->got = m->rank == 0 ? malloc(x->win * sizeof *x->got) : NULL;
+    x->slot = m->rank == 0 ? malloc(x->win * sizeof *x->slot) : NULL;
+    x->seen = m->rank == 0 ? malloc(x->win) : NULL;
+    orca_status st = x->counts && x->mine && (m->rank != 0 || (x->got && x->slot && x->seen))
+                         ? ORCA_OK
+                         : mpi_local_fail(m, ORCA_ERR_MEMORY,
+                                          "out of memory (a pass over the agents)");
+    return mpi_agree(m, st);
+}
+
+static void scratch_free(hash_scratch *x)
+{
+    free(x->counts);
+    free(x->mine);
+    free(x->got);
+    free(x->slot);
+    free(x->seen);
+}
+
+typedef struct csv_visit {
+    FILE *f;
+    uint64_t step;
+    double t;
+    long long index;
+} csv_visit;
+
+static void csv_one(void *context, const hash_entry *e)
+{
+    csv_visit *v = context;
+    fprintf(v->f, "%llu,%.17g,%lld,%.17g,%.17g,%.17g,%.17g\n", (unsigned long long)v->step, v->t,
+            v->index++, e->def.position.x, e->def.position.y, e->def.velocity.x,
+            e->def.velocity.y);
+}
+
+orca_status orca_mpi_write_csv(orca_mpi *m, FILE *f)
+{
+    if (!m) {
+        return ORCA_ERR_NULL;
+    }
+    m->error[0] = '\0';
+    orca_status st = m->rank == 0 && !f ? mpi_local_fail(m, ORCA_ERR_NULL, "no file on rank 0")
+                                        : ORCA_OK;
+    st = mpi_agree(m, st);
+    hash_scratch x;
+    memset(&x, 0, sizeof x);
+    if (st == ORCA_OK) {
+        st = scratch_new(m, &x);
+    }
+    if (st == ORCA_OK) {
+        csv_visit v = {f, m->steps, (double)m->steps * m->def.dt, 0};
+        window_pass(m, &x, csv_one, &v);
+        if (m->rank == 0 && ferror(f)) {
+            st = mpi_local_fail(m, ORCA_ERR_IO, "writing the rows: %s", strerror(errno));
+        }
+        st = mpi_agree(m, st);
+    }
+    scratch_free(&x);
+    return st;
+}
+
+uint64_t orca_mpi_hash(orca_mpi *m, orca_status *status)
+{
+    if (status) {
+        *status = ORCA_OK;
+    }
+    if (!m) {
+        if (status) {
+            *status = ORCA_ERR_NULL;
+        }
+        return 0;
+    }
+    m->error[0] = '\0';
+    /* the agents, those not at the avoidance defaults and those with a stream, over all ranks */
+    long long mine[3] = {m->own_n, 0, 0}, total[3] = {0, 0, 0};
+    for (int64_t i = 0; i < m->own_n; ++i) {
+        mine[1] += !orca_ext_is_default(&m->own[i].ext);
+        mine[2] += m->own[i].stream >= 0;
+    }
+    MPI_Allreduce(mine, total, 3, MPI_LONG_LONG, MPI_SUM, m->comm);
+    hash_scratch x;
+    orca_status st = scratch_new(m, &x);
+    uint64_t h = FNV_OFFSET;
+    if (st == ORCA_OK) {
+        /* the sections of the one-process state hash (docs/determinism.md), in its order */
+        h = hash_u64(h, (uint64_t)total[0]);
+        h = hash_pass(m, &x, HP_CORE, h);
+        h = hash_u64(h, (uint64_t)m->seg_n);
+        for (int32_t k = 0; k < m->seg_n; ++k) {
+            h = hash_f64(h, m->seg_a[k].x);
+            h = hash_f64(h, m->seg_a[k].y);
+            h = hash_f64(h, m->seg_b[k].x);
+            h = hash_f64(h, m->seg_b[k].y);
+        }
+        if (total[1] > 0) {
+            h = hash_u64(h, HASH_EXT_TAG);
+            h = hash_pass(m, &x, HP_EXT, h);
+        }
+        if (m->bnd_n > 0) {
+            h = hash_u64(h, HASH_BND_TAG);
+            h = hash_u64(h, (uint64_t)m->bnd_n);
+            for (int32_t l = 0, at = 0; l < m->bnd_n; at += m->bnd_len[l++]) {
+                h = hash_u64(h, (uint64_t)m->bnd_len[l]);
+                for (int32_t k = 0; k < m->bnd_len[l]; ++k) {
+                    h = hash_f64(h, m->bnd_pt[at + k].x);
+                    h = hash_f64(h, m->bnd_pt[at + k].y);
+                }
+            }
+        }
+        const mpi_options *o = &m->opt;
+        h = orca_hash_options(h, o->separation, o->density_on ? &o->density : NULL,
+                              o->ped_on ? &o->ped : NULL);
+        if (total[2] > 0) {
+            h = hash_u64(h, HASH_STR_TAG);
+            h = hash_pass(m, &x, HP_STREAM, h);
+        }
+        MPI_Bcast(&h, 1, MPI_UINT64_T, 0, m->comm);
+    }
+    scratch_free(&x);
+    if (status) {
+        *status = st;
+    }
+    return st == ORCA_OK ? h : 0;
+}
+

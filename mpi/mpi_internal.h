@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: MIT */
+/* orca on MPI's internals shared by its files (docs/mpi.md): mpi.c (the run: domains, halo,
+ * step, rebalancing, creation, summaries, scenes), mpi_hash.c (the hash and the CSV rows,
+ * streamed through rank 0) and mpi_checkpoint.c (checkpoints and restarts). */
+#ifndef ORCA_MPI_INTERNAL_H
+#define ORCA_MPI_INTERNAL_H
+
+#include "orca/mpi.h"
+
+#include "sim_internal.h"
+
+/* A node of the domain tree: an inner node cuts its region at `cut` along `axis` (0 x, 1 y):
+ * coordinates below the cut go to child lo, the others to child hi; a leaf (lo = -1) is the
+ * domain of rank r0. It covers ranks [r0, r1). */
+typedef struct dnode {
+    int axis, depth;
+    double cut;
+    int lo, hi;
+    int r0, r1;
+} dnode;
+
+/* One agent as the ranks exchange it (bytes: every rank runs the same build). */
+typedef struct mpi_agent {
+    uint64_t key;      /* order key: its place in the one-process index order */
+    uint64_t rule_key; /* the rule's key (docs/scenarios.md): its creation ordinal */
+    orca_agent_def def;
+    orca_goal goal;
+    float hint;  /* the step's search-radius hint for this agent (not state: it never decides,
+                    algorithm.md §11.4), carried so the local simulation starts warm */
+    int32_t stream; /* the pedestrian model's stream (-1: none; docs/pedestrians.md) */
+    agent_ext ext;  /* its avoidance settings (docs/extensions.md) */
+} mpi_agent;
+
+/* The simulation-wide settings of the run's extensions (docs/mpi.md, "What runs under MPI"):
+ * each rank's local simulation gets them, and the hash and the checkpoints carry them. */
+typedef struct mpi_options {
+    int separation;
+    int density_on;
+    orca_density_speed density;
+    int ped_on;
+    orca_pedestrian ped;
+} mpi_options;
+
+
+struct orca_mpi {
+    MPI_Comm comm;
+    int rank, size;
+    orca_mpi_def def;
+    uint64_t steps;
+    uint64_t next_key, next_rule_key;
+    orca_sim *local;
+    int local_stale; /* 1: rebuild the local simulation (walls changed) */
+    int local_own;   /* 1: the local list is own itself (one rank: no halo), not order */
+    int local_mirror; /* 1: the local simulation holds own's agents in order with own's values
+                         (one rank, after a step's keep), but for the owned agents' preferred
+                         velocities when local_ruled; whatever changes own clears it */
+    int local_ruled;  /* with local_mirror: those are the rule's for step m->steps already */
+    mpi_agent *own;
+    int64_t own_n, own_cap;
+    dnode *tree;    /* the domains: 2 size - 1 nodes, the root first (docs/mpi.md, "Domains") */
+    int tree_n;
+    double *reach_box; /* per rank, the box its owned agents can read (x0, y0, x1, y1; empty:
+                          x0 > x1), from the last halo exchange (docs/mpi.md, "Halo") */
+    int *readers;      /* scratch: the ranks whose reach box meets this rank's agents */
+    orca_vec2 *seg_a, *seg_b;
+    int32_t seg_n, seg_cap;
+    /* the walkable-area boundary loops, in index order: loop l has bnd_len[l] points, from
+     * bnd_pt[sum of the earlier lengths] on */
+    int32_t *bnd_len;
+    orca_vec2 *bnd_pt;
+    int32_t bnd_n, bnd_points;
+    /* the goal sets (docs/navigation.md, "Shared goals"), in index order: set k has
+     * set_count[k] points from set_pt[set_first[k]] on, and is an exit (set_exit[k]) with
+     * arrive distance set_arrive[k] (0: the agent's radius) */
+    int32_t set_n, set_points, *set_first, *set_count, *set_exit;
+    double *set_arrive;
+    orca_vec2 *set_pt;
+    int64_t exited;           /* this rank's owned agents that left by exits */
+    int64_t exited_last_step; /* the step count when the last of them left, or -1 */
+    mpi_options opt;
+    /* scratch */
+    mpi_agent *send, *recv, *merged, *tmp;
+    int64_t send_cap, recv_cap, merged_cap, tmp_cap;
+    int *scount, *sdispl, *rcount, *rdispl;
+    const mpi_agent **order, **order_tmp; /* the local list: owned and halo agents by key */
+    int64_t order_cap, order_tmp_cap;
+    orca_agent_diagnostics *diag;
+    int64_t diag_cap;
+    unsigned char *owned; /* per entry of the local list: 1 owned, 0 a halo copy */
+    int64_t owned_cap;
+    orca_vec2 *rule_pref; /* with the pedestrian model: per entry, this step's preferred
+                             velocity, which the step takes from the rule (fill_local) */
+    int64_t rule_pref_cap;
+    /* record */
+    double agent_overlap, wall_overlap;
+    int64_t fallbacks;
+    orca_mpi_stats stats;
+    uint64_t run_id; /* this run's identifier (checkpoints name it; a restart keeps it) */
+    char last_part[4200]; /* this rank's part of the last checkpoint it wrote, or "" */
+    char error[512];
+};
+
+/* The message of a refusal before a run exists (orca_mpi_last_error(NULL)). */
+extern char mpi_create_error[512];
+
+/* Local: this rank's refusal (its message kept for mpi_agree); returns st. */
+orca_status mpi_local_fail(orca_mpi *m, orca_status st, const char *fmt, ...);
+/* Collective: every rank's status agreed (the lowest refusing rank's message on all). */
+orca_status mpi_agree(orca_mpi *m, orca_status st);
+/* Collective, before a run exists: whether every rank passed ok (mpi_create_error otherwise). */
+int mpi_agree_create(MPI_Comm comm, int ok);
+/* Grows *p to hold need entries of size bytes; 0 out of memory (nothing changed). */
+int mpi_reserve(void **p, int64_t *cap, int64_t need, size_t size);
+#define RESERVE(m, arr, cap, need)                                                             \
+    (mpi_reserve((void **)&(m)->arr, &(m)->cap, (need), sizeof *(m)->arr)                          \
+         ? ORCA_OK                                                                             \
+         : mpi_local_fail((m), ORCA_ERR_MEMORY, "out of memory (%lld entries of %s)",              \
+                      (long long)(need), #arr))
+
+/* Local: checks agent definitions and goals as orca_mpi_add_agents does. */
+orca_status mpi_check_defs(orca_mpi *m, const orca_agent_def *defs, const orca_goal *goals,
+                           int count);
+/* The end of every constructor (on a failure the run is freed, its message kept). */
+orca_status mpi_finish_create(orca_mpi *m, orca_status st, orca_mpi **out);
+/* Local: the run's boundary loops and goal sets replaced (0 out of memory, nothing changed). */
+int mpi_set_loops(orca_mpi *m, const int32_t *len, const orca_vec2 *pts, int32_t count,
+                  int32_t points);
+int mpi_set_sets(orca_mpi *m, const int32_t *count, const int32_t *exit, const double *arrive,
+                 const orca_vec2 *pts, int32_t n, int32_t points);
+
+#endif
