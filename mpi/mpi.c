@@ -304,6 +304,9 @@ static orca_status migrate(orca_mpi *m, double *seconds)
     if ((st = exchange(m, seconds)) != ORCA_OK) {
         return st;
     }
+    if (m->nav && (st = mpi_nav_migrate(m, seconds)) != ORCA_OK) {
+        return st;
+    }
     int64_t arrived = 0;
     for (int r = 0; r < m->size; ++r) {
         arrived += m->rcount[r];
@@ -686,9 +689,9 @@ static void keep(orca_mpi *m, int64_t n)
     }
     uint64_t sh = orca_rule_step_hash(m->def.seed, m->steps + 1);
     /* with goal sets the next step moves the targets first (sets_pass), so its rule runs in
-     * fill_local; with the pedestrian model the rule's values go to rule_pref (the stored
+     * fill_local (with navigation in mpi_nav_pass); with the pedestrian model the rule's values go to rule_pref (the stored
      * preferred velocities stay for the model to read) */
-    int ahead = m->set_n == 0;
+    int ahead = m->set_n == 0 && !m->nav; /* navigation's pass computes the rule */
     orca_vec2 *out = m->opt.ped_on ? m->rule_pref : pref;
     for (int64_t i = 0; i < n; ++i) {
         mpi_agent *o = &m->own[i];
@@ -737,6 +740,25 @@ static int at_exit(const orca_mpi *m, const mpi_agent *a)
     return sqrt(dx * dx + dy * dy) <= d;
 }
 
+/* The point of its exit set that owned agent a leaves by (the scenario's leaving_point,
+ * src/scenario_sets.c): the point its path ends at when that is its target, else the first
+ * point equal to its target. */
+static int32_t leaving_point(const orca_mpi *m, const mpi_agent *a)
+{
+    int32_t k = a->goal.goal_set, count = m->set_count[k];
+    const orca_vec2 *pt = m->set_pt + m->set_first[k];
+    int g = mpi_nav_route_goal(a);
+    if (g >= 0 && g < count && memcmp(&pt[g], &a->goal.target, sizeof pt[g]) == 0) {
+        return g;
+    }
+    for (int32_t j = 0; j < count; ++j) {
+        if (memcmp(&pt[j], &a->goal.target, sizeof pt[j]) == 0) {
+            return j;
+        }
+    }
+    return 0; /* (a target is always one of its set's points) */
+}
+
 /* Local, first in a step with goal sets (the scenario's order, docs/scenarios.md, "The step"):
  * the owned agents at their exits leave (removed; own stays in key order, so the one-process
  * index order of the others is kept), then every agent heading for a set takes the set's
@@ -747,6 +769,12 @@ static void sets_pass(orca_mpi *m)
     for (int64_t i = 0; i < m->own_n; ++i) {
         if (at_exit(m, &m->own[i])) {
             left++;
+            int32_t j = m->set_first[m->own[i].goal.goal_set] + leaving_point(m, &m->own[i]);
+            m->set_left[j]++;
+            m->set_last[j] = (int64_t)m->steps;
+            if (m->nav) {
+                mpi_nav_drop(m, &m->own[i]);
+            }
             continue;
         }
         m->own[keep++] = m->own[i];
@@ -758,7 +786,7 @@ static void sets_pass(orca_mpi *m)
         m->local_mirror = 0; /* own changed */
     }
     m->local_ruled = 0; /* the targets move: the rule runs after them (fill_local) */
-    for (int64_t i = 0; i < m->own_n; ++i) {
+    for (int64_t i = 0; i < m->own_n && !m->nav; ++i) { /* (navigation's plans choose) */
         mpi_agent *a = &m->own[i];
         if (a->goal.kind == ORCA_GOAL_SET) {
             a->goal.target = nearest_point(m, a->goal.goal_set, a->def.position);
@@ -796,8 +824,12 @@ orca_status orca_mpi_step(orca_mpi *m)
     if (st != ORCA_OK) {
         return st;
     }
-    /* the rule for the owned agents (the halo agents' preferred velocities are not read) */
-    st = fill_local(m, n, 1);
+    /* the rule for the owned agents (the halo agents' preferred velocities are not read);
+     * with navigation its pass computes them */
+    st = fill_local(m, n, !m->nav);
+    if (st == ORCA_OK && m->nav) {
+        st = mpi_nav_pass(m, n);
+    }
     if (st == ORCA_OK && m->def.record) {
         st = measure(m);
     }
@@ -828,9 +860,12 @@ orca_status orca_mpi_step(orca_mpi *m)
     st = mpi_agree(m, st);
     comm += MPI_Wtime() - ta;
     if (st != ORCA_OK) {
+        if (m->nav) {
+            mpi_nav_restore(m); /* the progress only: plans made are kept */
+        }
         m->stats.step_seconds += MPI_Wtime() - t0;
         m->stats.comm_seconds += comm;
-        return st; /* nothing owned changed */
+        return st; /* nothing owned changed but the paths' plans */
     }
     orca_agents_settle(m->local);
     keep(m, n);
@@ -985,6 +1020,7 @@ static void free_all(orca_mpi *m)
     if (!m) {
         return;
     }
+    mpi_nav_destroy(m); /* (before the local simulation its graph reads) */
     orca_sim_destroy(m->local);
     free(m->own);
     free(m->tree);
@@ -1009,6 +1045,8 @@ static void free_all(orca_mpi *m)
     free(m->set_exit);
     free(m->set_arrive);
     free(m->set_pt);
+    free(m->set_left);
+    free(m->set_last);
     if (m->comm != MPI_COMM_NULL) {
         MPI_Comm_free(&m->comm);
     }
@@ -1479,6 +1517,8 @@ orca_status orca_mpi_remove_agents(orca_mpi *m, const uint64_t *keys, int count)
         }
         if (!(j < distinct && all[j] == m->own[i].key)) {
             m->own[keep++] = m->own[i];
+        } else if (m->nav) {
+            mpi_nav_drop(m, &m->own[i]);
         }
     }
     m->own_n = keep;
@@ -1489,6 +1529,46 @@ orca_status orca_mpi_remove_agents(orca_mpi *m, const uint64_t *keys, int count)
 }
 
 /* --- summaries ------------------------------------------------------------------------- */
+
+int orca_mpi_exit_points(const orca_mpi *m, int set)
+{
+    if (!m || set < 0 || set >= m->set_n) {
+        return -1;
+    }
+    return m->set_exit[set] ? m->set_count[set] : 0;
+}
+
+orca_status orca_mpi_exit_departures(orca_mpi *m, int set, int point, int64_t *left,
+                                     int64_t *last)
+{
+    if (!m) {
+        return ORCA_ERR_NULL;
+    }
+    m->error[0] = '\0';
+    orca_status st = ORCA_OK;
+    if (set < 0 || set >= m->set_n || !m->set_exit[set]) {
+        st = mpi_local_fail(m, ORCA_ERR_ARGUMENT, "set %d is not an exit set of the run", set);
+    } else if (point < 0 || point >= m->set_count[set]) {
+        st = mpi_local_fail(m, ORCA_ERR_ARGUMENT, "point %d out of range (set %d has %d)", point,
+                            set, (int)m->set_count[set]);
+    }
+    st = mpi_agree(m, st);
+    if (st != ORCA_OK) {
+        return st;
+    }
+    int32_t j = m->set_first[set] + point;
+    long long mine[2] = {m->set_left[j], -m->set_last[j]}, all[2] = {0, 0};
+    MPI_Allreduce(&mine[0], &all[0], 1, MPI_LONG_LONG, MPI_SUM, m->comm);
+    mine[1] = m->set_last[j];
+    MPI_Allreduce(&mine[1], &all[1], 1, MPI_LONG_LONG, MPI_MAX, m->comm);
+    if (left) {
+        *left = all[0];
+    }
+    if (last) {
+        *last = all[1];
+    }
+    return ORCA_OK;
+}
 
 /* Local: the owned agents arrived now (docs/scenarios.md's test: within its radius of its goal
  * point; an agent without a point goal counts as arrived). */
@@ -1657,7 +1737,11 @@ int mpi_set_sets(orca_mpi *m, const int32_t *count, const int32_t *exit, const d
     int32_t *c = malloc(((size_t)n + 1) * sizeof *c), *e = malloc(((size_t)n + 1) * sizeof *e);
     double *a = malloc(((size_t)n + 1) * sizeof *a);
     orca_vec2 *p = malloc(((size_t)points + 1) * sizeof *p);
-    if (!first || !c || !e || !a || !p) {
+    int64_t *left = calloc((size_t)points + 1, sizeof *left);
+    int64_t *last = malloc(((size_t)points + 1) * sizeof *last);
+    if (!first || !c || !e || !a || !p || !left || !last) {
+        free(left);
+        free(last);
         free(first);
         free(c);
         free(e);
@@ -1677,6 +1761,13 @@ int mpi_set_sets(orca_mpi *m, const int32_t *count, const int32_t *exit, const d
     free(m->set_exit);
     free(m->set_arrive);
     free(m->set_pt);
+    free(m->set_left);
+    free(m->set_last);
+    for (int32_t k = 0; k < points; ++k) {
+        last[k] = -1;
+    }
+    m->set_left = left;
+    m->set_last = last;
     m->set_first = first;
     m->set_count = c;
     m->set_exit = e;
@@ -1755,6 +1846,14 @@ static orca_status add_sets(orca_mpi *m, const orca_scenario *sc)
         orca_scenario_exited(sc, &x, &last);
         m->exited = x;
         m->exited_last_step = last;
+        for (int32_t k = 0; k < n; ++k) { /* the departures so far, counted once */
+            for (int32_t j = 0; exit[k] && j < count[k]; ++j) {
+                int left = 0;
+                orca_scenario_exit_departures(sc, k, j, &left, &last);
+                m->set_left[m->set_first[k] + j] = left;
+                m->set_last[m->set_first[k] + j] = last;
+            }
+        }
     }
     free(count);
     free(exit);
@@ -1796,8 +1895,8 @@ static const char *unsupported(const orca_scenario *sc)
 {
     orca_scenario *s = (orca_scenario *)sc; /* orca_scenario_sim only reads here */
     orca_sim *sim = orca_scenario_sim(s);
-    if (orca_scenario_get_navigation(sc)) {
-        return "navigation";
+    if (orca_scenario_get_navigation(sc) && mpi_nav_unsupported(sc)) {
+        return mpi_nav_unsupported(sc);
     }
     int n = orca_sim_agent_count(sim);
     for (int i = 0; i < n; ++i) {
@@ -1935,6 +2034,9 @@ orca_status orca_mpi_create_from_scenario(MPI_Comm comm, const orca_scenario *sc
     if (st == ORCA_OK) {
         st = add_sets(m, sc);
     }
+    if (st == ORCA_OK && orca_scenario_get_navigation(sc)) {
+        st = mpi_agree(m, mpi_nav_create(m, sc));
+    }
     m->opt.separation = orca_sim_get_separation(sim);
     m->opt.density_on = orca_sim_get_density_speed(sim, &m->opt.density);
     m->opt.ped_on = orca_sim_get_pedestrian(sim, &m->opt.ped);
@@ -1955,6 +2057,9 @@ orca_status orca_mpi_create_from_scenario(MPI_Comm comm, const orca_scenario *sc
             }
             if (sim->stream) {
                 a->stream = sim->stream[i];
+            }
+            if (m->nav) {
+                st = mpi_nav_clone(m, sc, i, a);
             }
         }
         st = mpi_agree(m, st);

@@ -161,6 +161,93 @@ static void scratch_free(hash_scratch *x)
     free(x->seen);
 }
 
+/* Collective: h continued on rank 0 over navigation's part (HASH_NAV or HASH_NAV_CHOICE) of
+ * every agent with bytes in it, in key order, each after its one-process index (its place
+ * among the agents present): docs/navigation.md's "State" as orca_scenario_hash hashes it.
+ * The bytes vary in length, so each window's travel as (key, length, bytes) records. */
+static orca_status nav_pass(orca_mpi *m, const hash_scratch *x, int part, uint64_t *h)
+{
+    int *counts = x->counts, *displs = x->counts + m->size;
+    uint64_t win = x->win, windows = (m->next_key + win - 1) / win, index = 0;
+    int64_t at = 0, cap = 0, gcap = 0;
+    unsigned char *mine = NULL, *got = NULL;
+    int64_t *where = m->rank == 0 ? malloc(win * sizeof *where) : NULL;
+    orca_status st = m->rank != 0 || where ? ORCA_OK
+                                           : mpi_local_fail(m, ORCA_ERR_MEMORY,
+                                                            "out of memory (the paths' hash)");
+    for (uint64_t w = 0; w < windows && (st = mpi_agree(m, st)) == ORCA_OK; ++w) {
+        uint64_t end = (w + 1) * win;
+        int64_t len = 0;
+        while (at < m->own_n && m->own[at].key < end) {
+            const mpi_agent *a = &m->own[at];
+            size_t need = mpi_nav_hash_bytes(a, part, NULL, 0);
+            if (!mpi_reserve((void **)&mine, &cap, len + 16 + (int64_t)need, 1)) {
+                st = mpi_local_fail(m, ORCA_ERR_MEMORY, "out of memory (the paths' hash)");
+                break;
+            }
+            memcpy(mine + len, &a->key, 8);
+            uint64_t n = need;
+            memcpy(mine + len + 8, &n, 8);
+            mpi_nav_hash_bytes(a, part, mine + len + 16, need);
+            len += 16 + (int64_t)need;
+            ++at;
+        }
+        if (len > INT32_MAX) {
+            st = mpi_local_fail(m, ORCA_ERR_LIMIT, "%lld bytes of paths in one window",
+                                (long long)len);
+        }
+        if ((st = mpi_agree(m, st)) != ORCA_OK) {
+            break;
+        }
+        int n = (int)len;
+        MPI_Gather(&n, 1, MPI_INT, counts, 1, MPI_INT, 0, m->comm);
+        int64_t sum = 0;
+        if (m->rank == 0) {
+            for (int r = 0; r < m->size; ++r) {
+                displs[r] = (int)sum;
+                sum += counts[r];
+            }
+            if (sum > INT32_MAX || !mpi_reserve((void **)&got, &gcap, sum + 1, 1)) {
+                st = mpi_local_fail(m, ORCA_ERR_MEMORY, "out of memory (the paths' hash)");
+            }
+        }
+        if ((st = mpi_agree(m, st)) != ORCA_OK) {
+            break;
+        }
+        MPI_Gatherv(mine, n, MPI_BYTE, got, counts, displs, MPI_BYTE, 0, m->comm);
+        if (m->rank != 0) {
+            continue;
+        }
+        /* every agent of the window present once: its record's place, by key */
+        uint64_t base = w * win;
+        memset(x->seen, 0, win);
+        for (int64_t o = 0; o < sum;) {
+            uint64_t key, bytes;
+            memcpy(&key, got + o, 8);
+            memcpy(&bytes, got + o + 8, 8);
+            x->seen[key - base] = 1;
+            where[key - base] = o;
+            o += 16 + (int64_t)bytes;
+        }
+        for (uint64_t k = 0; k < win; ++k) {
+            if (!x->seen[k]) {
+                continue;
+            }
+            uint64_t bytes;
+            memcpy(&bytes, got + where[k] + 8, 8);
+            if (bytes > 0) {
+                *h = hash_u64(*h, index);
+                *h = hash_bytes(*h, got + where[k] + 16, (size_t)bytes);
+            }
+            ++index;
+        }
+    }
+    free(mine);
+    free(got);
+    free(where);
+    return st;
+}
+
 typedef struct csv_visit {
     FILE *f;
     uint64_t step;
@@ -256,6 +343,18 @@ uint64_t orca_mpi_hash(orca_mpi *m, orca_status *status)
         if (total[2] > 0) {
             h = hash_u64(h, HASH_STR_TAG);
             h = hash_pass(m, &x, HP_STREAM, h);
+        }
+        if (m->nav) { /* the scenario's sections after the simulation's (orca_sc_hash_with) */
+            static const char tag[] = "orca-nav", tag2[] = "orca-nav-choice";
+            h = hash_bytes(h, (const unsigned char *)tag, sizeof tag - 1);
+            st = nav_pass(m, &x, HASH_NAV, &h);
+            if (st == ORCA_OK && mpi_nav_choice_hashed(m)) {
+                uint64_t check, choice;
+                mpi_nav_hash_settings(m, &check, &choice);
+                h = hash_bytes(h, (const unsigned char *)tag2, sizeof tag2 - 1);
+                h = hash_u64(hash_u64(h, check), choice);
+                st = nav_pass(m, &x, HASH_NAV_CHOICE, &h);
+            }
         }
         MPI_Bcast(&h, 1, MPI_UINT64_T, 0, m->comm);
     }

@@ -29,7 +29,13 @@ typedef struct mpi_agent {
                     algorithm.md §11.4), carried so the local simulation starts warm */
     int32_t stream; /* the pedestrian model's stream (-1: none; docs/pedestrians.md) */
     agent_ext ext;  /* its avoidance settings (docs/extensions.md) */
+    struct sc_nav *nv; /* with navigation: its path state, on its owner's heap (NULL: none
+                          yet); in a halo copy or a record received, the sender's pointer,
+                          never read (mpi_nav.c) */
 } mpi_agent;
+
+/* The rank's navigation (mpi_nav.c). */
+typedef struct mpi_nav mpi_nav;
 
 /* The simulation-wide settings of the run's extensions (docs/mpi.md, "What runs under MPI"):
  * each rank's local simulation gets them, and the hash and the checkpoints carry them. */
@@ -75,9 +81,12 @@ struct orca_mpi {
     int32_t set_n, set_points, *set_first, *set_count, *set_exit;
     double *set_arrive;
     orca_vec2 *set_pt;
+    int64_t *set_left, *set_last; /* per point of the sets: this rank's agents that left
+                                     there and the step count when the last did (-1: none) */
     int64_t exited;           /* this rank's owned agents that left by exits */
     int64_t exited_last_step; /* the step count when the last of them left, or -1 */
     mpi_options opt;
+    mpi_nav *nav; /* NULL: navigation is off */
     /* scratch */
     mpi_agent *send, *recv, *merged, *tmp;
     int64_t send_cap, recv_cap, merged_cap, tmp_cap;
@@ -127,5 +136,39 @@ int mpi_set_loops(orca_mpi *m, const int32_t *len, const orca_vec2 *pts, int32_t
                   int32_t points);
 int mpi_set_sets(orca_mpi *m, const int32_t *count, const int32_t *exit, const double *arrive,
                  const orca_vec2 *pts, int32_t n, int32_t points);
+
+/* --- navigation (mpi_nav.c; docs/mpi.md, "Navigation") -------------------------------- */
+
+struct orca_scenario;
+/* Local: the run's navigation from scenario src's settings (after its sets are the run's). */
+orca_status mpi_nav_create(orca_mpi *m, const struct orca_scenario *src);
+/* Why src's navigation cannot run distributed yet, or NULL. */
+const char *mpi_nav_unsupported(const struct orca_scenario *src);
+/* Local: a copy of the path state of src's agent at index (if it has one) into a->nv. */
+orca_status mpi_nav_clone(orca_mpi *m, const struct orca_scenario *src, int index,
+                          mpi_agent *a);
+/* The set point agent a's path ends at, or -1 (no path). */
+int mpi_nav_route_goal(const mpi_agent *a);
+/* Frees the run's navigation and every owned agent's path. */
+void mpi_nav_destroy(orca_mpi *m);
+/* An owned agent leaves the run (an exit, a removal): its path's counts join the rank's
+ * retired totals, its path is freed. */
+void mpi_nav_drop(orca_mpi *m, mpi_agent *a);
+/* Local, after fill_local: the scenario's navigation pass over the local list's n agents (the
+ * owned ones), their rule values into the local step's preferred velocities (rule_pref with
+ * the pedestrian model). */
+orca_status mpi_nav_pass(orca_mpi *m, int64_t n);
+/* The progress mpi_nav_pass changed, put back (the step was refused). */
+void mpi_nav_restore(orca_mpi *m);
+/* Collective, in migrate after the records' exchange: the paths of the records sent follow
+ * them as bytes; the received records get theirs. */
+orca_status mpi_nav_migrate(orca_mpi *m, double *seconds);
+/* The bytes owned agent a adds to the hash's part HASH_NAV or HASH_NAV_CHOICE (snap_io.h),
+ * without its index; their count, written only when at most cap. */
+size_t mpi_nav_hash_bytes(const mpi_agent *a, int part, unsigned char *out, size_t cap);
+/* Whether the hash has the exit choice's section (the leg check or an exit choice on), and
+ * its two settings. */
+int mpi_nav_choice_hashed(const orca_mpi *m);
+void mpi_nav_hash_settings(const orca_mpi *m, uint64_t *check, uint64_t *choice);
 
 #endif

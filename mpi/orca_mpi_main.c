@@ -678,6 +678,19 @@ int main(int argc, char **argv)
     if (st == ORCA_OK) {
         h = orca_mpi_hash(m, &st);
     }
+    orca_nav_counts nc;
+    if (st == ORCA_OK) {
+        st = orca_mpi_nav_counts(m, &nc);
+    }
+    /* each exit point's departures (sets in index order, points in order) */
+    int64_t dep[2 * 256];
+    int ndep = 0;
+    for (int set = 0; st == ORCA_OK && orca_mpi_exit_points(m, set) >= 0; ++set) {
+        for (int j = 0; st == ORCA_OK && j < orca_mpi_exit_points(m, set) && ndep < 256; ++j) {
+            st = orca_mpi_exit_departures(m, set, j, &dep[2 * ndep], &dep[2 * ndep + 1]);
+            ++ndep;
+        }
+    }
     if (st != ORCA_OK) {
         say("%s: %s", source, orca_mpi_last_error(m));
         orca_mpi_destroy(m);
@@ -711,7 +724,16 @@ int main(int argc, char **argv)
         } else {
             printf("\"exited_last_step\":null,");
         }
-        printf("\"hashes\":[");
+        printf("\"nav_plans\":%lld,\"nav_reroutes\":%lld,\"nav_replans\":%lld,"
+               "\"nav_exit_changes\":%lld,\"nav_exit_returns\":%lld,\"nav_agents_changed\":%d,"
+               "\"nav_most_changes\":%d,\"nav_unreachable\":%d,\"at_exits\":%d,\"exit_departures\":[",
+               (long long)nc.plans, (long long)nc.reroutes, (long long)nc.replans,
+               (long long)nc.exit_changes, (long long)nc.exit_returns, nc.agents_changed,
+               nc.most_changes, nc.unreachable, nc.at_exits);
+        for (int k = 0; k < ndep; ++k) {
+            printf("%s[%lld,%lld]", k ? "," : "", (long long)dep[2 * k], (long long)dep[2 * k + 1]);
+        }
+        printf("],\"hashes\":[");
         for (int k = 0; k < hashes; ++k) {
             printf("%s%s", k ? "," : "", hash_lines[k]);
         }
@@ -732,6 +754,21 @@ int main(int argc, char **argv)
         if (s.exited > 0) {
             printf("left by exits: %lld (the last at step %lld)\n", (long long)s.exited,
                    (long long)s.exited_last_step);
+        }
+        for (int k = 0; k < ndep; ++k) {
+            printf("exit point %d: %lld left", k, (long long)dep[2 * k]);
+            if (dep[2 * k + 1] >= 0) {
+                printf(", the last at step %lld", (long long)dep[2 * k + 1]);
+            }
+            printf("\n");
+        }
+        if (nc.plans > 0 || nc.unreachable > 0) {
+            printf("navigation: %d without a path; over the run %lld plans, %lld re-routings, "
+                   "%lld replans, %lld exit changes by %d agents (at most %d by one), %lld back "
+                   "to a point left\n",
+                   nc.unreachable, (long long)nc.plans, (long long)nc.reroutes,
+                   (long long)nc.replans, (long long)nc.exit_changes, nc.agents_changed,
+                   nc.most_changes, (long long)nc.exit_returns);
         }
         if (o.until_arrived && all_arrived_step >= 0) {
             printf("all arrived: at step %lld\n", (long long)all_arrived_step);

@@ -364,6 +364,11 @@ orca_status orca_nav_create(const orca_sim *sim, orca_nav **out)
     return ORCA_OK;
 }
 
+void orca_nav_rebind(orca_nav *nav, const orca_sim *sim)
+{
+    nav->sim = sim;
+}
+
 void orca_nav_destroy(orca_nav *nav)
 {
     if (!nav) {

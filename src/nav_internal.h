@@ -29,6 +29,10 @@ int orca_nav_sync_to(orca_nav *nav, const orca_sim *s);
 /* 1 when the structures were built from exactly s's walls (orca_nav_sync would return 0);
  * changes nothing. */
 int orca_nav_same_walls(const orca_nav *nav, const orca_sim *s);
+/* The nav reads its walls (orca_nav_sync) and runs its tasks on sim from now on; its
+ * structures stay, and are dropped by the next orca_nav_sync only if sim's walls differ from
+ * those they were built from (orca on MPI rebuilds its local simulation with the same walls). */
+void orca_nav_rebind(orca_nav *nav, const orca_sim *sim);
 
 /* Scratch for `count` threads of queries (worker indices 0 .. count-1): called before
  * queries run on the simulation's workers (it may move the scratch). ORCA_ERR_MEMORY leaves

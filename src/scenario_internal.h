@@ -135,6 +135,9 @@ struct orca_scenario {
 
     int waypoint_agents; /* entries with waypoints (0: the step skips the switching) */
 
+    const uint64_t *rule_keys; /* NULL: entry e's rule key is e (its creation ordinal); orca on
+                                  MPI's per-rank navigation (mpi/mpi_nav.c) gives each of its
+                                  entries the run's */
     int navigation;      /* orca_scenario_set_navigation */
     int nav_check;       /* orca_scenario_set_nav_check */
     int exit_choice;     /* orca_scenario_set_exit_choice */

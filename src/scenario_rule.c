@@ -93,10 +93,11 @@ static orca_vec2 agent_rule(const orca_scenario *sc, const sc_agent *a, int e, o
     if (v && v->route.result != ORCA_NAV_OK) {
         return v2(0.0, 0.0); /* no path: it stands (docs/navigation.md) */
     }
+    uint64_t key = sc->rule_keys ? sc->rule_keys[e] : (uint64_t)e;
     if (v && v->k < v->route.count) {
-        return nav_velocity(v->dir, a->goal.preferred_speed, step_hash, (uint64_t)e);
+        return nav_velocity(v->dir, a->goal.preferred_speed, step_hash, key);
     }
-    return preferred_velocity(&a->goal, position, sc->dt, step_hash, (uint64_t)e);
+    return preferred_velocity(&a->goal, position, sc->dt, step_hash, key);
 }
 
 orca_vec2 orca_sc_agent_rule(const orca_scenario *sc, const sc_agent *a, int e,

@@ -134,6 +134,22 @@ typedef struct orca_mpi_summary {
 /** Collective. Measures the current state too (so the final state enters the overlaps). */
 orca_status orca_mpi_summarize(orca_mpi *m, orca_mpi_summary *out);
 
+/** Collective: navigation's counts over the whole run, agents that left included, as
+ * orca_scenario_nav_counts gives them in one process (sums over the ranks; most_changes the
+ * largest); without navigation only exited, at_exits and arrived are not 0. The same on every
+ * rank. */
+orca_status orca_mpi_nav_counts(orca_mpi *m, orca_nav_counts *out);
+
+/** The point count of goal set `set` (index order) when it is an exit, 0 when it is not, -1
+ * when the run has no such set (the same on every rank; no communication). */
+int orca_mpi_exit_points(const orca_mpi *m, int set);
+
+/** Collective: the agents that left by point `point` of exit set `set` over the run and the
+ * step count when the last did (-1: none), as orca_scenario_exit_departures gives them; either
+ * pointer may be NULL. A restart starts them from 0 (checkpoints do not hold them yet). */
+orca_status orca_mpi_exit_departures(orca_mpi *m, int set, int point, int64_t *left,
+                                     int64_t *last);
+
 /** Collective and cheap (one pass over the owned agents, one MPI_Allreduce): the agents
  * arrived now (docs/scenarios.md's test, as in orca_mpi_summary) and the agents in the run,
  * the same on every rank. Either pointer may be NULL. A run until every agent has arrived

@@ -1,0 +1,560 @@
+/* SPDX-License-Identifier: MIT */
+/* orca on MPI's navigation (docs/mpi.md, "Navigation"): each rank runs the scenario's own
+ * navigation pass (orca_sc_nav_advance) on its local simulation, through a scenario of its
+ * own whose entries are the step's owned agents; an agent's path state (sc_nav) lives on the
+ * heap of the rank that owns it, travels as bytes when its owner changes (mpi_nav_migrate),
+ * and is hashed and counted as one process hashes and counts it. */
+#include "mpi_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc.h"
+#include "scenario_internal.h"
+#include "scenario_rule.h"
+#include "sim_peek.h"
+
+/* The rank's navigation: a scenario that is no scenario of the API, only what the scenario's
+ * navigation pass reads (its simulation is the rank's local one, its entries the owned
+ * agents, in key order, with the run's rule keys), and the counts of the paths this rank
+ * dropped (agents that left by exits or were removed). */
+struct mpi_nav {
+    orca_scenario sc;
+    uint64_t *rule_keys;
+    int32_t *ent;
+    int64_t entry_cap, list_cap;
+    int64_t retired[NAV_RETIRED];
+    int *counts; /* 4 size: bytes sent and received per rank, and their displacements */
+    unsigned char *sbuf, *rbuf;
+    int64_t sbuf_cap, rbuf_cap;
+};
+
+/* --- a path state as words (the migration's bytes) ------------------------------------- */
+
+#define NAV_WORDS 26    /* a path state's words before its corners */
+#define CORNER_WORDS 7  /* each corner's */
+
+static unsigned char *put_w(unsigned char *p, uint64_t v)
+{
+    for (int b = 0; b < 8; ++b) {
+        p[b] = (unsigned char)(v >> (8 * b));
+    }
+    return p + 8;
+}
+
+static uint64_t get_w(const unsigned char **p)
+{
+    uint64_t v = 0;
+    for (int b = 0; b < 8; ++b) {
+        v |= (uint64_t)(*p)[b] << (8 * b);
+    }
+    *p += 8;
+    return v;
+}
+
+static unsigned char *put_d(unsigned char *p, double x)
+{
+    return put_w(p, f64_bits(x));
+}
+
+static double get_d(const unsigned char **p)
+{
+    return bits_f64(get_w(p));
+}
+
+/* The bytes of a path state (mpi_nav_put). */
+static size_t nav_size(const sc_nav *v)
+{
+    return (NAV_WORDS + CORNER_WORDS * (size_t)v->route.count) * 8;
+}
+
+/* Writes v's nav_size(v) bytes at p, little-endian words; returns the end. */
+static unsigned char *nav_put(const sc_nav *v, unsigned char *p)
+{
+    p = put_w(p, (uint64_t)(int64_t)v->planned);
+    p = put_w(p, (uint64_t)(int64_t)v->route.result);
+    p = put_d(p, v->route.length);
+    p = put_w(p, (uint64_t)(int64_t)v->route.goal);
+    p = put_w(p, (uint64_t)(int64_t)v->route.count);
+    p = put_w(p, (uint64_t)(int64_t)v->k);
+    p = put_w(p, (uint64_t)(int64_t)v->prev_k);
+    p = put_w(p, (uint64_t)(int64_t)v->stuck);
+    p = put_w(p, (uint64_t)(int64_t)v->prev_stuck);
+    p = put_d(p, v->best);
+    p = put_d(p, v->prev_best);
+    p = put_d(put_d(p, v->target.x), v->target.y);
+    p = put_d(p, v->radius);
+    p = put_w(p, (uint64_t)(int64_t)v->has_avoid);
+    p = put_d(put_d(p, v->avoid.x), v->avoid.y);
+    p = put_w(p, (uint64_t)(int64_t)v->plans);
+    p = put_w(p, (uint64_t)(int64_t)v->reroutes);
+    p = put_w(p, (uint64_t)(int64_t)v->replans);
+    p = put_w(p, (uint64_t)(int64_t)v->exit);
+    p = put_w(p, (uint64_t)(int64_t)v->exit_changes);
+    p = put_w(p, (uint64_t)(int64_t)v->returns);
+    p = put_w(p, v->left);
+    p = put_d(put_d(p, v->dir.x), v->dir.y);
+    for (int k = 0; k < v->route.count; ++k) {
+        const orca_nav_corner *c = &v->route.corners[k];
+        p = put_d(put_d(p, c->vertex.x), c->vertex.y);
+        p = put_w(p, (uint64_t)(int64_t)c->side);
+        p = put_d(put_d(p, c->enter.x), c->enter.y);
+        p = put_d(put_d(p, c->leave.x), c->leave.y);
+    }
+    return p;
+}
+
+/* A path state from nav_put's bytes at *p (at most `left` of them; *p moves past them), on
+ * the heap; NULL when they are too few or memory is out. Only bytes this build wrote reach
+ * it (a migration between ranks of one run). */
+static sc_nav *nav_get(const unsigned char **p, size_t left)
+{
+    if (left < NAV_WORDS * 8) {
+        return NULL;
+    }
+    const unsigned char *q = *p;
+    sc_nav *v = orca_mem_zalloc(1, sizeof *v);
+    if (!v) {
+        return NULL;
+    }
+    v->planned = (int)(int64_t)get_w(&q);
+    v->route.result = (int)(int64_t)get_w(&q);
+    v->route.length = get_d(&q);
+    v->route.goal = (int)(int64_t)get_w(&q);
+    int64_t count = (int64_t)get_w(&q);
+    v->k = (int)(int64_t)get_w(&q);
+    v->prev_k = (int)(int64_t)get_w(&q);
+    v->stuck = (int)(int64_t)get_w(&q);
+    v->prev_stuck = (int)(int64_t)get_w(&q);
+    v->best = get_d(&q);
+    v->prev_best = get_d(&q);
+    v->target.x = get_d(&q);
+    v->target.y = get_d(&q);
+    v->radius = get_d(&q);
+    v->has_avoid = (int)(int64_t)get_w(&q);
+    v->avoid.x = get_d(&q);
+    v->avoid.y = get_d(&q);
+    v->plans = (int)(int64_t)get_w(&q);
+    v->reroutes = (int)(int64_t)get_w(&q);
+    v->replans = (int)(int64_t)get_w(&q);
+    v->exit = (int)(int64_t)get_w(&q);
+    v->exit_changes = (int)(int64_t)get_w(&q);
+    v->returns = (int)(int64_t)get_w(&q);
+    v->left = get_w(&q);
+    v->dir.x = get_d(&q);
+    v->dir.y = get_d(&q);
+    if (count < 0 || (uint64_t)count > (left - NAV_WORDS * 8) / (CORNER_WORDS * 8)) {
+        orca_mem_free(v);
+        return NULL;
+    }
+    if (count > 0) {
+        v->route.corners = orca_mem_alloc((size_t)count, sizeof *v->route.corners);
+        if (!v->route.corners) {
+            orca_mem_free(v);
+            return NULL;
+        }
+    }
+    v->route.count = v->route.cap = (int)count;
+    for (int64_t k = 0; k < count; ++k) {
+        orca_nav_corner *c = &v->route.corners[k];
+        c->vertex.x = get_d(&q);
+        c->vertex.y = get_d(&q);
+        c->side = (int)(int64_t)get_w(&q);
+        c->enter.x = get_d(&q);
+        c->enter.y = get_d(&q);
+        c->leave.x = get_d(&q);
+        c->leave.y = get_d(&q);
+    }
+    *p = q;
+    return v;
+}
+
+static void nav_free(sc_nav *v)
+{
+    if (v) {
+        orca_nav_route_free(&v->route);
+        orca_mem_free(v);
+    }
+}
+
+/* --- the rank's navigation ------------------------------------------------------------- */
+
+orca_status mpi_nav_create(orca_mpi *m, const orca_scenario *src)
+{
+    mpi_nav *nv = calloc(1, sizeof *nv);
+    int32_t n = m->set_n;
+    sc_goal_set *sets = calloc((size_t)n + 1, sizeof *sets);
+    nv = nv && sets ? nv : NULL;
+    if (nv) {
+        nv->counts = calloc(4 * (size_t)m->size, sizeof *nv->counts);
+    }
+    if (!nv || !nv->counts) {
+        free(nv);
+        free(sets);
+        return mpi_local_fail(m, ORCA_ERR_MEMORY, "out of memory (navigation)");
+    }
+    orca_scenario *sc = &nv->sc;
+    sc->dt = m->def.dt;
+    sc->seed = m->def.seed;
+    sc->navigation = 1;
+    sc->nav_check = orca_scenario_get_nav_check(src);
+    sc->exit_choice = orca_scenario_get_exit_choice(src);
+    /* the run's sets: their points are the run's (read only); the exit choice's measured
+     * outflows are the quickest choice's, which does not run here (mpi_nav_unsupported) */
+    for (int32_t k = 0; k < n; ++k) {
+        sets[k].points = m->set_pt + m->set_first[k];
+        sets[k].count = m->set_count[k];
+        sets[k].exit = m->set_exit[k];
+        sets[k].arrive = m->set_arrive[k];
+        orca_scenario_goal_set_capacity(src, k, &sets[k].capacity);
+        sc->exit_sets += sets[k].exit != 0;
+    }
+    sc->sets = sets;
+    sc->set_count = sc->set_capacity = n;
+    /* the paths a scenario dropped before the run: counted once, on rank 0 */
+    if (m->rank == 0) {
+        memcpy(nv->retired, src->retired, sizeof nv->retired);
+    }
+    m->nav = nv;
+    return ORCA_OK;
+}
+
+const char *mpi_nav_unsupported(const orca_scenario *sc)
+{
+    if (orca_scenario_get_exit_choice(sc) == ORCA_EXIT_QUICKEST) {
+        return "navigation's exit choice quickest";
+    }
+    return NULL;
+}
+
+orca_status mpi_nav_clone(orca_mpi *m, const orca_scenario *src, int index, mpi_agent *a)
+{
+    int e = orca_sc_entry_of((orca_scenario *)src, index); /* only its message is written */
+    const sc_nav *v = e >= 0 ? src->agents[e].nv : NULL;
+    if (!v) {
+        return ORCA_OK;
+    }
+    a->nv = orca_mem_zalloc(1, sizeof *a->nv);
+    if (!a->nv) {
+        return mpi_local_fail(m, ORCA_ERR_MEMORY, "out of memory (a path)");
+    }
+    *a->nv = *v;
+    a->nv->route.corners = NULL;
+    a->nv->route.cap = 0;
+    if (v->route.count > 0) {
+        a->nv->route.corners = orca_mem_alloc((size_t)v->route.count, sizeof *v->route.corners);
+        if (!a->nv->route.corners) {
+            orca_mem_free(a->nv);
+            a->nv = NULL;
+            return mpi_local_fail(m, ORCA_ERR_MEMORY, "out of memory (a path)");
+        }
+        memcpy(a->nv->route.corners, v->route.corners,
+               (size_t)v->route.count * sizeof *v->route.corners);
+        a->nv->route.cap = v->route.count;
+    }
+    return ORCA_OK;
+}
+
+int mpi_nav_route_goal(const mpi_agent *a)
+{
+    const sc_nav *v = a->nv;
+    return v && v->route.result == ORCA_NAV_OK ? v->route.goal : -1;
+}
+
+void mpi_nav_destroy(orca_mpi *m)
+{
+    mpi_nav *nv = m->nav;
+    for (int64_t i = 0; i < m->own_n; ++i) {
+        nav_free(m->own[i].nv);
+        m->own[i].nv = NULL;
+    }
+    if (!nv) {
+        return;
+    }
+    orca_scenario *sc = &nv->sc;
+    orca_nav_destroy(sc->nav);
+    free(sc->sets);
+    free(sc->agents);
+    orca_mem_free(sc->nav_flag);
+    orca_mem_free(sc->pref);
+    orca_mem_free(sc->plan_list);
+    free(nv->rule_keys);
+    free(nv->ent);
+    free(nv->counts);
+    free(nv->sbuf);
+    free(nv->rbuf);
+    free(nv);
+    m->nav = NULL;
+}
+
+void mpi_nav_drop(orca_mpi *m, mpi_agent *a)
+{
+    sc_nav *v = a->nv;
+    if (!v) {
+        return;
+    }
+    int64_t *r = m->nav->retired;
+    r[0] += v->plans;
+    r[1] += v->reroutes;
+    r[2] += v->replans;
+    r[3] += v->exit_changes;
+    r[4] += v->returns;
+    r[5] += v->exit_changes > 0;
+    r[6] = v->exit_changes > r[6] ? v->exit_changes : r[6];
+    nav_free(v);
+    a->nv = NULL;
+}
+
+/* Grows a table to hold need entries (0 out of memory, nothing changed). */
+static int grow(void **p, int64_t *cap, int64_t need, size_t size)
+{
+    return mpi_reserve(p, cap, need, size);
+}
+
+orca_status mpi_nav_pass(orca_mpi *m, int64_t n)
+{
+    mpi_nav *nv = m->nav;
+    orca_scenario *sc = &nv->sc;
+    int64_t own_n = m->own_n;
+    /* the scenario's per-index scratch (its step's, orca_scenario_step) and the entries */
+    if (n + 1 > nv->list_cap) {
+        int64_t cap = n + 1;
+        uint8_t *f = orca_mem_resize(sc->nav_flag, (size_t)cap, sizeof *f);
+        sc->nav_flag = f ? f : sc->nav_flag;
+        orca_vec2 *pv = f ? orca_mem_resize(sc->pref, (size_t)cap, sizeof *pv) : NULL;
+        sc->pref = pv ? pv : sc->pref;
+        int32_t *pl = pv ? orca_mem_resize(sc->plan_list, (size_t)cap, sizeof *pl) : NULL;
+        sc->plan_list = pl ? pl : sc->plan_list;
+        int64_t ecap = nv->list_cap;
+        if (!pl || !grow((void **)&nv->ent, &ecap, cap, sizeof *nv->ent)) {
+            return mpi_local_fail(m, ORCA_ERR_MEMORY, "out of memory (navigation's tables)");
+        }
+        nv->list_cap = cap;
+    }
+    int64_t acap = nv->entry_cap, kcap = nv->entry_cap;
+    if (!grow((void **)&sc->agents, &acap, own_n + 1, sizeof *sc->agents) ||
+        !grow((void **)&nv->rule_keys, &kcap, own_n + 1, sizeof *nv->rule_keys)) {
+        return mpi_local_fail(m, ORCA_ERR_MEMORY, "out of memory (navigation's entries)");
+    }
+    nv->entry_cap = acap < kcap ? acap : kcap;
+    if (!sc->nav) {
+        if (orca_nav_create(m->local, &sc->nav) != ORCA_OK) {
+            return mpi_local_fail(m, ORCA_ERR_MEMORY, "out of memory (the navigation graph)");
+        }
+    } else {
+        orca_nav_rebind(sc->nav, m->local); /* the local simulation may be a new one */
+    }
+    sc->sim = m->local;
+    sc->rule_keys = nv->rule_keys;
+    /* entry k is owned agent k; the local list holds the owned agents in their key order */
+    for (int64_t k = 0; k < own_n; ++k) {
+        sc_agent *e = &sc->agents[k];
+        memset(e, 0, sizeof *e);
+        e->goal = m->own[k].goal;
+        e->start = m->own[k].def.position;
+        e->nv = m->own[k].nv;
+        nv->rule_keys[k] = m->own[k].rule_key;
+    }
+    sc->agent_count = sc->agent_capacity = (int)own_n;
+    for (int64_t i = 0, k = 0; i < n; ++i) {
+        nv->ent[i] = m->owned[i] ? (int32_t)k++ : -1; /* halo copies: no entry */
+    }
+    orca_status st = orca_sc_nav_advance(sc, nv->ent, orca_sim_positions(m->local), (int)n,
+                                         orca_rule_step_hash(m->def.seed, m->steps));
+    /* plans made are kept, a refused pass too (as one process keeps them) */
+    for (int64_t k = 0; k < own_n; ++k) {
+        m->own[k].goal.target = sc->agents[k].goal.target;
+        m->own[k].nv = sc->agents[k].nv;
+    }
+    if (st != ORCA_OK) {
+        orca_sc_nav_restore(sc);
+        return mpi_local_fail(m, st, "%s", sc->error);
+    }
+    /* the rule's values (into rule_pref with the pedestrian model, as fill_local's) */
+    orca_vec2 *out = m->opt.ped_on ? m->rule_pref : m->local->pref;
+    for (int64_t i = 0; i < n; ++i) {
+        if (nv->ent[i] >= 0) {
+            out[i] = sc->pref[i];
+        }
+    }
+    return ORCA_OK;
+}
+
+void mpi_nav_restore(orca_mpi *m)
+{
+    for (int64_t k = 0; k < m->own_n; ++k) {
+        sc_nav *v = m->own[k].nv;
+        if (v && v->planned) {
+            v->k = v->prev_k < v->route.count ? v->prev_k : v->k;
+            v->stuck = v->prev_stuck;
+            v->best = v->prev_best;
+        }
+    }
+}
+
+/* --- migration ------------------------------------------------------------------------- */
+
+orca_status mpi_nav_migrate(orca_mpi *m, double *seconds)
+{
+    mpi_nav *nv = m->nav;
+    int size = m->size;
+    int *sc = nv->counts, *sd = sc + size, *rc = sd + size, *rd = rc + size;
+    int64_t total = 0;
+    for (int r = 0; r < size; ++r) {
+        int64_t bytes = 0;
+        for (int j = 0; j < m->scount[r]; ++j) {
+            const sc_nav *v = m->send[m->sdispl[r] + j].nv;
+            bytes += v ? (int64_t)nav_size(v) : 0;
+        }
+        sd[r] = (int)total;
+        total += bytes;
+        sc[r] = (int)bytes;
+    }
+    orca_status st = total > INT32_MAX ? mpi_local_fail(m, ORCA_ERR_LIMIT,
+                                                        "%lld bytes of paths at once",
+                                                        (long long)total)
+                     : !grow((void **)&nv->sbuf, &nv->sbuf_cap, total + 1, 1)
+                         ? mpi_local_fail(m, ORCA_ERR_MEMORY, "out of memory (paths)")
+                         : ORCA_OK;
+    int64_t sent = (int64_t)m->sdispl[size - 1] + m->scount[size - 1];
+    if (st == ORCA_OK) {
+        unsigned char *p = nv->sbuf;
+        for (int64_t j = 0; j < sent; ++j) {
+            if (m->send[j].nv) {
+                p = nav_put(m->send[j].nv, p);
+            }
+        }
+    }
+    double t0 = MPI_Wtime();
+    st = mpi_agree(m, st);
+    if (st != ORCA_OK) {
+        *seconds += MPI_Wtime() - t0;
+        return st;
+    }
+    MPI_Alltoall(sc, 1, MPI_INT, rc, 1, MPI_INT, m->comm);
+    int64_t got = 0;
+    for (int r = 0; r < size; ++r) {
+        rd[r] = (int)got;
+        got += rc[r];
+    }
+    st = got > INT32_MAX ? mpi_local_fail(m, ORCA_ERR_LIMIT, "%lld bytes of paths at once",
+                                          (long long)got)
+         : !grow((void **)&nv->rbuf, &nv->rbuf_cap, got + 1, 1)
+             ? mpi_local_fail(m, ORCA_ERR_MEMORY, "out of memory (paths)")
+             : ORCA_OK;
+    st = mpi_agree(m, st);
+    if (st != ORCA_OK) {
+        *seconds += MPI_Wtime() - t0;
+        return st;
+    }
+    MPI_Alltoallv(nv->sbuf, sc, sd, MPI_BYTE, nv->rbuf, rc, rd, MPI_BYTE, m->comm);
+    *seconds += MPI_Wtime() - t0;
+    /* the sent paths are bytes now; the received records' nv (their sender's pointer) says
+     * only whether one follows, in the sender's order */
+    for (int64_t j = 0; j < sent; ++j) {
+        nav_free(m->send[j].nv);
+        m->send[j].nv = NULL;
+    }
+    for (int r = 0; r < size; ++r) {
+        const unsigned char *p = nv->rbuf + rd[r], *end = p + rc[r];
+        for (int j = 0; j < m->rcount[r]; ++j) {
+            mpi_agent *a = &m->recv[m->rdispl[r] + j];
+            if (a->nv) {
+                a->nv = nav_get(&p, (size_t)(end - p));
+                if (!a->nv) {
+                    st = mpi_local_fail(m, ORCA_ERR_MEMORY, "out of memory (a path)");
+                }
+            }
+        }
+    }
+    return mpi_agree(m, st);
+}
+
+/* --- the hash and the counts ----------------------------------------------------------- */
+
+size_t mpi_nav_hash_bytes(const mpi_agent *a, int part, unsigned char *out, size_t cap)
+{
+    sc_agent e;
+    memset(&e, 0, sizeof e);
+    e.goal = a->goal;
+    e.nv = a->nv;
+    return part == HASH_NAV ? orca_sc_nav_hash_bytes(&e, out, cap)
+                            : orca_sc_nav_choice_hash_bytes(&e, out, cap);
+}
+
+int mpi_nav_choice_hashed(const orca_mpi *m)
+{
+    return m->nav && (m->nav->sc.nav_check || m->nav->sc.exit_choice != ORCA_EXIT_NEAREST);
+}
+
+void mpi_nav_hash_settings(const orca_mpi *m, uint64_t *check, uint64_t *choice)
+{
+    *check = (uint64_t)m->nav->sc.nav_check;
+    *choice = (uint64_t)m->nav->sc.exit_choice;
+}
+
+/* Whether owned agent a is at its exit (orca_scenario_nav_counts's at_exits). */
+static int at_exit(const orca_mpi *m, const mpi_agent *a)
+{
+    if (a->goal.kind != ORCA_GOAL_SET || !m->set_exit[a->goal.goal_set]) {
+        return 0;
+    }
+    double arrive = m->set_arrive[a->goal.goal_set];
+    return v2_len(v2_sub(a->goal.target, a->def.position)) <= (arrive > 0 ? arrive : a->def.radius);
+}
+
+orca_status orca_mpi_nav_counts(orca_mpi *m, orca_nav_counts *out)
+{
+    if (!m) {
+        return ORCA_ERR_NULL;
+    }
+    m->error[0] = '\0';
+    orca_status st = out ? ORCA_OK : mpi_local_fail(m, ORCA_ERR_NULL, "out must not be NULL");
+    st = mpi_agree(m, st);
+    if (st != ORCA_OK) {
+        return st;
+    }
+    memset(out, 0, sizeof *out);
+    /* sums: plans, reroutes, replans, exit changes, returns, agents changed, at exits,
+     * unreachable, exited; and the most changes of one agent (a maximum) */
+    long long s[9], g[9], most = 0, gmost = 0;
+    memset(s, 0, sizeof s);
+    if (m->nav) {
+        for (int k = 0; k < 6; ++k) {
+            s[k] = m->nav->retired[k];
+        }
+        most = m->nav->retired[6];
+    }
+    for (int64_t i = 0; i < m->own_n; ++i) {
+        const mpi_agent *a = &m->own[i];
+        const sc_nav *v = a->nv;
+        if (v) {
+            s[0] += v->plans;
+            s[1] += v->reroutes;
+            s[2] += v->replans;
+            s[3] += v->exit_changes;
+            s[4] += v->returns;
+            s[5] += v->exit_changes > 0;
+            most = v->exit_changes > most ? v->exit_changes : most;
+            s[7] += v->planned && v->route.result != ORCA_NAV_OK;
+        }
+        s[6] += at_exit(m, a);
+    }
+    s[8] = m->exited;
+    MPI_Allreduce(s, g, 9, MPI_LONG_LONG, MPI_SUM, m->comm);
+    MPI_Allreduce(&most, &gmost, 1, MPI_LONG_LONG, MPI_MAX, m->comm);
+    int64_t arrived = 0;
+    st = orca_mpi_count_arrived(m, &arrived, NULL);
+    out->plans = g[0];
+    out->reroutes = g[1];
+    out->replans = g[2];
+    out->exit_changes = g[3];
+    out->exit_returns = g[4];
+    out->agents_changed = (int)g[5];
+    out->most_changes = (int)gmost;
+    out->at_exits = (int)g[6];
+    out->unreachable = m->nav ? (int)g[7] : 0;
+    out->exited = (int)g[8];
+    out->arrived = (int)(arrived + g[8]);
+    return st;
+}
