@@ -1240,6 +1240,9 @@ orca_status orca_mpi_add_segment(orca_mpi *m, orca_vec2 a, orca_vec2 b)
     m->seg_b[m->seg_n] = b;
     m->seg_n++;
     m->local_stale = 1;
+    if (m->nav) {
+        mpi_nav_walls_changed(m);
+    }
     return ORCA_OK;
 }
 
@@ -1271,6 +1274,9 @@ orca_status orca_mpi_remove_segment(orca_mpi *m, int index)
     memmove(m->seg_b + index, m->seg_b + index + 1, after * sizeof *m->seg_b);
     m->seg_n--;
     m->local_stale = 1;
+    if (m->nav) {
+        mpi_nav_walls_changed(m);
+    }
     return ORCA_OK;
 }
 
@@ -2035,7 +2041,7 @@ orca_status orca_mpi_create_from_scenario(MPI_Comm comm, const orca_scenario *sc
         st = add_sets(m, sc);
     }
     if (st == ORCA_OK && orca_scenario_get_navigation(sc)) {
-        st = mpi_agree(m, mpi_nav_create(m, sc));
+        st = mpi_agree(m, mpi_nav_from_scenario(m, sc));
     }
     m->opt.separation = orca_sim_get_separation(sim);
     m->opt.density_on = orca_sim_get_density_speed(sim, &m->opt.density);

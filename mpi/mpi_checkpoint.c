@@ -11,7 +11,9 @@
 
 #include "snap_io.h"
 
-#define CKPT_VERSION 3u /* 3: records with avoidance settings and streams, the options */
+#define CKPT_VERSION 4u /* 3: records with avoidance settings and streams, the options; 4:
+                           navigation (the paths after the records, its settings, counts and
+                           the exits' departures in the manifest) */
 #define CKPT_MAGIC_MANIFEST "ORCAMPIM"
 #define CKPT_MAGIC_PART "ORCAMPIP"
 /* --- checkpoints ------------------------------------------------------------------------- */
@@ -21,8 +23,8 @@
  * (its digest), the run's identifier and the state hash, so that a restart refuses any byte
  * that differs from what was written (docs/mpi.md, "Checkpoints"). */
 #define CKPT_RECORD (22 * 8)
-#define CKPT_PART_HEADER (8 + 7 * 8)  /* magic, version, run id, rank, ranks, step, count, 0 */
-#define CKPT_MANIFEST_HEADER (8 + 29 * 8) /* magic, then the 29 words of manifest_field */
+#define CKPT_PART_HEADER (8 + 7 * 8) /* magic, version, run id, rank, ranks, step, count, paths */
+#define CKPT_MANIFEST_HEADER (8 + MF_WORDS * 8) /* magic, then the words of manifest_field */
 #define CKPT_PATH 4200
 
 /* The manifest's words after its magic, in file order (docs/mpi.md lists them); the names
@@ -32,8 +34,14 @@ enum {
     MF_AGENT_OVERLAP, MF_WALL_OVERLAP, MF_FALLBACKS, MF_DIAGNOSTICS, MF_RUN_ID, MF_STATE_HASH,
     MF_SEGMENTS, MF_OPTIONS, MF_DEN_RADIUS, MF_DEN_GAMMA, MF_DEN_MAX, MF_PED_TIME_GAP,
     MF_PED_BUFFER, MF_PED_REACH, MF_PED_PLANES, MF_LOOPS, MF_LOOP_POINTS, MF_SETS,
-    MF_SET_POINTS, MF_EXITED, MF_EXITED_LAST, MF_WORDS
+    MF_SET_POINTS, MF_EXITED, MF_EXITED_LAST, MF_NAV, MF_EXIT_CHOICE, MF_RETIRED,
+    MF_WORDS = MF_RETIRED + NAV_COUNTS
 };
+/* MF_NAV's bits: navigation on, the leg check, the walls changed since the paths were planned
+ * (every path is planned again at the next step) */
+#define MF_NAV_ON 1u
+#define MF_NAV_CHECK 2u
+#define MF_NAV_WALLS 4u
 /* MF_OPTIONS's bits: the separation option, the density-dependent speed, the pedestrian model */
 #define MF_OPT_SEP 1u
 #define MF_OPT_DEN 2u
@@ -44,7 +52,9 @@ static const char *const manifest_field[MF_WORDS] = {
     "fallbacks", "diagnostics",  "run_id",       "state_hash", "segments",
     "options",  "density_radius", "density_gamma", "density_max", "pedestrian_time_gap",
     "pedestrian_buffer", "pedestrian_counter_reach", "pedestrian_max_planes", "loops",
-    "loop_points", "sets", "set_points", "exited", "exited_last_step"};
+    "loop_points", "sets", "set_points", "exited", "exited_last_step", "navigation",
+    "exit_choice", "nav_plans", "nav_reroutes", "nav_replans", "nav_exit_changes",
+    "nav_exit_returns", "nav_agents_changed", "nav_most_changes"};
 
 static void put_record(snap_writer *w, const mpi_agent *a)
 {
@@ -128,16 +138,6 @@ static orca_status write_file(orca_mpi *m, const char *path, const unsigned char
     return ORCA_OK;
 }
 
-/* Local: a run with navigation has no checkpoints yet (the paths are not in the format):
- * refused by name, before the first step when orca-mpi checks the directory. */
-static orca_status no_nav_checkpoint(orca_mpi *m)
-{
-    return mpi_local_fail(m, ORCA_ERR_ARGUMENT,
-                          "checkpoints of a run with navigation do not run under MPI yet (the "
-                          "agents' paths are not in the format; docs/mpi.md, \"What runs under "
-                          "MPI\")");
-}
-
 orca_status orca_mpi_check_directory(orca_mpi *m, const char *dir)
 {
     if (!m) {
@@ -145,9 +145,7 @@ orca_status orca_mpi_check_directory(orca_mpi *m, const char *dir)
     }
     m->error[0] = '\0';
     orca_status st = ORCA_OK;
-    if (m->nav) {
-        st = no_nav_checkpoint(m);
-    } else if (!dir || !dir[0] || strlen(dir) > 4000) {
+    if (!dir || !dir[0] || strlen(dir) > 4000) {
         st = mpi_local_fail(m, ORCA_ERR_ARGUMENT,
                             "checkpoint directory is NULL, empty or too long");
     } else {
@@ -173,7 +171,13 @@ orca_status orca_mpi_check_directory(orca_mpi *m, const char *dir)
  * *digest its checksum. */
 static orca_status write_part(orca_mpi *m, const char *dir, uint64_t *digest)
 {
-    size_t size = CKPT_PART_HEADER + (size_t)m->own_n * CKPT_RECORD + 8;
+    /* with navigation each record's path follows the records: a word (its word count, 0 for
+     * none) and its words (mpi_nav_record_put) */
+    size_t paths = 0;
+    for (int64_t i = 0; m->nav && i < m->own_n; ++i) {
+        paths += mpi_nav_record_words(&m->own[i]);
+    }
+    size_t size = CKPT_PART_HEADER + (size_t)m->own_n * CKPT_RECORD + paths * 8 + 8;
     unsigned char *buf = malloc(size);
     orca_status st = ORCA_OK;
     if (!buf) {
@@ -189,9 +193,12 @@ static orca_status write_part(orca_mpi *m, const char *dir, uint64_t *digest)
         put_u64(&w, (uint64_t)m->size);
         put_u64(&w, m->steps);
         put_u64(&w, (uint64_t)m->own_n);
-        put_u64(&w, 0);
+        put_u64(&w, (uint64_t)paths);
         for (int64_t i = 0; i < m->own_n; ++i) {
             put_record(&w, &m->own[i]);
+        }
+        for (int64_t i = 0; m->nav && i < m->own_n; ++i) {
+            w.p = mpi_nav_record_put(&m->own[i], w.p);
         }
         *digest = checksum(buf, size - 8);
         put_u64(&w, *digest);
@@ -210,9 +217,7 @@ orca_status orca_mpi_checkpoint(orca_mpi *m, const char *dir)
     }
     m->error[0] = '\0';
     orca_status st = ORCA_OK;
-    if (m->nav) {
-        st = no_nav_checkpoint(m);
-    } else if (!dir || strlen(dir) > 4000) {
+    if (!dir || strlen(dir) > 4000) {
         st = mpi_local_fail(m, ORCA_ERR_ARGUMENT, "checkpoint directory is NULL or too long");
     }
     st = mpi_agree(m, st);
@@ -240,11 +245,38 @@ orca_status orca_mpi_checkpoint(orca_mpi *m, const char *dir)
     long long my_exited = m->exited, my_last = m->exited_last_step;
     MPI_Reduce(&my_exited, &exited, 1, MPI_LONG_LONG, MPI_SUM, 0, m->comm);
     MPI_Reduce(&my_last, &last, 1, MPI_LONG_LONG, MPI_MAX, 0, m->comm);
+    /* navigation's counts of dropped paths (sums, the most a maximum) and the exits'
+     * departures (sums, the last a maximum), over the ranks */
+    long long ret[NAV_COUNTS] = {0}, gret[NAV_COUNTS] = {0};
+    int check = 0, choice = 0, nav = mpi_nav_settings(m, &check, &choice);
+    int walls = mpi_nav_walls_pending(m); /* (the same on every rank) */
+    for (int k = 0; nav && k < NAV_COUNTS; ++k) {
+        ret[k] = mpi_nav_retired(m)[k];
+    }
+    MPI_Reduce(ret, gret, NAV_COUNTS - 1, MPI_LONG_LONG, MPI_SUM, 0, m->comm);
+    MPI_Reduce(&ret[NAV_COUNTS - 1], &gret[NAV_COUNTS - 1], 1, MPI_LONG_LONG, MPI_MAX, 0,
+               m->comm);
+    size_t sp = (size_t)m->set_points;
+    long long *dep = malloc((4 * sp + 1) * sizeof *dep); /* each point's departures here and
+                                                              in all, its last here and in all */
+    st = mpi_agree(m, dep ? ORCA_OK : mpi_local_fail(m, ORCA_ERR_MEMORY, "out of memory"));
+    if (st != ORCA_OK) {
+        free(digests);
+        free(dep);
+        return st;
+    }
+    long long *gleft = dep + sp, *mylast = dep + 2 * sp, *glast = dep + 3 * sp;
+    for (size_t k = 0; k < sp; ++k) {
+        dep[k] = m->set_left[k];
+        mylast[k] = m->set_last[k];
+    }
+    MPI_Reduce(dep, gleft, (int)sp, MPI_LONG_LONG, MPI_SUM, 0, m->comm);
+    MPI_Reduce(mylast, glast, (int)sp, MPI_LONG_LONG, MPI_MAX, 0, m->comm);
     /* the manifest, last: it names the checkpoint's step and its parts' digests */
     if (m->rank == 0) {
         size_t ms = CKPT_MANIFEST_HEADER + (size_t)m->seg_n * 32 + (size_t)m->bnd_n * 8 +
                     (size_t)m->bnd_points * 16 + (size_t)m->set_n * 24 +
-                    (size_t)m->set_points * 16 + (size_t)m->size * 8 + 8;
+                    (size_t)m->set_points * 32 + (size_t)m->size * 8 + 8;
         unsigned char *mb = malloc(ms);
         if (!mb) {
             st = mpi_local_fail(m, ORCA_ERR_MEMORY, "out of memory (manifest)");
@@ -265,7 +297,13 @@ orca_status orca_mpi_checkpoint(orca_mpi *m, const char *dir)
                 f64_bits(m->opt.ped.buffer), f64_bits(m->opt.ped.counter_reach),
                 (uint64_t)(int64_t)m->opt.ped.max_planes, (uint64_t)m->bnd_n,
                 (uint64_t)m->bnd_points, (uint64_t)m->set_n, (uint64_t)m->set_points,
-                (uint64_t)exited, (uint64_t)(int64_t)last};
+                (uint64_t)exited, (uint64_t)(int64_t)last,
+                (nav ? MF_NAV_ON : 0) | (check ? MF_NAV_CHECK : 0) |
+                    (walls ? MF_NAV_WALLS : 0),
+                (uint64_t)choice};
+            for (int k = 0; k < NAV_COUNTS; ++k) {
+                word[MF_RETIRED + k] = (uint64_t)gret[k];
+            }
             for (int k = 0; k < MF_WORDS; ++k) {
                 put_u64(&w, word[k]);
             }
@@ -287,6 +325,10 @@ orca_status orca_mpi_checkpoint(orca_mpi *m, const char *dir)
             for (int32_t k = 0; k < m->set_points; ++k) {
                 put_vec(&w, m->set_pt[k]);
             }
+            for (int32_t k = 0; k < m->set_points; ++k) {
+                put_u64(&w, (uint64_t)gleft[k]);
+                put_u64(&w, (uint64_t)glast[k]);
+            }
             for (int r = 0; r < m->size; ++r) {
                 put_u64(&w, digests[r]);
             }
@@ -298,6 +340,7 @@ orca_status orca_mpi_checkpoint(orca_mpi *m, const char *dir)
         }
     }
     free(digests);
+    free(dep);
     st = mpi_agree(m, st);
     if (st == ORCA_OK) {
         /* the manifest names the new parts now: this rank's part of its last checkpoint in
@@ -359,7 +402,8 @@ typedef struct manifest {
     uint64_t word[MF_WORDS];
     const unsigned char *segments; /* seg_n * 32 bytes */
     const unsigned char *loops;    /* loops * 8 bytes of lengths, then loop_points * 16 */
-    const unsigned char *sets;     /* sets * 24 bytes (count, exit, arrive), set_points * 16 */
+    const unsigned char *sets;     /* sets * 24 bytes (count, exit, arrive), set_points * 16,
+                                      then set_points * 16 (departures, the last's step) */
     const unsigned char *digests;  /* ranks * 8 bytes */
 } manifest;
 
@@ -443,7 +487,7 @@ static int manifest_ok(const char *path, const unsigned char *mb, size_t ms, man
         v[MF_LOOPS] > (uint64_t)INT32_MAX || v[MF_LOOP_POINTS] > (uint64_t)INT32_MAX ||
         v[MF_SETS] > (uint64_t)INT32_MAX || v[MF_SET_POINTS] > (uint64_t)INT32_MAX ||
         ms != CKPT_MANIFEST_HEADER + v[MF_SEGMENTS] * 32 + v[MF_LOOPS] * 8 +
-                  v[MF_LOOP_POINTS] * 16 + v[MF_SETS] * 24 + v[MF_SET_POINTS] * 16 +
+                  v[MF_LOOP_POINTS] * 16 + v[MF_SETS] * 24 + v[MF_SET_POINTS] * 32 +
                   v[MF_RANKS] * 8 + 8) {
         snprintf(err, errsize,
                  "%.250s: fields ranks (%llu), segments (%llu), loops (%llu), loop_points (%llu), "
@@ -474,8 +518,20 @@ static int manifest_ok(const char *path, const unsigned char *mb, size_t ms, man
         bad = !(ao >= 0.0 && ao <= 1e300) ? MF_AGENT_OVERLAP : MF_WALL_OVERLAP;
     } else if (v[MF_FALLBACKS] > ((uint64_t)1 << 62) || v[MF_DIAGNOSTICS] > 1) {
         bad = v[MF_DIAGNOSTICS] > 1 ? MF_DIAGNOSTICS : MF_FALLBACKS;
+    } else if (v[MF_NAV] > (MF_NAV_ON | MF_NAV_CHECK | MF_NAV_WALLS) ||
+               (v[MF_NAV] != 0 && !(v[MF_NAV] & MF_NAV_ON)) ||
+               v[MF_EXIT_CHOICE] > ORCA_EXIT_CALM ||
+               (!(v[MF_NAV] & MF_NAV_ON) && v[MF_EXIT_CHOICE] != 0)) {
+        /* (the quickest exit choice does not run under MPI yet) */
+        bad = v[MF_NAV] > (MF_NAV_ON | MF_NAV_CHECK | MF_NAV_WALLS) ||
+                      (v[MF_NAV] != 0 && !(v[MF_NAV] & MF_NAV_ON))
+                  ? MF_NAV
+                  : MF_EXIT_CHOICE;
     } else {
         bad = options_bad(v);
+    }
+    for (int k = 0; bad < 0 && k < NAV_COUNTS; ++k) {
+        bad = v[MF_RETIRED + k] > ((uint64_t)1 << 62) ? MF_RETIRED + k : -1;
     }
     if (bad >= 0) {
         snprintf(err, errsize, "%.400s: field %s: value 0x%016llx out of range", path,
@@ -485,7 +541,7 @@ static int manifest_ok(const char *path, const unsigned char *mb, size_t ms, man
     out->segments = mb + CKPT_MANIFEST_HEADER;
     out->loops = out->segments + v[MF_SEGMENTS] * 32;
     out->sets = out->loops + v[MF_LOOPS] * 8 + v[MF_LOOP_POINTS] * 16;
-    out->digests = out->sets + v[MF_SETS] * 24 + v[MF_SET_POINTS] * 16;
+    out->digests = out->sets + v[MF_SETS] * 24 + v[MF_SET_POINTS] * 32;
     return 1;
 }
 
@@ -503,7 +559,7 @@ static orca_status read_part(orca_mpi *m, const char *dir, const manifest *mf, i
     orca_status st = ORCA_OK;
     uint64_t h[7] = {0};
     static const char *const field[7] = {"version", "run_id", "rank", "ranks",
-                                         "step",    "count",  "reserved"};
+                                         "step",    "count",  "paths"};
     uint64_t want[7] = {CKPT_VERSION, mf->word[MF_RUN_ID], (uint64_t)f, mf->word[MF_RANKS],
                         m->steps, 0, 0};
     snap_reader dr = {mf->digests + (size_t)f * 8};
@@ -517,13 +573,16 @@ static orca_status read_part(orca_mpi *m, const char *dir, const manifest *mf, i
             h[k] = get_u64(&r);
         }
         want[5] = h[5];
+        int nav = (mf->word[MF_NAV] & MF_NAV_ON) != 0;
+        want[6] = nav ? h[6] : 0; /* with navigation: the words of the paths */
         snap_reader tail = {b + size - 8};
         uint64_t sum = get_u64(&tail);
-        if (h[5] > (uint64_t)INT32_MAX || size != CKPT_PART_HEADER + h[5] * CKPT_RECORD + 8) {
+        if (h[5] > (uint64_t)INT32_MAX || h[6] > ((uint64_t)1 << 40) ||
+            size != CKPT_PART_HEADER + h[5] * CKPT_RECORD + h[6] * 8 + 8) {
             st = mpi_local_fail(m, ORCA_ERR_FORMAT,
-                                "%.400s: field count: %llu agents do not give its size, %zu bytes "
-                                "(truncated or corrupt)",
-                                pp, (unsigned long long)h[5], size);
+                                "%.400s: fields count and paths: %llu agents and %llu words of "
+                                "paths do not give its size, %zu bytes (truncated or corrupt)",
+                                pp, (unsigned long long)h[5], (unsigned long long)h[6], size);
         } else if (sum != checksum(b, size - 8)) {
             st = mpi_local_fail(m, ORCA_ERR_FORMAT,
                                 "%.400s: field checksum: it does not match the bytes (corrupt)", pp);
@@ -547,9 +606,18 @@ static orca_status read_part(orca_mpi *m, const char *dir, const manifest *mf, i
         st = RESERVE(m, own, own_cap, m->own_n + (int64_t)h[5] + 1);
     }
     snap_reader r = {b + CKPT_PART_HEADER};
+    const unsigned char *paths = b + CKPT_PART_HEADER + h[5] * CKPT_RECORD;
+    const unsigned char *end = paths + h[6] * 8;
     for (uint64_t i = 0; i < h[5] && st == ORCA_OK; ++i) {
         mpi_agent a;
         get_record(&r, &a);
+        if (h[6] > 0 && mpi_nav_record_get(m, &paths, (size_t)(end - paths), &a) != ORCA_OK) {
+            char msg[sizeof m->error];
+            snprintf(msg, sizeof msg, "%s", m->error);
+            st = mpi_local_fail(m, ORCA_ERR_FORMAT, "%.200s: record %llu's path: %.250s", pp,
+                                (unsigned long long)i, msg);
+            break;
+        }
         orca_status cs = mpi_check_defs(m, &a.def, &a.goal, 1);
         if (cs == ORCA_OK &&
             (!(a.ext.priority >= ORCA_PRIORITY_MIN && a.ext.priority <= ORCA_PRIORITY_MAX) ||
@@ -567,9 +635,16 @@ static orca_status read_part(orca_mpi *m, const char *dir, const manifest *mf, i
             snprintf(msg, sizeof msg, "%s", m->error);
             st = mpi_local_fail(m, ORCA_ERR_FORMAT, "%.200s: record %llu: %.250s", pp,
                                 (unsigned long long)i, msg);
+            mpi_nav_free_path(&a);
             break;
         }
         m->own[m->own_n++] = a;
+    }
+    if (st == ORCA_OK && paths != end) {
+        st = mpi_local_fail(m, ORCA_ERR_FORMAT,
+                            "%.400s: field paths: %llu words, its records' paths take %llu", pp,
+                            (unsigned long long)h[6],
+                            (unsigned long long)((size_t)(paths - (end - h[6] * 8)) / 8));
     }
     free(b);
     return st;
@@ -662,6 +737,20 @@ static orca_status read_sets(orca_mpi *m, const manifest *mf)
     if (st == ORCA_OK && !mpi_set_sets(m, count, exit, arrive, pts, n, points)) {
         st = mpi_local_fail(m, ORCA_ERR_MEMORY, "out of memory (sets)");
     }
+    /* each point's departures and the step of its last, kept by rank 0 */
+    for (int32_t k = 0; k < points && st == ORCA_OK; ++k) {
+        uint64_t left = get_u64(&r);
+        int64_t at = (int64_t)get_u64(&r);
+        if (left > mf->word[MF_EXITED] || at < -1 || at > (int64_t)mf->word[MF_STEPS]) {
+            st = mpi_local_fail(m, ORCA_ERR_FORMAT,
+                                "set point %d: departures %llu or last departure %lld out of "
+                                "range",
+                                (int)k, (unsigned long long)left, (long long)at);
+        } else if (m->rank == 0) {
+            m->set_left[k] = (int64_t)left;
+            m->set_last[k] = at;
+        }
+    }
     int64_t last = (int64_t)mf->word[MF_EXITED_LAST];
     if (st == ORCA_OK && (mf->word[MF_EXITED] > mf->word[MF_NEXT_KEY] || last < -1 ||
                           last > (int64_t)mf->word[MF_STEPS])) {
@@ -735,6 +824,15 @@ orca_status orca_mpi_restart(MPI_Comm comm, const char *dir, const orca_mpi_def 
         snprintf(mpi_create_error, sizeof mpi_create_error, "%.300s: field sets: %.180s", path,
                  m->error);
         snprintf(m->error, sizeof m->error, "%s", mpi_create_error);
+    } else if (mf.word[MF_NAV] & MF_NAV_ON) {
+        st = mpi_agree(m, mpi_nav_create(m, (mf.word[MF_NAV] & MF_NAV_CHECK) != 0,
+                                         (int)mf.word[MF_EXIT_CHOICE]));
+        if (st == ORCA_OK) {
+            mpi_nav_set_walls_changed(m, (mf.word[MF_NAV] & MF_NAV_WALLS) != 0);
+        }
+        for (int k = 0; st == ORCA_OK && m->rank == 0 && k < NAV_COUNTS; ++k) {
+            mpi_nav_retired(m)[k] = (int64_t)mf.word[MF_RETIRED + k];
+        }
     }
     m->steps = mf.word[MF_STEPS];
     m->next_key = mf.word[MF_NEXT_KEY];

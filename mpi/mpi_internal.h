@@ -36,6 +36,7 @@ typedef struct mpi_agent {
 
 /* The rank's navigation (mpi_nav.c). */
 typedef struct mpi_nav mpi_nav;
+#define NAV_COUNTS 7 /* the counts of dropped paths (the scenario's NAV_RETIRED) */
 
 /* The simulation-wide settings of the run's extensions (docs/mpi.md, "What runs under MPI"):
  * each rank's local simulation gets them, and the hash and the checkpoints carry them. */
@@ -140,8 +141,30 @@ int mpi_set_sets(orca_mpi *m, const int32_t *count, const int32_t *exit, const d
 /* --- navigation (mpi_nav.c; docs/mpi.md, "Navigation") -------------------------------- */
 
 struct orca_scenario;
-/* Local: the run's navigation from scenario src's settings (after its sets are the run's). */
-orca_status mpi_nav_create(orca_mpi *m, const struct orca_scenario *src);
+/* Local: the run's navigation with the leg check and exit choice given (after the run's sets
+ * are set). */
+orca_status mpi_nav_create(orca_mpi *m, int check, int choice);
+/* Local: mpi_nav_create with scenario src's settings; rank 0 keeps the counts of the paths
+ * src dropped. */
+orca_status mpi_nav_from_scenario(orca_mpi *m, const struct orca_scenario *src);
+/* The run's walls changed (a segment added or removed); whether the next pass finds them
+ * changed since the paths were planned (a checkpoint keeps it), and that flag set (a
+ * restart). */
+void mpi_nav_walls_changed(orca_mpi *m);
+int mpi_nav_walls_pending(const orca_mpi *m);
+void mpi_nav_set_walls_changed(orca_mpi *m, int changed);
+/* The rank's counts of dropped paths (NAV_RETIRED of them: plans, re-routings, replans, exit
+ * changes, returns, agents that changed, the most changes of one). */
+int64_t *mpi_nav_retired(orca_mpi *m);
+/* Whether navigation is on, and its leg check and exit choice. */
+int mpi_nav_settings(const orca_mpi *m, int *check, int *choice);
+/* A checkpoint's path words of owned agent a: their count (1, then the path's words when it
+ * has one), written at p (little-endian words; returns the end). */
+size_t mpi_nav_record_words(const mpi_agent *a);
+unsigned char *mpi_nav_record_put(const mpi_agent *a, unsigned char *p);
+/* Local: a->nv from a checkpoint's words at *p (at most left bytes; *p moves past them),
+ * checked; a refusal with the message set. */
+orca_status mpi_nav_record_get(orca_mpi *m, const unsigned char **p, size_t left, mpi_agent *a);
 /* Why src's navigation cannot run distributed yet, or NULL. */
 const char *mpi_nav_unsupported(const struct orca_scenario *src);
 /* Local: a copy of the path state of src's agent at index (if it has one) into a->nv. */
@@ -149,6 +172,8 @@ orca_status mpi_nav_clone(orca_mpi *m, const struct orca_scenario *src, int inde
                           mpi_agent *a);
 /* The set point agent a's path ends at, or -1 (no path). */
 int mpi_nav_route_goal(const mpi_agent *a);
+/* Frees a->nv (a record that is not the run's). */
+void mpi_nav_free_path(mpi_agent *a);
 /* Frees the run's navigation and every owned agent's path. */
 void mpi_nav_destroy(orca_mpi *m);
 /* An owned agent leaves the run (an exit, a removal): its path's counts join the rank's

@@ -23,11 +23,15 @@ struct mpi_nav {
     uint64_t *rule_keys;
     int32_t *ent;
     int64_t entry_cap, list_cap;
-    int64_t retired[NAV_RETIRED];
+    int64_t retired[NAV_COUNTS];
+    int walls_changed; /* 1: the first pass finds the walls changed (every path planned again),
+                          as the scenario the run came from would have at its next step */
     int *counts; /* 4 size: bytes sent and received per rank, and their displacements */
     unsigned char *sbuf, *rbuf;
     int64_t sbuf_cap, rbuf_cap;
 };
+
+_Static_assert(NAV_COUNTS == NAV_RETIRED, "the scenario's retired counts");
 
 /* --- a path state as words (the migration's bytes) ------------------------------------- */
 
@@ -179,7 +183,7 @@ static void nav_free(sc_nav *v)
 
 /* --- the rank's navigation ------------------------------------------------------------- */
 
-orca_status mpi_nav_create(orca_mpi *m, const orca_scenario *src)
+orca_status mpi_nav_create(orca_mpi *m, int check, int choice)
 {
     mpi_nav *nv = calloc(1, sizeof *nv);
     int32_t n = m->set_n;
@@ -197,25 +201,128 @@ orca_status mpi_nav_create(orca_mpi *m, const orca_scenario *src)
     sc->dt = m->def.dt;
     sc->seed = m->def.seed;
     sc->navigation = 1;
-    sc->nav_check = orca_scenario_get_nav_check(src);
-    sc->exit_choice = orca_scenario_get_exit_choice(src);
-    /* the run's sets: their points are the run's (read only); the exit choice's measured
+    sc->nav_check = check;
+    sc->exit_choice = choice;
+    /* the run's sets: their points are the run's (read only); their capacities and measured
      * outflows are the quickest choice's, which does not run here (mpi_nav_unsupported) */
     for (int32_t k = 0; k < n; ++k) {
         sets[k].points = m->set_pt + m->set_first[k];
         sets[k].count = m->set_count[k];
         sets[k].exit = m->set_exit[k];
         sets[k].arrive = m->set_arrive[k];
-        orca_scenario_goal_set_capacity(src, k, &sets[k].capacity);
         sc->exit_sets += sets[k].exit != 0;
     }
     sc->sets = sets;
     sc->set_count = sc->set_capacity = n;
-    /* the paths a scenario dropped before the run: counted once, on rank 0 */
-    if (m->rank == 0) {
-        memcpy(nv->retired, src->retired, sizeof nv->retired);
-    }
     m->nav = nv;
+    return ORCA_OK;
+}
+
+orca_status mpi_nav_from_scenario(orca_mpi *m, const orca_scenario *src)
+{
+    orca_status st = mpi_nav_create(m, src->nav_check, src->exit_choice);
+    if (st == ORCA_OK) {
+        m->nav->walls_changed = src->nav && !orca_nav_same_walls(src->nav, src->sim);
+    }
+    if (st == ORCA_OK && m->rank == 0) {
+        /* the paths the scenario dropped before the run: counted once, on rank 0 */
+        memcpy(m->nav->retired, src->retired, sizeof m->nav->retired);
+    }
+    return st;
+}
+
+void mpi_nav_walls_changed(orca_mpi *m)
+{
+    if (!m->nav->sc.nav) {
+        m->nav->walls_changed = 1; /* (a nav that read the walls finds the change itself) */
+    }
+}
+
+int mpi_nav_walls_pending(const orca_mpi *m)
+{
+    const mpi_nav *nv = m->nav;
+    if (!nv) {
+        return 0;
+    }
+    /* the nav's walls against the run's: the local simulation has the run's walls unless it
+     * is to be rebuilt (local_stale), which only a change of walls asks for once it exists */
+    return nv->sc.nav ? !m->local || m->local_stale || !orca_nav_same_walls(nv->sc.nav, m->local)
+                      : nv->walls_changed;
+}
+
+void mpi_nav_set_walls_changed(orca_mpi *m, int changed)
+{
+    m->nav->walls_changed = changed;
+}
+
+int64_t *mpi_nav_retired(orca_mpi *m)
+{
+    return m->nav->retired;
+}
+
+int mpi_nav_settings(const orca_mpi *m, int *check, int *choice)
+{
+    *check = m->nav ? m->nav->sc.nav_check : 0;
+    *choice = m->nav ? m->nav->sc.exit_choice : 0;
+    return m->nav != NULL;
+}
+
+/* --- checkpoints ----------------------------------------------------------------------- */
+
+size_t mpi_nav_record_words(const mpi_agent *a)
+{
+    return 1 + (a->nv ? NAV_WORDS + CORNER_WORDS * (size_t)a->nv->route.count : 0);
+}
+
+unsigned char *mpi_nav_record_put(const mpi_agent *a, unsigned char *p)
+{
+    p = put_w(p, (uint64_t)mpi_nav_record_words(a) - 1);
+    return a->nv ? nav_put(a->nv, p) : p;
+}
+
+/* Whether a path state read from a checkpoint holds values a path can have (its checksum
+ * passed: this catches a faulty writer). */
+static int nav_sane(const sc_nav *v)
+{
+    int c = v->route.count;
+    int ok = (v->planned == 0 || v->planned == 1) && v->route.result >= ORCA_NAV_OK &&
+             v->route.result <= ORCA_NAV_GOAL_BLOCKED && v->route.goal >= -1 && v->k >= 0 &&
+             v->k <= c && v->prev_k >= 0 && v->prev_k <= c && v->stuck >= 0 &&
+             v->prev_stuck >= 0 && (v->has_avoid == 0 || v->has_avoid == 1) && v->plans >= 0 &&
+             v->reroutes >= 0 && v->replans >= 0 && v->exit >= -1 && v->exit_changes >= 0 &&
+             v->returns >= 0 && v->radius >= 0.0;
+    for (int k = 0; ok && k < c; ++k) {
+        ok = v->route.corners[k].side == 1 || v->route.corners[k].side == -1;
+    }
+    return ok;
+}
+
+orca_status mpi_nav_record_get(orca_mpi *m, const unsigned char **p, size_t left, mpi_agent *a)
+{
+    if (left < 8) {
+        return mpi_local_fail(m, ORCA_ERR_FORMAT, "path words missing");
+    }
+    const unsigned char *q = *p;
+    uint64_t n = get_w(&q);
+    a->nv = NULL;
+    if (n == 0) {
+        *p = q;
+        return ORCA_OK;
+    }
+    if (n > (left - 8) / 8 || n < NAV_WORDS || (n - NAV_WORDS) % CORNER_WORDS != 0) {
+        return mpi_local_fail(m, ORCA_ERR_FORMAT, "a path of %llu words", (unsigned long long)n);
+    }
+    const unsigned char *start = q;
+    sc_nav *v = nav_get(&q, (size_t)n * 8);
+    if (!v) {
+        return mpi_local_fail(m, ORCA_ERR_MEMORY, "out of memory (a path)");
+    }
+    if ((size_t)(q - start) != n * 8 || !nav_sane(v)) {
+        nav_free(v);
+        return mpi_local_fail(m, ORCA_ERR_FORMAT, "a path's values out of range");
+    }
+    a->nv = v;
+    *p = q;
     return ORCA_OK;
 }
 
@@ -259,6 +366,12 @@ int mpi_nav_route_goal(const mpi_agent *a)
 {
     const sc_nav *v = a->nv;
     return v && v->route.result == ORCA_NAV_OK ? v->route.goal : -1;
+}
+
+void mpi_nav_free_path(mpi_agent *a)
+{
+    nav_free(a->nv);
+    a->nv = NULL;
 }
 
 void mpi_nav_destroy(orca_mpi *m)
@@ -338,7 +451,11 @@ orca_status mpi_nav_pass(orca_mpi *m, int64_t n)
     }
     nv->entry_cap = acap < kcap ? acap : kcap;
     if (!sc->nav) {
-        if (orca_nav_create(m->local, &sc->nav) != ORCA_OK) {
+        /* a new nav finds the walls changed at its first read: unless they did change since
+         * the paths were planned (walls_changed), that read is taken now, so that a run
+         * continued from a scenario or a checkpoint keeps its paths */
+        if (orca_nav_create(m->local, &sc->nav) != ORCA_OK ||
+            (!nv->walls_changed && orca_nav_sync(sc->nav) < 0)) {
             return mpi_local_fail(m, ORCA_ERR_MEMORY, "out of memory (the navigation graph)");
         }
     } else {

@@ -15,7 +15,11 @@
 #    The extensions (avoidance settings, separation, density speed, pedestrian model and
 #    streams, walkable-area boundaries, goal sets and exits): every step's hash on 1-4 ranks
 #    equals orca run's;
-#    checkpoints of each continue. --csv writes orca run's bytes.
+#    checkpoints of each continue. --csv writes orca run's bytes. Navigation (point goals
+#    behind walls, the leg check, examples/floor.txt's exits, the calm exit choice): the hash
+#    at every step or through an evacuation, the navigation counts and each exit's departures
+#    equal orca run's, also after a checkpoint continued on another rank count; the quickest
+#    exit choice is refused.
 # 3. A checkpoint written on 2 ranks continued on 3 and on 1: the hash equals orca run's.
 # 4. A rank killed mid-run: the job fails within a bounded time with a message naming the
 #    lost process; the last checkpoint restarts it with the one-process bits.
@@ -26,6 +30,7 @@ check=$1
 ompi=$2
 orca=$3
 mpiexec=${4:-mpirun}
+examples="$(cd "$(dirname "$0")/.." && pwd)/examples"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # no InfiniBand or shared-memory warnings on a VM
 export OMPI_MCA_btl_base_warn_component_unused=0
@@ -333,6 +338,103 @@ done
 refused "--csv into a directory that does not exist" "--csv: $tmp/nodir/x.csv: No such file" \
     "$tmp/ext-ped.txt" --steps 2 --csv "$tmp/nodir/x.csv" -q
 refused "a scene file that does not exist" "cannot open: No such file" "$tmp/none.txt" --steps 2
+
+# 2f. navigation (docs/mpi.md, "Navigation"): each rank plans its owned agents' paths on its
+#     local simulation; a path travels with its agent. Point goals behind walls (two rooms,
+#     a door, a pillar), with and without the leg check, every step's hash on 1-4 ranks
+#     rebalanced every step; examples/floor.txt (2,000 agents, four exits, the nearest by
+#     path) and its calm exit choice with the leg check, the hash at steps through its
+#     evacuation on 1-4 ranks, rebalanced every step and every 50; the navigation counts and
+#     each exit's departures as orca run reports them, a checkpoint continued on other rank
+#     counts likewise; the quickest exit choice refused by name.
+python3 - "$tmp" <<'PY'
+import random, sys
+d = sys.argv[1]
+random.seed(4414)
+N = ["orca-scene 1", "dt 0.25", "navigation on", "default radius 0.25",
+     "default neighbor_dist 3", "default time_horizon 2",
+     "segment 0 0 20 0", "segment 20 0 20 10", "segment 20 10 0 10", "segment 0 10 0 0",
+     "segment 10 0 10 4", "segment 10 5.5 10 10", "segment 4 5 6 5", "segment 14 3 14 7"]
+for i in range(60):
+    x, y = random.uniform(0.5, 9.5), random.uniform(0.5, 9.5)
+    if 3.6 < x < 6.4 and 4.6 < y < 5.4:
+        continue
+    gx, gy = random.uniform(15, 19.5), random.uniform(0.5, 9.5)
+    if i % 2:
+        x, gx = 20 - x, 20 - gx
+    N.append("agent %.3f %.3f goal %.3f %.3f" % (x, y, gx, gy))
+open(d + "/nav-rooms.txt", "w").write("\n".join(N) + "\n")
+open(d + "/nav-rooms-check.txt", "w").write(
+    "\n".join(l if l != "navigation on" else "navigation on check=on" for l in N) + "\n")
+PY
+sed 's/^navigation on.*/navigation on check=on exits=calm/' "$examples/floor.txt" \
+    >"$tmp/floor-calm.txt"
+ext_steps=40
+ext_case "navigation, point goals behind walls" "$tmp/nav-rooms.txt"
+ext_case "navigation with the leg check" "$tmp/nav-rooms-check.txt"
+ext_steps=24
+# nav_case NAME FILE STEPS...: the hash at each of STEPS (the last the run's length) on 1-4
+# ranks, rebalanced every K steps for each K of $nav_rebalance, against orca run --steps K;
+# and the summary's navigation counts and each exit's departures, as orca run's JSON has them
+nav_case() {
+    local name=$1 file=$2
+    shift 2
+    local want="" k h got cwant cgot r reb last=${*: -1} list="$*"
+    list=${list// /|}
+    for k in "$@"; do
+        h=$("$orca" run "$file" --steps "$k" --json | json 'd["hash"]')
+        want+="step $k hash $h "
+    done
+    cwant=$("$orca" run "$file" --steps "$last" --json | json '" ".join(["exit point %d: %d left, the last at step %d" % (k, e["departed"], e["last_departure_step"]) for k, e in enumerate(d["exits"])] + ["navigation: %d without a path; over the run %d plans, %d re-routings, %d replans, %d exit changes by %d agents (at most %d by one), %d back to a point left" % (d["nav_unreachable"], d["nav_plans"], d["nav_reroutes"], d["nav_replans"], d["nav_exit_changes"], d["nav_agents_changed"], d["nav_most_changes"], d["nav_exit_returns"])])')
+    for r in 1 2 3 4; do
+        for reb in $nav_rebalance; do
+            run "$r" "$ompi" run "$file" --steps "$last" --hash-every 1 --rebalance $reb \
+                >"$tmp/nav.out" 2>"$tmp/err"
+            got=$(grep -E "^step ($list) hash" "$tmp/nav.out" | tr '\n' ' ')
+            cgot=$(grep -E "^(navigation|exit point)" "$tmp/nav.out" | paste -sd ' ')
+            if [[ "$got" == "$want" && "$cgot" == "$cwant" ]]; then
+                ok "$name on $r ranks, --rebalance $reb: the hash at steps $*, the counts and departures equal orca run's (${cgot:0:60}...)"
+            else
+                bad "$name on $r ranks, --rebalance $reb: got '$got' '$cgot', orca run gives '$want' '$cwant'"
+                cat "$tmp/err"
+            fi
+        done
+    done
+}
+nav_rebalance="1 50"
+nav_case "examples/floor.txt (navigation, exits)" "$examples/floor.txt" 1 2 3 10 50 150 300 450
+nav_rebalance=1
+nav_case "the floor's calm exit choice with the leg check" "$tmp/floor-calm.txt" 1 5 60 200 400
+sed 's/^navigation on.*/navigation on exits=quickest/' "$examples/floor.txt" \
+    >"$tmp/floor-quick.txt"
+refused "navigation's quickest exit choice" \
+    "uses navigation's exit choice quickest, which does not run under MPI yet" \
+    "$tmp/floor-quick.txt" --steps 2 -q
+# a navigated run's checkpoint (format version 4: the paths after the records) at step 200 on
+# 2 ranks, continued to 450 on 3 and on 1: orca run's hash, counts and departures; the
+# manifest with its version word made 3 is refused by its version
+mkdir -p "$tmp/navck"
+want=$("$orca" run "$examples/floor.txt" --steps 450 --json | json '"%s %d %d %d %d %s" % (d["hash"], d["nav_plans"], d["nav_reroutes"], d["nav_exit_changes"], d["exited"], [e["departed"] for e in d["exits"]])')
+if run 2 "$ompi" run "$examples/floor.txt" --steps 200 --checkpoint "$tmp/navck" -q \
+    2>"$tmp/err"; then
+    for r in 3 1; do
+        got=$(run "$r" "$ompi" run --restart "$tmp/navck" --steps 250 --json 2>"$tmp/err" |
+            json '"%s %d %d %d %d %s" % (d["hash"], d["nav_plans"], d["nav_reroutes"], d["nav_exit_changes"], d["exited"], [e[0] for e in d["exit_departures"]])')
+        if [[ "$got" == "$want" ]]; then
+            ok "a navigated checkpoint of 2 ranks continued on $r: hash, plans, re-routings, exit changes, exited, departures as orca run: $got"
+        else
+            bad "a navigated checkpoint continued on $r ranks: $got, orca run gives $want"
+            cat "$tmp/err"
+        fi
+    done
+    cp -r "$tmp/navck" "$tmp/navck3"
+    printf '\003' | dd of="$tmp/navck3/manifest.bin" bs=1 seek=8 conv=notrunc status=none
+    refused "a checkpoint of version 3" "manifest.bin: field version: 3, this orca reads 4" \
+        --restart "$tmp/navck3" --steps 1 -q
+else
+    bad "a navigated checkpoint on 2 ranks"
+    cat "$tmp/err"
+fi
 
 # 2c. until every agent has arrived (--max-steps): the step it stops at, why, and the hash
 #     equal orca run's: the circle (all arrive), the wallgap stopped by the cap, and a scene
