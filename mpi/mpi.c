@@ -765,13 +765,16 @@ static int32_t leaving_point(const orca_mpi *m, const mpi_agent *a)
  * point nearest to where it stands as its target. */
 static void sets_pass(orca_mpi *m)
 {
-    int64_t keep = 0, left = 0;
+    int64_t keep = 0, left = 0, *step_left = m->nav ? mpi_nav_step_left(m) : NULL;
     for (int64_t i = 0; i < m->own_n; ++i) {
         if (at_exit(m, &m->own[i])) {
             left++;
             int32_t j = m->set_first[m->own[i].goal.goal_set] + leaving_point(m, &m->own[i]);
             m->set_left[j]++;
             m->set_last[j] = (int64_t)m->steps;
+            if (step_left) {
+                step_left[j]++;
+            }
             if (m->nav) {
                 mpi_nav_drop(m, &m->own[i]);
             }
@@ -818,6 +821,9 @@ orca_status orca_mpi_step(orca_mpi *m)
     double t0 = MPI_Wtime(), comm = 0.0, w = 0.0;
     if (m->set_n > 0) {
         sets_pass(m);
+        if (m->nav && mpi_nav_step_left(m)) {
+            mpi_nav_flows(m); /* (collective: the exits' outflows, every rank's leavers) */
+        }
     }
     int64_t n = 0;
     orca_status st = local_list(m, &w, &n, &comm);
@@ -1901,9 +1907,6 @@ static const char *unsupported(const orca_scenario *sc)
 {
     orca_scenario *s = (orca_scenario *)sc; /* orca_scenario_sim only reads here */
     orca_sim *sim = orca_scenario_sim(s);
-    if (orca_scenario_get_navigation(sc) && mpi_nav_unsupported(sc)) {
-        return mpi_nav_unsupported(sc);
-    }
     int n = orca_sim_agent_count(sim);
     for (int i = 0; i < n; ++i) {
         int count = 0;

@@ -275,8 +275,8 @@ orca_status orca_mpi_checkpoint(orca_mpi *m, const char *dir)
     /* the manifest, last: it names the checkpoint's step and its parts' digests */
     if (m->rank == 0) {
         size_t ms = CKPT_MANIFEST_HEADER + (size_t)m->seg_n * 32 + (size_t)m->bnd_n * 8 +
-                    (size_t)m->bnd_points * 16 + (size_t)m->set_n * 24 +
-                    (size_t)m->set_points * 32 + (size_t)m->size * 8 + 8;
+                    (size_t)m->bnd_points * 16 + (size_t)m->set_n * 32 +
+                    (size_t)m->set_points * 40 + (size_t)m->size * 8 + 8;
         unsigned char *mb = malloc(ms);
         if (!mb) {
             st = mpi_local_fail(m, ORCA_ERR_MEMORY, "out of memory (manifest)");
@@ -317,10 +317,12 @@ orca_status orca_mpi_checkpoint(orca_mpi *m, const char *dir)
             for (int32_t k = 0; k < m->bnd_points; ++k) {
                 put_vec(&w, m->bnd_pt[k]);
             }
+            const double *cap = mpi_nav_capacities(m), *flow = mpi_nav_flows_now(m);
             for (int32_t k = 0; k < m->set_n; ++k) {
                 put_u64(&w, (uint64_t)m->set_count[k]);
                 put_u64(&w, (uint64_t)m->set_exit[k]);
                 put_f64(&w, m->set_arrive[k]);
+                put_f64(&w, cap ? cap[k] : ORCA_NAV_EXIT_CAPACITY);
             }
             for (int32_t k = 0; k < m->set_points; ++k) {
                 put_vec(&w, m->set_pt[k]);
@@ -328,6 +330,7 @@ orca_status orca_mpi_checkpoint(orca_mpi *m, const char *dir)
             for (int32_t k = 0; k < m->set_points; ++k) {
                 put_u64(&w, (uint64_t)gleft[k]);
                 put_u64(&w, (uint64_t)glast[k]);
+                put_f64(&w, flow ? flow[k] : 0.0);
             }
             for (int r = 0; r < m->size; ++r) {
                 put_u64(&w, digests[r]);
@@ -402,8 +405,9 @@ typedef struct manifest {
     uint64_t word[MF_WORDS];
     const unsigned char *segments; /* seg_n * 32 bytes */
     const unsigned char *loops;    /* loops * 8 bytes of lengths, then loop_points * 16 */
-    const unsigned char *sets;     /* sets * 24 bytes (count, exit, arrive), set_points * 16,
-                                      then set_points * 16 (departures, the last's step) */
+    const unsigned char *sets;     /* sets * 32 bytes (count, exit, arrive, capacity),
+                                      set_points * 16, then set_points * 24 (departures, the
+                                      last's step, the outflow) */
     const unsigned char *digests;  /* ranks * 8 bytes */
 } manifest;
 
@@ -487,7 +491,7 @@ static int manifest_ok(const char *path, const unsigned char *mb, size_t ms, man
         v[MF_LOOPS] > (uint64_t)INT32_MAX || v[MF_LOOP_POINTS] > (uint64_t)INT32_MAX ||
         v[MF_SETS] > (uint64_t)INT32_MAX || v[MF_SET_POINTS] > (uint64_t)INT32_MAX ||
         ms != CKPT_MANIFEST_HEADER + v[MF_SEGMENTS] * 32 + v[MF_LOOPS] * 8 +
-                  v[MF_LOOP_POINTS] * 16 + v[MF_SETS] * 24 + v[MF_SET_POINTS] * 32 +
+                  v[MF_LOOP_POINTS] * 16 + v[MF_SETS] * 32 + v[MF_SET_POINTS] * 40 +
                   v[MF_RANKS] * 8 + 8) {
         snprintf(err, errsize,
                  "%.250s: fields ranks (%llu), segments (%llu), loops (%llu), loop_points (%llu), "
@@ -520,9 +524,8 @@ static int manifest_ok(const char *path, const unsigned char *mb, size_t ms, man
         bad = v[MF_DIAGNOSTICS] > 1 ? MF_DIAGNOSTICS : MF_FALLBACKS;
     } else if (v[MF_NAV] > (MF_NAV_ON | MF_NAV_CHECK | MF_NAV_WALLS) ||
                (v[MF_NAV] != 0 && !(v[MF_NAV] & MF_NAV_ON)) ||
-               v[MF_EXIT_CHOICE] > ORCA_EXIT_CALM ||
+               v[MF_EXIT_CHOICE] > ORCA_EXIT_QUICKEST ||
                (!(v[MF_NAV] & MF_NAV_ON) && v[MF_EXIT_CHOICE] != 0)) {
-        /* (the quickest exit choice does not run under MPI yet) */
         bad = v[MF_NAV] > (MF_NAV_ON | MF_NAV_CHECK | MF_NAV_WALLS) ||
                       (v[MF_NAV] != 0 && !(v[MF_NAV] & MF_NAV_ON))
                   ? MF_NAV
@@ -541,7 +544,7 @@ static int manifest_ok(const char *path, const unsigned char *mb, size_t ms, man
     out->segments = mb + CKPT_MANIFEST_HEADER;
     out->loops = out->segments + v[MF_SEGMENTS] * 32;
     out->sets = out->loops + v[MF_LOOPS] * 8 + v[MF_LOOP_POINTS] * 16;
-    out->digests = out->sets + v[MF_SETS] * 24 + v[MF_SET_POINTS] * 32;
+    out->digests = out->sets + v[MF_SETS] * 32 + v[MF_SET_POINTS] * 40;
     return 1;
 }
 
@@ -697,30 +700,33 @@ static orca_status read_loops(orca_mpi *m, const manifest *mf)
 /* Collective: the manifest's goal sets as the run's, each checked as
  * orca_scenario_add_goal_set and orca_scenario_set_goal_set_exit check one, and its exit
  * counts (kept by rank 0). */
-static orca_status read_sets(orca_mpi *m, const manifest *mf)
+static orca_status read_sets(orca_mpi *m, const manifest *mf, double *capacity, double *flow)
 {
     int32_t n = (int32_t)mf->word[MF_SETS], points = (int32_t)mf->word[MF_SET_POINTS];
     int32_t *count = malloc(((size_t)n + 1) * sizeof *count);
     int32_t *exit = malloc(((size_t)n + 1) * sizeof *exit);
     double *arrive = malloc(((size_t)n + 1) * sizeof *arrive);
     orca_vec2 *pts = malloc(((size_t)points + 1) * sizeof *pts);
-    orca_status st = count && exit && arrive && pts
+    orca_status st = count && exit && arrive && pts && capacity && flow
                          ? ORCA_OK
                          : mpi_local_fail(m, ORCA_ERR_MEMORY, "out of memory (sets)");
     snap_reader r = {mf->sets};
     int64_t sum = 0;
     for (int32_t k = 0; k < n && st == ORCA_OK; ++k) {
         uint64_t c = get_u64(&r), x = get_u64(&r);
-        double a = bits_f64(get_u64(&r));
+        double a = bits_f64(get_u64(&r)), cap = bits_f64(get_u64(&r));
         count[k] = (int32_t)(c <= ORCA_NAV_GOALS_MAX ? c : 0);
         exit[k] = (int32_t)x;
         arrive[k] = a;
+        capacity[k] = cap;
         sum += count[k];
         if (c < 1 || c > ORCA_NAV_GOALS_MAX || x > 1 ||
-            !(a == 0 || (a >= 0x1p-30 && a <= 0x1p23)) || sum > points) {
+            !(a == 0 || (a >= 0x1p-30 && a <= 0x1p23)) || !(cap >= 0x1p-30 && cap <= 0x1p30) ||
+            sum > points) {
             st = mpi_local_fail(m, ORCA_ERR_FORMAT,
-                                "set %d: %llu points, exit %llu or arrive distance %.17g out of range",
-                                (int)k, (unsigned long long)c, (unsigned long long)x, a);
+                                "set %d: %llu points, exit %llu, arrive distance %.17g or capacity "
+                                "%.17g out of range",
+                                (int)k, (unsigned long long)c, (unsigned long long)x, a, cap);
         }
     }
     if (st == ORCA_OK && sum != points) {
@@ -741,11 +747,13 @@ static orca_status read_sets(orca_mpi *m, const manifest *mf)
     for (int32_t k = 0; k < points && st == ORCA_OK; ++k) {
         uint64_t left = get_u64(&r);
         int64_t at = (int64_t)get_u64(&r);
-        if (left > mf->word[MF_EXITED] || at < -1 || at > (int64_t)mf->word[MF_STEPS]) {
+        flow[k] = bits_f64(get_u64(&r));
+        if (left > mf->word[MF_EXITED] || at < -1 || at > (int64_t)mf->word[MF_STEPS] ||
+            !(flow[k] >= 0.0 && flow[k] <= 0x1p40)) {
             st = mpi_local_fail(m, ORCA_ERR_FORMAT,
-                                "set point %d: departures %llu or last departure %lld out of "
-                                "range",
-                                (int)k, (unsigned long long)left, (long long)at);
+                                "set point %d: departures %llu, last departure %lld or outflow "
+                                "%.17g out of range",
+                                (int)k, (unsigned long long)left, (long long)at, flow[k]);
         } else if (m->rank == 0) {
             m->set_left[k] = (int64_t)left;
             m->set_last[k] = at;
@@ -807,6 +815,8 @@ orca_status orca_mpi_restart(MPI_Comm comm, const char *dir, const orca_mpi_def 
     }
     m->run_id = mf.word[MF_RUN_ID];
     m->opt = options_of(mf.word);
+    double *capacity = malloc((mf.word[MF_SETS] + 1) * sizeof *capacity);
+    double *flow = malloc((mf.word[MF_SET_POINTS] + 1) * sizeof *flow);
     snap_reader r = {mf.segments};
     for (uint64_t k = 0; k < mf.word[MF_SEGMENTS] && st == ORCA_OK; ++k) {
         orca_vec2 a = get_vec(&r), b = get_vec(&r);
@@ -820,13 +830,13 @@ orca_status orca_mpi_restart(MPI_Comm comm, const char *dir, const orca_mpi_def 
         snprintf(mpi_create_error, sizeof mpi_create_error, "%.300s: field loops: %.180s", path,
                  m->error);
         snprintf(m->error, sizeof m->error, "%s", mpi_create_error);
-    } else if ((st = read_sets(m, &mf)) != ORCA_OK) {
+    } else if ((st = read_sets(m, &mf, capacity, flow)) != ORCA_OK) {
         snprintf(mpi_create_error, sizeof mpi_create_error, "%.300s: field sets: %.180s", path,
                  m->error);
         snprintf(m->error, sizeof m->error, "%s", mpi_create_error);
     } else if (mf.word[MF_NAV] & MF_NAV_ON) {
         st = mpi_agree(m, mpi_nav_create(m, (mf.word[MF_NAV] & MF_NAV_CHECK) != 0,
-                                         (int)mf.word[MF_EXIT_CHOICE]));
+                                         (int)mf.word[MF_EXIT_CHOICE], capacity, flow));
         if (st == ORCA_OK) {
             mpi_nav_set_walls_changed(m, (mf.word[MF_NAV] & MF_NAV_WALLS) != 0);
         }
@@ -874,5 +884,7 @@ orca_status orca_mpi_restart(MPI_Comm comm, const char *dir, const orca_mpi_def 
         }
     }
     free(mb);
+    free(capacity);
+    free(flow);
     return mpi_finish_create(m, st, out);
 }

@@ -142,8 +142,17 @@ int mpi_set_sets(orca_mpi *m, const int32_t *count, const int32_t *exit, const d
 
 struct orca_scenario;
 /* Local: the run's navigation with the leg check and exit choice given (after the run's sets
- * are set). */
-orca_status mpi_nav_create(orca_mpi *m, int check, int choice);
+ * are set), each set's capacity and each set point's outflow (NULL: the default capacity,
+ * outflows 0). */
+orca_status mpi_nav_create(orca_mpi *m, int check, int choice, const double *capacity,
+                           const double *flow);
+/* The run's per-set capacities and per-point outflows (NULL without navigation). */
+const double *mpi_nav_capacities(const orca_mpi *m);
+const double *mpi_nav_flows_now(const orca_mpi *m);
+/* With the quickest exit choice: per set point, this step's departures on this rank (sets_pass
+ * counts them), else NULL; and, collective, the outflows updated with every rank's. */
+int64_t *mpi_nav_step_left(orca_mpi *m);
+orca_status mpi_nav_flows(orca_mpi *m);
 /* Local: mpi_nav_create with scenario src's settings; rank 0 keeps the counts of the paths
  * src dropped. */
 orca_status mpi_nav_from_scenario(orca_mpi *m, const struct orca_scenario *src);
@@ -165,8 +174,6 @@ unsigned char *mpi_nav_record_put(const mpi_agent *a, unsigned char *p);
 /* Local: a->nv from a checkpoint's words at *p (at most left bytes; *p moves past them),
  * checked; a refusal with the message set. */
 orca_status mpi_nav_record_get(orca_mpi *m, const unsigned char **p, size_t left, mpi_agent *a);
-/* Why src's navigation cannot run distributed yet, or NULL. */
-const char *mpi_nav_unsupported(const struct orca_scenario *src);
 /* Local: a copy of the path state of src's agent at index (if it has one) into a->nv. */
 orca_status mpi_nav_clone(orca_mpi *m, const struct orca_scenario *src, int index,
                           mpi_agent *a);

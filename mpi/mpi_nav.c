@@ -27,6 +27,14 @@ struct mpi_nav {
     int walls_changed; /* 1: the first pass finds the walls changed (every path planned again),
                           as the scenario the run came from would have at its next step */
     int *counts; /* 4 size: bytes sent and received per rank, and their displacements */
+    double *capacity; /* per set: its capacity (the quickest exit choice) */
+    double *flow;     /* per set point: its measured outflow, the same on every rank */
+    int64_t *left;    /* scratch per set point: this step's departures here, then in all */
+    sc_queue *pairs;  /* scratch: this rank's queue pairs, then every rank's */
+    int64_t pairs_cap;
+    int64_t *qk_all;  /* scratch: every rank's pairs as orca_sc_queue_build reads them */
+    double *qr_all;
+    int64_t all_cap;
     unsigned char *sbuf, *rbuf;
     int64_t sbuf_cap, rbuf_cap;
 };
@@ -183,7 +191,10 @@ static void nav_free(sc_nav *v)
 
 /* --- the rank's navigation ------------------------------------------------------------- */
 
-orca_status mpi_nav_create(orca_mpi *m, int check, int choice)
+static orca_status mpi_queues(orca_scenario *sc, int n, void *ctx);
+
+orca_status mpi_nav_create(orca_mpi *m, int check, int choice, const double *capacity,
+                           const double *flow)
 {
     mpi_nav *nv = calloc(1, sizeof *nv);
     int32_t n = m->set_n;
@@ -191,11 +202,26 @@ orca_status mpi_nav_create(orca_mpi *m, int check, int choice)
     nv = nv && sets ? nv : NULL;
     if (nv) {
         nv->counts = calloc(4 * (size_t)m->size, sizeof *nv->counts);
+        nv->capacity = calloc((size_t)n + 1, sizeof *nv->capacity);
+        nv->flow = calloc((size_t)m->set_points + 1, sizeof *nv->flow);
+        nv->left = calloc(2 * (size_t)m->set_points + 1, sizeof *nv->left);
     }
-    if (!nv || !nv->counts) {
+    if (!nv || !nv->counts || !nv->capacity || !nv->flow || !nv->left) {
+        if (nv) {
+            free(nv->counts);
+            free(nv->capacity);
+            free(nv->flow);
+            free(nv->left);
+        }
         free(nv);
         free(sets);
         return mpi_local_fail(m, ORCA_ERR_MEMORY, "out of memory (navigation)");
+    }
+    for (int32_t k = 0; k < n; ++k) {
+        nv->capacity[k] = capacity ? capacity[k] : ORCA_NAV_EXIT_CAPACITY;
+    }
+    if (flow) {
+        memcpy(nv->flow, flow, (size_t)m->set_points * sizeof *flow);
     }
     orca_scenario *sc = &nv->sc;
     sc->dt = m->def.dt;
@@ -203,15 +229,19 @@ orca_status mpi_nav_create(orca_mpi *m, int check, int choice)
     sc->navigation = 1;
     sc->nav_check = check;
     sc->exit_choice = choice;
-    /* the run's sets: their points are the run's (read only); their capacities and measured
-     * outflows are the quickest choice's, which does not run here (mpi_nav_unsupported) */
+    /* the run's sets: their points are the run's (read only); the outflows are the rank's
+     * copy of the run's (mpi_nav_flows keeps every rank's equal) */
     for (int32_t k = 0; k < n; ++k) {
         sets[k].points = m->set_pt + m->set_first[k];
         sets[k].count = m->set_count[k];
         sets[k].exit = m->set_exit[k];
         sets[k].arrive = m->set_arrive[k];
+        sets[k].capacity = nv->capacity[k];
+        sets[k].flow = nv->flow + m->set_first[k];
         sc->exit_sets += sets[k].exit != 0;
     }
+    sc->queue_fn = mpi_queues;
+    sc->queue_ctx = m;
     sc->sets = sets;
     sc->set_count = sc->set_capacity = n;
     m->nav = nv;
@@ -220,7 +250,22 @@ orca_status mpi_nav_create(orca_mpi *m, int check, int choice)
 
 orca_status mpi_nav_from_scenario(orca_mpi *m, const orca_scenario *src)
 {
-    orca_status st = mpi_nav_create(m, src->nav_check, src->exit_choice);
+    int32_t n = m->set_n;
+    double *capacity = malloc(((size_t)n + 1) * sizeof *capacity);
+    double *flow = malloc(((size_t)m->set_points + 1) * sizeof *flow);
+    orca_status st = capacity && flow ? ORCA_OK
+                                      : mpi_local_fail(m, ORCA_ERR_MEMORY, "out of memory");
+    for (int32_t k = 0; k < n && st == ORCA_OK; ++k) {
+        capacity[k] = src->sets[k].capacity;
+        for (int32_t j = 0; j < m->set_count[k]; ++j) {
+            flow[m->set_first[k] + j] = src->sets[k].flow ? src->sets[k].flow[j] : 0.0;
+        }
+    }
+    if (st == ORCA_OK) {
+        st = mpi_nav_create(m, src->nav_check, src->exit_choice, capacity, flow);
+    }
+    free(capacity);
+    free(flow);
     if (st == ORCA_OK) {
         m->nav->walls_changed = src->nav && !orca_nav_same_walls(src->nav, src->sim);
     }
@@ -326,12 +371,127 @@ orca_status mpi_nav_record_get(orca_mpi *m, const unsigned char **p, size_t left
     return ORCA_OK;
 }
 
-const char *mpi_nav_unsupported(const orca_scenario *sc)
+const double *mpi_nav_capacities(const orca_mpi *m)
 {
-    if (orca_scenario_get_exit_choice(sc) == ORCA_EXIT_QUICKEST) {
-        return "navigation's exit choice quickest";
+    return m->nav ? m->nav->capacity : NULL;
+}
+
+const double *mpi_nav_flows_now(const orca_mpi *m)
+{
+    return m->nav ? m->nav->flow : NULL;
+}
+
+/* --- the quickest exit choice's global state --------------------------------------------- */
+
+int64_t *mpi_nav_step_left(orca_mpi *m)
+{
+    return m->nav && m->nav->sc.exit_choice == ORCA_EXIT_QUICKEST ? m->nav->left : NULL;
+}
+
+orca_status mpi_nav_flows(orca_mpi *m)
+{
+    mpi_nav *nv = m->nav;
+    int32_t sp = m->set_points;
+    int64_t *all = nv->left + sp;
+    MPI_Allreduce(nv->left, all, sp, MPI_INT64_T, MPI_SUM, m->comm);
+    /* the scenario's exits_flow (src/scenario_sets.c) with every rank's leavers: the decay,
+     * then 1 / T for each leaver of the point, one at a time */
+    double keep = 1.0 - m->def.dt / ORCA_NAV_FLOW_TIME;
+    keep = keep > 0 ? keep : 0.0;
+    for (int32_t k = 0; k < m->set_n; ++k) {
+        for (int32_t j = 0; m->set_exit[k] && j < m->set_count[k]; ++j) {
+            double *f = &nv->flow[m->set_first[k] + j];
+            *f = *f * keep;
+        }
     }
-    return NULL;
+    for (int32_t k = 0; k < m->set_n; ++k) {
+        for (int32_t j = 0; m->set_exit[k] && j < m->set_count[k]; ++j) {
+            int32_t q = m->set_first[k] + j;
+            for (int64_t c = 0; c < all[q]; ++c) {
+                nv->flow[q] = nv->flow[q] + 1.0 / ORCA_NAV_FLOW_TIME;
+            }
+        }
+    }
+    memset(nv->left, 0, (size_t)sp * sizeof *nv->left);
+    return ORCA_OK;
+}
+
+/* The queues (the scenario's queue_fn): every rank's (point key, remaining) pairs of its owned
+ * agents (nav_task wrote them for the local list; halo copies have none), gathered on every
+ * rank and sorted by orca_sc_queue_build: the one-process table. Collective. */
+static orca_status mpi_queues(orca_scenario *sc, int n, void *ctx)
+{
+    orca_mpi *m = ctx;
+    mpi_nav *nv = m->nav;
+    int mine = 0;
+    for (int i = 0; i < n; ++i) {
+        mine += nv->ent[i] >= 0 && sc->qkey[i] >= 0;
+    }
+    orca_status st = mpi_reserve((void **)&nv->pairs, &nv->pairs_cap, mine + 1, sizeof *nv->pairs)
+                         ? ORCA_OK
+                         : mpi_local_fail(m, ORCA_ERR_MEMORY, "out of memory (the queues)");
+    int *counts = nv->counts, *displs = counts + m->size;
+    MPI_Allgather(&mine, 1, MPI_INT, counts, 1, MPI_INT, m->comm);
+    int64_t total = 0;
+    for (int r = 0; r < m->size; ++r) {
+        total += counts[r];
+    }
+    int64_t cap = nv->pairs_cap;
+    if (st == ORCA_OK &&
+        (total > INT32_MAX / (int64_t)sizeof(sc_queue) ||
+         !mpi_reserve((void **)&nv->pairs, &cap, total + 1, sizeof *nv->pairs))) {
+        st = mpi_local_fail(m, ORCA_ERR_MEMORY, "out of memory (the queues)");
+    }
+    nv->pairs_cap = cap;
+    int64_t kcap = nv->all_cap, rcap = nv->all_cap;
+    if (st == ORCA_OK && (!mpi_reserve((void **)&nv->qk_all, &kcap, total + 1, sizeof(int64_t)) ||
+                          !mpi_reserve((void **)&nv->qr_all, &rcap, total + 1, sizeof(double)))) {
+        st = mpi_local_fail(m, ORCA_ERR_MEMORY, "out of memory (the queues)");
+    }
+    nv->all_cap = kcap < rcap ? kcap : rcap;
+    if ((st = mpi_agree(m, st)) != ORCA_OK) {
+        return st;
+    }
+    /* this rank's pairs at the end of the buffer, then everyone's from its start */
+    sc_queue *own = nv->pairs + total - mine;
+    for (int i = 0, k = 0; i < n; ++i) {
+        if (nv->ent[i] >= 0 && sc->qkey[i] >= 0) {
+            own[k].key = sc->qkey[i];
+            own[k].rem = sc->qrem[i];
+            ++k;
+        }
+    }
+    int64_t at = 0;
+    for (int r = 0; r < m->size; ++r) {
+        displs[r] = (int)(at * (int64_t)sizeof(sc_queue));
+        at += counts[r];
+        counts[r] *= (int)sizeof(sc_queue);
+    }
+    sc_queue *mine_copy = malloc(((size_t)mine + 1) * sizeof *mine_copy);
+    st = mpi_agree(m, mine_copy ? ORCA_OK
+                                : mpi_local_fail(m, ORCA_ERR_MEMORY, "out of memory (the queues)"));
+    if (st != ORCA_OK) {
+        free(mine_copy);
+        return st;
+    }
+    memcpy(mine_copy, own, (size_t)mine * sizeof *own);
+    MPI_Allgatherv(mine_copy, mine * (int)sizeof(sc_queue), MPI_BYTE, nv->pairs, counts, displs,
+                   MPI_BYTE, m->comm);
+    free(mine_copy);
+    for (int64_t k = 0; k < total; ++k) {
+        nv->qk_all[k] = nv->pairs[k].key;
+        nv->qr_all[k] = nv->pairs[k].rem;
+    }
+    /* the scenario's own sort of the pairs (its qkey and qrem stay the local list's: an
+     * agent's own pair is read by its index) */
+    int64_t *qk = sc->qkey;
+    double *qr = sc->qrem;
+    sc->qkey = nv->qk_all;
+    sc->qrem = nv->qr_all;
+    st = orca_sc_queue_build(sc, (int)total);
+    sc->qkey = qk;
+    sc->qrem = qr;
+    return mpi_agree(m, st == ORCA_OK ? ORCA_OK : mpi_local_fail(m, st, "%s", sc->error));
 }
 
 orca_status mpi_nav_clone(orca_mpi *m, const orca_scenario *src, int index, mpi_agent *a)
@@ -391,6 +551,15 @@ void mpi_nav_destroy(orca_mpi *m)
     orca_mem_free(sc->nav_flag);
     orca_mem_free(sc->pref);
     orca_mem_free(sc->plan_list);
+    orca_mem_free(sc->qkey);
+    orca_mem_free(sc->qrem);
+    orca_mem_free(sc->queue);
+    free(nv->capacity);
+    free(nv->flow);
+    free(nv->left);
+    free(nv->pairs);
+    free(nv->qk_all);
+    free(nv->qr_all);
     free(nv->rule_keys);
     free(nv->ent);
     free(nv->counts);
@@ -400,13 +569,10 @@ void mpi_nav_destroy(orca_mpi *m)
     m->nav = NULL;
 }
 
-void mpi_nav_drop(orca_mpi *m, mpi_agent *a)
+/* Adds path v's counts to r (NAV_COUNTS: plans, re-routings, replans, exit changes, returns,
+ * agents that changed; the most changes of one, a maximum). */
+static void count_path(int64_t *r, const sc_nav *v)
 {
-    sc_nav *v = a->nv;
-    if (!v) {
-        return;
-    }
-    int64_t *r = m->nav->retired;
     r[0] += v->plans;
     r[1] += v->reroutes;
     r[2] += v->replans;
@@ -414,8 +580,15 @@ void mpi_nav_drop(orca_mpi *m, mpi_agent *a)
     r[4] += v->returns;
     r[5] += v->exit_changes > 0;
     r[6] = v->exit_changes > r[6] ? v->exit_changes : r[6];
-    nav_free(v);
-    a->nv = NULL;
+}
+
+void mpi_nav_drop(orca_mpi *m, mpi_agent *a)
+{
+    if (a->nv) {
+        count_path(m->nav->retired, a->nv);
+        nav_free(a->nv);
+        a->nv = NULL;
+    }
 }
 
 /* Grows a table to hold need entries (0 out of memory, nothing changed). */
@@ -438,6 +611,11 @@ orca_status mpi_nav_pass(orca_mpi *m, int64_t n)
         sc->pref = pv ? pv : sc->pref;
         int32_t *pl = pv ? orca_mem_resize(sc->plan_list, (size_t)cap, sizeof *pl) : NULL;
         sc->plan_list = pl ? pl : sc->plan_list;
+        int64_t *qk = pl ? orca_mem_resize(sc->qkey, (size_t)cap, sizeof *qk) : NULL;
+        sc->qkey = qk ? qk : sc->qkey;
+        double *qr = qk ? orca_mem_resize(sc->qrem, (size_t)cap, sizeof *qr) : NULL;
+        sc->qrem = qr ? qr : sc->qrem;
+        pl = qr ? pl : NULL;
         int64_t ecap = nv->list_cap;
         if (!pl || !grow((void **)&nv->ent, &ecap, cap, sizeof *nv->ent)) {
             return mpi_local_fail(m, ORCA_ERR_MEMORY, "out of memory (navigation's tables)");
@@ -500,12 +678,7 @@ orca_status mpi_nav_pass(orca_mpi *m, int64_t n)
 void mpi_nav_restore(orca_mpi *m)
 {
     for (int64_t k = 0; k < m->own_n; ++k) {
-        sc_nav *v = m->own[k].nv;
-        if (v && v->planned) {
-            v->k = v->prev_k < v->route.count ? v->prev_k : v->k;
-            v->stuck = v->prev_stuck;
-            v->best = v->prev_best;
-        }
+        orca_sc_nav_restore_path(m->own[k].nv);
     }
 }
 
@@ -632,34 +805,26 @@ orca_status orca_mpi_nav_counts(orca_mpi *m, orca_nav_counts *out)
         return st;
     }
     memset(out, 0, sizeof *out);
-    /* sums: plans, reroutes, replans, exit changes, returns, agents changed, at exits,
-     * unreachable, exited; and the most changes of one agent (a maximum) */
-    long long s[9], g[9], most = 0, gmost = 0;
-    memset(s, 0, sizeof s);
+    /* the paths' counts (those dropped, then those of the owned agents), then agents at
+     * exits, without a path, and that left: sums, but the most changes of one, a maximum */
+    int64_t c[NAV_COUNTS + 3], g[NAV_COUNTS + 3], most = 0;
+    memset(c, 0, sizeof c);
     if (m->nav) {
-        for (int k = 0; k < 6; ++k) {
-            s[k] = m->nav->retired[k];
-        }
-        most = m->nav->retired[6];
+        memcpy(c, m->nav->retired, sizeof m->nav->retired);
     }
     for (int64_t i = 0; i < m->own_n; ++i) {
         const mpi_agent *a = &m->own[i];
-        const sc_nav *v = a->nv;
-        if (v) {
-            s[0] += v->plans;
-            s[1] += v->reroutes;
-            s[2] += v->replans;
-            s[3] += v->exit_changes;
-            s[4] += v->returns;
-            s[5] += v->exit_changes > 0;
-            most = v->exit_changes > most ? v->exit_changes : most;
-            s[7] += v->planned && v->route.result != ORCA_NAV_OK;
+        if (a->nv) {
+            count_path(c, a->nv);
+            c[NAV_COUNTS + 1] += a->nv->planned && a->nv->route.result != ORCA_NAV_OK;
         }
-        s[6] += at_exit(m, a);
+        c[NAV_COUNTS] += at_exit(m, a);
     }
-    s[8] = m->exited;
-    MPI_Allreduce(s, g, 9, MPI_LONG_LONG, MPI_SUM, m->comm);
-    MPI_Allreduce(&most, &gmost, 1, MPI_LONG_LONG, MPI_MAX, m->comm);
+    c[NAV_COUNTS + 2] = m->exited;
+    most = c[NAV_COUNTS - 1];
+    c[NAV_COUNTS - 1] = 0;
+    MPI_Allreduce(c, g, NAV_COUNTS + 3, MPI_INT64_T, MPI_SUM, m->comm);
+    MPI_Allreduce(&most, &g[NAV_COUNTS - 1], 1, MPI_INT64_T, MPI_MAX, m->comm);
     int64_t arrived = 0;
     st = orca_mpi_count_arrived(m, &arrived, NULL);
     out->plans = g[0];
@@ -668,10 +833,10 @@ orca_status orca_mpi_nav_counts(orca_mpi *m, orca_nav_counts *out)
     out->exit_changes = g[3];
     out->exit_returns = g[4];
     out->agents_changed = (int)g[5];
-    out->most_changes = (int)gmost;
-    out->at_exits = (int)g[6];
-    out->unreachable = m->nav ? (int)g[7] : 0;
-    out->exited = (int)g[8];
-    out->arrived = (int)(arrived + g[8]);
+    out->most_changes = (int)g[6];
+    out->at_exits = (int)g[NAV_COUNTS];
+    out->unreachable = (int)g[NAV_COUNTS + 1];
+    out->exited = (int)g[NAV_COUNTS + 2];
+    out->arrived = (int)(arrived + g[NAV_COUNTS + 2]);
     return st;
 }

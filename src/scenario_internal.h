@@ -165,6 +165,10 @@ struct orca_scenario {
     int64_t *qkey;       /* scratch: per index, that point's key (set, point), -1 none */
     sc_queue *queue;     /* scratch: (key, remaining) of every agent with an exit point,
                             sorted: the queues */
+    /* NULL: the queues are orca_sc_queue_build's, of this simulation's agents; orca on MPI's
+     * per-rank navigation (mpi/mpi_nav.c) gathers every rank's into sc->queue */
+    orca_status (*queue_fn)(orca_scenario *sc, int n, void *ctx);
+    void *queue_ctx;
     int queue_n, queue_cap;
     int ent_cap;
     int ent_hint;
@@ -333,6 +337,8 @@ orca_status orca_sc_choose(const orca_scenario *sc, int worker, const sc_agent *
  * kept (the same plans the step will make again). Entries of agents no longer in the
  * simulation are not read again. */
 void orca_sc_nav_restore(orca_scenario *sc);
+/* orca_sc_nav_restore of one path (NULL: nothing). */
+void orca_sc_nav_restore_path(sc_nav *v);
 /* Navigation's part of the hash (docs/navigation.md, "State"): after its tag, for each agent
  * with a path state, in index order, its index and then these bytes: planned, result,
  * corner, corner count, each corner (vertex, side, enter, leave), goal point, stuck steps,

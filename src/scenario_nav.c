@@ -427,8 +427,12 @@ orca_status orca_sc_nav_advance(orca_scenario *sc, const int32_t *ent, const orc
     if (!sc->navigation) {
         return ORCA_OK;
     }
-    if (c.queues && orca_sc_queue_build(sc, n) != ORCA_OK) {
-        return ORCA_ERR_MEMORY;
+    if (c.queues) {
+        orca_status st = sc->queue_fn ? sc->queue_fn(sc, n, sc->queue_ctx)
+                                      : orca_sc_queue_build(sc, n);
+        if (st != ORCA_OK) {
+            return st;
+        }
     }
     int m = plan_list(sc, &c, n);
     if (m < 0) {
@@ -449,15 +453,19 @@ orca_status orca_sc_nav_advance(orca_scenario *sc, const int32_t *ent, const orc
     return ORCA_OK;
 }
 
+void orca_sc_nav_restore_path(sc_nav *v)
+{
+    if (v && v->planned) {
+        v->k = v->prev_k < v->route.count ? v->prev_k : v->k;
+        v->stuck = v->prev_stuck;
+        v->best = v->prev_best;
+    }
+}
+
 void orca_sc_nav_restore(orca_scenario *sc)
 {
     for (int e = 0; e < sc->agent_count; ++e) {
-        sc_nav *v = sc->agents[e].nv;
-        if (v && v->planned) {
-            v->k = v->prev_k < v->route.count ? v->prev_k : v->k;
-            v->stuck = v->prev_stuck;
-            v->best = v->prev_best;
-        }
+        orca_sc_nav_restore_path(sc->agents[e].nv);
     }
 }
 

@@ -18,8 +18,8 @@
 #    checkpoints of each continue. --csv writes orca run's bytes. Navigation (point goals
 #    behind walls, the leg check, examples/floor.txt's exits, the calm exit choice): the hash
 #    at every step or through an evacuation, the navigation counts and each exit's departures
-#    equal orca run's, also after a checkpoint continued on another rank count; the quickest
-#    exit choice is refused.
+#    equal orca run's, also after a checkpoint continued on another rank count; likewise the
+#    quickest exit choice (the queues and outflows of every rank).
 # 3. A checkpoint written on 2 ranks continued on 3 and on 1: the hash equals orca run's.
 # 4. A rank killed mid-run: the job fails within a bounded time with a message naming the
 #    lost process; the last checkpoint restarts it with the one-process bits.
@@ -343,10 +343,11 @@ refused "a scene file that does not exist" "cannot open: No such file" "$tmp/non
 #     local simulation; a path travels with its agent. Point goals behind walls (two rooms,
 #     a door, a pillar), with and without the leg check, every step's hash on 1-4 ranks
 #     rebalanced every step; examples/floor.txt (2,000 agents, four exits, the nearest by
-#     path) and its calm exit choice with the leg check, the hash at steps through its
-#     evacuation on 1-4 ranks, rebalanced every step and every 50; the navigation counts and
-#     each exit's departures as orca run reports them, a checkpoint continued on other rank
-#     counts likewise; the quickest exit choice refused by name.
+#     path; 1-4 ranks rebalanced every step, 3 every 50) and its calm (2 and 4 ranks) and
+#     quickest (1-4) exit choices with the leg check, the hash at steps through its
+#     evacuation; the navigation
+#     counts and each exit's departures as orca run reports them, checkpoints continued on
+#     other rank counts likewise.
 python3 - "$tmp" <<'PY'
 import random, sys
 d = sys.argv[1]
@@ -373,9 +374,10 @@ ext_steps=40
 ext_case "navigation, point goals behind walls" "$tmp/nav-rooms.txt"
 ext_case "navigation with the leg check" "$tmp/nav-rooms-check.txt"
 ext_steps=24
-# nav_case NAME FILE STEPS...: the hash at each of STEPS (the last the run's length) on 1-4
-# ranks, rebalanced every K steps for each K of $nav_rebalance, against orca run --steps K;
-# and the summary's navigation counts and each exit's departures, as orca run's JSON has them
+# nav_case NAME FILE STEPS...: the hash at each of STEPS (the last the run's length) on each
+# rank count of $nav_ranks, rebalanced every K steps for each K of $nav_rebalance, against
+# orca run --steps K; and the summary's navigation counts and each exit's departures, as orca
+# run's JSON has them
 nav_case() {
     local name=$1 file=$2
     shift 2
@@ -386,7 +388,7 @@ nav_case() {
         want+="step $k hash $h "
     done
     cwant=$("$orca" run "$file" --steps "$last" --json | json '" ".join(["exit point %d: %d left, the last at step %d" % (k, e["departed"], e["last_departure_step"]) for k, e in enumerate(d["exits"])] + ["navigation: %d without a path; over the run %d plans, %d re-routings, %d replans, %d exit changes by %d agents (at most %d by one), %d back to a point left" % (d["nav_unreachable"], d["nav_plans"], d["nav_reroutes"], d["nav_replans"], d["nav_exit_changes"], d["nav_agents_changed"], d["nav_most_changes"], d["nav_exit_returns"])])')
-    for r in 1 2 3 4; do
+    for r in $nav_ranks; do
         for reb in $nav_rebalance; do
             run "$r" "$ompi" run "$file" --steps "$last" --hash-every 1 --rebalance $reb \
                 >"$tmp/nav.out" 2>"$tmp/err"
@@ -401,15 +403,17 @@ nav_case() {
         done
     done
 }
-nav_rebalance="1 50"
+nav_ranks="1 2 3 4" nav_rebalance=1
 nav_case "examples/floor.txt (navigation, exits)" "$examples/floor.txt" 1 2 3 10 50 150 300 450
-nav_rebalance=1
+nav_ranks=3 nav_rebalance=50
+nav_case "examples/floor.txt (navigation, exits)" "$examples/floor.txt" 1 50 51 450
+nav_ranks="2 4" nav_rebalance=1
 nav_case "the floor's calm exit choice with the leg check" "$tmp/floor-calm.txt" 1 5 60 200 400
-sed 's/^navigation on.*/navigation on exits=quickest/' "$examples/floor.txt" \
+sed 's/^navigation on.*/navigation on check=on exits=quickest/' "$examples/floor.txt" \
     >"$tmp/floor-quick.txt"
-refused "navigation's quickest exit choice" \
-    "uses navigation's exit choice quickest, which does not run under MPI yet" \
-    "$tmp/floor-quick.txt" --steps 2 -q
+nav_ranks="1 2 3 4"
+nav_case "the floor's quickest exit choice (queues and outflows) with the leg check" \
+    "$tmp/floor-quick.txt" 1 5 60 200 400
 # a navigated run's checkpoint (format version 4: the paths after the records) at step 200 on
 # 2 ranks, continued to 450 on 3 and on 1: orca run's hash, counts and departures; the
 # manifest with its version word made 3 is refused by its version
@@ -427,6 +431,18 @@ if run 2 "$ompi" run "$examples/floor.txt" --steps 200 --checkpoint "$tmp/navck"
             cat "$tmp/err"
         fi
     done
+    mkdir -p "$tmp/navckq"
+    want=$("$orca" run "$tmp/floor-quick.txt" --steps 300 --json | json 'd["hash"]')
+    run 3 "$ompi" run "$tmp/floor-quick.txt" --steps 150 --checkpoint "$tmp/navckq" -q \
+        2>"$tmp/err" || cat "$tmp/err"
+    got=$(run 2 "$ompi" run --restart "$tmp/navckq" --steps 150 --json 2>"$tmp/err" |
+        json 'd["hash"]')
+    if [[ "$got" == "$want" ]]; then
+        ok "the quickest exit choice's checkpoint of 3 ranks continued on 2: $got, as orca run"
+    else
+        bad "the quickest exit choice's checkpoint continued on 2 ranks: $got, orca run gives $want"
+        cat "$tmp/err"
+    fi
     cp -r "$tmp/navck" "$tmp/navck3"
     printf '\003' | dd of="$tmp/navck3/manifest.bin" bs=1 seek=8 conv=notrunc status=none
     refused "a checkpoint of version 3" "manifest.bin: field version: 3, this orca reads 4" \
@@ -528,7 +544,7 @@ fi
 cp -r "$tmp/ck" "$tmp/ck2"
 part=$(ls "$tmp/ck2"/step-100-part-00001.bin)
 truncate -s -7 "$part"
-refused "a truncated checkpoint part" "step-100-part-00001.bin: field count" \
+refused "a truncated checkpoint part" "step-100-part-00001.bin: fields count and paths" \
     --restart "$tmp/ck2" --steps 1 -q
 # a checkpoint directory that cannot be written is refused before the first step, with the
 # operating system's reason (mpi_check sweeps every bit of a checkpoint)
