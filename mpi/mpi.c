@@ -29,6 +29,7 @@ static void agent_clear(mpi_agent *a)
     memset(a, 0, sizeof *a);
     a->stream = -1;
     a->ext = orca_ext_defaults();
+    a->wp_row = -1;
 }
 
 char mpi_create_error[512];
@@ -689,8 +690,8 @@ static void keep(orca_mpi *m, int64_t n)
     }
     uint64_t sh = orca_rule_step_hash(m->def.seed, m->steps + 1);
     /* with goal sets the next step moves the targets first (sets_pass), so its rule runs in
-     * fill_local (with navigation in mpi_nav_pass); with the pedestrian model the rule's values go to rule_pref (the stored
-     * preferred velocities stay for the model to read) */
+     * fill_local (with navigation in mpi_nav_pass); with the pedestrian model the rule's
+     * values go to rule_pref (the stored preferred velocities stay for the model to read) */
     int ahead = m->set_n == 0 && !m->nav; /* navigation's pass computes the rule */
     orca_vec2 *out = m->opt.ped_on ? m->rule_pref : pref;
     for (int64_t i = 0; i < n; ++i) {
@@ -825,9 +826,26 @@ orca_status orca_mpi_step(orca_mpi *m)
             mpi_nav_flows(m); /* (collective: the exits' outflows, every rank's leavers) */
         }
     }
+    orca_status st = ORCA_OK;
+    if (m->wp.n > 0) {
+        /* waypoints (docs/mpi.md, "Waypoints"): the next targets, before the rule reads them;
+         * a switch moves a target, so a rule the last step computed ahead is stale */
+        int switched = 0;
+        st = mpi_waypoints_advance(m, &switched);
+        if (switched) {
+            m->local_ruled = 0;
+        }
+        st = mpi_agree(m, st);
+        if (st != ORCA_OK) {
+            return st;
+        }
+    }
     int64_t n = 0;
-    orca_status st = local_list(m, &w, &n, &comm);
+    st = local_list(m, &w, &n, &comm);
     if (st != ORCA_OK) {
+        if (m->wp.n > 0) {
+            mpi_waypoints_restore(m);
+        }
         return st;
     }
     /* the rule for the owned agents (the halo agents' preferred velocities are not read);
@@ -871,7 +889,11 @@ orca_status orca_mpi_step(orca_mpi *m)
         }
         m->stats.step_seconds += MPI_Wtime() - t0;
         m->stats.comm_seconds += comm;
-        return st; /* nothing owned changed but the paths' plans */
+        if (m->wp.n > 0) {
+            mpi_waypoints_restore(m);
+        }
+        return st; /* nothing owned changed (the waypoints' switches put back) but the paths'
+                      plans */
     }
     orca_agents_settle(m->local);
     keep(m, n);
@@ -1053,6 +1075,8 @@ static void free_all(orca_mpi *m)
     free(m->set_pt);
     free(m->set_left);
     free(m->set_last);
+    mpi_wp_table_free(&m->wp);
+    free(m->wp_prev);
     if (m->comm != MPI_COMM_NULL) {
         MPI_Comm_free(&m->comm);
     }
@@ -1335,25 +1359,26 @@ static orca_status check_goal(orca_mpi *m, const orca_goal *g, int i)
 
 /* Local: checks the defs through the local simulation's own checks (it is refilled before the
  * next step); the state does not change. */
+orca_status mpi_check_agent(orca_mpi *m, const orca_sim *probe, const orca_agent_def *def,
+                            const orca_goal *goal, int64_t i)
+{
+    orca_status st = check_goal(m, goal, (int)i);
+    if (st == ORCA_OK && (st = orca_check_agent_def(probe, def)) != ORCA_OK) {
+        mpi_local_fail(m, st, "agent %lld: %s", (long long)i, orca_sim_last_error(probe));
+    }
+    return st;
+}
+
 orca_status mpi_check_defs(orca_mpi *m, const orca_agent_def *defs, const orca_goal *goals,
                               int count)
 {
-    for (int i = 0; i < count; ++i) {
-        orca_status st = check_goal(m, &goals[i], i);
-        if (st != ORCA_OK) {
-            return st;
-        }
-    }
-    orca_sim_def sd = orca_sim_def_default();
     orca_sim *probe = NULL;
-    orca_status st = orca_sim_create(&sd, &probe);
+    orca_status st = orca_sim_create(NULL, &probe);
     if (st != ORCA_OK) {
         return mpi_local_fail(m, st, "out of memory");
     }
     for (int i = 0; i < count && st == ORCA_OK; ++i) {
-        if ((st = orca_sim_add_agent(probe, &defs[i], NULL)) != ORCA_OK) {
-            mpi_local_fail(m, st, "agent %d: %s", i, orca_sim_last_error(probe));
-        }
+        st = mpi_check_agent(m, probe, &defs[i], &goals[i], i);
     }
     orca_sim_destroy(probe);
     return st;
@@ -1591,7 +1616,7 @@ static long long arrived_here(const orca_mpi *m)
         const mpi_agent *a = &m->own[i];
         if (a->goal.kind != ORCA_GOAL_POINT && a->goal.kind != ORCA_GOAL_SET) {
             n++;
-        } else {
+        } else if (!mpi_waypoints_pending(m, a)) {
             /* an exit's agents within its arrive distance (docs/navigation.md, "Exits") */
             double r = a->goal.kind == ORCA_GOAL_SET && m->set_exit[a->goal.goal_set] &&
                                m->set_arrive[a->goal.goal_set] > 0
@@ -1909,13 +1934,8 @@ static const char *unsupported(const orca_scenario *sc)
     orca_sim *sim = orca_scenario_sim(s);
     int n = orca_sim_agent_count(sim);
     for (int i = 0; i < n; ++i) {
-        int count = 0;
         if (orca_scenario_rule_key(sc, i) < 0) {
             return "agents added to the simulation directly (without a goal)";
-        }
-        if (orca_scenario_agent_waypoints(sc, i, NULL, 0, &count, NULL, NULL) == ORCA_OK &&
-            count > 0) {
-            return "waypoints";
         }
     }
     return NULL;
@@ -1950,6 +1970,7 @@ static void scenario_digests(const orca_scenario *sc, uint64_t d[SD_COUNT])
         h = hash_f64(hash_f64(hash_f64(h, g.target.x), g.target.y), g.preferred_speed);
         orca_scenario_agent_waypoints(sc, i, NULL, 0, &count, &loop, &arrive);
         h = hash_f64(hash_u64(hash_u64(h, (uint64_t)count), (uint64_t)loop), arrive);
+        h = mpi_waypoints_digest(h, sc, i);
         orca_vec2 *pts = count > 0 ? malloc((size_t)count * sizeof *pts) : NULL;
         if (pts) {
             orca_scenario_agent_waypoints(sc, i, pts, count, &count, NULL, NULL);
@@ -2051,6 +2072,12 @@ orca_status orca_mpi_create_from_scenario(MPI_Comm comm, const orca_scenario *sc
     m->opt.ped_on = orca_sim_get_pedestrian(sim, &m->opt.ped);
     int n = orca_sim_agent_count(sim);
     int mine = (n - m->rank + m->size - 1) / m->size;
+    int32_t *row_of = malloc(((size_t)n + 1) * sizeof *row_of);
+    if (st == ORCA_OK) {
+        st = row_of ? mpi_add_waypoints(m, sc, row_of)
+                    : mpi_local_fail(m, ORCA_ERR_MEMORY, "out of memory (waypoints)");
+        st = mpi_agree(m, st);
+    }
     if (st == ORCA_OK) {
         st = RESERVE(m, own, own_cap, (int64_t)mine + 1);
         for (int i = m->rank; i < n && st == ORCA_OK; i += m->size) {
@@ -2067,12 +2094,14 @@ orca_status orca_mpi_create_from_scenario(MPI_Comm comm, const orca_scenario *sc
             if (sim->stream) {
                 a->stream = sim->stream[i];
             }
+            mpi_waypoints_attach(m, a, sc, i, row_of[i]);
             if (m->nav) {
                 st = mpi_nav_clone(m, sc, i, a);
             }
         }
         st = mpi_agree(m, st);
     }
+    free(row_of);
     if (st == ORCA_OK) {
         m->steps = orca_sim_step_count(sim);
         m->next_key = (uint64_t)n;
@@ -2109,18 +2138,14 @@ static orca_status keep_share(void *ctx, int64_t index, const orca_agent_def *de
  * unchecked, and the local simulation's refill (fill_local) trusts what own holds. */
 static orca_status check_own(orca_mpi *m)
 {
-    orca_sim_def sd = orca_sim_def_default();
     orca_sim *probe = NULL;
-    orca_status st = orca_sim_create(&sd, &probe);
+    orca_status st = orca_sim_create(NULL, &probe);
     if (st != ORCA_OK) {
         return mpi_local_fail(m, st, "out of memory");
     }
     for (int64_t i = 0; i < m->own_n && st == ORCA_OK; ++i) {
         const mpi_agent *a = &m->own[i];
-        st = check_goal(m, &a->goal, (int)a->key); /* the scene's index */
-        if (st == ORCA_OK && (st = orca_check_agent_def(probe, &a->def)) != ORCA_OK) {
-            mpi_local_fail(m, st, "agent %d: %s", (int)a->key, orca_sim_last_error(probe));
-        }
+        st = mpi_check_agent(m, probe, &a->def, &a->goal, (int64_t)a->key); /* the scene's index */
     }
     orca_sim_destroy(probe);
     return st;
