@@ -1586,8 +1586,8 @@ orca_status orca_mpi_exit_departures(orca_mpi *m, int set, int point, int64_t *l
     if (set < 0 || set >= m->set_n || !m->set_exit[set]) {
         st = mpi_local_fail(m, ORCA_ERR_ARGUMENT, "set %d is not an exit set of the run", set);
     } else if (point < 0 || point >= m->set_count[set]) {
-        st = mpi_local_fail(m, ORCA_ERR_ARGUMENT, "point %d out of range (set %d has %d)", point,
-                            set, (int)m->set_count[set]);
+        st = mpi_local_fail(m, ORCA_ERR_ARGUMENT, "point %d out of range (set %d has %d)",
+                            point, set, (int)m->set_count[set]);
     }
     st = mpi_agree(m, st);
     if (st != ORCA_OK) {

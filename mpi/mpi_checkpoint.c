@@ -24,7 +24,8 @@
  * (its digest), the run's identifier and the state hash, so that a restart refuses any byte
  * that differs from what was written (docs/mpi.md, "Checkpoints"). */
 #define CKPT_RECORD (23 * 8)
-#define CKPT_PART_HEADER (8 + 7 * 8) /* magic, version, run id, rank, ranks, step, count, paths */
+/* magic, version, run id, rank, ranks, step, count, paths */
+#define CKPT_PART_HEADER (8 + 7 * 8)
 #define CKPT_MANIFEST_HEADER (8 + MF_WORDS * 8) /* magic, then the words of manifest_field */
 #define CKPT_WAYPOINT_ROW (8 * 8) /* first, count, loop, arrive, goal, start */
 #define CKPT_PATH 4200
@@ -263,8 +264,8 @@ orca_status orca_mpi_checkpoint(orca_mpi *m, const char *dir)
     MPI_Reduce(&ret[NAV_COUNTS - 1], &gret[NAV_COUNTS - 1], 1, MPI_LONG_LONG, MPI_MAX, 0,
                m->comm);
     size_t sp = (size_t)m->set_points;
-    long long *dep = malloc((4 * sp + 1) * sizeof *dep); /* each point's departures here and
-                                                              in all, its last here and in all */
+    /* each point's departures here and in all, its last here and in all */
+    long long *dep = malloc((4 * sp + 1) * sizeof *dep);
     st = mpi_agree(m, dep ? ORCA_OK : mpi_local_fail(m, ORCA_ERR_MEMORY, "out of memory"));
     if (st != ORCA_OK) {
         free(digests);
@@ -625,8 +626,9 @@ static orca_status read_part(orca_mpi *m, const char *dir, const manifest *mf, i
         if (h[5] > (uint64_t)INT32_MAX || h[6] > ((uint64_t)1 << 40) ||
             size != CKPT_PART_HEADER + h[5] * CKPT_RECORD + h[6] * 8 + 8) {
             st = mpi_local_fail(m, ORCA_ERR_FORMAT,
-                                "%.400s: fields count and paths: %llu agents and %llu words of "
-                                "paths do not give its size, %zu bytes (truncated or corrupt)",
+                                "%.400s: fields count and paths: %llu agents and %llu words "
+                                "of paths do not give its size, %zu bytes (truncated or "
+                                "corrupt)",
                                 pp, (unsigned long long)h[5], (unsigned long long)h[6], size);
         } else if (sum != checksum(b, size - 8)) {
             st = mpi_local_fail(m, ORCA_ERR_FORMAT,

@@ -427,22 +427,17 @@ static orca_status mpi_queues(orca_scenario *sc, int n, void *ctx)
     for (int i = 0; i < n; ++i) {
         mine += nv->ent[i] >= 0 && sc->qkey[i] >= 0;
     }
-    orca_status st = mpi_reserve((void **)&nv->pairs, &nv->pairs_cap, mine + 1, sizeof *nv->pairs)
-                         ? ORCA_OK
-                         : mpi_local_fail(m, ORCA_ERR_MEMORY, "out of memory (the queues)");
+    orca_status st = ORCA_OK;
     int *counts = nv->counts, *displs = counts + m->size;
     MPI_Allgather(&mine, 1, MPI_INT, counts, 1, MPI_INT, m->comm);
     int64_t total = 0;
     for (int r = 0; r < m->size; ++r) {
         total += counts[r];
     }
-    int64_t cap = nv->pairs_cap;
-    if (st == ORCA_OK &&
-        (total > INT32_MAX / (int64_t)sizeof(sc_queue) ||
-         !mpi_reserve((void **)&nv->pairs, &cap, total + 1, sizeof *nv->pairs))) {
+    if (total > INT32_MAX / (int64_t)sizeof(sc_queue) ||
+        !mpi_reserve((void **)&nv->pairs, &nv->pairs_cap, total + 1, sizeof *nv->pairs)) {
         st = mpi_local_fail(m, ORCA_ERR_MEMORY, "out of memory (the queues)");
     }
-    nv->pairs_cap = cap;
     int64_t kcap = nv->all_cap, rcap = nv->all_cap;
     if (st == ORCA_OK && (!mpi_reserve((void **)&nv->qk_all, &kcap, total + 1, sizeof(int64_t)) ||
                           !mpi_reserve((void **)&nv->qr_all, &rcap, total + 1, sizeof(double)))) {
@@ -452,8 +447,19 @@ static orca_status mpi_queues(orca_scenario *sc, int n, void *ctx)
     if ((st = mpi_agree(m, st)) != ORCA_OK) {
         return st;
     }
-    /* this rank's pairs at the end of the buffer, then everyone's from its start */
-    sc_queue *own = nv->pairs + total - mine;
+    int64_t at = 0;
+    for (int r = 0; r < m->size; ++r) {
+        displs[r] = (int)(at * (int64_t)sizeof(sc_queue));
+        at += counts[r];
+        counts[r] *= (int)sizeof(sc_queue);
+    }
+    sc_queue *own = malloc(((size_t)mine + 1) * sizeof *own);
+    st = mpi_agree(m, own ? ORCA_OK
+                          : mpi_local_fail(m, ORCA_ERR_MEMORY, "out of memory (the queues)"));
+    if (st != ORCA_OK) {
+        free(own);
+        return st;
+    }
     for (int i = 0, k = 0; i < n; ++i) {
         if (nv->ent[i] >= 0 && sc->qkey[i] >= 0) {
             own[k].key = sc->qkey[i];
@@ -461,23 +467,9 @@ static orca_status mpi_queues(orca_scenario *sc, int n, void *ctx)
             ++k;
         }
     }
-    int64_t at = 0;
-    for (int r = 0; r < m->size; ++r) {
-        displs[r] = (int)(at * (int64_t)sizeof(sc_queue));
-        at += counts[r];
-        counts[r] *= (int)sizeof(sc_queue);
-    }
-    sc_queue *mine_copy = malloc(((size_t)mine + 1) * sizeof *mine_copy);
-    st = mpi_agree(m, mine_copy ? ORCA_OK
-                                : mpi_local_fail(m, ORCA_ERR_MEMORY, "out of memory (the queues)"));
-    if (st != ORCA_OK) {
-        free(mine_copy);
-        return st;
-    }
-    memcpy(mine_copy, own, (size_t)mine * sizeof *own);
-    MPI_Allgatherv(mine_copy, mine * (int)sizeof(sc_queue), MPI_BYTE, nv->pairs, counts, displs,
+    MPI_Allgatherv(own, mine * (int)sizeof(sc_queue), MPI_BYTE, nv->pairs, counts, displs,
                    MPI_BYTE, m->comm);
-    free(mine_copy);
+    free(own);
     for (int64_t k = 0; k < total; ++k) {
         nv->qk_all[k] = nv->pairs[k].key;
         nv->qr_all[k] = nv->pairs[k].rem;
@@ -591,12 +583,6 @@ void mpi_nav_drop(orca_mpi *m, mpi_agent *a)
     }
 }
 
-/* Grows a table to hold need entries (0 out of memory, nothing changed). */
-static int grow(void **p, int64_t *cap, int64_t need, size_t size)
-{
-    return mpi_reserve(p, cap, need, size);
-}
-
 orca_status mpi_nav_pass(orca_mpi *m, int64_t n)
 {
     mpi_nav *nv = m->nav;
@@ -617,14 +603,14 @@ orca_status mpi_nav_pass(orca_mpi *m, int64_t n)
         sc->qrem = qr ? qr : sc->qrem;
         pl = qr ? pl : NULL;
         int64_t ecap = nv->list_cap;
-        if (!pl || !grow((void **)&nv->ent, &ecap, cap, sizeof *nv->ent)) {
+        if (!pl || !mpi_reserve((void **)&nv->ent, &ecap, cap, sizeof *nv->ent)) {
             return mpi_local_fail(m, ORCA_ERR_MEMORY, "out of memory (navigation's tables)");
         }
         nv->list_cap = cap;
     }
     int64_t acap = nv->entry_cap, kcap = nv->entry_cap;
-    if (!grow((void **)&sc->agents, &acap, own_n + 1, sizeof *sc->agents) ||
-        !grow((void **)&nv->rule_keys, &kcap, own_n + 1, sizeof *nv->rule_keys)) {
+    if (!mpi_reserve((void **)&sc->agents, &acap, own_n + 1, sizeof *sc->agents) ||
+        !mpi_reserve((void **)&nv->rule_keys, &kcap, own_n + 1, sizeof *nv->rule_keys)) {
         return mpi_local_fail(m, ORCA_ERR_MEMORY, "out of memory (navigation's entries)");
     }
     nv->entry_cap = acap < kcap ? acap : kcap;
@@ -703,7 +689,7 @@ orca_status mpi_nav_migrate(orca_mpi *m, double *seconds)
     orca_status st = total > INT32_MAX ? mpi_local_fail(m, ORCA_ERR_LIMIT,
                                                         "%lld bytes of paths at once",
                                                         (long long)total)
-                     : !grow((void **)&nv->sbuf, &nv->sbuf_cap, total + 1, 1)
+                     : !mpi_reserve((void **)&nv->sbuf, &nv->sbuf_cap, total + 1, 1)
                          ? mpi_local_fail(m, ORCA_ERR_MEMORY, "out of memory (paths)")
                          : ORCA_OK;
     int64_t sent = (int64_t)m->sdispl[size - 1] + m->scount[size - 1];
@@ -729,7 +715,7 @@ orca_status mpi_nav_migrate(orca_mpi *m, double *seconds)
     }
     st = got > INT32_MAX ? mpi_local_fail(m, ORCA_ERR_LIMIT, "%lld bytes of paths at once",
                                           (long long)got)
-         : !grow((void **)&nv->rbuf, &nv->rbuf_cap, got + 1, 1)
+         : !mpi_reserve((void **)&nv->rbuf, &nv->rbuf_cap, got + 1, 1)
              ? mpi_local_fail(m, ORCA_ERR_MEMORY, "out of memory (paths)")
              : ORCA_OK;
     st = mpi_agree(m, st);

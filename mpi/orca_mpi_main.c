@@ -729,12 +729,14 @@ int main(int argc, char **argv)
         }
         printf("\"nav_plans\":%lld,\"nav_reroutes\":%lld,\"nav_replans\":%lld,"
                "\"nav_exit_changes\":%lld,\"nav_exit_returns\":%lld,\"nav_agents_changed\":%d,"
-               "\"nav_most_changes\":%d,\"nav_unreachable\":%d,\"at_exits\":%d,\"exit_departures\":[",
+               "\"nav_most_changes\":%d,\"nav_unreachable\":%d,\"at_exits\":%d,"
+               "\"exit_departures\":[",
                (long long)nc.plans, (long long)nc.reroutes, (long long)nc.replans,
                (long long)nc.exit_changes, (long long)nc.exit_returns, nc.agents_changed,
                nc.most_changes, nc.unreachable, nc.at_exits);
         for (int k = 0; k < ndep; ++k) {
-            printf("%s[%lld,%lld]", k ? "," : "", (long long)dep[2 * k], (long long)dep[2 * k + 1]);
+            printf("%s[%lld,%lld]", k ? "," : "", (long long)dep[2 * k],
+                   (long long)dep[2 * k + 1]);
         }
         printf("],\"hashes\":[");
         for (int k = 0; k < hashes; ++k) {

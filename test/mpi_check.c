@@ -300,6 +300,93 @@ static void sweep_files(MPI_Comm comm, const char *dir, int parts, long stride, 
     }
 }
 
+/* A small navigated run (docs/mpi.md, "Navigation"), from a scenario: a wall between six
+ * agents and their goals, half of them heading for a two-point exit set by the quickest exit
+ * choice with the leg check, stepped 4 steps, so that its checkpoint holds paths with
+ * corners, exit points and the exits' capacity and outflows. */
+static orca_mpi *small_nav_run(void)
+{
+    orca_scenario *sc = NULL;
+    orca_status st = orca_scenario_create(NULL, 0.25, 5, &sc);
+    CHECK(st == ORCA_OK, "small navigated run: %s", orca_scenario_last_error(NULL));
+    orca_vec2 a = {0, -3}, b = {0, 3}, pts[2] = {{8, -6}, {8, 6}};
+    int set = -1;
+    CHECK(orca_sim_add_segment(orca_scenario_sim(sc), a, b, NULL) == ORCA_OK &&
+              orca_scenario_add_goal_set(sc, "out", pts, 2, &set) == ORCA_OK &&
+              orca_scenario_set_goal_set_exit(sc, set, 0.0) == ORCA_OK &&
+              orca_scenario_set_navigation(sc, 1) == ORCA_OK &&
+              orca_scenario_set_nav_check(sc, 1) == ORCA_OK &&
+              orca_scenario_set_exit_choice(sc, ORCA_EXIT_QUICKEST) == ORCA_OK,
+          "small navigated run: %s", orca_scenario_last_error(sc));
+    for (int k = 0; k < 6; ++k) {
+        orca_agent_def d;
+        orca_goal g;
+        agent(k, 0, &d, &g);
+        d.position.x = -3.0 - 1.2 * (k % 3);
+        d.position.y = -1.5 + 1.5 * (k / 3);
+        g.target.x = 4.0;
+        g.target.y = (double)k - 2.5;
+        if (k & 1) {
+            g.kind = ORCA_GOAL_SET;
+            g.goal_set = set;
+        }
+        CHECK(orca_scenario_add_agent(sc, &d, &g, NULL) == ORCA_OK, "small navigated run: %s",
+              orca_scenario_last_error(sc));
+    }
+    orca_mpi_def def = orca_mpi_def_default();
+    def.rebalance_every = 1;
+    orca_mpi *m = NULL;
+    st = orca_mpi_create_from_scenario(MPI_COMM_WORLD, sc, &def, &m);
+    orca_scenario_destroy(sc);
+    CHECK(st == ORCA_OK, "small navigated run: %s", orca_mpi_last_error(NULL));
+    for (int s = 0; s < 4 && st == ORCA_OK; ++s) {
+        st = orca_mpi_step(m);
+    }
+    CHECK(st == ORCA_OK, "small navigated run: step: %s", orca_mpi_last_error(m));
+    return m;
+}
+
+/* The corruption sweep of a navigated checkpoint (format version 5: paths after the records,
+ * navigation's words in the manifest): every bit of every third byte restarted on one rank (3
+ * is prime to the words' 8 bytes, so every byte of a word is hit across the words), every bit
+ * of every 29th byte on every rank; each refused naming the file or restarted to the
+ * checkpoint's hash. */
+static void nav_corruption_sweep(const char *dir)
+{
+    char sub[512];
+    snprintf(sub, sizeof sub, "%s/nav", dir);
+    if (rank == 0) {
+        mkdir(sub, 0700);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    orca_mpi *m = small_nav_run();
+    orca_status st = orca_mpi_checkpoint(m, sub);
+    CHECK(st == ORCA_OK, "navigated sweep: checkpoint: %s", orca_mpi_last_error(m));
+    uint64_t want = orca_mpi_hash(m, &st);
+    orca_mpi_destroy(m);
+    long one[3] = {0, 0, 0}, all[3] = {0, 0, 0};
+    MPI_Comm solo;
+    MPI_Comm_split(MPI_COMM_WORLD, rank == 0 ? 0 : MPI_UNDEFINED, 0, &solo);
+    if (solo != MPI_COMM_NULL) {
+        sweep_files(solo, sub, ranks, 3, want, one);
+        MPI_Comm_free(&solo);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (ranks > 1) {
+        sweep_files(MPI_COMM_WORLD, sub, ranks, 29, want, all);
+    }
+    char msg[600];
+    CHECK(restart_verdict(MPI_COMM_WORLD, sub, "-", want, msg, sizeof msg) == 0,
+          "navigated sweep: the checkpoint restored: %s", msg);
+    if (rank == 0) {
+        printf("navigated checkpoint corruption (%d part%s): every bit of every 3rd byte "
+               "restarted on 1 rank: %ld flips, %ld refused naming the file, %ld restarted to the right "
+               "hash, %ld wrong; every 29th byte on %d ranks: %ld flips, %ld wrong\n",
+               ranks, ranks == 1 ? "" : "s", one[0] + one[1] + one[2], one[0], one[1], one[2],
+               ranks, all[0] + all[1] + all[2], all[2]);
+    }
+}
+
 /* Checkpoint corruption (docs/mpi.md, "Checkpoints"): a small checkpoint written by every
  * rank; every single-bit flip of every byte of its files (the manifest and each part),
  * restarted on one rank (which reads every part), is refused naming the file or restarts to
@@ -666,6 +753,8 @@ int main(int argc, char **argv)
     }
     MPI_Barrier(MPI_COMM_WORLD);
     corruption_sweep(dir);
+    MPI_Barrier(MPI_COMM_WORLD);
+    nav_corruption_sweep(dir);
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0) {
         char cmd[512];
