@@ -851,8 +851,8 @@ orca_status orca_mpi_step(orca_mpi *m)
     /* the rule for the owned agents (the halo agents' preferred velocities are not read);
      * with navigation its pass computes them */
     st = fill_local(m, n, !m->nav);
-    if (st == ORCA_OK && m->nav) {
-        st = mpi_nav_pass(m, n);
+    if (m->nav) {
+        st = mpi_nav_pass(m, n, st);
     }
     if (st == ORCA_OK && m->def.record) {
         st = measure(m);

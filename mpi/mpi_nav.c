@@ -583,7 +583,9 @@ void mpi_nav_drop(orca_mpi *m, mpi_agent *a)
     }
 }
 
-orca_status mpi_nav_pass(orca_mpi *m, int64_t n)
+/* Local: mpi_nav_pass's tables for n agents, the nav on the local simulation, and the
+ * scenario's entries: the owned agents. */
+static orca_status pass_prepare(orca_mpi *m, int64_t n)
 {
     mpi_nav *nv = m->nav;
     orca_scenario *sc = &nv->sc;
@@ -640,8 +642,25 @@ orca_status mpi_nav_pass(orca_mpi *m, int64_t n)
     for (int64_t i = 0, k = 0; i < n; ++i) {
         nv->ent[i] = m->owned[i] ? (int32_t)k++ : -1; /* halo copies: no entry */
     }
-    orca_status st = orca_sc_nav_advance(sc, nv->ent, orca_sim_positions(m->local), (int)n,
-                                         orca_rule_step_hash(m->def.seed, m->steps));
+    return ORCA_OK;
+}
+
+orca_status mpi_nav_pass(orca_mpi *m, int64_t n, orca_status st)
+{
+    mpi_nav *nv = m->nav;
+    orca_scenario *sc = &nv->sc;
+    if (st == ORCA_OK) {
+        st = pass_prepare(m, n);
+    }
+    if (sc->exit_choice == ORCA_EXIT_QUICKEST) {
+        st = mpi_agree(m, st); /* the queues are gathered from every rank: all pass, or none */
+    }
+    if (st != ORCA_OK) {
+        return st;
+    }
+    int64_t own_n = m->own_n;
+    st = orca_sc_nav_advance(sc, nv->ent, orca_sim_positions(m->local), (int)n,
+                             orca_rule_step_hash(m->def.seed, m->steps));
     /* plans made are kept, a refused pass too (as one process keeps them) */
     for (int64_t k = 0; k < own_n; ++k) {
         m->own[k].goal.target = sc->agents[k].goal.target;

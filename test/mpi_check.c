@@ -300,6 +300,28 @@ static void sweep_files(MPI_Comm comm, const char *dir, int parts, long stride, 
     }
 }
 
+/* Checkpoints run m into dir (m destroyed), then sweeps it: every bit of every stride-th byte
+ * restarted on one rank (one[3]), every bit of every 29th byte on every rank (all[3]);
+ * returns the checkpoint's hash. */
+static uint64_t sweep_run(orca_mpi *m, const char *dir, long stride, long one[3], long all[3])
+{
+    orca_status st = orca_mpi_checkpoint(m, dir);
+    CHECK(st == ORCA_OK, "sweep: checkpoint: %s", orca_mpi_last_error(m));
+    uint64_t want = orca_mpi_hash(m, &st);
+    orca_mpi_destroy(m);
+    MPI_Comm solo;
+    MPI_Comm_split(MPI_COMM_WORLD, rank == 0 ? 0 : MPI_UNDEFINED, 0, &solo);
+    if (solo != MPI_COMM_NULL) {
+        sweep_files(solo, dir, ranks, stride, want, one);
+        MPI_Comm_free(&solo);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (ranks > 1) {
+        sweep_files(MPI_COMM_WORLD, dir, ranks, 29, want, all);
+    }
+    return want;
+}
+
 /* A small navigated run (docs/mpi.md, "Navigation"), from a scenario: a wall between six
  * agents and their goals, half of them heading for a two-point exit set by the quickest exit
  * choice with the leg check, stepped 4 steps, so that its checkpoint holds paths with
@@ -359,22 +381,8 @@ static void nav_corruption_sweep(const char *dir)
         mkdir(sub, 0700);
     }
     MPI_Barrier(MPI_COMM_WORLD);
-    orca_mpi *m = small_nav_run();
-    orca_status st = orca_mpi_checkpoint(m, sub);
-    CHECK(st == ORCA_OK, "navigated sweep: checkpoint: %s", orca_mpi_last_error(m));
-    uint64_t want = orca_mpi_hash(m, &st);
-    orca_mpi_destroy(m);
     long one[3] = {0, 0, 0}, all[3] = {0, 0, 0};
-    MPI_Comm solo;
-    MPI_Comm_split(MPI_COMM_WORLD, rank == 0 ? 0 : MPI_UNDEFINED, 0, &solo);
-    if (solo != MPI_COMM_NULL) {
-        sweep_files(solo, sub, ranks, 3, want, one);
-        MPI_Comm_free(&solo);
-    }
-    MPI_Barrier(MPI_COMM_WORLD);
-    if (ranks > 1) {
-        sweep_files(MPI_COMM_WORLD, sub, ranks, 29, want, all);
-    }
+    uint64_t want = sweep_run(small_nav_run(), sub, 3, one, all);
     char msg[600];
     CHECK(restart_verdict(MPI_COMM_WORLD, sub, "-", want, msg, sizeof msg) == 0,
           "navigated sweep: the checkpoint restored: %s", msg);
@@ -396,22 +404,10 @@ static void nav_corruption_sweep(const char *dir)
  * OS's reason. */
 static void corruption_sweep(const char *dir)
 {
-    orca_mpi *m = small_run(11, 3, 4);
-    orca_status st = orca_mpi_checkpoint(m, dir);
-    CHECK(st == ORCA_OK, "sweep: checkpoint: %s", orca_mpi_last_error(m));
-    uint64_t want = orca_mpi_hash(m, &st);
-    orca_mpi_destroy(m);
     long one[3] = {0, 0, 0}, all[3] = {0, 0, 0};
-    MPI_Comm solo;
-    MPI_Comm_split(MPI_COMM_WORLD, rank == 0 ? 0 : MPI_UNDEFINED, 0, &solo);
-    if (solo != MPI_COMM_NULL) {
-        sweep_files(solo, dir, ranks, 1, want, one);
-        MPI_Comm_free(&solo);
-    }
-    MPI_Barrier(MPI_COMM_WORLD);
-    if (ranks > 1) {
-        sweep_files(MPI_COMM_WORLD, dir, ranks, 29, want, all);
-    }
+    uint64_t want = sweep_run(small_run(11, 3, 4), dir, 1, one, all);
+    orca_mpi *m = NULL;
+    orca_status st = ORCA_OK;
     if (rank == 0) {
         printf("checkpoint corruption (%d part%s): every bit of every byte restarted on 1 rank: "
                "%ld flips, %ld refused naming the file, %ld restarted to the right hash, %ld "
