@@ -2,7 +2,9 @@
 /* SVG picture of a run. Coordinates are metres in the simulation (y up); the picture maps
  * them to pixels with y flipped so that text stays upright. It is drawn as the demo page
  * draws (web/app.js): each agent coloured by the direction of its goal, start and goal marks
- * over the trajectories, and with --svg-trail only the last seconds of each one, fading. */
+ * over the trajectories, and with --svg-trail only the last seconds of each one, fading. The
+ * agents come from a source (svg.h), visited in index order once per layer that needs them,
+ * so that a source that streams them (orca-mpi's) never holds them all. */
 #define _POSIX_C_SOURCE 200809L
 #include "svg.h"
 
