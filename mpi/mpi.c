@@ -29,6 +29,7 @@ static void agent_clear(mpi_agent *a)
     memset(a, 0, sizeof *a);
     a->stream = -1;
     a->ext = orca_ext_defaults();
+    a->wp_row = -1;
 }
 
 char mpi_create_error[512];
@@ -791,9 +792,26 @@ orca_status orca_mpi_step(orca_mpi *m)
     if (m->set_n > 0) {
         sets_pass(m);
     }
+    orca_status st = ORCA_OK;
+    if (m->wp.n > 0) {
+        /* waypoints (docs/mpi.md, "Waypoints"): the next targets, before the rule reads them;
+         * a switch moves a target, so a rule the last step computed ahead is stale */
+        int switched = 0;
+        st = mpi_waypoints_advance(m, &switched);
+        if (switched) {
+            m->local_ruled = 0;
+        }
+        st = mpi_agree(m, st);
+        if (st != ORCA_OK) {
+            return st;
+        }
+    }
     int64_t n = 0;
-    orca_status st = local_list(m, &w, &n, &comm);
+    st = local_list(m, &w, &n, &comm);
     if (st != ORCA_OK) {
+        if (m->wp.n > 0) {
+            mpi_waypoints_restore(m);
+        }
         return st;
     }
     /* the rule for the owned agents (the halo agents' preferred velocities are not read) */
@@ -830,7 +848,10 @@ orca_status orca_mpi_step(orca_mpi *m)
     if (st != ORCA_OK) {
         m->stats.step_seconds += MPI_Wtime() - t0;
         m->stats.comm_seconds += comm;
-        return st; /* nothing owned changed */
+        if (m->wp.n > 0) {
+            mpi_waypoints_restore(m);
+        }
+        return st; /* nothing owned changed (the waypoints' switches put back) */
     }
     orca_agents_settle(m->local);
     keep(m, n);
@@ -1009,6 +1030,8 @@ static void free_all(orca_mpi *m)
     free(m->set_exit);
     free(m->set_arrive);
     free(m->set_pt);
+    mpi_wp_table_free(&m->wp);
+    free(m->wp_prev);
     if (m->comm != MPI_COMM_NULL) {
         MPI_Comm_free(&m->comm);
     }
@@ -1499,7 +1522,7 @@ static long long arrived_here(const orca_mpi *m)
         const mpi_agent *a = &m->own[i];
         if (a->goal.kind != ORCA_GOAL_POINT && a->goal.kind != ORCA_GOAL_SET) {
             n++;
-        } else {
+        } else if (!mpi_waypoints_pending(m, a)) {
             /* an exit's agents within its arrive distance (docs/navigation.md, "Exits") */
             double r = a->goal.kind == ORCA_GOAL_SET && m->set_exit[a->goal.goal_set] &&
                                m->set_arrive[a->goal.goal_set] > 0
@@ -1801,13 +1824,8 @@ static const char *unsupported(const orca_scenario *sc)
     }
     int n = orca_sim_agent_count(sim);
     for (int i = 0; i < n; ++i) {
-        int count = 0;
         if (orca_scenario_rule_key(sc, i) < 0) {
             return "agents added to the simulation directly (without a goal)";
-        }
-        if (orca_scenario_agent_waypoints(sc, i, NULL, 0, &count, NULL, NULL) == ORCA_OK &&
-            count > 0) {
-            return "waypoints";
         }
     }
     return NULL;
@@ -1842,6 +1860,7 @@ static void scenario_digests(const orca_scenario *sc, uint64_t d[SD_COUNT])
         h = hash_f64(hash_f64(hash_f64(h, g.target.x), g.target.y), g.preferred_speed);
         orca_scenario_agent_waypoints(sc, i, NULL, 0, &count, &loop, &arrive);
         h = hash_f64(hash_u64(hash_u64(h, (uint64_t)count), (uint64_t)loop), arrive);
+        h = mpi_waypoints_digest(h, sc, i);
         orca_vec2 *pts = count > 0 ? malloc((size_t)count * sizeof *pts) : NULL;
         if (pts) {
             orca_scenario_agent_waypoints(sc, i, pts, count, &count, NULL, NULL);
@@ -1940,6 +1959,12 @@ orca_status orca_mpi_create_from_scenario(MPI_Comm comm, const orca_scenario *sc
     m->opt.ped_on = orca_sim_get_pedestrian(sim, &m->opt.ped);
     int n = orca_sim_agent_count(sim);
     int mine = (n - m->rank + m->size - 1) / m->size;
+    int32_t *row_of = malloc(((size_t)n + 1) * sizeof *row_of);
+    if (st == ORCA_OK) {
+        st = row_of ? mpi_add_waypoints(m, sc, row_of)
+                    : mpi_local_fail(m, ORCA_ERR_MEMORY, "out of memory (waypoints)");
+        st = mpi_agree(m, st);
+    }
     if (st == ORCA_OK) {
         st = RESERVE(m, own, own_cap, (int64_t)mine + 1);
         for (int i = m->rank; i < n && st == ORCA_OK; i += m->size) {
@@ -1956,9 +1981,11 @@ orca_status orca_mpi_create_from_scenario(MPI_Comm comm, const orca_scenario *sc
             if (sim->stream) {
                 a->stream = sim->stream[i];
             }
+            mpi_waypoints_attach(m, a, sc, i, row_of[i]);
         }
         st = mpi_agree(m, st);
     }
+    free(row_of);
     if (st == ORCA_OK) {
         m->steps = orca_sim_step_count(sim);
         m->next_key = (uint64_t)n;

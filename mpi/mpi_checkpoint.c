@@ -11,7 +11,7 @@
 
 #include "snap_io.h"
 
-#define CKPT_VERSION 3u /* 3: records with avoidance settings and streams, the options */
+#define CKPT_VERSION 4u /* 3: avoidance settings, streams, the options; 4: waypoints */
 #define CKPT_MAGIC_MANIFEST "ORCAMPIM"
 #define CKPT_MAGIC_PART "ORCAMPIP"
 /* --- checkpoints ------------------------------------------------------------------------- */
@@ -20,9 +20,10 @@
  * ends with the FNV-1a checksum of its other bytes; the manifest holds each part's checksum
  * (its digest), the run's identifier and the state hash, so that a restart refuses any byte
  * that differs from what was written (docs/mpi.md, "Checkpoints"). */
-#define CKPT_RECORD (22 * 8)
+#define CKPT_RECORD (23 * 8)
 #define CKPT_PART_HEADER (8 + 7 * 8)  /* magic, version, run id, rank, ranks, step, count, 0 */
-#define CKPT_MANIFEST_HEADER (8 + 29 * 8) /* magic, then the 29 words of manifest_field */
+#define CKPT_MANIFEST_HEADER (8 + 31 * 8) /* magic, then the 31 words of manifest_field */
+#define CKPT_WAYPOINT_ROW (8 * 8) /* first, count, loop, arrive, goal, start */
 #define CKPT_PATH 4200
 
 /* The manifest's words after its magic, in file order (docs/mpi.md lists them); the names
@@ -32,7 +33,7 @@ enum {
     MF_AGENT_OVERLAP, MF_WALL_OVERLAP, MF_FALLBACKS, MF_DIAGNOSTICS, MF_RUN_ID, MF_STATE_HASH,
     MF_SEGMENTS, MF_OPTIONS, MF_DEN_RADIUS, MF_DEN_GAMMA, MF_DEN_MAX, MF_PED_TIME_GAP,
     MF_PED_BUFFER, MF_PED_REACH, MF_PED_PLANES, MF_LOOPS, MF_LOOP_POINTS, MF_SETS,
-    MF_SET_POINTS, MF_EXITED, MF_EXITED_LAST, MF_WORDS
+    MF_SET_POINTS, MF_EXITED, MF_EXITED_LAST, MF_WAYPOINTS, MF_WAYPOINT_POINTS, MF_WORDS
 };
 /* MF_OPTIONS's bits: the separation option, the density-dependent speed, the pedestrian model */
 #define MF_OPT_SEP 1u
@@ -44,7 +45,8 @@ static const char *const manifest_field[MF_WORDS] = {
     "fallbacks", "diagnostics",  "run_id",       "state_hash", "segments",
     "options",  "density_radius", "density_gamma", "density_max", "pedestrian_time_gap",
     "pedestrian_buffer", "pedestrian_counter_reach", "pedestrian_max_planes", "loops",
-    "loop_points", "sets", "set_points", "exited", "exited_last_step"};
+    "loop_points", "sets", "set_points", "exited", "exited_last_step", "waypoint_rows",
+    "waypoint_points"};
 
 static void put_record(snap_writer *w, const mpi_agent *a)
 {
@@ -66,6 +68,7 @@ static void put_record(snap_writer *w, const mpi_agent *a)
     put_f64(w, a->ext.priority);
     put_u64(w, (uint64_t)a->ext.layers << 32 | a->ext.mask);
     put_u64(w, (uint64_t)(uint32_t)a->ext.locked << 32 | (uint32_t)a->stream);
+    put_u64(w, (uint64_t)(uint32_t)a->wp_row << 32 | (uint32_t)a->wp_index);
 }
 
 static void get_record(snap_reader *r, mpi_agent *a)
@@ -92,6 +95,9 @@ static void get_record(snap_reader *r, mpi_agent *a)
     a->ext.mask = (uint32_t)lm;
     a->ext.locked = (int32_t)(uint32_t)(ls >> 32);
     a->stream = (int32_t)(uint32_t)ls;
+    uint64_t wp = get_u64(r);
+    a->wp_row = (int32_t)(uint32_t)(wp >> 32);
+    a->wp_index = (int32_t)(uint32_t)wp;
 }
 
 static void part_name(char *out, size_t size, const char *dir, uint64_t steps, int rank)
@@ -230,7 +236,8 @@ orca_status orca_mpi_checkpoint(orca_mpi *m, const char *dir)
     if (m->rank == 0) {
         size_t ms = CKPT_MANIFEST_HEADER + (size_t)m->seg_n * 32 + (size_t)m->bnd_n * 8 +
                     (size_t)m->bnd_points * 16 + (size_t)m->set_n * 24 +
-                    (size_t)m->set_points * 16 + (size_t)m->size * 8 + 8;
+                    (size_t)m->set_points * 16 + (size_t)m->wp.n * CKPT_WAYPOINT_ROW +
+                    (size_t)m->wp.points * 16 + (size_t)m->size * 8 + 8;
         unsigned char *mb = malloc(ms);
         if (!mb) {
             st = mpi_local_fail(m, ORCA_ERR_MEMORY, "out of memory (manifest)");
@@ -251,7 +258,8 @@ orca_status orca_mpi_checkpoint(orca_mpi *m, const char *dir)
                 f64_bits(m->opt.ped.buffer), f64_bits(m->opt.ped.counter_reach),
                 (uint64_t)(int64_t)m->opt.ped.max_planes, (uint64_t)m->bnd_n,
                 (uint64_t)m->bnd_points, (uint64_t)m->set_n, (uint64_t)m->set_points,
-                (uint64_t)exited, (uint64_t)(int64_t)last};
+                (uint64_t)exited, (uint64_t)(int64_t)last, (uint64_t)m->wp.n,
+                (uint64_t)m->wp.points};
             for (int k = 0; k < MF_WORDS; ++k) {
                 put_u64(&w, word[k]);
             }
@@ -272,6 +280,18 @@ orca_status orca_mpi_checkpoint(orca_mpi *m, const char *dir)
             }
             for (int32_t k = 0; k < m->set_points; ++k) {
                 put_vec(&w, m->set_pt[k]);
+            }
+            const mpi_wp_table *t = &m->wp;
+            for (int32_t k = 0; k < t->n; ++k) {
+                put_u64(&w, (uint64_t)t->first[k]);
+                put_u64(&w, (uint64_t)t->count[k]);
+                put_u64(&w, (uint64_t)t->loop[k]);
+                put_f64(&w, t->arrive[k]);
+                put_vec(&w, t->goal[k]);
+                put_vec(&w, t->start[k]);
+            }
+            for (int64_t k = 0; k < t->points; ++k) {
+                put_vec(&w, t->pt[k]);
             }
             for (int r = 0; r < m->size; ++r) {
                 put_u64(&w, digests[r]);
@@ -346,6 +366,7 @@ typedef struct manifest {
     const unsigned char *segments; /* seg_n * 32 bytes */
     const unsigned char *loops;    /* loops * 8 bytes of lengths, then loop_points * 16 */
     const unsigned char *sets;     /* sets * 24 bytes (count, exit, arrive), set_points * 16 */
+    const unsigned char *waypoints; /* waypoint_rows * CKPT_WAYPOINT_ROW, waypoint_points * 16 */
     const unsigned char *digests;  /* ranks * 8 bytes */
 } manifest;
 
@@ -428,16 +449,20 @@ static int manifest_ok(const char *path, const unsigned char *mb, size_t ms, man
     if (v[MF_RANKS] < 1 || v[MF_RANKS] > (1u << 24) || v[MF_SEGMENTS] > (uint64_t)INT32_MAX ||
         v[MF_LOOPS] > (uint64_t)INT32_MAX || v[MF_LOOP_POINTS] > (uint64_t)INT32_MAX ||
         v[MF_SETS] > (uint64_t)INT32_MAX || v[MF_SET_POINTS] > (uint64_t)INT32_MAX ||
+        v[MF_WAYPOINTS] > (uint64_t)INT32_MAX || v[MF_WAYPOINT_POINTS] > ((uint64_t)1 << 40) ||
         ms != CKPT_MANIFEST_HEADER + v[MF_SEGMENTS] * 32 + v[MF_LOOPS] * 8 +
                   v[MF_LOOP_POINTS] * 16 + v[MF_SETS] * 24 + v[MF_SET_POINTS] * 16 +
+                  v[MF_WAYPOINTS] * CKPT_WAYPOINT_ROW + v[MF_WAYPOINT_POINTS] * 16 +
                   v[MF_RANKS] * 8 + 8) {
         snprintf(err, errsize,
-                 "%.250s: fields ranks (%llu), segments (%llu), loops (%llu), loop_points (%llu), "
-                 "sets (%llu) and set_points (%llu) do not give its size, %zu bytes (truncated "
-                 "or corrupt)",
+                 "%.200s: fields ranks (%llu), segments (%llu), loops (%llu), loop_points (%llu), "
+                 "sets (%llu), set_points (%llu), waypoint_rows (%llu) and waypoint_points (%llu) "
+                 "do not give its size, %zu bytes (truncated or corrupt)",
                  path, (unsigned long long)v[MF_RANKS], (unsigned long long)v[MF_SEGMENTS],
                  (unsigned long long)v[MF_LOOPS], (unsigned long long)v[MF_LOOP_POINTS],
-                 (unsigned long long)v[MF_SETS], (unsigned long long)v[MF_SET_POINTS], ms);
+                 (unsigned long long)v[MF_SETS], (unsigned long long)v[MF_SET_POINTS],
+                 (unsigned long long)v[MF_WAYPOINTS], (unsigned long long)v[MF_WAYPOINT_POINTS],
+                 ms);
         return 0;
     }
     snap_reader tail = {mb + ms - 8};
@@ -471,8 +496,25 @@ static int manifest_ok(const char *path, const unsigned char *mb, size_t ms, man
     out->segments = mb + CKPT_MANIFEST_HEADER;
     out->loops = out->segments + v[MF_SEGMENTS] * 32;
     out->sets = out->loops + v[MF_LOOPS] * 8 + v[MF_LOOP_POINTS] * 16;
-    out->digests = out->sets + v[MF_SETS] * 24 + v[MF_SET_POINTS] * 16;
+    out->waypoints = out->sets + v[MF_SETS] * 24 + v[MF_SET_POINTS] * 16;
+    out->digests = out->waypoints + v[MF_WAYPOINTS] * CKPT_WAYPOINT_ROW +
+                   v[MF_WAYPOINT_POINTS] * 16;
     return 1;
+}
+
+/* Whether record a's waypoint fields fit the run's table: no row and index 0, or a row of
+ * the table with an index up to its count, a point goal and that index's target. */
+static int record_waypoints_ok(const orca_mpi *m, const mpi_agent *a)
+{
+    if (a->wp_row == -1) {
+        return a->wp_index == 0;
+    }
+    if (a->wp_row < 0 || a->wp_row >= m->wp.n || a->wp_index < 0 ||
+        a->wp_index > m->wp.count[a->wp_row] || a->goal.kind != ORCA_GOAL_POINT) {
+        return 0;
+    }
+    orca_vec2 t = mpi_waypoints_target(m, a->wp_row, a->wp_index);
+    return memcmp(&t, &a->goal.target, sizeof t) == 0;
 }
 
 /* Local: reads part f of the checkpoint in dir into own, checking it against the manifest:
@@ -543,6 +585,11 @@ static orca_status read_part(orca_mpi *m, const char *dir, const manifest *mf, i
             cs = mpi_local_fail(m, ORCA_ERR_FORMAT,
                                 "priority %.17g, locked %d or stream %ld out of range",
                                 a.ext.priority, (int)a.ext.locked, (long)a.stream);
+        }
+        if (cs == ORCA_OK && !record_waypoints_ok(m, &a)) {
+            cs = mpi_local_fail(m, ORCA_ERR_FORMAT,
+                                "waypoint row %ld, index %ld or target out of range",
+                                (long)a.wp_row, (long)a.wp_index);
         }
         if (cs == ORCA_OK && (a.key >= m->next_key || a.rule_key >= m->next_rule_key)) {
             cs = mpi_local_fail(m, ORCA_ERR_FORMAT, "key %llu beyond the manifest's next key",
@@ -665,6 +712,59 @@ static orca_status read_sets(orca_mpi *m, const manifest *mf)
     return mpi_agree(m, st);
 }
 
+/* A coordinate pair the scenario takes (finite, magnitude below ORCA_COORD_LIMIT). */
+static int coord_ok(orca_vec2 p)
+{
+    return fabs(p.x) < ORCA_COORD_LIMIT && fabs(p.y) < ORCA_COORD_LIMIT;
+}
+
+/* Collective: the manifest's waypoint table as the run's, each row checked as
+ * orca_scenario_set_waypoints checks an agent's waypoints. */
+static orca_status read_waypoints(orca_mpi *m, const manifest *mf)
+{
+    mpi_wp_table t;
+    if (!mpi_wp_table_alloc(&t, (int32_t)mf->word[MF_WAYPOINTS],
+                            (int64_t)mf->word[MF_WAYPOINT_POINTS])) {
+        return mpi_agree(m, mpi_local_fail(m, ORCA_ERR_MEMORY, "out of memory (waypoints)"));
+    }
+    orca_status st = ORCA_OK;
+    snap_reader r = {mf->waypoints};
+    uint64_t points = (uint64_t)t.points;
+    for (int32_t k = 0; k < t.n && st == ORCA_OK; ++k) {
+        uint64_t f = get_u64(&r), c = get_u64(&r), l = get_u64(&r);
+        double a = bits_f64(get_u64(&r));
+        t.goal[k] = get_vec(&r);
+        t.start[k] = get_vec(&r);
+        t.first[k] = (int64_t)f;
+        t.count[k] = (int32_t)c;
+        t.loop[k] = (int32_t)l;
+        t.arrive[k] = a;
+        if (c < 1 || c > ORCA_WAYPOINTS_MAX || f > points || c > points - f || l > 1 ||
+            !(a == 0 || (a >= 0x1p-30 && a <= 0x1p23)) || !coord_ok(t.goal[k]) ||
+            !coord_ok(t.start[k])) {
+            st = mpi_local_fail(m, ORCA_ERR_FORMAT,
+                                "waypoint row %d: first %llu, %llu points, loop %llu, arrive "
+                                "distance %.17g, goal or start out of range",
+                                (int)k, (unsigned long long)f, (unsigned long long)c,
+                                (unsigned long long)l, a);
+        }
+    }
+    for (int64_t k = 0; k < t.points && st == ORCA_OK; ++k) {
+        t.pt[k] = get_vec(&r);
+        if (!coord_ok(t.pt[k])) {
+            st = mpi_local_fail(m, ORCA_ERR_FORMAT, "waypoint %lld (%.17g, %.17g) out of range",
+                                (long long)k, t.pt[k].x, t.pt[k].y);
+        }
+    }
+    if (st == ORCA_OK) {
+        mpi_wp_table_free(&m->wp);
+        m->wp = t;
+    } else {
+        mpi_wp_table_free(&t);
+    }
+    return mpi_agree(m, st);
+}
+
 orca_status orca_mpi_restart(MPI_Comm comm, const char *dir, const orca_mpi_def *def,
                              orca_mpi **out)
 {
@@ -720,6 +820,10 @@ orca_status orca_mpi_restart(MPI_Comm comm, const char *dir, const orca_mpi_def 
     } else if ((st = read_sets(m, &mf)) != ORCA_OK) {
         snprintf(mpi_create_error, sizeof mpi_create_error, "%.300s: field sets: %.180s", path,
                  m->error);
+        snprintf(m->error, sizeof m->error, "%s", mpi_create_error);
+    } else if ((st = read_waypoints(m, &mf)) != ORCA_OK) {
+        snprintf(mpi_create_error, sizeof mpi_create_error,
+                 "%.300s: field waypoint_rows: %.180s", path, m->error);
         snprintf(m->error, sizeof m->error, "%s", mpi_create_error);
     }
     m->steps = mf.word[MF_STEPS];

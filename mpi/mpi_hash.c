@@ -34,15 +34,24 @@ typedef struct hash_entry {
     orca_agent_def def;
     agent_ext ext;
     int32_t stream;
+    int32_t wp_index; /* -1: no waypoints */
 } hash_entry;
 
 /* The parts of the hash that run over every agent in key order, in the order of
  * docs/determinism.md's state hash: the agents, then (while some agent is not at the
- * defaults) their avoidance settings, then (while some agent has one) their streams. */
-enum { HP_CORE, HP_EXT, HP_STREAM };
+ * defaults) their avoidance settings, then (while some agent has one) their streams, then
+ * (while some agent has waypoints) their waypoint indices. */
+enum { HP_CORE, HP_EXT, HP_STREAM, HP_WAYPOINT };
 
-static uint64_t h_part(uint64_t h, const hash_entry *e, int part)
+/* index: the agent's place in the index order (the waypoint part names it) */
+static uint64_t h_part(uint64_t h, const hash_entry *e, int part, int64_t index)
 {
+    if (part == HP_WAYPOINT) {
+        if (e->wp_index < 0) {
+            return h;
+        }
+        return hash_u64(hash_u64(h, (uint64_t)index), (uint64_t)(int64_t)e->wp_index);
+    }
     if (part == HP_CORE) {
         return h_agent(h, &e->def);
     }
@@ -82,6 +91,7 @@ static void window_pass(orca_mpi *m, const hash_scratch *x, window_fn *visit, vo
             x->mine[n].def = a->def;
             x->mine[n].ext = a->ext;
             x->mine[n].stream = a->stream;
+            x->mine[n].wp_index = a->wp_row >= 0 ? a->wp_index : -1;
             ++n;
             ++at;
         }
@@ -118,18 +128,19 @@ static void window_pass(orca_mpi *m, const hash_scratch *x, window_fn *visit, vo
 typedef struct hash_visit {
     uint64_t h;
     int part;
+    int64_t index;
 } hash_visit;
 
 static void hash_one(void *context, const hash_entry *e)
 {
     hash_visit *v = context;
-    v->h = h_part(v->h, e, v->part);
+    v->h = h_part(v->h, e, v->part, v->index++);
 }
 
 /* Collective: h continued on rank 0 over every agent's part, in key order. */
 static uint64_t hash_pass(orca_mpi *m, const hash_scratch *x, int part, uint64_t h)
 {
-    hash_visit v = {h, part};
+    hash_visit v = {h, part, 0};
     window_pass(m, x, hash_one, &v);
     return v.h;
 }
@@ -214,13 +225,15 @@ uint64_t orca_mpi_hash(orca_mpi *m, orca_status *status)
         return 0;
     }
     m->error[0] = '\0';
-    /* the agents, those not at the avoidance defaults and those with a stream, over all ranks */
-    long long mine[3] = {m->own_n, 0, 0}, total[3] = {0, 0, 0};
+    /* the agents, those not at the avoidance defaults, those with a stream and those with
+     * waypoints, over all ranks */
+    long long mine[4] = {m->own_n, 0, 0, 0}, total[4] = {0, 0, 0, 0};
     for (int64_t i = 0; i < m->own_n; ++i) {
         mine[1] += !orca_ext_is_default(&m->own[i].ext);
         mine[2] += m->own[i].stream >= 0;
+        mine[3] += m->own[i].wp_row >= 0;
     }
-    MPI_Allreduce(mine, total, 3, MPI_LONG_LONG, MPI_SUM, m->comm);
+    MPI_Allreduce(mine, total, 4, MPI_LONG_LONG, MPI_SUM, m->comm);
     hash_scratch x;
     orca_status st = scratch_new(m, &x);
     uint64_t h = FNV_OFFSET;
@@ -256,6 +269,12 @@ uint64_t orca_mpi_hash(orca_mpi *m, orca_status *status)
         if (total[2] > 0) {
             h = hash_u64(h, HASH_STR_TAG);
             h = hash_pass(m, &x, HP_STREAM, h);
+        }
+        /* the scenario's waypoint section (docs/determinism.md): their count, then each
+         * agent with waypoints by its index and its current target's index */
+        if (total[3] > 0) {
+            h = hash_u64(h, (uint64_t)total[3]);
+            h = hash_pass(m, &x, HP_WAYPOINT, h);
         }
         MPI_Bcast(&h, 1, MPI_UINT64_T, 0, m->comm);
     }

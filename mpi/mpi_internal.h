@@ -29,7 +29,23 @@ typedef struct mpi_agent {
                     algorithm.md §11.4), carried so the local simulation starts warm */
     int32_t stream; /* the pedestrian model's stream (-1: none; docs/pedestrians.md) */
     agent_ext ext;  /* its avoidance settings (docs/extensions.md) */
+    int32_t wp_row;   /* its row of the run's waypoint table (-1: no waypoints) */
+    int32_t wp_index; /* its current target: 0 .. count-1 a waypoint, count the goal point */
 } mpi_agent;
+
+/* The run's waypoint table (docs/mpi.md, "Waypoints"): one row per agent with waypoints, in
+ * the scenario's index order, immutable; row k has count[k] points from pt[first[k]] on
+ * (consecutive rows with the same points share them), loops (loop[k]), switches at
+ * arrive[k] (0: the agent's radius), ends at goal[k] and starts its first leg at start[k]
+ * (the agent's position when its waypoints were set). */
+typedef struct mpi_wp_table {
+    int32_t n;
+    int64_t points;
+    int64_t *first;
+    int32_t *count, *loop;
+    double *arrive;
+    orca_vec2 *goal, *start, *pt;
+} mpi_wp_table;
 
 /* The simulation-wide settings of the run's extensions (docs/mpi.md, "What runs under MPI"):
  * each rank's local simulation gets them, and the hash and the checkpoints carry them. */
@@ -75,6 +91,9 @@ struct orca_mpi {
     int32_t set_n, set_points, *set_first, *set_count, *set_exit;
     double *set_arrive;
     orca_vec2 *set_pt;
+    mpi_wp_table wp;  /* the waypoint table */
+    int32_t *wp_prev; /* scratch: per owned agent, its wp_index before this step's switch */
+    int64_t wp_prev_cap;
     int64_t exited;           /* this rank's owned agents that left by exits */
     int64_t exited_last_step; /* the step count when the last of them left, or -1 */
     mpi_options opt;
@@ -127,5 +146,33 @@ int mpi_set_loops(orca_mpi *m, const int32_t *len, const orca_vec2 *pts, int32_t
                   int32_t points);
 int mpi_set_sets(orca_mpi *m, const int32_t *count, const int32_t *exit, const double *arrive,
                  const orca_vec2 *pts, int32_t n, int32_t points);
+
+/* --- waypoints (mpi_waypoints.c; docs/mpi.md, "Waypoints") --------------------------------- */
+
+/* A table of n rows and room for points points, their values unset (0 out of memory, *t
+ * empty); mpi_wp_table_free frees one (and leaves it empty). */
+int mpi_wp_table_alloc(mpi_wp_table *t, int32_t n, int64_t points);
+void mpi_wp_table_free(mpi_wp_table *t);
+/* Local: the run's waypoint table from the scenario's agents, a row per agent with waypoints
+ * in index order; row_of[i] (room for every agent) the row of index i, or -1. */
+orca_status mpi_add_waypoints(orca_mpi *m, const orca_scenario *sc, int32_t *row_of);
+/* Local: record a of the scenario's agent at index i takes its row of the table (-1: none),
+ * the scenario's current waypoint index and that index's target. */
+void mpi_waypoints_attach(const orca_mpi *m, mpi_agent *a, const orca_scenario *sc, int i,
+                          int32_t row);
+/* h continued over what the public API does not tell of the agent at index i's waypoints:
+ * its goal point after them and its route's start. */
+uint64_t mpi_waypoints_digest(uint64_t h, const orca_scenario *sc, int i);
+/* Local, in a step after the exits: each owned agent with waypoints takes its next target when
+ * it has reached or passed its current one (*switched: 1 when some did); the indices before
+ * are kept for mpi_waypoints_restore. */
+orca_status mpi_waypoints_advance(orca_mpi *m, int *switched);
+/* The target of row k at index c: waypoint c, or the goal point after the last. */
+orca_vec2 mpi_waypoints_target(const orca_mpi *m, int32_t k, int32_t c);
+/* Local: the indices and targets before mpi_waypoints_advance (the step was refused). */
+void mpi_waypoints_restore(orca_mpi *m);
+/* Whether owned agent a has waypoints still ahead (a looping route always): it has not
+ * arrived, wherever it stands. */
+int mpi_waypoints_pending(const orca_mpi *m, const mpi_agent *a);
 
 #endif

@@ -13,7 +13,7 @@
 #    with one agent reaching 2^23 m only its rank receives every agent. Mixed neighbour
 #    distances and radii rebalanced every step: hash and overlap records equal orca run's.
 #    The extensions (avoidance settings, separation, density speed, pedestrian model and
-#    streams, walkable-area boundaries, goal sets and exits): every step's hash on 1-4 ranks
+#    streams, walkable-area boundaries, goal sets and exits, waypoints): every step's hash on 1-4 ranks
 #    equals orca run's;
 #    checkpoints of each continue. --csv and --svg write orca run's bytes.
 # 3. A checkpoint written on 2 ranks continued on 3 and on 1: the hash equals orca run's.
@@ -72,7 +72,7 @@ for sn in "${scenes[@]}"; do
 done
 
 # 2b. a scene file: `orca scene` writes the corridor, both commands run it; a scene file with
-#     waypoints is refused by name
+#     navigation is refused by name
 "$orca" scene corridor >"$tmp/corridor.txt" 2>"$tmp/err" || bad "orca scene corridor"
 want=$("$orca" run "$tmp/corridor.txt" --steps 150 --json | json 'd["hash"]')
 for r in 1 3; do
@@ -179,7 +179,7 @@ if grep -q 'deepest agent overlap: .* (fraction of radius)' <<<"$ov" &&
 else
     bad "the text summary's overlap lines: $ov"
 fi
-printf 'agent 0 0 goal 10 0 via 5 5\nagent 3 0 goal -10 0\n' >"$tmp/wp.txt"
+printf 'navigation on\nsegment 5 -2 5 2\nagent 0 0 goal 10 0\nagent 3 0 goal -10 0\n' >"$tmp/nav.txt"
 # refused WHAT MESSAGE ARGS...: `orca-mpi run ARGS` on 2 ranks fails, saying MESSAGE
 refused() {
     local what=$1 msg=$2
@@ -193,7 +193,7 @@ refused() {
         cat "$tmp/err"
     fi
 }
-refused "waypoints" "uses waypoints, which does not run under MPI yet" "$tmp/wp.txt" --steps 5 -q
+refused "navigation" "uses navigation, which does not run under MPI yet" "$tmp/nav.txt" --steps 5 -q
 refused "a bad option value" "--steps: expected a whole number" --scene circle --steps x
 refused "--steps with --max-steps" "give --steps N or --max-steps CAP, not both" \
     --scene circle --steps 5 --max-steps 9
@@ -246,6 +246,26 @@ for i in range(60):
     G.append("agent %.3f %.3f goalset %s" % (random.uniform(0.5, 9.5), random.uniform(0.5, 3.5),
                                                "meet" if i % 5 == 0 else "doors"))
 open(d + "/ext-sets.txt", "w").write("\n".join(G) + "\n")
+# waypoints: single agents on routes across the domains (one-way to a goal, with arrive
+# distances or the radius), a looping lap, and two grids sharing their via points (the
+# table keeps shared points once), with walls and the pedestrian model's neighbours nowhere
+W = ["orca-scene 1", "dt 0.1", "default radius 0.25", "default neighbor_dist 3",
+     "default time_horizon 2", "segment 4 -1 4 6", "segment 16 14 16 21"]
+for i in range(40):
+    x, y = random.uniform(0, 20), random.uniform(0, 20)
+    via = " ".join("%.3f %.3f" % (random.uniform(0, 20), random.uniform(0, 20))
+                   for _ in range(1 + i % 3))
+    arrive = " arrive=%.2f" % random.uniform(0.3, 2) if i % 2 else ""
+    W.append("agent %.3f %.3f goal %.3f %.3f via %s%s" % (x, y, 20 - x, 20 - y, via, arrive))
+for i in range(12):  # close-set points: several switches within the per-step check's steps
+    x, y = random.uniform(2, 18), random.uniform(2, 18)
+    dx, dy = (1, 0) if i % 2 else (0, -1)
+    via = " ".join("%.3f %.3f" % (x + 0.3 * j * dx, y + 0.3 * j * dy) for j in range(1, 7))
+    W.append("agent %.3f %.3f goal %.3f %.3f via %s" % (x, y, x - 9 * dy, y + 9 * dx, via))
+W.append("agent 2 2 goal 2 2 via 18 2 18 18 2 18 loop arrive=1")
+W.append("grid 4 3 1 9 0.7 0.7 goal 19 10 via 10 3 15 17")
+W.append("grid 3 3 17 1 0.7 0.7 goal 1 19 via 10 10 loop arrive=1.5")
+open(d + "/ext-wp.txt", "w").write("\n".join(W) + "\n")
 PY
 ext_steps=24
 # ext_case NAME FILE [FLAGS...]: every step's hash on 1-4 ranks against orca run's
@@ -275,6 +295,20 @@ ext_case "density-dependent speed" "$tmp/ext-density.txt"
 ext_case "pedestrian model and streams" "$tmp/ext-ped.txt"
 ext_case "walkable-area boundaries (a room with a pillar)" "$tmp/ext-bnd.txt"
 ext_case "goal sets and exits" "$tmp/ext-sets.txt"
+ext_case "waypoints (one-way, looping, grids sharing their route)" "$tmp/ext-wp.txt"
+# waypoints a long way: agents reach their goals (--max-steps) on orca run's step and hash
+want=$("$orca" run "$tmp/ext-wp.txt" --max-steps 3000 --json |
+    json '"%s %s %s" % (d["hash"], d["arrived"], d["all_arrived_step"])')
+for r in 2 4; do
+    got=$(run "$r" "$ompi" run "$tmp/ext-wp.txt" --max-steps 3000 --json 2>"$tmp/err" |
+        json '"%s %s %s" % (d["hash"], d["arrived"], d["all_arrived_step"])')
+    if [[ "$got" == "$want" ]]; then
+        ok "waypoints on $r ranks, until arrived (the looping agents never do): $got"
+    else
+        bad "waypoints on $r ranks, until arrived: '$got', orca run gives '$want'"
+        cat "$tmp/err"
+    fi
+done
 # the exits' counts and --max-steps with exits, as orca run reports them
 want=$("$orca" run "$tmp/ext-sets.txt" --max-steps 400 --json |
     json '"%s %s %s %s" % (d["hash"], d["exited"], d["exited_last_step"], d["all_arrived_step"])')
@@ -300,7 +334,7 @@ for fl in --separation --density-speed --pedestrian; do
         cat "$tmp/err"
     fi
 done
-for f in avoid density ped bnd sets; do
+for f in avoid density ped bnd sets wp; do
     want=$("$orca" run "$tmp/ext-$f.txt" --steps 30 --json | json 'd["hash"]')
     rm -rf "$tmp/ck-$f" && mkdir "$tmp/ck-$f"
     run 2 "$ompi" run "$tmp/ext-$f.txt" --steps 15 --rebalance 1 --checkpoint "$tmp/ck-$f" -q \
