@@ -54,10 +54,11 @@ int orca_mpi_boundary_get(const orca_mpi *m, int index, orca_vec2 *points, int c
     return n;
 }
 
-/* An agent of a window, or a point attached to a key (is_point; its position in def). */
+/* An agent of a window (with its waypoint row, -1: none), or a point attached to a key
+ * (is_point; its position in def). */
 typedef struct visit_entry {
     uint64_t key;
-    int64_t is_point;
+    int32_t is_point, wp_row;
     orca_agent_def def;
     orca_goal goal;
 } visit_entry;
@@ -75,8 +76,8 @@ static int kept(uint64_t key, uint64_t stride, uint64_t below)
 }
 
 /* Rank 0: the window's entries by key, then visit for each agent in key order. */
-static void visit_window(const visit_scratch *x, int sum, uint64_t base, uint64_t win,
-                         orca_mpi_visit_fn *visit, void *context)
+static void visit_window(const orca_mpi *m, const visit_scratch *x, int sum, uint64_t base,
+                         uint64_t win, orca_mpi_visit_fn *visit, void *context)
 {
     memset(x->seen, 0, win);
     for (int k = 0; k < sum; ++k) {
@@ -96,6 +97,16 @@ static void visit_window(const visit_scratch *x, int sum, uint64_t base, uint64_
             v.key = base + o;
             v.def = x->slot[o].def;
             v.goal = x->slot[o].goal;
+            v.waypoints = NULL;
+            v.waypoint_count = v.waypoint_loop = 0;
+            int32_t k = x->slot[o].wp_row;
+            if (k >= 0) {
+                /* the goal point after the waypoints, not the current target */
+                v.goal.target = m->wp.goal[k];
+                v.waypoints = m->wp.pt + m->wp.first[k];
+                v.waypoint_count = m->wp.count[k];
+                v.waypoint_loop = m->wp.loop[k];
+            }
             v.has_point = (x->seen[o] & 2) != 0;
             v.point = v.has_point ? x->pslot[o] : (orca_vec2){0.0, 0.0};
             visit(context, &v);
@@ -139,6 +150,7 @@ orca_status orca_mpi_visit_agents(orca_mpi *m, uint64_t stride, uint64_t below,
                 visit_entry *e = &x.mine[n++];
                 memset(e, 0, sizeof *e);
                 e->key = a->key;
+                e->wp_row = a->wp_row;
                 e->def = a->def;
                 e->goal = a->goal;
             }
@@ -149,6 +161,7 @@ orca_status orca_mpi_visit_agents(orca_mpi *m, uint64_t stride, uint64_t below,
                 memset(e, 0, sizeof *e);
                 e->key = points[pat].key;
                 e->is_point = 1;
+                e->wp_row = -1;
                 e->def.position = points[pat].point;
             }
         }
@@ -164,7 +177,7 @@ orca_status orca_mpi_visit_agents(orca_mpi *m, uint64_t stride, uint64_t below,
         MPI_Gatherv(x.mine, n * (int)sizeof(visit_entry), MPI_BYTE, x.got, counts, displs,
                     MPI_BYTE, 0, m->comm);
         if (root && sum > 0) {
-            visit_window(&x, sum, w * win, win, visit, context);
+            visit_window(m, &x, sum, w * win, win, visit, context);
         }
     }
     free(x.counts);

@@ -51,10 +51,11 @@ static const char USAGE[] =
     "                        window of agents at a time (no rank holds them all)\n"
     "  --every K             CSV rows every K steps (default 1)\n"
     "  --svg FILE            a picture of the run as `orca run --svg` draws it (the same\n"
-    "                        bytes): walls, boundaries, the trajectories of up to 20,000\n"
-    "                        agents, starts and goals, a disc per agent at the end; the\n"
-    "                        agents pass through rank 0 a window at a time. It counts the\n"
-    "                        fallbacks for its caption, as --diagnostics does (same bits)\n"
+    "                        bytes): walls, boundaries, waypoint paths, the trajectories\n"
+    "                        of up to 20,000 agents, starts and goals, a disc per agent at\n"
+    "                        the end; the agents pass through rank 0 a window at a time.\n"
+    "                        It counts the fallbacks for its caption, as --diagnostics\n"
+    "                        does (same bits). Not with --restart\n"
     "  --svg-trail SECONDS   draw only each agent's last SECONDS (> 0), fading\n"
     "  --json                the summary as one JSON object\n"
     "  -q, --quiet           no summary (--json still prints)\n"
@@ -779,6 +780,14 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return st == ORCA_ERR_MEMORY ? 1 : 2;
     }
+    int looping = 0;
+    if (svg && (st = mpi_svg_count_looping(m, &looping)) != ORCA_OK) {
+        say("--svg: %s: %s", o.svg, orca_mpi_last_error(m));
+        mpi_svg_destroy(svg);
+        orca_mpi_destroy(m);
+        MPI_Finalize();
+        return 1;
+    }
     if (svg) {
         char hash[17], from[1100];
         snprintf(hash, sizeof hash, "%016llx", (unsigned long long)h);
@@ -795,6 +804,7 @@ int main(int argc, char **argv)
         fig.source = from;
         fig.agents = (int)start_agents;
         fig.arrived = (int)(s.arrived + s.exited); /* as orca run counts them: exits included */
+        fig.looping = looping;
         fig.segments = s.segments;
         fig.boundaries = orca_mpi_boundary_count(m);
         fig.stopped_by_cap = o.until_arrived && all_arrived_step < 0;

@@ -35,7 +35,8 @@ static orca_status all_ok(int ok)
 static void track_one(void *context, const orca_mpi_agent_view *v)
 {
     mpi_svg *s = context;
-    svg_rec_track(s->rec, (int)(v->key / s->stride), v->def.position, &v->goal, NULL);
+    svg_rec_track(s->rec, (int)(v->key / s->stride), v->def.position, &v->goal,
+                  v->waypoint_count > 0 ? &v->waypoints[0] : NULL);
 }
 
 orca_status mpi_svg_start(orca_mpi *m, double trail_seconds, mpi_svg **out)
@@ -130,6 +131,19 @@ orca_status mpi_svg_sample(mpi_svg *s, uint64_t run_step)
     return due ? all_ok(ok) : ORCA_OK;
 }
 
+static void count_looping(void *context, const orca_mpi_agent_view *v)
+{
+    *(int *)context += v->waypoint_count > 0 && v->waypoint_loop;
+}
+
+orca_status mpi_svg_count_looping(orca_mpi *m, int *looping)
+{
+    *looping = 0;
+    orca_status st = orca_mpi_visit_agents(m, 0, 0, NULL, 0, count_looping, looping);
+    MPI_Bcast(looping, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    return st;
+}
+
 /* A pass's visit: each agent as an svg_agent (a failure kept, the pass goes on). */
 typedef struct pass {
     const mpi_svg *s;
@@ -149,6 +163,9 @@ static void pass_one(void *context, const orca_mpi_agent_view *v)
     a.radius = v->def.radius;
     a.goal = v->goal;
     a.start = v->has_point ? v->point : v->def.position;
+    a.waypoints = v->waypoints;
+    a.waypoint_count = v->waypoint_count;
+    a.waypoint_loop = v->waypoint_loop;
     if (p->visit(p->ctx, &a) != 0) {
         p->failed = 1;
     }

@@ -18,6 +18,8 @@ orca_status mpi_svg_start(orca_mpi *m, double trail_seconds, mpi_svg **out);
 /* Collective, after every step; run_step counts the steps of this run (1, 2, ...): the tracked
  * agents' positions gathered to rank 0 when the record takes a sample. */
 orca_status mpi_svg_sample(mpi_svg *s, uint64_t run_step);
+/* Collective: the agents on looping waypoints now (the caption's figure), on every rank. */
+orca_status mpi_svg_count_looping(orca_mpi *m, int *looping);
 /* Collective: rank 0 writes the picture of the current state into f (the others pass NULL).
  * Returns 0 on every rank, or -1 on every rank when it failed (out of memory, or rank 0's
  * writes: ferror(f) tells). */

@@ -369,8 +369,9 @@ refused "--csv into a directory that does not exist" "--csv: $tmp/nodir/x.csv: N
 refused "a scene file that does not exist" "cannot open: No such file" "$tmp/none.txt" --steps 2
 # --svg: the bytes of orca run --svg on 1-4 ranks rebalanced every step (the agents through
 # rank 0 in windows of keys): a scene file with walls, a walkable-area boundary and exits
-# (agents leave mid-run), whole trajectories and --svg-trail; built-in scenes, one until all
-# arrived; 30,000 agents (a sample of trajectories: every agent's start colours its disc) and
+# (agents leave mid-run), whole trajectories and --svg-trail; waypoints (their dashed paths,
+# a looping route coloured by its first waypoint, the caption's looping count); built-in
+# scenes, one until all arrived; 30,000 agents (a sample of trajectories: every agent's start colours its disc) and
 # 70,000 (five windows of keys); an unwritable path refused with the reason
 python3 - "$tmp" <<'PY'
 import random, sys
@@ -394,6 +395,7 @@ else
     bad "--svg scene: no agent leaves by an exit"
 fi
 svg_cases=("$tmp/svg.txt --steps 300:1 2 3 4" "$tmp/svg.txt --steps 300 --svg-trail 8:1 2 3 4"
+    "$tmp/ext-wp.txt --steps 200:1 2 3 4" "$tmp/ext-wp.txt --max-steps 3000 --svg-trail 10:2"
     "--scene crossing --steps 150:1 2 3 4" "--scene corridor --max-steps 5000 --svg-trail 20:1 3"
     "--scene random -n 30000 --steps 20:1 2 4" "--scene random -n 70000 --steps 3:3")
 for case in "${svg_cases[@]}"; do

@@ -218,7 +218,10 @@ typedef struct orca_mpi_keyed_point {
 typedef struct orca_mpi_agent_view {
     uint64_t key;       /**< its order key: its place in the one-process index order */
     orca_agent_def def; /**< its position, velocity, preferred velocity and parameters now */
-    orca_goal goal;     /**< its goal now (a goal set's: the set's point it heads for) */
+    orca_goal goal;     /**< its goal now, as orca_scenario_agent_goal gives it: a goal set's
+                             point it heads for; with waypoints, the goal point after them */
+    const orca_vec2 *waypoints; /**< its waypoints (the run's table; NULL with none) */
+    int waypoint_count, waypoint_loop;
     int has_point;      /**< 1: some rank attached `point` to its key */
     orca_vec2 point;
 } orca_mpi_agent_view;
