@@ -1308,25 +1308,26 @@ static orca_status check_goal(orca_mpi *m, const orca_goal *g, int i)
 
 /* Local: checks the defs through the local simulation's own checks (it is refilled before the
  * next step); the state does not change. */
+orca_status mpi_check_agent(orca_mpi *m, const orca_sim *probe, const orca_agent_def *def,
+                            const orca_goal *goal, int64_t i)
+{
+    orca_status st = check_goal(m, goal, (int)i);
+    if (st == ORCA_OK && (st = orca_check_agent_def(probe, def)) != ORCA_OK) {
+        mpi_local_fail(m, st, "agent %lld: %s", (long long)i, orca_sim_last_error(probe));
+    }
+    return st;
+}
+
 orca_status mpi_check_defs(orca_mpi *m, const orca_agent_def *defs, const orca_goal *goals,
                               int count)
 {
-    for (int i = 0; i < count; ++i) {
-        orca_status st = check_goal(m, &goals[i], i);
-        if (st != ORCA_OK) {
-            return st;
-        }
-    }
-    orca_sim_def sd = orca_sim_def_default();
     orca_sim *probe = NULL;
-    orca_status st = orca_sim_create(&sd, &probe);
+    orca_status st = orca_sim_create(NULL, &probe);
     if (st != ORCA_OK) {
         return mpi_local_fail(m, st, "out of memory");
     }
     for (int i = 0; i < count && st == ORCA_OK; ++i) {
-        if ((st = orca_sim_add_agent(probe, &defs[i], NULL)) != ORCA_OK) {
-            mpi_local_fail(m, st, "agent %d: %s", i, orca_sim_last_error(probe));
-        }
+        st = mpi_check_agent(m, probe, &defs[i], &goals[i], i);
     }
     orca_sim_destroy(probe);
     return st;
@@ -2022,18 +2023,14 @@ static orca_status keep_share(void *ctx, int64_t index, const orca_agent_def *de
  * unchecked, and the local simulation's refill (fill_local) trusts what own holds. */
 static orca_status check_own(orca_mpi *m)
 {
-    orca_sim_def sd = orca_sim_def_default();
     orca_sim *probe = NULL;
-    orca_status st = orca_sim_create(&sd, &probe);
+    orca_status st = orca_sim_create(NULL, &probe);
     if (st != ORCA_OK) {
         return mpi_local_fail(m, st, "out of memory");
     }
     for (int64_t i = 0; i < m->own_n && st == ORCA_OK; ++i) {
         const mpi_agent *a = &m->own[i];
-        st = check_goal(m, &a->goal, (int)a->key); /* the scene's index */
-        if (st == ORCA_OK && (st = orca_check_agent_def(probe, &a->def)) != ORCA_OK) {
-            mpi_local_fail(m, st, "agent %d: %s", (int)a->key, orca_sim_last_error(probe));
-        }
+        st = mpi_check_agent(m, probe, &a->def, &a->goal, (int64_t)a->key); /* the scene's index */
     }
     orca_sim_destroy(probe);
     return st;

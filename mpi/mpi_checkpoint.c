@@ -574,11 +574,16 @@ static orca_status read_part(orca_mpi *m, const char *dir, const manifest *mf, i
     if (st == ORCA_OK) {
         st = RESERVE(m, own, own_cap, m->own_n + (int64_t)h[5] + 1);
     }
+    /* one simulation checks every record's definition (not one made per record) */
+    orca_sim *probe = NULL;
+    if (st == ORCA_OK && orca_sim_create(NULL, &probe) != ORCA_OK) {
+        st = mpi_local_fail(m, ORCA_ERR_MEMORY, "out of memory");
+    }
     snap_reader r = {b + CKPT_PART_HEADER};
     for (uint64_t i = 0; i < h[5] && st == ORCA_OK; ++i) {
         mpi_agent a;
         get_record(&r, &a);
-        orca_status cs = mpi_check_defs(m, &a.def, &a.goal, 1);
+        orca_status cs = mpi_check_agent(m, probe, &a.def, &a.goal, 0);
         if (cs == ORCA_OK &&
             (!(a.ext.priority >= ORCA_PRIORITY_MIN && a.ext.priority <= ORCA_PRIORITY_MAX) ||
              (a.ext.locked != 0 && a.ext.locked != 1) || a.stream < -1)) {
@@ -604,6 +609,7 @@ static orca_status read_part(orca_mpi *m, const char *dir, const manifest *mf, i
         }
         m->own[m->own_n++] = a;
     }
+    orca_sim_destroy(probe);
     free(b);
     return st;
 }

@@ -136,6 +136,11 @@ int mpi_reserve(void **p, int64_t *cap, int64_t need, size_t size);
          : mpi_local_fail((m), ORCA_ERR_MEMORY, "out of memory (%lld entries of %s)",              \
                       (long long)(need), #arr))
 
+/* Local: agent i's goal and definition checked as orca_mpi_add_agents checks them, the
+ * definition by the library's own check on probe (a simulation made for checking); the
+ * refusal's message names the agent as i. */
+orca_status mpi_check_agent(orca_mpi *m, const orca_sim *probe, const orca_agent_def *def,
+                            const orca_goal *goal, int64_t i);
 /* Local: checks agent definitions and goals as orca_mpi_add_agents does. */
 orca_status mpi_check_defs(orca_mpi *m, const orca_agent_def *defs, const orca_goal *goals,
                            int count);
