@@ -120,10 +120,6 @@ const char *cli_quote(char *buf, size_t size, const char *s);
 /* Writes s as a JSON string literal (with quotes): control characters as \u00XX, bytes that
  * are not UTF-8 (a file name from the command line may have any) as \ufffd. */
 void cli_json_string(FILE *f, const char *s);
-/* Writes s as XML 1.0 character data or attribute text: &<>"' as entities, characters XML
- * does not allow (most C0 controls, U+FFFE, U+FFFF) and bytes that are not UTF-8 as
- * &#xFFFD;. */
-void cli_xml_text(FILE *f, const char *s);
 
 /* --- input files ----------------------------------------------------------------------------
  * Limits on what the command reads (docs/usage.md; a scene file's are the library's,

@@ -8,7 +8,7 @@
 
 #include "cli.h"
 #include "snapfile.h"
-#include "svg.h"
+#include "svg_scene.h"
 
 void help_run(FILE *f)
 {
@@ -704,25 +704,34 @@ static void format_stop(const run_result *r, char *buf, size_t size)
     }
 }
 
-/* "all 40 agents arrived at step 377 (t = 94.25 s)", "3 of 8 agents arrived, 5 did not (5 loop
- * their waypoints for ever; the step cap stopped the run)" */
+/* The figures of the summary's arrival line and the picture's caption (svg.h). */
+static svg_figures figures_of(const run_result *r)
+{
+    svg_figures fig;
+    memset(&fig, 0, sizeof fig);
+    fig.name = r->name;
+    fig.source = r->source;
+    fig.agents = r->agents;
+    fig.arrived = r->arrived;
+    fig.looping = r->looping;
+    fig.segments = r->segments;
+    fig.boundaries = r->boundaries;
+    fig.stopped_by_cap = r->stop == STOP_CAP;
+    fig.all_arrived_step = r->all_arrived_step;
+    fig.last_step = r->last_step;
+    fig.dt = r->dt;
+    fig.agent_overlap = r->max_agent_overlap;
+    fig.wall_overlap = r->max_wall_overlap;
+    fig.fallbacks = r->fallback_total;
+    fig.hash = r->hash;
+    return fig;
+}
+
+/* "all 40 agents arrived at step 377 (t = 94.25 s)", ... (svg_format_arrival) */
 static void format_arrival(const run_result *r, char *buf, size_t size)
 {
-    if (r->all_arrived_step >= 0) {
-        snprintf(buf, size, "%s%d agent%s arrived at step %lld (t = %.6g s)",
-                 r->agents == 1 ? "" : "all ", r->agents, r->agents == 1 ? "" : "s",
-                 (long long)r->all_arrived_step, (double)r->all_arrived_step * r->dt);
-        return;
-    }
-    char loops[80] = "";
-    if (r->looping > 0) {
-        snprintf(loops, sizeof loops, "%d loop%s %s waypoints for ever", r->looping,
-                 r->looping == 1 ? "s" : "", r->looping == 1 ? "its" : "their");
-    }
-    const char *cap = r->stop == STOP_CAP ? "the step cap stopped the run" : "";
-    snprintf(buf, size, "%d of %d agent%s arrived, %d did not%s%s%s%s%s", r->arrived, r->agents,
-             r->agents == 1 ? "" : "s", r->agents - r->arrived, loops[0] || cap[0] ? " (" : "",
-             loops, loops[0] && cap[0] ? "; " : "", cap, loops[0] || cap[0] ? ")" : "");
+    svg_figures fig = figures_of(r);
+    svg_format_arrival(&fig, buf, size);
 }
 
 /* Whether the steps ran the extended path (docs/extensions.md, "When the extended path
@@ -1107,19 +1116,6 @@ static void print_json(const run_result *r, const run_opts *o)
     fputs("}\n", f);
 }
 
-/* One line about a built-in scene, for the picture's caption. */
-static const char *scene_description(int kind)
-{
-    switch (kind) {
-    case ORCA_SCENE_CIRCLE: return "agents on a circle walk to the opposite point";
-    case ORCA_SCENE_CROSSING: return "two blocks of agents cross at right angles";
-    case ORCA_SCENE_WALL_GAP: return "a crowd passes through a gap in a wall";
-    case ORCA_SCENE_CORRIDOR: return "two groups pass each other in a corridor";
-    case ORCA_SCENE_RANDOM: return "random starts and goals in a square";
-    default: return NULL;
-    }
-}
-
 static int has_goal_point(orca_scenario *sc)
 {
     int n = orca_sim_agent_count(orca_scenario_sim(sc));
@@ -1413,7 +1409,7 @@ typedef struct run_state {
     cli_out csv_out, svg_out, save_out;
     FILE *csv;
     char *csv_buf;
-    svg_rec *svg;
+    svg_scene *svg;
     query_answer answers[Q_KINDS];
     /* gathered by the loop */
     int agents; /* in the simulation at the start of the run */
@@ -1513,7 +1509,7 @@ static int run_open_outputs(run_state *s)
         if (cli_out_open(&s->svg_out, "--svg", s->o.svg, 1) != 0) {
             return EXIT_RUNTIME;
         }
-        s->svg = svg_create(s->sc, s->o.svg_trail);
+        s->svg = svg_scene_create(s->sc, s->o.svg_trail);
         if (!s->svg) {
             cli_error("--svg: out of memory recording trajectories (or the agents could not be "
                       "read)");
@@ -1581,7 +1577,7 @@ static int record_step(run_state *s)
         }
         s->last_csv_step = s->done_steps;
     }
-    if (s->svg && svg_sample(s->svg, s->sc, s->done_steps) != 0) {
+    if (s->svg && svg_scene_sample(s->svg, s->done_steps) != 0) {
         cli_error("--svg: could not read the agents");
         return EXIT_RUNTIME;
     }
@@ -1743,41 +1739,12 @@ static int run_answer_queries(run_state *s)
     return EXIT_OK;
 }
 
-/* The picture: its caption from the summary's figures, then svg_write. */
+/* The picture, its caption from the summary's figures. */
 static int write_picture(run_state *s, const run_result *r)
 {
-    char title[300], l1[700], l2[300], l3[1200], arrival[300];
-    format_arrival(r, arrival, sizeof arrival);
-    const char *what = s->o.scene.file ? NULL : scene_description(s->o.scene.builtin);
-    snprintf(title, sizeof title, "orca · %s%s%s", r->name, what ? " — " : "", what ? what : "");
-    /* the walls: segments and walkable-area boundary loops */
-    char walls[96], loops[48] = "";
-    if (r->boundaries > 0) {
-        snprintf(loops, sizeof loops, "%d boundary loop%s", r->boundaries,
-                 r->boundaries == 1 ? "" : "s");
-    }
-    if (r->segments > 0) {
-        snprintf(walls, sizeof walls, "%d wall segment%s%s%s", r->segments,
-                 r->segments == 1 ? "" : "s", loops[0] ? ", " : "", loops);
-    } else {
-        snprintf(walls, sizeof walls, "%s", loops[0] ? loops : "no walls");
-    }
-    snprintf(l1, sizeof l1, "%d agent%s, %s · %llu step%s of %g s = %.6g s simulated · %s",
-             r->agents, r->agents == 1 ? "" : "s", walls, (unsigned long long)r->last_step,
-             r->last_step == 1 ? "" : "s", r->dt, (double)r->last_step * r->dt, arrival);
-    snprintf(l2, sizeof l2,
-             "deepest overlap (fraction of radius): agent–agent %.3g, agent–wall %.3g · "
-             "fallback solves %llu",
-             r->max_agent_overlap, r->max_wall_overlap, (unsigned long long)r->fallback_total);
-    snprintf(l3, sizeof l3, "state hash %s (bits version %d) · %s · orca %s", r->hash,
-             orca_bits_version(), s->source, orca_version());
-    svg_caption cap;
-    memset(&cap, 0, sizeof cap);
-    cap.title = title;
-    cap.lines[0] = l1;
-    cap.lines[1] = l2;
-    cap.lines[2] = l3;
-    if (svg_write(s->svg, s->sc, s->svg_out.f, &cap) != 0) {
+    svg_figures fig = figures_of(r);
+    fig.description = s->o.scene.file ? NULL : svg_scene_description(s->o.scene.builtin);
+    if (svg_scene_write(s->svg, &fig, s->svg_out.f) != 0) {
         cli_error("--svg: %s: write failed: %s", s->o.svg,
                   ferror(s->svg_out.f) ? strerror(errno) : "could not read the agents");
         return EXIT_RUNTIME;
@@ -1819,7 +1786,7 @@ static void run_free(run_state *s)
     cli_out_abort(&s->svg_out);
     cli_out_abort(&s->save_out);
     free(s->csv_buf);
-    svg_destroy(s->svg);
+    svg_scene_destroy(s->svg);
     orca_scenario_destroy(s->sc);
 }
 

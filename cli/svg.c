@@ -2,11 +2,13 @@
 /* SVG picture of a run. Coordinates are metres in the simulation (y up); the picture maps
  * them to pixels with y flipped so that text stays upright. It is drawn as the demo page
  * draws (web/app.js): each agent coloured by the direction of its goal, start and goal marks
- * over the trajectories, and with --svg-trail only the last seconds of each one, fading. */
+ * over the trajectories, and with --svg-trail only the last seconds of each one, fading. The
+ * agents come from a source (svg.h), visited in index order once per layer that needs them,
+ * so that a source that streams them (orca-mpi's) never holds them all. */
 #define _POSIX_C_SOURCE 200809L
 #include "svg.h"
 
-#include "cli.h"
+#include "text.h" /* the library's UTF-8 reader (src/text.h) */
 
 #include <math.h>
 #include <stdlib.h>
@@ -44,8 +46,8 @@ struct svg_rec {
     uint64_t trail_steps; /* 0: the whole run; else the trail's length in steps */
     double trail_seconds;
     fpoint *samples; /* tracked x cap */
-    orca_agent_id *ids; /* the tracked agents (they may leave: exits, docs/navigation.md) */
-    orca_vec2 *start;   /* their starts and goals when recording began */
+    orca_vec2 *start;   /* the tracked agents' starts and goals when recording began (they
+                           may leave: exits, docs/navigation.md) */
     orca_goal *goal;
     unsigned char *hue; /* their colours: SVG_HUES directions, or SVG_HUES for no direction */
 };
@@ -66,7 +68,7 @@ static int direction_hue(double dx, double dy)
 /* An agent's colour: the direction from its start to its goal point (to the point of its goal
  * set it heads for; to its first waypoint when its goal is its start, as on a looping route),
  * or of its fixed preferred velocity; grey without a goal. */
-static int agent_hue(orca_scenario *sc, int index, const orca_goal *g, orca_vec2 start)
+static int agent_hue(const orca_goal *g, orca_vec2 start, const orca_vec2 *first_waypoint)
 {
     if (g->kind == ORCA_GOAL_VELOCITY) {
         return direction_hue(g->target.x, g->target.y);
@@ -75,12 +77,8 @@ static int agent_hue(orca_scenario *sc, int index, const orca_goal *g, orca_vec2
         return SVG_HUES;
     }
     orca_vec2 to = g->target;
-    orca_vec2 first;
-    int count = 0;
-    if (to.x == start.x && to.y == start.y &&
-        orca_scenario_agent_waypoints(sc, index, &first, 1, &count, NULL, NULL) == ORCA_OK &&
-        count > 0) {
-        to = first;
+    if (to.x == start.x && to.y == start.y && first_waypoint) {
+        to = *first_waypoint;
     }
     return direction_hue(to.x - start.x, to.y - start.y);
 }
@@ -108,6 +106,41 @@ static void hue_colour(int hue, char out[8])
     }
     snprintf(out, 8, "#%02x%02x%02x", (int)lround((r + m) * 255.0), (int)lround((g + m) * 255.0),
              (int)lround((b + m) * 255.0));
+}
+
+/* Writes s as XML 1.0 character data or attribute text: &<>"' as entities, characters XML
+ * does not allow (most C0 controls, U+FFFE, U+FFFF) and bytes that are not UTF-8 as
+ * &#xFFFD;. */
+static void xml_text(FILE *f, const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p) {
+        uint32_t cp = 0;
+        int len = orca_utf8_next(p, &cp);
+        if (len == 0) {
+            fputs("&#xFFFD;", f);
+            ++p;
+            continue;
+        }
+        switch (cp) {
+        case '&': fputs("&amp;", f); break;
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '"': fputs("&quot;", f); break;
+        case '\'': fputs("&apos;", f); break;
+        case '\t':
+        case '\n':
+        case '\r': fprintf(f, "&#x%X;", (unsigned)cp); break;
+        default:
+            /* XML 1.0 Char: #x9 | #xA | #xD | [#x20-#xD7FF] | [#xE000-#xFFFD] | [#x10000-]. */
+            if (cp < 0x20 || cp == 0xFFFE || cp == 0xFFFF) {
+                fputs("&#xFFFD;", f);
+            } else {
+                fwrite(p, 1, (size_t)len, f);
+            }
+        }
+        p += len;
+    }
 }
 
 /* --- recording -------------------------------------------------------------------------------- */
@@ -141,8 +174,8 @@ static void halve(svg_rec *r)
 }
 
 /* Appends the current positions as the newest sample, taken at run step `step` (a trail's
- * ring drops its oldest when full). Returns 0, or -1 on a read failure. */
-static int record(svg_rec *r, orca_sim *sim, uint64_t step)
+ * ring drops its oldest when full). Returns 0, or -1 when where failed. */
+static int record(svg_rec *r, uint64_t step, svg_where_fn *where, void *self)
 {
     int slot;
     if (r->count < r->cap) {
@@ -156,12 +189,12 @@ static int record(svg_rec *r, orca_sim *sim, uint64_t step)
     for (int t = 0; t < r->tracked; ++t) {
         orca_vec2 p;
         fpoint *s = r->samples + (size_t)t * (size_t)r->cap;
-        orca_status st = orca_agent_get_position(sim, r->ids[t], &p);
-        if (st == ORCA_ERR_STALE && before >= 0) {
+        int st = where(self, t, &p);
+        if (st == 0 && before >= 0) {
             s[slot] = s[before]; /* it left: its trajectory ends where it was */
             continue;
         }
-        if (st != ORCA_OK) {
+        if (st != 1) {
             return -1;
         }
         /* Beyond float's range: infinity, left out of the picture (no overflowing
@@ -174,35 +207,21 @@ static int record(svg_rec *r, orca_sim *sim, uint64_t step)
     return 0;
 }
 
-/* The agents with a trajectory: every stride-th (at most SVG_MAX_TRACKED), their handles,
+/* The agents with a trajectory: every stride-th (at most SVG_MAX_TRACKED), and room for their
  * starts, goals and colours. Returns 0, or -1 when out of memory. */
-static int track_agents(svg_rec *r, orca_scenario *sc)
+static int track_agents(svg_rec *r, int agent_count)
 {
-    orca_sim *sim = orca_scenario_sim(sc);
-    r->agent_count = orca_sim_agent_count(sim);
+    r->agent_count = agent_count;
     r->stride = (r->agent_count + SVG_MAX_TRACKED - 1) / SVG_MAX_TRACKED;
     if (r->stride < 1) {
         r->stride = 1;
     }
     r->tracked = (r->agent_count + r->stride - 1) / r->stride;
     size_t nt = (size_t)(r->tracked ? r->tracked : 1);
-    r->ids = malloc(nt * sizeof *r->ids);
-    r->start = malloc(nt * sizeof *r->start);
-    r->goal = malloc(nt * sizeof *r->goal);
-    r->hue = malloc(nt);
-    if (!r->ids || !r->start || !r->goal || !r->hue) {
-        return -1;
-    }
-    for (int t = 0; t < r->tracked; ++t) {
-        int i = t * r->stride;
-        r->ids[t] = orca_sim_agent_at(sim, i);
-        if (orca_scenario_agent_goal(sc, i, &r->goal[t], &r->start[t]) != ORCA_OK) {
-            r->goal[t] = orca_goal_default(); /* added to the simulation directly */
-            orca_agent_get_position(sim, r->ids[t], &r->start[t]);
-        }
-        r->hue[t] = (unsigned char)agent_hue(sc, i, &r->goal[t], r->start[t]);
-    }
-    return 0;
+    r->start = calloc(nt, sizeof *r->start);
+    r->goal = calloc(nt, sizeof *r->goal);
+    r->hue = calloc(nt, 1);
+    return r->start && r->goal && r->hue ? 0 : -1;
 }
 
 /* The sampling: a whole run starts with every step and a buffer of up to SVG_MAX_POINTS per
@@ -226,28 +245,55 @@ static void plan_samples(svg_rec *r, double dt)
     }
 }
 
-svg_rec *svg_create(orca_scenario *sc, double trail_seconds)
+svg_rec *svg_rec_create(int agent_count, double dt, double trail_seconds)
 {
     svg_rec *r = calloc(1, sizeof *r);
     if (!r) {
         return NULL;
     }
     r->trail_seconds = trail_seconds;
-    if (track_agents(r, sc) != 0) {
-        svg_destroy(r);
+    if (track_agents(r, agent_count) != 0) {
+        svg_rec_destroy(r);
         return NULL;
     }
-    plan_samples(r, orca_scenario_dt(sc));
+    plan_samples(r, dt);
     size_t n = (size_t)r->tracked * (size_t)r->cap;
     r->samples = malloc((n ? n : 1) * sizeof *r->samples);
-    if (!r->samples || record(r, orca_scenario_sim(sc), 0) < 0) {
-        svg_destroy(r);
+    if (!r->samples) {
+        svg_rec_destroy(r);
         return NULL;
     }
     return r;
 }
 
-int svg_sample(svg_rec *r, orca_scenario *sc, uint64_t run_step)
+int svg_rec_tracked(const svg_rec *r)
+{
+    return r->tracked;
+}
+
+int svg_rec_stride(const svg_rec *r)
+{
+    return r->stride;
+}
+
+void svg_rec_track(svg_rec *r, int t, orca_vec2 start, const orca_goal *goal,
+                   const orca_vec2 *first_waypoint)
+{
+    r->start[t] = start;
+    r->goal[t] = *goal;
+    r->hue[t] = (unsigned char)agent_hue(goal, start, first_waypoint);
+}
+
+int svg_rec_due(const svg_rec *r, uint64_t run_step)
+{
+    if (run_step % r->interval != 0) {
+        return 0;
+    }
+    /* a whole run's full buffer halves first, and then samples every other such step */
+    return !(r->trail_steps == 0 && r->count == r->cap && run_step % (2 * r->interval) != 0);
+}
+
+int svg_rec_sample(svg_rec *r, uint64_t run_step, svg_where_fn *where, void *self)
 {
     r->last_step = run_step;
     if (run_step % r->interval != 0) {
@@ -259,14 +305,13 @@ int svg_sample(svg_rec *r, orca_scenario *sc, uint64_t run_step)
             return 0;
         }
     }
-    return record(r, orca_scenario_sim(sc), run_step) < 0 ? -1 : 0;
+    return record(r, run_step, where, self) < 0 ? -1 : 0;
 }
 
-void svg_destroy(svg_rec *r)
+void svg_rec_destroy(svg_rec *r)
 {
     if (r) {
         free(r->samples);
-        free(r->ids);
         free(r->start);
         free(r->goal);
         free(r->hue);
@@ -332,99 +377,71 @@ static void format_length(char *buf, size_t size, double metres)
     }
 }
 
-/* The agent's waypoints (malloc'd, *count of them), or NULL when it has none (or on a
- * failure). */
-static orca_vec2 *waypoints_of(orca_scenario *sc, int index, int *count)
-{
-    int n = 0;
-    *count = 0;
-    if (orca_scenario_agent_waypoints(sc, index, NULL, 0, &n, NULL, NULL) != ORCA_OK || n <= 0) {
-        return NULL;
-    }
-    orca_vec2 *p = malloc((size_t)n * sizeof *p);
-    if (!p || orca_scenario_agent_waypoints(sc, index, p, n, &n, NULL, NULL) != ORCA_OK) {
-        free(p);
-        return NULL;
-    }
-    *count = n;
-    return p;
-}
-
-/* What the layers of one picture share: the scene, the final state and the mapping to
- * pixels. */
+/* What the layers of one picture share: the source, the record, the tracked agents' final
+ * state and the mapping to pixels. Every agent's final state is read from the source once per
+ * layer that needs it (the box, the discs), never held all at once. */
 typedef struct picture {
-    orca_scenario *sc;
-    orca_sim *sim;
+    const svg_source *src;
     const svg_rec *rec;
-    int n, ns;           /* agents, wall segments */
-    orca_vec2 *final_pos; /* by agent index */
-    double *radius;
-    unsigned char *hue;   /* colour by agent index (a tracked agent's: its trajectory's) */
+    int ns;              /* wall segments */
+    /* per tracked agent: whether it is still in the run, and then where it is and its goal */
+    unsigned char *present;
+    orca_vec2 *now_pos;
+    orca_goal *now_goal;
+    double *box;         /* while reading the agents: the box grown */
+    int failed;          /* a visit failed */
+    FILE *f;             /* while drawing a layer of agents */
     view v;
     double plot_w, plot_h; /* the plot, pixels */
     double width, height;  /* the whole picture, pixels */
 } picture;
 
-/* The final state into p, and the box of every start, goal point, waypoint and final disc.
- * Returns 0, or -1 when out of memory or an agent cannot be read. */
-static int read_agents(picture *p, double *box)
+/* The box grown by an agent's final disc, start, goal point and waypoints; a tracked agent's
+ * final state kept. */
+static int read_agent(void *ctx, const svg_agent *a)
 {
-    size_t cap = (size_t)(p->n ? p->n : 1);
-    p->final_pos = malloc(cap * sizeof *p->final_pos);
-    p->radius = malloc(cap * sizeof *p->radius);
-    p->hue = malloc(cap);
-    if (!p->final_pos || !p->radius || !p->hue) {
-        return -1;
+    picture *p = ctx;
+    double *box = p->box;
+    grow_box(box, a->position.x, a->position.y, a->radius);
+    grow_box(box, a->start.x, a->start.y, 0.0);
+    if (a->goal.kind == ORCA_GOAL_POINT || a->goal.kind == ORCA_GOAL_SET) {
+        grow_box(box, a->goal.target.x, a->goal.target.y, 0.0);
     }
-    for (int i = 0; i < p->n; ++i) {
-        orca_agent_def def;
-        orca_goal g;
-        orca_vec2 start;
-        if (orca_agent_get(p->sim, orca_sim_agent_at(p->sim, i), &def) != ORCA_OK ||
-            orca_scenario_agent_goal(p->sc, i, &g, &start) != ORCA_OK) {
-            return -1;
-        }
-        p->final_pos[i] = def.position;
-        p->radius[i] = def.radius;
-        p->hue[i] = (unsigned char)agent_hue(p->sc, i, &g, start);
-        grow_box(box, def.position.x, def.position.y, def.radius);
-        grow_box(box, start.x, start.y, 0.0);
-        if (g.kind == ORCA_GOAL_POINT || g.kind == ORCA_GOAL_SET) {
-            grow_box(box, g.target.x, g.target.y, 0.0);
-        }
-        int wn = 0;
-        orca_vec2 *wp = waypoints_of(p->sc, i, &wn);
-        for (int k = 0; k < wn; ++k) {
-            grow_box(box, wp[k].x, wp[k].y, 0.0);
-        }
-        free(wp);
+    for (int k = 0; k < a->waypoint_count; ++k) {
+        grow_box(box, a->waypoints[k].x, a->waypoints[k].y, 0.0);
     }
-    /* a goal set's point may have changed: an agent keeps its trajectory's colour */
-    for (int t = 0; t < p->rec->tracked; ++t) {
-        int cur = orca_sim_agent_index(p->sim, p->rec->ids[t]);
-        if (cur >= 0) {
-            p->hue[cur] = p->rec->hue[t];
-        }
+    if (a->track >= 0 && a->track < p->rec->tracked) {
+        p->present[a->track] = 1;
+        p->now_pos[a->track] = a->position;
+        p->now_goal[a->track] = a->goal;
     }
     return 0;
 }
 
-/* The loop's points (malloc'd, *count of them), or NULL when it cannot be read. */
-static orca_vec2 *boundary_points(orca_sim *sim, int index, int *count)
+/* The final state: the box of every start, goal point, waypoint and final disc into box, and
+ * the tracked agents' final state. Returns 0, or -1 when out of memory or the agents cannot be
+ * read. */
+static int read_agents(picture *p, double *box)
 {
-    orca_boundary_id bid = orca_sim_boundary_at(sim, index);
-    int np = 0;
-    *count = 0;
-    if (orca_boundary_get(sim, bid, NULL, 0, &np) != ORCA_OK || np <= 0) {
-        return NULL;
+    size_t nt = (size_t)(p->rec->tracked ? p->rec->tracked : 1);
+    p->present = calloc(nt, 1);
+    p->now_pos = malloc(nt * sizeof *p->now_pos);
+    p->now_goal = malloc(nt * sizeof *p->now_goal);
+    if (!p->present || !p->now_pos || !p->now_goal) {
+        return -1;
     }
-    orca_vec2 *pts = malloc((size_t)np * sizeof *pts);
-    if (!pts || orca_boundary_get(sim, bid, pts, np, &np) != ORCA_OK) {
-        free(pts);
-        return NULL;
+    p->box = box;
+    return p->src->agents(p->src->self, 0, read_agent, p);
+}
+
+/* An agent's colour in the picture: a tracked agent keeps its trajectory's (a goal set's point
+ * may have changed). */
+static int colour_of(const picture *p, const svg_agent *a)
+{
+    if (a->track >= 0 && a->track < p->rec->tracked) {
+        return p->rec->hue[a->track];
     }
-    *count = np;
-    return pts;
+    return agent_hue(&a->goal, a->start, a->waypoint_count > 0 ? &a->waypoints[0] : NULL);
 }
 
 /* The box grown by the trajectories and the boundary loops, and by the walls up to 15% of
@@ -442,10 +459,10 @@ static void grow_box_scene(const picture *p, double *box)
     if (!(box[0] <= box[1])) {
         box[0] = -1.0; box[1] = 1.0; box[2] = -1.0; box[3] = 1.0;
     }
-    int nbox = orca_sim_boundary_count(p->sim);
-    for (int i = 0; i < nbox; ++i) {
+    const svg_source *src = p->src;
+    for (int i = 0; i < src->boundary_count; ++i) {
         int np = 0;
-        orca_vec2 *pts = boundary_points(p->sim, i, &np);
+        orca_vec2 *pts = src->boundary(src->self, i, &np);
         for (int k = 0; k < np; ++k) {
             grow_box(box, pts[k].x, pts[k].y, 0.0);
         }
@@ -457,7 +474,7 @@ static void grow_box_scene(const picture *p, double *box)
         double wall[4] = {INFINITY, -INFINITY, INFINITY, -INFINITY};
         for (int i = 0; i < p->ns; ++i) {
             orca_vec2 a, b;
-            if (orca_segment_get(p->sim, orca_sim_segment_at(p->sim, i), &a, &b) == ORCA_OK) {
+            if (src->segment(src->self, i, &a, &b) == 0) {
                 grow_box(wall, a.x, a.y, 0.0);
                 grow_box(wall, b.x, b.y, 0.0);
             }
@@ -501,8 +518,43 @@ static void layout(picture *p, const double *box)
     p->height = SVG_CAPTION_H + p->plot_h + SVG_FOOTER_H;
 }
 
+/* The caption's lines from the figures. */
+typedef struct caption {
+    char title[300], l1[700], l2[300], l3[1200];
+} caption;
+
+static void caption_of(const svg_figures *fig, caption *c)
+{
+    char arrival[300];
+    svg_format_arrival(fig, arrival, sizeof arrival);
+    const char *what = fig->description;
+    snprintf(c->title, sizeof c->title, "orca · %s%s%s", fig->name, what ? " — " : "",
+             what ? what : "");
+    /* the walls: segments and walkable-area boundary loops */
+    char walls[96], loops[48] = "";
+    if (fig->boundaries > 0) {
+        snprintf(loops, sizeof loops, "%d boundary loop%s", fig->boundaries,
+                 fig->boundaries == 1 ? "" : "s");
+    }
+    if (fig->segments > 0) {
+        snprintf(walls, sizeof walls, "%d wall segment%s%s%s", fig->segments,
+                 fig->segments == 1 ? "" : "s", loops[0] ? ", " : "", loops);
+    } else {
+        snprintf(walls, sizeof walls, "%s", loops[0] ? loops : "no walls");
+    }
+    snprintf(c->l1, sizeof c->l1, "%d agent%s, %s · %llu step%s of %g s = %.6g s simulated · %s",
+             fig->agents, fig->agents == 1 ? "" : "s", walls, (unsigned long long)fig->last_step,
+             fig->last_step == 1 ? "" : "s", fig->dt, (double)fig->last_step * fig->dt, arrival);
+    snprintf(c->l2, sizeof c->l2,
+             "deepest overlap (fraction of radius): agent–agent %.3g, agent–wall %.3g · "
+             "fallback solves %llu",
+             fig->agent_overlap, fig->wall_overlap, (unsigned long long)fig->fallbacks);
+    snprintf(c->l3, sizeof c->l3, "state hash %s (bits version %d) · %s · orca %s", fig->hash,
+             orca_bits_version(), fig->source, orca_version());
+}
+
 /* The document's start, the background, the plot's frame and the caption above it. */
-static void draw_caption(FILE *f, const picture *p, const svg_caption *cap)
+static void draw_caption(FILE *f, const picture *p, const caption *cap)
 {
     fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     fprintf(f,
@@ -510,7 +562,7 @@ static void draw_caption(FILE *f, const picture *p, const svg_caption *cap)
             "viewBox=\"0 0 %.0f %.0f\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\">\n",
             p->width, p->height, p->width, p->height);
     fprintf(f, "<title>orca run: ");
-    cli_xml_text(f, cap->title);
+    xml_text(f, cap->title);
     fprintf(f, "</title>\n");
     fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"#ffffff\"/>\n");
     fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#f6f6f3\" "
@@ -519,12 +571,13 @@ static void draw_caption(FILE *f, const picture *p, const svg_caption *cap)
     fprintf(f, "<g fill=\"#222\">\n<text x=\"%.0f\" y=\"30\" font-size=\"20\" "
                "font-weight=\"bold\">",
             SVG_MARGIN);
-    cli_xml_text(f, cap->title);
+    xml_text(f, cap->title);
     fprintf(f, "</text>\n");
-    for (int i = 0; i < SVG_CAPTION_LINES && cap->lines[i]; ++i) {
+    const char *lines[3] = {cap->l1, cap->l2, cap->l3};
+    for (int i = 0; i < 3; ++i) {
         fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" font-size=\"13\">", SVG_MARGIN,
                 52.0 + 18.0 * (double)i);
-        cli_xml_text(f, cap->lines[i]);
+        xml_text(f, lines[i]);
         fprintf(f, "</text>\n");
     }
     fprintf(f, "</g>\n");
@@ -534,7 +587,8 @@ static void draw_caption(FILE *f, const picture *p, const svg_caption *cap)
  * (winding number non-zero: outer loops counter-clockwise, holes clockwise) shaded. */
 static void draw_boundaries(FILE *f, const picture *p)
 {
-    int nbd = orca_sim_boundary_count(p->sim);
+    const svg_source *src = p->src;
+    int nbd = src->boundary_count;
     if (nbd == 0) {
         return;
     }
@@ -542,7 +596,7 @@ static void draw_boundaries(FILE *f, const picture *p)
                "stroke-width=\"2\" stroke-linejoin=\"round\" d=\"");
     for (int i = 0; i < nbd; ++i) {
         int np = 0;
-        orca_vec2 *pts = boundary_points(p->sim, i, &np);
+        orca_vec2 *pts = src->boundary(src->self, i, &np);
         int ok = np >= 3;
         for (int k = 0; ok && k < np; ++k) {
             ok = drawable(pts[k].x, pts[k].y);
@@ -581,13 +635,12 @@ static int trace_of(const picture *p, int t, uint64_t max_age, trace_point *out)
             x = s[slot_of(r, j)].x;
             y = s[slot_of(r, j)].y;
         } else {
-            int cur = orca_sim_agent_index(p->sim, r->ids[t]);
-            if (cur < 0) {
+            if (!p->present[t]) {
                 break;
             }
             age = 0;
-            x = p->final_pos[cur].x;
-            y = p->final_pos[cur].y;
+            x = p->now_pos[t].x;
+            y = p->now_pos[t].y;
         }
         if (age > max_age || !drawable(x, y)) {
             continue; /* older than the trail, or beyond any picture (or beyond float) */
@@ -668,43 +721,41 @@ static void draw_trails(FILE *f, const picture *p, trace_point *q)
 
 /* Waypoint paths (docs/extensions.md): faint dashed lines from each waypoint to the next, to
  * the goal, and back to the first when the agent loops. */
-static void draw_waypoints(FILE *f, const picture *p)
+static int draw_waypoint_path(void *ctx, const svg_agent *a)
 {
-    const svg_rec *r = p->rec;
+    const picture *p = ctx;
+    FILE *f = p->f;
+    int wn = a->waypoint_count;
+    if (wn <= 0) {
+        return 0;
+    }
+    char col[8];
+    hue_colour(colour_of(p, a), col);
+    fprintf(f, "<polyline stroke=\"%s\" points=\"", col);
+    for (int k = 0; k <= wn + (a->waypoint_loop ? 1 : 0); ++k) {
+        orca_vec2 q = k < wn ? a->waypoints[k] : k == wn ? a->goal.target : a->waypoints[0];
+        if (drawable(q.x, q.y)) {
+            fprintf(f, "%s%.1f,%.1f", k ? " " : "", px(&p->v, q.x), py(&p->v, q.y));
+        }
+    }
+    fprintf(f, "\"/>\n");
+    for (int k = 0; k < wn; ++k) {
+        if (drawable(a->waypoints[k].x, a->waypoints[k].y)) {
+            fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" stroke=\"%s\"/>\n",
+                    px(&p->v, a->waypoints[k].x), py(&p->v, a->waypoints[k].y), SVG_MARKER * 0.6,
+                    col);
+        }
+    }
+    return 0;
+}
+
+static int draw_waypoints(FILE *f, picture *p)
+{
     fprintf(f, "<g fill=\"none\" stroke-width=\"1\" stroke-opacity=\"0.35\" "
                "stroke-dasharray=\"4 3\">\n");
-    for (int t = 0; t < r->tracked; ++t) {
-        int i = orca_sim_agent_index(p->sim, r->ids[t]);
-        if (i < 0) {
-            continue;
-        }
-        int wn = 0, loop = 0;
-        orca_vec2 *wp = waypoints_of(p->sc, i, &wn);
-        orca_goal g;
-        if (!wp || orca_scenario_agent_goal(p->sc, i, &g, NULL) != ORCA_OK ||
-            orca_scenario_agent_waypoints(p->sc, i, NULL, 0, NULL, &loop, NULL) != ORCA_OK) {
-            free(wp);
-            continue;
-        }
-        char col[8];
-        hue_colour(p->hue[i], col);
-        fprintf(f, "<polyline stroke=\"%s\" points=\"", col);
-        for (int k = 0; k <= wn + (loop ? 1 : 0); ++k) {
-            orca_vec2 q = k < wn ? wp[k] : k == wn ? g.target : wp[0];
-            if (drawable(q.x, q.y)) {
-                fprintf(f, "%s%.1f,%.1f", k ? " " : "", px(&p->v, q.x), py(&p->v, q.y));
-            }
-        }
-        fprintf(f, "\"/>\n");
-        for (int k = 0; k < wn; ++k) {
-            if (drawable(wp[k].x, wp[k].y)) {
-                fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" stroke=\"%s\"/>\n",
-                        px(&p->v, wp[k].x), py(&p->v, wp[k].y), SVG_MARKER * 0.6, col);
-            }
-        }
-        free(wp);
-    }
+    int rc = p->src->agents(p->src->self, 1, draw_waypoint_path, p);
     fprintf(f, "</g>\n");
+    return rc;
 }
 
 /* Wall segments, at least 3 pixels or 0.3 m wide. */
@@ -718,8 +769,8 @@ static void draw_walls(FILE *f, const picture *p)
             unit * 0.3 > 3.0 ? unit * 0.3 : 3.0);
     for (int i = 0; i < p->ns; ++i) {
         orca_vec2 a, b;
-        if (orca_segment_get(p->sim, orca_sim_segment_at(p->sim, i), &a, &b) == ORCA_OK &&
-            drawable(a.x, a.y) && drawable(b.x, b.y)) {
+        if (p->src->segment(p->src->self, i, &a, &b) == 0 && drawable(a.x, a.y) &&
+            drawable(b.x, b.y)) {
             fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n",
                     px(&p->v, a.x), py(&p->v, a.y), px(&p->v, b.x), py(&p->v, b.y));
         }
@@ -739,13 +790,8 @@ static void draw_marks(FILE *f, const picture *p)
         fprintf(f, "<g fill=\"none\" stroke-width=\"%s\"%s>\n", pass ? "1.2" : "3",
                 pass ? "" : " stroke=\"#fff\" stroke-opacity=\"0.9\"");
         for (int t = 0; t < r->tracked; ++t) {
-            orca_goal g = r->goal[t];
+            orca_goal g = p->present[t] ? p->now_goal[t] : r->goal[t];
             orca_vec2 start = r->start[t];
-            int cur = orca_sim_agent_index(p->sim, r->ids[t]);
-            orca_vec2 st0;
-            if (cur >= 0 && orca_scenario_agent_goal(p->sc, cur, &g, &st0) != ORCA_OK) {
-                g = r->goal[t];
-            }
             char col[24] = "";
             if (pass) {
                 char hex[8];
@@ -770,57 +816,65 @@ static void draw_marks(FILE *f, const picture *p)
 
 /* Navigation (docs/navigation.md): each tracked agent's path from where it stands, round the
  * corners still ahead, to its goal: thin dashed lines. */
-static void draw_nav_paths(FILE *f, const picture *p)
+static int draw_nav_path(void *ctx, const svg_agent *a)
 {
-    if (!orca_scenario_get_navigation(p->sc)) {
-        return;
+    const picture *p = ctx;
+    FILE *f = p->f;
+    const orca_nav_agent *na = a->nav;
+    if (!na || !drawable(a->position.x, a->position.y)) {
+        return 0;
     }
-    const svg_rec *r = p->rec;
-    fprintf(f, "<g fill=\"none\" stroke-width=\"1\" stroke-opacity=\"0.6\" "
-               "stroke-dasharray=\"3 2\">\n");
-    orca_nav_corner corners[64];
-    for (int t = 0; t < r->tracked; ++t) {
-        int cur = orca_sim_agent_index(p->sim, r->ids[t]);
-        orca_nav_agent na;
-        if (cur < 0 || orca_scenario_agent_nav(p->sc, cur, &na, corners, 64) != ORCA_OK ||
-            na.result != ORCA_NAV_OK || !drawable(p->final_pos[cur].x, p->final_pos[cur].y)) {
-            continue;
-        }
-        char col[8];
-        hue_colour(r->hue[t], col);
-        fprintf(f, "<polyline stroke=\"%s\" points=\"%.1f,%.1f", col,
-                px(&p->v, p->final_pos[cur].x), py(&p->v, p->final_pos[cur].y));
-        for (int k = na.corner; k < na.corners && k < 64; ++k) {
-            orca_vec2 pts[2] = {corners[k].enter, corners[k].leave};
-            for (int e = 0; e < 2; ++e) {
-                if (drawable(pts[e].x, pts[e].y)) {
-                    fprintf(f, " %.1f,%.1f", px(&p->v, pts[e].x), py(&p->v, pts[e].y));
-                }
+    char col[8];
+    hue_colour(colour_of(p, a), col);
+    fprintf(f, "<polyline stroke=\"%s\" points=\"%.1f,%.1f", col, px(&p->v, a->position.x),
+            py(&p->v, a->position.y));
+    for (int k = na->corner; k < a->corner_count; ++k) {
+        orca_vec2 pts[2] = {a->corners[k].enter, a->corners[k].leave};
+        for (int e = 0; e < 2; ++e) {
+            if (drawable(pts[e].x, pts[e].y)) {
+                fprintf(f, " %.1f,%.1f", px(&p->v, pts[e].x), py(&p->v, pts[e].y));
             }
         }
-        if (drawable(na.goal.x, na.goal.y)) {
-            fprintf(f, " %.1f,%.1f", px(&p->v, na.goal.x), py(&p->v, na.goal.y));
-        }
-        fprintf(f, "\"/>\n");
     }
+    if (drawable(na->goal.x, na->goal.y)) {
+        fprintf(f, " %.1f,%.1f", px(&p->v, na->goal.x), py(&p->v, na->goal.y));
+    }
+    fprintf(f, "\"/>\n");
+    return 0;
+}
+
+static int draw_nav_paths(FILE *f, picture *p)
+{
+    if (!p->src->navigation) {
+        return 0;
+    }
+    fprintf(f, "<g fill=\"none\" stroke-width=\"1\" stroke-opacity=\"0.6\" "
+               "stroke-dasharray=\"3 2\">\n");
+    int rc = p->src->agents(p->src->self, 1, draw_nav_path, p);
     fprintf(f, "</g>\n");
+    return rc;
 }
 
 /* Final positions: discs of the true radius. */
-static void draw_discs(FILE *f, const picture *p)
+static int draw_disc(void *ctx, const svg_agent *a)
+{
+    const picture *p = ctx;
+    if (!drawable(a->position.x, a->position.y)) {
+        return 0;
+    }
+    char col[8];
+    hue_colour(colour_of(p, a), col);
+    fprintf(p->f, "<circle cx=\"%.2f\" cy=\"%.2f\" r=\"%.2f\" fill=\"%s\" stroke=\"%s\"/>\n",
+            px(&p->v, a->position.x), py(&p->v, a->position.y), a->radius * p->v.scale, col, col);
+    return 0;
+}
+
+static int draw_discs(FILE *f, picture *p)
 {
     fprintf(f, "<g fill-opacity=\"0.6\" stroke-width=\"1\">\n");
-    for (int i = 0; i < p->n; ++i) {
-        if (!drawable(p->final_pos[i].x, p->final_pos[i].y)) {
-            continue;
-        }
-        char col[8];
-        hue_colour(p->hue[i], col);
-        fprintf(f, "<circle cx=\"%.2f\" cy=\"%.2f\" r=\"%.2f\" fill=\"%s\" stroke=\"%s\"/>\n",
-                px(&p->v, p->final_pos[i].x), py(&p->v, p->final_pos[i].y),
-                p->radius[i] * p->v.scale, col, col);
-    }
+    int rc = p->src->agents(p->src->self, 0, draw_disc, p);
     fprintf(f, "</g>\n");
+    return rc;
 }
 
 /* The legend's items flow left to right from x and wrap to a second row at the right edge;
@@ -841,7 +895,7 @@ static void legend_item(legend *l, const char *mark_fmt, const char *text)
     /* mark_fmt draws the mark at (x, y): centre x + 9, the text's middle y - 4 */
     fprintf(l->f, mark_fmt, l->x + 9.0, l->y - 4.0);
     fprintf(l->f, "<text x=\"%.1f\" y=\"%.1f\">", l->x + 24.0, l->y);
-    cli_xml_text(l->f, text);
+    xml_text(l->f, text);
     fprintf(l->f, "</text>\n");
     l->x += w;
 }
@@ -912,47 +966,80 @@ static void draw_footer(FILE *f, const picture *p)
     fprintf(f, "</g>\n");
 }
 
+const char *svg_scene_description(int kind)
+{
+    switch (kind) {
+    case ORCA_SCENE_CIRCLE: return "agents on a circle walk to the opposite point";
+    case ORCA_SCENE_CROSSING: return "two blocks of agents cross at right angles";
+    case ORCA_SCENE_WALL_GAP: return "a crowd passes through a gap in a wall";
+    case ORCA_SCENE_CORRIDOR: return "two groups pass each other in a corridor";
+    case ORCA_SCENE_RANDOM: return "random starts and goals in a square";
+    default: return NULL;
+    }
+}
+
+void svg_format_arrival(const svg_figures *fig, char *buf, size_t size)
+{
+    if (fig->all_arrived_step >= 0) {
+        snprintf(buf, size, "%s%d agent%s arrived at step %lld (t = %.6g s)",
+                 fig->agents == 1 ? "" : "all ", fig->agents, fig->agents == 1 ? "" : "s",
+                 (long long)fig->all_arrived_step, (double)fig->all_arrived_step * fig->dt);
+        return;
+    }
+    char loops[80] = "";
+    if (fig->looping > 0) {
+        snprintf(loops, sizeof loops, "%d loop%s %s waypoints for ever", fig->looping,
+                 fig->looping == 1 ? "s" : "", fig->looping == 1 ? "its" : "their");
+    }
+    const char *cap = fig->stopped_by_cap ? "the step cap stopped the run" : "";
+    snprintf(buf, size, "%d of %d agent%s arrived, %d did not%s%s%s%s%s", fig->arrived,
+             fig->agents, fig->agents == 1 ? "" : "s", fig->agents - fig->arrived,
+             loops[0] || cap[0] ? " (" : "", loops, loops[0] && cap[0] ? "; " : "", cap,
+             loops[0] || cap[0] ? ")" : "");
+}
+
 /* The picture's layers, bottom to top: boundaries, waypoint paths, trajectories or trails,
  * walls, navigation paths, starts and goals, the agents now; everything in metres clipped to
  * the plot. */
-int svg_write(svg_rec *r, orca_scenario *sc, FILE *f, const svg_caption *cap)
+int svg_draw(const svg_rec *r, const svg_source *src, const svg_figures *fig, FILE *f)
 {
     picture p;
     memset(&p, 0, sizeof p);
-    p.sc = sc;
-    p.sim = orca_scenario_sim(sc);
+    p.src = src;
     p.rec = r;
-    p.n = orca_sim_agent_count(p.sim);
-    p.ns = orca_sim_segment_count(p.sim);
+    p.ns = src->segment_count;
+    p.f = f;
     double box[4] = {INFINITY, -INFINITY, INFINITY, -INFINITY};
     trace_point *q = malloc((size_t)(r->cap + 1) * sizeof *q);
     int rc = -1;
     if (q && read_agents(&p, box) == 0) {
+        caption cap;
+        caption_of(fig, &cap);
         grow_box_scene(&p, box);
         layout(&p, box);
-        draw_caption(f, &p, cap);
+        draw_caption(f, &p, &cap);
         fprintf(f, "<clipPath id=\"plot\"><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
                    "height=\"%.1f\"/></clipPath>\n<g clip-path=\"url(#plot)\">\n",
                 p.v.left, p.v.top, p.plot_w, p.plot_h);
         draw_boundaries(f, &p);
-        draw_waypoints(f, &p);
+        rc = draw_waypoints(f, &p);
         if (r->trail_steps > 0) {
             draw_trails(f, &p, q);
         } else {
             draw_trajectories(f, &p, q);
         }
         draw_walls(f, &p);
-        draw_nav_paths(f, &p);
+        rc |= draw_nav_paths(f, &p);
         draw_marks(f, &p);
-        draw_discs(f, &p);
+        rc |= draw_discs(f, &p);
         fprintf(f, "</g>\n");
         draw_footer(f, &p);
         fprintf(f, "</svg>\n");
-        rc = ferror(f) ? -1 : 0;
+        rc = rc != 0 || ferror(f) ? -1 : 0;
     }
     free(q);
-    free(p.final_pos);
-    free(p.radius);
-    free(p.hue);
+    free(p.present);
+    free(p.now_pos);
+    free(p.now_goal);
     return rc;
 }

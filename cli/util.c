@@ -443,38 +443,6 @@ void cli_json_string(FILE *f, const char *s)
     fputc('"', f);
 }
 
-void cli_xml_text(FILE *f, const char *s)
-{
-    const unsigned char *p = (const unsigned char *)s;
-    while (*p) {
-        uint32_t cp = 0;
-        int len = orca_utf8_next(p, &cp);
-        if (len == 0) {
-            fputs("&#xFFFD;", f);
-            ++p;
-            continue;
-        }
-        switch (cp) {
-        case '&': fputs("&amp;", f); break;
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '"': fputs("&quot;", f); break;
-        case '\'': fputs("&apos;", f); break;
-        case '\t':
-        case '\n':
-        case '\r': fprintf(f, "&#x%X;", (unsigned)cp); break;
-        default:
-            /* XML 1.0 Char: #x9 | #xA | #xD | [#x20-#xD7FF] | [#xE000-#xFFFD] | [#x10000-]. */
-            if (cp < 0x20 || cp == 0xFFFE || cp == 0xFFFF) {
-                fputs("&#xFFFD;", f);
-            } else {
-                fwrite(p, 1, (size_t)len, f);
-            }
-        }
-        p += len;
-    }
-}
-
 /* --- input files ------------------------------------------------------------------------------ */
 
 void cli_format_bytes(char *buf, size_t size, unsigned long long bytes)

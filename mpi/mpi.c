@@ -1567,6 +1567,11 @@ orca_status orca_mpi_remove_agents(orca_mpi *m, const uint64_t *keys, int count)
 
 /* --- summaries ------------------------------------------------------------------------- */
 
+int orca_mpi_navigation(const orca_mpi *m)
+{
+    return m && m->nav;
+}
+
 int orca_mpi_exit_points(const orca_mpi *m, int set)
 {
     if (!m || set < 0 || set >= m->set_n) {

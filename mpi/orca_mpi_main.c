@@ -4,6 +4,8 @@
 #include <orca/mpi.h>
 #include <orca/scene_file.h>
 
+#include "orca_mpi_svg.h"
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -48,6 +50,13 @@ static const char USAGE[] =
     "                        of the run and at its end; the rows pass through rank 0 a\n"
     "                        window of agents at a time (no rank holds them all)\n"
     "  --every K             CSV rows every K steps (default 1)\n"
+    "  --svg FILE            a picture of the run as `orca run --svg` draws it (the same\n"
+    "                        bytes): walls, boundaries, waypoint paths, the trajectories\n"
+    "                        of up to 20,000 agents, starts and goals, a disc per agent at\n"
+    "                        the end; the agents pass through rank 0 a window at a time.\n"
+    "                        It counts the fallbacks for its caption, as --diagnostics\n"
+    "                        does (same bits). Not with --restart, nor with navigation\n"
+    "  --svg-trail SECONDS   draw only each agent's last SECONDS (> 0), fading\n"
     "  --json                the summary as one JSON object\n"
     "  -q, --quiet           no summary (--json still prints)\n"
     "Extensions (a scene file only; as `orca run` has them):\n"
@@ -73,7 +82,9 @@ static const char USAGE[] =
     "by rank 0 only ('-': standard input) and sent to the others.\n";
 
 typedef struct options {
-    const char *scene, *file, *restart, *checkpoint, *csv;
+    const char *scene, *file, *restart, *checkpoint, *csv, *svg;
+    const char *svg_trail_text; /* --svg-trail as given (compared between ranks) */
+    double svg_trail;
     long long agents, steps, max_steps, hash_every, ckpt_every, rebalance, workers, warmup, every;
     uint64_t seed;
     int help, scalar, json, quiet, diagnostics, have_steps, until_arrived, have_seed;
@@ -82,6 +93,7 @@ typedef struct options {
 
 static int rank0;
 static char g_msg[1024]; /* this rank's message of a refusal, until every rank agrees */
+static char g_name[256]; /* the scene's name (the scenario's), for --svg's caption */
 
 /* Rank 0 prints "orca-mpi: " and the message (a refusal every rank agreed on). */
 static void say(const char *fmt, const char *a, const char *b)
@@ -178,6 +190,19 @@ static int parse_valued(const char *a, const char *v, options *o, int *used)
         *(a[2] == 'r' ? &o->restart : a[3] == 'h' ? &o->checkpoint : &o->csv) = v;
         return v ? 1 : fail("%s needs a value", a);
     }
+    if (!strcmp(a, "--svg")) {
+        o->svg = v;
+        return v ? 1 : fail("%s needs a value", a);
+    }
+    if (!strcmp(a, "--svg-trail")) {
+        char *end = NULL;
+        o->svg_trail_text = v;
+        o->svg_trail = v ? strtod(v, &end) : 0.0;
+        if (!v || !*v || *end || !(o->svg_trail > 0.0) || !(o->svg_trail <= 1e300)) {
+            return fail("--svg-trail: expected seconds > 0, got '%s'", v ? v : "");
+        }
+        return 1;
+    }
     if (!strcmp(a, "--every")) {
         return parse_ll(a, v, 1, 1LL << 40, &o->every);
     }
@@ -267,6 +292,12 @@ static int parse(int argc, char **argv, options *o)
                                           : "--pedestrian";
         return fail("%s applies to a scene file only (a restart keeps the run's own)", which);
     }
+    if (o->svg_trail_text && !o->svg) {
+        return fail("--svg-trail needs --svg");
+    }
+    if (o->svg && o->restart) {
+        return fail("--svg draws a run from its start: not with --restart");
+    }
     if (o->density && o->pedestrian) {
         return fail("--density-speed and --pedestrian: the pedestrian model replaces the "
                     "density-dependent speed; give one");
@@ -311,6 +342,8 @@ static void options_text(const options *o, char *out, size_t size)
         {"--pedestrian", o->pedestrian ? "" : NULL},
         {"--csv", o->csv},
         {"--every", o->every != 1 ? num[12] : NULL},
+        {"--svg", o->svg},
+        {"--svg-trail", o->svg_trail_text},
     };
     size_t n = 0;
     out[0] = '\0';
@@ -437,6 +470,7 @@ static orca_status from_file(const char *path, const options *o, const orca_mpi_
             fail("%s", orca_scene_file_last_error(file));
         } else {
             orca_sim *sim = orca_scenario_sim(sc);
+            snprintf(g_name, sizeof g_name, "%s", orca_scenario_name(sc));
             if (o->separation) {
                 orca_sim_set_separation(sim, 1); /* 1 is always accepted */
             }
@@ -531,6 +565,47 @@ static int csv_close(FILE *f)
     return fclose(f) != 0 || bad;
 }
 
+/* Collective: --svg's file opened on rank 0 (a refusal there ends the run on every rank, with
+ * the reason) and the picture started. Returns 0, or 1 when refused (and said so). */
+static int svg_start(orca_mpi *m, const options *o, FILE **out, mpi_svg **svg)
+{
+    FILE *f = NULL;
+    int bad = 0;
+    if (rank0) {
+        f = strcmp(o->svg, "-") ? fopen(o->svg, "w") : stdout;
+        bad = !f && refuse("--svg: %s: %s", o->svg, strerror(errno));
+    }
+    if (agree_message(bad)) {
+        return 1;
+    }
+    if (mpi_svg_start(m, o->svg_trail, svg) != ORCA_OK) {
+        say("--svg: %s: out of memory recording the trajectories", o->svg, "");
+        if (f && f != stdout) {
+            fclose(f);
+        }
+        return 1;
+    }
+    *out = f;
+    return 0;
+}
+
+/* Collective: the picture written into rank 0's file and the file closed; 0, or 1 when that
+ * failed on rank 0 (said so, with the reason). */
+static int svg_finish(mpi_svg *svg, const svg_figures *fig, const char *path, FILE *f)
+{
+    int rc = mpi_svg_write(svg, fig, f);
+    int bad = 0;
+    if (rank0) {
+        int werr = ferror(f) != 0;
+        int cerr = f == stdout ? fflush(f) != 0 : fclose(f) != 0;
+        if (rc != 0 || werr || cerr) {
+            bad = refuse("--svg: %s: write failed: %s", path,
+                         werr || cerr ? strerror(errno) : "out of memory");
+        }
+    }
+    return agree_message(bad);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -558,7 +633,8 @@ int main(int argc, char **argv)
     def.workers = (int)o.workers;
     def.vector_kernels = !o.scalar;
     def.rebalance_every = (int)o.rebalance;
-    def.diagnostics = o.diagnostics;
+    /* the picture's caption gives the fallbacks, which only the diagnostics count */
+    def.diagnostics = o.diagnostics || o.svg;
     orca_mpi *m = NULL;
     orca_status st = ORCA_OK;
     const char *source = o.scene ? o.scene : o.file ? o.file : o.restart;
@@ -600,6 +676,24 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 2;
     }
+    /* orca run --svg draws a navigated run's paths, which the streamed picture lacks yet */
+    if (o.svg && agree_message(orca_mpi_navigation(m) &&
+                               refuse("--svg: a run with navigation has no picture under MPI "
+                                      "yet (its navigation layer; docs/mpi.md, \"Known "
+                                      "limits\")"))) {
+        csv_close(csv);
+        orca_mpi_destroy(m);
+        MPI_Finalize();
+        return 2;
+    }
+    FILE *svg_file = NULL;
+    mpi_svg *svg = NULL;
+    if (o.svg && svg_start(m, &o, &svg_file, &svg) != 0) {
+        csv_close(csv);
+        orca_mpi_destroy(m);
+        MPI_Finalize();
+        return 2;
+    }
     uint64_t csv_last = 0; /* the steps of this run the rows were last written at */
     double t0 = MPI_Wtime();
     uint64_t start = orca_mpi_step_count(m); /* a restart continues a count */
@@ -611,17 +705,21 @@ int main(int argc, char **argv)
     long long limit = o.until_arrived ? o.max_steps : o.steps;
     int64_t all_arrived_step = -1, arrived = 0, agents = 0;
     int start_all = 0;
-    if (o.until_arrived) {
+    /* the step all had arrived at: for --max-steps, and for the picture's caption, which
+     * gives it as `orca run` records it (the first such step, whatever came after) */
+    int watch = o.until_arrived || o.svg;
+    if (watch) {
         st = orca_mpi_count_arrived(m, &arrived, &agents);
         start_all = arrived == agents;
     }
+    int64_t start_agents = agents;
     for (long long k = 0; k < limit && st == ORCA_OK; ++k) {
         if (o.until_arrived && all_arrived_step >= 0) {
             break;
         }
         st = orca_mpi_step(m);
         uint64_t done = start + (uint64_t)k + 1;
-        if (st == ORCA_OK && o.until_arrived) {
+        if (st == ORCA_OK && watch && all_arrived_step < 0) {
             if (k == 0 && start_all) {
                 all_arrived_step = (int64_t)start;
             } else if ((st = orca_mpi_count_arrived(m, &arrived, &agents)) == ORCA_OK &&
@@ -655,6 +753,12 @@ int main(int argc, char **argv)
             st = orca_mpi_write_csv(m, csv);
             csv_last = (uint64_t)(k + 1);
         }
+        if (st == ORCA_OK && svg) {
+            st = mpi_svg_sample(svg, (uint64_t)k + 1);
+        }
+    }
+    if (watch && limit == 0 && start_all) {
+        all_arrived_step = (int64_t)start; /* no step: the start state, as orca run judges it */
     }
     double wall = MPI_Wtime() - t0;
     if (st == ORCA_OK && o.csv && orca_mpi_step_count(m) - start != csv_last) {
@@ -665,6 +769,7 @@ int main(int argc, char **argv)
         int bad = csv_close(csv) && refuse("--csv: %s: write failed: %s", o.csv,
                                            strerror(errno));
         if (agree_message(bad)) {
+            mpi_svg_destroy(svg);
             orca_mpi_destroy(m);
             MPI_Finalize();
             return 2;
@@ -696,9 +801,53 @@ int main(int argc, char **argv)
     }
     if (st != ORCA_OK) {
         say("%s: %s", source, orca_mpi_last_error(m));
+        mpi_svg_destroy(svg);
         orca_mpi_destroy(m);
         MPI_Finalize();
         return st == ORCA_ERR_MEMORY ? 1 : 2;
+    }
+    int looping = 0;
+    if (svg && (st = mpi_svg_count_looping(m, &looping)) != ORCA_OK) {
+        say("--svg: %s: %s", o.svg, orca_mpi_last_error(m));
+        mpi_svg_destroy(svg);
+        orca_mpi_destroy(m);
+        MPI_Finalize();
+        return 1;
+    }
+    if (svg) {
+        char hash[17], from[1100];
+        snprintf(hash, sizeof hash, "%016llx", (unsigned long long)h);
+        if (o.scene) {
+            snprintf(from, sizeof from, "built-in scene, seed %llu", (unsigned long long)o.seed);
+        } else {
+            snprintf(from, sizeof from, "scene file %s", strcmp(o.file, "-") ? o.file : "<stdin>");
+        }
+        int kind = o.scene ? orca_scene_from_name(o.scene) : -1;
+        svg_figures fig;
+        memset(&fig, 0, sizeof fig);
+        fig.name = o.scene ? orca_scene_name((orca_scene_kind)kind) : g_name;
+        fig.description = o.scene ? svg_scene_description(kind) : NULL;
+        fig.source = from;
+        fig.agents = (int)start_agents;
+        fig.arrived = (int)(s.arrived + s.exited); /* as orca run counts them: exits included */
+        fig.looping = looping;
+        fig.segments = s.segments;
+        fig.boundaries = orca_mpi_boundary_count(m);
+        fig.stopped_by_cap = o.until_arrived && all_arrived_step < 0;
+        fig.all_arrived_step = all_arrived_step;
+        fig.last_step = s.steps;
+        fig.dt = orca_mpi_dt(m);
+        fig.agent_overlap = s.agent_overlap;
+        fig.wall_overlap = s.wall_overlap;
+        fig.fallbacks = (uint64_t)s.fallbacks;
+        fig.hash = hash;
+        int bad = svg_finish(svg, &fig, o.svg, svg_file);
+        mpi_svg_destroy(svg);
+        if (bad) {
+            orca_mpi_destroy(m);
+            MPI_Finalize();
+            return 2;
+        }
     }
     orca_mpi_stats mine, *all = rank0 ? malloc((size_t)ranks * sizeof *all) : NULL;
     orca_mpi_get_stats(m, &mine);

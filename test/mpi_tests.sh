@@ -15,11 +15,12 @@
 #    The extensions (avoidance settings, separation, density speed, pedestrian model and
 #    streams, walkable-area boundaries, goal sets and exits, waypoints): every step's hash on 1-4 ranks
 #    equals orca run's;
-#    checkpoints of each continue. --csv writes orca run's bytes. Navigation (point goals
-#    behind walls, the leg check, examples/floor.txt's exits, the calm exit choice): the hash
-#    at every step or through an evacuation, the navigation counts and each exit's departures
-#    equal orca run's, also after a checkpoint continued on another rank count; likewise the
-#    quickest exit choice (the queues and outflows of every rank).
+#    checkpoints of each continue. --csv and --svg write orca run's bytes. Navigation (point
+#    goals behind walls, the leg check, examples/floor.txt's exits, the calm exit choice): the
+#    hash at every step or through an evacuation, the navigation counts and each exit's
+#    departures equal orca run's, also after a checkpoint continued on another rank count;
+#    likewise the quickest exit choice (the queues and outflows of every rank); --svg of a
+#    navigated run is refused by name.
 # 3. A checkpoint written on 2 ranks continued on 3 and on 1: the hash equals orca run's.
 # 4. A rank killed mid-run: the job fails within a bounded time with a message naming the
 #    lost process; the last checkpoint restarts it with the one-process bits.
@@ -370,6 +371,69 @@ done
 refused "--csv into a directory that does not exist" "--csv: $tmp/nodir/x.csv: No such file" \
     "$tmp/ext-ped.txt" --steps 2 --csv "$tmp/nodir/x.csv" -q
 refused "a scene file that does not exist" "cannot open: No such file" "$tmp/none.txt" --steps 2
+# --svg: the bytes of orca run --svg on 1-4 ranks rebalanced every step (the agents through
+# rank 0 in windows of keys): a scene file with walls, a walkable-area boundary and exits
+# (agents leave mid-run), whole trajectories and --svg-trail; waypoints (their dashed paths,
+# a looping route coloured by its first waypoint, the caption's looping count); built-in
+# scenes, one until all arrived; 30,000 agents (a sample of trajectories: every agent's start colours its disc) and
+# 70,000 (five windows of keys); an unwritable path refused with the reason
+python3 - "$tmp" <<'PY'
+import random, sys
+random.seed(13)
+S = ["orca-scene 1", "name svg-exits", "dt 0.25", "default radius 0.25", "default neighbor_dist 3",
+     "default time_horizon 2", "boundary -1 -1 11 -1 11 9 -1 9",
+     "goalset doors -0.5 2  10.5 2  5 -0.5 exit arrive=0.6", "goalset meet 5 8",
+     "segment 0 0 4 0", "segment 6 0 10 0", "segment 0 4 10 4"]
+for i in range(70):
+    S.append("agent %.3f %.3f goalset %s" % (random.uniform(0.5, 9.5), random.uniform(0.5, 3.5),
+                                               "meet" if i % 5 == 0 else "doors"))
+for i in range(10):
+    S.append("agent %.3f %.3f goal %.3f %.3f" % (random.uniform(0.5, 9.5), random.uniform(5, 8.5),
+                                                 random.uniform(0.5, 9.5), random.uniform(5, 8.5)))
+open(sys.argv[1] + "/svg.txt", "w").write("\n".join(S) + "\n")
+PY
+svg_exited=$("$orca" run "$tmp/svg.txt" --steps 300 --json | json 'd["exited"]')
+if ((svg_exited > 0)); then
+    ok "--svg scene: $svg_exited agents leave by exits in 300 steps"
+else
+    bad "--svg scene: no agent leaves by an exit"
+fi
+svg_cases=("$tmp/svg.txt --steps 300:1 2 3 4" "$tmp/svg.txt --steps 300 --svg-trail 8:1 2 3 4"
+    "$tmp/ext-wp.txt --steps 200:1 2 3 4" "$tmp/ext-wp.txt --max-steps 3000 --svg-trail 10:2"
+    "--scene crossing --steps 150:1 2 3 4" "--scene corridor --max-steps 5000 --svg-trail 20:1 3"
+    "--scene random -n 30000 --steps 20:1 2 4" "--scene random -n 70000 --steps 3:3")
+for case in "${svg_cases[@]}"; do
+    args=${case%%:*}
+    # shellcheck disable=SC2086
+    "$orca" run $args --svg "$tmp/want.svg" -q
+    for r in ${case##*:}; do
+        rm -f "$tmp/got.svg"
+        # shellcheck disable=SC2086
+        run "$r" "$ompi" run $args --rebalance 1 --svg "$tmp/got.svg" -q 2>"$tmp/err"
+        if cmp -s "$tmp/want.svg" "$tmp/got.svg"; then
+            ok "--svg, $args, on $r ranks: the bytes of orca run's ($(wc -c <"$tmp/got.svg") bytes)"
+        else
+            bad "--svg, $args, on $r ranks differs from orca run's"
+            cat "$tmp/err"
+        fi
+    done
+done
+# the compared pictures draw what they should: the scene's walls and boundary, the trails
+"$orca" run "$tmp/svg.txt" --steps 300 --svg-trail 8 --svg "$tmp/want.svg" -q
+if [[ $(grep -c '<line ' "$tmp/want.svg") == 3 && $(grep -c 'fill="#e3ecd9"' "$tmp/want.svg") == 1 &&
+    $(grep -c '<g stroke-opacity=' "$tmp/want.svg") == 4 ]]; then
+    ok "--svg scene: 3 walls, the boundary and 4 shades of trails drawn"
+else
+    bad "--svg scene: walls, boundary or trails missing from the picture"
+fi
+refused "--svg into a directory that does not exist" "--svg: $tmp/nodir/x.svg: No such file" \
+    --scene circle --steps 2 --svg "$tmp/nodir/x.svg" -q
+refused "--svg-trail without --svg" "--svg-trail needs --svg" --scene circle --steps 2 \
+    --svg-trail 5
+refused "--svg-trail 0" "--svg-trail: expected seconds > 0, got '0'" --scene circle --steps 2 \
+    --svg "$tmp/x.svg" --svg-trail 0
+refused "--svg with --restart" "--svg draws a run from its start: not with --restart" \
+    --restart "$tmp" --svg "$tmp/x.svg"
 
 # 2f. navigation (docs/mpi.md, "Navigation"): each rank plans its owned agents' paths on its
 #     local simulation; a path travels with its agent. Point goals behind walls (two rooms,
@@ -454,6 +518,8 @@ sed 's/^navigation on.*/navigation on check=on exits=quickest/' "$examples/floor
 nav_ranks="1 2 3 4"
 nav_case "the floor's quickest exit choice (queues and outflows) with the leg check" \
     "$tmp/floor-quick.txt" 1 5 60 200 400
+refused "--svg of a navigated run" "--svg: a run with navigation has no picture under MPI yet" \
+    "$tmp/nav-rooms.txt" --steps 2 --svg "$tmp/nav.svg" -q
 # a navigated run's checkpoint (format version 5: the paths after the records) at step 200 on
 # 2 ranks, continued to 450 on 3 and on 1: orca run's hash, counts and departures; the
 # manifest with its version word made 4 (waypoints, before navigation) is refused by its

@@ -140,6 +140,9 @@ orca_status orca_mpi_summarize(orca_mpi *m, orca_mpi_summary *out);
  * rank. */
 orca_status orca_mpi_nav_counts(orca_mpi *m, orca_nav_counts *out);
 
+/** Whether the run navigates (docs/mpi.md, "Navigation"): the same on every rank. */
+int orca_mpi_navigation(const orca_mpi *m);
+
 /** The point count of goal set `set` (index order) when it is an exit, 0 when it is not, -1
  * when the run has no such set (the same on every rank; no communication). */
 int orca_mpi_exit_points(const orca_mpi *m, int set);
@@ -208,6 +211,53 @@ orca_status orca_mpi_check_directory(orca_mpi *m, const char *dir);
  * with the bits of the run that wrote it. */
 orca_status orca_mpi_restart(MPI_Comm comm, const char *dir, const orca_mpi_def *def,
                                       orca_mpi **out);
+
+/* --- reading the run (mpi_visit.c): what a picture of it needs ------------------------------ */
+
+/** The run's step length (s): def->dt, or a built-in scene's, or a checkpoint's. */
+double orca_mpi_dt(const orca_mpi *m);
+/** The wall segments (every rank holds them all, in index order). */
+int orca_mpi_segment_count(const orca_mpi *m);
+/** Segment `index`'s end points; ORCA_ERR_ARGUMENT when there is no such segment. */
+orca_status orca_mpi_segment_get(const orca_mpi *m, int index, orca_vec2 *a, orca_vec2 *b);
+/** The walkable-area boundary loops (every rank holds them all, in index order). */
+int orca_mpi_boundary_count(const orca_mpi *m);
+/** Loop `index`'s points: writes min(capacity, count) of them and returns its count, or -1
+ * when there is no such loop. */
+int orca_mpi_boundary_get(const orca_mpi *m, int index, orca_vec2 *points, int capacity);
+
+/** A point a rank attaches to an agent's order key for orca_mpi_visit_agents (where the agent
+ * stood when the rank owned it, say). */
+typedef struct orca_mpi_keyed_point {
+    uint64_t key;
+    orca_vec2 point;
+} orca_mpi_keyed_point;
+
+/** One agent of the current state as orca_mpi_visit_agents hands it to rank 0. */
+typedef struct orca_mpi_agent_view {
+    uint64_t key;       /**< its order key: its place in the one-process index order */
+    orca_agent_def def; /**< its position, velocity, preferred velocity and parameters now */
+    orca_goal goal;     /**< its goal now, as orca_scenario_agent_goal gives it: a goal set's
+                             point it heads for; with waypoints, the goal point after them */
+    const orca_vec2 *waypoints; /**< its waypoints (the run's table; NULL with none) */
+    int waypoint_count, waypoint_loop;
+    int has_point;      /**< 1: some rank attached `point` to its key */
+    orca_vec2 point;
+} orca_mpi_agent_view;
+
+typedef void orca_mpi_visit_fn(void *context, const orca_mpi_agent_view *agent);
+
+/** Collective: visit(context, agent) on rank 0 for every agent in key order (the one-process
+ * index order), or with stride > 0 only for the agents of keys k < below with k % stride ==
+ * 0. The agents pass through rank 0 a window of keys at a time (as orca_mpi_hash's values
+ * do), so no rank holds every agent. points (point_count of them, in increasing key order;
+ * NULL with 0) are this rank's points attached to keys: each visited agent carries the point
+ * of its key, whichever rank holds it (points of keys no agent has are dropped). stride, below
+ * and visit's results are the caller's: visit is called on rank 0 only (NULL elsewhere).
+ * ORCA_ERR_MEMORY on every rank when a rank runs out of memory. */
+orca_status orca_mpi_visit_agents(orca_mpi *m, uint64_t stride, uint64_t below,
+                                  const orca_mpi_keyed_point *points, int64_t point_count,
+                                  orca_mpi_visit_fn *visit, void *context);
 
 #ifdef __cplusplus
 }
