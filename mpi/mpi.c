@@ -870,16 +870,9 @@ orca_status orca_mpi_step(orca_mpi *m)
         m->local->step_check = NULL;
     }
     m->stats.solve_seconds += MPI_Wtime() - ts;
-    int64_t fb = 0;
-    if (st == ORCA_OK && m->def.diagnostics) {
-        st = RESERVE(m, diag, diag_cap, n + 1);
-        if (st == ORCA_OK) {
-            orca_sim_diagnostics(m->local, m->diag, (int)n, NULL);
-            for (int64_t i = 0; i < n; ++i) {
-                fb += m->owned[i] && m->diag[i].fallback;
-            }
-        }
-    }
+    /* the owned agents' fallbacks (step_check keeps a halo copy's out of the count: its own
+     * rank counts it), so the sum over the ranks is one process's count */
+    int64_t fb = st == ORCA_OK ? orca_sim_last_fallback_count(m->local) : 0;
     double ta = MPI_Wtime();
     st = mpi_agree(m, st);
     comm += MPI_Wtime() - ta;
@@ -1063,7 +1056,6 @@ static void free_all(orca_mpi *m)
     free(m->scount);
     free(m->order);
     free(m->order_tmp);
-    free(m->diag);
     free(m->owned);
     free(m->rule_pref);
     free(m->bnd_len);
@@ -1685,7 +1677,7 @@ orca_status orca_mpi_summarize(orca_mpi *m, orca_mpi_summary *out)
     MPI_Allreduce(ov, gov, 2, MPI_DOUBLE, MPI_MAX, m->comm);
     out->agents = glob[0];
     out->arrived = glob[1];
-    out->fallbacks = m->def.diagnostics ? glob[2] : -1;
+    out->fallbacks = glob[2];
     out->exited = glob[3];
     out->exited_last_step = glast;
     out->steps = m->steps;

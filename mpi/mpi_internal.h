@@ -113,8 +113,6 @@ struct orca_mpi {
     int *scount, *sdispl, *rcount, *rdispl;
     const mpi_agent **order, **order_tmp; /* the local list: owned and halo agents by key */
     int64_t order_cap, order_tmp_cap;
-    orca_agent_diagnostics *diag;
-    int64_t diag_cap;
     unsigned char *owned; /* per entry of the local list: 1 owned, 0 a halo copy */
     int64_t owned_cap;
     orca_vec2 *rule_pref; /* with the pedestrian model: per entry, this step's preferred

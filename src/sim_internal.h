@@ -336,7 +336,8 @@ struct orca_sim {
     /* Internal to orca on MPI (mpi/mpi.c): NULL, or one byte per agent for the next step; a
      * new velocity that fails the step's check refuses the step only for an agent i with
      * step_check[i] != 0. The others (halo copies, whose own ranks compute them) keep what
-     * they got, unchecked, and step_unchecked_bad is set (the kept box is then rebuilt). */
+     * they got, unchecked, and step_unchecked_bad is set (the kept box is then rebuilt); their
+     * fallbacks are not counted (orca_sim_last_fallback_count: the owned agents' only). */
     const unsigned char *step_check;
     atomic_int step_unchecked_bad;
 

@@ -326,6 +326,14 @@ static ORCA_ALWAYS_INLINE int step_result_ok(orca_vec2 v, orca_vec2 v0, orca_vec
            d_mag(q.x) < ORCA_COORD_LIMIT && d_mag(q.y) < ORCA_COORD_LIMIT;
 }
 
+/* Whether agent i's fallback counts in orca_sim_last_fallback_count: every agent's but a halo
+ * copy's on MPI (step_check), whose own rank counts it. Read only when the fallback was
+ * taken, so the common step pays nothing. */
+static inline int counted(const orca_sim *s, int32_t i)
+{
+    return !s->step_check || s->step_check[i];
+}
+
 /* Records agent i as failing the check: the lowest such index wins (the same in any split). */
 static ORCA_COLD void note_bad_agent(orca_sim *s, int32_t i)
 {
@@ -767,7 +775,7 @@ static int ext_step_agents(orca_sim *s, worker *w, int begin, int end, double dt
         s->vel[i] = res.velocity;
         s->pos[i] = v2_add(s->cell_pos[k], v2_mul(res.velocity, dt)); /* as in step_agents */
         moved_box_add(&box, s->pos[i]);
-        fallbacks += res.fallback;
+        fallbacks += res.fallback && counted(s, i);
         if (!step_result_ok(res.velocity, s->cell_vel[k], s->cell_pos[k], max_speed, dt)) {
             note_bad_agent(s, i);
         }

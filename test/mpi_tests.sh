@@ -327,6 +327,22 @@ for r in 1 3; do
         cat "$tmp/err"
     fi
 done
+# the fallbacks, counted without --diagnostics: each rank's step counts its owned agents' only
+# (a halo copy's are its own rank's), so the summary's sum is orca run's fallback_total
+for f in avoid sets ped; do
+    want=$("$orca" run "$tmp/ext-$f.txt" --steps 60 --json |
+        json '"%s %s" % (d["hash"], d["fallback_total"])')
+    for r in 2 4; do
+        got=$(run "$r" "$ompi" run "$tmp/ext-$f.txt" --steps 60 --rebalance 1 --json \
+            2>"$tmp/err" | json '"%s %s" % (d["hash"], d["fallbacks"])')
+        if [[ "$got" == "$want" ]]; then
+            ok "ext-$f on $r ranks: hash and fallbacks $got, as orca run's"
+        else
+            bad "ext-$f on $r ranks: hash and fallbacks '$got', orca run gives '$want'"
+            cat "$tmp/err"
+        fi
+    done
+done
 for fl in --separation --density-speed --pedestrian; do
     want=$("$orca" run "$tmp/ext-plain.txt" --steps 20 $fl --json | json 'd["hash"]')
     got=$(run 3 "$ompi" run "$tmp/ext-plain.txt" --steps 20 --rebalance 1 $fl --json \

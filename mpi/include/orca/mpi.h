@@ -38,8 +38,8 @@ typedef struct orca_mpi_def {
     int rebalance_every; /**< rebuild the domains every this many steps (0: never; default
                               50); the bits do not depend on it */
     int record;          /**< 1 (default): keep the deepest overlaps over the run's states */
-    int diagnostics;     /**< 1: count fallbacks (the local step records per-agent
-                              diagnostics: same bits, slower); 0 (default): not counted */
+    int diagnostics;     /**< 1: the local step records per-agent diagnostics (same bits,
+                              slower); 0 (default). The fallbacks are counted either way */
 } orca_mpi_def;
 
 orca_mpi_def orca_mpi_def_default(void);
@@ -125,7 +125,7 @@ typedef struct orca_mpi_summary {
     double agent_overlap; /**< deepest agent-agent overlap over the recorded states, as a
                                fraction of the smaller radius (orca_sim_measure_overlap) */
     double wall_overlap;  /**< deepest agent-wall overlap likewise, a fraction of the radius */
-    int64_t fallbacks;         /**< fallback count over the run; -1 without diagnostics */
+    int64_t fallbacks;         /**< fallback count over the run (one process's count) */
     int32_t segments;          /**< wall segments */
     int64_t exited;            /**< agents that left by exits over the run (goal sets) */
     int64_t exited_last_step;  /**< the step count when the last of them left; -1: none */
