@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* orca on MPI's internals shared by its files (docs/mpi.md): mpi.c (the run: domains, halo,
- * step, rebalancing, creation, summaries, scenes), mpi_hash.c (the hash and the CSV rows,
- * streamed through rank 0) and mpi_checkpoint.c (checkpoints and restarts). */
+ * step, rebalancing, creation, summaries), mpi_scene.c (runs made from a scenario or a
+ * built-in scene), mpi_hash.c (the hash and the CSV rows, streamed through rank 0),
+ * mpi_checkpoint.c (checkpoints and restarts), mpi_waypoints.c, mpi_nav.c (navigation) and
+ * mpi_visit.c (every agent through rank 0, for pictures). */
 #ifndef ORCA_MPI_INTERNAL_H
 #define ORCA_MPI_INTERNAL_H
 
@@ -126,6 +128,9 @@ struct orca_mpi {
     char last_part[4200]; /* this rank's part of the last checkpoint it wrote, or "" */
     char error[512];
 };
+
+/* A new record: zero, with no stream, the default avoidance settings and no waypoints. */
+void mpi_agent_clear(mpi_agent *a);
 
 /* The message of a refusal before a run exists (orca_mpi_last_error(NULL)). */
 extern char mpi_create_error[512];
