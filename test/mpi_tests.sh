@@ -534,6 +534,11 @@ sed 's/^navigation on.*/navigation on check=on exits=quickest/' "$examples/floor
 nav_ranks="1 2 3 4"
 nav_case "the floor's quickest exit choice (queues and outflows) with the leg check" \
     "$tmp/floor-quick.txt" 1 5 60 200 400
+# a small district (scripts/district: 2 x 2 blocks, 990 agents in the streets, exits at both
+# ends of every street; the figure in docs/mpi.md is the same generator's 1,095,075 agents)
+"$(dirname "$0")/../scripts/district" --blocks 2 --block 16 --street 8 >"$tmp/district.txt"
+nav_ranks="1 2 4" nav_rebalance=1
+nav_case "a district of 2 x 2 blocks (scripts/district)" "$tmp/district.txt" 1 20 60
 refused "--svg of a navigated run" "--svg: a run with navigation has no picture under MPI yet" \
     "$tmp/nav-rooms.txt" --steps 2 --svg "$tmp/nav.svg" -q
 # a navigated run's checkpoint (format version 5: the paths after the records) at step 200 on
