@@ -24,8 +24,9 @@ void orca_cell_map_free(cell_map *m)
     memset(m, 0, sizeof *m);
 }
 
-/* Empties the map and sizes it for `entries` cells (at most 2^30); 0 when out of memory. */
-static int cell_map_reset(cell_map *m, int entries)
+/* Sizes the map for `entries` cells (at most 2^30) without clearing it; 0 when out of
+ * memory. */
+static int cell_map_size(cell_map *m, int entries)
 {
     uint64_t need = (uint64_t)entries * 2u + 2u, cap = 16;
     while (cap < need) {
@@ -44,6 +45,15 @@ static int cell_map_reset(cell_map *m, int entries)
             return 0;
         }
         m->mask = (uint32_t)(cap - 1);
+    }
+    return 1;
+}
+
+/* Empties the map and sizes it for `entries` cells (at most 2^30); 0 when out of memory. */
+static int cell_map_reset(cell_map *m, int entries)
+{
+    if (!cell_map_size(m, entries)) {
+        return 0;
     }
     for (uint32_t i = 0; i <= m->mask; ++i) {
         m->keys[i] = CELL_EMPTY;
@@ -173,9 +183,15 @@ typedef struct sort_ctx {
     int32_t span_start[SORT_SPANS_MAX];                  /* the first position of each span */
 } sort_ctx;
 
+/* The first agent of block b of blocks (consecutive agents, n in all). */
+static int32_t block_begin(int32_t n, int b, int blocks)
+{
+    return (int32_t)((int64_t)n * b / blocks);
+}
+
 static int32_t sort_block_begin(const sort_ctx *c, int b)
 {
-    return (int32_t)((int64_t)c->sim->agent_count * b / c->blocks);
+    return block_begin(c->sim->agent_count, b, c->blocks);
 }
 
 static void sort_count_task(int begin, int end, int worker_index, void *context)
@@ -278,6 +294,323 @@ static void sort_in_blocks(orca_sim *s, size_t cells, int blocks)
     orca_run_task_ranged(s, sort_offsets_task, c.spans, 1, &c);
     s->cell_start[cells] = at;
     orca_run_task_ranged(s, sort_place_task, blocks, 1, &c);
+}
+
+/* The hashed grid's order, as sort_in_blocks gives the dense one: the cells in the order of
+ * their first agent (by index), each cell's agents by index. On the caller: each agent's cell
+ * into the map (rank holds its slot until the placement), then the cells' starts in one pass
+ * over the agents, then the placement. */
+static int hash_on_caller(orca_sim *s)
+{
+    int32_t n = s->agent_count;
+    if (!cell_map_reset(&s->agent_cells, n)) {
+        return 0;
+    }
+    cell_map *m = &s->agent_cells;
+    /* rank holds each agent's map slot until the placement (no slot moves: the
+     * map only grows by insertion into a table sized for n cells) */
+    for (int32_t i = 0; i < n; ++i) {
+        int32_t cx = cell_coord(s->pos[i].x, s->inv_cell);
+        int32_t cy = cell_coord(s->pos[i].y, s->inv_cell);
+        uint32_t hh = cell_map_insert(m, cell_key(cx, cy));
+        s->rank[i] = (int32_t)hh;
+        m->count[hh]++;
+    }
+    /* ranges in order of first appearance (by agent index) */
+    int32_t offset = 0;
+    for (int32_t i = 0; i < n; ++i) {
+        uint32_t hh = (uint32_t)s->rank[i];
+        if (m->start[hh] == 0 && m->count[hh] > 0) {
+            m->start[hh] = offset + 1; /* +1: 0 marks "not placed yet" */
+            offset += m->count[hh];
+        }
+    }
+    for (uint32_t k = 0; k <= m->mask; ++k) {
+        if (m->keys[k] != CELL_EMPTY) {
+            m->start[k] -= 1;
+            m->count[k] = 0;
+        }
+    }
+    for (int32_t i = 0; i < n; ++i) {
+        uint32_t hh = (uint32_t)s->rank[i];
+        int32_t at = m->start[hh] + m->count[hh]++;
+        s->cell_index[at] = i;
+        s->rank[i] = at;
+    }
+    return 1;
+}
+
+/* On the workers (docs/performance.md, "The serial share"): the same order, and a map that
+ * lookups read as the caller's (one table, linear probing), though its slots may differ. The
+ * table is cut into parts of consecutive slots; a cell belongs to the part of its first slot
+ * (its hash). Six passes, in blocks of consecutive agents or in the parts, each writing only
+ * its own slots:
+ * 1. (blocks) each agent's key, and each block's agents per part;
+ * 2. (blocks) the agents grouped by part, by index within each part (each block from its
+ *    first position in each part, which the caller sums from the counts);
+ * 3. (parts) each part's slots cleared and its agents' cells inserted and counted, in index
+ *    order, probing within the part only: a cell whose probe would leave the part is put
+ *    off. Then each agent that is its cell's first notes the cell's count (the others 0).
+ *    The caller inserts, counts and notes the put-off agents, probing the whole table: a
+ *    lookup passes the same taken slots (a few cells a part, as the table is at most half
+ *    full; test_kernels hashed_grid_on_workers puts off a dozen, and thousands);
+ * 4. (blocks) the blocks' sums of the notes, and 5. (blocks) their running sums from each
+ *    block's first (which the caller sums): for a cell's first agent, the agents of the cells
+ *    whose first agent comes before, i.e. the cell's start;
+ * 6. (parts) each cell's agents placed from its start, in index order.
+ * The keys live in cell_pos, the grouped agents in cell_vel and the notes in cell_radius, which
+ * the gather fills only afterwards. */
+#define HASH_PARTS_MAX 64
+#define HASH_PUT_OFF 32 /* put-off agents a part lists; beyond, the caller looks at them all */
+
+typedef struct hash_pair {
+    uint64_t key;
+    int32_t agent;
+    int32_t slot; /* -1: put off */
+} hash_pair;
+
+typedef struct hash_ctx {
+    orca_sim *sim;
+    int blocks, parts;
+    int part_shift;  /* slot k is in part k >> part_shift */
+    uint64_t *key;   /* per agent: its cell's key */
+    hash_pair *pair; /* by part, by index within a part */
+    int32_t *first;  /* per agent: its note, then the running sum */
+    int32_t count[SORT_BLOCKS_MAX][HASH_PARTS_MAX]; /* per block and part: agents, then where
+                                                      * the block's next goes */
+    int32_t part_begin[HASH_PARTS_MAX + 1];
+    int32_t put_off[HASH_PARTS_MAX];                 /* per part: its put-off agents */
+    int32_t put_off_at[HASH_PARTS_MAX][HASH_PUT_OFF]; /* the first ones' places in pair */
+    int32_t block_first[SORT_BLOCKS_MAX];
+} hash_ctx;
+
+static void hash_keys_task(int begin, int end, int worker_index, void *context)
+{
+    (void)worker_index;
+    hash_ctx *c = context;
+    const orca_sim *s = c->sim;
+    double inv = s->inv_cell;
+    uint32_t mask = s->agent_cells.mask;
+    for (int b = begin; b < end; ++b) {
+        int32_t *count = c->count[b];
+        memset(count, 0, sizeof c->count[b]);
+        for (int32_t i = block_begin(s->agent_count, b, c->blocks),
+                     e = block_begin(s->agent_count, b + 1, c->blocks);
+             i < e; ++i) {
+            uint64_t key = cell_key(cell_coord(s->pos[i].x, inv), cell_coord(s->pos[i].y, inv));
+            c->key[i] = key;
+            count[cell_hash(key, mask) >> c->part_shift]++;
+        }
+    }
+}
+
+static void hash_group_task(int begin, int end, int worker_index, void *context)
+{
+    (void)worker_index;
+    hash_ctx *c = context;
+    int32_t n = c->sim->agent_count;
+    uint32_t mask = c->sim->agent_cells.mask;
+    for (int b = begin; b < end; ++b) {
+        int32_t *next = c->count[b];
+        for (int32_t i = block_begin(n, b, c->blocks), e = block_begin(n, b + 1, c->blocks); i < e;
+             ++i) {
+            uint64_t key = c->key[i];
+            hash_pair *q = &c->pair[next[cell_hash(key, mask) >> c->part_shift]++];
+            q->key = key;
+            q->agent = i;
+            q->slot = 0;
+        }
+    }
+}
+
+/* Step 3's notes: e's cell's count if e is its cell's first agent, else 0 (start -1 marks a
+ * cell whose first agent is seen: it was inserted with 0). */
+static ORCA_ALWAYS_INLINE void hash_note(hash_ctx *c, cell_map *m, const hash_pair *e)
+{
+    int32_t first = m->start[e->slot] == 0;
+    c->first[e->agent] = first ? m->count[e->slot] : 0;
+    m->start[e->slot] = first ? -1 : m->start[e->slot];
+}
+
+static void hash_fill_task(int begin, int end, int worker_index, void *context)
+{
+    (void)worker_index;
+    hash_ctx *c = context;
+    cell_map *m = &c->sim->agent_cells;
+    for (int p = begin; p < end; ++p) {
+        uint32_t lo = (uint32_t)p << c->part_shift, hi = lo + ((uint32_t)1 << c->part_shift);
+        for (uint32_t k = lo; k < hi; ++k) {
+            m->keys[k] = CELL_EMPTY;
+        }
+        int32_t put_off = 0;
+        for (int32_t at = c->part_begin[p]; at < c->part_begin[p + 1]; ++at) {
+            hash_pair *e = &c->pair[at];
+            uint32_t k = cell_hash(e->key, m->mask);
+            while (k < hi && m->keys[k] != e->key && m->keys[k] != CELL_EMPTY) {
+                ++k;
+            }
+            if (k == hi) {
+                e->slot = -1;
+                if (put_off < HASH_PUT_OFF) {
+                    c->put_off_at[p][put_off] = at;
+                }
+                ++put_off;
+                continue;
+            }
+            if (m->keys[k] == CELL_EMPTY) {
+                m->keys[k] = e->key;
+                m->count[k] = 0;
+                m->start[k] = 0;
+            }
+            e->slot = (int32_t)k;
+            m->count[k]++;
+        }
+        c->put_off[p] = put_off;
+        for (hash_pair *e = c->pair + c->part_begin[p]; e < c->pair + c->part_begin[p + 1]; ++e) {
+            if (e->slot >= 0) {
+                hash_note(c, m, e);
+            }
+        }
+    }
+}
+
+static void hash_sum_task(int begin, int end, int worker_index, void *context)
+{
+    (void)worker_index;
+    hash_ctx *c = context;
+    int32_t n = c->sim->agent_count;
+    for (int b = begin; b < end; ++b) {
+        int32_t sum = 0;
+        for (int32_t i = block_begin(n, b, c->blocks), e = block_begin(n, b + 1, c->blocks); i < e;
+             ++i) {
+            sum += c->first[i];
+        }
+        c->block_first[b] = sum;
+    }
+}
+
+static void hash_prefix_task(int begin, int end, int worker_index, void *context)
+{
+    (void)worker_index;
+    hash_ctx *c = context;
+    int32_t n = c->sim->agent_count;
+    for (int b = begin; b < end; ++b) {
+        int32_t at = c->block_first[b];
+        for (int32_t i = block_begin(n, b, c->blocks), e = block_begin(n, b + 1, c->blocks); i < e;
+             ++i) {
+            int32_t t = c->first[i];
+            c->first[i] = at;
+            at += t;
+        }
+    }
+}
+
+static void hash_place_task(int begin, int end, int worker_index, void *context)
+{
+    (void)worker_index;
+    hash_ctx *c = context;
+    orca_sim *s = c->sim;
+    cell_map *m = &s->agent_cells;
+    for (int p = begin; p < end; ++p) {
+        for (const hash_pair *e = c->pair + c->part_begin[p], *qe = c->pair + c->part_begin[p + 1];
+             e < qe; ++e) {
+            int32_t slot = e->slot, i = e->agent;
+            if (m->start[slot] < 0) {
+                m->start[slot] = c->first[i];
+                m->count[slot] = 0;
+            }
+            int32_t at = m->start[slot] + m->count[slot]++;
+            s->cell_index[at] = i;
+            s->rank[i] = at;
+        }
+    }
+}
+
+/* The blocks of the hashed grid's build on the workers: 0 (on the caller) without workers or
+ * below LIGHT_TASK_MIN agents. */
+static int hash_blocks(const orca_sim *s)
+{
+    if (s->worker_count < 2 || s->agent_count < LIGHT_TASK_MIN) {
+        return 0;
+    }
+    int blocks = 2 * s->worker_count;
+    return blocks > SORT_BLOCKS_MAX ? SORT_BLOCKS_MAX : blocks;
+}
+
+/* Step 3's put-off agents of part p, on the caller: inserted with the whole table's probing
+ * and counted (each marked by its agent as -1 - agent), then noted (a put-off cell's agents
+ * are all put off: the slots its probes passed stay taken). */
+static void hash_put_off(hash_ctx *c, int p)
+{
+    cell_map *m = &c->sim->agent_cells;
+    int listed = c->put_off[p] <= HASH_PUT_OFF;
+    int32_t begin = listed ? 0 : c->part_begin[p];
+    int32_t end = listed ? c->put_off[p] : c->part_begin[p + 1];
+    for (int32_t j = begin; j < end; ++j) {
+        hash_pair *e = &c->pair[listed ? c->put_off_at[p][j] : j];
+        if (e->slot < 0) {
+            e->slot = (int32_t)cell_map_insert(m, e->key);
+            e->agent = -1 - e->agent;
+            m->count[e->slot]++;
+        }
+    }
+    for (int32_t j = begin; j < end; ++j) {
+        hash_pair *e = &c->pair[listed ? c->put_off_at[p][j] : j];
+        if (e->agent < 0) {
+            e->agent = -1 - e->agent;
+            hash_note(c, m, e);
+        }
+    }
+}
+
+static int hash_in_blocks(orca_sim *s, int blocks)
+{
+    cell_map *m = &s->agent_cells;
+    if (!cell_map_size(m, s->agent_count)) {
+        return 0;
+    }
+    hash_ctx c;
+    c.sim = s;
+    c.blocks = blocks;
+    /* parts: at least 4 per worker, at most HASH_PARTS_MAX, of at least 1,024 slots */
+    c.parts = 1;
+    c.part_shift = 0;
+    while ((m->mask >> c.part_shift) > 0) {
+        c.part_shift++;
+    }
+    while (c.parts < 4 * s->worker_count && c.parts < HASH_PARTS_MAX && c.part_shift > 10) {
+        c.parts *= 2;
+        c.part_shift--;
+    }
+    c.key = (uint64_t *)(void *)s->cell_pos;
+    c.pair = (hash_pair *)(void *)s->cell_vel;
+    c.first = (int32_t *)(void *)s->cell_radius;
+    orca_run_task_ranged(s, hash_keys_task, blocks, 1, &c);
+    int32_t at = 0;
+    for (int p = 0; p < c.parts; ++p) {
+        c.part_begin[p] = at;
+        for (int b = 0; b < blocks; ++b) {
+            int32_t t = c.count[b][p];
+            c.count[b][p] = at;
+            at += t;
+        }
+    }
+    c.part_begin[c.parts] = at;
+    orca_run_task_ranged(s, hash_group_task, blocks, 1, &c);
+    orca_run_task_ranged(s, hash_fill_task, c.parts, 1, &c);
+    for (int p = 0; p < c.parts; ++p) {
+        hash_put_off(&c, p);
+    }
+    orca_run_task_ranged(s, hash_sum_task, blocks, 1, &c);
+    at = 0;
+    for (int b = 0; b < blocks; ++b) {
+        int32_t t = c.block_first[b];
+        c.block_first[b] = at;
+        at += t;
+    }
+    orca_run_task_ranged(s, hash_prefix_task, blocks, 1, &c);
+    orca_run_task_ranged(s, hash_place_task, c.parts, 1, &c);
+    return 1;
 }
 
 /* The size the agent grid's cells are made for: the largest neighbour distance of the agents
@@ -457,44 +790,14 @@ static int build_agent_grid(orca_sim *s)
         s->cell = cmax * (1 + 0x1p-20) + MARGIN_ABS; /* a little over a query within cmax */
         s->inv_cell = 1 / s->cell;
         s->grid_cover = cmax;
-        if (!cell_map_reset(&s->agent_cells, n)) {
-            return 0;
-        }
-        cell_map *m = &s->agent_cells;
         /* the agents' cells lie between those of the box's corners (cell_coord is monotone) */
         s->hash_box[0] = cell_coord(lox, s->inv_cell);
         s->hash_box[1] = cell_coord(hix, s->inv_cell);
         s->hash_box[2] = cell_coord(loy, s->inv_cell);
         s->hash_box[3] = cell_coord(hiy, s->inv_cell);
-        /* rank holds each agent's map slot until the placement (no slot moves: the
-         * map only grows by insertion into a table sized for n cells) */
-        for (int32_t i = 0; i < n; ++i) {
-            int32_t cx = cell_coord(s->pos[i].x, s->inv_cell);
-            int32_t cy = cell_coord(s->pos[i].y, s->inv_cell);
-            uint32_t hh = cell_map_insert(m, cell_key(cx, cy));
-            s->rank[i] = (int32_t)hh;
-            m->count[hh]++;
-        }
-        /* ranges in order of first appearance (by agent index) */
-        int32_t offset = 0;
-        for (int32_t i = 0; i < n; ++i) {
-            uint32_t hh = (uint32_t)s->rank[i];
-            if (m->start[hh] == 0 && m->count[hh] > 0) {
-                m->start[hh] = offset + 1; /* +1: 0 marks "not placed yet" */
-                offset += m->count[hh];
-            }
-        }
-        for (uint32_t k = 0; k <= m->mask; ++k) {
-            if (m->keys[k] != CELL_EMPTY) {
-                m->start[k] -= 1;
-                m->count[k] = 0;
-            }
-        }
-        for (int32_t i = 0; i < n; ++i) {
-            uint32_t hh = (uint32_t)s->rank[i];
-            int32_t at = m->start[hh] + m->count[hh]++;
-            s->cell_index[at] = i;
-            s->rank[i] = at;
+        int blocks = hash_blocks(s);
+        if (!(blocks ? hash_in_blocks(s, blocks) : hash_on_caller(s))) {
+            return 0;
         }
     }
     if (!gathered && n > 0) {

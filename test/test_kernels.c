@@ -996,6 +996,135 @@ static int test_grid_sort_on_workers(void)
     return 0;
 }
 
+/* The hashed grid's build on the workers (the map cut into parts of slots, cells put off
+ * where a part's probes would leave it) against the one on the caller (one worker): the same
+ * sorted order, the same cells with the same ranges, and every agent inside its cell's range,
+ * for 2 to 8 workers, over crowds too sparse for the dense grid: uniform, on a ring, in three
+ * far clusters (many agents a cell), in cells whose first slots all lie in the first 2,048 of
+ * the table (one part holds every cell; on 8 workers most are put off) and with 31 agents in
+ * cells whose first slots are the table's last 30 (a dozen put off, their probes wrapping to
+ * the table's start). */
+enum { HASH_N = 40000 };
+
+/* A position in the middle of cell (cx, cy) of size cell. */
+static orca_vec2 hashed_cell_centre(int32_t cx, int32_t cy, double cell)
+{
+    return vec(((double)cx + 0.5) * cell, ((double)cy + 0.5) * cell);
+}
+
+/* A cell whose first slot in a table of mask + 1 slots lies in [lo, hi). */
+static void hashed_cell_in(test_rng *g, uint32_t mask, uint32_t lo, uint32_t hi, int32_t *cx,
+                           int32_t *cy)
+{
+    for (;;) {
+        *cx = (int32_t)test_rng_uniform(g, -262144, 262144);
+        *cy = (int32_t)test_rng_uniform(g, -262144, 262144);
+        uint32_t h = cell_hash(cell_key(*cx, *cy), mask);
+        if (h >= lo && h < hi) {
+            return;
+        }
+    }
+}
+
+static orca_sim *hashed_crowd(int workers, int layout, double cell)
+{
+    orca_sim *sim = NULL;
+    orca_sim_def def = orca_sim_def_default();
+    def.worker_count = workers;
+    if (orca_sim_create(&def, &sim) != ORCA_OK) {
+        return NULL;
+    }
+    test_rng g = {0x4a5e7u + (unsigned)layout};
+    const uint32_t mask = 131071; /* 2 * 40,000 + 2 slots, to a power of two */
+    int32_t special[6000][2];
+    int specials = layout == 3 ? 6000 : (layout == 4 ? 31 : 0);
+    for (int k = 0; k < specials; ++k) {
+        hashed_cell_in(&g, mask, layout == 3 ? 0 : mask + 1 - 30, layout == 3 ? 2048 : mask + 1,
+                       &special[k][0], &special[k][1]);
+    }
+    for (int i = 0; i < HASH_N; ++i) {
+        orca_vec2 p;
+        if (layout == 0 || (layout == 4 && i % 1300 != 0)) {
+            p = vec(test_rng_uniform(&g, -2e6, 2e6), test_rng_uniform(&g, -2e6, 2e6));
+        } else if (layout == 1) {
+            /* (1 - t^2, 2t) / (1 + t^2) on a ring of 100 km */
+            double t = test_rng_uniform(&g, -1, 1);
+            p = vec(1e5 * (1 - t * t) / (1 + t * t), 1e5 * 2 * t / (1 + t * t));
+        } else if (layout == 2) {
+            double cx = 1e6 * (double)(i % 3 - 1), cy = 1e6 * (double)(i % 2);
+            p = vec(cx + test_rng_uniform(&g, 0, 20), cy + test_rng_uniform(&g, 0, 20));
+        } else {
+            int k = layout == 3 ? (i / 4) % specials : i / 1300; /* 4 agents a cell, or 1 */
+            p = hashed_cell_centre(special[k][0], special[k][1], cell);
+        }
+        orca_agent_def d = orca_agent_def_default();
+        d.position = p;
+        d.neighbor_dist = 4;
+        d.radius = 0.2;
+        if (orca_sim_add_agent(sim, &d, NULL) != ORCA_OK) {
+            orca_sim_destroy(sim);
+            return NULL;
+        }
+    }
+    return sim;
+}
+
+/* Every agent inside the range of its cell, at its rank. */
+static int hashed_ranges_hold_agents(const orca_sim *sim)
+{
+    for (int32_t i = 0; i < sim->agent_count; ++i) {
+        int32_t cx = cell_coord(sim->pos[i].x, sim->inv_cell);
+        int32_t cy = cell_coord(sim->pos[i].y, sim->inv_cell);
+        int64_t h = cell_map_find(&sim->agent_cells, cell_key(cx, cy));
+        ENSURE(h >= 0);
+        int32_t r = sim->rank[i], begin = sim->agent_cells.start[h];
+        ENSURE(r >= begin && r < begin + sim->agent_cells.count[h]);
+        ENSURE(sim->cell_index[r] == i);
+    }
+    return 0;
+}
+
+static int test_hashed_grid_on_workers(void)
+{
+    /* the cells' size: that of a hashed grid for these agents (neighbour distance 4) */
+    orca_sim *probe = hashed_crowd(1, 0, 0);
+    ENSURE(probe && orca_grid_prepare(probe) == ORCA_OK && !probe->grid_dense);
+    double cell = probe->cell;
+    orca_sim_destroy(probe);
+    for (int layout = 0; layout < 5; ++layout) {
+        orca_sim *one = hashed_crowd(1, layout, cell);
+        ENSURE(one && orca_grid_prepare(one) == ORCA_OK);
+        ENSURE(!one->grid_dense && one->cell == cell && one->agent_cells.mask == 131071);
+        ENSURE(hashed_ranges_hold_agents(one) == 0);
+        const cell_map *m1 = &one->agent_cells;
+        int cells1 = 0;
+        for (uint32_t k = 0; k <= m1->mask; ++k) {
+            cells1 += m1->keys[k] != CELL_EMPTY;
+        }
+        for (int workers = 2; workers <= 8; workers += workers < 4 ? 1 : 4) {
+            orca_sim *sim = hashed_crowd(workers, layout, cell);
+            ENSURE(sim && orca_grid_prepare(sim) == ORCA_OK && !sim->grid_dense);
+            ENSURE(memcmp(sim->cell_index, one->cell_index, HASH_N * sizeof *one->cell_index) == 0);
+            ENSURE(memcmp(sim->rank, one->rank, HASH_N * sizeof *one->rank) == 0);
+            ENSURE(hashed_ranges_hold_agents(sim) == 0);
+            const cell_map *m = &sim->agent_cells;
+            int cells = 0;
+            for (uint32_t k = 0; k <= m->mask; ++k) {
+                if (m->keys[k] == CELL_EMPTY) {
+                    continue;
+                }
+                ++cells;
+                int64_t h = cell_map_find(m1, m->keys[k]);
+                ENSURE(h >= 0 && m1->start[h] == m->start[k] && m1->count[h] == m->count[k]);
+            }
+            ENSURE(cells == cells1);
+            orca_sim_destroy(sim);
+        }
+        orca_sim_destroy(one);
+    }
+    return 0;
+}
+
 /* The step's search (orca_step_search_test) of far-reaching agents in a dense grid sized for
  * the others, in both copies, from no hint, a too small one, a right one and "not full",
  * against brute force. */
@@ -1099,6 +1228,7 @@ const orca_test ORCA_TESTS[] = {
     {"step_search_matches_brute_force", test_step_search_matches_brute_force},
     {"grid_cells_far_agents", test_grid_cells_far_agents},
     {"grid_sort_on_workers", test_grid_sort_on_workers},
+    {"hashed_grid_on_workers", test_hashed_grid_on_workers},
     {"step_search_far_agents", test_step_search_far_agents},
     {0, 0},
 };
