@@ -1393,6 +1393,8 @@ static orca_status append_own(orca_mpi *m, const orca_agent_def *defs, const orc
         a->goal = goals[i];
         if (a->goal.kind == ORCA_GOAL_SET) {
             a->goal.target = nearest_point(m, a->goal.goal_set, a->def.position);
+            /* the pedestrian model's stream of its set, as orca_scenario_add_agent gives it */
+            a->stream = m->opt.ped_on ? a->goal.goal_set : -1;
         }
     }
     m->own_n += count;

@@ -7,7 +7,8 @@
  * - walls added and removed mid-run (every path planned again, as in one process);
  * - a checkpoint taken after a wall changed and before the next step (the manifest's
  *   navigation bit 4), restarted on every rank count from 1 to the job's, continued with the
- *   bits of the one process that just stepped on. */
+ *   bits of the one process that just stepped on;
+ * - agents removed (with their paths) and added (their first plan) through the API. */
 #include <orca/mpi.h>
 
 #include <stdio.h>
@@ -29,7 +30,7 @@ static int rank, ranks, failures;
     } while (0)
 
 #define STEPS 30
-#define MAXA 64
+#define MAXA 256
 
 /* Two rooms joined by a door, a pillar in the right one, an exit set of two points at the
  * right wall; agents in both rooms heading for points in the other (behind the inner wall)
@@ -62,8 +63,9 @@ static void agent(int k, orca_agent_def *d, orca_goal *g, int set)
     }
 }
 
-/* The scene as a scenario (every rank builds the same); ids receives the agents' handles. */
-static orca_scenario *scene(int count, orca_agent_id *ids)
+/* The scene as a scenario (every rank builds the same), with the pedestrian model when ped
+ * (its agents of the exit set walk in that set's stream); ids receives the agents' handles. */
+static orca_scenario *scene(int count, int ped, orca_agent_id *ids)
 {
     orca_scenario *sc = NULL;
     orca_status st = orca_scenario_create(NULL, 0.25, 44, &sc);
@@ -79,6 +81,9 @@ static orca_scenario *scene(int count, orca_agent_id *ids)
               orca_scenario_set_goal_set_exit(sc, set, 0.5) == ORCA_OK &&
               orca_scenario_set_navigation(sc, 1) == ORCA_OK,
           "scene: %s", orca_scenario_last_error(sc));
+    orca_pedestrian model = orca_pedestrian_default();
+    CHECK(!ped || orca_scenario_set_pedestrian(sc, &model) == ORCA_OK, "scene: %s",
+          orca_scenario_last_error(sc));
     for (int k = 0; k < count; ++k) {
         orca_agent_def d;
         orca_goal g;
@@ -97,9 +102,9 @@ typedef struct one_process {
     int keys, segs;
 } one_process;
 
-static void one_start(one_process *p, int count)
+static void one_start(one_process *p, int count, int ped)
 {
-    p->sc = scene(count, p->id);
+    p->sc = scene(count, ped, p->id);
     p->keys = count;
     orca_sim *sim = orca_scenario_sim(p->sc);
     p->segs = orca_sim_segment_count(sim);
@@ -108,10 +113,10 @@ static void one_start(one_process *p, int count)
     }
 }
 
-static orca_mpi *run_of(int count)
+static orca_mpi *run_of(int count, int ped)
 {
     orca_agent_id ids[MAXA];
-    orca_scenario *sc = scene(count, ids);
+    orca_scenario *sc = scene(count, ped, ids);
     orca_mpi_def def = orca_mpi_def_default();
     def.rebalance_every = 1; /* the borders move every step */
     orca_mpi *m = NULL;
@@ -187,8 +192,8 @@ static void one_walls(one_process *p, int s)
 static void walls_checks(const char *dir)
 {
     one_process one;
-    one_start(&one, 60);
-    orca_mpi *m = run_of(60);
+    one_start(&one, 60, 0);
+    orca_mpi *m = run_of(60, 0);
     uint64_t want[STEPS + 1];
     char ck[2][600];
     int ck_step[2] = {ADD_AT, REMOVE_AT};
@@ -254,6 +259,99 @@ static void walls_checks(const char *dir)
     orca_scenario_destroy(one.sc);
 }
 
+/* --- 2. agents removed and added with navigation on ------------------------------------- */
+
+/* Collective: removes `count` keys (rank k % ranks names key k; rank 0 names the first twice)
+ * from the run and the one process. */
+static void remove_keys(orca_mpi *m, one_process *p, const uint64_t *keys, int count)
+{
+    uint64_t mine[16];
+    int n = 0;
+    for (int i = 0; i < count; ++i) {
+        if ((int)(keys[i] % (uint64_t)ranks) == rank) {
+            mine[n++] = keys[i];
+        }
+        CHECK(orca_sim_remove_agent(orca_scenario_sim(p->sc), p->id[keys[i]]) == ORCA_OK,
+              "remove key %llu (one process)", (unsigned long long)keys[i]);
+    }
+    if (rank == 0 && count > 0) {
+        mine[n++] = keys[0];
+    }
+    CHECK(orca_mpi_remove_agents(m, mine, n) == ORCA_OK, "remove: %s", orca_mpi_last_error(m));
+}
+
+/* Collective: every rank adds `per_rank` agents (ordinals from k0, rank by rank); the one
+ * process adds them in key order. */
+static void add_agents(orca_mpi *m, one_process *p, int k0, int per_rank)
+{
+    orca_agent_def d[8];
+    orca_goal g[8];
+    int mine = 0;
+    for (int r = 0; r < ranks; ++r) {
+        for (int i = 0; i < per_rank; ++i) {
+            orca_agent_def dd;
+            orca_goal gg;
+            agent(k0 + r * per_rank + i, &dd, &gg, 0);
+            /* in the corridor between the rooms' rows, not on another agent */
+            dd.position.y = 9.4 - 0.6 * (double)(r % 2);
+            dd.position.x = (dd.position.x < 10.0 ? 1.0 : 11.0) + 0.9 * (double)(r * per_rank + i);
+            CHECK(orca_scenario_add_agent(p->sc, &dd, &gg, &p->id[p->keys]) == ORCA_OK,
+                  "add (one process): %s", orca_scenario_last_error(p->sc));
+            p->keys++;
+            if (r == rank) {
+                d[mine] = dd;
+                g[mine] = gg;
+                ++mine;
+            }
+        }
+    }
+    uint64_t first = 0;
+    CHECK(orca_mpi_add_agents(m, d, g, mine, &first) == ORCA_OK &&
+              first == (uint64_t)(p->keys - (ranks - rank) * per_rank),
+          "add: %s (first key %llu)", orca_mpi_last_error(m), (unsigned long long)first);
+}
+
+/* Agents removed (with their paths) and added (their first plan at the next step) mid-run;
+ * with ped, under the pedestrian model, whose agents added with a goal set take the set's
+ * stream (orca_scenario_add_agent's, docs/pedestrians.md). */
+static void agents_checks(int ped)
+{
+    one_process one;
+    one_start(&one, 48, ped);
+    orca_mpi *m = run_of(48, ped);
+    int ok = same(m, orca_scenario_hash(one.sc), "agents: start", 0);
+    for (int s = 1; s <= STEPS && ok; ++s) {
+        CHECK(orca_scenario_step(one.sc) == ORCA_OK, "step %d (one process): %s", s,
+              orca_scenario_last_error(one.sc));
+        CHECK(orca_mpi_step(m) == ORCA_OK, "step %d: %s", s, orca_mpi_last_error(m));
+        ok = same(m, orca_scenario_hash(one.sc), "agents, after the step", s);
+        if (s == 3) {
+            /* agents with paths (point goals behind the wall, the exit set's) removed */
+            uint64_t keys[5] = {3, 4, 10, 17, 31};
+            remove_keys(m, &one, keys, 5);
+            ok = ok && same(m, orca_scenario_hash(one.sc), "agents, after removals", s);
+        }
+        if (s == 5 || s == 12) {
+            /* agents added by every rank: their first plan at the next step */
+            add_agents(m, &one, s == 5 ? 48 : 60, 2);
+            ok = ok && same(m, orca_scenario_hash(one.sc), "agents, after additions", s);
+        }
+        if (s == 9) {
+            /* an added agent out (with the path it planned) and one in: the count stays */
+            uint64_t key = 49;
+            remove_keys(m, &one, &key, 1);
+            add_agents(m, &one, 57, 1);
+            ok = ok && same(m, orca_scenario_hash(one.sc), "agents, one out and one in", s);
+        }
+        if (s == 20) {
+            same_counts(m, one.sc, "agents removed and added");
+        }
+    }
+    same_counts(m, one.sc, "agents removed and added, at the end");
+    orca_mpi_destroy(m);
+    orca_scenario_destroy(one.sc);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -268,6 +366,10 @@ int main(int argc, char **argv)
     MPI_Barrier(MPI_COMM_WORLD);
     walls_checks(dir);
     MPI_Barrier(MPI_COMM_WORLD);
+    agents_checks(0);
+    MPI_Barrier(MPI_COMM_WORLD);
+    agents_checks(1);
+    MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0) {
         char cmd[512];
         snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
@@ -279,7 +381,8 @@ int main(int argc, char **argv)
     MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0) {
         printf("mpi_nav_check on %d ranks: %s (%d failed checks; walls changed mid-run and "
-               "before checkpoints restarted on 1..%d ranks, %d steps, hash equal after every step and change)\n",
+               "before checkpoints restarted on 1..%d ranks, agents removed and added, also under the pedestrian model, %d steps "
+               "each, hash equal after every step and change)\n",
                ranks, all ? "FAILED" : "passed", all, ranks, STEPS);
     }
     MPI_Finalize();

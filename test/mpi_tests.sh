@@ -26,7 +26,7 @@
 #    lost process; the last checkpoint restarts it with the one-process bits.
 # 5. mpi_nav_check (test/mpi_nav_check.c) on 1-4 ranks: navigation where the run changes under
 #    it (walls added and removed mid-run, checkpoints taken just after a wall changed,
-#    restarted on every rank count), against one process after
+#    restarted on every rank count; agents removed and added), against one process after
 #    every step and change.
 # Ranks beyond the machine's cores run oversubscribed; as root Open MPI needs the run-as-root
 # variables, set here.
