@@ -1059,13 +1059,7 @@ static void free_all(orca_mpi *m)
     free(m->rule_pref);
     free(m->bnd_len);
     free(m->bnd_pt);
-    free(m->set_first);
-    free(m->set_count);
-    free(m->set_exit);
-    free(m->set_arrive);
-    free(m->set_pt);
-    free(m->set_left);
-    free(m->set_last);
+    mpi_sets_free(m);
     mpi_wp_table_free(&m->wp);
     free(m->wp_prev);
     if (m->comm != MPI_COMM_NULL) {

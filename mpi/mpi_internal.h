@@ -164,6 +164,9 @@ int mpi_set_loops(orca_mpi *m, const int32_t *len, const orca_vec2 *pts, int32_t
                   int32_t points);
 int mpi_set_sets(orca_mpi *m, const int32_t *count, const int32_t *exit, const double *arrive,
                  const orca_vec2 *pts, int32_t n, int32_t points);
+/* Frees the goal sets' arrays (their points, bookkeeping and departures), leaving the fields
+ * to the caller. */
+void mpi_sets_free(orca_mpi *m);
 
 /* --- waypoints (mpi_waypoints.c; docs/mpi.md, "Waypoints") --------------------------------- */
 
