@@ -850,8 +850,9 @@ orca_status orca_mpi_step(orca_mpi *m)
     /* the rule for the owned agents (the halo agents' preferred velocities are not read);
      * with navigation its pass computes them */
     st = fill_local(m, n, !m->nav);
+    int agreed = 0; /* 1: every rank refused already, the message naming the rank */
     if (m->nav) {
-        st = mpi_nav_pass(m, n, st);
+        st = mpi_nav_pass(m, n, st, &agreed);
     }
     if (st == ORCA_OK && m->def.record) {
         st = measure(m);
@@ -873,7 +874,7 @@ orca_status orca_mpi_step(orca_mpi *m)
      * rank counts it), so the sum over the ranks is one process's count */
     int64_t fb = st == ORCA_OK ? orca_sim_last_fallback_count(m->local) : 0;
     double ta = MPI_Wtime();
-    st = mpi_agree(m, st);
+    st = agreed ? st : mpi_agree(m, st);
     comm += MPI_Wtime() - ta;
     if (st != ORCA_OK) {
         if (m->nav) {

@@ -8,7 +8,10 @@
  * - a checkpoint taken after a wall changed and before the next step (the manifest's
  *   navigation bit 4), restarted on every rank count from 1 to the job's, continued with the
  *   bits of the one process that just stepped on;
- * - agents removed (with their paths) and added (their first plan) through the API. */
+ * - agents removed (with their paths) and added (their first plan) through the API;
+ * - with the quickest exit choice, a rank out of memory where the pass re-reads changed walls:
+ *   the step is refused on every rank (no rank left waiting in the queues' gathering), and
+ *   the run continues with the one-process bits. */
 #include <orca/mpi.h>
 
 #include <stdio.h>
@@ -18,6 +21,33 @@
 #include <unistd.h>
 
 static int rank, ranks, failures;
+
+/* The library's allocations (orca_set_allocator): while fail_bytes > 0, a resize of a block to
+ * exactly that many bytes fails (the nav's copy of the walls growing to the new wall count). */
+static size_t fail_bytes;
+static int failed_resizes;
+
+static void *hook_alloc(size_t size, void *context)
+{
+    (void)context;
+    return malloc(size);
+}
+
+static void *hook_resize(void *p, size_t size, void *context)
+{
+    (void)context;
+    if (p && fail_bytes > 0 && size == fail_bytes) {
+        failed_resizes++;
+        return NULL;
+    }
+    return realloc(p, size);
+}
+
+static void hook_release(void *p, void *context)
+{
+    (void)context;
+    free(p);
+}
 
 #define CHECK(cond, ...)                                                                       \
     do {                                                                                       \
@@ -352,9 +382,75 @@ static void agents_checks(int ped)
     orca_scenario_destroy(one.sc);
 }
 
+/* --- 3. out of memory re-reading changed walls, with the quickest exit choice ------------- */
+
+/* docs/mpi.md, "Navigation": the pass re-reads changed walls before the quickest choice's
+ * gathering of every rank's queue pairs. Two walls added (9, where the nav's copy holds 7)
+ * and the copy's growth failed on the last rank: every rank refuses the step naming it, and
+ * changes what one process's refusal of it changes (the exits at the step's start: they
+ * stay), and the step taken again continues with the bits of one process. */
+static void memory_checks(void)
+{
+    orca_scenario *sc[2];
+    orca_agent_id ids[MAXA];
+    for (int k = 0; k < 2; ++k) {
+        sc[k] = scene(60, 0, ids);
+        CHECK(orca_scenario_set_exit_choice(sc[k], ORCA_EXIT_QUICKEST) == ORCA_OK, "quickest");
+    }
+    orca_mpi_def def = orca_mpi_def_default();
+    def.rebalance_every = 1;
+    orca_mpi *m = NULL;
+    orca_status st = orca_mpi_create_from_scenario(MPI_COMM_WORLD, sc[1], &def, &m);
+    CHECK(st == ORCA_OK, "create: %s", orca_mpi_last_error(NULL));
+    orca_scenario_destroy(sc[1]);
+    orca_scenario *one = sc[0];
+    const orca_vec2 w[2][2] = {{{12, 1}, {12, 8.5}}, {{16, 6}, {18, 6}}};
+    int ok = 1;
+    for (int s = 1; s <= 12 && ok; ++s) {
+        if (s == 4) {
+            for (int k = 0; k < 2; ++k) {
+                CHECK(orca_mpi_add_segment(m, w[k][0], w[k][1]) == ORCA_OK &&
+                          orca_sim_add_segment(orca_scenario_sim(one), w[k][0], w[k][1], NULL) ==
+                              ORCA_OK,
+                      "add a wall: %s", orca_mpi_last_error(m));
+            }
+            /* the one process refused likewise: its agents at the exits have left (and the
+             * outflows decayed), as the step begins, and nothing else changes */
+            fail_bytes = 9 * sizeof(orca_vec2);
+            CHECK(orca_scenario_step(one) == ORCA_ERR_MEMORY, "one process: %s",
+                  orca_scenario_last_error(one));
+            failed_resizes = 0;
+            fail_bytes = rank == ranks - 1 ? 9 * sizeof(orca_vec2) : 0;
+            st = orca_mpi_step(m);
+            fail_bytes = 0;
+            char want[96];
+            snprintf(want, sizeof want, "rank %d: out of memory (reading the walls)", ranks - 1);
+            CHECK(st == ORCA_ERR_MEMORY && strcmp(orca_mpi_last_error(m), want) == 0 &&
+                      orca_mpi_step_count(m) == 3,
+                  "out of memory re-reading the walls: status %d, '%s' (want '%s'), step %llu",
+                  (int)st, orca_mpi_last_error(m), want,
+                  (unsigned long long)orca_mpi_step_count(m));
+            CHECK(rank != ranks - 1 || failed_resizes == 1, "%d resizes failed, want 1",
+                  failed_resizes);
+            if (rank == 0 && getenv("MPI_CHECK_SHOW")) {
+                printf("refused: %s\n", orca_mpi_last_error(m));
+            }
+            ok = same(m, orca_scenario_hash(one), "after the refused step", 3);
+        }
+        CHECK(orca_scenario_step(one) == ORCA_OK, "step %d (one process)", s);
+        CHECK(orca_mpi_step(m) == ORCA_OK, "step %d: %s", s, orca_mpi_last_error(m));
+        ok = ok && same(m, orca_scenario_hash(one), "quickest choice, walls added", s);
+    }
+    same_counts(m, one, "quickest choice, a step refused for memory");
+    orca_mpi_destroy(m);
+    orca_scenario_destroy(one);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
+    orca_allocator hooks = {hook_alloc, hook_resize, hook_release, NULL};
+    orca_set_allocator(&hooks);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &ranks);
     char dir[256];
@@ -370,6 +466,8 @@ int main(int argc, char **argv)
     MPI_Barrier(MPI_COMM_WORLD);
     agents_checks(1);
     MPI_Barrier(MPI_COMM_WORLD);
+    memory_checks();
+    MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0) {
         char cmd[512];
         snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
@@ -382,7 +480,7 @@ int main(int argc, char **argv)
     if (rank == 0) {
         printf("mpi_nav_check on %d ranks: %s (%d failed checks; walls changed mid-run and "
                "before checkpoints restarted on 1..%d ranks, agents removed and added, also under the pedestrian model, %d steps "
-               "each, hash equal after every step and change)\n",
+               "each; a step refused on every rank for one rank's memory, hash equal after every step and change)\n",
                ranks, all ? "FAILED" : "passed", all, ranks, STEPS);
     }
     MPI_Finalize();
