@@ -166,6 +166,15 @@ static int same(orca_mpi *m, uint64_t want, const char *what, int step)
     return st == ORCA_OK && h == want;
 }
 
+/* Collective: one step of the run and of the one process; 1 when the hashes are equal. */
+static int step_both(orca_mpi *m, orca_scenario *one, const char *what, int s)
+{
+    CHECK(orca_scenario_step(one) == ORCA_OK, "%s, step %d (one process): %s", what, s,
+          orca_scenario_last_error(one));
+    CHECK(orca_mpi_step(m) == ORCA_OK, "%s, step %d: %s", what, s, orca_mpi_last_error(m));
+    return same(m, orca_scenario_hash(one), what, s);
+}
+
 /* Collective: navigation's counts of the run against the one process's. */
 static void same_counts(orca_mpi *m, const orca_scenario *sc, const char *what)
 {
@@ -236,10 +245,7 @@ static void walls_checks(const char *dir)
     MPI_Barrier(MPI_COMM_WORLD);
     int ok = same(m, orca_scenario_hash(one.sc), "walls: start", 0);
     for (int s = 1; s <= STEPS && ok; ++s) {
-        CHECK(orca_scenario_step(one.sc) == ORCA_OK, "step %d (one process): %s", s,
-              orca_scenario_last_error(one.sc));
-        CHECK(orca_mpi_step(m) == ORCA_OK, "step %d: %s", s, orca_mpi_last_error(m));
-        ok = same(m, orca_scenario_hash(one.sc), "walls, after the step", s);
+        ok = step_both(m, one.sc, "walls, after the step", s);
         one_walls(&one, s);
         mpi_walls(m, s);
         want[s] = orca_scenario_hash(one.sc);
@@ -351,10 +357,7 @@ static void agents_checks(int ped)
     orca_mpi *m = run_of(48, ped);
     int ok = same(m, orca_scenario_hash(one.sc), "agents: start", 0);
     for (int s = 1; s <= STEPS && ok; ++s) {
-        CHECK(orca_scenario_step(one.sc) == ORCA_OK, "step %d (one process): %s", s,
-              orca_scenario_last_error(one.sc));
-        CHECK(orca_mpi_step(m) == ORCA_OK, "step %d: %s", s, orca_mpi_last_error(m));
-        ok = same(m, orca_scenario_hash(one.sc), "agents, after the step", s);
+        ok = step_both(m, one.sc, "agents, after the step", s);
         if (s == 3) {
             /* agents with paths (point goals behind the wall, the exit set's) removed */
             uint64_t keys[5] = {3, 4, 10, 17, 31};
@@ -437,9 +440,7 @@ static void memory_checks(void)
             }
             ok = same(m, orca_scenario_hash(one), "after the refused step", 3);
         }
-        CHECK(orca_scenario_step(one) == ORCA_OK, "step %d (one process)", s);
-        CHECK(orca_mpi_step(m) == ORCA_OK, "step %d: %s", s, orca_mpi_last_error(m));
-        ok = ok && same(m, orca_scenario_hash(one), "quickest choice, walls added", s);
+        ok = ok && step_both(m, one, "quickest choice, walls added", s);
     }
     same_counts(m, one, "quickest choice, a step refused for memory");
     orca_mpi_destroy(m);
@@ -479,8 +480,9 @@ int main(int argc, char **argv)
     MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0) {
         printf("mpi_nav_check on %d ranks: %s (%d failed checks; walls changed mid-run and "
-               "before checkpoints restarted on 1..%d ranks, agents removed and added, also under the pedestrian model, %d steps "
-               "each; a step refused on every rank for one rank's memory, hash equal after every step and change)\n",
+               "before checkpoints restarted on 1..%d ranks, agents removed and added, also "
+               "under the pedestrian model, %d steps each; a step refused on every rank for one "
+               "rank's memory; the hash equal to one process's after every step and change)\n",
                ranks, all ? "FAILED" : "passed", all, ranks, STEPS);
     }
     MPI_Finalize();
