@@ -850,8 +850,9 @@ orca_status orca_mpi_step(orca_mpi *m)
     /* the rule for the owned agents (the halo agents' preferred velocities are not read);
      * with navigation its pass computes them */
     st = fill_local(m, n, !m->nav);
+    int agreed = 0; /* 1: every rank refused already, the message naming the rank */
     if (m->nav) {
-        st = mpi_nav_pass(m, n, st);
+        st = mpi_nav_pass(m, n, st, &agreed);
     }
     if (st == ORCA_OK && m->def.record) {
         st = measure(m);
@@ -873,7 +874,7 @@ orca_status orca_mpi_step(orca_mpi *m)
      * rank counts it), so the sum over the ranks is one process's count */
     int64_t fb = st == ORCA_OK ? orca_sim_last_fallback_count(m->local) : 0;
     double ta = MPI_Wtime();
-    st = mpi_agree(m, st);
+    st = agreed ? st : mpi_agree(m, st);
     comm += MPI_Wtime() - ta;
     if (st != ORCA_OK) {
         if (m->nav) {
@@ -1059,13 +1060,7 @@ static void free_all(orca_mpi *m)
     free(m->rule_pref);
     free(m->bnd_len);
     free(m->bnd_pt);
-    free(m->set_first);
-    free(m->set_count);
-    free(m->set_exit);
-    free(m->set_arrive);
-    free(m->set_pt);
-    free(m->set_left);
-    free(m->set_last);
+    mpi_sets_free(m);
     mpi_wp_table_free(&m->wp);
     free(m->wp_prev);
     if (m->comm != MPI_COMM_NULL) {
@@ -1393,6 +1388,8 @@ static orca_status append_own(orca_mpi *m, const orca_agent_def *defs, const orc
         a->goal = goals[i];
         if (a->goal.kind == ORCA_GOAL_SET) {
             a->goal.target = nearest_point(m, a->goal.goal_set, a->def.position);
+            /* the pedestrian model's stream of its set, as orca_scenario_add_agent gives it */
+            a->stream = m->opt.ped_on ? a->goal.goal_set : -1;
         }
     }
     m->own_n += count;

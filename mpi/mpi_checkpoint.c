@@ -116,6 +116,14 @@ static void part_name(char *out, size_t size, const char *dir, uint64_t steps, i
     snprintf(out, size, "%s/step-%llu-part-%05d.bin", dir, (unsigned long long)steps, rank);
 }
 
+/* Whether path names a file directly in dir as part_name writes it (dir, a slash, a name
+ * without one): a checkpoint written elsewhere keeps its parts. */
+static int in_dir(const char *path, const char *dir)
+{
+    size_t n = strlen(dir);
+    return strncmp(path, dir, n) == 0 && path[n] == '/' && !strchr(path + n + 1, '/');
+}
+
 /* Writes bytes to path through a temporary file renamed into place; the OS's reason in the
  * message when it cannot. */
 static orca_status write_file(orca_mpi *m, const char *path, const unsigned char *bytes,
@@ -371,7 +379,7 @@ orca_status orca_mpi_checkpoint(orca_mpi *m, const char *dir)
          * this directory is no longer needed */
         char path[CKPT_PATH];
         part_name(path, sizeof path, dir, m->steps, m->rank);
-        if (m->last_part[0] && strcmp(m->last_part, path) != 0) {
+        if (m->last_part[0] && strcmp(m->last_part, path) != 0 && in_dir(m->last_part, dir)) {
             remove(m->last_part);
         }
         snprintf(m->last_part, sizeof m->last_part, "%s", path);

@@ -164,6 +164,9 @@ int mpi_set_loops(orca_mpi *m, const int32_t *len, const orca_vec2 *pts, int32_t
                   int32_t points);
 int mpi_set_sets(orca_mpi *m, const int32_t *count, const int32_t *exit, const double *arrive,
                  const orca_vec2 *pts, int32_t n, int32_t points);
+/* Frees the goal sets' arrays (their points, bookkeeping and departures), leaving the fields
+ * to the caller. */
+void mpi_sets_free(orca_mpi *m);
 
 /* --- waypoints (mpi_waypoints.c; docs/mpi.md, "Waypoints") --------------------------------- */
 
@@ -243,8 +246,9 @@ void mpi_nav_drop(orca_mpi *m, mpi_agent *a);
 /* After fill_local (st its status): the scenario's navigation pass over the local list's n
  * agents (the owned ones), their rule values into the local step's preferred velocities
  * (rule_pref with the pedestrian model). Local, but collective with the quickest exit choice
- * (its queues): every rank calls it then, and a refusal on one is agreed by all. */
-orca_status mpi_nav_pass(orca_mpi *m, int64_t n, orca_status st);
+ * (its queues): every rank calls it then, and a refusal on one is agreed by all; *agreed is
+ * then 1 on every rank (the message names the rank already), else 0. */
+orca_status mpi_nav_pass(orca_mpi *m, int64_t n, orca_status st, int *agreed);
 /* The progress mpi_nav_pass changed, put back (the step was refused). */
 void mpi_nav_restore(orca_mpi *m);
 /* Collective, in migrate after the records' exchange: the paths of the records sent follow

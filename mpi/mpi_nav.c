@@ -37,6 +37,7 @@ struct mpi_nav {
     int64_t all_cap;
     unsigned char *sbuf, *rbuf;
     int64_t sbuf_cap, rbuf_cap;
+    int queues_refused; /* 1: the last gathering was refused (on every rank, its message set) */
 };
 
 _Static_assert(NAV_COUNTS == NAV_RETIRED, "the scenario's retired counts");
@@ -445,6 +446,7 @@ static orca_status mpi_queues(orca_scenario *sc, int n, void *ctx)
     }
     nv->all_cap = kcap < rcap ? kcap : rcap;
     if ((st = mpi_agree(m, st)) != ORCA_OK) {
+        nv->queues_refused = 1;
         return st;
     }
     int64_t at = 0;
@@ -458,6 +460,7 @@ static orca_status mpi_queues(orca_scenario *sc, int n, void *ctx)
                           : mpi_local_fail(m, ORCA_ERR_MEMORY, "out of memory (the queues)"));
     if (st != ORCA_OK) {
         free(own);
+        nv->queues_refused = 1;
         return st;
     }
     for (int i = 0, k = 0; i < n; ++i) {
@@ -483,7 +486,9 @@ static orca_status mpi_queues(orca_scenario *sc, int n, void *ctx)
     st = orca_sc_queue_build(sc, (int)total);
     sc->qkey = qk;
     sc->qrem = qr;
-    return mpi_agree(m, st == ORCA_OK ? ORCA_OK : mpi_local_fail(m, st, "%s", sc->error));
+    st = mpi_agree(m, st == ORCA_OK ? ORCA_OK : mpi_local_fail(m, st, "%s", sc->error));
+    nv->queues_refused = st != ORCA_OK;
+    return st;
 }
 
 orca_status mpi_nav_clone(orca_mpi *m, const orca_scenario *src, int index, mpi_agent *a)
@@ -627,6 +632,11 @@ static orca_status pass_prepare(orca_mpi *m, int64_t n)
     } else {
         orca_nav_rebind(sc->nav, m->local); /* the local simulation may be a new one */
     }
+    /* the pass reads changed walls (orca_nav_sync) before the quickest choice's gathering:
+     * its one allocation is made here, where a failure is agreed on by every rank first */
+    if (!orca_nav_reserve_walls(sc->nav, m->local)) {
+        return mpi_local_fail(m, ORCA_ERR_MEMORY, "out of memory (reading the walls)");
+    }
     sc->sim = m->local;
     sc->rule_keys = nv->rule_keys;
     /* entry k is owned agent k; the local list holds the owned agents in their key order */
@@ -645,19 +655,22 @@ static orca_status pass_prepare(orca_mpi *m, int64_t n)
     return ORCA_OK;
 }
 
-orca_status mpi_nav_pass(orca_mpi *m, int64_t n, orca_status st)
+orca_status mpi_nav_pass(orca_mpi *m, int64_t n, orca_status st, int *agreed)
 {
     mpi_nav *nv = m->nav;
     orca_scenario *sc = &nv->sc;
+    *agreed = 0;
     if (st == ORCA_OK) {
         st = pass_prepare(m, n);
     }
     if (sc->exit_choice == ORCA_EXIT_QUICKEST) {
         st = mpi_agree(m, st); /* the queues are gathered from every rank: all pass, or none */
+        *agreed = st != ORCA_OK;
     }
     if (st != ORCA_OK) {
         return st;
     }
+    nv->queues_refused = 0;
     int64_t own_n = m->own_n;
     st = orca_sc_nav_advance(sc, nv->ent, orca_sim_positions(m->local), (int)n,
                              orca_rule_step_hash(m->def.seed, m->steps));
@@ -668,7 +681,8 @@ orca_status mpi_nav_pass(orca_mpi *m, int64_t n, orca_status st)
     }
     if (st != ORCA_OK) {
         orca_sc_nav_restore(sc);
-        return mpi_local_fail(m, st, "%s", sc->error);
+        *agreed = nv->queues_refused; /* (its message is the refusing rank's) */
+        return *agreed ? st : mpi_local_fail(m, st, "%s", sc->error);
     }
     /* the rule's values (into rule_pref with the pedestrian model, as fill_local's) */
     orca_vec2 *out = m->opt.ped_on ? m->rule_pref : m->local->pref;

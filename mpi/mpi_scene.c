@@ -49,6 +49,17 @@ int mpi_set_loops(orca_mpi *m, const int32_t *len, const orca_vec2 *pts, int32_t
     return 1;
 }
 
+void mpi_sets_free(orca_mpi *m)
+{
+    free(m->set_first);
+    free(m->set_count);
+    free(m->set_exit);
+    free(m->set_arrive);
+    free(m->set_pt);
+    free(m->set_left);
+    free(m->set_last);
+}
+
 /* Local: the run's goal sets become n sets (count[k] points each from pts on, exit[k],
  * arrive[k]); 0 out of memory (nothing changed). */
 int mpi_set_sets(orca_mpi *m, const int32_t *count, const int32_t *exit, const double *arrive,
@@ -77,13 +88,7 @@ int mpi_set_sets(orca_mpi *m, const int32_t *count, const int32_t *exit, const d
     memcpy(e, exit, (size_t)n * sizeof *e);
     memcpy(a, arrive, (size_t)n * sizeof *a);
     memcpy(p, pts, (size_t)points * sizeof *p);
-    free(m->set_first);
-    free(m->set_count);
-    free(m->set_exit);
-    free(m->set_arrive);
-    free(m->set_pt);
-    free(m->set_left);
-    free(m->set_last);
+    mpi_sets_free(m);
     for (int32_t k = 0; k < points; ++k) {
         last[k] = -1;
     }

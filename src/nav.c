@@ -429,26 +429,36 @@ int orca_nav_sync(orca_nav *nav)
     return orca_nav_sync_to(nav, nav->sim);
 }
 
+int orca_nav_reserve_walls(orca_nav *nav, const orca_sim *s)
+{
+    orca_segments_settle(s);
+    int nw = s->segment_count + (s->bnd ? s->bnd->edge_count : 0);
+    if (nw > nav->wcap) {
+        orca_vec2 *wa = orca_mem_resize(nav->wa, (size_t)nw, sizeof *wa);
+        if (!wa) {
+            return 0;
+        }
+        nav->wa = wa;
+        orca_vec2 *wb = orca_mem_resize(nav->wb, (size_t)nw, sizeof *wb);
+        if (!wb) {
+            return 0;
+        }
+        nav->wb = wb;
+        nav->wcap = nw;
+    }
+    return 1;
+}
+
 int orca_nav_sync_to(orca_nav *nav, const orca_sim *s)
 {
     if (orca_nav_same_walls(nav, s)) {
         return 0;
     }
+    if (!orca_nav_reserve_walls(nav, s)) {
+        return -1;
+    }
     int nseg = s->segment_count;
     int nw = nseg + (s->bnd ? s->bnd->edge_count : 0);
-    if (nw > nav->wcap) {
-        orca_vec2 *wa = orca_mem_resize(nav->wa, (size_t)nw, sizeof *wa);
-        if (!wa) {
-            return -1;
-        }
-        nav->wa = wa;
-        orca_vec2 *wb = orca_mem_resize(nav->wb, (size_t)nw, sizeof *wb);
-        if (!wb) {
-            return -1;
-        }
-        nav->wb = wb;
-        nav->wcap = nw;
-    }
     double M = 0.0;
     for (int k = 0; k < nw; ++k) {
         orca_vec2 a = k < nseg ? s->seg_a[k] : s->bnd->ea[k - nseg];

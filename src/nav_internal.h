@@ -26,6 +26,10 @@ int orca_nav_sync(orca_nav *nav);
 /* orca_nav_sync with the walls of another simulation s (a staged snapshot's, which becomes
  * the nav's own simulation's state afterwards: orca_scenario_load). */
 int orca_nav_sync_to(orca_nav *nav, const orca_sim *s);
+/* Room for s's walls in the nav's copy of the walls it read, so that the next orca_nav_sync_to
+ * (nav, s) cannot run out of memory; only the room changes (1), or nothing (0: out of
+ * memory). orca on MPI asks before a pass whose gathering every rank must reach. */
+int orca_nav_reserve_walls(orca_nav *nav, const orca_sim *s);
 /* 1 when the structures were built from exactly s's walls (orca_nav_sync would return 0);
  * changes nothing. */
 int orca_nav_same_walls(const orca_nav *nav, const orca_sim *s);

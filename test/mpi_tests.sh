@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # orca on MPI (docs/mpi.md): every hash of a split run equals the one-process hash.
-#   test/mpi_tests.sh MPI_CHECK ORCA_MPI ORCA [MPIEXEC]
+#   test/mpi_tests.sh MPI_CHECK ORCA_MPI ORCA [MPIEXEC [MPI_NAV_CHECK]]
 # 1. mpi_check (test/mpi_check.c) on 1, 2, 3 and 4 ranks: a scene with walls built through the
 #    API, agents crossing strip borders both ways, dense halos, borders moved every step,
 #    removals and additions mid-run, a wall removed mid-run, refusals, a checkpoint restarted on
@@ -24,6 +24,11 @@
 # 3. A checkpoint written on 2 ranks continued on 3 and on 1: the hash equals orca run's.
 # 4. A rank killed mid-run: the job fails within a bounded time with a message naming the
 #    lost process; the last checkpoint restarts it with the one-process bits.
+# 5. mpi_nav_check (test/mpi_nav_check.c) on 1-4 ranks: navigation where the run changes under
+#    it (walls added and removed mid-run, checkpoints taken just after a wall changed,
+#    restarted on every rank count; agents removed and added; a rank out of memory re-reading
+#    changed walls with the quickest exit choice), against one process after every step and
+#    change.
 # Ranks beyond the machine's cores run oversubscribed; as root Open MPI needs the run-as-root
 # variables, set here.
 set -u
@@ -31,6 +36,7 @@ check=$1
 ompi=$2
 orca=$3
 mpiexec=${4:-mpirun}
+navcheck=${5:-$(dirname "$check")/mpi_nav_check}
 examples="$(cd "$(dirname "$0")/.." && pwd)/examples"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # no InfiniBand or shared-memory warnings on a VM
@@ -733,6 +739,17 @@ else
     bad "restart after the kill: $got, orca run gives $want"
     cat "$tmp/err"
 fi
+
+# 5. navigation where the run changes under it, against one process (test/mpi_nav_check.c)
+for r in 1 2 3 4; do
+    # (a shorter limit: a rank left waiting in a collective call is what one case looks for)
+    if timeout 120 "$mpiexec" --oversubscribe -n "$r" "$navcheck" >"$tmp/navcheck$r.log" 2>&1; then
+        ok "mpi_nav_check on $r ranks: $(tail -n 1 "$tmp/navcheck$r.log")"
+    else
+        bad "mpi_nav_check on $r ranks"
+        tail -n 20 "$tmp/navcheck$r.log"
+    fi
+done
 
 echo "mpi: $passed passed, $failed failed"
 [[ $failed == 0 ]]

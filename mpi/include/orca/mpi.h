@@ -56,12 +56,11 @@ orca_status orca_mpi_create_builtin(MPI_Comm comm, orca_scene_kind kind, int age
                                              uint64_t seed, const orca_mpi_def *def,
                                              orca_mpi **out);
 
-/** Collective. The agents and walls of a scenario: every rank passes a scenario holding the
- * same scene (a scene file read on every rank, say); each rank takes only its share. Refused
- * when the scenario uses what the distributed run does not support yet (docs/mpi.md,
- * "What runs under MPI"): waypoints, goal sets, navigation, avoidance settings, boundaries,
- * the separation option, the density-dependent speed, or agents added to its simulation
- * directly. */
+/** Collective. The agents, walls and extensions of a scenario: every rank passes a scenario
+ * holding the same scene (a scene file read on every rank, say; the ranks' digests of it are
+ * compared); each rank takes only its share. Refused when the scenario holds what the
+ * distributed run does not support yet (docs/mpi.md, "What runs under MPI"): agents added to
+ * its simulation directly (without a goal). */
 orca_status orca_mpi_create_from_scenario(MPI_Comm comm, const orca_scenario *scenario,
                                                    const orca_mpi_def *def, orca_mpi **out);
 
@@ -88,10 +87,14 @@ orca_status orca_mpi_add_segment(orca_mpi *m, orca_vec2 a, orca_vec2 b);
 orca_status orca_mpi_remove_segment(orca_mpi *m, int index);
 
 /** Collective. Each rank adds its own list (count may differ, 0 included): agent defs with
- * their goals (ORCA_GOAL_POINT, ORCA_GOAL_VELOCITY or ORCA_GOAL_NONE). The new agents come
- * after every agent there is, in rank order and then list order, with consecutive keys; this
- * rank's first key goes to *first_key (may be NULL). The keys are what a one-process scenario
- * would give agents added in that order: their rule keys and their index order. */
+ * their goals (ORCA_GOAL_POINT, ORCA_GOAL_VELOCITY, ORCA_GOAL_NONE, or ORCA_GOAL_SET naming a
+ * goal set of the run). The new agents come after every agent there is, in rank order and
+ * then list order, with consecutive keys; this rank's first key goes to *first_key (may be
+ * NULL). The keys are what a one-process scenario would give agents added in that order
+ * (orca_scenario_add_agent): their rule keys and their index order; and so is each agent: a
+ * goal set's heads for the set's point nearest to it and, with the pedestrian model, walks in
+ * the set's stream; with navigation it has no path yet and plans at the next step. The
+ * default avoidance settings. */
 orca_status orca_mpi_add_agents(orca_mpi *m, const orca_agent_def *defs,
                                          const orca_goal *goals, int count, uint64_t *first_key);
 
