@@ -530,18 +530,10 @@ void mpi_nav_agent(const orca_mpi *m, const mpi_agent *a, orca_nav_agent *out,
     if (!v || !v->planned) {
         return;
     }
-    out->result = (orca_nav_result)v->route.result;
-    out->corner = v->k;
-    out->corners = v->route.result == ORCA_NAV_OK ? v->route.count : 0;
-    out->length = v->route.length;
-    out->plans = v->plans;
-    out->reroutes = v->reroutes;
+    orca_sc_nav_describe(v, out, corners, capacity);
     int point = mpi_nav_route_goal(a); /* the set's point the path ends at (nav_goal) */
     if (a->goal.kind == ORCA_GOAL_SET && point >= 0) {
         out->goal = m->set_pt[m->set_first[a->goal.goal_set] + point];
-    }
-    for (int k = 0; k < out->corners && k < capacity; ++k) {
-        corners[k] = v->route.corners[k];
     }
 }
 
