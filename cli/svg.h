@@ -43,6 +43,8 @@ void svg_rec_destroy(svg_rec *r);
 
 /* --- the source: the agents and the scene at the end of the run ---------------------------- */
 
+#define SVG_NAV_CORNERS 64 /* corners of a navigation path drawn, at most */
+
 /* One agent of the final state, as a source reports it (valid during the call only). */
 typedef struct svg_agent {
     int track;          /* its trajectory (svg_rec's t), or -1 */
@@ -54,7 +56,8 @@ typedef struct svg_agent {
     const orca_vec2 *waypoints;
     int waypoint_count, waypoint_loop;
     /* its navigation path (docs/navigation.md; tracked agents only), NULL with none: the
-     * corners from nav->corner to corner_count - 1, then nav->goal */
+     * corners from nav->corner to corner_count - 1 (corner_count at most SVG_NAV_CORNERS),
+     * then nav->goal */
     const orca_nav_agent *nav;
     const orca_nav_corner *corners;
     int corner_count;

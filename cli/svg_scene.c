@@ -6,8 +6,6 @@
 
 #include <stdlib.h>
 
-#define SVG_NAV_CORNERS 64 /* corners of a navigation path drawn, at most */
-
 struct svg_scene {
     orca_scenario *sc;
     svg_rec *rec;

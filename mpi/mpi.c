@@ -25,9 +25,15 @@
 
 void mpi_agent_clear(mpi_agent *a)
 {
+    /* field by field: a record travels as bytes, and a struct assigned whole may leave its
+     * padding undefined (valgrind: writev of uninitialised bytes) */
+    agent_ext e = orca_ext_defaults();
     memset(a, 0, sizeof *a);
     a->stream = -1;
-    a->ext = orca_ext_defaults();
+    a->ext.priority = e.priority;
+    a->ext.layers = e.layers;
+    a->ext.mask = e.mask;
+    a->ext.locked = e.locked;
     a->wp_row = -1;
 }
 

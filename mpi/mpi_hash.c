@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* orca on MPI's passes over every agent in key order through rank 0 (docs/mpi.md, "The
  * hash"): the state hash, streamed a window of keys at a time so that no rank holds every
- * agent, and the trajectories' CSV rows, which stream the same way. */
+ * agent, and the trajectories' CSV rows, which stream the same way. The windowed gathers
+ * (entries of one size, records of varying length) serve mpi_visit.c's passes too. */
 #include "mpi_internal.h"
 
 #include <errno.h>
@@ -73,56 +74,90 @@ typedef struct hash_scratch {
     unsigned char *seen;
 } hash_scratch;
 
-/* What rank 0 does with each agent of a windowed pass, in key order. */
-typedef void window_fn(void *context, const hash_entry *e);
-
-/* Collective: visit(context, e) on rank 0 for every agent, in key order. */
-static void window_pass(orca_mpi *m, const hash_scratch *x, window_fn *visit, void *context)
+void mpi_window_gather(orca_mpi *m, const mpi_gather *g)
 {
-    int *counts = x->counts, *displs = x->counts + m->size;
-    uint64_t win = x->win, windows = (m->next_key + win - 1) / win;
-    int64_t at = 0;
-    for (uint64_t w = 0; w < windows; ++w) {
-        uint64_t end = (w + 1) * win;
-        int n = 0;
-        while (at < m->own_n && m->own[at].key < end) {
-            const mpi_agent *a = &m->own[at];
-            x->mine[n].key = a->key;
-            x->mine[n].def = a->def;
-            x->mine[n].ext = a->ext;
-            x->mine[n].stream = a->stream;
-            x->mine[n].wp_index = a->wp_row >= 0 ? a->wp_index : -1;
-            ++n;
-            ++at;
-        }
+    int *counts = g->counts, *displs = g->counts + m->size;
+    int size = (int)g->size;
+    for (uint64_t w = 0; w < (g->keys + g->win - 1) / g->win; ++w) {
+        int n = g->fill(g->ctx, w * g->win, (w + 1) * g->win, g->mine);
         MPI_Gather(&n, 1, MPI_INT, counts, 1, MPI_INT, 0, m->comm);
         int sum = 0;
         if (m->rank == 0) {
             for (int r = 0; r < m->size; ++r) {
-                displs[r] = sum * (int)sizeof(hash_entry);
+                displs[r] = sum * size;
                 sum += counts[r];
-                counts[r] *= (int)sizeof(hash_entry);
+                counts[r] *= size;
             }
         }
-        MPI_Gatherv(x->mine, n * (int)sizeof(hash_entry), MPI_BYTE, x->got, counts, displs,
-                    MPI_BYTE, 0, m->comm);
+        MPI_Gatherv(g->mine, n * size, MPI_BYTE, g->got, counts, displs, MPI_BYTE, 0, m->comm);
         if (m->rank == 0 && sum > 0) {
-            /* each rank's block is in key order; the keys of a window are distinct, so a
-             * counting placement orders them */
-            uint64_t base = w * win;
-            memset(x->seen, 0, win);
-            for (int k = 0; k < sum; ++k) {
-                uint64_t o = x->got[k].key - base;
-                x->slot[o] = x->got[k];
-                x->seen[o] = 1;
-            }
-            for (uint64_t o = 0; o < win; ++o) {
-                if (x->seen[o]) {
-                    visit(context, &x->slot[o]);
-                }
-            }
+            g->take(g->ctx, w * g->win, g->got, sum);
         }
     }
+}
+
+/* What rank 0 does with each agent of a windowed pass, in key order. */
+typedef void window_fn(void *context, const hash_entry *e);
+
+typedef struct window_ctx {
+    const orca_mpi *m;
+    const hash_scratch *x;
+    int64_t at; /* the next owned agent */
+    window_fn *visit;
+    void *context;
+} window_ctx;
+
+/* mpi_gather's fill: the owned agents of keys below end (those of the earlier windows have
+ * gone). */
+static int window_fill(void *ctx, uint64_t base, uint64_t end, void *mine)
+{
+    (void)base;
+    window_ctx *c = ctx;
+    const orca_mpi *m = c->m;
+    hash_entry *e = mine;
+    int n = 0;
+    while (c->at < m->own_n && m->own[c->at].key < end) {
+        const mpi_agent *a = &m->own[c->at];
+        memset(&e[n], 0, sizeof e[n]); /* the padding travels too */
+        e[n].key = a->key;
+        e[n].def = a->def;
+        e[n].ext = a->ext;
+        e[n].stream = a->stream;
+        e[n].wp_index = a->wp_row >= 0 ? a->wp_index : -1;
+        ++n;
+        ++c->at;
+    }
+    return n;
+}
+
+/* mpi_gather's take: each rank's block is in key order; the keys of a window are distinct,
+ * so a counting placement orders them. */
+static void window_take(void *ctx, uint64_t base, const void *got, int sum)
+{
+    const window_ctx *c = ctx;
+    const hash_scratch *x = c->x;
+    const hash_entry *e = got;
+    memset(x->seen, 0, x->win);
+    for (int k = 0; k < sum; ++k) {
+        uint64_t o = e[k].key - base;
+        x->slot[o] = e[k];
+        x->seen[o] = 1;
+    }
+    for (uint64_t o = 0; o < x->win; ++o) {
+        if (x->seen[o]) {
+            c->visit(c->context, &x->slot[o]);
+        }
+    }
+}
+
+/* Collective: visit(context, e) on rank 0 for every agent, in key order. */
+static void window_pass(orca_mpi *m, const hash_scratch *x, window_fn *visit, void *context)
+{
+    window_ctx c = {m, x, 0, visit, context};
+    mpi_gather g = {.keys = m->next_key, .win = x->win, .size = sizeof(hash_entry),
+                    .counts = x->counts, .mine = x->mine, .got = x->got,
+                    .fill = window_fill, .take = window_take, .ctx = &c};
+    mpi_window_gather(m, &g);
 }
 
 typedef struct hash_visit {
@@ -172,40 +207,39 @@ static void scratch_free(hash_scratch *x)
     free(x->seen);
 }
 
-/* Collective: h continued on rank 0 over navigation's part (HASH_NAV or HASH_NAV_CHOICE) of
- * every agent with bytes in it, in key order, each after its one-process index (its place
- * among the agents present): docs/navigation.md's "State" as orca_scenario_hash hashes it.
- * The bytes vary in length, so each window's travel as (key, length, bytes) records. */
-static orca_status nav_pass(orca_mpi *m, const hash_scratch *x, int part, uint64_t *h)
+orca_status mpi_records_gather(orca_mpi *m, const mpi_records *r)
 {
-    int *counts = x->counts, *displs = x->counts + m->size;
-    uint64_t win = x->win, windows = (m->next_key + win - 1) / win, index = 0;
+    int root = m->rank == 0;
+    uint64_t win = r->win, windows = (r->keys + win - 1) / win;
     int64_t at = 0, cap = 0, gcap = 0;
     unsigned char *mine = NULL, *got = NULL;
-    int64_t *where = m->rank == 0 ? malloc(win * sizeof *where) : NULL;
-    orca_status st = m->rank != 0 || where ? ORCA_OK
-                                           : mpi_local_fail(m, ORCA_ERR_MEMORY,
-                                                            "out of memory (the paths' hash)");
+    int *counts = malloc(2 * (size_t)m->size * sizeof *counts), *displs = counts + m->size;
+    int64_t *where = root ? malloc(win * sizeof *where) : NULL;
+    orca_status st = counts && (!root || where)
+                         ? ORCA_OK
+                         : mpi_local_fail(m, ORCA_ERR_MEMORY, "out of memory (%s)", r->what);
     for (uint64_t w = 0; w < windows && (st = mpi_agree(m, st)) == ORCA_OK; ++w) {
         uint64_t end = (w + 1) * win;
         int64_t len = 0;
         while (at < m->own_n && m->own[at].key < end) {
             const mpi_agent *a = &m->own[at];
-            size_t need = mpi_nav_hash_bytes(a, part, NULL, 0);
-            if (!mpi_reserve((void **)&mine, &cap, len + 16 + (int64_t)need, 1)) {
-                st = mpi_local_fail(m, ORCA_ERR_MEMORY, "out of memory (the paths' hash)");
+            int64_t need = r->put(r->ctx, a, NULL, 0);
+            if (need >= 0 && !mpi_reserve((void **)&mine, &cap, len + 16 + need, 1)) {
+                st = mpi_local_fail(m, ORCA_ERR_MEMORY, "out of memory (%s)", r->what);
                 break;
             }
-            memcpy(mine + len, &a->key, 8);
-            uint64_t n = need;
-            memcpy(mine + len + 8, &n, 8);
-            mpi_nav_hash_bytes(a, part, mine + len + 16, need);
-            len += 16 + (int64_t)need;
+            if (need >= 0) {
+                memcpy(mine + len, &a->key, 8);
+                uint64_t n = (uint64_t)need;
+                memcpy(mine + len + 8, &n, 8);
+                r->put(r->ctx, a, mine + len + 16, (size_t)need);
+                len += 16 + need;
+            }
             ++at;
         }
         if (len > INT32_MAX) {
-            st = mpi_local_fail(m, ORCA_ERR_LIMIT, "%lld bytes of paths in one window",
-                                (long long)len);
+            st = mpi_local_fail(m, ORCA_ERR_LIMIT, "%lld bytes of %s in one window",
+                                (long long)len, r->what);
         }
         if ((st = mpi_agree(m, st)) != ORCA_OK) {
             break;
@@ -213,49 +247,82 @@ static orca_status nav_pass(orca_mpi *m, const hash_scratch *x, int part, uint64
         int n = (int)len;
         MPI_Gather(&n, 1, MPI_INT, counts, 1, MPI_INT, 0, m->comm);
         int64_t sum = 0;
-        if (m->rank == 0) {
-            for (int r = 0; r < m->size; ++r) {
-                displs[r] = (int)sum;
-                sum += counts[r];
+        if (root) {
+            for (int k = 0; k < m->size; ++k) {
+                displs[k] = (int)sum;
+                sum += counts[k];
             }
             if (sum > INT32_MAX || !mpi_reserve((void **)&got, &gcap, sum + 1, 1)) {
-                st = mpi_local_fail(m, ORCA_ERR_MEMORY, "out of memory (the paths' hash)");
+                st = mpi_local_fail(m, ORCA_ERR_MEMORY, "out of memory (%s)", r->what);
             }
         }
         if ((st = mpi_agree(m, st)) != ORCA_OK) {
             break;
         }
         MPI_Gatherv(mine, n, MPI_BYTE, got, counts, displs, MPI_BYTE, 0, m->comm);
-        if (m->rank != 0) {
+        if (!root) {
             continue;
         }
-        /* every agent of the window present once: its record's place, by key */
+        /* every record of the window once: its place, by key */
         uint64_t base = w * win;
-        memset(x->seen, 0, win);
+        for (uint64_t k = 0; k < win; ++k) {
+            where[k] = -1;
+        }
         for (int64_t o = 0; o < sum;) {
             uint64_t key, bytes;
             memcpy(&key, got + o, 8);
             memcpy(&bytes, got + o + 8, 8);
-            x->seen[key - base] = 1;
             where[key - base] = o;
             o += 16 + (int64_t)bytes;
         }
         for (uint64_t k = 0; k < win; ++k) {
-            if (!x->seen[k]) {
-                continue;
+            if (where[k] >= 0) {
+                uint64_t bytes;
+                memcpy(&bytes, got + where[k] + 8, 8);
+                r->take(r->ctx, base + k, got + where[k] + 16, (size_t)bytes);
             }
-            uint64_t bytes;
-            memcpy(&bytes, got + where[k] + 8, 8);
-            if (bytes > 0) {
-                *h = hash_u64(*h, index);
-                *h = hash_bytes(*h, got + where[k] + 16, (size_t)bytes);
-            }
-            ++index;
         }
     }
     free(mine);
     free(got);
+    free(counts);
     free(where);
+    return st;
+}
+
+typedef struct nav_visit {
+    int part;
+    uint64_t h, index;
+} nav_visit;
+
+static int64_t nav_put(void *ctx, const mpi_agent *a, unsigned char *out, size_t cap)
+{
+    return (int64_t)mpi_nav_hash_bytes(a, ((const nav_visit *)ctx)->part, out, cap);
+}
+
+/* Every agent present has a record, so the records count the index. */
+static void nav_take(void *ctx, uint64_t key, const unsigned char *bytes, size_t len)
+{
+    (void)key;
+    nav_visit *v = ctx;
+    if (len > 0) {
+        v->h = hash_u64(v->h, v->index);
+        v->h = hash_bytes(v->h, bytes, len);
+    }
+    ++v->index;
+}
+
+/* Collective: h continued on rank 0 over navigation's part (HASH_NAV or HASH_NAV_CHOICE) of
+ * every agent with bytes in it, in key order, each after its one-process index (its place
+ * among the agents present): docs/navigation.md's "State" as orca_scenario_hash hashes it.
+ * The bytes vary in length, so each window's travel as (key, length, bytes) records. */
+static orca_status nav_pass(orca_mpi *m, const hash_scratch *x, int part, uint64_t *h)
+{
+    nav_visit v = {part, *h, 0};
+    mpi_records r = {.keys = m->next_key, .win = x->win, .put = nav_put, .take = nav_take,
+                     .ctx = &v, .what = "the paths' hash"};
+    orca_status st = mpi_records_gather(m, &r);
+    *h = v.h;
     return st;
 }
 

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* orca on MPI's internals shared by its files (docs/mpi.md): mpi.c (the run: domains, halo,
  * step, rebalancing, creation, summaries), mpi_scene.c (runs made from a scenario or a
- * built-in scene), mpi_hash.c (the hash and the CSV rows, streamed through rank 0),
- * mpi_checkpoint.c (checkpoints and restarts), mpi_waypoints.c, mpi_nav.c (navigation) and
- * mpi_visit.c (every agent through rank 0, for pictures). */
+ * built-in scene), mpi_hash.c (the hash and the CSV rows, streamed through rank 0, and the
+ * windowed gathers), mpi_checkpoint.c (checkpoints and restarts), mpi_waypoints.c, mpi_nav.c
+ * (navigation) and mpi_visit.c (every agent and path through rank 0, for pictures). */
 #ifndef ORCA_MPI_INTERNAL_H
 #define ORCA_MPI_INTERNAL_H
 
@@ -261,5 +261,44 @@ size_t mpi_nav_hash_bytes(const mpi_agent *a, int part, unsigned char *out, size
  * its two settings. */
 int mpi_nav_choice_hashed(const orca_mpi *m);
 void mpi_nav_hash_settings(const orca_mpi *m, uint64_t *check, uint64_t *choice);
+/* Owned agent a's navigation state as orca_scenario_agent_nav gives an agent's in one
+ * process: *out, and its path's first min(out->corners, capacity) corners (the current path,
+ * as the last pass left it) to corners (NULL when capacity is 0). */
+void mpi_nav_agent(const orca_mpi *m, const mpi_agent *a, orca_nav_agent *out,
+                   orca_nav_corner *corners, int capacity);
+
+/* --- passes over the agents through rank 0, a window of keys at a time (mpi_hash.c) ------ */
+
+/* A gather of fixed-size entries: for each window [base, base + win) of the keys below
+ * `keys`, every rank's fill writes its entries of the window's keys at mine (each `size`
+ * bytes; in key order) and returns their count; rank 0's take then has every rank's entries
+ * of the window (count of them, rank after rank) at got. counts (2 per rank), mine and got
+ * (rank 0) are the caller's scratch. */
+typedef struct mpi_gather {
+    uint64_t keys, win;
+    size_t size;
+    int *counts;
+    void *mine, *got;
+    int (*fill)(void *ctx, uint64_t base, uint64_t end, void *mine);
+    void (*take)(void *ctx, uint64_t base, const void *got, int count);
+    void *ctx;
+} mpi_gather;
+/* Collective: g's windows, one after the other. */
+void mpi_window_gather(orca_mpi *m, const mpi_gather *g);
+
+/* A gather of records of varying length: for each window of win keys below `keys`, each
+ * owned agent's record is put(ctx, a, out, cap)'s bytes (their count, written only when at
+ * most cap; -1: the agent has no record), and rank 0's take has every record of the window
+ * in key order (the agent's key, the record's bytes and their count). */
+typedef struct mpi_records {
+    uint64_t keys, win;
+    int64_t (*put)(void *ctx, const mpi_agent *a, unsigned char *out, size_t cap);
+    void (*take)(void *ctx, uint64_t key, const unsigned char *bytes, size_t len);
+    void *ctx;
+    const char *what; /* what the records are, for a refusal ("the paths' hash") */
+} mpi_records;
+/* Collective: r's windows, one after the other; ORCA_OK on every rank, or a refusal (out of
+ * memory) on every rank. */
+orca_status mpi_records_gather(orca_mpi *m, const mpi_records *r);
 
 #endif

@@ -525,6 +525,23 @@ int mpi_nav_route_goal(const mpi_agent *a)
     return v && v->route.result == ORCA_NAV_OK ? v->route.goal : -1;
 }
 
+void mpi_nav_agent(const orca_mpi *m, const mpi_agent *a, orca_nav_agent *out,
+                   orca_nav_corner *corners, int capacity)
+{
+    memset(out, 0, sizeof *out);
+    out->navigating = m->nav && (a->goal.kind == ORCA_GOAL_POINT || a->goal.kind == ORCA_GOAL_SET);
+    out->goal = a->goal.target;
+    const sc_nav *v = a->nv;
+    if (!v || !v->planned) {
+        return;
+    }
+    orca_sc_nav_describe(v, out, corners, capacity);
+    int point = mpi_nav_route_goal(a); /* the set's point the path ends at (nav_goal) */
+    if (a->goal.kind == ORCA_GOAL_SET && point >= 0) {
+        out->goal = m->set_pt[m->set_first[a->goal.goal_set] + point];
+    }
+}
+
 void mpi_nav_free_path(mpi_agent *a)
 {
     nav_free(a->nv);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* Reading a distributed run (docs/mpi.md, "Pictures"): its walls, boundary loops and step
- * length, which every rank holds, and its agents, visited on rank 0 in key order a window of
- * keys at a time (as the hash streams them, mpi_hash.c), so that no rank holds every agent.
- * `orca-mpi run --svg` draws its picture from these. */
+ * length, which every rank holds, and its agents and their navigation paths, visited on rank
+ * 0 in key order a window of keys at a time (mpi_hash.c's windowed gathers, as the hash
+ * streams them), so that no rank holds every agent. `orca-mpi run --svg` draws its picture
+ * from these. */
 #include "mpi_internal.h"
 
 #include <stdlib.h>
@@ -64,6 +65,7 @@ typedef struct visit_entry {
 } visit_entry;
 
 typedef struct visit_scratch {
+    uint64_t win;
     int *counts;                    /* counts and displacements, per rank */
     visit_entry *mine, *got, *slot; /* slot: the window's agents by key */
     orca_vec2 *pslot;               /* ... and their points */
@@ -75,13 +77,71 @@ static int kept(uint64_t key, uint64_t stride, uint64_t below)
     return stride == 0 || (key < below && key % stride == 0);
 }
 
-/* Rank 0: the window's entries by key, then visit for each agent in key order. */
-static void visit_window(const orca_mpi *m, const visit_scratch *x, int sum, uint64_t base,
-                         uint64_t win, orca_mpi_visit_fn *visit, void *context)
+/* The keys a pass over the agents kept by (stride, below) runs over, and its window. */
+static uint64_t pass_keys(const orca_mpi *m, uint64_t stride, uint64_t below, uint64_t *win)
 {
+    uint64_t keys = stride > 0 && below < m->next_key ? below : m->next_key;
+    *win = keys < VISIT_WINDOW ? (keys > 0 ? keys : 1) : VISIT_WINDOW;
+    return keys;
+}
+
+/* A pass's state: the scratch, what it visits and, on each rank, where its agents and points
+ * of the next window start. */
+typedef struct visit_pass {
+    const orca_mpi *m;
+    visit_scratch x;
+    uint64_t stride, below;
+    const orca_mpi_keyed_point *points;
+    int64_t point_count;
+    int64_t at, pat;
+    orca_mpi_visit_fn *visit;
+    void *context;
+} visit_pass;
+
+/* mpi_gather's fill: this rank's kept agents of the window's keys, then its points. */
+static int visit_fill(void *ctx, uint64_t base, uint64_t end, void *mine)
+{
+    visit_pass *p = ctx;
+    const orca_mpi *m = p->m;
+    visit_entry *e = mine;
+    int n = 0;
+    for (; p->at < m->own_n && m->own[p->at].key < end; ++p->at) {
+        const mpi_agent *a = &m->own[p->at];
+        if (kept(a->key, p->stride, p->below)) {
+            memset(&e[n], 0, sizeof e[n]); /* the padding travels too */
+            e[n].key = a->key;
+            e[n].wp_row = a->wp_row;
+            e[n].def = a->def;
+            e[n].goal = a->goal;
+            ++n;
+        }
+    }
+    for (; p->pat < p->point_count && p->points[p->pat].key < end; ++p->pat) {
+        const orca_mpi_keyed_point *q = &p->points[p->pat];
+        if (q->key >= base && kept(q->key, p->stride, p->below)) {
+            memset(&e[n], 0, sizeof e[n]);
+            e[n].key = q->key;
+            e[n].is_point = 1;
+            e[n].wp_row = -1;
+            e[n].def.position = q->point;
+            ++n;
+        }
+    }
+    return n;
+}
+
+/* mpi_gather's take, on rank 0: the window's entries by key, then visit for each agent in key
+ * order. */
+static void visit_take(void *ctx, uint64_t base, const void *got, int sum)
+{
+    const visit_pass *p = ctx;
+    const orca_mpi *m = p->m;
+    const visit_scratch *x = &p->x;
+    const visit_entry *entries = got;
+    uint64_t win = x->win;
     memset(x->seen, 0, win);
     for (int k = 0; k < sum; ++k) {
-        const visit_entry *e = &x->got[k];
+        const visit_entry *e = &entries[k];
         uint64_t o = e->key - base;
         if (e->is_point) {
             x->pslot[o] = e->def.position;
@@ -109,7 +169,7 @@ static void visit_window(const orca_mpi *m, const visit_scratch *x, int sum, uin
             }
             v.has_point = (x->seen[o] & 2) != 0;
             v.point = v.has_point ? x->pslot[o] : (orca_vec2){0.0, 0.0};
-            visit(context, &v);
+            p->visit(p->context, &v);
         }
     }
 }
@@ -122,69 +182,109 @@ orca_status orca_mpi_visit_agents(orca_mpi *m, uint64_t stride, uint64_t below,
         return ORCA_ERR_NULL;
     }
     m->error[0] = '\0';
-    uint64_t keys = stride > 0 && below < m->next_key ? below : m->next_key;
-    uint64_t win = keys < VISIT_WINDOW ? (keys > 0 ? keys : 1) : VISIT_WINDOW;
+    uint64_t win, keys = pass_keys(m, stride, below, &win);
     int root = m->rank == 0;
-    visit_scratch x;
-    x.counts = malloc(2 * (size_t)m->size * sizeof *x.counts);
-    x.mine = malloc(2 * win * sizeof *x.mine); /* a window's agents and points */
-    x.got = root ? malloc(2 * win * sizeof *x.got) : NULL;
-    x.slot = root ? malloc(win * sizeof *x.slot) : NULL;
-    x.pslot = root ? malloc(win * sizeof *x.pslot) : NULL;
-    x.seen = root ? malloc(win) : NULL;
+    visit_pass p = {m, {0}, stride, below, points, point_count, 0, 0, visit, context};
+    visit_scratch *x = &p.x;
+    x->win = win;
+    x->counts = malloc(2 * (size_t)m->size * sizeof *x->counts);
+    x->mine = malloc(2 * win * sizeof *x->mine); /* a window's agents and points */
+    x->got = root ? malloc(2 * win * sizeof *x->got) : NULL;
+    x->slot = root ? malloc(win * sizeof *x->slot) : NULL;
+    x->pslot = root ? malloc(win * sizeof *x->pslot) : NULL;
+    x->seen = root ? malloc(win) : NULL;
     orca_status st = ORCA_OK;
-    if (!x.counts || !x.mine || (root && (!x.got || !x.slot || !x.pslot || !x.seen))) {
+    if (!x->counts || !x->mine || (root && (!x->got || !x->slot || !x->pslot || !x->seen))) {
         st = mpi_local_fail(m, ORCA_ERR_MEMORY, "out of memory (a pass over the agents)");
     } else if (root && !visit) {
         st = mpi_local_fail(m, ORCA_ERR_NULL, "no visit function on rank 0");
     }
     st = mpi_agree(m, st);
-    int *counts = x.counts, *displs = x.counts + m->size;
-    int64_t at = 0, pat = 0;
-    for (uint64_t w = 0; st == ORCA_OK && w < (keys + win - 1) / win; ++w) {
-        uint64_t end = (w + 1) * win;
-        int n = 0;
-        for (; at < m->own_n && m->own[at].key < end; ++at) {
-            const mpi_agent *a = &m->own[at];
-            if (kept(a->key, stride, below)) {
-                visit_entry *e = &x.mine[n++];
-                memset(e, 0, sizeof *e);
-                e->key = a->key;
-                e->wp_row = a->wp_row;
-                e->def = a->def;
-                e->goal = a->goal;
-            }
-        }
-        for (; pat < point_count && points[pat].key < end; ++pat) {
-            if (points[pat].key >= w * win && kept(points[pat].key, stride, below)) {
-                visit_entry *e = &x.mine[n++];
-                memset(e, 0, sizeof *e);
-                e->key = points[pat].key;
-                e->is_point = 1;
-                e->wp_row = -1;
-                e->def.position = points[pat].point;
-            }
-        }
-        MPI_Gather(&n, 1, MPI_INT, counts, 1, MPI_INT, 0, m->comm);
-        int sum = 0;
-        if (root) {
-            for (int r = 0; r < m->size; ++r) {
-                displs[r] = sum * (int)sizeof(visit_entry);
-                sum += counts[r];
-                counts[r] *= (int)sizeof(visit_entry);
-            }
-        }
-        MPI_Gatherv(x.mine, n * (int)sizeof(visit_entry), MPI_BYTE, x.got, counts, displs,
-                    MPI_BYTE, 0, m->comm);
-        if (root && sum > 0) {
-            visit_window(m, &x, sum, w * win, win, visit, context);
+    if (st == ORCA_OK) {
+        mpi_gather g = {.keys = keys, .win = win, .size = sizeof(visit_entry),
+                        .counts = x->counts, .mine = x->mine, .got = x->got,
+                        .fill = visit_fill, .take = visit_take, .ctx = &p};
+        mpi_window_gather(m, &g);
+    }
+    free(x->counts);
+    free(x->mine);
+    free(x->got);
+    free(x->slot);
+    free(x->pslot);
+    free(x->seen);
+    return st;
+}
+
+/* orca_mpi_visit_paths's pass: what it visits, and room for one path's corners. */
+typedef struct path_pass {
+    const orca_mpi *m;
+    uint64_t stride, below;
+    int capacity;
+    orca_nav_corner *corners;
+    orca_mpi_path_fn *visit;
+    void *context;
+} path_pass;
+
+/* mpi_records' put: a kept agent's navigation state, then its first corners (each zeroed
+ * first: its padding travels too). */
+static int64_t path_put(void *ctx, const mpi_agent *a, unsigned char *out, size_t cap)
+{
+    const path_pass *p = ctx;
+    if (!kept(a->key, p->stride, p->below)) {
+        return -1;
+    }
+    orca_nav_agent nav;
+    mpi_nav_agent(p->m, a, &nav, p->corners, p->capacity);
+    int n = nav.corners < p->capacity ? nav.corners : p->capacity;
+    size_t need = sizeof nav + (size_t)n * sizeof(orca_nav_corner);
+    if (out && cap >= need) {
+        memcpy(out, &nav, sizeof nav);
+        for (int k = 0; k < n; ++k) {
+            orca_nav_corner c;
+            memset(&c, 0, sizeof c);
+            c.vertex = p->corners[k].vertex;
+            c.side = p->corners[k].side;
+            c.enter = p->corners[k].enter;
+            c.leave = p->corners[k].leave;
+            memcpy(out + sizeof nav + (size_t)k * sizeof c, &c, sizeof c);
         }
     }
-    free(x.counts);
-    free(x.mine);
-    free(x.got);
-    free(x.slot);
-    free(x.pslot);
-    free(x.seen);
+    return (int64_t)need;
+}
+
+/* mpi_records' take, on rank 0: the record back into a state and its corners, visited. */
+static void path_take(void *ctx, uint64_t key, const unsigned char *bytes, size_t len)
+{
+    const path_pass *p = ctx;
+    orca_nav_agent nav;
+    memcpy(&nav, bytes, sizeof nav);
+    memcpy(p->corners, bytes + sizeof nav, len - sizeof nav);
+    p->visit(p->context, key, &nav, p->corners);
+}
+
+orca_status orca_mpi_visit_paths(orca_mpi *m, uint64_t stride, uint64_t below, int capacity,
+                                 orca_mpi_path_fn *visit, void *context)
+{
+    if (!m) {
+        return ORCA_ERR_NULL;
+    }
+    m->error[0] = '\0';
+    orca_status st = ORCA_OK;
+    path_pass p = {m, stride, below, capacity, NULL, visit, context};
+    if (capacity < 0) {
+        st = mpi_local_fail(m, ORCA_ERR_ARGUMENT, "capacity must be >= 0, got %d", capacity);
+    } else if (!(p.corners = malloc((size_t)(capacity ? capacity : 1) * sizeof *p.corners))) {
+        st = mpi_local_fail(m, ORCA_ERR_MEMORY, "out of memory (a pass over the paths)");
+    } else if (m->rank == 0 && !visit) {
+        st = mpi_local_fail(m, ORCA_ERR_NULL, "no visit function on rank 0");
+    }
+    st = mpi_agree(m, st);
+    if (st == ORCA_OK) {
+        uint64_t win, keys = pass_keys(m, stride, below, &win);
+        mpi_records r = {.keys = keys, .win = win, .put = path_put, .take = path_take,
+                         .ctx = &p, .what = "the paths"};
+        st = mpi_records_gather(m, &r);
+    }
+    free(p.corners);
     return st;
 }

@@ -53,9 +53,9 @@ static const char USAGE[] =
     "  --every K             CSV rows every K steps (default 1)\n"
     "  --svg FILE            a picture of the run as `orca run --svg` draws it (the same\n"
     "                        bytes): walls, boundaries, waypoint paths, the trajectories\n"
-    "                        of up to 20,000 agents, starts and goals, a disc per agent at\n"
-    "                        the end; the agents pass through rank 0 a window at a time.\n"
-    "                        Not with --restart, nor with navigation\n"
+    "                        of up to 20,000 agents and their navigation paths at the end,\n"
+    "                        starts and goals, a disc per agent at the end; the agents pass\n"
+    "                        through rank 0 a window at a time. Not with --restart\n"
     "  --svg-trail SECONDS   draw only each agent's last SECONDS (> 0), fading\n"
     "  --json                the summary as one JSON object\n"
     "  -q, --quiet           no summary (--json still prints)\n"
@@ -671,16 +671,6 @@ int main(int argc, char **argv)
     }
     FILE *csv = NULL;
     if (o.csv && (st = csv_start(m, o.csv, &csv)) != ORCA_OK) {
-        orca_mpi_destroy(m);
-        MPI_Finalize();
-        return 2;
-    }
-    /* orca run --svg draws a navigated run's paths, which the streamed picture lacks yet */
-    if (o.svg && agree_message(orca_mpi_navigation(m) &&
-                               refuse("--svg: a run with navigation has no picture under MPI "
-                                      "yet (its navigation layer; docs/mpi.md, \"Known "
-                                      "limits\")"))) {
-        csv_close(csv);
         orca_mpi_destroy(m);
         MPI_Finalize();
         return 2;

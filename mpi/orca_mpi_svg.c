@@ -22,6 +22,14 @@ struct mpi_svg {
     svg_rec *rec;
     orca_vec2 *pos;         /* per tracked agent: where the last gather found it */
     unsigned char *present; /* ... and whether it is still in the run */
+    /* with navigation, while the picture is drawn: per tracked agent, whether it has a path to
+     * draw, its state and its corners' place in corners (SVG_NAV_CORNERS at most each) */
+    unsigned char *has_path;
+    orca_nav_agent *nav;
+    int64_t *corner_at;
+    orca_nav_corner *corners;
+    int64_t corner_n, corner_cap;
+    int failed; /* a path that found no room */
 };
 
 /* Collective: whether every rank passed ok (a failure here is running out of memory). */
@@ -144,11 +152,13 @@ orca_status mpi_svg_count_looping(orca_mpi *m, int *looping)
     return st;
 }
 
-/* A pass's visit: each agent as an svg_agent (a failure kept, the pass goes on). */
+/* A pass's visit: each agent as an svg_agent (a failure kept, the pass goes on); with_nav:
+ * the tracked agents with their paths. */
 typedef struct pass {
     const mpi_svg *s;
     svg_visit_fn *visit;
     void *ctx;
+    int with_nav;
     int failed;
 } pass;
 
@@ -166,6 +176,11 @@ static void pass_one(void *context, const orca_mpi_agent_view *v)
     a.waypoints = v->waypoints;
     a.waypoint_count = v->waypoint_count;
     a.waypoint_loop = v->waypoint_loop;
+    if (p->with_nav && a.track >= 0 && s->has_path && s->has_path[a.track]) {
+        a.nav = &s->nav[a.track];
+        a.corners = s->corners + s->corner_at[a.track];
+        a.corner_count = a.nav->corners < SVG_NAV_CORNERS ? a.nav->corners : SVG_NAV_CORNERS;
+    }
     if (p->visit(p->ctx, &a) != 0) {
         p->failed = 1;
     }
@@ -185,7 +200,7 @@ static int source_agents(void *self, int tracked_only, svg_visit_fn *visit, void
     mpi_svg *s = self;
     int which = tracked_only ? PASS_TRACKED : PASS_ALL;
     MPI_Bcast(&which, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    pass p = {s, visit, ctx, 0};
+    pass p = {s, visit, ctx, tracked_only, 0};
     return run_pass(s, which, &p) == ORCA_OK && !p.failed ? 0 : -1;
 }
 
@@ -203,15 +218,69 @@ static orca_vec2 *source_boundary(void *self, int index, int *count)
     return pts;
 }
 
+/* orca_mpi_path_fn, on rank 0: tracked agent's path kept when the picture draws it (its
+ * last plan found one, as `orca run`'s picture asks), with the corners it draws. */
+static void path_one(void *context, uint64_t key, const orca_nav_agent *nav,
+                     const orca_nav_corner *corners)
+{
+    mpi_svg *s = context;
+    uint64_t t = key / s->stride;
+    if (nav->result != ORCA_NAV_OK) {
+        return;
+    }
+    int n = nav->corners < SVG_NAV_CORNERS ? nav->corners : SVG_NAV_CORNERS;
+    if (s->corner_n + n > s->corner_cap) {
+        int64_t cap = s->corner_cap ? 2 * s->corner_cap : 1024;
+        cap = cap < s->corner_n + n ? s->corner_n + n : cap;
+        orca_nav_corner *grown = realloc(s->corners, (size_t)cap * sizeof *grown);
+        if (!grown) {
+            s->failed = 1;
+            return;
+        }
+        s->corners = grown;
+        s->corner_cap = cap;
+    }
+    memcpy(s->corners + s->corner_n, corners, (size_t)n * sizeof *corners);
+    s->has_path[t] = 1;
+    s->nav[t] = *nav;
+    s->corner_at[t] = s->corner_n;
+    s->corner_n += n;
+}
+
+/* Collective: with navigation, the tracked agents' paths now, on rank 0 (the picture's
+ * navigation layer draws them). */
+static orca_status gather_paths(mpi_svg *s)
+{
+    if (!orca_mpi_navigation(s->m)) {
+        return ORCA_OK;
+    }
+    int ok = 1;
+    if (s->root) {
+        size_t tracked = (size_t)svg_rec_tracked(s->rec) + 1;
+        s->has_path = calloc(tracked, 1);
+        s->nav = malloc(tracked * sizeof *s->nav);
+        s->corner_at = malloc(tracked * sizeof *s->corner_at);
+        ok = s->has_path && s->nav && s->corner_at;
+    }
+    orca_status st = all_ok(ok);
+    if (st == ORCA_OK) {
+        st = orca_mpi_visit_paths(s->m, s->stride, s->agents, SVG_NAV_CORNERS,
+                                  s->root ? path_one : NULL, s);
+    }
+    return st == ORCA_OK ? all_ok(!s->failed) : st;
+}
+
 int mpi_svg_write(mpi_svg *s, const svg_figures *fig, FILE *f)
 {
+    if (gather_paths(s) != ORCA_OK) {
+        return -1;
+    }
     int rc = 0;
     if (s->root) {
-        /* navigation does not run under MPI (docs/mpi.md): no navigation layer */
         svg_source src = {s,
                           orca_mpi_segment_count(s->m),
                           orca_mpi_boundary_count(s->m),
-                          0,
+                          orca_mpi_navigation(s->m),
                           source_agents,
                           source_segment,
                           source_boundary};
@@ -239,6 +308,10 @@ void mpi_svg_destroy(mpi_svg *s)
         free(s->starts);
         free(s->pos);
         free(s->present);
+        free(s->has_path);
+        free(s->nav);
+        free(s->corner_at);
+        free(s->corners);
         free(s);
     }
 }

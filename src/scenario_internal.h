@@ -339,6 +339,10 @@ orca_status orca_sc_choose(const orca_scenario *sc, int worker, const sc_agent *
 void orca_sc_nav_restore(orca_scenario *sc);
 /* orca_sc_nav_restore of one path (NULL: nothing). */
 void orca_sc_nav_restore_path(sc_nav *v);
+/* orca_scenario_agent_nav's fields that path v gives (v planned: result, corner, corner
+ * count, length, plans, re-routings) and its first min(corners, capacity) corners. */
+void orca_sc_nav_describe(const sc_nav *v, orca_nav_agent *out, orca_nav_corner *corners,
+                          int capacity);
 /* Navigation's part of the hash (docs/navigation.md, "State"): after its tag, for each agent
  * with a path state, in index order, its index and then these bytes: planned, result,
  * corner, corner count, each corner (vertex, side, enter, leave), goal point, stuck steps,

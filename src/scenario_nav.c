@@ -525,17 +525,23 @@ orca_status orca_scenario_agent_nav(const orca_scenario *sc_in, int index, orca_
     if (!v || !v->planned) {
         return ORCA_OK;
     }
+    orca_sc_nav_describe(v, out, corners, capacity);
+    out->goal = nav_goal(sc, a, v);
+    return ORCA_OK;
+}
+
+void orca_sc_nav_describe(const sc_nav *v, orca_nav_agent *out, orca_nav_corner *corners,
+                          int capacity)
+{
     out->result = (orca_nav_result)v->route.result;
     out->corner = v->k;
     out->corners = v->route.result == ORCA_NAV_OK ? v->route.count : 0;
     out->length = v->route.length;
     out->plans = v->plans;
     out->reroutes = v->reroutes;
-    out->goal = nav_goal(sc, a, v);
     for (int k = 0; k < out->corners && k < capacity; ++k) {
         corners[k] = v->route.corners[k];
     }
-    return ORCA_OK;
 }
 
 int orca_scenario_nav_unreachable(const orca_scenario *sc)

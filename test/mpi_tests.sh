@@ -20,7 +20,7 @@
 #    hash at every step or through an evacuation, the navigation counts and each exit's
 #    departures equal orca run's, also after a checkpoint continued on another rank count;
 #    likewise the quickest exit choice (the queues and outflows of every rank); --svg of a
-#    navigated run is refused by name.
+#    navigated run has orca run's bytes (each tracked agent's path).
 # 3. A checkpoint written on 2 ranks continued on 3 and on 1: the hash equals orca run's.
 # 4. A rank killed mid-run: the job fails within a bounded time with a message naming the
 #    lost process; the last checkpoint restarts it with the one-process bits.
@@ -398,7 +398,9 @@ refused "a scene file that does not exist" "cannot open: No such file" "$tmp/non
 # (agents leave mid-run), whole trajectories and --svg-trail; waypoints (their dashed paths,
 # a looping route coloured by its first waypoint, the caption's looping count); built-in
 # scenes, one until all arrived; 30,000 agents (a sample of trajectories: every agent's start colours its disc) and
-# 70,000 (five windows of keys); an unwritable path refused with the reason
+# 70,000 (five windows of keys); navigation (examples/floor.txt: 2,000 agents, four exits;
+# each tracked agent's path at the end, its corners from their owners; the calm exit choice
+# with the leg check on 2 ranks); an unwritable path refused with the reason
 python3 - "$tmp" <<'PY'
 import random, sys
 random.seed(13)
@@ -423,7 +425,12 @@ fi
 svg_cases=("$tmp/svg.txt --steps 300:1 2 3 4" "$tmp/svg.txt --steps 300 --svg-trail 8:1 2 3 4"
     "$tmp/ext-wp.txt --steps 200:1 2 3 4" "$tmp/ext-wp.txt --max-steps 3000 --svg-trail 10:2"
     "--scene crossing --steps 150:1 2 3 4" "--scene corridor --max-steps 5000 --svg-trail 20:1 3"
-    "--scene random -n 30000 --steps 20:1 2 4" "--scene random -n 70000 --steps 3:3")
+    "--scene random -n 30000 --steps 20:1 2 4" "--scene random -n 70000 --steps 3:3"
+    "$examples/floor.txt --steps 200:1 2 3 4"
+    "$examples/floor.txt --steps 200 --svg-trail 5:1 2 3 4"
+    "$tmp/svg-floor-calm.txt --steps 200:2")
+sed 's/^navigation on.*/navigation on check=on exits=calm/' "$examples/floor.txt" \
+    >"$tmp/svg-floor-calm.txt"
 for case in "${svg_cases[@]}"; do
     args=${case%%:*}
     # shellcheck disable=SC2086
@@ -447,6 +454,19 @@ if [[ $(grep -c '<line ' "$tmp/want.svg") == 3 && $(grep -c 'fill="#e3ecd9"' "$t
     ok "--svg scene: 3 walls, the boundary and 4 shades of trails drawn"
 else
     bad "--svg scene: walls, boundary or trails missing from the picture"
+fi
+# ... and the floor's navigation layer: a path for each agent still in the run, some of them
+# round corners (more than the agent's position and its goal)
+"$orca" run "$examples/floor.txt" --steps 200 --svg "$tmp/want.svg" -q
+nav_paths=$(sed -n '/stroke-dasharray="3 2"/,/<\/g>/p' "$tmp/want.svg" | grep -c '<polyline')
+nav_corners=$(sed -n '/stroke-dasharray="3 2"/,/<\/g>/p' "$tmp/want.svg" |
+    grep -c '<polyline[^>]*"[^"]* [^"]* [^"]* [^"]*"/>')
+nav_left=$("$orca" run "$examples/floor.txt" --steps 200 --json | json '2000 - d["exited"]')
+if ((nav_paths == nav_left && nav_corners > 0)); then
+    ok "--svg of the floor: $nav_paths navigation paths drawn, $nav_corners round corners"
+else
+    bad "--svg of the floor: $nav_paths navigation paths ($nav_corners round corners) for" \
+        "$nav_left agents"
 fi
 refused "--svg into a directory that does not exist" "--svg: $tmp/nodir/x.svg: No such file" \
     --scene circle --steps 2 --svg "$tmp/nodir/x.svg" -q
@@ -545,8 +565,17 @@ nav_case "the floor's quickest exit choice (queues and outflows) with the leg ch
 "$(dirname "$0")/../scripts/district" --blocks 2 --block 16 --street 8 >"$tmp/district.txt"
 nav_ranks="1 2 4" nav_rebalance=1
 nav_case "a district of 2 x 2 blocks (scripts/district)" "$tmp/district.txt" 1 20 60
-refused "--svg of a navigated run" "--svg: a run with navigation has no picture under MPI yet" \
-    "$tmp/nav-rooms.txt" --steps 2 --svg "$tmp/nav.svg" -q
+# --svg of navigation with waypoints and an exit set (a path ends at the current waypoint or
+# the set's point it heads for; the --svg block above has the floor)
+"$orca" run "$tmp/nav-wp.txt" --steps 100 --svg "$tmp/want.svg" -q
+rm -f "$tmp/got.svg"
+run 3 "$ompi" run "$tmp/nav-wp.txt" --steps 100 --rebalance 1 --svg "$tmp/got.svg" -q 2>"$tmp/err"
+if cmp -s "$tmp/want.svg" "$tmp/got.svg"; then
+    ok "--svg of navigation with waypoints and an exit set on 3 ranks: the bytes of orca run's"
+else
+    bad "--svg of navigation with waypoints and an exit set on 3 ranks differs from orca run's"
+    cat "$tmp/err"
+fi
 # a navigated run's checkpoint (format version 5: the paths after the records) at step 200 on
 # 2 ranks, continued to 450 on 3 and on 1: orca run's hash, counts and departures; the
 # manifest with its version word made 4 (waypoints, before navigation) is refused by its

@@ -262,6 +262,21 @@ orca_status orca_mpi_visit_agents(orca_mpi *m, uint64_t stride, uint64_t below,
                                   const orca_mpi_keyed_point *points, int64_t point_count,
                                   orca_mpi_visit_fn *visit, void *context);
 
+/** One agent's navigation state as orca_mpi_visit_paths hands it to rank 0: the agent's order
+ * key, its state as orca_scenario_agent_nav gives it in one process, and its path's first
+ * min(nav->corners, capacity) corners. */
+typedef void orca_mpi_path_fn(void *context, uint64_t key, const orca_nav_agent *nav,
+                              const orca_nav_corner *corners);
+
+/** Collective: path(context, ...) on rank 0 for every agent in key order, or with stride > 0
+ * only for the agents of keys k < below with k % stride == 0 (as orca_mpi_visit_agents
+ * chooses them): its navigation state and path now (docs/mpi.md, "Pictures"), which live on
+ * its owner. The states pass through rank 0 a window of keys at a time, as records of their
+ * length. ORCA_ERR_ARGUMENT on every rank when capacity < 0; ORCA_ERR_MEMORY on every rank
+ * when a rank runs out of memory. */
+orca_status orca_mpi_visit_paths(orca_mpi *m, uint64_t stride, uint64_t below, int capacity,
+                                 orca_mpi_path_fn *visit, void *context);
+
 #ifdef __cplusplus
 }
 #endif
