@@ -51,6 +51,8 @@ static const char USAGE[] =
     "                        of the run and at its end; the rows pass through rank 0 a\n"
     "                        window of agents at a time (no rank holds them all)\n"
     "  --every K             CSV rows every K steps (default 1)\n"
+    "                        --csv - or --svg - writes to standard output, which then\n"
+    "                        carries it alone (no summary; not with --json, --hash-every)\n"
     "  --svg FILE            a picture of the run as `orca run --svg` draws it (the same\n"
     "                        bytes): walls, boundaries, waypoint paths, the trajectories\n"
     "                        of up to 20,000 agents and their navigation paths at the end,\n"
@@ -297,6 +299,25 @@ static int parse(int argc, char **argv, options *o)
     }
     if (o->svg && o->restart) {
         return fail("--svg draws a run from its start: not with --restart");
+    }
+    /* as `orca run`: at most one output on standard output, which then carries it alone */
+    int csv_out = o->csv && !strcmp(o->csv, "-"), svg_out = o->svg && !strcmp(o->svg, "-");
+    if (csv_out && svg_out) {
+        return fail("--csv - and --svg - both ask for standard output");
+    }
+    if (csv_out || svg_out) {
+        const char *which = csv_out ? "--csv" : "--svg";
+        if (o->json) {
+            return fail("%s - (standard output) and --json exclude each other", which);
+        }
+        if (o->hash_every) {
+            return fail("%s - (standard output) and --hash-every exclude each other (the hashes "
+                        "go to standard output)",
+                        which);
+        }
+        o->quiet = 1; /* no summary */
+    } else if (o->csv && o->svg && !strcmp(o->csv, o->svg)) {
+        return fail("--csv and --svg name the same file '%s'", o->csv);
     }
     if (o->density && o->pedestrian) {
         return fail("--density-speed and --pedestrian: the pedestrian model replaces the "
@@ -687,8 +708,10 @@ int main(int argc, char **argv)
     double t0 = MPI_Wtime();
     uint64_t start = orca_mpi_step_count(m); /* a restart continues a count */
     orca_mpi_reset_stats(m);
-    int hashes = 0;
-    char hash_lines[64][40];
+    /* --json: the hashes of --hash-every as (step, hash) pairs, on rank 0 */
+    uint64_t *hash_list = NULL;
+    size_t hashes = 0, hash_cap = 0;
+    int hash_lost = 0;
     /* --max-steps: as `orca run` (and orca_scenario) decide it, the start state is judged with
      * the first step, and the run stops before a step once every agent has arrived */
     long long limit = o.until_arrived ? o.max_steps : o.steps;
@@ -723,10 +746,17 @@ int main(int argc, char **argv)
             uint64_t h = orca_mpi_hash(m, &st);
             if (st == ORCA_OK && rank0) {
                 if (o.json) {
-                    if (hashes < 64) {
-                        snprintf(hash_lines[hashes++], sizeof hash_lines[0],
-                                 "{\"step\":%llu,\"hash\":\"%016llx\"}", (unsigned long long)done,
-                                 (unsigned long long)h);
+                    if (hashes == hash_cap && !hash_lost) {
+                        size_t cap = hash_cap ? 2 * hash_cap : 64;
+                        uint64_t *grown = realloc(hash_list, cap * 2 * sizeof *grown);
+                        hash_lost = !grown;
+                        hash_list = grown ? grown : hash_list;
+                        hash_cap = grown ? cap : hash_cap;
+                    }
+                    if (!hash_lost) {
+                        hash_list[2 * hashes] = done;
+                        hash_list[2 * hashes + 1] = h;
+                        ++hashes;
                     }
                 } else {
                     printf("step %llu hash %016llx\n", (unsigned long long)done,
@@ -759,6 +789,7 @@ int main(int argc, char **argv)
                                            strerror(errno));
         if (agree_message(bad)) {
             mpi_svg_destroy(svg);
+            free(hash_list);
             orca_mpi_destroy(m);
             MPI_Finalize();
             return 2;
@@ -780,25 +811,50 @@ int main(int argc, char **argv)
         st = orca_mpi_nav_counts(m, &nc);
     }
     /* each exit point's departures (sets in index order, points in order) */
-    int64_t dep[2 * 256];
+    size_t points = 0;
+    for (int set = 0; orca_mpi_exit_points(m, set) >= 0; ++set) {
+        points += (size_t)orca_mpi_exit_points(m, set);
+    }
+    int64_t *dep = malloc((points ? points : 1) * 2 * sizeof *dep);
+    if (agree_message(!dep && refuse("out of memory for the %zu exit points' departures", points))) {
+        free(hash_list);
+        mpi_svg_destroy(svg);
+        orca_mpi_destroy(m);
+        MPI_Finalize();
+        return 1;
+    }
     int ndep = 0;
     for (int set = 0; st == ORCA_OK && orca_mpi_exit_points(m, set) >= 0; ++set) {
-        for (int j = 0; st == ORCA_OK && j < orca_mpi_exit_points(m, set) && ndep < 256; ++j) {
+        for (int j = 0; st == ORCA_OK && j < orca_mpi_exit_points(m, set); ++j) {
             st = orca_mpi_exit_departures(m, set, j, &dep[2 * ndep], &dep[2 * ndep + 1]);
             ++ndep;
         }
     }
     if (st != ORCA_OK) {
         say("%s: %s", source, orca_mpi_last_error(m));
+        free(hash_list);
+        free(dep);
         mpi_svg_destroy(svg);
         orca_mpi_destroy(m);
         MPI_Finalize();
         return st == ORCA_ERR_MEMORY ? 1 : 2;
     }
+    if (agree_message(hash_lost && refuse("--json: out of memory keeping the hashes of "
+                                          "--hash-every (%zu kept)",
+                                          hashes))) {
+        free(hash_list);
+        free(dep);
+        mpi_svg_destroy(svg);
+        orca_mpi_destroy(m);
+        MPI_Finalize();
+        return 1;
+    }
     int looping = 0;
     if (svg && (st = mpi_svg_count_looping(m, &looping)) != ORCA_OK) {
         say("--svg: %s: %s", o.svg, orca_mpi_last_error(m));
         mpi_svg_destroy(svg);
+        free(hash_list);
+        free(dep);
         orca_mpi_destroy(m);
         MPI_Finalize();
         return 1;
@@ -833,12 +889,21 @@ int main(int argc, char **argv)
         int bad = svg_finish(svg, &fig, o.svg, svg_file);
         mpi_svg_destroy(svg);
         if (bad) {
+            free(hash_list);
+            free(dep);
             orca_mpi_destroy(m);
             MPI_Finalize();
             return 2;
         }
     }
     orca_mpi_stats mine, *all = rank0 ? malloc((size_t)ranks * sizeof *all) : NULL;
+    if (agree_message(rank0 && !all && refuse("out of memory for the %d ranks' figures", ranks))) {
+        free(hash_list);
+        free(dep);
+        orca_mpi_destroy(m);
+        MPI_Finalize();
+        return 1;
+    }
     orca_mpi_get_stats(m, &mine);
     MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, 0,
                MPI_COMM_WORLD);
@@ -877,8 +942,9 @@ int main(int argc, char **argv)
                    (long long)dep[2 * k + 1]);
         }
         printf("],\"hashes\":[");
-        for (int k = 0; k < hashes; ++k) {
-            printf("%s%s", k ? "," : "", hash_lines[k]);
+        for (size_t k = 0; k < hashes; ++k) {
+            printf("%s{\"step\":%llu,\"hash\":\"%016llx\"}", k ? "," : "",
+                   (unsigned long long)hash_list[2 * k], (unsigned long long)hash_list[2 * k + 1]);
         }
         printf("],\"per_rank\":[");
         print_stats(all, ranks, 1);
@@ -920,6 +986,8 @@ int main(int argc, char **argv)
         printf("hash: %016llx\n", (unsigned long long)h);
     }
     free(all);
+    free(hash_list);
+    free(dep);
     orca_mpi_destroy(m);
     MPI_Finalize();
     return 0;
