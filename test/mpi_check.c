@@ -15,17 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int rank, ranks, failures;
-
-#define CHECK(cond, ...)                                                                       \
-    do {                                                                                       \
-        if (!(cond)) {                                                                         \
-            failures++;                                                                        \
-            fprintf(stderr, "rank %d: %s:%d: %s: ", rank, __FILE__, __LINE__, #cond);          \
-            fprintf(stderr, __VA_ARGS__);                                                      \
-            fprintf(stderr, "\n");                                                             \
-        }                                                                                      \
-    } while (0)
+#include "mpi_test.h"
 
 #define MAXA 4096
 

@@ -20,7 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int rank, ranks, failures;
+#include "mpi_test.h"
 
 /* The library's allocations (orca_set_allocator): while fail_bytes > 0, a resize of a block to
  * exactly that many bytes fails (the nav's copy of the walls growing to the new wall count). */
@@ -48,16 +48,6 @@ static void hook_release(void *p, void *context)
     (void)context;
     free(p);
 }
-
-#define CHECK(cond, ...)                                                                       \
-    do {                                                                                       \
-        if (!(cond)) {                                                                         \
-            failures++;                                                                        \
-            fprintf(stderr, "rank %d: %s:%d: %s: ", rank, __FILE__, __LINE__, #cond);          \
-            fprintf(stderr, __VA_ARGS__);                                                      \
-            fprintf(stderr, "\n");                                                             \
-        }                                                                                      \
-    } while (0)
 
 #define STEPS 30
 #define MAXA 256
