@@ -554,8 +554,9 @@ static int nv_stamps(const orca_nav *nav, nav_work *W)
     return 1;
 }
 
-static int nv_seg_clear(const orca_nav *nav, const nav_plan *P, nav_work *W, orca_vec2 p,
-                        orca_vec2 q, double lim)
+/* nv_seg_clear, and with blocker not NULL the wall found within lim when it is not clear. */
+static int nv_seg_clear_at(const orca_nav *nav, const nav_plan *P, nav_work *W, orca_vec2 p,
+                           orca_vec2 q, double lim, int *blocker)
 {
     double lo_x = (p.x < q.x ? p.x : q.x) - lim, hi_x = (p.x < q.x ? q.x : p.x) + lim;
     double lo_y = (p.y < q.y ? p.y : q.y) - lim, hi_y = (p.y < q.y ? q.y : p.y) + lim;
@@ -564,6 +565,9 @@ static int nv_seg_clear(const orca_nav *nav, const nav_plan *P, nav_work *W, orc
     if (!g) {
         for (int k = 0; k < nav->nw; ++k) {
             if (!nv_wall_clear(nav, k, p, q, lo_x, hi_x, lo_y, hi_y, lim2)) {
+                if (blocker) {
+                    *blocker = k;
+                }
                 return 0;
             }
         }
@@ -607,6 +611,9 @@ static int nv_seg_clear(const orca_nav *nav, const nav_plan *P, nav_work *W, orc
                     stamp[k] = W->check;
                 }
                 if (!nv_wall_clear(nav, k, p, q, lo_x, hi_x, lo_y, hi_y, lim2)) {
+                    if (blocker) {
+                        *blocker = k;
+                    }
                     return 0;
                 }
             }
@@ -614,6 +621,54 @@ static int nv_seg_clear(const orca_nav *nav, const nav_plan *P, nav_work *W, orc
     }
     return 1;
 }
+
+static int nv_seg_clear(const orca_nav *nav, const nav_plan *P, nav_work *W, orca_vec2 p,
+                        orca_vec2 q, double lim)
+{
+    return nv_seg_clear_at(nav, P, W, p, q, lim, NULL);
+}
+
+/* The walls that last blocked a leg of one vertex, most recent first: most legs of a vertex
+ * that are not clear are blocked by one of a few walls (those of its room), so these are
+ * tried before the full check. A leg is clear when every wall keeps lim from it, so which
+ * wall is tried first does not change the answer, only how soon a blocked leg is known. */
+#define NAV_RECENT 8
+
+typedef struct nv_recent {
+    int32_t k[NAV_RECENT];
+    int n;
+} nv_recent;
+
+/* nv_seg_clear(p, q, lim), trying the walls of R first; a wall that blocks moves to R's
+ * front. */
+static int nv_seg_clear_recent(const orca_nav *nav, const nav_plan *P, nav_work *W,
+                               nv_recent *R, orca_vec2 p, orca_vec2 q, double lim)
+{
+    double lo_x = (p.x < q.x ? p.x : q.x) - lim, hi_x = (p.x < q.x ? q.x : p.x) + lim;
+    double lo_y = (p.y < q.y ? p.y : q.y) - lim, hi_y = (p.y < q.y ? q.y : p.y) + lim;
+    double lim2 = lim * lim;
+    int k = -1, at = -1;
+    for (int t = 0; t < R->n; ++t) {
+        if (!nv_wall_clear(nav, R->k[t], p, q, lo_x, hi_x, lo_y, hi_y, lim2)) {
+            k = R->k[t];
+            at = t;
+            break;
+        }
+    }
+    if (k < 0 && nv_seg_clear_at(nav, P, W, p, q, lim, &k)) {
+        return 1;
+    }
+    if (at < 0) {
+        at = R->n < NAV_RECENT ? R->n++ : NAV_RECENT - 1;
+    }
+    for (; at > 0; --at) {
+        R->k[at] = R->k[at - 1];
+    }
+    R->k[0] = k;
+    return 0;
+}
+
+
 
 /* Whether a point keeps lim from every wall. */
 static int nv_pt_clear(const orca_nav *nav, const nav_plan *P, nav_work *W, orca_vec2 p,
@@ -842,26 +897,15 @@ static int nv_arc_clear_dir(const nav_plan *P, const orca_nav *nav, int vi, int 
                  : nv_arc_clear(P, nav, vi, pb, pa, delta, lim);
 }
 
-/* Appends a node at p of key `key` on ring `ring`; -1 out of memory. */
-static int nv_add_node(nav_plan *P, orca_vec2 p, double key, int ring, int dep)
+/* Writes node n at p of key `key` on ring `ring` (its leg, mate and arc set by the caller). */
+static void nv_set_node(nav_plan *P, int n, orca_vec2 p, double key, int ring, int dep)
 {
-    if (P->nn == P->ncap) {
-        int cap = P->ncap ? 2 * P->ncap : 256;
-        nav_node *q = orca_mem_resize(P->node, (size_t)cap, sizeof *q);
-        if (!q) {
-            return -1;
-        }
-        P->node = q;
-        P->ncap = cap;
-    }
-    int n = P->nn++;
     nav_node *d = &P->node[n];
     memset(d, 0, sizeof *d);
     d->p = p;
     d->key = key;
     d->ring = ring;
     d->dep = (uint8_t)dep;
-    return n;
 }
 
 /* A node as the rings sort them: by (ring, key, node). */
@@ -900,7 +944,9 @@ typedef struct nv_row {
 typedef struct nv_rows {
     const orca_nav *nav;
     nav_plan *P;
-    nv_row *row; /* per vertex */
+    nv_row *row;           /* per vertex */
+    int32_t *row_first;    /* per vertex: the place of its first leg */
+    nv_ring_entry *entries; /* per node, bucketed by ring */
 } nv_rows;
 
 /* The legs from the vertices [begin, end) to every later vertex (on the workers: each vertex
@@ -912,6 +958,7 @@ static void nv_legs_task(int begin, int end, int wk, void *context)
     nav_work *W = wk < c->nav->work_count ? &c->nav->work[wk] : NULL;
     for (int i = begin; i < end; ++i) {
         nv_row *row = &c->row[i];
+        nv_recent recent = {{0}, 0};
         for (int j = i + 1; j < P->nv && !row->oom; ++j) {
             for (int k = 0; k < 4; ++k) {
                 int su = (k & 2) ? -1 : 1, sv = (k & 1) ? -1 : 1;
@@ -921,7 +968,7 @@ static void nv_legs_task(int begin, int end, int wk, void *context)
                 }
                 orca_vec2 f = v2_sub(tv, tu);
                 if (!nv_taut(P, i, su, f) || !nv_taut(P, j, sv, f) ||
-                    !nv_seg_clear(c->nav, P, W, tu, tv, P->lim)) {
+                    !nv_seg_clear_recent(c->nav, P, W, &recent, tu, tv, P->lim)) {
                     continue;
                 }
                 if (row->n == row->cap) {
@@ -949,25 +996,55 @@ static void nv_legs_task(int begin, int end, int wk, void *context)
 }
 
 /* The four nodes of leg l from vertex i (docs/navigation.md, "The graph"): the departure on
- * ring (i, su), the arrival on (j, sv), the departure on (j, -sv), the arrival on (i, -su).
- * 0 out of memory. */
-static int nv_add_leg(nav_plan *P, int i, const nv_leg *l)
+ * ring (i, su), the arrival on (j, sv), the departure on (j, -sv), the arrival on (i, -su),
+ * numbered from 4 * number, number the leg's place in the order of (i, j, sides). */
+static void nv_set_leg(nav_plan *P, int i, const nv_leg *l, int number)
 {
     int su = l->su, sv = l->sv, j = l->j;
-    int d1 = nv_add_node(P, l->tu, l->ku, 2 * i + (su > 0 ? 0 : 1), 1);
-    int a1 = nv_add_node(P, l->tv, l->kv, 2 * j + (sv > 0 ? 0 : 1), 0);
-    int d2 = nv_add_node(P, l->tv, l->kv, 2 * j + (sv > 0 ? 1 : 0), 1);
-    int a2 = nv_add_node(P, l->tu, l->ku, 2 * i + (su > 0 ? 1 : 0), 0);
-    if (d1 < 0 || a1 < 0 || d2 < 0 || a2 < 0) {
-        return 0;
-    }
+    int d1 = 4 * number, a1 = d1 + 1, d2 = d1 + 2, a2 = d1 + 3;
+    nv_set_node(P, d1, l->tu, l->ku, 2 * i + (su > 0 ? 0 : 1), 1);
+    nv_set_node(P, a1, l->tv, l->kv, 2 * j + (sv > 0 ? 0 : 1), 0);
+    nv_set_node(P, d2, l->tv, l->kv, 2 * j + (sv > 0 ? 1 : 0), 1);
+    nv_set_node(P, a2, l->tu, l->ku, 2 * i + (su > 0 ? 1 : 0), 0);
     P->node[d1].mate = a1;
     P->node[a1].mate = d1;
     P->node[d2].mate = a2;
     P->node[a2].mate = d2;
     P->node[d1].leg = P->node[a1].leg = P->node[d2].leg = P->node[a2].leg = l->len;
-    P->legs++;
-    return 1;
+}
+
+/* The nodes of the rows [begin, end) (on the workers: each row writes the nodes of its own
+ * legs, numbered from its first leg's place, row_first). */
+static void nv_nodes_task(int begin, int end, int wk, void *context)
+{
+    (void)wk;
+    const nv_rows *c = context;
+    for (int i = begin; i < end; ++i) {
+        for (int k = 0; k < c->row[i].n; ++k) {
+            nv_set_leg(c->P, i, &c->row[i].v[k], c->row_first[i] + k);
+        }
+    }
+}
+
+/* The rings [begin, end): each ring's entries (bucketed by ring in node order) sorted by
+ * (key, node), then its nodes' places (on the workers: each ring sorts its own entries and
+ * writes its own nodes). */
+static void nv_rings_task(int begin, int end, int wk, void *context)
+{
+    (void)wk;
+    const nv_rows *c = context;
+    nav_plan *P = c->P;
+    for (int g = begin; g < end; ++g) {
+        int first = P->ring_first[g], m = P->ring_n[g];
+        nv_ring_entry *re = c->entries + first;
+        if (m > 1) {
+            qsort(re, (size_t)m, sizeof *re, nv_cmp_ring_entry);
+        }
+        for (int k = 0; k < m; ++k) {
+            P->ring_nodes[first + k] = re[k].node;
+            P->node[re[k].node].pos = k;
+        }
+    }
 }
 
 /* The arcs of the rings [begin, end): each node's arc to the next node of its ring, its length
@@ -1157,27 +1234,39 @@ static nav_plan *nv_build_plan(orca_nav *nav, double r)
      * both ends and clear of the walls (found on the workers, vertex by vertex); it and its
      * reverse become four nodes, numbered in the order of (i, j, sides) */
     {
-        nv_rows rows = {nav, P, orca_mem_zalloc((size_t)nv + 1, sizeof *rows.row)};
-        if (!rows.row) {
-            goto fail;
-        }
-        if (nv > 0) {
+        nv_rows rows = {nav, P, orca_mem_zalloc((size_t)nv + 1, sizeof *rows.row),
+                        orca_mem_alloc((size_t)nv + 1, sizeof *rows.row_first), NULL};
+        int ok = rows.row && rows.row_first;
+        if (ok && nv > 0) {
             orca_run_task_ranged((orca_sim *)nav->sim, nv_legs_task, nv, 8, &rows);
         }
-        int ok = 1;
-        for (int i = 0; i < nv; ++i) {
-            ok = ok && !rows.row[i].oom;
-            for (int k = 0; ok && k < rows.row[i].n; ++k) {
-                ok = nv_add_leg(P, i, &rows.row[i].v[k]);
-            }
+        int64_t legs = 0;
+        for (int i = 0; ok && i < nv; ++i) {
+            ok = !rows.row[i].oom;
+            rows.row_first[i] = (int32_t)legs;
+            legs += rows.row[i].n;
+        }
+        ok = ok && legs <= (INT32_MAX - 1) / 4;
+        if (ok) {
+            P->nn = P->ncap = (int)(4 * legs);
+            P->legs = (int)legs;
+            P->node = orca_mem_alloc((size_t)P->nn + 1, sizeof *P->node);
+            ok = P->node != NULL;
+        }
+        if (ok && nv > 0) {
+            orca_run_task_ranged((orca_sim *)nav->sim, nv_nodes_task, nv, 8, &rows);
+        }
+        for (int i = 0; rows.row && i < nv; ++i) {
             orca_mem_free(rows.row[i].v);
         }
         orca_mem_free(rows.row);
+        orca_mem_free(rows.row_first);
         if (!ok) {
             goto fail;
         }
     }
-    /* rings: nodes by (ring, key, index); arcs to the next node in the ring's direction */
+    /* rings: nodes by (ring, key, index), bucketed by ring in node order and then sorted
+     * ring by ring on the workers; arcs to the next node in the ring's direction */
     int nr = 2 * nv;
     P->ring_first = orca_mem_zalloc((size_t)nr + 1, sizeof *P->ring_first);
     P->ring_n = orca_mem_zalloc((size_t)nr + 1, sizeof *P->ring_n);
@@ -1186,36 +1275,30 @@ static nav_plan *nv_build_plan(orca_nav *nav, double r)
         goto fail;
     }
     {
-        nv_ring_entry *re = orca_mem_alloc((size_t)P->nn + 1, sizeof *re);
-        if (!re) {
+        nv_rows rows = {nav, P, NULL, NULL, orca_mem_alloc((size_t)P->nn + 1, sizeof *rows.entries)};
+        if (!rows.entries) {
             goto fail;
         }
         for (int n = 0; n < P->nn; ++n) {
-            re[n].ring = P->node[n].ring;
-            re[n].node = n;
-            re[n].key = P->node[n].key;
+            P->ring_n[P->node[n].ring]++;
         }
-        if (P->nn > 0) {
-            qsort(re, (size_t)P->nn, sizeof *re, nv_cmp_ring_entry);
+        for (int g = 0, at = 0; g < nr; ++g) {
+            P->ring_first[g] = at;
+            at += P->ring_n[g];
+            P->ring_n[g] = 0;
         }
         for (int n = 0; n < P->nn; ++n) {
-            P->ring_nodes[n] = re[n].node;
+            int g = P->node[n].ring;
+            nv_ring_entry *e = &rows.entries[P->ring_first[g] + P->ring_n[g]++];
+            e->ring = g;
+            e->node = n;
+            e->key = P->node[n].key;
         }
-        orca_mem_free(re);
-    }
-    for (int k = 0; k < P->nn; ++k) {
-        int n = P->ring_nodes[k];
-        int g = P->node[n].ring;
-        if (P->ring_n[g] == 0) {
-            P->ring_first[g] = k;
-        }
-        P->node[n].pos = P->ring_n[g]++;
-    }
-    {
-        nv_rows rows = {nav, P, NULL};
         if (nr > 0) {
+            orca_run_task_ranged((orca_sim *)nav->sim, nv_rings_task, nr, 64, &rows);
             orca_run_task_ranged((orca_sim *)nav->sim, nv_arcs_task, nr, 64, &rows);
         }
+        orca_mem_free(rows.entries);
     }
     return P;
 fail:
