@@ -203,8 +203,7 @@ typedef struct nav_work {
     nv_slot *slot; /* per node */
     uint32_t query;
     int cap;
-    double *hcost;  /* the heap */
-    int32_t *hnode;
+    struct nv_hent *heap; /* the heap's entries */
     int hcap;
     uint32_t *stamp; /* per wall: the clearance check that last looked at it */
     uint32_t check;
@@ -290,8 +289,7 @@ static void nv_grid_free(nav_grid *g)
 static void nv_work_free(nav_work *w)
 {
     orca_mem_free(w->slot);
-    orca_mem_free(w->hcost);
-    orca_mem_free(w->hnode);
+    orca_mem_free(w->heap);
     orca_mem_free(w->stamp);
     memset(w, 0, sizeof *w);
 }
@@ -1328,85 +1326,80 @@ static nav_plan *nv_get_plan(orca_nav *nav, double r)
 
 /* --- search ---------------------------------------------------------------------------- */
 
-/* A binary heap of (cost, node), least cost first, ties to the lower node. */
+/* A heap of (cost, node), least cost first, ties to the lower node: 4-ary, each entry's cost
+ * and node together, so that a pop reads a node's children from one or two cache lines. Any
+ * heap that pops the least (cost, node) first pops the same sequence (entries with equal cost
+ * and node are alike), so the layout changes no result. */
+typedef struct nv_hent {
+    double cost;
+    int32_t node;
+} nv_hent;
+
 typedef struct nv_heap {
-    double *cost;
-    int32_t *node;
+    nv_hent *e;
     int n, cap;
-    nav_work *W; /* owns the arrays (hcost, hnode), grown here */
+    nav_work *W; /* owns the entries (heap), grown here */
     int oom;     /* a push found no memory: the search is abandoned */
 } nv_heap;
 
 static nv_heap nv_heap_open(nav_work *W)
 {
-    nv_heap h = {W->hcost, W->hnode, 0, W->hcap, W, 0};
+    nv_heap h = {W->heap, 0, W->hcap, W, 0};
     return h;
 }
 
-static int nv_heap_less(const nv_heap *h, int i, int j)
+static int nv_hent_less(nv_hent a, nv_hent b)
 {
-    return h->cost[i] < h->cost[j] || (h->cost[i] == h->cost[j] && h->node[i] < h->node[j]);
-}
-
-static void nv_heap_swap(nv_heap *h, int i, int j)
-{
-    double c = h->cost[i];
-    h->cost[i] = h->cost[j];
-    h->cost[j] = c;
-    int32_t n = h->node[i];
-    h->node[i] = h->node[j];
-    h->node[j] = n;
+    return a.cost < b.cost || (a.cost == b.cost && a.node < b.node);
 }
 
 static void nv_heap_push(nv_heap *h, double cost, int32_t node)
 {
     if (h->n == h->cap) {
         int cap = h->cap ? 2 * h->cap : 1024;
-        double *c = h->cap > INT32_MAX / 2 ? NULL
-                                           : orca_mem_resize(h->W->hcost, (size_t)cap, sizeof *c);
-        if (!c) {
+        nv_hent *e = h->cap > INT32_MAX / 2 ? NULL
+                                            : orca_mem_resize(h->W->heap, (size_t)cap, sizeof *e);
+        if (!e) {
             h->oom = 1;
             return;
         }
-        h->W->hcost = h->cost = c;
-        int32_t *n = orca_mem_resize(h->W->hnode, (size_t)cap, sizeof *n);
-        if (!n) {
-            h->oom = 1;
-            return;
-        }
-        h->W->hnode = h->node = n;
+        h->W->heap = h->e = e;
         h->W->hcap = h->cap = cap;
     }
+    nv_hent x = {cost, node};
     int i = h->n++;
-    h->cost[i] = cost;
-    h->node[i] = node;
-    while (i > 0 && nv_heap_less(h, i, (i - 1) / 2)) {
-        nv_heap_swap(h, i, (i - 1) / 2);
-        i = (i - 1) / 2;
+    while (i > 0 && nv_hent_less(x, h->e[(i - 1) / 4])) {
+        h->e[i] = h->e[(i - 1) / 4];
+        i = (i - 1) / 4;
     }
+    h->e[i] = x;
 }
 
 static void nv_heap_pop(nv_heap *h, double *cost, int32_t *node)
 {
-    *cost = h->cost[0];
-    *node = h->node[0];
-    h->n--;
-    h->cost[0] = h->cost[h->n];
-    h->node[0] = h->node[h->n];
-    int i = 0;
+    *cost = h->e[0].cost;
+    *node = h->e[0].node;
+    nv_hent x = h->e[--h->n];
+    int n = h->n, i = 0;
     for (;;) {
-        int l = 2 * i + 1, m = i;
-        if (l < h->n && nv_heap_less(h, l, m)) {
-            m = l;
-        }
-        if (l + 1 < h->n && nv_heap_less(h, l + 1, m)) {
-            m = l + 1;
-        }
-        if (m == i) {
+        int c = 4 * i + 1;
+        if (c >= n) {
             break;
         }
-        nv_heap_swap(h, i, m);
+        int m = c, last = c + 4 < n ? c + 4 : n;
+        for (int k = c + 1; k < last; ++k) {
+            if (nv_hent_less(h->e[k], h->e[m])) {
+                m = k;
+            }
+        }
+        if (!nv_hent_less(h->e[m], x)) {
+            break;
+        }
+        h->e[i] = h->e[m];
         i = m;
+    }
+    if (n > 0) {
+        h->e[i] = x;
     }
 }
 
@@ -1437,7 +1430,7 @@ static int nv_work_open(nav_work *W, int total)
  * departures toward a goal. */
 typedef struct nv_vpoint {
     orca_vec2 p;
-    double key;
+    double key; /* its angle around the vertex; -1 until needed (nv_vkey) */
     double leg; /* the leg to or from the query point */
     int32_t ring;
     int32_t goal; /* goal index (departures), -1 for the start's */
@@ -1457,6 +1450,17 @@ static int nv_cmp_vpoint(const void *x, const void *y)
         return a->goal < b->goal ? -1 : 1;
     }
     return 0;
+}
+
+/* A point's key, computed when first needed: a query's search reads the keys only of the
+ * points on the rings it reaches (the same bits as computing every key first). */
+static double nv_vkey(const nav_plan *P, nv_vpoint *v)
+{
+    if (v->key < 0) {
+        orca_vec2 c = P->vp[v->ring >> 1];
+        v->key = orca_nav_angle(v->p.y - c.y, v->p.x - c.x);
+    }
+    return v->key;
 }
 
 /* The ring node a point of key k on ring g reaches first in the ring's direction, and the
@@ -1570,7 +1574,7 @@ static int nv_goal_points(const orca_nav *nav, const nav_plan *P, nav_work *W,
                     cap *= 2;
                 }
                 v[n].p = t;
-                v[n].key = orca_nav_angle(t.y - P->vp[vi].y, t.x - P->vp[vi].x);
+                v[n].key = -1.0;
                 v[n].leg = v2_len(f);
                 v[n].ring = 2 * vi + side;
                 v[n].goal = g;
@@ -1579,7 +1583,17 @@ static int nv_goal_points(const orca_nav *nav, const nav_plan *P, nav_work *W,
             }
         }
     }
-    if (n > 1) {
+    /* the points of one goal come in ring order, one a ring: sorted already; those of several
+     * goals are sorted by (ring, key, goal), their keys computed first (and every key of a
+     * set's points, which it keeps) */
+    int several = 0;
+    for (int k = 1; k < n && !several; ++k) {
+        several = v[k].goal != v[0].goal;
+    }
+    for (int k = 0; k < n && (several || !lazy); ++k) {
+        nv_vkey(P, &v[k]);
+    }
+    if (several) {
         qsort(v, (size_t)n, sizeof *v, nv_cmp_vpoint);
     }
     *out = v;
@@ -1624,7 +1638,7 @@ static int nv_start_points(const orca_nav *nav, const nav_plan *P, nav_work *W, 
                 continue;
             }
             v[n].p = t;
-            v[n].key = orca_nav_angle(t.y - P->vp[vi].y, t.x - P->vp[vi].x);
+            v[n].key = -1.0;
             v[n].leg = v2_len(f);
             v[n].ring = 2 * vi + side;
             v[n].goal = -1;
@@ -1858,7 +1872,7 @@ static orca_status nv_search(orca_nav *nav, const nav_plan *P, nav_work *W, orca
             px = P->node[x].p;
         } else {
             g = sv[x - nn].ring;
-            k = sv[x - nn].key;
+            k = nv_vkey(P, &sv[x - nn]);
             px = sv[x - nn].p;
         }
         int s = (g & 1) ? -1 : 1, vi = g >> 1;
@@ -1878,7 +1892,7 @@ static orca_status nv_search(orca_nav *nav, const nav_plan *P, nav_work *W, orca
         }
         /* goal points on this ring up to the next node */
         for (int j = nv_gv_lower(gv, ngv, g); j < ngv && gv[j].ring == g; ++j) {
-            double d = nv_ring_delta(k, gv[j].key, s);
+            double d = nv_ring_delta(k, nv_vkey(P, &gv[j]), s);
             if ((y < 0 || d <= dy) &&
                 nv_arc_clear_dir(P, nav, vi, s, px, gv[j].p, d, x < nn ? P->lim : start_lim)) {
                 double a = P->r * d;
