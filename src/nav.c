@@ -28,6 +28,7 @@
 #define NAV_ATAN_TERMS 22
 #define NAV_TOL 0x1p-40   /* clearance tolerance, relative to r + M (docs/navigation.md) */
 #define NAV_TAUT 0x1p-20  /* the taut test's slack (a pruning: docs/navigation.md) */
+#define NAV_CUT 0x1p-16   /* a wall across a pair's legs: its margin, relative to r + M */
 #define NAV_ERROR_SIZE 256
 
 /* --- angles ---------------------------------------------------------------------------- */
@@ -237,6 +238,7 @@ typedef struct nav_plan {
     nav_node *node;
     int32_t *ring_first, *ring_n, *ring_nodes; /* by (key, node) */
     int legs;
+    int64_t cut;    /* vertex pairs skipped for a wall across them (nv_wall_cuts) */
     nav_field *fields;
     int field_count;
 } nav_plan;
@@ -253,6 +255,7 @@ struct orca_nav {
     nav_work *work; /* one scratch per thread that queries (orca_nav_workers) */
     int work_count;
     int dijkstra;   /* 1: point-goal searches without the bound (orca_nav_set_dijkstra) */
+    int plain;      /* 1: graphs built without the shortcuts (orca_nav_set_plain_build) */
 };
 
 static orca_status nav_fail(orca_nav *nav, orca_status st, const char *fmt, ...)
@@ -937,6 +940,7 @@ typedef struct nv_leg {
 typedef struct nv_row {
     nv_leg *v;
     int n, cap, oom;
+    int cut; /* pairs skipped for a wall across them */
 } nv_row;
 
 typedef struct nv_rows {
@@ -947,6 +951,32 @@ typedef struct nv_rows {
     nv_ring_entry *entries; /* per node, bucketed by ring */
 } nv_rows;
 
+/* Whether wall k lies across every leg between the circles of radius r around u and v, so
+ * that none of the pair's legs is clear (docs/navigation.md, "The graph", walls across a
+ * pair): u and v on strictly opposite sides of the wall's line, each farther than
+ * rho = r + 2m from it; the wall's ends on strictly opposite sides of the line u-v, each
+ * farther than rho from the segment u-v (rho2 = rho * rho, m = 2^-16 (r + M)). Then every
+ * segment from within r + m of u to within r + m of v crosses the wall inside both, with the
+ * four crosses of the crossing test far from 0, so each of the pair's computed legs (tangent
+ * points within far less than m of their circles) crosses the wall: squared distance 0. */
+static int nv_wall_cuts(const orca_nav *nav, int k, orca_vec2 u, orca_vec2 v, double rho2)
+{
+    orca_vec2 a = nav->wa[k], b = nav->wb[k];
+    orca_vec2 ab = v2_sub(b, a);
+    double cu = nv_cross2(ab, v2_sub(u, a)), cv = nv_cross2(ab, v2_sub(v, a));
+    if (!((cu > 0 && cv < 0) || (cu < 0 && cv > 0))) {
+        return 0;
+    }
+    double l2 = v2_dot(ab, ab);
+    if (!(cu * cu > rho2 * l2) || !(cv * cv > rho2 * l2)) {
+        return 0;
+    }
+    orca_vec2 uv = v2_sub(v, u);
+    double ca = nv_cross2(uv, v2_sub(a, u)), cb = nv_cross2(uv, v2_sub(b, u));
+    return ((ca > 0 && cb < 0) || (ca < 0 && cb > 0)) && nv_pt_seg_d2(a, u, v) > rho2 &&
+           nv_pt_seg_d2(b, u, v) > rho2;
+}
+
 /* The legs from the vertices [begin, end) to every later vertex (on the workers: each vertex
  * writes its own row; the clearance checks use the worker's stamps). */
 static void nv_legs_task(int begin, int end, int wk, void *context)
@@ -954,10 +984,26 @@ static void nv_legs_task(int begin, int end, int wk, void *context)
     const nv_rows *c = context;
     const nav_plan *P = c->P;
     nav_work *W = wk < c->nav->work_count ? &c->nav->work[wk] : NULL;
+    double rho = P->r + 2.0 * NAV_CUT * (P->r + c->nav->M), rho2 = rho * rho;
     for (int i = begin; i < end; ++i) {
         nv_row *row = &c->row[i];
         nv_recent recent = {{0}, 0};
         for (int j = i + 1; j < P->nv && !row->oom; ++j) {
+            /* a pair that a wall lies across has no leg: the walls that last blocked one of
+             * i's legs are tried (one that lies across moves to the front) */
+            int cut = -1;
+            for (int t = 0; t < recent.n && cut < 0 && !c->nav->plain; ++t) {
+                cut = nv_wall_cuts(c->nav, recent.k[t], P->vp[i], P->vp[j], rho2) ? t : -1;
+            }
+            if (cut >= 0) {
+                int32_t w = recent.k[cut];
+                for (; cut > 0; --cut) {
+                    recent.k[cut] = recent.k[cut - 1];
+                }
+                recent.k[0] = w;
+                row->cut++;
+                continue;
+            }
             for (int k = 0; k < 4; ++k) {
                 int su = (k & 2) ? -1 : 1, sv = (k & 1) ? -1 : 1;
                 orca_vec2 tu, tv;
@@ -966,7 +1012,8 @@ static void nv_legs_task(int begin, int end, int wk, void *context)
                 }
                 orca_vec2 f = v2_sub(tv, tu);
                 if (!nv_taut(P, i, su, f) || !nv_taut(P, j, sv, f) ||
-                    !nv_seg_clear_recent(c->nav, P, W, &recent, tu, tv, P->lim)) {
+                    !(c->nav->plain ? nv_seg_clear(c->nav, P, W, tu, tv, P->lim)
+                                    : nv_seg_clear_recent(c->nav, P, W, &recent, tu, tv, P->lim))) {
                     continue;
                 }
                 if (row->n == row->cap) {
@@ -1243,6 +1290,7 @@ static nav_plan *nv_build_plan(orca_nav *nav, double r)
             ok = !rows.row[i].oom;
             rows.row_first[i] = (int32_t)legs;
             legs += rows.row[i].n;
+            P->cut += rows.row[i].cut;
         }
         ok = ok && legs <= (INT32_MAX - 1) / 4;
         if (ok) {
@@ -2368,6 +2416,60 @@ orca_status orca_nav_field_cost(orca_nav *nav, int wk, double radius, orca_vec2 
 void orca_nav_set_dijkstra(orca_nav *nav, int on)
 {
     nav->dijkstra = on != 0;
+}
+
+void orca_nav_set_plain_build(orca_nav *nav, int on)
+{
+    nav->plain = on != 0;
+}
+
+/* FNV-1a over bytes, most significant first (a digest for the tests). */
+static uint64_t nv_fnv(uint64_t h, uint64_t v, int bytes)
+{
+    for (int b = bytes - 1; b >= 0; --b) {
+        h = (h ^ ((v >> (8 * b)) & 0xff)) * UINT64_C(0x100000001b3);
+    }
+    return h;
+}
+
+static uint64_t nv_fnv_d(uint64_t h, double x)
+{
+    uint64_t u;
+    memcpy(&u, &x, sizeof u);
+    return nv_fnv(h, u, 8);
+}
+
+orca_status orca_nav_graph_digest(orca_nav *nav, double radius, uint64_t *digest, int64_t *cut)
+{
+    if (orca_nav_sync(nav) < 0) {
+        return ORCA_ERR_MEMORY;
+    }
+    nav_plan *P = nv_get_plan(nav, radius);
+    if (!P) {
+        return ORCA_ERR_MEMORY;
+    }
+    uint64_t h = UINT64_C(0xcbf29ce484222325);
+    h = nv_fnv(h, (uint64_t)P->nv, 8);
+    h = nv_fnv(h, (uint64_t)P->nn, 8);
+    for (int n = 0; n < P->nn; ++n) {
+        const nav_node *d = &P->node[n];
+        h = nv_fnv_d(nv_fnv_d(h, d->p.x), d->p.y);
+        h = nv_fnv_d(nv_fnv_d(nv_fnv_d(h, d->key), d->leg), d->arc_len);
+        h = nv_fnv(h, (uint64_t)(uint32_t)d->ring, 4);
+        h = nv_fnv(h, (uint64_t)(uint32_t)d->pos, 4);
+        h = nv_fnv(h, (uint64_t)(uint32_t)d->mate, 4);
+        h = nv_fnv(h, (uint64_t)d->dep, 1);
+        h = nv_fnv(h, (uint64_t)d->arc_free, 1);
+    }
+    for (int g = 0; g < 2 * P->nv; ++g) {
+        h = nv_fnv(h, (uint64_t)(uint32_t)P->ring_n[g], 4);
+        for (int k = 0; k < P->ring_n[g]; ++k) {
+            h = nv_fnv(h, (uint64_t)(uint32_t)P->ring_nodes[P->ring_first[g] + k], 4);
+        }
+    }
+    *digest = h;
+    *cut = P->cut;
+    return ORCA_OK;
 }
 
 /* --- following ------------------------------------------------------------------------- */
