@@ -42,6 +42,20 @@ static int same_graph(orca_sim *fast_sim, orca_sim *plain_sim, double r, const c
     return 0;
 }
 
+/* same_graph at each of the radii, then both simulations destroyed; 0 when all agree. */
+static int same_graphs(orca_sim *fast, orca_sim *plain, const double *radii, int n,
+                       const char *what, int64_t *cut)
+{
+    for (int k = 0; k < n; ++k) {
+        if (same_graph(fast, plain, radii[k], what, cut)) {
+            return 1;
+        }
+    }
+    orca_sim_destroy(fast);
+    orca_sim_destroy(plain);
+    return 0;
+}
+
 /* Two simulations with the same walls: one on 2 workers, one on 1. */
 static int two_sims(orca_sim **fast, orca_sim **plain)
 {
@@ -65,13 +79,9 @@ static int test_scenes(void)
         }
         ENSURE(ns_add_to_sim(&sc, fast) == ORCA_OK && ns_add_to_sim(&sc, plain) == ORCA_OK);
         const double radii[] = {sc.radius, 0.2, 0.45};
-        for (int k = 0; k < 3; ++k) {
-            if (same_graph(fast, plain, radii[k], sc.name, &cut)) {
-                return 1;
-            }
+        if (same_graphs(fast, plain, radii, 3, sc.name, &cut)) {
+            return 1;
         }
-        orca_sim_destroy(fast);
-        orca_sim_destroy(plain);
     }
     ENSURE_MSG(cut > 0, "no pair was skipped");
     printf("  scenes: 5 plans, 3 radii, %lld pairs skipped, the same graphs\n", (long long)cut);
@@ -118,13 +128,9 @@ static int test_rooms(void)
             return 1;
         }
         const double radii[] = {0.2, 0.29, 0.59};
-        for (int k = 0; k < 3; ++k) {
-            if (same_graph(fast, plain, radii[k], "rooms", &cut)) {
-                return 1;
-            }
+        if (same_graphs(fast, plain, radii, 3, "rooms", &cut)) {
+            return 1;
         }
-        orca_sim_destroy(fast);
-        orca_sim_destroy(plain);
     }
     ENSURE_MSG(cut > 0, "no pair was skipped");
     printf("  rooms: 5 x 5 rooms at two offsets, 3 radii, %lld pairs skipped\n", (long long)cut);
@@ -166,11 +172,9 @@ static int test_random_walls(void)
             last = b;
         }
         double r = test_rng_uniform(&rng, 0.05, 1.0);
-        if (same_graph(fast, plain, r, "random walls", &cut)) {
+        if (same_graphs(fast, plain, &r, 1, "random walls", &cut)) {
             return 1;
         }
-        orca_sim_destroy(fast);
-        orca_sim_destroy(plain);
     }
     ENSURE_MSG(cut > 0, "no pair was skipped");
     printf("  random walls: 80 plans, %lld pairs skipped, the same graphs\n", (long long)cut);
