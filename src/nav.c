@@ -669,8 +669,6 @@ static int nv_seg_clear_recent(const orca_nav *nav, const nav_plan *P, nav_work 
     return 0;
 }
 
-
-
 /* Whether a point keeps lim from every wall. */
 static int nv_pt_clear(const orca_nav *nav, const nav_plan *P, nav_work *W, orca_vec2 p,
                        double lim)
@@ -1321,7 +1319,8 @@ static nav_plan *nv_build_plan(orca_nav *nav, double r)
         goto fail;
     }
     {
-        nv_rows rows = {nav, P, NULL, NULL, orca_mem_alloc((size_t)P->nn + 1, sizeof *rows.entries)};
+        nv_rows rows = {nav, P, NULL, NULL,
+                        orca_mem_alloc((size_t)P->nn + 1, sizeof *rows.entries)};
         if (!rows.entries) {
             goto fail;
         }
