@@ -28,6 +28,7 @@
 #define NAV_ATAN_TERMS 22
 #define NAV_TOL 0x1p-40   /* clearance tolerance, relative to r + M (docs/navigation.md) */
 #define NAV_TAUT 0x1p-20  /* the taut test's slack (a pruning: docs/navigation.md) */
+#define NAV_CUT 0x1p-16   /* a wall across a pair's legs: its margin, relative to r + M */
 #define NAV_ERROR_SIZE 256
 
 /* --- angles ---------------------------------------------------------------------------- */
@@ -203,8 +204,7 @@ typedef struct nav_work {
     nv_slot *slot; /* per node */
     uint32_t query;
     int cap;
-    double *hcost;  /* the heap */
-    int32_t *hnode;
+    struct nv_hent *heap; /* the heap's entries */
     int hcap;
     uint32_t *stamp; /* per wall: the clearance check that last looked at it */
     uint32_t check;
@@ -238,6 +238,7 @@ typedef struct nav_plan {
     nav_node *node;
     int32_t *ring_first, *ring_n, *ring_nodes; /* by (key, node) */
     int legs;
+    int64_t cut;    /* vertex pairs skipped for a wall across them (nv_wall_cuts) */
     nav_field *fields;
     int field_count;
 } nav_plan;
@@ -254,6 +255,7 @@ struct orca_nav {
     nav_work *work; /* one scratch per thread that queries (orca_nav_workers) */
     int work_count;
     int dijkstra;   /* 1: point-goal searches without the bound (orca_nav_set_dijkstra) */
+    int plain;      /* 1: graphs built without the shortcuts (orca_nav_set_plain_build) */
 };
 
 static orca_status nav_fail(orca_nav *nav, orca_status st, const char *fmt, ...)
@@ -290,8 +292,7 @@ static void nv_grid_free(nav_grid *g)
 static void nv_work_free(nav_work *w)
 {
     orca_mem_free(w->slot);
-    orca_mem_free(w->hcost);
-    orca_mem_free(w->hnode);
+    orca_mem_free(w->heap);
     orca_mem_free(w->stamp);
     memset(w, 0, sizeof *w);
 }
@@ -564,8 +565,9 @@ static int nv_stamps(const orca_nav *nav, nav_work *W)
     return 1;
 }
 
-static int nv_seg_clear(const orca_nav *nav, const nav_plan *P, nav_work *W, orca_vec2 p,
-                        orca_vec2 q, double lim)
+/* nv_seg_clear, and with blocker not NULL the wall found within lim when it is not clear. */
+static int nv_seg_clear_at(const orca_nav *nav, const nav_plan *P, nav_work *W, orca_vec2 p,
+                           orca_vec2 q, double lim, int *blocker)
 {
     double lo_x = (p.x < q.x ? p.x : q.x) - lim, hi_x = (p.x < q.x ? q.x : p.x) + lim;
     double lo_y = (p.y < q.y ? p.y : q.y) - lim, hi_y = (p.y < q.y ? q.y : p.y) + lim;
@@ -574,6 +576,9 @@ static int nv_seg_clear(const orca_nav *nav, const nav_plan *P, nav_work *W, orc
     if (!g) {
         for (int k = 0; k < nav->nw; ++k) {
             if (!nv_wall_clear(nav, k, p, q, lo_x, hi_x, lo_y, hi_y, lim2)) {
+                if (blocker) {
+                    *blocker = k;
+                }
                 return 0;
             }
         }
@@ -617,12 +622,61 @@ static int nv_seg_clear(const orca_nav *nav, const nav_plan *P, nav_work *W, orc
                     stamp[k] = W->check;
                 }
                 if (!nv_wall_clear(nav, k, p, q, lo_x, hi_x, lo_y, hi_y, lim2)) {
+                    if (blocker) {
+                        *blocker = k;
+                    }
                     return 0;
                 }
             }
         }
     }
     return 1;
+}
+
+static int nv_seg_clear(const orca_nav *nav, const nav_plan *P, nav_work *W, orca_vec2 p,
+                        orca_vec2 q, double lim)
+{
+    return nv_seg_clear_at(nav, P, W, p, q, lim, NULL);
+}
+
+/* The walls that last blocked a leg of one vertex, most recent first: most legs of a vertex
+ * that are not clear are blocked by one of a few walls (those of its room), so these are
+ * tried before the full check. A leg is clear when every wall keeps lim from it, so which
+ * wall is tried first does not change the answer, only how soon a blocked leg is known. */
+#define NAV_RECENT 8
+
+typedef struct nv_recent {
+    int32_t k[NAV_RECENT];
+    int n;
+} nv_recent;
+
+/* nv_seg_clear(p, q, lim), trying the walls of R first; a wall that blocks moves to R's
+ * front. */
+static int nv_seg_clear_recent(const orca_nav *nav, const nav_plan *P, nav_work *W,
+                               nv_recent *R, orca_vec2 p, orca_vec2 q, double lim)
+{
+    double lo_x = (p.x < q.x ? p.x : q.x) - lim, hi_x = (p.x < q.x ? q.x : p.x) + lim;
+    double lo_y = (p.y < q.y ? p.y : q.y) - lim, hi_y = (p.y < q.y ? q.y : p.y) + lim;
+    double lim2 = lim * lim;
+    int k = -1, at = -1;
+    for (int t = 0; t < R->n; ++t) {
+        if (!nv_wall_clear(nav, R->k[t], p, q, lo_x, hi_x, lo_y, hi_y, lim2)) {
+            k = R->k[t];
+            at = t;
+            break;
+        }
+    }
+    if (k < 0 && nv_seg_clear_at(nav, P, W, p, q, lim, &k)) {
+        return 1;
+    }
+    if (at < 0) {
+        at = R->n < NAV_RECENT ? R->n++ : NAV_RECENT - 1;
+    }
+    for (; at > 0; --at) {
+        R->k[at] = R->k[at - 1];
+    }
+    R->k[0] = k;
+    return 0;
 }
 
 /* Whether a point keeps lim from every wall. */
@@ -852,26 +906,15 @@ static int nv_arc_clear_dir(const nav_plan *P, const orca_nav *nav, int vi, int 
                  : nv_arc_clear(P, nav, vi, pb, pa, delta, lim);
 }
 
-/* Appends a node at p of key `key` on ring `ring`; -1 out of memory. */
-static int nv_add_node(nav_plan *P, orca_vec2 p, double key, int ring, int dep)
+/* Writes node n at p of key `key` on ring `ring` (its leg, mate and arc set by the caller). */
+static void nv_set_node(nav_plan *P, int n, orca_vec2 p, double key, int ring, int dep)
 {
-    if (P->nn == P->ncap) {
-        int cap = P->ncap ? 2 * P->ncap : 256;
-        nav_node *q = orca_mem_resize(P->node, (size_t)cap, sizeof *q);
-        if (!q) {
-            return -1;
-        }
-        P->node = q;
-        P->ncap = cap;
-    }
-    int n = P->nn++;
     nav_node *d = &P->node[n];
     memset(d, 0, sizeof *d);
     d->p = p;
     d->key = key;
     d->ring = ring;
     d->dep = (uint8_t)dep;
-    return n;
 }
 
 /* A node as the rings sort them: by (ring, key, node). */
@@ -905,13 +948,42 @@ typedef struct nv_leg {
 typedef struct nv_row {
     nv_leg *v;
     int n, cap, oom;
+    int cut; /* pairs skipped for a wall across them */
 } nv_row;
 
 typedef struct nv_rows {
     const orca_nav *nav;
     nav_plan *P;
-    nv_row *row; /* per vertex */
+    nv_row *row;           /* per vertex */
+    int32_t *row_first;    /* per vertex: the place of its first leg */
+    nv_ring_entry *entries; /* per node, bucketed by ring */
 } nv_rows;
+
+/* Whether wall k lies across every leg between the circles of radius r around u and v, so
+ * that none of the pair's legs is clear (docs/navigation.md, "The graph", walls across a
+ * pair): u and v on strictly opposite sides of the wall's line, each farther than
+ * rho = r + 2m from it; the wall's ends on strictly opposite sides of the line u-v, each
+ * farther than rho from the segment u-v (rho2 = rho * rho, m = 2^-16 (r + M)). Then every
+ * segment from within r + m of u to within r + m of v crosses the wall inside both, with the
+ * four crosses of the crossing test far from 0, so each of the pair's computed legs (tangent
+ * points within far less than m of their circles) crosses the wall: squared distance 0. */
+static int nv_wall_cuts(const orca_nav *nav, int k, orca_vec2 u, orca_vec2 v, double rho2)
+{
+    orca_vec2 a = nav->wa[k], b = nav->wb[k];
+    orca_vec2 ab = v2_sub(b, a);
+    double cu = nv_cross2(ab, v2_sub(u, a)), cv = nv_cross2(ab, v2_sub(v, a));
+    if (!((cu > 0 && cv < 0) || (cu < 0 && cv > 0))) {
+        return 0;
+    }
+    double l2 = v2_dot(ab, ab);
+    if (!(cu * cu > rho2 * l2) || !(cv * cv > rho2 * l2)) {
+        return 0;
+    }
+    orca_vec2 uv = v2_sub(v, u);
+    double ca = nv_cross2(uv, v2_sub(a, u)), cb = nv_cross2(uv, v2_sub(b, u));
+    return ((ca > 0 && cb < 0) || (ca < 0 && cb > 0)) && nv_pt_seg_d2(a, u, v) > rho2 &&
+           nv_pt_seg_d2(b, u, v) > rho2;
+}
 
 /* The legs from the vertices [begin, end) to every later vertex (on the workers: each vertex
  * writes its own row; the clearance checks use the worker's stamps). */
@@ -920,9 +992,26 @@ static void nv_legs_task(int begin, int end, int wk, void *context)
     const nv_rows *c = context;
     const nav_plan *P = c->P;
     nav_work *W = wk < c->nav->work_count ? &c->nav->work[wk] : NULL;
+    double rho = P->r + 2.0 * NAV_CUT * (P->r + c->nav->M), rho2 = rho * rho;
     for (int i = begin; i < end; ++i) {
         nv_row *row = &c->row[i];
+        nv_recent recent = {{0}, 0};
         for (int j = i + 1; j < P->nv && !row->oom; ++j) {
+            /* a pair that a wall lies across has no leg: the walls that last blocked one of
+             * i's legs are tried (one that lies across moves to the front) */
+            int cut = -1;
+            for (int t = 0; t < recent.n && cut < 0 && !c->nav->plain; ++t) {
+                cut = nv_wall_cuts(c->nav, recent.k[t], P->vp[i], P->vp[j], rho2) ? t : -1;
+            }
+            if (cut >= 0) {
+                int32_t w = recent.k[cut];
+                for (; cut > 0; --cut) {
+                    recent.k[cut] = recent.k[cut - 1];
+                }
+                recent.k[0] = w;
+                row->cut++;
+                continue;
+            }
             for (int k = 0; k < 4; ++k) {
                 int su = (k & 2) ? -1 : 1, sv = (k & 1) ? -1 : 1;
                 orca_vec2 tu, tv;
@@ -931,7 +1020,8 @@ static void nv_legs_task(int begin, int end, int wk, void *context)
                 }
                 orca_vec2 f = v2_sub(tv, tu);
                 if (!nv_taut(P, i, su, f) || !nv_taut(P, j, sv, f) ||
-                    !nv_seg_clear(c->nav, P, W, tu, tv, P->lim)) {
+                    !(c->nav->plain ? nv_seg_clear(c->nav, P, W, tu, tv, P->lim)
+                                    : nv_seg_clear_recent(c->nav, P, W, &recent, tu, tv, P->lim))) {
                     continue;
                 }
                 if (row->n == row->cap) {
@@ -959,25 +1049,55 @@ static void nv_legs_task(int begin, int end, int wk, void *context)
 }
 
 /* The four nodes of leg l from vertex i (docs/navigation.md, "The graph"): the departure on
- * ring (i, su), the arrival on (j, sv), the departure on (j, -sv), the arrival on (i, -su).
- * 0 out of memory. */
-static int nv_add_leg(nav_plan *P, int i, const nv_leg *l)
+ * ring (i, su), the arrival on (j, sv), the departure on (j, -sv), the arrival on (i, -su),
+ * numbered from 4 * number, number the leg's place in the order of (i, j, sides). */
+static void nv_set_leg(nav_plan *P, int i, const nv_leg *l, int number)
 {
     int su = l->su, sv = l->sv, j = l->j;
-    int d1 = nv_add_node(P, l->tu, l->ku, 2 * i + (su > 0 ? 0 : 1), 1);
-    int a1 = nv_add_node(P, l->tv, l->kv, 2 * j + (sv > 0 ? 0 : 1), 0);
-    int d2 = nv_add_node(P, l->tv, l->kv, 2 * j + (sv > 0 ? 1 : 0), 1);
-    int a2 = nv_add_node(P, l->tu, l->ku, 2 * i + (su > 0 ? 1 : 0), 0);
-    if (d1 < 0 || a1 < 0 || d2 < 0 || a2 < 0) {
-        return 0;
-    }
+    int d1 = 4 * number, a1 = d1 + 1, d2 = d1 + 2, a2 = d1 + 3;
+    nv_set_node(P, d1, l->tu, l->ku, 2 * i + (su > 0 ? 0 : 1), 1);
+    nv_set_node(P, a1, l->tv, l->kv, 2 * j + (sv > 0 ? 0 : 1), 0);
+    nv_set_node(P, d2, l->tv, l->kv, 2 * j + (sv > 0 ? 1 : 0), 1);
+    nv_set_node(P, a2, l->tu, l->ku, 2 * i + (su > 0 ? 1 : 0), 0);
     P->node[d1].mate = a1;
     P->node[a1].mate = d1;
     P->node[d2].mate = a2;
     P->node[a2].mate = d2;
     P->node[d1].leg = P->node[a1].leg = P->node[d2].leg = P->node[a2].leg = l->len;
-    P->legs++;
-    return 1;
+}
+
+/* The nodes of the rows [begin, end) (on the workers: each row writes the nodes of its own
+ * legs, numbered from its first leg's place, row_first). */
+static void nv_nodes_task(int begin, int end, int wk, void *context)
+{
+    (void)wk;
+    const nv_rows *c = context;
+    for (int i = begin; i < end; ++i) {
+        for (int k = 0; k < c->row[i].n; ++k) {
+            nv_set_leg(c->P, i, &c->row[i].v[k], c->row_first[i] + k);
+        }
+    }
+}
+
+/* The rings [begin, end): each ring's entries (bucketed by ring in node order) sorted by
+ * (key, node), then its nodes' places (on the workers: each ring sorts its own entries and
+ * writes its own nodes). */
+static void nv_rings_task(int begin, int end, int wk, void *context)
+{
+    (void)wk;
+    const nv_rows *c = context;
+    nav_plan *P = c->P;
+    for (int g = begin; g < end; ++g) {
+        int first = P->ring_first[g], m = P->ring_n[g];
+        nv_ring_entry *re = c->entries + first;
+        if (m > 1) {
+            qsort(re, (size_t)m, sizeof *re, nv_cmp_ring_entry);
+        }
+        for (int k = 0; k < m; ++k) {
+            P->ring_nodes[first + k] = re[k].node;
+            P->node[re[k].node].pos = k;
+        }
+    }
 }
 
 /* The arcs of the rings [begin, end): each node's arc to the next node of its ring, its length
@@ -1167,27 +1287,40 @@ static nav_plan *nv_build_plan(orca_nav *nav, double r)
      * both ends and clear of the walls (found on the workers, vertex by vertex); it and its
      * reverse become four nodes, numbered in the order of (i, j, sides) */
     {
-        nv_rows rows = {nav, P, orca_mem_zalloc((size_t)nv + 1, sizeof *rows.row)};
-        if (!rows.row) {
-            goto fail;
-        }
-        if (nv > 0) {
+        nv_rows rows = {nav, P, orca_mem_zalloc((size_t)nv + 1, sizeof *rows.row),
+                        orca_mem_alloc((size_t)nv + 1, sizeof *rows.row_first), NULL};
+        int ok = rows.row && rows.row_first;
+        if (ok && nv > 0) {
             orca_run_task_ranged((orca_sim *)nav->sim, nv_legs_task, nv, 8, &rows);
         }
-        int ok = 1;
-        for (int i = 0; i < nv; ++i) {
-            ok = ok && !rows.row[i].oom;
-            for (int k = 0; ok && k < rows.row[i].n; ++k) {
-                ok = nv_add_leg(P, i, &rows.row[i].v[k]);
-            }
+        int64_t legs = 0;
+        for (int i = 0; ok && i < nv; ++i) {
+            ok = !rows.row[i].oom;
+            rows.row_first[i] = (int32_t)legs;
+            legs += rows.row[i].n;
+            P->cut += rows.row[i].cut;
+        }
+        ok = ok && legs <= (INT32_MAX - 1) / 4;
+        if (ok) {
+            P->nn = P->ncap = (int)(4 * legs);
+            P->legs = (int)legs;
+            P->node = orca_mem_alloc((size_t)P->nn + 1, sizeof *P->node);
+            ok = P->node != NULL;
+        }
+        if (ok && nv > 0) {
+            orca_run_task_ranged((orca_sim *)nav->sim, nv_nodes_task, nv, 8, &rows);
+        }
+        for (int i = 0; rows.row && i < nv; ++i) {
             orca_mem_free(rows.row[i].v);
         }
         orca_mem_free(rows.row);
+        orca_mem_free(rows.row_first);
         if (!ok) {
             goto fail;
         }
     }
-    /* rings: nodes by (ring, key, index); arcs to the next node in the ring's direction */
+    /* rings: nodes by (ring, key, index), bucketed by ring in node order and then sorted
+     * ring by ring on the workers; arcs to the next node in the ring's direction */
     int nr = 2 * nv;
     P->ring_first = orca_mem_zalloc((size_t)nr + 1, sizeof *P->ring_first);
     P->ring_n = orca_mem_zalloc((size_t)nr + 1, sizeof *P->ring_n);
@@ -1196,36 +1329,31 @@ static nav_plan *nv_build_plan(orca_nav *nav, double r)
         goto fail;
     }
     {
-        nv_ring_entry *re = orca_mem_alloc((size_t)P->nn + 1, sizeof *re);
-        if (!re) {
+        nv_rows rows = {nav, P, NULL, NULL,
+                        orca_mem_alloc((size_t)P->nn + 1, sizeof *rows.entries)};
+        if (!rows.entries) {
             goto fail;
         }
         for (int n = 0; n < P->nn; ++n) {
-            re[n].ring = P->node[n].ring;
-            re[n].node = n;
-            re[n].key = P->node[n].key;
+            P->ring_n[P->node[n].ring]++;
         }
-        if (P->nn > 0) {
-            qsort(re, (size_t)P->nn, sizeof *re, nv_cmp_ring_entry);
+        for (int g = 0, at = 0; g < nr; ++g) {
+            P->ring_first[g] = at;
+            at += P->ring_n[g];
+            P->ring_n[g] = 0;
         }
         for (int n = 0; n < P->nn; ++n) {
-            P->ring_nodes[n] = re[n].node;
+            int g = P->node[n].ring;
+            nv_ring_entry *e = &rows.entries[P->ring_first[g] + P->ring_n[g]++];
+            e->ring = g;
+            e->node = n;
+            e->key = P->node[n].key;
         }
-        orca_mem_free(re);
-    }
-    for (int k = 0; k < P->nn; ++k) {
-        int n = P->ring_nodes[k];
-        int g = P->node[n].ring;
-        if (P->ring_n[g] == 0) {
-            P->ring_first[g] = k;
-        }
-        P->node[n].pos = P->ring_n[g]++;
-    }
-    {
-        nv_rows rows = {nav, P, NULL};
         if (nr > 0) {
+            orca_run_task_ranged((orca_sim *)nav->sim, nv_rings_task, nr, 64, &rows);
             orca_run_task_ranged((orca_sim *)nav->sim, nv_arcs_task, nr, 64, &rows);
         }
+        orca_mem_free(rows.entries);
     }
     return P;
 fail:
@@ -1255,85 +1383,80 @@ static nav_plan *nv_get_plan(orca_nav *nav, double r)
 
 /* --- search ---------------------------------------------------------------------------- */
 
-/* A binary heap of (cost, node), least cost first, ties to the lower node. */
+/* A heap of (cost, node), least cost first, ties to the lower node: 4-ary, each entry's cost
+ * and node together, so that a pop reads a node's children from one or two cache lines. Any
+ * heap that pops the least (cost, node) first pops the same sequence (entries with equal cost
+ * and node are alike), so the layout changes no result. */
+typedef struct nv_hent {
+    double cost;
+    int32_t node;
+} nv_hent;
+
 typedef struct nv_heap {
-    double *cost;
-    int32_t *node;
+    nv_hent *e;
     int n, cap;
-    nav_work *W; /* owns the arrays (hcost, hnode), grown here */
+    nav_work *W; /* owns the entries (heap), grown here */
     int oom;     /* a push found no memory: the search is abandoned */
 } nv_heap;
 
 static nv_heap nv_heap_open(nav_work *W)
 {
-    nv_heap h = {W->hcost, W->hnode, 0, W->hcap, W, 0};
+    nv_heap h = {W->heap, 0, W->hcap, W, 0};
     return h;
 }
 
-static int nv_heap_less(const nv_heap *h, int i, int j)
+static int nv_hent_less(nv_hent a, nv_hent b)
 {
-    return h->cost[i] < h->cost[j] || (h->cost[i] == h->cost[j] && h->node[i] < h->node[j]);
-}
-
-static void nv_heap_swap(nv_heap *h, int i, int j)
-{
-    double c = h->cost[i];
-    h->cost[i] = h->cost[j];
-    h->cost[j] = c;
-    int32_t n = h->node[i];
-    h->node[i] = h->node[j];
-    h->node[j] = n;
+    return a.cost < b.cost || (a.cost == b.cost && a.node < b.node);
 }
 
 static void nv_heap_push(nv_heap *h, double cost, int32_t node)
 {
     if (h->n == h->cap) {
         int cap = h->cap ? 2 * h->cap : 1024;
-        double *c = h->cap > INT32_MAX / 2 ? NULL
-                                           : orca_mem_resize(h->W->hcost, (size_t)cap, sizeof *c);
-        if (!c) {
+        nv_hent *e = h->cap > INT32_MAX / 2 ? NULL
+                                            : orca_mem_resize(h->W->heap, (size_t)cap, sizeof *e);
+        if (!e) {
             h->oom = 1;
             return;
         }
-        h->W->hcost = h->cost = c;
-        int32_t *n = orca_mem_resize(h->W->hnode, (size_t)cap, sizeof *n);
-        if (!n) {
-            h->oom = 1;
-            return;
-        }
-        h->W->hnode = h->node = n;
+        h->W->heap = h->e = e;
         h->W->hcap = h->cap = cap;
     }
+    nv_hent x = {cost, node};
     int i = h->n++;
-    h->cost[i] = cost;
-    h->node[i] = node;
-    while (i > 0 && nv_heap_less(h, i, (i - 1) / 2)) {
-        nv_heap_swap(h, i, (i - 1) / 2);
-        i = (i - 1) / 2;
+    while (i > 0 && nv_hent_less(x, h->e[(i - 1) / 4])) {
+        h->e[i] = h->e[(i - 1) / 4];
+        i = (i - 1) / 4;
     }
+    h->e[i] = x;
 }
 
 static void nv_heap_pop(nv_heap *h, double *cost, int32_t *node)
 {
-    *cost = h->cost[0];
-    *node = h->node[0];
-    h->n--;
-    h->cost[0] = h->cost[h->n];
-    h->node[0] = h->node[h->n];
-    int i = 0;
+    *cost = h->e[0].cost;
+    *node = h->e[0].node;
+    nv_hent x = h->e[--h->n];
+    int n = h->n, i = 0;
     for (;;) {
-        int l = 2 * i + 1, m = i;
-        if (l < h->n && nv_heap_less(h, l, m)) {
-            m = l;
-        }
-        if (l + 1 < h->n && nv_heap_less(h, l + 1, m)) {
-            m = l + 1;
-        }
-        if (m == i) {
+        int c = 4 * i + 1;
+        if (c >= n) {
             break;
         }
-        nv_heap_swap(h, i, m);
+        int m = c, last = c + 4 < n ? c + 4 : n;
+        for (int k = c + 1; k < last; ++k) {
+            if (nv_hent_less(h->e[k], h->e[m])) {
+                m = k;
+            }
+        }
+        if (!nv_hent_less(h->e[m], x)) {
+            break;
+        }
+        h->e[i] = h->e[m];
         i = m;
+    }
+    if (n > 0) {
+        h->e[i] = x;
     }
 }
 
@@ -1364,7 +1487,7 @@ static int nv_work_open(nav_work *W, int total)
  * departures toward a goal. */
 typedef struct nv_vpoint {
     orca_vec2 p;
-    double key;
+    double key; /* its angle around the vertex; -1 until needed (nv_vkey) */
     double leg; /* the leg to or from the query point */
     int32_t ring;
     int32_t goal; /* goal index (departures), -1 for the start's */
@@ -1384,6 +1507,17 @@ static int nv_cmp_vpoint(const void *x, const void *y)
         return a->goal < b->goal ? -1 : 1;
     }
     return 0;
+}
+
+/* A point's key, computed when first needed: a query's search reads the keys only of the
+ * points on the rings it reaches (the same bits as computing every key first). */
+static double nv_vkey(const nav_plan *P, nv_vpoint *v)
+{
+    if (v->key < 0) {
+        orca_vec2 c = P->vp[v->ring >> 1];
+        v->key = orca_nav_angle(v->p.y - c.y, v->p.x - c.x);
+    }
+    return v->key;
 }
 
 /* The ring node a point of key k on ring g reaches first in the ring's direction, and the
@@ -1497,7 +1631,7 @@ static int nv_goal_points(const orca_nav *nav, const nav_plan *P, nav_work *W,
                     cap *= 2;
                 }
                 v[n].p = t;
-                v[n].key = orca_nav_angle(t.y - P->vp[vi].y, t.x - P->vp[vi].x);
+                v[n].key = -1.0;
                 v[n].leg = v2_len(f);
                 v[n].ring = 2 * vi + side;
                 v[n].goal = g;
@@ -1506,7 +1640,17 @@ static int nv_goal_points(const orca_nav *nav, const nav_plan *P, nav_work *W,
             }
         }
     }
-    if (n > 1) {
+    /* the points of one goal come in ring order, one a ring: sorted already; those of several
+     * goals are sorted by (ring, key, goal), their keys computed first (and every key of a
+     * set's points, which it keeps) */
+    int several = 0;
+    for (int k = 1; k < n && !several; ++k) {
+        several = v[k].goal != v[0].goal;
+    }
+    for (int k = 0; k < n && (several || !lazy); ++k) {
+        nv_vkey(P, &v[k]);
+    }
+    if (several) {
         qsort(v, (size_t)n, sizeof *v, nv_cmp_vpoint);
     }
     *out = v;
@@ -1551,7 +1695,7 @@ static int nv_start_points(const orca_nav *nav, const nav_plan *P, nav_work *W, 
                 continue;
             }
             v[n].p = t;
-            v[n].key = orca_nav_angle(t.y - P->vp[vi].y, t.x - P->vp[vi].x);
+            v[n].key = -1.0;
             v[n].leg = v2_len(f);
             v[n].ring = 2 * vi + side;
             v[n].goal = -1;
@@ -1785,7 +1929,7 @@ static orca_status nv_search(orca_nav *nav, const nav_plan *P, nav_work *W, orca
             px = P->node[x].p;
         } else {
             g = sv[x - nn].ring;
-            k = sv[x - nn].key;
+            k = nv_vkey(P, &sv[x - nn]);
             px = sv[x - nn].p;
         }
         int s = (g & 1) ? -1 : 1, vi = g >> 1;
@@ -1805,7 +1949,7 @@ static orca_status nv_search(orca_nav *nav, const nav_plan *P, nav_work *W, orca
         }
         /* goal points on this ring up to the next node */
         for (int j = nv_gv_lower(gv, ngv, g); j < ngv && gv[j].ring == g; ++j) {
-            double d = nv_ring_delta(k, gv[j].key, s);
+            double d = nv_ring_delta(k, nv_vkey(P, &gv[j]), s);
             if ((y < 0 || d <= dy) &&
                 nv_arc_clear_dir(P, nav, vi, s, px, gv[j].p, d, x < nn ? P->lim : start_lim)) {
                 double a = P->r * d;
@@ -2281,6 +2425,60 @@ orca_status orca_nav_field_cost(orca_nav *nav, int wk, double radius, orca_vec2 
 void orca_nav_set_dijkstra(orca_nav *nav, int on)
 {
     nav->dijkstra = on != 0;
+}
+
+void orca_nav_set_plain_build(orca_nav *nav, int on)
+{
+    nav->plain = on != 0;
+}
+
+/* FNV-1a over bytes, most significant first (a digest for the tests). */
+static uint64_t nv_fnv(uint64_t h, uint64_t v, int bytes)
+{
+    for (int b = bytes - 1; b >= 0; --b) {
+        h = (h ^ ((v >> (8 * b)) & 0xff)) * UINT64_C(0x100000001b3);
+    }
+    return h;
+}
+
+static uint64_t nv_fnv_d(uint64_t h, double x)
+{
+    uint64_t u;
+    memcpy(&u, &x, sizeof u);
+    return nv_fnv(h, u, 8);
+}
+
+orca_status orca_nav_graph_digest(orca_nav *nav, double radius, uint64_t *digest, int64_t *cut)
+{
+    if (orca_nav_sync(nav) < 0) {
+        return ORCA_ERR_MEMORY;
+    }
+    nav_plan *P = nv_get_plan(nav, radius);
+    if (!P) {
+        return ORCA_ERR_MEMORY;
+    }
+    uint64_t h = UINT64_C(0xcbf29ce484222325);
+    h = nv_fnv(h, (uint64_t)P->nv, 8);
+    h = nv_fnv(h, (uint64_t)P->nn, 8);
+    for (int n = 0; n < P->nn; ++n) {
+        const nav_node *d = &P->node[n];
+        h = nv_fnv_d(nv_fnv_d(h, d->p.x), d->p.y);
+        h = nv_fnv_d(nv_fnv_d(nv_fnv_d(h, d->key), d->leg), d->arc_len);
+        h = nv_fnv(h, (uint64_t)(uint32_t)d->ring, 4);
+        h = nv_fnv(h, (uint64_t)(uint32_t)d->pos, 4);
+        h = nv_fnv(h, (uint64_t)(uint32_t)d->mate, 4);
+        h = nv_fnv(h, (uint64_t)d->dep, 1);
+        h = nv_fnv(h, (uint64_t)d->arc_free, 1);
+    }
+    for (int g = 0; g < 2 * P->nv; ++g) {
+        h = nv_fnv(h, (uint64_t)(uint32_t)P->ring_n[g], 4);
+        for (int k = 0; k < P->ring_n[g]; ++k) {
+            h = nv_fnv(h, (uint64_t)(uint32_t)P->ring_nodes[P->ring_first[g] + k], 4);
+        }
+    }
+    *digest = h;
+    *cut = P->cut;
+    return ORCA_OK;
 }
 
 /* --- following ------------------------------------------------------------------------- */

@@ -73,6 +73,16 @@ orca_status orca_nav_field_cost(orca_nav *nav, int worker, double radius, orca_v
  * "Search"): the same paths, slower; for the tests that check so. */
 void orca_nav_set_dijkstra(orca_nav *nav, int on);
 
+/* 1: graphs are built without their shortcuts (every candidate leg checked against the walls
+ * from scratch, no pair skipped for a wall across it: docs/navigation.md, "The graph"): the
+ * same graphs, slower; for the tests that check so. Applies to graphs built from now on. */
+void orca_nav_set_plain_build(orca_nav *nav, int on);
+
+/* A digest of the graph of `radius` (built as needed): every node's point, key, leg, arc,
+ * ring, place, mate and flags and every ring's nodes; *cut the vertex pairs its build skipped
+ * for a wall across them. For the tests. ORCA_OK or ORCA_ERR_MEMORY. */
+orca_status orca_nav_graph_digest(orca_nav *nav, double radius, uint64_t *digest, int64_t *cut);
+
 /* Where a walker at p heading for corner c (radius r) should go: the unit direction of the
  * tangent from p to c's circle on c's side, or along the circle when p is on or inside it
  * (docs/navigation.md, "Following a path"). (0, 0) when p is at c's vertex. */
