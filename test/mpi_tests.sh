@@ -393,6 +393,38 @@ done
 refused "--csv into a directory that does not exist" "--csv: $tmp/nodir/x.csv: No such file" \
     "$tmp/ext-ped.txt" --steps 2 --csv "$tmp/nodir/x.csv" -q
 refused "a scene file that does not exist" "cannot open: No such file" "$tmp/none.txt" --steps 2
+# --csv - and --svg -: standard output carries that output alone (no summary), as with orca
+# run; two outputs there, or one with --json or --hash-every (both print on standard output),
+# are refused, and so are --csv and --svg naming one file. --json lists every hash of
+# --hash-every (it kept 64).
+"$orca" run "$tmp/ext-ped.txt" --steps 30 --csv "$tmp/want.csv" --svg "$tmp/want.svg" -q
+for out in csv svg; do
+    if run 2 "$ompi" run "$tmp/ext-ped.txt" --steps 30 --rebalance 1 --$out - \
+        >"$tmp/got.$out" 2>"$tmp/err" && cmp -s "$tmp/want.$out" "$tmp/got.$out"; then
+        ok "--$out - on 2 ranks: orca run's bytes, alone on standard output"
+    else
+        bad "--$out - on 2 ranks: not orca run's bytes alone"
+        cat "$tmp/err"
+    fi
+done
+refused "--csv - with --svg -" "both ask for standard output" --scene circle --steps 2 \
+    --csv - --svg -
+refused "--csv - with --json" "(standard output) and --json exclude each other" \
+    --scene circle --steps 2 --csv - --json
+refused "--svg - with --hash-every" "(standard output) and --hash-every exclude each other" \
+    --scene circle --steps 2 --svg - --hash-every 1
+refused "--csv and --svg naming one file" "name the same file" --scene circle --steps 2 \
+    --csv "$tmp/same" --svg "$tmp/same"
+run 2 "$ompi" run --scene circle -n 50 --steps 100 --hash-every 1 --json >"$tmp/hashes.json" \
+    2>"$tmp/err"
+run 2 "$ompi" run --scene circle -n 50 --steps 100 --hash-every 1 >"$tmp/hashes.txt" 2>&1
+jn=$(grep -o '{"step":[0-9]*,"hash":"[0-9a-f]*"}' "$tmp/hashes.json" | wc -l)
+last=$(grep -o '{"step":100,"hash":"[0-9a-f]*"}' "$tmp/hashes.json" | grep -o '[0-9a-f]\{16\}')
+if [ "$jn" = 100 ] && [ -n "$last" ] && grep -q "^step 100 hash $last\$" "$tmp/hashes.txt"; then
+    ok "--json lists all 100 hashes of --hash-every 1 (the last, $last, the text line's)"
+else
+    bad "--json lists $jn hashes of 100 (the last: '$last')"
+fi
 # --svg: the bytes of orca run --svg on 1-4 ranks rebalanced every step (the agents through
 # rank 0 in windows of keys): a scene file with walls, a walkable-area boundary and exits
 # (agents leave mid-run), whole trajectories and --svg-trail; waypoints (their dashed paths,
