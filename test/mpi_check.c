@@ -589,12 +589,7 @@ int main(int argc, char **argv)
     }
 
     char dir[256];
-    snprintf(dir, sizeof dir, "/tmp/orca-mpi-check-%ld", (long)getpid());
-    MPI_Bcast(dir, sizeof dir, MPI_CHAR, 0, MPI_COMM_WORLD);
-    if (rank == 0) {
-        mkdir(dir, 0700);
-    }
-    MPI_Barrier(MPI_COMM_WORLD);
+    mpi_test_dir(dir, (int)sizeof dir, "orca-mpi-check");
     uint64_t ck_hash = 0;
     int steps = 120, ok = 1;
     for (int s = 1; s <= steps && ok; ++s) {

@@ -445,12 +445,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &ranks);
     char dir[256];
-    snprintf(dir, sizeof dir, "/tmp/orca-mpi-nav-check-%ld", (long)getpid());
-    MPI_Bcast(dir, sizeof dir, MPI_CHAR, 0, MPI_COMM_WORLD);
-    if (rank == 0) {
-        mkdir(dir, 0700);
-    }
-    MPI_Barrier(MPI_COMM_WORLD);
+    mpi_test_dir(dir, (int)sizeof dir, "orca-mpi-nav-check");
     walls_checks(dir);
     MPI_Barrier(MPI_COMM_WORLD);
     agents_checks(0);
