@@ -222,6 +222,18 @@ int orca_ped_counter(const orca_sim *s, int32_t self, orca_vec2 P, const neighbo
     return 0;
 }
 
+/* The turn of the side preference: tan = 1/8 (about 7.1 degrees) and 8 / sqrt(65), the norm's
+ * inverse, rounded once (docs/pedestrians.md, part D). */
+#define PED_SIDE_TAN 0.125
+#define PED_SIDE_NORM 0x1.fc0bd88a0f1dap-1
+
+orca_vec2 orca_ped_keep_right(orca_vec2 P)
+{
+    /* the right of P = (x, y) is (y, -x): P + (y, -x) / 8, scaled back to |P| */
+    return v2((P.x + P.y * PED_SIDE_TAN) * PED_SIDE_NORM,
+              (P.y - P.x * PED_SIDE_TAN) * PED_SIDE_NORM);
+}
+
 /* List entries are filtered this many at a time, without branches, before any square root:
  * about half of a list lies behind the agent, and most of the rest beyond the reach. */
 #define PED_CHUNK 8

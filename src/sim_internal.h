@@ -688,6 +688,9 @@ static inline double ped_tau(const orca_pedestrian *p, double tau, int counter)
 {
     return counter ? tau : (p->time_gap < tau ? p->time_gap : tau);
 }
+/* The side preference (part D): the preferred velocity P that the linear program gets in
+ * counter mode, turned to the walker's right by a fixed angle, its length kept. */
+orca_vec2 orca_ped_keep_right(orca_vec2 P);
 /* The headway half-planes (part C) of the agent at sorted position self with preferred
  * velocity P, from its list, into out (room for min(na, max_planes)); returns their number. */
 int orca_ped_headway(const orca_sim *s, int32_t self, orca_vec2 P, const neighbor *list, int na,

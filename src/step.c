@@ -514,11 +514,15 @@ static void ext_step_locked(orca_sim *s, int32_t k, double dt, moved_box *box,
 
 /* Agent i's preferred velocity in the step: the step's copy, times f(rho) of its neighbour
  * list (na entries, in (squared distance, index) order) with the density-dependent speed on
- * (docs/extensions.md, "Density-dependent speed"). */
+ * (docs/extensions.md, "Density-dependent speed"), turned to the right in the pedestrian
+ * model's counter mode (docs/pedestrians.md, part D; the two models exclude each other). */
 static ORCA_ALWAYS_INLINE orca_vec2 ext_preferred(const orca_sim *s, const neighbor *list,
-                                                  int na, int32_t i)
+                                                  int na, int32_t i, int counter)
 {
     orca_vec2 pref = s->step_pref[i];
+    if (counter) {
+        return orca_ped_keep_right(pref);
+    }
     if (s->density_on) {
         double rho = orca_density_estimate(list, na, s->par[i].max_neighbors, s->density.radius);
         double f = orca_density_factor(&s->density, rho);
@@ -764,7 +768,7 @@ static int ext_step_agents(orca_sim *s, worker *w, int begin, int end, double dt
         ped_result ped;
         int count = ext_build_constraints(s, w, k, dt, s->step_pref[i], &hard, &nb, &na, &within,
                                           &ped, &planes);
-        orca_vec2 pref = ext_preferred(s, w->agents, na, i);
+        orca_vec2 pref = ext_preferred(s, w->agents, na, i, ped.counter);
         double max_speed = s->par[i].max_speed;
         orca_solve_result res =
             orca_solve_step_bnd(planes, count, hard, nb, max_speed, pref,

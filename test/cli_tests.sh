@@ -1510,12 +1510,12 @@ expect_status 0 "pedestrian: orca bench --extensions pedestrian" "$ORCA" bench -
 check "pedestrian: bench rows" grep -q "pedestrian at 200 agents: the model's defaults" out.txt
 check "circle: golden hash after the pedestrian runs" test "$(hash_of run --scene circle --steps 400)" = 4be6d7e7a7e24a3a
 # the scene statement and the preset (test/test_pedestrian.c builds the same scene through the
-# C API: 8494bb08a867f834 after 30 steps)
+# C API: 2e658813a4f566b3 after 30 steps)
 printf 'orca-scene 1\nname ped\npedestrian on\ngoalset east 20 0 20 1 20 -1\ngoalset west -20 0\nagent 0 0 goalset east\nagent 1 0 goalset west radius=0.2\nagent 2 0 goalset east stream=5\nagent 3 0 goal 10 10\ndefault max_neighbors 20\ndefault preferred_speed 1.1\ngrid 3 2 0 3 0.6 0.6 goalset west\n' > ped.txt
 expect_status 0 "pedestrian: 'pedestrian on'" "$ORCA" run ped.txt --steps 30 --json
-check "pedestrian: the statement: the preset's dt, the pinned hash" test "$(json_get out.txt dt)/$(json_get out.txt hash)" = 0.05/8494bb08a867f834
+check "pedestrian: the statement: the preset's dt, the pinned hash" test "$(json_get out.txt dt)/$(json_get out.txt hash)" = 0.05/2e658813a4f566b3
 sed '/^pedestrian on/d' ped.txt > ped-none.txt
-check "pedestrian: --pedestrian = the statement" test "$(hash_of run ped-none.txt --steps 30 --pedestrian)" = 8494bb08a867f834
+check "pedestrian: --pedestrian = the statement" test "$(hash_of run ped-none.txt --steps 30 --pedestrian)" = 2e658813a4f566b3
 expect_status 0 "pedestrian: without it" "$ORCA" run ped-none.txt --steps 1 --json
 check "pedestrian: without it: off, dt 0.25" test "$(json_get out.txt pedestrian)/$(json_get out.txt dt)" = false/0.25
 printf 'pedestrian on time_gap=0.8 max_planes=6\nagent 0 0 goal 5 0\n' > ped-own.txt

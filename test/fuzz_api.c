@@ -574,7 +574,8 @@ static int brute_coincident(const state *st, int i)
 /* The constraints of agent i for a step of dt, in docs/algorithm.md §11's order (with the
  * pedestrian model on, its time horizon and headway half-planes: docs/pedestrians.md); returns
  * the count. */
-static int brute_planes(const state *st, int i, double dt, orca_halfplane *planes, int *hard)
+static int brute_planes(const state *st, int i, double dt, orca_halfplane *planes, int *hard,
+                        int *counter_out)
 {
     near nb[MAX_AGENTS + MAX_SEGS];
     const orca_agent_def *a = &st->a[i];
@@ -597,7 +598,20 @@ static int brute_planes(const state *st, int i, double dt, orca_halfplane *plane
     }
     int nh = st->ped_on && !counter ? brute_headway(st, i, nb, na, planes + no + na) : 0;
     *hard = no;
+    *counter_out = counter;
     return no + na + nh;
+}
+
+/* The preferred velocity the program gets: in the pedestrian model's counter mode turned to
+ * the right by atan(1/8), its length kept (docs/pedestrians.md, part D). */
+static orca_vec2 brute_preferred(orca_vec2 P, int counter)
+{
+    if (!counter) {
+        return P;
+    }
+    double c = 0x1.fc0bd88a0f1dap-1; /* 8 / sqrt(65) */
+    orca_vec2 v = {(P.x + P.y * 0.125) * c, (P.y - P.x * 0.125) * c};
+    return v;
 }
 
 /* The step of docs/algorithm.md §12 from st: every new velocity, then each position
@@ -606,10 +620,11 @@ static void reference_step(const state *st, double dt, orca_vec2 *vel, orca_vec2
 {
     orca_halfplane planes[MAX_PLANES], scratch[MAX_PLANES];
     for (int i = 0; i < st->n; ++i) {
-        int hard;
-        int count = brute_planes(st, i, dt, planes, &hard);
+        int hard, counter;
+        int count = brute_planes(st, i, dt, planes, &hard, &counter);
         orca_solve_result res;
-        if (orca_solve(planes, count, hard, st->a[i].max_speed, st->a[i].preferred_velocity, scratch,
+        if (orca_solve(planes, count, hard, st->a[i].max_speed,
+                       brute_preferred(st->a[i].preferred_velocity, counter), scratch,
                        &res) != ORCA_OK) {
             violation("orca_solve refused agent %d's program (%d planes)", i, count);
         }
@@ -2197,8 +2212,8 @@ static void op_query_constraints(world *w, reader *r)
         return; /* the separation rule: not in the brute force (main and ref agree) */
     }
     orca_halfplane bp[MAX_PLANES];
-    int bhard;
-    int bcount = brute_planes(s, i, dt, bp, &bhard);
+    int bhard, bcounter;
+    int bcount = brute_planes(s, i, dt, bp, &bhard, &bcounter);
     if (count != bcount || hard != bhard || rcount != count || rhard != hard) {
         violation("agent %d: %d constraints (%d hard), ref %d (%d); brute force %d (%d)", i, count, hard,
                   rcount, rhard, bcount, bhard);

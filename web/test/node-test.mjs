@@ -569,7 +569,7 @@ for (const [label, file] of [['scalar', 'orca.wasm'], ['SIMD128', 'orca-simd.was
     throwsWith(() => sim.addAgent({ position: [50, 50], stream: -2 }), /stream/, 'ORCA_ERR_ARGUMENT');
     check(sim.agentCount === 100 && sim.hash() === before, 'refusals change nothing');
     for (let i = 0; i < 40; ++i) sim.step(0.05);
-    check(sim.hash() === '1aeceb0c7ce14f92', `pinned hash ${sim.hash()} = 1aeceb0c7ce14f92 (native)`);
+    check(sim.hash() === 'f5f39d238acdeb06', `pinned hash ${sim.hash()} = f5f39d238acdeb06 (native)`);
     const copy = orca.createSim();
     copy.load(sim.save());
     check(copy.hash() === sim.hash() && copy.pedestrian.timeGap === 0.5, 'save and load keep it');
@@ -601,10 +601,10 @@ for (const [label, file] of [['scalar', 'orca.wasm'], ['SIMD128', 'orca-simd.was
       const file = orca.readScene(t, opt);
       check(file.dt === 0.05 && file.pedestrian !== null, `scene file: dt ${file.dt}`);
       for (let i = 0; i < 30; ++i) file.step();
-      check(file.sim.hash() === '8494bb08a867f834', `scene file hash ${file.sim.hash()} = 8494bb08a867f834 (native)`);
+      check(file.sim.hash() === '2e658813a4f566b3', `scene file hash ${file.sim.hash()} = 2e658813a4f566b3 (native)`);
       file.destroy();
     }
-    return 'pinned 1aeceb0c7ce14f92, scene file 8494bb08a867f834';
+    return 'pinned f5f39d238acdeb06, scene file 2e658813a4f566b3';
   });
 
   test(`${label}: save and load reproduce the run`, () => {
