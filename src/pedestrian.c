@@ -223,7 +223,8 @@ int orca_ped_counter(const orca_sim *s, int32_t self, orca_vec2 P, const neighbo
 }
 
 /* The turn of the side preference: tan = 1/8 (about 7.1 degrees) and 8 / sqrt(65), the norm's
- * inverse, rounded once (docs/pedestrians.md, part D). */
+ * inverse, as binary64 evaluates it (the square root rounded, then the quotient; one ulp above
+ * the nearest double of the exact value): a constant (docs/pedestrians.md, part D). */
 #define PED_SIDE_TAN 0.125
 #define PED_SIDE_NORM 0x1.fc0bd88a0f1dap-1
 
