@@ -132,8 +132,8 @@ int orca_nav_same_walls(const orca_nav *nav, const orca_sim *s)
     for (int k = 0; same && k < nw; ++k) {
         orca_vec2 a = k < nseg ? s->seg_a[k] : s->bnd->ea[k - nseg];
         orca_vec2 b = k < nseg ? s->seg_b[k] : s->bnd->eb[k - nseg];
-        a = orca_nv_norm0(a);
-        b = orca_nv_norm0(b);
+        a = nv_norm0(a);
+        b = nv_norm0(b);
         same = memcmp(&a, &nav->wa[k], sizeof a) == 0 && memcmp(&b, &nav->wb[k], sizeof b) == 0;
     }
     return same;
@@ -178,8 +178,8 @@ int orca_nav_sync_to(orca_nav *nav, const orca_sim *s)
     for (int k = 0; k < nw; ++k) {
         orca_vec2 a = k < nseg ? s->seg_a[k] : s->bnd->ea[k - nseg];
         orca_vec2 b = k < nseg ? s->seg_b[k] : s->bnd->eb[k - nseg];
-        nav->wa[k] = orca_nv_norm0(a);
-        nav->wb[k] = orca_nv_norm0(b);
+        nav->wa[k] = nv_norm0(a);
+        nav->wb[k] = nv_norm0(b);
         double m[4] = {d_abs(a.x), d_abs(a.y), d_abs(b.x), d_abs(b.y)};
         for (int j = 0; j < 4; ++j) {
             M = m[j] > M ? m[j] : M;
@@ -215,10 +215,10 @@ orca_status orca_nav_route(orca_nav *nav, int wk, double radius, orca_vec2 from,
         return ORCA_ERR_ARGUMENT; /* not prepared (orca_nav_prepare, orca_nav_workers) */
     }
     nav_work *W = &nav->work[wk];
-    from = orca_nv_norm0(from);
+    from = nv_norm0(from);
     if (F) {
         return orca_nv_field_route(nav, P, F, W, from,
-                                   avoid ? orca_nv_find_vertex(P, orca_nv_norm0(*avoid)) : -1,
+                                   avoid ? orca_nv_find_vertex(P, nv_norm0(*avoid)) : -1,
                                    penalty, out, NULL);
     }
     return orca_nv_search(nav, P, W, from, goals, goal_count, avoid, penalty, 1, !nav->dijkstra,
@@ -234,8 +234,8 @@ orca_status orca_nav_field_cost(orca_nav *nav, int wk, double radius, orca_vec2 
     if (!F || wk < 0 || wk >= nav->work_count) {
         return ORCA_ERR_ARGUMENT; /* not prepared */
     }
-    return orca_nv_field_route(nav, P, F, &nav->work[wk], orca_nv_norm0(from),
-                               avoid ? orca_nv_find_vertex(P, orca_nv_norm0(*avoid)) : -1,
+    return orca_nv_field_route(nav, P, F, &nav->work[wk], nv_norm0(from),
+                               avoid ? orca_nv_find_vertex(P, nv_norm0(*avoid)) : -1,
                                penalty, NULL, cost);
 }
 
@@ -308,9 +308,9 @@ int orca_nav_leg_clear(orca_nav *nav, int wk, double radius, orca_vec2 p,
         return 0;
     }
     nav_work *W = &nav->work[wk];
-    p = orca_nv_norm0(p);
+    p = nv_norm0(p);
     orca_vec2 to = goal;
-    if (corner && !orca_nv_tan_pc(p, corner->vertex, radius, corner->side, &to)) {
+    if (corner && !nv_tan_pc(p, corner->vertex, radius, corner->side, &to)) {
         return 1; /* on its corner's circle: it is at the corner */
     }
     /* a leg that only grazes a wall lets the walker slide along it or round its end; one
@@ -339,7 +339,7 @@ int orca_nav_passed(orca_vec2 p, const orca_nav_corner *c, const orca_nav_corner
     orca_vec2 to = next ? next->enter : goal;
     orca_vec2 e = v2_sub(to, c->leave);
     return v2_dot(v2_sub(p, c->leave), e) >= 0 &&
-           (double)c->side * orca_nv_cross2(e, v2_sub(p, c->vertex)) <= 0;
+           (double)c->side * nv_cross2(e, v2_sub(p, c->vertex)) <= 0;
 }
 
 /* --- the API --------------------------------------------------------------------------- */
@@ -408,9 +408,9 @@ orca_status orca_nav_path(orca_nav *nav, double radius, orca_vec2 from, const or
         return nav_fail(nav, ORCA_ERR_MEMORY, "out of memory");
     }
     for (int g = 0; g < goal_count; ++g) {
-        g0[g] = orca_nv_norm0(goals[g]);
+        g0[g] = nv_norm0(goals[g]);
     }
-    st = orca_nv_search(nav, P, &nav->work[0], orca_nv_norm0(from), g0, goal_count, NULL, 0.0, 0,
+    st = orca_nv_search(nav, P, &nav->work[0], nv_norm0(from), g0, goal_count, NULL, 0.0, 0,
                         !nav->dijkstra, &r);
     orca_mem_free(g0);
     if (st != ORCA_OK) {
@@ -463,8 +463,8 @@ orca_status orca_nav_visible(orca_nav *nav, double radius, orca_vec2 a, orca_vec
     if (orca_nav_sync(nav) < 0) {
         return nav_fail(nav, ORCA_ERR_MEMORY, "out of memory reading the walls");
     }
-    a = orca_nv_norm0(a);
-    b = orca_nv_norm0(b);
+    a = nv_norm0(a);
+    b = nv_norm0(b);
     double lo_x = (a.x < b.x ? a.x : b.x) - radius, hi_x = (a.x < b.x ? b.x : a.x) + radius;
     double lo_y = (a.y < b.y ? a.y : b.y) - radius, hi_y = (a.y < b.y ? b.y : a.y) + radius;
     double r2 = radius * radius;

@@ -277,7 +277,7 @@ double orca_nv_pt_wall_d2(const orca_nav *nav, orca_vec2 p)
 {
     double best = 1.0 / 0.0;
     for (int k = 0; k < nav->nw; ++k) {
-        double d = orca_nv_pt_seg_d2(p, nav->wa[k], nav->wb[k]);
+        double d = nv_pt_seg_d2(p, nav->wa[k], nav->wb[k]);
         best = d < best ? d : best;
     }
     return best;
@@ -309,9 +309,9 @@ int orca_nv_inside(const orca_nav *nav, orca_vec2 p)
 static int nv_in_sweep(orca_vec2 u, orca_vec2 ua, orca_vec2 ub, double delta)
 {
     if (delta <= NAV_PI) {
-        return orca_nv_cross2(ua, u) >= 0 && orca_nv_cross2(u, ub) >= 0;
+        return nv_cross2(ua, u) >= 0 && nv_cross2(u, ub) >= 0;
     }
-    return !(orca_nv_cross2(ub, u) > 0 && orca_nv_cross2(u, ua) > 0);
+    return !(nv_cross2(ub, u) > 0 && nv_cross2(u, ua) > 0);
 }
 
 /* Whether the counter-clockwise arc of the circle (v, r) from pa to pb, of sweep delta
@@ -329,7 +329,7 @@ static int nv_arc_clear(const nav_plan *P, const orca_nav *nav, int vi, orca_vec
     for (int j = P->near_first[vi]; j < P->near_first[vi] + P->near_n[vi]; ++j) {
         int k = P->near_w[j];
         orca_vec2 a = nav->wa[k], b = nav->wb[k];
-        if (orca_nv_pt_seg_d2(pa, a, b) < lim2 || orca_nv_pt_seg_d2(pb, a, b) < lim2) {
+        if (nv_pt_seg_d2(pa, a, b) < lim2 || nv_pt_seg_d2(pb, a, b) < lim2) {
             return 0;
         }
         if (!sweep) {
@@ -377,12 +377,6 @@ static int nv_arc_clear(const nav_plan *P, const orca_nav *nav, int vi, orca_vec
 
 /* The arc from node-like point pa (key ka) to pb (key kb) on ring (vi, s) in the ring's
  * direction: its sweep, and whether it is clear. */
-double orca_nv_ring_delta(double ka, double kb, int s)
-{
-    double d = s > 0 ? kb - ka : ka - kb;
-    return d < 0 ? d + NAV_2PI : d;
-}
-
 int orca_nv_arc_clear_dir(const nav_plan *P, const orca_nav *nav, int vi, int s, orca_vec2 pa,
                           orca_vec2 pb, double delta, double lim)
 {

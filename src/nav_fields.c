@@ -263,11 +263,11 @@ orca_status orca_nv_field_route(const orca_nav *nav, const nav_plan *P, const na
         for (int side = 0; side < 2; ++side) {
             int s = side ? -1 : 1;
             orca_vec2 t;
-            if (!orca_nv_tan_pc(from, P->vp[vi], P->r, s, &t)) {
+            if (!nv_tan_pc(from, P->vp[vi], P->r, s, &t)) {
                 continue;
             }
             orca_vec2 f = v2_sub(t, from);
-            if (start_lim == P->lim && !orca_nv_taut(P, vi, s, f)) {
+            if (start_lim == P->lim && !nv_taut(P, vi, s, f)) {
                 continue;
             }
             /* the leg's clearance is checked once a candidate through it would win (-1: not
@@ -291,7 +291,7 @@ orca_status orca_nv_field_route(const orca_nav *nav, const nav_plan *P, const na
                 }
             }
             for (int j = lo; j < ngv && F->gv_ring[j] == g; ++j) {
-                double d = orca_nv_ring_delta(key_t, F->gv_key[j], s);
+                double d = nv_ring_delta(key_t, F->gv_key[j], s);
                 if (y >= 0 && d > dy) {
                     continue;
                 }

@@ -46,22 +46,6 @@ int orca_nv_find_vertex(const nav_plan *P, orca_vec2 p)
     return -1;
 }
 
-/* The taut test at vertex v for a leg in direction f that passes v on side s: every wall that
- * starts at v lies on v's side of the line through v along f, s * Cross(f, w) >= -slack
- * (docs/navigation.md, "The graph"). */
-int orca_nv_taut(const nav_plan *P, int v, int s, orca_vec2 f)
-{
-    double ff = v2_dot(f, f);
-    for (int k = P->inc_first[v]; k < P->inc_first[v] + P->inc_n[v]; ++k) {
-        orca_vec2 w = P->inc_dir[k];
-        double c = (double)s * orca_nv_cross2(f, w);
-        if (c < 0 && c * c > NAV_TAUT * NAV_TAUT * ff * v2_dot(w, w)) {
-            return 0;
-        }
-    }
-    return 1;
-}
-
 /* Writes node n at p of key `key` on ring `ring` (its leg, mate and arc set by the caller). */
 static void nv_set_node(nav_plan *P, int n, orca_vec2 p, double key, int ring, int dep)
 {
@@ -127,7 +111,7 @@ static int nv_wall_cuts(const orca_nav *nav, int k, orca_vec2 u, orca_vec2 v, do
 {
     orca_vec2 a = nav->wa[k], b = nav->wb[k];
     orca_vec2 ab = v2_sub(b, a);
-    double cu = orca_nv_cross2(ab, v2_sub(u, a)), cv = orca_nv_cross2(ab, v2_sub(v, a));
+    double cu = nv_cross2(ab, v2_sub(u, a)), cv = nv_cross2(ab, v2_sub(v, a));
     if (!((cu > 0 && cv < 0) || (cu < 0 && cv > 0))) {
         return 0;
     }
@@ -136,9 +120,9 @@ static int nv_wall_cuts(const orca_nav *nav, int k, orca_vec2 u, orca_vec2 v, do
         return 0;
     }
     orca_vec2 uv = v2_sub(v, u);
-    double ca = orca_nv_cross2(uv, v2_sub(a, u)), cb = orca_nv_cross2(uv, v2_sub(b, u));
-    return ((ca > 0 && cb < 0) || (ca < 0 && cb > 0)) && orca_nv_pt_seg_d2(a, u, v) > rho2 &&
-           orca_nv_pt_seg_d2(b, u, v) > rho2;
+    double ca = nv_cross2(uv, v2_sub(a, u)), cb = nv_cross2(uv, v2_sub(b, u));
+    return ((ca > 0 && cb < 0) || (ca < 0 && cb > 0)) && nv_pt_seg_d2(a, u, v) > rho2 &&
+           nv_pt_seg_d2(b, u, v) > rho2;
 }
 
 /* The legs from the vertices [begin, end) to every later vertex (on the workers: each vertex
@@ -171,11 +155,11 @@ static void nv_legs_task(int begin, int end, int wk, void *context)
             for (int k = 0; k < 4; ++k) {
                 int su = (k & 2) ? -1 : 1, sv = (k & 1) ? -1 : 1;
                 orca_vec2 tu, tv;
-                if (!orca_nv_tan_cc(P->vp[i], su, P->vp[j], sv, P->r, &tu, &tv)) {
+                if (!nv_tan_cc(P->vp[i], su, P->vp[j], sv, P->r, &tu, &tv)) {
                     continue;
                 }
                 orca_vec2 f = v2_sub(tv, tu);
-                if (!orca_nv_taut(P, i, su, f) || !orca_nv_taut(P, j, sv, f) ||
+                if (!nv_taut(P, i, su, f) || !nv_taut(P, j, sv, f) ||
                     !(c->nav->plain
                           ? orca_nv_seg_clear(c->nav, P, W, tu, tv, P->lim)
                           : orca_nv_seg_clear_recent(c->nav, P, W, &recent, tu, tv, P->lim))) {
@@ -273,7 +257,7 @@ static void nv_arcs_task(int begin, int end, int wk, void *context)
         for (int k = 0; k < m; ++k) {
             int a = rn[k];
             int b = rn[s > 0 ? (k + 1) % m : (k + m - 1) % m];
-            double d = orca_nv_ring_delta(P->node[a].key, P->node[b].key, s);
+            double d = nv_ring_delta(P->node[a].key, P->node[b].key, s);
             P->node[a].arc_len = P->r * d;
             P->node[a].arc_free = (uint8_t)orca_nv_arc_clear_dir(P, c->nav, vi, s, P->node[a].p,
                                                                  P->node[b].p, d, P->lim);
@@ -394,7 +378,7 @@ static nav_plan *nv_build_plan(orca_nav *nav, double r)
             int m = P->grid ? cand.n : nw;
             for (int t = 0; t < m; ++t) {
                 int k = P->grid ? cand.k[t] : t;
-                if (orca_nv_pt_seg_d2(P->vp[v], nav->wa[k], nav->wb[k]) < rr4) {
+                if (nv_pt_seg_d2(P->vp[v], nav->wa[k], nav->wb[k]) < rr4) {
                     if (used == cap) {
                         int32_t *q = orca_mem_resize(P->near_w, (size_t)cap * 2, sizeof *q);
                         if (!q) {

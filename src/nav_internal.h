@@ -5,6 +5,7 @@
 #define ORCA_NAV_INTERNAL_H
 
 #include "orca/nav.h"
+#include "vec.h"
 
 #include <stdint.h>
 
@@ -106,14 +107,15 @@ int orca_nav_passed(orca_vec2 p, const orca_nav_corner *c, const orca_nav_corner
 /* --- the navigation's own files -------------------------------------------------------------
  * The structures and functions nav.c and its parts share; each file owns one part:
  *   nav.c         the object and the API around it: creation, the walls it reads, the queries
- *   nav_geom.c    geometry: the angle of a direction, point and segment distances, tangents
+ *   nav_geom.c    geometry: the angle of a direction, the distance between two segments
  *   nav_clear.c   clearance: the wall grid; whether a segment, a point or an arc keeps lim
  *                 from every wall; whether a point is inside the walkable area
  *   nav_graph.c   the tangent visibility graph of one radius: vertices, legs, nodes, rings
  *   nav_search.c  a query's search from its start to the nearest goal, and its route
  *   nav_fields.c  shared goals: a goal set's distances to every node, and queries through them
- * Names shared between the files carry the orca_nv_ prefix (safe in a static archive) but are
- * not part of the API; the shared library hides them. */
+ * and here, inline, the small geometry and tests of their inner loops (point to segment,
+ * tangents, the taut test). Functions shared between the files carry the orca_nv_ prefix (safe
+ * in a static archive) but are not part of the API; the shared library hides them. */
 
 #define NAV_PI 0x1.921fb54442d18p+1
 #define NAV_2PI 0x1.921fb54442d18p+2
@@ -261,14 +263,103 @@ typedef struct nv_recent {
     int n;
 } nv_recent;
 
+/* The small geometry and tests of the files' inner loops, inline here as vec.h's are (each is
+ * binary64 as written: inlining changes no bit, and keeps the loops as fast as in one file). */
+
+static inline double nv_cross2(orca_vec2 a, orca_vec2 b) { return a.x * b.y - a.y * b.x; }
+
+/* Squared distance from p to the segment a-b. */
+static inline double nv_pt_seg_d2(orca_vec2 p, orca_vec2 a, orca_vec2 b)
+{
+    double abx = b.x - a.x, aby = b.y - a.y;
+    double apx = p.x - a.x, apy = p.y - a.y;
+    double l2 = abx * abx + aby * aby;
+    double t = 0.0;
+    if (l2 > 0) {
+        t = (apx * abx + apy * aby) / l2;
+        t = t < 0 ? 0.0 : (t > 1 ? 1.0 : t);
+    }
+    double dx = apx - t * abx, dy = apy - t * aby;
+    return dx * dx + dy * dy;
+}
+
+/* The tangent point t on the circle (c, r) of the line from p that touches it with c on side
+ * s of the direction p -> t (s = 1: left): with w = c - p, D2 = w.w, h = sqrt(D2 - r*r),
+ * t = p + h (h w - s r perp(w)) / D2, perp(w) = (-w.y, w.x). 0 when p is not outside the
+ * circle (D2 <= r*r). */
+static inline int nv_tan_pc(orca_vec2 p, orca_vec2 c, double r, int s, orca_vec2 *t)
+{
+    double wx = c.x - p.x, wy = c.y - p.y;
+    double d2 = wx * wx + wy * wy;
+    double rr = r * r;
+    if (!(d2 > rr)) {
+        return 0;
+    }
+    double h = sqrt(d2 - rr);
+    double sr = (double)s * r;
+    t->x = p.x + h * (h * wx + sr * wy) / d2;
+    t->y = p.y + h * (h * wy - sr * wx) / d2;
+    return 1;
+}
+
+/* The leg from circle (u, r) on side su to circle (v, r) on side sv: its ends tu, tv. Same
+ * sides: the outer tangent, tu = u - su r n, tv = v - su r n with n = perp(v - u) / |v - u|.
+ * Opposite sides: the inner tangent through the midpoint m = (u + v) / 2 (|v - u| > 2r):
+ * tv = nv_tan_pc(m, v, sv), tu the same from m to u with the side reversed. 0 when none. */
+static inline int nv_tan_cc(orca_vec2 u, int su, orca_vec2 v, int sv, double r, orca_vec2 *tu,
+                            orca_vec2 *tv)
+{
+    double dx = v.x - u.x, dy = v.y - u.y;
+    double l2 = dx * dx + dy * dy;
+    if (!(l2 > 0)) {
+        return 0;
+    }
+    if (su == sv) {
+        double l = sqrt(l2);
+        double nx = -dy / l, ny = dx / l;
+        double k = (double)su * r;
+        tu->x = u.x - k * nx;
+        tu->y = u.y - k * ny;
+        tv->x = v.x - k * nx;
+        tv->y = v.y - k * ny;
+        return 1;
+    }
+    if (!(l2 > 4.0 * r * r)) {
+        return 0;
+    }
+    orca_vec2 m = v2((u.x + v.x) * 0.5, (u.y + v.y) * 0.5);
+    return nv_tan_pc(m, v, r, sv, tv) && nv_tan_pc(m, u, r, -su, tu);
+}
+
+/* A coordinate with -0 made +0 (x + 0.0), so that equal ends are equal bits. */
+static inline orca_vec2 nv_norm0(orca_vec2 p) { return v2(p.x + 0.0, p.y + 0.0); }
+
+/* The sweep of the arc from key ka to key kb on a ring of side s, in the ring's direction
+ * (orca_nv_arc_clear_dir). */
+static inline double nv_ring_delta(double ka, double kb, int s)
+{
+    double d = s > 0 ? kb - ka : ka - kb;
+    return d < 0 ? d + NAV_2PI : d;
+}
+
+/* The taut test at vertex v for a leg in direction f that passes v on side s: every wall that
+ * starts at v lies on v's side of the line through v along f, s * Cross(f, w) >= -slack
+ * (docs/navigation.md, "The graph"). */
+static inline int nv_taut(const nav_plan *P, int v, int s, orca_vec2 f)
+{
+    double ff = v2_dot(f, f);
+    for (int k = P->inc_first[v]; k < P->inc_first[v] + P->inc_n[v]; ++k) {
+        orca_vec2 w = P->inc_dir[k];
+        double c = (double)s * nv_cross2(f, w);
+        if (c < 0 && c * c > NAV_TAUT * NAV_TAUT * ff * v2_dot(w, w)) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
 /* nav_geom.c */
-double orca_nv_cross2(orca_vec2 a, orca_vec2 b);
-double orca_nv_pt_seg_d2(orca_vec2 p, orca_vec2 a, orca_vec2 b);
 double orca_nv_seg_seg_d2(orca_vec2 p, orca_vec2 q, orca_vec2 a, orca_vec2 b);
-int orca_nv_tan_pc(orca_vec2 p, orca_vec2 c, double r, int s, orca_vec2 *t);
-int orca_nv_tan_cc(orca_vec2 u, int su, orca_vec2 v, int sv, double r, orca_vec2 *tu,
-                   orca_vec2 *tv);
-orca_vec2 orca_nv_norm0(orca_vec2 p);
 
 /* nav_clear.c */
 void orca_nv_grid_free(nav_grid *g);
@@ -281,7 +372,6 @@ int orca_nv_pt_clear(const orca_nav *nav, const nav_plan *P, nav_work *W, orca_v
                      double lim);
 double orca_nv_pt_wall_d2(const orca_nav *nav, orca_vec2 p);
 int orca_nv_inside(const orca_nav *nav, orca_vec2 p);
-double orca_nv_ring_delta(double ka, double kb, int s);
 int orca_nv_arc_clear_dir(const nav_plan *P, const orca_nav *nav, int vi, int s, orca_vec2 pa,
                           orca_vec2 pb, double delta, double lim);
 int orca_nv_near_candidates(const nav_grid *g, orca_vec2 p, double d, double span,
@@ -289,7 +379,6 @@ int orca_nv_near_candidates(const nav_grid *g, orca_vec2 p, double d, double spa
 
 /* nav_graph.c */
 int orca_nv_find_vertex(const nav_plan *P, orca_vec2 p);
-int orca_nv_taut(const nav_plan *P, int v, int s, orca_vec2 f);
 void orca_nv_plan_free(nav_plan *p);
 nav_plan *orca_nv_get_plan(orca_nav *nav, double r);
 nav_plan *orca_nv_find_plan(const orca_nav *nav, double r);

@@ -143,7 +143,7 @@ int orca_nv_ring_next_of(const nav_plan *P, int g, double k, double *delta)
             }
         }
         int n = rn[lo == m ? 0 : lo];
-        *delta = orca_nv_ring_delta(k, P->node[n].key, s);
+        *delta = nv_ring_delta(k, P->node[n].key, s);
         return n;
     }
     while (lo < hi) {
@@ -155,7 +155,7 @@ int orca_nv_ring_next_of(const nav_plan *P, int g, double k, double *delta)
         }
     }
     int n = rn[lo == 0 ? m - 1 : lo - 1];
-    *delta = orca_nv_ring_delta(k, P->node[n].key, s);
+    *delta = nv_ring_delta(k, P->node[n].key, s);
     return n;
 }
 
@@ -180,7 +180,7 @@ int orca_nv_ring_prev_of(const nav_plan *P, int g, double k, double *delta)
             }
         }
         int n = rn[lo == 0 ? m - 1 : lo - 1];
-        *delta = orca_nv_ring_delta(P->node[n].key, k, s);
+        *delta = nv_ring_delta(P->node[n].key, k, s);
         return n;
     }
     while (lo < hi) { /* the first with key >= k */
@@ -192,7 +192,7 @@ int orca_nv_ring_prev_of(const nav_plan *P, int g, double k, double *delta)
         }
     }
     int n = rn[lo == m ? 0 : lo];
-    *delta = orca_nv_ring_delta(P->node[n].key, k, s);
+    *delta = nv_ring_delta(P->node[n].key, k, s);
     return n;
 }
 
@@ -215,11 +215,11 @@ int orca_nv_goal_points(const orca_nav *nav, const nav_plan *P, nav_work *W,
             for (int side = 0; side < 2; ++side) {
                 int s = side ? -1 : 1;
                 orca_vec2 t;
-                if (!orca_nv_tan_pc(goals[g], P->vp[vi], P->r, -s, &t)) {
+                if (!nv_tan_pc(goals[g], P->vp[vi], P->r, -s, &t)) {
                     continue;
                 }
                 orca_vec2 f = v2_sub(goals[g], t);
-                if (!orca_nv_taut(P, vi, s, f) ||
+                if (!nv_taut(P, vi, s, f) ||
                     (!lazy && !orca_nv_seg_clear(nav, P, W, t, goals[g], P->lim))) {
                     continue;
                 }
@@ -288,11 +288,11 @@ static int nv_start_points(const orca_nav *nav, const nav_plan *P, nav_work *W, 
         for (int side = 0; side < 2; ++side) {
             int s = side ? -1 : 1;
             orca_vec2 t;
-            if (!orca_nv_tan_pc(from, P->vp[vi], P->r, s, &t)) {
+            if (!nv_tan_pc(from, P->vp[vi], P->r, s, &t)) {
                 continue;
             }
             orca_vec2 f = v2_sub(t, from);
-            if ((start_lim == P->lim && !orca_nv_taut(P, vi, s, f)) ||
+            if ((start_lim == P->lim && !nv_taut(P, vi, s, f)) ||
                 (!lazy && !orca_nv_seg_clear(nav, P, W, from, t, start_lim))) {
                 continue;
             }
@@ -446,7 +446,7 @@ orca_status orca_nv_search(orca_nav *nav, const nav_plan *P, nav_work *W, orca_v
         return ORCA_ERR_MEMORY;
     }
     int end = total - 1;
-    int avoid_v = avoid ? orca_nv_find_vertex(P, orca_nv_norm0(*avoid)) : -1;
+    int avoid_v = avoid ? orca_nv_find_vertex(P, nv_norm0(*avoid)) : -1;
     nv_bound bound = {goals, ok, astar && ng <= NAV_BOUND_GOALS ? ng : 0,
                       NAV_BOUND_SLACK * (P->r + nav->M)};
     nv_slot *S = W->slot;
@@ -545,14 +545,14 @@ orca_status orca_nv_search(orca_nav *nav, const nav_plan *P, nav_work *W, orca_v
                                                                P->ring_n[g])]
                                   : -1;
             if (y >= 0) {
-                dy = orca_nv_ring_delta(k, P->node[y].key, s);
+                dy = nv_ring_delta(k, P->node[y].key, s);
             }
         } else {
             y = orca_nv_ring_next_of(P, g, k, &dy);
         }
         /* goal points on this ring up to the next node */
         for (int j = nv_gv_lower(gv, ngv, g); j < ngv && gv[j].ring == g; ++j) {
-            double d = orca_nv_ring_delta(k, nv_vkey(P, &gv[j]), s);
+            double d = nv_ring_delta(k, nv_vkey(P, &gv[j]), s);
             if ((y < 0 || d <= dy) &&
                 orca_nv_arc_clear_dir(P, nav, vi, s, px, gv[j].p, d, x < nn ? P->lim : start_lim)) {
                 double a = P->r * d;
