@@ -1,0 +1,375 @@
+/* SPDX-License-Identifier: MIT */
+/* Navigation's shared goals (docs/navigation.md, "Shared goals"): a goal set's distances to
+ * every node of a graph (one search backwards from the goals), kept with the graph, and the
+ * queries that only connect their start to them. */
+#include "nav_internal.h"
+
+#include "alloc.h"
+#include "vec.h"
+
+#include <stdint.h>
+#include <string.h>
+
+void orca_nv_field_free(nav_field *f)
+{
+    orca_mem_free(f->goals);
+    orca_mem_free(f->gv_ring);
+    orca_mem_free(f->gv_key);
+    orca_mem_free(f->gv_p);
+    orca_mem_free(f->gv_goal);
+    orca_mem_free(f->dist);
+    orca_mem_free(f->len);
+    orca_mem_free(f->next);
+    orca_mem_free(f->ring_min);
+}
+
+/* The distances of every node to the nearest goal of the set (a search backwards from the
+ * goals, docs/navigation.md "Shared goals"). */
+nav_field *orca_nv_get_field(orca_nav *nav, nav_plan *P, nav_work *W, int64_t id,
+                             const orca_vec2 *goals, int ng)
+{
+    for (int i = 0; i < P->field_count; ++i) {
+        if (P->fields[i].id == id) {
+            return &P->fields[i];
+        }
+    }
+    nav_field *fs = orca_mem_resize(P->fields, (size_t)P->field_count + 1, sizeof *fs);
+    if (!fs) {
+        return NULL;
+    }
+    P->fields = fs;
+    nav_field *F = &P->fields[P->field_count];
+    memset(F, 0, sizeof *F);
+    F->id = id;
+    uint8_t *ok = orca_mem_zalloc((size_t)ng, 1);
+    F->goals = orca_mem_alloc((size_t)ng, sizeof *F->goals);
+    if (!ok || !F->goals) {
+        orca_mem_free(ok);
+        orca_nv_field_free(F);
+        return NULL;
+    }
+    memcpy(F->goals, goals, (size_t)ng * sizeof *goals);
+    F->goal_count = ng;
+    for (int g = 0; g < ng; ++g) {
+        ok[g] = (uint8_t)(orca_nv_inside(nav, goals[g]) &&
+                          orca_nv_pt_clear(nav, P, W, goals[g], P->lim));
+    }
+    nv_vpoint *gv = NULL;
+    int ngv = orca_nv_goal_points(nav, P, W, goals, ok, ng, 0, &gv);
+    orca_mem_free(ok);
+    if (ngv < 0) {
+        orca_nv_field_free(F);
+        return NULL;
+    }
+    int nn = P->nn, total = nn + ngv;
+    F->gv_count = ngv;
+    F->gv_ring = orca_mem_alloc((size_t)ngv + 1, sizeof *F->gv_ring);
+    F->gv_key = orca_mem_alloc((size_t)ngv + 1, sizeof *F->gv_key);
+    F->gv_p = orca_mem_alloc((size_t)ngv + 1, sizeof *F->gv_p);
+    F->gv_goal = orca_mem_alloc((size_t)ngv + 1, sizeof *F->gv_goal);
+    F->dist = orca_mem_alloc((size_t)total + 1, sizeof *F->dist);
+    F->len = orca_mem_alloc((size_t)total + 1, sizeof *F->len);
+    F->next = orca_mem_alloc((size_t)total + 1, sizeof *F->next);
+    if (!F->gv_ring || !F->gv_key || !F->gv_p || !F->gv_goal || !F->dist || !F->len ||
+        !F->next) {
+        orca_mem_free(gv);
+        orca_nv_field_free(F);
+        return NULL;
+    }
+    for (int j = 0; j < ngv; ++j) {
+        F->gv_ring[j] = gv[j].ring;
+        F->gv_key[j] = gv[j].key;
+        F->gv_p[j] = gv[j].p;
+        F->gv_goal[j] = gv[j].goal;
+    }
+    double *dist = F->dist, *len = F->len;
+    int32_t *next = F->next;
+    for (int i = 0; i < total; ++i) {
+        dist[i] = 1.0 / 0.0;
+        len[i] = 0.0;
+        next[i] = -1;
+    }
+    nv_heap h = orca_nv_heap_open(W);
+#define RELAXB(y, c, x)                                                                     \
+    do {                                                                                    \
+        if ((c) < dist[y]) {                                                  \
+            dist[y] = (c);                                                                  \
+            len[y] = (c);                                                                   \
+            next[y] = (x);                                                                  \
+            orca_nv_heap_push(&h, (c), (y));                                                   \
+        }                                                                                   \
+    } while (0)
+    for (int j = 0; j < ngv; ++j) {
+        RELAXB(nn + j, gv[j].leg, -1);
+    }
+    while (h.n > 0 && !h.oom) {
+        double c;
+        int32_t x;
+        orca_nv_heap_pop(&h, &c, &x);
+        if (c > dist[x]) {
+            continue;
+        }
+        int g;
+        double k;
+        orca_vec2 px;
+        if (x < nn) {
+            g = P->node[x].ring;
+            k = P->node[x].key;
+            px = P->node[x].p;
+        } else {
+            g = gv[x - nn].ring;
+            k = gv[x - nn].key;
+            px = gv[x - nn].p;
+        }
+        int s = (g & 1) ? -1 : 1, vi = g >> 1;
+        double d;
+        int p;
+        if (x < nn) {
+            int m = P->ring_n[g];
+            p = m >= 2 ? P->ring_nodes[P->ring_first[g] +
+                                       (s > 0 ? (P->node[x].pos + m - 1) % m : (P->node[x].pos + 1) % m)]
+                       : -1;
+            if (p >= 0 && p != x && P->node[p].arc_free) {
+                RELAXB(p, c + P->node[p].arc_len, x);
+            }
+            if (!P->node[x].dep) { /* an arrival: the leg's departure */
+                int dn = P->node[x].mate;
+                RELAXB(dn, c + P->node[x].leg, x);
+            }
+        } else {
+            p = orca_nv_ring_prev_of(P, g, k, &d);
+            if (p >= 0 && orca_nv_arc_clear_dir(P, nav, vi, s, P->node[p].p, px, d, P->lim)) {
+                RELAXB(p, c + P->r * d, x);
+            }
+        }
+    }
+#undef RELAXB
+    orca_mem_free(gv);
+    F->ring_min = orca_mem_alloc((size_t)(2 * P->nv) + 1, sizeof *F->ring_min);
+    if (h.oom || !F->ring_min) {
+        orca_nv_field_free(F);
+        return NULL;
+    }
+    for (int g = 0; g < 2 * P->nv; ++g) {
+        F->ring_min[g] = 1.0 / 0.0;
+    }
+    for (int x = 0; x < total; ++x) {
+        int g = x < nn ? P->node[x].ring : F->gv_ring[x - nn];
+        F->ring_min[g] = dist[x] < F->ring_min[g] ? dist[x] : F->ring_min[g];
+    }
+    P->field_count++;
+    return F;
+}
+
+/* Moves order[k] down the binary heap order[0 .. hn) of vertices kept by (lb, index). */
+static void nv_sift_down(const double *lb, int32_t *order, int hn, int k)
+{
+    for (;;) {
+        int l = 2 * k + 1, m = k;
+        if (l < hn && (lb[order[l]] < lb[order[m]] ||
+                       (lb[order[l]] == lb[order[m]] && order[l] < order[m]))) {
+            m = l;
+        }
+        if (l + 1 < hn && (lb[order[l + 1]] < lb[order[m]] ||
+                           (lb[order[l + 1]] == lb[order[m]] && order[l + 1] < order[m]))) {
+            m = l + 1;
+        }
+        if (m == k) {
+            return;
+        }
+        int32_t t = order[k];
+        order[k] = order[m];
+        order[m] = t;
+        k = m;
+    }
+}
+
+/* A query through a goal set's distances: connect the start, take the best first node, then
+ * follow the distances' next nodes. */
+orca_status orca_nv_field_route(const orca_nav *nav, const nav_plan *P, const nav_field *F,
+                                nav_work *W, orca_vec2 from, int avoid_v, double penalty,
+                                nav_route *out, double *cost)
+{
+    nav_route local;
+    if (!out) {
+        memset(&local, 0, sizeof local);
+        out = &local; /* the cost alone: no corners are written */
+    }
+    if (cost) {
+        *cost = 1.0 / 0.0;
+    }
+    out->count = 0;
+    out->length = 0.0;
+    out->goal = -1;
+    int ng = F->goal_count;
+    uint8_t *ok = orca_mem_zalloc((size_t)ng, 1);
+    if (!ok) {
+        return ORCA_ERR_MEMORY;
+    }
+    double start_lim;
+    out->result = orca_nv_check_ends(nav, P, W, from, F->goals, ng, ok, &start_lim, 1);
+    if (out->result != ORCA_NAV_OK) {
+        orca_mem_free(ok);
+        return ORCA_OK;
+    }
+    double best = 1.0 / 0.0;
+    int best_goal = -1;  /* straight to a goal */
+    /* (or a start point below, then a node or goal point) */
+    for (int g = 0; g < ng; ++g) {
+        if (ok[g] && orca_nv_seg_clear(nav, P, W, from, F->goals[g], start_lim)) {
+            double l = v2_len(v2_sub(F->goals[g], from));
+            if (l < best) {
+                best = l;
+                best_goal = g;
+            }
+        }
+    }
+    orca_mem_free(ok);
+    /* The start points, vertex by vertex in the order of a lower bound of the cost through the
+     * vertex, (|from - v| - r + the least distance on its rings) (1 - 2^-30), until the bound
+     * exceeds the best cost found: the result is that of trying every start point, the least
+     * cost winning and ties going to the earlier candidate (direct legs, then by vertex, side,
+     * goal point, next node), as docs/navigation.md says. */
+    int nn = P->nn, ngv = F->gv_count, nv = P->nv;
+    int64_t best_key = INT64_MIN; /* the direct legs come first */
+    int best_ring = -1, best_first = -1;
+    orca_vec2 best_p = v2(0.0, 0.0);
+    double *lb = orca_mem_alloc((size_t)nv + 1, sizeof *lb);
+    int32_t *order = orca_mem_alloc((size_t)nv + 1, sizeof *order);
+    if (!lb || !order) {
+        orca_mem_free(lb);
+        orca_mem_free(order);
+        return ORCA_ERR_MEMORY;
+    }
+    for (int vi = 0; vi < nv; ++vi) {
+        double dm = F->ring_min[2 * vi] < F->ring_min[2 * vi + 1] ? F->ring_min[2 * vi]
+                                                                   : F->ring_min[2 * vi + 1];
+        double dp = v2_len(v2_sub(P->vp[vi], from)) - P->r;
+        lb[vi] = ((dp > 0 ? dp : 0.0) + dm) * (1.0 - 0x1p-30);
+        order[vi] = vi;
+    }
+    /* a binary heap of vertices by (bound, index) */
+    int hn = nv;
+    for (int i = hn / 2 - 1; i >= 0; --i) {
+        nv_sift_down(lb, order, hn, i);
+    }
+    while (hn > 0) {
+        int vi = order[0];
+        if (!(lb[vi] <= best)) {
+            break; /* every vertex left costs more (or nothing is reachable through it) */
+        }
+        order[0] = order[--hn];
+        nv_sift_down(lb, order, hn, 0);
+        for (int side = 0; side < 2; ++side) {
+            int s = side ? -1 : 1;
+            orca_vec2 t;
+            if (!nv_tan_pc(from, P->vp[vi], P->r, s, &t)) {
+                continue;
+            }
+            orca_vec2 f = v2_sub(t, from);
+            if (start_lim == P->lim && !nv_taut(P, vi, s, f)) {
+                continue;
+            }
+            /* the leg's clearance is checked once a candidate through it would win (-1: not
+             * yet): the same result as checking it first, without the walk along the leg for
+             * the start points that cannot win */
+            int clear = -1;
+            double leg = v2_len(f);
+            double pen = vi == avoid_v ? penalty : 0.0;
+            double key_t = orca_nav_angle(t.y - P->vp[vi].y, t.x - P->vp[vi].x);
+            int g = 2 * vi + side;
+            int64_t base = (int64_t)g << 32;
+            double dy = 0.0;
+            int y = orca_nv_ring_next_of(P, g, key_t, &dy);
+            int lo = 0, hi = ngv;
+            while (lo < hi) {
+                int mid = lo + (hi - lo) / 2;
+                if (F->gv_ring[mid] < g) {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
+                }
+            }
+            for (int j = lo; j < ngv && F->gv_ring[j] == g; ++j) {
+                double d = nv_ring_delta(key_t, F->gv_key[j], s);
+                if (y >= 0 && d > dy) {
+                    continue;
+                }
+                double c = leg + P->r * d + F->dist[nn + j] + pen;
+                int64_t key = base + (j - lo);
+                if (!(c < best || (c == best && key < best_key))) {
+                    continue;
+                }
+                if (clear < 0) {
+                    clear = orca_nv_seg_clear(nav, P, W, from, t, start_lim);
+                }
+                if (!clear) {
+                    break;
+                }
+                if (orca_nv_arc_clear_dir(P, nav, vi, s, t, F->gv_p[j], d, start_lim)) {
+                    best = c;
+                    best_key = key;
+                    best_goal = -1;
+                    best_ring = g;
+                    best_p = t;
+                    best_first = nn + j;
+                }
+            }
+            if (y >= 0 && clear != 0) {
+                double c = leg + P->r * dy + F->dist[y] + pen;
+                int64_t key = base + INT32_MAX;
+                if ((c < best || (c == best && key < best_key)) &&
+                    (clear > 0 ||
+                     (clear = orca_nv_seg_clear(nav, P, W, from, t, start_lim)) != 0) &&
+                    orca_nv_arc_clear_dir(P, nav, vi, s, t, P->node[y].p, dy, start_lim)) {
+                    best = c;
+                    best_key = key;
+                    best_goal = -1;
+                    best_ring = g;
+                    best_p = t;
+                    best_first = y;
+                }
+            }
+        }
+    }
+    orca_mem_free(lb);
+    orca_mem_free(order);
+    if (cost) {
+        *cost = best; /* +inf without a path */
+        return ORCA_OK;
+    }
+    orca_status st = ORCA_OK;
+    if (!(best < 1.0 / 0.0)) {
+        out->result = ORCA_NAV_NO_PATH;
+    } else if (best_goal >= 0) {
+        out->length = best;
+        out->goal = best_goal;
+    } else {
+        out->length = best - ((best_ring >> 1) == avoid_v ? penalty : 0.0);
+        int last = -1;
+        if (!orca_nv_route_point(out, P, best_ring, best_p, &last)) {
+            st = ORCA_ERR_MEMORY;
+        }
+        for (int x = best_first; x >= 0 && st == ORCA_OK; x = x < nn ? F->next[x] : -1) {
+            int g = x < nn ? P->node[x].ring : F->gv_ring[x - nn];
+            orca_vec2 p = x < nn ? P->node[x].p : F->gv_p[x - nn];
+            if (!orca_nv_route_point(out, P, g, p, &last)) {
+                st = ORCA_ERR_MEMORY;
+            }
+            if (x >= nn) {
+                out->goal = F->gv_goal[x - nn];
+            }
+        }
+    }
+    return st;
+}
+
+nav_field *orca_nv_find_field(const nav_plan *P, int64_t id)
+{
+    for (int i = 0; i < P->field_count; ++i) {
+        if (P->fields[i].id == id) {
+            return &P->fields[i];
+        }
+    }
+    return NULL;
+}
