@@ -122,6 +122,23 @@ static double nv_vkey(const nav_plan *P, nv_vpoint *v)
     return v->key;
 }
 
+/* The first of the m ring nodes rn (keys ascending) whose key is >= k (or_equal) or > k
+ * (!or_equal); m when none is. */
+static int nv_ring_search(const nav_plan *P, const int32_t *rn, int m, double k, int or_equal)
+{
+    int lo = 0, hi = m;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        double key = P->node[rn[mid]].key;
+        if (or_equal ? key >= k : key > k) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    return lo;
+}
+
 /* The ring node a point of key k on ring g reaches first in the ring's direction, and the
  * sweep to it; -1 for an empty ring. Ties: a node of equal key is reached (sweep 0). */
 int orca_nv_ring_next_of(const nav_plan *P, int g, double k, double *delta)
@@ -132,29 +149,14 @@ int orca_nv_ring_next_of(const nav_plan *P, int g, double k, double *delta)
     }
     const int32_t *rn = P->ring_nodes + P->ring_first[g];
     int s = (g & 1) ? -1 : 1;
-    int lo = 0, hi = m; /* s > 0: the first with key >= k; s < 0: the last with key <= k */
-    if (s > 0) {
-        while (lo < hi) {
-            int mid = lo + (hi - lo) / 2;
-            if (P->node[rn[mid]].key >= k) {
-                hi = mid;
-            } else {
-                lo = mid + 1;
-            }
-        }
-        int n = rn[lo == m ? 0 : lo];
-        *delta = nv_ring_delta(k, P->node[n].key, s);
-        return n;
+    int n;
+    if (s > 0) { /* the first with key >= k */
+        int lo = nv_ring_search(P, rn, m, k, 1);
+        n = rn[lo == m ? 0 : lo];
+    } else { /* the last with key <= k */
+        int lo = nv_ring_search(P, rn, m, k, 0);
+        n = rn[lo == 0 ? m - 1 : lo - 1];
     }
-    while (lo < hi) {
-        int mid = lo + (hi - lo) / 2;
-        if (P->node[rn[mid]].key > k) {
-            hi = mid;
-        } else {
-            lo = mid + 1;
-        }
-    }
-    int n = rn[lo == 0 ? m - 1 : lo - 1];
     *delta = nv_ring_delta(k, P->node[n].key, s);
     return n;
 }
@@ -169,29 +171,14 @@ int orca_nv_ring_prev_of(const nav_plan *P, int g, double k, double *delta)
     }
     const int32_t *rn = P->ring_nodes + P->ring_first[g];
     int s = (g & 1) ? -1 : 1;
-    int lo = 0, hi = m;
+    int n;
     if (s > 0) { /* the last with key <= k */
-        while (lo < hi) {
-            int mid = lo + (hi - lo) / 2;
-            if (P->node[rn[mid]].key > k) {
-                hi = mid;
-            } else {
-                lo = mid + 1;
-            }
-        }
-        int n = rn[lo == 0 ? m - 1 : lo - 1];
-        *delta = nv_ring_delta(P->node[n].key, k, s);
-        return n;
+        int lo = nv_ring_search(P, rn, m, k, 0);
+        n = rn[lo == 0 ? m - 1 : lo - 1];
+    } else { /* the first with key >= k */
+        int lo = nv_ring_search(P, rn, m, k, 1);
+        n = rn[lo == m ? 0 : lo];
     }
-    while (lo < hi) { /* the first with key >= k */
-        int mid = lo + (hi - lo) / 2;
-        if (P->node[rn[mid]].key >= k) {
-            hi = mid;
-        } else {
-            lo = mid + 1;
-        }
-    }
-    int n = rn[lo == m ? 0 : lo];
     *delta = nv_ring_delta(P->node[n].key, k, s);
     return n;
 }
