@@ -96,6 +96,11 @@ class Run:
             self.sc.nav_check = True
         self.dt = self.sc.dt
         self.steps = 0
+        # (steps, hash) of the last state with agents in it, once a step has removed the last
+        # ones (None before, and when a call of several steps that began with more than
+        # LAST_WATCH agents removed them): the empty state's hash is the same for every
+        # placement
+        self.last = None
         self.agent_steps = 0
         self.n0 = len(self.sc.simulation)
 
@@ -108,8 +113,20 @@ class Run:
         return self.sim.step_count * self.dt
 
     def step(self, n=1):
-        self.sc.step(n)
-        self.steps += n  # step calls: once every agent has left, the step count stops
+        start = self.steps
+        if self.last is None and 0 < len(self.sim) <= LAST_WATCH:
+            # one step at a time, each state's hash kept, until the last agents have left
+            while self.steps < start + n:
+                before = (self.steps, self.sc.hexhash())
+                self.sc.step(1)
+                self.steps += 1
+                if len(self.sim) == 0:
+                    self.last = before
+                    break
+        rest = start + n - self.steps
+        if rest:
+            self.sc.step(rest)
+            self.steps += rest  # step calls: once every agent has left, the step count stops
         # the agents each step solved (those left after its exits), one step at a time: the
         # denominator of the share in the solver's fallback; None once a call stepped several
         if n == 1 and self.agent_steps is not None:
@@ -141,13 +158,19 @@ class Run:
             opts.append("--nav-check")
         return opts
 
+    def hash_steps(self):
+        """The step count whose state the run's hash is: the last state with agents in it
+        when every agent has left, else the run's end."""
+        return self.last[0] if self.last is not None else self.steps
+
     def command(self):
-        return " ".join(["orca run examples/validation/%s --steps %d" % (self.file, self.steps)]
-                        + self.options())
+        return " ".join(["orca run examples/validation/%s --steps %d" % (
+            self.file, self.hash_steps())] + self.options())
 
     def finish(self, key=None):
-        """Records the run's hash (and checks it against the CLI and the golden file)."""
-        h = self.sc.hexhash()
+        """Records the run's hash (and checks it against the CLI and the golden file): of the
+        last state with agents in it when every agent has left, else of the run's end."""
+        h = self.last[1] if self.last is not None else self.sc.hexhash()
         if key is None:
             key = self.file + (" density" if self.density else "") + (
                 " pedestrian" if self.pedestrian else "")
@@ -155,7 +178,7 @@ class Run:
                                                           ("dt", self.dt_option),
                                                           ("exits", self.exits)) if v is not None)
             key += " check" if self.check else ""
-        self.ctx.record_hash(key, self.steps, h, self)
+        self.ctx.record_hash(key, self.hash_steps(), h, self)
         return h
 
 
@@ -794,6 +817,7 @@ PED_LABEL = {"plain": "plain ORCA", "density_speed": "density_speed on",
 PED_COLOUR = {"plain": "tab:red", "density_speed": "tab:blue", "pedestrian": "tab:green",
               "preset": "tab:olive", "preset T=0.8": "tab:purple"}
 QUICK_VARIANTS = ("plain", "preset")
+LAST_WATCH = 64  # a run's last state with agents is kept once at most this many are left
 PED_BOTTLENECK_WIDTHS = ["0.9", "1.2", "1.6", "2", "2.5"]
 PED_BOTTLENECK_SEEDS = [1, 2, 3]
 LIDDLE_WIDTHS = ["0.9", "1", "1.1", "1.2", "1.4", "1.6", "1.8", "2", "2.2", "2.5"]
@@ -2138,7 +2162,10 @@ def write_report(rep, ctx, path, elapsed, args, names):
         "`scripts/validation-scenes`), judges each test by its published criterion and draws "
         "the figures from the runs. Every run ends in a state hash; the command beside it "
         "(`orca run FILE --steps N`) prints the same hash on every machine, compiler and "
-        "worker count, so each number here can be reproduced to the bit. orca %s, bits "
+        "worker count, so each number here can be reproduced to the bit. A run after which "
+        "every agent has left gives the hash of its last state with agents in it (the step "
+        "before the last ones left; the command stops there): the empty state is the same "
+        "for every placement of a crowd. orca %s, bits "
         "version %d; the suite took %.0f s on two workers of this project's machine "
         "(docs/performance.md).\n\n" % (mode, orca.__version__, orca.bits_version, elapsed))
     t.append("Run it:\n\n```\nscripts/validate                      # the full suite: "
