@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Navigation's costs (docs/navigation.md, "Costs"): prints figures, passes or fails nothing.
  *
- *   orca_nav_bench [AGENTS ...] [--steps S] [--workers W]
+ *   orca_nav_bench [AGENTS ...] [--steps S] [--workers W] [--exit-choice nearest|calm|quickest]
+ *                  [--pedestrian]
  *
  * The plan: 16 x 16 rooms of 20 x 15 m with a 1.6 m door in the middle of every inner wall and
  * 10 exits 2 m wide in the outer wall (1,034 wall segments); the agents (radius 0.25 m) spread
@@ -11,7 +12,11 @@
  * of the state it left with the preferred velocities it set (what navigation and the rule add
  * is the difference), the cost of adding one wall (the step after it: the graph rebuilt, every agent
  * planned again), and the memory of the paths. Medians of the per-step ratios; the machine's
- * noise shows in their spread. */
+ * noise shows in their spread. --exit-choice sets the agents' exit choice (docs/navigation.md,
+ * "Exit choice"); --pedestrian turns the pedestrian model on for the scenario steps
+ * (docs/pedestrians.md; its defaults, the agents' streams from their goal set, the agents as
+ * they are) and off for the plain steps, so that the difference holds navigation, the exit
+ * choice, the rule and the model. */
 #define _POSIX_C_SOURCE 200809L
 #include "orca/orca.h"
 
@@ -28,6 +33,9 @@
 #define ROOM_H 15.0
 #define DOOR 1.6
 #define EXIT_W 2.0
+
+static int exit_choice = ORCA_EXIT_NEAREST;
+static int pedestrian = 0;
 
 static int is_exit_column(int i) { return i == 1 || i == 4 || i == 7 || i == 10 || i == 13; }
 
@@ -139,7 +147,16 @@ static int run(int agents, int steps, int workers)
         }
     }
     orca_scenario_set_recording(sc, 0);
-    printf("%d agents, %d walls, %d workers\n", agents, walls, workers);
+    orca_pedestrian ped = orca_pedestrian_default();
+    if ((exit_choice != ORCA_EXIT_NEAREST &&
+         orca_scenario_set_exit_choice(sc, exit_choice) != ORCA_OK) ||
+        (pedestrian && orca_scenario_set_pedestrian(sc, &ped) != ORCA_OK)) {
+        fprintf(stderr, "%s\n", orca_scenario_last_error(sc));
+        return 1;
+    }
+    static const char *const choices[] = {"nearest", "calm", "quickest"};
+    printf("%d agents, %d walls, %d workers, exit choice %s, pedestrian model %s\n", agents,
+           walls, workers, choices[exit_choice], pedestrian ? "on" : "off");
     printf("  graph (radius 0.25 m)   %d wall ends, %d legs, %.1f KiB, built in %.3f s\n",
            stats.vertices, stats.legs, (double)stats.bytes / 1024.0, t_graph);
     t0 = now();
@@ -169,9 +186,15 @@ static int run(int agents, int steps, int workers)
         t0 = now();
         orca_scenario_step(sc);
         double t_nav = now() - t0;
+        if (pedestrian) {
+            orca_sim_set_pedestrian(sim, NULL); /* the plain step: the model off */
+        }
         t0 = now();
         orca_sim_step(sim, 0.1);
         double t_plain = now() - t0;
+        if (pedestrian) {
+            orca_sim_set_pedestrian(sim, &ped);
+        }
         ratio[s] = (t_nav - t_plain) / t_nav;
         sum_nav += t_nav;
         sum_plain += t_plain;
@@ -189,8 +212,11 @@ static int run(int agents, int steps, int workers)
     orca_scenario_exited(sc, &exited, NULL);
     qsort(ratio, (size_t)steps, sizeof *ratio, cmp_double);
     printf("  steady step             %.2f ms with navigation, %.2f ms the plain step: "
-           "navigation and the rule %.1f%% of the step (median of %d; quartiles %.1f%%, %.1f%%)\n",
-           1e3 * sum_nav / steps, 1e3 * sum_plain / steps, 100 * ratio[steps / 2], steps,
+           "navigation, the rule%s %.1f%% of the step (median of %d; quartiles %.1f%%, %.1f%%)\n",
+           1e3 * sum_nav / steps, 1e3 * sum_plain / steps,
+           pedestrian ? (exit_choice ? ", the exit choice and the model" : " and the model")
+                      : (exit_choice ? " and the exit choice" : ""),
+           100 * ratio[steps / 2], steps,
            100 * ratio[steps / 4], 100 * ratio[(3 * steps) / 4]);
     printf("  over those steps        %ld plans, %ld of them re-routings (agents now on the "
            "floor), %d agents left by the exits\n",
@@ -237,6 +263,18 @@ int main(int argc, char **argv)
             steps = atoi(argv[++i]);
         } else if (strcmp(argv[i], "--workers") == 0 && i + 1 < argc) {
             workers = atoi(argv[++i]);
+        } else if (strcmp(argv[i], "--exit-choice") == 0 && i + 1 < argc) {
+            ++i;
+            exit_choice = strcmp(argv[i], "calm") == 0       ? ORCA_EXIT_CALM
+                          : strcmp(argv[i], "quickest") == 0 ? ORCA_EXIT_QUICKEST
+                          : strcmp(argv[i], "nearest") == 0  ? ORCA_EXIT_NEAREST
+                                                             : -1;
+            if (exit_choice < 0) {
+                fprintf(stderr, "--exit-choice: nearest, calm or quickest, got '%s'\n", argv[i]);
+                return 2;
+            }
+        } else if (strcmp(argv[i], "--pedestrian") == 0) {
+            pedestrian = 1;
         } else if (nc < 16) {
             counts[nc++] = atoi(argv[i]);
         }

@@ -239,6 +239,32 @@ orca_status orca_nav_field_cost(orca_nav *nav, int wk, double radius, orca_vec2 
                                penalty, NULL, cost);
 }
 
+orca_status orca_nav_field_costs(orca_nav *nav, int wk, double radius, orca_vec2 from,
+                                 const int64_t *field, int count, const orca_vec2 *avoid,
+                                 double penalty, double *cost)
+{
+    const nav_plan *P = orca_nv_find_plan(nav, radius);
+    if (!P || count < 1 || wk < 0 || wk >= nav->work_count) {
+        return ORCA_ERR_ARGUMENT; /* not prepared */
+    }
+    const nav_field **F = orca_mem_alloc((size_t)count, sizeof *F);
+    if (!F) {
+        return ORCA_ERR_MEMORY;
+    }
+    for (int j = 0; j < count; ++j) {
+        F[j] = orca_nv_find_field(P, field[j]);
+        if (!F[j]) {
+            orca_mem_free((void *)F);
+            return ORCA_ERR_ARGUMENT;
+        }
+    }
+    orca_status st = orca_nv_field_costs(nav, P, F, count, &nav->work[wk], nv_norm0(from),
+                                         avoid ? orca_nv_find_vertex(P, nv_norm0(*avoid)) : -1,
+                                         penalty, cost);
+    orca_mem_free((void *)F);
+    return st;
+}
+
 void orca_nav_set_dijkstra(orca_nav *nav, int on)
 {
     nav->dijkstra = on != 0;

@@ -184,6 +184,22 @@ static void nv_sift_down(const double *lb, int32_t *order, int hn, int k)
     }
 }
 
+/* The first of field F's goal points on ring g (they are sorted by ring): F->gv_count when
+ * none is. */
+static int field_ring_first(const nav_field *F, int g)
+{
+    int lo = 0, hi = F->gv_count;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (F->gv_ring[mid] < g) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo;
+}
+
 /* A query through a goal set's distances: connect the start, take the best first node, then
  * follow the distances' next nodes. */
 orca_status orca_nv_field_route(const orca_nav *nav, const nav_plan *P, const nav_field *F,
@@ -281,15 +297,7 @@ orca_status orca_nv_field_route(const orca_nav *nav, const nav_plan *P, const na
             int64_t base = (int64_t)g << 32;
             double dy = 0.0;
             int y = orca_nv_ring_next_of(P, g, key_t, &dy);
-            int lo = 0, hi = ngv;
-            while (lo < hi) {
-                int mid = lo + (hi - lo) / 2;
-                if (F->gv_ring[mid] < g) {
-                    lo = mid + 1;
-                } else {
-                    hi = mid;
-                }
-            }
+            int lo = field_ring_first(F, g);
             for (int j = lo; j < ngv && F->gv_ring[j] == g; ++j) {
                 double d = nv_ring_delta(key_t, F->gv_key[j], s);
                 if (y >= 0 && d > dy) {
@@ -362,6 +370,180 @@ orca_status orca_nv_field_route(const orca_nav *nav, const nav_plan *P, const na
         }
     }
     return st;
+}
+
+/* Field F's bound of the cost through vertex vi from a start `near` (its distance to vi less
+ * the radius, at least 0) away: orca_nv_field_route's, the same operations. */
+static double field_bound(const nav_field *F, double near, int vi)
+{
+    const double *rm = F->ring_min;
+    double dm = rm[2 * vi] < rm[2 * vi + 1] ? rm[2 * vi] : rm[2 * vi + 1];
+    return (near + dm) * (1.0 - 0x1p-30);
+}
+
+/* The costs orca_nv_field_route gives without a route (out NULL) through each of the fields
+ * F[0 .. nf-1], from one start, in one pass over the start points (the exit choice weighs every
+ * point of a goal set). Each cost is the least over the same candidates, each computed with the
+ * same operations as there; which candidates are tried, and in which order, decides ties
+ * between candidates only, and a tie leaves the least cost as it is. So cost[j] is the same
+ * double that orca_nv_field_route gives for F[j]. Shared between the fields: the start's check,
+ * the distances to the vertices, the tangents, the legs' clearance and the arcs to graph nodes;
+ * a vertex is popped while its bound is below some field's best cost, and a field skips a
+ * vertex whose own bound is not. */
+orca_status orca_nv_field_costs(const orca_nav *nav, const nav_plan *P,
+                                const nav_field *const *F, int nf, nav_work *W, orca_vec2 from,
+                                int avoid_v, double penalty, double *cost)
+{
+    int ngmax = 1;
+    for (int j = 0; j < nf; ++j) {
+        cost[j] = 1.0 / 0.0;
+        ngmax = F[j]->goal_count > ngmax ? F[j]->goal_count : ngmax;
+    }
+    int nn = P->nn, nv = P->nv;
+    uint8_t *ok = orca_mem_zalloc((size_t)ngmax, 1);
+    uint8_t *live = orca_mem_zalloc((size_t)nf + 1, 1);
+    double *lb = orca_mem_alloc(2 * (size_t)nv + 1, sizeof *lb);
+    int32_t *order = orca_mem_alloc((size_t)nv + 1, sizeof *order);
+    if (!ok || !live || !lb || !order) {
+        orca_mem_free(ok);
+        orca_mem_free(live);
+        orca_mem_free(lb);
+        orca_mem_free(order);
+        return ORCA_ERR_MEMORY;
+    }
+    double start_lim = P->lim;
+    int any = 0;
+    for (int j = 0; j < nf; ++j) {
+        const nav_field *f = F[j];
+        int res = orca_nv_check_ends(nav, P, W, from, f->goals, f->goal_count, ok, &start_lim, 1);
+        if (res == ORCA_NAV_START_BLOCKED) {
+            any = 0; /* (the start alone decides it: the same for every field) */
+            break;
+        }
+        if (res != ORCA_NAV_OK) {
+            continue; /* its goals are blocked: +inf */
+        }
+        live[j] = 1;
+        any = 1;
+        for (int g = 0; g < f->goal_count; ++g) { /* straight to a goal */
+            if (ok[g] && orca_nv_seg_clear(nav, P, W, from, f->goals[g], start_lim)) {
+                double l = v2_len(v2_sub(f->goals[g], from));
+                if (l < cost[j]) {
+                    cost[j] = l;
+                }
+            }
+        }
+    }
+    orca_mem_free(ok);
+    if (!any) {
+        for (int j = 0; j < nf; ++j) {
+            cost[j] = 1.0 / 0.0;
+        }
+        orca_mem_free(live);
+        orca_mem_free(lb);
+        orca_mem_free(order);
+        return ORCA_OK;
+    }
+    /* lb[vi]: the least of the live fields' bounds at vi, by which the vertices are popped;
+     * lb[nv + vi]: the distance part of every field's bound there (field_bound) */
+    double *near = lb + nv;
+    for (int vi = 0; vi < nv; ++vi) {
+        double dp = v2_len(v2_sub(P->vp[vi], from)) - P->r;
+        near[vi] = dp > 0 ? dp : 0.0;
+        double least = 1.0 / 0.0;
+        for (int j = 0; j < nf; ++j) {
+            double b = field_bound(F[j], near[vi], vi);
+            if (live[j] && b < least) {
+                least = b;
+            }
+        }
+        lb[vi] = least;
+        order[vi] = vi;
+    }
+    int hn = nv;
+    for (int i = hn / 2 - 1; i >= 0; --i) {
+        nv_sift_down(lb, order, hn, i);
+    }
+    while (hn > 0) {
+        int vi = order[0];
+        double most = -1.0; /* the largest best cost of a live field (+inf: none found yet) */
+        for (int j = 0; j < nf; ++j) {
+            if (live[j] && !(cost[j] <= most)) {
+                most = cost[j];
+            }
+        }
+        if (!(lb[vi] <= most)) {
+            break; /* every vertex left costs more than each field's best */
+        }
+        order[0] = order[--hn];
+        nv_sift_down(lb, order, hn, 0);
+        int wanted = 0; /* some field whose bound at vi does not exceed its best */
+        for (int j = 0; j < nf && !wanted; ++j) {
+            wanted = live[j] && field_bound(F[j], near[vi], vi) <= cost[j];
+        }
+        for (int side = 0; side < 2 && wanted; ++side) {
+            int s = side ? -1 : 1;
+            orca_vec2 t;
+            if (!nv_tan_pc(from, P->vp[vi], P->r, s, &t)) {
+                continue;
+            }
+            orca_vec2 f = v2_sub(t, from);
+            if (start_lim == P->lim && !nv_taut(P, vi, s, f)) {
+                continue;
+            }
+            int clear = -1, yarc = -1; /* checked once a candidate would win (-1: not yet) */
+            double leg = v2_len(f);
+            double pen = vi == avoid_v ? penalty : 0.0;
+            double key_t = orca_nav_angle(t.y - P->vp[vi].y, t.x - P->vp[vi].x);
+            int g = 2 * vi + side;
+            double dy = 0.0;
+            int y = orca_nv_ring_next_of(P, g, key_t, &dy);
+            for (int j = 0; j < nf && clear != 0; ++j) {
+                const nav_field *fj = F[j];
+                if (!live[j] || !(field_bound(F[j], near[vi], vi) <= cost[j])) {
+                    continue; /* nothing through vi beats its best */
+                }
+                int ngv = fj->gv_count;
+                for (int k = field_ring_first(fj, g); k < ngv && fj->gv_ring[k] == g; ++k) {
+                    double d = nv_ring_delta(key_t, fj->gv_key[k], s);
+                    if (y >= 0 && d > dy) {
+                        continue;
+                    }
+                    double c = leg + P->r * d + fj->dist[nn + k] + pen;
+                    if (!(c < cost[j])) {
+                        continue;
+                    }
+                    if (clear < 0) {
+                        clear = orca_nv_seg_clear(nav, P, W, from, t, start_lim);
+                    }
+                    if (!clear) {
+                        break;
+                    }
+                    if (orca_nv_arc_clear_dir(P, nav, vi, s, t, fj->gv_p[k], d, start_lim)) {
+                        cost[j] = c;
+                    }
+                }
+                if (y >= 0 && clear != 0) {
+                    double c = leg + P->r * dy + fj->dist[y] + pen;
+                    if (c < cost[j] &&
+                        (clear > 0 ||
+                         (clear = orca_nv_seg_clear(nav, P, W, from, t, start_lim)) != 0)) {
+                        if (yarc < 0) {
+                            yarc = orca_nv_arc_clear_dir(P, nav, vi, s, t, P->node[y].p, dy,
+                                                         start_lim);
+                        }
+                        if (yarc) {
+                            cost[j] = c;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    orca_mem_free(live);
+    orca_mem_free(lb);
+    orca_mem_free(order);
+    return ORCA_OK;
 }
 
 nav_field *orca_nv_find_field(const nav_plan *P, int64_t id)

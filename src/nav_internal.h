@@ -71,6 +71,13 @@ orca_status orca_nav_field_cost(orca_nav *nav, int worker, double radius, orca_v
                                 int64_t field, const orca_vec2 *avoid, double penalty,
                                 double *cost);
 
+/* orca_nav_field_cost for each of the prepared fields field[0 .. count-1] from one start, in
+ * one pass (the same costs, each the same double): cost[j] for field[j]. ORCA_ERR_ARGUMENT
+ * when one is not prepared. */
+orca_status orca_nav_field_costs(orca_nav *nav, int worker, double radius, orca_vec2 from,
+                                 const int64_t *field, int count, const orca_vec2 *avoid,
+                                 double penalty, double *cost);
+
 /* 1: point-goal searches run without their bound (Dijkstra's search, docs/navigation.md,
  * "Search"): the same paths, slower; for the tests that check so. */
 void orca_nav_set_dijkstra(orca_nav *nav, int on);
@@ -408,5 +415,8 @@ nav_field *orca_nv_find_field(const nav_plan *P, int64_t id);
 orca_status orca_nv_field_route(const orca_nav *nav, const nav_plan *P, const nav_field *F,
                                 nav_work *W, orca_vec2 from, int avoid_v, double penalty,
                                 nav_route *out, double *cost);
+orca_status orca_nv_field_costs(const orca_nav *nav, const nav_plan *P,
+                                const nav_field *const *F, int nf, nav_work *W, orca_vec2 from,
+                                int avoid_v, double penalty, double *cost);
 
 #endif

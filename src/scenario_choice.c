@@ -110,25 +110,17 @@ static int queue_ahead(const orca_scenario *sc, int64_t key, double len)
  * The choice
  * ---------------------------------------------------------------------------------------- */
 
-/* The estimated time of agent a (index i, at p) to point j of its set: the cost of its path
- * there in metres over its preferred speed, W; with ORCA_EXIT_QUICKEST at an exit, the agents
- * ahead of it, Q, pass the point at its capacity C (its measured outflow, at least the set's
- * capacity) while it walks, and those still ahead when it arrives, Q - C W, cost it
- * (Q - C W) / C more: max(W, Q / C). +inf when there is no path. *dist: the path's cost. */
-static orca_status point_time(const orca_scenario *sc, int worker, const sc_agent *a, int i,
-                              orca_vec2 p, double r, const orca_vec2 *avoid, int j, double *time,
-                              double *dist)
+/* The estimated time of agent a (index i) to point j of its set, whose path there costs `cost`
+ * metres (+inf: no path; orca_nav_field_costs): that over its preferred speed, W; with
+ * ORCA_EXIT_QUICKEST at an exit, the agents ahead of it, Q, pass the point at its capacity C
+ * (its measured outflow, at least the set's capacity) while it walks, and those still ahead
+ * when it arrives, Q - C W, cost it (Q - C W) / C more: max(W, Q / C). +inf without a path. */
+static double point_time(const orca_scenario *sc, const sc_agent *a, int i, int j, double cost)
 {
-    int set = a->goal.goal_set;
-    double penalty = ORCA_NAV_PENALTY_TIME * a->goal.preferred_speed;
-    double cost;
-    orca_status st = orca_nav_field_cost(sc->nav, worker, r, p, orca_sc_point_key(set, j), avoid,
-                                         penalty, &cost);
-    *dist = cost;
-    if (st != ORCA_OK || !(cost < 1.0 / 0.0)) {
-        *time = 1.0 / 0.0;
-        return st;
+    if (!(cost < 1.0 / 0.0)) {
+        return 1.0 / 0.0;
     }
+    int set = a->goal.goal_set;
     double v = a->goal.preferred_speed;
     double t = v > 0 ? cost / v : cost;
     const sc_goal_set *s = &sc->sets[set];
@@ -142,8 +134,7 @@ static orca_status point_time(const orca_scenario *sc, int worker, const sc_agen
         double wait = (double)ahead / cap;
         t = wait > t ? wait : t;
     }
-    *time = t;
-    return ORCA_OK;
+    return t;
 }
 
 orca_status orca_sc_choose(const orca_scenario *sc, int worker, const sc_agent *a, int i,
@@ -153,11 +144,19 @@ orca_status orca_sc_choose(const orca_scenario *sc, int worker, const sc_agent *
     int set = a->goal.goal_set, count = sc->sets[set].count;
     int e = v->exit >= 0 && v->exit < count ? v->exit : -1;
     double t[ORCA_NAV_CHOICE_POINTS] = {0}, d[ORCA_NAV_CHOICE_POINTS] = {0};
+    int64_t key[ORCA_NAV_CHOICE_POINTS] = {0};
     for (int j = 0; j < count; ++j) {
-        orca_status st = point_time(sc, worker, a, i, p, r, avoid, j, &t[j], &d[j]);
-        if (st != ORCA_OK) {
-            return st;
-        }
+        key[j] = orca_sc_point_key(set, j);
+    }
+    /* the cost of its path to each point (its own distances, the avoided corner's penalty),
+     * all in one pass over where it stands */
+    double penalty = ORCA_NAV_PENALTY_TIME * a->goal.preferred_speed;
+    orca_status st = orca_nav_field_costs(sc->nav, worker, r, p, key, count, avoid, penalty, d);
+    if (st != ORCA_OK) {
+        return st;
+    }
+    for (int j = 0; j < count; ++j) {
+        t[j] = point_time(sc, a, i, j, d[j]);
     }
     int b = -1;
     if (e < 0 || !(t[e] < 1.0 / 0.0)) {

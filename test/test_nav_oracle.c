@@ -102,6 +102,27 @@ static int compare(orca_nav *nav, const nb_graph *g, double r, double sx, double
 
 typedef void scene_fn(ns_scene *);
 
+/* The box of a scene's walls and loops. */
+static void scene_box(const ns_scene *sc, double *lo_x, double *lo_y, double *hi_x, double *hi_y)
+{
+    *lo_x = INFINITY, *lo_y = INFINITY, *hi_x = -INFINITY, *hi_y = -INFINITY;
+    for (int k = 0; k < sc->nwalls; ++k) {
+        *lo_x = fmin(*lo_x, fmin(sc->walls[k].ax, sc->walls[k].bx));
+        *hi_x = fmax(*hi_x, fmax(sc->walls[k].ax, sc->walls[k].bx));
+        *lo_y = fmin(*lo_y, fmin(sc->walls[k].ay, sc->walls[k].by));
+        *hi_y = fmax(*hi_y, fmax(sc->walls[k].ay, sc->walls[k].by));
+    }
+    int lp = 0;
+    for (int l = 0; l < sc->nloops; ++l) {
+        for (int k = 0; k < sc->loop_n[l]; ++k, ++lp) {
+            *lo_x = fmin(*lo_x, sc->loop_xy[2 * lp]);
+            *hi_x = fmax(*hi_x, sc->loop_xy[2 * lp]);
+            *lo_y = fmin(*lo_y, sc->loop_xy[2 * lp + 1]);
+            *hi_y = fmax(*hi_y, sc->loop_xy[2 * lp + 1]);
+        }
+    }
+}
+
 static void gap_plus(ns_scene *sc) { ns_gap(1.0 + 1e-9, sc); }
 static void gap_minus(ns_scene *sc) { ns_gap(1.0 - 1e-9, sc); }
 
@@ -122,22 +143,8 @@ static int test_scenes(void)
         ENSURE(ns_add_to_sim(&sc, sim) == ORCA_OK);
         orca_nav *nav = NULL;
         ENSURE(orca_nav_create(sim, &nav) == ORCA_OK);
-        double lo_x = INFINITY, lo_y = INFINITY, hi_x = -INFINITY, hi_y = -INFINITY;
-        for (int k = 0; k < sc.nwalls; ++k) {
-            lo_x = fmin(lo_x, fmin(sc.walls[k].ax, sc.walls[k].bx));
-            hi_x = fmax(hi_x, fmax(sc.walls[k].ax, sc.walls[k].bx));
-            lo_y = fmin(lo_y, fmin(sc.walls[k].ay, sc.walls[k].by));
-            hi_y = fmax(hi_y, fmax(sc.walls[k].ay, sc.walls[k].by));
-        }
-        int lp = 0;
-        for (int l = 0; l < sc.nloops; ++l) {
-            for (int k = 0; k < sc.loop_n[l]; ++k, ++lp) {
-                lo_x = fmin(lo_x, sc.loop_xy[2 * lp]);
-                hi_x = fmax(hi_x, sc.loop_xy[2 * lp]);
-                lo_y = fmin(lo_y, sc.loop_xy[2 * lp + 1]);
-                hi_y = fmax(hi_y, sc.loop_xy[2 * lp + 1]);
-            }
-        }
+        double lo_x, lo_y, hi_x, hi_y;
+        scene_box(&sc, &lo_x, &lo_y, &hi_x, &hi_y);
         double radii[3] = {sc.radius, sc.radius * 0.5, sc.radius * 1.37};
         for (int ri = 0; ri < 3; ++ri) {
             double r = radii[ri];
@@ -353,7 +360,80 @@ static int test_ties(void)
     return 0;
 }
 
+/* The exit choice's costs to every point of a set in one pass (orca_nav_field_costs) against
+ * one query a point (orca_nav_field_cost, which follows each field as a route does): the same
+ * doubles, with and without an avoided wall end, for starts and goals inside and outside the
+ * walls' clearance (blocked ones: +inf). */
+static int test_field_costs(void)
+{
+    static ns_scene sc;
+    static scene_fn *const scenes[] = {ns_floor, ns_rooms, ns_maze, ns_pillars, ns_bend};
+    test_rng rng = {777};
+    int compared = 0, finite = 0;
+    for (size_t i = 0; i < sizeof scenes / sizeof scenes[0]; ++i) {
+        memset(&sc, 0, sizeof sc);
+        scenes[i](&sc);
+        orca_sim *sim = NULL;
+        ENSURE(orca_sim_create(NULL, &sim) == ORCA_OK);
+        ENSURE(ns_add_to_sim(&sc, sim) == ORCA_OK);
+        orca_nav *nav = NULL;
+        ENSURE(orca_nav_create(sim, &nav) == ORCA_OK);
+        ENSURE(orca_nav_workers(nav, 1) == ORCA_OK && orca_nav_sync(nav) >= 0);
+        double lo_x, lo_y, hi_x, hi_y;
+        scene_box(&sc, &lo_x, &lo_y, &hi_x, &hi_y);
+        double radii[2] = {sc.radius, sc.radius * 0.6};
+        for (int ri = 0; ri < 2; ++ri) {
+            double r = radii[ri];
+            /* nine fields: eight of one goal each, one of three goals */
+            enum { NF = 9 };
+            orca_vec2 goals[NF + 2];
+            int64_t ids[NF];
+            for (int f = 0; f < NF + 2; ++f) {
+                goals[f] = vec(test_rng_uniform(&rng, lo_x, hi_x), test_rng_uniform(&rng, lo_y, hi_y));
+            }
+            for (int f = 0; f < NF; ++f) {
+                ids[f] = 100 * ri + f;
+                ENSURE(orca_nav_prepare(nav, r, ids[f], &goals[f], f < NF - 1 ? 1 : 3) == ORCA_OK);
+            }
+            for (int q = 0; q < 120; ++q) {
+                orca_vec2 from = vec(test_rng_uniform(&rng, lo_x - 1, hi_x + 1),
+                                     test_rng_uniform(&rng, lo_y - 1, hi_y + 1));
+                const orca_vec2 *avoid = NULL;
+                orca_vec2 end;
+                double penalty = 0.0;
+                if (q % 2 && sc.nwalls > 0) { /* a wall's end costs more */
+                    const nb_seg *w = &sc.walls[test_rng_next(&rng) % (unsigned)sc.nwalls];
+                    end = q % 4 == 1 ? vec(w->ax, w->ay) : vec(w->bx, w->by);
+                    avoid = &end;
+                    penalty = test_rng_uniform(&rng, 0.5, 12.0);
+                }
+                double joint[NF];
+                ENSURE(orca_nav_field_costs(nav, 0, r, from, ids, NF, avoid, penalty, joint) ==
+                       ORCA_OK);
+                for (int f = 0; f < NF; ++f) {
+                    double one = 0.0;
+                    ENSURE(orca_nav_field_cost(nav, 0, r, from, ids[f], avoid, penalty, &one) ==
+                           ORCA_OK);
+                    ENSURE_MSG(memcmp(&one, &joint[f], sizeof one) == 0,
+                               "%s r %g, start (%.17g, %.17g), field %d: one query %.17g, all "
+                               "at once %.17g",
+                               sc.name, r, from.x, from.y, f, one, joint[f]);
+                    compared++;
+                    finite += one < INFINITY;
+                }
+            }
+        }
+        orca_nav_destroy(nav);
+        orca_sim_destroy(sim);
+    }
+    ENSURE_MSG(finite > compared / 3, "only %d of %d costs finite", finite, compared);
+    printf("  field costs: %d costs, %d of them finite, the same doubles both ways\n", compared,
+           finite);
+    return 0;
+}
+
 const orca_test ORCA_TESTS[] = {
+    {"field_costs", test_field_costs},
     {"ties", test_ties},
     {"scenes", test_scenes},
     {"random_scenes", test_random_scenes},
