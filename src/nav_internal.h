@@ -66,7 +66,9 @@ orca_status orca_nav_route(orca_nav *nav, int worker, double radius, orca_vec2 f
 
 /* The cost of the path orca_nav_route would give through the prepared field (penalty
  * included: the cost it minimises, not the length), +inf when there is none or the start or
- * every goal is blocked. ORCA_ERR_ARGUMENT when the field is not prepared. */
+ * every goal is blocked. ORCA_ERR_ARGUMENT when the field is not prepared. The library's
+ * exit choice uses orca_nav_field_costs; this one query a field is the reference
+ * test_nav_oracle holds that to. */
 orca_status orca_nav_field_cost(orca_nav *nav, int worker, double radius, orca_vec2 from,
                                 int64_t field, const orca_vec2 *avoid, double penalty,
                                 double *cost);
