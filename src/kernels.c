@@ -153,7 +153,7 @@ static ORCA_AVX ORCA_ALWAYS_INLINE void agent_group(const agent_consts *q, orca_
     /* P = vA + u * 0.5, or u * share on the extended path (the lanes past m repeat the
      * group's first share) */
     __m256d sh = half;
-    if (e) {
+    if (e && e->share) {
         const double *h = e->share + k;
         sh = _mm256_set_pd(m > 3 ? h[3] : h[0], m > 2 ? h[2] : h[0], m > 1 ? h[1] : h[0], h[0]);
     }
@@ -179,7 +179,8 @@ static ORCA_AVX ORCA_ALWAYS_INLINE void agent_group(const agent_consts *q, orca_
         overlap &= overlap - 1;
         int32_t at = nb[k + l].at;
         if (e) {
-            overlap_plane_share(p, v, r, tau, dt, pos, vel, radius, at, e->share[k + l],
+            overlap_plane_share(p, v, r, tau, dt, pos, vel, radius, at,
+                                e->share ? e->share[k + l] : 0.5,
                                 e->sep_self > e->cell_index[at], out + k + l);
         } else {
             overlap_plane(p, v, r, tau, dt, pos, vel, radius, at, out + k + l);
@@ -630,7 +631,7 @@ static ORCA_ALWAYS_INLINE void agent_pair(orca_vec2 p, orca_vec2 v, double r, do
     /* P = vA + u * 0.5, or u * share on the extended path (lane 1 of m = 1 repeats the
      * first share) */
     v2d sh = half;
-    if (e) {
+    if (e && e->share) {
         sh = (v2d){e->share[k], e->share[m > 1 ? k + 1 : k]};
     }
     v2d qx = vx + fx * sh;
@@ -647,7 +648,8 @@ static ORCA_ALWAYS_INLINE void agent_pair(orca_vec2 p, orca_vec2 v, double r, do
         if (overlap[l]) {
             int32_t at = l ? i1 : i0;
             if (e) {
-                overlap_plane_share(p, v, r, tau, dt, pos, vel, radius, at, e->share[k + l],
+                overlap_plane_share(p, v, r, tau, dt, pos, vel, radius, at,
+                                    e->share ? e->share[k + l] : 0.5,
                                     e->sep_self > e->cell_index[at], out + k + l);
             } else {
                 overlap_plane(p, v, r, tau, dt, pos, vel, radius, at, out + k + l);

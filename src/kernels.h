@@ -326,8 +326,8 @@ void orca_agent_planes_vector(orca_vec2 p, orca_vec2 v, double r, double tau, do
 
 /* orca_agent_planes_vector on the extended path (docs/extensions.md): out[k] =
  * orca_constraint_agent_sep(pos[at] - p, r + radius[at], v, vel[at], tau, dt, share[k],
- * sep_self > cell_index[at], NULL), bit for bit; sep_self is the agent's index with the
- * separation of coincident agents, INT32_MIN without. */
+ * sep_self > cell_index[at], NULL), bit for bit, with share NULL every share[k] 0.5;
+ * sep_self is the agent's index with the separation of coincident agents, INT32_MIN without. */
 void orca_agent_planes_share_vector(orca_vec2 p, orca_vec2 v, double r, double tau, double dt,
                                     const orca_vec2 *pos, const orca_vec2 *vel,
                                     const double *radius, const neighbor *nb, int count,

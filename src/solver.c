@@ -8,6 +8,7 @@
 #include "kernels.h"
 #include "vec.h"
 
+#include <float.h>
 #include <stddef.h>
 #ifdef ORCA_HAVE_AVX
 #include <immintrin.h>

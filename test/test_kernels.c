@@ -402,18 +402,19 @@ static int test_box_cells_match_scalar(void)
 #endif
 
 /* The step's solve, its AVX2 copy (lp.inc: the velocity of the check loop held in
- * registers, the four-lane projections of the fallback) against the copy every CPU runs,
- * bit for bit: random constraint sets, most of them infeasible (the fallback), with
+ * registers, the four-lane projections of the fallback, lines cut four at a time from the
+ * eighth on: lp_cut4) against the copy every CPU runs, bit for bit: random constraint sets of
+ * up to 40 lines, most of them infeasible (the fallback), with
  * repeated, opposite and nearly parallel normals (|d.N| about 1e-12 either side: parallel
  * lines, skipped projections), lines through the origin (intersections at +0 and -0, ties at
- * zero), hard prefixes, and huge (1e150), tiny (1e-150) and zero values. */
+ * zero, points of +0 and -0 components; one set in 16 all such lines), hard prefixes, and huge (1e150), tiny (1e-150) and zero values. */
 static int test_solve_copies_agree(void)
 {
 #ifdef ORCA_HAVE_AVX
     if (kernels_missing()) {
         return 0;
     }
-    enum { NMAX = 24 };
+    enum { NMAX = 40 };
     test_rng g = {0x6c70ull};
     long long fallbacks = 0, sets = 0;
     for (int round = 0; round < 200000; ++round) {
@@ -448,8 +449,11 @@ static int test_solve_copies_agree(void)
             }
             orca_vec2 pt =
                 vec(test_rng_uniform(&g, -2, 2) * scale, test_rng_uniform(&g, -2, 2) * scale);
-            if (kind == 2 || (kind >= 7 && test_rng_next(&g) % 2)) {
-                pt = vec(0, 0); /* through the origin: t = +0 or -0, ties at 0 */
+            if (kind == 2 || (kind >= 7 && test_rng_next(&g) % 2) || round % 16 == 5) {
+                /* through the origin: t = +0 or -0, ties at 0; a point of -0 components
+                 * keeps the sign of the end it is moved by (-0 + -0 = -0) */
+                int z = (int)(test_rng_next(&g) % 4);
+                pt = vec(z & 1 ? -0.0 : 0.0, z & 2 ? -0.0 : 0.0);
             } else if (kind == 3) {
                 pt = vec(n.x * scale, n.y * scale); /* its line at distance scale */
             }
