@@ -241,7 +241,7 @@ orca_status orca_nav_field_cost(orca_nav *nav, int wk, double radius, orca_vec2 
 
 orca_status orca_nav_field_costs(orca_nav *nav, int wk, double radius, orca_vec2 from,
                                  const int64_t *field, int count, const orca_vec2 *avoid,
-                                 double penalty, double *cost)
+                                 double penalty, const double *cap, double *cost)
 {
     const nav_plan *P = orca_nv_find_plan(nav, radius);
     if (!P || count < 1 || wk < 0 || wk >= nav->work_count) {
@@ -260,7 +260,7 @@ orca_status orca_nav_field_costs(orca_nav *nav, int wk, double radius, orca_vec2
     }
     orca_status st = orca_nv_field_costs(nav, P, F, count, &nav->work[wk], nv_norm0(from),
                                          avoid ? orca_nv_find_vertex(P, nv_norm0(*avoid)) : -1,
-                                         penalty, cost);
+                                         penalty, cap, cost);
     orca_mem_free((void *)F);
     return st;
 }

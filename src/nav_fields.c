@@ -389,14 +389,17 @@ static double field_bound(const nav_field *F, double near, int vi)
  * double that orca_nv_field_route gives for F[j]. Shared between the fields: the start's check,
  * the distances to the vertices, the tangents, the legs' clearance and the arcs to graph nodes;
  * a vertex is popped while its bound is below some field's best cost, and a field skips a
- * vertex whose own bound is not. */
+ * vertex whose own bound is not. With cap (NULL: none), cost[j] is that double where it is
+ * below cap[j], else +inf: cap[j] is field j's best cost from the start, so the vertices and
+ * candidates that cannot go below it are skipped, and those that can are tried as before. */
 orca_status orca_nv_field_costs(const orca_nav *nav, const nav_plan *P,
                                 const nav_field *const *F, int nf, nav_work *W, orca_vec2 from,
-                                int avoid_v, double penalty, double *cost)
+                                int avoid_v, double penalty, const double *cap, double *cost)
 {
     int ngmax = 1;
     for (int j = 0; j < nf; ++j) {
-        cost[j] = 1.0 / 0.0;
+        /* with a cap, only candidates below it count: it starts as the best so far */
+        cost[j] = cap ? cap[j] : 1.0 / 0.0;
         ngmax = F[j]->goal_count > ngmax ? F[j]->goal_count : ngmax;
     }
     int nn = P->nn, nv = P->nv;
@@ -443,6 +446,11 @@ orca_status orca_nv_field_costs(const orca_nav *nav, const nav_plan *P,
         orca_mem_free(lb);
         orca_mem_free(order);
         return ORCA_OK;
+    }
+    for (int j = 0; j < nf; ++j) {
+        if (!live[j]) {
+            cost[j] = 1.0 / 0.0; /* its goals blocked (a cap was only a start) */
+        }
     }
     /* lb[vi]: the least of the live fields' bounds at vi, by which the vertices are popped;
      * lb[nv + vi]: the distance part of every field's bound there (field_bound) */
@@ -538,6 +546,11 @@ orca_status orca_nv_field_costs(const orca_nav *nav, const nav_plan *P,
                     }
                 }
             }
+        }
+    }
+    for (int j = 0; j < nf && cap; ++j) {
+        if (!(cost[j] < cap[j])) {
+            cost[j] = 1.0 / 0.0; /* nothing below its cap */
         }
     }
     orca_mem_free(live);

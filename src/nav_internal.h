@@ -74,11 +74,12 @@ orca_status orca_nav_field_cost(orca_nav *nav, int worker, double radius, orca_v
                                 double *cost);
 
 /* orca_nav_field_cost for each of the prepared fields field[0 .. count-1] from one start, in
- * one pass (the same costs, each the same double): cost[j] for field[j]. ORCA_ERR_ARGUMENT
- * when one is not prepared. */
+ * one pass (the same costs, each the same double): cost[j] for field[j]. With cap (NULL: none),
+ * cost[j] is that cost where it is below cap[j] and +inf where it is not (the pass skips what
+ * cannot go below the cap). ORCA_ERR_ARGUMENT when one is not prepared. */
 orca_status orca_nav_field_costs(orca_nav *nav, int worker, double radius, orca_vec2 from,
                                  const int64_t *field, int count, const orca_vec2 *avoid,
-                                 double penalty, double *cost);
+                                 double penalty, const double *cap, double *cost);
 
 /* 1: point-goal searches run without their bound (Dijkstra's search, docs/navigation.md,
  * "Search"): the same paths, slower; for the tests that check so. */
@@ -419,6 +420,6 @@ orca_status orca_nv_field_route(const orca_nav *nav, const nav_plan *P, const na
                                 nav_route *out, double *cost);
 orca_status orca_nv_field_costs(const orca_nav *nav, const nav_plan *P,
                                 const nav_field *const *F, int nf, nav_work *W, orca_vec2 from,
-                                int avoid_v, double penalty, double *cost);
+                                int avoid_v, double penalty, const double *cap, double *cost);
 
 #endif

@@ -137,6 +137,66 @@ static double point_time(const orca_scenario *sc, const sc_agent *a, int i, int 
     return t;
 }
 
+/* The choice of agent a (index i, at p, radius r) that keeps its point e unless another is
+ * quicker by the margin ((keep - t) / (keep + t) above ORCA_NAV_EXIT_MARGIN; twice that for a
+ * point it left), with t[e] = keep finite: the quickest of those; none after
+ * ORCA_NAV_EXIT_CHANGES changes, or within ORCA_NAV_EXIT_COMMIT of its point. d[e] and t[e] are
+ * known. A point j wins only when its time (with the quickest choice's 8 s for a change) is
+ * below keep (1 - m) / (1 + m) < 0.75 keep, so only when t[j] < 0.75 keep - change and then
+ * its cost D_j <= v t[j] (t[j] >= W_j = D_j / v) is below v (0.75 keep - change): the other
+ * points' costs come from one pass capped there (with a relative 2^-20 more, which covers
+ * the rounding of the products and quotients), each cost below the cap the same double as
+ * without one, each other +inf and, as its true time would, losing. So the choice is the one
+ * the costs of every point give, to the bit (docs/navigation.md, "Exit choice"). */
+static orca_status choice_others(const orca_scenario *sc, int worker, const sc_agent *a, int i,
+                                 orca_vec2 p, double r, const orca_vec2 *avoid, int e,
+                                 const int64_t *key, double *d, double *t, int *chosen)
+{
+    const sc_nav *v = a->nv;
+    int count = sc->sets[a->goal.goal_set].count;
+    double keep = t[e];
+    double change = sc->exit_choice == ORCA_EXIT_QUICKEST ? ORCA_NAV_PENALTY_TIME : 0.0;
+    double win = 0.75 * keep - change; /* a point's time must be below this to win */
+    if (v->exit_changes >= ORCA_NAV_EXIT_CHANGES || d[e] <= ORCA_NAV_EXIT_COMMIT ||
+        !(win > 0) || count < 2) {
+        *chosen = e; /* settled, or none can win */
+        return ORCA_OK;
+    }
+    double speed = a->goal.preferred_speed;
+    double cap = win * (speed > 0 ? speed : 1.0) * (1.0 + 0x1p-20);
+    int64_t ok[ORCA_NAV_CHOICE_POINTS];
+    double caps[ORCA_NAV_CHOICE_POINTS], dk[ORCA_NAV_CHOICE_POINTS];
+    int n = 0;
+    for (int j = 0; j < count; ++j) {
+        if (j != e) {
+            ok[n] = key[j];
+            caps[n++] = cap;
+        }
+    }
+    double penalty = ORCA_NAV_PENALTY_TIME * speed;
+    orca_status st = orca_nav_field_costs(sc->nav, worker, r, p, ok, n, avoid, penalty, caps, dk);
+    if (st != ORCA_OK) {
+        return st;
+    }
+    int b = -1;
+    for (int j = 0, k = 0; j < count; ++j) {
+        if (j == e) {
+            continue;
+        }
+        d[j] = dk[k++];
+        t[j] = point_time(sc, a, i, j, d[j]);
+        double margin = (v->left >> j & 1u) ? 2.0 * ORCA_NAV_EXIT_MARGIN : ORCA_NAV_EXIT_MARGIN;
+        /* (with the queues, a change costs what a re-routing's corner does: the walk to
+         * another exit takes longer among others than the estimate's free walk) */
+        double tj = t[j] + change;
+        if (tj < keep && keep - tj > margin * (keep + tj) && (b < 0 || t[j] < t[b])) {
+            b = j;
+        }
+    }
+    *chosen = b >= 0 ? b : e;
+    return ORCA_OK;
+}
+
 orca_status orca_sc_choose(const orca_scenario *sc, int worker, const sc_agent *a, int i,
                            orca_vec2 p, double r, const orca_vec2 *avoid, int *chosen)
 {
@@ -149,45 +209,40 @@ orca_status orca_sc_choose(const orca_scenario *sc, int worker, const sc_agent *
         key[j] = orca_sc_point_key(set, j);
     }
     /* the cost of its path to each point (its own distances, the avoided corner's penalty),
-     * all in one pass over where it stands */
+     * in one pass over where it stands */
     double penalty = ORCA_NAV_PENALTY_TIME * a->goal.preferred_speed;
-    orca_status st = orca_nav_field_costs(sc->nav, worker, r, p, key, count, avoid, penalty, d);
+    orca_status st = ORCA_OK;
+    if (e >= 0) {
+        /* its own point first: with a finite time there, the others' costs are needed only
+         * below the cost at which they could win (choice_others) */
+        st = orca_nav_field_costs(sc->nav, worker, r, p, &key[e], 1, avoid, penalty, NULL, &d[e]);
+        if (st != ORCA_OK) {
+            return st;
+        }
+        t[e] = point_time(sc, a, i, e, d[e]);
+        if (t[e] < 1.0 / 0.0) {
+            return choice_others(sc, worker, a, i, p, r, avoid, e, key, d, t, chosen);
+        }
+    }
+    st = orca_nav_field_costs(sc->nav, worker, r, p, key, count, avoid, penalty, NULL, d);
     if (st != ORCA_OK) {
         return st;
     }
     for (int j = 0; j < count; ++j) {
         t[j] = point_time(sc, a, i, j, d[j]);
     }
+    /* none yet, or its own is cut off: the quickest, a point it left only when no other is
+     * reachable */
     int b = -1;
-    if (e < 0 || !(t[e] < 1.0 / 0.0)) {
-        /* none yet, or its own is cut off: the quickest, a point it left only when no other
-         * is reachable */
-        for (int pass = 0; pass < 2 && b < 0; ++pass) {
-            for (int j = 0; j < count; ++j) {
-                int was_left = (v->left >> j & 1u) != 0;
-                if (j != e && was_left == pass && t[j] < 1.0 / 0.0 && (b < 0 || t[j] < t[b])) {
-                    b = j;
-                }
+    for (int pass = 0; pass < 2 && b < 0; ++pass) {
+        for (int j = 0; j < count; ++j) {
+            int was_left = (v->left >> j & 1u) != 0;
+            if (j != e && was_left == pass && t[j] < 1.0 / 0.0 && (b < 0 || t[j] < t[b])) {
+                b = j;
             }
         }
-        *chosen = b;
-        return ORCA_OK;
     }
-    /* another point only when quicker by the margin, (keep - t) / (keep + t) above
-     * ORCA_NAV_EXIT_MARGIN, and one it left only by twice the margin; the quickest of those;
-     * none after ORCA_NAV_EXIT_CHANGES changes, or within ORCA_NAV_EXIT_COMMIT of its point */
-    double keep = t[e];
-    int settled = v->exit_changes >= ORCA_NAV_EXIT_CHANGES || d[e] <= ORCA_NAV_EXIT_COMMIT;
-    for (int j = 0; j < count && !settled; ++j) {
-        double margin = (v->left >> j & 1u) ? 2.0 * ORCA_NAV_EXIT_MARGIN : ORCA_NAV_EXIT_MARGIN;
-        /* (with the queues, a change costs what a re-routing's corner does: the walk to
-         * another exit takes longer among others than the estimate's free walk) */
-        double tj = t[j] + (sc->exit_choice == ORCA_EXIT_QUICKEST ? ORCA_NAV_PENALTY_TIME : 0.0);
-        if (j != e && tj < keep && keep - tj > margin * (keep + tj) && (b < 0 || t[j] < t[b])) {
-            b = j;
-        }
-    }
-    *chosen = b >= 0 ? b : e;
+    *chosen = b;
     return ORCA_OK;
 }
 

@@ -363,13 +363,15 @@ static int test_ties(void)
 /* The exit choice's costs to every point of a set in one pass (orca_nav_field_costs) against
  * one query a point (orca_nav_field_cost, which follows each field as a route does): the same
  * doubles, with and without an avoided wall end, for starts and goals inside and outside the
- * walls' clearance (blocked ones: +inf). */
+ * walls' clearance (blocked ones: +inf); one field alone; and with a cap for each field (below, at, one ulp
+ * either side of and above its cost, zero, none), each cost below its cap the same double and
+ * the others +inf. */
 static int test_field_costs(void)
 {
     static ns_scene sc;
     static scene_fn *const scenes[] = {ns_floor, ns_rooms, ns_maze, ns_pillars, ns_bend};
     test_rng rng = {777};
-    int compared = 0, finite = 0;
+    int compared = 0, finite = 0, capped_below = 0;
     for (size_t i = 0; i < sizeof scenes / sizeof scenes[0]; ++i) {
         memset(&sc, 0, sizeof sc);
         scenes[i](&sc);
@@ -407,19 +409,45 @@ static int test_field_costs(void)
                     avoid = &end;
                     penalty = test_rng_uniform(&rng, 0.5, 12.0);
                 }
-                double joint[NF];
-                ENSURE(orca_nav_field_costs(nav, 0, r, from, ids, NF, avoid, penalty, joint) ==
+                double joint[NF], one[NF], cap[NF], capped[NF];
+                ENSURE(orca_nav_field_costs(nav, 0, r, from, ids, NF, avoid, penalty, NULL, joint) ==
                        ORCA_OK);
                 for (int f = 0; f < NF; ++f) {
-                    double one = 0.0;
-                    ENSURE(orca_nav_field_cost(nav, 0, r, from, ids[f], avoid, penalty, &one) ==
+                    ENSURE(orca_nav_field_cost(nav, 0, r, from, ids[f], avoid, penalty, &one[f]) ==
                            ORCA_OK);
-                    ENSURE_MSG(memcmp(&one, &joint[f], sizeof one) == 0,
+                    ENSURE_MSG(memcmp(&one[f], &joint[f], sizeof one[f]) == 0,
                                "%s r %g, start (%.17g, %.17g), field %d: one query %.17g, all "
                                "at once %.17g",
-                               sc.name, r, from.x, from.y, f, one, joint[f]);
+                               sc.name, r, from.x, from.y, f, one[f], joint[f]);
                     compared++;
-                    finite += one < INFINITY;
+                    finite += one[f] < INFINITY;
+                    /* caps below, at and above the cost, one ulp either side of it, none */
+                    double c = one[f] < INFINITY ? one[f] : test_rng_uniform(&rng, 0, 100);
+                    static const double scale[] = {0.5, 0.9, 1.0, 1.1, 2.0, 0.0};
+                    int pick = (int)(test_rng_next(&rng) % 9);
+                    cap[f] = pick < 6   ? c * scale[pick]
+                             : pick == 6 ? nextafter(c, 0.0)
+                             : pick == 7 ? nextafter(c, INFINITY)
+                                         : INFINITY;
+                }
+                /* one field alone: the same double */
+                int f1 = (int)(test_rng_next(&rng) % NF);
+                double alone = 0.0;
+                ENSURE(orca_nav_field_costs(nav, 0, r, from, &ids[f1], 1, avoid, penalty, NULL,
+                                            &alone) == ORCA_OK);
+                ENSURE_MSG(memcmp(&alone, &one[f1], sizeof alone) == 0,
+                           "%s r %g, start (%.17g, %.17g), field %d alone: %.17g, one query %.17g",
+                           sc.name, r, from.x, from.y, f1, alone, one[f1]);
+                /* with caps: each cost where it is below its cap, else +inf */
+                ENSURE(orca_nav_field_costs(nav, 0, r, from, ids, NF, avoid, penalty, cap,
+                                            capped) == ORCA_OK);
+                for (int f = 0; f < NF; ++f) {
+                    double want = one[f] < cap[f] ? one[f] : INFINITY;
+                    ENSURE_MSG(memcmp(&want, &capped[f], sizeof want) == 0,
+                               "%s r %g, start (%.17g, %.17g), field %d, cap %.17g: cost %.17g, "
+                               "with the cap %.17g",
+                               sc.name, r, from.x, from.y, f, cap[f], one[f], capped[f]);
+                    capped_below += one[f] < cap[f] && one[f] < INFINITY;
                 }
             }
         }
@@ -427,8 +455,11 @@ static int test_field_costs(void)
         orca_sim_destroy(sim);
     }
     ENSURE_MSG(finite > compared / 3, "only %d of %d costs finite", finite, compared);
-    printf("  field costs: %d costs, %d of them finite, the same doubles both ways\n", compared,
-           finite);
+    ENSURE_MSG(capped_below > finite / 4 && capped_below < finite, "%d of %d below their caps",
+               capped_below, finite);
+    printf("  field costs: %d costs, %d of them finite, the same doubles both ways; with caps "
+           "%d below theirs, the rest +inf\n",
+           compared, finite, capped_below);
     return 0;
 }
 
