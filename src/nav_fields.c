@@ -372,6 +372,22 @@ orca_status orca_nv_field_route(const orca_nav *nav, const nav_plan *P, const na
     return st;
 }
 
+/* The first vertex of P (sorted by (x, y)) whose x is above x (at or above with `at`); nv if
+ * none. */
+static int nv_first_x(const nav_plan *P, double x, int at)
+{
+    int lo = 0, hi = P->nv;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (at ? P->vp[mid].x < x : P->vp[mid].x <= x) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo;
+}
+
 /* Field F's bound of the cost through vertex vi from a start `near` (its distance to vi less
  * the radius, at least 0) away: orca_nv_field_route's, the same operations. */
 static double field_bound(const nav_field *F, double near, int vi)
@@ -453,22 +469,47 @@ orca_status orca_nv_field_costs(const orca_nav *nav, const nav_plan *P,
         }
     }
     /* lb[vi]: the least of the live fields' bounds at vi, by which the vertices are popped;
-     * lb[nv + vi]: the distance part of every field's bound there (field_bound) */
+     * lb[nv + vi]: the distance part of every field's bound there (field_bound). The pass
+     * stops at the first vertex whose bound exceeds every live field's best, and the bests
+     * only fall: a vertex whose bound exceeds the largest best now (a cap, a goal in sight)
+     * would never be popped, and is left out of the heap. */
+    double top = -1.0;
+    for (int j = 0; j < nf; ++j) {
+        if (live[j] && !(cost[j] <= top)) {
+            top = cost[j];
+        }
+    }
+    /* Every field's bound at vi is at least near (1 - 2^-30), and near >= |x_vi - x| - r: the
+     * vertices that can be popped lie within top + r of the start in x (with a relative
+     * 2^-20 more, beyond any rounding), a run of the vertices, which are sorted by (x, y). */
+    double reach = top * (1.0 + 0x1p-20) + P->r * (1.0 + 0x1p-20);
+    int v0 = 0, v1 = nv;
+    if (reach < 1.0 / 0.0) {
+        v0 = nv_first_x(P, from.x - reach, 1);
+        v1 = nv_first_x(P, from.x + reach, 0);
+    }
     double *near = lb + nv;
-    for (int vi = 0; vi < nv; ++vi) {
+    for (int vi = v0; vi < v1; ++vi) {
         double dp = v2_len(v2_sub(P->vp[vi], from)) - P->r;
         near[vi] = dp > 0 ? dp : 0.0;
-        double least = 1.0 / 0.0;
-        for (int j = 0; j < nf; ++j) {
-            double b = field_bound(F[j], near[vi], vi);
-            if (live[j] && b < least) {
-                least = b;
+        lb[vi] = 1.0 / 0.0;
+    }
+    /* field by field (the same least: each vertex's fields in the same order); a vertex whose
+     * distance part alone exceeds the largest best keeps +inf, left out either way */
+    for (int j = 0; j < nf; ++j) {
+        for (int vi = v0; vi < v1 && live[j]; ++vi) {
+            if (near[vi] * (1.0 - 0x1p-30) <= top) {
+                double b = field_bound(F[j], near[vi], vi);
+                lb[vi] = b < lb[vi] ? b : lb[vi];
             }
         }
-        lb[vi] = least;
-        order[vi] = vi;
     }
-    int hn = nv;
+    int hn = 0;
+    for (int vi = v0; vi < v1; ++vi) {
+        if (lb[vi] <= top) {
+            order[hn++] = vi;
+        }
+    }
     for (int i = hn / 2 - 1; i >= 0; --i) {
         nv_sift_down(lb, order, hn, i);
     }

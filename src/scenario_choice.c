@@ -41,13 +41,17 @@ double orca_sc_remaining(const sc_nav *v, orca_vec2 p, orca_vec2 goal)
     return rem + v2_len(v2_sub(goal, c[v->route.count - 1].leave));
 }
 
-static int cmp_queue(const void *x, const void *y)
+/* The sort key of an entry: its 64 bits of remaining path (a double >= 0, whose bits order as
+ * its values; -0 as +0), then the point key's 64 bits (>= 0). */
+static uint64_t queue_digits(const sc_queue *q, int word)
 {
-    const sc_queue *a = x, *b = y;
-    if (a->key != b->key) {
-        return a->key < b->key ? -1 : 1;
+    if (word) {
+        return (uint64_t)q->key;
     }
-    return a->rem < b->rem ? -1 : (a->rem > b->rem);
+    double rem = q->rem == 0 ? 0.0 : q->rem;
+    uint64_t u;
+    memcpy(&u, &rem, sizeof u);
+    return u;
 }
 
 orca_status orca_sc_queue_build(orca_scenario *sc, int n)
@@ -57,7 +61,8 @@ orca_status orca_sc_queue_build(orca_scenario *sc, int n)
         m += sc->qkey[i] >= 0;
     }
     if (m > sc->queue_cap) {
-        sc_queue *q = orca_mem_resize(sc->queue, (size_t)m, sizeof *q);
+        /* the table and as many entries of scratch for its sort */
+        sc_queue *q = orca_mem_resize(sc->queue, 2 * (size_t)m, sizeof *q);
         if (!q) {
             return orca_sc_fail(sc, ORCA_ERR_MEMORY, "out of memory counting the exits' queues");
         }
@@ -72,8 +77,44 @@ orca_status orca_sc_queue_build(orca_scenario *sc, int n)
             ++m;
         }
     }
-    if (m > 1) {
-        qsort(sc->queue, (size_t)m, sizeof *sc->queue, cmp_queue);
+    /* sorted by (key, remaining): a least significant digit radix sort, a byte a pass, the
+     * remaining path's 8 bytes and then the key's (a pass where every entry has the same
+     * byte is skipped). Entries of equal key and remaining path are alike, so the table is the
+     * same whatever sort makes it. */
+    uint32_t cnt[16][256]; /* per byte position: the entries of each byte value */
+    memset(cnt, 0, sizeof cnt);
+    for (int k = 0; k < m; ++k) {
+        for (int w = 0; w < 2; ++w) {
+            uint64_t u = queue_digits(&sc->queue[k], w);
+            for (int b = 0; b < 8; ++b) {
+                cnt[8 * w + b][(u >> (8 * b)) & 0xff]++;
+            }
+        }
+    }
+    sc_queue *src = sc->queue, *dst = sc->queue + sc->queue_cap;
+    for (int d = 0; d < 16 && m > 1; ++d) {
+        int w = d / 8, b = d % 8;
+        uint32_t at = 0;
+        int same = 0;
+        for (int v = 0; v < 256; ++v) {
+            uint32_t c = cnt[d][v];
+            same |= c == (uint32_t)m;
+            cnt[d][v] = at;
+            at += c;
+        }
+        if (same) {
+            continue;
+        }
+        for (int k = 0; k < m; ++k) {
+            uint64_t u = queue_digits(&src[k], w);
+            dst[cnt[d][(u >> (8 * b)) & 0xff]++] = src[k];
+        }
+        sc_queue *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != sc->queue) {
+        memcpy(sc->queue, src, (size_t)m * sizeof *src);
     }
     sc->queue_n = m;
     return ORCA_OK;
@@ -137,6 +178,132 @@ static double point_time(const orca_scenario *sc, const sc_agent *a, int i, int 
     return t;
 }
 
+/* The double after x >= 0 (+inf stays): its bits plus one, -0 as +0. */
+static double next_up(double x)
+{
+    if (!(x < 1.0 / 0.0)) {
+        return x;
+    }
+    uint64_t u;
+    x = x == 0 ? 0.0 : x;
+    memcpy(&u, &x, sizeof u);
+    ++u;
+    memcpy(&x, &u, sizeof x);
+    return x;
+}
+
+/* The cap on agent i's cost to point j (key) of exit set gs beyond which the queue there alone
+ * makes j lose: point_time's wait Q / C (C the larger of j's outflow and the set's capacity) is
+ * at least `win` once Q >= K agents are ahead, K the least count with K / C >= win (as rounded);
+ * Q counts the entries of j's queue whose remaining path is below the cost, less the agent's
+ * own entry if it is in that queue. So every cost above the remaining path R of j's K-th entry
+ * (one more with its own) loses, and the cap is the double after R: a cost at or below R is
+ * reported, as it may win. +inf when the queue is shorter. */
+static double queue_cap(const orca_scenario *sc, int i, int64_t key, double win,
+                        const sc_goal_set *gs, int j)
+{
+    double c = gs->flow[j] > gs->capacity ? gs->flow[j] : gs->capacity;
+    double kd = win * c;
+    if (!(kd < (double)sc->queue_n)) {
+        return 1.0 / 0.0; /* (also a NaN) */
+    }
+    int64_t k = (int64_t)kd + 1;
+    while ((double)(k - 1) / c >= win && k > 1) {
+        --k; /* the least such count, as rounded */
+    }
+    while (!((double)k / c >= win)) {
+        ++k;
+    }
+    k += sc->qkey[i] == key; /* its own entry */
+    int lo = 0, hi = sc->queue_n;
+    while (lo < hi) { /* the first entry of key */
+        int mid = lo + (hi - lo) / 2;
+        if (sc->queue[mid].key < key) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    int64_t at = lo + k - 1;
+    if (at >= sc->queue_n || sc->queue[at].key != key) {
+        return 1.0 / 0.0;
+    }
+    return next_up(sc->queue[at].rem);
+}
+
+/* The cost of agent a's path from p to its own point (field key), as one pass for that point
+ * gives it: first with a cap of 1.25 times its remaining path (and the corner's penalty) plus
+ * 1 m where it follows a route there, a cost below which is that double (the pass skips the
+ * wall ends beyond it); without a cap where there is none, or where nothing was below it. */
+static orca_status own_cost(const orca_scenario *sc, int worker, const sc_agent *a, orca_vec2 p,
+                            double r, const orca_vec2 *avoid, double penalty, int64_t key,
+                            double *cost)
+{
+    const sc_nav *v = a->nv;
+    int e = v->exit;
+    if (v->planned && v->route.result == ORCA_NAV_OK && v->route.goal == e) {
+        orca_vec2 goal = sc->sets[a->goal.goal_set].points[e];
+        double cap = 1.25 * (orca_sc_remaining(v, p, goal) + penalty) + 1.0;
+        orca_status st =
+            orca_nav_field_costs(sc->nav, worker, r, p, &key, 1, avoid, penalty, &cap, cost);
+        if (st != ORCA_OK || *cost < 1.0 / 0.0) {
+            return st;
+        }
+    }
+    return orca_nav_field_costs(sc->nav, worker, r, p, &key, 1, avoid, penalty, NULL, cost);
+}
+
+/* The costs and times of agent a's points other than its own, e, where one could win: below
+ * the cap of choice_others (and queue_cap's where the exit's queue alone makes it lose), from
+ * one capped pass; +inf where the straight line to the point reaches the cap (a path is at
+ * least that long). */
+static orca_status choice_costs(const orca_scenario *sc, int worker, const sc_agent *a, int i,
+                                orca_vec2 p, double r, const orca_vec2 *avoid, int e,
+                                const int64_t *key, double win, double *d, double *t)
+{
+    int count = sc->sets[a->goal.goal_set].count;
+    double speed = a->goal.preferred_speed;
+    double cap = win * (speed > 0 ? speed : 1.0) * (1.0 + 0x1p-20);
+    const sc_goal_set *gs = &sc->sets[a->goal.goal_set];
+    int queues = sc->exit_choice == ORCA_EXIT_QUICKEST && gs->exit;
+    int64_t ok[ORCA_NAV_CHOICE_POINTS];
+    double caps[ORCA_NAV_CHOICE_POINTS], dk[ORCA_NAV_CHOICE_POINTS];
+    int n = 0;
+    for (int j = 0; j < count; ++j) {
+        if (j == e) {
+            continue;
+        }
+        d[j] = 1.0 / 0.0;
+        double cj = queues ? queue_cap(sc, i, key[j], win, gs, j) : 1.0 / 0.0;
+        cj = cj < cap ? cj : cap;
+        /* a path is at least as long as the straight line to its point (a relative 2^-20
+         * below it: more than the rounding of its sum) */
+        if (v2_len(v2_sub(gs->points[j], p)) * (1.0 - 0x1p-20) >= cj) {
+            continue; /* it cannot win: +inf, as its true time would lose */
+        }
+        ok[n] = key[j];
+        caps[n++] = cj;
+    }
+    if (n > 0) {
+        double penalty = ORCA_NAV_PENALTY_TIME * speed;
+        orca_status st =
+            orca_nav_field_costs(sc->nav, worker, r, p, ok, n, avoid, penalty, caps, dk);
+        if (st != ORCA_OK) {
+            return st;
+        }
+    }
+    for (int j = 0, k = 0; j < count; ++j) {
+        if (j == e) {
+            continue;
+        }
+        if (k < n && ok[k] == key[j]) {
+            d[j] = dk[k++];
+        }
+        t[j] = point_time(sc, a, i, j, d[j]);
+    }
+    return ORCA_OK;
+}
+
 /* The choice of agent a (index i, at p, radius r) that keeps its point e unless another is
  * quicker by the margin ((keep - t) / (keep + t) above ORCA_NAV_EXIT_MARGIN; twice that for a
  * point it left), with t[e] = keep finite: the quickest of those; none after
@@ -157,34 +324,23 @@ static orca_status choice_others(const orca_scenario *sc, int worker, const sc_a
     double keep = t[e];
     double change = sc->exit_choice == ORCA_EXIT_QUICKEST ? ORCA_NAV_PENALTY_TIME : 0.0;
     double win = 0.75 * keep - change; /* a point's time must be below this to win */
+    int known = sc->choice_reference; /* every point's d and t given: the rule alone */
     if (v->exit_changes >= ORCA_NAV_EXIT_CHANGES || d[e] <= ORCA_NAV_EXIT_COMMIT ||
-        !(win > 0) || count < 2) {
+        (!known && !(win > 0)) || count < 2) {
         *chosen = e; /* settled, or none can win */
         return ORCA_OK;
     }
-    double speed = a->goal.preferred_speed;
-    double cap = win * (speed > 0 ? speed : 1.0) * (1.0 + 0x1p-20);
-    int64_t ok[ORCA_NAV_CHOICE_POINTS];
-    double caps[ORCA_NAV_CHOICE_POINTS], dk[ORCA_NAV_CHOICE_POINTS];
-    int n = 0;
-    for (int j = 0; j < count; ++j) {
-        if (j != e) {
-            ok[n] = key[j];
-            caps[n++] = cap;
+    if (!known) {
+        orca_status st = choice_costs(sc, worker, a, i, p, r, avoid, e, key, win, d, t);
+        if (st != ORCA_OK) {
+            return st;
         }
     }
-    double penalty = ORCA_NAV_PENALTY_TIME * speed;
-    orca_status st = orca_nav_field_costs(sc->nav, worker, r, p, ok, n, avoid, penalty, caps, dk);
-    if (st != ORCA_OK) {
-        return st;
-    }
     int b = -1;
-    for (int j = 0, k = 0; j < count; ++j) {
+    for (int j = 0; j < count; ++j) {
         if (j == e) {
             continue;
         }
-        d[j] = dk[k++];
-        t[j] = point_time(sc, a, i, j, d[j]);
         double margin = (v->left >> j & 1u) ? 2.0 * ORCA_NAV_EXIT_MARGIN : ORCA_NAV_EXIT_MARGIN;
         /* (with the queues, a change costs what a re-routing's corner does: the walk to
          * another exit takes longer among others than the estimate's free walk) */
@@ -212,10 +368,10 @@ orca_status orca_sc_choose(const orca_scenario *sc, int worker, const sc_agent *
      * in one pass over where it stands */
     double penalty = ORCA_NAV_PENALTY_TIME * a->goal.preferred_speed;
     orca_status st = ORCA_OK;
-    if (e >= 0) {
+    if (e >= 0 && !sc->choice_reference) {
         /* its own point first: with a finite time there, the others' costs are needed only
          * below the cost at which they could win (choice_others) */
-        st = orca_nav_field_costs(sc->nav, worker, r, p, &key[e], 1, avoid, penalty, NULL, &d[e]);
+        st = own_cost(sc, worker, a, p, r, avoid, penalty, key[e], &d[e]);
         if (st != ORCA_OK) {
             return st;
         }
@@ -230,6 +386,9 @@ orca_status orca_sc_choose(const orca_scenario *sc, int worker, const sc_agent *
     }
     for (int j = 0; j < count; ++j) {
         t[j] = point_time(sc, a, i, j, d[j]);
+    }
+    if (e >= 0 && t[e] < 1.0 / 0.0) {
+        return choice_others(sc, worker, a, i, p, r, avoid, e, key, d, t, chosen); /* reference */
     }
     /* none yet, or its own is cut off: the quickest, a point it left only when no other is
      * reachable */
@@ -249,6 +408,11 @@ orca_status orca_sc_choose(const orca_scenario *sc, int worker, const sc_agent *
 /* ------------------------------------------------------------------------------------------
  * The API
  * ---------------------------------------------------------------------------------------- */
+
+void orca_sc_set_choice_reference(orca_scenario *sc, int on)
+{
+    sc->choice_reference = on != 0;
+}
 
 /* Every path plans anew at the next navigated step (a setting its plans follow changed). */
 static void replan_all(orca_scenario *sc)

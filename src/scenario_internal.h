@@ -141,6 +141,7 @@ struct orca_scenario {
     int navigation;      /* orca_scenario_set_navigation */
     int nav_check;       /* orca_scenario_set_nav_check */
     int exit_choice;     /* orca_scenario_set_exit_choice */
+    int choice_reference; /* orca_sc_set_choice_reference */
     int64_t retired[NAV_RETIRED]; /* plans, re-routings, replans, exit changes, returns, agents that
                             changed and the most changes of one, of the paths dropped (a new
                             goal that is neither a point nor a set): NAV_RETIRED */
@@ -327,6 +328,10 @@ double orca_sc_remaining(const sc_nav *v, orca_vec2 p, orca_vec2 goal);
 /* The queues: sc->qkey and sc->qrem of indices 0 .. n-1, sorted by (key, remaining) into
  * sc->queue. ORCA_ERR_MEMORY with the message set. */
 orca_status orca_sc_queue_build(orca_scenario *sc, int n);
+
+/* Tests: with on, the exit choice weighs every point of the set from one uncapped pass, the
+ * rule alone (the reference its capped passes are held to, choice by choice); 0 by default. */
+void orca_sc_set_choice_reference(orca_scenario *sc, int on);
 /* The point agent a (index i, at p, radius r) heads for next, by sc's exit choice, or -1 when
  * none can be reached; avoid: the corner a re-routing penalises (NULL: none). On the worker's
  * scratch; every point's field prepared. */

@@ -4,6 +4,7 @@
 #include "orca/nav.h"
 #include "orca/scenario.h"
 #include "nav_internal.h"
+#include "scenario_internal.h"
 #include "orca/sim.h"
 #include "test.h"
 
@@ -1059,8 +1060,9 @@ static int test_crowd_workers(void)
 
 /* A room of 160 agents behind a wall with two doors of unequal catchment (most agents
  * nearer the lower one), both leading to an exit point each, run until every agent has left:
- * with each exit choice and the leg check, on 1 and 2 workers. The same hash every step on
- * both; no agent changes its exit more than twice with calm and quickest; the counts over
+ * with each exit choice and the leg check, on 1 and 2 workers and with the reference choice
+ * (every point's cost from one uncapped pass: orca_sc_set_choice_reference). The same hash
+ * every step on all three; no agent changes its exit more than twice with calm and quickest; the counts over
  * the run add up once the room is empty (exited = arrived = 160, the departures per point
  * sum to it, plans at least one an agent). */
 static orca_scenario *exits_room(int choice, int workers)
@@ -1109,13 +1111,20 @@ static int test_exit_choice(void)
 {
     for (int choice = ORCA_EXIT_NEAREST; choice <= ORCA_EXIT_QUICKEST; ++choice) {
         orca_scenario *one = exits_room(choice, 1), *two = exits_room(choice, 2);
-        ENSURE(one && two);
+        orca_scenario *ref = exits_room(choice, 1);
+        ENSURE(one && two && ref);
+        orca_sc_set_choice_reference(ref, 1);
         int s = 0;
         for (; s < 6000 && orca_sim_agent_count(orca_scenario_sim(one)) > 0; ++s) {
-            ENSURE(orca_scenario_step(one) == ORCA_OK && orca_scenario_step(two) == ORCA_OK);
+            ENSURE(orca_scenario_step(one) == ORCA_OK && orca_scenario_step(two) == ORCA_OK &&
+                   orca_scenario_step(ref) == ORCA_OK);
             ENSURE_MSG(orca_scenario_hash(one) == orca_scenario_hash(two),
                        "%s: step %d differs on 2 workers", orca_exit_choice_name(choice), s);
+            ENSURE_MSG(orca_scenario_hash(one) == orca_scenario_hash(ref),
+                       "%s: step %d differs from the reference choice",
+                       orca_exit_choice_name(choice), s);
         }
+        orca_scenario_destroy(ref);
         orca_nav_counts c;
         ENSURE(orca_scenario_nav_counts(one, &c) == ORCA_OK);
         ENSURE_MSG(c.exited == 160 && c.arrived == 160 && c.at_exits == 0,
@@ -1137,6 +1146,126 @@ static int test_exit_choice(void)
         ENSURE(sum == 160);
         orca_scenario_destroy(one);
         orca_scenario_destroy(two);
+    }
+    return 0;
+}
+
+/* Rooms of 12 x 10 m, three by three, a 1.2 m door in the middle of every inner wall, and
+ * five exits (doors of 2 m in the outer wall with an exit point 1.5 m beyond, unequal in
+ * number around the plan), 720 agents spread over the rooms heading for them, at the given
+ * speed: long queues, re-routings and reviews. */
+static orca_scenario *exits_rooms(int choice, int reference, double speed)
+{
+    orca_scenario *sc = new_scenario(5, 1);
+    if (!sc) {
+        return NULL;
+    }
+    orca_sim *sim = orca_scenario_sim(sc);
+    orca_segment_id w;
+    int ok = 1;
+    const double W = 12, H = 10, D = 1.2, E = 2.0;
+    /* outer walls: west with exits at rooms 0 and 2, east at room 1, south at room 1, north
+     * at room 2 */
+    for (int k = 0; k < 3 && ok; ++k) {
+        double y0 = k * H, y1 = y0 + H, ym = y0 + H / 2;
+        double x0 = k * W, x1 = x0 + W, xm = x0 + W / 2;
+        int west = k != 1, east = k == 1, south = k == 1, north = k == 2;
+        ok = (west ? orca_sim_add_segment(sim, vec(0, y0), vec(0, ym - E / 2), &w) == ORCA_OK &&
+                         orca_sim_add_segment(sim, vec(0, ym + E / 2), vec(0, y1), &w) == ORCA_OK
+                   : orca_sim_add_segment(sim, vec(0, y0), vec(0, y1), &w) == ORCA_OK) &&
+             (east ? orca_sim_add_segment(sim, vec(3 * W, y0), vec(3 * W, ym - E / 2), &w) ==
+                             ORCA_OK &&
+                         orca_sim_add_segment(sim, vec(3 * W, ym + E / 2), vec(3 * W, y1), &w) ==
+                             ORCA_OK
+                   : orca_sim_add_segment(sim, vec(3 * W, y0), vec(3 * W, y1), &w) == ORCA_OK) &&
+             (south ? orca_sim_add_segment(sim, vec(x0, 0), vec(xm - E / 2, 0), &w) == ORCA_OK &&
+                          orca_sim_add_segment(sim, vec(xm + E / 2, 0), vec(x1, 0), &w) == ORCA_OK
+                    : orca_sim_add_segment(sim, vec(x0, 0), vec(x1, 0), &w) == ORCA_OK) &&
+             (north ? orca_sim_add_segment(sim, vec(x0, 3 * H), vec(xm - E / 2, 3 * H), &w) ==
+                              ORCA_OK &&
+                          orca_sim_add_segment(sim, vec(xm + E / 2, 3 * H), vec(x1, 3 * H), &w) ==
+                              ORCA_OK
+                    : orca_sim_add_segment(sim, vec(x0, 3 * H), vec(x1, 3 * H), &w) == ORCA_OK);
+    }
+    /* inner walls with doors */
+    for (int i = 1; i < 3 && ok; ++i) {
+        for (int k = 0; k < 3 && ok; ++k) {
+            double y0 = k * H, ym = y0 + H / 2, x0 = k * W, xm = x0 + W / 2;
+            ok = orca_sim_add_segment(sim, vec(i * W, y0), vec(i * W, ym - D / 2), &w) == ORCA_OK &&
+                 orca_sim_add_segment(sim, vec(i * W, ym + D / 2), vec(i * W, y0 + H), &w) ==
+                     ORCA_OK &&
+                 orca_sim_add_segment(sim, vec(x0, i * H), vec(xm - D / 2, i * H), &w) == ORCA_OK &&
+                 orca_sim_add_segment(sim, vec(xm + D / 2, i * H), vec(x0 + W, i * H), &w) ==
+                     ORCA_OK;
+        }
+    }
+    orca_vec2 exits[5] = {vec(-1.5, H / 2), vec(-1.5, 2 * H + H / 2), vec(3 * W + 1.5, H + H / 2),
+                          vec(W + W / 2, -1.5), vec(2 * W + W / 2, 3 * H + 1.5)};
+    int set = -1;
+    ok = ok && orca_scenario_add_goal_set(sc, "exits", exits, 5, &set) == ORCA_OK &&
+         orca_scenario_set_goal_set_exit(sc, set, 0.5) == ORCA_OK &&
+         orca_scenario_set_navigation(sc, 1) == ORCA_OK &&
+         orca_scenario_set_nav_check(sc, 1) == ORCA_OK &&
+         orca_scenario_set_exit_choice(sc, choice) == ORCA_OK;
+    for (int k = 0; ok && k < 720; ++k) {
+        int room = k % 9, slot = k / 9; /* 80 a room, 10 x 8 */
+        orca_agent_def d = orca_agent_def_default();
+        d.radius = 0.25;
+        d.max_speed = 1.5;
+        d.neighbor_dist = 2;
+        d.max_neighbors = 8;
+        d.time_horizon = 1;
+        d.obstacle_time_horizon = 0.25;
+        d.position = vec((room % 3) * W + 1.3 + (slot % 10) * 1.05,
+                         (room / 3) * H + 1.3 + (slot / 10) * 1.05);
+        orca_goal g = orca_goal_default();
+        g.kind = ORCA_GOAL_SET;
+        g.goal_set = set;
+        g.preferred_speed = speed * (1.0 + 0.1 * (double)(k % 5));
+        ok = orca_scenario_add_agent(sc, &d, &g, NULL) == ORCA_OK;
+    }
+    if (!ok) {
+        orca_scenario_destroy(sc);
+        return NULL;
+    }
+    orca_sc_set_choice_reference(sc, reference);
+    return sc;
+}
+
+/* The calm and quickest choices with their capped passes (the own point's cost first, the
+ * others' only where one could win, the queue's and the straight line's bounds) against the
+ * reference choice (every point's cost from one uncapped pass), the same hash every step of a
+ * plan of nine rooms and five exits with queues, at two walking speeds (the preferred speed
+ * 1.0 and 0.4 m/s: walking times short and long against the queues' waits); and the choices
+ * made: some agents change exit. */
+static int test_exit_choice_reference(void)
+{
+    for (int choice = ORCA_EXIT_CALM; choice <= ORCA_EXIT_QUICKEST; ++choice) {
+        int changed = 0;
+        for (int sp = 0; sp < 2; ++sp) {
+            double speed = sp ? 0.4 : 1.0;
+            orca_scenario *fast = exits_rooms(choice, 0, speed);
+            orca_scenario *ref = exits_rooms(choice, 1, speed);
+            ENSURE(fast && ref);
+            int s = 0;
+            for (; s < 1500 && orca_sim_agent_count(orca_scenario_sim(fast)) > 0; ++s) {
+                ENSURE(orca_scenario_step(fast) == ORCA_OK && orca_scenario_step(ref) == ORCA_OK);
+                ENSURE_MSG(orca_scenario_hash(fast) == orca_scenario_hash(ref),
+                           "%s at %g m/s: step %d differs from the reference choice",
+                           orca_exit_choice_name(choice), speed, s);
+            }
+            orca_nav_counts c;
+            ENSURE(orca_scenario_nav_counts(fast, &c) == ORCA_OK);
+            printf("  %s at %.1f m/s: %d steps, %d exited, %d changed exit (%lld changes), %lld "
+                   "re-routings\n",
+                   orca_exit_choice_name(choice), speed, s, c.exited, c.agents_changed,
+                   (long long)c.exit_changes, (long long)c.reroutes);
+            ENSURE(c.exited > 100);
+            changed += c.agents_changed;
+            orca_scenario_destroy(fast);
+            orca_scenario_destroy(ref);
+        }
+        ENSURE_MSG(changed > 0, "%s: no agent changed exit", orca_exit_choice_name(choice));
     }
     return 0;
 }
@@ -1243,6 +1372,7 @@ const orca_test ORCA_TESTS[] = {
     {"goal_change", test_goal_change},
     {"crowd_workers", test_crowd_workers},
     {"exit_choice", test_exit_choice},
+    {"exit_choice_reference", test_exit_choice_reference},
     {"goal_change_refused", test_goal_change_refused},
     {"unreachable", test_unreachable},
     {"reroute", test_reroute},
