@@ -120,6 +120,21 @@ orca_status orca_sc_queue_build(orca_scenario *sc, int n)
     return ORCA_OK;
 }
 
+/* The first entry of key among the queue table's entries 0 .. hi-1 (hi if none). */
+static int queue_first(const orca_scenario *sc, int64_t key, int hi)
+{
+    int lo = 0;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (sc->queue[mid].key < key) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo;
+}
+
 /* The agents heading for the point of `key` whose remaining path is shorter than len. */
 static int queue_ahead(const orca_scenario *sc, int64_t key, double len)
 {
@@ -133,18 +148,7 @@ static int queue_ahead(const orca_scenario *sc, int64_t key, double len)
             hi = mid;
         }
     }
-    int first = lo;
-    lo = 0;
-    hi = first;
-    while (lo < hi) { /* the first entry of key */
-        int mid = lo + (hi - lo) / 2;
-        if (sc->queue[mid].key < key) {
-            lo = mid + 1;
-        } else {
-            hi = mid;
-        }
-    }
-    return first - lo;
+    return lo - queue_first(sc, key, lo);
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -215,16 +219,7 @@ static double queue_cap(const orca_scenario *sc, int i, int64_t key, double win,
         ++k;
     }
     k += sc->qkey[i] == key; /* its own entry */
-    int lo = 0, hi = sc->queue_n;
-    while (lo < hi) { /* the first entry of key */
-        int mid = lo + (hi - lo) / 2;
-        if (sc->queue[mid].key < key) {
-            lo = mid + 1;
-        } else {
-            hi = mid;
-        }
-    }
-    int64_t at = lo + k - 1;
+    int64_t at = queue_first(sc, key, sc->queue_n) + k - 1;
     if (at >= sc->queue_n || sc->queue[at].key != key) {
         return 1.0 / 0.0;
     }

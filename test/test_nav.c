@@ -1065,6 +1065,20 @@ static int test_crowd_workers(void)
  * every step on all three; no agent changes its exit more than twice with calm and quickest; the counts over
  * the run add up once the room is empty (exited = arrived = 160, the departures per point
  * sum to it, plans at least one an agent). */
+/* The agents of the exit-choice scenes, at p. */
+static orca_agent_def exit_agent(orca_vec2 p)
+{
+    orca_agent_def d = orca_agent_def_default();
+    d.radius = 0.25;
+    d.max_speed = 1.5;
+    d.neighbor_dist = 2;
+    d.max_neighbors = 8;
+    d.time_horizon = 1;
+    d.obstacle_time_horizon = 0.25;
+    d.position = p;
+    return d;
+}
+
 static orca_scenario *exits_room(int choice, int workers)
 {
     orca_scenario *sc = new_scenario(11, workers);
@@ -1086,14 +1100,7 @@ static orca_scenario *exits_room(int choice, int workers)
                        orca_scenario_set_nav_check(sc, 1) == ORCA_OK &&
                        orca_scenario_set_exit_choice(sc, choice) == ORCA_OK;
     for (int k = 0; ok && k < 160; ++k) {
-        orca_agent_def d = orca_agent_def_default();
-        d.radius = 0.25;
-        d.max_speed = 1.5;
-        d.neighbor_dist = 2;
-        d.max_neighbors = 8;
-        d.time_horizon = 1;
-        d.obstacle_time_horizon = 0.25;
-        d.position = vec(2 + (k % 16) * 1.0, 1 + (k / 16) * (k < 128 ? 1.0 : 1.4));
+        orca_agent_def d = exit_agent(vec(2 + (k % 16) * 1.0, 1 + (k / 16) * (k < 128 ? 1.0 : 1.4)));
         orca_goal g = orca_goal_default();
         g.kind = ORCA_GOAL_SET;
         g.goal_set = set;
@@ -1209,15 +1216,8 @@ static orca_scenario *exits_rooms(int choice, int reference, double speed)
          orca_scenario_set_exit_choice(sc, choice) == ORCA_OK;
     for (int k = 0; ok && k < 720; ++k) {
         int room = k % 9, slot = k / 9; /* 80 a room, 10 x 8 */
-        orca_agent_def d = orca_agent_def_default();
-        d.radius = 0.25;
-        d.max_speed = 1.5;
-        d.neighbor_dist = 2;
-        d.max_neighbors = 8;
-        d.time_horizon = 1;
-        d.obstacle_time_horizon = 0.25;
-        d.position = vec((room % 3) * W + 1.3 + (slot % 10) * 1.05,
-                         (room / 3) * H + 1.3 + (slot / 10) * 1.05);
+        orca_agent_def d = exit_agent(vec((room % 3) * W + 1.3 + (slot % 10) * 1.05,
+                                          (room / 3) * H + 1.3 + (slot / 10) * 1.05));
         orca_goal g = orca_goal_default();
         g.kind = ORCA_GOAL_SET;
         g.goal_set = set;
