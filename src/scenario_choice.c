@@ -81,6 +81,10 @@ orca_status orca_sc_queue_build(orca_scenario *sc, int n)
      * remaining path's 8 bytes and then the key's (a pass where every entry has the same
      * byte is skipped). Entries of equal key and remaining path are alike, so the table is the
      * same whatever sort makes it. */
+    sc->queue_n = m;
+    if (m < 2) {
+        return ORCA_OK; /* (no table may exist yet: nothing to sort) */
+    }
     uint32_t cnt[16][256]; /* per byte position: the entries of each byte value */
     memset(cnt, 0, sizeof cnt);
     for (int k = 0; k < m; ++k) {
@@ -92,7 +96,7 @@ orca_status orca_sc_queue_build(orca_scenario *sc, int n)
         }
     }
     sc_queue *src = sc->queue, *dst = sc->queue + sc->queue_cap;
-    for (int d = 0; d < 16 && m > 1; ++d) {
+    for (int d = 0; d < 16; ++d) {
         int w = d / 8, b = d % 8;
         uint32_t at = 0;
         int same = 0;
@@ -116,7 +120,6 @@ orca_status orca_sc_queue_build(orca_scenario *sc, int n)
     if (src != sc->queue) {
         memcpy(sc->queue, src, (size_t)m * sizeof *src);
     }
-    sc->queue_n = m;
     return ORCA_OK;
 }
 
