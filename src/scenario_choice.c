@@ -6,7 +6,6 @@
  * index order, so every agent's choice is the same for any worker count. */
 #include "fp.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 #include "alloc.h"

@@ -102,6 +102,21 @@ static int compare(orca_nav *nav, const nb_graph *g, double r, double sx, double
 
 typedef void scene_fn(ns_scene *);
 
+/* A simulation with the scene's walls and loops, and navigation over it: 1, or 0 with
+ * nothing left behind. */
+static int scene_nav(const ns_scene *sc, orca_sim **sim, orca_nav **nav)
+{
+    if (orca_sim_create(NULL, sim) != ORCA_OK) {
+        return 0;
+    }
+    if (ns_add_to_sim(sc, *sim) != ORCA_OK || orca_nav_create(*sim, nav) != ORCA_OK) {
+        orca_sim_destroy(*sim);
+        *sim = NULL;
+        return 0;
+    }
+    return 1;
+}
+
 /* The box of a scene's walls and loops. */
 static void scene_box(const ns_scene *sc, double *lo_x, double *lo_y, double *hi_x, double *hi_y)
 {
@@ -139,10 +154,8 @@ static int test_scenes(void)
         memset(&sc, 0, sizeof sc);
         k_scenes[i](&sc);
         orca_sim *sim = NULL;
-        ENSURE(orca_sim_create(NULL, &sim) == ORCA_OK);
-        ENSURE(ns_add_to_sim(&sc, sim) == ORCA_OK);
         orca_nav *nav = NULL;
-        ENSURE(orca_nav_create(sim, &nav) == ORCA_OK);
+        ENSURE(scene_nav(&sc, &sim, &nav));
         double lo_x, lo_y, hi_x, hi_y;
         scene_box(&sc, &lo_x, &lo_y, &hi_x, &hi_y);
         double radii[3] = {sc.radius, sc.radius * 0.5, sc.radius * 1.37};
@@ -222,10 +235,8 @@ static int test_random_scenes(void)
             sc.walls[sc.nwalls++] = (nb_seg){ax, ay, ax + l * cos(a), ay + l * sin(a)};
         }
         orca_sim *sim = NULL;
-        ENSURE(orca_sim_create(NULL, &sim) == ORCA_OK);
-        ENSURE(ns_add_to_sim(&sc, sim) == ORCA_OK);
         orca_nav *nav = NULL;
-        ENSURE(orca_nav_create(sim, &nav) == ORCA_OK);
+        ENSURE(scene_nav(&sc, &sim, &nav));
         nb_graph *g = NULL;
         ENSURE(ns_prepare(&sc, r, &g) == NB_OK);
         int done = 0;
@@ -260,10 +271,8 @@ static int test_floor_exits(void)
     ns_floor(&sc);
     ENSURE(sc.npoints == 4);
     orca_sim *sim = NULL;
-    ENSURE(orca_sim_create(NULL, &sim) == ORCA_OK);
-    ENSURE(ns_add_to_sim(&sc, sim) == ORCA_OK);
     orca_nav *nav = NULL;
-    ENSURE(orca_nav_create(sim, &nav) == ORCA_OK);
+    ENSURE(scene_nav(&sc, &sim, &nav));
     double r = sc.radius;
     nb_graph *g = NULL;
     ENSURE(ns_prepare(&sc, r, &g) == NB_OK);
@@ -376,10 +385,8 @@ static int test_field_costs(void)
         memset(&sc, 0, sizeof sc);
         scenes[i](&sc);
         orca_sim *sim = NULL;
-        ENSURE(orca_sim_create(NULL, &sim) == ORCA_OK);
-        ENSURE(ns_add_to_sim(&sc, sim) == ORCA_OK);
         orca_nav *nav = NULL;
-        ENSURE(orca_nav_create(sim, &nav) == ORCA_OK);
+        ENSURE(scene_nav(&sc, &sim, &nav));
         ENSURE(orca_nav_workers(nav, 1) == ORCA_OK && orca_nav_sync(nav) >= 0);
         double lo_x, lo_y, hi_x, hi_y;
         scene_box(&sc, &lo_x, &lo_y, &hi_x, &hi_y);
