@@ -209,17 +209,34 @@ orca_status orca_nav_route(orca_nav *nav, int wk, double radius, orca_vec2 from,
                            const orca_vec2 *goals, int goal_count, int64_t field,
                            const orca_vec2 *avoid, double penalty, nav_route *out)
 {
+    return orca_nav_route_cost(nav, wk, radius, from, goals, goal_count, field, avoid, penalty,
+                               NULL, 0, out, NULL);
+}
+
+orca_status orca_nav_route_cost(orca_nav *nav, int wk, double radius, orca_vec2 from,
+                                const orca_vec2 *goals, int goal_count, int64_t field,
+                                const orca_vec2 *avoid, double penalty, const orca_vec2 *via,
+                                int nvia, nav_route *out, double *cost)
+{
+    if (cost) {
+        *cost = 1.0 / 0.0;
+    }
     const nav_plan *P = orca_nv_find_plan(nav, radius);
     const nav_field *F = P && field >= 0 ? orca_nv_find_field(P, field) : NULL;
-    if (!P || (field >= 0 && !F) || wk < 0 || wk >= nav->work_count) {
+    if (!P || (field >= 0 && !F) || nvia < 0 || nvia > 4 || wk < 0 ||
+        wk >= nav->work_count) {
         return ORCA_ERR_ARGUMENT; /* not prepared (orca_nav_prepare, orca_nav_workers) */
     }
     nav_work *W = &nav->work[wk];
     from = nv_norm0(from);
     if (F) {
+        int vi[4];
+        for (int k = 0; k < nvia; ++k) {
+            vi[k] = orca_nv_find_vertex(P, nv_norm0(via[k]));
+        }
         return orca_nv_field_route(nav, P, F, W, from,
                                    avoid ? orca_nv_find_vertex(P, nv_norm0(*avoid)) : -1,
-                                   penalty, out, NULL);
+                                   penalty, vi, nvia, out, cost);
     }
     return orca_nv_search(nav, P, W, from, goals, goal_count, avoid, penalty, 1, !nav->dijkstra,
                           out);
@@ -236,7 +253,25 @@ orca_status orca_nav_field_cost(orca_nav *nav, int wk, double radius, orca_vec2 
     }
     return orca_nv_field_route(nav, P, F, &nav->work[wk], nv_norm0(from),
                                avoid ? orca_nv_find_vertex(P, nv_norm0(*avoid)) : -1,
-                               penalty, NULL, cost);
+                               penalty, NULL, 0, NULL, cost);
+}
+
+orca_status orca_nav_field_upper(orca_nav *nav, int wk, double radius, orca_vec2 from,
+                                 int64_t field, const orca_vec2 *avoid, double penalty,
+                                 const orca_vec2 *via, int nvia, double *upper)
+{
+    const nav_plan *P = orca_nv_find_plan(nav, radius);
+    const nav_field *F = P ? orca_nv_find_field(P, field) : NULL;
+    if (!F || nvia < 0 || nvia > 4 || wk < 0 || wk >= nav->work_count) {
+        return ORCA_ERR_ARGUMENT; /* not prepared */
+    }
+    int vi[4];
+    for (int k = 0; k < nvia; ++k) {
+        vi[k] = orca_nv_find_vertex(P, nv_norm0(via[k]));
+    }
+    return orca_nv_field_upper(nav, P, F, &nav->work[wk], nv_norm0(from),
+                               avoid ? orca_nv_find_vertex(P, nv_norm0(*avoid)) : -1, penalty,
+                               vi, nvia, upper);
 }
 
 orca_status orca_nav_field_costs(orca_nav *nav, int wk, double radius, orca_vec2 from,

@@ -200,11 +200,116 @@ static int field_ring_first(const nav_field *F, int g)
     return lo;
 }
 
+/* The best candidate of a query through a goal set's distances so far: its cost, its key
+ * (INT64_MIN: a direct leg; else (ring << 32) + the goal point's place on the ring, or
+ * INT32_MAX for the ring's next node), the goal of a direct leg, the ring, start point and
+ * first node after it. */
+typedef struct nv_best {
+    double cost;
+    int64_t key;
+    int goal, ring, first;
+    orca_vec2 p;
+} nv_best;
+
+/* The candidates through vertex vi for field F's query from `from` (orca_nv_field_route): each
+ * one below the best, or equal with a lower key, whose leg and arc are clear becomes the
+ * best. */
+static void nv_route_vertex(const orca_nav *nav, const nav_plan *P, const nav_field *F,
+                            nav_work *W, orca_vec2 from, double start_lim, int vi, int avoid_v,
+                            double penalty, nv_best *b)
+{
+    int nn = P->nn, ngv = F->gv_count;
+    for (int side = 0; side < 2; ++side) {
+        int s = side ? -1 : 1;
+        orca_vec2 t;
+        if (!nv_tan_pc(from, P->vp[vi], P->r, s, &t)) {
+            continue;
+        }
+        orca_vec2 f = v2_sub(t, from);
+        if (start_lim == P->lim && !nv_taut(P, vi, s, f)) {
+            continue;
+        }
+        /* the leg's clearance is checked once a candidate through it would win (-1: not
+         * yet): the same result as checking it first, without the walk along the leg for
+         * the start points that cannot win */
+        int clear = -1;
+        double leg = v2_len(f);
+        double pen = vi == avoid_v ? penalty : 0.0;
+        double key_t = orca_nav_angle(t.y - P->vp[vi].y, t.x - P->vp[vi].x);
+        int g = 2 * vi + side;
+        int64_t base = (int64_t)g << 32;
+        double dy = 0.0;
+        int y = orca_nv_ring_next_of(P, g, key_t, &dy);
+        int lo = field_ring_first(F, g);
+        for (int j = lo; j < ngv && F->gv_ring[j] == g; ++j) {
+            double d = nv_ring_delta(key_t, F->gv_key[j], s);
+            if (y >= 0 && d > dy) {
+                continue;
+            }
+            double c = leg + P->r * d + F->dist[nn + j] + pen;
+            int64_t key = base + (j - lo);
+            if (!(c < b->cost || (c == b->cost && key < b->key))) {
+                continue;
+            }
+            if (clear < 0) {
+                clear = orca_nv_seg_clear(nav, P, W, from, t, start_lim);
+            }
+            if (!clear) {
+                break;
+            }
+            if (orca_nv_arc_clear_dir(P, nav, vi, s, t, F->gv_p[j], d, start_lim)) {
+                *b = (nv_best){c, key, -1, g, nn + j, t};
+            }
+        }
+        if (y >= 0 && clear != 0) {
+            double c = leg + P->r * dy + F->dist[y] + pen;
+            int64_t key = base + INT32_MAX;
+            if ((c < b->cost || (c == b->cost && key < b->key)) &&
+                (clear > 0 || (clear = orca_nv_seg_clear(nav, P, W, from, t, start_lim)) != 0) &&
+                orca_nv_arc_clear_dir(P, nav, vi, s, t, P->node[y].p, dy, start_lim)) {
+                *b = (nv_best){c, key, -1, g, y, t};
+            }
+        }
+    }
+}
+
+/* The first vertex of P (sorted by (x, y)) whose x is above x (at or above with `at`); nv if
+ * none. */
+static int nv_first_x(const nav_plan *P, double x, int at)
+{
+    int lo = 0, hi = P->nv;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (at ? P->vp[mid].x < x : P->vp[mid].x <= x) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo;
+}
+
+/* How many vertices of least bound a field query tries before it builds its heap. */
+#define NAV_SEEDS 8
+
+/* Whether vi is among seed[0 .. n-1]. */
+static int nv_seeded(const int *seed, int n, int vi)
+{
+    for (int k = 0; k < n; ++k) {
+        if (seed[k] == vi) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* A query through a goal set's distances: connect the start, take the best first node, then
- * follow the distances' next nodes. */
+ * follow the distances' next nodes. The route to out (NULL: none), the least cost (penalty
+ * included) to *cost (NULL: not wanted). via[0 .. nvia-1]: vertices to try first (-1: none),
+ * which decide only how fast the result comes. */
 orca_status orca_nv_field_route(const orca_nav *nav, const nav_plan *P, const nav_field *F,
                                 nav_work *W, orca_vec2 from, int avoid_v, double penalty,
-                                nav_route *out, double *cost)
+                                const int *via, int nvia, nav_route *out, double *cost)
 {
     nav_route local;
     if (!out) {
@@ -228,15 +333,14 @@ orca_status orca_nv_field_route(const orca_nav *nav, const nav_plan *P, const na
         orca_mem_free(ok);
         return ORCA_OK;
     }
-    double best = 1.0 / 0.0;
-    int best_goal = -1;  /* straight to a goal */
-    /* (or a start point below, then a node or goal point) */
-    for (int g = 0; g < ng; ++g) {
+    /* the direct legs come first (key INT64_MIN) */
+    nv_best b = {1.0 / 0.0, INT64_MIN, -1, -1, -1, v2(0.0, 0.0)};
+    for (int g = 0; g < ng; ++g) { /* straight to a goal */
         if (ok[g] && orca_nv_seg_clear(nav, P, W, from, F->goals[g], start_lim)) {
             double l = v2_len(v2_sub(F->goals[g], from));
-            if (l < best) {
-                best = l;
-                best_goal = g;
+            if (l < b.cost) {
+                b.cost = l;
+                b.goal = g;
             }
         }
     }
@@ -246,10 +350,7 @@ orca_status orca_nv_field_route(const orca_nav *nav, const nav_plan *P, const na
      * exceeds the best cost found: the result is that of trying every start point, the least
      * cost winning and ties going to the earlier candidate (direct legs, then by vertex, side,
      * goal point, next node), as docs/navigation.md says. */
-    int nn = P->nn, ngv = F->gv_count, nv = P->nv;
-    int64_t best_key = INT64_MIN; /* the direct legs come first */
-    int best_ring = -1, best_first = -1;
-    orca_vec2 best_p = v2(0.0, 0.0);
+    int nn = P->nn, nv = P->nv;
     double *lb = orca_mem_alloc((size_t)nv + 1, sizeof *lb);
     int32_t *order = orca_mem_alloc((size_t)nv + 1, sizeof *order);
     if (!lb || !order) {
@@ -257,108 +358,90 @@ orca_status orca_nv_field_route(const orca_nav *nav, const nav_plan *P, const na
         orca_mem_free(order);
         return ORCA_ERR_MEMORY;
     }
-    for (int vi = 0; vi < nv; ++vi) {
+    /* The caller's vertices first (via: those of its last path), then those of least bound,
+     * one at a time (in (bound, index) order), until one gives a path or NAV_SEEDS more were
+     * tried: then the heap holds only the vertices whose bound does not exceed the best cost
+     * (the others would never be popped: the best only falls). The result is the least
+     * (cost, key) of the candidates, whichever order the vertices are tried in; when the heap
+     * pops a seed, it is not tried again. */
+    int seed[2 * NAV_SEEDS], ns = 0;
+    for (int k = 0; k < nvia && k < NAV_SEEDS; ++k) {
+        if (via[k] >= 0 && via[k] < nv && !nv_seeded(seed, ns, via[k])) {
+            seed[ns++] = via[k];
+            nv_route_vertex(nav, P, F, W, from, start_lim, via[k], avoid_v, penalty, &b);
+        }
+    }
+    /* A vertex's bound is at least (its distance less r) (1 - 2^-30), so with a best cost
+     * found only those within that cost + r of the start in x can be popped (with a relative
+     * 2^-20 more, beyond any rounding): a run of the vertices, which are sorted by (x, y)
+     * (orca_nv_field_costs, the same run). */
+    double reach = b.cost * (1.0 + 0x1p-20) + P->r * (1.0 + 0x1p-20);
+    int v0 = 0, v1 = nv;
+    if (reach < 1.0 / 0.0) {
+        v0 = nv_first_x(P, from.x - reach, 1);
+        v1 = nv_first_x(P, from.x + reach, 0);
+    }
+    for (int vi = v0; vi < v1; ++vi) {
         double dm = F->ring_min[2 * vi] < F->ring_min[2 * vi + 1] ? F->ring_min[2 * vi]
                                                                    : F->ring_min[2 * vi + 1];
         double dp = v2_len(v2_sub(P->vp[vi], from)) - P->r;
         lb[vi] = ((dp > 0 ? dp : 0.0) + dm) * (1.0 - 0x1p-30);
-        order[vi] = vi;
+    }
+    for (int tried = 0; tried < NAV_SEEDS && !(b.cost < 1.0 / 0.0); ++tried) {
+        int m = -1;
+        for (int vi = v0; vi < v1; ++vi) {
+            if (lb[vi] <= b.cost && (m < 0 || lb[vi] < lb[m]) && !nv_seeded(seed, ns, vi)) {
+                m = vi;
+            }
+        }
+        if (m < 0) {
+            break;
+        }
+        seed[ns++] = m;
+        nv_route_vertex(nav, P, F, W, from, start_lim, m, avoid_v, penalty, &b);
+    }
+    int hn = 0;
+    for (int vi = v0; vi < v1; ++vi) {
+        if (lb[vi] <= b.cost) {
+            order[hn++] = vi;
+        }
     }
     /* a binary heap of vertices by (bound, index) */
-    int hn = nv;
     for (int i = hn / 2 - 1; i >= 0; --i) {
         nv_sift_down(lb, order, hn, i);
     }
     while (hn > 0) {
         int vi = order[0];
-        if (!(lb[vi] <= best)) {
+        if (!(lb[vi] <= b.cost)) {
             break; /* every vertex left costs more (or nothing is reachable through it) */
         }
         order[0] = order[--hn];
         nv_sift_down(lb, order, hn, 0);
-        for (int side = 0; side < 2; ++side) {
-            int s = side ? -1 : 1;
-            orca_vec2 t;
-            if (!nv_tan_pc(from, P->vp[vi], P->r, s, &t)) {
-                continue;
-            }
-            orca_vec2 f = v2_sub(t, from);
-            if (start_lim == P->lim && !nv_taut(P, vi, s, f)) {
-                continue;
-            }
-            /* the leg's clearance is checked once a candidate through it would win (-1: not
-             * yet): the same result as checking it first, without the walk along the leg for
-             * the start points that cannot win */
-            int clear = -1;
-            double leg = v2_len(f);
-            double pen = vi == avoid_v ? penalty : 0.0;
-            double key_t = orca_nav_angle(t.y - P->vp[vi].y, t.x - P->vp[vi].x);
-            int g = 2 * vi + side;
-            int64_t base = (int64_t)g << 32;
-            double dy = 0.0;
-            int y = orca_nv_ring_next_of(P, g, key_t, &dy);
-            int lo = field_ring_first(F, g);
-            for (int j = lo; j < ngv && F->gv_ring[j] == g; ++j) {
-                double d = nv_ring_delta(key_t, F->gv_key[j], s);
-                if (y >= 0 && d > dy) {
-                    continue;
-                }
-                double c = leg + P->r * d + F->dist[nn + j] + pen;
-                int64_t key = base + (j - lo);
-                if (!(c < best || (c == best && key < best_key))) {
-                    continue;
-                }
-                if (clear < 0) {
-                    clear = orca_nv_seg_clear(nav, P, W, from, t, start_lim);
-                }
-                if (!clear) {
-                    break;
-                }
-                if (orca_nv_arc_clear_dir(P, nav, vi, s, t, F->gv_p[j], d, start_lim)) {
-                    best = c;
-                    best_key = key;
-                    best_goal = -1;
-                    best_ring = g;
-                    best_p = t;
-                    best_first = nn + j;
-                }
-            }
-            if (y >= 0 && clear != 0) {
-                double c = leg + P->r * dy + F->dist[y] + pen;
-                int64_t key = base + INT32_MAX;
-                if ((c < best || (c == best && key < best_key)) &&
-                    (clear > 0 ||
-                     (clear = orca_nv_seg_clear(nav, P, W, from, t, start_lim)) != 0) &&
-                    orca_nv_arc_clear_dir(P, nav, vi, s, t, P->node[y].p, dy, start_lim)) {
-                    best = c;
-                    best_key = key;
-                    best_goal = -1;
-                    best_ring = g;
-                    best_p = t;
-                    best_first = y;
-                }
-            }
+        if (!nv_seeded(seed, ns, vi)) {
+            nv_route_vertex(nav, P, F, W, from, start_lim, vi, avoid_v, penalty, &b);
         }
     }
     orca_mem_free(lb);
     orca_mem_free(order);
     if (cost) {
-        *cost = best; /* +inf without a path */
+        *cost = b.cost; /* +inf without a path */
+    }
+    if (out == &local) {
         return ORCA_OK;
     }
     orca_status st = ORCA_OK;
-    if (!(best < 1.0 / 0.0)) {
+    if (!(b.cost < 1.0 / 0.0)) {
         out->result = ORCA_NAV_NO_PATH;
-    } else if (best_goal >= 0) {
-        out->length = best;
-        out->goal = best_goal;
+    } else if (b.goal >= 0) {
+        out->length = b.cost;
+        out->goal = b.goal;
     } else {
-        out->length = best - ((best_ring >> 1) == avoid_v ? penalty : 0.0);
+        out->length = b.cost - ((b.ring >> 1) == avoid_v ? penalty : 0.0);
         int last = -1;
-        if (!orca_nv_route_point(out, P, best_ring, best_p, &last)) {
+        if (!orca_nv_route_point(out, P, b.ring, b.p, &last)) {
             st = ORCA_ERR_MEMORY;
         }
-        for (int x = best_first; x >= 0 && st == ORCA_OK; x = x < nn ? F->next[x] : -1) {
+        for (int x = b.first; x >= 0 && st == ORCA_OK; x = x < nn ? F->next[x] : -1) {
             int g = x < nn ? P->node[x].ring : F->gv_ring[x - nn];
             orca_vec2 p = x < nn ? P->node[x].p : F->gv_p[x - nn];
             if (!orca_nv_route_point(out, P, g, p, &last)) {
@@ -372,22 +455,6 @@ orca_status orca_nv_field_route(const orca_nav *nav, const nav_plan *P, const na
     return st;
 }
 
-/* The first vertex of P (sorted by (x, y)) whose x is above x (at or above with `at`); nv if
- * none. */
-static int nv_first_x(const nav_plan *P, double x, int at)
-{
-    int lo = 0, hi = P->nv;
-    while (lo < hi) {
-        int mid = lo + (hi - lo) / 2;
-        if (at ? P->vp[mid].x < x : P->vp[mid].x <= x) {
-            lo = mid + 1;
-        } else {
-            hi = mid;
-        }
-    }
-    return lo;
-}
-
 /* Field F's bound of the cost through vertex vi from a start `near` (its distance to vi less
  * the radius, at least 0) away: orca_nv_field_route's, the same operations. */
 static double field_bound(const nav_field *F, double near, int vi)
@@ -395,6 +462,102 @@ static double field_bound(const nav_field *F, double near, int vi)
     const double *rm = F->ring_min;
     double dm = rm[2 * vi] < rm[2 * vi + 1] ? rm[2 * vi] : rm[2 * vi + 1];
     return (near + dm) * (1.0 - 0x1p-30);
+}
+
+/* Field F's start (orca_nv_check_ends, relaxed) and the straight legs to its goals: *best
+ * falls to the least clear leg below it. The check's result; *start_lim the start's
+ * clearance. */
+static int nv_field_start(const orca_nav *nav, const nav_plan *P, const nav_field *f,
+                          nav_work *W, orca_vec2 from, uint8_t *ok, double *start_lim,
+                          double *best)
+{
+    int res = orca_nv_check_ends(nav, P, W, from, f->goals, f->goal_count, ok, start_lim, 1);
+    if (res != ORCA_NAV_OK) {
+        return res;
+    }
+    for (int g = 0; g < f->goal_count; ++g) { /* straight to a goal */
+        if (ok[g] && orca_nv_seg_clear(nav, P, W, from, f->goals[g], *start_lim)) {
+            double l = v2_len(v2_sub(f->goals[g], from));
+            if (l < *best) {
+                *best = l;
+            }
+        }
+    }
+    return res;
+}
+
+/* The candidates through vertex vi (`near` from the start: field_bound's) for each live field
+ * F[j] whose bound there does not exceed its best cost[j]: cost[j] falls to the least clear
+ * one below it, each computed as docs/navigation.md says (leg, arc, the field's distance, the
+ * penalty at the avoided vertex). */
+static void nv_vertex_costs(const orca_nav *nav, const nav_plan *P, const nav_field *const *F,
+                            int nf, const uint8_t *live, nav_work *W, orca_vec2 from,
+                            double start_lim, int vi, double near, int avoid_v, double penalty,
+                            double *cost)
+{
+    int nn = P->nn;
+    int wanted = 0; /* some field whose bound at vi does not exceed its best */
+    for (int j = 0; j < nf && !wanted; ++j) {
+        wanted = live[j] && field_bound(F[j], near, vi) <= cost[j];
+    }
+    for (int side = 0; side < 2 && wanted; ++side) {
+        int s = side ? -1 : 1;
+        orca_vec2 t;
+        if (!nv_tan_pc(from, P->vp[vi], P->r, s, &t)) {
+            continue;
+        }
+        orca_vec2 f = v2_sub(t, from);
+        if (start_lim == P->lim && !nv_taut(P, vi, s, f)) {
+            continue;
+        }
+        int clear = -1, yarc = -1; /* checked once a candidate would win (-1: not yet) */
+        double leg = v2_len(f);
+        double pen = vi == avoid_v ? penalty : 0.0;
+        double key_t = orca_nav_angle(t.y - P->vp[vi].y, t.x - P->vp[vi].x);
+        int g = 2 * vi + side;
+        double dy = 0.0;
+        int y = orca_nv_ring_next_of(P, g, key_t, &dy);
+        for (int j = 0; j < nf && clear != 0; ++j) {
+            const nav_field *fj = F[j];
+            if (!live[j] || !(field_bound(F[j], near, vi) <= cost[j])) {
+                continue; /* nothing through vi beats its best */
+            }
+            int ngv = fj->gv_count;
+            for (int k = field_ring_first(fj, g); k < ngv && fj->gv_ring[k] == g; ++k) {
+                double d = nv_ring_delta(key_t, fj->gv_key[k], s);
+                if (y >= 0 && d > dy) {
+                    continue;
+                }
+                double c = leg + P->r * d + fj->dist[nn + k] + pen;
+                if (!(c < cost[j])) {
+                    continue;
+                }
+                if (clear < 0) {
+                    clear = orca_nv_seg_clear(nav, P, W, from, t, start_lim);
+                }
+                if (!clear) {
+                    break;
+                }
+                if (orca_nv_arc_clear_dir(P, nav, vi, s, t, fj->gv_p[k], d, start_lim)) {
+                    cost[j] = c;
+                }
+            }
+            if (y >= 0 && clear != 0) {
+                double c = leg + P->r * dy + fj->dist[y] + pen;
+                if (c < cost[j] &&
+                    (clear > 0 ||
+                     (clear = orca_nv_seg_clear(nav, P, W, from, t, start_lim)) != 0)) {
+                    if (yarc < 0) {
+                        yarc = orca_nv_arc_clear_dir(P, nav, vi, s, t, P->node[y].p, dy,
+                                                     start_lim);
+                    }
+                    if (yarc) {
+                        cost[j] = c;
+                    }
+                }
+            }
+        }
+    }
 }
 
 /* The costs orca_nv_field_route gives without a route (out NULL) through each of the fields
@@ -418,7 +581,7 @@ orca_status orca_nv_field_costs(const orca_nav *nav, const nav_plan *P,
         cost[j] = cap ? cap[j] : 1.0 / 0.0;
         ngmax = F[j]->goal_count > ngmax ? F[j]->goal_count : ngmax;
     }
-    int nn = P->nn, nv = P->nv;
+    int nv = P->nv;
     uint8_t *ok = orca_mem_zalloc((size_t)ngmax, 1);
     uint8_t *live = orca_mem_zalloc((size_t)nf + 1, 1);
     double *lb = orca_mem_alloc(2 * (size_t)nv + 1, sizeof *lb);
@@ -433,8 +596,7 @@ orca_status orca_nv_field_costs(const orca_nav *nav, const nav_plan *P,
     double start_lim = P->lim;
     int any = 0;
     for (int j = 0; j < nf; ++j) {
-        const nav_field *f = F[j];
-        int res = orca_nv_check_ends(nav, P, W, from, f->goals, f->goal_count, ok, &start_lim, 1);
+        int res = nv_field_start(nav, P, F[j], W, from, ok, &start_lim, &cost[j]);
         if (res == ORCA_NAV_START_BLOCKED) {
             any = 0; /* (the start alone decides it: the same for every field) */
             break;
@@ -444,14 +606,6 @@ orca_status orca_nv_field_costs(const orca_nav *nav, const nav_plan *P,
         }
         live[j] = 1;
         any = 1;
-        for (int g = 0; g < f->goal_count; ++g) { /* straight to a goal */
-            if (ok[g] && orca_nv_seg_clear(nav, P, W, from, f->goals[g], start_lim)) {
-                double l = v2_len(v2_sub(f->goals[g], from));
-                if (l < cost[j]) {
-                    cost[j] = l;
-                }
-            }
-        }
     }
     orca_mem_free(ok);
     if (!any) {
@@ -526,68 +680,8 @@ orca_status orca_nv_field_costs(const orca_nav *nav, const nav_plan *P,
         }
         order[0] = order[--hn];
         nv_sift_down(lb, order, hn, 0);
-        int wanted = 0; /* some field whose bound at vi does not exceed its best */
-        for (int j = 0; j < nf && !wanted; ++j) {
-            wanted = live[j] && field_bound(F[j], near[vi], vi) <= cost[j];
-        }
-        for (int side = 0; side < 2 && wanted; ++side) {
-            int s = side ? -1 : 1;
-            orca_vec2 t;
-            if (!nv_tan_pc(from, P->vp[vi], P->r, s, &t)) {
-                continue;
-            }
-            orca_vec2 f = v2_sub(t, from);
-            if (start_lim == P->lim && !nv_taut(P, vi, s, f)) {
-                continue;
-            }
-            int clear = -1, yarc = -1; /* checked once a candidate would win (-1: not yet) */
-            double leg = v2_len(f);
-            double pen = vi == avoid_v ? penalty : 0.0;
-            double key_t = orca_nav_angle(t.y - P->vp[vi].y, t.x - P->vp[vi].x);
-            int g = 2 * vi + side;
-            double dy = 0.0;
-            int y = orca_nv_ring_next_of(P, g, key_t, &dy);
-            for (int j = 0; j < nf && clear != 0; ++j) {
-                const nav_field *fj = F[j];
-                if (!live[j] || !(field_bound(F[j], near[vi], vi) <= cost[j])) {
-                    continue; /* nothing through vi beats its best */
-                }
-                int ngv = fj->gv_count;
-                for (int k = field_ring_first(fj, g); k < ngv && fj->gv_ring[k] == g; ++k) {
-                    double d = nv_ring_delta(key_t, fj->gv_key[k], s);
-                    if (y >= 0 && d > dy) {
-                        continue;
-                    }
-                    double c = leg + P->r * d + fj->dist[nn + k] + pen;
-                    if (!(c < cost[j])) {
-                        continue;
-                    }
-                    if (clear < 0) {
-                        clear = orca_nv_seg_clear(nav, P, W, from, t, start_lim);
-                    }
-                    if (!clear) {
-                        break;
-                    }
-                    if (orca_nv_arc_clear_dir(P, nav, vi, s, t, fj->gv_p[k], d, start_lim)) {
-                        cost[j] = c;
-                    }
-                }
-                if (y >= 0 && clear != 0) {
-                    double c = leg + P->r * dy + fj->dist[y] + pen;
-                    if (c < cost[j] &&
-                        (clear > 0 ||
-                         (clear = orca_nv_seg_clear(nav, P, W, from, t, start_lim)) != 0)) {
-                        if (yarc < 0) {
-                            yarc = orca_nv_arc_clear_dir(P, nav, vi, s, t, P->node[y].p, dy,
-                                                         start_lim);
-                        }
-                        if (yarc) {
-                            cost[j] = c;
-                        }
-                    }
-                }
-            }
-        }
+        nv_vertex_costs(nav, P, F, nf, live, W, from, start_lim, vi, near[vi], avoid_v,
+                        penalty, cost);
     }
     for (int j = 0; j < nf && cap; ++j) {
         if (!(cost[j] < cap[j])) {
@@ -597,6 +691,42 @@ orca_status orca_nv_field_costs(const orca_nav *nav, const nav_plan *P,
     orca_mem_free(live);
     orca_mem_free(lb);
     orca_mem_free(order);
+    return ORCA_OK;
+}
+
+/* An upper bound of the cost orca_nv_field_costs gives field F from `from`: the least of its
+ * candidates straight to the goals and through the vertices via[0 .. nvia-1] (those not -1),
+ * each the same double as there (nv_field_start, nv_vertex_costs). That cost is the least over
+ * every candidate, these among them, so it is at most this bound; +inf when none of these is
+ * clear, or the start or the goals are blocked. */
+orca_status orca_nv_field_upper(const orca_nav *nav, const nav_plan *P, const nav_field *F,
+                                nav_work *W, orca_vec2 from, int avoid_v, double penalty,
+                                const int *via, int nvia, double *upper)
+{
+    *upper = 1.0 / 0.0;
+    uint8_t small[8] = {0};
+    uint8_t *ok = F->goal_count <= 8 ? small : orca_mem_zalloc((size_t)F->goal_count, 1);
+    if (!ok) {
+        return ORCA_ERR_MEMORY;
+    }
+    double start_lim = P->lim, best = 1.0 / 0.0;
+    int res = nv_field_start(nav, P, F, W, from, ok, &start_lim, &best);
+    if (ok != small) {
+        orca_mem_free(ok);
+    }
+    if (res != ORCA_NAV_OK) {
+        return ORCA_OK;
+    }
+    for (int k = 0; k < nvia; ++k) {
+        int vi = via[k];
+        if (vi >= 0 && vi < P->nv) {
+            double dp = v2_len(v2_sub(P->vp[vi], from)) - P->r;
+            uint8_t live = 1;
+            nv_vertex_costs(nav, P, &F, 1, &live, W, from, start_lim, vi, dp > 0 ? dp : 0.0,
+                            avoid_v, penalty, &best);
+        }
+    }
+    *upper = best;
     return ORCA_OK;
 }
 

@@ -64,6 +64,15 @@ orca_status orca_nav_route(orca_nav *nav, int worker, double radius, orca_vec2 f
                            const orca_vec2 *goals, int goal_count, int64_t field,
                            const orca_vec2 *avoid, double penalty, nav_route *out);
 
+/* orca_nav_route, and with a field the cost it minimises (penalty included: the double
+ * orca_nav_field_cost gives) to *cost (NULL: not wanted; +inf without a path, and without a
+ * field: the search gives none). via[0 .. nvia-1] (at most 4): wall ends a query through a
+ * field tries first (the corners of the agent's last path: the same route, found sooner). */
+orca_status orca_nav_route_cost(orca_nav *nav, int worker, double radius, orca_vec2 from,
+                                const orca_vec2 *goals, int goal_count, int64_t field,
+                                const orca_vec2 *avoid, double penalty, const orca_vec2 *via,
+                                int nvia, nav_route *out, double *cost);
+
 /* The cost of the path orca_nav_route would give through the prepared field (penalty
  * included: the cost it minimises, not the length), +inf when there is none or the start or
  * every goal is blocked. ORCA_ERR_ARGUMENT when the field is not prepared. The library's
@@ -80,6 +89,15 @@ orca_status orca_nav_field_cost(orca_nav *nav, int worker, double radius, orca_v
 orca_status orca_nav_field_costs(orca_nav *nav, int worker, double radius, orca_vec2 from,
                                  const int64_t *field, int count, const orca_vec2 *avoid,
                                  double penalty, const double *cap, double *cost);
+
+/* An upper bound of orca_nav_field_cost's cost for the prepared field (the same double or
+ * more): the least of the path's candidates straight to the field's goals and through the
+ * wall ends at via[0 .. nvia-1] (a point not a wall end: none), each computed as the pass
+ * does; +inf when none of them is clear. Cheap: no search. ORCA_ERR_ARGUMENT when the field is
+ * not prepared, ORCA_ERR_MEMORY. */
+orca_status orca_nav_field_upper(orca_nav *nav, int worker, double radius, orca_vec2 from,
+                                 int64_t field, const orca_vec2 *avoid, double penalty,
+                                 const orca_vec2 *via, int nvia, double *upper);
 
 /* 1: point-goal searches run without their bound (Dijkstra's search, docs/navigation.md,
  * "Search"): the same paths, slower; for the tests that check so. */
@@ -417,9 +435,12 @@ nav_field *orca_nv_get_field(orca_nav *nav, nav_plan *P, nav_work *W, int64_t id
 nav_field *orca_nv_find_field(const nav_plan *P, int64_t id);
 orca_status orca_nv_field_route(const orca_nav *nav, const nav_plan *P, const nav_field *F,
                                 nav_work *W, orca_vec2 from, int avoid_v, double penalty,
-                                nav_route *out, double *cost);
+                                const int *via, int nvia, nav_route *out, double *cost);
 orca_status orca_nv_field_costs(const orca_nav *nav, const nav_plan *P,
                                 const nav_field *const *F, int nf, nav_work *W, orca_vec2 from,
                                 int avoid_v, double penalty, const double *cap, double *cost);
+orca_status orca_nv_field_upper(const orca_nav *nav, const nav_plan *P, const nav_field *F,
+                                nav_work *W, orca_vec2 from, int avoid_v, double penalty,
+                                const int *via, int nvia, double *upper);
 
 #endif

@@ -228,19 +228,46 @@ static double queue_cap(const orca_scenario *sc, int i, int64_t key, double win,
     return next_up(sc->queue[at].rem);
 }
 
+/* An upper bound of agent a's cost from p to its own point e (field key) without a search
+ * (orca_nav_field_upper): its path straight to the point, or through the wall end it heads
+ * for, the one before or the one after when it follows a route there. +inf when none is
+ * clear. */
+static orca_status own_upper(const orca_scenario *sc, int worker, const sc_agent *a, orca_vec2 p,
+                             double r, const orca_vec2 *avoid, double penalty, int64_t key,
+                             double *upper)
+{
+    const sc_nav *v = a->nv;
+    orca_vec2 via[3];
+    int n = 0;
+    if (v->planned && v->route.result == ORCA_NAV_OK && v->route.goal == v->exit) {
+        for (int k = v->k - 1; k <= v->k + 1; ++k) {
+            if (k >= 0 && k < v->route.count) {
+                via[n++] = v->route.corners[k].vertex;
+            }
+        }
+    }
+    return orca_nav_field_upper(sc->nav, worker, r, p, key, avoid, penalty, via, n, upper);
+}
+
 /* The cost of agent a's path from p to its own point (field key), as one pass for that point
- * gives it: first with a cap of 1.25 times its remaining path (and the corner's penalty) plus
- * 1 m where it follows a route there, a cost below which is that double (the pass skips the
- * wall ends beyond it); without a cap where there is none, or where nothing was below it. */
+ * gives it: with a finite upper bound of it, capped just above that (the cost is below the
+ * cap, so the same double); else with a cap of 1.25 times its remaining path (and the
+ * corner's penalty) plus 1 m where it follows a route there; without a cap where there is
+ * none, or where nothing was below it. A capped pass skips the wall ends beyond its cap. */
 static orca_status own_cost(const orca_scenario *sc, int worker, const sc_agent *a, orca_vec2 p,
                             double r, const orca_vec2 *avoid, double penalty, int64_t key,
-                            double *cost)
+                            double upper, double *cost)
 {
     const sc_nav *v = a->nv;
     int e = v->exit;
-    if (v->planned && v->route.result == ORCA_NAV_OK && v->route.goal == e) {
+    double cap = 1.0 / 0.0;
+    if (upper < 1.0 / 0.0) {
+        cap = next_up(upper);
+    } else if (v->planned && v->route.result == ORCA_NAV_OK && v->route.goal == e) {
         orca_vec2 goal = sc->sets[a->goal.goal_set].points[e];
-        double cap = 1.25 * (orca_sc_remaining(v, p, goal) + penalty) + 1.0;
+        cap = 1.25 * (orca_sc_remaining(v, p, goal) + penalty) + 1.0;
+    }
+    if (cap < 1.0 / 0.0) {
         orca_status st =
             orca_nav_field_costs(sc->nav, worker, r, p, &key, 1, avoid, penalty, &cap, cost);
         if (st != ORCA_OK || *cost < 1.0 / 0.0) {
@@ -248,6 +275,35 @@ static orca_status own_cost(const orca_scenario *sc, int worker, const sc_agent 
         }
     }
     return orca_nav_field_costs(sc->nav, worker, r, p, &key, 1, avoid, penalty, NULL, cost);
+}
+
+/* The points other than agent a's own, e, that could win (choice_others) with the threshold
+ * win, and their caps: the walking cap v win (with a relative 2^-20 more) or queue_cap's where
+ * that is lower. A point whose straight line from p reaches its cap cannot win (a path is at
+ * least that long: a relative 2^-20 below it covers the rounding of its sum) and is left out.
+ * Writes their keys to ok and caps to caps, in point order; returns how many. Each cap is
+ * nondecreasing in win, so a point left out at one threshold is left out at every lower one. */
+static int choice_caps(const orca_scenario *sc, const sc_agent *a, int i, orca_vec2 p, int e,
+                       const int64_t *key, double win, int64_t *ok, double *caps)
+{
+    const sc_goal_set *gs = &sc->sets[a->goal.goal_set];
+    double speed = a->goal.preferred_speed;
+    double cap = win * (speed > 0 ? speed : 1.0) * (1.0 + 0x1p-20);
+    int queues = sc->exit_choice == ORCA_EXIT_QUICKEST && gs->exit;
+    int n = 0;
+    for (int j = 0; j < gs->count; ++j) {
+        if (j == e) {
+            continue;
+        }
+        double cj = queues ? queue_cap(sc, i, key[j], win, gs, j) : 1.0 / 0.0;
+        cj = cj < cap ? cj : cap;
+        if (v2_len(v2_sub(gs->points[j], p)) * (1.0 - 0x1p-20) >= cj) {
+            continue; /* it cannot win: +inf, as its true time would lose */
+        }
+        ok[n] = key[j];
+        caps[n++] = cj;
+    }
+    return n;
 }
 
 /* The costs and times of agent a's points other than its own, e, where one could win: below
@@ -260,26 +316,11 @@ static orca_status choice_costs(const orca_scenario *sc, int worker, const sc_ag
 {
     int count = sc->sets[a->goal.goal_set].count;
     double speed = a->goal.preferred_speed;
-    double cap = win * (speed > 0 ? speed : 1.0) * (1.0 + 0x1p-20);
-    const sc_goal_set *gs = &sc->sets[a->goal.goal_set];
-    int queues = sc->exit_choice == ORCA_EXIT_QUICKEST && gs->exit;
     int64_t ok[ORCA_NAV_CHOICE_POINTS];
     double caps[ORCA_NAV_CHOICE_POINTS], dk[ORCA_NAV_CHOICE_POINTS];
-    int n = 0;
+    int n = choice_caps(sc, a, i, p, e, key, win, ok, caps);
     for (int j = 0; j < count; ++j) {
-        if (j == e) {
-            continue;
-        }
-        d[j] = 1.0 / 0.0;
-        double cj = queues ? queue_cap(sc, i, key[j], win, gs, j) : 1.0 / 0.0;
-        cj = cj < cap ? cj : cap;
-        /* a path is at least as long as the straight line to its point (a relative 2^-20
-         * below it: more than the rounding of its sum) */
-        if (v2_len(v2_sub(gs->points[j], p)) * (1.0 - 0x1p-20) >= cj) {
-            continue; /* it cannot win: +inf, as its true time would lose */
-        }
-        ok[n] = key[j];
-        caps[n++] = cj;
+        d[j] = j == e ? d[j] : 1.0 / 0.0;
     }
     if (n > 0) {
         double penalty = ORCA_NAV_PENALTY_TIME * speed;
@@ -350,8 +391,37 @@ static orca_status choice_others(const orca_scenario *sc, int worker, const sc_a
     return ORCA_OK;
 }
 
+/* Whether agent a (index i, at p) keeps its point e by choice_others's rule, decided from an
+ * upper bound U >= D_e of its cost there alone (0: undecided). Its time is nondecreasing in
+ * the cost (the walk, and the queue entries with less remaining path), so keep <= T(U), and
+ * the threshold 0.75 keep - change <= that of T(U) (rounding keeps the order). choice_others
+ * keeps e when the agent is settled, D_e <= ORCA_NAV_EXIT_COMMIT, the threshold is not above
+ * 0, or no other point is left by choice_caps; each follows from the same with U and T(U)
+ * (a finite U: a path there exists, so keep is finite). */
+static int keeps(const orca_scenario *sc, const sc_agent *a, int i, orca_vec2 p, int e,
+                 const int64_t *key, double upper)
+{
+    const sc_nav *v = a->nv;
+    if (!(upper < 1.0 / 0.0)) {
+        return 0;
+    }
+    if (v->exit_changes >= ORCA_NAV_EXIT_CHANGES || upper <= ORCA_NAV_EXIT_COMMIT ||
+        sc->sets[a->goal.goal_set].count < 2) {
+        return 1;
+    }
+    double change = sc->exit_choice == ORCA_EXIT_QUICKEST ? ORCA_NAV_PENALTY_TIME : 0.0;
+    double win = 0.75 * point_time(sc, a, i, e, upper) - change;
+    if (!(win > 0)) {
+        return 1;
+    }
+    int64_t ok[ORCA_NAV_CHOICE_POINTS];
+    double caps[ORCA_NAV_CHOICE_POINTS];
+    return choice_caps(sc, a, i, p, e, key, win, ok, caps) == 0;
+}
+
 orca_status orca_sc_choose(const orca_scenario *sc, int worker, const sc_agent *a, int i,
-                           orca_vec2 p, double r, const orca_vec2 *avoid, int *chosen)
+                           orca_vec2 p, double r, const orca_vec2 *avoid, double own,
+                           int *chosen)
 {
     const sc_nav *v = a->nv;
     int set = a->goal.goal_set, count = sc->sets[set].count;
@@ -366,11 +436,25 @@ orca_status orca_sc_choose(const orca_scenario *sc, int worker, const sc_agent *
     double penalty = ORCA_NAV_PENALTY_TIME * a->goal.preferred_speed;
     orca_status st = ORCA_OK;
     if (e >= 0 && !sc->choice_reference) {
-        /* its own point first: with a finite time there, the others' costs are needed only
-         * below the cost at which they could win (choice_others) */
-        st = own_cost(sc, worker, a, p, r, avoid, penalty, key[e], &d[e]);
-        if (st != ORCA_OK) {
-            return st;
+        if (own == own) {
+            d[e] = own; /* the caller's */
+        } else {
+            /* an upper bound of its own cost first: often enough to keep its point */
+            double upper = 1.0 / 0.0;
+            st = own_upper(sc, worker, a, p, r, avoid, penalty, key[e], &upper);
+            if (st != ORCA_OK) {
+                return st;
+            }
+            if (keeps(sc, a, i, p, e, key, upper)) {
+                *chosen = e;
+                return ORCA_OK;
+            }
+            /* its own point's cost: with a finite time there, the others' costs are needed
+             * only below the cost at which they could win (choice_others) */
+            st = own_cost(sc, worker, a, p, r, avoid, penalty, key[e], upper, &d[e]);
+            if (st != ORCA_OK) {
+                return st;
+            }
         }
         t[e] = point_time(sc, a, i, e, d[e]);
         if (t[e] < 1.0 / 0.0) {

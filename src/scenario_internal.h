@@ -333,10 +333,13 @@ orca_status orca_sc_queue_build(orca_scenario *sc, int n);
  * rule alone (the reference its capped passes are held to, choice by choice); 0 by default. */
 void orca_sc_set_choice_reference(orca_scenario *sc, int on);
 /* The point agent a (index i, at p, radius r) heads for next, by sc's exit choice, or -1 when
- * none can be reached; avoid: the corner a re-routing penalises (NULL: none). On the worker's
- * scratch; every point's field prepared. */
+ * none can be reached; avoid: the corner a re-routing penalises (NULL: none); own: the cost of
+ * its path to the point it heads for now where the caller has it (the double
+ * orca_nav_field_cost gives), else NaN. On the worker's scratch; every point's field
+ * prepared. */
 orca_status orca_sc_choose(const orca_scenario *sc, int worker, const sc_agent *a, int i,
-                           orca_vec2 p, double r, const orca_vec2 *avoid, int *chosen);
+                           orca_vec2 p, double r, const orca_vec2 *avoid, double own,
+                           int *chosen);
 
 /* Puts back the progress orca_sc_nav_advance changed (the step was refused); plans made are
  * kept (the same plans the step will make again). Entries of agents no longer in the

@@ -67,8 +67,29 @@ static orca_status nav_replan(const orca_scenario *sc, int worker, sc_agent *a, 
     int64_t field = nav_goals(sc, a, &goals, &count);
     orca_status st = ORCA_OK;
     int choosing = orca_sc_choosing(sc, a);
+    double penalty = ORCA_NAV_PENALTY_TIME * a->goal.preferred_speed;
+    int routed = -1; /* the point v->route was planned to in this call */
+    orca_vec2 via[3]; /* the corners about the one its last path heads for: tried first */
+    int nvia = 0;
+    for (int k = v->k - 1; k <= v->k + 1 && v->route.result == ORCA_NAV_OK; ++k) {
+        if (k >= 0 && k < v->route.count) {
+            via[nvia++] = v->route.corners[k].vertex;
+        }
+    }
     if (choosing && chosen == -2) {
-        st = orca_sc_choose(sc, worker, a, i, p, r, avoid, &chosen);
+        /* the path to the point it heads for first: the choice needs its cost, and keeps
+         * the point more often than not (then this is the plan) */
+        int e = v->exit;
+        double own = 0.0 / 0.0;
+        if (e >= 0 && e < count && !sc->choice_reference) {
+            st = orca_nav_route_cost(sc->nav, worker, r, p, goals + e, 1,
+                                     orca_sc_point_key(a->goal.goal_set, e), avoid, penalty,
+                                     via, nvia, &v->route, &own);
+            routed = e;
+        }
+        if (st == ORCA_OK) {
+            st = orca_sc_choose(sc, worker, a, i, p, r, avoid, own, &chosen);
+        }
     }
     choosing = choosing && chosen >= 0; /* else the set's nearest: none can be chosen */
     if (choosing) {
@@ -76,10 +97,9 @@ static orca_status nav_replan(const orca_scenario *sc, int worker, sc_agent *a, 
         count = 1;
         field = orca_sc_point_key(a->goal.goal_set, chosen);
     }
-    double penalty = ORCA_NAV_PENALTY_TIME * a->goal.preferred_speed;
-    if (st == ORCA_OK) {
-        st = orca_nav_route(sc->nav, worker, r, p, goals, count, field, avoid, penalty,
-                            &v->route);
+    if (st == ORCA_OK && !(choosing && chosen == routed)) {
+        st = orca_nav_route_cost(sc->nav, worker, r, p, goals, count, field, avoid, penalty,
+                                 via, nvia, &v->route, NULL);
     }
     if (st != ORCA_OK) {
         return st;
@@ -260,8 +280,8 @@ static orca_status nav_check(const orca_scenario *sc, int worker, sc_agent *a, s
     }
     if (sc->exit_choice == ORCA_EXIT_QUICKEST && orca_sc_choosing(sc, a)) {
         int chosen = -1;
-        orca_status st =
-            orca_sc_choose(sc, worker, a, i, p, r, v->has_avoid ? &v->avoid : NULL, &chosen);
+        orca_status st = orca_sc_choose(sc, worker, a, i, p, r, v->has_avoid ? &v->avoid : NULL,
+                                        0.0 / 0.0, &chosen);
         if (st != ORCA_OK) {
             return st;
         }

@@ -470,8 +470,146 @@ static int test_field_costs(void)
     return 0;
 }
 
+/* Whether two routes are the same to the bit: result, length, goal and every corner. */
+static int same_route(const nav_route *a, const nav_route *b)
+{
+    if (a->result != b->result || memcmp(&a->length, &b->length, sizeof a->length) != 0 ||
+        a->goal != b->goal || a->count != b->count) {
+        return 0;
+    }
+    for (int k = 0; k < a->count; ++k) {
+        const orca_nav_corner *x = &a->corners[k], *y = &b->corners[k];
+        if (memcmp(&x->vertex, &y->vertex, sizeof x->vertex) != 0 || x->side != y->side ||
+            memcmp(&x->enter, &y->enter, sizeof x->enter) != 0 ||
+            memcmp(&x->leave, &y->leave, sizeof x->leave) != 0) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* The shortcuts of a query through a field, against the plain query: a route through a field
+ * tried first at given wall ends (orca_nav_route_cost's via: the corners of the route itself,
+ * random wall ends, points that are none) is the same route to the bit, and its cost is
+ * orca_nav_field_cost's double; the upper bound from given wall ends (orca_nav_field_upper)
+ * is at least that cost, and exactly it when they include the route's first corner (or the
+ * route is a straight leg). Fields of one and of three goals, with and without an avoided
+ * wall end, starts inside and outside the walls' clearance. */
+static int test_field_shortcuts(void)
+{
+    static ns_scene sc;
+    static scene_fn *const scenes[] = {ns_floor, ns_rooms, ns_maze, ns_pillars, ns_bend};
+    test_rng rng = {4242};
+    int routes = 0, exact = 0, above = 0, seeded = 0, ends = 0;
+    for (size_t i = 0; i < sizeof scenes / sizeof scenes[0]; ++i) {
+        memset(&sc, 0, sizeof sc);
+        scenes[i](&sc);
+        orca_sim *sim = NULL;
+        orca_nav *nav = NULL;
+        ENSURE(scene_nav(&sc, &sim, &nav));
+        ENSURE(orca_nav_workers(nav, 1) == ORCA_OK && orca_nav_sync(nav) >= 0);
+        double lo_x, lo_y, hi_x, hi_y;
+        scene_box(&sc, &lo_x, &lo_y, &hi_x, &hi_y);
+        double r = sc.radius;
+        enum { NF = 4 };
+        orca_vec2 goals[NF + 2];
+        int64_t ids[NF];
+        for (int f = 0; f < NF + 2; ++f) {
+            goals[f] = vec(test_rng_uniform(&rng, lo_x, hi_x), test_rng_uniform(&rng, lo_y, hi_y));
+        }
+        for (int f = 0; f < NF; ++f) {
+            ids[f] = 500 + f;
+            ENSURE(orca_nav_prepare(nav, r, ids[f], &goals[f], f < NF - 1 ? 1 : 3) == ORCA_OK);
+        }
+        nav_route plain, tried;
+        memset(&plain, 0, sizeof plain);
+        memset(&tried, 0, sizeof tried);
+        for (int q = 0; q < 200; ++q) {
+            orca_vec2 from = vec(test_rng_uniform(&rng, lo_x - 1, hi_x + 1),
+                                 test_rng_uniform(&rng, lo_y - 1, hi_y + 1));
+            int f = q % NF;
+            const orca_vec2 *avoid = NULL;
+            orca_vec2 end;
+            double penalty = 0.0;
+            if (q % 3 == 1 && sc.nwalls > 0) {
+                const nb_seg *w = &sc.walls[test_rng_next(&rng) % (unsigned)sc.nwalls];
+                end = q % 2 ? vec(w->ax, w->ay) : vec(w->bx, w->by);
+                avoid = &end;
+                penalty = test_rng_uniform(&rng, 0.5, 12.0);
+            }
+            double one = 0.0, cost = 0.0, cost2 = 0.0, upper = 0.0;
+            ENSURE(orca_nav_field_cost(nav, 0, r, from, ids[f], avoid, penalty, &one) == ORCA_OK);
+            ENSURE(orca_nav_route_cost(nav, 0, r, from, NULL, 0, ids[f], avoid, penalty, NULL, 0,
+                                       &plain, &cost) == ORCA_OK);
+            ENSURE_MSG(memcmp(&cost, &one, sizeof one) == 0,
+                       "%s start (%.17g, %.17g): route's cost %.17g, field cost %.17g", sc.name,
+                       from.x, from.y, cost, one);
+            /* wall ends to try first: the route's own corners (some), random wall ends, a
+             * point that is none */
+            orca_vec2 via[4];
+            int nvia = 0, first = 0;
+            if (plain.result == ORCA_NAV_OK && plain.count > 0 && q % 4 != 3) {
+                via[nvia++] = plain.corners[q % 5 == 0 && plain.count > 1 ? 1 : 0].vertex;
+                first = memcmp(&via[0], &plain.corners[0].vertex, sizeof via[0]) == 0;
+            }
+            for (int k = 0; k < 2 && sc.nwalls > 0; ++k) {
+                const nb_seg *w = &sc.walls[test_rng_next(&rng) % (unsigned)sc.nwalls];
+                via[nvia++] = k ? vec(w->ax, w->ay) : vec(w->bx, w->by);
+            }
+            via[nvia++] = from;
+            ENSURE(orca_nav_route_cost(nav, 0, r, from, NULL, 0, ids[f], avoid, penalty, via,
+                                       nvia, &tried, &cost2) == ORCA_OK);
+            ENSURE_MSG(same_route(&plain, &tried) && memcmp(&cost2, &one, sizeof one) == 0,
+                       "%s start (%.17g, %.17g), field %d: the route differs when wall ends are "
+                       "tried first (cost %.17g, %.17g)",
+                       sc.name, from.x, from.y, f, one, cost2);
+            /* every wall end alone, each a start that may give a loose best cost first */
+            for (int k = 0; q % 8 == 0 && k < 2 * sc.nwalls; ++k) {
+                const nb_seg *w = &sc.walls[k / 2];
+                orca_vec2 one_end = k % 2 ? vec(w->bx, w->by) : vec(w->ax, w->ay);
+                ENSURE(orca_nav_route_cost(nav, 0, r, from, NULL, 0, ids[f], avoid, penalty,
+                                           &one_end, 1, &tried, &cost2) == ORCA_OK);
+                ENSURE_MSG(same_route(&plain, &tried) && memcmp(&cost2, &one, sizeof one) == 0,
+                           "%s start (%.17g, %.17g), field %d: the route differs when wall end "
+                           "(%.17g, %.17g) is tried first (cost %.17g, %.17g)",
+                           sc.name, from.x, from.y, f, one_end.x, one_end.y, one, cost2);
+                ends++;
+            }
+            ENSURE(orca_nav_field_upper(nav, 0, r, from, ids[f], avoid, penalty, via, nvia,
+                                        &upper) == ORCA_OK);
+            ENSURE_MSG(upper >= one,
+                       "%s start (%.17g, %.17g), field %d: upper bound %.17g below the cost "
+                       "%.17g",
+                       sc.name, from.x, from.y, f, upper, one);
+            if (plain.result == ORCA_NAV_OK && (plain.count == 0 || first)) {
+                ENSURE_MSG(memcmp(&upper, &one, sizeof one) == 0,
+                           "%s start (%.17g, %.17g), field %d: upper bound %.17g through the "
+                           "first corner, the cost %.17g",
+                           sc.name, from.x, from.y, f, upper, one);
+                exact++;
+            } else if (upper > one && upper < INFINITY) {
+                above++;
+            }
+            seeded += first;
+            routes++;
+        }
+        orca_nav_route_free(&plain);
+        orca_nav_route_free(&tried);
+        orca_nav_destroy(nav);
+        orca_sim_destroy(sim);
+    }
+    ENSURE_MSG(exact > routes / 4 && above > 0 && seeded > routes / 8,
+               "%d routes: %d upper bounds exact, %d above the cost, %d seeded with the first "
+               "corner", routes, exact, above, seeded);
+    printf("  field shortcuts: %d routes (and %d with one wall end) the same with wall ends "
+           "tried first; upper bounds %d exact, %d above the cost\n",
+           routes, ends, exact, above);
+    return 0;
+}
+
 const orca_test ORCA_TESTS[] = {
     {"field_costs", test_field_costs},
+    {"field_shortcuts", test_field_shortcuts},
     {"ties", test_ties},
     {"scenes", test_scenes},
     {"random_scenes", test_random_scenes},
