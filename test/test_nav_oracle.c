@@ -369,6 +369,45 @@ static int test_ties(void)
     return 0;
 }
 
+/* The scenes of the field tests. */
+static scene_fn *const k_field_scenes[] = {ns_floor, ns_rooms, ns_maze, ns_pillars, ns_bend};
+enum { FIELD_SCENES = sizeof k_field_scenes / sizeof k_field_scenes[0] };
+
+/* Scene fn's simulation and navigation (one worker, synced) and its box (scene_box): 1, or 0
+ * when they could not be made. */
+static int field_scene(scene_fn *fn, ns_scene *sc, orca_sim **sim, orca_nav **nav, double *box)
+{
+    memset(sc, 0, sizeof *sc);
+    fn(sc);
+    if (!scene_nav(sc, sim, nav) || orca_nav_workers(*nav, 1) != ORCA_OK ||
+        orca_nav_sync(*nav) < 0) {
+        return 0;
+    }
+    scene_box(sc, &box[0], &box[1], &box[2], &box[3]);
+    return 1;
+}
+
+/* nf (at most 16) fields of random goals in the box for radius r, ids base, base + 1, ...:
+ * each of one goal, the last of three. 1, or 0 when one could not be prepared. */
+static int random_fields(orca_nav *nav, test_rng *rng, const double *box, double r, int64_t base,
+                         int nf, int64_t *ids)
+{
+    orca_vec2 goals[16 + 2];
+    if (nf > 16) {
+        return 0;
+    }
+    for (int f = 0; f < nf + 2; ++f) {
+        goals[f] = vec(test_rng_uniform(rng, box[0], box[2]), test_rng_uniform(rng, box[1], box[3]));
+    }
+    for (int f = 0; f < nf; ++f) {
+        ids[f] = base + f;
+        if (orca_nav_prepare(nav, r, ids[f], &goals[f], f < nf - 1 ? 1 : 3) != ORCA_OK) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
 /* The exit choice's costs to every point of a set in one pass (orca_nav_field_costs) against
  * one query a point (orca_nav_field_cost, which follows each field as a route does): the same
  * doubles, with and without an avoided wall end, for starts and goals inside and outside the
@@ -378,32 +417,21 @@ static int test_ties(void)
 static int test_field_costs(void)
 {
     static ns_scene sc;
-    static scene_fn *const scenes[] = {ns_floor, ns_rooms, ns_maze, ns_pillars, ns_bend};
     test_rng rng = {777};
     int compared = 0, finite = 0, capped_below = 0;
-    for (size_t i = 0; i < sizeof scenes / sizeof scenes[0]; ++i) {
-        memset(&sc, 0, sizeof sc);
-        scenes[i](&sc);
+    for (int i = 0; i < FIELD_SCENES; ++i) {
         orca_sim *sim = NULL;
         orca_nav *nav = NULL;
-        ENSURE(scene_nav(&sc, &sim, &nav));
-        ENSURE(orca_nav_workers(nav, 1) == ORCA_OK && orca_nav_sync(nav) >= 0);
-        double lo_x, lo_y, hi_x, hi_y;
-        scene_box(&sc, &lo_x, &lo_y, &hi_x, &hi_y);
+        double box[4];
+        ENSURE(field_scene(k_field_scenes[i], &sc, &sim, &nav, box));
+        double lo_x = box[0], lo_y = box[1], hi_x = box[2], hi_y = box[3];
         double radii[2] = {sc.radius, sc.radius * 0.6};
         for (int ri = 0; ri < 2; ++ri) {
             double r = radii[ri];
             /* nine fields: eight of one goal each, one of three goals */
             enum { NF = 9 };
-            orca_vec2 goals[NF + 2];
             int64_t ids[NF];
-            for (int f = 0; f < NF + 2; ++f) {
-                goals[f] = vec(test_rng_uniform(&rng, lo_x, hi_x), test_rng_uniform(&rng, lo_y, hi_y));
-            }
-            for (int f = 0; f < NF; ++f) {
-                ids[f] = 100 * ri + f;
-                ENSURE(orca_nav_prepare(nav, r, ids[f], &goals[f], f < NF - 1 ? 1 : 3) == ORCA_OK);
-            }
+            ENSURE(random_fields(nav, &rng, box, r, 100 * ri, NF, ids));
             for (int q = 0; q < 120; ++q) {
                 orca_vec2 from = vec(test_rng_uniform(&rng, lo_x - 1, hi_x + 1),
                                      test_rng_uniform(&rng, lo_y - 1, hi_y + 1));
@@ -498,35 +526,23 @@ static int same_route(const nav_route *a, const nav_route *b)
 static int test_field_shortcuts(void)
 {
     static ns_scene sc;
-    static scene_fn *const scenes[] = {ns_floor, ns_rooms, ns_maze, ns_pillars, ns_bend};
     test_rng rng = {4242};
     int routes = 0, exact = 0, above = 0, seeded = 0, ends = 0;
-    for (size_t i = 0; i < sizeof scenes / sizeof scenes[0]; ++i) {
-        memset(&sc, 0, sizeof sc);
-        scenes[i](&sc);
+    for (int i = 0; i < FIELD_SCENES; ++i) {
+        double box[4], r;
         orca_sim *sim = NULL;
         orca_nav *nav = NULL;
-        ENSURE(scene_nav(&sc, &sim, &nav));
-        ENSURE(orca_nav_workers(nav, 1) == ORCA_OK && orca_nav_sync(nav) >= 0);
-        double lo_x, lo_y, hi_x, hi_y;
-        scene_box(&sc, &lo_x, &lo_y, &hi_x, &hi_y);
-        double r = sc.radius;
+        ENSURE(field_scene(k_field_scenes[i], &sc, &sim, &nav, box));
+        r = sc.radius;
         enum { NF = 4 };
-        orca_vec2 goals[NF + 2];
         int64_t ids[NF];
-        for (int f = 0; f < NF + 2; ++f) {
-            goals[f] = vec(test_rng_uniform(&rng, lo_x, hi_x), test_rng_uniform(&rng, lo_y, hi_y));
-        }
-        for (int f = 0; f < NF; ++f) {
-            ids[f] = 500 + f;
-            ENSURE(orca_nav_prepare(nav, r, ids[f], &goals[f], f < NF - 1 ? 1 : 3) == ORCA_OK);
-        }
+        ENSURE(random_fields(nav, &rng, box, r, 500, NF, ids));
         nav_route plain, tried;
         memset(&plain, 0, sizeof plain);
         memset(&tried, 0, sizeof tried);
         for (int q = 0; q < 200; ++q) {
-            orca_vec2 from = vec(test_rng_uniform(&rng, lo_x - 1, hi_x + 1),
-                                 test_rng_uniform(&rng, lo_y - 1, hi_y + 1));
+            orca_vec2 from = vec(test_rng_uniform(&rng, box[0] - 1, box[2] + 1),
+                                 test_rng_uniform(&rng, box[1] - 1, box[3] + 1));
             int f = q % NF;
             const orca_vec2 *avoid = NULL;
             orca_vec2 end;
