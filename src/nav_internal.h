@@ -92,9 +92,9 @@ orca_status orca_nav_field_costs(orca_nav *nav, int worker, double radius, orca_
 
 /* An upper bound of orca_nav_field_cost's cost for the prepared field (the same double or
  * more): the least of the path's candidates straight to the field's goals and through the
- * wall ends at via[0 .. nvia-1] (a point not a wall end: none), each computed as the pass
- * does; +inf when none of them is clear. Cheap: no search. ORCA_ERR_ARGUMENT when the field is
- * not prepared, ORCA_ERR_MEMORY. */
+ * wall ends at via[0 .. nvia-1] (at most 4; a point not a wall end: none), each computed as
+ * the pass does; +inf when none of them is clear. Cheap: no search. ORCA_ERR_ARGUMENT when
+ * the field is not prepared or nvia is out of range, ORCA_ERR_MEMORY. */
 orca_status orca_nav_field_upper(orca_nav *nav, int worker, double radius, orca_vec2 from,
                                  int64_t field, const orca_vec2 *avoid, double penalty,
                                  const orca_vec2 *via, int nvia, double *upper);
