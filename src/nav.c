@@ -205,6 +205,14 @@ orca_status orca_nav_prepare(orca_nav *nav, double radius, int64_t field, const 
     return ORCA_OK;
 }
 
+/* The indices in P of the wall ends at p[0 .. n-1] to vi (-1 for a point that is none). */
+static void nav_vertices(const nav_plan *P, const orca_vec2 *p, int n, int *vi)
+{
+    for (int k = 0; k < n; ++k) {
+        vi[k] = orca_nv_find_vertex(P, nv_norm0(p[k]));
+    }
+}
+
 orca_status orca_nav_route(orca_nav *nav, int wk, double radius, orca_vec2 from,
                            const orca_vec2 *goals, int goal_count, int64_t field,
                            const orca_vec2 *avoid, double penalty, nav_route *out)
@@ -231,9 +239,7 @@ orca_status orca_nav_route_cost(orca_nav *nav, int wk, double radius, orca_vec2 
     from = nv_norm0(from);
     if (F) {
         int vi[4];
-        for (int k = 0; k < nvia; ++k) {
-            vi[k] = orca_nv_find_vertex(P, nv_norm0(via[k]));
-        }
+        nav_vertices(P, via, nvia, vi);
         return orca_nv_field_route(nav, P, F, W, from,
                                    avoid ? orca_nv_find_vertex(P, nv_norm0(*avoid)) : -1,
                                    penalty, vi, nvia, out, cost);
@@ -266,9 +272,7 @@ orca_status orca_nav_field_upper(orca_nav *nav, int wk, double radius, orca_vec2
         return ORCA_ERR_ARGUMENT; /* not prepared */
     }
     int vi[4];
-    for (int k = 0; k < nvia; ++k) {
-        vi[k] = orca_nv_find_vertex(P, nv_norm0(via[k]));
-    }
+    nav_vertices(P, via, nvia, vi);
     return orca_nv_field_upper(nav, P, F, &nav->work[wk], nv_norm0(from),
                                avoid ? orca_nv_find_vertex(P, nv_norm0(*avoid)) : -1, penalty,
                                vi, nvia, upper);

@@ -40,6 +40,17 @@ double orca_sc_remaining(const sc_nav *v, orca_vec2 p, orca_vec2 goal)
     return rem + v2_len(v2_sub(goal, c[v->route.count - 1].leave));
 }
 
+int orca_sc_path_ends(const sc_nav *v, orca_vec2 via[3])
+{
+    int n = 0;
+    for (int k = v->k - 1; k <= v->k + 1 && v->route.result == ORCA_NAV_OK; ++k) {
+        if (k >= 0 && k < v->route.count) {
+            via[n++] = v->route.corners[k].vertex;
+        }
+    }
+    return n;
+}
+
 /* The sort key of an entry: its 64 bits of remaining path (a double >= 0, whose bits order as
  * its values; -0 as +0), then the point key's 64 bits (>= 0). */
 static uint64_t queue_digits(const sc_queue *q, int word)
@@ -238,14 +249,7 @@ static orca_status own_upper(const orca_scenario *sc, int worker, const sc_agent
 {
     const sc_nav *v = a->nv;
     orca_vec2 via[3];
-    int n = 0;
-    if (v->planned && v->route.result == ORCA_NAV_OK && v->route.goal == v->exit) {
-        for (int k = v->k - 1; k <= v->k + 1; ++k) {
-            if (k >= 0 && k < v->route.count) {
-                via[n++] = v->route.corners[k].vertex;
-            }
-        }
-    }
+    int n = v->planned && v->route.goal == v->exit ? orca_sc_path_ends(v, via) : 0;
     return orca_nav_field_upper(sc->nav, worker, r, p, key, avoid, penalty, via, n, upper);
 }
 

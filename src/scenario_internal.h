@@ -325,6 +325,10 @@ int64_t orca_sc_point_key(int set, int point);
 /* An agent's remaining path to its goal point: from p along the leave points of the corners
  * still ahead (docs/navigation.md, "Exit choice"). */
 double orca_sc_remaining(const sc_nav *v, orca_vec2 p, orca_vec2 goal);
+/* The wall ends of agent v's path about the corner it heads for (the one before, that one,
+ * the one after, those that exist) to via; how many (0 without a path). The exit choice's
+ * upper bound and a new plan try them first. */
+int orca_sc_path_ends(const sc_nav *v, orca_vec2 via[3]);
 /* The queues: sc->qkey and sc->qrem of indices 0 .. n-1, sorted by (key, remaining) into
  * sc->queue. ORCA_ERR_MEMORY with the message set. */
 orca_status orca_sc_queue_build(orca_scenario *sc, int n);

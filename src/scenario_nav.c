@@ -70,12 +70,7 @@ static orca_status nav_replan(const orca_scenario *sc, int worker, sc_agent *a, 
     double penalty = ORCA_NAV_PENALTY_TIME * a->goal.preferred_speed;
     int routed = -1; /* the point v->route was planned to in this call */
     orca_vec2 via[3]; /* the corners about the one its last path heads for: tried first */
-    int nvia = 0;
-    for (int k = v->k - 1; k <= v->k + 1 && v->route.result == ORCA_NAV_OK; ++k) {
-        if (k >= 0 && k < v->route.count) {
-            via[nvia++] = v->route.corners[k].vertex;
-        }
-    }
+    int nvia = orca_sc_path_ends(v, via);
     if (choosing && chosen == -2) {
         /* the path to the point it heads for first: the choice needs its cost, and keeps
          * the point more often than not (then this is the plan) */
