@@ -253,11 +253,27 @@ static orca_status own_upper(const orca_scenario *sc, int worker, const sc_agent
     return orca_nav_field_upper(sc->nav, worker, r, p, key, avoid, penalty, via, n, upper);
 }
 
+/* The cost of the path from p to the point of field key, as one pass for that point gives it:
+ * capped at cap (+inf: none), and without a cap where nothing was below it. A capped pass
+ * skips the wall ends beyond its cap; a cost below the cap is the same double. */
+static orca_status point_cost(const orca_scenario *sc, int worker, orca_vec2 p, double r,
+                              const orca_vec2 *avoid, double penalty, int64_t key, double cap,
+                              double *cost)
+{
+    if (cap < 1.0 / 0.0) {
+        orca_status st =
+            orca_nav_field_costs(sc->nav, worker, r, p, &key, 1, avoid, penalty, &cap, cost);
+        if (st != ORCA_OK || *cost < 1.0 / 0.0) {
+            return st;
+        }
+    }
+    return orca_nav_field_costs(sc->nav, worker, r, p, &key, 1, avoid, penalty, NULL, cost);
+}
+
 /* The cost of agent a's path from p to its own point (field key), as one pass for that point
- * gives it: with a finite upper bound of it, capped just above that (the cost is below the
- * cap, so the same double); else with a cap of 1.25 times its remaining path (and the
- * corner's penalty) plus 1 m where it follows a route there; without a cap where there is
- * none, or where nothing was below it. A capped pass skips the wall ends beyond its cap. */
+ * gives it (point_cost): with a finite upper bound of it, capped just above that (the cost is
+ * below the cap, so the same double); else with a cap of 1.25 times its remaining path (and
+ * the corner's penalty) plus 1 m where it follows a route there; else without a cap. */
 static orca_status own_cost(const orca_scenario *sc, int worker, const sc_agent *a, orca_vec2 p,
                             double r, const orca_vec2 *avoid, double penalty, int64_t key,
                             double upper, double *cost)
@@ -271,24 +287,18 @@ static orca_status own_cost(const orca_scenario *sc, int worker, const sc_agent 
         orca_vec2 goal = sc->sets[a->goal.goal_set].points[e];
         cap = 1.25 * (orca_sc_remaining(v, p, goal) + penalty) + 1.0;
     }
-    if (cap < 1.0 / 0.0) {
-        orca_status st =
-            orca_nav_field_costs(sc->nav, worker, r, p, &key, 1, avoid, penalty, &cap, cost);
-        if (st != ORCA_OK || *cost < 1.0 / 0.0) {
-            return st;
-        }
-    }
-    return orca_nav_field_costs(sc->nav, worker, r, p, &key, 1, avoid, penalty, NULL, cost);
+    return point_cost(sc, worker, p, r, avoid, penalty, key, cap, cost);
 }
 
-/* The points other than agent a's own, e, that could win (choice_others) with the threshold
- * win, and their caps: the walking cap v win (with a relative 2^-20 more) or queue_cap's where
- * that is lower. A point whose straight line from p reaches its cap cannot win (a path is at
- * least that long: a relative 2^-20 below it covers the rounding of its sum) and is left out.
- * Writes their keys to ok and caps to caps, in point order; returns how many. Each cap is
- * nondecreasing in win, so a point left out at one threshold is left out at every lower one. */
-static int choice_caps(const orca_scenario *sc, const sc_agent *a, int i, orca_vec2 p, int e,
-                       const int64_t *key, double win, int64_t *ok, double *caps)
+/* The points of agent a's set not in `skip` (bit j: point j; its own, e, for choice_others)
+ * that could win with the threshold win (their time below it), and their caps: the walking
+ * cap v win (with a relative 2^-20 more) or queue_cap's where that is lower. A point whose
+ * straight line from p reaches its cap cannot win (a path is at least that long: a relative
+ * 2^-20 below it covers the rounding of its sum) and is left out. Writes their keys to ok and
+ * caps to caps, in point order; returns how many. Each cap is nondecreasing in win, so a point
+ * left out at one threshold is left out at every lower one. */
+static int choice_caps(const orca_scenario *sc, const sc_agent *a, int i, orca_vec2 p,
+                       uint64_t skip, const int64_t *key, double win, int64_t *ok, double *caps)
 {
     const sc_goal_set *gs = &sc->sets[a->goal.goal_set];
     double speed = a->goal.preferred_speed;
@@ -296,7 +306,7 @@ static int choice_caps(const orca_scenario *sc, const sc_agent *a, int i, orca_v
     int queues = sc->exit_choice == ORCA_EXIT_QUICKEST && gs->exit;
     int n = 0;
     for (int j = 0; j < gs->count; ++j) {
-        if (j == e) {
+        if (skip >> j & 1u) {
             continue;
         }
         double cj = queues ? queue_cap(sc, i, key[j], win, gs, j) : 1.0 / 0.0;
@@ -322,7 +332,7 @@ static orca_status choice_costs(const orca_scenario *sc, int worker, const sc_ag
     double speed = a->goal.preferred_speed;
     int64_t ok[ORCA_NAV_CHOICE_POINTS];
     double caps[ORCA_NAV_CHOICE_POINTS], dk[ORCA_NAV_CHOICE_POINTS];
-    int n = choice_caps(sc, a, i, p, e, key, win, ok, caps);
+    int n = choice_caps(sc, a, i, p, (uint64_t)1 << e, key, win, ok, caps);
     for (int j = 0; j < count; ++j) {
         d[j] = j == e ? d[j] : 1.0 / 0.0;
     }
@@ -420,12 +430,93 @@ static int keeps(const orca_scenario *sc, const sc_agent *a, int i, orca_vec2 p,
     }
     int64_t ok[ORCA_NAV_CHOICE_POINTS];
     double caps[ORCA_NAV_CHOICE_POINTS];
-    return choice_caps(sc, a, i, p, e, key, win, ok, caps) == 0;
+    return choice_caps(sc, a, i, p, (uint64_t)1 << e, key, win, ok, caps) == 0;
+}
+
+int orca_sc_first_point(const orca_scenario *sc, const sc_agent *a, orca_vec2 p)
+{
+    const sc_goal_set *gs = &sc->sets[a->goal.goal_set];
+    const sc_nav *v = a->nv;
+    int b = -1;
+    double bd = 0.0;
+    for (int j = 0; j < gs->count; ++j) {
+        orca_vec2 dj = v2_sub(gs->points[j], p);
+        double sq = v2_dot(dj, dj);
+        if (j != v->exit && !(v->left >> j & 1u) && (b < 0 || sq < bd)) {
+            b = j;
+            bd = sq;
+        }
+    }
+    return b;
+}
+
+/* The costs and times of agent a's points for a first choice (none yet, or its own, e, cut
+ * off), which takes the quickest point it did not leave, the first in point order among equal
+ * times (orca_sc_choose). Point j0 first: `known` where the caller has its cost (own) and it
+ * may be chosen, else orca_sc_first_point's, by one pass capped at its upper bound
+ * (orca_nav_field_upper, straight to it) where that is finite. With j0's time t0 finite, the
+ * winner's time is at most t0 and a point whose time is above t0 loses, so every other point
+ * not left (and not e) needs its cost only below choice_caps's cap for the threshold
+ * next_up(t0): one capped pass; the others, and the points it left (a point not left wins),
+ * are +inf and lose as their true times would. So the choice is the one every point's cost
+ * gives, to the bit. Without such a j0: every point's cost, uncapped. */
+static orca_status first_costs(const orca_scenario *sc, int worker, const sc_agent *a, int i,
+                               orca_vec2 p, double r, const orca_vec2 *avoid, int e, int known,
+                               double own, const int64_t *key, double *d, double *t)
+{
+    const sc_nav *v = a->nv;
+    int count = sc->sets[a->goal.goal_set].count;
+    double penalty = ORCA_NAV_PENALTY_TIME * a->goal.preferred_speed;
+    int given = known >= 0 && known < count && known != e && !(v->left >> known & 1u) &&
+                own == own;
+    int j0 = given ? known : orca_sc_first_point(sc, a, p);
+    orca_status st = ORCA_OK;
+    for (int j = 0; j < count; ++j) {
+        d[j] = t[j] = 1.0 / 0.0;
+    }
+    if (j0 >= 0) {
+        if (given) {
+            d[j0] = own;
+        } else {
+            double upper = 1.0 / 0.0;
+            st = orca_nav_field_upper(sc->nav, worker, r, p, key[j0], avoid, penalty, NULL, 0,
+                                      &upper);
+            if (st == ORCA_OK) {
+                st = point_cost(sc, worker, p, r, avoid, penalty, key[j0], next_up(upper),
+                                &d[j0]);
+            }
+            if (st != ORCA_OK) {
+                return st;
+            }
+        }
+        t[j0] = point_time(sc, a, i, j0, d[j0]);
+    }
+    if (j0 < 0 || !(t[j0] < 1.0 / 0.0)) {
+        st = orca_nav_field_costs(sc->nav, worker, r, p, key, count, avoid, penalty, NULL, d);
+        for (int j = 0; j < count && st == ORCA_OK; ++j) {
+            t[j] = point_time(sc, a, i, j, d[j]);
+        }
+        return st;
+    }
+    uint64_t skip = v->left | (uint64_t)1 << j0 | (e >= 0 ? (uint64_t)1 << e : 0u);
+    int64_t ok[ORCA_NAV_CHOICE_POINTS];
+    double caps[ORCA_NAV_CHOICE_POINTS], dk[ORCA_NAV_CHOICE_POINTS];
+    int n = choice_caps(sc, a, i, p, skip, key, next_up(t[j0]), ok, caps);
+    if (n > 0) {
+        st = orca_nav_field_costs(sc->nav, worker, r, p, ok, n, avoid, penalty, caps, dk);
+    }
+    for (int j = 0, k = 0; j < count && k < n && st == ORCA_OK; ++j) {
+        if (ok[k] == key[j]) {
+            d[j] = dk[k++];
+            t[j] = point_time(sc, a, i, j, d[j]);
+        }
+    }
+    return st;
 }
 
 orca_status orca_sc_choose(const orca_scenario *sc, int worker, const sc_agent *a, int i,
-                           orca_vec2 p, double r, const orca_vec2 *avoid, double own,
-                           int *chosen)
+                           orca_vec2 p, double r, const orca_vec2 *avoid, int known,
+                           double own, int *chosen)
 {
     const sc_nav *v = a->nv;
     int set = a->goal.goal_set, count = sc->sets[set].count;
@@ -440,7 +531,7 @@ orca_status orca_sc_choose(const orca_scenario *sc, int worker, const sc_agent *
     double penalty = ORCA_NAV_PENALTY_TIME * a->goal.preferred_speed;
     orca_status st = ORCA_OK;
     if (e >= 0 && !sc->choice_reference) {
-        if (own == own) {
+        if (known == e && own == own) {
             d[e] = own; /* the caller's */
         } else {
             /* an upper bound of its own cost first: often enough to keep its point */
@@ -465,15 +556,23 @@ orca_status orca_sc_choose(const orca_scenario *sc, int worker, const sc_agent *
             return choice_others(sc, worker, a, i, p, r, avoid, e, key, d, t, chosen);
         }
     }
-    st = orca_nav_field_costs(sc->nav, worker, r, p, key, count, avoid, penalty, NULL, d);
-    if (st != ORCA_OK) {
-        return st;
-    }
-    for (int j = 0; j < count; ++j) {
-        t[j] = point_time(sc, a, i, j, d[j]);
-    }
-    if (e >= 0 && t[e] < 1.0 / 0.0) {
-        return choice_others(sc, worker, a, i, p, r, avoid, e, key, d, t, chosen); /* reference */
+    if (sc->choice_reference) {
+        /* every point's cost, uncapped: the rule alone */
+        st = orca_nav_field_costs(sc->nav, worker, r, p, key, count, avoid, penalty, NULL, d);
+        if (st != ORCA_OK) {
+            return st;
+        }
+        for (int j = 0; j < count; ++j) {
+            t[j] = point_time(sc, a, i, j, d[j]);
+        }
+        if (e >= 0 && t[e] < 1.0 / 0.0) {
+            return choice_others(sc, worker, a, i, p, r, avoid, e, key, d, t, chosen);
+        }
+    } else {
+        st = first_costs(sc, worker, a, i, p, r, avoid, e, known, own, key, d, t);
+        if (st != ORCA_OK) {
+            return st;
+        }
     }
     /* none yet, or its own is cut off: the quickest, a point it left only when no other is
      * reachable */

@@ -336,14 +336,18 @@ orca_status orca_sc_queue_build(orca_scenario *sc, int n);
 /* Tests: with on, the exit choice weighs every point of the set from one uncapped pass, the
  * rule alone (the reference its capped passes are held to, choice by choice); 0 by default. */
 void orca_sc_set_choice_reference(orca_scenario *sc, int on);
+/* The point of agent a's set (at p) whose cost a first choice takes first: the nearest in a
+ * straight line (squared distance, then index) of those it neither heads for nor left; -1
+ * when there is none. Only the choice's speed depends on it. */
+int orca_sc_first_point(const orca_scenario *sc, const sc_agent *a, orca_vec2 p);
 /* The point agent a (index i, at p, radius r) heads for next, by sc's exit choice, or -1 when
  * none can be reached; avoid: the corner a re-routing penalises (NULL: none); own: the cost of
- * its path to the point it heads for now where the caller has it (the double
- * orca_nav_field_cost gives), else NaN. On the worker's scratch; every point's field
- * prepared. */
+ * its path to point `known` where the caller has it (the double orca_nav_field_cost gives;
+ * known the point it heads for now, or with none yet orca_sc_first_point's), else NaN and
+ * known -1. On the worker's scratch; every point's field prepared. */
 orca_status orca_sc_choose(const orca_scenario *sc, int worker, const sc_agent *a, int i,
-                           orca_vec2 p, double r, const orca_vec2 *avoid, double own,
-                           int *chosen);
+                           orca_vec2 p, double r, const orca_vec2 *avoid, int known,
+                           double own, int *chosen);
 
 /* Puts back the progress orca_sc_nav_advance changed (the step was refused); plans made are
  * kept (the same plans the step will make again). Entries of agents no longer in the

@@ -72,18 +72,19 @@ static orca_status nav_replan(const orca_scenario *sc, int worker, sc_agent *a, 
     orca_vec2 via[3]; /* the corners about the one its last path heads for: tried first */
     int nvia = orca_sc_path_ends(v, via);
     if (choosing && chosen == -2) {
-        /* the path to the point it heads for first: the choice needs its cost, and keeps
-         * the point more often than not (then this is the plan) */
-        int e = v->exit;
+        /* the path to the point it heads for first (with none yet, the nearest in a straight
+         * line): the choice needs its cost, and keeps the point more often than not (then
+         * this is the plan) */
+        int e = v->exit >= 0 && v->exit < count ? v->exit : orca_sc_first_point(sc, a, p);
         double own = 0.0 / 0.0;
-        if (e >= 0 && e < count && !sc->choice_reference) {
+        if (e >= 0 && !sc->choice_reference) {
             st = orca_nav_route_cost(sc->nav, worker, r, p, goals + e, 1,
                                      orca_sc_point_key(a->goal.goal_set, e), avoid, penalty,
                                      via, nvia, &v->route, &own);
             routed = e;
         }
         if (st == ORCA_OK) {
-            st = orca_sc_choose(sc, worker, a, i, p, r, avoid, own, &chosen);
+            st = orca_sc_choose(sc, worker, a, i, p, r, avoid, routed, own, &chosen);
         }
     }
     choosing = choosing && chosen >= 0; /* else the set's nearest: none can be chosen */
@@ -276,7 +277,7 @@ static orca_status nav_check(const orca_scenario *sc, int worker, sc_agent *a, s
     if (sc->exit_choice == ORCA_EXIT_QUICKEST && orca_sc_choosing(sc, a)) {
         int chosen = -1;
         orca_status st = orca_sc_choose(sc, worker, a, i, p, r, v->has_avoid ? &v->avoid : NULL,
-                                        0.0 / 0.0, &chosen);
+                                        -1, 0.0 / 0.0, &chosen);
         if (st != ORCA_OK) {
             return st;
         }
@@ -379,6 +380,8 @@ static void plan_task(int begin, int end, int worker, void *context)
 static int plan_list(orca_scenario *sc, const nav_ctx *c, int n)
 {
     int m = 0;
+    int64_t last_field = -1; /* the goal set (-1: a point goal) and radius of the last plan */
+    double last_r = 0.0;
     for (int i = 0; i < n; ++i) {
         if (c->flag[i] == NAV_DONE) {
             continue;
@@ -400,13 +403,19 @@ static int plan_list(orca_scenario *sc, const nav_ctx *c, int n)
         const orca_vec2 *goals;
         int count;
         int64_t field = nav_goals(sc, a, &goals, &count);
-        orca_status st = orca_nav_prepare(sc->nav, r, field, goals, count);
-        for (int j = 0; st == ORCA_OK && orca_sc_choosing(sc, a) && j < count; ++j) {
-            st = orca_nav_prepare(sc->nav, r, orca_sc_point_key(a->goal.goal_set, j), goals + j, 1);
-        }
-        if (st != ORCA_OK) {
-            orca_sc_fail(sc, ORCA_ERR_MEMORY, "out of memory building the navigation graph");
-            return -1;
+        if (m == 0 || field != last_field || r != last_r) {
+            /* (what the agent before in the list prepared serves it as it is) */
+            orca_status st = orca_nav_prepare(sc->nav, r, field, goals, count);
+            for (int j = 0; st == ORCA_OK && orca_sc_choosing(sc, a) && j < count; ++j) {
+                st = orca_nav_prepare(sc->nav, r, orca_sc_point_key(a->goal.goal_set, j),
+                                      goals + j, 1);
+            }
+            if (st != ORCA_OK) {
+                orca_sc_fail(sc, ORCA_ERR_MEMORY, "out of memory building the navigation graph");
+                return -1;
+            }
+            last_field = field;
+            last_r = r;
         }
         sc->plan_list[m++] = i;
     }

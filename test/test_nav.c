@@ -1232,34 +1232,64 @@ static orca_scenario *exits_rooms(int choice, int reference, double speed)
     return sc;
 }
 
+/* Mid-run, in both runs alike: exit 2's point (east) shut in a box of walls, so the agents
+ * heading there choose anew with their own point cut off (some of them after leaving another
+ * point), and 45 agents added in the rooms' middles (first choices with queues at the
+ * exits). */
+static int exits_rooms_cut(orca_scenario *sc, int set, double speed)
+{
+    orca_vec2 box[4] = {vec(37, 14), vec(38, 14), vec(38, 16), vec(37, 16)};
+    if (orca_sim_add_polyline(orca_scenario_sim(sc), box, 4, 1, NULL) != ORCA_OK) {
+        return 0;
+    }
+    for (int k = 0; k < 45; ++k) {
+        int room = k % 9, slot = k / 9;
+        orca_agent_def d = exit_agent(vec((room % 3) * 12 + 4 + slot, (room / 3) * 10 + 5));
+        orca_goal g = orca_goal_default();
+        g.kind = ORCA_GOAL_SET;
+        g.goal_set = set;
+        g.preferred_speed = speed * (1.0 + 0.1 * (double)(k % 5));
+        if (orca_scenario_add_agent(sc, &d, &g, NULL) != ORCA_OK) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
 /* The calm and quickest choices with their capped passes (the own point's cost first, the
- * others' only where one could win, the queue's and the straight line's bounds) against the
- * reference choice (every point's cost from one uncapped pass), the same hash every step of a
- * plan of nine rooms and five exits with queues, at two walking speeds (the preferred speed
- * 1.0 and 0.4 m/s: walking times short and long against the queues' waits); and the choices
- * made: some agents change exit. */
+ * others' only where one could win, the queue's and the straight line's bounds; a first
+ * choice's nearest point first and the others below its time) against the reference choice
+ * (every point's cost from one uncapped pass), the same hash every step of a plan of nine
+ * rooms and five exits with queues, at two walking speeds (the preferred speed 1.0 and 0.4
+ * m/s: walking times short and long against the queues' waits), and at 1.0 m/s with an exit
+ * closed and agents added mid-run (exits_rooms_cut); and the choices made: some agents change
+ * exit. */
 static int test_exit_choice_reference(void)
 {
     for (int choice = ORCA_EXIT_CALM; choice <= ORCA_EXIT_QUICKEST; ++choice) {
         int changed = 0;
-        for (int sp = 0; sp < 2; ++sp) {
-            double speed = sp ? 0.4 : 1.0;
+        for (int run = 0; run < 3; ++run) {
+            double speed = run == 1 ? 0.4 : 1.0;
+            int cut = run == 2 ? 150 : -1; /* the step exits_rooms_cut runs before */
             orca_scenario *fast = exits_rooms(choice, 0, speed);
             orca_scenario *ref = exits_rooms(choice, 1, speed);
             ENSURE(fast && ref);
             int s = 0;
             for (; s < 1500 && orca_sim_agent_count(orca_scenario_sim(fast)) > 0; ++s) {
+                if (s == cut) {
+                    ENSURE(exits_rooms_cut(fast, 0, speed) && exits_rooms_cut(ref, 0, speed));
+                }
                 ENSURE(orca_scenario_step(fast) == ORCA_OK && orca_scenario_step(ref) == ORCA_OK);
                 ENSURE_MSG(orca_scenario_hash(fast) == orca_scenario_hash(ref),
-                           "%s at %g m/s: step %d differs from the reference choice",
-                           orca_exit_choice_name(choice), speed, s);
+                           "%s at %g m/s%s: step %d differs from the reference choice",
+                           orca_exit_choice_name(choice), speed, cut >= 0 ? ", cut" : "", s);
             }
             orca_nav_counts c;
             ENSURE(orca_scenario_nav_counts(fast, &c) == ORCA_OK);
-            printf("  %s at %.1f m/s: %d steps, %d exited, %d changed exit (%lld changes), %lld "
-                   "re-routings\n",
-                   orca_exit_choice_name(choice), speed, s, c.exited, c.agents_changed,
-                   (long long)c.exit_changes, (long long)c.reroutes);
+            printf("  %s at %.1f m/s%s: %d steps, %d exited, %d changed exit (%lld changes), "
+                   "%lld re-routings\n",
+                   orca_exit_choice_name(choice), speed, cut >= 0 ? ", exit 2 shut" : "", s,
+                   c.exited, c.agents_changed, (long long)c.exit_changes, (long long)c.reroutes);
             ENSURE(c.exited > 100);
             changed += c.agents_changed;
             orca_scenario_destroy(fast);
