@@ -291,6 +291,8 @@ static int nv_first_x(const nav_plan *P, double x, int at)
 
 /* How many vertices of least bound a field query tries before it builds its heap. */
 #define NAV_SEEDS 8
+/* fields of one orca_nv_field_costs call whose flags live on the stack (a goal set's points) */
+#define NV_FIELDS_SMALL 64
 
 /* Whether vi is among seed[0 .. n-1]. */
 static int nv_seeded(const int *seed, int n, int vi)
@@ -301,6 +303,38 @@ static int nv_seeded(const int *seed, int n, int vi)
         }
     }
     return 0;
+}
+
+/* Worker W's scratch for a field query on P with goals of ng points: W->lb (2 P->nv + 1),
+ * W->order (P->nv + 1) and W->ok (ng, zeroed), grown as needed and kept for the next query.
+ * 0 when memory could not be had. */
+static int nv_field_scratch(const nav_plan *P, nav_work *W, int ng)
+{
+    if (W->lb_cap < P->nv + 1) {
+        double *lb = orca_mem_alloc(2 * (size_t)P->nv + 2, sizeof *lb);
+        int32_t *order = orca_mem_alloc((size_t)P->nv + 1, sizeof *order);
+        if (!lb || !order) {
+            orca_mem_free(lb);
+            orca_mem_free(order);
+            return 0;
+        }
+        orca_mem_free(W->lb);
+        orca_mem_free(W->order);
+        W->lb = lb;
+        W->order = order;
+        W->lb_cap = P->nv + 1;
+    }
+    if (W->ok_cap < ng) {
+        uint8_t *ok = orca_mem_alloc((size_t)ng, 1);
+        if (!ok) {
+            return 0;
+        }
+        orca_mem_free(W->ok);
+        W->ok = ok;
+        W->ok_cap = ng;
+    }
+    memset(W->ok, 0, (size_t)ng);
+    return 1;
 }
 
 /* A query through a goal set's distances: connect the start, take the best first node, then
@@ -323,14 +357,13 @@ orca_status orca_nv_field_route(const orca_nav *nav, const nav_plan *P, const na
     out->length = 0.0;
     out->goal = -1;
     int ng = F->goal_count;
-    uint8_t *ok = orca_mem_zalloc((size_t)ng, 1);
-    if (!ok) {
+    if (!nv_field_scratch(P, W, ng)) {
         return ORCA_ERR_MEMORY;
     }
+    uint8_t *ok = W->ok;
     double start_lim;
     out->result = orca_nv_check_ends(nav, P, W, from, F->goals, ng, ok, &start_lim, 1);
     if (out->result != ORCA_NAV_OK) {
-        orca_mem_free(ok);
         return ORCA_OK;
     }
     /* the direct legs come first (key INT64_MIN) */
@@ -344,20 +377,14 @@ orca_status orca_nv_field_route(const orca_nav *nav, const nav_plan *P, const na
             }
         }
     }
-    orca_mem_free(ok);
     /* The start points, vertex by vertex in the order of a lower bound of the cost through the
      * vertex, (|from - v| - r + the least distance on its rings) (1 - 2^-30), until the bound
      * exceeds the best cost found: the result is that of trying every start point, the least
      * cost winning and ties going to the earlier candidate (direct legs, then by vertex, side,
      * goal point, next node), as docs/navigation.md says. */
     int nn = P->nn, nv = P->nv;
-    double *lb = orca_mem_alloc((size_t)nv + 1, sizeof *lb);
-    int32_t *order = orca_mem_alloc((size_t)nv + 1, sizeof *order);
-    if (!lb || !order) {
-        orca_mem_free(lb);
-        orca_mem_free(order);
-        return ORCA_ERR_MEMORY;
-    }
+    double *lb = W->lb;
+    int32_t *order = W->order;
     /* The caller's vertices first (via: those of its last path), then those of least bound,
      * one at a time (in (bound, index) order), until one gives a path or NAV_SEEDS more were
      * tried: then the heap holds only the vertices whose bound does not exceed the best cost
@@ -421,8 +448,6 @@ orca_status orca_nv_field_route(const orca_nav *nav, const nav_plan *P, const na
             nv_route_vertex(nav, P, F, W, from, start_lim, vi, avoid_v, penalty, &b);
         }
     }
-    orca_mem_free(lb);
-    orca_mem_free(order);
     if (cost) {
         *cost = b.cost; /* +inf without a path */
     }
@@ -582,17 +607,17 @@ orca_status orca_nv_field_costs(const orca_nav *nav, const nav_plan *P,
         ngmax = F[j]->goal_count > ngmax ? F[j]->goal_count : ngmax;
     }
     int nv = P->nv;
-    uint8_t *ok = orca_mem_zalloc((size_t)ngmax, 1);
-    uint8_t *live = orca_mem_zalloc((size_t)nf + 1, 1);
-    double *lb = orca_mem_alloc(2 * (size_t)nv + 1, sizeof *lb);
-    int32_t *order = orca_mem_alloc((size_t)nv + 1, sizeof *order);
-    if (!ok || !live || !lb || !order) {
-        orca_mem_free(ok);
-        orca_mem_free(live);
-        orca_mem_free(lb);
-        orca_mem_free(order);
+    uint8_t small[NV_FIELDS_SMALL] = {0};
+    uint8_t *live = nf <= NV_FIELDS_SMALL ? small : orca_mem_zalloc((size_t)nf, 1);
+    if (!live || !nv_field_scratch(P, W, ngmax)) {
+        if (live != small) {
+            orca_mem_free(live);
+        }
         return ORCA_ERR_MEMORY;
     }
+    uint8_t *ok = W->ok;
+    double *lb = W->lb;
+    int32_t *order = W->order;
     double start_lim = P->lim;
     int any = 0;
     for (int j = 0; j < nf; ++j) {
@@ -607,14 +632,13 @@ orca_status orca_nv_field_costs(const orca_nav *nav, const nav_plan *P,
         live[j] = 1;
         any = 1;
     }
-    orca_mem_free(ok);
     if (!any) {
         for (int j = 0; j < nf; ++j) {
             cost[j] = 1.0 / 0.0;
         }
-        orca_mem_free(live);
-        orca_mem_free(lb);
-        orca_mem_free(order);
+        if (live != small) {
+            orca_mem_free(live);
+        }
         return ORCA_OK;
     }
     for (int j = 0; j < nf; ++j) {
@@ -688,9 +712,9 @@ orca_status orca_nv_field_costs(const orca_nav *nav, const nav_plan *P,
             cost[j] = 1.0 / 0.0; /* nothing below its cap */
         }
     }
-    orca_mem_free(live);
-    orca_mem_free(lb);
-    orca_mem_free(order);
+    if (live != small) {
+        orca_mem_free(live);
+    }
     return ORCA_OK;
 }
 
@@ -704,16 +728,11 @@ orca_status orca_nv_field_upper(const orca_nav *nav, const nav_plan *P, const na
                                 const int *via, int nvia, double *upper)
 {
     *upper = 1.0 / 0.0;
-    uint8_t small[8] = {0};
-    uint8_t *ok = F->goal_count <= 8 ? small : orca_mem_zalloc((size_t)F->goal_count, 1);
-    if (!ok) {
+    if (!nv_field_scratch(P, W, F->goal_count)) {
         return ORCA_ERR_MEMORY;
     }
     double start_lim = P->lim, best = 1.0 / 0.0;
-    int res = nv_field_start(nav, P, F, W, from, ok, &start_lim, &best);
-    if (ok != small) {
-        orca_mem_free(ok);
-    }
+    int res = nv_field_start(nav, P, F, W, from, W->ok, &start_lim, &best);
     if (res != ORCA_NAV_OK) {
         return ORCA_OK;
     }

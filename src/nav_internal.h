@@ -198,6 +198,11 @@ typedef struct nav_work {
     uint32_t *stamp; /* per wall: the clearance check that last looked at it */
     uint32_t check;
     int stamp_cap;
+    double *lb;     /* a field query's bounds and distances: two per wall end */
+    int32_t *order; /* its heap of wall ends */
+    int lb_cap;     /* the wall ends those two hold */
+    uint8_t *ok;    /* per goal of a field: whether its end is clear */
+    int ok_cap;
 } nav_work;
 
 /* A node of the graph: a tangent point, its leg and the arc after it (docs/navigation.md, "The
