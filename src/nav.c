@@ -37,7 +37,6 @@ static void nv_work_free(nav_work *w)
     orca_mem_free(w->stamp);
     orca_mem_free(w->lb);
     orca_mem_free(w->order);
-    orca_mem_free(w->ok);
     memset(w, 0, sizeof *w);
 }
 

@@ -21,6 +21,7 @@ void orca_nv_field_free(nav_field *f)
     orca_mem_free(f->len);
     orca_mem_free(f->next);
     orca_mem_free(f->ring_min);
+    orca_mem_free(f->goal_ok);
 }
 
 /* The distances of every node to the nearest goal of the set (a search backwards from the
@@ -41,22 +42,17 @@ nav_field *orca_nv_get_field(orca_nav *nav, nav_plan *P, nav_work *W, int64_t id
     nav_field *F = &P->fields[P->field_count];
     memset(F, 0, sizeof *F);
     F->id = id;
-    uint8_t *ok = orca_mem_zalloc((size_t)ng, 1);
+    F->goal_ok = orca_mem_zalloc((size_t)ng, 1);
     F->goals = orca_mem_alloc((size_t)ng, sizeof *F->goals);
-    if (!ok || !F->goals) {
-        orca_mem_free(ok);
+    if (!F->goal_ok || !F->goals) {
         orca_nv_field_free(F);
         return NULL;
     }
     memcpy(F->goals, goals, (size_t)ng * sizeof *goals);
     F->goal_count = ng;
-    for (int g = 0; g < ng; ++g) {
-        ok[g] = (uint8_t)(orca_nv_inside(nav, goals[g]) &&
-                          orca_nv_pt_clear(nav, P, W, goals[g], P->lim));
-    }
+    F->goal_any = orca_nv_check_goals(nav, P, W, goals, ng, F->goal_ok);
     nv_vpoint *gv = NULL;
-    int ngv = orca_nv_goal_points(nav, P, W, goals, ok, ng, 0, &gv);
-    orca_mem_free(ok);
+    int ngv = orca_nv_goal_points(nav, P, W, goals, F->goal_ok, ng, 0, &gv);
     if (ngv < 0) {
         orca_nv_field_free(F);
         return NULL;
@@ -305,10 +301,9 @@ static int nv_seeded(const int *seed, int n, int vi)
     return 0;
 }
 
-/* Worker W's scratch for a field query on P with goals of ng points: W->lb (2 P->nv + 1),
- * W->order (P->nv + 1) and W->ok (ng, zeroed), grown as needed and kept for the next query.
- * 0 when memory could not be had. */
-static int nv_field_scratch(const nav_plan *P, nav_work *W, int ng)
+/* Worker W's scratch for a field query on P: W->lb (2 P->nv + 2) and W->order (P->nv + 1),
+ * grown as needed and kept for the next query. 0 when memory could not be had. */
+static int nv_field_scratch(const nav_plan *P, nav_work *W)
 {
     if (W->lb_cap < P->nv + 1) {
         double *lb = orca_mem_alloc(2 * (size_t)P->nv + 2, sizeof *lb);
@@ -324,16 +319,6 @@ static int nv_field_scratch(const nav_plan *P, nav_work *W, int ng)
         W->order = order;
         W->lb_cap = P->nv + 1;
     }
-    if (W->ok_cap < ng) {
-        uint8_t *ok = orca_mem_alloc((size_t)ng, 1);
-        if (!ok) {
-            return 0;
-        }
-        orca_mem_free(W->ok);
-        W->ok = ok;
-        W->ok_cap = ng;
-    }
-    memset(W->ok, 0, (size_t)ng);
     return 1;
 }
 
@@ -357,14 +342,17 @@ orca_status orca_nv_field_route(const orca_nav *nav, const nav_plan *P, const na
     out->length = 0.0;
     out->goal = -1;
     int ng = F->goal_count;
-    if (!nv_field_scratch(P, W, ng)) {
-        return ORCA_ERR_MEMORY;
-    }
-    uint8_t *ok = W->ok;
+    const uint8_t *ok = F->goal_ok; /* (the goals' check, made with the field) */
     double start_lim;
-    out->result = orca_nv_check_ends(nav, P, W, from, F->goals, ng, ok, &start_lim, 1);
+    out->result = orca_nv_check_start(nav, P, W, from, &start_lim, 1);
+    if (out->result == ORCA_NAV_OK && !F->goal_any) {
+        out->result = ORCA_NAV_GOAL_BLOCKED;
+    }
     if (out->result != ORCA_NAV_OK) {
         return ORCA_OK;
+    }
+    if (!nv_field_scratch(P, W)) {
+        return ORCA_ERR_MEMORY;
     }
     /* the direct legs come first (key INT64_MIN) */
     nv_best b = {1.0 / 0.0, INT64_MIN, -1, -1, -1, v2(0.0, 0.0)};
@@ -489,26 +477,21 @@ static double field_bound(const nav_field *F, double near, int vi)
     return (near + dm) * (1.0 - 0x1p-30);
 }
 
-/* Field F's start (orca_nv_check_ends, relaxed) and the straight legs to its goals: *best
- * falls to the least clear leg below it. The check's result; *start_lim the start's
- * clearance. */
+/* Field f's goals (their check, made with the field) and the straight legs to them from a
+ * start that passed orca_nv_check_start (its clearance start_lim): *best falls to the least
+ * clear leg below it. Whether any goal is free. */
 static int nv_field_start(const orca_nav *nav, const nav_plan *P, const nav_field *f,
-                          nav_work *W, orca_vec2 from, uint8_t *ok, double *start_lim,
-                          double *best)
+                          nav_work *W, orca_vec2 from, double start_lim, double *best)
 {
-    int res = orca_nv_check_ends(nav, P, W, from, f->goals, f->goal_count, ok, start_lim, 1);
-    if (res != ORCA_NAV_OK) {
-        return res;
-    }
     for (int g = 0; g < f->goal_count; ++g) { /* straight to a goal */
-        if (ok[g] && orca_nv_seg_clear(nav, P, W, from, f->goals[g], *start_lim)) {
+        if (f->goal_ok[g] && orca_nv_seg_clear(nav, P, W, from, f->goals[g], start_lim)) {
             double l = v2_len(v2_sub(f->goals[g], from));
             if (l < *best) {
                 *best = l;
             }
         }
     }
-    return res;
+    return f->goal_any;
 }
 
 /* The candidates through vertex vi (`near` from the start: field_bound's) for each live field
@@ -600,37 +583,28 @@ orca_status orca_nv_field_costs(const orca_nav *nav, const nav_plan *P,
                                 const nav_field *const *F, int nf, nav_work *W, orca_vec2 from,
                                 int avoid_v, double penalty, const double *cap, double *cost)
 {
-    int ngmax = 1;
     for (int j = 0; j < nf; ++j) {
         /* with a cap, only candidates below it count: it starts as the best so far */
         cost[j] = cap ? cap[j] : 1.0 / 0.0;
-        ngmax = F[j]->goal_count > ngmax ? F[j]->goal_count : ngmax;
     }
     int nv = P->nv;
     uint8_t small[NV_FIELDS_SMALL] = {0};
     uint8_t *live = nf <= NV_FIELDS_SMALL ? small : orca_mem_zalloc((size_t)nf, 1);
-    if (!live || !nv_field_scratch(P, W, ngmax)) {
+    if (!live || !nv_field_scratch(P, W)) {
         if (live != small) {
             orca_mem_free(live);
         }
         return ORCA_ERR_MEMORY;
     }
-    uint8_t *ok = W->ok;
     double *lb = W->lb;
     int32_t *order = W->order;
-    double start_lim = P->lim;
+    double start_lim;
     int any = 0;
-    for (int j = 0; j < nf; ++j) {
-        int res = nv_field_start(nav, P, F[j], W, from, ok, &start_lim, &cost[j]);
-        if (res == ORCA_NAV_START_BLOCKED) {
-            any = 0; /* (the start alone decides it: the same for every field) */
-            break;
+    if (orca_nv_check_start(nav, P, W, from, &start_lim, 1) == ORCA_NAV_OK) {
+        for (int j = 0; j < nf; ++j) {
+            live[j] = (uint8_t)nv_field_start(nav, P, F[j], W, from, start_lim, &cost[j]);
+            any |= live[j]; /* (a field whose goals are blocked: +inf) */
         }
-        if (res != ORCA_NAV_OK) {
-            continue; /* its goals are blocked: +inf */
-        }
-        live[j] = 1;
-        any = 1;
     }
     if (!any) {
         for (int j = 0; j < nf; ++j) {
@@ -728,12 +702,9 @@ orca_status orca_nv_field_upper(const orca_nav *nav, const nav_plan *P, const na
                                 const int *via, int nvia, double *upper)
 {
     *upper = 1.0 / 0.0;
-    if (!nv_field_scratch(P, W, F->goal_count)) {
-        return ORCA_ERR_MEMORY;
-    }
-    double start_lim = P->lim, best = 1.0 / 0.0;
-    int res = nv_field_start(nav, P, F, W, from, W->ok, &start_lim, &best);
-    if (res != ORCA_NAV_OK) {
+    double start_lim, best = 1.0 / 0.0;
+    if (orca_nv_check_start(nav, P, W, from, &start_lim, 1) != ORCA_NAV_OK ||
+        !nv_field_start(nav, P, F, W, from, start_lim, &best)) {
         return ORCA_OK;
     }
     for (int k = 0; k < nvia; ++k) {

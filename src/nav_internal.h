@@ -163,6 +163,8 @@ typedef struct nav_field {
     double *len;       /* the same without penalties (there are none here): path length */
     int32_t *next;     /* the next node; >= node_count: a goal node; -1 none */
     double *ring_min;  /* per ring: the least distance of its nodes and goal points */
+    uint8_t *goal_ok;  /* per goal: whether it is free (orca_nv_check_goals) */
+    int goal_any;      /* whether any is */
 } nav_field;
 
 /* A cell index over the walls for the clearance checks of one radius: a wall is listed in
@@ -201,8 +203,6 @@ typedef struct nav_work {
     double *lb;     /* a field query's bounds and distances: two per wall end */
     int32_t *order; /* its heap of wall ends */
     int lb_cap;     /* the wall ends those two hold */
-    uint8_t *ok;    /* per goal of a field: whether its end is clear */
-    int ok_cap;
 } nav_work;
 
 /* A node of the graph: a tangent point, its leg and the arc after it (docs/navigation.md, "The
@@ -426,6 +426,14 @@ int orca_nv_goal_points(const orca_nav *nav, const nav_plan *P, nav_work *W,
                         const orca_vec2 *goals, const uint8_t *ok, int ng, int lazy,
                         nv_vpoint **out);
 int orca_nv_route_point(nav_route *out, const nav_plan *P, int g, orca_vec2 p, int *last_ring);
+/* The start's check: ORCA_NAV_OK or ORCA_NAV_START_BLOCKED, and *start_lim its first leg's
+ * clearance (relax: a start closer than r to a wall plans with the clearance it has). */
+int orca_nv_check_start(const orca_nav *nav, const nav_plan *P, nav_work *W, orca_vec2 from,
+                        double *start_lim, int relax);
+/* Which goals are free (ok[g]); whether any is. */
+int orca_nv_check_goals(const orca_nav *nav, const nav_plan *P, nav_work *W,
+                        const orca_vec2 *goals, int ng, uint8_t *ok);
+/* Both: the result, the start's leg clearance, and which goals are free. */
 int orca_nv_check_ends(const orca_nav *nav, const nav_plan *P, nav_work *W, orca_vec2 from,
                        const orca_vec2 *goals, int ng, uint8_t *ok, double *start_lim,
                        int relax);

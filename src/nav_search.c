@@ -337,10 +337,8 @@ int orca_nv_route_point(nav_route *out, const nav_plan *P, int g, orca_vec2 p, i
     return 1;
 }
 
-/* Checks start and goals: the result, the start's leg clearance, and which goals are free. */
-int orca_nv_check_ends(const orca_nav *nav, const nav_plan *P, nav_work *W, orca_vec2 from,
-                       const orca_vec2 *goals, int ng, uint8_t *ok, double *start_lim,
-                       int relax)
+int orca_nv_check_start(const orca_nav *nav, const nav_plan *P, nav_work *W, orca_vec2 from,
+                        double *start_lim, int relax)
 {
     *start_lim = P->lim;
     if (!orca_nv_inside(nav, from)) {
@@ -357,13 +355,30 @@ int orca_nv_check_ends(const orca_nav *nav, const nav_plan *P, nav_work *W, orca
         }
         *start_lim = d;
     }
+    return ORCA_NAV_OK;
+}
+
+int orca_nv_check_goals(const orca_nav *nav, const nav_plan *P, nav_work *W,
+                        const orca_vec2 *goals, int ng, uint8_t *ok)
+{
     int any = 0;
     for (int g = 0; g < ng; ++g) {
         ok[g] = (uint8_t)(orca_nv_inside(nav, goals[g]) &&
                           orca_nv_pt_clear(nav, P, W, goals[g], P->lim));
         any |= ok[g];
     }
-    return any ? ORCA_NAV_OK : ORCA_NAV_GOAL_BLOCKED;
+    return any;
+}
+
+int orca_nv_check_ends(const orca_nav *nav, const nav_plan *P, nav_work *W, orca_vec2 from,
+                       const orca_vec2 *goals, int ng, uint8_t *ok, double *start_lim,
+                       int relax)
+{
+    int res = orca_nv_check_start(nav, P, W, from, start_lim, relax);
+    if (res != ORCA_NAV_OK) {
+        return res;
+    }
+    return orca_nv_check_goals(nav, P, W, goals, ng, ok) ? ORCA_NAV_OK : ORCA_NAV_GOAL_BLOCKED;
 }
 
 /* The search's lower bound of the cost from a point to the end (docs/navigation.md,
