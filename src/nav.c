@@ -568,7 +568,8 @@ orca_status orca_nav_stats_get(orca_nav *nav, double radius, orca_nav_stats *out
     out->vertices = P->nv;
     out->legs = P->legs;
     size_t b = sizeof *P + (size_t)P->nv * (sizeof(orca_vec2) + 4 * sizeof(int32_t)) +
-               (size_t)P->ncap * sizeof(nav_node) + (size_t)P->nn * sizeof(int32_t);
+               (size_t)P->ncap * sizeof(nav_node) +
+               (size_t)P->nn * (sizeof(int32_t) + sizeof(double));
     for (int i = 0; i < P->field_count; ++i) {
         b += (size_t)(P->nn + P->fields[i].gv_count) * (2 * sizeof(double) + sizeof(int32_t));
     }

@@ -236,6 +236,7 @@ static void nv_rings_task(int begin, int end, int wk, void *context)
         }
         for (int k = 0; k < m; ++k) {
             P->ring_nodes[first + k] = re[k].node;
+            P->ring_keys[first + k] = P->node[re[k].node].key;
             P->node[re[k].node].pos = k;
         }
     }
@@ -282,6 +283,7 @@ void orca_nv_plan_free(nav_plan *p)
     orca_mem_free(p->ring_first);
     orca_mem_free(p->ring_n);
     orca_mem_free(p->ring_nodes);
+    orca_mem_free(p->ring_keys);
     for (int i = 0; i < p->field_count; ++i) {
         orca_nv_field_free(&p->fields[i]);
     }
@@ -437,7 +439,8 @@ static nav_plan *nv_build_plan(orca_nav *nav, double r)
     P->ring_first = orca_mem_zalloc((size_t)nr + 1, sizeof *P->ring_first);
     P->ring_n = orca_mem_zalloc((size_t)nr + 1, sizeof *P->ring_n);
     P->ring_nodes = orca_mem_alloc((size_t)P->nn + 1, sizeof *P->ring_nodes);
-    if (!P->ring_first || !P->ring_n || !P->ring_nodes) {
+    P->ring_keys = orca_mem_alloc((size_t)P->nn + 1, sizeof *P->ring_keys);
+    if (!P->ring_first || !P->ring_n || !P->ring_nodes || !P->ring_keys) {
         goto fail;
     }
     {

@@ -231,6 +231,8 @@ typedef struct nav_plan {
     int nn, ncap;
     nav_node *node;
     int32_t *ring_first, *ring_n, *ring_nodes; /* by (key, node) */
+    double *ring_keys; /* the keys of ring_nodes, in the same places (a ring's search reads
+                          them in a row) */
     int legs;
     int64_t cut;    /* vertex pairs skipped for a wall across them (nv_wall_cuts) */
     nav_field *fields;

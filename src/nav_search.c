@@ -122,15 +122,14 @@ static double nv_vkey(const nav_plan *P, nv_vpoint *v)
     return v->key;
 }
 
-/* The first of the m ring nodes rn (keys ascending) whose key is >= k (or_equal) or > k
- * (!or_equal); m when none is. */
-static int nv_ring_search(const nav_plan *P, const int32_t *rn, int m, double k, int or_equal)
+/* The first of a ring's m keys rk (ascending) that is >= k (or_equal) or > k (!or_equal); m
+ * when none is. */
+static int nv_ring_search(const double *rk, int m, double k, int or_equal)
 {
     int lo = 0, hi = m;
     while (lo < hi) {
         int mid = lo + (hi - lo) / 2;
-        double key = P->node[rn[mid]].key;
-        if (or_equal ? key >= k : key > k) {
+        if (or_equal ? rk[mid] >= k : rk[mid] > k) {
             hi = mid;
         } else {
             lo = mid + 1;
@@ -148,17 +147,18 @@ int orca_nv_ring_next_of(const nav_plan *P, int g, double k, double *delta)
         return -1;
     }
     const int32_t *rn = P->ring_nodes + P->ring_first[g];
+    const double *rk = P->ring_keys + P->ring_first[g];
     int s = (g & 1) ? -1 : 1;
-    int n;
+    int at;
     if (s > 0) { /* the first with key >= k */
-        int lo = nv_ring_search(P, rn, m, k, 1);
-        n = rn[lo == m ? 0 : lo];
+        int lo = nv_ring_search(rk, m, k, 1);
+        at = lo == m ? 0 : lo;
     } else { /* the last with key <= k */
-        int lo = nv_ring_search(P, rn, m, k, 0);
-        n = rn[lo == 0 ? m - 1 : lo - 1];
+        int lo = nv_ring_search(rk, m, k, 0);
+        at = lo == 0 ? m - 1 : lo - 1;
     }
-    *delta = nv_ring_delta(k, P->node[n].key, s);
-    return n;
+    *delta = nv_ring_delta(k, rk[at], s);
+    return rn[at];
 }
 
 /* The ring node reached last before a point of key k on ring g, against the ring's
@@ -170,17 +170,18 @@ int orca_nv_ring_prev_of(const nav_plan *P, int g, double k, double *delta)
         return -1;
     }
     const int32_t *rn = P->ring_nodes + P->ring_first[g];
+    const double *rk = P->ring_keys + P->ring_first[g];
     int s = (g & 1) ? -1 : 1;
-    int n;
+    int at;
     if (s > 0) { /* the last with key <= k */
-        int lo = nv_ring_search(P, rn, m, k, 0);
-        n = rn[lo == 0 ? m - 1 : lo - 1];
+        int lo = nv_ring_search(rk, m, k, 0);
+        at = lo == 0 ? m - 1 : lo - 1;
     } else { /* the first with key >= k */
-        int lo = nv_ring_search(P, rn, m, k, 1);
-        n = rn[lo == m ? 0 : lo];
+        int lo = nv_ring_search(rk, m, k, 1);
+        at = lo == m ? 0 : lo;
     }
-    *delta = nv_ring_delta(P->node[n].key, k, s);
-    return n;
+    *delta = nv_ring_delta(rk[at], k, s);
+    return rn[at];
 }
 
 /* The departures toward the goals (each goal, each ring: the tangent from the goal, kept when
