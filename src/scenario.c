@@ -179,6 +179,7 @@ void orca_scenario_destroy(orca_scenario *sc)
     orca_mem_free(sc->qrem);
     orca_mem_free(sc->qkey);
     orca_mem_free(sc->queue);
+    orca_mem_free(sc->qrun);
     orca_nav_destroy(sc->nav);
     orca_mem_free(sc->map);
     orca_mem_free(sc);

@@ -64,6 +64,35 @@ static uint64_t queue_digits(const sc_queue *q, int word)
     return u;
 }
 
+/* The sorted table's runs of one key (sc->qrun, by key: the table's order). ORCA_ERR_MEMORY
+ * with the message set. */
+static orca_status queue_runs(orca_scenario *sc)
+{
+    const sc_queue *q = sc->queue;
+    int n = 0;
+    for (int k = 0; k < sc->queue_n; ++k) {
+        n += k == 0 || q[k].key != q[k - 1].key;
+    }
+    if (n > sc->qrun_cap) {
+        sc_qrun *r = orca_mem_resize(sc->qrun, (size_t)n, sizeof *r);
+        if (!r) {
+            return orca_sc_fail(sc, ORCA_ERR_MEMORY, "out of memory counting the exits' queues");
+        }
+        sc->qrun = r;
+        sc->qrun_cap = n;
+    }
+    n = 0;
+    for (int k = 0; k < sc->queue_n; ++k) {
+        if (k == 0 || q[k].key != q[k - 1].key) {
+            sc->qrun[n].key = q[k].key;
+            sc->qrun[n++].first = k;
+        }
+        sc->qrun[n - 1].count = k + 1 - sc->qrun[n - 1].first;
+    }
+    sc->qrun_n = n;
+    return ORCA_OK;
+}
+
 orca_status orca_sc_queue_build(orca_scenario *sc, int n)
 {
     int m = 0;
@@ -93,7 +122,7 @@ orca_status orca_sc_queue_build(orca_scenario *sc, int n)
      * same whatever sort makes it. */
     sc->queue_n = m;
     if (m < 2) {
-        return ORCA_OK; /* (no table may exist yet: nothing to sort) */
+        return queue_runs(sc); /* (no table may exist yet: nothing to sort) */
     }
     uint32_t cnt[16][256]; /* per byte position: the entries of each byte value */
     memset(cnt, 0, sizeof cnt);
@@ -130,38 +159,41 @@ orca_status orca_sc_queue_build(orca_scenario *sc, int n)
     if (src != sc->queue) {
         memcpy(sc->queue, src, (size_t)m * sizeof *src);
     }
-    return ORCA_OK;
+    return queue_runs(sc);
 }
 
-/* The first entry of key among the queue table's entries 0 .. hi-1 (hi if none). */
-static int queue_first(const orca_scenario *sc, int64_t key, int hi)
+/* The queue table's run of key, or NULL when no entry has it. */
+static const sc_qrun *queue_run(const orca_scenario *sc, int64_t key)
 {
-    int lo = 0;
+    int lo = 0, hi = sc->qrun_n;
     while (lo < hi) {
         int mid = lo + (hi - lo) / 2;
-        if (sc->queue[mid].key < key) {
+        if (sc->qrun[mid].key < key) {
             lo = mid + 1;
         } else {
             hi = mid;
         }
     }
-    return lo;
+    return lo < sc->qrun_n && sc->qrun[lo].key == key ? &sc->qrun[lo] : NULL;
 }
 
 /* The agents heading for the point of `key` whose remaining path is shorter than len. */
 static int queue_ahead(const orca_scenario *sc, int64_t key, double len)
 {
-    int lo = 0, hi = sc->queue_n;
-    while (lo < hi) { /* the first entry at or after (key, len) */
+    const sc_qrun *run = queue_run(sc, key);
+    if (!run) {
+        return 0;
+    }
+    int lo = run->first, hi = run->first + run->count;
+    while (lo < hi) { /* the first entry of the run at or after len */
         int mid = lo + (hi - lo) / 2;
-        const sc_queue *q = &sc->queue[mid];
-        if (q->key < key || (q->key == key && q->rem < len)) {
+        if (sc->queue[mid].rem < len) {
             lo = mid + 1;
         } else {
             hi = mid;
         }
     }
-    return lo - queue_first(sc, key, lo);
+    return lo - run->first;
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -232,11 +264,11 @@ static double queue_cap(const orca_scenario *sc, int i, int64_t key, double win,
         ++k;
     }
     k += sc->qkey[i] == key; /* its own entry */
-    int64_t at = queue_first(sc, key, sc->queue_n) + k - 1;
-    if (at >= sc->queue_n || sc->queue[at].key != key) {
+    const sc_qrun *run = queue_run(sc, key);
+    if (!run || k > run->count) {
         return 1.0 / 0.0;
     }
-    return next_up(sc->queue[at].rem);
+    return next_up(sc->queue[run->first + k - 1].rem);
 }
 
 /* An upper bound of agent a's cost from p to its own point e (field key) without a search

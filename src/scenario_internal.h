@@ -89,6 +89,12 @@ typedef struct sc_queue {
     double rem;
 } sc_queue;
 
+/* A run of the sorted queue table: the entries first .. first+count-1 have this key. */
+typedef struct sc_qrun {
+    int64_t key;
+    int first, count;
+} sc_qrun;
+
 /* A named goal set (orca_scenario_add_goal_set). */
 typedef struct sc_goal_set {
     char name[64];
@@ -171,6 +177,8 @@ struct orca_scenario {
     orca_status (*queue_fn)(orca_scenario *sc, int n, void *ctx);
     void *queue_ctx;
     int queue_n, queue_cap;
+    sc_qrun *qrun;       /* scratch: the table's runs of one key, by key */
+    int qrun_n, qrun_cap;
     int ent_cap;
     int ent_hint;
 
