@@ -393,14 +393,17 @@ orca_solve_result orca_solve_step(const orca_halfplane *planes, int count, int h
                                   double max_speed, orca_vec2 preferred, orca_halfplane *scratch);
 /* orca_solve_step with the first nb half-planes a walkable area's boundary ones (nb > 0): a
  * program that fails within the hard ones keeps them hard (docs/extensions.md,
- * "Walkable-area boundaries"); lp.inc. */
+ * "Walkable-area boundaries"); and a program that fails at or after soft_from (the pedestrian
+ * model's headway half-planes; count when there are none) keeps every half-plane before
+ * soft_from hard in its fallback (docs/pedestrians.md, part D); lp.inc. */
 orca_solve_result orca_solve_step_bnd(const orca_halfplane *planes, int count, int hard_count,
                                       int nb, double max_speed, orca_vec2 preferred,
-                                      orca_halfplane *scratch);
+                                      orca_halfplane *scratch, int soft_from);
 #ifdef ORCA_HAVE_AVX
 orca_solve_result orca_solve_step_bnd_avx2(const orca_halfplane *planes, int count,
                                            int hard_count, int nb, double max_speed,
-                                           orca_vec2 preferred, orca_halfplane *scratch);
+                                           orca_vec2 preferred, orca_halfplane *scratch,
+                                           int soft_from);
 orca_solve_result orca_solve_step_avx2(const orca_halfplane *planes, int count, int hard_count,
                                        double max_speed, orca_vec2 preferred,
                                        orca_halfplane *scratch);
@@ -412,7 +415,8 @@ orca_solve_result orca_solve_step_simd128(const orca_halfplane *planes, int coun
                                           orca_halfplane *scratch);
 orca_solve_result orca_solve_step_bnd_simd128(const orca_halfplane *planes, int count,
                                               int hard_count, int nb, double max_speed,
-                                              orca_vec2 preferred, orca_halfplane *scratch);
+                                              orca_vec2 preferred, orca_halfplane *scratch,
+                                              int soft_from);
 #endif
 
 #endif

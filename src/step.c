@@ -772,7 +772,8 @@ static int ext_step_agents(orca_sim *s, worker *w, int begin, int end, double dt
         double max_speed = s->par[i].max_speed;
         orca_solve_result res =
             orca_solve_step_bnd(planes, count, hard, nb, max_speed, pref,
-                                nb > 0 ? s->bnd->ws[(int)(w - s->workers)].scratch : w->scratch);
+                                nb > 0 ? s->bnd->ws[(int)(w - s->workers)].scratch : w->scratch,
+                                count - ped.planes);
         if (max_speed == 0) {
             stand_still(&res); /* its neighbours still count in the diagnostics */
         }

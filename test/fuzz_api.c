@@ -573,9 +573,9 @@ static int brute_coincident(const state *st, int i)
 
 /* The constraints of agent i for a step of dt, in docs/algorithm.md §11's order (with the
  * pedestrian model on, its time horizon and headway half-planes: docs/pedestrians.md); returns
- * the count. */
+ * the count, *hard the obstacles', *head the index of the first headway half-plane. */
 static int brute_planes(const state *st, int i, double dt, orca_halfplane *planes, int *hard,
-                        int *counter_out)
+                        int *head, int *counter_out)
 {
     near nb[MAX_AGENTS + MAX_SEGS];
     const orca_agent_def *a = &st->a[i];
@@ -598,6 +598,7 @@ static int brute_planes(const state *st, int i, double dt, orca_halfplane *plane
     }
     int nh = st->ped_on && !counter ? brute_headway(st, i, nb, na, planes + no + na) : 0;
     *hard = no;
+    *head = no + na;
     *counter_out = counter;
     return no + na + nh;
 }
@@ -620,13 +621,20 @@ static void reference_step(const state *st, double dt, orca_vec2 *vel, orca_vec2
 {
     orca_halfplane planes[MAX_PLANES], scratch[MAX_PLANES];
     for (int i = 0; i < st->n; ++i) {
-        int hard, counter;
-        int count = brute_planes(st, i, dt, planes, &hard, &counter);
+        int hard, head, counter;
+        int count = brute_planes(st, i, dt, planes, &hard, &head, &counter);
         orca_solve_result res;
         if (orca_solve(planes, count, hard, st->a[i].max_speed,
                        brute_preferred(st->a[i].preferred_velocity, counter), scratch,
                        &res) != ORCA_OK) {
             violation("orca_solve refused agent %d's program (%d planes)", i, count);
+        }
+        /* failed at a headway half-plane: the fallback keeps every half-plane before it hard
+         * (docs/pedestrians.md, part D) */
+        if (res.fallback && res.failed >= head &&
+            orca_lp_fallback(planes, count, head, res.failed, st->a[i].max_speed, scratch,
+                             &res.velocity) != ORCA_OK) {
+            violation("orca_lp_fallback refused agent %d's program (%d planes)", i, count);
         }
         vel[i] = res.velocity;
         if (st->a[i].max_speed == 0 && (vel[i].x != 0 || vel[i].y != 0)) {
@@ -2212,8 +2220,8 @@ static void op_query_constraints(world *w, reader *r)
         return; /* the separation rule: not in the brute force (main and ref agree) */
     }
     orca_halfplane bp[MAX_PLANES];
-    int bhard, bcounter;
-    int bcount = brute_planes(s, i, dt, bp, &bhard, &bcounter);
+    int bhard, bhead, bcounter;
+    int bcount = brute_planes(s, i, dt, bp, &bhard, &bhead, &bcounter);
     if (count != bcount || hard != bhard || rcount != count || rhard != hard) {
         violation("agent %d: %d constraints (%d hard), ref %d (%d); brute force %d (%d)", i, count, hard,
                   rcount, rhard, bcount, bhard);

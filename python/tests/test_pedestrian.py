@@ -31,7 +31,7 @@ def test_pinned_hash():
         crowd(sim)
         sim.set_pedestrian()
         sim.step(0.05, 40)
-        assert sim.hexhash() == "f5f39d238acdeb06"
+        assert sim.hexhash() == "ce7a33481513c27d"
 
 
 def test_on_off_and_parameters():
