@@ -903,6 +903,13 @@ def ped_bottleneck(ctx, rep):
                     "overlap %.3f r" % (w_s, seed, tag(label),
                                         flow / w, 100 * rows[-1]["fallback"],
                                         rows[-1]["overlap"]))
+                if len(times) != run.n0:
+                    # agents stranded beside the passage: the same run with the leg check
+                    again = Run(ctx, "bottleneck28-%s-s%d.txt" % (w_s, seed), check=True, **opts)
+                    rows[-1]["passed_check"] = len(crossings(again, lambda p: p[:, 0] > 1.4,
+                                                             900.0))
+                    rows[-1]["hash_check"] = again.finish()
+                    rows[-1]["command_check"] = again.command()
     rep.csv("ped-bottleneck", rows)
     for label, sel in variants(rows):
         js = np.array([r["specific_flow"] for r in sel])
@@ -1404,7 +1411,10 @@ class Report:
     def csv(self, name, rows):
         path = os.path.join(self.figdir, name + ".csv")
         with open(path, "w", newline="", encoding="utf-8") as f:
-            w = csv.DictWriter(f, fieldnames=list(rows[0].keys()), lineterminator="\n")
+            keys = list(rows[0].keys())  # then any a later row adds (blank elsewhere)
+            keys += [k for r in rows for k in r if k not in keys]
+            keys = list(dict.fromkeys(keys))
+            w = csv.DictWriter(f, fieldnames=keys, restval="", lineterminator="\n")
             w.writeheader()
             for r in rows:
                 w.writerow({k: ("%.6g" % v if isinstance(v, float) else v) for k, v in r.items()})
@@ -1908,9 +1918,13 @@ def stranded_text(rows):
         "mouth, pushed there by the queue, and navigation does not plan them again (an agent "
         "on its path's last leg walks straight at its exit point, into the wall; "
         "[navigation.md](navigation.md), \"Following a path\"); with the pedestrian model "
-        "nobody pushes them on. The flow is measured before that.\n\n" % (
+        "nobody pushes them on. The flow is measured before that. These runs are without the "
+        "leg check (`--nav-check`); run again with it: %s.\n\n" % (
             len(left), len(rows), "; ".join("%s, %s m, placement %d: %d of %d" % (
                 PED_LABEL[r["extension"]], g(r["width"]), r["seed"], r["passed"], r["agents"])
+                for r in left),
+            "; ".join("%d of %d passed (`%s`, `%s`)" % (
+                r["passed_check"], r["agents"], r["hash_check"], r["command_check"])
                 for r in left)))
 
 
