@@ -1411,9 +1411,8 @@ class Report:
     def csv(self, name, rows):
         path = os.path.join(self.figdir, name + ".csv")
         with open(path, "w", newline="", encoding="utf-8") as f:
-            keys = list(rows[0].keys())  # then any a later row adds (blank elsewhere)
-            keys += [k for r in rows for k in r if k not in keys]
-            keys = list(dict.fromkeys(keys))
+            # every row's keys in order of first appearance (blank where a row lacks one)
+            keys = list(dict.fromkeys(k for r in rows for k in r))
             w = csv.DictWriter(f, fieldnames=keys, restval="", lineterminator="\n")
             w.writeheader()
             for r in rows:

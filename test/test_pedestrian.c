@@ -209,13 +209,11 @@ static int ref_planes(const ref_state *r, int i, orca_vec2 P, double dt, orca_ha
     return n;
 }
 
-/* Agents whose program failed at a headway half-plane in ref_velocities, over the run. */
-static int ref_headway_fallbacks;
-
 /* The reference step's new velocities (pref[i]: each agent's preferred velocity P for the
- * step); the totals of counter mode and headway half-planes. */
+ * step); the totals of counter mode and headway half-planes; *head_fallbacks grows by the
+ * programs that failed at a headway half-plane. */
 static void ref_velocities(const ref_state *r, const orca_vec2 *pref, double dt, orca_vec2 *out,
-                           int *counters, int *headways)
+                           int *counters, int *headways, int *head_fallbacks)
 {
     orca_halfplane *planes = malloc((size_t)(2 * r->n + 1) * sizeof *planes);
     orca_halfplane *scratch = malloc((size_t)(2 * r->n + 1) * sizeof *scratch);
@@ -233,7 +231,7 @@ static void ref_velocities(const ref_state *r, const orca_vec2 *pref, double dt,
             /* failed at a headway half-plane: the agent half-planes before it stay hard */
             orca_lp_fallback(planes, count, count - h, res.failed, r->def[i].max_speed, scratch,
                              &res.velocity);
-            ++ref_headway_fallbacks;
+            ++*head_fallbacks;
         }
         out[i] = res.velocity;
         *counters += cm;
@@ -271,7 +269,7 @@ static orca_vec2 turned(orca_vec2 c)
 static int test_step_against_reference(void)
 {
     const int caps[3] = {10, 64, 32};
-    ref_headway_fallbacks = 0;
+    int head_fallbacks = 0;
     for (int c = 0; c < 3; ++c) {
         for (int rule = 0; rule < 2; ++rule) {
             for (int variant = 0; variant < 4; ++variant) {
@@ -301,7 +299,7 @@ static int test_step_against_reference(void)
                                    : r.def[i].preferred_velocity;
                 }
                 int counters, headways;
-                ref_velocities(&r, pref, 0.05, want, &counters, &headways);
+                ref_velocities(&r, pref, 0.05, want, &counters, &headways, &head_fallbacks);
                 ENSURE_MSG((c == 2 ? counters == 0 : counters > 10) && headways > r.n / 2,
                            "counter %d, headway %d", counters, headways);
                 ENSURE(orca_sim_step_rule(s, 0.05, rule ? turn_rule : NULL, NULL) == ORCA_OK);
@@ -331,7 +329,7 @@ static int test_step_against_reference(void)
         }
     }
     /* the fallback's headway rule (part D) was exercised */
-    ENSURE_MSG(ref_headway_fallbacks > 0, "no program failed at a headway half-plane");
+    ENSURE_MSG(head_fallbacks > 0, "no program failed at a headway half-plane");
     return 0;
 }
 
