@@ -84,7 +84,7 @@ static size_t nav_size(const sc_nav *v)
 /* Writes v's nav_size(v) bytes at p, little-endian words; returns the end. */
 static unsigned char *nav_put(const sc_nav *v, unsigned char *p)
 {
-    p = put_w(p, (uint64_t)(int64_t)v->planned);
+    p = put_w(p, (uint64_t)(int64_t)(v->planned | v->leg << 1)); /* 2: a leg check's path */
     p = put_w(p, (uint64_t)(int64_t)v->route.result);
     p = put_d(p, v->route.length);
     p = put_w(p, (uint64_t)(int64_t)v->route.goal);
@@ -130,7 +130,9 @@ static sc_nav *nav_get(const unsigned char **p, size_t left)
     if (!v) {
         return NULL;
     }
-    v->planned = (int)(int64_t)get_w(&q);
+    uint64_t planned = get_w(&q);
+    v->planned = (int)(planned & 1u);
+    v->leg = planned >> 1 <= 1 ? (int)(planned >> 1) : -1; /* -1: nav_sane refuses it */
     v->route.result = (int)(int64_t)get_w(&q);
     v->route.length = get_d(&q);
     v->route.goal = (int)(int64_t)get_w(&q);
@@ -331,7 +333,7 @@ unsigned char *mpi_nav_record_put(const mpi_agent *a, unsigned char *p)
 static int nav_sane(const sc_nav *v)
 {
     int c = v->route.count;
-    int ok = (v->planned == 0 || v->planned == 1) && v->route.result >= ORCA_NAV_OK &&
+    int ok = (v->leg == 0 || v->leg == 1) && v->route.result >= ORCA_NAV_OK &&
              v->route.result <= ORCA_NAV_GOAL_BLOCKED && v->route.goal >= -1 && v->k >= 0 &&
              v->k <= c && v->prev_k >= 0 && v->prev_k <= c && v->stuck >= 0 &&
              v->prev_stuck >= 0 && (v->has_avoid == 0 || v->has_avoid == 1) && v->plans >= 0 &&

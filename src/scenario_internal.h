@@ -76,6 +76,7 @@ typedef struct sc_nav {
     orca_vec2 avoid;
     int plans, reroutes;
     int replans;       /* plans made because its leg was blocked (the leg check) */
+    int leg;           /* 1: its path is the leg check's (no re-routing at its corners) */
     int exit;          /* the goal-set point it heads for (-1: none yet) */
     int exit_changes;  /* times a plan changed the goal-set point it heads for */
     int returns;       /* of those, changes back to a point it had left */

@@ -104,6 +104,7 @@ static orca_status nav_replan(const orca_scenario *sc, int worker, sc_agent *a, 
         v->route.goal = chosen; /* the set's point, not the field's one goal */
     }
     v->planned = 1;
+    v->leg = 0;
     v->k = 0;
     v->stuck = 0;
     v->best = 1.0 / 0.0;
@@ -182,13 +183,16 @@ static int nav_follow(const orca_scenario *sc, const sc_agent *a, sc_nav *v, orc
     } else {
         v->stuck++;
     }
-    if (v->k < v->route.count && (double)v->stuck * sc->dt >= ORCA_NAV_STUCK_TIME) {
+    int leg = sc->nav_check && v->leg; /* a leg check's path: checked, not re-routed */
+    if (v->k < v->route.count && !leg && (double)v->stuck * sc->dt >= ORCA_NAV_STUCK_TIME) {
         return NAV_REROUTE;
     }
-    /* on its last leg, each ORCA_NAV_STUCK_TIME without progress: is the leg still clear
-     * from where it stands (a crowd may have pushed it round a wall's end)? and with the
-     * quickest exit choice, each ORCA_NAV_REVIEW_TIME: is another exit quicker? */
-    if ((sc->nav_check && v->k == v->route.count && nav_tick(sc, v, ORCA_NAV_STUCK_TIME)) ||
+    /* on its last leg or a leg check's path, each ORCA_NAV_STUCK_TIME without progress: is
+     * the leg still clear from where it stands (a crowd may have pushed it round a wall's
+     * end)? and with the quickest exit choice, each ORCA_NAV_REVIEW_TIME: is another exit
+     * quicker? */
+    if ((sc->nav_check && (v->k == v->route.count || leg) &&
+         nav_tick(sc, v, ORCA_NAV_STUCK_TIME)) ||
         (sc->exit_choice == ORCA_EXIT_QUICKEST && orca_sc_choosing(sc, a) &&
          nav_tick(sc, v, ORCA_NAV_REVIEW_TIME))) {
         return NAV_CHECK;
@@ -230,22 +234,27 @@ static orca_status nav_plan_follow(const orca_scenario *sc, int worker, sc_agent
 }
 
 /* The leg check's plan (docs/navigation.md, "Following a path", step 4): from where the agent
- * stands to the goal point it heads for (the same point of a set); the path replaces the
- * straight last leg only when it is longer by more than ORCA_NAV_DETOUR (a wall, not a wall's
- * end the agent slides round, lies between). *detour: whether it did. */
+ * stands to the goal point it heads for (the same point of a set). On its last leg the path
+ * replaces the straight leg when it is longer by more than ORCA_NAV_DETOUR (a wall, not a
+ * wall's end the agent slides round, lies between), or when the agent has made no progress
+ * for 2 ORCA_NAV_STUCK_TIME (it stands against a wall its leg runs square into); on a leg
+ * check's path (`corner`: its leg to that corner is blocked) it always does. The path is a
+ * leg check's path: no re-routing at its corners. *detour: whether it did. */
 static orca_status nav_detour(const orca_scenario *sc, int worker, sc_agent *a, sc_nav *v,
-                              orca_vec2 p, double r, int *detour)
+                              orca_vec2 p, double r, int corner, int *detour)
 {
     orca_vec2 goal = nav_goal(sc, a, v);
     nav_route path;
     memset(&path, 0, sizeof path);
     orca_status st = orca_nav_route(sc->nav, worker, r, p, &goal, 1, -1, NULL, 0.0, &path);
     *detour = st == ORCA_OK && path.result == ORCA_NAV_OK &&
-              path.length > v2_len(v2_sub(goal, p)) + ORCA_NAV_DETOUR;
+              (corner || path.length > v2_len(v2_sub(goal, p)) + ORCA_NAV_DETOUR ||
+               (double)v->stuck * sc->dt >= 2.0 * ORCA_NAV_STUCK_TIME);
     if (*detour) {
         path.goal = v->route.goal; /* (the set's point it heads for) */
         orca_nav_route_free(&v->route);
         v->route = path;
+        v->leg = 1;
         v->k = 0;
         v->stuck = 0;
         v->best = 1.0 / 0.0;
@@ -266,12 +275,15 @@ static orca_status nav_detour(const orca_scenario *sc, int worker, sc_agent *a, 
 static orca_status nav_check(const orca_scenario *sc, int worker, sc_agent *a, sc_nav *v,
                              int i, orca_vec2 p, double r)
 {
-    if (sc->nav_check && v->k == v->route.count && nav_tick(sc, v, ORCA_NAV_STUCK_TIME) &&
-        !orca_nav_leg_clear(sc->nav, worker, r, p, NULL, nav_goal(sc, a, v))) {
-        int detour = 0;
-        orca_status st = nav_detour(sc, worker, a, v, p, r, &detour);
-        if (st != ORCA_OK || detour) {
-            return st;
+    if (sc->nav_check && (v->k == v->route.count || v->leg) &&
+        nav_tick(sc, v, ORCA_NAV_STUCK_TIME)) {
+        const orca_nav_corner *c = v->k < v->route.count ? &v->route.corners[v->k] : NULL;
+        if (!orca_nav_leg_clear(sc->nav, worker, r, p, c, nav_goal(sc, a, v))) {
+            int detour = 0;
+            orca_status st = nav_detour(sc, worker, a, v, p, r, c != NULL, &detour);
+            if (st != ORCA_OK || detour) {
+                return st;
+            }
         }
     }
     if (sc->exit_choice == ORCA_EXIT_QUICKEST && orca_sc_choosing(sc, a)) {
@@ -647,7 +659,7 @@ size_t orca_sc_nav_hash_bytes(const sc_agent *a, unsigned char *out, size_t cap)
     }
     /* doubles as their bits as they are (no NaN reaches navigation's hash) */
     unsigned char *p = out;
-    p = hash_put_u64(p, (uint64_t)v->planned);
+    p = hash_put_u64(p, (uint64_t)(v->planned | v->leg << 1)); /* 2: a leg check's path */
     p = hash_put_u64(p, (uint64_t)v->route.result);
     p = hash_put_u64(p, (uint64_t)v->k);
     p = hash_put_u64(p, (uint64_t)cnt);

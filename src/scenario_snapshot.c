@@ -158,7 +158,7 @@ orca_status orca_scenario_save(const orca_scenario *sc_in, void *buffer, size_t 
         }
         if (a->nv) {
             const sc_nav *v = a->nv;
-            put_u32(&w, (uint32_t)v->planned);
+            put_u32(&w, (uint32_t)(v->planned | v->leg << 1)); /* 2: a leg check's path */
             put_u32(&w, (uint32_t)v->route.result);
             put_f64(&w, v->route.length);
             put_u32(&w, (uint32_t)v->route.goal);
@@ -465,7 +465,7 @@ static orca_status get_nav(scs_reader *in, const scs_state *t, sc_agent *a, int 
     if (a->goal.kind != ORCA_GOAL_POINT && a->goal.kind != ORCA_GOAL_SET) {
         return scs_bad(in, "entry %d has a path but goal kind %d", e, (int)a->goal.kind);
     }
-    if (planned > 1 || result > ORCA_NAV_GOAL_BLOCKED || has_avoid > 1) {
+    if (planned > 3 || result > ORCA_NAV_GOAL_BLOCKED || has_avoid > 1) {
         return scs_bad(in, "entry %d: path planned %u, result %u or avoid flag %u out of range",
                        e, (unsigned)planned, (unsigned)result, (unsigned)has_avoid);
     }
@@ -506,7 +506,8 @@ static orca_status get_nav(scs_reader *in, const scs_state *t, sc_agent *a, int 
         }
         v->route.cap = (int)count;
     }
-    v->planned = (int)planned;
+    v->planned = (int)(planned & 1u);
+    v->leg = (int)(planned >> 1);
     v->route.result = (int)result;
     v->route.goal = goal;
     v->route.count = (int)count;

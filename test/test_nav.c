@@ -1114,6 +1114,146 @@ static orca_scenario *exits_room(int choice, int workers)
     return sc;
 }
 
+/* A room whose east wall x = 0 has a door 1 m wide (y -0.5 .. 0.5); a walker from (-2, 0) to
+ * `target`, with the leg check `check`; after it passes the door's jamb (its last leg) it is
+ * put at `at`, at rest (a queue pushed it back behind the wall). NULL on failure. */
+static orca_scenario *jamb_room(int check, orca_vec2 target, orca_vec2 at, int workers)
+{
+    orca_scenario *sc = new_scenario(1, workers);
+    if (!sc) {
+        return NULL;
+    }
+    orca_sim *sim = orca_scenario_sim(sc);
+    orca_vec2 room[6] = {vec(0, -0.5), vec(0, -5), vec(-10, -5), vec(-10, 5), vec(0, 5),
+                         vec(0, 0.5)};
+    orca_agent_def d = exit_agent(vec(-2, 0));
+    d.radius = 0.3;
+    orca_goal g = orca_goal_default();
+    g.kind = ORCA_GOAL_POINT;
+    g.target = target;
+    g.preferred_speed = 1.2;
+    orca_nav_agent n = {0};
+    int ok = orca_sim_add_polyline(sim, room, 6, 0, NULL) == ORCA_OK &&
+             orca_scenario_set_navigation(sc, 1) == ORCA_OK &&
+             orca_scenario_set_nav_check(sc, check) == ORCA_OK &&
+             orca_scenario_add_agent(sc, &d, &g, NULL) == ORCA_OK;
+    for (int s = 0; ok && s < 400; ++s) {
+        ok = orca_scenario_step(sc) == ORCA_OK &&
+             orca_scenario_agent_nav(sc, 0, &n, NULL, 0) == ORCA_OK;
+        if (n.corners == 1 && n.corner == 1) {
+            break;
+        }
+    }
+    orca_agent_id id = orca_sim_agent_at(sim, 0);
+    if (!ok || n.corners != 1 || n.corner != 1 || orca_agent_set_position(sim, id, at) != ORCA_OK ||
+        orca_agent_set_velocity(sim, id, vec(0, 0)) != ORCA_OK) {
+        orca_scenario_destroy(sc);
+        return NULL;
+    }
+    return sc;
+}
+
+/* The leg check (docs/navigation.md, "Following a path", step 4) frees an agent pushed square
+ * against the wall beside a door's jamb, where the path round the jamb is only some 0.3 m
+ * longer than its blocked straight leg: at the second check (8 s without progress) it takes
+ * that path, a leg check's path, whose corner is not re-routed from; the same bits on 1 and
+ * 2 workers and through a snapshot taken on that path. Without the check it stands there. */
+static int test_leg_check_jamb(void)
+{
+    orca_vec2 target = vec(4, 0.7), at = vec(-0.35, 0.7);
+    orca_scenario *off = jamb_room(0, target, at, 1);
+    ENSURE(off);
+    for (int s = 0; s < 600; ++s) {
+        ENSURE(orca_scenario_step(off) == ORCA_OK);
+    }
+    orca_nav_counts c;
+    ENSURE(orca_scenario_nav_counts(off, &c) == ORCA_OK);
+    orca_sim *sim = orca_scenario_sim(off);
+    orca_vec2 p = vec(0, 0);
+    ENSURE(orca_agent_get_position(sim, orca_sim_agent_at(sim, 0), &p) == ORCA_OK);
+    ENSURE_MSG(orca_scenario_arrived_count(off) == 0 && p.x < 0 && c.replans == 0,
+               "without the check: arrived %d at (%g, %g), %lld replans",
+               orca_scenario_arrived_count(off), p.x, p.y, (long long)c.replans);
+    orca_scenario_destroy(off);
+
+    orca_scenario *one = jamb_room(1, target, at, 1), *two = jamb_room(1, target, at, 2);
+    ENSURE(one && two);
+    int s = 0, replanned = -1;
+    unsigned char *snap = NULL;
+    size_t size = 0;
+    uint64_t h[600];
+    for (; s < 600; ++s) {
+        ENSURE(orca_scenario_step(one) == ORCA_OK && orca_scenario_step(two) == ORCA_OK);
+        ENSURE_MSG(orca_scenario_hash(one) == orca_scenario_hash(two), "step %d: 1 and 2 workers",
+                   s);
+        ENSURE(orca_scenario_nav_counts(one, &c) == ORCA_OK);
+        if (replanned < 0 && c.replans == 1) {
+            replanned = s;
+            const sc_nav *v = one->agents[0].nv;
+            ENSURE(v && v->leg == 1 && v->k == 0 && v->route.count == 1);
+            ENSURE(orca_scenario_save(one, NULL, 0, &size) == ORCA_OK);
+            snap = malloc(size);
+            ENSURE(snap && orca_scenario_save(one, snap, size, &size) == ORCA_OK);
+        }
+        if (replanned >= 0) {
+            h[s - replanned] = orca_scenario_hash(one);
+        }
+        if (orca_scenario_arrived_count(one) == 1) {
+            break;
+        }
+    }
+    /* the checks at 4 s (the detour is too short) and at 8 s (taken) */
+    ENSURE_MSG(replanned >= 79 && replanned <= 81 && s < 600 && c.replans == 1 && c.reroutes == 0,
+               "replanned at step %d, arrived at step %d, %lld replans, %lld re-routings",
+               replanned, s, (long long)c.replans, (long long)c.reroutes);
+    ENSURE(orca_scenario_load(two, snap, size) == ORCA_OK && two->agents[0].nv->leg == 1);
+    ENSURE(orca_scenario_hash(two) == h[0]);
+    for (int k = 1; k <= s - replanned; ++k) {
+        ENSURE(orca_scenario_step(two) == ORCA_OK);
+        ENSURE_MSG(orca_scenario_hash(two) == h[k], "step %d after the load", k);
+    }
+    free(snap);
+    orca_scenario_destroy(one);
+    orca_scenario_destroy(two);
+
+    /* held at its leg check's corner by an agent that stands in the door (a queue; it does
+     * not move), with its leg to the corner clear: it waits there, 20 s, without a
+     * re-routing (a re-routed path would cost that corner more); when the other walks on,
+     * it arrives */
+    orca_scenario *q = jamb_room(1, target, at, 1);
+    ENSURE(q);
+    orca_agent_def d = exit_agent(vec(0.05, 0));
+    d.radius = 0.3;
+    d.max_speed = 0;
+    orca_goal g = orca_goal_default();
+    g.kind = ORCA_GOAL_POINT;
+    g.target = d.position;
+    ENSURE(orca_scenario_add_agent(q, &d, &g, NULL) == ORCA_OK);
+    for (s = 0; s < 280; ++s) {
+        ENSURE(orca_scenario_step(q) == ORCA_OK);
+    }
+    const sc_nav *v = q->agents[0].nv;
+    ENSURE(orca_scenario_nav_counts(q, &c) == ORCA_OK);
+    ENSURE_MSG(v->leg == 1 && v->k == 0 && v->stuck >= 150 && c.reroutes == 0 &&
+                   c.replans == 1 && orca_scenario_arrived_count(q) == 1,
+               "held: leg %d, corner %d, %d steps without progress, %lld re-routings, %lld "
+               "replans, %d arrived", v->leg, v->k, v->stuck, (long long)c.reroutes,
+               (long long)c.replans, orca_scenario_arrived_count(q));
+    orca_sim *qs = orca_scenario_sim(q);
+    orca_agent_id other = orca_sim_agent_at(qs, 1);
+    ENSURE(orca_agent_get(qs, other, &d) == ORCA_OK);
+    d.max_speed = 1.5;
+    g.target = vec(4, -2);
+    ENSURE(orca_agent_set(qs, other, &d) == ORCA_OK &&
+           orca_scenario_set_agent_goal(q, 1, &g) == ORCA_OK);
+    for (s = 0; s < 300 && orca_scenario_arrived_count(q) < 2; ++s) {
+        ENSURE(orca_scenario_step(q) == ORCA_OK);
+    }
+    ENSURE_MSG(orca_scenario_arrived_count(q) == 2, "%d arrived", orca_scenario_arrived_count(q));
+    orca_scenario_destroy(q);
+    return 0;
+}
+
 static int test_exit_choice(void)
 {
     for (int choice = ORCA_EXIT_NEAREST; choice <= ORCA_EXIT_QUICKEST; ++choice) {
@@ -1402,6 +1542,7 @@ const orca_test ORCA_TESTS[] = {
     {"goal_change", test_goal_change},
     {"crowd_workers", test_crowd_workers},
     {"exit_choice", test_exit_choice},
+    {"leg_check_jamb", test_leg_check_jamb},
     {"exit_choice_reference", test_exit_choice_reference},
     {"goal_change_refused", test_goal_change_refused},
     {"unreachable", test_unreachable},

@@ -515,7 +515,7 @@ static int test_refusals(void)
     ENSURE(try64(&pr, b, size, w0 + 20, NAN_BITS, "goal or start") == 0);
     ENSURE(try64(&pr, b, size, w0 + 52, NAN_BITS, "waypoint 0 is not") == 0);
     size_t v3 = e3 + 60; /* entry 3's path */
-    ENSURE(try32(&pr, b, size, v3, 2, "planned 2") == 0);
+    ENSURE(try32(&pr, b, size, v3, 4, "planned 4") == 0);
     ENSURE(try32(&pr, b, size, v3 + 4, 4, "result 4") == 0);
     ENSURE(try64(&pr, b, size, v3 + 8, NAN_BITS, "path length") == 0);
     ENSURE(try32(&pr, b, size, v3 + 16, 2, "path goal 2") == 0);

@@ -153,9 +153,12 @@ ORCA_API int orca_scenario_get_navigation(const orca_scenario *sc);
  * and again each ORCA_NAV_STUCK_TIME while it makes none, that the leg from where it stands
  * to its goal is still clear of the walls; a blocked leg (a crowd pushed it aside beside a
  * door) is planned again from there, and the path replaces the leg when longer than it by
- * more than ORCA_NAV_DETOUR, so that no agent is left standing against a wall. (Before its
- * last leg, re-routing after ORCA_NAV_STUCK_TIME plans it again anyway.) Off, every result is
- * as before. ORCA_ERR_ARGUMENT for on not 0 or 1. */
+ * more than ORCA_NAV_DETOUR, or at any length from the second check (2 ORCA_NAV_STUCK_TIME
+ * without progress: it stands against a wall beside a jamb), so that no agent is left standing
+ * against a wall. Such a path is not re-routed at its corners (a queue holds the agent there);
+ * the check goes on at them, and plans again when the leg to the corner is blocked. (Before
+ * its last leg, re-routing after ORCA_NAV_STUCK_TIME plans it again anyway.) Off, every result
+ * is as before. ORCA_ERR_ARGUMENT for on not 0 or 1. */
 ORCA_API orca_status orca_scenario_set_nav_check(orca_scenario *sc, int on);
 ORCA_API int orca_scenario_get_nav_check(const orca_scenario *sc);
 

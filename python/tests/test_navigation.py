@@ -361,3 +361,37 @@ def test_leg_check_frees_an_agent_pushed_behind_a_wall():
     freed, _ = run(True)
     c = freed.nav_counts()
     assert freed.arrived_count == 1 and c["replans"] == 1 and c["plans"] == 2
+
+
+def test_leg_check_frees_an_agent_beside_the_jamb():
+    """The same with the agent pushed against the wall just above the door's jamb: the path
+    round the jamb is only some 0.3 m longer than its blocked straight leg, so the first check
+    (4 s) keeps the leg and the second (8 s without progress) takes the path."""
+    def run(check):
+        sc = orca.Scenario(dt=0.1, seed=1)
+        sc.simulation.add_polyline([(0, -0.5), (0, -5), (-10, -5), (-10, 5), (0, 5), (0, 0.5)])
+        sc.navigation = True
+        sc.nav_check = check
+        a = sc.add_agent((-2.0, 0.0), target=(4.0, 0.7), radius=0.3, preferred_speed=1.2,
+                         max_speed=1.5)
+        for _ in range(400):
+            sc.step(1)
+            nav = sc.agent_nav(0)
+            if nav["corner"] == nav["corners"]:
+                break
+        assert nav["corners"] == 1 and nav["corner"] == 1
+        a.position = (-0.35, 0.7)
+        a.velocity = (0.0, 0.0)
+        replanned = None
+        for step in range(1200):
+            sc.step(1)
+            if replanned is None and sc.nav_counts()["replans"] == 1:
+                replanned = step
+        return sc, a, replanned
+
+    stuck, a, _ = run(False)
+    assert stuck.arrived_count == 0 and a.position[0] < 0
+    freed, _, replanned = run(True)
+    c = freed.nav_counts()
+    assert freed.arrived_count == 1 and c["replans"] == 1 and c["reroutes"] == 0
+    assert 75 <= replanned <= 85  # the second check, 8 s without progress
