@@ -332,66 +332,54 @@ def test_exit_choice_leg_check_and_counts(tmp_path):
     assert read.hash() == start
 
 
+def _pushed_back(check, y):
+    """A room whose east wall x = 0 has a door 1 m wide (y -0.5 .. 0.5); an agent from (-2, 0)
+    to (4, y), with the leg check `check`, put back at (-0.35, y) at rest once past the door's
+    jamb (its last leg: a queue pushed it back behind the wall). Then steps 1,200 times;
+    returns the scenario, the agent and the step at which it first replanned (None: never)."""
+    sc = orca.Scenario(dt=0.1, seed=1)
+    sc.simulation.add_polyline([(0, -0.5), (0, -5), (-10, -5), (-10, 5), (0, 5), (0, 0.5)])
+    sc.navigation = True
+    sc.nav_check = check
+    a = sc.add_agent((-2.0, 0.0), target=(4.0, y), radius=0.3, preferred_speed=1.2,
+                     max_speed=1.5)
+    for _ in range(400):
+        sc.step(1)
+        nav = sc.agent_nav(0)
+        if nav["corner"] == nav["corners"]:
+            break
+    assert nav["corners"] == 1 and nav["corner"] == 1  # past the door's jamb
+    a.position = (-0.35, y)
+    a.velocity = (0.0, 0.0)
+    replanned = None
+    for step in range(1200):
+        sc.step(1)
+        if replanned is None and sc.nav_counts()["replans"] == 1:
+            replanned = step
+    return sc, a, replanned
+
+
 def test_leg_check_frees_an_agent_pushed_behind_a_wall():
     """The stranded agent (docs/navigation.md, "Following a path", the leg check): on its
     last leg, pushed back beside the door to where its straight line to the goal runs square
     into the wall, it stands there for good without the check and arrives with it (one
-    replan)."""
-    def run(check):
-        sc = orca.Scenario(dt=0.1, seed=1)
-        sc.simulation.add_polyline([(0, -0.5), (0, -5), (-10, -5), (-10, 5), (0, 5), (0, 0.5)])
-        sc.navigation = True
-        sc.nav_check = check
-        a = sc.add_agent((-2.0, 0.0), target=(4.0, 2.5), radius=0.3, preferred_speed=1.2,
-                         max_speed=1.5)
-        for _ in range(400):
-            sc.step(1)
-            nav = sc.agent_nav(0)
-            if nav["corner"] == nav["corners"]:
-                break
-        assert nav["corners"] == 1 and nav["corner"] == 1  # past the door's jamb
-        a.position = (-0.35, 2.5)  # a queue pushed it back behind the wall
-        a.velocity = (0.0, 0.0)
-        sc.step(1200)
-        return sc, a
-
-    stuck, a = run(False)
+    replan, at the first check: the path round the jamb is more than 1 m longer)."""
+    stuck, a, _ = _pushed_back(False, 2.5)
     assert stuck.arrived_count == 0 and a.position[0] < 0
     assert stuck.nav_counts()["replans"] == 0
-    freed, _ = run(True)
+    freed, _, replanned = _pushed_back(True, 2.5)
     c = freed.nav_counts()
     assert freed.arrived_count == 1 and c["replans"] == 1 and c["plans"] == 2
+    assert 35 <= replanned <= 45  # the first check, 4 s without progress
 
 
 def test_leg_check_frees_an_agent_beside_the_jamb():
     """The same with the agent pushed against the wall just above the door's jamb: the path
     round the jamb is only some 0.3 m longer than its blocked straight leg, so the first check
     (4 s) keeps the leg and the second (8 s without progress) takes the path."""
-    def run(check):
-        sc = orca.Scenario(dt=0.1, seed=1)
-        sc.simulation.add_polyline([(0, -0.5), (0, -5), (-10, -5), (-10, 5), (0, 5), (0, 0.5)])
-        sc.navigation = True
-        sc.nav_check = check
-        a = sc.add_agent((-2.0, 0.0), target=(4.0, 0.7), radius=0.3, preferred_speed=1.2,
-                         max_speed=1.5)
-        for _ in range(400):
-            sc.step(1)
-            nav = sc.agent_nav(0)
-            if nav["corner"] == nav["corners"]:
-                break
-        assert nav["corners"] == 1 and nav["corner"] == 1
-        a.position = (-0.35, 0.7)
-        a.velocity = (0.0, 0.0)
-        replanned = None
-        for step in range(1200):
-            sc.step(1)
-            if replanned is None and sc.nav_counts()["replans"] == 1:
-                replanned = step
-        return sc, a, replanned
-
-    stuck, a, _ = run(False)
+    stuck, a, _ = _pushed_back(False, 0.7)
     assert stuck.arrived_count == 0 and a.position[0] < 0
-    freed, _, replanned = run(True)
+    freed, _, replanned = _pushed_back(True, 0.7)
     c = freed.nav_counts()
     assert freed.arrived_count == 1 and c["replans"] == 1 and c["reroutes"] == 0
     assert 75 <= replanned <= 85  # the second check, 8 s without progress
