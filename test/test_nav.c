@@ -1157,7 +1157,9 @@ static orca_scenario *jamb_room(int check, orca_vec2 target, orca_vec2 at, int w
  * against the wall beside a door's jamb, where the path round the jamb is only some 0.3 m
  * longer than its blocked straight leg: at the second check (8 s without progress) it takes
  * that path, a leg check's path, whose corner is not re-routed from; the same bits on 1 and
- * 2 workers and through a snapshot taken on that path. Without the check it stands there. */
+ * 2 workers and through a snapshot taken on that path. Without the check it stands there.
+ * Held at that corner by a queue it waits; put where its leg to the corner is blocked it
+ * plans again at the next check. */
 static int test_leg_check_jamb(void)
 {
     orca_vec2 target = vec(4, 0.7), at = vec(-0.35, 0.7);
@@ -1251,6 +1253,35 @@ static int test_leg_check_jamb(void)
     }
     ENSURE_MSG(orca_scenario_arrived_count(q) == 2, "%d arrived", orca_scenario_arrived_count(q));
     orca_scenario_destroy(q);
+
+    /* on its leg check's path, put outside the room beside the jamb, east of the wall: its
+     * leg to the corner crosses the wall, so the next check (4 s) plans again from there and
+     * takes the new path at any length (here its straight line to the goal, no longer than
+     * the leg; on its last leg it would wait for the second check); it arrives */
+    orca_scenario *far = jamb_room(1, target, at, 1);
+    ENSURE(far);
+    for (s = 0; s < 100 && far->agents[0].nv->replans == 0; ++s) {
+        ENSURE(orca_scenario_step(far) == ORCA_OK);
+    }
+    orca_sim *fs = orca_scenario_sim(far);
+    orca_agent_id id = orca_sim_agent_at(fs, 0);
+    ENSURE(far->agents[0].nv->leg == 1 && far->agents[0].nv->k == 0 &&
+           orca_agent_set_position(fs, id, vec(0.35, 1.5)) == ORCA_OK &&
+           orca_agent_set_velocity(fs, id, vec(0, 0)) == ORCA_OK);
+    for (s = 0; s < 100 && far->agents[0].nv->replans == 1; ++s) {
+        ENSURE(orca_scenario_step(far) == ORCA_OK);
+    }
+    v = far->agents[0].nv;
+    ENSURE_MSG(s <= 41 && v->replans == 2 && v->leg == 1 && v->reroutes == 0,
+               "after %d steps: %d replans, leg %d, %d corners (at %d), %d re-routings", s,
+               v->replans, v->leg, v->route.count, v->k, v->reroutes);
+    for (s = 0; s < 600 && orca_scenario_arrived_count(far) == 0; ++s) {
+        ENSURE(orca_scenario_step(far) == ORCA_OK);
+    }
+    ENSURE_MSG(orca_scenario_arrived_count(far) == 1 && v->replans == 2 && v->reroutes == 0,
+               "%d arrived after %d steps, %d replans, %d re-routings",
+               orca_scenario_arrived_count(far), s, v->replans, v->reroutes);
+    orca_scenario_destroy(far);
     return 0;
 }
 
