@@ -158,6 +158,14 @@ static int nav_tick(const orca_scenario *sc, const sc_nav *v, double time)
                                (int)((double)(v->stuck - 1) * sc->dt / time);
 }
 
+/* Whether the leg check is due for agent v (docs/navigation.md, "Following a path", step 4):
+ * on its last leg or a leg check's path, each ORCA_NAV_STUCK_TIME without progress. */
+static int nav_leg_due(const orca_scenario *sc, const sc_nav *v)
+{
+    return sc->nav_check && (v->k == v->route.count || v->leg) &&
+           nav_tick(sc, v, ORCA_NAV_STUCK_TIME);
+}
+
 /* Following a planned path (docs/navigation.md, "Following a path"): passes the corners the
  * agent at p is beyond, counts its progress and takes its direction. NAV_REROUTE when it made
  * no progress for ORCA_NAV_STUCK_TIME (then it takes no direction: the caller plans again
@@ -191,8 +199,7 @@ static int nav_follow(const orca_scenario *sc, const sc_agent *a, sc_nav *v, orc
      * the leg still clear from where it stands (a crowd may have pushed it round a wall's
      * end)? and with the quickest exit choice, each ORCA_NAV_REVIEW_TIME: is another exit
      * quicker? */
-    if ((sc->nav_check && (v->k == v->route.count || leg) &&
-         nav_tick(sc, v, ORCA_NAV_STUCK_TIME)) ||
+    if (nav_leg_due(sc, v) ||
         (sc->exit_choice == ORCA_EXIT_QUICKEST && orca_sc_choosing(sc, a) &&
          nav_tick(sc, v, ORCA_NAV_REVIEW_TIME))) {
         return NAV_CHECK;
@@ -275,8 +282,7 @@ static orca_status nav_detour(const orca_scenario *sc, int worker, sc_agent *a, 
 static orca_status nav_check(const orca_scenario *sc, int worker, sc_agent *a, sc_nav *v,
                              int i, orca_vec2 p, double r)
 {
-    if (sc->nav_check && (v->k == v->route.count || v->leg) &&
-        nav_tick(sc, v, ORCA_NAV_STUCK_TIME)) {
+    if (nav_leg_due(sc, v)) {
         const orca_nav_corner *c = v->k < v->route.count ? &v->route.corners[v->k] : NULL;
         if (!orca_nav_leg_clear(sc->nav, worker, r, p, c, nav_goal(sc, a, v))) {
             int detour = 0;
