@@ -2,7 +2,7 @@
 /* Navigation's costs (docs/navigation.md, "Costs"): prints figures, passes or fails nothing.
  *
  *   orca_nav_bench [AGENTS ...] [--steps S] [--workers W] [--exit-choice nearest|calm|quickest]
- *                  [--pedestrian]
+ *                  [--pedestrian [--split]]
  *
  * The plan: 16 x 16 rooms of 20 x 15 m with a 1.6 m door in the middle of every inner wall and
  * 10 exits 2 m wide in the outer wall (1,034 wall segments); the agents (radius 0.25 m) spread
@@ -16,7 +16,10 @@
  * "Exit choice"); --pedestrian turns the pedestrian model on for the scenario steps
  * (docs/pedestrians.md; its defaults, the agents' streams from their goal set, the agents as
  * they are) and off for the plain steps, so that the difference holds navigation, the exit
- * choice, the rule and the model. */
+ * choice, the rule and the model. --split (with --pedestrian) puts a simulation step with the
+ * model on between the two, so that the model's share (that step against the plain one) and
+ * navigation's (the scenario step against that step) are told apart, on states a step apart
+ * (the run's path then differs from one without it). */
 #define _POSIX_C_SOURCE 200809L
 #include "orca/orca.h"
 
@@ -36,6 +39,7 @@
 
 static int exit_choice = ORCA_EXIT_NEAREST;
 static int pedestrian = 0;
+static int split = 0;
 
 static int is_exit_column(int i) { return i == 1 || i == 4 || i == 7 || i == 10 || i == 13; }
 
@@ -181,11 +185,17 @@ static int run(int agents, int steps, int workers)
      * simulation step of the state it left, with the preferred velocities the rule gave (the
      * same agents, grid and density): the difference is what navigation and the rule cost */
     double *ratio = malloc((size_t)steps * sizeof *ratio);
-    double sum_nav = 0, sum_plain = 0;
+    double sum_nav = 0, sum_plain = 0, sum_model = 0;
     for (int s = 0; s < steps; ++s) {
         t0 = now();
         orca_scenario_step(sc);
         double t_nav = now() - t0;
+        if (pedestrian && split) {
+            /* --split: a simulation step with the model on, between the two */
+            t0 = now();
+            orca_sim_step(sim, 0.1);
+            sum_model += now() - t0;
+        }
         if (pedestrian) {
             orca_sim_set_pedestrian(sim, NULL); /* the plain step: the model off */
         }
@@ -218,6 +228,14 @@ static int run(int agents, int steps, int workers)
                       : (exit_choice ? " and the exit choice" : ""),
            100 * ratio[steps / 2], steps,
            100 * ratio[steps / 4], 100 * ratio[(3 * steps) / 4]);
+    if (pedestrian && split) {
+        printf("  split                   %.2f ms the step with the model: the model %.1f%% of "
+               "the plain step; navigation, the rule%s %.1f%% of it (the scenario step less "
+               "that)\n",
+               1e3 * sum_model / steps, 100 * (sum_model - sum_plain) / sum_plain,
+               exit_choice ? " and the exit choice" : "",
+               100 * (sum_nav - sum_model) / sum_plain);
+    }
     printf("  over those steps        %ld plans, %ld of them re-routings (agents now on the "
            "floor), %d agents left by the exits\n",
            plans, reroutes, exited);
@@ -275,9 +293,15 @@ int main(int argc, char **argv)
             }
         } else if (strcmp(argv[i], "--pedestrian") == 0) {
             pedestrian = 1;
+        } else if (strcmp(argv[i], "--split") == 0) {
+            split = 1;
         } else if (nc < 16) {
             counts[nc++] = atoi(argv[i]);
         }
+    }
+    if (split && !pedestrian) {
+        fprintf(stderr, "--split needs --pedestrian (it times the step with the model)\n");
+        return 2;
     }
     if (nc == 0) {
         counts[nc++] = 10000;
