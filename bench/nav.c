@@ -16,7 +16,7 @@
  * "Exit choice"); --pedestrian turns the pedestrian model on for the scenario steps
  * (docs/pedestrians.md; its defaults, the agents' streams from their goal set, the agents as
  * they are) and off for the plain steps, so that the difference holds navigation, the exit
- * choice, the rule and the model. --split (with --pedestrian) puts a simulation step with the
+ * choice, the rule and the model. --split (only with --pedestrian) puts a simulation step with the
  * model on between the two, so that the model's share (that step against the plain one) and
  * navigation's (the scenario step against that step) are told apart, on states a step apart
  * (the run's path then differs from one without it). */
@@ -190,7 +190,7 @@ static int run(int agents, int steps, int workers)
         t0 = now();
         orca_scenario_step(sc);
         double t_nav = now() - t0;
-        if (pedestrian && split) {
+        if (split) {
             /* --split: a simulation step with the model on, between the two */
             t0 = now();
             orca_sim_step(sim, 0.1);
@@ -228,7 +228,7 @@ static int run(int agents, int steps, int workers)
                       : (exit_choice ? " and the exit choice" : ""),
            100 * ratio[steps / 2], steps,
            100 * ratio[steps / 4], 100 * ratio[(3 * steps) / 4]);
-    if (pedestrian && split) {
+    if (split) {
         printf("  split                   %.2f ms the step with the model: the model %.1f%% of "
                "the plain step; navigation, the rule%s %.1f%% of it (the scenario step less "
                "that)\n",

@@ -84,7 +84,7 @@ static size_t nav_size(const sc_nav *v)
 /* Writes v's nav_size(v) bytes at p, little-endian words; returns the end. */
 static unsigned char *nav_put(const sc_nav *v, unsigned char *p)
 {
-    p = put_w(p, (uint64_t)(int64_t)(v->planned | v->leg << 1)); /* 2: a leg check's path */
+    p = put_w(p, sc_nav_planned_word(v));
     p = put_w(p, (uint64_t)(int64_t)v->route.result);
     p = put_d(p, v->route.length);
     p = put_w(p, (uint64_t)(int64_t)v->route.goal);
@@ -130,9 +130,9 @@ static sc_nav *nav_get(const unsigned char **p, size_t left)
     if (!v) {
         return NULL;
     }
-    uint64_t planned = get_w(&q);
-    v->planned = (int)(planned & 1u);
-    v->leg = planned >> 1 <= 1 ? (int)(planned >> 1) : -1; /* -1: nav_sane refuses it */
+    if (!sc_nav_set_planned_word(v, get_w(&q))) {
+        v->leg = -1; /* nav_sane refuses it */
+    }
     v->route.result = (int)(int64_t)get_w(&q);
     v->route.length = get_d(&q);
     v->route.goal = (int)(int64_t)get_w(&q);

@@ -225,6 +225,24 @@ static inline uint64_t sc_mix64(uint64_t z)
     return z ^ (z >> 31);
 }
 
+/* A path's `planned` word in the state hash, snapshots and MPI's records: bit 0 planned, bit 1
+ * a leg check's path (docs/navigation.md, "State"). */
+static inline unsigned sc_nav_planned_word(const sc_nav *v)
+{
+    return (unsigned)(v->planned | v->leg << 1);
+}
+
+/* Reads a `planned` word into v; 0 (v unchanged) when it is above 3. */
+static inline int sc_nav_set_planned_word(sc_nav *v, uint64_t word)
+{
+    if (word > 3) {
+        return 0;
+    }
+    v->planned = (int)(word & 1u);
+    v->leg = (int)(word >> 1);
+    return 1;
+}
+
 /* Uniform in [0, 1): the top 53 bits times 2^-53 (exact: the integer is below 2^53). */
 static inline double sc_unit(uint64_t h)
 {

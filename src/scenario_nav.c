@@ -665,7 +665,7 @@ size_t orca_sc_nav_hash_bytes(const sc_agent *a, unsigned char *out, size_t cap)
     }
     /* doubles as their bits as they are (no NaN reaches navigation's hash) */
     unsigned char *p = out;
-    p = hash_put_u64(p, (uint64_t)(v->planned | v->leg << 1)); /* 2: a leg check's path */
+    p = hash_put_u64(p, sc_nav_planned_word(v));
     p = hash_put_u64(p, (uint64_t)v->route.result);
     p = hash_put_u64(p, (uint64_t)v->k);
     p = hash_put_u64(p, (uint64_t)cnt);

@@ -158,7 +158,7 @@ orca_status orca_scenario_save(const orca_scenario *sc_in, void *buffer, size_t 
         }
         if (a->nv) {
             const sc_nav *v = a->nv;
-            put_u32(&w, (uint32_t)(v->planned | v->leg << 1)); /* 2: a leg check's path */
+            put_u32(&w, sc_nav_planned_word(v));
             put_u32(&w, (uint32_t)v->route.result);
             put_f64(&w, v->route.length);
             put_u32(&w, (uint32_t)v->route.goal);
@@ -506,8 +506,7 @@ static orca_status get_nav(scs_reader *in, const scs_state *t, sc_agent *a, int 
         }
         v->route.cap = (int)count;
     }
-    v->planned = (int)(planned & 1u);
-    v->leg = (int)(planned >> 1);
+    sc_nav_set_planned_word(v, planned); /* (at most 3: checked above) */
     v->route.result = (int)result;
     v->route.goal = goal;
     v->route.count = (int)count;
